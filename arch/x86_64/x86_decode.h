@@ -1,0 +1,47 @@
+/*
+ * x86_decode.h - x86-64 instruction decoding, a thin layer over capstone.
+ *
+ * Everything that knows x86 encodings lives under arch/x86_64; the engine
+ * asks questions in terms of addresses and byte buffers.
+ */
+#ifndef X86_DECODE_H
+#define X86_DECODE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+
+struct x86_decoder;
+
+/* One decoded instruction, in the terms the engine needs. */
+struct x86_inst {
+	uint64_t addr;        /* address the bytes were decoded at */
+	uint8_t len;          /* length in bytes */
+	bool is_call;         /* call (direct or indirect) */
+	bool is_ret;
+	bool is_jump;         /* jmp or jcc */
+	bool is_cond;         /* jcc */
+	bool has_target;      /* direct branch/call with a known target */
+	uint64_t target;      /* the direct target, if has_target */
+	bool has_rip_imm;     /* lea/mov using rip-relative memory */
+	uint64_t rip_target;  /* the effective address of that operand */
+	int dest_reg;         /* for lea/mov: capstone register id, else 0 */
+	char text[64];        /* mnemonic and operands, for messages */
+};
+
+int x86_decoder_open(struct x86_decoder **out);
+void x86_decoder_close(struct x86_decoder *d);
+
+/* Decode one instruction at buf (len bytes available) as if at addr.
+ * Returns 0, or -EINVAL when the bytes are not a valid instruction. */
+int x86_decode_one(struct x86_decoder *d, const uint8_t *buf, size_t len,
+		   uint64_t addr, struct x86_inst *out);
+
+/* In the code of an ELF entry point (_start), find the address loaded
+ * into %rdi before the call to __libc_start_main: that is main.  Returns
+ * 0 and sets *main_addr, or -ENOENT. */
+int x86_find_main_from_start(struct x86_decoder *d, const uint8_t *code,
+			     size_t len, uint64_t start_addr,
+			     uint64_t *main_addr);
+
+#endif

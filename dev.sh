@@ -1,0 +1,71 @@
+#!/bin/bash
+# dev.sh - set up, build and run hunch on a Debian 12 machine.
+#
+#   ./dev.sh demo    install what is missing, build, run hunch on the demo
+#   ./dev.sh test    install what is missing, build, run the whole test suite
+#   ./dev.sh bench   install what is missing, build, run the benchmarks
+#   ./dev.sh build   install what is missing and build only
+#
+# Safe to run again: packages are installed only when missing, and the
+# build directory is configured once and then rebuilt incrementally.
+# With CI set, warnings are errors and the build goes to build-ci/.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+PACKAGES=(gcc g++ clang make meson ninja-build pkg-config python3 binutils
+	libelf-dev libdw-dev libcapstone-dev libjansson-dev libncurses-dev
+	tmux procps file)
+BENCH_PACKAGES=(libllvm14 uftrace bpftrace)
+
+install_missing() {
+	local missing=() p
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+			grep -q 'install ok installed' || missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "dev.sh: missing Debian packages: ${missing[*]}" >&2
+		echo "dev.sh: run this script as root, or: sudo apt-get install ${missing[*]}" >&2
+		exit 1
+	fi
+	echo "dev.sh: installing ${missing[*]}" >&2
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+		--no-install-recommends "${missing[@]}" >/dev/null
+}
+
+BUILD=build
+MESON_OPTS=()
+if [ -n "${CI:-}" ]; then
+	BUILD=build-ci
+	MESON_OPTS+=(-Dwerror=true)
+fi
+
+build() {
+	install_missing "${PACKAGES[@]}"
+	if [ ! -f "$BUILD/build.ninja" ]; then
+		meson setup "$BUILD" "${MESON_OPTS[@]}" >/dev/null
+	fi
+	ninja -C "$BUILD" >/dev/null || ninja -C "$BUILD"
+}
+
+run_tests() {
+	local rc=0
+	# Tests run one at a time: several of them measure time, and the
+	# machine has two cores.
+	meson test -C "$BUILD" --no-rebuild --num-processes 1 \
+		--print-errorlogs "$@" >"$BUILD/test-output.txt" 2>&1 || rc=$?
+	grep -E '^ *[0-9]+/[0-9]+ ' "$BUILD/test-output.txt" || true
+	python3 tests/count-tap.py "$BUILD/meson-logs/testlog.json" || rc=1
+	return $rc
+}
+
+case "${1:-demo}" in
+demo)  build; shift || true; exec "$BUILD/hunch" "$@" ;;
+test)  build; shift; run_tests "$@" ;;
+bench) install_missing "${BENCH_PACKAGES[@]}"; build; shift
+       exec bench/run-all.sh "$BUILD" "$@" ;;
+build) build ;;
+*)     sed -n '2,12p' "$0" >&2; exit 1 ;;
+esac

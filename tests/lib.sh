@@ -1,0 +1,34 @@
+# tests/lib.sh - TAP helpers for shell tests (source it).
+# Every check prints "ok N - name" or "not ok N - name"; tap_done prints
+# the plan and sets the exit status.
+TAP_N=0
+TAP_FAILED=0
+
+tap_ok() {  # tap_ok COND_STATUS NAME...
+	local status=$1; shift
+	TAP_N=$((TAP_N + 1))
+	if [ "$status" -eq 0 ]; then
+		echo "ok $TAP_N - $*"
+	else
+		echo "not ok $TAP_N - $*"
+		TAP_FAILED=$((TAP_FAILED + 1))
+	fi
+}
+
+tap_eq() {  # tap_eq GOT WANT NAME...
+	local got=$1 want=$2; shift 2
+	if [ "$got" = "$want" ]; then
+		tap_ok 0 "$*"
+	else
+		tap_ok 1 "$*"
+		echo "#   got:  $(printf '%s' "$got" | head -c 2000)"
+		echo "#   want: $(printf '%s' "$want" | head -c 2000)"
+	fi
+}
+
+tap_diag() { echo "# $*"; }
+
+tap_done() {
+	echo "1..$TAP_N"
+	[ "$TAP_FAILED" -eq 0 ]
+}
