@@ -1,0 +1,135 @@
+/*
+ * eng_proc.h - controlling a target process with ptrace.
+ *
+ * One `eng_proc` per target process.  Every ptrace request is made from
+ * the thread that created the eng_proc (ptrace requires the tracer
+ * thread).  Threads are seized with PTRACE_SEIZE (clone, exec and exit
+ * events on), stopped with PTRACE_INTERRUPT, and every signal not caused
+ * by hunch is delivered to the program as if hunch were not there.
+ *
+ * Addresses are absolute addresses in the target.
+ */
+#ifndef ENG_PROC_H
+#define ENG_PROC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/user.h>
+
+#include "eng_err.h"
+
+struct eng_proc;
+struct eng_shm;
+
+struct eng_launch_opts {
+	const char *path;        /* program; searched in PATH if no '/' */
+	char *const *argv;       /* argv[0] included, NULL-terminated */
+	char *const *envp;       /* NULL: hunch's own environment */
+	const char *cwd;         /* NULL: hunch's working directory */
+	int stdin_fd;            /* -1: inherit hunch's */
+	int stdout_fd;           /* -1: inherit */
+	int stderr_fd;           /* -1: inherit */
+	const char *rtlib_path;  /* NULL: do not load the runtime library */
+	struct eng_shm *shm;     /* the segment (memfd) the rtlib maps */
+};
+
+/* Start a program and run it until its main(); returns with every thread
+ * stopped, the runtime library loaded and its handshake answered (when
+ * rtlib_path is set).  Errors: program missing, not executable, not an
+ * x86-64 ELF, runtime library refused. */
+int eng_launch(const struct eng_launch_opts *o, struct eng_proc **out,
+	       struct hunch_err *err);
+
+/* Seize every thread of a running process and stop them all.  With
+ * rtlib_path, load the runtime library by an inferior call of dlopen and
+ * hand it the named segment `shm` (hunchrt_attach).  Errors: no such pid,
+ * not permitted (other user, ptrace_scope, already traced), not x86-64. */
+int eng_attach(pid_t pid, const char *rtlib_path, struct eng_shm *shm,
+	       struct eng_proc **out, struct hunch_err *err);
+
+/* Detach from every thread and leave the program running as before.
+ * Safe to call in any state; frees nothing (call eng_proc_free). */
+int eng_detach(struct eng_proc *p, struct hunch_err *err);
+/* Kill (launched targets only) and reap. */
+int eng_kill(struct eng_proc *p);
+void eng_proc_free(struct eng_proc *p);
+
+pid_t eng_proc_pid(const struct eng_proc *p);
+bool eng_proc_launched(const struct eng_proc *p);
+
+/* Stop every thread (PTRACE_INTERRUPT) and wait until all are stopped;
+ * resume them all.  Nesting is not counted: stop twice, resume once. */
+int eng_stop_all(struct eng_proc *p, struct hunch_err *err);
+int eng_resume_all(struct eng_proc *p, struct hunch_err *err);
+bool eng_proc_stopped(const struct eng_proc *p);
+
+/* Live threads (tids), main thread first. */
+size_t eng_proc_threads(const struct eng_proc *p, pid_t *tids, size_t max);
+
+int eng_read_mem(struct eng_proc *p, uint64_t addr, void *buf, size_t len,
+		 struct hunch_err *err);
+int eng_write_mem(struct eng_proc *p, uint64_t addr, const void *buf,
+		  size_t len, struct hunch_err *err);
+/* Registers of a stopped thread. */
+int eng_get_regs(struct eng_proc *p, pid_t tid,
+		 struct user_regs_struct *regs, struct hunch_err *err);
+int eng_set_regs(struct eng_proc *p, pid_t tid,
+		 const struct user_regs_struct *regs, struct hunch_err *err);
+
+/* Call fn(args...) (up to 6 integer arguments) on thread `tid`, which must
+ * be stopped, and return its %rax in *ret.  Safe when the thread sits in a
+ * blocking system call: the call is restarted afterwards as if nothing
+ * happened.  The red zone is preserved; the stack is aligned. */
+int eng_infcall(struct eng_proc *p, pid_t tid, uint64_t fn,
+		const uint64_t *args, int nargs, uint64_t *ret,
+		struct hunch_err *err);
+/* Copy `len` bytes to scratch space on the thread's stack below the red
+ * zone for the next infcall (e.g. a string argument); returns address. */
+int eng_infcall_push(struct eng_proc *p, pid_t tid, const void *data,
+		     size_t len, uint64_t *addr, struct hunch_err *err);
+
+/* Loaded modules (executable first, then shared objects in load order),
+ * kept current by the dynamic linker's r_debug breakpoint. */
+struct eng_module {
+	char *path;        /* absolute path of the file */
+	uint64_t bias;     /* load bias: runtime = bias + link-time vaddr */
+	bool is_exe;
+};
+size_t eng_proc_nmodules(const struct eng_proc *p);
+const struct eng_module *eng_proc_module(const struct eng_proc *p, size_t i);
+
+/* Events, produced while the target runs. */
+enum eng_event_kind {
+	ENG_EV_THREAD_NEW,     /* tid */
+	ENG_EV_THREAD_EXIT,    /* tid */
+	ENG_EV_LIB_LOAD,       /* path, bias */
+	ENG_EV_LIB_UNLOAD,     /* path */
+	ENG_EV_SIGNAL,         /* signo delivered to the program (tid) */
+	ENG_EV_EXEC,           /* the process called execve (path) */
+	ENG_EV_EXITED,         /* status: exit code */
+	ENG_EV_KILLED,         /* signo: killed by that signal; core */
+};
+
+struct eng_event {
+	enum eng_event_kind kind;
+	pid_t tid;
+	int status;
+	int signo;
+	bool core;
+	char path[4096];
+	uint64_t bias;
+};
+
+/* Handle whatever ptrace has to report (call when SIGCHLD arrives, or
+ * with timeout_ms to wait); returns the number of events stored (0..max),
+ * or a negative error.  Breakpoints hunch owns (r_debug) are handled
+ * inside and never reach the program. */
+int eng_poll_events(struct eng_proc *p, struct eng_event *evs, int max,
+		    int timeout_ms);
+
+/* Has the target ended (exited or killed)? */
+bool eng_proc_ended(const struct eng_proc *p);
+
+#endif

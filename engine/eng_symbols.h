@@ -1,0 +1,92 @@
+/*
+ * eng_symbols.h - what hunch knows about a program's code and data,
+ * read from ELF files with libelf and libdw.
+ *
+ * One `eng_image` per file (the executable or a shared object), shared by
+ * every process that maps that file.  All addresses inside an image are
+ * relative to the image: the link-time virtual address (st_value) minus
+ * the image's lowest PT_LOAD p_vaddr rounded down to a page, so that
+ * "runtime address = load base + relative address" for PIE, shared objects
+ * and non-PIE executables alike (for non-PIE the load base is that lowest
+ * p_vaddr).
+ *
+ * Reading is lazy: opening an image reads the symbol tables only; source
+ * files (DWARF) and demangled names are computed on first request.
+ */
+#ifndef ENG_SYMBOLS_H
+#define ENG_SYMBOLS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "eng_err.h"
+
+struct eng_image;
+
+struct eng_func {
+	uint64_t addr;          /* image-relative start */
+	uint64_t size;          /* bytes; corrected by address order */
+	const char *name;       /* raw symbol name (mangled for C++) */
+	bool global;            /* STB_GLOBAL or STB_WEAK */
+	bool from_dynsym;       /* seen only in .dynsym */
+};
+
+struct eng_datasym {
+	uint64_t addr;          /* image-relative */
+	uint64_t size;
+	const char *name;
+	bool global;
+};
+
+/* Open and index the symbol tables of an ELF file.  Errors name the file:
+ * missing, not ELF, not x86-64, no symbols at all. */
+int eng_image_open(const char *path, struct eng_image **out,
+		   struct hunch_err *err);
+void eng_image_close(struct eng_image *img);
+
+const char *eng_image_path(const struct eng_image *img);
+/* The module name shown in the where axis: the file's basename. */
+const char *eng_image_name(const struct eng_image *img);
+bool eng_image_is_pie(const struct eng_image *img);  /* ET_DYN */
+/* Link-time address that "relative 0" corresponds to (0 for ET_DYN). */
+uint64_t eng_image_link_base(const struct eng_image *img);
+/* Image-relative ELF entry point (e_entry), 0 if none. */
+uint64_t eng_image_entry(const struct eng_image *img);
+bool eng_image_has_dwarf(const struct eng_image *img);
+bool eng_image_stripped(const struct eng_image *img);  /* no .symtab */
+
+/* Functions, sorted by address, one entry per address (aliases folded:
+ * the global name wins over a local one). */
+size_t eng_image_nfuncs(const struct eng_image *img);
+const struct eng_func *eng_image_func(const struct eng_image *img, size_t i);
+/* The function containing an image-relative address, or NULL. */
+const struct eng_func *eng_image_func_at(const struct eng_image *img,
+					 uint64_t addr);
+const struct eng_func *eng_image_func_by_name(const struct eng_image *img,
+					      const char *name);
+
+/* Demangled name for display (same as raw name for C); computed lazily
+ * and cached.  Never NULL. */
+const char *eng_func_display_name(struct eng_image *img,
+				  const struct eng_func *f);
+/* Source file of the compile unit that holds this function, from DWARF,
+ * or NULL when there is none (no debug info, or code from a CU-less
+ * object).  Lazily builds an address -> CU map on first call. */
+const char *eng_func_source_file(struct eng_image *img,
+				 const struct eng_func *f);
+
+/* Data symbols (STT_OBJECT, STT_TLS excluded), sorted by address. */
+size_t eng_image_ndata(const struct eng_image *img);
+const struct eng_datasym *eng_image_data(const struct eng_image *img,
+					 size_t i);
+/* The data symbol whose [addr, addr+size) contains `addr`, or NULL. */
+const struct eng_datasym *eng_image_data_at(const struct eng_image *img,
+					    uint64_t addr);
+
+/* Read `len` bytes of the file's contents at an image-relative address
+ * (from the PT_LOAD segments); returns 0 or -EFAULT if not file-backed. */
+int eng_image_read(const struct eng_image *img, uint64_t addr, void *buf,
+		   size_t len);
+
+#endif
