@@ -132,4 +132,16 @@ int eng_poll_events(struct eng_proc *p, struct eng_event *evs, int max,
 /* Has the target ended (exited or killed)? */
 bool eng_proc_ended(const struct eng_proc *p);
 
+/* What eng_launch found: the entry point (AT_ENTRY), main (0 when it
+ * was not found: then the program is stopped at the entry point and
+ * eng_proc_note says so), and the dynamic linker's r_brk where hunch
+ * keeps an int3 (0 when shared libraries are not tracked). */
+uint64_t eng_proc_entry(const struct eng_proc *p);
+uint64_t eng_proc_main(const struct eng_proc *p);
+uint64_t eng_proc_r_brk(const struct eng_proc *p);
+/* A remark worth showing the user ("" if none), e.g. main not found. */
+const char *eng_proc_note(const struct eng_proc *p);
+/* How long an inferior call may run before it is abandoned (10 s). */
+void eng_set_infcall_timeout(struct eng_proc *p, int ms);
+
 #endif

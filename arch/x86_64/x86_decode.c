@@ -96,38 +96,58 @@ int x86_decode_one(struct x86_decoder *d, const uint8_t *buf, size_t len,
 	return 0;
 }
 
-int x86_find_main_from_start(struct x86_decoder *d, const uint8_t *code,
-			     size_t len, uint64_t start_addr,
-			     uint64_t *main_addr)
+int x86_find_main_ref(struct x86_decoder *d, const uint8_t *code,
+		      size_t len, uint64_t start_addr, uint64_t *ref,
+		      bool *is_load)
 {
 	struct x86_inst in;
 	uint64_t rdi = 0;
-	bool have_rdi = false;
+	bool have_rdi = false, load = false;
 	size_t off = 0;
 
-	/* glibc's _start loads main into %rdi (lea main(%rip) for PIE,
-	 * mov $main for non-PIE) and then calls __libc_start_main. */
+	/* glibc's _start loads main into %rdi (lea main(%rip) or
+	 * mov main@GOTPCREL(%rip) for PIE, mov $main for non-PIE) and then
+	 * calls __libc_start_main. */
 	while (off < len && x86_decode_one(d, code + off, len - off,
 					   start_addr + off, &in) == 0) {
 		const cs_x86 *x = &d->insn->detail->x86;
 
 		if (in.dest_reg == X86_REG_RDI || in.dest_reg == X86_REG_EDI) {
-			if (in.has_rip_imm && d->insn->id == X86_INS_LEA) {
+			if (in.has_rip_imm && (d->insn->id == X86_INS_LEA ||
+					       d->insn->id == X86_INS_MOV)) {
 				rdi = in.rip_target;
+				load = d->insn->id == X86_INS_MOV;
 				have_rdi = true;
 			} else if (x->op_count == 2 &&
 				   x->operands[1].type == X86_OP_IMM) {
 				rdi = (uint64_t)x->operands[1].imm;
+				load = false;
 				have_rdi = true;
 			}
 		}
 		if (in.is_call) {
 			if (!have_rdi)
 				return -ENOENT;
-			*main_addr = rdi;
+			*ref = rdi;
+			*is_load = load;
 			return 0;
 		}
 		off += in.len;
 	}
 	return -ENOENT;
+}
+
+int x86_find_main_from_start(struct x86_decoder *d, const uint8_t *code,
+			     size_t len, uint64_t start_addr,
+			     uint64_t *main_addr)
+{
+	uint64_t ref;
+	bool load;
+
+	/* Without the target's memory a GOT load cannot be resolved. */
+	if (x86_find_main_ref(d, code, len, start_addr, &ref, &load) != 0 ||
+	    load)
+		return -ENOENT;
+	*main_addr = ref;
+	return 0;
 }

@@ -44,4 +44,13 @@ int x86_find_main_from_start(struct x86_decoder *d, const uint8_t *code,
 			     size_t len, uint64_t start_addr,
 			     uint64_t *main_addr);
 
+/* Like x86_find_main_from_start, but also understands the PIE form
+ * `mov main@GOTPCREL(%rip),%rdi` that linkers leave unrelaxed: then
+ * *is_load is true and *ref is the address of the GOT slot that holds
+ * main (valid once the dynamic linker has relocated it).  Otherwise
+ * *ref is main itself.  Returns 0 or -ENOENT. */
+int x86_find_main_ref(struct x86_decoder *d, const uint8_t *code,
+		      size_t len, uint64_t start_addr, uint64_t *ref,
+		      bool *is_load);
+
 #endif

@@ -1,0 +1,166 @@
+/*
+ * eng_proc_int.h - the inside of `struct eng_proc`, shared by the
+ * eng_*.c files that implement eng_proc.h.  Nothing outside engine/'s
+ * process-control files includes this.
+ *
+ * Thread model.  Every traced thread is RUNNING (resumed by us), STOPPED
+ * (in a ptrace-stop we have seen and not yet ended) or GONE.  A stopped
+ * thread remembers how it stopped, because that decides how it resumes:
+ * a group-stop (job control) resumes with PTRACE_LISTEN so it stays
+ * stopped for the program's point of view, a signal-delivery-stop
+ * resumes with the program's signal, anything else with PTRACE_CONT 0.
+ */
+#ifndef ENG_PROC_INT_H
+#define ENG_PROC_INT_H
+
+#include "eng_proc.h"
+
+#include <signal.h>
+
+enum eng_tstate { TS_RUNNING, TS_STOPPED, TS_GONE };
+
+/* The last stop of a thread, when it is STOPPED. */
+enum eng_stop {
+	SK_NONE,        /* not stopped, or the stop was consumed */
+	SK_EXITED,      /* the thread is gone (exit or killed) */
+	SK_EVENT,       /* PTRACE_EVENT_STOP (interrupt, new thread) */
+	SK_GROUP,       /* PTRACE_EVENT_STOP inside a job-control stop */
+	SK_SIGNAL,      /* signal-delivery-stop; pending_sig holds it */
+	SK_BREAK,       /* one of our int3s; hit_bp holds its address */
+	SK_STEP,        /* single step finished */
+	SK_INFCALL,     /* an inferior call returned to address 0 */
+	SK_EXEC,        /* PTRACE_EVENT_EXEC: a new image */
+	SK_OTHER,       /* clone, syscall stop: resume with 0 */
+};
+
+#define ENG_MAX_PENDING 8
+
+struct eng_thread {
+	pid_t tid;
+	enum eng_tstate state;
+	enum eng_stop stop;
+	bool group_stopped;     /* the process is job-control stopped */
+	bool sigstop_now;       /* current stop is a signal-delivery-stop */
+	int pending[ENG_MAX_PENDING];  /* the program's signals, owed */
+	int npending;
+	bool stepping;          /* PTRACE_SINGLESTEP in flight */
+	uint64_t hit_bp;        /* address of the int3 it stopped at */
+	uint64_t step_over;     /* int3 to step over before running on */
+	bool in_infcall;
+	uint64_t scratch;       /* bytes pushed by eng_infcall_push */
+	uint64_t scratch_sp;    /* the %rsp the scratch was measured from */
+};
+
+enum eng_bp_kind { BP_ENTRY, BP_MAIN, BP_RBRK };
+
+struct eng_bp {
+	uint64_t addr;
+	uint8_t orig;
+	enum eng_bp_kind kind;
+};
+
+#define ENG_MAX_BPS 8
+
+struct eng_mod_int {
+	struct eng_module pub;
+	uint64_t lm;            /* address of its link_map, 0 for the exe */
+};
+
+struct eng_proc {
+	pid_t pid;
+	bool launched;
+	bool ended;             /* the leader exited or was killed */
+	bool detached;
+	bool want_stop;         /* the user asked for all threads stopped */
+	int hold;               /* >0: never resume anything (step-over) */
+	int memfd;              /* /proc/pid/mem, -1 if not usable */
+
+	/* Pointers, so that a thread stays put when clone grows the
+	 * table under a caller that holds it. */
+	struct eng_thread **th;
+	size_t nth, capth;
+	int infcall_timeout_ms;
+
+	struct eng_bp bps[ENG_MAX_BPS];
+	size_t nbps;
+
+	struct eng_mod_int *mods;
+	size_t nmods, capmods;
+
+	uint64_t entry;         /* AT_ENTRY */
+	uint64_t main_addr;     /* 0 when main was not found */
+	uint64_t r_debug;       /* address of struct r_debug, 0 if unknown */
+	uint64_t r_brk;         /* _dl_debug_state, where our int3 is */
+	char note[4352];         /* e.g. why we stopped at the entry */
+
+	/* Events seen while hunch waited inside a call (stop_all,
+	 * infcall...), delivered by the next eng_poll_events. */
+	struct eng_event *evq;
+	size_t nevq, capevq;
+};
+
+/* eng_ptrace.c */
+struct eng_thread *eng_thread_find(struct eng_proc *p, pid_t tid);
+struct eng_thread *eng_thread_add(struct eng_proc *p, pid_t tid,
+				  enum eng_tstate st);
+struct eng_proc *eng_proc_new(pid_t pid, bool launched);
+int eng_queue_event(struct eng_proc *p, const struct eng_event *ev);
+/* Wait for the next ptrace report of thread t (at most timeout_ms; -1
+ * forever) and classify it; the thread stays stopped.  Returns 0 when
+ * one was handled, -ETIMEDOUT, or -ECHILD when the thread is gone. */
+int eng_wait_thread(struct eng_proc *p, struct eng_thread *t,
+		    int timeout_ms);
+/* The same for whichever thread reports first; *tid says which. */
+int eng_wait_any(struct eng_proc *p, int timeout_ms, pid_t *tid);
+/* Classify one waitpid status of thread t (updates t, queues events). */
+enum eng_stop eng_dispatch(struct eng_proc *p, struct eng_thread *t,
+			   int status);
+/* Resume t the way its stop requires (stepping over our int3 first). */
+int eng_thread_resume(struct eng_proc *p, struct eng_thread *t);
+/* Continue t with PTRACE_CONT 0 (inferior calls, launch). */
+int eng_thread_cont(struct eng_proc *p, struct eng_thread *t, int sig);
+int eng_thread_interrupt_wait(struct eng_proc *p, struct eng_thread *t);
+/* Leave t stopped or resume it, following want_stop and hold. */
+int eng_settle(struct eng_proc *p, struct eng_thread *t);
+struct eng_thread *eng_leader(struct eng_proc *p);
+
+/* eng_regs.c */
+int eng_get_xstate(struct eng_proc *p, pid_t tid, void *buf, size_t *len);
+int eng_set_xstate(struct eng_proc *p, pid_t tid, const void *buf,
+		   size_t len);
+#define ENG_XSTATE_MAX 16384
+
+/* eng_mem.c */
+int eng_mem_open(struct eng_proc *p);
+int eng_read_str(struct eng_proc *p, uint64_t addr, char *buf, size_t len);
+
+/* eng_bp.c (breakpoints, step-over) */
+int eng_bp_insert(struct eng_proc *p, uint64_t addr, enum eng_bp_kind k,
+		  struct hunch_err *err);
+int eng_bp_remove(struct eng_proc *p, uint64_t addr);
+void eng_bp_remove_all(struct eng_proc *p);
+struct eng_bp *eng_bp_find(struct eng_proc *p, uint64_t addr);
+int eng_step_over(struct eng_proc *p, struct eng_thread *t);
+
+/* eng_solib.c */
+int eng_solib_init(struct eng_proc *p, struct hunch_err *err);
+/* Called at an r_brk hit with every event it finds queued. */
+int eng_solib_hit(struct eng_proc *p);
+int eng_mod_set_exe(struct eng_proc *p);
+void eng_mods_clear(struct eng_proc *p);
+int eng_read_auxv(pid_t pid, uint64_t type, uint64_t *val);
+
+/* eng_inject.c */
+int eng_inject_rtlib(struct eng_proc *p, const char *rtlib,
+		     struct eng_shm *shm, struct hunch_err *err);
+
+/* eng_detach.c */
+/* SIGKILL the process and reap every thread (error paths, eng_kill). */
+void eng_kill_reap(struct eng_proc *p);
+
+/* eng_launch.c, eng_attach.c */
+int eng_elf_check(const char *path, struct hunch_err *err);
+int eng_proc_status_field(pid_t pid, const char *field, char *buf,
+			  size_t len);
+
+#endif

@@ -1,0 +1,594 @@
+/*
+ * eng_ptrace.c - the thread table, waiting for ptrace reports and
+ * classifying them, and resuming threads the way their stop requires.
+ *
+ * We never call waitpid(-1): hunch (or a test) may have children of its
+ * own, and a second eng_proc must not steal our reports.  Instead we poll
+ * our own tids with WNOHANG and back off; new threads are learned from
+ * clone events, whose child stop we then wait for by tid.
+ */
+#include "eng_proc_int.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+struct eng_proc *eng_proc_new(pid_t pid, bool launched)
+{
+	struct eng_proc *p = calloc(1, sizeof(*p));
+
+	if (p == NULL)
+		return NULL;
+	p->pid = pid;
+	p->launched = launched;
+	p->memfd = -1;
+	p->infcall_timeout_ms = 10000;
+	return p;
+}
+
+struct eng_thread *eng_thread_find(struct eng_proc *p, pid_t tid)
+{
+	for (size_t i = 0; i < p->nth; i++)
+		if (p->th[i]->tid == tid && p->th[i]->state != TS_GONE)
+			return p->th[i];
+	return NULL;
+}
+
+struct eng_thread *eng_thread_add(struct eng_proc *p, pid_t tid,
+				  enum eng_tstate st)
+{
+	struct eng_thread *t;
+
+	if (p->nth == p->capth) {
+		size_t cap = p->capth ? p->capth * 2 : 8;
+		struct eng_thread **n = realloc(p->th, cap * sizeof(*n));
+
+		if (n == NULL)
+			return NULL;
+		p->th = n;
+		p->capth = cap;
+	}
+	t = calloc(1, sizeof(*t));
+	if (t == NULL)
+		return NULL;
+	p->th[p->nth++] = t;
+	t->tid = tid;
+	t->state = st;
+	return t;
+}
+
+struct eng_thread *eng_leader(struct eng_proc *p)
+{
+	return eng_thread_find(p, p->pid);
+}
+
+int eng_queue_event(struct eng_proc *p, const struct eng_event *ev)
+{
+	if (p->nevq == p->capevq) {
+		size_t cap = p->capevq ? p->capevq * 2 : 8;
+		struct eng_event *n = realloc(p->evq, cap * sizeof(*n));
+
+		if (n == NULL)
+			return -ENOMEM;
+		p->evq = n;
+		p->capevq = cap;
+	}
+	p->evq[p->nevq++] = *ev;
+	return 0;
+}
+
+static void queue_simple(struct eng_proc *p, enum eng_event_kind k,
+			 pid_t tid, int status, int signo, bool core)
+{
+	struct eng_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = k;
+	ev.tid = tid;
+	ev.status = status;
+	ev.signo = signo;
+	ev.core = core;
+	eng_queue_event(p, &ev);
+}
+
+/* A thread (or the whole process) is gone. */
+static enum eng_stop on_death(struct eng_proc *p, struct eng_thread *t,
+			      int status)
+{
+	t->state = TS_GONE;
+	t->stop = SK_EXITED;
+	if (t->tid != p->pid) {
+		queue_simple(p, ENG_EV_THREAD_EXIT, t->tid, 0, 0, false);
+		return SK_EXITED;
+	}
+	/* The leader is reported last: every thread is gone now. */
+	for (size_t i = 0; i < p->nth; i++)
+		p->th[i]->state = TS_GONE;
+	p->ended = true;
+	if (WIFEXITED(status))
+		queue_simple(p, ENG_EV_EXITED, t->tid, WEXITSTATUS(status), 0,
+			     false);
+	else
+		queue_simple(p, ENG_EV_KILLED, t->tid, 0, WTERMSIG(status),
+			     WCOREDUMP(status));
+	return SK_EXITED;
+}
+
+/* A new thread: its first stop is certain to come, so wait for it. */
+static void on_clone(struct eng_proc *p, struct eng_thread *parent)
+{
+	struct eng_thread *t;
+	unsigned long msg = 0;
+	int status;
+	pid_t tid;
+
+	if (ptrace(PTRACE_GETEVENTMSG, parent->tid, 0, &msg) != 0)
+		return;
+	tid = (pid_t)msg;
+	t = eng_thread_add(p, tid, TS_RUNNING);
+	if (t == NULL)
+		return;
+	while (waitpid(tid, &status, __WALL) < 0 && errno == EINTR)
+		;
+	queue_simple(p, ENG_EV_THREAD_NEW, tid, 0, 0, false);
+	if (eng_dispatch(p, t, status) != SK_EXITED)
+		eng_settle(p, t);
+}
+
+/* execve replaced the image: threads, int3s and modules are gone. */
+static void on_exec(struct eng_proc *p, struct eng_thread *t)
+{
+	struct eng_event ev;
+	char link[64];
+	ssize_t n;
+	int st;
+
+	for (size_t i = 0; i < p->nth; i++)
+		if (p->th[i] != t && p->th[i]->state != TS_GONE) {
+			waitpid(p->th[i]->tid, &st, WNOHANG | __WALL);
+			p->th[i]->state = TS_GONE;
+		}
+	p->nbps = 0;  /* the bytes went with the old image */
+	p->r_debug = p->r_brk = 0;
+	if (p->memfd >= 0)
+		close(p->memfd);
+	p->memfd = -1;
+	eng_mem_open(p);
+	eng_mods_clear(p);
+	eng_mod_set_exe(p);
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = ENG_EV_EXEC;
+	ev.tid = t->tid;
+	snprintf(link, sizeof(link), "/proc/%d/exe", (int)p->pid);
+	n = readlink(link, ev.path, sizeof(ev.path) - 1);
+	ev.path[n > 0 ? n : 0] = '\0';
+	eng_queue_event(p, &ev);
+}
+
+static bool is_stop_signal(int sig)
+{
+	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN ||
+	       sig == SIGTTOU;
+}
+
+/* SIGTRAP: one of our int3s, the end of a single step, or the
+ * program's own SIGTRAP (returns SK_SIGNAL then). */
+static enum eng_stop on_trap(struct eng_proc *p, struct eng_thread *t,
+			     const siginfo_t *si)
+{
+	struct user_regs_struct r;
+	struct eng_bp *bp;
+
+	if (t->stepping && si->si_code != SI_USER && si->si_code != SI_TKILL &&
+	    si->si_code != SI_QUEUE && si->si_code != SI_KERNEL)
+		return SK_STEP;
+	if (si->si_code != SI_KERNEL || eng_get_regs(p, t->tid, &r, NULL))
+		return SK_SIGNAL;
+	bp = eng_bp_find(p, r.rip - 1);
+	if (bp == NULL)
+		return SK_SIGNAL;
+	r.rip--;
+	eng_set_regs(p, t->tid, &r, NULL);
+	t->hit_bp = bp->addr;
+	if (bp->kind == BP_RBRK) {
+		t->step_over = bp->addr;
+		eng_solib_hit(p);
+	}
+	return SK_BREAK;
+}
+
+/* Remember a signal the program is owed; several can pile up while a
+ * thread runs an inferior call. */
+static void owe_signal(struct eng_thread *t, int sig)
+{
+	if (t->npending < ENG_MAX_PENDING)
+		t->pending[t->npending++] = sig;
+}
+
+static enum eng_stop on_signal(struct eng_proc *p, struct eng_thread *t,
+			       int sig)
+{
+	siginfo_t si;
+	enum eng_stop k;
+
+	t->sigstop_now = true;  /* a signal can ride on the resume */
+	memset(&si, 0, sizeof(si));
+	if (ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) != 0)
+		si.si_code = SI_USER;
+	if (sig == SIGTRAP) {
+		k = on_trap(p, t, &si);
+		if (k != SK_SIGNAL)
+			return k;
+	}
+	if (sig == SIGSEGV && t->in_infcall && si.si_addr == NULL) {
+		struct user_regs_struct r;
+
+		if (eng_get_regs(p, t->tid, &r, NULL) == 0 && r.rip == 0)
+			return SK_INFCALL;
+	}
+	owe_signal(t, sig);
+	queue_simple(p, ENG_EV_SIGNAL, t->tid, 0, sig, false);
+	return SK_SIGNAL;
+}
+
+enum eng_stop eng_dispatch(struct eng_proc *p, struct eng_thread *t,
+			   int status)
+{
+	int sig, event;
+
+	t->hit_bp = 0;
+	if (WIFEXITED(status) || WIFSIGNALED(status))
+		return on_death(p, t, status);
+	if (!WIFSTOPPED(status))
+		return SK_NONE;
+	t->state = TS_STOPPED;
+	t->sigstop_now = false;
+	sig = WSTOPSIG(status);
+	event = status >> 16;
+	if (event == PTRACE_EVENT_STOP) {
+		/* The kernel reports the stop signal instead of SIGTRAP
+		 * exactly when the process is job-control stopped. */
+		t->group_stopped = is_stop_signal(sig);
+		return t->stop = t->group_stopped ? SK_GROUP : SK_EVENT;
+	}
+	if (event == PTRACE_EVENT_CLONE) {
+		t->stop = SK_OTHER;
+		on_clone(p, t);
+		return SK_OTHER;
+	}
+	if (event == PTRACE_EVENT_EXEC) {
+		on_exec(p, t);
+		return t->stop = SK_EXEC;
+	}
+	if (event != 0 || sig == (SIGTRAP | 0x80))
+		return t->stop = SK_OTHER;
+	return t->stop = on_signal(p, t, sig);
+}
+
+static int waitpid_nohang(pid_t tid, int *status)
+{
+	pid_t r;
+
+	do
+		r = waitpid(tid, status, WNOHANG | __WALL);
+	while (r < 0 && errno == EINTR);
+	if (r < 0)
+		return -errno;
+	return r == tid ? 1 : 0;
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Sleep a little longer each time we find nothing, up to 2 ms. */
+static void backoff(long *ns)
+{
+	struct timespec ts = { 0, *ns };
+
+	nanosleep(&ts, NULL);
+	if (*ns < 2000000)
+		*ns *= 2;
+}
+
+/* A thread we cannot wait for any more (reaped elsewhere, or gone
+ * during exec) is gone. */
+static void lost(struct eng_proc *p, struct eng_thread *t)
+{
+	t->state = TS_GONE;
+	t->stop = SK_EXITED;
+	if (t->tid == p->pid && !p->ended) {
+		p->ended = true;
+		for (size_t i = 0; i < p->nth; i++)
+			p->th[i]->state = TS_GONE;
+	}
+}
+
+int eng_wait_thread(struct eng_proc *p, struct eng_thread *t,
+		    int timeout_ms)
+{
+	int64_t deadline = now_ms() + timeout_ms;
+	long ns = 20000;
+	pid_t tid = t->tid;
+	int status, rc;
+
+	for (;;) {
+		if (t->state == TS_GONE)
+			return -ECHILD;
+		rc = waitpid_nohang(tid, &status);
+		if (rc < 0) {
+			lost(p, t);
+			return -ECHILD;
+		}
+		if (rc > 0) {
+			eng_dispatch(p, t, status);
+			return 0;
+		}
+		if (timeout_ms >= 0 && now_ms() >= deadline)
+			return -ETIMEDOUT;
+		backoff(&ns);
+	}
+}
+
+int eng_wait_any(struct eng_proc *p, int timeout_ms, pid_t *tid_out)
+{
+	int64_t deadline = now_ms() + timeout_ms;
+	long ns = 20000;
+	int status, rc;
+
+	for (;;) {
+		bool any = false;
+
+		for (size_t i = 0; i < p->nth; i++) {
+			struct eng_thread *t = p->th[i];
+			pid_t tid = t->tid;
+
+			if (t->state == TS_GONE)
+				continue;
+			any = true;
+			rc = waitpid_nohang(tid, &status);
+			if (rc < 0) {
+				lost(p, t);
+				continue;
+			}
+			if (rc > 0) {
+				eng_dispatch(p, t, status);
+				*tid_out = tid;
+				return 0;
+			}
+		}
+		if (!any)
+			return -ECHILD;
+		if (timeout_ms >= 0 && now_ms() >= deadline)
+			return -ETIMEDOUT;
+		backoff(&ns);
+	}
+}
+
+int eng_thread_cont(struct eng_proc *p, struct eng_thread *t, int sig)
+{
+	(void)p;
+	if (ptrace(PTRACE_CONT, t->tid, 0, (void *)(long)sig) != 0 &&
+	    errno != ESRCH)
+		return -errno;
+	/* ESRCH: it died under us; waitpid will say so. */
+	t->state = TS_RUNNING;
+	t->stop = SK_NONE;
+	t->sigstop_now = false;
+	return 0;
+}
+
+int eng_thread_resume(struct eng_proc *p, struct eng_thread *t)
+{
+	int sig = 0, req = PTRACE_CONT;
+
+	if (t->state != TS_STOPPED)
+		return 0;
+	if (t->step_over) {
+		int rc = eng_step_over(p, t);
+
+		if (rc < 0)
+			return rc;
+		if (t->state != TS_STOPPED)
+			return 0;
+	}
+	/* The first owed signal rides on this stop when it is a
+	 * signal-delivery-stop; the others are sent again (they arrive
+	 * after it, as they would have). */
+	for (int i = 0; i < t->npending; i++) {
+		if (i == 0 && t->sigstop_now)
+			sig = t->pending[0];
+		else
+			syscall(SYS_tgkill, p->pid, t->tid, t->pending[i]);
+	}
+	t->npending = 0;
+	if (t->stop == SK_GROUP)
+		req = PTRACE_LISTEN;
+	if (ptrace(req, t->tid, 0, (void *)(long)sig) != 0 && errno != ESRCH)
+		return -errno;
+	t->state = TS_RUNNING;
+	t->stop = SK_NONE;
+	t->sigstop_now = false;
+	return 0;
+}
+
+int eng_settle(struct eng_proc *p, struct eng_thread *t)
+{
+	if (t->state != TS_STOPPED || p->want_stop || p->hold > 0 ||
+	    t->in_infcall)
+		return 0;
+	return eng_thread_resume(p, t);
+}
+
+int eng_thread_interrupt_wait(struct eng_proc *p, struct eng_thread *t)
+{
+	pid_t tid = t->tid;
+	int rc;
+
+	if (t->state != TS_RUNNING)
+		return 0;
+	if (ptrace(PTRACE_INTERRUPT, tid, 0, 0) != 0 && errno != ESRCH)
+		return -errno;
+	/* Any stop will do: if a signal beat the interrupt, the interrupt
+	 * stays due and shows up as a stray PTRACE_EVENT_STOP after the
+	 * next resume, which eng_settle simply resumes again. */
+	for (;;) {
+		t = eng_thread_find(p, tid);
+		if (t == NULL || t->state != TS_RUNNING)
+			return 0;
+		rc = eng_wait_thread(p, t, 10000);
+		if (rc == -ECHILD)
+			return 0;
+		if (rc < 0)
+			return rc;
+	}
+}
+
+int eng_stop_all(struct eng_proc *p, struct hunch_err *err)
+{
+	int rc;
+
+	if (p->ended || p->detached)
+		return hunch_errf(err, -ESRCH, "process %d has ended or was "
+				  "detached: there is nothing to stop",
+				  (int)p->pid);
+	p->want_stop = true;
+	for (size_t i = 0; i < p->nth; i++)
+		if (p->th[i]->state == TS_RUNNING &&
+		    ptrace(PTRACE_INTERRUPT, p->th[i]->tid, 0, 0) != 0 &&
+		    errno != ESRCH)
+			return hunch_errf(err, -errno, "cannot interrupt "
+					  "thread %d of process %d: %s",
+					  (int)p->th[i]->tid, (int)p->pid,
+					  strerror(errno));
+	/* Index loop: clone events can grow p->th while we wait. */
+	for (size_t i = 0; i < p->nth; i++) {
+		struct eng_thread *t = p->th[i];
+
+		if (t->state != TS_RUNNING)
+			continue;
+		rc = eng_thread_interrupt_wait(p, t);
+		if (rc == -ETIMEDOUT)
+			return hunch_errf(err, rc, "thread %d of process %d "
+				"did not stop within 10 s (is it in "
+				"uninterruptible sleep, state D?)",
+				(int)p->th[i]->tid, (int)p->pid);
+		if (rc < 0)
+			return hunch_errf(err, rc, "cannot stop thread %d of "
+				"process %d: %s", (int)p->th[i]->tid,
+				(int)p->pid, strerror(-rc));
+	}
+	return 0;
+}
+
+int eng_resume_all(struct eng_proc *p, struct hunch_err *err)
+{
+	int rc;
+
+	if (p->ended || p->detached)
+		return 0;
+	p->want_stop = false;
+	/* Step-overs first: each briefly stops the running threads. */
+	for (size_t i = 0; i < p->nth; i++) {
+		struct eng_thread *t = p->th[i];
+
+		if (t->state == TS_STOPPED && t->step_over && !t->in_infcall &&
+		    (rc = eng_step_over(p, t)) < 0)
+			return hunch_errf(err, rc, "cannot step thread %d of "
+				"process %d over a breakpoint: %s",
+				(int)t->tid, (int)p->pid, strerror(-rc));
+	}
+	for (size_t i = 0; i < p->nth; i++) {
+		struct eng_thread *t = p->th[i];
+
+		if ((rc = eng_settle(p, t)) < 0)
+			return hunch_errf(err, rc, "cannot resume thread %d of "
+				"process %d: %s", (int)t->tid, (int)p->pid,
+				strerror(-rc));
+	}
+	return 0;
+}
+
+bool eng_proc_stopped(const struct eng_proc *p)
+{
+	if (p->ended || p->detached)
+		return false;
+	for (size_t i = 0; i < p->nth; i++)
+		if (p->th[i]->state == TS_RUNNING)
+			return false;
+	return true;
+}
+
+size_t eng_proc_threads(const struct eng_proc *p, pid_t *tids, size_t max)
+{
+	size_t n = 0;
+
+	/* The leader is th[0] from launch or attach on. */
+	for (size_t i = 0; i < p->nth; i++)
+		if (p->th[i]->state != TS_GONE) {
+			if (n < max)
+				tids[n] = p->th[i]->tid;
+			n++;
+		}
+	return n;
+}
+
+static int drain(struct eng_proc *p, struct eng_event *evs, int max)
+{
+	int n = (int)p->nevq < max ? (int)p->nevq : max;
+
+	if (n <= 0)
+		return 0;
+	memcpy(evs, p->evq, (size_t)n * sizeof(*evs));
+	memmove(p->evq, p->evq + n, (p->nevq - (size_t)n) * sizeof(*evs));
+	p->nevq -= (size_t)n;
+	return n;
+}
+
+int eng_poll_events(struct eng_proc *p, struct eng_event *evs, int max,
+		    int timeout_ms)
+{
+	int64_t deadline = now_ms() + timeout_ms;
+	pid_t tid;
+	int rc;
+
+	while (p->nevq == 0 && !p->ended && !p->detached) {
+		int64_t left = deadline - now_ms();
+
+		rc = eng_wait_any(p, left > 0 ? (int)left : 0, &tid);
+		if (rc == -ETIMEDOUT || rc == -ECHILD)
+			break;
+		if (rc < 0)
+			return rc;
+		struct eng_thread *t = eng_thread_find(p, tid);
+
+		if (t != NULL && (rc = eng_settle(p, t)) < 0)
+			return rc;
+	}
+	return drain(p, evs, max);
+}
+
+bool eng_proc_ended(const struct eng_proc *p)
+{
+	return p->ended;
+}
+
+pid_t eng_proc_pid(const struct eng_proc *p)
+{
+	return p->pid;
+}
+
+bool eng_proc_launched(const struct eng_proc *p)
+{
+	return p->launched;
+}

@@ -1,0 +1,28 @@
+/* p_dlopen FILE LIB: once FILE exists, dlopen LIB, call plug_value,
+ * dlclose it, and exit. */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <unistd.h>
+
+int main(int argc, char **argv)
+{
+	void *h;
+	int (*fn)(void);
+
+	if (argc < 3)
+		return 2;
+	printf("ready\n");
+	fflush(stdout);
+	while (access(argv[1], F_OK) != 0)
+		usleep(2000);
+	h = dlopen(argv[2], RTLD_NOW);
+	if (h == NULL) {
+		printf("dlopen failed: %s\n", dlerror());
+		return 1;
+	}
+	fn = (int (*)(void))dlsym(h, "plug_value");
+	printf("value %d\n", fn ? fn() : -1);
+	dlclose(h);
+	printf("closed\n");
+	return 0;
+}
