@@ -15,9 +15,19 @@
 #include "eng_proc_int.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <time.h>
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 
 #define RED_ZONE 128
 #define SCRATCH_MAX 8192
@@ -75,10 +85,13 @@ static int setup_frame(struct eng_proc *p, struct eng_thread *t,
 static int run_call(struct eng_proc *p, struct eng_thread *t, uint64_t fn,
 		    struct hunch_err *err)
 {
+	int64_t deadline = now_ms() + p->infcall_timeout_ms;
 	int rc = eng_thread_cont(p, t, 0);
 
 	while (rc == 0) {
-		rc = eng_wait_thread(p, t, p->infcall_timeout_ms);
+		int64_t left = deadline - now_ms();
+
+		rc = left > 0 ? eng_wait_thread(p, t, (int)left) : -ETIMEDOUT;
 		if (rc == -ETIMEDOUT)
 			return call_err(p, t->tid, fn, rc, "it did not return "
 				"in time (it may wait for a lock held by a "
@@ -89,6 +102,15 @@ static int run_call(struct eng_proc *p, struct eng_thread *t, uint64_t fn,
 		switch (t->stop) {
 		case SK_INFCALL:
 			return 0;
+		case SK_FAULT: {
+			char why[128];
+
+			snprintf(why, sizeof(why), "the called function "
+				 "crashed (%s at 0x%llx); the program was not "
+				 "told", strsignal(t->fault_sig),
+				 (unsigned long long)t->fault_addr);
+			return call_err(p, t->tid, fn, -EFAULT, why, err);
+		}
 		case SK_BREAK:
 			if (t->step_over && (rc = eng_step_over(p, t)) < 0)
 				return call_err(p, t->tid, fn, rc, "cannot "

@@ -29,6 +29,7 @@ enum eng_stop {
 	SK_BREAK,       /* one of our int3s; hit_bp holds its address */
 	SK_STEP,        /* single step finished */
 	SK_INFCALL,     /* an inferior call returned to address 0 */
+	SK_FAULT,       /* an inferior call crashed (fault_sig) */
 	SK_EXEC,        /* PTRACE_EVENT_EXEC: a new image */
 	SK_OTHER,       /* clone, syscall stop: resume with 0 */
 };
@@ -47,6 +48,8 @@ struct eng_thread {
 	uint64_t hit_bp;        /* address of the int3 it stopped at */
 	uint64_t step_over;     /* int3 to step over before running on */
 	bool in_infcall;
+	int fault_sig;          /* SK_FAULT: the signal and address */
+	uint64_t fault_addr;
 	uint64_t scratch;       /* bytes pushed by eng_infcall_push */
 	uint64_t scratch_sp;    /* the %rsp the scratch was measured from */
 };

@@ -211,6 +211,30 @@ static void owe_signal(struct eng_thread *t, int sig)
 		t->pending[t->npending++] = sig;
 }
 
+static bool is_fault(int sig, const siginfo_t *si)
+{
+	return (sig == SIGSEGV || sig == SIGBUS || sig == SIGILL ||
+		sig == SIGFPE || sig == SIGTRAP) && si->si_code > 0;
+}
+
+/* During an inferior call: the return to address 0, or a crash of the
+ * callee (re-running the faulting instruction would only fault again,
+ * so the call is abandoned and the signal never reaches the program). */
+static enum eng_stop infcall_end(struct eng_proc *p, struct eng_thread *t,
+				 int sig, const siginfo_t *si)
+{
+	struct user_regs_struct r;
+
+	if (!is_fault(sig, si))
+		return SK_NONE;
+	if (sig == SIGSEGV && si->si_addr == NULL &&
+	    eng_get_regs(p, t->tid, &r, NULL) == 0 && r.rip == 0)
+		return SK_INFCALL;
+	t->fault_sig = sig;
+	t->fault_addr = (uint64_t)(uintptr_t)si->si_addr;
+	return SK_FAULT;
+}
+
 static enum eng_stop on_signal(struct eng_proc *p, struct eng_thread *t,
 			       int sig)
 {
@@ -226,12 +250,8 @@ static enum eng_stop on_signal(struct eng_proc *p, struct eng_thread *t,
 		if (k != SK_SIGNAL)
 			return k;
 	}
-	if (sig == SIGSEGV && t->in_infcall && si.si_addr == NULL) {
-		struct user_regs_struct r;
-
-		if (eng_get_regs(p, t->tid, &r, NULL) == 0 && r.rip == 0)
-			return SK_INFCALL;
-	}
+	if (t->in_infcall && (k = infcall_end(p, t, sig, &si)) != SK_NONE)
+		return k;
 	owe_signal(t, sig);
 	queue_simple(p, ENG_EV_SIGNAL, t->tid, 0, sig, false);
 	return SK_SIGNAL;

@@ -1,5 +1,5 @@
-/* p_dlopen FILE LIB: once FILE exists, dlopen LIB, call plug_value,
- * dlclose it, and exit. */
+/* p_dlopen FILE LIB [FILE2]: once FILE exists, dlopen LIB and call
+ * plug_value; once FILE2 exists (if given), dlclose it; exit. */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -22,6 +22,9 @@ int main(int argc, char **argv)
 	}
 	fn = (int (*)(void))dlsym(h, "plug_value");
 	printf("value %d\n", fn ? fn() : -1);
+	fflush(stdout);
+	while (argc > 3 && access(argv[3], F_OK) != 0)
+		usleep(2000);
 	dlclose(h);
 	printf("closed\n");
 	return 0;
