@@ -60,9 +60,11 @@ static int elf_header_check(const char *path, const unsigned char *b,
 			path);
 	if (n < (ssize_t)sizeof(Elf64_Ehdr) / 2 ||
 	    memcmp(b, ELFMAG, SELFMAG) != 0)
-		return hunch_errf(err, -ENOEXEC, "%s is not an ELF program (no "
-			"ELF header): give hunch a compiled x86-64 Linux "
-			"executable", path);
+		return hunch_errf(err, -ENOEXEC, "%s is not an ELF %s (no ELF "
+			"header): %s", path, want_exec ? "program" : "library",
+			want_exec ? "give hunch a compiled x86-64 Linux "
+			"executable" : "point hunch at the libhunchrt.so it "
+			"was built with");
 	cls = b[EI_CLASS];
 	/* e_machine sits at the same offset in 32- and 64-bit headers. */
 	mach = b[18] | b[19] << 8;
