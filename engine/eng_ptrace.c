@@ -434,6 +434,7 @@ int eng_thread_resume(struct eng_proc *p, struct eng_thread *t)
 	t->npending = 0;
 	if (t->stop == SK_GROUP)
 		req = PTRACE_LISTEN;
+
 	if (ptrace(req, t->tid, 0, (void *)(long)sig) != 0 && errno != ESRCH)
 		return -errno;
 	t->state = TS_RUNNING;
@@ -459,9 +460,11 @@ int eng_thread_interrupt_wait(struct eng_proc *p, struct eng_thread *t)
 		return 0;
 	if (ptrace(PTRACE_INTERRUPT, tid, 0, 0) != 0 && errno != ESRCH)
 		return -errno;
-	/* Any stop will do: if a signal beat the interrupt, the interrupt
-	 * stays due and shows up as a stray PTRACE_EVENT_STOP after the
-	 * next resume, which eng_settle simply resumes again. */
+	/* Any stop will do.  If a signal beat the interrupt, we get its
+	 * signal-delivery-stop and keep the signal owed; the kernel drops
+	 * the pending interrupt trap at any ptrace stop (ptrace_stop:
+	 * "any trap clears pending STOP trap"), and a stray
+	 * PTRACE_EVENT_STOP would simply be resumed by eng_settle. */
 	for (;;) {
 		t = eng_thread_find(p, tid);
 		if (t == NULL || t->state != TS_RUNNING)

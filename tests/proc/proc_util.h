@@ -53,6 +53,8 @@ struct run_result {
 	bool core;
 	struct eng_event ev[16];   /* the first events seen */
 	int nev;
+	int nkind[16];             /* events seen, by kind */
+	int nsig[65];              /* ENG_EV_SIGNAL, by signal */
 };
 
 static inline void record(struct run_result *r, const struct eng_event *ev,
@@ -69,6 +71,11 @@ static inline void record(struct run_result *r, const struct eng_event *ev,
 		}
 		if (r->nev < 16)
 			r->ev[r->nev++] = ev[i];
+		if ((unsigned)ev[i].kind < 16)
+			r->nkind[ev[i].kind]++;
+		if (ev[i].kind == ENG_EV_SIGNAL && ev[i].signo > 0 &&
+		    ev[i].signo < 65)
+			r->nsig[ev[i].signo]++;
 	}
 }
 
@@ -122,27 +129,37 @@ static inline int run_direct(char *const argv[], char *const envp[],
 	return 0;
 }
 
+static inline long long ms_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
 /* Collect events until the end, reading output as it comes (a full
  * pipe would otherwise block the program). */
 static inline int finish(struct eng_proc *p, int outfd, struct run_result *r,
 			 int timeout_ms)
 {
 	struct eng_event ev[8];
-	int waited = 0;
+	long long end = ms_now() + timeout_ms;
 
 	fcntl(outfd, F_SETFL, O_NONBLOCK);
-	while (!eng_proc_ended(p) && waited < timeout_ms) {
+	while (!eng_proc_ended(p) && ms_now() < end) {
 		int n = eng_poll_events(p, ev, 8, 20);
 
 		if (n > 0)
 			record(r, ev, n);
 		slurp(outfd, r);
-		waited += 20;
 	}
 	for (int n; (n = eng_poll_events(p, ev, 8, 0)) > 0; )
 		record(r, ev, n);
-	fcntl(outfd, F_SETFL, 0);
+	/* Once it has ended, read to EOF; otherwise only what is there. */
+	if (eng_proc_ended(p))
+		fcntl(outfd, F_SETFL, 0);
 	slurp(outfd, r);
+	fcntl(outfd, F_SETFL, 0);
 	return eng_proc_ended(p) ? 0 : -ETIMEDOUT;
 }
 
@@ -309,8 +326,10 @@ static inline bool wait_output(struct eng_proc *p, int fd,
 {
 	struct eng_event ev[8];
 
+	long long end = ms_now() + timeout_ms;
+
 	fcntl(fd, F_SETFL, O_NONBLOCK);
-	for (int t = 0; t < timeout_ms; t += 10) {
+	while (ms_now() < end) {
 		slurp(fd, r);
 		if (strstr(r->out, want) != NULL)
 			return true;
