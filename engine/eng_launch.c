@@ -359,7 +359,27 @@ static int run_to_bp(struct eng_proc *p, uint64_t addr, const char *path,
 	}
 }
 
-/* Find main from _start's code; 0 if it cannot be found. */
+/* Is addr in an executable mapping of the process? */
+static bool in_code(pid_t pid, uint64_t addr)
+{
+	char path[64], line[512], perms[8];
+	unsigned long long lo, hi;
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	while (f != NULL && !found && fgets(line, sizeof(line), f) != NULL)
+		found = sscanf(line, "%llx-%llx %7s", &lo, &hi, perms) == 3 &&
+			addr >= lo && addr < hi && perms[2] == 'x';
+	if (f != NULL)
+		fclose(f);
+	return found;
+}
+
+/* Find main from _start's code; 0 if it cannot be found.  A _start that
+ * is not glibc's can load anything into %rdi before its first call, so
+ * the candidate must at least be code. */
 static uint64_t find_main(struct eng_proc *p)
 {
 	struct x86_decoder *d;
@@ -378,7 +398,7 @@ static uint64_t find_main(struct eng_proc *p)
 			main_addr = 0;
 	}
 	x86_decoder_close(d);
-	return main_addr;
+	return main_addr != 0 && in_code(p->pid, main_addr) ? main_addr : 0;
 }
 
 static int run_to_main(struct eng_proc *p, const char *path,

@@ -17,7 +17,10 @@
 
 #include <signal.h>
 
-enum eng_tstate { TS_RUNNING, TS_STOPPED, TS_GONE };
+/* TS_ZOMBIE: a leader that called pthread_exit while other threads run
+ * on; it cannot stop, and its death is reported only with the last
+ * thread's, so we keep polling it but never wait for it to stop. */
+enum eng_tstate { TS_RUNNING, TS_STOPPED, TS_ZOMBIE, TS_GONE };
 
 /* The last stop of a thread, when it is STOPPED. */
 enum eng_stop {

@@ -451,6 +451,23 @@ int eng_settle(struct eng_proc *p, struct eng_thread *t)
 	return eng_thread_resume(p, t);
 }
 
+/* Has the thread exited without a report we can get yet? */
+static bool is_zombie(struct eng_proc *p, pid_t tid)
+{
+	char path[96], buf[256], *s = NULL;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)p->pid,
+		 (int)tid);
+	f = fopen(path, "re");
+	if (f != NULL) {
+		if (fgets(buf, sizeof(buf), f) != NULL)
+			s = strrchr(buf, ')');
+		fclose(f);
+	}
+	return s != NULL && (s[2] == 'Z' || s[2] == 'X');
+}
+
 int eng_thread_interrupt_wait(struct eng_proc *p, struct eng_thread *t)
 {
 	pid_t tid = t->tid;
@@ -465,16 +482,21 @@ int eng_thread_interrupt_wait(struct eng_proc *p, struct eng_thread *t)
 	 * the pending interrupt trap at any ptrace stop (ptrace_stop:
 	 * "any trap clears pending STOP trap"), and a stray
 	 * PTRACE_EVENT_STOP would simply be resumed by eng_settle. */
-	for (;;) {
+	for (int slice = 0; slice < 200; slice++) {
 		t = eng_thread_find(p, tid);
 		if (t == NULL || t->state != TS_RUNNING)
 			return 0;
-		rc = eng_wait_thread(p, t, 10000);
+		rc = eng_wait_thread(p, t, 50);
 		if (rc == -ECHILD)
 			return 0;
-		if (rc < 0)
+		if (rc == -ETIMEDOUT && is_zombie(p, tid)) {
+			t->state = TS_ZOMBIE;
+			return 0;
+		}
+		if (rc < 0 && rc != -ETIMEDOUT)
 			return rc;
 	}
+	return -ETIMEDOUT;
 }
 
 int eng_stop_all(struct eng_proc *p, struct hunch_err *err)
@@ -558,7 +580,8 @@ size_t eng_proc_threads(const struct eng_proc *p, pid_t *tids, size_t max)
 
 	/* The leader is th[0] from launch or attach on. */
 	for (size_t i = 0; i < p->nth; i++)
-		if (p->th[i]->state != TS_GONE) {
+		if (p->th[i]->state == TS_RUNNING ||
+		    p->th[i]->state == TS_STOPPED) {
 			if (n < max)
 				tids[n] = p->th[i]->tid;
 			n++;

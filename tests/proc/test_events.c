@@ -208,6 +208,44 @@ static void test_thread_churn(void)
 	unlink(stop);
 }
 
+/* main() called pthread_exit: the leader is a zombie that can never
+ * stop, and stopping the process must not wait for it. */
+static void test_zombie_leader(void)
+{
+	char *path = prog("p_pexit"), stop[64];
+	char *argv[] = { path, stop, NULL };
+	struct hunch_err err = { 0 };
+	struct run_result r;
+	struct hrun h;
+	pid_t tids[4];
+	long long t0;
+
+	snprintf(stop, sizeof(stop), "/tmp/hunch-pexit-%d", (int)getpid());
+	unlink(stop);
+	memset(&r, 0, sizeof(r));
+	if (launch(&h, argv, env, NULL, false, &err) != 0) {
+		tap_ok(0, "launch p_pexit: %s", err.msg);
+		return;
+	}
+	eng_resume_all(h.p, &err);
+	wait_output(h.p, h.out, &r, "ready\n", 5000);
+	pump(&h, &r, 100);
+	t0 = ms_now();
+	tap_ok(eng_stop_all(h.p, &err) == 0 && ms_now() - t0 < 2000,
+	       "stop with a zombie leader takes %lld ms", ms_now() - t0);
+	tap_ok(eng_proc_threads(h.p, tids, 4) == 1 &&
+	       tids[0] != eng_proc_pid(h.p), "only the worker is listed");
+	tap_ok(eng_proc_stopped(h.p), "and the process counts as stopped");
+	eng_resume_all(h.p, &err);
+	touch(stop);
+	finish(h.p, h.out, &r, 5000);
+	tap_ok(r.exited && r.code == 0 &&
+	       strcmp(r.out, "ready\nworker done\n") == 0,
+	       "it ends normally, exit 0");
+	hrun_close(&h);
+	unlink(stop);
+}
+
 static void test_exec(void)
 {
 	char *path = prog("p_exec"), *argv[] = { path, NULL };
@@ -243,6 +281,7 @@ int main(void)
 	test_signal_during_call();
 	test_job_control();
 	test_thread_churn();
+	test_zombie_leader();
 	test_exec();
 	tap_ok(no_children(), "no child process left behind");
 	return tap_done();

@@ -44,6 +44,18 @@ static void test_passthrough(void)
 		 "x\n");
 }
 
+static bool is_pie(const char *path)
+{
+	unsigned char h[18] = { 0 };
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0 || read(fd, h, sizeof(h)) != (ssize_t)sizeof(h))
+		h[16] = 0;
+	if (fd >= 0)
+		close(fd);
+	return h[16] == 3;  /* ET_DYN */
+}
+
 static void test_stops_at_main(const char *name)
 {
 	char *path = prog(name);
@@ -73,7 +85,7 @@ static void test_stops_at_main(const char *name)
 	tap_ok(strcmp(eng_proc_module(h.p, 0)->path, path) == 0 ||
 	       strstr(path, "/../") != NULL, "%s: module 0 is the program "
 	       "(%s)", name, eng_proc_module(h.p, 0)->path);
-	tap_ok(strstr(name, "nopie") ? bias == 0 : bias != 0,
+	tap_ok(is_pie(path) ? bias != 0 : bias == 0,
 	       "%s: bias 0x%llx fits PIE-ness", name, (unsigned long long)bias);
 	memset(&res, 0, sizeof(res));
 	eng_resume_all(h.p, &err);
@@ -81,6 +93,55 @@ static void test_stops_at_main(const char *name)
 	h.in = -1;
 	finish(h.p, h.out, &res, 10000);
 	tap_ok(res.exited && res.code == 0, "%s: then runs to exit 0", name);
+	hrun_close(&h);
+}
+
+static void test_static(void)
+{
+	char *path = prog("p_static");
+	char *argv[] = { path, "4", "static", NULL };
+	struct hunch_err err = { 0 };
+	struct hrun h;
+
+	same_run("static program", argv, env_plain, "/tmp", "in\n");
+	test_stops_at_main("p_static");
+	if (launch(&h, argv, env_plain, NULL, false, &err) != 0)
+		return;
+	tap_ok(eng_proc_r_brk(h.p) == 0 && strstr(eng_proc_note(h.p),
+						   "no r_debug"),
+	       "static: no r_debug, and the note says so: %s",
+	       eng_proc_note(h.p));
+	eng_kill(h.p);
+	hrun_close(&h);
+}
+
+static void test_no_main(void)
+{
+	char *path = prog("p_nomain"), *argv[] = { path, NULL };
+	struct user_regs_struct r;
+	struct hunch_err err = { 0 };
+	struct run_result res;
+	struct hrun h;
+
+	memset(&res, 0, sizeof(res));
+	if (!tap_ok(launch(&h, argv, env_plain, NULL, false, &err) == 0,
+		    "a program without main launches")) {
+		tap_diag("%s", err.msg);
+		return;
+	}
+	memset(&r, 0, sizeof(r));
+	eng_get_regs(h.p, eng_proc_pid(h.p), &r, &err);
+	tap_ok(eng_proc_main(h.p) == 0 && r.rip == eng_proc_entry(h.p) &&
+	       r.rip != 0, "it is stopped at the entry point 0x%llx",
+	       (unsigned long long)r.rip);
+	tap_ok(strstr(eng_proc_note(h.p), "not found") &&
+	       strstr(eng_proc_note(h.p), "entry point"),
+	       "the note says why: %s", eng_proc_note(h.p));
+	eng_resume_all(h.p, &err);
+	finish(h.p, h.out, &res, 5000);
+	tap_ok(res.exited && res.code == 5 &&
+	       strcmp(res.out, "no main here\n") == 0,
+	       "and it runs normally from there");
 	hrun_close(&h);
 }
 
@@ -266,6 +327,8 @@ int main(void)
 	test_passthrough();
 	test_stops_at_main("p_echo");
 	test_stops_at_main("p_echo_nopie");
+	test_static();
+	test_no_main();
 	test_deaths();
 	test_signals();
 	test_term_default();
