@@ -88,6 +88,48 @@ static void test_blocked(const char *name)
 	hrun_close(&h);
 }
 
+/* Memory: reads match the file, writes go through read-only text
+ * (patched code runs), bad addresses give a message. */
+static void test_memory(void)
+{
+	char *path = prog("p_block"), *argv[] = { path, NULL };
+	static const uint8_t ret42[] = { 0xb8, 0x2a, 0, 0, 0, 0xc3 };
+	struct hunch_err err = { 0 };
+	uint8_t mem[16], file[16], orig[6], back[32];
+	uint64_t fn, link, args[3] = { 1, 2, 3 }, ret = 0, where = 0;
+	struct hrun h;
+	pid_t pid;
+	char want[32];
+	int rc;
+
+	if (launch(&h, argv, env, NULL, false, &err) != 0)
+		return;
+	pid = eng_proc_pid(h.p);
+	link = sym_addr(path, "add3");
+	fn = link + eng_proc_module(h.p, 0)->bias;
+	tap_ok(eng_read_mem(h.p, fn, mem, 16, &err) == 0 &&
+	       file_bytes(path, link, file, 16) == 0 &&
+	       memcmp(mem, file, 16) == 0, "add3's bytes read = the file's");
+	eng_read_mem(h.p, fn, orig, sizeof(orig), &err);
+	rc = eng_write_mem(h.p, fn, ret42, sizeof(ret42), &err);
+	tap_ok(rc == 0, "write into read-only text (%s)", rc ? err.msg : "ok");
+	eng_infcall(h.p, pid, fn, args, 3, &ret, &err);
+	tap_eq(ret, 42, "the patched add3 returns 42");
+	eng_write_mem(h.p, fn, orig, sizeof(orig), &err);
+	eng_infcall(h.p, pid, fn, args, 3, &ret, &err);
+	tap_eq(ret, 6, "restored, add3(1,2,3) = 6 again");
+	rc = eng_read_mem(h.p, 8, mem, 4, &err);
+	snprintf(want, sizeof(want), "0x8 in process %d", (int)pid);
+	tap_ok(rc < 0 && strstr(err.msg, want), "a bad read says where: %s",
+	       err.msg);
+	rc = eng_infcall_push(h.p, pid, "scratch string", 15, &where, &err);
+	tap_ok(rc == 0 && eng_read_mem(h.p, where, back, 15, &err) == 0 &&
+	       strcmp((char *)back, "scratch string") == 0,
+	       "infcall_push puts a string on the stack and it reads back");
+	eng_kill(h.p);
+	hrun_close(&h);
+}
+
 static void test_refusals(void)
 {
 	char *path = prog("p_block"), *argv[] = { path, NULL };
@@ -126,6 +168,7 @@ int main(void)
 {
 	test_blocked("p_block");
 	test_blocked("p_block_nopie");
+	test_memory();
 	test_refusals();
 	tap_ok(no_children(), "no child process left behind");
 	return tap_done();
