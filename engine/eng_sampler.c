@@ -20,7 +20,7 @@
 
 #define LD(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
 
-#define TIMER_TRIES 4          /* protector mismatches before giving up */
+#define TIMER_TRIES 8          /* protector mismatches before giving up */
 #define RING_STUCK_TICKS 50    /* a half-written ring entry is skipped */
 #define EVQ_SIZE 8192u
 #define TID_MAX 4194304        /* PID_MAX_LIMIT on 64-bit Linux */
