@@ -105,6 +105,43 @@ static void accuracy(const char *prog, bool sw)
 	rth_fini(&h);
 }
 
+/* The hardware CPU level must leave out time a thread spends preempted
+ * (perf page lock changed), not only time asleep. */
+static void preempted(const char *prog)
+{
+	struct rth h;
+	char a[32], line[64];
+	const char *args[] = { "preempt", a, NULL };
+	uint64_t hc;
+	uint32_t ic;
+	int k, good = 0, idx;
+	long long own;
+
+	rth_init(&h, prog, 100, false);
+	ic = rth_var(&h, ENG_VAR_CPU_TIMER, &hc);
+	snprintf(a, sizeof(a), "%llu", (unsigned long long)hc);
+	rth_launch(&h, true, args);
+	for (k = 0; k < 2; k++) {
+		int64_t v = -1;
+
+		if (rth_wait_line(&h, "cpu ", line, sizeof(line), 10000) != 0 ||
+		    sscanf(line, "cpu %d %lld", &idx, &own) != 2)
+			break;
+		rth_tick(&h);
+		eng_sampler_var_thread(h.smp, ic, (uint32_t)idx, &v);
+		tap_diag("preempted thread %d: CPU timer %.3f ms, its own "
+			 "CPU clock %.3f ms over 300 ms of wall time", idx,
+			 v / 1e6, own / 1e6);
+		if (v > 0 && llabs(v - own) < 5 * MS && own < 250 * MS)
+			good++;
+	}
+	tap_eq(good, 2, "two threads sharing a CPU: each CPU timer matches "
+	       "the thread's own CPU time within 5 ms (preemption left out)");
+	rth_send(&h, "exit\n");
+	rth_wait_exit(&h, 5000);
+	rth_fini(&h);
+}
+
 struct torn {
 	uint32_t wall;
 	int64_t last[1024];
@@ -190,6 +227,7 @@ int main(int argc, char **argv)
 	}
 	accuracy(argv[1], false);
 	accuracy(argv[1], true);
+	preempted(argv[1]);
 	torn(argv[1]);
 	return tap_done();
 }

@@ -9,6 +9,7 @@
  *   rt_prog fork   CTR NTHREADS NOPS NCHILDREN
  *   rt_prog busy   CTR WALL NTHREADS          (until "exit" on stdin)
  *   rt_prog attach SHMNAME CTR NTHREADS NOPS  (dlopen + hunchrt_attach)
+ *   rt_prog preempt CPU                       (2 threads share one CPU)
  *
  * It talks to the test by lines: it prints "done ..." when its work is
  * finished and exits after reading "exit" on stdin, so that the test can
@@ -16,6 +17,7 @@
  * found with dlsym, so the same binary works preloaded and attached.
  */
 #include <dlfcn.h>
+#include <sched.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -351,6 +353,45 @@ static int mode_attach(const char *name)
 	return 0;
 }
 
+/* Two threads pinned to one CPU spin 300 ms of wall time each inside a
+ * CPU timer: each is preempted by the other about every tick, so the
+ * timer must leave out the time the thread waited.  Each prints its index
+ * and its own CLOCK_THREAD_CPUTIME_ID delta for comparison. */
+static void *preempt_thread(void *arg)
+{
+	cpu_set_t set;
+	double c0, w0, c1;
+
+	(void)arg;
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	pthread_barrier_wait(&bar);
+	c0 = now_s(CLOCK_THREAD_CPUTIME_ID);
+	w0 = now_s(CLOCK_MONOTONIC);
+	rt.cstart(H[0]);
+	while (now_s(CLOCK_MONOTONIC) - w0 < 0.3)
+		;
+	rt.cstop(H[0]);
+	c1 = now_s(CLOCK_THREAD_CPUTIME_ID);
+	printf("cpu %d %lld\n", rt.index(), (long long)((c1 - c0) * 1e9));
+	fflush(stdout);
+	pthread_barrier_wait(&bar);
+	pthread_barrier_wait(&bar);
+	return NULL;
+}
+
+static int mode_preempt(void)
+{
+	pthread_t t[2];
+
+	pthread_barrier_init(&bar, NULL, 2);
+	pthread_create(&t[0], NULL, preempt_thread, NULL);
+	pthread_create(&t[1], NULL, preempt_thread, NULL);
+	wait_exit_cmd();
+	exit(0);
+}
+
 static uint64_t num(char **argv, int argc, int i)
 {
 	if (i >= argc)
@@ -385,6 +426,8 @@ int main(int argc, char **argv)
 		return run_held(timer_thread);
 	}
 	H[0] = num(argv, argc, 2);
+	if (strcmp(m, "preempt") == 0)
+		return mode_preempt();
 	if (strcmp(m, "fork") == 0) {
 		NTHREADS = (long)num(argv, argc, 3);
 		NOPS = (long)num(argv, argc, 4);
