@@ -47,7 +47,6 @@ tgt_variants() {  # tgt_variants PROG: prints variant suffixes
 
 tgt_case() {
 	TGT_PROG=${1%%-*}
-	case $1 in pthread_exit*) TGT_PROG=pthread_exit;; esac
 	TGT_ARGS=() TGT_ENV=() TGT_CWD=/ TGT_STDIN=/dev/null
 	TGT_OUT=$TGT_SRC/$1.expected-out TGT_STATUS="exit 0" TGT_DRIVER=
 	case $1 in

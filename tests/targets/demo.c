@@ -69,19 +69,25 @@ TGT_NOINLINE void demo_run(double seconds)
 	demo_sink = x;
 }
 
+/* The work done under demo_lock.  Not demo_hot_loop, so the CPU
+ * hotspot and the lock show up in different functions. */
+TGT_NOINLINE unsigned long demo_locked_work(unsigned long x)
+{
+	for (int i = 0; i < 2000; i++)
+		x = x * 6364136223846793005ul + 1442695040888963407ul;
+	return x;
+}
+
 /* Holds demo_lock while doing some work, so the others wait for it. */
 TGT_NOINLINE void *demo_worker(void *unused)
 {
-	unsigned long local = 0;
-
 	(void)unused;
 	while (!demo_stop) {
 		pthread_mutex_lock(&demo_lock);
-		demo_shared = demo_hot_loop(demo_shared + 1, 2000);
+		demo_shared = demo_locked_work(demo_shared);
 		pthread_mutex_unlock(&demo_lock);
-		local = demo_hot_loop(local + 1, 200);
 	}
-	return (void *)local;
+	return NULL;
 }
 
 TGT_NOINLINE void *demo_writer(void *unused)
