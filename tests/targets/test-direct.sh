@@ -44,6 +44,22 @@ check_symbols() {
 	tap_eq "$got" "$want" "$3: functions ${stripped:+(dynamic only) }match $(basename "$1")"
 }
 
+# Every function's DWARF source file (from the line table at its entry),
+# as "<basename> <name>" lines like a .functions file.
+sources_of() {
+	local addrs
+	addrs=$(readelf -sW "$1" | awk '$4 == "FUNC" && $7 != "UND" { print $2 }' | sort -u)
+	# shellcheck disable=SC2086  # one address per word
+	addr2line -f -C -e "$1" $addrs | paste - - |
+		awk -F '\t' '{ f = $2; sub(/:[^:]*$/, "", f); sub(/.*\//, "", f); print f " " $1 }' |
+		grep -vFwf "$TGT_SRC/toolchain.functions" | sort -u
+}
+
+# check_sources TRUTHFILE BINARY LABEL (binaries with DWARF only)
+check_sources() {
+	tap_eq "$(sources_of "$2")" "$(cat "$1")" "$3: DWARF source files match $(basename "$1")"
+}
+
 # check_elf BINARY LABEL: PIE or not, stripped or not, as named.
 check_elf() {
 	local type want_type=EXEC syms=yes want_syms=yes
@@ -63,9 +79,12 @@ for prog in "${TGT_PROGS[@]}"; do
 		fi
 		check_elf "$bin" "$prog-$v"
 		check_symbols "$TGT_SRC/$prog.functions" "$bin" "$prog-$v"
+		case $v in *-stripped) ;;
+		*) check_sources "$TGT_SRC/$prog.functions" "$bin" "$prog-$v";; esac
 	done
 done
 check_symbols "$TGT_SRC/plugin.functions" "$TARGETS_DIR/libtgtplugin.so" libtgtplugin.so
+check_sources "$TGT_SRC/plugin.functions" "$TARGETS_DIR/libtgtplugin.so" libtgtplugin.so
 
 for name in "${TGT_CASES[@]}"; do
 	tgt_case "$name"
