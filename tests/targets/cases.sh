@@ -15,15 +15,22 @@
 #     TGT_STATUS         "exit N" or "signal NAME" (e.g. "signal SEGV")
 #     TGT_DRIVER         function run while the program runs, or empty
 #                        when the program finishes by itself; called as
-#                        DRIVER PID STDOUT_FILE STDERR_FILE WAIT_FILE
+#                        DRIVER PID STDOUT_FILE STDERR_FILE WAIT_FILE BINARY
 #   tgt_run_case NAME BINARY OUT_FILE   runs BINARY as case NAME with its
 #                        stdout in OUT_FILE; sets TGT_GOT_STATUS (same
 #                        form as TGT_STATUS) and returns 1 if the driver
 #                        failed.
+#   TGT_LAUNCHER         optional command prefix (array), e.g.
+#                        TGT_LAUNCHER=("$HUNCH" run --): the case then runs
+#                        as LAUNCHER... BINARY ARGS, with the case's cwd,
+#                        environment and stdin given to the launcher, and
+#                        the drivers signal and inspect the program, found
+#                        as the launcher's child (tgt_target_pid).
 #
 # Exit statuses above 128 are never used by a case, so a shell status
 # 128+N always means "killed by signal N".
 TGT_SRC=${HUNCH_SOURCE_ROOT:-.}/tests/targets
+[ -n "${TGT_LAUNCHER+set}" ] || TGT_LAUNCHER=()
 
 # Every case name, in the order the README lists them.
 TGT_CASES=(single single-unset threads threads-wait forkexec
@@ -89,11 +96,30 @@ tgt_wait_line() {
 	return 1
 }
 
+# tgt_target_pid PID BINARY: prints the pid of the program itself: PID,
+# or with a launcher, PID's child once it runs BINARY (waits up to 10 s).
+tgt_target_pid() {
+	local i kid
+	if [ ${#TGT_LAUNCHER[@]} -eq 0 ]; then
+		echo "$1"
+		return 0
+	fi
+	for ((i = 0; i < 1000; i++)); do
+		for kid in $(cat /proc/"$1"/task/*/children 2>/dev/null); do
+			[ /proc/"$kid"/exe -ef "$2" ] && echo "$kid" && return 0
+		done
+		sleep 0.01
+	done
+	echo "# no child of $1 runs $2" >&2
+	return 1
+}
+
 # Sends each signal only after the previous one was printed: same-kind
 # signals pending together would merge, and the order must be fixed.
-tgt_send_in_turn() {  # tgt_send_in_turn PID OUT SIG...
-	local pid=$1 out=$2 sig
-	shift 2
+tgt_send_in_turn() {  # tgt_send_in_turn PID BINARY OUT SIG...
+	local pid out=$3 sig
+	pid=$(tgt_target_pid "$1" "$2") || return 1
+	shift 3
 	tgt_wait_line "$out" ready || return 1
 	for sig in "$@"; do
 		kill -s "$sig" "$pid" || return 1
@@ -101,8 +127,8 @@ tgt_send_in_turn() {  # tgt_send_in_turn PID OUT SIG...
 	done
 }
 
-tgt_drive_signals() { tgt_send_in_turn "$1" "$2" USR1 USR2 HUP INT TERM; }
-tgt_drive_signals_count() { tgt_send_in_turn "$1" "$2" USR1 USR2; }
+tgt_drive_signals() { tgt_send_in_turn "$1" "$5" "$2" USR1 USR2 HUP INT TERM; }
+tgt_drive_signals_count() { tgt_send_in_turn "$1" "$5" "$2" USR1 USR2; }
 
 tgt_drive_threads_wait() {
 	tgt_wait_line "$3" ready && touch "$4"
@@ -110,8 +136,9 @@ tgt_drive_threads_wait() {
 
 # Also checks the plugin is mapped exactly between the two waits.
 tgt_drive_dlopen_wait() {
-	local pid=$1 err=$3 wait=$4
+	local pid err=$3 wait=$4
 	tgt_wait_line "$err" "waiting for load" || return 1
+	pid=$(tgt_target_pid "$1" "$5") || return 1
 	grep -q libtgtplugin.so "/proc/$pid/maps" && return 1
 	touch "$wait"
 	tgt_wait_line "$err" "waiting for unload" || return 1
@@ -130,7 +157,9 @@ tgt_status_of() {  # tgt_status_of SHELL_STATUS: prints "exit N"/"signal X"
 tgt_run_case() {  # tgt_run_case NAME BINARY OUT_FILE
 	local bin=$2 out=$3 err wait rc=0 drv=0 pid arg args=()
 	tgt_case "$1" || return 1
-	case $out in /*) ;; *) out=$PWD/$out;; esac  # the run cds to TGT_CWD
+	# The run cds to TGT_CWD, so make relative paths absolute first.
+	case $out in /*) ;; *) out=$PWD/$out;; esac
+	case $bin in /*) ;; *) bin=$PWD/$bin;; esac
 	err=$(mktemp) wait=$(mktemp -u)
 	for arg in "${TGT_ARGS[@]}"; do
 		[ "$arg" = @WAIT_FILE@ ] && arg=$wait
@@ -139,12 +168,13 @@ tgt_run_case() {  # tgt_run_case NAME BINARY OUT_FILE
 	(
 		cd "$TGT_CWD" || exit 1
 		ulimit -c 0  # crash cases must not leave core files behind
-		exec env -u HUNCH_TEST_VAR "${TGT_ENV[@]}" "$bin" "${args[@]}" \
+		exec env -u HUNCH_TEST_VAR "${TGT_ENV[@]}" "${TGT_LAUNCHER[@]}" \
+			"$bin" "${args[@]}" \
 			<"$TGT_STDIN" >"$out" 2>"$err"
 	) &
 	pid=$!
 	if [ -n "$TGT_DRIVER" ]; then
-		"$TGT_DRIVER" "$pid" "$out" "$err" "$wait" || drv=1
+		"$TGT_DRIVER" "$pid" "$out" "$err" "$wait" "$bin" || drv=1
 		[ $drv -eq 0 ] || kill -KILL "$pid" 2>/dev/null
 	fi
 	wait "$pid" || rc=$?

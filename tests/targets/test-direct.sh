@@ -29,7 +29,7 @@ check_run() {
 # Defined function symbols, demangled, minus the toolchain's own.
 # $2 = --dyn-syms for .dynsym only; otherwise every symbol table.
 functions_of() {
-	readelf -W ${2:---syms} "$1" |
+	readelf -W "${2:---syms}" "$1" |
 		awk '$4 == "FUNC" && $7 != "UND" { sub(/@.*/, "", $8); print $8 }' |
 		c++filt | sort -u |
 		comm -23 - "$TGT_SRC/toolchain.functions"
