@@ -574,6 +574,7 @@ static void observed_cost(struct eng_sampler *s)
 	struct timespec ts;
 	uint64_t cpu;
 
+	s->st.obs_cost_total += s->obs_tick;
 	s->st.obs_cost_ns = eng_clock_wall_to_ns(s->clk, s->obs_tick);
 	s->st.target_cpu_ns = 0;
 	s->st.obs_fraction = 0;

@@ -92,8 +92,8 @@ struct eng_sampler_stats {
 	uint64_t ring_new, ring_exit, ring_lost;
 	uint32_t live_threads, max_index;  /* highest index ever seen */
 	uint64_t rt_no_index;      /* as the target reports it (untrusted) */
-	/* Observed cost of the last tick. */
-	uint64_t obs_cost_ns, target_cpu_ns;
+	/* Observed cost of the last tick, and in all (native units). */
+	uint64_t obs_cost_ns, target_cpu_ns, obs_cost_total;
 	double obs_fraction;       /* obs_cost_ns / target_cpu_ns */
 	/* The sampler's own cost. */
 	uint64_t last_cpu_ns, last_wall_ns, total_cpu_ns;

@@ -252,6 +252,21 @@ int eng_shm_check_ready(const struct eng_shm *s, struct hunch_err *err)
 	    s->hdr->rt_abi_version == HUNCH_ABI_VERSION &&
 	    s->hdr->rt_nentry <= HUNCH_RT_NENTRY_MAX)
 		return 0;
+	if (state == HUNCH_RT_FAILED &&
+	    s->hdr->rt_abi_version == HUNCH_ABI_VERSION &&
+	    s->hdr->rt_flags != 0)
+		return hunch_errf(err, -EPROTO, "the runtime library in the "
+			"target could not use the %zu-byte shared-memory "
+			"segment (%s): %s", s->size,
+			s->hdr->rt_flags & HUNCH_RT_F_MAP_FAILED ?
+				"mmap failed" :
+			s->hdr->rt_flags & HUNCH_RT_F_BAD_LAYOUT ?
+				"its layout does not fit" :
+				"thread-exit hooks could not be installed",
+			s->hdr->rt_flags & HUNCH_RT_F_MAP_FAILED ?
+				"check the target's address-space limit "
+				"(ulimit -v) or ask for a smaller segment" :
+				"use the libhunchrt.so built with this hunch");
 	return hunch_errf(err, -EPROTO,
 		"the runtime library in the target speaks ABI version %u, "
 		"hunch speaks %u: use the libhunchrt.so built with this hunch",

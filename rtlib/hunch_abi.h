@@ -74,6 +74,11 @@ enum hunch_timer_level {
 	HUNCH_LEVEL_SW = 1,
 };
 
+/* rt_flags: why the rtlib refused (rt_state == HUNCH_RT_FAILED). */
+#define HUNCH_RT_F_BAD_LAYOUT 1u   /* layout does not fit the segment */
+#define HUNCH_RT_F_MAP_FAILED 2u   /* mmap of the whole segment failed */
+#define HUNCH_RT_F_INIT_FAILED 4u  /* pthread key / atfork failed */
+
 /* Thread table states.  Transitions, and who makes them:
  *   FREE -> CLAIMING -> LIVE   the new thread (CAS from FREE), rtlib
  *   LIVE -> PENDING            the exiting thread, after its last write
@@ -100,7 +105,7 @@ struct hunch_thread_slot {             /* 64 bytes, one cache line */
 enum hunch_event_kind {
 	HUNCH_EV_THREAD_NEW = 1,
 	HUNCH_EV_THREAD_EXIT = 2,
-	HUNCH_EV_FORK = 3,             /* tid = child pid, from the parent */
+	HUNCH_EV_FORK = 3,             /* reserved: not produced yet */
 };
 
 /* Multi-producer ring: a producer takes pos = ring_head++ (atomic), fills
@@ -168,7 +173,7 @@ struct hunch_shm_header {
 	/* ---- written by the runtime library ---- */
 	volatile int64_t rt_tls_block_off;  /* %fs offset of the block pointer */
 	volatile uint32_t rt_cpu_level;     /* worst CPU level any thread got */
-	volatile uint32_t rt_flags;         /* reserved */
+	volatile uint32_t rt_flags;         /* HUNCH_RT_F_* with rt_state */
 	volatile uint64_t rt_no_index;      /* registrations that found no
 					       free index (threads run
 					       uninstrumented meanwhile) */

@@ -92,9 +92,10 @@ static void rt_set_globals(struct hunch_shm_header *h, size_t size)
 	h->rt_cpu_level = rt_g.cpu_hw ? HUNCH_LEVEL_HW : HUNCH_LEVEL_SW;
 }
 
-static void rt_refuse(struct hunch_shm_header *h, size_t size)
+static void rt_refuse(struct hunch_shm_header *h, size_t size, uint32_t why)
 {
 	h->rt_abi_version = HUNCH_ABI_VERSION;
+	h->rt_flags = why;
 	__atomic_store_n(&h->rt_state, HUNCH_RT_FAILED, __ATOMIC_RELEASE);
 	munmap(h, size);
 }
@@ -110,11 +111,22 @@ static int rt_map_segment(int fd)
 		return -1;
 	size = (size_t)st.st_size;
 	h = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (h == MAP_FAILED)
+	if (h == MAP_FAILED) {
+		/* Say why through the header page alone (an address-space
+		 * limit is the likely cause), instead of leaving hunch to
+		 * time out. */
+		h = mmap(NULL, sizeof(*h), PROT_READ | PROT_WRITE, MAP_SHARED,
+			 fd, 0);
+		if (h != MAP_FAILED)
+			rt_refuse(h, sizeof(*h), HUNCH_RT_F_MAP_FAILED);
 		return -1;
-	if (h->magic != HUNCH_ABI_MAGIC || h->abi_version != HUNCH_ABI_VERSION ||
-	    h->header_size != sizeof(*h) || !rt_layout_ok(h, size)) {
-		rt_refuse(h, size);
+	}
+	if (h->magic != HUNCH_ABI_MAGIC || h->abi_version != HUNCH_ABI_VERSION) {
+		rt_refuse(h, size, 0);
+		return -1;
+	}
+	if (h->header_size != sizeof(*h) || !rt_layout_ok(h, size)) {
+		rt_refuse(h, size, HUNCH_RT_F_BAD_LAYOUT);
 		return -1;
 	}
 	rt_set_globals(h, size);
@@ -124,7 +136,7 @@ static int rt_map_segment(int fd)
 	__atomic_store_n(&rt_g.shm, h, __ATOMIC_RELEASE);
 	if (rt_threads_init() != 0) {
 		__atomic_store_n(&rt_g.shm, NULL, __ATOMIC_RELEASE);
-		rt_refuse(h, size);
+		rt_refuse(h, size, HUNCH_RT_F_INIT_FAILED);
 		return -1;
 	}
 	__atomic_store_n(&h->rt_state, HUNCH_RT_READY, __ATOMIC_RELEASE);

@@ -36,6 +36,7 @@ struct rt_tls {
 	int registering;     /* re-entry guard (signal during registration) */
 	int idx;
 	uint32_t gen;
+	uint32_t noindex_calls;  /* primitives since the table was full */
 	/* CPU clock (rt_cpu.c) */
 	int cpu_tried;       /* perf page open attempted */
 	int perf_fd;

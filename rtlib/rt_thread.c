@@ -117,9 +117,14 @@ char *rt_thread_register(uint64_t start_fn)
 	return b;
 }
 
+/* A thread that found the table full retries every 1024th primitive, so
+ * it gets an index soon after one is freed without paying a table scan
+ * on every call meanwhile. */
 char *rt_block_slow(void)
 {
 	if (rt_g.shm == NULL || rt_g.inert || rt_t.state == RT_T_DEAD)
+		return NULL;
+	if (rt_t.state == RT_T_NOINDEX && (++rt_t.noindex_calls & 1023) != 0)
 		return NULL;
 	return rt_thread_register(0);
 }

@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 
 #define NTOTAL 10000
@@ -55,6 +56,54 @@ static void check_clean(struct rth *h, uint64_t extent, int *nfree,
 				break;
 			}
 	}
+}
+
+/* A table of 4 threads with 16 at a time: threads that find it full run
+ * uninstrumented (and say so) without harm, and get an index later. */
+static void small_table(const char *prog)
+{
+	struct rth h;
+	struct hunch_err e = { 0 };
+	char a[2][32];
+	const char *args[] = { "churn", a[0], a[1], "400", "16", NULL };
+	uint64_t hc, hw;
+	uint32_t ic;
+	struct eng_var_agg ag;
+	const struct eng_sampler_stats *st;
+
+	memset(&h, 0, sizeof(h));
+	rth_init(&h, prog, 100, false);
+	eng_sampler_destroy(h.smp);
+	eng_shm_destroy(h.shm);
+	if (eng_shm_create_layout(4, 12, false, &h.shm, &e) < 0 ||
+	    eng_sampler_create(h.shm, &h.smp, &e) < 0) {
+		tap_ok(0, "small segment: %s", e.msg);
+		return;
+	}
+	ic = rth_var(&h, ENG_VAR_COUNTER, &hc);
+	rth_var(&h, ENG_VAR_WALL_TIMER, &hw);
+	snprintf(a[0], sizeof(a[0]), "%llu", (unsigned long long)hc);
+	snprintf(a[1], sizeof(a[1]), "%llu", (unsigned long long)hw);
+	rth_launch(&h, true, args);
+	tap_ok(rth_wait_line(&h, "done", NULL, 0, 30000) == 0,
+	       "4-thread table, 400 threads 16 at a time: target finished");
+	rth_run(&h, 30);
+	st = eng_sampler_stats(h.smp);
+	eng_sampler_var_agg(h.smp, ic, &ag);
+	tap_diag("small table: %llu registrations found it full; %llu "
+		 "threads registered; count %lld of %d", (unsigned long long)
+		 st->rt_no_index, (unsigned long long)st->threads_new,
+		 (long long)ag.sum, 400 * 100);
+	tap_ok(st->rt_no_index > 0, "small table: the target reported "
+	       "threads that found the table full");
+	tap_ok(st->max_index < 4, "small table: no index beyond the table");
+	tap_ok(ag.sum > 0 && ag.sum < 400 * 100 && ag.sum % 100 == 0,
+	       "small table: instrumented threads counted whole");
+	rth_send(&h, "exit\n");
+	tap_ok(rth_wait_exit(&h, 5000) == 0 && WIFEXITED(h.status) &&
+	       WEXITSTATUS(h.status) == 0, "small table: target exited "
+	       "cleanly");
+	rth_fini(&h);
 }
 
 int main(int argc, char **argv)
@@ -121,5 +170,6 @@ int main(int argc, char **argv)
 	tap_ok(rth_wait_exit(&h, 5000) == 0 && WIFEXITED(h.status) &&
 	       WEXITSTATUS(h.status) == 0, "target exited cleanly");
 	rth_fini(&h);
+	small_table(argv[1]);
 	return tap_done();
 }

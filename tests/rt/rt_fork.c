@@ -10,6 +10,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 
 #define NOPS 1000000L
@@ -76,6 +77,24 @@ static void attach_test(const char *prog)
 	rth_fini(&h);
 }
 
+static void exec_test(const char *prog)
+{
+	struct rth h;
+	char fd[16], line[128];
+	const char *args[] = { "exec", fd, NULL };
+
+	rth_init(&h, prog, 100, false);
+	snprintf(fd, sizeof(fd), "%d", eng_shm_fd(h.shm));
+	rth_launch(&h, true, args);
+	tap_ok(rth_wait_line(&h, "env:", line, sizeof(line), 10000) == 0,
+	       "exec'd child reported");
+	tap_ok(strcmp(line, "env:none:none fd:closed lib:0") == 0,
+	       "a program the target execs inherits no LD_PRELOAD, no "
+	       "HUNCH_SHM_FD, no segment descriptor, no library (%s)", line);
+	rth_wait_exit(&h, 5000);
+	rth_fini(&h);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -84,5 +103,6 @@ int main(int argc, char **argv)
 	}
 	fork_test(argv[1]);
 	attach_test(argv[1]);
+	exec_test(argv[1]);
 	return tap_done();
 }

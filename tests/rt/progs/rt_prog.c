@@ -10,6 +10,7 @@
  *   rt_prog busy   CTR WALL NTHREADS          (until "exit" on stdin)
  *   rt_prog attach SHMNAME CTR NTHREADS NOPS  (dlopen + hunchrt_attach)
  *   rt_prog preempt CPU                       (2 threads share one CPU)
+ *   rt_prog exec FD                           (what a child program sees)
  *
  * It talks to the test by lines: it prints "done ..." when its work is
  * finished and exits after reading "exit" on stdin, so that the test can
@@ -34,6 +35,9 @@ static struct {
 	void (*cstart)(uint64_t), (*cstop)(uint64_t);
 	int (*index)(void);
 	int (*attach)(const char *);
+	int (*genter)(void);
+	void (*gleave)(void);
+	void (*cost)(uint64_t);
 } rt;
 
 static uint64_t H[4];
@@ -66,6 +70,9 @@ static void resolve(void *h)
 	rt.cstop = sym(h, "hunchrt_cpu_stop");
 	rt.index = sym(h, "hunchrt_thread_index");
 	rt.attach = sym(h, "hunchrt_attach");
+	rt.genter = sym(h, "hunchrt_guard_enter");
+	rt.gleave = sym(h, "hunchrt_guard_leave");
+	rt.cost = sym(h, "hunchrt_cost_add");
 }
 
 static double now_s(clockid_t c)
@@ -103,6 +110,8 @@ static void run_threads(void *(*fn)(void *), long n)
 /* exact: thread i adds i+1 NOPS times, sets SET to its op count, runs
  * nested wall timers and a stop without start; then waits at a barrier
  * until the test has checked the live values. */
+static volatile long guard_bad;
+
 static void *exact_thread(void *arg)
 {
 	long i = (long)arg, k;
@@ -112,10 +121,15 @@ static void *exact_thread(void *arg)
 		rt.add(H[0], i + 1);
 		rt.set(H[1], k + 1);
 		if (k % 16 == 0) {
+			/* As a trampoline would: guard, work, cost, unguard. */
+			if (!rt.genter() || rt.genter())
+				guard_bad++;
 			rt.wstart(H[2]);
 			rt.wstart(H[2]);
 			rt.wstop(H[2]);
 			rt.wstop(H[2]);
+			rt.cost(1000);
+			rt.gleave();
 		}
 	}
 	pthread_barrier_wait(&bar);   /* all done */
@@ -142,7 +156,7 @@ static int run_held(void *(*fn)(void *))
 	pthread_barrier_init(&bar, NULL, (unsigned)NTHREADS + 1);
 	pthread_create(&m, NULL, held_main, NULL);
 	pthread_barrier_wait(&bar);
-	printf("done\n");
+	printf("done %ld\n", guard_bad);
 	fflush(stdout);
 	wait_exit_cmd();
 	pthread_barrier_wait(&bar);
@@ -392,6 +406,19 @@ static int mode_preempt(void)
 	exit(0);
 }
 
+/* exec drops everything: the program's own children see neither our
+ * environment nor the segment's descriptor nor the library. */
+static int mode_exec(int fd)
+{
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd), "echo \"env:${LD_PRELOAD:-none}:"
+		 "${HUNCH_SHM_FD:-none} fd:$(test -e /proc/self/fd/%d && "
+		 "echo open || echo closed) lib:$(grep -c hunchrt "
+		 "/proc/self/maps)\"", fd);
+	return system(cmd) == 0 ? 0 : 1;
+}
+
 static uint64_t num(char **argv, int argc, int i)
 {
 	if (i >= argc)
@@ -428,6 +455,8 @@ int main(int argc, char **argv)
 	H[0] = num(argv, argc, 2);
 	if (strcmp(m, "preempt") == 0)
 		return mode_preempt();
+	if (strcmp(m, "exec") == 0)
+		return mode_exec((int)H[0]);
 	if (strcmp(m, "fork") == 0) {
 		NTHREADS = (long)num(argv, argc, 3);
 		NOPS = (long)num(argv, argc, 4);
