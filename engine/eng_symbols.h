@@ -75,6 +75,9 @@ const char *eng_func_display_name(struct eng_image *img,
  * object).  Lazily builds an address -> CU map on first call. */
 const char *eng_func_source_file(struct eng_image *img,
 				 const struct eng_func *f);
+/* The same without its directories ("x.c" for "../src/x.c"), for display. */
+const char *eng_func_source_basename(struct eng_image *img,
+				     const struct eng_func *f);
 
 /* Data symbols (STT_OBJECT, STT_TLS excluded), sorted by address. */
 size_t eng_image_ndata(const struct eng_image *img);
