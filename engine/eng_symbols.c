@@ -84,16 +84,21 @@ static int check_header(struct eng_image *img, struct hunch_err *err)
 								      NULL);
 	Elf64_Ehdr *eh;
 
-	if (id == NULL || id[EI_CLASS] != ELFCLASS64 ||
-	    id[EI_DATA] != ELFDATA2LSB) {
+	if (id != NULL && id[EI_CLASS] == ELFCLASS32) {
 		Elf32_Ehdr *e32 = elf32_getehdr(img->elf);
 
 		return hunch_errf(err, -ENOEXEC,
-				  "%s is a 32-bit or big-endian ELF file (%s); "
-				  "hunch only handles 64-bit x86-64 programs: "
-				  "rebuild it for x86-64", img->path,
+				  "%s is a 32-bit ELF file (%s); hunch only "
+				  "handles 64-bit x86-64 programs: rebuild it "
+				  "for x86-64", img->path,
 				  e32 ? machine_name(e32->e_machine) : "?");
 	}
+	if (id == NULL || id[EI_CLASS] != ELFCLASS64 ||
+	    id[EI_DATA] != ELFDATA2LSB)
+		return hunch_errf(err, -ENOEXEC,
+				  "%s is a big-endian or damaged ELF file; "
+				  "hunch only handles x86-64 programs",
+				  img->path);
 	eh = elf64_getehdr(img->elf);
 	if (eh == NULL)
 		return hunch_errf(err, -ENOEXEC,
