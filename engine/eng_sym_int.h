@@ -45,6 +45,11 @@ struct eng_image {
 	const unsigned char *raw;  /* whole file, mapped by libelf */
 	size_t rawsize;
 	bool pie, stripped, has_dwarf;
+	/* Separate debug file (/usr/lib/debug/.build-id/xx/yyyy.debug),
+	 * used for its .symtab and DWARF when the file has no DWARF. */
+	char *dbg_path;
+	int dbg_fd;
+	Elf *dbg_elf;
 	uint64_t link_base, entry;
 
 	struct eng_func *funcs;
@@ -67,6 +72,10 @@ struct eng_image {
 	size_t ncus;
 	bool cus_built;
 };
+
+/* eng_sym_debug.c: 0 and img->dbg_* set, or -ENOENT. */
+int eng_sym_open_debug_file(struct eng_image *img);
+void eng_sym_close_debug_file(struct eng_image *img);
 
 /* eng_sym_lazy.c */
 void eng_sym_lazy_free(struct eng_image *img);

@@ -138,7 +138,8 @@ static void build_cu_map(struct eng_image *img)
 	size_t cap = 0;
 
 	img->cus_built = true;
-	img->dw = dwarf_begin_elf(img->elf, DWARF_C_READ, NULL);
+	img->dw = dwarf_begin_elf(img->dbg_elf ? img->dbg_elf : img->elf,
+				 DWARF_C_READ, NULL);
 	if (img->dw == NULL)
 		return;
 	while (dwarf_get_units(img->dw, cu, &cu, NULL, &unit_type, &cudie,

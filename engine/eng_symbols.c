@@ -27,8 +27,10 @@ struct sec_ext {
 
 /* Everything open() needs while reading the tables; freed at its end. */
 struct sym_scan {
-	struct sec_ext *secs;
+	struct sec_ext *secs;    /* main file's sections, then the debug
+				  * file's: a symbol's shndx is offset */
 	size_t nsecs;
+	size_t shoff;            /* offset of the file being read */
 	struct eng_sym_cand *d;  /* data candidates */
 	size_t nd, capd;
 	size_t capf;
@@ -190,7 +192,7 @@ static int keep_sym(struct eng_image *img, struct sym_scan *s,
 	c.addr = sym->st_value - img->link_base;
 	c.size = sym->st_size;
 	c.name = name;
-	c.shndx = sym->st_shndx;
+	c.shndx = sym->st_shndx + s->shoff;
 	c.bind = ELF64_ST_BIND(sym->st_info);
 	c.dyn = dyn;
 	c.hidden_ver = hidden;
@@ -199,30 +201,36 @@ static int keep_sym(struct eng_image *img, struct sym_scan *s,
 	return push(&img->fcands, &img->nfcands, &s->capf, &c);
 }
 
-static int read_table(struct eng_image *img, struct sym_scan *s,
+static int read_table(struct eng_image *img, struct sym_scan *s, Elf *elf,
 		      Elf_Scn *scn, const Elf64_Shdr *sh)
 {
 	Elf_Data *d = elf_getdata(scn, NULL);
-	Elf_Data *sd = elf_getdata(elf_getscn(img->elf, sh->sh_link), NULL);
+	Elf_Data *sd = elf_getdata(elf_getscn(elf, sh->sh_link), NULL);
 	bool dyn = sh->sh_type == SHT_DYNSYM;
 	const Elf64_Half *ver;
 	const Elf64_Sym *syms;
 	const char *str;
 	size_t n, strsz;
 
-	if (d == NULL || sd == NULL || sh->sh_entsize != sizeof(Elf64_Sym))
-		return 0;   /* a damaged table: use the other one */
+	if (d == NULL || sd == NULL || d->d_buf == NULL || sd->d_buf == NULL ||
+	    sh->sh_entsize != sizeof(Elf64_Sym))
+		return 0;   /* damaged or NOBITS: use the other table */
 	syms = d->d_buf;
 	n = d->d_size / sizeof(Elf64_Sym);
 	str = sd->d_buf;
 	strsz = sd->d_size;
-	ver = dyn ? find_versym(img->elf, n) : NULL;
+	ver = dyn ? find_versym(elf, n) : NULL;
 	for (size_t i = 1; i < n; i++) {
 		bool hidden = ver && (ver[i] & 0x8000);
+		const char *at;
 		int r;
 
 		if (syms[i].st_name >= strsz)
 			continue;
+		/* .symtab spells versions in the name: "f@@V" is the
+		 * default, "f@V" an old one. */
+		if (!dyn && (at = strchr(str + syms[i].st_name, '@')) != NULL)
+			hidden = at[1] != '@';
 		r = keep_sym(img, s, &syms[i], str + syms[i].st_name, dyn,
 			     hidden);
 		if (r < 0)
@@ -231,50 +239,88 @@ static int read_table(struct eng_image *img, struct sym_scan *s,
 	return 0;
 }
 
-/* One pass over the section headers: both symbol tables, DWARF presence,
- * and the extents used to clamp function sizes. */
-static int scan_sections(struct eng_image *img, struct sym_scan *s,
-			 struct hunch_err *err)
+/* Section extents of one file, appended to s->secs; sets s->shoff. */
+static int add_sections(struct sym_scan *s, Elf *elf)
 {
-	size_t shstrndx, nsec;
-	bool have_symtab = false, have_dynsym = false;
+	size_t nsec;
 	Elf_Scn *scn = NULL;
+	void *p;
 
-	if (elf_getshdrstrndx(img->elf, &shstrndx) < 0 ||
-	    elf_getshdrnum(img->elf, &nsec) < 0)
-		return hunch_errf(err, -ENOEXEC, "%s has damaged section "
-				  "headers (%s)", img->path, elf_errmsg(-1));
-	s->secs = calloc(nsec ? nsec : 1, sizeof(*s->secs));
-	if (s->secs == NULL)
-		return hunch_errf(err, -ENOMEM, "out of memory reading %s",
-				  img->path);
-	s->nsecs = nsec;
-	while ((scn = elf_nextscn(img->elf, scn)) != NULL) {
+	if (elf_getshdrnum(elf, &nsec) < 0)
+		return -ENOEXEC;
+	p = realloc(s->secs, (s->nsecs + nsec + 1) * sizeof(*s->secs));
+	if (p == NULL)
+		return -ENOMEM;
+	s->secs = p;
+	s->shoff = s->nsecs;
+	memset(s->secs + s->nsecs, 0, (nsec + 1) * sizeof(*s->secs));
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		Elf64_Shdr *sh = elf64_getshdr(scn);
+		size_t i = elf_ndxscn(scn);
+
+		if (sh != NULL && i < nsec)
+			s->secs[s->nsecs + i] = (struct sec_ext){
+				sh->sh_addr, sh->sh_addr + sh->sh_size };
+	}
+	s->nsecs += nsec;
+	return 0;
+}
+
+/* One pass over a file's section headers: its symbol tables (only
+ * .symtab in a separate debug file) and whether it has DWARF. */
+static int scan_elf(struct eng_image *img, struct sym_scan *s, Elf *elf,
+		    bool debug_file, bool *have_symtab, bool *have_dynsym)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+	int r;
+
+	if (elf_getshdrstrndx(elf, &shstrndx) < 0)
+		return -ENOEXEC;
+	r = add_sections(s, elf);
+	while (r == 0 && (scn = elf_nextscn(elf, scn)) != NULL) {
 		Elf64_Shdr *sh = elf64_getshdr(scn);
 		const char *nm;
-		int r = 0;
 
 		if (sh == NULL)
 			continue;
-		s->secs[elf_ndxscn(scn)] =
-			(struct sec_ext){ sh->sh_addr, sh->sh_addr + sh->sh_size };
-		nm = elf_strptr(img->elf, shstrndx, sh->sh_name);
-		if (nm && (!strcmp(nm, ".debug_info") ||
-			   !strcmp(nm, ".zdebug_info")))
+		nm = elf_strptr(elf, shstrndx, sh->sh_name);
+		if (nm && sh->sh_type != SHT_NOBITS &&
+		    (!strcmp(nm, ".debug_info") || !strcmp(nm, ".zdebug_info")))
 			img->has_dwarf = true;
 		if (sh->sh_type == SHT_SYMTAB) {
-			have_symtab = true;
-			r = read_table(img, s, scn, sh);
-		} else if (sh->sh_type == SHT_DYNSYM) {
-			have_dynsym = true;
-			r = read_table(img, s, scn, sh);
+			*have_symtab = true;
+			r = read_table(img, s, elf, scn, sh);
+		} else if (sh->sh_type == SHT_DYNSYM && !debug_file) {
+			*have_dynsym = true;
+			r = read_table(img, s, elf, scn, sh);
 		}
-		if (r < 0)
-			return hunch_errf(err, r, "out of memory reading the "
-					  "symbols of %s", img->path);
 	}
+	return r;
+}
+
+/* Both symbol tables of the file, then (when the file itself has no
+ * DWARF) the .symtab of its separate debug file, if one is installed:
+ * that gives a stripped libc its local functions and source files. */
+static int scan_sections(struct eng_image *img, struct sym_scan *s,
+			 unsigned flags, struct hunch_err *err)
+{
+	bool have_symtab = false, have_dynsym = false, dbg_symtab = false;
+	int r = scan_elf(img, s, img->elf, false, &have_symtab, &have_dynsym);
+
+	if (r == -ENOMEM)
+		return hunch_errf(err, r, "out of memory reading the symbols "
+				  "of %s", img->path);
+	if (r < 0)
+		return hunch_errf(err, r, "%s has damaged section headers "
+				  "(%s)", img->path, elf_errmsg(-1));
 	img->stripped = !have_symtab;
-	if (!have_symtab && !have_dynsym)
+	if (!img->has_dwarf && !(flags & ENG_IMAGE_NO_DEBUG_FILE) &&
+	    eng_sym_open_debug_file(img) == 0 &&
+	    scan_elf(img, s, img->dbg_elf, true, &dbg_symtab, &dbg_symtab) < 0)
+		return hunch_errf(err, -ENOMEM, "out of memory reading the "
+				  "symbols of %s", img->dbg_path);
+	if (!have_symtab && !have_dynsym && !dbg_symtab)
 		return hunch_errf(err, -ENOENT,
 				  "%s has no symbol table (neither .symtab nor "
 				  ".dynsym), so hunch cannot name its code; "
@@ -295,16 +341,22 @@ static int leading_underscores(const char *s)
 }
 
 /* Among symbols at one address, the best display name sorts first:
- * global over local, default version over name@VER, fewer leading
- * underscores ("write" over "__write"), GLOBAL over WEAK, .symtab over
- * .dynsym, then by name so that the choice is deterministic. */
+ * global over local, a plain name over a versioned "name@@VER" (as a
+ * .symtab spells it), default version over name@OLD, fewer leading
+ * underscores ("write" over "__write"), GLOBAL over WEAK, shorter
+ * ("__lll_lock_wait" over "__GI___lll_lock_wait"), .symtab over .dynsym,
+ * then by name so that the choice is deterministic. */
 static int cmp_pref(const struct eng_sym_cand *a, const struct eng_sym_cand *b)
 {
 	int ga = a->bind != STB_LOCAL, gb = b->bind != STB_LOCAL;
+	int va = strchr(a->name, '@') != NULL, vb = strchr(b->name, '@') != NULL;
 	int ua, ub;
+	size_t la, lb;
 
 	if (ga != gb)
 		return gb - ga;
+	if (va != vb)
+		return va - vb;
 	if (a->hidden_ver != b->hidden_ver)
 		return a->hidden_ver - b->hidden_ver;
 	ua = leading_underscores(a->name);
@@ -313,6 +365,10 @@ static int cmp_pref(const struct eng_sym_cand *a, const struct eng_sym_cand *b)
 		return ua - ub;
 	if ((a->bind == STB_GLOBAL) != (b->bind == STB_GLOBAL))
 		return a->bind == STB_GLOBAL ? -1 : 1;
+	la = strlen(a->name);
+	lb = strlen(b->name);
+	if (la != lb)
+		return la < lb ? -1 : 1;
 	if (a->dyn != b->dyn)
 		return a->dyn - b->dyn;
 	return strcmp(a->name, b->name);
@@ -407,10 +463,11 @@ static int fold_data(struct eng_image *img, struct sym_scan *s)
 
 /* ---- open / close ----------------------------------------------------- */
 
-static int index_symbols(struct eng_image *img, struct hunch_err *err)
+static int index_symbols(struct eng_image *img, unsigned flags,
+			 struct hunch_err *err)
 {
 	struct sym_scan s = { 0 };
-	int r = scan_sections(img, &s, err);
+	int r = scan_sections(img, &s, flags, err);
 
 	if (r == 0 && (fold_funcs(img, &s) < 0 || fold_data(img, &s) < 0))
 		r = hunch_errf(err, -ENOMEM, "out of memory indexing the "
@@ -423,6 +480,12 @@ static int index_symbols(struct eng_image *img, struct hunch_err *err)
 int eng_image_open(const char *path, struct eng_image **out,
 		   struct hunch_err *err)
 {
+	return eng_image_open_flags(path, 0, out, err);
+}
+
+int eng_image_open_flags(const char *path, unsigned flags,
+			 struct eng_image **out, struct hunch_err *err)
+{
 	struct eng_image *img = calloc(1, sizeof(*img));
 	const char *slash;
 	int r;
@@ -434,6 +497,7 @@ int eng_image_open(const char *path, struct eng_image **out,
 				  path);
 	}
 	img->fd = -1;
+	img->dbg_fd = -1;
 	slash = strrchr(img->path, '/');
 	img->name = slash ? slash + 1 : img->path;
 	elf_version(EV_CURRENT);
@@ -442,7 +506,7 @@ int eng_image_open(const char *path, struct eng_image **out,
 		r = check_header(img, err);
 	if (r == 0) {
 		read_layout(img);
-		r = index_symbols(img, err);
+		r = index_symbols(img, flags, err);
 	}
 	if (r < 0) {
 		eng_image_close(img);
@@ -457,6 +521,7 @@ void eng_image_close(struct eng_image *img)
 	if (img == NULL)
 		return;
 	eng_sym_lazy_free(img);
+	eng_sym_close_debug_file(img);
 	free(img->funcs);
 	free(img->data);
 	free(img->fcands);
@@ -483,6 +548,10 @@ bool eng_image_has_dwarf(const struct eng_image *img)
 	return img->has_dwarf;
 }
 bool eng_image_stripped(const struct eng_image *img) { return img->stripped; }
+const char *eng_image_debug_file(const struct eng_image *img)
+{
+	return img->dbg_path;
+}
 size_t eng_image_nfuncs(const struct eng_image *img) { return img->nfuncs; }
 
 const struct eng_func *eng_image_func(const struct eng_image *img, size_t i)

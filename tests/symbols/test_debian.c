@@ -47,9 +47,64 @@ static size_t count_cmd(const char *cmd)
 	return n;
 }
 
+/* With libc6-dbg installed, the separate debug file adds libc's local
+ * functions and source files; without it, libc is .dynsym only. */
+static void test_libc_debug(struct eng_image *img)
+{
+	const struct eng_func *f = eng_image_func_by_name(img, "malloc");
+	const char *src = f ? eng_func_source_basename(img, f) : NULL;
+
+	if (eng_image_debug_file(img) == NULL) {
+		tap_ok(1, "libc6-dbg is not installed # SKIP");
+		tap_ok(f && src == NULL, "no source file without DWARF");
+		return;
+	}
+	tap_diag("debug file: %s", eng_image_debug_file(img));
+	tap_ok(eng_image_has_dwarf(img), "libc has DWARF through its debug "
+	       "file");
+	has_func(img, "start_thread");
+	has_func(img, "_int_malloc");
+	has_func(img, "__lll_lock_wait");
+	if (!tap_ok(src && strcmp(src, "malloc.c") == 0, "malloc comes from "
+		    "malloc.c"))
+		tap_diag("  source: %s", src ? src : "(none)");
+	f = eng_image_func_by_name(img, "pthread_mutex_lock");
+	tap_ok(f && strcmp(f->name, "pthread_mutex_lock") == 0,
+	       "a plain name beats .symtab's pthread_mutex_lock@@GLIBC_2.2.5");
+}
+
+/* Without the debug file: exactly the distinct .dynsym code addresses. */
+static void test_libc_dynsym_only(const char *path)
+{
+	struct hunch_err err = { 0 };
+	struct eng_image *img = NULL;
+	size_t n, dyn = 0;
+	char cmd[512];
+
+	if (eng_image_open_flags(path, ENG_IMAGE_NO_DEBUG_FILE, &img,
+				 &err) < 0) {
+		tap_ok(0, "opens libc.so.6 without its debug file: %s",
+		       err.msg);
+		return;
+	}
+	n = eng_image_nfuncs(img);
+	for (size_t i = 0; i < n; i++)
+		dyn += eng_image_func(img, i)->from_dynsym;
+	snprintf(cmd, sizeof(cmd), "readelf -W --dyn-syms '%s' | awk "
+		 "'($4 == \"FUNC\" || $4 == \"IFUNC\") && $7 != \"UND\" "
+		 "{print $2}' | sort -u | wc -l", path);
+	tap_eq(n, count_cmd(cmd), "libc.so.6 without its debug file: one "
+	       "function per .dynsym code address");
+	tap_eq(dyn, n, "and all of them from .dynsym");
+	tap_ok(eng_image_debug_file(img) == NULL && !eng_image_has_dwarf(img),
+	       "and no debug file, no DWARF");
+	eng_image_close(img);
+}
+
 static void test_libc(void)
 {
-	struct eng_image *img = open_or_skip(LIBDIR "libc.so.6");
+	const char *path = LIBDIR "libc.so.6";
+	struct eng_image *img = open_or_skip(path);
 	const struct eng_func *w;
 
 	if (img == NULL)
@@ -65,9 +120,9 @@ static void test_libc(void)
 	tap_ok(w && w == eng_image_func_by_name(img, "write") &&
 	       strcmp(w->name, "write") == 0, "aliases of write fold into "
 	       "'write'");
-	tap_ok(eng_func_source_file(img, w) == NULL, "no source file without "
-	       "DWARF");
+	test_libc_debug(img);
 	eng_image_close(img);
+	test_libc_dynsym_only(path);
 }
 
 static void test_python(void)
