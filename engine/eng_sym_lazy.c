@@ -158,7 +158,8 @@ static void build_cu_map(struct eng_image *img)
 			    push_cu(img, &cap, lo, hi, name) < 0)
 				return;
 	}
-	qsort(img->cus, img->ncus, sizeof(*img->cus), cmp_cu);
+	if (img->ncus > 0)
+		qsort(img->cus, img->ncus, sizeof(*img->cus), cmp_cu);
 }
 
 const char *eng_func_source_file(struct eng_image *img,

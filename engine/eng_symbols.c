@@ -398,7 +398,8 @@ static int fold_funcs(struct eng_image *img, const struct sym_scan *s)
 	size_t n = img->nfcands, k = 0;
 	uint32_t *shndx;
 
-	qsort(img->fcands, n, sizeof(*c), cmp_cand);
+	if (n > 0)
+		qsort(img->fcands, n, sizeof(*c), cmp_cand);
 	img->funcs = calloc(n ? n : 1, sizeof(*img->funcs));
 	shndx = calloc(n ? n : 1, sizeof(*shndx));
 	if (img->funcs == NULL || shndx == NULL) {
@@ -441,7 +442,8 @@ static int fold_data(struct eng_image *img, struct sym_scan *s)
 {
 	size_t k = 0;
 
-	qsort(s->d, s->nd, sizeof(*s->d), cmp_cand);
+	if (s->nd > 0)
+		qsort(s->d, s->nd, sizeof(*s->d), cmp_cand);
 	img->data = calloc(s->nd ? s->nd : 1, sizeof(*img->data));
 	if (img->data == NULL)
 		return -ENOMEM;
