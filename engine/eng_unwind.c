@@ -172,9 +172,14 @@ int eng_unwinder_thread_start(struct eng_unwinder *u, pid_t tid,
 				  "the calling thread", tid, u->pid,
 				  dwfl_errmsg(-1));
 	}
-	for (i = fr->n - 1; i > 0; i--)
+	/* Outermost frame outside libc; if there is none (a thread that
+	 * has not reached its routine yet, or a libc-internal helper),
+	 * the outermost frame itself, typically clone3. */
+	for (i = fr->n - 1; i >= 0; i--)
 		if (!is_runtime_module(module_of(u->dwfl, lookup_pc(fr, i))))
 			break;
+	if (i < 0)
+		i = fr->n - 1;
 	describe(u->dwfl, fr, i, out);
 	out->nframes = fr->n;
 	free(fr);

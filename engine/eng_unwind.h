@@ -10,7 +10,9 @@
  *
  * For the main thread this returns the executable's entry function
  * (`_start`, whose caller is the dynamic linker); callers name tid == pid
- * "main" anyway.
+ * "main" anyway.  A thread with no frame outside libc (caught before its
+ * routine runs, or a libc-internal helper) gets its outermost frame,
+ * typically clone3: name such a thread again a little later.
  *
  * The caller must have ptrace-stopped the thread (PTRACE_SEIZE +
  * PTRACE_INTERRUPT, or attach) from the calling thread: the unwinder

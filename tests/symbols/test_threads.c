@@ -201,6 +201,27 @@ static void check_oneshot(struct target *t, const char *kind)
 	       kind);
 }
 
+/* Unwinding needs a ptrace-stopped thread and a live process: without
+ * them the error names the thread or pid. */
+static void check_errors(struct target *t, const char *kind)
+{
+	struct hunch_err err = { 0 };
+	char want[64];
+	uint64_t pc = 0;
+	int r;
+
+	r = eng_thread_start_function(t->pid, t->tids[0], &pc, &err);
+	snprintf(want, sizeof(want), "thread %d of pid %d", t->tids[0],
+		 t->pid);
+	if (!tap_ok(r < 0 && strstr(err.msg, want), "%s: a thread not "
+		    "stopped by us is refused by name", kind))
+		tap_diag("  r=%d: %s", r, err.msg);
+	r = eng_thread_start_function(999999999, 999999999, &pc, &err);
+	if (!tap_ok(r < 0 && strstr(err.msg, "pid 999999999"),
+		    "%s: a pid that does not exist is refused by name", kind))
+		tap_diag("  r=%d: %s", r, err.msg);
+}
+
 static void run(const char *kind, const char *path)
 {
 	struct target t;
@@ -215,6 +236,8 @@ static void run(const char *kind, const char *path)
 	check_oneshot(&t, kind);
 out:
 	detach_all(&t);
+	if (t.n > 0)
+		check_errors(&t, kind);
 	close(t.in);   /* EOF: every read(0) returns, the program ends */
 	if (t.outf && !fgets(line, sizeof(line), t.outf))
 		line[0] = '\0';
