@@ -165,12 +165,14 @@ int eng_unwinder_thread_start(struct eng_unwinder *u, pid_t tid,
 	 * outermost frame has no CFI: keep what was unwound. */
 	dwfl_getthread_frames(u->dwfl, tid, frame_cb, fr);
 	if (fr->n == 0) {
+		int e = dwfl_errno();
+
 		free(fr);
 		return hunch_errf(err, -ESRCH,
-				  "cannot unwind thread %d of pid %d: %s; the "
+				  "cannot unwind thread %d of pid %d (%s); the "
 				  "thread must exist and be ptrace-stopped by "
 				  "the calling thread", tid, u->pid,
-				  dwfl_errmsg(-1));
+				  e ? dwfl_errmsg(e) : "no registers");
 	}
 	/* Outermost frame outside libc; if there is none (a thread that
 	 * has not reached its routine yet, or a libc-internal helper),
