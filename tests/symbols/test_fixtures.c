@@ -54,6 +54,36 @@ static char *funcs_from(struct eng_image *img, const char *src)
 	return s;
 }
 
+/* nm -S agrees too: every sized code symbol nm prints (aliases and weak
+ * ones included) has our size, except the hand-made wrong asm sizes. */
+static void check_vs_nm_sizes(struct eng_image *img, const char *kind,
+			      const char *path, bool dynamic)
+{
+	char *out = run_capture("nm %s -S --defined-only '%s'",
+				dynamic ? "-D" : "", path);
+	uint64_t lb = eng_image_link_base(img);
+	size_t n, checked = 0, bad = 0;
+	struct nm_ent *v;
+
+	n = parse_nm(out, &v);
+	for (size_t i = 0; i < n; i++) {
+		const struct eng_func *f;
+
+		if (!nm_is_func(v[i].type) || !v[i].has_size ||
+		    strncmp(v[i].name, "sf_asm_", 7) == 0)
+			continue;
+		f = eng_image_func_at(img, v[i].addr - lb);
+		checked++;
+		if ((f == NULL || f->size != v[i].size) && bad++ < 5)
+			tap_diag("  %s: nm -S says %lu", v[i].name,
+				 (unsigned long)v[i].size);
+	}
+	tap_ok(bad == 0 && checked > 0, "%s: all %zu sized functions in "
+	       "nm -S have nm's size", kind, checked);
+	free(v);
+	free(out);
+}
+
 /* Every function readelf lists is found at its address, with its ELF
  * size when it has one (the hand-made wrong sizes in symfix_asm.S excepted: those
  * are checked in check_clamps), and one function per distinct address. */
@@ -93,6 +123,7 @@ static void check_vs_readelf(struct eng_image *img, const char *kind,
 	       kind);
 	tap_ok(bad_size == 0 && sized > 0,
 	       "%s: sizes of all %zu sized functions match readelf", kind, sized);
+	check_vs_nm_sizes(img, kind, path, dynamic);
 	tap_eq(eng_image_nfuncs(img), distinct,
 	       "%s: one function per distinct symbol address (%zu)", kind,
 	       distinct);
