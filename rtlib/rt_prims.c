@@ -10,39 +10,29 @@
 #include "hunchrt.h"
 #include "rt_internal.h"
 
-static inline int64_t *rt_counter(uint64_t h)
-{
-	char *b = rt_block();
+/* Each primitive has a frameless fast path (block pointer already set)
+ * and a noinline slow path that registers the thread first; keeping the
+ * call to the slow path out of the fast path saves the stack frame the
+ * compiler would otherwise set up on every call. */
+#define RT_PRIM(name, args, call, body)                                   \
+	__attribute__((noinline, cold)) static void name##_slow args      \
+	{                                                                 \
+		char *b = rt_block_slow();                                \
+		if (b != NULL)                                            \
+			body;                                             \
+	}                                                                 \
+	void name args                                                    \
+	{                                                                 \
+		char *b = rt_tls_block;                                   \
+		if (rt_unlikely(b == NULL)) {                             \
+			name##_slow call;                                 \
+			return;                                           \
+		}                                                         \
+		body;                                                     \
+	}
 
-	if (rt_unlikely(b == NULL))
-		return NULL;
-	return (int64_t *)(b + (h & rt_g.counter_mask));
-}
-
-static inline struct hunch_timer *rt_timer(uint64_t h)
-{
-	char *b = rt_block();
-
-	if (rt_unlikely(b == NULL))
-		return NULL;
-	return (struct hunch_timer *)(b + (h & rt_g.timer_mask));
-}
-
-void hunchrt_counter_add(uint64_t h, int64_t delta)
-{
-	volatile int64_t *c = rt_counter(h);
-
-	if (rt_likely(c != NULL))
-		*c += delta;
-}
-
-void hunchrt_counter_set(uint64_t h, int64_t value)
-{
-	volatile int64_t *c = rt_counter(h);
-
-	if (rt_likely(c != NULL))
-		*c = value;
-}
+#define CTR(b, h) ((volatile int64_t *)((b) + ((h) & rt_g.counter_mask)))
+#define TMR(b, h) ((struct hunch_timer *)((b) + ((h) & rt_g.timer_mask)))
 
 static inline void rt_timer_start(struct hunch_timer *t, uint64_t (*now)(void))
 {
@@ -64,37 +54,18 @@ static inline void rt_timer_stop(struct hunch_timer *t, uint64_t (*now)(void))
 	rt_inc(&t->prot2);
 }
 
-void hunchrt_wall_start(uint64_t h)
-{
-	struct hunch_timer *t = rt_timer(h);
-
-	if (rt_likely(t != NULL))
-		rt_timer_start(t, rt_wall_now);
-}
-
-void hunchrt_wall_stop(uint64_t h)
-{
-	struct hunch_timer *t = rt_timer(h);
-
-	if (rt_likely(t != NULL))
-		rt_timer_stop(t, rt_wall_now);
-}
-
-void hunchrt_cpu_start(uint64_t h)
-{
-	struct hunch_timer *t = rt_timer(h);
-
-	if (rt_likely(t != NULL))
-		rt_timer_start(t, rt_cpu_now);
-}
-
-void hunchrt_cpu_stop(uint64_t h)
-{
-	struct hunch_timer *t = rt_timer(h);
-
-	if (rt_likely(t != NULL))
-		rt_timer_stop(t, rt_cpu_now);
-}
+RT_PRIM(hunchrt_counter_add, (uint64_t h, int64_t delta), (h, delta),
+	*CTR(b, h) += delta)
+RT_PRIM(hunchrt_counter_set, (uint64_t h, int64_t value), (h, value),
+	*CTR(b, h) = value)
+RT_PRIM(hunchrt_wall_start, (uint64_t h), (h),
+	rt_timer_start(TMR(b, h), rt_wall_now))
+RT_PRIM(hunchrt_wall_stop, (uint64_t h), (h),
+	rt_timer_stop(TMR(b, h), rt_wall_now))
+RT_PRIM(hunchrt_cpu_start, (uint64_t h), (h),
+	rt_timer_start(TMR(b, h), rt_cpu_now))
+RT_PRIM(hunchrt_cpu_stop, (uint64_t h), (h),
+	rt_timer_stop(TMR(b, h), rt_cpu_now))
 
 int hunchrt_guard_enter(void)
 {
