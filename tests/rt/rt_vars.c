@@ -67,6 +67,32 @@ static void full(void)
 	eng_shm_destroy(shm);
 }
 
+/* A timer whose total goes backwards is reported and clamped. */
+static void rollback(struct eng_sampler *s, struct eng_shm *shm, int idx)
+{
+	const struct eng_shm_layout *lay = eng_shm_layout(shm);
+	struct hunch_err e = { 0 };
+	volatile struct hunch_timer *t;
+	uint32_t id;
+	uint64_t h;
+	int64_t v1 = -1, v2 = -1;
+
+	eng_sampler_var_alloc(s, ENG_VAR_WALL_TIMER, &id, &h, &e);
+	hunchrt_wall_start(h);
+	usleep(2000);
+	hunchrt_wall_stop(h);
+	eng_sampler_tick(s, &e);
+	eng_sampler_var_thread(s, id, (uint32_t)idx, &v1);
+	t = (volatile void *)(eng_shm_base(shm) + lay->blocks_off +
+			      ((uint64_t)idx << lay->block_shift) + h);
+	t->total /= 2;
+	eng_sampler_tick(s, &e);
+	eng_sampler_var_thread(s, id, (uint32_t)idx, &v2);
+	tap_ok(v1 >= 2000000 && v2 == v1, "a timer set back is clamped to its "
+	       "last value (%lld ns)", (long long)v2);
+	tap_eq(eng_sampler_stats(s)->rollbacks, 1, "and the rollback counted");
+}
+
 static void reuse_in_process(void)
 {
 	struct hunch_err e = { 0 };
@@ -113,6 +139,7 @@ static void reuse_in_process(void)
 	eng_sampler_var_thread(s, a, (uint32_t)idx, &v);
 	tap_eq(v, 6, "an out-of-range handle stays inside the own block");
 	tap_eq(eng_sampler_stats(s)->corrupt, 0, "nothing rejected");
+	rollback(s, shm, idx);
 	eng_sampler_destroy(s);
 }
 
