@@ -14,15 +14,65 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define ENG_SHM_DEFAULT_SIZE (1u << 20)
-
 struct eng_shm {
 	int fd;
 	size_t size;
 	char name[64];       /* "" when anonymous or already unlinked */
 	bool named;
 	volatile struct hunch_shm_header *hdr;
+	struct eng_shm_layout lay;
+	struct eng_clock clk;
 };
+
+static uint64_t round_up(uint64_t x, uint64_t a)
+{
+	return (x + a - 1) / a * a;
+}
+
+static void layout_for(uint32_t threads, uint32_t shift,
+		       struct eng_shm_layout *l)
+{
+	l->max_threads = threads;
+	l->block_shift = shift;
+	l->ring_size = ENG_SHM_RING_SIZE;
+	l->ring_off = round_up(sizeof(struct hunch_shm_header), 64);
+	l->table_off = l->ring_off +
+		(uint64_t)l->ring_size * sizeof(struct hunch_ring_entry);
+	l->blocks_off = round_up(l->table_off + (uint64_t)threads *
+				 sizeof(struct hunch_thread_slot), 4096);
+	l->size = l->blocks_off + ((uint64_t)threads << shift);
+}
+
+/* The largest blocks (then the most threads) that fit in `size`. */
+static int layout_fit(uint64_t size, struct eng_shm_layout *l)
+{
+	uint32_t threads, shift;
+
+	for (threads = ENG_SHM_DEFAULT_THREADS; threads >= 1; threads /= 2)
+		for (shift = 30; shift >= 12; shift--) {
+			layout_for(threads, shift, l);
+			if (l->size <= size)
+				return 0;
+		}
+	return -EINVAL;
+}
+
+static void write_layout(struct eng_shm *s)
+{
+	volatile struct hunch_shm_header *h = s->hdr;
+
+	h->max_threads = s->lay.max_threads;
+	h->block_shift = s->lay.block_shift;
+	h->ring_off = s->lay.ring_off;
+	h->ring_size = s->lay.ring_size;
+	h->table_off = s->lay.table_off;
+	h->blocks_off = s->lay.blocks_off;
+	h->wall_level = (uint32_t)s->clk.wall_level;
+	h->cpu_level = (uint32_t)s->clk.cpu_level;
+	h->tsc_mult = s->clk.tsc_mult;
+	h->tsc_shift = s->clk.tsc_shift;
+	h->rt_cpu_level = (uint32_t)s->clk.cpu_level;
+}
 
 /* An unguessable name: 128 random bits. */
 static int make_name(char *buf, size_t len)
@@ -62,8 +112,8 @@ static int open_segment(struct eng_shm *s, struct hunch_err *err)
 	return 0;
 }
 
-int eng_shm_create(size_t size, bool named, struct eng_shm **out,
-		   struct hunch_err *err)
+static int create(const struct eng_shm_layout *lay, bool named,
+		  struct eng_shm **out, struct hunch_err *err)
 {
 	struct eng_shm *s = calloc(1, sizeof(*s));
 	void *p;
@@ -71,8 +121,14 @@ int eng_shm_create(size_t size, bool named, struct eng_shm **out,
 
 	if (s == NULL)
 		return hunch_errf(err, -ENOMEM, "out of memory");
-	s->size = size ? size : ENG_SHM_DEFAULT_SIZE;
+	s->lay = *lay;
+	s->size = lay->size;
 	s->named = named;
+	rc = eng_clock_init(&s->clk, 0, getenv, err);
+	if (rc < 0) {
+		free(s);
+		return rc;
+	}
 	rc = open_segment(s, err);
 	if (rc < 0) {
 		free(s);
@@ -95,6 +151,7 @@ int eng_shm_create(size_t size, bool named, struct eng_shm **out,
 	s->hdr->abi_version = HUNCH_ABI_VERSION;
 	s->hdr->header_size = sizeof(struct hunch_shm_header);
 	s->hdr->segment_size = s->size;
+	write_layout(s);
 	*out = s;
 	return 0;
 fail:
@@ -103,6 +160,51 @@ fail:
 	close(s->fd);
 	free(s);
 	return rc;
+}
+
+int eng_shm_create(size_t size, bool named, struct eng_shm **out,
+		   struct hunch_err *err)
+{
+	struct eng_shm_layout lay;
+
+	if (size == 0)
+		layout_for(ENG_SHM_DEFAULT_THREADS, ENG_SHM_DEFAULT_BLOCK_SHIFT,
+			   &lay);
+	else if (layout_fit(size, &lay) < 0)
+		return hunch_errf(err, -EINVAL, "a shared-memory segment of "
+			"%zu bytes cannot hold even one thread block: ask "
+			"for at least 256 KiB, or 0 for the default", size);
+	return create(&lay, named, out, err);
+}
+
+int eng_shm_create_layout(uint32_t max_threads, uint32_t block_shift,
+			  bool named, struct eng_shm **out,
+			  struct hunch_err *err)
+{
+	struct eng_shm_layout lay;
+
+	if (max_threads == 0 || max_threads > 65536 || block_shift < 12 ||
+	    block_shift > 30)
+		return hunch_errf(err, -EINVAL, "bad segment layout (%u "
+			"threads, blocks of 2^%u bytes): use 1..65536 threads "
+			"and block sizes 2^12..2^30", max_threads, block_shift);
+	layout_for(max_threads, block_shift, &lay);
+	return create(&lay, named, out, err);
+}
+
+const struct eng_shm_layout *eng_shm_layout(const struct eng_shm *s)
+{
+	return &s->lay;
+}
+
+const struct eng_clock *eng_shm_clock(const struct eng_shm *s)
+{
+	return &s->clk;
+}
+
+volatile unsigned char *eng_shm_base(const struct eng_shm *s)
+{
+	return (volatile unsigned char *)s->hdr;
 }
 
 void eng_shm_unlink(struct eng_shm *s)
@@ -150,6 +252,21 @@ int eng_shm_check_ready(const struct eng_shm *s, struct hunch_err *err)
 	    s->hdr->rt_abi_version == HUNCH_ABI_VERSION &&
 	    s->hdr->rt_nentry <= HUNCH_RT_NENTRY_MAX)
 		return 0;
+	if (state == HUNCH_RT_FAILED &&
+	    s->hdr->rt_abi_version == HUNCH_ABI_VERSION &&
+	    s->hdr->rt_flags != 0)
+		return hunch_errf(err, -EPROTO, "the runtime library in the "
+			"target could not use the %zu-byte shared-memory "
+			"segment (%s): %s", s->size,
+			s->hdr->rt_flags & HUNCH_RT_F_MAP_FAILED ?
+				"mmap failed" :
+			s->hdr->rt_flags & HUNCH_RT_F_BAD_LAYOUT ?
+				"its layout does not fit" :
+				"thread-exit hooks could not be installed",
+			s->hdr->rt_flags & HUNCH_RT_F_MAP_FAILED ?
+				"check the target's address-space limit "
+				"(ulimit -v) or ask for a smaller segment" :
+				"use the libhunchrt.so built with this hunch");
 	return hunch_errf(err, -EPROTO,
 		"the runtime library in the target speaks ABI version %u, "
 		"hunch speaks %u: use the libhunchrt.so built with this hunch",

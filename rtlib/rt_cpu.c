@@ -1,0 +1,109 @@
+/*
+ * rt_cpu.c - per-thread CPU time without a system call per read.
+ *
+ * HW level: each thread opens a software task-clock perf event on itself
+ * and maps its page.  The page's `lock` changes whenever the kernel
+ * updates it, which happens on every context switch of the thread (see
+ * shared/notes/machine-facts.md; cap_user_time is 0 in this VM, so the
+ * page's own time fields cannot be extrapolated).  While `lock` is
+ * unchanged since our last exact reading, the thread has been on a CPU
+ * the whole time, so its CPU time advanced exactly as the TSC did; when
+ * it changed, take one exact CLOCK_THREAD_CPUTIME_ID reading and start
+ * again.  The syscall is paid once per context switch, not per read.
+ * SW level (forced, or when perf_event_open is refused): the syscall on
+ * every read.  Both give ns on the same base as schedstat's field 1.
+ */
+#include "rt_internal.h"
+
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static void rt_cpu_open(void)
+{
+	struct perf_event_attr a = { 0 };
+	void *pg;
+	int fd;
+
+	rt_t.cpu_tried = 1;
+	a.type = PERF_TYPE_SOFTWARE;
+	a.size = sizeof(a);
+	a.config = PERF_COUNT_SW_TASK_CLOCK;
+	a.exclude_kernel = 1;  /* allowed at perf_event_paranoid 2 */
+	a.exclude_hv = 1;
+	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1,
+			  PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		goto fallback;
+	pg = mmap(NULL, (size_t)sysconf(_SC_PAGESIZE), PROT_READ, MAP_SHARED,
+		  fd, 0);
+	if (pg == MAP_FAILED) {
+		close(fd);
+		goto fallback;
+	}
+	rt_t.perf_fd = fd;
+	rt_t.seq = ~0u;  /* force an exact reading first */
+	rt_barrier();
+	rt_t.pg = pg;
+	return;
+fallback:
+	if (rt_g.shm != NULL) {
+		rt_g.shm->rt_cpu_level = HUNCH_LEVEL_SW;
+		if (rt_tls_block != NULL)
+			((struct hunch_block_hdr *)rt_tls_block)->cpu_level =
+				HUNCH_LEVEL_SW;
+	}
+}
+
+void rt_cpu_close(void)
+{
+	volatile struct perf_event_mmap_page *pg = rt_t.pg;
+
+	rt_t.pg = NULL;
+	rt_barrier();
+	if (pg != NULL) {
+		munmap((void *)pg, (size_t)sysconf(_SC_PAGESIZE));
+		close(rt_t.perf_fd);
+	}
+	rt_t.cpu_tried = 1;  /* never reopen on this thread */
+}
+
+/* One exact reading; lock is read first, so a switch anywhere after it
+ * changes lock again and forces the next read to be exact too. */
+static uint64_t rt_cpu_resync(volatile struct perf_event_mmap_page *pg)
+{
+	uint32_t seq = pg->lock;
+	uint64_t c, tsc;
+
+	rt_barrier();
+	c = rt_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	tsc = rt_rdtsc();
+	rt_t.cpu0 = c;
+	rt_t.tsc0 = tsc;
+	rt_barrier();
+	rt_t.seq = seq;
+	return c;
+}
+
+uint64_t rt_cpu_now(void)
+{
+	volatile struct perf_event_mmap_page *pg = rt_t.pg;
+
+	if (rt_likely(pg != NULL && rt_g.cpu_hw)) {
+		uint32_t seq = pg->lock;
+		uint64_t tsc;
+
+		rt_barrier();
+		tsc = rt_rdtsc();
+		rt_barrier();
+		if (rt_likely(seq == rt_t.seq && pg->lock == seq))
+			return rt_t.cpu0 + rt_tsc_to_ns(tsc - rt_t.tsc0);
+		return rt_cpu_resync(pg);
+	}
+	if (rt_g.cpu_hw && !rt_t.cpu_tried && rt_t.state == RT_T_LIVE) {
+		rt_cpu_open();
+		if (rt_t.pg != NULL)
+			return rt_cpu_resync(rt_t.pg);
+	}
+	return rt_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+}

@@ -1,0 +1,152 @@
+/*
+ * rt_vars.c - hunch's variable allocator and slot cleaning, in-process
+ * (this test maps its own segment with hunchrt_attach, so it is both
+ * hunch and target): 100,000 timers and 100,000 counters fit one default
+ * segment; freed slots are zeroed in live blocks and reused; a full block
+ * is a clear error; handles out of range stay inside the caller's block.
+ */
+#include "eng_sampler.h"
+#include "eng_shm.h"
+#include "hunchrt.h"
+#include "tap.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define N 100000
+
+static void capacity(void)
+{
+	struct hunch_err e = { 0 };
+	struct eng_shm *shm;
+	struct eng_sampler *s;
+	uint32_t id, i, ok = 0;
+	uint64_t h, maxh = 0;
+
+	if (eng_shm_create(0, false, &shm, &e) < 0 ||
+	    eng_sampler_create(shm, &s, &e) < 0) {
+		tap_ok(0, "create: %s", e.msg);
+		return;
+	}
+	for (i = 0; i < N; i++) {
+		if (eng_sampler_var_alloc(s, ENG_VAR_WALL_TIMER, &id, &h, &e) == 0)
+			ok++;
+		if (h > maxh)
+			maxh = h;
+		if (eng_sampler_var_alloc(s, ENG_VAR_COUNTER, &id, &h, &e) == 0)
+			ok++;
+	}
+	tap_eq(ok, 2 * N, "100,000 timers and 100,000 counters allocated");
+	tap_ok(maxh % 64 == 0 && maxh < (1u << 23), "timers are 64-byte "
+	       "aligned, inside the 8 MiB block");
+	eng_sampler_destroy(s);
+	eng_shm_destroy(shm);
+}
+
+static void full(void)
+{
+	struct hunch_err e = { 0 };
+	struct eng_shm *shm;
+	struct eng_sampler *s;
+	uint32_t id, i, n = 0;
+	uint64_t h;
+	int rc = 0;
+
+	eng_shm_create_layout(2, 12, false, &shm, &e);
+	eng_sampler_create(shm, &s, &e);
+	for (i = 0; i < 100 && rc == 0; i++)
+		if ((rc = eng_sampler_var_alloc(s, ENG_VAR_CPU_TIMER, &id, &h,
+						&e)) == 0)
+			n++;
+	tap_eq(n, 63, "a 4 KiB block holds 63 timers after its header");
+	tap_ok(rc == -ENOSPC && strstr(e.msg, "larger blocks") != NULL,
+	       "the 64th is a clear error: %s", e.msg);
+	eng_sampler_destroy(s);
+	eng_shm_destroy(shm);
+}
+
+/* A timer whose total goes backwards is reported and clamped. */
+static void rollback(struct eng_sampler *s, struct eng_shm *shm, int idx)
+{
+	const struct eng_shm_layout *lay = eng_shm_layout(shm);
+	struct hunch_err e = { 0 };
+	volatile struct hunch_timer *t;
+	uint32_t id;
+	uint64_t h;
+	int64_t v1 = -1, v2 = -1;
+
+	eng_sampler_var_alloc(s, ENG_VAR_WALL_TIMER, &id, &h, &e);
+	hunchrt_wall_start(h);
+	usleep(2000);
+	hunchrt_wall_stop(h);
+	eng_sampler_tick(s, &e);
+	eng_sampler_var_thread(s, id, (uint32_t)idx, &v1);
+	t = (volatile void *)(eng_shm_base(shm) + lay->blocks_off +
+			      ((uint64_t)idx << lay->block_shift) + h);
+	t->total /= 2;
+	eng_sampler_tick(s, &e);
+	eng_sampler_var_thread(s, id, (uint32_t)idx, &v2);
+	tap_ok(v1 >= 2000000 && v2 == v1, "a timer set back is clamped to its "
+	       "last value (%lld ns)", (long long)v2);
+	tap_eq(eng_sampler_stats(s)->rollbacks, 1, "and the rollback counted");
+}
+
+static void reuse_in_process(void)
+{
+	struct hunch_err e = { 0 };
+	struct eng_shm *shm;
+	struct eng_sampler *s;
+	uint32_t a, b, c;
+	uint64_t ha, hb, hc;
+	int64_t v = -1;
+	const struct eng_shm_layout *lay;
+	volatile int64_t *slot;
+	int idx;
+
+	if (eng_shm_create(0, true, &shm, &e) < 0 ||
+	    hunchrt_attach(eng_shm_name(shm)) != 0 ||
+	    eng_sampler_create(shm, &s, &e) < 0) {
+		tap_ok(0, "self-attach: %s", e.msg);
+		return;
+	}
+	eng_shm_unlink(shm);
+	eng_sampler_set_pid(s, getpid());
+	eng_sampler_var_alloc(s, ENG_VAR_COUNTER, &a, &ha, &e);
+	eng_sampler_var_alloc(s, ENG_VAR_COUNTER, &b, &hb, &e);
+	hunchrt_counter_add(ha, 5);
+	hunchrt_counter_add(hb, 7);
+	idx = hunchrt_thread_index();
+	eng_sampler_tick(s, &e);
+	eng_sampler_var_thread(s, b, (uint32_t)idx, &v);
+	tap_eq(v, 7, "this thread's counter sampled");
+	eng_sampler_var_free(s, b);
+	lay = eng_shm_layout(shm);
+	slot = (volatile int64_t *)(eng_shm_base(shm) + lay->blocks_off +
+		((uint64_t)idx << lay->block_shift) + hb);
+	tap_eq(*slot, 0, "freeing zeroed the slot in the live thread's block");
+	eng_sampler_var_alloc(s, ENG_VAR_COUNTER, &c, &hc, &e);
+	tap_ok(hc == hb, "the freed slot is handed out again");
+	eng_sampler_tick(s, &e);
+	eng_sampler_var_thread(s, c, (uint32_t)idx, &v);
+	tap_eq(v, 0, "and starts from zero");
+	eng_sampler_var_thread(s, a, (uint32_t)idx, &v);
+	tap_eq(v, 5, "its neighbour is untouched");
+	/* A handle beyond the block wraps into the caller's own block. */
+	hunchrt_counter_add(ha + (1ull << lay->block_shift), 1);
+	eng_sampler_tick(s, &e);
+	eng_sampler_var_thread(s, a, (uint32_t)idx, &v);
+	tap_eq(v, 6, "an out-of-range handle stays inside the own block");
+	tap_eq(eng_sampler_stats(s)->corrupt, 0, "nothing rejected");
+	rollback(s, shm, idx);
+	eng_sampler_destroy(s);
+}
+
+int main(void)
+{
+	capacity();
+	full();
+	reuse_in_process();
+	return tap_done();
+}
