@@ -159,6 +159,11 @@ int eng_infcall(struct eng_proc *p, pid_t tid, uint64_t fn,
 
 	if ((rc = check_callable(p, t, tid, nargs, err)) < 0)
 		return rc;
+	if ((rc = eng_thread_to_user_stop(p, t)) < 0)
+		return call_err(p, tid, fn, rc, "cannot move it out of a "
+				"system call", err);
+	if ((rc = check_callable(p, t, tid, nargs, err)) < 0)
+		return rc;
 	if ((rc = eng_get_regs(p, tid, &saved, err)) < 0)
 		return rc;
 	xs = malloc(xlen);

@@ -126,6 +126,9 @@ int eng_thread_resume(struct eng_proc *p, struct eng_thread *t);
 /* Continue t with PTRACE_CONT 0 (inferior calls, launch). */
 int eng_thread_cont(struct eng_proc *p, struct eng_thread *t, int sig);
 int eng_thread_interrupt_wait(struct eng_proc *p, struct eng_thread *t);
+/* Move a thread stopped inside a system call (clone/exec event) to a
+ * stop on its way to user mode, where its registers are its own. */
+int eng_thread_to_user_stop(struct eng_proc *p, struct eng_thread *t);
 /* Leave t stopped or resume it, following want_stop and hold. */
 int eng_settle(struct eng_proc *p, struct eng_thread *t);
 struct eng_thread *eng_leader(struct eng_proc *p);

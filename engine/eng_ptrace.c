@@ -499,6 +499,36 @@ int eng_thread_interrupt_wait(struct eng_proc *p, struct eng_thread *t)
 	return -ETIMEDOUT;
 }
 
+/* A thread stopped at a clone or exec event is inside the system call:
+ * the kernel writes the call's result into %rax after it resumes, so
+ * registers changed now would be half overwritten (an inferior call
+ * there made pthread_create fail with ENOSYS: the restored %rax).
+ * Let the call finish and stop the thread on its way to user mode. */
+int eng_thread_to_user_stop(struct eng_proc *p, struct eng_thread *t)
+{
+	pid_t tid = t->tid;
+	int rc;
+
+	if (t->state != TS_STOPPED || (t->stop != SK_OTHER &&
+				       t->stop != SK_EXEC))
+		return 0;
+	if (ptrace(PTRACE_INTERRUPT, tid, 0, 0) != 0 && errno != ESRCH)
+		return -errno;
+	if ((rc = eng_thread_cont(p, t, 0)) < 0)
+		return rc;
+	for (int slice = 0; slice < 200; slice++) {
+		t = eng_thread_find(p, tid);
+		if (t == NULL || t->state != TS_RUNNING)
+			return 0;
+		rc = eng_wait_thread(p, t, 50);
+		if (rc == -ECHILD)
+			return 0;
+		if (rc < 0 && rc != -ETIMEDOUT)
+			return rc;
+	}
+	return -ETIMEDOUT;
+}
+
 int eng_stop_all(struct eng_proc *p, struct hunch_err *err)
 {
 	int rc;
@@ -533,6 +563,13 @@ int eng_stop_all(struct eng_proc *p, struct hunch_err *err)
 				"process %d: %s", (int)p->th[i]->tid,
 				(int)p->pid, strerror(-rc));
 	}
+	/* Every stopped thread now holds its user-mode registers. */
+	for (size_t i = 0; i < p->nth; i++)
+		if ((rc = eng_thread_to_user_stop(p, p->th[i])) < 0)
+			return hunch_errf(err, rc, "cannot stop thread %d of "
+				"process %d outside a system call: %s",
+				(int)p->th[i]->tid, (int)p->pid,
+				strerror(-rc));
 	return 0;
 }
 

@@ -1,0 +1,42 @@
+#!/bin/bash
+# test_targets.sh - every documented target case (tests/targets/cases.sh)
+# run under process control gives exactly the stdout and status of a
+# direct run: launched plainly, and launched with the runtime library
+# while hunch stops every thread every 5 ms, calls into the runtime
+# library on one of them, and resumes (signals, blocking reads, thread
+# exits, forks and run-time dlopens all happen in between).
+set -u
+. "$HUNCH_SOURCE_ROOT/tests/lib.sh"
+. "$HUNCH_SOURCE_ROOT/tests/targets/cases.sh"
+
+RUN=$HUNCH_BUILD_ROOT/tests/proc/proc-run
+OUT=$(mktemp)
+trap 'rm -f "$OUT"' EXIT
+
+check() {  # check MODE_LABEL CASE BINARY LABEL
+	local drv=0
+	tgt_run_case "$2" "$3" "$OUT" 2>/dev/null || drv=1
+	if [ $drv -eq 0 ] && cmp -s "$OUT" "$TGT_OUT" &&
+		[ "$TGT_GOT_STATUS" = "$TGT_STATUS" ]; then
+		tap_ok 0 "$1 $2 $4: stdout and $TGT_STATUS"
+		return
+	fi
+	tap_ok 1 "$1 $2 $4: stdout and $TGT_STATUS"
+	tap_diag "status: got '$TGT_GOT_STATUS', want '$TGT_STATUS'; driver ok: $((1 - drv))"
+	diff "$TGT_OUT" "$OUT" | head -20 | sed 's/^/# /'
+}
+
+for mode in plain churn; do
+	if [ $mode = plain ]; then
+		TGT_LAUNCHER=("$RUN" --)
+	else
+		TGT_LAUNCHER=("$RUN" --rtlib --churn 5 --)
+	fi
+	for name in "${TGT_CASES[@]}"; do
+		tgt_case "$name"
+		for v in O2-pie O0-nopie Os-pie-stripped; do
+			check $mode "$name" "$TARGETS_DIR/$TGT_PROG-$v" "$v"
+		done
+	done
+done
+tap_done
