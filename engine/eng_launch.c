@@ -486,6 +486,9 @@ int eng_launch(const struct eng_launch_opts *o, struct eng_proc **out,
 	pid_t pid;
 
 	*out = NULL;
+	if (o->argv == NULL || o->argv[0] == NULL)
+		return hunch_errf(err, -EINVAL, "launching %s needs an argv "
+			"with at least argv[0]", o->path ? o->path : "(null)");
 	if ((rc = find_program(o->path, path, sizeof(path), err)) < 0 ||
 	    (rc = eng_elf_check(path, err)) < 0)
 		return rc;

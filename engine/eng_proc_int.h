@@ -85,6 +85,7 @@ struct eng_proc {
 	 * table under a caller that holds it. */
 	struct eng_thread **th;
 	size_t nth, capth;
+	size_t wait_next;       /* where eng_wait_any scans from */
 	int infcall_timeout_ms;
 
 	struct eng_bp bps[ENG_MAX_BPS];

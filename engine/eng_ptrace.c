@@ -369,7 +369,10 @@ int eng_wait_any(struct eng_proc *p, int timeout_ms, pid_t *tid_out)
 	for (;;) {
 		bool any = false;
 
-		for (size_t i = 0; i < p->nth; i++) {
+		/* Start where the last scan stopped, so that one thread
+		 * with a stream of stops cannot starve the others. */
+		for (size_t k = 0; k < p->nth; k++) {
+			size_t i = (p->wait_next + k) % p->nth;
 			struct eng_thread *t = p->th[i];
 			pid_t tid = t->tid;
 
@@ -382,6 +385,7 @@ int eng_wait_any(struct eng_proc *p, int timeout_ms, pid_t *tid_out)
 				continue;
 			}
 			if (rc > 0) {
+				p->wait_next = i + 1;
 				eng_dispatch(p, t, status);
 				*tid_out = tid;
 				return 0;

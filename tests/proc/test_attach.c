@@ -177,6 +177,53 @@ static void test_inject(void)
 	tap_ok(end_ok(&t), "the program finishes normally");
 }
 
+/* Injection while the only thread sits in read(): dlopen runs as an
+ * inferior call inside the system call, which then restarts. */
+static void test_inject_in_read(void)
+{
+	char *path = prog("p_block");
+	struct eng_proc *p = NULL;
+	struct eng_shm *shm = NULL;
+	struct hunch_err err = { 0 };
+	struct run_result r;
+	int ip[2], op[2], st;
+	pid_t kid;
+
+	memset(&r, 0, sizeof(r));
+	if (pipe2(ip, O_CLOEXEC) || pipe2(op, O_CLOEXEC))
+		return;
+	kid = fork();
+	if (kid == 0) {
+		dup2(ip[0], 0);
+		dup2(op[1], 1);
+		execl(path, path, (char *)NULL);
+		_exit(127);
+	}
+	close(ip[0]);
+	close(op[1]);
+	wait_output(NULL, op[0], &r, "ready 0\n", 5000);
+	usleep(50000);
+	eng_shm_create(0, true, &shm, &err);
+	if (!tap_ok(eng_attach(kid, rtlib(), shm, &p, &err) == 0,
+		    "inject while blocked in read()"))
+		tap_diag("%s", err.msg);
+	tap_eq(eng_shm_check_ready(shm, &err), 0, "handshake ready");
+	if (p != NULL) {
+		eng_detach(p, &err);
+		eng_proc_free(p);
+	}
+	eng_shm_destroy(shm);
+	if (write(ip[1], "after\n", 6) != 6)
+		tap_diag("write failed");
+	close(ip[1]);
+	waitpid(kid, &st, 0);
+	slurp(op[0], &r);
+	close(op[0]);
+	tap_ok(WIFEXITED(st) && WEXITSTATUS(st) == 0 &&
+	       strcmp(r.out, "ready 0\ngot: after\neof\n") == 0,
+	       "read() restarted and got the next line (%s)", r.out);
+}
+
 /* A second hunch (a child process) tries while we hold the program. */
 static void test_already_traced(void)
 {
@@ -254,6 +301,7 @@ int main(void)
 {
 	test_threads();
 	test_inject();
+	test_inject_in_read();
 	test_already_traced();
 	test_tracer_killed();
 	tap_ok(no_children(), "no child process left behind");
