@@ -123,7 +123,17 @@ int eng_step_over(struct eng_proc *p, struct eng_thread *t)
 		struct eng_thread *u = eng_thread_find(p, others[i]);
 
 		if (u != NULL)
+			u->deferred = true;
+	}
+	/* Those we stopped, and any that stopped by themselves (a new
+	 * thread, a signal) while we held everything. */
+	for (size_t i = 0; p->hold == 0 && i < p->nth; i++) {
+		struct eng_thread *u = p->th[i];
+
+		if (u->deferred && u != t) {
+			u->deferred = false;
 			eng_settle(p, u);
+		}
 	}
 	return rc;
 }

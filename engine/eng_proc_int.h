@@ -48,6 +48,7 @@ struct eng_thread {
 	int pending[ENG_MAX_PENDING];  /* the program's signals, owed */
 	int npending;
 	bool stepping;          /* PTRACE_SINGLESTEP in flight */
+	bool deferred;          /* to resume once p->hold drops to 0 */
 	uint64_t hit_bp;        /* address of the int3 it stopped at */
 	uint64_t step_over;     /* int3 to step over before running on */
 	bool in_infcall;

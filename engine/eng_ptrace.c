@@ -449,9 +449,13 @@ int eng_thread_resume(struct eng_proc *p, struct eng_thread *t)
 
 int eng_settle(struct eng_proc *p, struct eng_thread *t)
 {
-	if (t->state != TS_STOPPED || p->want_stop || p->hold > 0 ||
-	    t->in_infcall)
+	if (t->state != TS_STOPPED || p->want_stop || t->in_infcall)
 		return 0;
+	if (p->hold > 0) {
+		/* e.g. a thread created during a step-over: run it after. */
+		t->deferred = true;
+		return 0;
+	}
 	return eng_thread_resume(p, t);
 }
 

@@ -168,9 +168,40 @@ static void test_detach_clean(void)
 	unlink(go);
 }
 
+/* Four threads dlopen/dlclose concurrently: every r_brk hit is stepped
+ * over with the other threads stopped, none is lost or doubled. */
+static void test_concurrent(void)
+{
+	char *path = prog("p_dlstress"), *lib = prog("libplug.so");
+	char *argv[] = { path, lib, NULL };
+	struct hunch_err err = { 0 };
+	struct run_result r;
+	struct hrun h;
+	size_t nmods;
+
+	memset(&r, 0, sizeof(r));
+	if (launch(&h, argv, env, NULL, false, &err) != 0) {
+		tap_ok(0, "launch p_dlstress: %s", err.msg);
+		return;
+	}
+	nmods = eng_proc_nmodules(h.p);
+	eng_resume_all(h.p, &err);
+	finish(h.p, h.out, &r, 30000);
+	tap_ok(r.exited && r.code == 0 && strcmp(r.out, "total 5600\n") == 0,
+	       "four threads x 200 dlopen/dlclose: right output (%s)", r.out);
+	tap_ok(r.nkind[ENG_EV_LIB_LOAD] > 0 &&
+	       r.nkind[ENG_EV_LIB_LOAD] == r.nkind[ENG_EV_LIB_UNLOAD],
+	       "loads and unloads balance: %d and %d",
+	       r.nkind[ENG_EV_LIB_LOAD], r.nkind[ENG_EV_LIB_UNLOAD]);
+	tap_eq(eng_proc_nmodules(h.p), nmods, "the module list is back to "
+	       "where it started");
+	hrun_close(&h);
+}
+
 int main(void)
 {
 	test_load_unload();
+	test_concurrent();
 	test_detach_clean();
 	tap_ok(no_children(), "no child process left behind");
 	return tap_done();
