@@ -146,6 +146,19 @@ static int check_callable(struct eng_proc *p, struct eng_thread *t,
 	return 0;
 }
 
+/* The process was job-control stopped (SIGSTOP) when we borrowed the
+ * thread: interrupting it again yields a group-stop report, so that it
+ * resumes with PTRACE_LISTEN and stays stopped for the program's world. */
+static void back_to_group_stop(struct eng_proc *p, struct eng_thread *t)
+{
+	if (ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) != 0 ||
+	    eng_thread_cont(p, t, 0) != 0)
+		return;
+	while (t->state == TS_RUNNING &&
+	       eng_wait_thread(p, t, 5000) == 0)
+		;
+}
+
 int eng_infcall(struct eng_proc *p, pid_t tid, uint64_t fn,
 		const uint64_t *args, int nargs, uint64_t *ret,
 		struct hunch_err *err)
@@ -154,6 +167,7 @@ int eng_infcall(struct eng_proc *p, pid_t tid, uint64_t fn,
 	struct user_regs_struct saved, r;
 	size_t xlen = ENG_XSTATE_MAX;
 	uint64_t saved_step;
+	bool job_stopped;
 	void *xs;
 	int rc;
 
@@ -172,6 +186,7 @@ int eng_infcall(struct eng_proc *p, pid_t tid, uint64_t fn,
 		return call_err(p, tid, fn, -EIO, "cannot save its vector "
 				"registers", err);
 	}
+	job_stopped = t->stop == SK_GROUP;
 	saved_step = t->step_over;  /* it may be parked on our int3 */
 	t->step_over = 0;
 	rc = setup_frame(p, t, &saved, fn, args, nargs, err);
@@ -190,6 +205,8 @@ int eng_infcall(struct eng_proc *p, pid_t tid, uint64_t fn,
 		/* It now sits at the SIGSEGV signal-delivery-stop of the
 		 * return, from which an owed signal can be injected. */
 		t->step_over = saved_step;
+		if (job_stopped)
+			back_to_group_stop(p, t);
 	}
 	t->scratch = 0;
 	free(xs);

@@ -224,6 +224,66 @@ static void test_inject_in_read(void)
 	       "read() restarted and got the next line (%s)", r.out);
 }
 
+/* A job-control stopped program stays stopped through attach, rtlib
+ * injection (inferior calls on its threads) and detach. */
+static void test_stopped_program(void)
+{
+	char *path = prog("p_block");
+	struct eng_proc *p = NULL;
+	struct eng_shm *shm = NULL;
+	struct hunch_err err = { 0 };
+	struct run_result r;
+	int ip[2], op[2], st;
+	char s1, s2;
+	pid_t kid;
+
+	memset(&r, 0, sizeof(r));
+	if (pipe2(ip, O_CLOEXEC) || pipe2(op, O_CLOEXEC))
+		return;
+	kid = fork();
+	if (kid == 0) {
+		dup2(ip[0], 0);
+		dup2(op[1], 1);
+		execl(path, path, (char *)NULL);
+		_exit(127);
+	}
+	close(ip[0]);
+	close(op[1]);
+	wait_output(NULL, op[0], &r, "ready 0\n", 5000);
+	kill(kid, SIGSTOP);
+	waitpid(kid, &st, WUNTRACED);
+	eng_shm_create(0, true, &shm, &err);
+	if (!tap_ok(eng_attach(kid, rtlib(), shm, &p, &err) == 0,
+		    "attach and inject into a SIGSTOPped program"))
+		tap_diag("%s", err.msg);
+	tap_eq(eng_shm_check_ready(shm, &err), 0, "handshake ready");
+	if (write(ip[1], "later\n", 6) != 6)
+		tap_diag("write failed");
+	if (p != NULL) {
+		eng_resume_all(p, &err);
+		wait_output(p, op[0], &r, "got: later\n", 300);
+		tap_ok(strstr(r.out, "got: later") == NULL, "resumed by hunch, "
+		       "it stays job-control stopped");
+		eng_detach(p, &err);
+		eng_proc_free(p);
+	}
+	eng_shm_destroy(shm);
+	usleep(50000);
+	s1 = thread_state(kid, kid, &st);
+	wait_output(NULL, op[0], &r, "got: later\n", 300);
+	tap_ok(s1 == 'T' && strstr(r.out, "got: later") == NULL,
+	       "after detach it is still stopped (state %c)", s1);
+	kill(kid, SIGCONT);
+	wait_output(NULL, op[0], &r, "got: later\n", 5000);
+	s2 = thread_state(kid, kid, &st);
+	tap_ok(strstr(r.out, "got: later\n") != NULL, "SIGCONT resumes it "
+	       "(state %c) and read() returns the line", s2);
+	close(ip[1]);
+	waitpid(kid, &st, 0);
+	close(op[0]);
+	tap_ok(WIFEXITED(st) && WEXITSTATUS(st) == 0, "exit 0");
+}
+
 /* A second hunch (a child process) tries while we hold the program. */
 static void test_already_traced(void)
 {
@@ -302,6 +362,7 @@ int main(void)
 	test_threads();
 	test_inject();
 	test_inject_in_read();
+	test_stopped_program();
 	test_already_traced();
 	test_tracer_killed();
 	tap_ok(no_children(), "no child process left behind");
