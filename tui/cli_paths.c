@@ -1,0 +1,72 @@
+/* cli_paths.c - finding libhunchrt.so and the demo program. */
+#include "cli.h"
+#include "hunch_config.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Directory of the running hunch executable, from /proc/self/exe. */
+static const char *self_dir(char *buf, size_t len)
+{
+	ssize_t n = readlink("/proc/self/exe", buf, len - 1);
+	char *slash;
+
+	if (n <= 0)
+		return NULL;
+	buf[n] = '\0';
+	slash = strrchr(buf, '/');
+	if (slash != NULL)
+		*slash = '\0';
+	return buf;
+}
+
+/* The first of: $env, <exe dir>/<build_rel>, <installed> that exists. */
+static const char *find_file(const char *env, const char *build_rel,
+			     const char *installed, char *out, size_t len)
+{
+	char dir[PATH_MAX];
+	const char *e = getenv(env);
+
+	if (e != NULL && e[0] != '\0') {
+		snprintf(out, len, "%s", e);
+		return access(out, R_OK) == 0 ? out : NULL;
+	}
+	if (self_dir(dir, sizeof(dir)) != NULL) {
+		snprintf(out, len, "%s/%s", dir, build_rel);
+		if (access(out, R_OK) == 0)
+			return out;
+	}
+	snprintf(out, len, "%s", installed);
+	return access(out, R_OK) == 0 ? out : NULL;
+}
+
+const char *cli_rtlib_path(void)
+{
+	static char path[PATH_MAX];  /* tui/ may keep process-wide state */
+
+	if (find_file("HUNCH_RTLIB", "rtlib/libhunchrt.so",
+		      HUNCH_RTLIB_INSTALLED, path, sizeof(path)))
+		return path;
+	fprintf(stderr, "hunch: cannot find the runtime library "
+		"libhunchrt.so (looked in rtlib/ next to hunch and in %s); "
+		"reinstall hunch or set HUNCH_RTLIB to its path\n",
+		HUNCH_RTLIB_INSTALLED);
+	return NULL;
+}
+
+const char *cli_demo_path(void)
+{
+	static char path[PATH_MAX];
+
+	if (find_file("HUNCH_DEMO", "tests/targets/hunch-demo",
+		      HUNCH_BINDIR "/hunch-demo", path, sizeof(path)))
+		return path;
+	fprintf(stderr, "hunch: cannot find the demo program hunch-demo "
+		"(looked in tests/targets/ next to hunch and in %s); "
+		"reinstall hunch or set HUNCH_DEMO to its path\n",
+		HUNCH_BINDIR);
+	return NULL;
+}
