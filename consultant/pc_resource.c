@@ -96,7 +96,7 @@ static pc_res_id new_node(struct pc_restree *t, pc_res_id parent,
 	pc_res_id id = (pc_res_id)t->nnodes;
 	struct pc_res *n;
 
-	if (t->nnodes == t->cap) {
+	if (t->nnodes >= t->cap) {
 		t->cap = t->cap ? t->cap * 2 : 256;
 		t->nodes = xrealloc(t->nodes, t->cap * sizeof(*t->nodes));
 	}
@@ -171,9 +171,11 @@ pc_res_id pc_res_add(struct pc_restree *t, pc_res_id parent,
 	id = pc_res_find(t, path);
 	if (id == PC_RES_NONE)
 		id = new_node(t, parent, name, path, kind);
-	else
-		t->nodes[id].retired = false;
 	free(path);
+	/* Whatever is discovered is alive, and so is everything above it
+	 * (a library loaded again after dlclose). */
+	for (pc_res_id a = id; a != PC_RES_NONE; a = t->nodes[a].parent)
+		t->nodes[a].retired = false;
 	return id;
 }
 
