@@ -20,7 +20,8 @@ int hunch_errf(struct hunch_err *e, int code, const char *fmt, ...)
 
 void hunch_err_prefix(struct hunch_err *e, const char *fmt, ...)
 {
-	char prefix[HUNCH_ERR_MAX], old[HUNCH_ERR_MAX];
+	char prefix[HUNCH_ERR_MAX];
+	size_t plen, mlen;
 	va_list ap;
 
 	if (e == NULL)
@@ -28,8 +29,17 @@ void hunch_err_prefix(struct hunch_err *e, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(prefix, sizeof(prefix), fmt, ap);
 	va_end(ap);
-	memcpy(old, e->msg, sizeof(old));
-	snprintf(e->msg, sizeof(e->msg), "%s%s", prefix, old);
+	/* Shift the message right and put the prefix in front, cutting the
+	 * end of the message if the two do not fit. */
+	plen = strlen(prefix);
+	if (plen >= sizeof(e->msg))
+		plen = sizeof(e->msg) - 1;
+	mlen = strnlen(e->msg, sizeof(e->msg) - 1);
+	if (plen + mlen >= sizeof(e->msg))
+		mlen = sizeof(e->msg) - 1 - plen;
+	memmove(e->msg + plen, e->msg, mlen);
+	memcpy(e->msg, prefix, plen);
+	e->msg[plen + mlen] = '\0';
 }
 
 void hunch_err_clear(struct hunch_err *e)
