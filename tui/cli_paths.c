@@ -23,19 +23,27 @@ static const char *self_dir(char *buf, size_t len)
 	return buf;
 }
 
-/* The first of: $env, <exe dir>/<build_rel>, <installed> that exists. */
+/* The first that exists of: $env; <exe dir>/<build_rel> (the build
+ * tree); <exe dir>/<installed_rel> (a relocated install); <installed>. */
 static const char *find_file(const char *env, const char *build_rel,
-			     const char *installed, char *out, size_t len)
+			     const char *installed_rel, const char *installed,
+			     char *out, size_t len)
 {
 	char dir[PATH_MAX];
 	const char *e = getenv(env);
 
 	if (e != NULL && e[0] != '\0') {
 		snprintf(out, len, "%s", e);
-		return access(out, R_OK) == 0 ? out : NULL;
+		return out;  /* the user said so: errors will name it */
 	}
 	if (self_dir(dir, sizeof(dir)) != NULL) {
 		snprintf(out, len, "%s/%s", dir, build_rel);
+		if (access(out, R_OK) == 0)
+			return out;
+		if (installed_rel[0] == '/')
+			snprintf(out, len, "%s", installed_rel);
+		else
+			snprintf(out, len, "%s/%s", dir, installed_rel);
 		if (access(out, R_OK) == 0)
 			return out;
 	}
@@ -48,7 +56,8 @@ const char *cli_rtlib_path(void)
 	static char path[PATH_MAX];  /* tui/ may keep process-wide state */
 
 	if (find_file("HUNCH_RTLIB", "rtlib/libhunchrt.so",
-		      HUNCH_RTLIB_INSTALLED, path, sizeof(path)))
+		      HUNCH_RTLIB_FROM_BINDIR, HUNCH_RTLIB_INSTALLED, path,
+		      sizeof(path)))
 		return path;
 	fprintf(stderr, "hunch: cannot find the runtime library "
 		"libhunchrt.so (looked in rtlib/ next to hunch and in %s); "
@@ -61,7 +70,7 @@ const char *cli_demo_path(void)
 {
 	static char path[PATH_MAX];
 
-	if (find_file("HUNCH_DEMO", "tests/targets/hunch-demo",
+	if (find_file("HUNCH_DEMO", "tests/targets/hunch-demo", "hunch-demo",
 		      HUNCH_BINDIR "/hunch-demo", path, sizeof(path)))
 		return path;
 	fprintf(stderr, "hunch: cannot find the demo program hunch-demo "
