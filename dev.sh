@@ -14,7 +14,7 @@ cd "$(dirname "$0")"
 
 PACKAGES=(gcc g++ clang make meson ninja-build pkg-config python3 binutils
 	libelf-dev libdw-dev libcapstone-dev libjansson-dev libncurses-dev
-	tmux procps file)
+	libc6-dbg tmux procps file coreutils)
 BENCH_PACKAGES=(libllvm14 uftrace bpftrace)
 
 install_missing() {

@@ -45,6 +45,14 @@ int eng_image_open(const char *path, struct eng_image **out,
 		   struct hunch_err *err);
 void eng_image_close(struct eng_image *img);
 
+/* eng_image_open with options.  By default a stripped file's separate
+ * debug file (/usr/lib/debug/.build-id/<xx>/<rest>.debug, from Debian's
+ * -dbg and -dbgsym packages) is read too when it is installed: its
+ * .symtab adds local functions and its DWARF gives source files. */
+#define ENG_IMAGE_NO_DEBUG_FILE 0x1u   /* read only the file itself */
+int eng_image_open_flags(const char *path, unsigned flags,
+			 struct eng_image **out, struct hunch_err *err);
+
 const char *eng_image_path(const struct eng_image *img);
 /* The module name shown in the where axis: the file's basename. */
 const char *eng_image_name(const struct eng_image *img);
@@ -55,6 +63,8 @@ uint64_t eng_image_link_base(const struct eng_image *img);
 uint64_t eng_image_entry(const struct eng_image *img);
 bool eng_image_has_dwarf(const struct eng_image *img);
 bool eng_image_stripped(const struct eng_image *img);  /* no .symtab */
+/* Path of the separate debug file that was read, or NULL. */
+const char *eng_image_debug_file(const struct eng_image *img);
 
 /* Functions, sorted by address, one entry per address (aliases folded:
  * the global name wins over a local one). */
@@ -75,6 +85,9 @@ const char *eng_func_display_name(struct eng_image *img,
  * object).  Lazily builds an address -> CU map on first call. */
 const char *eng_func_source_file(struct eng_image *img,
 				 const struct eng_func *f);
+/* The same without its directories ("x.c" for "../src/x.c"), for display. */
+const char *eng_func_source_basename(struct eng_image *img,
+				     const struct eng_func *f);
 
 /* Data symbols (STT_OBJECT, STT_TLS excluded), sorted by address. */
 size_t eng_image_ndata(const struct eng_image *img);

@@ -1,0 +1,83 @@
+/*
+ * eng_sym_int.h - the inside of an eng_image, shared by the files that
+ * implement eng_symbols.h (eng_symbols.c: ELF tables and lookups;
+ * eng_sym_lazy.c: DWARF source files, demangling, the name index).
+ * Nothing outside those files includes this.
+ */
+#ifndef ENG_SYM_INT_H
+#define ENG_SYM_INT_H
+
+#include <gelf.h>
+#include <elfutils/libdw.h>
+
+#include "eng_symbols.h"
+
+/* One symbol table entry we kept, before aliases are folded.  Kept after
+ * open as the raw material of the by-name index. */
+struct eng_sym_cand {
+	uint64_t addr;          /* image-relative */
+	uint64_t size;
+	const char *name;
+	uint32_t shndx;
+	uint8_t bind;           /* STB_* */
+	bool dyn;               /* from .dynsym */
+	bool hidden_ver;        /* .dynsym name@VER (not the default) */
+};
+
+/* Append-only string storage: pointers stay valid until the image closes,
+ * and there is one allocation per 64 KiB, not one per string. */
+struct eng_arena_chunk {
+	struct eng_arena_chunk *next;
+	size_t used, cap;
+	char data[];
+};
+
+struct eng_cu_range {
+	uint64_t lo, hi;        /* link-time addresses, [lo, hi) */
+	const char *name;       /* DW_AT_name of the compile unit */
+};
+
+struct eng_image {
+	char *path;
+	const char *name;       /* basename, points into path */
+	int fd;
+	Elf *elf;
+	const unsigned char *raw;  /* whole file, mapped by libelf */
+	size_t rawsize;
+	bool pie, stripped, has_dwarf;
+	/* Separate debug file (/usr/lib/debug/.build-id/xx/yyyy.debug),
+	 * used for its .symtab and DWARF when the file has no DWARF. */
+	char *dbg_path;
+	int dbg_fd;
+	Elf *dbg_elf;
+	uint64_t link_base, entry;
+
+	struct eng_func *funcs;
+	size_t nfuncs;
+	struct eng_datasym *data;
+	size_t ndata;
+
+	/* Every function symbol (aliases too), for the by-name index. */
+	struct eng_sym_cand *fcands;
+	size_t nfcands;
+	bool fcands_by_name;    /* fcands sorted by name yet? */
+
+	/* Lazy parts (eng_sym_lazy.c). */
+	const char **display;   /* per function; NULL = not computed yet */
+	struct eng_arena_chunk *arena;
+	char *dmbuf;            /* __cxa_demangle scratch, reused */
+	size_t dmlen;
+	Dwarf *dw;
+	struct eng_cu_range *cus;
+	size_t ncus;
+	bool cus_built;
+};
+
+/* eng_sym_debug.c: 0 and img->dbg_* set, or -ENOENT. */
+int eng_sym_open_debug_file(struct eng_image *img);
+void eng_sym_close_debug_file(struct eng_image *img);
+
+/* eng_sym_lazy.c */
+void eng_sym_lazy_free(struct eng_image *img);
+
+#endif
