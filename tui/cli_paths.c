@@ -3,6 +3,7 @@
 #include "hunch_config.h"
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,16 @@ static const char *self_dir(char *buf, size_t len)
 	return buf;
 }
 
+/* out = dir/rel, if it fits and names a readable file. */
+static bool readable_at(char *out, size_t len, const char *dir,
+			const char *rel)
+{
+	int n = dir ? snprintf(out, len, "%s/%s", dir, rel)
+		    : snprintf(out, len, "%s", rel);
+
+	return n > 0 && (size_t)n < len && access(out, R_OK) == 0;
+}
+
 /* The first that exists of: $env; <exe dir>/<build_rel> (the build
  * tree); <exe dir>/<installed_rel> (a relocated install); <installed>. */
 static const char *find_file(const char *env, const char *build_rel,
@@ -37,18 +48,14 @@ static const char *find_file(const char *env, const char *build_rel,
 		return out;  /* the user said so: errors will name it */
 	}
 	if (self_dir(dir, sizeof(dir)) != NULL) {
-		snprintf(out, len, "%s/%s", dir, build_rel);
-		if (access(out, R_OK) == 0)
+		if (readable_at(out, len, dir, build_rel))
 			return out;
-		if (installed_rel[0] == '/')
-			snprintf(out, len, "%s", installed_rel);
-		else
-			snprintf(out, len, "%s/%s", dir, installed_rel);
-		if (access(out, R_OK) == 0)
+		if (readable_at(out, len,
+				installed_rel[0] == '/' ? NULL : dir,
+				installed_rel))
 			return out;
 	}
-	snprintf(out, len, "%s", installed);
-	return access(out, R_OK) == 0 ? out : NULL;
+	return readable_at(out, len, NULL, installed) ? out : NULL;
 }
 
 const char *cli_rtlib_path(void)
