@@ -81,12 +81,25 @@ static void sync_tree(struct session *s)
 	s->src->ops->poll_resources(s->src, on_discovery, s);
 }
 
+/* The program's own module in full; libraries as one line each (libc
+ * alone has thousands of functions: `hunch where --pid` lists them). */
 static void print_where(struct session *s)
 {
-	fprintf(stderr, "hunch: where axis of %s (pid %d):\n", s->o->label,
-		(int)src_live_pid(s->src));
-	pc_res_print(s->tree, pc_restree_hierarchy(s->tree, "Code"), true,
-		     false, stderr);
+	const struct pc_res *code = pc_res_get(s->tree,
+		pc_restree_hierarchy(s->tree, "Code"));
+
+	fprintf(stderr, "hunch: where axis of %s (pid %d):\nCode\n",
+		s->o->label, (int)src_live_pid(s->src));
+	for (size_t i = 0; i < code->nchildren; i++) {
+		const struct pc_res *m = pc_res_get(s->tree, code->children[i]);
+
+		if (i == 0) {  /* modules arrive executable first */
+			pc_res_print(s->tree, m->id, true, false, stderr);
+			continue;
+		}
+		fprintf(stderr, "  %s (%zu functions)\n", m->name,
+			pc_res_count_kind(s->tree, m->id, PC_RES_FUNCTION));
+	}
 	pc_res_print(s->tree, pc_restree_hierarchy(s->tree, "Process"), true,
 		     false, stderr);
 }

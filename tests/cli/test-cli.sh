@@ -86,7 +86,7 @@ tap_ok $(grep -qx 'demo done' "$TMP/demo.out"; echo $?) "the demo's own output i
 tap_eq "$?" 0 "hunch run --where single exits with single's status"
 tap_ok $(grep -qx '      st_compute' "$TMP/w.err"; echo $?) "the where axis at main lists single's functions"
 tap_ok $(grep -Eq '^    [0-9]+:main$' "$TMP/w.err"; echo $?) "and its main thread"
-tap_ok $(grep -qx '    libc.so.6' "$TMP/w.err"; echo $?) "and the shared libraries loaded by then"
+tap_ok $(grep -Eqx '  libc.so.6 \([0-9]+ functions\)' "$TMP/w.err"; echo $?) "and the shared libraries loaded by then, with their function counts"
 
 # --- where --pid on a running multi-threaded program ---------------------
 start_threads "$TMP/wf1" "$TMP/t1.out" "$TMP/t1.err"
