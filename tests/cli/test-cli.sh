@@ -51,10 +51,16 @@ untouched() {  # untouched PID NAME
 		"$2: not traced (tracer $t) and not stopped (state $s)"
 }
 
-nothing_left() {  # nothing_left NAME: no traced/stopped process, no shm object
+stopped_now() { ps -eo stat=,pid=,comm= | awk '$1 ~ /^[tT]/ {print $2, $3}'; }
+shm_now() { ls /dev/shm | grep '^hunch-'; }
+# Only what appeared during this test counts (other tests may run).
+STOPPED_BEFORE=$(stopped_now)
+SHM_BEFORE=$(shm_now)
+
+nothing_left() {  # nothing_left NAME: no new traced/stopped process or shm object
 	local stopped shm
-	stopped=$(ps -eo stat=,pid=,comm= | awk '$1 ~ /^[tT]/' | grep -v ' ps$')
-	shm=$(ls /dev/shm | grep '^hunch-')
+	stopped=$(comm -13 <(sort <<<"$STOPPED_BEFORE") <(stopped_now | sort) | grep -v ' ps$')
+	shm=$(comm -13 <(sort <<<"$SHM_BEFORE") <(shm_now | sort))
 	tap_ok $([ -z "$stopped$shm" ]; echo $?) "$1: nothing left behind${stopped:+ (stopped: $stopped)}${shm:+ (shm: $shm)}"
 }
 
