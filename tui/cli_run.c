@@ -70,15 +70,36 @@ static void on_discovery(void *arg, const struct pc_discovery *d)
 	pc_res_id id = pc_where_apply(s->tree, d);
 	const struct pc_res *r = pc_res_get(s->tree, id);
 
-	if (!s->o->verbose || r == NULL || d->kind != PC_DISC_THREAD)
+	if (!s->o->verbose || r == NULL)
 		return;
-	fprintf(stderr, "hunch: thread %s %s\n", r->path,
-		d->retired ? "exited" : "appeared");
+	if (d->kind == PC_DISC_THREAD)
+		fprintf(stderr, "hunch: thread %s %s\n", r->path,
+			d->retired ? "exited" : "appeared");
+	else if (d->kind == PC_DISC_FUNCTION && d->retired)
+		fprintf(stderr, "hunch: library %s unloaded\n", r->path);
+}
+
+/* With --verbose, name the modules that the last poll brought. */
+static void report_new_modules(struct session *s, size_t before)
+{
+	const struct pc_res *code = pc_res_get(s->tree,
+		pc_restree_hierarchy(s->tree, "Code"));
+
+	for (size_t i = before; s->o->verbose && i < code->nchildren; i++)
+		fprintf(stderr, "hunch: library %s loaded (%zu functions)\n",
+			pc_res_get(s->tree, code->children[i])->path,
+			pc_res_count_kind(s->tree, code->children[i],
+					  PC_RES_FUNCTION));
 }
 
 static void sync_tree(struct session *s)
 {
+	pc_res_id code = pc_restree_hierarchy(s->tree, "Code");
+	size_t before = pc_res_get(s->tree, code)->nchildren;
+
 	s->src->ops->poll_resources(s->src, on_discovery, s);
+	if (before > 0)  /* the first poll is the where axis at main */
+		report_new_modules(s, before);
 }
 
 /* The program's own module in full; libraries as one line each (libc

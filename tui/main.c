@@ -18,7 +18,7 @@ void cli_usage(void)
 "\n"
 "options of run and attach:\n"
 "  --where          print the where axis once the program is stopped\n"
-"  --verbose        report threads as they appear and exit\n"
+"  --verbose        report threads and libraries as they come and go\n"
 "  --no-rtlib       do not load the runtime library into the program\n"
 "  --seconds N      attach: stay attached N seconds (default 0)\n"
 "\n"

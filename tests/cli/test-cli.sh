@@ -94,6 +94,20 @@ tap_ok $(grep -qx '      st_compute' "$TMP/w.err"; echo $?) "the where axis at m
 tap_ok $(grep -Eq '^    [0-9]+:main$' "$TMP/w.err"; echo $?) "and its main thread"
 tap_ok $(grep -Eqx '  libc.so.6 \([0-9]+ functions\)' "$TMP/w.err"; echo $?) "and the shared libraries loaded by then, with their function counts"
 
+# --- libraries loaded and unloaded while the program runs ----------------
+DL=$TARGETS_DIR/dlopen-O2-pie
+"$HUNCH" run --verbose -- "$DL" --wait-file "$TMP/dlw" >"$TMP/dl.out" 2>"$TMP/dl.err" &
+hpid=$!
+wait_line "$TMP/dl.err" "waiting for load" && touch "$TMP/dlw"
+wait_line "$TMP/dl.err" "waiting for unload" && touch "$TMP/dlw.2"
+wait "$hpid"
+tap_eq "$?" 0 "hunch run dlopen --wait-file: the program's status"
+tap_ok $(grep -Eq '^hunch: library /Code/libtgtplugin.so loaded \(2 functions\)$' "$TMP/dl.err"; echo $?) \
+	"the plugin appears in the where axis when dlopen loads it, with its 2 functions"
+tap_ok $(grep -q '^hunch: library /Code/libtgtplugin.so unloaded$' "$TMP/dl.err"; echo $?) \
+	"and is retired when dlclose unloads it"
+tap_ok $(cmp -s "$TMP/dl.out" "$SRC/dlopen-wait.expected-out"; echo $?) "the program's output is unchanged"
+
 # --- where --pid on a running multi-threaded program ---------------------
 start_threads "$TMP/wf1" "$TMP/t1.out" "$TMP/t1.err"
 "$HUNCH" where --pid "$TPID" >"$TMP/where.out" 2>"$TMP/where.err"
