@@ -1,0 +1,741 @@
+/*
+ * x86_parse.c - one function's machine code into instrumentation points
+ * (see x86_parse.h for the contract, arch/x86_64/README.md for the rules).
+ *
+ * Three passes over one function:
+ * 1. sweep: linear decoding from the start to the end of the symbol with
+ *    capstone's detail off (lengths and instruction ids only); branch
+ *    targets are read from the bytes of the few branch encodings, and
+ *    only indirect jmps are decoded again with detail
+ *    (x86_jumptable.c).  Jump tables found inside the function are
+ *    skipped as data.
+ * 2. targets: direct targets, table entries, code addresses taken, the
+ *    caller's extra targets, and the first instruction after every
+ *    unconditional transfer; each must start an instruction, or the
+ *    decoding cannot be trusted.
+ * 3. points: entry, exits, call sites, each with its patch area.
+ *
+ * Per-byte marks (instruction start, target, data) make every "is this a
+ * target" question O(1); the marks and the instruction list live in the
+ * decoder's scratch memory, reused from one function to the next.
+ */
+#include "x86_parse.h"
+#include "x86_parse_int.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char x86_why_small[] = "function smaller than 5 bytes";
+const char x86_why_target[] =
+	"a branch target lies inside the bytes the jump would replace";
+const char x86_why_unresolved[] =
+	"unresolved indirect jump (possible jump table)";
+const char x86_why_undecodable[] = "undecodable bytes";
+static const char why_call[] =
+	"a call lies inside the bytes the jump would replace";
+static const char why_end[] = "not enough bytes before the function's end";
+static const char why_start[] =
+	"not enough instructions before the point to borrow";
+static const char why_misaligned[] =
+	"a branch target is not on an instruction boundary (data in code?)";
+static const char why_table_before[] =
+	"a jump table inside the function lies before its jump";
+static const char why_overlap[] =
+	"an instruction runs into a jump table inside the function";
+static const char why_bad_insn[] =
+	"unsupported control transfer (far jump or call, iret, "
+	"operand-size prefix on a branch)";
+static const char why_data[] = "the bytes to replace include data";
+static const char why_points[] = "a point cannot be patched";
+static const char why_empty[] = "no code (size 0)";
+
+#define PATCH_LEN 5
+
+enum pkind {
+	PK_OTHER,
+	PK_PAD,        /* nop or int3: padding, never executed on purpose */
+	PK_JMP,        /* direct jmp */
+	PK_JCC,        /* direct conditional branch (jcc, loop, jrcxz) */
+	PK_CALL,       /* direct call */
+	PK_RET,
+	PK_JMP_IND,
+	PK_CALL_IND,
+	PK_STOP,       /* ud2, hlt: no fall-through */
+	PK_BAD,        /* a transfer we refuse to reason about */
+};
+
+enum {
+	PF_TARGET = 1,     /* `target` is meaningful */
+	PF_EXIT = 2,       /* leaves the function */
+	PF_TAIL_IND = 4,   /* JMP_IND judged a tail call */
+	PF_UNRESOLVED = 8, /* JMP_IND with unknown targets */
+	PF_TABLE = 16,     /* JMP_IND through a resolved table */
+};
+
+struct pinsn {
+	uint32_t off;
+	uint8_t len;
+	uint8_t kind;
+	uint8_t flags;
+	uint64_t target;   /* absolute (as decoded) when PF_TARGET */
+};
+
+enum { M_START = 1, M_TARGET = 2, M_DATA = 4 };
+
+struct pstate {
+	struct x86_decoder *d;
+	struct x86_code c;
+	struct x86_func *f;
+	struct pinsn *in;
+	size_t n, cap;
+	uint8_t *marks;
+	uint64_t *taken;      /* lea'd code addresses */
+	size_t ntaken, taken_cap;
+	uint64_t *tabt;       /* jump-table targets */
+	size_t ntabt, tabt_cap;
+	const char *fatal;    /* function-level reason, first one wins */
+	uint64_t fatal_at;
+	size_t last_barrier;  /* index after the last unconditional transfer */
+};
+
+static void set_fatal(struct pstate *s, const char *why, uint64_t at)
+{
+	if (s->fatal == NULL) {
+		s->fatal = why;
+		s->fatal_at = at;
+	}
+}
+
+static int push_u64(uint64_t **v, size_t *n, size_t *cap, uint64_t x)
+{
+	if (*n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 16;
+		uint64_t *p = realloc(*v, nc * sizeof(*p));
+
+		if (p == NULL)
+			return -ENOMEM;
+		*v = p;
+		*cap = nc;
+	}
+	(*v)[(*n)++] = x;
+	return 0;
+}
+
+/* The opcode byte after legacy prefixes and REX; *p66 tells whether the
+ * operand-size prefix was there (it changes branch lengths on AMD). */
+static size_t opcode_at(const uint8_t *b, size_t len, bool *p66)
+{
+	size_t i = 0;
+
+	*p66 = false;
+	for (; i < len; i++) {
+		uint8_t x = b[i];
+
+		if (x == 0x66)
+			*p66 = true;
+		else if (!(x == 0xf0 || x == 0xf2 || x == 0xf3 || x == 0x2e ||
+			   x == 0x36 || x == 0x3e || x == 0x26 || x == 0x64 ||
+			   x == 0x65 || x == 0x67))
+			break;
+	}
+	if (i < len && (b[i] & 0xf0) == 0x40)
+		i++;
+	return i;
+}
+
+static uint64_t rel_target(const uint8_t *b, uint8_t len, uint64_t a,
+			   int rel_size)
+{
+	int64_t rel;
+
+	if (rel_size == 1) {
+		rel = (int8_t)b[len - 1];
+	} else {
+		int32_t r;
+
+		memcpy(&r, b + len - 4, 4);
+		rel = r;
+	}
+	return a + len + (uint64_t)rel;
+}
+
+static bool is_jcc(unsigned id)
+{
+	switch (id) {
+	case X86_INS_JAE: case X86_INS_JA: case X86_INS_JBE: case X86_INS_JB:
+	case X86_INS_JCXZ: case X86_INS_JECXZ: case X86_INS_JRCXZ:
+	case X86_INS_JE: case X86_INS_JGE: case X86_INS_JG: case X86_INS_JLE:
+	case X86_INS_JL: case X86_INS_JNE: case X86_INS_JNO: case X86_INS_JNP:
+	case X86_INS_JNS: case X86_INS_JO: case X86_INS_JP: case X86_INS_JS:
+	case X86_INS_LOOP: case X86_INS_LOOPE: case X86_INS_LOOPNE:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* A rip-relative lea: the address it computes may be code (a label
+ * whose address is taken: computed goto, exception tables). */
+static void note_lea(struct pstate *s, const uint8_t *b, uint8_t len,
+		     uint64_t a)
+{
+	bool p66;
+	size_t i = opcode_at(b, len, &p66);
+	int32_t disp;
+	uint64_t t;
+
+	if (i + 6 > len || b[i] != 0x8d || (b[i + 1] & 0xc7) != 0x05)
+		return;
+	memcpy(&disp, b + i + 2, 4);
+	t = a + len + (uint64_t)(int64_t)disp;
+	if (t >= s->c.addr && t - s->c.addr < s->c.len)
+		push_u64(&s->taken, &s->ntaken, &s->taken_cap, t);
+}
+
+/* Kind and direct target of one instruction, from its id and bytes. */
+static void classify(struct pstate *s, unsigned id, struct pinsn *p,
+		     const uint8_t *b, uint64_t a)
+{
+	bool p66;
+	size_t i = opcode_at(b, p->len, &p66);
+	uint8_t op = i < p->len ? b[i] : 0;
+
+	p->kind = PK_OTHER;
+	if (is_jcc(id)) {
+		p->kind = p66 ? PK_BAD : PK_JCC;
+		p->flags = PF_TARGET;
+		p->target = rel_target(b, p->len, a, op == 0x0f ? 4 : 1);
+		return;
+	}
+	switch (id) {
+	case X86_INS_JMP:
+	case X86_INS_CALL:
+		if (op == 0xff) {
+			p->kind = id == X86_INS_JMP ? PK_JMP_IND : PK_CALL_IND;
+		} else if (!p66 && (op == 0xe8 || op == 0xe9 || op == 0xeb)) {
+			p->kind = id == X86_INS_JMP ? PK_JMP : PK_CALL;
+			p->flags = PF_TARGET;
+			p->target = rel_target(b, p->len, a, op == 0xeb ? 1 : 4);
+		} else {
+			p->kind = PK_BAD;
+		}
+		break;
+	case X86_INS_XBEGIN:  /* its abort handler is a branch target */
+		p->flags = PF_TARGET;
+		p->target = rel_target(b, p->len, a, p66 ? 2 : 4);
+		if (p66)
+			p->kind = PK_BAD;
+		break;
+	case X86_INS_RET: p->kind = PK_RET; break;
+	case X86_INS_NOP: case X86_INS_INT3: p->kind = PK_PAD; break;
+	case X86_INS_UD2: case X86_INS_HLT: p->kind = PK_STOP; break;
+	case X86_INS_LJMP: case X86_INS_LCALL: case X86_INS_RETF:
+	case X86_INS_RETFQ: case X86_INS_IRET: case X86_INS_IRETD:
+	case X86_INS_IRETQ: case X86_INS_SYSRET: case X86_INS_SYSEXIT:
+		p->kind = PK_BAD;
+		break;
+	case X86_INS_LEA:
+		note_lea(s, b, p->len, a);
+		break;
+	default:
+		break;
+	}
+}
+
+static bool is_barrier(uint8_t kind)
+{
+	return kind == PK_JMP || kind == PK_JMP_IND || kind == PK_RET ||
+	       kind == PK_STOP;
+}
+
+static int push_insn(struct pstate *s, const struct pinsn *p)
+{
+	if (s->n == s->cap) {
+		size_t nc = s->cap ? s->cap * 2 : 256;
+		struct pinsn *np = realloc(s->in, nc * sizeof(*np));
+
+		if (np == NULL)
+			return -ENOMEM;
+		s->in = np;
+		s->cap = nc;
+	}
+	s->in[s->n++] = *p;
+	return 0;
+}
+
+/* Record a table found by the jump at index ji: its entries become
+ * targets, and if it lies inside the function its bytes are data. */
+static int add_table(struct pstate *s, size_t ji, const struct x86_ij *ij)
+{
+	uint64_t ts = ij->table, te = ts + ij->nentries * ij->entry_size;
+	struct x86_func *f = s->f;
+
+	for (size_t k = 0; k < ij->nentries; k++)
+		if (push_u64(&s->tabt, &s->ntabt, &s->tabt_cap,
+			     ij->targets[k]) < 0)
+			return -ENOMEM;
+	f->has_jump_table = true;
+	f->njump_tables++;
+	if (te <= s->c.addr || ts >= s->c.addr + s->c.len)
+		return 0;
+	if (ts < s->c.addr + s->in[ji].off + s->in[ji].len) {
+		set_fatal(s, why_table_before, ts);
+		return 0;
+	}
+	if (te > s->c.addr + s->c.len)
+		te = s->c.addr + s->c.len;
+	{
+		struct x86_range *r = realloc(f->data,
+					      (f->ndata + 1) * sizeof(*r));
+
+		if (r == NULL)
+			return -ENOMEM;
+		f->data = r;
+		f->data[f->ndata++] = (struct x86_range){ ts, te };
+	}
+	memset(s->marks + (ts - s->c.addr), M_DATA, te - ts);
+	return 0;
+}
+
+static int indirect_jump(struct pstate *s, size_t ji)
+{
+	uint32_t offs[X86_WINDOW];
+	size_t from = s->last_barrier, n;
+	struct x86_ij ij;
+	int rc;
+
+	if (ji + 1 - from > X86_WINDOW)
+		from = ji + 1 - X86_WINDOW;
+	for (n = 0; from + n <= ji; n++)
+		offs[n] = s->in[from + n].off;
+	rc = x86_indirect_jump(s->d, &s->c, offs, n, &ij);
+	if (rc == 0 && ij.kind == X86_IJ_TABLE) {
+		s->in[ji].flags |= PF_TABLE;
+		rc = add_table(s, ji, &ij);
+	} else if (rc == 0 && ij.kind == X86_IJ_TAIL) {
+		s->in[ji].flags |= PF_TAIL_IND | PF_EXIT;
+	} else if (rc == 0) {
+		s->in[ji].flags |= PF_UNRESOLVED;
+	}
+	free(ij.targets);
+	return rc;
+}
+
+/* Skip a data range starting at off; returns the offset after it. */
+static size_t skip_data(struct pstate *s, size_t off)
+{
+	while (off < s->c.len && (s->marks[off] & M_DATA))
+		off++;
+	return off;
+}
+
+static int sweep(struct pstate *s)
+{
+	struct x86_decoder *d = s->d;
+	cs_insn *ci = d->fast_insn;
+	size_t off = 0;
+	int rc;
+
+	while (off < s->c.len) {
+		const uint8_t *p = s->c.bytes + off;
+		size_t left = s->c.len - off;
+		uint64_t a = s->c.addr + off;
+		struct pinsn pi = { .off = (uint32_t)off };
+
+		if (s->marks[off] & M_DATA) {
+			off = skip_data(s, off);
+			s->last_barrier = s->n;
+			continue;
+		}
+		if (!cs_disasm_iter(d->fast, &p, &left, &a, ci)) {
+			set_fatal(s, x86_why_undecodable, s->c.addr + off);
+			return 0;
+		}
+		pi.len = (uint8_t)ci->size;
+		classify(s, ci->id, &pi, s->c.bytes + off, s->c.addr + off);
+		for (size_t k = 1; k < pi.len; k++)
+			if (s->marks[off + k] & M_DATA)
+				set_fatal(s, why_overlap, s->c.addr + off);
+		s->marks[off] |= M_START;
+		if (push_insn(s, &pi) < 0)
+			return -ENOMEM;
+		if (pi.kind == PK_BAD)
+			set_fatal(s, why_bad_insn, s->c.addr + off);
+		if (pi.kind == PK_JMP_IND &&
+		    (rc = indirect_jump(s, s->n - 1)) < 0)
+			return rc;
+		if (is_barrier(pi.kind))
+			s->last_barrier = s->n;
+		off += pi.len;
+	}
+	return 0;
+}
+
+static bool inside(const struct pstate *s, uint64_t a)
+{
+	return a >= s->c.addr && a - s->c.addr < s->c.len;
+}
+
+static void mark_target(struct pstate *s, uint64_t a)
+{
+	if (inside(s, a))
+		s->marks[a - s->c.addr] |= M_TARGET;
+}
+
+/* Pass 2: every known target, and whether each starts an instruction. */
+static void find_targets(struct pstate *s)
+{
+	const struct x86_parse_ctx *ctx = s->c.ctx;
+
+	for (size_t i = 0; i < s->n; i++) {
+		struct pinsn *p = &s->in[i];
+
+		if (p->flags & PF_TARGET) {
+			if (p->kind != PK_OTHER && !x86_code_inside(&s->c,
+								    p->target))
+				p->flags |= PF_EXIT;
+			mark_target(s, p->target);
+		}
+		if (is_barrier(p->kind)) {
+			size_t j = i + 1;
+
+			while (j < s->n && s->in[j].kind == PK_PAD)
+				j++;
+			if (j < s->n)
+				s->marks[s->in[j].off] |= M_TARGET;
+		}
+	}
+	for (size_t k = 0; k < s->ntabt; k++)
+		mark_target(s, s->tabt[k]);
+	for (size_t k = 0; k < ctx->nextra_targets; k++)
+		mark_target(s, ctx->extra_targets[k]);
+	for (size_t k = 0; k < s->ntaken; k++) {
+		if (s->marks[s->taken[k] - s->c.addr] & M_DATA)
+			continue;  /* the address of an embedded table */
+		s->f->code_address_taken = true;
+		mark_target(s, s->taken[k]);
+	}
+	for (size_t off = 0; off < s->c.len; off++)
+		if ((s->marks[off] & (M_TARGET | M_START)) == M_TARGET) {
+			set_fatal(s, why_misaligned, s->c.addr + off);
+			break;
+		}
+}
+
+/* A computed goto stores code addresses somewhere; a jump through a
+ * loaded pointer may then land inside, so it is no tail call. */
+static void judge_indirect(struct pstate *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		struct pinsn *p = &s->in[i];
+
+		if (s->f->code_address_taken && (p->flags & PF_TAIL_IND))
+			p->flags = (uint8_t)((p->flags & ~(PF_TAIL_IND | PF_EXIT)) |
+					     PF_UNRESOLVED);
+		if (p->flags & PF_UNRESOLVED)
+			s->f->unresolved_indirect_jump = true;
+	}
+}
+
+
+static bool is_tgt(const struct pstate *s, size_t i)
+{
+	return s->marks[s->in[i].off] & M_TARGET;
+}
+
+static bool is_call(const struct pinsn *p)
+{
+	return p->kind == PK_CALL || p->kind == PK_CALL_IND;
+}
+
+static bool adjacent(const struct pstate *s, size_t a, size_t b)
+{
+	return s->in[a].off + s->in[a].len == s->in[b].off;
+}
+
+/* The instructions a patch would replace: in[first..last]. */
+struct area {
+	size_t first, last;
+	uint32_t len;
+	const char *why;
+	uint64_t why_at;
+};
+
+static bool area_fail(struct area *a, const char *why, uint64_t at)
+{
+	a->why = why;
+	a->why_at = at;
+	return false;
+}
+
+/* Borrow the instructions after in[i] until 5 bytes; pad_only: only
+ * nop/int3 padding (after a ret or jmp, which never falls through). */
+static bool borrow_after(const struct pstate *s, size_t i, bool pad_only,
+			 struct area *a)
+{
+	size_t j = i;
+
+	*a = (struct area){ .first = i, .last = i, .len = s->in[i].len };
+	while (a->len < PATCH_LEN) {
+		if (++j >= s->n)
+			return area_fail(a, why_end, 0);
+		if (!adjacent(s, j - 1, j))
+			return area_fail(a, why_data, s->c.addr + s->in[j].off);
+		if (pad_only && s->in[j].kind != PK_PAD)
+			return area_fail(a, why_end, 0);
+		if (is_tgt(s, j))
+			return area_fail(a, x86_why_target,
+					 s->c.addr + s->in[j].off);
+		if (is_call(&s->in[j - 1]))
+			return area_fail(a, why_call,
+					 s->c.addr + s->in[j - 1].off);
+		a->len += s->in[j].len;
+		a->last = j;
+	}
+	return true;
+}
+
+/* Borrow the instructions before in[i] (which stays last). */
+static bool borrow_before(const struct pstate *s, size_t i, struct area *a)
+{
+	size_t j = i;
+
+	*a = (struct area){ .first = i, .last = i, .len = s->in[i].len };
+	while (a->len < PATCH_LEN) {
+		if (is_tgt(s, j))
+			return area_fail(a, x86_why_target,
+					 s->c.addr + s->in[j].off);
+		if (j == 0)
+			return area_fail(a, why_start, 0);
+		if (!adjacent(s, j - 1, j))
+			return area_fail(a, why_data, s->c.addr + s->in[j].off);
+		j--;
+		if (is_call(&s->in[j]))
+			return area_fail(a, why_call, s->c.addr + s->in[j].off);
+		a->len += s->in[j].len;
+		a->first = j;
+	}
+	return true;
+}
+
+static bool is_endbr64(const struct pstate *s)
+{
+	static const uint8_t endbr[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
+
+	return s->n > 1 && s->in[0].len == 4 &&
+	       memcmp(s->c.bytes, endbr, 4) == 0;
+}
+
+static int add_point(struct pstate *s, size_t i, enum x86_point_kind k,
+		     const struct area *a, bool found)
+{
+	struct x86_func *f = s->f;
+	const struct pinsn *p = &s->in[i];
+	struct x86_point *pt, *np;
+
+	if ((f->npoints & (f->npoints + 1)) == 0 || f->npoints == 0) {
+		np = realloc(f->points, (f->npoints * 2 + 2) * sizeof(*np));
+		if (np == NULL)
+			return -ENOMEM;
+		f->points = np;
+	}
+	pt = &f->points[f->npoints++];
+	*pt = (struct x86_point){ .kind = k, .addr = s->c.addr + p->off,
+				  .insn_len = p->len, .ok = found,
+				  .why = found ? NULL : a->why,
+				  .why_at = found ? 0 : a->why_at };
+	pt->indirect = p->kind == PK_CALL_IND || p->kind == PK_JMP_IND;
+	pt->tail_call = k == X86_PT_EXIT && p->kind != PK_RET;
+	pt->cond = p->kind == PK_JCC;
+	if (p->flags & PF_TARGET)
+		pt->target = p->target;
+	pt->patch_start = s->c.addr + s->in[a->first].off;
+	pt->patch_len = (uint8_t)(a->len > 255 ? 255 : a->len);
+	pt->patch_ninsns = (uint8_t)(a->last - a->first + 1);
+	pt->start_is_target = is_tgt(s, a->first);
+	if (found && f->unresolved_indirect_jump && a->last != a->first) {
+		/* Unknown targets may land on any interior boundary. */
+		pt->ok = false;
+		pt->why = x86_why_unresolved;
+	}
+	if (s->fatal != NULL) {
+		pt->ok = false;
+		pt->why = s->fatal;
+		pt->why_at = s->fatal_at;
+	}
+	return 0;
+}
+
+/* An exit: borrow before it, or (ret, jmp) the padding after it. */
+static int exit_point(struct pstate *s, size_t i)
+{
+	struct area a, pad;
+	bool found = borrow_before(s, i, &a);
+
+	if (!found && s->in[i].kind != PK_JCC &&
+	    borrow_after(s, i, true, &pad)) {
+		a = pad;
+		found = true;
+	}
+	return add_point(s, i, X86_PT_EXIT, &a, found);
+}
+
+static int entry_point(struct pstate *s)
+{
+	size_t i = 0;
+	struct area a;
+	bool found;
+
+	if (is_endbr64(s)) {
+		s->f->endbr = true;
+		i = 1;
+	}
+	found = borrow_after(s, i, false, &a);
+	if (add_point(s, i, X86_PT_ENTRY, &a, found) < 0)
+		return -ENOMEM;
+	s->f->points[0].after_endbr = i == 1;
+	return 0;
+}
+
+static void mark_overlaps(struct x86_func *f)
+{
+	for (size_t i = 0; i < f->npoints; i++) {
+		struct x86_point *p = &f->points[i];
+
+		for (size_t j = i + 1; j < f->npoints; j++) {
+			struct x86_point *q = &f->points[j];
+
+			if (q->patch_start >= p->patch_start + p->patch_len &&
+			    q->patch_start > p->patch_start + 32)
+				break;
+			if (q->patch_start < p->patch_start + p->patch_len &&
+			    p->patch_start < q->patch_start + q->patch_len)
+				p->overlaps = q->overlaps = true;
+		}
+	}
+}
+
+/* Pass 3: the points, then the function's verdict. */
+static int make_points(struct pstate *s)
+{
+	struct x86_func *f = s->f;
+	int rc = 0;
+
+	if (s->c.len < PATCH_LEN)
+		set_fatal(s, s->c.len == 0 ? why_empty : x86_why_small, 0);
+	if (s->n == 0)
+		return 0;
+	if (entry_point(s) < 0)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->n && rc == 0; i++) {
+		const struct pinsn *p = &s->in[i];
+		struct area a;
+		bool found;
+
+		if (is_call(p)) {
+			found = borrow_before(s, i, &a);
+			rc = add_point(s, i, X86_PT_CALL, &a, found);
+		} else if (p->kind == PK_RET || (p->flags & PF_EXIT)) {
+			rc = exit_point(s, i);
+		}
+	}
+	mark_overlaps(f);
+	return rc;
+}
+
+static int fill_out(struct pstate *s)
+{
+	struct x86_func *f = s->f;
+	size_t nt = 0;
+
+	f->insns = malloc((s->n ? s->n : 1) * sizeof(*f->insns));
+	if (f->insns == NULL)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->n; i++)
+		f->insns[i] = s->c.addr + s->in[i].off;
+	f->ninsns = s->n;
+	for (size_t off = 0; off < s->c.len; off++)
+		nt += (s->marks[off] & M_TARGET) != 0;
+	f->targets = malloc((nt ? nt : 1) * sizeof(*f->targets));
+	if (f->targets == NULL)
+		return -ENOMEM;
+	for (size_t off = 0; off < s->c.len; off++)
+		if (s->marks[off] & M_TARGET)
+			f->targets[f->ntargets++] = s->c.addr + off;
+	f->ok = s->fatal == NULL && f->npoints > 0;
+	f->why = s->fatal;
+	f->why_at = s->fatal_at;
+	for (size_t i = 0; i < f->npoints && f->ok; i++)
+		if (!f->points[i].ok) {
+			f->ok = false;
+			f->why = f->points[i].why ? f->points[i].why : why_points;
+			f->why_at = f->points[i].why_at;
+		}
+	return 0;
+}
+
+int x86_parse_function(struct x86_decoder *d, const uint8_t *code,
+		       size_t len, uint64_t addr,
+		       const struct x86_parse_ctx *ctx, struct x86_func *out)
+{
+	static const struct x86_parse_ctx no_ctx;
+	struct pstate s = { .d = d };
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	out->addr = addr;
+	out->size = len;
+	if (len > UINT32_MAX)
+		return -EFBIG;
+	s.c = (struct x86_code){ code, len, addr, ctx ? ctx : &no_ctx };
+	s.f = out;
+	if (d->marks_cap < len + 1) {
+		uint8_t *m = realloc(d->marks, len + 1);
+
+		if (m == NULL)
+			return -ENOMEM;
+		d->marks = m;
+		d->marks_cap = len + 1;
+	}
+	s.marks = d->marks;
+	memset(s.marks, 0, len + 1);
+	s.in = d->pins;
+	s.cap = d->pins_cap;
+	rc = sweep(&s);
+	if (rc == 0) {
+		find_targets(&s);
+		judge_indirect(&s);
+		rc = make_points(&s);
+	}
+	if (rc == 0)
+		rc = fill_out(&s);
+	d->pins = s.in;
+	d->pins_cap = s.cap;
+	free(s.taken);
+	free(s.tabt);
+	if (rc < 0)
+		x86_func_free(out);
+	return rc;
+}
+
+void x86_func_free(struct x86_func *f)
+{
+	if (f == NULL)
+		return;
+	free(f->points);
+	free(f->insns);
+	free(f->targets);
+	free(f->data);
+	memset(f, 0, sizeof(*f));
+}
+
+const char *x86_point_kind_name(enum x86_point_kind k)
+{
+	switch (k) {
+	case X86_PT_ENTRY: return "entry";
+	case X86_PT_EXIT: return "exit";
+	case X86_PT_CALL: return "call";
+	}
+	return "?";
+}

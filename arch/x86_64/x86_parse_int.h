@@ -1,0 +1,47 @@
+/*
+ * x86_parse_int.h - between the parser's sweep (x86_parse.c) and the
+ * analysis of indirect jumps (x86_jumptable.c).  Private to arch/x86_64.
+ */
+#ifndef X86_PARSE_INT_H
+#define X86_PARSE_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "x86_decode_int.h"
+#include "x86_parse.h"
+
+enum x86_ij_kind {
+	X86_IJ_TAIL,        /* leaves the function (GOT slot, pointer) */
+	X86_IJ_TABLE,       /* a jump table, every entry known */
+	X86_IJ_UNRESOLVED,  /* targets unknown */
+};
+
+/* What an indirect jmp does, with its table when it has one. */
+struct x86_ij {
+	enum x86_ij_kind kind;
+	uint64_t table;          /* TABLE: image-relative start */
+	size_t nentries;
+	uint8_t entry_size;      /* 4 (relative to table) or 8 (absolute) */
+	uint64_t *targets;       /* TABLE: nentries targets (malloc) */
+	const char *why;         /* UNRESOLVED: why, for diagnostics */
+};
+
+/* The code being parsed, as the jump-table analysis needs it. */
+struct x86_code {
+	const uint8_t *bytes;
+	size_t len;
+	uint64_t addr;
+	const struct x86_parse_ctx *ctx;  /* never NULL */
+};
+
+/* Analyse the indirect jmp at offs[n-1]; offs[0..n-2] are the offsets of
+ * the instructions before it, in order (at most X86_WINDOW in all). */
+int x86_indirect_jump(struct x86_decoder *d, const struct x86_code *c,
+		      const uint32_t *offs, size_t n, struct x86_ij *out);
+
+/* True when addr is inside the function or one of its other parts. */
+bool x86_code_inside(const struct x86_code *c, uint64_t addr);
+
+#endif

@@ -1,0 +1,242 @@
+/*
+ * eng_points.c - per-image lazy cache of parsed functions (eng_points.h).
+ */
+#include "eng_points.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "x86_decode.h"
+
+const char eng_points_why_nobits[] = "the function's bytes are not in the file";
+
+struct img_entry {
+	const struct eng_image *img;
+	size_t nfuncs;
+	struct x86_func **funcs;   /* by function index, NULL until parsed */
+};
+
+struct eng_points_cache {
+	struct x86_decoder *dec;
+	struct img_entry *imgs;
+	size_t nimgs;
+	size_t parsed;
+};
+
+int eng_points_cache_new(struct eng_points_cache **out, struct hunch_err *err)
+{
+	struct eng_points_cache *c = calloc(1, sizeof(*c));
+
+	if (c == NULL)
+		return hunch_errf(err, -ENOMEM, "out of memory for the "
+				  "points cache");
+	if (x86_decoder_open(&c->dec) < 0) {
+		free(c);
+		return hunch_errf(err, -EINVAL, "cannot open the x86-64 "
+				  "decoder (capstone)");
+	}
+	*out = c;
+	return 0;
+}
+
+static void free_entry(struct img_entry *e)
+{
+	for (size_t i = 0; i < e->nfuncs; i++) {
+		if (e->funcs[i] != NULL) {
+			x86_func_free(e->funcs[i]);
+			free(e->funcs[i]);
+		}
+	}
+	free(e->funcs);
+}
+
+void eng_points_cache_free(struct eng_points_cache *c)
+{
+	if (c == NULL)
+		return;
+	for (size_t i = 0; i < c->nimgs; i++)
+		free_entry(&c->imgs[i]);
+	free(c->imgs);
+	x86_decoder_close(c->dec);
+	free(c);
+}
+
+void eng_points_forget(struct eng_points_cache *c, const struct eng_image *img)
+{
+	for (size_t i = 0; i < c->nimgs; i++) {
+		if (c->imgs[i].img != img)
+			continue;
+		free_entry(&c->imgs[i]);
+		c->imgs[i] = c->imgs[--c->nimgs];
+		return;
+	}
+}
+
+size_t eng_points_parsed(const struct eng_points_cache *c)
+{
+	return c->parsed;
+}
+
+static struct img_entry *entry_for(struct eng_points_cache *c,
+				   const struct eng_image *img)
+{
+	struct img_entry *e;
+
+	for (size_t i = 0; i < c->nimgs; i++)
+		if (c->imgs[i].img == img)
+			return &c->imgs[i];
+	e = realloc(c->imgs, (c->nimgs + 1) * sizeof(*e));
+	if (e == NULL)
+		return NULL;
+	c->imgs = e;
+	e = &c->imgs[c->nimgs];
+	*e = (struct img_entry){ .img = img,
+				 .nfuncs = eng_image_nfuncs(img) };
+	e->funcs = calloc(e->nfuncs ? e->nfuncs : 1, sizeof(*e->funcs));
+	if (e->funcs == NULL)
+		return NULL;
+	c->nimgs++;
+	return e;
+}
+
+static int read_image(void *arg, uint64_t addr, void *buf, size_t len)
+{
+	return eng_image_read(arg, addr, buf, len);
+}
+
+/* The other part of a hot/cold pair: "foo.cold" for foo, foo for
+ * "foo.cold" (gcc also numbers them: "foo.cold.3"). */
+static const struct eng_func *cold_sibling(const struct eng_image *img,
+					   const struct eng_func *f)
+{
+	char name[512];
+	const char *dot = strstr(f->name, ".cold");
+	const struct eng_func *s;
+
+	if (dot != NULL) {
+		if ((size_t)(dot - f->name) >= sizeof(name))
+			return NULL;
+		memcpy(name, f->name, (size_t)(dot - f->name));
+		name[dot - f->name] = '\0';
+	} else if (snprintf(name, sizeof(name), "%s.cold", f->name) >=
+		   (int)sizeof(name)) {
+		return NULL;
+	}
+	s = eng_image_func_by_name(img, name);
+	return s != NULL && s != f && s->size > 0 ? s : NULL;
+}
+
+static int parse_raw(struct eng_points_cache *c, const struct eng_image *img,
+		     const struct eng_func *f, const struct x86_parse_ctx *ctx,
+		     struct x86_func *out)
+{
+	uint8_t *code = malloc(f->size ? f->size : 1);
+	int rc;
+
+	if (code == NULL)
+		return -ENOMEM;
+	if (eng_image_read(img, f->addr, code, f->size) != 0) {
+		free(code);
+		memset(out, 0, sizeof(*out));
+		out->addr = f->addr;
+		out->size = f->size;
+		out->why = eng_points_why_nobits;
+		return 0;
+	}
+	rc = x86_parse_function(c->dec, code, f->size, f->addr, ctx, out);
+	free(code);
+	return rc;
+}
+
+/* Jumps from the sibling part into f: targets inside f. */
+static int sibling_targets(struct eng_points_cache *c,
+			   const struct eng_image *img,
+			   const struct eng_func *f, const struct eng_func *sib,
+			   struct x86_parse_ctx *ctx, struct x86_range *range)
+{
+	struct x86_parse_ctx sctx = *ctx;
+	struct x86_func sf;
+	uint64_t *t;
+	size_t n = 0;
+	int rc;
+
+	*range = (struct x86_range){ f->addr, f->addr + f->size };
+	sctx.also_inside = range;
+	sctx.nalso_inside = 0;
+	rc = parse_raw(c, img, sib, &sctx, &sf);
+	if (rc < 0)
+		return rc;
+	t = malloc((sf.npoints ? sf.npoints : 1) * sizeof(*t));
+	if (t == NULL) {
+		x86_func_free(&sf);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < sf.npoints; i++)
+		if (sf.points[i].target - f->addr < f->size &&
+		    sf.points[i].kind == X86_PT_EXIT && !sf.points[i].indirect)
+			t[n++] = sf.points[i].target;
+	x86_func_free(&sf);
+	ctx->extra_targets = t;
+	ctx->nextra_targets = n;
+	*range = (struct x86_range){ sib->addr, sib->addr + sib->size };
+	ctx->also_inside = range;
+	ctx->nalso_inside = 1;
+	return 0;
+}
+
+static int parse_func(struct eng_points_cache *c, const struct eng_image *img,
+		      const struct eng_func *f, struct x86_func *out)
+{
+	struct x86_parse_ctx ctx = {
+		.read = read_image, .arg = (void *)img,
+		.abs_base = eng_image_link_base(img),
+	};
+	const struct eng_func *sib = cold_sibling(img, f);
+	struct x86_range range;
+	int rc;
+
+	if (sib != NULL &&
+	    (rc = sibling_targets(c, img, f, sib, &ctx, &range)) < 0)
+		return rc;
+	rc = parse_raw(c, img, f, &ctx, out);
+	free((void *)ctx.extra_targets);
+	return rc;
+}
+
+const struct x86_func *eng_points_of(struct eng_points_cache *c,
+				     struct eng_image *img,
+				     const struct eng_func *f,
+				     struct hunch_err *err)
+{
+	struct img_entry *e = entry_for(c, img);
+	const struct eng_func *first = eng_image_func(img, 0);
+	size_t i;
+	int rc;
+
+	if (e == NULL) {
+		hunch_errf(err, -ENOMEM, "out of memory parsing %s",
+			   eng_image_name(img));
+		return NULL;
+	}
+	if (first == NULL || f < first || (size_t)(f - first) >= e->nfuncs) {
+		hunch_errf(err, -EINVAL, "function %s is not one of %s's",
+			   f ? f->name : "(null)", eng_image_name(img));
+		return NULL;
+	}
+	i = (size_t)(f - first);
+	if (e->funcs[i] != NULL)
+		return e->funcs[i];
+	e->funcs[i] = calloc(1, sizeof(struct x86_func));
+	if (e->funcs[i] == NULL ||
+	    (rc = parse_func(c, img, f, e->funcs[i])) < 0) {
+		free(e->funcs[i]);
+		e->funcs[i] = NULL;
+		hunch_errf(err, -ENOMEM, "out of memory parsing %s in %s",
+			   f->name, eng_image_name(img));
+		return NULL;
+	}
+	c->parsed++;
+	return e->funcs[i];
+}
