@@ -187,8 +187,8 @@ pf_tail_ptr:
 pf_tail_cond:
 	testl	%edi, %edi		/* +0 2 */
 	movl	$7, %eax		/* +2 5 */
-	jne	pf_tail			/* +7 6 (rel32: other symbol) */
-	ret				/* +13 */
+	jne	pf_tail			/* +7 2 (gas relaxes it to rel8) */
+	ret				/* +9 */
 	.size pf_tail_cond, .-pf_tail_cond
 
 /* ret reached by a jump, followed by padding inside the function. */
