@@ -207,3 +207,78 @@ unsigned x86_reg_canon(unsigned reg)
 	default: return X86_REG_INVALID;
 	}
 }
+
+/* Bytes taken by a ModRM byte and what follows it (SIB, displacement)
+ * in 64-bit addressing; 0 when they run past len. */
+static size_t modrm_len(const uint8_t *m, size_t len)
+{
+	uint8_t mod, rm;
+	size_t n = 1;
+
+	if (len < 1)
+		return 0;
+	mod = m[0] >> 6;
+	rm = m[0] & 7;
+	if (mod != 3 && rm == 4) {
+		if (len < 2)
+			return 0;
+		n++;
+		if (mod == 0 && (m[1] & 7) == 5)
+			n += 4;
+	}
+	if (mod == 0 && rm == 5)
+		n += 4;
+	else if (mod == 1)
+		n += 1;
+	else if (mod == 2)
+		n += 4;
+	return n <= len ? n : 0;
+}
+
+/* VEX map 1 opcodes with an imm8 (pshufd and shifts by immediate,
+ * cmpps, pinsrw, pextrw, shufps); map 3 always has one. */
+static bool vex_imm8(unsigned map, uint8_t op)
+{
+	if (map == 3)
+		return true;
+	return map == 1 && ((op >= 0x70 && op <= 0x73) || op == 0xc2 ||
+			    op == 0xc4 || op == 0xc5 || op == 0xc6);
+}
+
+size_t x86_len_fallback(const uint8_t *b, size_t len)
+{
+	size_t i = 0, hdr, m;
+	unsigned map;
+
+	while (i < len && (b[i] == 0x67 || b[i] == 0x2e || b[i] == 0x3e ||
+			   b[i] == 0x26 || b[i] == 0x36 || b[i] == 0x64 ||
+			   b[i] == 0x65))
+		i++;
+	if (i + 3 <= len && b[i] == 0x0f && b[i + 1] == 0x01 &&
+	    b[i + 2] >= 0xc0)
+		return i + 3;  /* rdpkru, wrpkru and other 0f 01 /reg forms */
+	if (i + 2 > len)
+		return 0;
+	if (b[i] == 0xc5) {
+		map = 1;
+		hdr = 2;
+	} else if (b[i] == 0xc4 && i + 3 <= len) {
+		map = b[i + 1] & 0x1f;
+		hdr = 3;
+	} else if (b[i] == 0x62 && i + 4 <= len) {
+		map = b[i + 1] & 0x03;  /* EVEX: mm */
+		hdr = 4;
+	} else {
+		return 0;
+	}
+	if (map < 1 || map > 3 || i + hdr + 1 > len)
+		return 0;
+	i += hdr;
+	if (map == 1 && b[i] == 0x77)
+		return i + 1;  /* vzeroupper, vzeroall: no ModRM */
+	m = modrm_len(b + i + 1, len - i - 1);
+	if (m == 0)
+		return 0;
+	i += 1 + m + (vex_imm8(map, b[i]) ? 1 : 0);
+	return i <= len ? i : 0;
+}

@@ -49,6 +49,13 @@ int x86_find_main_from_start(struct x86_decoder *d, const uint8_t *code,
  * *is_load is true and *ref is the address of the GOT slot that holds
  * main (valid once the dynamic linker has relocated it).  Otherwise
  * *ref is main itself.  Returns 0 or -ENOENT. */
+/* The length of an instruction capstone 4 cannot decode but that is
+ * certainly no control transfer: VEX and EVEX encodings (AVX-512BW's
+ * kmovd/kmovq, vptestm*, vpcmpeqb with mask operands, which glibc's
+ * string functions use) and the 0f 01 register forms (rdpkru, wrpkru).
+ * 0 when the bytes are none of those. */
+size_t x86_len_fallback(const uint8_t *buf, size_t len);
+
 int x86_find_main_ref(struct x86_decoder *d, const uint8_t *code,
 		      size_t len, uint64_t start_addr, uint64_t *ref,
 		      bool *is_load);

@@ -101,7 +101,72 @@ static int find_def(const struct win *w, int at, unsigned reg)
 static struct val value(const struct win *w, int at, unsigned reg,
 			int depth);
 
-static struct val lea_value(const struct win *w, int i)
+static int gpr_index(unsigned canon)
+{
+	static const unsigned gprs[16] = {
+		X86_REG_RAX, X86_REG_RBX, X86_REG_RCX, X86_REG_RDX,
+		X86_REG_RSI, X86_REG_RDI, X86_REG_RBP, X86_REG_RSP,
+		X86_REG_R8, X86_REG_R9, X86_REG_R10, X86_REG_R11,
+		X86_REG_R12, X86_REG_R13, X86_REG_R14, X86_REG_R15,
+	};
+
+	for (int k = 0; k < 16; k++)
+		if (gprs[k] == canon)
+			return k;
+	return -1;
+}
+
+/* A register defined before the window: a table base that the compiler
+ * hoisted out of a loop.  Trusted only when the whole function writes
+ * the register exactly once, with `lea sym(%rip)`. */
+static struct val hoisted(const struct x86_reg_defs *defs, unsigned reg)
+{
+	int k = gpr_index(reg);
+	struct val v = { .k = V_CONST };
+
+	if (k < 0 || defs->writers[k] != 1 || !defs->is_lea[k])
+		return unknown;
+	v.c = defs->lea[k];
+	return v;
+}
+
+int x86_reg_defs_compute(struct x86_decoder *d, const struct x86_code *c,
+			 const uint32_t *offs, size_t n,
+			 struct x86_reg_defs *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < n; i++) {
+		const uint8_t *p = c->bytes + offs[i];
+		size_t left = c->len - offs[i];
+		uint64_t a = c->addr + offs[i];
+		cs_regs rr, ww;
+		uint8_t nr = 0, nw = 0;
+		const cs_x86 *x;
+
+		if (!cs_disasm_iter(d->handle, &p, &left, &a, d->insn) ||
+		    cs_regs_access(d->handle, d->insn, rr, &nr, ww, &nw) !=
+		    CS_ERR_OK)
+			return -EINVAL;
+		x = &d->insn->detail->x86;
+		for (uint8_t k = 0; k < nw; k++) {
+			int g = gpr_index(x86_reg_canon(ww[k]));
+
+			if (g < 0 || out->writers[g] == 255)
+				continue;
+			out->writers[g]++;
+			out->is_lea[g] = d->insn->id == X86_INS_LEA &&
+				x->operands[1].mem.base == X86_REG_RIP &&
+				x->operands[1].mem.index == X86_REG_INVALID;
+			out->lea[g] = d->insn->address + d->insn->size +
+				      (uint64_t)x->operands[1].mem.disp;
+		}
+	}
+	return 0;
+}
+
+static struct val derived(const struct win *w, int i, int depth);
+
+static struct val lea_value(const struct win *w, int i, int depth)
 {
 	const cs_insn *in = w->in[i];
 	const x86_op_mem *m = &in->detail->x86.operands[1].mem;
@@ -122,7 +187,7 @@ static struct val lea_value(const struct win *w, int i)
 		v.scale = (uint8_t)m->scale;
 		return v;
 	}
-	return suspect;
+	return derived(w, i, depth);
 }
 
 /* Which part of base + index*scale is the table and which the index. */
@@ -147,10 +212,10 @@ static struct val load_value(const struct win *w, int i, const x86_op_mem *m,
 	struct val b, x;
 	unsigned base = x86_reg_canon(m->base), index = x86_reg_canon(m->index);
 
-	if (m->segment != X86_REG_INVALID)
-		return suspect;
 	if (m->index == X86_REG_INVALID)
 		return v;  /* a pointer: from a GOT slot, a struct, a vtable */
+	if (m->segment != X86_REG_INVALID)
+		return suspect;
 	v.indexed = true;
 	if (m->base == X86_REG_INVALID) {
 		/* Non-PIC: the displacement is the table's link-time address. */
@@ -179,7 +244,47 @@ static bool is_entry_load(const struct val *v)
 	       v->sext && v->scale == 4;
 }
 
-static struct val add_values(struct val a, struct val b)
+/* Could this value be part of a jump-table computation? */
+static bool tableish(const struct win *w, const struct val *v)
+{
+	return v->k == V_SUSPECT || v->k == V_REL || v->k == V_SCALED ||
+	       (v->k == V_LOAD && v->indexed) ||
+	       (v->k == V_CONST && x86_code_inside(w->c, v->c));
+}
+
+/* A value computed by an instruction we do not model (ror, xor, and,
+ * ...): a pointer if nothing it reads looks like a table, else suspect.
+ * glibc's PTR_DEMANGLE (`ror $0x11,%rax; xor %fs:0x30,%rax; jmp *%rax`)
+ * is a tail call; an index scaled by shifts and added to a code address
+ * is not. */
+static struct val derived(const struct win *w, int i, int depth)
+{
+	const cs_x86 *x = &w->in[i]->detail->x86;
+	cs_regs rr, ww;
+	uint8_t nr = 0, nw = 0;
+
+	for (uint8_t k = 0; k < x->op_count; k++)
+		if (x->operands[k].type == X86_OP_MEM &&
+		    x->operands[k].mem.index != X86_REG_INVALID)
+			return suspect;
+	if (cs_regs_access(w->h, w->in[i], rr, &nr, ww, &nw) != CS_ERR_OK)
+		return suspect;
+	for (uint8_t k = 0; k < nr; k++) {
+		unsigned r = x86_reg_canon(rr[k]);
+		struct val v;
+
+		if (r == X86_REG_INVALID || r == X86_REG_RSP ||
+		    r == X86_REG_RIP)
+			continue;
+		v = value(w, i, r, depth + 1);
+		if (tableish(w, &v))
+			return suspect;
+	}
+	return unknown;
+}
+
+static struct val add_values(const struct win *w, int i, struct val a,
+			     struct val b, int depth)
 {
 	struct val r;
 
@@ -193,7 +298,7 @@ static struct val add_values(struct val a, struct val b)
 		r.k = V_REL;
 		return r;
 	}
-	return suspect;
+	return derived(w, i, depth);
 }
 
 static struct val mov_value(const struct win *w, int i, int depth)
@@ -204,7 +309,7 @@ static struct val mov_value(const struct win *w, int i, int depth)
 	struct val v;
 
 	if (x->op_count != 2 || x->operands[0].type != X86_OP_REG)
-		return suspect;
+		return derived(w, i, depth);
 	if (src->type == X86_OP_IMM && in->id != X86_INS_MOVSXD) {
 		v = (struct val){ .k = V_CONST };
 		v.c = (uint64_t)src->imm - w->c->ctx->abs_base;
@@ -213,8 +318,9 @@ static struct val mov_value(const struct win *w, int i, int depth)
 	if (src->type == X86_OP_MEM)
 		return load_value(w, i, &src->mem, src->size,
 				  in->id == X86_INS_MOVSXD, depth);
-	if (src->type != X86_OP_REG)
-		return suspect;
+	if (src->type != X86_OP_REG || x86_reg_canon(src->reg) ==
+	    X86_REG_INVALID)
+		return derived(w, i, depth);  /* movq %xmm0,%rax ... */
 	v = value(w, i, x86_reg_canon(src->reg), depth + 1);
 	if (in->id == X86_INS_MOVSXD && v.k == V_LOAD && v.size == 4)
 		v.sext = true;
@@ -230,13 +336,15 @@ static struct val value(const struct win *w, int at, unsigned reg, int depth)
 	if (depth > DEPTH_MAX || reg == X86_REG_INVALID)
 		return suspect;
 	i = find_def(w, at, reg);
+	if (i == -1 && w->c->defs != NULL)
+		return hoisted(w->c->defs, reg);
 	if (i < 0)
 		return unknown;
 	in = w->in[i];
 	x = &in->detail->x86;
 	switch (in->id) {
 	case X86_INS_LEA:
-		return lea_value(w, i);
+		return lea_value(w, i, depth);
 	case X86_INS_MOV:
 	case X86_INS_MOVSXD:
 	case X86_INS_MOVABS:
@@ -251,12 +359,13 @@ static struct val value(const struct win *w, int at, unsigned reg, int depth)
 	case X86_INS_ADD:
 		if (x->op_count != 2 || x->operands[0].type != X86_OP_REG ||
 		    x->operands[1].type != X86_OP_REG)
-			return suspect;
-		return add_values(
+			return derived(w, i, depth);
+		return add_values(w, i,
 			value(w, i, x86_reg_canon(x->operands[0].reg), depth + 1),
-			value(w, i, x86_reg_canon(x->operands[1].reg), depth + 1));
+			value(w, i, x86_reg_canon(x->operands[1].reg), depth + 1),
+			depth);
 	default:
-		return suspect;
+		return derived(w, i, depth);
 	}
 }
 

@@ -96,7 +96,6 @@ struct pstate {
 	size_t ntabt, tabt_cap;
 	const char *fatal;    /* function-level reason, first one wins */
 	uint64_t fatal_at;
-	size_t last_barrier;  /* index after the last unconditional transfer */
 };
 
 static void set_fatal(struct pstate *s, const char *why, uint64_t at)
@@ -129,7 +128,7 @@ static size_t opcode_at(const uint8_t *b, size_t len, bool *p66)
 	size_t i = 0;
 
 	*p66 = false;
-	for (; i < len; i++) {
+	for (; i < len; i++) {  /* REX.W, below, cancels 0x66 */
 		uint8_t x = b[i];
 
 		if (x == 0x66)
@@ -139,8 +138,11 @@ static size_t opcode_at(const uint8_t *b, size_t len, bool *p66)
 			   x == 0x65 || x == 0x67))
 			break;
 	}
-	if (i < len && (b[i] & 0xf0) == 0x40)
+	if (i < len && (b[i] & 0xf0) == 0x40) {
+		if (b[i] & 0x08)
+			*p66 = false;
 		i++;
+	}
 	return i;
 }
 
@@ -298,18 +300,28 @@ static int add_table(struct pstate *s, size_t ji, const struct x86_ij *ij)
 	return 0;
 }
 
-static int indirect_jump(struct pstate *s, size_t ji)
+/* Analyse the indirect jmp at in[ji] over the straight-line code before
+ * it (back to the last unconditional transfer).  late: after the sweep,
+ * when a table inside the function can no longer be skipped. */
+static int indirect_jump(struct pstate *s, size_t ji, bool late)
 {
 	uint32_t offs[X86_WINDOW];
-	size_t from = s->last_barrier, n;
+	size_t from = ji, n;
 	struct x86_ij ij;
 	int rc;
 
-	if (ji + 1 - from > X86_WINDOW)
-		from = ji + 1 - X86_WINDOW;
+	while (from > 0 && ji + 1 - from < X86_WINDOW &&
+	       !is_barrier(s->in[from - 1].kind))
+		from--;
 	for (n = 0; from + n <= ji; n++)
 		offs[n] = s->in[from + n].off;
 	rc = x86_indirect_jump(s->d, &s->c, offs, n, &ij);
+	if (rc == 0 && late && ij.kind == X86_IJ_TABLE &&
+	    ij.table < s->c.addr + s->c.len &&
+	    ij.table + ij.nentries * ij.entry_size > s->c.addr)
+		ij.kind = X86_IJ_UNRESOLVED;
+	s->in[ji].flags &= (uint8_t)~(PF_UNRESOLVED | PF_TABLE |
+				      PF_TAIL_IND | PF_EXIT);
 	if (rc == 0 && ij.kind == X86_IJ_TABLE) {
 		s->in[ji].flags |= PF_TABLE;
 		rc = add_table(s, ji, &ij);
@@ -319,6 +331,36 @@ static int indirect_jump(struct pstate *s, size_t ji)
 		s->in[ji].flags |= PF_UNRESOLVED;
 	}
 	free(ij.targets);
+	return rc;
+}
+
+/* Jumps the window could not resolve, again, knowing who writes each
+ * register in the whole function: a table base hoisted out of a loop is
+ * a register written once, by `lea tbl(%rip)`. */
+static int retry_unresolved(struct pstate *s)
+{
+	struct x86_reg_defs defs;
+	uint32_t *all;
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < s->n && !(s->in[i].flags & PF_UNRESOLVED); i++)
+		;
+	if (i == s->n || s->fatal != NULL)
+		return 0;
+	all = malloc(s->n * sizeof(*all));
+	if (all == NULL)
+		return -ENOMEM;
+	for (i = 0; i < s->n; i++)
+		all[i] = s->in[i].off;
+	if (x86_reg_defs_compute(s->d, &s->c, all, s->n, &defs) == 0) {
+		s->c.defs = &defs;
+		for (i = 0; i < s->n && rc == 0; i++)
+			if (s->in[i].flags & PF_UNRESOLVED)
+				rc = indirect_jump(s, i, true);
+		s->c.defs = NULL;
+	}
+	free(all);
 	return rc;
 }
 
@@ -345,15 +387,17 @@ static int sweep(struct pstate *s)
 
 		if (s->marks[off] & M_DATA) {
 			off = skip_data(s, off);
-			s->last_barrier = s->n;
 			continue;
 		}
-		if (!cs_disasm_iter(d->fast, &p, &left, &a, ci)) {
+		if (cs_disasm_iter(d->fast, &p, &left, &a, ci)) {
+			pi.len = (uint8_t)ci->size;
+			classify(s, ci->id, &pi, s->c.bytes + off,
+				 s->c.addr + off);
+		} else if ((pi.len = (uint8_t)x86_len_fallback(
+				    s->c.bytes + off, s->c.len - off)) == 0) {
 			set_fatal(s, x86_why_undecodable, s->c.addr + off);
 			return 0;
 		}
-		pi.len = (uint8_t)ci->size;
-		classify(s, ci->id, &pi, s->c.bytes + off, s->c.addr + off);
 		for (size_t k = 1; k < pi.len; k++)
 			if (s->marks[off + k] & M_DATA)
 				set_fatal(s, why_overlap, s->c.addr + off);
@@ -363,10 +407,8 @@ static int sweep(struct pstate *s)
 		if (pi.kind == PK_BAD)
 			set_fatal(s, why_bad_insn, s->c.addr + off);
 		if (pi.kind == PK_JMP_IND &&
-		    (rc = indirect_jump(s, s->n - 1)) < 0)
+		    (rc = indirect_jump(s, s->n - 1, false)) < 0)
 			return rc;
-		if (is_barrier(pi.kind))
-			s->last_barrier = s->n;
 		off += pi.len;
 	}
 	return 0;
@@ -381,6 +423,16 @@ static void mark_target(struct pstate *s, uint64_t a)
 {
 	if (inside(s, a))
 		s->marks[a - s->c.addr] |= M_TARGET;
+}
+
+/* glibc jumps over a lock prefix when single-threaded (`je 1f; lock;
+ * 1: cmpxchg`): a target one byte into an instruction that starts with
+ * 0xf0 is the same instruction without its prefix.  The target stays
+ * marked, so no patch area can contain it. */
+static bool skips_lock(const struct pstate *s, size_t off)
+{
+	return off > 0 && (s->marks[off - 1] & M_START) &&
+	       s->c.bytes[off - 1] == 0xf0;
 }
 
 /* Pass 2: every known target, and whether each starts an instruction. */
@@ -417,7 +469,8 @@ static void find_targets(struct pstate *s)
 		mark_target(s, s->taken[k]);
 	}
 	for (size_t off = 0; off < s->c.len; off++)
-		if ((s->marks[off] & (M_TARGET | M_START)) == M_TARGET) {
+		if ((s->marks[off] & (M_TARGET | M_START)) == M_TARGET &&
+		    !skips_lock(s, off)) {
 			set_fatal(s, why_misaligned, s->c.addr + off);
 			break;
 		}
@@ -469,6 +522,18 @@ static bool area_fail(struct area *a, const char *why, uint64_t at)
 	return false;
 }
 
+/* The final word on an area: no known target in any byte after its
+ * first (targets inside instructions included). */
+static bool area_clean(const struct pstate *s, struct area *a)
+{
+	uint32_t start = s->in[a->first].off;
+
+	for (uint32_t k = start + 1; k < start + a->len; k++)
+		if (s->marks[k] & M_TARGET)
+			return area_fail(a, x86_why_target, s->c.addr + k);
+	return true;
+}
+
 /* Borrow the instructions after in[i] until 5 bytes; pad_only: only
  * nop/int3 padding (after a ret or jmp, which never falls through). */
 static bool borrow_after(const struct pstate *s, size_t i, bool pad_only,
@@ -493,7 +558,7 @@ static bool borrow_after(const struct pstate *s, size_t i, bool pad_only,
 		a->len += s->in[j].len;
 		a->last = j;
 	}
-	return true;
+	return area_clean(s, a);
 }
 
 /* Borrow the instructions before in[i] (which stays last). */
@@ -516,7 +581,7 @@ static bool borrow_before(const struct pstate *s, size_t i, struct area *a)
 		a->len += s->in[j].len;
 		a->first = j;
 	}
-	return true;
+	return area_clean(s, a);
 }
 
 static bool is_endbr64(const struct pstate *s)
@@ -688,7 +753,8 @@ int x86_parse_function(struct x86_decoder *d, const uint8_t *code,
 	out->size = len;
 	if (len > UINT32_MAX)
 		return -EFBIG;
-	s.c = (struct x86_code){ code, len, addr, ctx ? ctx : &no_ctx };
+	s.c = (struct x86_code){ .bytes = code, .len = len, .addr = addr,
+				 .ctx = ctx ? ctx : &no_ctx };
 	s.f = out;
 	if (d->marks_cap < len + 1) {
 		uint8_t *m = realloc(d->marks, len + 1);
@@ -703,6 +769,8 @@ int x86_parse_function(struct x86_decoder *d, const uint8_t *code,
 	s.in = d->pins;
 	s.cap = d->pins_cap;
 	rc = sweep(&s);
+	if (rc == 0)
+		rc = retry_unresolved(&s);
 	if (rc == 0) {
 		find_targets(&s);
 		judge_indirect(&s);

@@ -28,13 +28,28 @@ struct x86_ij {
 	const char *why;         /* UNRESOLVED: why, for diagnostics */
 };
 
+/* Who writes each general register in a whole function (indexes:
+ * rax rbx rcx rdx rsi rdi rbp rsp r8..r15). */
+struct x86_reg_defs {
+	uint8_t writers[16];   /* saturates at 255 */
+	bool is_lea[16];       /* the last writer is lea sym(%rip) */
+	uint64_t lea[16];      /* ... and sym */
+};
+
 /* The code being parsed, as the jump-table analysis needs it. */
 struct x86_code {
 	const uint8_t *bytes;
 	size_t len;
 	uint64_t addr;
 	const struct x86_parse_ctx *ctx;  /* never NULL */
+	/* After the sweep: registers defined before an analysis window
+	 * (hoisted table bases) are looked up here; NULL during it. */
+	const struct x86_reg_defs *defs;
 };
+
+int x86_reg_defs_compute(struct x86_decoder *d, const struct x86_code *c,
+			 const uint32_t *offs, size_t n,
+			 struct x86_reg_defs *out);
 
 /* Analyse the indirect jmp at offs[n-1]; offs[0..n-2] are the offsets of
  * the instructions before it, in order (at most X86_WINDOW in all). */
