@@ -12,10 +12,13 @@
 
 const char eng_points_why_nobits[] = "the function's bytes are not in the file";
 
+#define NO_SIBLING UINT32_MAX
+
 struct img_entry {
 	const struct eng_image *img;
 	size_t nfuncs;
 	struct x86_func **funcs;   /* by function index, NULL until parsed */
+	uint32_t *sibling;         /* hot <-> cold part, or NO_SIBLING */
 };
 
 struct eng_points_cache {
@@ -50,6 +53,7 @@ static void free_entry(struct img_entry *e)
 		}
 	}
 	free(e->funcs);
+	free(e->sibling);
 }
 
 void eng_points_cache_free(struct eng_points_cache *c)
@@ -79,6 +83,35 @@ size_t eng_points_parsed(const struct eng_points_cache *c)
 	return c->parsed;
 }
 
+/* Pair every `foo.cold` (gcc also numbers them: `foo.cold.3`) with foo,
+ * once per image: names are looked up only for the few cold parts. */
+static int find_siblings(struct img_entry *e, const struct eng_image *img)
+{
+	const struct eng_func *first = eng_image_func(img, 0);
+
+	e->sibling = malloc((e->nfuncs ? e->nfuncs : 1) * sizeof(uint32_t));
+	if (e->sibling == NULL)
+		return -ENOMEM;
+	for (size_t i = 0; i < e->nfuncs; i++)
+		e->sibling[i] = NO_SIBLING;
+	for (size_t i = 0; i < e->nfuncs && e->nfuncs < NO_SIBLING; i++) {
+		const struct eng_func *f = eng_image_func(img, i), *hot;
+		const char *dot = strstr(f->name, ".cold");
+		char name[512];
+
+		if (dot == NULL || (size_t)(dot - f->name) >= sizeof(name))
+			continue;
+		memcpy(name, f->name, (size_t)(dot - f->name));
+		name[dot - f->name] = '\0';
+		hot = eng_image_func_by_name(img, name);
+		if (hot == NULL || hot == f || hot->size == 0 || f->size == 0)
+			continue;
+		e->sibling[i] = (uint32_t)(hot - first);
+		e->sibling[hot - first] = (uint32_t)i;
+	}
+	return 0;
+}
+
 static struct img_entry *entry_for(struct eng_points_cache *c,
 				   const struct eng_image *img)
 {
@@ -95,8 +128,10 @@ static struct img_entry *entry_for(struct eng_points_cache *c,
 	*e = (struct img_entry){ .img = img,
 				 .nfuncs = eng_image_nfuncs(img) };
 	e->funcs = calloc(e->nfuncs ? e->nfuncs : 1, sizeof(*e->funcs));
-	if (e->funcs == NULL)
+	if (e->funcs == NULL || find_siblings(e, img) < 0) {
+		free(e->funcs);
 		return NULL;
+	}
 	c->nimgs++;
 	return e;
 }
@@ -104,28 +139,6 @@ static struct img_entry *entry_for(struct eng_points_cache *c,
 static int read_image(void *arg, uint64_t addr, void *buf, size_t len)
 {
 	return eng_image_read(arg, addr, buf, len);
-}
-
-/* The other part of a hot/cold pair: "foo.cold" for foo, foo for
- * "foo.cold" (gcc also numbers them: "foo.cold.3"). */
-static const struct eng_func *cold_sibling(const struct eng_image *img,
-					   const struct eng_func *f)
-{
-	char name[512];
-	const char *dot = strstr(f->name, ".cold");
-	const struct eng_func *s;
-
-	if (dot != NULL) {
-		if ((size_t)(dot - f->name) >= sizeof(name))
-			return NULL;
-		memcpy(name, f->name, (size_t)(dot - f->name));
-		name[dot - f->name] = '\0';
-	} else if (snprintf(name, sizeof(name), "%s.cold", f->name) >=
-		   (int)sizeof(name)) {
-		return NULL;
-	}
-	s = eng_image_func_by_name(img, name);
-	return s != NULL && s != f && s->size > 0 ? s : NULL;
 }
 
 static int parse_raw(struct eng_points_cache *c, const struct eng_image *img,
@@ -186,14 +199,16 @@ static int sibling_targets(struct eng_points_cache *c,
 	return 0;
 }
 
-static int parse_func(struct eng_points_cache *c, const struct eng_image *img,
-		      const struct eng_func *f, struct x86_func *out)
+static int parse_func(struct eng_points_cache *c, const struct img_entry *e,
+		      const struct eng_func *f, size_t i, struct x86_func *out)
 {
+	const struct eng_image *img = e->img;
 	struct x86_parse_ctx ctx = {
 		.read = read_image, .arg = (void *)img,
 		.abs_base = eng_image_link_base(img),
 	};
-	const struct eng_func *sib = cold_sibling(img, f);
+	const struct eng_func *sib = e->sibling[i] == NO_SIBLING ? NULL :
+		eng_image_func(img, e->sibling[i]);
 	struct x86_range range;
 	int rc;
 
@@ -230,7 +245,7 @@ const struct x86_func *eng_points_of(struct eng_points_cache *c,
 		return e->funcs[i];
 	e->funcs[i] = calloc(1, sizeof(struct x86_func));
 	if (e->funcs[i] == NULL ||
-	    (rc = parse_func(c, img, f, e->funcs[i])) < 0) {
+	    (rc = parse_func(c, e, f, i, e->funcs[i])) < 0) {
 		free(e->funcs[i]);
 		e->funcs[i] = NULL;
 		hunch_errf(err, -ENOMEM, "out of memory parsing %s in %s",
