@@ -55,6 +55,7 @@ void x86_decoder_close(struct x86_decoder *d)
 	cs_close(&d->handle);
 	free(d->pins);
 	free(d->marks);
+	free(d->fast_class);
 	free(d);
 }
 
@@ -281,4 +282,9 @@ size_t x86_len_fallback(const uint8_t *b, size_t len)
 		return 0;
 	i += 1 + m + (vex_imm8(map, b[i]) ? 1 : 0);
 	return i <= len ? i : 0;
+}
+
+void x86_decoder_set_fast(struct x86_decoder *d, bool on)
+{
+	d->no_fast = !on;
 }

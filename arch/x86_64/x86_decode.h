@@ -32,6 +32,11 @@ struct x86_inst {
 int x86_decoder_open(struct x86_decoder **out);
 void x86_decoder_close(struct x86_decoder *d);
 
+/* The parser's sweep decodes common encodings from its own opcode
+ * tables (checked against capstone, x86_fastlen.c) and everything else
+ * with capstone.  Off: capstone alone (for comparisons). */
+void x86_decoder_set_fast(struct x86_decoder *d, bool on);
+
 /* Decode one instruction at buf (len bytes available) as if at addr.
  * Returns 0, or -EINVAL when the bytes are not a valid instruction. */
 int x86_decode_one(struct x86_decoder *d, const uint8_t *buf, size_t len,

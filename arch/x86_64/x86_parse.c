@@ -52,18 +52,6 @@ static const char why_empty[] = "no code (size 0)";
 
 #define PATCH_LEN 5
 
-enum pkind {
-	PK_OTHER,
-	PK_PAD,        /* nop or int3: padding, never executed on purpose */
-	PK_JMP,        /* direct jmp */
-	PK_JCC,        /* direct conditional branch (jcc, loop, jrcxz) */
-	PK_CALL,       /* direct call */
-	PK_RET,
-	PK_JMP_IND,
-	PK_CALL_IND,
-	PK_STOP,       /* ud2, hlt: no fall-through */
-	PK_BAD,        /* a transfer we refuse to reason about */
-};
 
 enum {
 	PF_TARGET = 1,     /* `target` is meaningful */
@@ -384,12 +372,22 @@ static int sweep(struct pstate *s)
 		size_t left = s->c.len - off;
 		uint64_t a = s->c.addr + off;
 		struct pinsn pi = { .off = (uint32_t)off };
+		struct x86_fast fx;
 
 		if (s->marks[off] & M_DATA) {
 			off = skip_data(s, off);
 			continue;
 		}
-		if (cs_disasm_iter(d->fast, &p, &left, &a, ci)) {
+		if (!d->no_fast && x86_fast_decode(d, p, left, a, &fx) > 0) {
+			pi.len = fx.len;
+			pi.kind = fx.kind;
+			if (fx.has_target) {
+				pi.flags = PF_TARGET;
+				pi.target = fx.target;
+			}
+			if (fx.lea_rip)
+				note_lea(s, p, pi.len, a);
+		} else if (cs_disasm_iter(d->fast, &p, &left, &a, ci)) {
 			pi.len = (uint8_t)ci->size;
 			classify(s, ci->id, &pi, s->c.bytes + off,
 				 s->c.addr + off);
