@@ -56,6 +56,54 @@ int x86_reg_defs_compute(struct x86_decoder *d, const struct x86_code *c,
 int x86_indirect_jump(struct x86_decoder *d, const struct x86_code *c,
 		      const uint32_t *offs, size_t n, struct x86_ij *out);
 
+#define PATCH_LEN 5
+
+
+enum {
+	PF_TARGET = 1,     /* `target` is meaningful */
+	PF_EXIT = 2,       /* leaves the function */
+	PF_TAIL_IND = 4,   /* JMP_IND judged a tail call */
+	PF_UNRESOLVED = 8, /* JMP_IND with unknown targets */
+	PF_TABLE = 16,     /* JMP_IND through a resolved table */
+};
+
+struct pinsn {
+	uint32_t off;
+	uint8_t len;
+	uint8_t kind;
+	uint8_t flags;
+	uint64_t target;   /* absolute (as decoded) when PF_TARGET */
+};
+
+enum { M_START = 1, M_TARGET = 2, M_DATA = 4 };
+
+struct pstate {
+	struct x86_decoder *d;
+	struct x86_code c;
+	struct x86_func *f;
+	struct pinsn *in;
+	size_t n, cap;
+	uint8_t *marks;
+	uint64_t *taken;      /* lea'd code addresses */
+	size_t ntaken, taken_cap;
+	uint64_t *tabt;       /* jump-table targets */
+	size_t ntabt, tabt_cap;
+	const char *fatal;    /* function-level reason, first one wins */
+	uint64_t fatal_at;
+};
+
+static inline void set_fatal(struct pstate *s, const char *why, uint64_t at)
+{
+	if (s->fatal == NULL) {
+		s->fatal = why;
+		s->fatal_at = at;
+	}
+}
+
+/* Pass 3 (x86_points.c): points, then the arrays of the result. */
+int x86_make_points(struct pstate *s);
+int x86_fill_out(struct pstate *s);
+
 /* True when addr is inside the function or one of its other parts. */
 bool x86_code_inside(const struct x86_code *c, uint64_t addr);
 
