@@ -19,6 +19,9 @@ struct img_entry {
 	size_t nfuncs;
 	struct x86_func **funcs;   /* by function index, NULL until parsed */
 	uint32_t *sibling;         /* hot <-> cold part, or NO_SIBLING */
+	uint64_t *foreign;         /* branch targets inside one function from
+	                              another, sorted */
+	size_t nforeign;
 };
 
 struct eng_points_cache {
@@ -54,6 +57,7 @@ static void free_entry(struct img_entry *e)
 	}
 	free(e->funcs);
 	free(e->sibling);
+	free(e->foreign);
 }
 
 void eng_points_cache_free(struct eng_points_cache *c)
@@ -112,6 +116,87 @@ static int find_siblings(struct img_entry *e, const struct eng_image *img)
 	return 0;
 }
 
+struct fscan {
+	const struct eng_image *img;
+	const struct eng_func *f;
+	uint64_t *v;
+	size_t n, cap;
+};
+
+static int on_target(void *arg, uint64_t from, uint64_t t)
+{
+	struct fscan *fs = arg;
+	const struct eng_func *g;
+
+	(void)from;
+	if (t - fs->f->addr < fs->f->size)
+		return 0;
+	g = eng_image_func_at(fs->img, t);
+	if (g == NULL || g->addr == t)
+		return 0;
+	if (fs->n == fs->cap) {
+		size_t nc = fs->cap ? 2 * fs->cap : 64;
+		uint64_t *v = realloc(fs->v, nc * sizeof(*v));
+
+		if (v == NULL)
+			return -ENOMEM;
+		fs->v = v;
+		fs->cap = nc;
+	}
+	fs->v[fs->n++] = t;
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Branches from one function into the middle of another (glibc's
+ * assembly shares tails between functions; cold parts jump back): the
+ * other function's parse must know them, whichever is parsed first.  So
+ * the first use of an image decodes all of it once for direct branch
+ * targets (tables first: about as long as parsing it all). */
+static int find_foreign(struct eng_points_cache *c, struct img_entry *e,
+			const struct eng_image *img)
+{
+	struct fscan fs = { .img = img };
+	uint8_t *buf = NULL;
+	size_t cap = 0;
+	int rc = 0;
+
+	for (size_t i = 0; i < e->nfuncs && rc == 0; i++) {
+		fs.f = eng_image_func(img, i);
+		if (fs.f->size > cap) {
+			uint8_t *nb = realloc(buf, fs.f->size);
+
+			if (nb == NULL) {
+				rc = -ENOMEM;
+				break;
+			}
+			buf = nb;
+			cap = fs.f->size;
+		}
+		if (fs.f->size == 0 ||
+		    eng_image_read(img, fs.f->addr, buf, fs.f->size) != 0)
+			continue;
+		rc = x86_direct_targets(c->dec, buf, fs.f->size, fs.f->addr,
+					on_target, &fs);
+	}
+	free(buf);
+	if (rc < 0) {
+		free(fs.v);
+		return rc;
+	}
+	if (fs.n > 0)
+		qsort(fs.v, fs.n, sizeof(*fs.v), cmp_u64);
+	e->foreign = fs.v;
+	e->nforeign = fs.n;
+	return 0;
+}
+
 static struct img_entry *entry_for(struct eng_points_cache *c,
 				   const struct eng_image *img)
 {
@@ -128,8 +213,10 @@ static struct img_entry *entry_for(struct eng_points_cache *c,
 	*e = (struct img_entry){ .img = img,
 				 .nfuncs = eng_image_nfuncs(img) };
 	e->funcs = calloc(e->nfuncs ? e->nfuncs : 1, sizeof(*e->funcs));
-	if (e->funcs == NULL || find_siblings(e, img) < 0) {
+	if (e->funcs == NULL || find_siblings(e, img) < 0 ||
+	    find_foreign(c, e, img) < 0) {
 		free(e->funcs);
+		free(e->sibling);
 		return NULL;
 	}
 	c->nimgs++;
@@ -199,6 +286,36 @@ static int sibling_targets(struct eng_points_cache *c,
 	return 0;
 }
 
+/* Append the foreign targets inside f to ctx->extra_targets (owned). */
+static int add_foreign(const struct img_entry *e, const struct eng_func *f,
+		       struct x86_parse_ctx *ctx)
+{
+	size_t lo = 0, hi = e->nforeign, n;
+	uint64_t *t;
+
+	while (lo < hi) {  /* the first target >= f->addr */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (e->foreign[mid] < f->addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (n = 0; lo + n < e->nforeign &&
+		    e->foreign[lo + n] - f->addr < f->size; n++)
+		;
+	if (n == 0)
+		return 0;
+	t = realloc((void *)ctx->extra_targets,
+		    (ctx->nextra_targets + n) * sizeof(*t));
+	if (t == NULL)
+		return -ENOMEM;
+	memcpy(t + ctx->nextra_targets, e->foreign + lo, n * sizeof(*t));
+	ctx->extra_targets = t;
+	ctx->nextra_targets += n;
+	return 0;
+}
+
 static int parse_func(struct eng_points_cache *c, const struct img_entry *e,
 		      const struct eng_func *f, size_t i, struct x86_func *out)
 {
@@ -215,6 +332,10 @@ static int parse_func(struct eng_points_cache *c, const struct img_entry *e,
 	if (sib != NULL &&
 	    (rc = sibling_targets(c, img, f, sib, &ctx, &range)) < 0)
 		return rc;
+	if ((rc = add_foreign(e, f, &ctx)) < 0) {
+		free((void *)ctx.extra_targets);
+		return rc;
+	}
 	rc = parse_raw(c, img, f, &ctx, out);
 	free((void *)ctx.extra_targets);
 	return rc;

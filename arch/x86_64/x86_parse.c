@@ -310,39 +310,50 @@ static size_t skip_data(struct pstate *s, size_t off)
 	return off;
 }
 
-static int sweep(struct pstate *s)
+/* Decode the instruction at off: tables first, then capstone, then the
+ * lengths capstone 4 lacks.  False when the bytes are no instruction. */
+static bool decode_at(struct pstate *s, size_t off, struct pinsn *pi)
 {
 	struct x86_decoder *d = s->d;
-	cs_insn *ci = d->fast_insn;
+	const uint8_t *p = s->c.bytes + off;
+	size_t left = s->c.len - off;
+	uint64_t a = s->c.addr + off;
+	struct x86_fast fx;
+
+	*pi = (struct pinsn){ .off = (uint32_t)off };
+	if (!d->no_fast && x86_fast_decode(d, p, left, a, &fx) > 0) {
+		pi->len = fx.len;
+		pi->kind = fx.kind;
+		if (fx.has_target) {
+			pi->flags = PF_TARGET;
+			pi->target = fx.target;
+		}
+		if (fx.lea_rip)
+			note_lea(s, p, pi->len, a);
+	} else if (cs_disasm_iter(d->fast, &p, &left, &a, d->fast_insn)) {
+		pi->len = (uint8_t)d->fast_insn->size;
+		classify(s, d->fast_insn->id, pi, s->c.bytes + off,
+			 s->c.addr + off);
+	} else {
+		pi->len = (uint8_t)x86_len_fallback(s->c.bytes + off,
+						    s->c.len - off);
+	}
+	return pi->len > 0;
+}
+
+static int sweep(struct pstate *s)
+{
 	size_t off = 0;
 	int rc;
 
 	while (off < s->c.len) {
-		const uint8_t *p = s->c.bytes + off;
-		size_t left = s->c.len - off;
-		uint64_t a = s->c.addr + off;
-		struct pinsn pi = { .off = (uint32_t)off };
-		struct x86_fast fx;
+		struct pinsn pi;
 
 		if (s->marks[off] & M_DATA) {
 			off = skip_data(s, off);
 			continue;
 		}
-		if (!d->no_fast && x86_fast_decode(d, p, left, a, &fx) > 0) {
-			pi.len = fx.len;
-			pi.kind = fx.kind;
-			if (fx.has_target) {
-				pi.flags = PF_TARGET;
-				pi.target = fx.target;
-			}
-			if (fx.lea_rip)
-				note_lea(s, p, pi.len, a);
-		} else if (cs_disasm_iter(d->fast, &p, &left, &a, ci)) {
-			pi.len = (uint8_t)ci->size;
-			classify(s, ci->id, &pi, s->c.bytes + off,
-				 s->c.addr + off);
-		} else if ((pi.len = (uint8_t)x86_len_fallback(
-				    s->c.bytes + off, s->c.len - off)) == 0) {
+		if (!decode_at(s, off, &pi)) {
 			set_fatal(s, x86_why_undecodable, s->c.addr + off);
 			return 0;
 		}
@@ -360,6 +371,29 @@ static int sweep(struct pstate *s)
 		off += pi.len;
 	}
 	return 0;
+}
+
+int x86_direct_targets(struct x86_decoder *d, const uint8_t *code,
+		       size_t len, uint64_t addr,
+		       int (*fn)(void *arg, uint64_t from, uint64_t target),
+		       void *arg)
+{
+	static const struct x86_parse_ctx no_ctx;
+	struct x86_func scratch = { 0 };
+	struct pstate s = { .d = d, .f = &scratch };
+	struct pinsn pi;
+	int rc = 0;
+
+	s.c = (struct x86_code){ .bytes = code, .len = len, .addr = addr,
+				 .ctx = &no_ctx };
+	for (size_t off = 0; off < len && rc == 0; off += pi.len) {
+		if (!decode_at(&s, off, &pi))
+			break;
+		if ((pi.flags & PF_TARGET) && pi.kind != PK_OTHER)
+			rc = fn(arg, addr + off, pi.target);
+	}
+	free(s.taken);
+	return rc;
 }
 
 static bool inside(const struct pstate *s, uint64_t a)

@@ -260,6 +260,24 @@ pf_misaligned:
 	jmp	pf_misaligned+2		/* +5 2 */
 	.size pf_misaligned, .-pf_misaligned
 
+/* A jump from one function into the middle of another (glibc's
+ * assembly shares code this way): the victim's entry must know it. */
+	.globl pf_victim
+	.type pf_victim, @function
+pf_victim:
+	xorl	%eax, %eax		/* +0 2 */
+	addl	$1, %eax		/* +2 3, target from pf_intruder */
+	movl	$3, %ecx		/* +5 5 */
+	ret				/* +10 */
+	.size pf_victim, .-pf_victim
+
+	.globl pf_intruder
+	.type pf_intruder, @function
+pf_intruder:
+	movl	$7, %eax		/* +0 5 */
+	jmp	pf_victim+2		/* +5 2 (gas makes it short) */
+	.size pf_intruder, .-pf_intruder
+
 	.data
 	.globl pf_ptr
 pf_ptr:	.quad pf_tiny

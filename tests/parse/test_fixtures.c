@@ -258,6 +258,13 @@ static void entries_and_calls(struct fx *fx)
 		       !f->points[2].indirect,
 		       "pf_call_target: indirect and direct call sites");
 	}
+	if ((f = get(fx, "pf_victim", &b)) != NULL) {
+		check_verdict("pf_victim", f, b, false, x86_why_target, 2);
+		POINTS("pf_victim", f, b, "entry +0 +0/2 no:a branch tar@2",
+		       "exit +10 +5/6 ok");
+	}
+	if ((f = get(fx, "pf_intruder", &b)) != NULL)
+		POINTS("pf_intruder", f, b, "entry +0 +0/5 ok", "exit +5 +0/7 ok");
 	if ((f = get(fx, "main", &b)) != NULL)
 		POINTS("main", f, b, "entry +0 +0/5 ok", "exit +6 +2/5 ok");
 }
