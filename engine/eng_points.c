@@ -262,21 +262,24 @@ static int sibling_targets(struct eng_points_cache *c,
 	size_t n = 0;
 	int rc;
 
+	/* The sibling, parsed knowing f is its other part, reports its
+	 * jumps and table entries into f. */
 	*range = (struct x86_range){ f->addr, f->addr + f->size };
 	sctx.also_inside = range;
-	sctx.nalso_inside = 0;
+	sctx.nalso_inside = 1;
+	sctx.extra_targets = NULL;
+	sctx.nextra_targets = 0;
 	rc = parse_raw(c, img, sib, &sctx, &sf);
 	if (rc < 0)
 		return rc;
-	t = malloc((sf.npoints ? sf.npoints : 1) * sizeof(*t));
+	n = sf.noutside_targets;
+	t = malloc((n ? n : 1) * sizeof(*t));
 	if (t == NULL) {
 		x86_func_free(&sf);
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < sf.npoints; i++)
-		if (sf.points[i].target - f->addr < f->size &&
-		    sf.points[i].kind == X86_PT_EXIT && !sf.points[i].indirect)
-			t[n++] = sf.points[i].target;
+	if (n > 0)
+		memcpy(t, sf.outside_targets, n * sizeof(*t));
 	x86_func_free(&sf);
 	ctx->extra_targets = t;
 	ctx->nextra_targets = n;

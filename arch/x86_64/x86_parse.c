@@ -418,7 +418,25 @@ static bool skips_lock(const struct pstate *s, size_t off)
 }
 
 /* Pass 2: every known target, and whether each starts an instruction. */
-static void find_targets(struct pstate *s)
+/* A target in another part of this function (ctx.also_inside): that
+ * part's parse must know it (x86_func.outside_targets). */
+static int note_outside(struct pstate *s, uint64_t t)
+{
+	struct x86_func *f = s->f;
+	uint64_t *v;
+
+	if (inside(s, t) || !x86_code_inside(&s->c, t))
+		return 0;
+	v = realloc(f->outside_targets,
+		    (f->noutside_targets + 1) * sizeof(*v));
+	if (v == NULL)
+		return -ENOMEM;
+	f->outside_targets = v;
+	v[f->noutside_targets++] = t;
+	return 0;
+}
+
+static int find_targets(struct pstate *s)
 {
 	const struct x86_parse_ctx *ctx = s->c.ctx;
 
@@ -429,6 +447,8 @@ static void find_targets(struct pstate *s)
 			if (p->kind != PK_OTHER && !x86_code_inside(&s->c,
 								    p->target))
 				p->flags |= PF_EXIT;
+			if (note_outside(s, p->target) < 0)
+				return -ENOMEM;
 			mark_target(s, p->target);
 		}
 		if (is_barrier(p->kind)) {
@@ -440,8 +460,11 @@ static void find_targets(struct pstate *s)
 				s->marks[s->in[j].off] |= M_TARGET;
 		}
 	}
-	for (size_t k = 0; k < s->ntabt; k++)
+	for (size_t k = 0; k < s->ntabt; k++) {
+		if (note_outside(s, s->tabt[k]) < 0)
+			return -ENOMEM;
 		mark_target(s, s->tabt[k]);
+	}
 	for (size_t k = 0; k < ctx->nextra_targets; k++)
 		mark_target(s, ctx->extra_targets[k]);
 	for (size_t k = 0; k < s->ntaken; k++) {
@@ -456,6 +479,7 @@ static void find_targets(struct pstate *s)
 			set_fatal(s, why_misaligned, s->c.addr + off);
 			break;
 		}
+	return 0;
 }
 
 /* A computed goto stores code addresses somewhere; a jump through a
@@ -504,8 +528,9 @@ int x86_parse_function(struct x86_decoder *d, const uint8_t *code,
 	rc = sweep(&s);
 	if (rc == 0)
 		rc = retry_unresolved(&s);
+	if (rc == 0)
+		rc = find_targets(&s);
 	if (rc == 0) {
-		find_targets(&s);
 		judge_indirect(&s);
 		rc = x86_make_points(&s);
 	}
@@ -528,6 +553,7 @@ void x86_func_free(struct x86_func *f)
 	free(f->insns);
 	free(f->targets);
 	free(f->data);
+	free(f->outside_targets);
 	memset(f, 0, sizeof(*f));
 }
 

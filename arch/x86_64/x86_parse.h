@@ -93,6 +93,10 @@ struct x86_func {
 	size_t njump_tables;    /* resolved jump tables */
 	bool code_address_taken; /* a rip-relative lea points inside */
 	bool endbr;             /* starts with endbr64 */
+	/* Branch and jump-table targets in ctx.also_inside (the function's
+	 * other parts), unsorted, possibly repeated. */
+	uint64_t *outside_targets;
+	size_t noutside_targets;
 };
 
 /* Reading bytes outside the function (jump tables in .rodata). */

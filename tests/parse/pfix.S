@@ -278,6 +278,34 @@ pf_intruder:
 	jmp	pf_victim+2		/* +5 2 (gas makes it short) */
 	.size pf_intruder, .-pf_intruder
 
+/* gcc's hot/cold splitting: pf_hot's table has entries in pf_hot.cold,
+ * which jumps back into the middle of pf_hot.  Each part must know the
+ * other's targets; jumps between them are not exits. */
+	.globl pf_hot
+	.type pf_hot, @function
+pf_hot:
+	cmpl	$2, %edi		/* +0 3 */
+	ja	pf_hot.cold		/* +3 6 (other section: rel32) */
+	movl	%edi, %edi		/* +9 2 */
+	leaq	.Lhtbl(%rip), %rdx	/* +11 7 */
+	movslq	(%rdx,%rdi,4), %rax	/* +18 4 */
+	addq	%rdx, %rax		/* +22 3 */
+	jmp	*%rax			/* +25 2 */
+.Lh0:	movl	$1, %eax		/* +27 5 */
+.Lhback: ret				/* +32 1, target from the cold part */
+	.size pf_hot, .-pf_hot
+	.section .rodata
+	.p2align 2
+.Lhtbl:	.long .Lh0-.Lhtbl, .Lh1-.Lhtbl, .Lh2-.Lhtbl
+	.section .text.unlikely,"ax",@progbits
+	.type pf_hot.cold, @function
+pf_hot.cold:
+.Lh1:	xorl	%eax, %eax		/* +0 2, table entry */
+.Lh2:	addl	$5, %eax		/* +2 3, table entry */
+	jmp	.Lhback			/* +5 5, back into pf_hot */
+	.size pf_hot.cold, .-pf_hot.cold
+	.text
+
 	.data
 	.globl pf_ptr
 pf_ptr:	.quad pf_tiny

@@ -265,6 +265,17 @@ static void entries_and_calls(struct fx *fx)
 	}
 	if ((f = get(fx, "pf_intruder", &b)) != NULL)
 		POINTS("pf_intruder", f, b, "entry +0 +0/5 ok", "exit +5 +0/7 ok");
+	if ((f = get(fx, "pf_hot", &b)) != NULL) {
+		check_verdict("pf_hot", f, b, false, x86_why_target, 32);
+		tap_ok(f->has_jump_table && !f->unresolved_indirect_jump,
+		       "pf_hot: its table, with entries in pf_hot.cold, resolves");
+		POINTS("pf_hot", f, b, "entry +0 +0/9 ok",
+		       "exit +32 +32/1 no:a branch tar@32");
+	}
+	if ((f = get(fx, "pf_hot.cold", &b)) != NULL) {
+		check_verdict("pf_hot.cold", f, b, false, x86_why_target, 2);
+		POINTS("pf_hot.cold", f, b, "entry +0 +0/2 no:a branch tar@2");
+	}
 	if ((f = get(fx, "main", &b)) != NULL)
 		POINTS("main", f, b, "entry +0 +0/5 ok", "exit +6 +2/5 ok");
 }
