@@ -133,6 +133,39 @@ static void note_lea(struct pstate *s, const uint8_t *b, uint8_t len,
 		push_u64(&s->taken, &s->ntaken, &s->taken_cap, t);
 }
 
+/* Non-PIC code takes a label's address as an immediate (`mov $.L5,%eax`,
+ * `movq $.L5,-8(%rbp)`, `push $.L5`): for a non-PIE executable, an
+ * immediate that is an address inside the function is a code address
+ * taken.  (A constant that happens to equal one only makes the parse
+ * more careful.) */
+static void note_imm(struct pstate *s, const uint8_t *b, uint8_t len,
+		     uint64_t a)
+{
+	bool p66;
+	size_t i = opcode_at(b, len, &p66);
+	uint64_t v = 0;
+	int32_t imm;
+
+	(void)a;
+	if (s->c.ctx->abs_base == 0 || p66 || i >= len || len < 5)
+		return;
+	if (!((b[i] >= 0xb8 && b[i] <= 0xbf) || b[i] == 0x68 ||
+	      (b[i] == 0xc7 && i + 1 < len && ((b[i + 1] >> 3) & 7) == 0)))
+		return;
+	if (b[i] >= 0xb8 && b[i] <= 0xbf && len >= 8 && i > 0 &&
+	    (b[i - 1] & 0xf8) == 0x48) {
+		memcpy(&v, b + len - 8, 8);  /* movabs $imm64 */
+	} else {
+		memcpy(&imm, b + len - 4, 4);
+		v = (uint64_t)(int64_t)imm;
+		if (b[i] >= 0xb8 && b[i] <= 0xbf)
+			v = (uint32_t)imm;  /* mov to a 32-bit register */
+	}
+	v -= s->c.ctx->abs_base;
+	if (v >= s->c.addr && v - s->c.addr < s->c.len)
+		push_u64(&s->taken, &s->ntaken, &s->taken_cap, v);
+}
+
 /* Kind and direct target of one instruction, from its id and bytes. */
 static void classify(struct pstate *s, unsigned id, struct pinsn *p,
 		     const uint8_t *b, uint64_t a)
@@ -338,6 +371,8 @@ static bool decode_at(struct pstate *s, size_t off, struct pinsn *pi)
 		pi->len = (uint8_t)x86_len_fallback(s->c.bytes + off,
 						    s->c.len - off);
 	}
+	if (pi->len >= 5 && pi->kind == PK_OTHER)
+		note_imm(s, s->c.bytes + off, pi->len, s->c.addr + off);
 	return pi->len > 0;
 }
 

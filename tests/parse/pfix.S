@@ -278,6 +278,19 @@ pf_intruder:
 	jmp	pf_victim+2		/* +5 2 (gas makes it short) */
 	.size pf_intruder, .-pf_intruder
 
+/* A computed goto in non-PIC code: the label's address is an immediate,
+ * so the jump through a register has targets inside. */
+	.globl pf_cgoto
+	.type pf_cgoto, @function
+pf_cgoto:
+	movl	$.Lcg1, %eax		/* +0 5 */
+	jmp	*%rax			/* +5 2 */
+	xorl	%eax, %eax		/* +7 2 */
+	ret				/* +9 */
+.Lcg1:	movl	$1, %eax		/* +10 5, taken */
+	ret				/* +15 */
+	.size pf_cgoto, .-pf_cgoto
+
 /* gcc's hot/cold splitting: pf_hot's table has entries in pf_hot.cold,
  * which jumps back into the middle of pf_hot.  Each part must know the
  * other's targets; jumps between them are not exits. */

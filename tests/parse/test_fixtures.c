@@ -265,6 +265,15 @@ static void entries_and_calls(struct fx *fx)
 	}
 	if ((f = get(fx, "pf_intruder", &b)) != NULL)
 		POINTS("pf_intruder", f, b, "entry +0 +0/5 ok", "exit +5 +0/7 ok");
+	if ((f = get(fx, "pf_cgoto", &b)) != NULL) {
+		tap_ok(f->code_address_taken && f->unresolved_indirect_jump,
+		       "pf_cgoto: a label's address as an immediate makes the "
+		       "jmp *%%rax unresolved, not a tail call");
+		TARGETS("pf_cgoto", f, b, 7, 10);
+		POINTS("pf_cgoto", f, b, "entry +0 +0/5 ok",
+		       "exit +9 +7/3 no:a branch tar@7",
+		       "exit +15 +10/6 no:unresolved i@-1");
+	}
 	if ((f = get(fx, "pf_hot", &b)) != NULL) {
 		check_verdict("pf_hot", f, b, false, x86_why_target, 32);
 		tap_ok(f->has_jump_table && !f->unresolved_indirect_jump,
