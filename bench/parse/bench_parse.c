@@ -190,8 +190,8 @@ int main(int argc, char **argv)
 	       "%.2fx of detail on  (%zu functions ok)\n", parse.cpu,
 	       parse.wall, parse.cpu / off.cpu, parse.cpu / on.cpu,
 	       parse.count);
-	printf("  x86_parse_function,    %6.2f s (%6.2f)  %.2fx of detail off, "
-	       "%.2fx of detail on  (sweep by capstone alone)\n", parse_cs.cpu,
+	printf("  parse, capstone only   %6.2f s (%6.2f)  %.2fx of detail off, "
+	       "%.2fx of detail on  (tables off)\n", parse_cs.cpu,
 	       parse_cs.wall, parse_cs.cpu / off.cpu, parse_cs.cpu / on.cpu);
 	printf("  eng_points_of (cached) %6.2f s (%6.2f)  %.2fx of detail off, "
 	       "%.2fx of detail on\n", cache.cpu, cache.wall,
