@@ -263,19 +263,23 @@ static struct pc_node *shed_candidate(struct pc_consult *pc,
 void pc_cost_shed(struct pc_consult *pc)
 {
 	double limit = pc_tunable_get(pc->cfg, "costLimit");
-	double estimate = pc->observed;
+	double estimate = pc->observed, charged = active_charged(pc), ratio;
 	char focus[512];
 
 	if (pc->observed <= limit)
 		return;
 	throttle(pc, PC_THR_COST);
+	/* Each experiment is assumed to cost its share of what is observed,
+	 * not what was predicted for it: the prediction was wrong. */
+	ratio = charged > 0 && pc->observed > charged ?
+		pc->observed / charged : 1;
 	while (estimate > limit) {
 		struct pc_search *s = NULL;
 		struct pc_node *n = shed_candidate(pc, &s);
 
 		if (n == NULL)
 			break;
-		estimate -= n->charged_cost;
+		estimate -= n->charged_cost * ratio;
 		pc_node_stop(pc, n, "shed");
 		n->times_shed++;
 		pc->shed++;

@@ -93,9 +93,10 @@ static double value_at(const struct src_sim *sim, const char *metric,
 			      best->noise);
 }
 
+/* The latest setting wins, so a test can change costs mid-run. */
 static const struct cost *cost_of(const struct src_sim *sim, const char *m)
 {
-	for (size_t i = 0; i < sim->nco; i++)
+	for (size_t i = sim->nco; i-- > 0;)
 		if (strcmp(sim->co[i].metric, m) == 0)
 			return &sim->co[i];
 	return NULL;
