@@ -7,6 +7,7 @@
  */
 #include "pc_search.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -366,6 +367,54 @@ void pc_consult_tick(struct pc_consult *pc)
 	pc_cost_shed(pc);
 	if (pc->observed <= pc_tunable_get(pc->cfg, "costLimit"))
 		pc_cost_gate(pc);
+}
+
+static int retest_children(struct pc_consult *pc, struct pc_search *s,
+			   const char *threshold)
+{
+	int n = 0;
+
+	if (s == NULL || s->state == PC_SEARCH_ENDED)
+		return 0;
+	for (size_t i = 0; i < s->nn; i++) {
+		struct pc_node *p = s->nodes[i];
+		const char *t = pc_node_hyp(pc, p)->threshold;
+
+		if (p->truth != PC_TRUE || t == NULL || strcmp(t, threshold))
+			continue;
+		for (size_t k = 0; k < p->nkids; k++) {
+			struct pc_node *c = pc_node(s, p->kids[k].child);
+
+			if (c->active || c->pending || c->queued || c->skipped ||
+			    c->failed || c->is_virtual)
+				continue;
+			pc_queue(pc, s, c, p->kids[k].why ? 5 : 10);
+			n++;
+		}
+	}
+	return n;
+}
+
+int pc_consult_set_tunable(struct pc_consult *pc, const char *name,
+			   double value, struct hunch_err *e)
+{
+	int r, n;
+
+	if (pc->started && strcmp(name, "useCallGraphSearch") == 0)
+		return hunch_errf(e, -EBUSY, "useCallGraphSearch cannot change "
+				  "once a search has started");
+	r = pc_tunable_set(pc->cfg, name, value, e);
+	if (r)
+		return r;
+	pc_logf(pc, "Tunable %s set to %g.", name, value);
+	n = retest_children(pc, pc->global, name) +
+	    retest_children(pc, pc->current, name);
+	if (n)
+		pc_logf(pc, "%d refinement%s re-queued for the new threshold.",
+			n, n == 1 ? "" : "s");
+	if (pc->started && !pc->target_ended)
+		pc_cost_gate(pc);
+	return 0;
 }
 
 static bool search_idle(const struct pc_search *s)

@@ -77,6 +77,13 @@ int pc_consult_phase_start(struct pc_consult *pc, const char *label);
  * search launches nothing and evaluates nothing. */
 int pc_consult_pause(struct pc_consult *pc, int search_id, bool pause);
 
+/* Change a tunable while searching (the dashboard, --set after start).
+ * A changed threshold re-queues the inactive children of the true nodes
+ * that use it (Paradyn's retestAllChildren); useCallGraphSearch is locked
+ * once a search exists (the graph already follows one kind). */
+int pc_consult_set_tunable(struct pc_consult *pc, const char *name,
+			   double value, struct hunch_err *e);
+
 /* Nothing queued or pending, and every active experiment has concluded:
  * the search has nothing left to learn (batch mode may stop). */
 bool pc_consult_idle(const struct pc_consult *pc);

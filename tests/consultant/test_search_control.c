@@ -163,6 +163,33 @@ static void test_policies(void)
 	test_policy("whereOnly", pm);
 }
 
+/* Lowering a threshold re-tests the refinements that had been found
+ * false under the old one; the search kind is locked once searching. */
+static void test_threshold_change(void)
+{
+	struct world *w = world_new(NULL, NULL);
+	struct hunch_err e = { 0 };
+
+	src_sim_script(w->sim, "cpu_inclusive", "*", 0, 0.9, 0.05);
+	src_sim_script(w->sim, "cpu_inclusive", AT(F_WRITER), 0, 0.1, 0);
+	world_run(w, 5.0);
+	TRACE_IS(w, 0, "CPUbound", AT(F_WRITER),
+		 "queued pending active false stopped");
+	tap_eq(pc_consult_set_tunable(w->pc, "PC_CPUThreshold", 0.05, &e), 0,
+	       "threshold lowered to 0.05");
+	LOGGED(w, "+5.0) Tunable PC_CPUThreshold set to 0.05.");
+	LOGGED(w, "+5.0) 1 refinement re-queued for the new threshold.");
+	world_run(w, 8.0);
+	TRACE_IS(w, 0, "CPUbound", AT(F_WRITER), "queued pending active false "
+		 "stopped queued pending active true");
+	tap_ok(pc_consult_set_tunable(w->pc, "useCallGraphSearch", 0, &e) < 0 &&
+	       strcmp(e.msg, "useCallGraphSearch cannot change once a search "
+		      "has started") == 0, "call-graph search locked: %s", e.msg);
+	tap_ok(pc_consult_set_tunable(w->pc, "PC_CPUThreshold", 7, &e) < 0,
+	       "out of range refused: %s", e.msg);
+	world_free(w);
+}
+
 static void test_hist(void)
 {
 	struct pc_hist h;
@@ -212,6 +239,7 @@ int main(void)
 	test_phases();
 	test_pruning();
 	test_policies();
+	test_threshold_change();
 	test_hist();
 	test_sample_period();
 	return tap_done();
