@@ -367,6 +367,13 @@ void pc_consult_tick(struct pc_consult *pc)
 	pc_cost_shed(pc);
 	if (pc->observed <= pc_tunable_get(pc->cfg, "costLimit"))
 		pc_cost_gate(pc);
+	/* Never stall silently: say when there is nothing left to learn. */
+	if (pc_consult_idle(pc) != pc->idle_told) {
+		pc->idle_told = !pc->idle_told;
+		if (pc->idle_told)
+			pc_logf(pc, "Search idle: nothing left to test, every "
+				"active experiment has concluded.");
+	}
 }
 
 static int retest_children(struct pc_consult *pc, struct pc_search *s,

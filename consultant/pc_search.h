@@ -51,6 +51,7 @@ struct pc_consult {
 	double eval_interval, next_eval;
 	double now;
 	bool started, target_ended;
+	bool idle_told;               /* the idle line was logged */
 	char target_end[160];
 	int runs, skipped, shed;      /* experiments launched, dropped, shed */
 	char **log;

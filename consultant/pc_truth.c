@@ -121,6 +121,9 @@ static void percolate_down(struct pc_consult *pc, struct pc_search *s,
 	}
 }
 
+static void new_path(struct pc_consult *pc, struct pc_search *s,
+		     struct pc_node *p);
+
 void pc_change_truth(struct pc_consult *pc, struct pc_search *s,
 		     struct pc_node *n, enum pc_truth t)
 {
@@ -153,6 +156,8 @@ void pc_change_truth(struct pc_consult *pc, struct pc_search *s,
 		percolate_up(pc, s, n, false);
 		percolate_down(pc, s, n, false);
 	}
+	if (n->orig_parent >= 0)
+		new_path(pc, s, pc_node(s, n->orig_parent));
 }
 
 /* ---- expansion ---- */
@@ -302,8 +307,13 @@ static int refine_along(struct pc_consult *pc, struct pc_search *s,
 	struct kids *k = malloc(sizeof(*k));
 	int made = 0;
 
+	/* What the children inherit: a wide node's other hierarchies are its
+	 * siblings' business, not tried by this child. */
+	int before = n->narrow < 0 ? 0 : n->tried_hier;
+
 	if (k == NULL)
 		abort();
+	n->tried_hier |= 1 << h;
 	where_kids(pc, &n->focus, h, k);
 	for (size_t i = 0; i < k->n; i++) {
 		struct pc_focus f = n->focus;
@@ -313,9 +323,9 @@ static int refine_along(struct pc_consult *pc, struct pc_search *s,
 		if (suppressed(pc, hy, &f))
 			continue;
 		c = pc_node(s, pc_add_node(pc, s, n->id, n->hyp, &f, false));
-		if (c->orig_parent == n->id) {
+		if (c->orig_parent == n->id && c->narrow < 0) {
 			c->narrow = h;
-			c->tried_hier = n->tried_hier | 1 << h;
+			c->tried_hier = before | 1 << h;
 		}
 		made++;
 	}
@@ -347,6 +357,39 @@ static int expand_where(struct pc_consult *pc, struct pc_search *s,
 		made = refine_along(pc, s, n, k);
 	}
 	return made;
+}
+
+/* Paradyn's expandWhereDownNewPath: when every where-child of a narrowed
+ * true node has been found false, the answer is not down this hierarchy;
+ * try the next one not refined yet (round-robin). */
+static void new_path(struct pc_consult *pc, struct pc_search *s,
+		     struct pc_node *p)
+{
+	const struct pc_hypothesis *h = pc_node_hyp(pc, p);
+	bool any = false;
+
+	if (p->narrow < 0 || p->truth != PC_TRUE ||
+	    pc_tunable_get(pc->cfg, "useCallGraphSearch") == 0)
+		return;
+	for (size_t i = 0; i < p->nkids; i++) {
+		struct pc_node *c = pc_node(s, p->kids[i].child);
+
+		if (p->kids[i].why)
+			continue;
+		if (c->truth != PC_FALSE)
+			return;
+		any = true;
+	}
+	if (!any)
+		return;
+	for (int i = 1; i < PC_NHIER; i++) {
+		int k = (p->narrow + i) % PC_NHIER;
+
+		if (h->prune[k] || (p->tried_hier & 1 << k))
+			continue;
+		if (refine_along(pc, s, p, k) > 0)
+			return;
+	}
 }
 
 void pc_expand(struct pc_consult *pc, struct pc_search *s, struct pc_node *n)

@@ -94,6 +94,8 @@ static void test_nothing(void)
 
 	world_run(w, 3.0);
 	tap_ok(pc_consult_idle(w->pc), "idle: everything concluded");
+	LOGGED(w, "+1.2) Search idle: nothing left to test, every active "
+	       "experiment has concluded.");
 	src_sim_end(w->sim, PC_TARGET_EXITED, 0);
 	world_run(w, 3.4);
 	j = pc_report_json(w->pc, &m);

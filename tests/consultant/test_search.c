@@ -170,6 +170,30 @@ static void test_shadow(void)
 	world_free(w);
 }
 
+/* expandWhereDownNewPath: main is hot but none of its callees is (the
+ * time is in main's own code); once all of them are false, main is
+ * refined along the next hierarchy, /Process. */
+static void test_new_path(void)
+{
+	struct world *w = world_new(NULL, NULL);
+	const char *mp = "<" F_MAIN ",/Process/100,/SyncObject,/Files>";
+
+	src_sim_script(w->sim, "cpu_inclusive", "*", 0, 0.05, 0);
+	src_sim_script(w->sim, "cpu_inclusive", TOP, 0, 0.9, 0.05);
+	src_sim_script(w->sim, "cpu_inclusive", AT(F_MAIN), 0, 0.9, 0.05);
+	src_sim_script(w->sim, "cpu_inclusive", mp, 0, 0.9, 0.05);
+	world_run(w, 3.4);
+	tap_ok(world_node(w, 0, "CPUbound", mp) == NULL,
+	       "not before the callees are judged");
+	world_run(w, 6.0);
+	LOGGED(w, "+3.6) CPUbound tested false for " AT(F_LOCKER));
+	TRACE_IS(w, 0, "CPUbound", mp, "queued pending active true");
+	tap_eq(world_node(w, 0, "CPUbound", mp)->orig_parent,
+	       pc_shg_lookup(pc_consult_search(w->pc, 0), w->cfg, "CPUbound",
+			     AT(F_MAIN)), "refined from main");
+	world_free(w);
+}
+
 /* The target exits: the search ends with a clear final state, every
  * node inactive. */
 static void test_target_exit(void)
@@ -204,6 +228,7 @@ int main(void)
 	test_borderline();
 	test_hysteresis();
 	test_shadow();
+	test_new_path();
 	test_target_exit();
 	return tap_done();
 }
