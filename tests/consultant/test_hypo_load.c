@@ -150,6 +150,62 @@ static void test_all_errors_reported(void)
 	pc_config_free(c);
 }
 
+/* MDL-in-JSON checks that need no program. */
+static void test_metric_errors(void)
+{
+	struct pc_config *c = load_defaults();
+	struct pc_diags ds = { 0 };
+	const char *text =
+		"{\"version\": 1, \"metrics\": {\n"
+		" \"m1\": {\"units\": \"x\", \"type\": \"counter\", \"base\": [\n"
+		"   {\"foreach\": \"io_funks\", \"at\": \"entry\",\n"
+		"    \"do\": [{\"op\": \"add\", \"value\": \"$return\"}]}]},\n"
+		" \"m2\": {\"units\": \"x\", \"type\": \"wall_timer\", \"base\": [\n"
+		"   {\"foreach\": [\"read\"], \"at\": \"exit\",\n"
+		"    \"do\": [{\"op\": \"add\"}]}]},\n"
+		" \"m3\": {\"units\": \"x\", \"type\": \"counter\",\n"
+		"        \"constraints\": [\"procedur\"], \"base\": [\n"
+		"   {\"foreach\": \"io_funcs\", \"at\": \"exit\",\n"
+		"    \"do\": [{\"op\": \"add\", \"value\": \"$arg0\"}]}]}}}\n";
+	const char *want[] = {
+		"m.json:4:26: $.metrics.m1.base[0].do[0].value: $return is only "
+		"known at \"exit\" or after a \"call\"",
+		"m.json:7:13: $.metrics.m2.base[0].do[0].op: \"add\" does not "
+		"apply to a wall_timer variable",
+		"m.json:11:26: $.metrics.m3.base[0].do[0].value: $arg0 is only "
+		"known at \"entry\" or before a \"call\"",
+	};
+
+	pc_config_load_string(c, "m.json", text, &ds, NULL);
+	tap_eq(ds.n, 3, "three metric errors, each reported");
+	for (size_t i = 0; i < 3 && i < ds.n; i++)
+		if (!tap_ok(strcmp(ds.d[i].msg, want[i]) == 0, "%s", want[i]))
+			tap_diag("got: %s", ds.d[i].msg);
+	pc_diags_free(&ds);
+	/* Cross-references: an unknown list and an unknown constraint. */
+	text = "{\"version\": 1, \"metrics\": {\n"
+	       " \"m4\": {\"units\": \"x\", \"type\": \"counter\",\n"
+	       "   \"constraints\": [\"procedur\"], \"base\": [\n"
+	       "   {\"foreach\": \"io_funks\", \"at\": \"entry\",\n"
+	       "    \"do\": [{\"op\": \"add\"}]}]}}}\n";
+	pc_config_load_string(c, "m.json", text, &ds, NULL);
+	tap_eq(ds.n, 2, "unknown list and unknown constraint");
+	if (ds.n == 2) {
+		tap_ok(strcmp(ds.d[0].msg, "m.json:4:5: $.metrics.m4.base[0]."
+			      "foreach: unknown function list \"io_funks\"; "
+			      "expected a list defined under $.lists, or "
+			      "$procedures, $start_functions, $focus (did you "
+			      "mean \"io_funcs\"?)") == 0, "%s", ds.d[0].msg);
+		tap_ok(strcmp(ds.d[1].msg, "m.json:3:20: $.metrics.m4."
+			      "constraints[0]: unknown constraint \"procedur\"; "
+			      "expected a constraint defined under $.constraints "
+			      "(did you mean \"procedure\"?)") == 0, "%s",
+		       ds.d[1].msg);
+	}
+	pc_diags_free(&ds);
+	pc_config_free(c);
+}
+
 static void test_override(void)
 {
 	struct pc_config *c = load_defaults();
@@ -210,6 +266,7 @@ int main(void)
 	test_defaults();
 	test_bad_files();
 	test_all_errors_reported();
+	test_metric_errors();
 	test_override();
 	test_set();
 	return tap_done();

@@ -194,6 +194,31 @@ static void test_new_path(void)
 	world_free(w);
 }
 
+/* A virtual hypothesis below the root is the OR of its children and lets
+ * them run as if it were true. */
+static void test_virtual_middle(void)
+{
+	const char *user =
+		"{\"version\": 1, \"hypotheses\": {"
+		"\"SyncBottleneck\": {\"parent\": \"topLevelHypothesis\"},"
+		"\"ExcessiveSyncWaitingTime\": {\"parent\": \"SyncBottleneck\","
+		" \"metric\": \"sync_wait\", \"threshold\": \"PC_SyncThreshold\","
+		" \"prune\": [\"/Files\"]}}}";
+	struct world *w = world_new(user, NULL);
+	struct pc_node *v;
+
+	src_sim_script(w->sim, "sync_wait", "*", 0, 0.6, 0.05);
+	world_run(w, 0.2);
+	TRACE_IS(w, 0, "ExcessiveSyncWaitingTime", TOP, "queued pending active");
+	v = world_node(w, 0, "SyncBottleneck", TOP);
+	tap_ok(v && v->is_virtual && v->truth == PC_UNKNOWN,
+	       "the virtual node has no experiment and is unknown");
+	world_run(w, 1.4);
+	LOGGED(w, "+1.2) SyncBottleneck tested true for " TOP);
+	LOGGED(w, "+1.2) topLevelHypothesis tested true for " TOP);
+	world_free(w);
+}
+
 /* The target exits: the search ends with a clear final state, every
  * node inactive. */
 static void test_target_exit(void)
@@ -229,6 +254,7 @@ int main(void)
 	test_hysteresis();
 	test_shadow();
 	test_new_path();
+	test_virtual_middle();
 	test_target_exit();
 	return tap_done();
 }
