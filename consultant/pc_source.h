@@ -119,6 +119,12 @@ struct pc_source_ops {
 	 * path NULL the start functions (main and thread start routines). */
 	int (*callees)(struct pc_source *s, const char *path, pc_path_fn fn,
 		       void *arg);
+	/* Cheap evidence, not a conclusion: the share (0..1) of recent
+	 * statistical samples (perf cpu-clock, thread states from /proc)
+	 * that fall in the resource at `path`, or < 0 when unknown.  The
+	 * search tests likely refinements first; only instrumentation
+	 * experiments conclude. */
+	double (*hint)(struct pc_source *s, const char *path);
 };
 
 struct pc_source {

@@ -223,6 +223,33 @@ static void where_kids(struct pc_consult *pc, const struct pc_focus *f,
 	}
 }
 
+/* Order refinements by the source's cheap evidence, likeliest first, so
+ * that with a tight cost budget the likely culprits are tested first.
+ * Stable: equal (or unknown) hints keep the source's order. */
+static void rank_kids(struct pc_consult *pc, struct kids *k)
+{
+	double score[MAX_KIDS];
+
+	if (pc->src->ops->hint == NULL)
+		return;
+	for (size_t i = 0; i < k->n; i++)
+		score[i] = pc->src->ops->hint(pc->src,
+					      pc_res_get(pc->res, k->r[i])->path);
+	for (size_t i = 1; i < k->n; i++) {
+		pc_res_id r = k->r[i];
+		double sc = score[i];
+		size_t j = i;
+
+		while (j > 0 && score[j - 1] < sc) {
+			k->r[j] = k->r[j - 1];
+			score[j] = score[j - 1];
+			j--;
+		}
+		k->r[j] = r;
+		score[j] = sc;
+	}
+}
+
 static bool suppressed(const struct pc_consult *pc,
 		       const struct pc_hypothesis *h, const struct pc_focus *f)
 {
@@ -315,6 +342,7 @@ static int refine_along(struct pc_consult *pc, struct pc_search *s,
 		abort();
 	n->tried_hier |= 1 << h;
 	where_kids(pc, &n->focus, h, k);
+	rank_kids(pc, k);
 	for (size_t i = 0; i < k->n; i++) {
 		struct pc_focus f = n->focus;
 		struct pc_node *c;

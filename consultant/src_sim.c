@@ -15,6 +15,7 @@ struct script { char *metric, *focus; double t, value, noise; };
 struct cost { char *metric; double predicted, factor; };
 struct fail { char *metric, *why; };
 struct call { char *caller, *callee; };
+struct hint { char *path; double share; };
 struct inst {
 	pc_src_handle h;
 	uint64_t req;
@@ -36,6 +37,7 @@ struct src_sim {
 	struct cost *co; size_t nco;
 	struct fail *fa; size_t nfa;
 	struct call *ca; size_t nca;
+	struct hint *hi; size_t nhi;
 	struct inst *in; size_t nin;
 	struct disc *di; size_t ndi;
 	struct pc_src_sample *smp; size_t nsmp;
@@ -253,6 +255,16 @@ static int sim_callees(struct pc_source *s, const char *path, pc_path_fn fn,
 	return 0;
 }
 
+static double sim_hint(struct pc_source *s, const char *path)
+{
+	struct src_sim *sim = of(s);
+
+	for (size_t i = 0; i < sim->nhi; i++)
+		if (strcmp(sim->hi[i].path, path) == 0)
+			return sim->hi[i].share;
+	return -1;
+}
+
 static void sim_close(struct pc_source *s)
 {
 	(void)s;
@@ -272,6 +284,7 @@ static const struct pc_source_ops sim_ops = {
 	.poll_events = sim_poll_events,
 	.set_sample_period = sim_set_period,
 	.callees = sim_callees,
+	.hint = sim_hint,
 };
 
 /* ---- scripting ---- */
@@ -312,6 +325,9 @@ void src_sim_free(struct src_sim *sim)
 		free(sim->ca[i].caller);
 		free(sim->ca[i].callee);
 	}
+	for (size_t i = 0; i < sim->nhi; i++)
+		free(sim->hi[i].path);
+	free(sim->hi);
 	for (size_t i = 0; i < sim->nin; i++) {
 		free(sim->in[i].metric);
 		free(sim->in[i].focus);
@@ -405,6 +421,14 @@ void src_sim_cost(struct src_sim *sim, const char *metric, double predicted,
 	c->metric = dup(metric);
 	c->predicted = predicted;
 	c->factor = observed_factor;
+}
+
+void src_sim_hint(struct src_sim *sim, const char *path, double share)
+{
+	struct hint *h = PUSH(sim->hi, sim->nhi);
+
+	h->path = dup(path);
+	h->share = share;
 }
 
 void src_sim_enable_delay(struct src_sim *sim, int ticks)

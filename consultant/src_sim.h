@@ -42,6 +42,8 @@ void src_sim_cost(struct src_sim *sim, const char *metric, double predicted,
 void src_sim_enable_delay(struct src_sim *sim, int ticks);
 /* Enabling `metric` fails with this reason. */
 void src_sim_fail(struct src_sim *sim, const char *metric, const char *why);
+/* Cheap evidence for `path` (see pc_source.h hint); unset paths: -1. */
+void src_sim_hint(struct src_sim *sim, const char *path, double share);
 /* The target ends (delivered at the next poll). */
 void src_sim_end(struct src_sim *sim, enum pc_target_event ev, int code);
 

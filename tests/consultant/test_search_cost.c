@@ -136,6 +136,29 @@ static void test_max_pending(void)
 	world_free(w);
 }
 
+/* Cheap evidence orders the refinements: they are queued, and so
+ * launched when the budget is tight, in the order of the source's hints
+ * - locker (0.7), compute (0.2), then writer (no hint) - not in the call
+ * graph's order (compute, writer, locker). */
+static void test_hint_order(void)
+{
+	struct world *w = world_new(NULL, NULL);
+	struct pc_node *c, *l, *wr;
+
+	src_sim_hint(w->sim, F_LOCKER, 0.7);
+	src_sim_hint(w->sim, F_COMPUTE, 0.2);
+	src_sim_script(w->sim, "cpu_inclusive", "*", 0, 0.9, 0.05);
+	world_run(w, 2.6);
+	c = world_node(w, 0, "CPUbound", AT(F_COMPUTE));
+	l = world_node(w, 0, "CPUbound", AT(F_LOCKER));
+	wr = world_node(w, 0, "CPUbound", AT(F_WRITER));
+	tap_ok(c && l && wr, "the three callees are queued");
+	tap_ok(c && l && wr && l->seq < c->seq && c->seq < wr->seq,
+	       "in the order of the evidence: locker, compute, writer "
+	       "(unknown last)");
+	world_free(w);
+}
+
 static void test_enable_fails(void)
 {
 	struct world *w = world_new(NULL, NULL);
@@ -157,6 +180,7 @@ int main(void)
 	test_shed();
 	test_max_active();
 	test_max_pending();
+	test_hint_order();
 	test_enable_fails();
 	return tap_done();
 }
