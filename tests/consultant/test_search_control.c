@@ -61,6 +61,16 @@ static void test_phases(void)
 	tap_eq(pc_consult_phase_start(w->pc, "third"), 2, "phase 2");
 	LOGGED(w, "+8.0) Search for Phase 1 ended: end of phase.");
 	tap_ok(cur->state == PC_SEARCH_ENDED, "phase 1's search ended");
+	{
+		struct pc_minst *m = pc_dm_get(&w->pc->dm, 1);
+
+		if (!tap_ok(m && fabs(m->current.start - 8.0) < 1e-9 &&
+			    m->global.start == 0, "a live instance's "
+			    "current-phase histogram restarts with the phase; "
+			    "the global one does not"))
+			tap_diag("%s state %d current.start %g", m->metric,
+				 m->state, m->current.start);
+	}
 	TRACE_IS(w, 1, "ExcessiveIOBlockingTime", TOP,
 		 "queued pending active true ended");
 	tap_ok(pc_consult_search(w->pc, 0)->state == PC_SEARCH_RUNNING,

@@ -159,6 +159,38 @@ static void test_hint_order(void)
 	world_free(w);
 }
 
+/* Priorities: top-level 1, why-refinements 5, where-refinements 10,
+ * smallest first.  P expands whereAndWhy, so its where-child is queued
+ * before its why-child, but with one pending enable allowed the
+ * why-child launches first. */
+static void test_priority(void)
+{
+	const char *user =
+		"{\"version\": 1, \"hypotheses\": {"
+		"\"P\": {\"parent\": \"topLevelHypothesis\", \"metric\": "
+		"\"alloc_time\", \"threshold\": \"PC_AllocThreshold\", "
+		"\"expand\": \"whereAndWhy\", \"prune\": [\"/Process\", "
+		"\"/SyncObject\", \"/Files\"]},"
+		"\"Q\": {\"parent\": \"P\", \"metric\": \"alloc_time\", "
+		"\"threshold\": \"PC_AllocThreshold\"}}}";
+	const char *sets[] = { "maxPendingEnables=1", NULL };
+	struct world *w = world_new(user, sets);
+	struct pc_node *q, *pm;
+
+	src_sim_script(w->sim, "alloc_time", "*", 0, 0.5, 0.05);
+	world_run(w, 3.2);
+	tap_eq(world_node(w, 0, "P", TOP)->priority, 1, "top level: 1");
+	q = world_node(w, 0, "Q", TOP);
+	pm = world_node(w, 0, "P", AT(F_MAIN));
+	tap_ok(q && pm && q->priority == 5 && pm->priority == 10,
+	       "why 5, where 10");
+	tap_ok(q && pm && pm->seq < q->seq, "the where-child was queued first");
+	tap_ok(q && pm && q->t_start < pm->t_start,
+	       "the why-child ran first (%.1f s before %.1f s)",
+	       q ? q->t_start : -1, pm ? pm->t_start : -1);
+	world_free(w);
+}
+
 static void test_enable_fails(void)
 {
 	struct world *w = world_new(NULL, NULL);
@@ -181,6 +213,7 @@ int main(void)
 	test_max_active();
 	test_max_pending();
 	test_hint_order();
+	test_priority();
 	test_enable_fails();
 	return tap_done();
 }
