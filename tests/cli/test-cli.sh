@@ -5,19 +5,13 @@
 # status, nothing left behind: no stopped or traced process, no
 # /dev/shm/hunch-* object).
 . "$HUNCH_SOURCE_ROOT/tests/lib.sh"
+. "$HUNCH_SOURCE_ROOT/tests/targets/cases.sh"
 SRC=$HUNCH_SOURCE_ROOT/tests/targets
 THREADS=$TARGETS_DIR/threads-O2-pie
 TMP=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$TMP"' EXIT
 
-wait_line() {  # wait_line FILE LINE  (10 s)
-	local i
-	for ((i = 0; i < 1000; i++)); do
-		grep -qxF -- "$2" "$1" 2>/dev/null && return 0
-		sleep 0.01
-	done
-	return 1
-}
+wait_line() { tgt_wait_line "$@" 2>/dev/null; }  # FILE LINE (10 s)
 
 wait_gone() {  # wait_gone PID  (20 s): for processes that are not our children
 	local i
@@ -29,16 +23,8 @@ wait_gone() {  # wait_gone PID  (20 s): for processes that are not our children
 	return 1
 }
 
-child_running() {  # child_running PARENT BINARY: pid of PARENT's child running BINARY
-	local i kid
-	for ((i = 0; i < 1000; i++)); do
-		for kid in $(cat /proc/"$1"/task/*/children 2>/dev/null); do
-			[ /proc/"$kid"/exe -ef "$2" ] && echo "$kid" && return 0
-		done
-		sleep 0.01
-	done
-	return 1
-}
+# child_running PARENT BINARY: pid of PARENT's child running BINARY
+child_running() { TGT_LAUNCHER=("$HUNCH") tgt_target_pid "$@"; }
 
 tracer_of() { awk '/^TracerPid:/ {print $2}' "/proc/$1/status"; }
 state_of() { awk '{print $3}' "/proc/$1/stat"; }
