@@ -7,6 +7,12 @@
  * per process.  Addresses in the returned x86_func are image-relative
  * (add the module's load base for runtime addresses).
  *
+ * Not thread-safe: the engine's one thread uses it (DESIGN §1).  The
+ * first use of an image decodes all of its functions once for branches
+ * from one function into the middle of another (about 0.2 s for
+ * libLLVM-14, a few ms for libc); each function is then parsed on its
+ * first request.
+ *
  * gcc's hot/cold splitting (`foo` and `foo.cold`) is handled here: each
  * part is parsed knowing the other (jumps between them are not exits, and
  * jumps back from the cold part are branch targets inside `foo`).

@@ -88,6 +88,7 @@ struct pstate {
 	size_t ntaken, taken_cap;
 	uint64_t *tabt;       /* jump-table targets */
 	size_t ntabt, tabt_cap;
+	size_t points_cap;    /* capacity of f->points */
 	const char *fatal;    /* function-level reason, first one wins */
 	uint64_t fatal_at;
 };

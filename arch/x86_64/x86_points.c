@@ -126,11 +126,14 @@ static int add_point(struct pstate *s, size_t i, enum x86_point_kind k,
 	const struct pinsn *p = &s->in[i];
 	struct x86_point *pt, *np;
 
-	if ((f->npoints & (f->npoints + 1)) == 0 || f->npoints == 0) {
-		np = realloc(f->points, (f->npoints * 2 + 2) * sizeof(*np));
+	if (f->npoints == s->points_cap) {
+		size_t nc = s->points_cap ? 2 * s->points_cap : 8;
+
+		np = realloc(f->points, nc * sizeof(*np));
 		if (np == NULL)
 			return -ENOMEM;
 		f->points = np;
+		s->points_cap = nc;
 	}
 	pt = &f->points[f->npoints++];
 	*pt = (struct x86_point){ .kind = k, .addr = s->c.addr + p->off,
@@ -190,6 +193,8 @@ static int entry_point(struct pstate *s)
 	return 0;
 }
 
+/* Points come in address order and an area holds its point and at most
+ * 255 bytes, so a point 255 bytes past p's area cannot overlap it. */
 static void mark_overlaps(struct x86_func *f)
 {
 	for (size_t i = 0; i < f->npoints; i++) {
@@ -198,8 +203,7 @@ static void mark_overlaps(struct x86_func *f)
 		for (size_t j = i + 1; j < f->npoints; j++) {
 			struct x86_point *q = &f->points[j];
 
-			if (q->patch_start >= p->patch_start + p->patch_len &&
-			    q->patch_start > p->patch_start + 32)
+			if (q->addr >= p->patch_start + p->patch_len + 255)
 				break;
 			if (q->patch_start < p->patch_start + p->patch_len &&
 			    p->patch_start < q->patch_start + q->patch_len)
