@@ -1,0 +1,470 @@
+/*
+ * test_journal_roundtrip.c - a journal with every record kind, written by
+ * the writer and read back by the reader: every field equal, doubles to
+ * the bit, bytes of program output exact, the header as given.
+ */
+#include <math.h>
+#include <signal.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+#include "hunch_config.h"
+#include "jtest.h"
+#include "tap.h"
+
+#define FOCUS "</Code/prog/x.c/f,/Process,/SyncObject,/Files>"
+
+static const struct pc_discovery discs[] = {
+	{ .kind = PC_DISC_FUNCTION, .module = "prog", .srcfile = "x.c",
+	  .function = "f", .addr = 0x401136 },
+	{ .kind = PC_DISC_FUNCTION, .module = "libc.so.6",
+	  .function = "memcpy", .addr = 0x7f3a12345678 },
+	{ .kind = PC_DISC_FUNCTION, .module = "[vsyscall]",
+	  .function = "time", .addr = 0xffffffffff600400 },
+	{ .kind = PC_DISC_PROCESS, .pid = 4242 },
+	{ .kind = PC_DISC_THREAD, .pid = 4242, .tid = 4243, .function = "worker" },
+	{ .kind = PC_DISC_SYNCOBJ, .sync_class = "Mutex", .name = "queue_lock",
+	  .addr = 0x404040 },
+	{ .kind = PC_DISC_FILE, .name = "/tmp/data \"quoted\".bin" },
+	{ .kind = PC_DISC_THREAD, .retired = true, .pid = 4242, .tid = 4243 },
+	{ .kind = PC_DISC_FUNCTION, .retired = true, .module = "plugin.so",
+	  .srcfile = "p.c", .function = "g", .addr = 0x7f0000001000 },
+};
+#define N_DISCS (sizeof(discs) / sizeof(discs[0]))
+
+struct out_case {
+	enum jnl_stream s;
+	const char *bytes;
+	size_t len;
+	bool eol;
+};
+static const struct out_case outs[] = {
+	{ JNL_STDOUT, "hello, world", 12, true },
+	{ JNL_STDERR, "h\xc3\xa9llo \xe2\x9c\x93 utf-8", 16, true },
+	{ JNL_STDOUT, "\x1b[31mred\x1b[0m\ttab\r", 17, true },
+	{ JNL_STDOUT, "\xff\xfe\0abc", 6, true },          /* b64 */
+	{ JNL_STDERR, "", 0, true },
+	{ JNL_STDOUT, "no newline yet", 14, false },
+};
+#define N_OUTS (sizeof(outs) / sizeof(outs[0]))
+#define BIG_LEN (3 * JNL_OUTPUT_CHUNK + 123)
+
+static const struct jnl_target targets[] = {
+	{ JNL_TEV_THREAD_START, 4242, 4243, 0, 0, "worker" },
+	{ JNL_TEV_THREAD_EXIT, 4242, 4243, 0, 0, NULL },
+	{ JNL_TEV_SIGNAL, 4242, 4242, 0, SIGUSR1, NULL },
+	{ JNL_TEV_EXEC, 4242, 0, 0, 0, NULL },
+	{ JNL_TEV_EXIT, 4242, 0, 3, 0, NULL },
+	{ JNL_TEV_KILLED, 4242, 0, 0, SIGSEGV, NULL },
+	{ JNL_TEV_DETACHED, 4242, 0, 0, 0, NULL },
+};
+#define N_TARGETS (sizeof(targets) / sizeof(targets[0]))
+
+static const uint64_t sample_ids[] = { 1, 2, 3, 4, 5, 6, 7, 8, 1ull << 40 };
+#define N_SAMPLES (sizeof(sample_ids) / sizeof(sample_ids[0]))
+static double sample_vals[N_SAMPLES];
+
+static void init_samples(void)
+{
+	volatile double a = 0.1, b = 0.2;
+	const double v[N_SAMPLES] = { a + b, 1e-300, 123456789.123456789,
+		-0.0, 42.0, NAN, 1.7976931348623157e308, 5e-324, INFINITY };
+
+	memcpy(sample_vals, v, sizeof(v));
+}
+
+/* The generic records: kind and fields, as the consultant will pass them. */
+static json_t *generic_fields(int k, const char **kind)
+{
+	switch (k) {
+	case 0: *kind = "enable";
+		return json_pack("{s:i,s:s,s:s,s:f,s:i,s:b}", "inst", 1, "metric",
+				 "cpu_time", "focus", FOCUS, "predicted_cost", 0.0123,
+				 "node", 7, "shared", 0);
+	case 1: *kind = "cost";
+		return json_pack("{s:f,s:f,s:f}", "observed", 0.0311,
+				 "predicted", 0.03, "limit", 0.1);
+	case 2: *kind = "node";
+		return json_pack("{s:i,s:s,s:s,s:[i],s:i}", "node", 7, "hyp",
+				 "CPUbound", "focus", FOCUS, "parents", 0, "phase", 0);
+	case 3: *kind = "edge";
+		return json_pack("{s:i,s:i}", "node", 7, "parent", 3);
+	case 4: *kind = "node_state";
+		return json_pack("{s:i,s:s,s:s,s:{s:f,s:f,s:f,s:i}}", "node", 7,
+				 "state", "true", "from", "active", "evidence",
+				 "value", 0.42, "threshold", 0.2, "observed_s", 3.4,
+				 "samples", 17);
+	case 5: *kind = "action";
+		return json_pack("{s:s,s:s,s:f,s:f}", "action", "tunable", "name",
+				 "costLimit", "value", 0.2, "old", 0.1);
+	case 6: *kind = "action";
+		return json_pack("{s:s}", "action", "pause");
+	case 7: *kind = "action";
+		return json_pack("{s:s}", "action", "resume");
+	case 8: *kind = "action";
+		return json_pack("{s:s,s:i,s:s}", "action", "phase_start", "phase",
+				 1, "name", "steady state");
+	case 9: *kind = "action";
+		return json_pack("{s:s,s:s,s:s}", "action", "experiment", "hyp",
+				 "ExcessiveSyncWaitingTime", "focus", FOCUS);
+	case 10: *kind = "disable";
+		return json_pack("{s:i,s:s}", "inst", 1, "reason", "concluded");
+	case 11: *kind = "x_future_kind";   /* from a newer hunch */
+		return json_pack("{s:i}", "whatever", 1);
+	default: return NULL;
+	}
+}
+#define N_GENERIC 12
+
+static char big[BIG_LEN];
+
+/* ts of the n-th record: not on a microsecond, to check the rounding. */
+static double ts_of(int n)
+{
+	return n * 0.2 + 3e-7;
+}
+
+static double ts_rounded(int n)
+{
+	return (double)(int64_t)(ts_of(n) * 1e6 + 0.5) / 1e6;
+}
+
+static int write_journal(const char *path, const struct jnl_header *h)
+{
+	struct jnl_writer *w;
+	struct hunch_err err = { 0 };
+	int n = 0, bad = 0;
+	size_t k;
+
+	if (jnl_writer_open(&w, path, h, NULL, &err) != 0) {
+		tap_diag("%s", err.msg);
+		return -1;
+	}
+	for (k = 0; k < N_DISCS; k++)
+		bad |= jnl_write_discovery(w, ts_of(n++), &discs[k]);
+	for (k = 0; k < N_OUTS; k++)
+		bad |= jnl_write_output(w, ts_of(n++), outs[k].s, outs[k].bytes,
+					outs[k].len, outs[k].eol);
+	bad |= jnl_write_output(w, ts_of(n++), JNL_STDOUT, big, BIG_LEN, true);
+	for (k = 0; k < N_TARGETS; k++)
+		bad |= jnl_write_target(w, ts_of(n++), &targets[k]);
+	bad |= jnl_write_sample(w, ts_of(n++), 0.2, N_SAMPLES, sample_ids,
+				sample_vals);
+	bad |= jnl_tick(w);
+	for (int g = 0; g < N_GENERIC; g++) {
+		const char *kind;
+		json_t *f = generic_fields(g, &kind);
+
+		bad |= jnl_write_json(w, kind, ts_of(n++), f);
+		json_decref(f);
+	}
+	bad |= jnl_write_end(w, ts_of(n++), "target_exited",
+			     "prog exited with status 3");
+	bad |= jnl_writer_close(w, &err);
+	return bad ? -1 : n;
+}
+
+static int next(struct jnl_reader *r, struct jnl_record *rec)
+{
+	struct hunch_err err = { 0 };
+	int rc = jnl_next(r, rec, &err);
+
+	if (rc == JNL_NEXT_BAD)
+		tap_diag("unexpected: %s", err.msg);
+	return rc;
+}
+
+static bool streq(const char *a, const char *b)
+{
+	return (a == NULL && b == NULL) || (a && b && strcmp(a, b) == 0);
+}
+
+static bool disc_equal(const struct pc_discovery *a,
+		       const struct pc_discovery *b)
+{
+	return a->kind == b->kind && a->retired == b->retired &&
+	       streq(a->module, b->module) && streq(a->srcfile, b->srcfile) &&
+	       streq(a->function, b->function) &&
+	       streq(a->sync_class, b->sync_class) && streq(a->name, b->name) &&
+	       a->addr == b->addr && a->pid == b->pid && a->tid == b->tid;
+}
+
+static void check_header(const json_t *h, const struct jnl_header *want)
+{
+	struct utsname u;
+	const json_t *k = json_object_get(h, "kernel");
+	const json_t *c = json_object_get(h, "clock");
+	json_t *argv = json_pack("[s,s,s]", jt_argv[0], jt_argv[1], jt_argv[2]);
+
+	uname(&u);
+	tap_eq(json_integer_value(json_object_get(h, "journal_version")), 1,
+	       "header: journal_version 1");
+	tap_ok(streq(json_string_value(json_object_get(h, "hunch_version")),
+		     HUNCH_VERSION), "header: hunch_version %s", HUNCH_VERSION);
+	tap_ok(streq(json_string_value(json_object_get(h, "host")), u.nodename),
+	       "header: host is the nodename");
+	tap_ok(streq(json_string_value(json_object_get(k, "release")), u.release) &&
+	       streq(json_string_value(json_object_get(k, "machine")), u.machine),
+	       "header: kernel release and machine from uname");
+	tap_ok(json_equal(json_object_get(json_object_get(h, "target"), "argv"),
+			  argv), "header: target argv");
+	tap_ok(streq(json_string_value(json_object_get(h, "program")), "prog") &&
+	       streq(json_string_value(json_object_get(h, "mode")), "batch"),
+	       "header: program and mode");
+	tap_ok(streq(json_string_value(json_object_get(h, "start_wall")),
+		     "2026-11-22T08:00:00.123456Z"),
+	       "header: start_wall in ISO 8601 UTC, microseconds");
+	tap_eq(json_integer_value(json_object_get(h, "start_mono_ns")),
+	       5000000000ll, "header: start_mono_ns");
+	tap_ok(json_real_value(json_object_get(c, "tsc_hz")) == want->tsc_hz &&
+	       json_is_true(json_object_get(c, "tsc_invariant")),
+	       "header: clock calibration");
+	tap_ok(json_equal(json_object_get(h, "hypotheses"), (json_t *)want->hypotheses),
+	       "header: hypotheses document equal");
+	tap_ok(json_equal(json_object_get(h, "tunables"), (json_t *)want->tunables),
+	       "header: tunables equal");
+	json_decref(argv);
+}
+
+struct walk {
+	struct jnl_reader *r;
+	struct jnl_record rec;
+	int n;            /* records read after the header */
+	int ts_bad;
+	bool seen[JNL_REC_NKINDS];
+};
+
+/* Read the next record; `same_ts`: it shares the previous one's ts
+ * (the chunks of one long output line). */
+static bool step_ts(struct walk *wk, bool same_ts)
+{
+	if (next(wk->r, &wk->rec) != JNL_NEXT_RECORD)
+		return false;
+	wk->seen[wk->rec.kind] = true;
+	if (same_ts)
+		wk->n--;
+	wk->ts_bad += wk->rec.ts != ts_rounded(wk->n);
+	wk->n++;
+	return true;
+}
+
+static bool step(struct walk *wk)
+{
+	return step_ts(wk, false);
+}
+
+static void check_discoveries(struct walk *wk)
+{
+	int bad = 0;
+
+	for (size_t k = 0; k < N_DISCS; k++) {
+		struct pc_discovery d;
+
+		if (!step(wk) || wk->rec.kind != JNL_REC_RESOURCE ||
+		    jnl_discovery_decode(wk->rec.json, &d, NULL) != 0 ||
+		    !disc_equal(&d, &discs[k])) {
+			tap_diag("discovery %zu differs (line %llu)", k,
+				 (unsigned long long)wk->rec.line);
+			bad++;
+		}
+	}
+	tap_eq(bad, 0, "%zu discoveries (all kinds, retired, 64-bit addr) round-trip",
+	       N_DISCS);
+}
+
+static bool output_is(struct walk *wk, const struct out_case *o,
+		      bool same_ts)
+{
+	struct jnl_output got;
+	bool ok;
+
+	if (!step_ts(wk, same_ts) || wk->rec.kind != JNL_REC_OUTPUT ||
+	    jnl_output_decode(wk->rec.json, &got, NULL) != 0)
+		return false;
+	ok = got.stream == o->s && got.eol == o->eol && got.len == o->len &&
+	     memcmp(got.bytes, o->bytes, o->len) == 0;
+	free(got.bytes);
+	return ok;
+}
+
+static void check_outputs(struct walk *wk)
+{
+	int bad = 0, b64 = 0;
+
+	for (size_t k = 0; k < N_OUTS; k++) {
+		if (!output_is(wk, &outs[k], false)) {
+			tap_diag("output %zu differs", k);
+			bad++;
+		}
+		b64 += json_object_get(wk->rec.json, "b64") != NULL;
+	}
+	tap_eq(bad, 0, "%zu output lines round-trip byte for byte", N_OUTS);
+	tap_eq(b64, 1, "only the line with invalid UTF-8 and NUL is base64");
+	bad = 0;
+	for (size_t off = 0, k = 0; off < BIG_LEN; off += JNL_OUTPUT_CHUNK, k++) {
+		size_t n = BIG_LEN - off < JNL_OUTPUT_CHUNK ? BIG_LEN - off
+							    : JNL_OUTPUT_CHUNK;
+		struct out_case o = { JNL_STDOUT, big + off, n,
+				      off + n == BIG_LEN };
+
+		bad += !output_is(wk, &o, k > 0);
+	}
+	tap_eq(bad, 0, "a %d-byte line comes back as 4 chunks, eol on the last",
+	       BIG_LEN);
+}
+
+static void check_targets(struct walk *wk)
+{
+	int bad = 0;
+
+	for (size_t k = 0; k < N_TARGETS; k++) {
+		struct jnl_target t;
+		const struct jnl_target *w = &targets[k];
+
+		if (!step(wk) || wk->rec.kind != JNL_REC_TARGET ||
+		    jnl_target_decode(wk->rec.json, &t, NULL) != 0 ||
+		    t.event != w->event || t.pid != w->pid || t.tid != w->tid ||
+		    t.code != w->code || t.signal != w->signal ||
+		    !streq(t.function, w->function)) {
+			tap_diag("target event %zu differs", k);
+			bad++;
+		}
+	}
+	tap_eq(bad, 0, "%zu target events round-trip", N_TARGETS);
+}
+
+static void check_samples(struct walk *wk)
+{
+	struct jnl_sample s = { 0 };
+	int bad = 0;
+
+	if (!step(wk) || wk->rec.kind != JNL_REC_SAMPLE ||
+	    jnl_sample_decode(wk->rec.json, &s, NULL) != 0 || s.n != N_SAMPLES) {
+		tap_ok(0, "sample record read back");
+		return;
+	}
+	for (size_t k = 0; k < N_SAMPLES; k++) {
+		bool same = isfinite(sample_vals[k])
+			? memcmp(&s.vals[k], &sample_vals[k], sizeof(double)) == 0
+			: isnan(s.vals[k]);
+
+		bad += !same || s.ids[k] != sample_ids[k];
+	}
+	tap_ok(s.dt == 0.2 && bad == 0,
+	       "samples: ids and values to the bit (0.1+0.2, -0, subnormal, max; NaN/inf as null)");
+	jnl_sample_free(&s);
+}
+
+static void check_generic(struct walk *wk)
+{
+	int bad = 0;
+
+	for (int g = 0; g < N_GENERIC; g++) {
+		const char *kind;
+		json_t *f = generic_fields(g, &kind);
+
+		json_object_set_new(f, "t", json_string(kind));
+		json_object_set_new(f, "ts", json_real(ts_rounded(wk->n)));
+		if (!step(wk) || !json_equal((json_t *)wk->rec.json, f) ||
+		    !streq(wk->rec.kind_name, kind)) {
+			tap_diag("generic record %d (%s) differs", g, kind);
+			bad++;
+		}
+		json_decref(f);
+	}
+	tap_eq(bad, 0, "%d generic records (enable ... disable, an unknown kind) equal",
+	       N_GENERIC);
+}
+
+static void check_end(struct walk *wk)
+{
+	const char *msg = "x";
+
+	tap_ok(step(wk) && wk->rec.kind == JNL_REC_END &&
+	       streq(json_string_value(json_object_get(wk->rec.json, "reason")),
+		     "target_exited") &&
+	       streq(json_string_value(json_object_get(wk->rec.json, "message")),
+		     "prog exited with status 3"),
+	       "end record with reason and message");
+	tap_eq(json_integer_value(json_object_get(wk->rec.json, "records")),
+	       wk->rec.line - 1, "end record counts the records before it");
+	tap_ok(next(wk->r, &wk->rec) == JNL_NEXT_END &&
+	       jnl_reader_end(wk->r, &msg) == JNL_END_COMPLETE && msg == NULL,
+	       "the journal ends complete, no message");
+}
+
+static void test_roundtrip(void)
+{
+	json_t *hyp, *tun;
+	struct jnl_header h = jt_header(&hyp, &tun);
+	struct hunch_err err = { 0 };
+	struct walk wk = { 0 };
+	char path[300];
+	int n;
+
+	jt_path(path, sizeof(path), "all.jsonl");
+	init_samples();
+	for (size_t k = 0; k < BIG_LEN; k++)
+		big[k] = (char)('a' + k % 26);
+	n = write_journal(path, &h);
+	tap_ok(n > 0, "writer accepted every record");
+	if (jnl_reader_open(&wk.r, path, &err) != 0) {
+		tap_ok(0, "open: %s", err.msg);
+		return;
+	}
+	check_header(jnl_reader_header(wk.r), &h);
+	check_discoveries(&wk);
+	check_outputs(&wk);
+	check_targets(&wk);
+	check_samples(&wk);
+	check_generic(&wk);
+	check_end(&wk);
+	tap_eq(wk.ts_bad, 0, "every ts is the one written, rounded to the microsecond");
+	for (int k = 1; k < JNL_REC_NKINDS; k++)
+		tap_ok(k == JNL_REC_HEADER || wk.seen[k],
+		       "record kind \"%s\" is in the round trip", jnl_kind_name(k));
+	tap_ok(wk.seen[JNL_REC_UNKNOWN], "an unknown kind is passed on, not refused");
+	jnl_reader_close(wk.r);
+	json_decref(hyp);
+	json_decref(tun);
+}
+
+/* A ts earlier than the last one (or NaN) is raised to it. */
+static void test_time_order(void)
+{
+	json_t *hyp, *tun;
+	struct jnl_header h = jt_header(&hyp, &tun);
+	struct jnl_writer *w;
+	struct jnl_reader *r;
+	struct jnl_record rec;
+	const double in[] = { 5.0, 3.0, NAN, 7.25 }, want[] = { 5.0, 5.0, 5.0, 7.25 };
+	char path[300];
+	int bad = 0;
+
+	jt_path(path, sizeof(path), "order.jsonl");
+	jnl_writer_open(&w, path, &h, NULL, NULL);
+	for (int k = 0; k < 4; k++) {
+		json_t *f = json_pack("{s:f}", "observed", 0.0);
+
+		jnl_write_json(w, "cost", in[k], f);
+		json_decref(f);
+	}
+	jnl_writer_close(w, NULL);
+	if (jnl_reader_open(&r, path, NULL) == 0) {
+		for (int k = 0; k < 4; k++)
+			bad += next(r, &rec) != JNL_NEXT_RECORD || rec.ts != want[k];
+		jnl_reader_close(r);
+	}
+	tap_eq(bad, 0, "a ts that goes back (or is NaN) is written as the last one");
+	json_decref(hyp);
+	json_decref(tun);
+}
+
+int main(void)
+{
+	test_roundtrip();
+	test_time_order();
+	jt_rm_tmpdir();
+	return tap_done();
+}
