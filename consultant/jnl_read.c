@@ -291,12 +291,15 @@ static int header_bad(struct jnl_reader *r, struct hunch_err *err,
 	return hunch_errf(err, -EINVAL, "%s %.900s", r->name, what);
 }
 
+/* A cut first line that starts like our header (or is a prefix of how
+ * it starts: a cut after 1 byte is "{"). */
 static bool looks_like_header(const struct jnl_reader *r)
 {
 	static const char start[] = "{\"t\":\"header\"";
+	size_t n = r->line_len < sizeof(start) - 1 ? r->line_len
+						   : sizeof(start) - 1;
 
-	return r->line_len >= sizeof(start) - 1 &&
-	       memcmp(r->line, start, sizeof(start) - 1) == 0;
+	return n > 0 && memcmp(r->line, start, n) == 0;
 }
 
 static int check_version(struct jnl_reader *r, json_t *j,
