@@ -139,11 +139,13 @@ static int line_err(struct jnl_reader *r, struct hunch_err *err,
 
 /* Parse r->line; NULL with a reason in `why` when it is not an object
  * with a string "t". */
-static json_t *parse_line(struct jnl_reader *r, char *why, size_t len)
+static json_t *parse_line(struct jnl_reader *r, char *why, size_t len,
+			  bool *not_json)
 {
 	json_error_t je;
 	json_t *j = json_loadb(r->line, r->line_len, JSON_ALLOW_NUL, &je);
 
+	*not_json = j == NULL;
 	if (j == NULL) {
 		snprintf(why, len, "not valid JSON (%s, at column %d)",
 			 je.text, je.column);
@@ -190,7 +192,8 @@ static int deliver_line(struct jnl_reader *r, struct jnl_record *rec,
 			struct hunch_err *err)
 {
 	char why[512];
-	json_t *j = parse_line(r, why, sizeof(why));
+	bool not_json;
+	json_t *j = parse_line(r, why, sizeof(why), &not_json);
 	const char *kname;
 	enum jnl_kind k;
 
@@ -326,6 +329,7 @@ static int read_header(struct jnl_reader *r, struct hunch_err *err)
 	enum line_st st = get_line(r);
 	struct hunch_err verr = { 0 };
 	char why[512];
+	bool not_json;
 	json_t *j;
 
 	if (st == LINE_ERROR)
@@ -339,9 +343,12 @@ static int read_header(struct jnl_reader *r, struct hunch_err *err)
 		snprintf(why, sizeof(why), "%llu", (unsigned long long)r->next_off);
 		return header_bad(r, err, "has an incomplete header: the journal was cut after %s bytes, before the header was written in full; there is nothing to replay", why);
 	}
-	j = parse_line(r, why, sizeof(why));
+	j = parse_line(r, why, sizeof(why), &not_json);
 	if (j == NULL)
-		return header_bad(r, err, "is not a hunch journal: line 1 is %s (a journal starts with {\"t\":\"header\",...})", why);
+		/* jansson's detail helps inside a journal, not for a file
+		 * that never was one. */
+		return header_bad(r, err, "is not a hunch journal: line 1 is %s (a journal starts with {\"t\":\"header\",...})",
+				  not_json ? "not JSON" : why);
 	if (strcmp(json_string_value(json_object_get(j, "t")), "header") != 0) {
 		json_decref(j);
 		return header_bad(r, err, "is not a hunch journal: line 1 is JSON but not a journal header (its \"t\" is not \"header\")%s", "");
