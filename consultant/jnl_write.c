@@ -79,6 +79,9 @@ static int real_digits(double x)
 	return 17;
 }
 
+/* Stops at the first real that needs 17 digits: a tick's samples are
+ * measured values that usually do, and scanning on would cost two
+ * snprintf and strtod per value for nothing. */
 static int record_digits(const json_t *j)
 {
 	const char *key;
@@ -90,12 +93,12 @@ static int record_digits(const json_t *j)
 		return real_digits(json_real_value(j));
 	if (json_is_object(j)) {
 		json_object_foreach((json_t *)j, key, v)
-			if ((q = record_digits(v)) > p)
-				p = q;
+			if ((q = record_digits(v)) > p && (p = q) == 17)
+				break;
 	} else if (json_is_array(j)) {
 		json_array_foreach(j, i, v)
-			if ((q = record_digits(v)) > p)
-				p = q;
+			if ((q = record_digits(v)) > p && (p = q) == 17)
+				break;
 	}
 	return p;
 }
