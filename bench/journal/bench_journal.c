@@ -17,7 +17,10 @@
  * Then reads the journal back (replay's reading speed) and, when gzip and
  * zstd are installed, shows what compression would save.
  *
- *   ./build/bench/journal/bench_journal [--quick] [--dir DIR]
+ *   ./build/bench/journal/bench_journal [--quick] [--keep] [--dir DIR]
+ *
+ * --quick: the typical scenario only; --keep: keep its journal to look
+ * at (DIR/bench-journal-0.jsonl, or -2 for the worst case).
  */
 #include <fcntl.h>
 #include <stdint.h>
@@ -387,12 +390,15 @@ int main(int argc, char **argv)
 	char path[512], keep[512] = "";
 	struct result r;
 	double disc[4] = { 0 };
+	bool keep_file = false;
 
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--dir") == 0 && i + 1 < argc)
 			dir = argv[++i];
 		else if (strcmp(argv[i], "--quick") == 0)
 			nsc = 1;
+		else if (strcmp(argv[i], "--keep") == 0)
+			keep_file = true;
 	}
 	printf("synthetic 10-minute search: %d functions, %d experiments x %d instances, %d ticks at %d Hz\n\n",
 	       N_FUNCS, N_EXP, INST_PER_EXP, TICKS, HZ);
@@ -427,6 +433,7 @@ int main(int argc, char **argv)
 	stat(keep, &sb);
 	compressed(keep, "gzip", (uint64_t)sb.st_size);
 	compressed(keep, "zstd", (uint64_t)sb.st_size);
-	unlink(keep);
+	if (!keep_file)
+		unlink(keep);
 	return 0;
 }

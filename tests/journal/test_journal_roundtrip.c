@@ -421,6 +421,12 @@ static void test_roundtrip(void)
 	check_generic(&wk);
 	check_end(&wk);
 	tap_eq(wk.ts_bad, 0, "every ts is the one written, rounded to the microsecond");
+	size_t flen;
+	char *text = jt_slurp(path, &flen);
+	tap_ok(text && strstr(text, "\"dt\":0.2,\"i\":[1,2,3") &&
+	       strstr(text, "0.30000000000000004"),
+	       "a field needing 17 digits does not lengthen its neighbours (\"dt\":0.2)");
+	free(text);
 	for (int k = 1; k < JNL_REC_NKINDS; k++)
 		tap_ok(k == JNL_REC_HEADER || wk.seen[k],
 		       "record kind \"%s\" is in the round trip", jnl_kind_name(k));
