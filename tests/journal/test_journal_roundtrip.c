@@ -467,10 +467,109 @@ static void test_time_order(void)
 	json_decref(tun);
 }
 
+static uint64_t rng = 6;
+
+static unsigned rnd(unsigned n)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (unsigned)(rng % n);
+}
+
+/* Random bytes: mostly text, with invalid UTF-8, NUL, controls, quotes,
+ * backslashes and multi-byte characters mixed in. */
+static size_t random_bytes(unsigned char *b, size_t max)
+{
+	static const char *const pieces[] = { "a", "Z", " ", "\"", "\\", "\t",
+		"\x1b[0m", "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80", "\xff",
+		"\xc3", "\x80", "\0", "\r", "\x7f", "\\u0000", "}" };
+	size_t n = 0, want = rnd(20) == 0 ? rnd((unsigned)max) : rnd(200);
+
+	while (n < want) {
+		unsigned k = rnd(sizeof(pieces) / sizeof(pieces[0]));
+		size_t l = k == 13 ? 1 : strlen(pieces[k]);
+
+		if (n + l > max)
+			break;
+		memcpy(b + n, pieces[k], l);
+		n += l;
+	}
+	return n;
+}
+
+/* 1,000 random output lines: the bytes of each stream come back exactly. */
+static void test_random_outputs(void)
+{
+	enum { N = 1000, MAX = 3 * JNL_OUTPUT_CHUNK, CAP = 16 << 20 };
+	json_t *hyp, *tun;
+	struct jnl_header h = jt_header(&hyp, &tun);
+	unsigned char *line = malloc(MAX), *want[2], *got[2];
+	size_t wlen[2] = { 0, 0 }, glen[2] = { 0, 0 };
+	struct jnl_writer *w;
+	struct jnl_reader *r;
+	struct jnl_record rec;
+	char path[300];
+	int bad = 0;
+
+	for (int s = 0; s < 2; s++) {
+		want[s] = malloc((size_t)CAP);
+		got[s] = malloc((size_t)CAP);
+	}
+	jt_path(path, sizeof(path), "random.jsonl");
+	jnl_writer_open(&w, path, &h, NULL, NULL);
+	for (int k = 0; k < N; k++) {
+		size_t n = random_bytes(line, MAX);
+		int s = (int)rnd(2);
+		bool eol = rnd(4) != 0;
+
+		if (wlen[s] + n + 1 > (size_t)CAP)
+			break;
+		memcpy(want[s] + wlen[s], line, n);
+		wlen[s] += n;
+		if (eol)
+			want[s][wlen[s]++] = '\n';
+		jnl_write_output(w, k * 0.01, s ? JNL_STDERR : JNL_STDOUT, line, n, eol);
+	}
+	jnl_writer_close(w, NULL);
+	if (jnl_reader_open(&r, path, NULL) == 0) {
+		while (jnl_next(r, &rec, NULL) == JNL_NEXT_RECORD) {
+			struct jnl_output o;
+
+			if (jnl_output_decode(rec.json, &o, NULL) != 0)
+				o.len = CAP;   /* counted as bad below */
+			if (glen[o.stream] + o.len + 1 > (size_t)CAP) {
+				bad++;
+				free(o.bytes);
+				continue;
+			}
+			memcpy(got[o.stream] + glen[o.stream], o.bytes, o.len);
+			glen[o.stream] += o.len;
+			if (o.eol)
+				got[o.stream][glen[o.stream]++] = '\n';
+			free(o.bytes);
+		}
+		jnl_reader_close(r);
+	}
+	tap_ok(bad == 0 && wlen[0] == glen[0] && wlen[1] == glen[1] &&
+	       memcmp(want[0], got[0], wlen[0]) == 0 &&
+	       memcmp(want[1], got[1], wlen[1]) == 0,
+	       "%d random output lines (invalid UTF-8, NUL, escapes, up to 3 chunks): stdout %zu and stderr %zu bytes come back exactly",
+	       N, wlen[0], wlen[1]);
+	for (int s = 0; s < 2; s++) {
+		free(want[s]);
+		free(got[s]);
+	}
+	free(line);
+	json_decref(hyp);
+	json_decref(tun);
+}
+
 int main(void)
 {
 	test_roundtrip();
 	test_time_order();
+	test_random_outputs();
 	jt_rm_tmpdir();
 	return tap_done();
 }
