@@ -1,6 +1,7 @@
 /* jnl_format.c - the journal schema (see jnl_format.h and
  * docs/journal-format.md, which lists the same fields in prose). */
 #include "jnl_format.h"
+#include "pc_source.h"
 
 #include <errno.h>
 #include <string.h>
@@ -18,6 +19,9 @@ static const struct jnl_field header_fields[] = {
 	REQ("hypotheses", ANY), REQ("tunables", ANY), OPT("mode", STRING),
 	END_FIELDS
 };
+static const struct jnl_field tick_fields[] = {
+	TS, REQ("now", NUMBER), END_FIELDS
+};
 static const struct jnl_field resource_fields[] = {
 	TS, REQ("op", STRING), REQ("kind", STRING), OPT("module", STRING),
 	OPT("srcfile", STRING), OPT("function", STRING),
@@ -26,31 +30,50 @@ static const struct jnl_field resource_fields[] = {
 	END_FIELDS
 };
 static const struct jnl_field enable_fields[] = {
-	TS, REQ("inst", INTEGER), REQ("metric", STRING), REQ("focus", STRING),
-	REQ("predicted_cost", NUMBER), OPT("node", INTEGER),
-	OPT("shared", BOOL), END_FIELDS
+	TS, REQ("req", INTEGER), REQ("metric", STRING), REQ("focus", ARRAY),
+	OPT("predicted_cost", NUMBER), OPT("node", INTEGER),
+	OPT("phase", INTEGER), END_FIELDS
+};
+static const struct jnl_field reply_fields[] = {
+	TS, REQ("req", INTEGER), REQ("status", INTEGER), OPT("inst", INTEGER),
+	OPT("reason", STRING), END_FIELDS
 };
 static const struct jnl_field disable_fields[] = {
 	TS, REQ("inst", INTEGER), OPT("reason", STRING), END_FIELDS
 };
 static const struct jnl_field sample_fields[] = {
-	TS, REQ("dt", NUMBER), REQ("i", ARRAY), REQ("v", ARRAY), END_FIELDS
+	TS, REQ("t0", NUMBER), REQ("t1", NUMBER), REQ("i", ARRAY),
+	REQ("v", ARRAY), END_FIELDS
 };
 static const struct jnl_field cost_fields[] = {
 	TS, REQ("observed", NUMBER), OPT("predicted", NUMBER),
 	OPT("limit", NUMBER), END_FIELDS
 };
-static const struct jnl_field node_fields[] = {
-	TS, REQ("node", INTEGER), REQ("hyp", STRING), REQ("focus", STRING),
-	REQ("parents", ARRAY), OPT("phase", INTEGER), OPT("priority", ANY),
+static const struct jnl_field predict_fields[] = {
+	TS, REQ("metric", STRING), REQ("focus", ARRAY), REQ("cost", NUMBER),
 	END_FIELDS
 };
+static const struct jnl_field callees_fields[] = {
+	TS, OPT("path", STRING), REQ("callees", ARRAY), END_FIELDS
+};
+static const struct jnl_field hint_fields[] = {
+	TS, REQ("path", STRING), REQ("share", NUMBER), END_FIELDS
+};
+static const struct jnl_field period_fields[] = {
+	TS, REQ("seconds", NUMBER), END_FIELDS
+};
+static const struct jnl_field node_fields[] = {
+	TS, REQ("node", INTEGER), REQ("hyp", STRING), REQ("focus", STRING),
+	REQ("parents", ARRAY), OPT("phase", INTEGER), OPT("why", BOOL),
+	OPT("name", STRING), OPT("priority", ANY), END_FIELDS
+};
 static const struct jnl_field edge_fields[] = {
-	TS, REQ("node", INTEGER), REQ("parent", INTEGER), END_FIELDS
+	TS, REQ("node", INTEGER), REQ("parent", INTEGER), OPT("phase", INTEGER),
+	OPT("why", BOOL), OPT("shadow", BOOL), END_FIELDS
 };
 static const struct jnl_field node_state_fields[] = {
-	TS, REQ("node", INTEGER), REQ("state", STRING), OPT("from", STRING),
-	OPT("evidence", OBJECT), END_FIELDS
+	TS, REQ("node", INTEGER), REQ("state", STRING), OPT("phase", INTEGER),
+	OPT("from", STRING), OPT("evidence", OBJECT), END_FIELDS
 };
 static const struct jnl_field action_fields[] = {
 	TS, REQ("action", STRING), OPT("name", STRING), OPT("value", ANY),
@@ -62,9 +85,9 @@ static const struct jnl_field output_fields[] = {
 	OPT("eol", BOOL), OPT("pid", INTEGER), END_FIELDS
 };
 static const struct jnl_field target_fields[] = {
-	TS, REQ("event", STRING), OPT("pid", INTEGER), OPT("tid", INTEGER),
-	OPT("code", INTEGER), OPT("signal", INTEGER), OPT("function", STRING),
-	END_FIELDS
+	TS, REQ("event", STRING), OPT("at", NUMBER), OPT("pid", INTEGER),
+	OPT("tid", INTEGER), OPT("code", INTEGER), OPT("signal", INTEGER),
+	OPT("function", STRING), END_FIELDS
 };
 static const struct jnl_field end_fields[] = {
 	TS, REQ("reason", STRING), OPT("message", STRING),
@@ -78,11 +101,17 @@ static const struct {
 } kinds[JNL_REC_NKINDS] = {
 	[JNL_REC_UNKNOWN] = { NULL, no_fields },
 	[JNL_REC_HEADER] = { "header", header_fields },
+	[JNL_REC_TICK] = { "tick", tick_fields },
 	[JNL_REC_RESOURCE] = { "resource", resource_fields },
 	[JNL_REC_ENABLE] = { "enable", enable_fields },
+	[JNL_REC_REPLY] = { "reply", reply_fields },
 	[JNL_REC_DISABLE] = { "disable", disable_fields },
 	[JNL_REC_SAMPLE] = { "sample", sample_fields },
 	[JNL_REC_COST] = { "cost", cost_fields },
+	[JNL_REC_PREDICT] = { "predict", predict_fields },
+	[JNL_REC_CALLEES] = { "callees", callees_fields },
+	[JNL_REC_HINT] = { "hint", hint_fields },
+	[JNL_REC_PERIOD] = { "period", period_fields },
 	[JNL_REC_NODE] = { "node", node_fields },
 	[JNL_REC_EDGE] = { "edge", edge_fields },
 	[JNL_REC_NODE_STATE] = { "node_state", node_state_fields },
@@ -190,6 +219,24 @@ static int check_integers(const json_t *rec, const char *field,
 	return 0;
 }
 
+static int check_strings(const json_t *rec, const char *field, size_t want,
+			 struct hunch_err *err)
+{
+	const json_t *a = json_object_get(rec, field);
+	size_t k;
+	json_t *x;
+
+	if (want && json_array_size(a) != want)
+		return hunch_errf(err, -EINVAL,
+				  "\"%s\" has %zu paths, expected %zu (one per hierarchy)",
+				  field, json_array_size(a), want);
+	json_array_foreach(a, k, x)
+		if (!json_is_string(x))
+			return hunch_errf(err, -EINVAL,
+					  "\"%s\"[%zu] is not a string", field, k);
+	return 0;
+}
+
 static int check_output(const json_t *rec, struct hunch_err *err)
 {
 	static const char *const streams[] = { "stdout", "stderr", NULL };
@@ -219,6 +266,11 @@ static int check_kind_rules(enum jnl_kind k, const json_t *rec,
 			"function, process, thread, syncobj or file", err);
 	case JNL_REC_SAMPLE:
 		return check_sample(rec, err);
+	case JNL_REC_ENABLE:
+	case JNL_REC_PREDICT:
+		return check_strings(rec, "focus", PC_SRC_NHIER, err);
+	case JNL_REC_CALLEES:
+		return check_strings(rec, "callees", 0, err);
 	case JNL_REC_NODE:
 		return check_integers(rec, "parents", err);
 	case JNL_REC_OUTPUT:

@@ -33,11 +33,17 @@
 enum jnl_kind {
 	JNL_REC_UNKNOWN = 0, /* a kind this reader does not know: passed on */
 	JNL_REC_HEADER,
+	JNL_REC_TICK,        /* the consultant's tick, with the source's now */
 	JNL_REC_RESOURCE,    /* a resource discovered or retired */
-	JNL_REC_ENABLE,      /* a metric instance enabled, predicted cost */
+	JNL_REC_ENABLE,      /* a metric instance requested, predicted cost */
+	JNL_REC_REPLY,       /* the source's answer: a handle or a failure */
 	JNL_REC_DISABLE,     /* a metric instance disabled */
-	JNL_REC_SAMPLE,      /* one tick: a value per enabled instance */
+	JNL_REC_SAMPLE,      /* samples of instances over one interval */
 	JNL_REC_COST,        /* observed instrumentation cost */
+	JNL_REC_PREDICT,     /* a cost prediction the source made */
+	JNL_REC_CALLEES,     /* the static call graph, as the source told it */
+	JNL_REC_HINT,        /* cheap statistical evidence for a resource */
+	JNL_REC_PERIOD,      /* the sample period was set */
 	JNL_REC_NODE,        /* a search-history-graph node created */
 	JNL_REC_EDGE,        /* a second (third...) parent found for a node */
 	JNL_REC_NODE_STATE,  /* a node changed state, with its evidence */

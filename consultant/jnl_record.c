@@ -264,11 +264,35 @@ struct jnl_target jnl_target_from_pc(enum pc_target_event ev, int pid,
 	return t;
 }
 
+struct jnl_target jnl_target_from_src(const struct pc_src_event *e, int pid)
+{
+	struct jnl_target t = jnl_target_from_pc(e->ev, pid, e->code);
+
+	t.has_t = true;
+	t.t = e->t;
+	return t;
+}
+
+int jnl_target_to_src(const struct jnl_target *t, struct pc_src_event *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->t = t->has_t ? t->t : 0;
+	switch (t->event) {
+	case JNL_TEV_EXIT: e->ev = PC_TARGET_EXITED; e->code = t->code; return 0;
+	case JNL_TEV_KILLED: e->ev = PC_TARGET_KILLED; e->code = t->signal; return 0;
+	case JNL_TEV_EXEC: e->ev = PC_TARGET_EXEC; return 0;
+	case JNL_TEV_DETACHED: e->ev = PC_TARGET_DETACHED; return 0;
+	default: return -ENOENT;
+	}
+}
+
 json_t *jnl_target_json(const struct jnl_target *t)
 {
 	json_t *o = json_object();
 
 	json_object_set_new(o, "event", json_string(jnl_target_ev_name(t->event)));
+	if (t->has_t)   /* "t" is the record's kind: the time is "at" */
+		json_object_set_new(o, "at", json_real(t->t));
 	if (t->pid)
 		set_int(o, "pid", t->pid);
 	if (t->tid)
@@ -297,6 +321,8 @@ int jnl_target_decode(const json_t *rec, struct jnl_target *t,
 				  "target event \"%s\" is not known to this hunch: skipped",
 				  ev ? ev : "");
 	t->event = (enum jnl_target_ev)k;
+	t->has_t = json_is_number(json_object_get(rec, "at"));
+	t->t = json_number_value(json_object_get(rec, "at"));
 	t->pid = (int)get_int(rec, "pid");
 	t->tid = (int)get_int(rec, "tid");
 	t->code = (int)get_int(rec, "code");
@@ -316,7 +342,8 @@ int jnl_sample_decode(const json_t *rec, struct jnl_sample *s,
 	if (n != json_array_size(vals))
 		return hunch_errf(err, -EINVAL,
 				  "sample arrays \"i\" and \"v\" differ in length");
-	s->dt = json_number_value(json_object_get(rec, "dt"));
+	s->t0 = json_number_value(json_object_get(rec, "t0"));
+	s->t1 = json_number_value(json_object_get(rec, "t1"));
 	s->ids = malloc((n ? n : 1) * sizeof(*s->ids));
 	s->vals = malloc((n ? n : 1) * sizeof(*s->vals));
 	if (s->ids == NULL || s->vals == NULL) {
@@ -340,4 +367,63 @@ void jnl_sample_free(struct jnl_sample *s)
 	s->ids = NULL;
 	s->vals = NULL;
 	s->n = 0;
+}
+
+struct pc_src_sample jnl_sample_at(const struct jnl_sample *s, size_t k)
+{
+	struct pc_src_sample x = { .handle = s->ids[k], .t0 = s->t0,
+				   .t1 = s->t1, .value = s->vals[k] };
+
+	return x;
+}
+
+json_t *jnl_focus_json(const struct pc_src_focus *f)
+{
+	json_t *a = json_array();
+
+	for (int h = 0; h < PC_SRC_NHIER; h++)
+		json_array_append_new(a, json_string(f->path[h] ? f->path[h] : ""));
+	return a;
+}
+
+int jnl_focus_decode(const json_t *arr, struct pc_src_focus *f,
+		     struct hunch_err *err)
+{
+	memset(f, 0, sizeof(*f));
+	if (json_array_size(arr) != PC_SRC_NHIER)
+		return hunch_errf(err, -EINVAL,
+				  "a focus has %d paths, one per hierarchy",
+				  PC_SRC_NHIER);
+	for (int h = 0; h < PC_SRC_NHIER; h++) {
+		f->path[h] = json_string_value(json_array_get(arr, (size_t)h));
+		if (f->path[h] == NULL)
+			return hunch_errf(err, -EINVAL,
+					  "focus path %d is not a string", h);
+	}
+	return 0;
+}
+
+json_t *jnl_reply_json(const struct pc_src_reply *r)
+{
+	json_t *o = json_object();
+
+	set_int(o, "req", (long long)r->req);
+	set_int(o, "status", r->status);
+	if (r->status == 0)
+		set_int(o, "inst", (long long)r->handle);
+	set_str(o, "reason", r->reason);
+	return o;
+}
+
+int jnl_reply_decode(const json_t *rec, struct pc_src_reply *r,
+		     struct hunch_err *err)
+{
+	memset(r, 0, sizeof(*r));
+	if (!json_is_integer(json_object_get(rec, "req")))
+		return hunch_errf(err, -EINVAL, "reply record without \"req\"");
+	r->req = (uint64_t)get_int(rec, "req");
+	r->status = (int)get_int(rec, "status");
+	r->handle = (pc_src_handle)get_int(rec, "inst");
+	r->reason = get_str(rec, "reason");
+	return 0;
 }

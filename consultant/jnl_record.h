@@ -60,6 +60,8 @@ struct jnl_target {
 	int code;             /* JNL_TEV_EXIT */
 	int signal;           /* JNL_TEV_SIGNAL, JNL_TEV_KILLED */
 	const char *function; /* JNL_TEV_THREAD_START, may be NULL */
+	bool has_t;
+	double t;             /* the source's time of the event, if has_t */
 };
 
 const char *jnl_target_ev_name(enum jnl_target_ev ev);
@@ -67,23 +69,44 @@ const char *jnl_target_ev_name(enum jnl_target_ev ev);
  * signal number, as pc_source.h says). */
 struct jnl_target jnl_target_from_pc(enum pc_target_event ev, int pid,
 				     int code);
+/* The same from a source event (with its time). */
+struct jnl_target jnl_target_from_src(const struct pc_src_event *e, int pid);
+/* Back to a source event; -ENOENT for thread and signal events, which
+ * the source interface does not carry as events. */
+int jnl_target_to_src(const struct jnl_target *t, struct pc_src_event *e);
 json_t *jnl_target_json(const struct jnl_target *t);
 /* -ENOENT (with a message) for an event name this reader does not know:
  * newer journals may add events, and a replay can skip them. */
 int jnl_target_decode(const json_t *rec, struct jnl_target *t,
 		      struct hunch_err *err);
 
-/* One tick's samples: ids[k] had vals[k] (NAN where the journal says
- * null) over (ts - dt, ts].  Arrays are malloc'd; jnl_sample_free. */
+/* Samples of one interval: ids[k] averaged vals[k] (NAN where the
+ * journal says null) over [t0, t1] (the source's time).  Arrays are
+ * malloc'd; jnl_sample_free. */
 struct jnl_sample {
-	double dt;
+	double t0, t1;
 	size_t n;
 	uint64_t *ids;
 	double *vals;
 };
 int jnl_sample_decode(const json_t *rec, struct jnl_sample *s,
 		      struct hunch_err *err);
+/* The k-th sample as the source delivered it. */
+struct pc_src_sample jnl_sample_at(const struct jnl_sample *s, size_t k);
 void jnl_sample_free(struct jnl_sample *s);
+
+/* A source focus: ["/Code/...", "/Process/...", "/SyncObject", "/Files"],
+ * one path per hierarchy, exact (a focus name like "</Code,...>" cannot
+ * be split again once a C++ name holds a comma). */
+json_t *jnl_focus_json(const struct pc_src_focus *f);
+/* Strings borrowed from `arr`. */
+int jnl_focus_decode(const json_t *arr, struct pc_src_focus *f,
+		     struct hunch_err *err);
+
+/* The source's reply to an enable: {"req","status","inst","reason"}. */
+json_t *jnl_reply_json(const struct pc_src_reply *r);
+int jnl_reply_decode(const json_t *rec, struct pc_src_reply *r,
+		     struct hunch_err *err);
 
 /* base64 (RFC 4648, padded).  Decode returns the length or -EINVAL. */
 char *jnl_b64_encode(const void *bytes, size_t len);

@@ -304,8 +304,9 @@ int jnl_write_target(struct jnl_writer *w, double ts,
 	return write_new(w, "target", ts, jnl_target_json(t));
 }
 
-int jnl_write_sample(struct jnl_writer *w, double ts, double dt, size_t n,
-		     const uint64_t *ids, const double *vals)
+int jnl_write_sample_arrays(struct jnl_writer *w, double ts, double t0,
+			    double t1, size_t n, const uint64_t *ids,
+			    const double *vals)
 {
 	json_t *o = json_object(), *i = json_array(), *v = json_array();
 
@@ -315,10 +316,135 @@ int jnl_write_sample(struct jnl_writer *w, double ts, double dt, size_t n,
 		json_array_append_new(v, isfinite(vals[k]) ? json_real(vals[k])
 							   : json_null());
 	}
-	json_object_set_new(o, "dt", json_real(dt));
+	json_object_set_new(o, "t0", json_real(t0));
+	json_object_set_new(o, "t1", json_real(t1));
 	json_object_set_new(o, "i", i);
 	json_object_set_new(o, "v", v);
 	return write_new(w, "sample", ts, o);
+}
+
+int jnl_write_samples(struct jnl_writer *w, double ts,
+		      const struct pc_src_sample *s, size_t n)
+{
+	uint64_t ids[256];
+	double vals[256];
+	int rc = 0;
+
+	/* Runs of one interval share a record (usually the whole tick). */
+	for (size_t k = 0; k < n;) {
+		size_t m = 0;
+		int r;
+
+		while (k + m < n && m < 256 && s[k + m].t0 == s[k].t0 &&
+		       s[k + m].t1 == s[k].t1) {
+			ids[m] = s[k + m].handle;
+			vals[m] = s[k + m].value;
+			m++;
+		}
+		r = jnl_write_sample_arrays(w, ts, s[k].t0, s[k].t1, m, ids, vals);
+		if (r < 0 && rc == 0)
+			rc = r;
+		k += m;
+	}
+	return rc;
+}
+
+int jnl_write_tick(struct jnl_writer *w, double ts, double now)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "now", json_real(now));
+	return write_new(w, "tick", ts, o);
+}
+
+int jnl_write_enable(struct jnl_writer *w, double ts, const char *metric,
+		     const struct pc_src_focus *f, uint64_t req,
+		     double predicted_cost, int node, int phase)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "req", json_integer((json_int_t)req));
+	json_object_set_new(o, "metric", json_string(metric ? metric : ""));
+	json_object_set_new(o, "focus", jnl_focus_json(f));
+	if (predicted_cost >= 0)
+		json_object_set_new(o, "predicted_cost", json_real(predicted_cost));
+	if (node >= 0)
+		json_object_set_new(o, "node", json_integer(node));
+	if (phase >= 0)
+		json_object_set_new(o, "phase", json_integer(phase));
+	return write_new(w, "enable", ts, o);
+}
+
+int jnl_write_reply(struct jnl_writer *w, double ts,
+		    const struct pc_src_reply *r)
+{
+	return write_new(w, "reply", ts, jnl_reply_json(r));
+}
+
+int jnl_write_disable(struct jnl_writer *w, double ts, pc_src_handle h,
+		      const char *reason)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "inst", json_integer((json_int_t)h));
+	if (reason != NULL)
+		json_object_set_new(o, "reason", json_string(reason));
+	return write_new(w, "disable", ts, o);
+}
+
+int jnl_write_cost(struct jnl_writer *w, double ts, double observed,
+		   double predicted, double limit)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "observed", json_real(observed));
+	if (predicted >= 0)
+		json_object_set_new(o, "predicted", json_real(predicted));
+	if (limit >= 0)
+		json_object_set_new(o, "limit", json_real(limit));
+	return write_new(w, "cost", ts, o);
+}
+
+int jnl_write_predict(struct jnl_writer *w, double ts, const char *metric,
+		      const struct pc_src_focus *f, double cost)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "metric", json_string(metric ? metric : ""));
+	json_object_set_new(o, "focus", jnl_focus_json(f));
+	json_object_set_new(o, "cost", json_real(cost));
+	return write_new(w, "predict", ts, o);
+}
+
+int jnl_write_callees(struct jnl_writer *w, double ts, const char *path,
+		      const char *const *callees, size_t n)
+{
+	json_t *o = json_object(), *a = json_array();
+
+	if (path != NULL)
+		json_object_set_new(o, "path", json_string(path));
+	for (size_t k = 0; k < n; k++)
+		json_array_append_new(a, json_string(callees[k]));
+	json_object_set_new(o, "callees", a);
+	return write_new(w, "callees", ts, o);
+}
+
+int jnl_write_hint(struct jnl_writer *w, double ts, const char *path,
+		   double share)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "path", json_string(path ? path : ""));
+	json_object_set_new(o, "share", json_real(share));
+	return write_new(w, "hint", ts, o);
+}
+
+int jnl_write_period(struct jnl_writer *w, double ts, double seconds)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "seconds", json_real(seconds));
+	return write_new(w, "period", ts, o);
 }
 
 int jnl_write_end(struct jnl_writer *w, double ts, const char *reason,

@@ -85,8 +85,8 @@ double jnl_ts_now(const struct jnl_writer *w);
  * kept (error state: -EIO or the write's errno; -EMSGSIZE oversize). */
 
 /* Any record: `fields` (an object, borrowed) goes after "t" and "ts".
- * For kinds whose C types live elsewhere (enable, disable, cost, node,
- * edge, node_state, action); jnl_format.h lists their fields. */
+ * For the consultant's own records (node, edge, node_state, action),
+ * whose fields docs/journal-format.md lists. */
 int jnl_write_json(struct jnl_writer *w, const char *kind, double ts,
 		   const json_t *fields);
 int jnl_write_discovery(struct jnl_writer *w, double ts,
@@ -97,9 +97,39 @@ int jnl_write_output(struct jnl_writer *w, double ts, enum jnl_stream s,
 		     const void *bytes, size_t len, bool eol);
 int jnl_write_target(struct jnl_writer *w, double ts,
 		     const struct jnl_target *t);
-/* One tick's samples: ids[k] had value vals[k] over (ts - dt, ts]. */
-int jnl_write_sample(struct jnl_writer *w, double ts, double dt, size_t n,
-		     const uint64_t *ids, const double *vals);
+/* The consultant's tick: `now` is the source's time (pc_source now()). */
+int jnl_write_tick(struct jnl_writer *w, double ts, double now);
+/* Samples as the source delivered them; runs with one [t0, t1] share a
+ * record. */
+int jnl_write_samples(struct jnl_writer *w, double ts,
+		      const struct pc_src_sample *s, size_t n);
+/* The same from arrays: ids[k] averaged vals[k] over [t0, t1]. */
+int jnl_write_sample_arrays(struct jnl_writer *w, double ts, double t0,
+			    double t1, size_t n, const uint64_t *ids,
+			    const double *vals);
+/* The metric side of the source (pc_source_ops): each call and its
+ * answer, so that a replay source can give the same answers.  `node`
+ * and `phase` of an enable: the SHG node that asked, or -1; a negative
+ * predicted_cost is not written (not known).  jnl_source.h writes all of
+ * these by wrapping the source. */
+int jnl_write_enable(struct jnl_writer *w, double ts, const char *metric,
+		     const struct pc_src_focus *f, uint64_t req,
+		     double predicted_cost, int node, int phase);
+int jnl_write_reply(struct jnl_writer *w, double ts,
+		    const struct pc_src_reply *r);
+int jnl_write_disable(struct jnl_writer *w, double ts, pc_src_handle h,
+		      const char *reason);
+/* predicted and limit < 0: not written. */
+int jnl_write_cost(struct jnl_writer *w, double ts, double observed,
+		   double predicted, double limit);
+int jnl_write_predict(struct jnl_writer *w, double ts, const char *metric,
+		      const struct pc_src_focus *f, double cost);
+/* path NULL: the start functions. */
+int jnl_write_callees(struct jnl_writer *w, double ts, const char *path,
+		      const char *const *callees, size_t n);
+int jnl_write_hint(struct jnl_writer *w, double ts, const char *path,
+		   double share);
+int jnl_write_period(struct jnl_writer *w, double ts, double seconds);
 /* The last record; `message` may be NULL. */
 int jnl_write_end(struct jnl_writer *w, double ts, const char *reason,
 		  const char *message);

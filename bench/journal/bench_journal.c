@@ -3,10 +3,11 @@
  *
  * A 10-minute search (3,000 ticks at 5 Hz) of a program with 10,000
  * functions: the header with a hypotheses document, 10,000 function
- * discoveries, ~100 experiments (node, two metric instances each, state
- * changes, disable), samples of every active instance at every tick,
- * observed cost, thread start/exit every 2 s, 25 output lines a second,
- * a few user actions, the end.  Ticks run back to back (no sleeping).
+ * discoveries, ~100 experiments (node, 5 hints, two metric instances
+ * each: predict, enable, reply; state changes, disable), a tick record,
+ * samples of every active instance and observed cost at every tick,
+ * thread start/exit every 2 s, 25 output lines a second, a user action,
+ * the end.  Ticks run back to back (no sleeping).
  *
  * Prints the journal's size (goal: well under 100 MB) and the write cost
  * per tick: records built, serialised and handed to the kernel, against
@@ -127,20 +128,32 @@ struct exp_state {
 
 static void start_experiment(struct jnl_writer *w, double ts, int e)
 {
-	char focus[256];
+	char focus[256], code[160], hint[200];
+	struct pc_src_focus sf = { { code, "/Process/4242", "/SyncObject", "/Files" } };
 	json_t *f;
 
+	snprintf(code, sizeof(code),
+		 "/Code/libcomponents.so/component_%03d.cc/ns::component_%d::Handler::process_item_%d",
+		 e, e, e * 97);
 	snprintf(focus, sizeof(focus), FOCUS_FMT, e, e, e * 97);
-	f = json_pack("{s:i,s:s,s:s,s:[i],s:i}", "node", e + 1, "hyp",
-		      "CPUbound", "focus", focus, "parents", e / 4, "phase", 0);
+	f = json_pack("{s:i,s:s,s:s,s:[i],s:i,s:b}", "node", e + 1, "hyp",
+		      "CPUbound", "focus", focus, "parents", e / 4, "phase", 0,
+		      "why", 0);
 	jnl_write_json(w, "node", ts, f);
 	json_decref(f);
+	for (int k = 0; k < 5; k++) {   /* the refinements' cheap evidence */
+		snprintf(hint, sizeof(hint), "%s_%d", code, k);
+		jnl_write_hint(w, ts, hint, frand());
+	}
 	for (int i = 0; i < INST_PER_EXP; i++) {
-		f = json_pack("{s:i,s:s,s:s,s:f,s:i}", "inst", e * INST_PER_EXP + i,
-			      "metric", i ? "cpu_time" : "wall_time", "focus", focus,
-			      "predicted_cost", 0.001 + frand() * 0.01, "node", e + 1);
-		jnl_write_json(w, "enable", ts, f);
-		json_decref(f);
+		const char *metric = i ? "cpu_time" : "wall_time";
+		double cost = 0.001 + frand() * 0.01;
+		uint64_t req = (uint64_t)(e * INST_PER_EXP + i);
+		struct pc_src_reply r = { req, 0, req, NULL };
+
+		jnl_write_predict(w, ts, metric, &sf, cost);
+		jnl_write_enable(w, ts, metric, &sf, req, cost, e + 1, 0);
+		jnl_write_reply(w, ts, &r);
 	}
 	f = json_pack("{s:i,s:s,s:s}", "node", e + 1, "state", "active", "from",
 		      "pending");
@@ -158,12 +171,9 @@ static void end_experiment(struct jnl_writer *w, double ts, int e)
 
 	jnl_write_json(w, "node_state", ts, f);
 	json_decref(f);
-	for (int i = 0; i < INST_PER_EXP && !truth; i++) {
-		f = json_pack("{s:i,s:s}", "inst", e * INST_PER_EXP + i, "reason",
-			      "concluded");
-		jnl_write_json(w, "disable", ts, f);
-		json_decref(f);
-	}
+	for (int i = 0; i < INST_PER_EXP && !truth; i++)
+		jnl_write_disable(w, ts, (pc_src_handle)(e * INST_PER_EXP + i),
+				  "concluded");
 }
 
 /* Experiments: one every 3 s over the first 300 s; typical ones run
@@ -180,10 +190,11 @@ static void plan(struct exp_state *ex, bool worst)
 static void tick_events(struct jnl_writer *w, double ts, int t,
 			struct exp_state *ex)
 {
-	uint64_t ids[N_EXP * INST_PER_EXP];
-	double vals[N_EXP * INST_PER_EXP];
+	struct pc_src_sample smp[N_EXP * INST_PER_EXP];
 	size_t n = 0;
 	char line[128];
+
+	jnl_write_tick(w, ts, ts + 0.013);
 
 	for (int e = 0; e < N_EXP; e++) {
 		if (!ex[e].on && ts >= ex[e].start && ts < ex[e].end) {
@@ -194,16 +205,15 @@ static void tick_events(struct jnl_writer *w, double ts, int t,
 			ex[e].on = false;
 			ex[e].end = 1e18;
 		}
-		for (int i = 0; ex[e].on && i < INST_PER_EXP; i++) {
-			ids[n] = (uint64_t)(e * INST_PER_EXP + i);
-			vals[n++] = frand() * 0.2;   /* seconds in 0.2 s: 17 digits */
-		}
+		for (int i = 0; ex[e].on && i < INST_PER_EXP; i++)
+			smp[n++] = (struct pc_src_sample){
+				.handle = (pc_src_handle)(e * INST_PER_EXP + i),
+				.t0 = ts + 0.013 - 1.0 / HZ, .t1 = ts + 0.013,
+				/* a rate from measured time: 17 digits */
+				.value = frand() };
 	}
-	jnl_write_sample(w, ts, 1.0 / HZ, n, ids, vals);
-	json_t *c = json_pack("{s:f,s:f,s:f}", "observed", frand() * 0.05,
-			      "predicted", 0.03, "limit", 0.1);
-	jnl_write_json(w, "cost", ts, c);
-	json_decref(c);
+	jnl_write_samples(w, ts, smp, n);
+	jnl_write_cost(w, ts, frand() * 0.05, 0.03, 0.1);
 	for (int k = 0; k < 25 / HZ; k++) {
 		int len = snprintf(line, sizeof(line),
 				   "[worker %d] processed batch %d: 4096 items in %.3f ms",
@@ -212,10 +222,10 @@ static void tick_events(struct jnl_writer *w, double ts, int t,
 				 (size_t)len, true);
 	}
 	if (t % (2 * HZ) == 0) {
-		struct jnl_target st = { JNL_TEV_THREAD_START, 4242, 5000 + t, 0, 0,
-					 "worker_main" };
-		struct jnl_target ex2 = { JNL_TEV_THREAD_EXIT, 4242, 5000 + t - 2 * HZ,
-					  0, 0, NULL };
+		struct jnl_target st = { .event = JNL_TEV_THREAD_START,
+			.pid = 4242, .tid = 5000 + t, .function = "worker_main" };
+		struct jnl_target ex2 = { .event = JNL_TEV_THREAD_EXIT,
+			.pid = 4242, .tid = 5000 + t - 2 * HZ };
 		struct pc_discovery d = { .kind = PC_DISC_THREAD, .pid = 4242,
 					  .tid = 5000 + t, .function = "worker_main" };
 

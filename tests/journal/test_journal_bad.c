@@ -174,7 +174,7 @@ static void check_middle(const char *what, const struct mid *m, size_t n,
 	free(content);
 }
 
-#define GOOD_SAMPLE "{\"t\":\"sample\",\"ts\":1.0,\"dt\":0.2,\"i\":[1],\"v\":[0.5]}\n"
+#define GOOD_SAMPLE "{\"t\":\"sample\",\"ts\":1.0,\"t0\":0.8,\"t1\":1.0,\"i\":[1],\"v\":[0.5]}\n"
 #define GOOD_END "{\"t\":\"end\",\"ts\":2.0,\"reason\":\"target_exited\"}\n"
 
 static void test_corrupt_middle(void)
@@ -182,16 +182,22 @@ static void test_corrupt_middle(void)
 	const struct mid garbage[] = {
 		{ GOOD_SAMPLE, NULL },
 		{ "garbage \x01 here\n", "not valid JSON ('[' or '{' expected near 'garbage', at column 7)" },
-		{ "{\"t\":\"sample\",\"ts\":1.2,\"dt\":0.2,\"i\":[1],\"v\":[0.\n",
-		  "not valid JSON (invalid token near '0.', at column 47)" },
+		{ "{\"t\":\"sample\",\"ts\":1.2,\"t0\":1,\"t1\":1.2,\"i\":[1],\"v\":[0.\n",
+		  "not valid JSON (invalid token near '0.', at column 54)" },
 		{ GOOD_END, NULL },
 	};
 	const struct mid fields[] = {
-		{ "{\"t\":\"enable\",\"ts\":1.5,\"inst\":3}\n",
+		{ "{\"t\":\"enable\",\"ts\":1.5,\"req\":3}\n",
 		  "\"enable\" record: required field \"metric\" (a string) is missing" },
+		{ "{\"t\":\"enable\",\"ts\":1.5,\"req\":3,\"metric\":\"m\",\"focus\":\"</Code,/Process,/SyncObject,/Files>\",\"predicted_cost\":0}\n",
+		  "\"enable\" record: field \"focus\" is not an array" },
+		{ "{\"t\":\"predict\",\"ts\":1.5,\"metric\":\"m\",\"focus\":[\"/Code\",\"/Process\"],\"cost\":0}\n",
+		  "\"predict\" record: \"focus\" has 2 paths, expected 4 (one per hierarchy)" },
+		{ "{\"t\":\"callees\",\"ts\":1.5,\"callees\":[\"/Code/a\",7]}\n",
+		  "\"callees\" record: \"callees\"[1] is not a string" },
 		{ "{\"t\":\"disable\",\"ts\":1.5,\"inst\":\"3\"}\n",
 		  "\"disable\" record: field \"inst\" is not an integer" },
-		{ "{\"t\":\"sample\",\"ts\":1.5,\"dt\":0.2,\"i\":[1,2],\"v\":[0.5]}\n",
+		{ "{\"t\":\"sample\",\"ts\":1.5,\"t0\":1.3,\"t1\":1.5,\"i\":[1,2],\"v\":[0.5]}\n",
 		  "\"sample\" record: arrays \"i\" (2) and \"v\" (1) differ in length" },
 		{ "{\"t\":\"resource\",\"ts\":1.5,\"op\":\"add\",\"kind\":\"gpu\"}\n",
 		  "\"resource\" record: field \"kind\" is \"gpu\", expected function, process, thread, syncobj or file" },
@@ -211,10 +217,10 @@ static void test_corrupt_middle(void)
 	};
 	check_middle("a corrupt line in the middle (not JSON, JSON cut short) is skipped with its line and byte; the rest is read",
 		     garbage, 4, JNL_END_COMPLETE);
-	check_middle("wrong records: missing field, wrong type, unequal arrays, unknown resource kind, no text, no ts, no kind, time backwards, negative ts, second header: each its message; unknown kinds and blank lines pass; the end is read",
+	check_middle("wrong records: missing field, wrong type, focus not 4 paths, callee not a string, unequal arrays, unknown resource kind, no text, no ts, no kind, time backwards, negative ts, second header: each its message; unknown kinds and blank lines pass; the end is read",
 		     fields, sizeof(fields) / sizeof(fields[0]), JNL_END_COMPLETE);
 	check_middle("without an end record the journal ends NO_END",
-		     fields, 6, JNL_END_NO_END);
+		     fields, 9, JNL_END_NO_END);
 }
 
 /* A line of exactly `len` bytes (plus newline) that is a valid record. */

@@ -3,6 +3,7 @@
  * the writer and read back by the reader: every field equal, doubles to
  * the bit, bytes of program output exact, the header as given.
  */
+#include <errno.h>
 #include <math.h>
 #include <signal.h>
 #include <stdint.h>
@@ -51,13 +52,13 @@ static const struct out_case outs[] = {
 #define BIG_LEN (3 * JNL_OUTPUT_CHUNK + 123)
 
 static const struct jnl_target targets[] = {
-	{ JNL_TEV_THREAD_START, 4242, 4243, 0, 0, "worker" },
-	{ JNL_TEV_THREAD_EXIT, 4242, 4243, 0, 0, NULL },
-	{ JNL_TEV_SIGNAL, 4242, 4242, 0, SIGUSR1, NULL },
-	{ JNL_TEV_EXEC, 4242, 0, 0, 0, NULL },
-	{ JNL_TEV_EXIT, 4242, 0, 3, 0, NULL },
-	{ JNL_TEV_KILLED, 4242, 0, 0, SIGSEGV, NULL },
-	{ JNL_TEV_DETACHED, 4242, 0, 0, 0, NULL },
+	{ JNL_TEV_THREAD_START, 4242, 4243, 0, 0, "worker", false, 0 },
+	{ JNL_TEV_THREAD_EXIT, 4242, 4243, 0, 0, NULL, false, 0 },
+	{ JNL_TEV_SIGNAL, 4242, 4242, 0, SIGUSR1, NULL, false, 0 },
+	{ JNL_TEV_EXEC, 4242, 0, 0, 0, NULL, true, 1.25 },
+	{ JNL_TEV_EXIT, 4242, 0, 3, 0, NULL, true, 2.5 },
+	{ JNL_TEV_KILLED, 4242, 0, 0, SIGSEGV, NULL, true, 0.0 },
+	{ JNL_TEV_DETACHED, 4242, 0, 0, 0, NULL, false, 0 },
 };
 #define N_TARGETS (sizeof(targets) / sizeof(targets[0]))
 
@@ -78,46 +79,74 @@ static void init_samples(void)
 static json_t *generic_fields(int k, const char **kind)
 {
 	switch (k) {
-	case 0: *kind = "enable";
-		return json_pack("{s:i,s:s,s:s,s:f,s:i,s:b}", "inst", 1, "metric",
-				 "cpu_time", "focus", FOCUS, "predicted_cost", 0.0123,
-				 "node", 7, "shared", 0);
-	case 1: *kind = "cost";
-		return json_pack("{s:f,s:f,s:f}", "observed", 0.0311,
-				 "predicted", 0.03, "limit", 0.1);
-	case 2: *kind = "node";
-		return json_pack("{s:i,s:s,s:s,s:[i],s:i}", "node", 7, "hyp",
-				 "CPUbound", "focus", FOCUS, "parents", 0, "phase", 0);
-	case 3: *kind = "edge";
-		return json_pack("{s:i,s:i}", "node", 7, "parent", 3);
-	case 4: *kind = "node_state";
+	case 0: *kind = "node";
+		return json_pack("{s:i,s:s,s:s,s:[i],s:i,s:b,s:s}", "node", 7, "hyp",
+				 "CPUbound", "focus", FOCUS, "parents", 0, "phase", 0,
+				 "why", 0, "name", "CPUbound" FOCUS);
+	case 1: *kind = "edge";
+		return json_pack("{s:i,s:i,s:i,s:b,s:b}", "node", 7, "parent", 3,
+				 "phase", 0, "why", 1, "shadow", 1);
+	case 2: *kind = "node_state";
 		return json_pack("{s:i,s:s,s:s,s:{s:f,s:f,s:f,s:i}}", "node", 7,
 				 "state", "true", "from", "active", "evidence",
 				 "value", 0.42, "threshold", 0.2, "observed_s", 3.4,
 				 "samples", 17);
-	case 5: *kind = "action";
+	case 3: *kind = "action";
 		return json_pack("{s:s,s:s,s:f,s:f}", "action", "tunable", "name",
 				 "costLimit", "value", 0.2, "old", 0.1);
-	case 6: *kind = "action";
+	case 4: *kind = "action";
 		return json_pack("{s:s}", "action", "pause");
-	case 7: *kind = "action";
+	case 5: *kind = "action";
 		return json_pack("{s:s}", "action", "resume");
-	case 8: *kind = "action";
+	case 6: *kind = "action";
 		return json_pack("{s:s,s:i,s:s}", "action", "phase_start", "phase",
 				 1, "name", "steady state");
-	case 9: *kind = "action";
+	case 7: *kind = "action";
 		return json_pack("{s:s,s:s,s:s}", "action", "experiment", "hyp",
 				 "ExcessiveSyncWaitingTime", "focus", FOCUS);
-	case 10: *kind = "disable";
-		return json_pack("{s:i,s:s}", "inst", 1, "reason", "concluded");
-	case 11: *kind = "x_future_kind";   /* from a newer hunch */
+	case 8: *kind = "x_future_kind";   /* from a newer hunch */
 		return json_pack("{s:i}", "whatever", 1);
 	default: return NULL;
 	}
 }
-#define N_GENERIC 12
+#define N_GENERIC 9
 
 static char big[BIG_LEN];
+
+/* The source side (pc_source_ops), as the live loop will record it. */
+static const struct pc_src_focus focus = { { "/Code/prog/x.c/f<int, char>",
+	"/Process/4242", "/SyncObject", "/Files" } };
+static const struct pc_src_reply reply_ok = { 17, 0, 1ull << 33, NULL };
+static const struct pc_src_reply reply_bad = { 18, -EPERM, 0,
+	"cannot instrument f: no room for a jump" };
+static const struct pc_src_sample srcs[] = {
+	{ 1, 0.2, 0.4, 0.25 }, { 2, 0.2, 0.4, 0.5 }, { 3, 0.3, 0.4, 0.125 },
+};
+static const char *const callees[] = { "/Code/prog/x.c/g", "/Code/libc.so.6/-/memcpy" };
+
+
+static double ts_of(int n);
+
+static int write_source(struct jnl_writer *w, int *n)
+{
+	int bad = 0;
+
+	bad |= jnl_write_tick(w, ts_of((*n)++), 12.6);
+	bad |= jnl_write_period(w, ts_of((*n)++), 0.4);
+	bad |= jnl_write_predict(w, ts_of((*n)++), "cpu_time", &focus, 0.0125);
+	bad |= jnl_write_enable(w, ts_of((*n)++), "cpu_time", &focus, 17, 0.0125, 7, 0);
+	bad |= jnl_write_enable(w, ts_of((*n)++), "wall_time", &focus, 18, 0.5, -1, -1);
+	bad |= jnl_write_reply(w, ts_of((*n)++), &reply_ok);
+	bad |= jnl_write_reply(w, ts_of((*n)++), &reply_bad);
+	bad |= jnl_write_samples(w, ts_of((*n)++), srcs, 3);   /* two records */
+	bad |= jnl_write_cost(w, ts_of((*n)++), 0.0311, 0.03, 0.1);
+	bad |= jnl_write_cost(w, ts_of((*n)++), 0.02, -1, -1);
+	bad |= jnl_write_callees(w, ts_of((*n)++), NULL, callees, 1);
+	bad |= jnl_write_callees(w, ts_of((*n)++), "/Code/prog/x.c/f", callees, 2);
+	bad |= jnl_write_hint(w, ts_of((*n)++), "/Code/prog/x.c/f", 0.75);
+	bad |= jnl_write_disable(w, ts_of((*n)++), 1ull << 33, "concluded");
+	return bad;
+}
 
 /* ts of the n-th record: not on a microsecond, to check the rounding. */
 static double ts_of(int n)
@@ -149,8 +178,9 @@ static int write_journal(const char *path, const struct jnl_header *h)
 	bad |= jnl_write_output(w, ts_of(n++), JNL_STDOUT, big, BIG_LEN, true);
 	for (k = 0; k < N_TARGETS; k++)
 		bad |= jnl_write_target(w, ts_of(n++), &targets[k]);
-	bad |= jnl_write_sample(w, ts_of(n++), 0.2, N_SAMPLES, sample_ids,
-				sample_vals);
+	bad |= jnl_write_sample_arrays(w, ts_of(n++), 12.2, 12.4, N_SAMPLES,
+				       sample_ids, sample_vals);
+	bad |= write_source(w, &n);
 	bad |= jnl_tick(w);
 	for (int g = 0; g < N_GENERIC; g++) {
 		const char *kind;
@@ -326,6 +356,7 @@ static void check_targets(struct walk *wk)
 		    jnl_target_decode(wk->rec.json, &t, NULL) != 0 ||
 		    t.event != w->event || t.pid != w->pid || t.tid != w->tid ||
 		    t.code != w->code || t.signal != w->signal ||
+		    t.has_t != w->has_t || t.t != w->t ||
 		    !streq(t.function, w->function)) {
 			tap_diag("target event %zu differs", k);
 			bad++;
@@ -351,9 +382,107 @@ static void check_samples(struct walk *wk)
 
 		bad += !same || s.ids[k] != sample_ids[k];
 	}
-	tap_ok(s.dt == 0.2 && bad == 0,
+	tap_ok(s.t0 == 12.2 && s.t1 == 12.4 && bad == 0,
 	       "samples: ids and values to the bit (0.1+0.2, -0, subnormal, max; NaN/inf as null)");
 	jnl_sample_free(&s);
+}
+
+static const json_t *field(const struct walk *wk, const char *name)
+{
+	return json_object_get(wk->rec.json, name);
+}
+
+static bool focus_is(const json_t *arr)
+{
+	struct pc_src_focus f;
+
+	if (jnl_focus_decode(arr, &f, NULL) != 0)
+		return false;
+	for (int h = 0; h < PC_SRC_NHIER; h++)
+		if (!streq(f.path[h], focus.path[h]))
+			return false;
+	return true;
+}
+
+static bool reply_is(struct walk *wk, const struct pc_src_reply *want)
+{
+	struct pc_src_reply r;
+
+	return step(wk) && wk->rec.kind == JNL_REC_REPLY &&
+	       jnl_reply_decode(wk->rec.json, &r, NULL) == 0 &&
+	       r.req == want->req && r.status == want->status &&
+	       r.handle == want->handle && streq(r.reason, want->reason);
+}
+
+static bool samples_are(struct walk *wk, const struct pc_src_sample *want,
+			size_t n, bool same_ts)
+{
+	struct jnl_sample s;
+	bool ok;
+
+	if (!step_ts(wk, same_ts) || wk->rec.kind != JNL_REC_SAMPLE ||
+	    jnl_sample_decode(wk->rec.json, &s, NULL) != 0)
+		return false;
+	ok = s.n == n;
+	for (size_t k = 0; ok && k < n; k++) {
+		struct pc_src_sample x = jnl_sample_at(&s, k);
+
+		ok = x.handle == want[k].handle && x.t0 == want[k].t0 &&
+		     x.t1 == want[k].t1 && x.value == want[k].value;
+	}
+	jnl_sample_free(&s);
+	return ok;
+}
+
+static void check_source(struct walk *wk)
+{
+	const json_t *c;
+
+	tap_ok(step(wk) && wk->rec.kind == JNL_REC_TICK &&
+	       json_real_value(field(wk, "now")) == 12.6, "tick with the source's now");
+	tap_ok(step(wk) && wk->rec.kind == JNL_REC_PERIOD &&
+	       json_real_value(field(wk, "seconds")) == 0.4, "period");
+	tap_ok(step(wk) && wk->rec.kind == JNL_REC_PREDICT &&
+	       streq(json_string_value(field(wk, "metric")), "cpu_time") &&
+	       focus_is(field(wk, "focus")) &&
+	       json_real_value(field(wk, "cost")) == 0.0125,
+	       "predict: metric, focus (a path with a comma stays whole), cost");
+	tap_ok(step(wk) && wk->rec.kind == JNL_REC_ENABLE &&
+	       json_integer_value(field(wk, "req")) == 17 &&
+	       streq(json_string_value(field(wk, "metric")), "cpu_time") &&
+	       focus_is(field(wk, "focus")) &&
+	       json_real_value(field(wk, "predicted_cost")) == 0.0125 &&
+	       json_integer_value(field(wk, "node")) == 7 &&
+	       json_integer_value(field(wk, "phase")) == 0,
+	       "enable: req, metric, focus, predicted cost, node, phase");
+	tap_ok(step(wk) && wk->rec.kind == JNL_REC_ENABLE &&
+	       field(wk, "node") == NULL && field(wk, "phase") == NULL,
+	       "enable without a node: no node or phase field");
+	tap_ok(reply_is(wk, &reply_ok), "reply: success with a 64-bit handle");
+	tap_ok(reply_is(wk, &reply_bad) && field(wk, "inst") == NULL,
+	       "reply: failure with status and reason, no handle");
+	tap_ok(samples_are(wk, srcs, 2, false) && samples_are(wk, srcs + 2, 1, true),
+	       "samples of two intervals: two records, every pc_src_sample exact");
+	tap_ok(step(wk) && wk->rec.kind == JNL_REC_COST &&
+	       json_real_value(field(wk, "observed")) == 0.0311 &&
+	       json_real_value(field(wk, "predicted")) == 0.03 &&
+	       json_real_value(field(wk, "limit")) == 0.1, "cost with prediction and limit");
+	tap_ok(step(wk) && wk->rec.kind == JNL_REC_COST &&
+	       field(wk, "predicted") == NULL && field(wk, "limit") == NULL,
+	       "cost alone");
+	tap_ok(step(wk) && wk->rec.kind == JNL_REC_CALLEES && field(wk, "path") == NULL &&
+	       json_array_size(field(wk, "callees")) == 1, "callees of the start (no path)");
+	c = step(wk) ? field(wk, "callees") : NULL;
+	tap_ok(wk->rec.kind == JNL_REC_CALLEES &&
+	       streq(json_string_value(field(wk, "path")), "/Code/prog/x.c/f") &&
+	       streq(json_string_value(json_array_get(c, 1)), callees[1]),
+	       "callees of a function");
+	tap_ok(step(wk) && wk->rec.kind == JNL_REC_HINT &&
+	       json_real_value(field(wk, "share")) == 0.75, "hint");
+	tap_ok(step(wk) && wk->rec.kind == JNL_REC_DISABLE &&
+	       (uint64_t)json_integer_value(field(wk, "inst")) == 1ull << 33 &&
+	       streq(json_string_value(field(wk, "reason")), "concluded"),
+	       "disable");
 }
 
 static void check_generic(struct walk *wk)
@@ -373,7 +502,7 @@ static void check_generic(struct walk *wk)
 		}
 		json_decref(f);
 	}
-	tap_eq(bad, 0, "%d generic records (enable ... disable, an unknown kind) equal",
+	tap_eq(bad, 0, "%d generic records (node, edge, node_state, actions, an unknown kind) equal",
 	       N_GENERIC);
 }
 
@@ -418,14 +547,15 @@ static void test_roundtrip(void)
 	check_outputs(&wk);
 	check_targets(&wk);
 	check_samples(&wk);
+	check_source(&wk);
 	check_generic(&wk);
 	check_end(&wk);
 	tap_eq(wk.ts_bad, 0, "every ts is the one written, rounded to the microsecond");
 	size_t flen;
 	char *text = jt_slurp(path, &flen);
-	tap_ok(text && strstr(text, "\"dt\":0.2,\"i\":[1,2,3") &&
+	tap_ok(text && strstr(text, "\"t0\":12.2,\"t1\":12.4,\"i\":[1,2,3") &&
 	       strstr(text, "0.30000000000000004"),
-	       "a field needing 17 digits does not lengthen its neighbours (\"dt\":0.2)");
+	       "a field needing 17 digits does not lengthen its neighbours (\"t0\":12.2)");
 	free(text);
 	for (int k = 1; k < JNL_REC_NKINDS; k++)
 		tap_ok(k == JNL_REC_HEADER || wk.seen[k],

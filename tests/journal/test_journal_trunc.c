@@ -45,8 +45,8 @@ static void write_real(const char *path)
 		struct pc_discovery d = { .kind = PC_DISC_FUNCTION,
 			.module = "prog", .srcfile = "m\xc3\xbcnchen.c",
 			.function = name, .addr = 0x401000u + 16u * (unsigned)k };
-		struct jnl_target t = { JNL_TEV_THREAD_START, 100, 100 + k,
-					0, 0, "worker" };
+		struct jnl_target t = { .event = JNL_TEV_THREAD_START, .pid = 100,
+					.tid = 100 + k, .function = "worker" };
 
 		snprintf(name, sizeof(name), "func_%d", k);
 		switch (k % 5) {
@@ -61,7 +61,9 @@ static void write_real(const char *path)
 				ids[i] = (uint64_t)i;
 				vals[i] = (k * 20 + i) / 7.0;
 			}
-			jnl_write_sample(w, ts, 0.05, 20, ids, vals);
+			jnl_write_tick(w, ts, ts + 0.5);
+			jnl_write_sample_arrays(w, ts, ts - 0.05 + 0.5, ts + 0.5,
+						20, ids, vals);
 			jnl_tick(w);
 			break;
 		}

@@ -116,7 +116,8 @@ static void fill(const char *path, struct fill_result *res)
 	for (int k = 0; k < 100000 && !jnl_writer_error(w); k++) {
 		for (int i = 0; i < 8; i++)
 			vals[i] = k / (i + 3.0);
-		jnl_write_sample(w, k * 0.2, 0.2, 8, ids, vals);
+		jnl_write_sample_arrays(w, k * 0.2, k * 0.2, k * 0.2 + 0.2, 8,
+					ids, vals);
 		jnl_write_output(w, k * 0.2, JNL_STDOUT, "some output line", 16, true);
 		if (k % 10 == 9)
 			jnl_tick(w);

@@ -30,8 +30,18 @@ static void decode(const struct jnl_record *rec)
 	struct jnl_output o;
 	struct jnl_target t;
 	struct jnl_sample s;
+	struct pc_src_focus f;
+	struct pc_src_reply r;
+	struct pc_src_event e;
 
 	switch (rec->kind) {
+	case JNL_REC_ENABLE:
+	case JNL_REC_PREDICT:
+		jnl_focus_decode(json_object_get(rec->json, "focus"), &f, NULL);
+		break;
+	case JNL_REC_REPLY:
+		jnl_reply_decode(rec->json, &r, NULL);
+		break;
 	case JNL_REC_RESOURCE:
 		jnl_discovery_decode(rec->json, &d, NULL);
 		break;
@@ -40,11 +50,15 @@ static void decode(const struct jnl_record *rec)
 			free(o.bytes);
 		break;
 	case JNL_REC_TARGET:
-		jnl_target_decode(rec->json, &t, NULL);
+		if (jnl_target_decode(rec->json, &t, NULL) == 0)
+			jnl_target_to_src(&t, &e);
 		break;
 	case JNL_REC_SAMPLE:
-		if (jnl_sample_decode(rec->json, &s, NULL) == 0)
+		if (jnl_sample_decode(rec->json, &s, NULL) == 0) {
+			for (size_t k = 0; k < s.n; k++)
+				(void)jnl_sample_at(&s, k);
 			jnl_sample_free(&s);
+		}
 		break;
 	default:
 		break;
