@@ -108,7 +108,8 @@ enum eng_event_kind {
 	ENG_EV_LIB_UNLOAD,     /* path */
 	ENG_EV_SIGNAL,         /* signo delivered to the program (tid) */
 	ENG_EV_EXEC,           /* the process called execve (path) */
-	ENG_EV_EXITED,         /* status: exit code */
+	ENG_EV_EXITED,         /* status: exit code (-1: unknown, the
+				  process was reaped by someone else) */
 	ENG_EV_KILLED,         /* signo: killed by that signal; core */
 };
 

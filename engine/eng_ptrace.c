@@ -331,6 +331,8 @@ static void lost(struct eng_proc *p, struct eng_thread *t)
 		p->ended = true;
 		for (size_t i = 0; i < p->nth; i++)
 			p->th[i]->state = TS_GONE;
+		/* Someone else reaped it: the end is known, the status not. */
+		queue_simple(p, ENG_EV_EXITED, t->tid, -1, 0, false);
 	}
 }
 
