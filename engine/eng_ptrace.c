@@ -9,6 +9,7 @@
  */
 #include "eng_proc_int.h"
 
+#include <elf.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -162,6 +163,9 @@ static void on_exec(struct eng_proc *p, struct eng_thread *t)
 	eng_mem_open(p);
 	eng_mods_clear(p);
 	eng_mod_set_exe(p);
+	/* Track the new image's libraries once its ld.so has run. */
+	if (eng_read_auxv(p->pid, AT_ENTRY, &p->entry) == 0)
+		eng_bp_insert(p, p->entry, BP_EXEC_ENTRY, NULL);
 	memset(&ev, 0, sizeof(ev));
 	ev.kind = ENG_EV_EXEC;
 	ev.tid = t->tid;
@@ -199,6 +203,9 @@ static enum eng_stop on_trap(struct eng_proc *p, struct eng_thread *t,
 	if (bp->kind == BP_RBRK) {
 		t->step_over = bp->addr;
 		eng_solib_hit(p);
+	} else if (bp->kind == BP_EXEC_ENTRY) {
+		eng_bp_remove(p, bp->addr);  /* one shot: runs on from here */
+		eng_solib_init(p, NULL);
 	}
 	return SK_BREAK;
 }
