@@ -96,7 +96,7 @@ static pc_res_id new_node(struct pc_restree *t, pc_res_id parent,
 	pc_res_id id = (pc_res_id)t->nnodes;
 	struct pc_res *n;
 
-	if (t->nnodes == t->cap) {
+	if (t->nnodes >= t->cap) {
 		t->cap = t->cap ? t->cap * 2 : 256;
 		t->nodes = xrealloc(t->nodes, t->cap * sizeof(*t->nodes));
 	}
@@ -171,9 +171,11 @@ pc_res_id pc_res_add(struct pc_restree *t, pc_res_id parent,
 	id = pc_res_find(t, path);
 	if (id == PC_RES_NONE)
 		id = new_node(t, parent, name, path, kind);
-	else
-		t->nodes[id].retired = false;
 	free(path);
+	/* Whatever is discovered is alive, and so is everything above it
+	 * (a library loaded again after dlclose). */
+	for (pc_res_id a = id; a != PC_RES_NONE; a = t->nodes[a].parent)
+		t->nodes[a].retired = false;
 	return id;
 }
 
@@ -199,6 +201,20 @@ void pc_res_retire(struct pc_restree *t, pc_res_id id)
 	n->retired = true;
 	for (size_t i = 0; i < n->nchildren; i++)
 		pc_res_retire(t, n->children[i]);
+}
+
+size_t pc_res_count_kind(const struct pc_restree *t, pc_res_id id,
+			 enum pc_res_kind kind)
+{
+	const struct pc_res *n = pc_res_get(t, id);
+	size_t count;
+
+	if (n == NULL || n->retired)
+		return 0;
+	count = n->kind == kind;
+	for (size_t i = 0; i < n->nchildren; i++)
+		count += pc_res_count_kind(t, n->children[i], kind);
+	return count;
 }
 
 static int by_name(const void *a, const void *b, void *tree)
@@ -241,8 +257,13 @@ static void print_node(const struct pc_restree *t, pc_res_id id, int depth,
 void pc_res_print(const struct pc_restree *t, pc_res_id id, bool indent,
 		  bool show_retired, FILE *out)
 {
+	int depth = -1;
+
 	if (id == PC_RES_NONE || id >= t->nnodes)
 		return;
-	print_node(t, id, t->nodes[id].kind == PC_RES_ROOT ? -1 : 0, indent,
-		   show_retired, out);
+	/* Indentation is absolute: a subtree prints where it sits in the
+	 * whole tree, so pieces printed one after another line up. */
+	for (pc_res_id a = id; a != PC_RES_NONE; a = t->nodes[a].parent)
+		depth++;
+	print_node(t, id, depth - 1, indent, show_retired, out);
 }

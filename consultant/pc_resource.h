@@ -68,6 +68,10 @@ size_t pc_restree_count(const struct pc_restree *t);
 
 void pc_res_retire(struct pc_restree *t, pc_res_id id);
 
+/* Live (not retired) resources of `kind` in the subtree under `id`. */
+size_t pc_res_count_kind(const struct pc_restree *t, pc_res_id id,
+			 enum pc_res_kind kind);
+
 /* Print the subtree under `id` as paths, one per line (children sorted by
  * name), or indented by depth when `indent` is set. */
 void pc_res_print(const struct pc_restree *t, pc_res_id id, bool indent,

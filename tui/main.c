@@ -1,15 +1,59 @@
 /* main.c - the hunch command line: argument parsing and mode dispatch. */
+#include "cli.h"
 #include "hunch_config.h"
 
 #include <stdio.h>
 #include <string.h>
 
+void cli_usage(void)
+{
+	fputs(
+"usage: hunch                          run the bundled demo and show what\n"
+"                                      hunch sees of it\n"
+"       hunch run [options] [--] PROGRAM [ARGS...]\n"
+"                                      run PROGRAM under hunch\n"
+"       hunch attach [options] PID     attach to a running process\n"
+"       hunch where [--tree] [--hierarchy NAME] PROGRAM | --pid PID\n"
+"                                      print the where axis\n"
+"       hunch check [--list] [--set NAME=VALUE]... [FILE...]\n"
+"                                      validate hypotheses files\n"
+"\n"
+"options of run and attach:\n"
+"  --where          print the where axis once the program is stopped\n"
+"  --verbose        report threads and libraries as they come and go\n"
+"  --no-rtlib       do not load the runtime library into the program\n"
+"  --seconds N      attach: stay attached N seconds (default 0)\n"
+"\n"
+"exit status: run passes on the program's status (128+N if killed by\n"
+"signal N); otherwise 0 done, 1 usage error, 2 the program could not be\n"
+"run or attached.\n", stderr);
+}
+
 int main(int argc, char **argv)
 {
-	if (argc > 1 && strcmp(argv[1], "--version") == 0) {
+	const char *cmd = argc > 1 ? argv[1] : NULL;
+
+	if (cmd == NULL)
+		return cli_demo(argc, argv);
+	if (strcmp(cmd, "--version") == 0) {
 		printf("hunch %s\n", HUNCH_VERSION);
-		return 0;
+		return HUNCH_EXIT_OK;
 	}
-	fprintf(stderr, "hunch: not yet\n");
-	return 1;
+	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+		cli_usage();
+		return HUNCH_EXIT_OK;
+	}
+	if (strcmp(cmd, "run") == 0)
+		return cli_run(argc - 1, argv + 1);
+	if (strcmp(cmd, "attach") == 0)
+		return cli_attach(argc - 1, argv + 1);
+	if (strcmp(cmd, "where") == 0)
+		return cli_where(argc - 1, argv + 1);
+	if (strcmp(cmd, "check") == 0)
+		return cli_check(argc - 1, argv + 1);
+	if (cmd[0] != '-')  /* hunch PROGRAM ARGS... is hunch run */
+		return cli_run(argc, argv);
+	fprintf(stderr, "hunch: unknown option '%s'\n", cmd);
+	cli_usage();
+	return HUNCH_EXIT_USAGE;
 }

@@ -1,0 +1,481 @@
+/*
+ * src_live.c - the live source (see src_live.h).
+ *
+ * Discoveries are queued as owned copies and handed out by
+ * poll_resources, so the engine can report at any time (inside a pump)
+ * and the consultant consumes at its own pace.
+ *
+ * Threads are named by their start function.  For threads that exist when
+ * hunch arrives (attach, or the main thread at launch) the stack is
+ * unwound while the process is stopped.  A thread created later has not
+ * yet called its start routine when its clone event arrives, so it is
+ * held back briefly and named at the next pump that finds it older than
+ * THREAD_NAME_DELAY_MS (one short stop for all such threads together).
+ */
+#include "src_live.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "eng_proc.h"
+#include "eng_shm.h"
+#include "eng_symbols.h"
+#include "eng_unwind.h"
+
+#define THREAD_NAME_DELAY_MS 100
+
+struct live_module {
+	char *path;
+	uint64_t bias;
+	struct eng_image *img;   /* NULL if the file could not be read */
+	bool reported;
+};
+
+struct pending_thread {
+	pid_t tid;
+	uint64_t seen_ms;
+};
+
+struct queued {
+	struct pc_discovery d;
+	char *strs[3];           /* owned copies of the strings in d */
+};
+
+struct src_live {
+	struct pc_source src;
+	struct eng_proc *proc;   /* NULL when reading a file only */
+	struct eng_shm *shm;
+	bool rtlib_ready;
+	struct live_module *mods;
+	size_t nmods;
+	struct pending_thread *pending;
+	size_t npending;
+	struct queued *queue;
+	size_t nqueue, capqueue;
+	struct src_live_status status;
+};
+
+static struct src_live *live_of(const struct pc_source *s)
+{
+	return s->impl;
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+static void enqueue(struct src_live *l, const struct pc_discovery *d)
+{
+	struct queued *q;
+
+	if (l->nqueue == l->capqueue) {
+		l->capqueue = l->capqueue ? l->capqueue * 2 : 1024;
+		l->queue = realloc(l->queue, l->capqueue * sizeof(*l->queue));
+		if (l->queue == NULL)
+			abort();
+	}
+	q = &l->queue[l->nqueue++];
+	q->d = *d;
+	q->strs[0] = dup_or_null(d->module);
+	q->strs[1] = dup_or_null(d->srcfile);
+	q->strs[2] = dup_or_null(d->function ? d->function : d->name);
+	q->d.module = q->strs[0];
+	q->d.srcfile = q->strs[1];
+	if (d->function != NULL)
+		q->d.function = q->strs[2];
+	else
+		q->d.name = q->strs[2];
+}
+
+static const char *basename_of(const char *path)
+{
+	const char *slash = path ? strrchr(path, '/') : NULL;
+
+	return slash ? slash + 1 : path;
+}
+
+/* Queue one discovery per function of a module. */
+static void report_module(struct src_live *l, struct live_module *m)
+{
+	struct eng_image *img = m->img;
+	size_t n;
+
+	m->reported = true;
+	if (img == NULL)
+		return;
+	n = eng_image_nfuncs(img);
+	for (size_t i = 0; i < n; i++) {
+		const struct eng_func *f = eng_image_func(img, i);
+		struct pc_discovery d = {
+			.kind = PC_DISC_FUNCTION,
+			.module = eng_image_name(img),
+			.srcfile = basename_of(eng_func_source_file(img, f)),
+			.function = eng_func_display_name(img, f),
+			.addr = m->bias + eng_image_link_base(img) + f->addr,
+		};
+		enqueue(l, &d);
+	}
+}
+
+static int add_module(struct src_live *l, const char *path, uint64_t bias,
+		      struct hunch_err *err)
+{
+	struct live_module *m;
+	int rc;
+
+	l->mods = realloc(l->mods, (l->nmods + 1) * sizeof(*l->mods));
+	if (l->mods == NULL)
+		abort();
+	m = &l->mods[l->nmods++];
+	memset(m, 0, sizeof(*m));
+	m->path = strdup(path);
+	m->bias = bias;
+	rc = eng_image_open(path, &m->img, err);
+	if (rc < 0)
+		m->img = NULL;  /* keep the module; its functions stay unknown */
+	return rc;
+}
+
+/* The display name of the function containing a runtime address. */
+static const char *function_at(struct src_live *l, uint64_t pc)
+{
+	for (size_t i = 0; i < l->nmods; i++) {
+		struct live_module *m = &l->mods[i];
+		const struct eng_func *f;
+		uint64_t base;
+
+		if (m->img == NULL)
+			continue;
+		base = m->bias + eng_image_link_base(m->img);
+		if (pc < base)
+			continue;
+		f = eng_image_func_at(m->img, pc - base);
+		if (f != NULL)
+			return eng_func_display_name(m->img, f);
+	}
+	return NULL;
+}
+
+/* Name and queue a thread; the process must be stopped. */
+static void report_thread(struct src_live *l, pid_t tid)
+{
+	pid_t pid = eng_proc_pid(l->proc);
+	struct pc_discovery d = {
+		.kind = PC_DISC_THREAD, .pid = pid, .tid = tid,
+	};
+	uint64_t pc;
+
+	if (tid == pid)
+		d.function = "main";
+	else if (eng_thread_start_function(pid, tid, &pc, NULL) == 0)
+		d.function = function_at(l, pc);
+	enqueue(l, &d);
+}
+
+static void report_process(struct src_live *l)
+{
+	pid_t tids[4096];
+	size_t n = eng_proc_threads(l->proc, tids, 4096);
+	struct pc_discovery d = {
+		.kind = PC_DISC_PROCESS, .pid = eng_proc_pid(l->proc),
+	};
+
+	enqueue(l, &d);
+	for (size_t i = 0; i < n && i < 4096; i++)
+		report_thread(l, tids[i]);
+	l->status.nthreads = (int)n;
+}
+
+static void load_modules(struct src_live *l)
+{
+	size_t n = eng_proc_nmodules(l->proc);
+
+	for (size_t i = 0; i < n; i++) {
+		const struct eng_module *m = eng_proc_module(l->proc, i);
+
+		add_module(l, m->path, m->bias, NULL);
+	}
+}
+
+static int poll_resources(struct pc_source *s, pc_disc_fn fn, void *arg)
+{
+	struct src_live *l = live_of(s);
+	size_t n;
+
+	for (size_t i = 0; i < l->nmods; i++)
+		if (!l->mods[i].reported)
+			report_module(l, &l->mods[i]);
+	n = l->nqueue;
+	for (size_t i = 0; i < n; i++) {
+		fn(arg, &l->queue[i].d);
+		for (int k = 0; k < 3; k++)
+			free(l->queue[i].strs[k]);
+	}
+	l->nqueue = 0;
+	return (int)n;
+}
+
+static void live_close(struct pc_source *s)
+{
+	struct src_live *l = live_of(s);
+
+	if (l->proc != NULL) {
+		if (!l->status.ended)
+			eng_detach(l->proc, NULL);
+		eng_proc_free(l->proc);
+	}
+	eng_shm_destroy(l->shm);
+	for (size_t i = 0; i < l->nmods; i++) {
+		eng_image_close(l->mods[i].img);
+		free(l->mods[i].path);
+	}
+	for (size_t i = 0; i < l->nqueue; i++)
+		for (int k = 0; k < 3; k++)
+			free(l->queue[i].strs[k]);
+	free(l->mods);
+	free(l->queue);
+	free(l->pending);
+	free(l);
+}
+
+static const struct pc_source_ops live_ops = {
+	.kind = "live",
+	.poll_resources = poll_resources,
+	.close = live_close,
+};
+
+static struct src_live *live_new(void)
+{
+	struct src_live *l = calloc(1, sizeof(*l));
+
+	if (l == NULL)
+		abort();
+	l->src.ops = &live_ops;
+	l->src.impl = l;
+	return l;
+}
+
+int src_live_open_file(const char *path, struct pc_source **out,
+		       struct hunch_err *err)
+{
+	struct src_live *l = live_new();
+	int rc = add_module(l, path, 0, err);
+
+	if (rc < 0) {
+		live_close(&l->src);
+		return rc;
+	}
+	*out = &l->src;
+	return 0;
+}
+
+/* The process is stopped: read its modules and threads once. */
+static int finish_open(struct src_live *l, bool rtlib,
+		       struct pc_source **out)
+{
+	l->rtlib_ready = rtlib;
+	load_modules(l);
+	report_process(l);
+	*out = &l->src;
+	return 0;
+}
+
+int src_live_launch(const struct src_live_launch *o, struct pc_source **out,
+		    struct hunch_err *err)
+{
+	struct src_live *l = live_new();
+	struct eng_launch_opts lo = {
+		.path = o->argv[0], .argv = o->argv, .envp = o->envp,
+		.cwd = o->cwd, .stdin_fd = o->stdin_fd,
+		.stdout_fd = o->stdout_fd, .stderr_fd = o->stderr_fd,
+		.rtlib_path = o->rtlib,
+	};
+	int rc;
+
+	if (o->rtlib != NULL) {
+		rc = eng_shm_create(0, false, &l->shm, err);
+		if (rc < 0)
+			goto fail;
+		lo.shm = l->shm;
+	}
+	rc = eng_launch(&lo, &l->proc, err);
+	if (rc < 0)
+		goto fail;
+	return finish_open(l, o->rtlib != NULL, out);
+fail:
+	live_close(&l->src);
+	return rc;
+}
+
+int src_live_attach(pid_t pid, const char *rtlib, struct pc_source **out,
+		    struct hunch_err *err)
+{
+	struct src_live *l = live_new();
+	int rc;
+
+	if (rtlib != NULL) {
+		rc = eng_shm_create(0, true, &l->shm, err);
+		if (rc < 0)
+			goto fail;
+	}
+	rc = eng_attach(pid, rtlib, l->shm, &l->proc, err);
+	if (rc < 0)
+		goto fail;
+	return finish_open(l, rtlib != NULL, out);
+fail:
+	live_close(&l->src);
+	return rc;
+}
+
+int src_live_resume(struct pc_source *s, struct hunch_err *err)
+{
+	return eng_resume_all(live_of(s)->proc, err);
+}
+
+static void add_pending(struct src_live *l, pid_t tid)
+{
+	l->pending = realloc(l->pending,
+			     (l->npending + 1) * sizeof(*l->pending));
+	if (l->pending == NULL)
+		abort();
+	l->pending[l->npending].tid = tid;
+	l->pending[l->npending].seen_ms = now_ms();
+	l->npending++;
+}
+
+/* Drop a pending thread that exited before it was named; returns whether
+ * it was pending (then it was never reported, so nothing to retire). */
+static bool drop_pending(struct src_live *l, pid_t tid)
+{
+	for (size_t i = 0; i < l->npending; i++) {
+		if (l->pending[i].tid == tid) {
+			l->pending[i] = l->pending[--l->npending];
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Name threads that had time to reach their start routine. */
+static void name_pending_threads(struct src_live *l)
+{
+	uint64_t now = now_ms();
+	size_t i, keep = 0;
+	bool due = false;
+
+	for (i = 0; i < l->npending; i++)
+		due |= now - l->pending[i].seen_ms >= THREAD_NAME_DELAY_MS;
+	if (!due || l->status.ended || eng_stop_all(l->proc, NULL) < 0)
+		return;
+	for (i = 0; i < l->npending; i++) {
+		if (now - l->pending[i].seen_ms >= THREAD_NAME_DELAY_MS)
+			report_thread(l, l->pending[i].tid);
+		else
+			l->pending[keep++] = l->pending[i];
+	}
+	l->npending = keep;
+	eng_resume_all(l->proc, NULL);
+}
+
+static void handle_event(struct src_live *l, const struct eng_event *ev)
+{
+	struct pc_discovery d = { .pid = eng_proc_pid(l->proc) };
+
+	switch (ev->kind) {
+	case ENG_EV_THREAD_NEW:
+		l->status.nthreads++;
+		add_pending(l, ev->tid);
+		break;
+	case ENG_EV_THREAD_EXIT:
+		l->status.nthreads--;
+		if (!drop_pending(l, ev->tid)) {
+			d.kind = PC_DISC_THREAD;
+			d.tid = ev->tid;
+			d.retired = true;
+			enqueue(l, &d);
+		}
+		break;
+	case ENG_EV_LIB_LOAD:
+		add_module(l, ev->path, ev->bias, NULL);
+		break;
+	case ENG_EV_LIB_UNLOAD:
+		d.kind = PC_DISC_FUNCTION;
+		d.retired = true;
+		d.module = basename_of(ev->path);
+		enqueue(l, &d);
+		break;
+	case ENG_EV_EXITED:
+		l->status.ended = true;
+		l->status.exit_code = ev->status;
+		break;
+	case ENG_EV_KILLED:
+		l->status.ended = true;
+		l->status.killed = true;
+		l->status.signo = ev->signo;
+		l->status.core = ev->core;
+		break;
+	case ENG_EV_SIGNAL:
+	case ENG_EV_EXEC:
+		break;
+	}
+}
+
+int src_live_pump(struct pc_source *s, int timeout_ms,
+		  struct src_live_status *st)
+{
+	struct src_live *l = live_of(s);
+	struct eng_event evs[16];
+	int n;
+
+	do {
+		n = eng_poll_events(l->proc, evs, 16, timeout_ms);
+		for (int i = 0; i < n; i++)
+			handle_event(l, &evs[i]);
+		timeout_ms = 0;
+	} while (n == 16);
+	if (l->npending > 0)
+		name_pending_threads(l);
+	*st = l->status;
+	return n < 0 ? n : 0;
+}
+
+int src_live_detach(struct pc_source *s, struct hunch_err *err)
+{
+	struct src_live *l = live_of(s);
+	int rc;
+
+	if (l->status.ended)
+		return 0;
+	rc = eng_detach(l->proc, err);
+	if (rc == 0)
+		l->status.ended = true;  /* nothing more will be reported */
+	return rc;
+}
+
+int src_live_kill(struct pc_source *s)
+{
+	return eng_kill(live_of(s)->proc);
+}
+
+pid_t src_live_pid(const struct pc_source *s)
+{
+	const struct src_live *l = live_of(s);
+
+	return l->proc ? eng_proc_pid(l->proc) : 0;
+}
+
+bool src_live_rtlib_ready(const struct pc_source *s)
+{
+	return live_of(s)->rtlib_ready;
+}

@@ -1,0 +1,58 @@
+/*
+ * src_live.h - the live source: the engine behind the pc_source seam.
+ *
+ * This is the one consultant file that includes engine headers.  It turns
+ * what the engine sees (modules, functions, threads, process events) into
+ * discoveries and target events, and owns the engine objects, so that the
+ * command line and the dashboard never call the engine directly.
+ */
+#ifndef SRC_LIVE_H
+#define SRC_LIVE_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "eng_err.h"
+#include "pc_source.h"
+
+struct src_live_launch {
+	char *const *argv;      /* argv[0] is the program */
+	char *const *envp;      /* NULL: hunch's environment */
+	const char *cwd;        /* NULL: hunch's */
+	const char *rtlib;      /* NULL: no runtime library */
+	int stdout_fd, stderr_fd, stdin_fd;  /* -1: inherit */
+};
+
+/* What happened to the target, as of the last pump. */
+struct src_live_status {
+	bool ended;       /* exited or killed */
+	bool killed;      /* by signal `signo` */
+	bool core;
+	int exit_code;
+	int signo;
+	int nthreads;     /* live threads */
+};
+
+/* The where axis of a program file, without running it. */
+int src_live_open_file(const char *path, struct pc_source **out,
+		       struct hunch_err *err);
+/* Launch and stop at main; the program is stopped on return. */
+int src_live_launch(const struct src_live_launch *o, struct pc_source **out,
+		    struct hunch_err *err);
+/* Attach (all threads stopped on return). */
+int src_live_attach(pid_t pid, const char *rtlib, struct pc_source **out,
+		    struct hunch_err *err);
+
+int src_live_resume(struct pc_source *s, struct hunch_err *err);
+/* Process whatever the engine has to report (waiting up to timeout_ms). */
+int src_live_pump(struct pc_source *s, int timeout_ms,
+		  struct src_live_status *st);
+/* Detach cleanly (restores every byte hunch changed). */
+int src_live_detach(struct pc_source *s, struct hunch_err *err);
+int src_live_kill(struct pc_source *s);
+
+pid_t src_live_pid(const struct pc_source *s);
+/* Main address and whether the launch stopped there (for messages). */
+bool src_live_rtlib_ready(const struct pc_source *s);
+
+#endif

@@ -1,0 +1,41 @@
+/*
+ * cli.h - the hunch commands (main.c dispatches to these).
+ *
+ * Exit codes (documented in README): a command that ran returns 0; usage
+ * errors 1; a target that could not be run or attached 2.  `hunch run`
+ * passes on the program's own exit status (128+N when killed by signal N)
+ * so that hunch can stand in for the program in scripts.
+ */
+#ifndef CLI_H
+#define CLI_H
+
+#include <stddef.h>
+
+#define HUNCH_EXIT_OK     0
+#define HUNCH_EXIT_USAGE  1
+#define HUNCH_EXIT_TARGET 2
+
+int cli_where(int argc, char **argv);
+int cli_run(int argc, char **argv);
+int cli_attach(int argc, char **argv);
+int cli_demo(int argc, char **argv);
+int cli_check(int argc, char **argv);
+
+/* Hypotheses (cli_check.c): the shipped default.json, and a merged
+ * configuration (defaults, XDG user file, `user_file`, --set values);
+ * messages go to stderr, returns HUNCH_EXIT_OK or HUNCH_EXIT_USAGE. */
+struct pc_config;
+const char *cli_hypotheses_path(void);
+int cli_load_config(const char *user_file, const char *const *sets,
+		    size_t nsets, struct pc_config **out);
+
+/* Paths of the runtime library and the demo program: the build tree next
+ * to the hunch executable first, then the installed locations; the
+ * environment variables HUNCH_RTLIB and HUNCH_DEMO override both.
+ * Return NULL (with a message on stderr) when not found. */
+const char *cli_rtlib_path(void);
+const char *cli_demo_path(void);
+
+void cli_usage(void);
+
+#endif

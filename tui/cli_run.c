@@ -1,0 +1,341 @@
+/*
+ * cli_run.c - `hunch run`, `hunch attach` and the demo: a session that
+ * launches or attaches, keeps the where axis current while the program
+ * runs, and leaves the program correct however hunch ends.
+ *
+ * One thread, one loop (DESIGN §1): a signalfd carries SIGCHLD (ptrace
+ * events) and the signals that end hunch (SIGINT, SIGTERM, SIGHUP); on
+ * the latter hunch detaches cleanly, so the program runs on untouched.
+ */
+#include "cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pc_where.h"
+#include "src_live.h"
+
+struct session_opts {
+	bool rtlib;          /* load libhunchrt.so into the target */
+	bool where;          /* print the where axis when stopped */
+	bool verbose;        /* report threads and libraries as they come */
+	double seconds;      /* attach: stay this long (<0: until it ends) */
+	const char *label;   /* program name for messages */
+};
+
+struct session {
+	struct pc_source *src;
+	struct pc_restree *tree;
+	const struct session_opts *o;
+	struct src_live_status st;
+	int sigfd;
+	int ended_by_signal;  /* hunch's own SIGINT/SIGTERM/SIGHUP, or 0 */
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Block the signals the loop reads from a signalfd.  The engine resets
+ * the mask in launched children, so programs see their usual signals. */
+static int open_signalfd(void)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+}
+
+/* Apply a discovery to the tree and, with --verbose, say so. */
+static void on_discovery(void *arg, const struct pc_discovery *d)
+{
+	struct session *s = arg;
+	pc_res_id id = pc_where_apply(s->tree, d);
+	const struct pc_res *r = pc_res_get(s->tree, id);
+
+	if (!s->o->verbose || r == NULL)
+		return;
+	if (d->kind == PC_DISC_THREAD)
+		fprintf(stderr, "hunch: thread %s %s\n", r->path,
+			d->retired ? "exited" : "appeared");
+	else if (d->kind == PC_DISC_FUNCTION && d->retired)
+		fprintf(stderr, "hunch: library %s unloaded\n", r->path);
+}
+
+/* With --verbose, name the modules that the last poll brought. */
+static void report_new_modules(struct session *s, size_t before)
+{
+	const struct pc_res *code = pc_res_get(s->tree,
+		pc_restree_hierarchy(s->tree, "Code"));
+
+	for (size_t i = before; s->o->verbose && i < code->nchildren; i++)
+		fprintf(stderr, "hunch: library %s loaded (%zu functions)\n",
+			pc_res_get(s->tree, code->children[i])->path,
+			pc_res_count_kind(s->tree, code->children[i],
+					  PC_RES_FUNCTION));
+}
+
+static void sync_tree(struct session *s)
+{
+	pc_res_id code = pc_restree_hierarchy(s->tree, "Code");
+	size_t before = pc_res_get(s->tree, code)->nchildren;
+
+	s->src->ops->poll_resources(s->src, on_discovery, s);
+	if (before > 0)  /* the first poll is the where axis at main */
+		report_new_modules(s, before);
+}
+
+/* The program's own module in full; libraries as one line each (libc
+ * alone has thousands of functions: `hunch where --pid` lists them). */
+static void print_where(struct session *s)
+{
+	const struct pc_res *code = pc_res_get(s->tree,
+		pc_restree_hierarchy(s->tree, "Code"));
+
+	fprintf(stderr, "hunch: where axis of %s (pid %d):\nCode\n",
+		s->o->label, (int)src_live_pid(s->src));
+	for (size_t i = 0; i < code->nchildren; i++) {
+		const struct pc_res *m = pc_res_get(s->tree, code->children[i]);
+
+		if (i == 0) {  /* modules arrive executable first */
+			pc_res_print(s->tree, m->id, true, false, stderr);
+			continue;
+		}
+		fprintf(stderr, "  %s (%zu functions)\n", m->name,
+			pc_res_count_kind(s->tree, m->id, PC_RES_FUNCTION));
+	}
+	pc_res_print(s->tree, pc_restree_hierarchy(s->tree, "Process"), true,
+		     false, stderr);
+}
+
+/* Read hunch's own pending signals; returns the ending one, or 0. */
+static int read_signals(int sigfd)
+{
+	struct signalfd_siginfo si;
+	int ending = 0;
+
+	while (read(sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+		if (si.ssi_signo != SIGCHLD)
+			ending = (int)si.ssi_signo;
+	return ending;
+}
+
+static void run_loop(struct session *s)
+{
+	double deadline = s->o->seconds >= 0 ? now_s() + s->o->seconds : -1;
+	struct pollfd pfd = { .fd = s->sigfd, .events = POLLIN };
+
+	for (;;) {
+		src_live_pump(s->src, 0, &s->st);
+		sync_tree(s);
+		if (s->st.ended)
+			return;
+		if (deadline >= 0 && now_s() >= deadline)
+			return;
+		if (poll(&pfd, 1, 100) > 0) {
+			s->ended_by_signal = read_signals(s->sigfd);
+			if (s->ended_by_signal)
+				return;
+		}
+	}
+}
+
+/* Leave the program running untouched, whatever ended the session. */
+static void finish_attached(struct session *s)
+{
+	struct hunch_err err = { 0 };
+
+	if (s->st.ended)
+		return;
+	if (src_live_detach(s->src, &err) < 0)
+		fprintf(stderr, "hunch: %s\n", err.msg);
+	else if (s->ended_by_signal)
+		fprintf(stderr, "hunch: %s: detached from %s (pid %d), which "
+			"runs on\n", strsignal(s->ended_by_signal),
+			s->o->label, (int)src_live_pid(s->src));
+	else
+		fprintf(stderr, "hunch: detached from %s (pid %d), which runs "
+			"on\n", s->o->label, (int)src_live_pid(s->src));
+}
+
+/* Say how the program ended; return hunch's exit status for `run`. */
+static int report_end(const struct session *s)
+{
+	const struct src_live_status *st = &s->st;
+
+	if (!st->ended)
+		return s->ended_by_signal ? 128 + s->ended_by_signal : 0;
+	if (st->killed) {
+		fprintf(stderr, "hunch: %s (pid %d) was killed by signal %d "
+			"(%s)%s\n", s->o->label, (int)src_live_pid(s->src),
+			st->signo, sigabbrev_np(st->signo) ?
+			sigabbrev_np(st->signo) : "?",
+			st->core ? ", core dumped" : "");
+		return 128 + st->signo;
+	}
+	fprintf(stderr, "hunch: %s (pid %d) exited with status %d\n",
+		s->o->label, (int)src_live_pid(s->src), st->exit_code);
+	return st->exit_code;
+}
+
+static int session_run(struct session *s)
+{
+	struct hunch_err err = { 0 };
+	int rc;
+
+	sync_tree(s);
+	if (s->o->where)
+		print_where(s);
+	if (src_live_resume(s->src, &err) < 0) {
+		fprintf(stderr, "hunch: %s\n", err.msg);
+		finish_attached(s);
+		return HUNCH_EXIT_TARGET;
+	}
+	run_loop(s);
+	finish_attached(s);
+	rc = report_end(s);
+	s->src->ops->close(s->src);
+	pc_restree_free(s->tree);
+	close(s->sigfd);
+	return rc;
+}
+
+static int parse_session(int argc, char **argv, struct session_opts *o,
+			 const char *cmd)
+{
+	static const struct option longopts[] = {
+		{ "no-rtlib", no_argument, NULL, 'n' },
+		{ "where", no_argument, NULL, 'w' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "seconds", required_argument, NULL, 's' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char *end;
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+nwvs:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'n': o->rtlib = false; break;
+		case 'w': o->where = true; break;
+		case 'v': o->verbose = true; break;
+		case 's':
+			o->seconds = strtod(optarg, &end);
+			if (*end != '\0' || o->seconds < 0) {
+				fprintf(stderr, "hunch %s: --seconds needs a "
+					"number of seconds >= 0, got '%s'\n",
+					cmd, optarg);
+				return -1;
+			}
+			break;
+		default:
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int launch_session(char **argv, const struct session_opts *o)
+{
+	struct session s = { .o = o };
+	struct src_live_launch lo = {
+		.argv = argv, .stdin_fd = -1, .stdout_fd = -1, .stderr_fd = -1,
+	};
+	struct hunch_err err = { 0 };
+
+	if (o->rtlib && (lo.rtlib = cli_rtlib_path()) == NULL)
+		return HUNCH_EXIT_TARGET;
+	s.sigfd = open_signalfd();
+	if (src_live_launch(&lo, &s.src, &err) < 0) {
+		fprintf(stderr, "hunch: %s\n", err.msg);
+		return HUNCH_EXIT_TARGET;
+	}
+	s.tree = pc_restree_new();
+	return session_run(&s);
+}
+
+int cli_run(int argc, char **argv)
+{
+	struct session_opts o = { .rtlib = true, .seconds = -1 };
+
+	if (parse_session(argc, argv, &o, "run") < 0)
+		return HUNCH_EXIT_USAGE;
+	if (optind >= argc) {
+		fprintf(stderr, "hunch run: name the program to run: "
+			"hunch run [options] [--] PROGRAM [ARGS...]\n");
+		return HUNCH_EXIT_USAGE;
+	}
+	o.label = argv[optind];
+	return launch_session(argv + optind, &o);
+}
+
+int cli_attach(int argc, char **argv)
+{
+	struct session_opts o = { .rtlib = true, .seconds = 0 };
+	struct session s = { .o = &o };
+	struct hunch_err err = { 0 };
+	const char *rtlib = NULL;
+	char *end;
+	long pid;
+
+	if (parse_session(argc, argv, &o, "attach") < 0)
+		return HUNCH_EXIT_USAGE;
+	if (optind != argc - 1) {
+		fprintf(stderr, "hunch attach: name one process id: "
+			"hunch attach [options] PID\n");
+		return HUNCH_EXIT_USAGE;
+	}
+	pid = strtol(argv[optind], &end, 10);
+	if (*end != '\0' || pid <= 0) {
+		fprintf(stderr, "hunch attach: '%s' is not a process id\n",
+			argv[optind]);
+		return HUNCH_EXIT_USAGE;
+	}
+	o.label = argv[optind];
+	if (o.rtlib && (rtlib = cli_rtlib_path()) == NULL)
+		return HUNCH_EXIT_TARGET;
+	s.sigfd = open_signalfd();
+	if (src_live_attach((pid_t)pid, rtlib, &s.src, &err) < 0) {
+		fprintf(stderr, "hunch: %s\n", err.msg);
+		return HUNCH_EXIT_TARGET;
+	}
+	s.tree = pc_restree_new();
+	return session_run(&s) == HUNCH_EXIT_TARGET ? HUNCH_EXIT_TARGET
+						     : HUNCH_EXIT_OK;
+}
+
+int cli_demo(int argc, char **argv)
+{
+	struct session_opts o = {
+		.rtlib = true, .where = true, .verbose = true, .seconds = -1,
+		.label = "hunch-demo",
+	};
+	const char *demo = cli_demo_path();
+	char *dargv[] = { (char *)demo, "--seconds", "3", NULL };
+
+	(void)argc;
+	(void)argv;
+	if (demo == NULL)
+		return HUNCH_EXIT_TARGET;
+	fprintf(stderr, "hunch: no program named; running the bundled demo "
+		"(%s --seconds 3)\n", demo);
+	return launch_session(dargv, &o) == 0 ? HUNCH_EXIT_OK
+					      : HUNCH_EXIT_TARGET;
+}

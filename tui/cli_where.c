@@ -1,0 +1,109 @@
+/*
+ * cli_where.c - `hunch where`: print a program's where axis.
+ *
+ *   hunch where [--tree] [--hierarchy NAME] PROGRAM
+ *   hunch where [--tree] [--hierarchy NAME] --pid PID
+ *
+ * For a program file: the functions of the executable itself.  For a
+ * running process: every loaded module and every thread, read while the
+ * process is stopped for a moment; it then runs on as before.
+ */
+#include "cli.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pc_where.h"
+#include "src_live.h"
+
+struct where_opts {
+	bool tree;
+	const char *hierarchy;   /* NULL: all */
+	long pid;                /* 0: read a file */
+	const char *program;
+};
+
+static int parse_where(int argc, char **argv, struct where_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "tree", no_argument, NULL, 't' },
+		{ "hierarchy", required_argument, NULL, 'H' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char *end;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+tH:p:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 't': o->tree = true; break;
+		case 'H': o->hierarchy = optarg; break;
+		case 'p':
+			o->pid = strtol(optarg, &end, 10);
+			if (*end != '\0' || o->pid <= 0) {
+				fprintf(stderr, "hunch where: --pid needs a "
+					"process id, got '%s'\n", optarg);
+				return -1;
+			}
+			break;
+		default:
+			return -1;
+		}
+	}
+	if (o->pid == 0 && optind != argc - 1) {
+		fprintf(stderr, "hunch where: name one program file, or a "
+			"running process with --pid PID\n");
+		return -1;
+	}
+	if (o->pid == 0)
+		o->program = argv[optind];
+	return 0;
+}
+
+static void print_tree(struct pc_restree *t, const struct where_opts *o)
+{
+	pc_res_id from = 1;  /* the root */
+
+	if (o->hierarchy != NULL) {
+		from = pc_restree_hierarchy(t, o->hierarchy);
+		if (from == PC_RES_NONE) {
+			fprintf(stderr, "hunch where: no hierarchy '%s' "
+				"(there are Code, Process, SyncObject, "
+				"Files)\n", o->hierarchy);
+			return;
+		}
+	}
+	pc_res_print(t, from, o->tree, false, stdout);
+}
+
+int cli_where(int argc, char **argv)
+{
+	struct where_opts o;
+	struct pc_source *src;
+	struct pc_restree *tree;
+	struct hunch_err err = { 0 };
+	int rc;
+
+	if (parse_where(argc, argv, &o) < 0)
+		return HUNCH_EXIT_USAGE;
+	if (o.pid != 0)
+		rc = src_live_attach((pid_t)o.pid, NULL, &src, &err);
+	else
+		rc = src_live_open_file(o.program, &src, &err);
+	if (rc < 0) {
+		fprintf(stderr, "hunch: %s\n", err.msg);
+		return HUNCH_EXIT_TARGET;
+	}
+	tree = pc_restree_new();
+	src->ops->poll_resources(src, pc_where_apply_cb, tree);
+	if (o.pid != 0 && src_live_detach(src, &err) < 0)
+		fprintf(stderr, "hunch: %s\n", err.msg);
+	src->ops->close(src);
+	print_tree(tree, &o);
+	pc_restree_free(tree);
+	return HUNCH_EXIT_OK;
+}
