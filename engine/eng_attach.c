@@ -79,7 +79,8 @@ static int perm_error(pid_t pid, const char *comm, struct hunch_err *err)
 	unsigned uid = 0;
 	int scope;
 
-	if (kill(pid, 0) != 0 ||
+	/* kill(pid, 0) says EPERM for another user's live process. */
+	if ((kill(pid, 0) != 0 && errno == ESRCH) ||
 	    (eng_proc_status_field(pid, "State", uidl, sizeof(uidl)) == 0 &&
 	     (uidl[0] == 'Z' || uidl[0] == 'X')))
 		return hunch_errf(err, -ESRCH, "process %d (%s) exited while "

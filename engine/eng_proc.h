@@ -124,8 +124,8 @@ struct eng_event {
 };
 
 /* Handle whatever ptrace has to report (call when SIGCHLD arrives, or
- * with timeout_ms to wait); returns the number of events stored (0..max),
- * or a negative error.  Breakpoints hunch owns (r_debug) are handled
+ * with timeout_ms to wait; 0 never blocks, -1 waits until an event);
+ * returns the number of events stored (0..max), or a negative error.  Breakpoints hunch owns (r_debug) are handled
  * inside and never reach the program. */
 int eng_poll_events(struct eng_proc *p, struct eng_event *evs, int max,
 		    int timeout_ms);

@@ -665,7 +665,11 @@ int eng_poll_events(struct eng_proc *p, struct eng_event *evs, int max,
 	while (p->nevq == 0 && !p->ended && !p->detached) {
 		int64_t left = deadline - now_ms();
 
-		rc = eng_wait_any(p, left > 0 ? (int)left : 0, &tid);
+		if (timeout_ms < 0)
+			left = -1;  /* until something happens */
+		else if (left < 0)
+			left = 0;
+		rc = eng_wait_any(p, (int)left, &tid);
 		if (rc == -ETIMEDOUT || rc == -ECHILD)
 			break;
 		if (rc < 0)
