@@ -150,10 +150,14 @@ static void on_exec(struct eng_proc *p, struct eng_thread *t)
 	ssize_t n;
 	int st;
 
+	/* execve killed every other thread; their death reports may
+	 * come or not, so they are over now. */
 	for (size_t i = 0; i < p->nth; i++)
 		if (p->th[i] != t && p->th[i]->state != TS_GONE) {
 			waitpid(p->th[i]->tid, &st, WNOHANG | __WALL);
 			p->th[i]->state = TS_GONE;
+			queue_simple(p, ENG_EV_THREAD_EXIT, p->th[i]->tid, 0, 0,
+				     false);
 		}
 	p->nbps = 0;  /* the bytes went with the old image */
 	p->r_debug = p->r_brk = 0;

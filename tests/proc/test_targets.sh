@@ -17,6 +17,9 @@ trap 'rm -f "$OUT"' EXIT
 
 check() {  # check MODE_LABEL CASE BINARY LABEL
 	local drv=0
+	# Empty it first: the driver must not read the previous run's
+	# "ready" before the new run has truncated the file.
+	: >"$OUT"
 	tgt_run_case "$2" "$3" "$OUT" 2>/dev/null || drv=1
 	if [ $drv -eq 0 ] && cmp -s "$OUT" "$TGT_OUT" &&
 		[ "$TGT_GOT_STATUS" = "$TGT_STATUS" ]; then
