@@ -659,6 +659,23 @@ static int drain(struct eng_proc *p, struct eng_event *evs, int max)
 	return n;
 }
 
+/* Forget exited threads, so that a program that makes threads all day
+ * long does not make every scan longer.  Only here, at the public
+ * entry: inside the engine callers may still hold a thread. */
+static void compact_threads(struct eng_proc *p)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < p->nth; i++) {
+		if (p->th[i]->state == TS_GONE)
+			free(p->th[i]);
+		else
+			p->th[k++] = p->th[i];
+	}
+	p->nth = k;
+	p->wait_next = 0;
+}
+
 int eng_poll_events(struct eng_proc *p, struct eng_event *evs, int max,
 		    int timeout_ms)
 {
@@ -666,6 +683,7 @@ int eng_poll_events(struct eng_proc *p, struct eng_event *evs, int max,
 	pid_t tid;
 	int rc;
 
+	compact_threads(p);
 	while (p->nevq == 0 && !p->ended && !p->detached) {
 		int64_t left = deadline - now_ms();
 
