@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "pc_resource.h"
@@ -178,6 +179,9 @@ struct ui {
 
 /* ui_screen.c */
 int ui_screen_init(struct ui *u);            /* <0: no usable terminal */
+/* The same on any terminal type and streams (the benchmark's /dev/null);
+ * term NULL: $TERM. */
+int ui_screen_init_on(struct ui *u, const char *term, FILE *out, FILE *in);
 void ui_screen_end(struct ui *u);
 void ui_screen_resize(struct ui *u);         /* after SIGWINCH */
 void ui_screen_suspend(struct ui *u);        /* Ctrl-Z; returns after fg */

@@ -97,15 +97,20 @@ attr_t ui_attr(const struct ui *u, enum ui_color c)
 
 int ui_screen_init(struct ui *u)
 {
+	return ui_screen_init_on(u, NULL, stdout, stdin);
+}
+
+int ui_screen_init_on(struct ui *u, const char *term, FILE *out, FILE *in)
+{
 	const char *cs;
 
 	setlocale(LC_ALL, "");
 	cs = nl_langinfo(CODESET);
 	u->utf8 = cs != NULL && strcmp(cs, "UTF-8") == 0;
 	u->g = u->utf8 ? &glyphs_utf8 : &glyphs_ascii;
-	u->tty_out = stdout;
-	u->tty_in = stdin;
-	u->scr = newterm(NULL, u->tty_out, u->tty_in);
+	u->tty_out = out;
+	u->tty_in = in;
+	u->scr = newterm(term, u->tty_out, u->tty_in);
 	if (u->scr == NULL)
 		return -1;
 	set_term(u->scr);

@@ -261,8 +261,9 @@ static void leave_program(struct ui *u, const struct loop *lp)
 }
 
 /* Copy what is left in the pipes to hunch's own stdout and stderr;
- * with `wait`, until the program closes them (it runs on, detached). */
-static void forward_output(struct ui *u, const struct loop *lp, bool wait)
+ * with `wait`, until the program closes them (it runs on, detached).
+ * Returns the signal (SIGINT, SIGTERM, SIGHUP) that cut it short, or 0. */
+static int forward_output(struct ui *u, const struct loop *lp, bool wait)
 {
 	char buf[16384];
 
@@ -274,9 +275,9 @@ static void forward_output(struct ui *u, const struct loop *lp, bool wait)
 		struct signalfd_siginfo si;
 
 		if (u->log.fd[0] < 0 && u->log.fd[1] < 0)
-			return;
+			return 0;
 		if (poll(p, 3, wait ? -1 : 0) <= 0)
-			return;
+			return 0;
 		for (int i = 0; i < 2; i++) {
 			ssize_t n;
 
@@ -293,7 +294,7 @@ static void forward_output(struct ui *u, const struct loop *lp, bool wait)
 		while (read(lp->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
 			if (si.ssi_signo == SIGINT || si.ssi_signo == SIGTERM ||
 			    si.ssi_signo == SIGHUP)
-				return;
+				return (int)si.ssi_signo;
 	}
 }
 
@@ -301,12 +302,14 @@ static void forward_output(struct ui *u, const struct loop *lp, bool wait)
 static int report_end(struct ui *u, const struct loop *lp)
 {
 	const struct src_live_status *st = &u->st;
-	int ws;
+	int ws, sig;
 
 	if (u->detached && u->launched && lp->ending_signal == 0) {
 		fprintf(stderr, "hunch: detached from %s (pid %d); its output "
 			"follows until it ends\n", u->label, (int)u->pid);
-		forward_output(u, lp, true);
+		sig = forward_output(u, lp, true);
+		if (sig != 0)  /* hunch was told to go: the program runs on */
+			return 128 + sig;
 		if (waitpid(u->pid, &ws, 0) == u->pid)
 			return WIFEXITED(ws) ? WEXITSTATUS(ws)
 					     : 128 + WTERMSIG(ws);

@@ -55,7 +55,7 @@ static void search_text(const struct ui *u, char *buf, size_t len)
 	const char *no = u->g->none;
 
 	if (!s->have) {
-		snprintf(buf, len, "rate %s  cost %s  no search yet", no, no);
+		snprintf(buf, len, "rate %s cost %s | no search yet", no, no);
 		return;
 	}
 	snprintf(buf, len, "rate %.0f Hz  cost %.1f%%/%.1f%%  act %d pend %d"
@@ -63,21 +63,37 @@ static void search_text(const struct ui *u, char *buf, size_t len)
 		 s->active, s->pending, s->state ? s->state : "");
 }
 
+/* The target's part on the left, the search's part on the right.  When
+ * both do not fit, the gaps narrow, then the target's name gives way. */
 void ui_draw_status(struct ui *u)
 {
-	char state[64], el[32], srch[160], line[512];
+	char state[64], el[32], srch[160], left[256], line[512];
 	attr_t a = ui_attr(u, UI_C_STATUS);
 	int nthr = u->st.ended || u->detached ? 0 : u->st.nthreads;
+	int rest, lw, sw, name = (int)strlen(u->label);
+	const char *gap = "  ";
 
 	ui_state_text(u, state, sizeof(state));
 	elapsed_text(u, el, sizeof(el));
 	search_text(u, srch, sizeof(srch));
-	snprintf(line, sizeof(line), " %.24s  pid %d  %s  %s  %d thread%s  "
-		 "| %s", u->label, (int)u->pid, state, el, nthr,
-		 nthr == 1 ? "" : "s", srch);
+	sw = ui_width(u, srch);
+	for (int pass = 0; pass < 2; pass++) {
+		snprintf(left, sizeof(left), "%spid %d%s%s%s%s%s%d thread%s",
+			 gap, (int)u->pid, gap, state, gap, el, gap, nthr,
+			 nthr == 1 ? "" : "s");
+		rest = u->cols - 1 - ui_width(u, left) - 2 - sw;
+		if (name <= rest)
+			break;
+		gap = " ";
+	}
+	if (name > rest)
+		name = rest > 8 ? rest : 8;
+	snprintf(line, sizeof(line), " %.*s%s", name, u->label, left);
 	wattrset(stdscr, a);
 	mvwhline(stdscr, u->r_status.y, 0, ' ', u->cols);
-	ui_put(u, u->r_status.y, 0, u->cols, line, a);
+	lw = ui_put(u, u->r_status.y, 0, u->cols, line, a);
+	if (lw + 2 + sw <= u->cols)
+		ui_put(u, u->r_status.y, u->cols - sw, sw, srch, a);
 	u->shown_second = (int)((u->t_end > 0 ? u->t_end : ui_now()) - u->t0);
 }
 
