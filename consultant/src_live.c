@@ -427,6 +427,19 @@ static void note_stop_signal(struct src_live *l, int sig)
 		l->status.stopped = true;
 }
 
+/* The process ended: it and every thread it still had are retired
+ * (the kernel reports no exit for the last threads one by one). */
+static void retire_process(struct src_live *l)
+{
+	struct pc_discovery d = {
+		.kind = PC_DISC_PROCESS, .retired = true,
+		.pid = eng_proc_pid(l->proc),
+	};
+
+	if (!l->status.ended)
+		enqueue(l, &d);
+}
+
 static void handle_event(struct src_live *l, const struct eng_event *ev)
 {
 	struct pc_discovery d = { .pid = eng_proc_pid(l->proc) };
@@ -455,11 +468,13 @@ static void handle_event(struct src_live *l, const struct eng_event *ev)
 		enqueue(l, &d);
 		break;
 	case ENG_EV_EXITED:
+		retire_process(l);
 		l->status.ended = true;
 		l->status.stopped = false;
 		l->status.exit_code = ev->status;
 		break;
 	case ENG_EV_KILLED:
+		retire_process(l);
 		l->status.ended = true;
 		l->status.stopped = false;
 		l->status.killed = true;

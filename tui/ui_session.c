@@ -172,7 +172,10 @@ static void on_signals(struct ui *u, struct loop *lp, bool *pumpit)
 		case SIGCHLD: *pumpit = true; break;
 		case SIGWINCH: ui_screen_resize(u); break;
 		case SIGTSTP: ui_screen_suspend(u); break;
-		case SIGCONT: ui_screen_resize(u); break;
+		case SIGCONT:  /* after a stop not of our making, too */
+			reset_prog_mode();
+			ui_screen_resize(u);
+			break;
 		default:  /* SIGINT, SIGTERM, SIGHUP */
 			lp->ending_signal = (int)si.ssi_signo;
 			u->quit = true;

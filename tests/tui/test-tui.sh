@@ -15,7 +15,8 @@ SOCK=hunch-tui-$$
 export LC_ALL=C.UTF-8  # ${#line} counts characters, not bytes
 unset NO_COLOR
 
-printf 'set -g default-terminal tmux-256color\nset -g history-limit 5000\n' >"$TMP/tmux.conf"
+# exit-empty off: the server stays between one test's window and the next
+printf 'set -g default-terminal tmux-256color\nset -g history-limit 5000\nset -s exit-empty off\n' >"$TMP/tmux.conf"
 TM() { tmux -L "$SOCK" -f "$TMP/tmux.conf" "$@"; }
 trap 'TM kill-server 2>/dev/null; kill $(jobs -p) 2>/dev/null; rm -rf "$TMP"' EXIT
 
@@ -120,9 +121,16 @@ check_screen demo '^  demo: 10 seconds, 4 lock workers, 1 writer' "demo: its std
 check_screen demo '^# thread [0-9]+:demo_writer appeared' "demo: hunch's messages are in the log, marked #"
 fits demo 80 24 "demo while running"
 WAIT=20 check_screen demo '^ hunch-demo +pid [0-9]+ +exited 0 ' "demo: after it ends the status says 'exited 0'"
+keys demo 6 6  # the log gets the whole body
+check_screen demo '^ 6 Log ' "demo: 6 twice gives the log the whole screen"
 check_screen demo '^  demo done$' "demo: 'demo done' appears in the output pane"
+tap_ok $(screen demo | grep -q 'demo_hot_loop'; [ $? -ne 0 ]; echo $?) "demo: (and the where pane is gone)"
+keys demo 2
+check_screen demo '^ 1 Search  \[2 Where\]' "demo: 2 brings the where pane back"
 nw=$(screen demo | grep -Ec ':demo_worker$')
 tap_eq "$nw" 0 "demo: exited threads leave the where pane"
+nm=$(screen demo | grep -Ec '^ +[0-9]+:main$')
+tap_eq "$nm" 0 "demo: and so does the process with its main thread, once it has ended"
 keys demo q
 restored demo "demo"
 out_on_tty=$(screen_all demo | grep -c 'demo done')
