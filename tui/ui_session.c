@@ -301,27 +301,77 @@ static int forward_output(struct ui *u, const struct loop *lp, bool wait)
 	}
 }
 
-/* What `hunch run` prints when the program ends, and its exit status. */
-static int report_end(struct ui *u, const struct loop *lp)
+/* hunch must go now (a signal), but a program it launched still writes
+ * into hunch's pipes and would die of SIGPIPE once they close: a child
+ * (no ptrace, nothing else) keeps passing its output on until it ends.
+ * Where the output cannot go any more (the terminal hung up), it is read
+ * and dropped, so the program never blocks on a full pipe. */
+static void forward_in_background(struct ui *u)
 {
-	const struct src_live_status *st = &u->st;
+	char buf[16384];
+	pid_t pid;
+
+	if (u->log.fd[0] < 0 && u->log.fd[1] < 0)
+		return;
+	pid = fork();
+	if (pid != 0)
+		return;  /* hunch (or fork failed: then the pipes just close) */
+	for (;;) {
+		struct pollfd p[2] = {
+			{ u->log.fd[0], POLLIN, 0 }, { u->log.fd[1], POLLIN, 0 },
+		};
+
+		if (p[0].fd < 0 && p[1].fd < 0)
+			_exit(0);
+		if (poll(p, 2, -1) < 0 && errno != EINTR)
+			_exit(1);
+		for (int i = 0; i < 2; i++) {
+			ssize_t n = p[i].revents ? read(p[i].fd, buf,
+						       sizeof(buf)) : -1;
+
+			if (n > 0 && write(i ? 2 : 1, buf, (size_t)n) < 0)
+				continue;  /* dropped */
+			if (p[i].revents && n <= 0 && errno != EINTR)
+				u->log.fd[i] = -1;
+		}
+	}
+}
+
+/* A launched program, detached with `q y`: stay (without the dashboard)
+ * to pass its output on, and return its exit status as `hunch run`
+ * does; if hunch is told to go meanwhile, hand the output to a child. */
+static int follow_detached(struct ui *u, struct loop *lp)
+{
 	int ws, sig;
 
-	if (u->detached && u->launched && lp->ending_signal == 0) {
-		fprintf(stderr, "hunch: detached from %s (pid %d); its output "
-			"follows until it ends\n", u->label, (int)u->pid);
-		sig = forward_output(u, lp, true);
-		if (sig != 0)  /* hunch was told to go: the program runs on */
-			return 128 + sig;
-		if (waitpid(u->pid, &ws, 0) == u->pid)
-			return WIFEXITED(ws) ? WEXITSTATUS(ws)
-					     : 128 + WTERMSIG(ws);
-		return HUNCH_EXIT_OK;
+	fprintf(stderr, "hunch: detached from %s (pid %d); its output "
+		"follows until it ends\n", u->label, (int)u->pid);
+	sig = forward_output(u, lp, true);
+	if (sig != 0) {
+		forward_in_background(u);
+		return 128 + sig;
 	}
+	if (waitpid(u->pid, &ws, 0) == u->pid)
+		return WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+	return HUNCH_EXIT_OK;
+}
+
+/* What `hunch run` prints when the program ends, and its exit status. */
+static int report_end(struct ui *u, struct loop *lp)
+{
+	const struct src_live_status *st = &u->st;
+
+	if (u->detached && u->launched && lp->ending_signal == 0)
+		return follow_detached(u, lp);
 	forward_output(u, lp, false);
+	if (u->launched)  /* still open: a child of the program has them */
+		forward_in_background(u);
 	if (u->detached) {
-		fprintf(stderr, "hunch: detached from %s (pid %d), which runs "
-			"on\n", u->label, (int)u->pid);
+		fprintf(stderr, "hunch: %s%sdetached from %s (pid %d), which "
+			"runs on%s\n", lp->ending_signal ?
+			strsignal(lp->ending_signal) : "", lp->ending_signal ?
+			": " : "", u->label, (int)u->pid, u->launched ?
+			"; its output still comes here" : "");
 		return lp->ending_signal ? 128 + lp->ending_signal : 0;
 	}
 	if (st->killed) {

@@ -150,7 +150,7 @@ static const char *pane_hint(const struct ui *u)
 		return "%s%s/jk scroll  PgUp/PgDn page  Home/End  Tab pane  "
 		       "1-6 panes  S shot  ? help  q quit";
 	default:
-		return "%s%s  Tab or 1-6 panes  S screenshot  ? help  q quit";
+		return "Tab or 1-6 panes  S screenshot  ? help  q quit";
 	}
 }
 
@@ -172,7 +172,12 @@ void ui_draw_hint(struct ui *u)
 	} else if (u->message[0] != '\0') {
 		ui_put(u, y, 0, w, u->message, ui_attr(u, UI_C_HUNCH));
 	} else {
-		snprintf(buf, sizeof(buf), pane_hint(u), u->g->up, u->g->down);
+		const char *fmt = pane_hint(u);
+
+		if (strstr(fmt, "%s") != NULL)
+			snprintf(buf, sizeof(buf), fmt, u->g->up, u->g->down);
+		else
+			snprintf(buf, sizeof(buf), "%s", fmt);
 		ui_put(u, y, 0, w, buf, A_NORMAL);
 	}
 }

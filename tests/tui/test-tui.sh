@@ -223,6 +223,26 @@ tap_ok $(screen_all run | grep -qx 'RC2=0'; echo $?) "run: hunch passes on its e
 restored run "run"
 TM kill-session -t run
 
+# --- SIGTERM to hunch: detach, leave, and the output still arrives ------
+new_term term 80 24
+type_in term "$HUNCH run -- $THREADS --threads 3 --wait-file $TMP/wf3; echo RC=\$?"
+check_screen term '^ threads-O2-pie +pid [0-9]+ +running' "SIGTERM: the dashboard runs"
+TPID=$(pid_on_status term)
+HPID=$(tracer_of "$TPID")
+kill -TERM "$HPID"
+wait_screen term '^RC=' 10 >/dev/null
+tap_ok $(screen_all term | grep -q "^hunch: Terminated: detached from threads-O2-pie (pid $TPID), which runs on; its output still comes here$"; echo $?) \
+	"SIGTERM: hunch detaches, leaves the dashboard and says so"
+tap_ok $(screen_all term | grep -qx 'RC=143'; echo $?) "SIGTERM: hunch exits 128+15"
+untouched "$TPID" "SIGTERM: the program"
+restored term "SIGTERM"
+touch "$TMP/wf3"
+wait_screen term '^consumed: ' 20 >/dev/null
+# (the shell's prompt came first: the output starts on its line)
+got=$(screen_all term | sed -n '/^RC=143/,$p' | sed '1d;s/^tui\$ //;/^$/d')
+tap_eq "$got" "$(cat "$SRC/threads-wait.expected-out")" "SIGTERM: the program finishes with its exact output, passed on after hunch left"
+TM kill-session -t term
+
 # --- attach; q y detaches; the program's own output is exact ------------
 "$THREADS" --threads 3 --wait-file "$TMP/wf2" >"$TMP/t2.out" 2>"$TMP/t2.err" &
 APID=$!
