@@ -223,6 +223,47 @@ tap_ok $(screen_all run | grep -qx 'RC2=0'; echo $?) "run: hunch passes on its e
 restored run "run"
 TM kill-session -t run
 
+# --- libraries appear and leave; the log scrolls (Tab, PgUp, Home, End) --
+new_term dl 80 24
+type_in dl "$HUNCH run -- $TARGETS_DIR/dlopen-O2-pie --wait-file $TMP/dlw; echo RC=\$?"
+check_screen dl '^! waiting for load$' "dlopen: the program waits (its stderr in the log)"
+tap_ok $(screen dl | grep -q 'libtgtplugin'; [ $? -ne 0 ]; echo $?) "dlopen: the plugin is not in the where pane yet"
+touch "$TMP/dlw"
+check_screen dl '^# library libtgtplugin.so loaded \(8 functions\)$' "dlopen: the log says the plugin was loaded, with its 8 functions"
+keys dl /; type_in dl libtgt
+check_screen dl '^   ▸ libtgtplugin.so \(8 functions\)$' "dlopen: / finds it in the where pane (closed, a library)"
+check_screen dl '^! waiting for unload$' "dlopen: then the program waits to unload it"
+touch "$TMP/dlw.2"
+check_screen dl '^# library libtgtplugin.so unloaded$' "dlopen: the log says it was unloaded"
+tap_ok $(wait_no_screen dl 'libtgtplugin.so \(' 5; echo $?) "dlopen: and it leaves the where pane"
+keys dl r
+check_screen dl '^   ▸ libtgtplugin.so \(unloaded\)$' "dlopen: r shows retired resources: the plugin, unloaded"
+keys dl r
+WAIT=15 check_screen dl '^ dlopen-O2-pie +pid [0-9]+ +exited 0 ' "dlopen: exited 0"
+TM kill-session -t dl
+
+new_term sc 80 24
+type_in sc "$HUNCH run -- /bin/sh -c 'i=0; while [ \$i -lt 300 ]; do i=\$((i+1)); echo \"line \$i\"; done; while [ ! -e $TMP/scw ]; do sleep 0.05; done'; echo RC=\$?"
+check_screen sc '^  line 300$' "scroll: 300 lines of output; the log follows the end"
+keys sc Tab
+check_screen sc 'PgUp/PgDn page' "scroll: Tab gives the log the keyboard (its keys in the hint)"
+keys sc PPage
+check_screen sc ' [0-9]+ more below \(End\)$' "scroll: PgUp scrolls back (the title says how much is below)"
+tap_ok $(screen sc | grep -q '^  line 300$'; [ $? -ne 0 ]; echo $?) "scroll: the last line is out of view"
+keys sc k
+check_screen sc ' 6 more below \(End\)$' "scroll: k one more line up"
+keys sc Home
+check_screen sc '^  line 1$' "scroll: Home shows the first lines"
+check_screen sc '^# launched sh' "scroll: (hunch's first message above them)"
+keys sc End
+check_screen sc '^  line 300$' "scroll: End follows the end again"
+check_screen sc ' 30[0-9] lines$' "scroll: the title counts the lines"
+touch "$TMP/scw"
+check_screen sc '^ sh +pid [0-9]+ +exited 0 ' "scroll: the program ends"
+keys sc q
+restored sc "scroll"
+TM kill-session -t sc
+
 # --- SIGTERM to hunch: detach, leave, and the output still arrives ------
 new_term term 80 24
 type_in term "$HUNCH run -- $THREADS --threads 3 --wait-file $TMP/wf3; echo RC=\$?"
