@@ -194,7 +194,22 @@ void ui_clear_rect(struct ui *u, const struct ui_rect *r);
 int ui_width(const struct ui *u, const char *s);
 double ui_now(void);
 
+/* A pane: its title, how it draws its body (the rectangle under its
+ * title row) and the keys it takes when it has the keyboard.  The table
+ * of panes is in ui_layout.c; the consultant's panes will take the
+ * places of the slots there (see tui/README.md, "Hooks"). */
+struct ui_pane_ops {
+	const char *title;
+	void (*draw)(struct ui *u, enum ui_pane p, const struct ui_rect *body);
+	bool (*key)(struct ui *u, int key);  /* NULL: no keys of its own */
+	const char *hint;  /* key hint; with "%s%s": the up/down glyphs */
+};
+extern const struct ui_pane_ops ui_where_pane, ui_log_pane;
+extern const struct ui_pane_ops ui_search_slot, ui_hist_slot;
+extern const struct ui_pane_ops ui_tunables_slot, ui_hyp_slot;
+
 /* ui_layout.c */
+const struct ui_pane_ops *ui_pane_ops(enum ui_pane p);
 void ui_layout(struct ui *u);
 void ui_draw(struct ui *u);                  /* what is dirty, then doupdate */
 void ui_select_pane(struct ui *u, enum ui_pane p);
@@ -233,8 +248,6 @@ bool ui_log_read(struct ui *u, int stream);
 void ui_log_draw(struct ui *u, const struct ui_rect *r);
 bool ui_log_key(struct ui *u, int key);
 
-/* ui_slots.c: the panes that need the consultant. */
-void ui_slot_draw(struct ui *u, enum ui_pane p, const struct ui_rect *r);
 
 /* ui_help.c */
 void ui_help_draw(struct ui *u);

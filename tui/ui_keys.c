@@ -116,9 +116,7 @@ void ui_key(struct ui *u, int key)
 	}
 	if (global_key(u, key))
 		return;
-	if (u->active == UI_PANE_WHERE)
-		ui_where_key(u, key);
-	else if (u->active == UI_PANE_LOG)
-		ui_log_key(u, key);
+	if (ui_pane_ops(u->active)->key != NULL)
+		ui_pane_ops(u->active)->key(u, key);
 	u->dirty |= UI_D_HINT;
 }

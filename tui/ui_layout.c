@@ -22,13 +22,25 @@
 #define MIN_COLS 40
 #define MIN_ROWS 10
 
-static const char *const titles[UI_NPANES] = {
-	"Search", "Where", "Histograms", "Tunables", "Hypotheses", "Log",
+/* The panes by number key.  Slots say what they will show until the
+ * consultant's panes replace them. */
+static const struct ui_pane_ops *const panes[UI_NPANES] = {
+	[UI_PANE_SEARCH] = &ui_search_slot,
+	[UI_PANE_WHERE] = &ui_where_pane,
+	[UI_PANE_HIST] = &ui_hist_slot,
+	[UI_PANE_TUNABLES] = &ui_tunables_slot,
+	[UI_PANE_HYP] = &ui_hyp_slot,
+	[UI_PANE_LOG] = &ui_log_pane,
 };
+
+const struct ui_pane_ops *ui_pane_ops(enum ui_pane p)
+{
+	return panes[p];
+}
 
 const char *ui_pane_title(enum ui_pane p)
 {
-	return titles[p];
+	return panes[p]->title;
 }
 
 static struct ui_rect rect(int y, int x, int h, int w)
@@ -136,7 +148,8 @@ void ui_draw_title(struct ui *u, const struct ui_rect *r, enum ui_pane p)
 			ui_put(u, r->y, r->x + i, 1, u->g->hline, A_NORMAL);
 	}
 	if (u->wide || p == UI_PANE_LOG) {
-		snprintf(buf, sizeof(buf), " %d %s ", (int)p + 1, titles[p]);
+		snprintf(buf, sizeof(buf), " %d %s ", (int)p + 1,
+			 ui_pane_title(p));
 		ui_put(u, r->y, x, r->w, buf, a);
 		return;
 	}
@@ -144,7 +157,7 @@ void ui_draw_title(struct ui *u, const struct ui_rect *r, enum ui_pane p)
 		bool cur = i == (int)p;
 
 		snprintf(buf, sizeof(buf), cur ? "[%d %s]" : " %d %s ", i + 1,
-			 titles[i]);
+			 ui_pane_title((enum ui_pane)i));
 		x += ui_put(u, r->y, x, r->x + r->w - x, buf,
 			    cur ? a | A_BOLD : (active ? a & ~A_BOLD : A_NORMAL));
 		x += ui_put(u, r->y, x, r->x + r->w - x, " ", active ? a : 0);
@@ -158,14 +171,8 @@ static void draw_pane(struct ui *u, enum ui_pane p)
 	ui_clear_rect(u, &r);
 	ui_draw_title(u, &r, p);
 	body = rect(r.y + 1, r.x, r.h - 1, r.w);
-	if (body.h <= 0)
-		return;
-	if (p == UI_PANE_WHERE)
-		ui_where_draw(u, &body);
-	else if (p == UI_PANE_LOG)
-		ui_log_draw(u, &body);
-	else
-		ui_slot_draw(u, p, &body);
+	if (body.h > 0)
+		panes[p]->draw(u, p, &body);
 }
 
 static void draw_too_small(struct ui *u)

@@ -187,6 +187,20 @@ void ui_log_draw(struct ui *u, const struct ui_rect *r)
 	       u->active == UI_PANE_LOG ? ui_attr(u, UI_C_TITLE) : A_NORMAL);
 }
 
+static void draw_pane(struct ui *u, enum ui_pane p, const struct ui_rect *r)
+{
+	(void)p;
+	ui_log_draw(u, r);
+}
+
+const struct ui_pane_ops ui_log_pane = {
+	.title = "Log",
+	.draw = draw_pane,
+	.key = ui_log_key,
+	.hint = "%s%s/jk scroll  PgUp/PgDn page  Home/End  Tab pane  1-6 panes"
+		"  S shot  ? help  q quit",
+};
+
 bool ui_log_key(struct ui *u, int key)
 {
 	struct ui_log *l = &u->log;

@@ -40,6 +40,7 @@
 
 struct loop {
 	int sigfd, tfd;
+	sigset_t old_mask;   /* before the dashboard blocked its signals */
 	int ending_signal;   /* SIGINT/SIGTERM/SIGHUP that ended hunch */
 };
 
@@ -51,7 +52,7 @@ bool ui_wanted(bool batch)
 	       term != NULL && term[0] != '\0' && strcmp(term, "dumb") != 0;
 }
 
-static int open_signals(void)
+static int open_signals(sigset_t *old)
 {
 	static const int sigs[] = {
 		SIGCHLD, SIGWINCH, SIGINT, SIGTERM, SIGHUP, SIGTSTP, SIGCONT,
@@ -61,7 +62,7 @@ static int open_signals(void)
 	sigemptyset(&set);
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 		sigaddset(&set, sigs[i]);
-	sigprocmask(SIG_BLOCK, &set, NULL);
+	sigprocmask(SIG_BLOCK, &set, old);
 	return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
 }
 
@@ -413,13 +414,17 @@ static int finish(struct ui *u, struct loop *lp)
 
 static int start(struct ui *u, struct loop *lp)
 {
-	lp->sigfd = open_signals();
+	lp->sigfd = open_signals(&lp->old_mask);
 	lp->tfd = open_tick();
 	if (lp->sigfd < 0 || lp->tfd < 0 || ui_screen_init(u) < 0) {
+		/* the plain session takes over: as if we had never come */
 		if (lp->sigfd >= 0)
 			close(lp->sigfd);
 		if (lp->tfd >= 0)
 			close(lp->tfd);
+		sigprocmask(SIG_SETMASK, &lp->old_mask, NULL);
+		ui_where_free(&u->where);
+		ui_log_free(&u->log);
 		return UI_FALLBACK;
 	}
 	ui_layout(u);

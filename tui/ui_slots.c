@@ -5,9 +5,8 @@
  * The search is not in hunch yet (it is being written on branch `pc`),
  * so these panes show no data: they say what they will show and why
  * they are empty, rather than anything made up.  When the consultant
- * lands, each slot's text is replaced by a draw function and a key
- * handler of the same shape as ui_where_draw/ui_where_key, reading the
- * consultant's state through the struct ui (see tui/README.md, "Hooks").
+ * lands, a struct ui_pane_ops of its own takes a slot's place in the
+ * table of ui_layout.c (see tui/README.md, "Hooks").
  */
 #include "ui.h"
 
@@ -84,7 +83,7 @@ static bool wrap(struct ui *u, const struct ui_rect *r, int *y,
 	return true;
 }
 
-void ui_slot_draw(struct ui *u, enum ui_pane p, const struct ui_rect *r)
+static void slot_draw(struct ui *u, enum ui_pane p, const struct ui_rect *r)
 {
 	const struct slot_text *t = &slots[p];
 	int y = r->y + 1;
@@ -102,3 +101,12 @@ void ui_slot_draw(struct ui *u, enum ui_pane p, const struct ui_rect *r)
 	y++;
 	wrap(u, r, &y, t->keys, ui_attr(u, UI_C_DIM));
 }
+
+#define SLOT(name, t) const struct ui_pane_ops name = { \
+	.title = t, .draw = slot_draw, .key = NULL, \
+	.hint = "Tab or 1-6 panes  S screenshot  ? help  q quit" }
+
+SLOT(ui_search_slot, "Search");
+SLOT(ui_hist_slot, "Histograms");
+SLOT(ui_tunables_slot, "Tunables");
+SLOT(ui_hyp_slot, "Hypotheses");

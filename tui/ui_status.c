@@ -140,20 +140,6 @@ void ui_draw_focus(struct ui *u)
 	}
 }
 
-static const char *pane_hint(const struct ui *u)
-{
-	switch (u->active) {
-	case UI_PANE_WHERE:
-		return "%s%s/jk move  Enter/Space fold  / find  n/N next  "
-		       "f focus  r retired  Tab pane  ? help  q quit";
-	case UI_PANE_LOG:
-		return "%s%s/jk scroll  PgUp/PgDn page  Home/End  Tab pane  "
-		       "1-6 panes  S shot  ? help  q quit";
-	default:
-		return "Tab or 1-6 panes  S screenshot  ? help  q quit";
-	}
-}
-
 void ui_draw_hint(struct ui *u)
 {
 	char buf[256];
@@ -172,7 +158,7 @@ void ui_draw_hint(struct ui *u)
 	} else if (u->message[0] != '\0') {
 		ui_put(u, y, 0, w, u->message, ui_attr(u, UI_C_HUNCH));
 	} else {
-		const char *fmt = pane_hint(u);
+		const char *fmt = ui_pane_ops(u->active)->hint;
 
 		if (strstr(fmt, "%s") != NULL)
 			snprintf(buf, sizeof(buf), fmt, u->g->up, u->g->down);

@@ -21,8 +21,6 @@
 
 enum { UI_W_KNOWN = 1, UI_W_OPEN = 2 };
 
-static const struct pc_restree *g_sort_tree;  /* for qsort's comparator */
-
 static void *xrealloc(void *p, size_t n)
 {
 	void *q = realloc(p, n);
@@ -123,10 +121,10 @@ void ui_where_changed(struct ui *u)
 	u->dirty |= UI_D_PANE(UI_PANE_WHERE);
 }
 
-static int by_name(const void *a, const void *b)
+static int by_name(const void *a, const void *b, void *tree)
 {
-	const struct pc_res *ra = pc_res_get(g_sort_tree, *(const pc_res_id *)a);
-	const struct pc_res *rb = pc_res_get(g_sort_tree, *(const pc_res_id *)b);
+	const struct pc_res *ra = pc_res_get(tree, *(const pc_res_id *)a);
+	const struct pc_res *rb = pc_res_get(tree, *(const pc_res_id *)b);
 
 	return strcmp(ra->name, rb->name);
 }
@@ -145,8 +143,7 @@ static const pc_res_id *kids(struct ui *u, const struct pc_res *r,
 		k->ids = xrealloc(k->ids, r->nchildren * sizeof(*k->ids));
 		memcpy(k->ids, r->children, r->nchildren * sizeof(*k->ids));
 		k->n = r->nchildren;
-		g_sort_tree = u->tree;
-		qsort(k->ids, k->n, sizeof(*k->ids), by_name);
+		qsort_r(k->ids, k->n, sizeof(*k->ids), by_name, u->tree);
 	}
 	return k->ids;
 }
@@ -460,6 +457,20 @@ static void set_focus(struct ui *u)
 			u->focus[i] = r == h ? PC_RES_NONE : r->id;
 	u->dirty |= UI_D_FOCUS | UI_D_PANE(UI_PANE_WHERE);
 }
+
+static void draw_pane(struct ui *u, enum ui_pane p, const struct ui_rect *r)
+{
+	(void)p;
+	ui_where_draw(u, r);
+}
+
+const struct ui_pane_ops ui_where_pane = {
+	.title = "Where",
+	.draw = draw_pane,
+	.key = ui_where_key,
+	.hint = "%s%s/jk move  Enter/Space fold  / find  n/N next  f focus  "
+		"r retired  Tab pane  ? help  q quit",
+};
 
 bool ui_where_key(struct ui *u, int key)
 {

@@ -389,6 +389,16 @@ for term in vt100 linux screen xterm-256color tmux-256color; do
 	end_plain "$s" "TERM=$term"
 done
 
+# --- a TERM terminfo does not know: the plain session, said so -----------
+new_term unk 100 24
+type_in unk "TERM=nosuchterm $HUNCH run -- $THREADS --threads 2; echo RC=\$?"
+wait_screen unk '^RC=' 20 >/dev/null
+tap_ok $(screen_all unk | grep -qx "hunch: cannot use terminal 'nosuchterm'; running without the dashboard"; echo $?) \
+	"TERM=nosuchterm: hunch says it runs without the dashboard"
+tap_ok $(screen_all unk | grep -qx 'counter: 20000'; echo $?) "TERM=nosuchterm: and the program runs as under the plain session"
+tap_ok $(screen_all unk | grep -qx 'RC=0'; echo $?) "TERM=nosuchterm: with its exit status"
+TM kill-session -t unk
+
 # --- no terminal: the plain command line, exactly as before -----------
 "$HUNCH" >"$TMP/plain.out" 2>"$TMP/plain.err" </dev/null
 tap_eq "$?" 0 "no terminal: hunch runs the demo without the dashboard"
