@@ -197,8 +197,8 @@ const struct ui_pane_ops ui_log_pane = {
 	.title = "Log",
 	.draw = draw_pane,
 	.key = ui_log_key,
-	.hint = "%s%s/jk scroll  PgUp/PgDn page  Home/End  Tab pane  1-6 panes"
-		"  S shot  ? help  q quit",
+	.hint = "%s%s scroll  PgUp/PgDn page  Home/End  Tab pane  S shot  "
+		"? help  q quit",
 };
 
 bool ui_log_key(struct ui *u, int key)

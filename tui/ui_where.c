@@ -468,8 +468,8 @@ const struct ui_pane_ops ui_where_pane = {
 	.title = "Where",
 	.draw = draw_pane,
 	.key = ui_where_key,
-	.hint = "%s%s/jk move  Enter/Space fold  / find  n/N next  f focus  "
-		"r retired  Tab pane  ? help  q quit",
+	.hint = "%s%s move  Enter fold  / find  n/N next  f focus  "
+		"r retired  Tab  ? help  q quit",
 };
 
 bool ui_where_key(struct ui *u, int key)

@@ -198,6 +198,12 @@ untraced_state=$(state_of "$RPID")
 type_in run fg
 check_screen run '^ threads-O2-pie +pid [0-9]+ +running ' "run: fg brings the dashboard back"
 clean_screen run "run after fg"
+keys run C-c
+check_screen run '^Detach from threads-O2-pie \(pid [0-9]+\)' "run: Ctrl-C asks the same (it reaches hunch alone, as a key)"
+keys run Escape
+check_screen run '^ threads-O2-pie +pid [0-9]+ +running ' "run: any other answer keeps watching"
+st=$(state_of $RPID)
+tap_ok $([ "$st" = S ] || [ "$st" = R ]; echo $?) "run: the program did not see the Ctrl-C (still running: state $st)"
 keys run q
 check_screen run '^Detach from threads-O2-pie \(pid [0-9]+\) and leave it running\? y/n' "run: q on a live session asks first"
 keys run n
