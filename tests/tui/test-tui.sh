@@ -270,6 +270,26 @@ keys sc q
 restored sc "scroll"
 TM kill-session -t sc
 
+# --- what the program prints cannot reach the terminal ---------------------
+cat >"$TMP/evil.sh" <<'EOS'
+printf '\033[2J\033[H\033[31mEVIL\a\033]0;title\007\n'
+printf 'accent: caf\303\251\n'
+printf 'bad bytes: \377\376\n' >&2
+while [ ! -e "$1" ]; do sleep 0.05; done
+EOS
+new_term ev 80 24
+type_in ev "$HUNCH run -- /bin/sh $TMP/evil.sh $TMP/evw; echo RC=\$?"
+check_screen ev '^  \?\[2J\?\[H\?\[31mEVIL\?\?]0;title\?$' "output: escape sequences and control bytes show as '?' in the log"
+check_screen ev '^  accent: café$' "output: UTF-8 text shows as it is"
+check_screen ev '^! bad bytes: \?\?$' "output: invalid UTF-8 shows as '?' (stderr, marked !)"
+tap_ok $(status_line ev | grep -Eq '^ sh +pid [0-9]+ +running'; echo $?) "output: the status line is untouched"
+clean_screen ev "output with escape sequences"
+touch "$TMP/evw"
+check_screen ev '^ sh +pid [0-9]+ +exited 0 ' "output: the program ends"
+keys ev q
+restored ev "output with escape sequences"
+TM kill-session -t ev
+
 # --- SIGTERM to hunch: detach, leave, and the output still arrives ------
 new_term term 80 24
 type_in term "$HUNCH run -- $THREADS --threads 3 --wait-file $TMP/wf3; echo RC=\$?"
