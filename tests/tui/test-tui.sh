@@ -425,6 +425,17 @@ tap_ok $(screen_all unk | grep -qx 'counter: 20000'; echo $?) "TERM=nosuchterm: 
 tap_ok $(screen_all unk | grep -qx 'RC=0'; echo $?) "TERM=nosuchterm: with its exit status"
 TM kill-session -t unk
 
+# --- --batch on a terminal: the plain session ------------------------------
+new_term bat 100 24
+type_in bat "$HUNCH --batch; $HUNCH run --batch -- $THREADS --threads 2; echo RC=\$?"
+wait_screen bat '^RC=' 20 >/dev/null
+tap_ok $(screen_all bat | grep -q '^hunch: where axis of hunch-demo (pid [0-9]*):$'; echo $?) "--batch: hunch (the demo) prints its where axis, no dashboard"
+tap_ok $(screen_all bat | grep -qx 'demo done'; echo $?) "--batch: and the demo's own output"
+tap_ok $(screen_all bat | grep -qx 'counter: 20000'; echo $?) "--batch: run prints the program's output directly"
+tap_ok $(screen_all bat | grep -q '^hunch: .*threads-O2-pie (pid [0-9]*) exited with status 0$'; echo $?) "--batch: and the plain session's last line"
+tap_ok $(screen_all bat | grep -qx 'RC=0'; echo $?) "--batch: exit status 0"
+TM kill-session -t bat
+
 # --- no terminal: the plain command line, exactly as before -----------
 "$HUNCH" >"$TMP/plain.out" 2>"$TMP/plain.err" </dev/null
 tap_eq "$?" 0 "no terminal: hunch runs the demo without the dashboard"
