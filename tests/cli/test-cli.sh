@@ -37,10 +37,21 @@ untouched() {  # untouched PID NAME
 		"$2: not traced (tracer $t) and not stopped (state $s)"
 }
 
-stopped_now() { ps -eo stat=,pid=,comm= | awk '$1 ~ /^[tT]/ {print $2, $3}'; }
+# Stopped or traced processes running this build's programs (other test
+# runs on the same machine have their own build directories).
+stopped_now() {
+	local st pid comm
+	ps -eo stat=,pid=,comm= | while read -r st pid comm; do
+		case $st in t*|T*) ;; *) continue ;; esac
+		case $(readlink "/proc/$pid/exe") in
+		"$HUNCH_BUILD_ROOT"/*|/tmp/hunch-nobody.*) echo "$pid $comm" ;;
+		esac
+	done
+}
 shm_now() { ls /dev/shm | grep '^hunch-'; }
 # Only what appeared during this test counts (other tests may run).
 STOPPED_BEFORE=$(stopped_now)
+nopid_for_sweep=4000000; while [ -e /proc/$nopid_for_sweep ]; do nopid_for_sweep=$((nopid_for_sweep + 1)); done
 SHM_BEFORE=$(shm_now)
 
 nothing_left() {  # nothing_left NAME: no new traced/stopped process or shm object
@@ -119,6 +130,19 @@ untouched "$TPID" "after attach"
 nothing_left "after attach"
 finish_threads "$TMP/wf2" "$TMP/t2.out" "after attach"
 
+# --- a stale attach segment of a killed hunch is swept ---------------------
+dead=$nopid_for_sweep
+: >"/dev/shm/hunch-$dead-00000000000000000000000000000000"
+: >"/dev/shm/hunch-$$-11111111111111111111111111111111"
+start_threads "$TMP/wf6" "$TMP/t6.out" "$TMP/t6.err"
+"$HUNCH" attach "$TPID" 2>/dev/null
+tap_ok $([ ! -e "/dev/shm/hunch-$dead-00000000000000000000000000000000" ]; echo $?) \
+	"attach removes the shm name left by a hunch that was killed (pid $dead)"
+tap_ok $([ -e "/dev/shm/hunch-$$-11111111111111111111111111111111" ]; echo $?) \
+	"and keeps the name of a hunch that still runs"
+rm -f "/dev/shm/hunch-$$-11111111111111111111111111111111"
+finish_threads "$TMP/wf6" "$TMP/t6.out" "after the sweep"
+
 # --- hunch ended by a signal while running a program ----------------------
 for sig in TERM INT HUP; do
 	env --default-signal=INT "$HUNCH" run -- "$THREADS" --threads 3 \
@@ -178,6 +202,24 @@ expect_error 2 "already traced.*$first" "attach to a process hunch already trace
 wait "$first"
 untouched "$TPID" "after the refused second attach"
 finish_threads "$TMP/wf3" "$TMP/t3.out" "after the refused second attach"
+
+# Not permitted: an unprivileged user attaching to root's process is told
+# whose process it is and what to do.  Binaries are copied somewhere
+# world-readable first, in case the build lives under a private home.
+NB=$(mktemp -d /tmp/hunch-nobody.XXXXXX); chmod 755 "$NB"
+cp "$HUNCH" "$HUNCHRT" "$TARGETS_DIR/single-O2-pie" "$NB/"
+as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
+start_threads "$TMP/wf5" "$TMP/t5.out" "$TMP/t5.err"
+HUNCH_RTLIB=$NB/libhunchrt.so expect_error 2 \
+	"belongs to user root.*run hunch as that user, or as root" \
+	"attach to another user's process" -- as_nobody "$NB/hunch" attach "$TPID"
+untouched "$TPID" "after the refused attach"
+finish_threads "$TMP/wf5" "$TMP/t5.out" "after the refused attach"
+(cd / && env -u HUNCH_TEST_VAR HUNCH_RTLIB=$NB/libhunchrt.so \
+	setpriv --reuid=nobody --regid=nogroup --clear-groups "$NB/hunch" run -- "$NB/single-O2-pie" >"$TMP/nb.out" 2>"$TMP/nb.err" </dev/null)
+tap_eq "$?" 0 "an unprivileged user runs a program under hunch"
+tap_ok $(cmp -s "$TMP/nb.out" "$SRC/single-unset.expected-out"; echo $?) "with exactly its usual output"
+rm -rf "$NB"
 
 # The runtime library cannot be loaded.
 printf 'not a library\n' >"$TMP/notalib.so"
