@@ -58,8 +58,8 @@ static void search_text(const struct ui *u, char *buf, size_t len)
 		snprintf(buf, len, "rate %s cost %s | no search yet", no, no);
 		return;
 	}
-	snprintf(buf, len, "rate %.0f Hz  cost %.1f%%/%.1f%%  act %d pend %d"
-		 "  %s", s->sample_hz, 100 * s->cost, 100 * s->cost_limit,
+	snprintf(buf, len, "| rate %.0f Hz  cost %.1f%%/%.1f%%  act %d pend "
+		 "%d  %s", s->sample_hz, 100 * s->cost, 100 * s->cost_limit,
 		 s->active, s->pending, s->state ? s->state : "");
 }
 
@@ -92,8 +92,10 @@ void ui_draw_status(struct ui *u)
 	wattrset(stdscr, a);
 	mvwhline(stdscr, u->r_status.y, 0, ' ', u->cols);
 	lw = ui_put(u, u->r_status.y, 0, u->cols, line, a);
-	if (lw + 2 + sw <= u->cols)
+	if (lw + 2 + sw <= u->cols)  /* right-aligned */
 		ui_put(u, u->r_status.y, u->cols - sw, sw, srch, a);
+	else  /* what fits of it: rate and cost come first */
+		ui_put(u, u->r_status.y, lw + 2, u->cols - lw - 2, srch, a);
 	u->shown_second = (int)((u->t_end > 0 ? u->t_end : ui_now()) - u->t0);
 }
 
