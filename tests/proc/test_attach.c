@@ -359,6 +359,7 @@ static void test_tracer_killed(void)
 
 int main(void)
 {
+	shm_leftovers();  /* the baseline */
 	test_threads();
 	test_inject();
 	test_inject_in_read();
