@@ -206,7 +206,7 @@ static int attach_run(const struct opts *o, struct eng_shm *shm)
 		       &err) < 0) {
 		eng_shm_destroy(shm);
 		/* Too late (it ended) is not an error of ours. */
-		if (kill(pid, 0) != 0 || strstr(err.msg, "zombie"))
+		if (err.code == -ESRCH)  /* it ended (zombie, or meanwhile) */
 			wait_like(pid);
 		fprintf(stderr, "proc-run: %s\n", err.msg);
 		kill(pid, SIGKILL);
