@@ -1,0 +1,748 @@
+/*
+ * eng_inst.c - requests, points and the commit that applies them to a
+ * running program (see eng_inst.h for the protocol).
+ */
+#include "eng_inst_int.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "eng_proc.h"
+#include "eng_shm.h"
+#include "hunch_abi.h"
+#include "x86_parse.h"
+
+#define BASE_MAX 1024      /* bytes of one base trampoline, at most */
+#define MINI_MAX 2048
+#define BASE_COST_NS 3
+
+struct ipoint {
+	struct eng_inst_point pt;
+	uint8_t orig[32];        /* the program's bytes under the patch */
+	bool patched;
+	uint64_t base;           /* base trampoline address, 0 if none */
+	size_t base_len;
+	struct x86_base b;
+	uint32_t *chain;         /* request ids, in execution order */
+	size_t nchain, capchain;
+	bool dirty;              /* chain changed in this commit */
+};
+
+struct request {
+	enum eng_req_state state;
+	uint32_t point;          /* index into points */
+	uint8_t *code;           /* snippet code, position independent */
+	size_t code_len;
+	unsigned cost_ns;
+	bool prepend;
+	uint64_t mini;           /* address of the mini, 0 if none */
+	size_t mini_len;
+	const char *why;
+};
+
+struct pending_free { uint64_t addr; size_t len; };
+
+struct eng_inst {
+	struct eng_proc *p;
+	struct eng_shm *shm;
+	struct eng_codemem *mem;
+	struct x86_reloc *reloc;
+	struct x86_tramp_env env;
+	uint64_t tsc_mult;
+	uint32_t tsc_shift;
+	bool wall_ns;
+
+	struct ipoint *pts;
+	size_t npts, cappts;
+	uint32_t *hash;          /* patch_start -> point index + 1 */
+	size_t hcap;
+
+	struct request *req;     /* id = index + 1 */
+	size_t nreq, capreq;
+	uint32_t *queue;         /* ids with pending adds/removes */
+	size_t nqueue, capqueue;
+
+	struct pending_free *pf;
+	size_t npf, cappf;
+	struct eng_inst_stats st;
+};
+
+static int grow(void **arr, size_t *cap, size_t need, size_t elem)
+{
+	size_t nc;
+	void *n;
+
+	if (need <= *cap)
+		return 0;
+	nc = *cap ? *cap * 2 : 64;
+	while (nc < need)
+		nc *= 2;
+	n = realloc(*arr, nc * elem);
+	if (n == NULL)
+		return -ENOMEM;
+	*arr = n;
+	*cap = nc;
+	return 0;
+}
+
+void eng_inst_point_from(const struct x86_point *xp, uint64_t base,
+			 struct eng_inst_point *out)
+{
+	memset(out, 0, sizeof *out);
+	out->addr = base + xp->addr;
+	out->patch_start = base + xp->patch_start;
+	out->patch_len = xp->patch_len;
+	out->insn_len = xp->insn_len;
+	out->trap = !xp->ok;
+}
+
+int eng_inst_create(struct eng_proc *p, struct eng_shm *shm,
+		    struct eng_inst **out, struct hunch_err *err)
+{
+	volatile struct hunch_shm_header *h = eng_shm_header(shm);
+	struct eng_inst *in;
+	int rc;
+
+	if ((rc = eng_shm_check_ready(shm, err)) < 0) {
+		hunch_err_prefix(err, "instrumentation needs the runtime "
+				 "library: ");
+		return rc;
+	}
+	in = calloc(1, sizeof *in);
+	if (in == NULL)
+		return hunch_errf(err, -ENOMEM, "out of memory");
+	in->p = p;
+	in->shm = shm;
+	in->env.fs_block_off = (int32_t)h->rt_tls_block_off;
+	in->env.fn_block = eng_shm_entry(shm, HUNCH_RT_ENTRY_BLOCK);
+	in->env.fn_wall_start = eng_shm_entry(shm, HUNCH_RT_ENTRY_WALL_START);
+	in->env.fn_wall_stop = eng_shm_entry(shm, HUNCH_RT_ENTRY_WALL_STOP);
+	in->env.fn_cpu_start = eng_shm_entry(shm, HUNCH_RT_ENTRY_CPU_START);
+	in->env.fn_cpu_stop = eng_shm_entry(shm, HUNCH_RT_ENTRY_CPU_STOP);
+	in->env.wall_rdtsc = h->wall_level == HUNCH_LEVEL_HW;
+	in->wall_ns = h->wall_level != HUNCH_LEVEL_HW;
+	in->tsc_mult = h->tsc_mult;
+	in->tsc_shift = h->tsc_shift;
+	if (in->env.fn_block == 0 || in->env.fn_cpu_start == 0 ||
+	    in->env.fs_block_off == 0) {
+		free(in);
+		return hunch_errf(err, -EPROTO, "the runtime library in pid %d "
+				  "did not publish its entry points; is it the "
+				  "same build as hunch?", (int)eng_proc_pid(p));
+	}
+	if ((rc = eng_codemem_create(p, &in->mem, err)) < 0 ||
+	    (rc = x86_reloc_open(&in->reloc)) < 0) {
+		eng_inst_destroy(in);
+		return rc < 0 ? hunch_errf(err, rc, "cannot open capstone") : rc;
+	}
+	*out = in;
+	return 0;
+}
+
+void eng_inst_destroy(struct eng_inst *in)
+{
+	if (in == NULL)
+		return;
+	for (size_t i = 0; i < in->npts; i++)
+		free(in->pts[i].chain);
+	for (size_t i = 0; i < in->nreq; i++)
+		free(in->req[i].code);
+	free(in->pts);
+	free(in->hash);
+	free(in->req);
+	free(in->queue);
+	free(in->pf);
+	eng_codemem_destroy(in->mem);
+	x86_reloc_close(in->reloc);
+	free(in);
+}
+
+const struct x86_tramp_env *eng_inst_env(const struct eng_inst *in)
+{
+	return &in->env;
+}
+
+/* ---- points ---- */
+
+static size_t hslot(uint64_t a, size_t cap)
+{
+	return (size_t)((a * 0x9e3779b97f4a7c15ull) >> 20) & (cap - 1);
+}
+
+static struct ipoint *point_at(struct eng_inst *in, uint64_t pstart)
+{
+	if (in->hcap == 0)
+		return NULL;
+	for (size_t i = hslot(pstart, in->hcap);; i = (i + 1) & (in->hcap - 1)) {
+		uint32_t v = in->hash[i];
+
+		if (v == 0)
+			return NULL;
+		if (in->pts[v - 1].pt.patch_start == pstart)
+			return &in->pts[v - 1];
+	}
+}
+
+static int rehash(struct eng_inst *in)
+{
+	size_t cap = in->hcap ? in->hcap * 2 : 1024;
+	uint32_t *h = calloc(cap, sizeof *h);
+
+	if (h == NULL)
+		return -ENOMEM;
+	for (size_t k = 0; k < in->npts; k++) {
+		size_t i = hslot(in->pts[k].pt.patch_start, cap);
+
+		while (h[i] != 0)
+			i = (i + 1) & (cap - 1);
+		h[i] = (uint32_t)k + 1;
+	}
+	free(in->hash);
+	in->hash = h;
+	in->hcap = cap;
+	return 0;
+}
+
+static int point_get(struct eng_inst *in, const struct eng_inst_point *pt,
+		     uint32_t *idx, struct hunch_err *err)
+{
+	struct ipoint *ip = point_at(in, pt->patch_start);
+
+	if (ip != NULL) {
+		if (ip->pt.addr != pt->addr || ip->pt.patch_len != pt->patch_len ||
+		    ip->pt.trap != pt->trap)
+			return hunch_errf(err, -EINVAL, "point 0x%" PRIx64
+					  " was requested with another patch",
+					  pt->addr);
+		*idx = (uint32_t)(ip - in->pts);
+		return 0;
+	}
+	if (grow((void **)&in->pts, &in->cappts, in->npts + 1,
+		 sizeof *in->pts) < 0)
+		return hunch_errf(err, -ENOMEM, "out of memory");
+	ip = &in->pts[in->npts];
+	memset(ip, 0, sizeof *ip);
+	ip->pt = *pt;
+	in->npts++;
+	if (in->npts * 2 > in->hcap) {
+		if (rehash(in) < 0) {
+			in->npts--;
+			return hunch_errf(err, -ENOMEM, "out of memory");
+		}
+	} else {
+		size_t i = hslot(pt->patch_start, in->hcap);
+
+		while (in->hash[i] != 0)
+			i = (i + 1) & (in->hcap - 1);
+		in->hash[i] = (uint32_t)in->npts;
+	}
+	*idx = (uint32_t)in->npts - 1;
+	return 0;
+}
+
+/* ---- requests ---- */
+
+static int enqueue(struct eng_inst *in, uint32_t id)
+{
+	if (grow((void **)&in->queue, &in->capqueue, in->nqueue + 1,
+		 sizeof *in->queue) < 0)
+		return -ENOMEM;
+	in->queue[in->nqueue++] = id;
+	return 0;
+}
+
+int eng_inst_add(struct eng_inst *in, const struct eng_inst_point *pt,
+		 const struct x86_snip *s, size_t n, bool prepend,
+		 uint32_t *id, struct hunch_err *err)
+{
+	uint8_t code[MINI_MAX];
+	struct request *r;
+	uint32_t pi = 0;
+	int len, rc;
+
+	if (pt->patch_len < (pt->trap ? 1 : 5) || pt->patch_len > 32 ||
+	    pt->addr < pt->patch_start ||
+	    pt->addr >= pt->patch_start + pt->patch_len)
+		return hunch_errf(err, -EINVAL, "point 0x%" PRIx64 ": bad patch "
+				  "[0x%" PRIx64 ", +%u)", pt->addr,
+				  pt->patch_start, pt->patch_len);
+	len = x86_snip_code(&in->env, s, n, code, sizeof code - 16);
+	if (len < 0)
+		return hunch_errf(err, len, "point 0x%" PRIx64 ": the snippet "
+				  "cannot be compiled (%s)", pt->addr,
+				  len == -ENOSPC ? "too long" : "malformed");
+	if ((rc = point_get(in, pt, &pi, err)) < 0)
+		return rc;
+	if (grow((void **)&in->req, &in->capreq, in->nreq + 1,
+		 sizeof *in->req) < 0 || enqueue(in, (uint32_t)in->nreq + 1) < 0)
+		return hunch_errf(err, -ENOMEM, "out of memory");
+	r = &in->req[in->nreq];
+	memset(r, 0, sizeof *r);
+	r->code = malloc((size_t)len + 1);
+	if (r->code == NULL)
+		return hunch_errf(err, -ENOMEM, "out of memory");
+	memcpy(r->code, code, (size_t)len);
+	r->code_len = (size_t)len;
+	r->cost_ns = x86_snip_cost_ns(&in->env, s, n);
+	r->prepend = prepend;
+	r->point = pi;
+	r->state = ENG_REQ_PENDING;
+	*id = (uint32_t)++in->nreq;
+	return 0;
+}
+
+static struct request *req_get(const struct eng_inst *in, uint32_t id)
+{
+	if (id == 0 || id > in->nreq)
+		return NULL;
+	return &in->req[id - 1];
+}
+
+int eng_inst_remove(struct eng_inst *in, uint32_t id)
+{
+	struct request *r = req_get(in, id);
+
+	if (r == NULL)
+		return -ENOENT;
+	if (r->state == ENG_REQ_PENDING) {    /* never inserted */
+		r->state = ENG_REQ_FREE;
+		return 0;
+	}
+	if (r->state != ENG_REQ_ACTIVE)
+		return r->state == ENG_REQ_REMOVING ? 0 : -ENOENT;
+	r->state = ENG_REQ_REMOVING;
+	return enqueue(in, id) < 0 ? -ENOMEM : 0;
+}
+
+enum eng_req_state eng_inst_state(const struct eng_inst *in, uint32_t id,
+				  const char **why)
+{
+	const struct request *r = req_get(in, id);
+
+	if (why != NULL)
+		*why = r && r->why ? r->why : "";
+	return r ? r->state : ENG_REQ_FREE;
+}
+
+/* ---- writing into the target ---- */
+
+static int wmem(struct eng_inst *in, uint64_t a, const void *b, size_t n,
+		struct hunch_err *err)
+{
+	in->st.writes++;
+	return eng_write_mem(in->p, a, b, n, err);
+}
+
+static int defer_free(struct eng_inst *in, uint64_t a, size_t len)
+{
+	if (grow((void **)&in->pf, &in->cappf, in->npf + 1, sizeof *in->pf) < 0)
+		return -ENOMEM;
+	in->pf[in->npf++] = (struct pending_free){ a, len };
+	return 0;
+}
+
+static uint32_t cost_native(const struct eng_inst *in, unsigned ns)
+{
+	if (in->wall_ns || in->tsc_mult == 0)
+		return ns;
+	return (uint32_t)(((uint64_t)ns << in->tsc_shift) / in->tsc_mult);
+}
+
+/* Rewrite the jumps of a point's chain: slot -> mini0 -> ... -> BACK,
+ * and the observed cost of one pass. */
+static int relink(struct eng_inst *in, struct ipoint *ip,
+		  struct hunch_err *err)
+{
+	uint64_t back = ip->base + ip->b.back_off;
+	uint64_t from = ip->base + ip->b.slot_off;
+	unsigned ns = BASE_COST_NS;
+	uint8_t j[5];
+	uint32_t cost;
+	int rc;
+
+	for (size_t i = 0; i < ip->nchain; i++) {
+		struct request *r = req_get(in, ip->chain[i]);
+
+		x86_jmp5_bytes(j, from, r->mini);
+		if ((rc = wmem(in, from, j, 5, err)) < 0)
+			return rc;
+		from = r->mini + r->code_len;
+		ns += r->cost_ns;
+	}
+	x86_jmp5_bytes(j, from, back);
+	if ((rc = wmem(in, from, j, 5, err)) < 0)
+		return rc;
+	cost = cost_native(in, ns);
+	return wmem(in, ip->base + ip->b.cost_off, &cost, 4, err);
+}
+
+/* ---- the commit ---- */
+
+struct commit {
+	struct inst_threads th;
+	uint32_t *dirty;          /* point indexes touched */
+	size_t ndirty, capdirty;
+	uint8_t **newbase;        /* per dirty point: base code to write */
+};
+
+static int mark_dirty(struct eng_inst *in, struct commit *c, struct ipoint *ip)
+{
+	if (ip->dirty)
+		return 0;
+	if (grow((void **)&c->dirty, &c->capdirty, c->ndirty + 1,
+		 sizeof *c->dirty) < 0)
+		return -ENOMEM;
+	ip->dirty = true;
+	c->dirty[c->ndirty++] = (uint32_t)(ip - in->pts);
+	return 0;
+}
+
+static bool overlaps(struct eng_inst *in, const struct ipoint *ip)
+{
+	uint64_t s = ip->pt.patch_start, e = s + ip->pt.patch_len;
+
+	for (uint64_t a = s > 32 ? s - 32 : 0; a < e; a++) {
+		struct ipoint *o = point_at(in, a);
+
+		if (o == NULL || o == ip || o->base == 0)
+			continue;
+		if (o->pt.patch_start + o->pt.patch_len > s)
+			return true;
+	}
+	return false;
+}
+
+static int refuse(struct ipoint *ip, const char *why)
+{
+	(void)ip;
+	(void)why;
+	return 1;
+}
+
+/* Build the base trampoline of a point about to be patched (not yet
+ * written: c->newbase).  Returns 0, 1 (refused, *why), or -errno. */
+static int prepare_point(struct eng_inst *in, struct commit *c,
+			 struct ipoint *ip, size_t k, const char **why,
+			 struct hunch_err *err)
+{
+	const struct eng_inst_point *pt = &ip->pt;
+	uint8_t buf[BASE_MAX];
+	uint64_t at;
+	size_t alloc;
+	int rc;
+
+	if (overlaps(in, ip))
+		return *why = "overlaps the patch of another active point",
+		       refuse(ip, *why);
+	if (!pt->trap && inst_threads_word_in(&c->th, pt->patch_start + 1,
+					      pt->patch_start + pt->patch_len)) {
+		in->st.refused_stack++;
+		return *why = "a stack word points into the bytes to patch "
+			      "(maybe a return address); try again later",
+		       refuse(ip, *why);
+	}
+	if ((rc = eng_read_mem(in->p, pt->patch_start, ip->orig,
+			       pt->patch_len, err)) < 0)
+		return rc;
+	if (ip->orig[0] == 0xcc)
+		return *why = "an int3 is already there (a debugger or hunch's "
+			      "own breakpoint)", refuse(ip, *why);
+	rc = x86_tramp_base(in->reloc, &in->env, ip->orig, pt->patch_len,
+			    pt->patch_start, pt->addr, pt->patch_start, buf,
+			    sizeof buf, &ip->b);
+	if (rc < 0)
+		return *why = ip->b.why, refuse(ip, *why);
+	alloc = ip->b.len + 64;
+	if ((rc = eng_codemem_alloc(in->mem, pt->patch_start, alloc, &at,
+				    err)) < 0)
+		return rc;
+	rc = x86_tramp_base(in->reloc, &in->env, ip->orig, pt->patch_len,
+			    pt->patch_start, pt->addr, at, buf, sizeof buf,
+			    &ip->b);
+	if (rc < 0 || ip->b.len > alloc) {
+		eng_codemem_free(in->mem, at, alloc);
+		return *why = rc < 0 ? ip->b.why : "trampoline grew",
+		       refuse(ip, *why);
+	}
+	/* map the PCs now; they are written after the code */
+	for (size_t i = 0; i < c->th.n; i++) {
+		struct inst_thread *t = &c->th.t[i];
+		uint64_t pc = t->regs.rip, npc;
+
+		if (pc <= pt->patch_start ||
+		    pc >= pt->patch_start + pt->patch_len)
+			continue;
+		npc = x86_tramp_map_pc(&ip->b, pt->patch_start, pt->addr, at, pc);
+		if (npc == 0) {
+			eng_codemem_free(in->mem, at, alloc);
+			return *why = "a thread stopped between instructions "
+				      "of the patch", refuse(ip, *why);
+		}
+		t->regs.rip = npc;
+		t->regs_changed = true;
+		in->st.pcs_moved++;
+	}
+	c->newbase[k] = malloc(ip->b.len);
+	if (c->newbase[k] == NULL)
+		return hunch_errf(err, -ENOMEM, "out of memory");
+	memcpy(c->newbase[k], buf, ip->b.len);
+	ip->base = at;
+	ip->base_len = alloc;
+	return 0;
+}
+
+static int chain_insert(struct ipoint *ip, uint32_t id, bool prepend)
+{
+	if (grow((void **)&ip->chain, &ip->capchain, ip->nchain + 1,
+		 sizeof *ip->chain) < 0)
+		return -ENOMEM;
+	if (prepend) {
+		memmove(ip->chain + 1, ip->chain, ip->nchain * sizeof *ip->chain);
+		ip->chain[0] = id;
+	} else {
+		ip->chain[ip->nchain] = id;
+	}
+	ip->nchain++;
+	return 0;
+}
+
+static void chain_remove(struct ipoint *ip, uint32_t id)
+{
+	for (size_t i = 0; i < ip->nchain; i++)
+		if (ip->chain[i] == id) {
+			memmove(ip->chain + i, ip->chain + i + 1,
+				(ip->nchain - i - 1) * sizeof *ip->chain);
+			ip->nchain--;
+			return;
+		}
+}
+
+static void req_release(struct request *r, enum eng_req_state st)
+{
+	free(r->code);
+	r->code = NULL;
+	r->mini = 0;
+	r->state = st;
+}
+
+static int do_removals(struct eng_inst *in, struct commit *c)
+{
+	for (size_t q = 0; q < in->nqueue; q++) {
+		struct request *r = req_get(in, in->queue[q]);
+		struct ipoint *ip;
+
+		if (r == NULL || r->state != ENG_REQ_REMOVING)
+			continue;
+		ip = &in->pts[r->point];
+		chain_remove(ip, in->queue[q]);
+		if (defer_free(in, r->mini, r->mini_len) < 0 ||
+		    mark_dirty(in, c, ip) < 0)
+			return -ENOMEM;
+		req_release(r, ENG_REQ_FREE);
+	}
+	return 0;
+}
+
+static int do_adds(struct eng_inst *in, struct commit *c, int *failed,
+		   struct hunch_err *err)
+{
+	for (size_t q = 0; q < in->nqueue; q++) {
+		uint32_t id = in->queue[q];
+		struct request *r = req_get(in, id);
+		struct ipoint *ip;
+		const char *why = NULL;
+		int rc;
+
+		if (r == NULL || r->state != ENG_REQ_PENDING)
+			continue;
+		ip = &in->pts[r->point];
+		if ((rc = mark_dirty(in, c, ip)) < 0)
+			return hunch_errf(err, rc, "out of memory");
+		if (ip->base == 0) {
+			size_t k = c->ndirty - 1;
+
+			while (c->dirty[k] != r->point)
+				k--;
+			rc = prepare_point(in, c, ip, k, &why, err);
+			if (rc < 0)
+				return rc;
+			if (rc > 0) {
+				r->why = why;
+				req_release(r, ENG_REQ_FAILED);
+				(*failed)++;
+				continue;
+			}
+		}
+		r->mini_len = r->code_len + 5;
+		if ((rc = eng_codemem_alloc(in->mem, ip->base, r->mini_len,
+					    &r->mini, err)) < 0)
+			return rc;
+		if ((rc = wmem(in, r->mini, r->code, r->code_len, err)) < 0)
+			return rc;
+		if (chain_insert(ip, id, r->prepend) < 0)
+			return hunch_errf(err, -ENOMEM, "out of memory");
+		r->state = ENG_REQ_ACTIVE;
+	}
+	return 0;
+}
+
+static int write_patch(struct eng_inst *in, struct ipoint *ip,
+		       struct hunch_err *err)
+{
+	uint8_t p[32];
+
+	if (ip->pt.trap) {
+		p[0] = 0xcc;
+		return wmem(in, ip->pt.addr, p, 1, err);
+	}
+	memset(p, 0xcc, sizeof p);   /* leftover bytes: int3, never run */
+	x86_jmp5_bytes(p, ip->pt.patch_start, ip->base);
+	return wmem(in, ip->pt.patch_start, p, ip->pt.patch_len, err);
+}
+
+/* Write code and links of every touched point; new bases last (their
+ * slot must already lead to written minis). */
+static int apply_points(struct eng_inst *in, struct commit *c,
+			struct hunch_err *err)
+{
+	int rc;
+
+	for (size_t k = 0; k < c->ndirty; k++) {
+		struct ipoint *ip = &in->pts[c->dirty[k]];
+
+		if (ip->base == 0)
+			continue;
+		if (ip->nchain == 0) {     /* last mini gone: restore */
+			if (ip->patched) {
+				if ((rc = wmem(in, ip->pt.patch_start, ip->orig,
+					       ip->pt.patch_len, err)) < 0)
+					return rc;
+				ip->patched = false;
+			}
+			if (defer_free(in, ip->base, ip->base_len) < 0)
+				return hunch_errf(err, -ENOMEM, "out of memory");
+			ip->base = 0;
+			continue;
+		}
+		if (c->newbase[k] != NULL &&
+		    (rc = wmem(in, ip->base, c->newbase[k], ip->b.len, err)) < 0)
+			return rc;
+		if ((rc = relink(in, ip, err)) < 0)
+			return rc;
+	}
+	if ((rc = inst_threads_write_regs(in->p, &c->th, err)) < 0)
+		return rc;
+	for (size_t k = 0; k < c->ndirty; k++) {
+		struct ipoint *ip = &in->pts[c->dirty[k]];
+
+		if (ip->base != 0 && !ip->patched) {
+			if ((rc = write_patch(in, ip, err)) < 0)
+				return rc;
+			ip->patched = true;
+		}
+	}
+	return 0;
+}
+
+/* All or nothing: a thread in a removed mini may still jump through
+ * other removed code, so nothing is reused while any PC or stack word
+ * points into any of it. */
+static void try_free(struct eng_inst *in, const struct inst_threads *th)
+{
+	for (size_t i = 0; i < in->npf; i++)
+		if (inst_threads_pc_in(th, in->pf[i].addr,
+				       in->pf[i].addr + in->pf[i].len) ||
+		    inst_threads_word_in(th, in->pf[i].addr,
+					 in->pf[i].addr + in->pf[i].len)) {
+			in->st.frees_deferred++;
+			return;
+		}
+	for (size_t i = 0; i < in->npf; i++)
+		eng_codemem_free(in->mem, in->pf[i].addr, in->pf[i].len);
+	in->npf = 0;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void commit_free(struct eng_inst *in, struct commit *c)
+{
+	for (size_t k = 0; k < c->ndirty; k++) {
+		in->pts[c->dirty[k]].dirty = false;
+		free(c->newbase ? c->newbase[k] : NULL);
+	}
+	free(c->newbase);
+	free(c->dirty);
+	inst_threads_free(&c->th);
+}
+
+int eng_inst_commit(struct eng_inst *in, struct hunch_err *err)
+{
+	struct commit c = { 0 };
+	bool was_stopped = eng_proc_stopped(in->p);
+	uint64_t t0 = now_ns();
+	int failed = 0, rc;
+
+	if (in->nqueue == 0 && in->npf == 0)
+		return 0;
+	if (!was_stopped && (rc = eng_stop_all(in->p, err)) < 0)
+		return rc;
+	rc = inst_threads_read(in->p, &c.th, err);
+	if (rc == 0 && (rc = do_removals(in, &c)) < 0)
+		hunch_errf(err, rc, "out of memory");
+	/* one newbase slot per point that can become dirty */
+	if (rc == 0) {
+		c.newbase = calloc(in->nqueue + c.ndirty + 1, sizeof *c.newbase);
+		if (c.newbase == NULL)
+			rc = hunch_errf(err, -ENOMEM, "out of memory");
+	}
+	if (rc == 0)
+		rc = do_adds(in, &c, &failed, err);
+	if (rc == 0)
+		rc = apply_points(in, &c, err);
+	if (rc == 0)
+		try_free(in, &c.th);
+	in->nqueue = 0;
+	commit_free(in, &c);
+	in->st.commits++;
+	if (!was_stopped) {
+		int rc2 = eng_resume_all(in->p, rc < 0 ? NULL : err);
+
+		if (rc == 0)
+			rc = rc2;
+	}
+	in->st.last_commit_ns = now_ns() - t0;
+	if (rc < 0)
+		hunch_err_prefix(err, "instrumenting pid %d: ",
+				 (int)eng_proc_pid(in->p));
+	return rc < 0 ? rc : failed;
+}
+
+int eng_inst_remove_all(struct eng_inst *in, struct hunch_err *err)
+{
+	for (size_t i = 0; i < in->nreq; i++)
+		if (in->req[i].state == ENG_REQ_ACTIVE ||
+		    in->req[i].state == ENG_REQ_PENDING)
+			eng_inst_remove(in, (uint32_t)i + 1);
+	return eng_inst_commit(in, err);
+}
+
+void eng_inst_stats(const struct eng_inst *in, struct eng_inst_stats *st)
+{
+	*st = in->st;
+	st->points_patched = 0;
+	st->requests_active = 0;
+	for (size_t i = 0; i < in->npts; i++)
+		st->points_patched += in->pts[i].patched;
+	for (size_t i = 0; i < in->nreq; i++)
+		st->requests_active += in->req[i].state == ENG_REQ_ACTIVE;
+	st->code_bytes = eng_codemem_used(in->mem);
+}

@@ -1,0 +1,256 @@
+/*
+ * inst_util.c - see inst_util.h.
+ */
+#include "inst_util.h"
+
+#include <capstone/capstone.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+const char *build_path(const char *rel)
+{
+	static char buf[4096];
+	const char *root = getenv("HUNCH_BUILD_ROOT");
+
+	snprintf(buf, sizeof buf, "%s/%s", root ? root : ".", rel);
+	return buf;
+}
+
+static uint64_t ms_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+int tgt_launch(struct tgt *t, const char *path, char *const *argv)
+{
+	struct eng_launch_opts lo = { 0 };
+	struct hunch_err err = { 0 };
+	int in[2], out[2];
+	const char *rt = getenv("HUNCHRT");
+
+	memset(t, 0, sizeof *t);
+	if (pipe2(in, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0)
+		return -1;
+	if (eng_shm_create(0, false, &t->shm, &err) < 0 ||
+	    eng_sampler_create(t->shm, &t->smp, &err) < 0)
+		goto fail;
+	lo.path = path;
+	lo.argv = argv;
+	lo.stdin_fd = in[0];
+	lo.stdout_fd = out[1];
+	lo.stderr_fd = -1;
+	lo.rtlib_path = rt ? rt : "rtlib/libhunchrt.so";
+	lo.shm = t->shm;
+	if (eng_launch(&lo, &t->p, &err) < 0)
+		goto fail;
+	close(in[0]);
+	close(out[1]);
+	t->to = in[1];
+	t->from = out[0];
+	fcntl(t->from, F_SETFL, O_NONBLOCK);
+	eng_sampler_set_pid(t->smp, eng_proc_pid(t->p));
+	if (eng_inst_create(t->p, t->shm, &t->in, &err) < 0)
+		goto fail;
+	if (eng_image_open(path, &t->img, &err) < 0)
+		goto fail;
+	t->base = eng_proc_module(t->p, 0)->bias +
+		  eng_image_link_base(t->img);
+	return 0;
+fail:
+	fprintf(stderr, "# launch %s: %s\n", path, err.msg);
+	return -1;
+}
+
+static void read_out(struct tgt *t)
+{
+	ssize_t n;
+
+	while (t->outlen < sizeof t->out - 1 &&
+	       (n = read(t->from, t->out + t->outlen,
+			 sizeof t->out - 1 - t->outlen)) > 0)
+		t->outlen += (size_t)n;
+	t->out[t->outlen] = 0;
+}
+
+void tgt_pump(struct tgt *t, int ms)
+{
+	uint64_t end = ms_now() + (uint64_t)ms;
+	struct eng_event ev[16];
+
+	do {
+		int n = t->ended ? 0 : eng_poll_events(t->p, ev, 16, 5);
+
+		for (int i = 0; i < n; i++) {
+			if (ev[i].kind == ENG_EV_EXITED) {
+				t->ended = true;
+				t->status = ev[i].status;
+			} else if (ev[i].kind == ENG_EV_KILLED) {
+				t->ended = true;
+				t->status = -ev[i].signo;
+			}
+		}
+		if (t->ended || n < 0)
+			usleep(2000);
+		read_out(t);
+		eng_sampler_tick(t->smp, NULL);
+	} while (ms_now() < end);
+}
+
+int tgt_wait_line(struct tgt *t, const char *line, int ms)
+{
+	uint64_t end = ms_now() + (uint64_t)ms;
+	size_t ll = strlen(line);
+
+	while (ms_now() < end) {
+		const char *p = t->out;
+
+		tgt_pump(t, 0);
+		while ((p = strstr(p, line)) != NULL) {
+			if ((p == t->out || p[-1] == '\n') && p[ll] == '\n')
+				return 0;
+			p++;
+		}
+		if (t->ended)
+			return -1;
+	}
+	return -1;
+}
+
+int tgt_send(struct tgt *t, const char *s)
+{
+	return write(t->to, s, strlen(s)) == (ssize_t)strlen(s) ? 0 : -1;
+}
+
+int tgt_wait_exit(struct tgt *t, int ms)
+{
+	uint64_t end = ms_now() + (uint64_t)ms;
+
+	while (!t->ended && ms_now() < end)
+		tgt_pump(t, 0);
+	tgt_pump(t, 10);
+	return t->ended ? 0 : -1;
+}
+
+void tgt_fini(struct tgt *t)
+{
+	if (t->p != NULL && !eng_proc_ended(t->p))
+		eng_kill(t->p);
+	eng_inst_destroy(t->in);
+	if (t->p != NULL)
+		eng_proc_free(t->p);
+	eng_sampler_destroy(t->smp);
+	eng_shm_destroy(t->shm);
+	eng_image_close(t->img);
+	if (t->to > 0)
+		close(t->to);
+	if (t->from > 0)
+		close(t->from);
+	memset(t, 0, sizeof *t);
+}
+
+static int add_ctr(struct tgt *t, struct fn_ctr *c, const struct x86_point *xp,
+		   uint64_t h)
+{
+	struct x86_snip s = { .kind = X86_SN_ADD, .handle = h, .delta = 1 };
+	struct eng_inst_point pt;
+	struct hunch_err err = { 0 };
+
+	if (!xp->ok) {
+		c->why = xp->why;
+		return 0;
+	}
+	if (c->nreq == 16)
+		return 0;
+	eng_inst_point_from(xp, t->base, &pt);
+	if (eng_inst_add(t->in, &pt, &s, 1, false, &c->req[c->nreq], &err) < 0) {
+		c->why = "add failed";
+		return 0;
+	}
+	c->nreq++;
+	return 1;
+}
+
+int instrument_counters(struct tgt *t, const char *prefix, struct fn_ctr **out,
+			size_t *nout)
+{
+	size_t nf = eng_image_nfuncs(t->img), n = 0;
+	struct fn_ctr *c = calloc(nf, sizeof *c);
+	struct hunch_err err = { 0 };
+	int npts = 0, failed;
+
+	for (size_t i = 0; i < nf; i++) {
+		const struct eng_func *f = eng_image_func(t->img, i);
+		struct fn_ctr *cc = &c[n];
+		struct x86_func xf;
+
+		if (prefix && strncmp(f->name, prefix, strlen(prefix)) != 0)
+			continue;
+		cc->f = f;
+		n++;
+		eng_sampler_var_alloc(t->smp, ENG_VAR_COUNTER, &cc->entry_var,
+				      &cc->entry_h, NULL);
+		eng_sampler_var_alloc(t->smp, ENG_VAR_COUNTER, &cc->exit_var,
+				      &cc->exit_h, NULL);
+		su_parse(t->img, f, &xf);
+		if (!xf.ok)
+			cc->why = xf.why;
+		for (size_t k = 0; xf.ok && k < xf.npoints; k++) {
+			int a = add_ctr(t, cc, &xf.points[k],
+					xf.points[k].kind == X86_PT_ENTRY ?
+					cc->entry_h : cc->exit_h);
+
+			npts += a;
+			if (xf.points[k].kind == X86_PT_ENTRY)
+				cc->nentry += (size_t)a;
+			else
+				cc->nexit += (size_t)a;
+		}
+		su_free(&xf);
+	}
+	failed = eng_inst_commit(t->in, &err);
+	if (failed < 0)
+		fprintf(stderr, "# commit: %s\n", err.msg);
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < c[i].nreq; k++) {
+			const char *why;
+
+			if (eng_inst_state(t->in, c[i].req[k], &why) ==
+			    ENG_REQ_FAILED) {
+				c[i].why = why;
+				npts--;
+			}
+		}
+	*out = c;
+	*nout = n;
+	return failed < 0 ? failed : npts;
+}
+
+size_t code_mismatches(struct tgt *t)
+{
+	size_t nf = eng_image_nfuncs(t->img), bad = 0;
+
+	for (size_t i = 0; i < nf; i++) {
+		const struct eng_func *f = eng_image_func(t->img, i);
+		uint8_t a[4096], b[4096];
+		size_t len = f->size < sizeof a ? f->size : sizeof a;
+
+		if (len == 0 || eng_image_read(t->img, f->addr, a, len) < 0)
+			continue;
+		if (eng_read_mem(t->p, t->base + f->addr, b, len, NULL) < 0 ||
+		    memcmp(a, b, len) != 0) {
+			fprintf(stderr, "# code of %s differs from the file\n",
+				f->name);
+			bad++;
+		}
+	}
+	return bad;
+}

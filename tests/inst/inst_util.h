@@ -1,0 +1,75 @@
+/*
+ * inst_util.h - helpers for the instrumentation tests: launching a
+ * target under hunch with the runtime library and pipes, waiting for its
+ * lines while handling ptrace events and sampling, and a STAND-IN for
+ * the function parser (arch/x86_64/x86_parse.c, written elsewhere): a
+ * linear capstone decode that finds entry and exit points with the
+ * borrowing rules of x86_parse.h, conservatively.
+ */
+#ifndef INST_UTIL_H
+#define INST_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "eng_inst.h"
+#include "eng_proc.h"
+#include "eng_sampler.h"
+#include "eng_shm.h"
+#include "eng_symbols.h"
+#include "x86_parse.h"
+
+struct tgt {
+	struct eng_proc *p;
+	struct eng_shm *shm;
+	struct eng_sampler *smp;
+	struct eng_inst *in;
+	struct eng_image *img;
+	uint64_t base;          /* runtime = base + image-relative */
+	int to, from;           /* stdin, stdout pipes */
+	char out[1 << 16];      /* everything printed so far */
+	size_t outlen, seen;
+	bool ended;
+	int status;             /* exit code or -signal */
+};
+
+/* Launch `path` with argv (NULL-terminated, argv[0] included) stopped at
+ * main, with rtlib, sampler and instrumentation manager.  0 or -1. */
+int tgt_launch(struct tgt *t, const char *path, char *const *argv);
+/* Wait until the target printed a line equal to `line` (ms timeout). */
+int tgt_wait_line(struct tgt *t, const char *line, int ms);
+int tgt_send(struct tgt *t, const char *s);
+int tgt_wait_exit(struct tgt *t, int ms);
+/* Poll events and output for `ms`. */
+void tgt_pump(struct tgt *t, int ms);
+void tgt_fini(struct tgt *t);
+
+/* Stand-in parser: points of one function, image-relative. */
+int su_parse(const struct eng_image *img, const struct eng_func *f,
+	     struct x86_func *out);
+void su_free(struct x86_func *f);
+
+/* Counter at entry and exit of every function of the executable (and
+ * whose name starts with prefix, if not NULL); fills ids.  Returns the
+ * number of points requested. */
+struct fn_ctr {
+	const struct eng_func *f;
+	uint32_t entry_var, exit_var;
+	uint64_t entry_h, exit_h;
+	size_t nentry, nexit;        /* points instrumented */
+	uint32_t req[16];
+	size_t nreq;
+	const char *why;             /* a refused point, if any */
+};
+int instrument_counters(struct tgt *t, const char *prefix,
+			struct fn_ctr **out, size_t *n);
+
+/* Every patched byte equals the file's?  Counts mismatches over every
+ * function of the image. */
+size_t code_mismatches(struct tgt *t);
+
+const char *build_path(const char *rel);
+
+#endif

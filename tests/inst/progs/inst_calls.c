@@ -1,0 +1,98 @@
+/* inst_calls.c - a multi-threaded target whose call counts are known
+ * exactly (tests/inst/README.md):
+ *
+ *   per worker i (0..7):  ic_worker 1, ic_mid (i+1)*1000,
+ *                         ic_leaf 2*(i+1)*1000, ic_branchy (i+1)*1000,
+ *                         ic_rec 100*11 (recursion depth 10, 100 times)
+ *   main thread:          main 1, ic_report 8
+ *
+ * The workers finish their work, then wait on a barrier; main prints
+ * every result and "done", reads one line from stdin, then releases and
+ * joins them and prints "end".  stdout is deterministic.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#if defined(__clang__)
+#define NOI __attribute__((noinline))
+#else
+#define NOI __attribute__((noipa))
+#endif
+
+#define NTHREADS 8
+
+static pthread_barrier_t work_done, release;
+static long results[NTHREADS];
+
+NOI long ic_leaf(long x)
+{
+	return x * 3 + 1;
+}
+
+NOI long ic_mid(long x)
+{
+	return ic_leaf(x) + ic_leaf(x + 1);
+}
+
+NOI long ic_branchy(long x)
+{
+	if (x & 1)
+		return x;
+	return -x;
+}
+
+NOI long ic_rec(long n)
+{
+	long r;
+
+	if (n <= 0)
+		return 0;
+	r = ic_rec(n - 1);
+	__asm__ __volatile__("" : "+r"(r));   /* no accumulator loop */
+	return r + 1;
+}
+
+NOI void *ic_worker(void *arg)
+{
+	long i = (long)arg, s = 0;
+
+	for (long k = 0; k < (i + 1) * 1000; k++) {
+		s += ic_mid(k);
+		s += ic_branchy(k);
+	}
+	for (int k = 0; k < 100; k++)
+		s += ic_rec(10);
+	results[i] = s;
+	pthread_barrier_wait(&work_done);
+	pthread_barrier_wait(&release);
+	return NULL;
+}
+
+NOI void ic_report(int i)
+{
+	printf("worker %d: %ld\n", i, results[i]);
+}
+
+int main(void)
+{
+	pthread_t t[NTHREADS];
+	char line[64];
+
+	pthread_barrier_init(&work_done, NULL, NTHREADS + 1);
+	pthread_barrier_init(&release, NULL, NTHREADS + 1);
+	for (long i = 0; i < NTHREADS; i++)
+		pthread_create(&t[i], NULL, ic_worker, (void *)i);
+	pthread_barrier_wait(&work_done);
+	for (int i = 0; i < NTHREADS; i++)
+		ic_report(i);
+	printf("done\n");
+	fflush(stdout);
+	if (fgets(line, sizeof line, stdin) == NULL)
+		return 1;
+	pthread_barrier_wait(&release);
+	for (int i = 0; i < NTHREADS; i++)
+		pthread_join(t[i], NULL);
+	printf("end\n");
+	return 0;
+}
