@@ -19,21 +19,31 @@
 #define MINI_MAX 2048
 #define BASE_COST_NS 3
 
+struct chain {
+	uint32_t *id;            /* request ids, in execution order */
+	size_t n, cap;
+};
+
+/* One patch: the bytes a jmp (or int3) replaces, and the instrumented
+ * instructions (sites) inside it, each with its chain of minis. */
 struct ipoint {
-	struct eng_inst_point pt;
+	struct eng_inst_point pt;   /* pt.addr: the first site requested */
+	uint64_t site[X86_TRAMP_MAX_SITES];
+	struct chain ch[X86_TRAMP_MAX_SITES];
+	size_t nsite;
 	uint8_t orig[32];        /* the program's bytes under the patch */
 	bool patched;
+	bool rebuild;            /* a site was added: new base trampoline */
 	uint64_t base;           /* base trampoline address, 0 if none */
 	size_t base_len;
 	struct x86_base b;
-	uint32_t *chain;         /* request ids, in execution order */
-	size_t nchain, capchain;
-	bool dirty;              /* chain changed in this commit */
+	bool dirty;              /* chains changed in this commit */
 };
 
 struct request {
 	enum eng_req_state state;
 	uint32_t point;          /* index into points */
+	uint64_t site;           /* the instruction it instruments */
 	uint8_t *code;           /* snippet code, position independent */
 	size_t code_len;
 	unsigned cost_ns;
@@ -57,8 +67,9 @@ struct eng_inst {
 
 	struct ipoint *pts;
 	size_t npts, cappts;
-	uint32_t *hash;          /* patch_start -> point index + 1 */
-	size_t hcap;
+	uint32_t *hash;          /* byte address -> point index + 1 */
+	uint64_t *hkey;
+	size_t hcap, hused;
 
 	struct request *req;     /* id = index + 1 */
 	size_t nreq, capreq;
@@ -67,6 +78,11 @@ struct eng_inst {
 
 	struct pending_free *pf;
 	size_t npf, cappf;
+
+	/* trap fallback: table in the target, mirrored here */
+	uint64_t trap_table;
+	struct hunch_trap_entry *trap_mirror;
+	size_t trap_used;
 	struct eng_inst_stats st;
 };
 
@@ -147,14 +163,17 @@ void eng_inst_destroy(struct eng_inst *in)
 	if (in == NULL)
 		return;
 	for (size_t i = 0; i < in->npts; i++)
-		free(in->pts[i].chain);
+		for (size_t k = 0; k < X86_TRAMP_MAX_SITES; k++)
+			free(in->pts[i].ch[k].id);
 	for (size_t i = 0; i < in->nreq; i++)
 		free(in->req[i].code);
 	free(in->pts);
 	free(in->hash);
+	free(in->hkey);
 	free(in->req);
 	free(in->queue);
 	free(in->pf);
+	free(in->trap_mirror);
 	eng_codemem_destroy(in->mem);
 	x86_reloc_close(in->reloc);
 	free(in);
@@ -172,53 +191,155 @@ static size_t hslot(uint64_t a, size_t cap)
 	return (size_t)((a * 0x9e3779b97f4a7c15ull) >> 20) & (cap - 1);
 }
 
-static struct ipoint *point_at(struct eng_inst *in, uint64_t pstart)
+/* The byte map: every patched-or-requested byte -> its point, so that
+ * overlapping requests are found (and merged) by address. */
+static struct ipoint *point_at(struct eng_inst *in, uint64_t a)
 {
 	if (in->hcap == 0)
 		return NULL;
-	for (size_t i = hslot(pstart, in->hcap);; i = (i + 1) & (in->hcap - 1)) {
+	for (size_t i = hslot(a, in->hcap);; i = (i + 1) & (in->hcap - 1)) {
 		uint32_t v = in->hash[i];
 
 		if (v == 0)
 			return NULL;
-		if (in->pts[v - 1].pt.patch_start == pstart)
+		if (in->hkey[i] == a)
 			return &in->pts[v - 1];
 	}
 }
 
-static int rehash(struct eng_inst *in)
+static void hput(uint32_t *h, uint64_t *key, size_t cap, uint64_t a,
+		 uint32_t v)
 {
-	size_t cap = in->hcap ? in->hcap * 2 : 1024;
-	uint32_t *h = calloc(cap, sizeof *h);
+	size_t i = hslot(a, cap);
 
-	if (h == NULL)
+	while (h[i] != 0 && key[i] != a)
+		i = (i + 1) & (cap - 1);
+	h[i] = v;
+	key[i] = a;
+}
+
+static int rehash(struct eng_inst *in, size_t need)
+{
+	size_t cap = in->hcap ? in->hcap : 4096;
+	uint32_t *h;
+	uint64_t *key;
+
+	while (need * 2 > cap)
+		cap *= 2;
+	if (cap == in->hcap)
+		return 0;
+	h = calloc(cap, sizeof *h);
+	key = calloc(cap, sizeof *key);
+	if (h == NULL || key == NULL) {
+		free(h);
+		free(key);
 		return -ENOMEM;
-	for (size_t k = 0; k < in->npts; k++) {
-		size_t i = hslot(in->pts[k].pt.patch_start, cap);
-
-		while (h[i] != 0)
-			i = (i + 1) & (cap - 1);
-		h[i] = (uint32_t)k + 1;
 	}
+	for (size_t k = 0; k < in->npts; k++)
+		for (unsigned b = 0; b < in->pts[k].pt.patch_len; b++)
+			hput(h, key, cap, in->pts[k].pt.patch_start + b,
+			     (uint32_t)k + 1);
 	free(in->hash);
+	free(in->hkey);
 	in->hash = h;
+	in->hkey = key;
 	in->hcap = cap;
 	return 0;
+}
+
+/* Map the bytes [s, e) to point k. */
+static int hmap(struct eng_inst *in, uint64_t s, uint64_t e, uint32_t k)
+{
+	if (rehash(in, in->hused + (e - s)) < 0)
+		return -ENOMEM;
+	for (uint64_t a = s; a < e; a++) {
+		if (point_at(in, a) == NULL)
+			in->hused++;
+		hput(in->hash, in->hkey, in->hcap, a, k + 1);
+	}
+	return 0;
+}
+
+static int site_index(const struct ipoint *ip, uint64_t addr)
+{
+	for (size_t i = 0; i < ip->nsite; i++)
+		if (ip->site[i] == addr)
+			return (int)i;
+	return -1;
+}
+
+/* Another instruction of the same patch: sites stay sorted; an active
+ * patch gets a new base trampoline at the next commit. */
+static int site_add(struct ipoint *ip, uint64_t addr, struct hunch_err *err)
+{
+	size_t i;
+
+	if (site_index(ip, addr) >= 0)
+		return 0;
+	if (ip->nsite == X86_TRAMP_MAX_SITES || ip->pt.trap)
+		return hunch_errf(err, -ENOSPC, "point 0x%" PRIx64 ": too many "
+				  "points in one patch", addr);
+	for (i = ip->nsite; i > 0 && ip->site[i - 1] > addr; i--) {
+		ip->site[i] = ip->site[i - 1];
+		ip->ch[i] = ip->ch[i - 1];
+	}
+	ip->site[i] = addr;
+	memset(&ip->ch[i], 0, sizeof ip->ch[i]);
+	ip->nsite++;
+	if (ip->base != 0)
+		ip->rebuild = true;
+	return 0;
+}
+
+/* A point whose patch overlaps an inactive one is merged into it (the
+ * union of two overlapping patches has no branch target inside that
+ * neither checked, and the generator refuses a call in its middle). */
+static int point_merge(struct eng_inst *in, struct ipoint *ip,
+		       const struct eng_inst_point *pt, struct hunch_err *err)
+{
+	uint64_t s = ip->pt.patch_start, e = s + ip->pt.patch_len;
+	uint64_t ns = pt->patch_start < s ? pt->patch_start : s;
+	uint64_t pe = pt->patch_start + pt->patch_len;
+	uint64_t ne = pe > e ? pe : e;
+
+	if (ns == s && ne == e && ip->pt.trap == pt->trap)
+		return site_add(ip, pt->addr, err);
+	if (ip->pt.trap || pt->trap)
+		return hunch_errf(err, -EBUSY, "point 0x%" PRIx64 ": its bytes "
+				  "belong to the patch of another point",
+				  pt->addr);
+	if (ip->base != 0)
+		return hunch_errf(err, -EBUSY, "point 0x%" PRIx64 " overlaps "
+				  "the active patch at 0x%" PRIx64 "; request "
+				  "both points together", pt->addr, s);
+	if (ne - ns > 32)
+		return hunch_errf(err, -ENOSPC, "point 0x%" PRIx64 ": merged "
+				  "patch too long", pt->addr);
+	ip->pt.patch_start = ns;
+	ip->pt.patch_len = (uint8_t)(ne - ns);
+	if (hmap(in, ns, ne, (uint32_t)(ip - in->pts)) < 0)
+		return hunch_errf(err, -ENOMEM, "out of memory");
+	return site_add(ip, pt->addr, err);
 }
 
 static int point_get(struct eng_inst *in, const struct eng_inst_point *pt,
 		     uint32_t *idx, struct hunch_err *err)
 {
-	struct ipoint *ip = point_at(in, pt->patch_start);
+	struct ipoint *ip = NULL;
+	int rc;
 
+	for (unsigned b = 0; b < pt->patch_len; b++) {
+		struct ipoint *o = point_at(in, pt->patch_start + b);
+
+		if (o != NULL && ip != NULL && o != ip)
+			return hunch_errf(err, -EBUSY, "point 0x%" PRIx64
+					  " overlaps two patches", pt->addr);
+		if (o != NULL)
+			ip = o;
+	}
 	if (ip != NULL) {
-		if (ip->pt.addr != pt->addr || ip->pt.patch_len != pt->patch_len ||
-		    ip->pt.trap != pt->trap)
-			return hunch_errf(err, -EINVAL, "point 0x%" PRIx64
-					  " was requested with another patch",
-					  pt->addr);
 		*idx = (uint32_t)(ip - in->pts);
-		return 0;
+		return point_merge(in, ip, pt, err);
 	}
 	if (grow((void **)&in->pts, &in->cappts, in->npts + 1,
 		 sizeof *in->pts) < 0)
@@ -226,19 +347,13 @@ static int point_get(struct eng_inst *in, const struct eng_inst_point *pt,
 	ip = &in->pts[in->npts];
 	memset(ip, 0, sizeof *ip);
 	ip->pt = *pt;
+	ip->site[0] = pt->addr;
+	ip->nsite = 1;
 	in->npts++;
-	if (in->npts * 2 > in->hcap) {
-		if (rehash(in) < 0) {
-			in->npts--;
-			return hunch_errf(err, -ENOMEM, "out of memory");
-		}
-	} else {
-		size_t i = hslot(pt->patch_start, in->hcap);
-
-		while (in->hash[i] != 0)
-			i = (i + 1) & (in->hcap - 1);
-		in->hash[i] = (uint32_t)in->npts;
-	}
+	rc = hmap(in, pt->patch_start, pt->patch_start + pt->patch_len,
+		  (uint32_t)in->npts - 1);
+	if (rc < 0)
+		return hunch_errf(err, -ENOMEM, "out of memory");
 	*idx = (uint32_t)in->npts - 1;
 	return 0;
 }
@@ -262,7 +377,14 @@ int eng_inst_add(struct eng_inst *in, const struct eng_inst_point *pt,
 	struct request *r;
 	uint32_t pi = 0;
 	int len, rc;
+	struct eng_inst_point tp;
 
+	if (pt->trap) {      /* the int3 replaces the point instruction only */
+		tp = *pt;
+		tp.patch_start = pt->addr;
+		tp.patch_len = pt->insn_len;
+		pt = &tp;
+	}
 	if (pt->patch_len < (pt->trap ? 1 : 5) || pt->patch_len > 32 ||
 	    pt->addr < pt->patch_start ||
 	    pt->addr >= pt->patch_start + pt->patch_len)
@@ -289,6 +411,7 @@ int eng_inst_add(struct eng_inst *in, const struct eng_inst_point *pt,
 	r->cost_ns = x86_snip_cost_ns(&in->env, s, n);
 	r->prepend = prepend;
 	r->point = pi;
+	r->site = pt->addr;
 	r->state = ENG_REQ_PENDING;
 	*id = (uint32_t)++in->nreq;
 	return 0;
@@ -351,20 +474,21 @@ static uint32_t cost_native(const struct eng_inst *in, unsigned ns)
 	return (uint32_t)(((uint64_t)ns << in->tsc_shift) / in->tsc_mult);
 }
 
-/* Rewrite the jumps of a point's chain: slot -> mini0 -> ... -> BACK,
+/* Rewrite the jumps of a site's chain: slot -> mini0 -> ... -> BACK,
  * and the observed cost of one pass. */
-static int relink(struct eng_inst *in, struct ipoint *ip,
-		  struct hunch_err *err)
+static int relink_site(struct eng_inst *in, struct ipoint *ip, size_t s,
+		       struct hunch_err *err)
 {
-	uint64_t back = ip->base + ip->b.back_off;
-	uint64_t from = ip->base + ip->b.slot_off;
+	const struct x86_site *st = &ip->b.site[s];
+	uint64_t back = ip->base + st->back_off;
+	uint64_t from = ip->base + st->slot_off;
 	unsigned ns = BASE_COST_NS;
 	uint8_t j[5];
 	uint32_t cost;
 	int rc;
 
-	for (size_t i = 0; i < ip->nchain; i++) {
-		struct request *r = req_get(in, ip->chain[i]);
+	for (size_t i = 0; i < ip->ch[s].n; i++) {
+		struct request *r = req_get(in, ip->ch[s].id[i]);
 
 		x86_jmp5_bytes(j, from, r->mini);
 		if ((rc = wmem(in, from, j, 5, err)) < 0)
@@ -376,7 +500,26 @@ static int relink(struct eng_inst *in, struct ipoint *ip,
 	if ((rc = wmem(in, from, j, 5, err)) < 0)
 		return rc;
 	cost = cost_native(in, ns);
-	return wmem(in, ip->base + ip->b.cost_off, &cost, 4, err);
+	return wmem(in, ip->base + st->cost_off, &cost, 4, err);
+}
+
+static int relink(struct eng_inst *in, struct ipoint *ip,
+		  struct hunch_err *err)
+{
+	int rc = 0;
+
+	for (size_t s = 0; s < ip->nsite && rc == 0; s++)
+		rc = relink_site(in, ip, s, err);
+	return rc;
+}
+
+static size_t point_minis(const struct ipoint *ip)
+{
+	size_t n = 0;
+
+	for (size_t s = 0; s < ip->nsite; s++)
+		n += ip->ch[s].n;
+	return n;
 }
 
 /* ---- the commit ---- */
@@ -400,74 +543,36 @@ static int mark_dirty(struct eng_inst *in, struct commit *c, struct ipoint *ip)
 	return 0;
 }
 
-static bool overlaps(struct eng_inst *in, const struct ipoint *ip)
-{
-	uint64_t s = ip->pt.patch_start, e = s + ip->pt.patch_len;
-
-	for (uint64_t a = s > 32 ? s - 32 : 0; a < e; a++) {
-		struct ipoint *o = point_at(in, a);
-
-		if (o == NULL || o == ip || o->base == 0)
-			continue;
-		if (o->pt.patch_start + o->pt.patch_len > s)
-			return true;
-	}
-	return false;
-}
-
-static int refuse(struct ipoint *ip, const char *why)
-{
-	(void)ip;
-	(void)why;
-	return 1;
-}
-
-/* Build the base trampoline of a point about to be patched (not yet
- * written: c->newbase).  Returns 0, 1 (refused, *why), or -errno. */
-static int prepare_point(struct eng_inst *in, struct commit *c,
-			 struct ipoint *ip, size_t k, const char **why,
-			 struct hunch_err *err)
+/* Checks before the first patch of a point's bytes. */
+static int check_fresh(struct eng_inst *in, struct commit *c,
+		       struct ipoint *ip, const char **why,
+		       struct hunch_err *err)
 {
 	const struct eng_inst_point *pt = &ip->pt;
-	uint8_t buf[BASE_MAX];
-	uint64_t at;
-	size_t alloc;
 	int rc;
 
-	if (overlaps(in, ip))
-		return *why = "overlaps the patch of another active point",
-		       refuse(ip, *why);
 	if (!pt->trap && inst_threads_word_in(&c->th, pt->patch_start + 1,
 					      pt->patch_start + pt->patch_len)) {
 		in->st.refused_stack++;
 		return *why = "a stack word points into the bytes to patch "
-			      "(maybe a return address); try again later",
-		       refuse(ip, *why);
+			      "(maybe a return address); try again later", 1;
 	}
 	if ((rc = eng_read_mem(in->p, pt->patch_start, ip->orig,
 			       pt->patch_len, err)) < 0)
 		return rc;
 	if (ip->orig[0] == 0xcc)
 		return *why = "an int3 is already there (a debugger or hunch's "
-			      "own breakpoint)", refuse(ip, *why);
-	rc = x86_tramp_base(in->reloc, &in->env, ip->orig, pt->patch_len,
-			    pt->patch_start, pt->addr, pt->patch_start, buf,
-			    sizeof buf, &ip->b);
-	if (rc < 0)
-		return *why = ip->b.why, refuse(ip, *why);
-	alloc = ip->b.len + 64;
-	if ((rc = eng_codemem_alloc(in->mem, pt->patch_start, alloc, &at,
-				    err)) < 0)
-		return rc;
-	rc = x86_tramp_base(in->reloc, &in->env, ip->orig, pt->patch_len,
-			    pt->patch_start, pt->addr, at, buf, sizeof buf,
-			    &ip->b);
-	if (rc < 0 || ip->b.len > alloc) {
-		eng_codemem_free(in->mem, at, alloc);
-		return *why = rc < 0 ? ip->b.why : "trampoline grew",
-		       refuse(ip, *why);
-	}
-	/* map the PCs now; they are written after the code */
+			      "own breakpoint)", 1;
+	return 0;
+}
+
+/* Threads stopped inside the bytes about to change resume in their
+ * relocated copies (written to the threads after the code). */
+static int move_pcs(struct eng_inst *in, struct commit *c, struct ipoint *ip,
+		    const struct x86_base *nb, uint64_t at, const char **why)
+{
+	const struct eng_inst_point *pt = &ip->pt;
+
 	for (size_t i = 0; i < c->th.n; i++) {
 		struct inst_thread *t = &c->th.t[i];
 		uint64_t pc = t->regs.rip, npc;
@@ -475,47 +580,97 @@ static int prepare_point(struct eng_inst *in, struct commit *c,
 		if (pc <= pt->patch_start ||
 		    pc >= pt->patch_start + pt->patch_len)
 			continue;
-		npc = x86_tramp_map_pc(&ip->b, pt->patch_start, pt->addr, at, pc);
-		if (npc == 0) {
-			eng_codemem_free(in->mem, at, alloc);
+		npc = x86_tramp_map_pc(nb, pt->patch_start, ip->site, at, pc);
+		if (npc == 0)
 			return *why = "a thread stopped between instructions "
-				      "of the patch", refuse(ip, *why);
-		}
-		t->regs.rip = npc;
+				      "of the patch", 1;
+	}
+	for (size_t i = 0; i < c->th.n; i++) {
+		struct inst_thread *t = &c->th.t[i];
+		uint64_t pc = t->regs.rip;
+
+		if (pc <= pt->patch_start ||
+		    pc >= pt->patch_start + pt->patch_len)
+			continue;
+		t->regs.rip = x86_tramp_map_pc(nb, pt->patch_start, ip->site,
+					       at, pc);
 		t->regs_changed = true;
 		in->st.pcs_moved++;
 	}
-	c->newbase[k] = malloc(ip->b.len);
+	return 0;
+}
+
+/* Build the base trampoline of a point about to be patched, or rebuilt
+ * with a new site (not yet written: c->newbase).  Returns 0, 1 (refused,
+ * *why), or -errno. */
+static int prepare_point(struct eng_inst *in, struct commit *c,
+			 struct ipoint *ip, size_t k, const char **why,
+			 struct hunch_err *err)
+{
+	const struct eng_inst_point *pt = &ip->pt;
+	uint8_t buf[BASE_MAX];
+	struct x86_base nb;
+	bool fresh = !ip->patched;
+	uint64_t at;
+	size_t alloc;
+	int rc;
+
+	if (fresh && (rc = check_fresh(in, c, ip, why, err)) != 0)
+		return rc;
+	rc = x86_tramp_base(in->reloc, &in->env, ip->orig, pt->patch_len,
+			    pt->patch_start, ip->site, ip->nsite,
+			    pt->patch_start, buf, sizeof buf, &nb);
+	if (rc < 0)
+		return *why = nb.why, 1;
+	alloc = nb.len + 64;
+	if ((rc = eng_codemem_alloc(in->mem, pt->patch_start, alloc, &at,
+				    err)) < 0)
+		return rc;
+	rc = x86_tramp_base(in->reloc, &in->env, ip->orig, pt->patch_len,
+			    pt->patch_start, ip->site, ip->nsite, at, buf,
+			    sizeof buf, &nb);
+	if (rc < 0 || nb.len > alloc ||
+	    (fresh && move_pcs(in, c, ip, &nb, at, why) != 0)) {
+		eng_codemem_free(in->mem, at, alloc);
+		if (rc < 0 || nb.len > alloc)
+			*why = rc < 0 ? nb.why : "trampoline grew";
+		return 1;
+	}
+	c->newbase[k] = malloc(nb.len);
 	if (c->newbase[k] == NULL)
 		return hunch_errf(err, -ENOMEM, "out of memory");
-	memcpy(c->newbase[k], buf, ip->b.len);
+	memcpy(c->newbase[k], buf, nb.len);
+	if (ip->base != 0 && defer_free(in, ip->base, ip->base_len) < 0)
+		return hunch_errf(err, -ENOMEM, "out of memory");
+	ip->b = nb;
 	ip->base = at;
 	ip->base_len = alloc;
+	ip->rebuild = false;
+	ip->patched = false;    /* (re)write the jmp to the new base */
 	return 0;
 }
 
-static int chain_insert(struct ipoint *ip, uint32_t id, bool prepend)
+static int chain_insert(struct chain *ch, uint32_t id, bool prepend)
 {
-	if (grow((void **)&ip->chain, &ip->capchain, ip->nchain + 1,
-		 sizeof *ip->chain) < 0)
+	if (grow((void **)&ch->id, &ch->cap, ch->n + 1, sizeof *ch->id) < 0)
 		return -ENOMEM;
 	if (prepend) {
-		memmove(ip->chain + 1, ip->chain, ip->nchain * sizeof *ip->chain);
-		ip->chain[0] = id;
+		memmove(ch->id + 1, ch->id, ch->n * sizeof *ch->id);
+		ch->id[0] = id;
 	} else {
-		ip->chain[ip->nchain] = id;
+		ch->id[ch->n] = id;
 	}
-	ip->nchain++;
+	ch->n++;
 	return 0;
 }
 
-static void chain_remove(struct ipoint *ip, uint32_t id)
+static void chain_remove(struct chain *ch, uint32_t id)
 {
-	for (size_t i = 0; i < ip->nchain; i++)
-		if (ip->chain[i] == id) {
-			memmove(ip->chain + i, ip->chain + i + 1,
-				(ip->nchain - i - 1) * sizeof *ip->chain);
-			ip->nchain--;
+	for (size_t i = 0; i < ch->n; i++)
+		if (ch->id[i] == id) {
+			memmove(ch->id + i, ch->id + i + 1,
+				(ch->n - i - 1) * sizeof *ch->id);
+			ch->n--;
 			return;
 		}
 }
@@ -537,7 +692,9 @@ static int do_removals(struct eng_inst *in, struct commit *c)
 		if (r == NULL || r->state != ENG_REQ_REMOVING)
 			continue;
 		ip = &in->pts[r->point];
-		chain_remove(ip, in->queue[q]);
+		if (site_index(ip, r->site) >= 0)
+			chain_remove(&ip->ch[site_index(ip, r->site)],
+				     in->queue[q]);
 		if (defer_free(in, r->mini, r->mini_len) < 0 ||
 		    mark_dirty(in, c, ip) < 0)
 			return -ENOMEM;
@@ -561,7 +718,7 @@ static int do_adds(struct eng_inst *in, struct commit *c, int *failed,
 		ip = &in->pts[r->point];
 		if ((rc = mark_dirty(in, c, ip)) < 0)
 			return hunch_errf(err, rc, "out of memory");
-		if (ip->base == 0) {
+		if (ip->base == 0 || ip->rebuild) {
 			size_t k = c->ndirty - 1;
 
 			while (c->dirty[k] != r->point)
@@ -582,25 +739,106 @@ static int do_adds(struct eng_inst *in, struct commit *c, int *failed,
 			return rc;
 		if ((rc = wmem(in, r->mini, r->code, r->code_len, err)) < 0)
 			return rc;
-		if (chain_insert(ip, id, r->prepend) < 0)
+		if (site_index(ip, r->site) < 0 ||
+		    chain_insert(&ip->ch[site_index(ip, r->site)], id,
+				 r->prepend) < 0)
 			return hunch_errf(err, -ENOMEM, "out of memory");
 		r->state = ENG_REQ_ACTIVE;
 	}
 	return 0;
 }
 
+#define TRAP_CAP 8192u      /* entries; 128 KiB in the target */
+
+/* The table the rtlib's SIGTRAP handler reads: allocated, and the
+ * handler installed, at the first trap point. */
+static int trap_table_init(struct eng_inst *in, uint64_t near,
+			   struct hunch_err *err)
+{
+	uint64_t args[2], ret = 0, fn;
+	pid_t tid;
+	int rc;
+
+	if (in->trap_table != 0)
+		return 0;
+	fn = eng_shm_entry(in->shm, HUNCH_RT_ENTRY_TRAP_INSTALL);
+	if (fn == 0)
+		return hunch_errf(err, -ENOTSUP, "the runtime library has no "
+				  "trap handler (older build?)");
+	in->trap_mirror = calloc(TRAP_CAP, sizeof *in->trap_mirror);
+	if (in->trap_mirror == NULL)
+		return hunch_errf(err, -ENOMEM, "out of memory");
+	if ((rc = eng_codemem_alloc(in->mem, near, TRAP_CAP *
+				    sizeof(struct hunch_trap_entry),
+				    &in->trap_table, err)) < 0)
+		return rc;
+	/* fresh anonymous memory is zero: the table starts empty */
+	if (eng_proc_threads(in->p, &tid, 1) != 1)
+		return hunch_errf(err, -ESRCH, "no thread");
+	args[0] = in->trap_table;
+	args[1] = TRAP_CAP;
+	if ((rc = eng_infcall(in->p, tid, fn, args, 2, &ret, err)) < 0)
+		return rc;
+	if (ret != 0)
+		return hunch_errf(err, -EIO, "the runtime library refused to "
+				  "install its SIGTRAP handler (%d)", (int)ret);
+	return 0;
+}
+
+/* Point `addr` at `tramp` in the table (tramp == addr: a removed point,
+ * whose original instruction is back). */
+static int trap_set(struct eng_inst *in, uint64_t addr, uint64_t tramp,
+		    struct hunch_err *err)
+{
+	uint64_t i = hunch_trap_slot(addr, TRAP_CAP);
+
+	for (size_t n = 0; n < TRAP_CAP; n++, i = (i + 1) & (TRAP_CAP - 1)) {
+		struct hunch_trap_entry *e = &in->trap_mirror[i];
+
+		if (e->addr != addr && e->addr != 0)
+			continue;
+		if (e->addr == 0) {
+			if (in->trap_used + 1 >= TRAP_CAP * 3 / 4)
+				return hunch_errf(err, -ENOSPC, "trap table "
+						  "full at 0x%" PRIx64, addr);
+			in->trap_used++;
+		}
+		e->addr = addr;
+		e->tramp = tramp;
+		return wmem(in, in->trap_table + i * sizeof *e, e, sizeof *e,
+			    err);
+	}
+	return hunch_errf(err, -ENOSPC, "trap table full");
+}
+
 static int write_patch(struct eng_inst *in, struct ipoint *ip,
 		       struct hunch_err *err)
 {
 	uint8_t p[32];
+	int rc;
 
 	if (ip->pt.trap) {
+		if ((rc = trap_table_init(in, ip->base, err)) < 0 ||
+		    (rc = trap_set(in, ip->pt.addr, ip->base, err)) < 0)
+			return rc;
 		p[0] = 0xcc;
 		return wmem(in, ip->pt.addr, p, 1, err);
 	}
 	memset(p, 0xcc, sizeof p);   /* leftover bytes: int3, never run */
 	x86_jmp5_bytes(p, ip->pt.patch_start, ip->base);
 	return wmem(in, ip->pt.patch_start, p, ip->pt.patch_len, err);
+}
+
+/* Put the program's bytes back; a trap keeps its table entry, sending
+ * a late SIGTRAP back to the restored instruction. */
+static int unpatch(struct eng_inst *in, struct ipoint *ip,
+		   struct hunch_err *err)
+{
+	int rc = wmem(in, ip->pt.patch_start, ip->orig, ip->pt.patch_len, err);
+
+	if (rc == 0 && ip->pt.trap)
+		rc = trap_set(in, ip->pt.addr, ip->pt.addr, err);
+	return rc;
 }
 
 /* Write code and links of every touched point; new bases last (their
@@ -615,16 +853,17 @@ static int apply_points(struct eng_inst *in, struct commit *c,
 
 		if (ip->base == 0)
 			continue;
-		if (ip->nchain == 0) {     /* last mini gone: restore */
+		if (point_minis(ip) == 0) {     /* last mini gone: restore */
 			if (ip->patched) {
-				if ((rc = wmem(in, ip->pt.patch_start, ip->orig,
-					       ip->pt.patch_len, err)) < 0)
+				if ((rc = unpatch(in, ip, err)) < 0)
 					return rc;
 				ip->patched = false;
 			}
 			if (defer_free(in, ip->base, ip->base_len) < 0)
 				return hunch_errf(err, -ENOMEM, "out of memory");
 			ip->base = 0;
+			ip->nsite = 0;     /* sites come back with requests */
+			ip->rebuild = false;
 			continue;
 		}
 		if (c->newbase[k] != NULL &&

@@ -346,7 +346,7 @@ struct base_labels {
 };
 
 static void emit_pre(struct x86_buf *o, const struct x86_tramp_env *env,
-		     struct x86_base *b, struct base_labels *L)
+		     struct x86_site *b, struct base_labels *L)
 {
 	b->pre_off = o->len;
 	x86_emit_lea_rsp(o, -128);
@@ -400,27 +400,31 @@ static int fail(struct x86_base *b, int code, const char *why)
 
 int x86_tramp_base(struct x86_reloc *r, const struct x86_tramp_env *env,
 		   const uint8_t *orig, size_t plen, uint64_t pstart,
-		   uint64_t point, uint64_t at, uint8_t *buf, size_t cap,
-		   struct x86_base *b)
+		   const uint64_t *sites, size_t nsites, uint64_t at,
+		   uint8_t *buf, size_t cap, struct x86_base *b)
 {
 	struct x86_buf o;
-	struct base_labels L;
+	struct base_labels L[X86_TRAMP_MAX_SITES];
 	size_t off = 0;
 	bool pre_done = false, dead = false;
-	int32_t slot;
 
 	memset(b, 0, sizeof *b);
 	x86_buf_init(&o, buf, cap, at);
-	if (point < pstart || point >= pstart + plen)
-		return fail(b, -EINVAL, "point outside its patch");
+	if (nsites == 0 || nsites > X86_TRAMP_MAX_SITES)
+		return fail(b, -EINVAL, "bad number of points in one patch");
+	for (size_t i = 0; i < nsites; i++)
+		if (sites[i] < pstart || sites[i] >= pstart + plen ||
+		    (i > 0 && sites[i] <= sites[i - 1]))
+			return fail(b, -EINVAL, "point outside its patch");
 	while (off < plen) {
 		struct x86_reloc_info ri;
 		int rc;
 
 		if (b->ninsn == X86_TRAMP_MAX_INSNS)
 			return fail(b, -ENOTSUP, "too many instructions in patch");
-		if (pstart + off == point) {
-			emit_pre(&o, env, b, &L);
+		if (b->nsite < nsites && pstart + off == sites[b->nsite]) {
+			emit_pre(&o, env, &b->site[b->nsite], &L[b->nsite]);
+			b->nsite++;
 			pre_done = true;
 		}
 		b->orig_off[b->ninsn] = (uint8_t)off;
@@ -444,23 +448,29 @@ int x86_tramp_base(struct x86_reloc *r, const struct x86_tramp_env *env,
 			dead = true;
 		off += ri.len;
 	}
-	if (!pre_done)
+	if (!pre_done || b->nsite != nsites)
 		return fail(b, -EINVAL, "point is not an instruction boundary");
 	x86_emit_jmp(&o, pstart + plen);
-	emit_slow(&o, env, &L);
+	for (size_t i = 0; i < nsites; i++)
+		emit_slow(&o, env, &L[i]);
 	if (o.overflow)
 		return fail(b, -ENOSPC, "trampoline buffer too small");
-	slot = (int32_t)(b->back_off - (b->slot_off + 5));
-	memcpy(buf + b->slot_off + 1, &slot, 4);
+	for (size_t i = 0; i < nsites; i++) {
+		struct x86_site *st = &b->site[i];
+		int32_t slot = (int32_t)(st->back_off - (st->slot_off + 5));
+
+		memcpy(buf + st->slot_off + 1, &slot, 4);
+	}
 	b->len = o.len;
 	return 0;
 }
 
 uint64_t x86_tramp_map_pc(const struct x86_base *b, uint64_t pstart,
-			  uint64_t point, uint64_t at, uint64_t pc)
+			  const uint64_t *sites, uint64_t at, uint64_t pc)
 {
-	if (pc == point)
-		return at + b->pre_off;
+	for (size_t i = 0; i < b->nsite; i++)
+		if (pc == sites[i])
+			return at + b->site[i].pre_off;
 	for (size_t i = 0; i < b->ninsn; i++)
 		if (pstart + b->orig_off[i] == pc)
 			return at + b->new_off[i];

@@ -90,13 +90,21 @@ bool x86_snip_calls(const struct x86_tramp_env *env, const struct x86_snip *s,
 		    size_t n);
 
 #define X86_TRAMP_MAX_INSNS 24
+#define X86_TRAMP_MAX_SITES 4
 
-struct x86_base {
-	size_t len;
+/* One instrumented instruction inside a patch (a patch may hold several,
+ * e.g. entry and exit of `lea 1(%rdi,%rdi,2),%rax; ret`). */
+struct x86_site {
+	size_t pre_off;
 	size_t slot_off;        /* the `jmp rel32` to the first mini */
 	size_t back_off;        /* where the last mini jumps */
 	size_t cost_off;        /* imm32 of the observed-cost add */
-	size_t pre_off;
+};
+
+struct x86_base {
+	size_t len;
+	struct x86_site site[X86_TRAMP_MAX_SITES];
+	size_t nsite;
 	size_t ninsn;           /* original instructions in the patch */
 	uint8_t orig_off[X86_TRAMP_MAX_INSNS];
 	uint16_t new_off[X86_TRAMP_MAX_INSNS];
@@ -104,18 +112,19 @@ struct x86_base {
 };
 
 /* Generate the base trampoline for code `orig` (plen bytes at pstart,
- * the point at `point`) to run at address `at`.  Returns 0 or a negative
- * errno with out->why.  */
+ * instrumented before each of the nsites instructions at `sites`,
+ * ascending) to run at address `at`.  Returns 0 or a negative errno with
+ * out->why.  */
 int x86_tramp_base(struct x86_reloc *r, const struct x86_tramp_env *env,
 		   const uint8_t *orig, size_t plen, uint64_t pstart,
-		   uint64_t point, uint64_t at, uint8_t *buf, size_t cap,
-		   struct x86_base *out);
+		   const uint64_t *sites, size_t nsites, uint64_t at,
+		   uint8_t *buf, size_t cap, struct x86_base *out);
 
 /* Where a thread stopped at original address `pc` inside the patch must
  * resume in the trampoline (base address `at`); 0 when pc is not an
- * instruction boundary the trampoline holds.  The point instruction maps
- * to PRE, so a thread stopped on it still runs the instrumentation. */
+ * instruction boundary the trampoline holds.  A site instruction maps
+ * to its PRE, so a thread stopped on it still runs the instrumentation. */
 uint64_t x86_tramp_map_pc(const struct x86_base *b, uint64_t pstart,
-			  uint64_t point, uint64_t at, uint64_t pc);
+			  const uint64_t *sites, uint64_t at, uint64_t pc);
 
 #endif

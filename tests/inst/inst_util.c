@@ -164,10 +164,8 @@ static int add_ctr(struct tgt *t, struct fn_ctr *c, const struct x86_point *xp,
 	struct eng_inst_point pt;
 	struct hunch_err err = { 0 };
 
-	if (!xp->ok) {
-		c->why = xp->why;
-		return 0;
-	}
+	if (!xp->ok)
+		c->why = xp->why;    /* then a trap */
 	if (c->nreq == 16)
 		return 0;
 	eng_inst_point_from(xp, t->base, &pt);

@@ -8,7 +8,8 @@
  *
  * The workers finish their work, then wait on a barrier; main prints
  * every result and "done", reads one line from stdin, then releases and
- * joins them and prints "end".  stdout is deterministic.
+ * joins them, prints "joined", reads another line and prints "end".
+ * stdout is deterministic.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -93,6 +94,10 @@ int main(void)
 	pthread_barrier_wait(&release);
 	for (int i = 0; i < NTHREADS; i++)
 		pthread_join(t[i], NULL);
+	printf("joined\n");
+	fflush(stdout);
+	if (fgets(line, sizeof line, stdin) == NULL)
+		return 1;
 	printf("end\n");
 	return 0;
 }
