@@ -24,11 +24,22 @@
 #define MAP_FIXED_NOREPLACE 0x100000
 #endif
 
+#define NCLASS 128         /* free lists for blocks up to 4 KiB */
+
+struct flist {
+	uint32_t *off;     /* unit offsets of free blocks of one size */
+	size_t n, cap;
+};
+
+/* Bump allocation, and exact-size free lists: trampolines of the same
+ * points come back with the same sizes, so no coalescing is needed. */
 struct region {
 	uint64_t base;
-	uint8_t used[NUNITS / 8];
-	size_t rover;
+	uint8_t *shadow;   /* what hunch wrote: the target's bytes */
+	size_t dlo, dhi;   /* dirty span of the shadow, not yet written */
+	size_t bump;       /* units handed out from the top */
 	size_t nused;
+	struct flist fl[NCLASS + 1];
 };
 
 struct eng_codemem {
@@ -54,8 +65,12 @@ void eng_codemem_destroy(struct eng_codemem *m)
 {
 	if (m == NULL)
 		return;
-	for (size_t i = 0; i < m->nr; i++)
+	for (size_t i = 0; i < m->nr; i++) {
+		for (size_t k = 0; k <= NCLASS; k++)
+			free(m->r[i]->fl[k].off);
+		free(m->r[i]->shadow);
 		free(m->r[i]);
+	}
 	free(m->r);
 	free(m);
 }
@@ -127,7 +142,7 @@ static int map_region(struct eng_codemem *m, uint64_t near,
 {
 	struct gap g[1024];
 	size_t ng = read_gaps(eng_proc_pid(m->p), g, 1024);
-	pid_t tid;
+	pid_t tid, tids[4096];
 	uint64_t lo = near > (uint64_t)(REACH - MARGIN) ?
 		      near - (uint64_t)(REACH - MARGIN) : 0x10000;
 	uint64_t hi = near + (uint64_t)(REACH - MARGIN) - REGION_SIZE;
@@ -135,8 +150,9 @@ static int map_region(struct eng_codemem *m, uint64_t near,
 
 	if ((rc = find_mmap(m, err)) < 0)
 		return rc;
-	if (eng_proc_threads(m->p, &tid, 1) != 1)
+	if (eng_proc_threads(m->p, tids, 4096) < 1)
 		return hunch_errf(err, -ESRCH, "no thread to allocate with");
+	tid = tids[0];
 	/* nearest hole first: try each hole at its end nearest `near` */
 	for (int pass = 0; pass < 2; pass++) {
 		for (size_t i = 0; i < ng; i++) {
@@ -164,7 +180,8 @@ static int map_region(struct eng_codemem *m, uint64_t near,
 				continue;
 			r = calloc(1, sizeof *r);
 			nr = realloc(m->r, (m->nr + 1) * sizeof *nr);
-			if (r == NULL || nr == NULL) {
+			if (r == NULL || nr == NULL ||
+			    (r->shadow = calloc(1, REGION_SIZE)) == NULL) {
 				free(r);
 				return hunch_errf(err, -ENOMEM, "out of memory");
 			}
@@ -180,44 +197,21 @@ static int map_region(struct eng_codemem *m, uint64_t near,
 			  (int)eng_proc_pid(m->p));
 }
 
-static bool bit(const struct region *r, size_t i)
-{
-	return r->used[i / 8] & (1u << (i % 8));
-}
-
-static void set_bits(struct region *r, size_t i, size_t n, bool v)
-{
-	for (size_t k = i; k < i + n; k++) {
-		if (v)
-			r->used[k / 8] |= (uint8_t)(1u << (k % 8));
-		else
-			r->used[k / 8] &= (uint8_t)~(1u << (k % 8));
-	}
-}
-
-/* First fit from the rover, wrapping once. */
 static bool carve(struct region *r, size_t units, uint64_t *addr)
 {
-	for (size_t pass = 0; pass < 2; pass++) {
-		size_t i = pass == 0 ? r->rover : 0;
-		size_t end = pass == 0 ? NUNITS : r->rover;
+	size_t u;
 
-		while (i + units <= end) {
-			size_t k = 0;
-
-			while (k < units && !bit(r, i + k))
-				k++;
-			if (k == units) {
-				set_bits(r, i, units, true);
-				r->rover = i + units;
-				r->nused += units;
-				*addr = r->base + i * UNIT;
-				return true;
-			}
-			i += k + 1;
-		}
+	if (units <= NCLASS && r->fl[units].n > 0) {
+		u = r->fl[units].off[--r->fl[units].n];
+	} else if (r->bump + units <= NUNITS) {
+		u = r->bump;
+		r->bump += units;
+	} else {
+		return false;
 	}
-	return false;
+	r->nused += units;
+	*addr = r->base + u * UNIT;
+	return true;
 }
 
 static bool in_reach(uint64_t base, uint64_t near)
@@ -253,14 +247,25 @@ void eng_codemem_free(struct eng_codemem *m, uint64_t addr, size_t len)
 
 	for (size_t i = 0; i < m->nr; i++) {
 		struct region *r = m->r[i];
+		struct flist *f;
 
-		if (addr >= r->base && addr < r->base + REGION_SIZE) {
-			size_t u = (addr - r->base) / UNIT;
+		if (addr < r->base || addr >= r->base + REGION_SIZE)
+			continue;
+		r->nused -= units;
+		if (units > NCLASS)
+			return;     /* big blocks (trap table) are kept */
+		f = &r->fl[units];
+		if (f->n == f->cap) {
+			size_t nc = f->cap ? f->cap * 2 : 16;
+			uint32_t *no = realloc(f->off, nc * sizeof *no);
 
-			set_bits(r, u, units, false);
-			r->nused -= units;
-			return;
+			if (no == NULL)
+				return;   /* leaked, never unsafe */
+			f->off = no;
+			f->cap = nc;
 		}
+		f->off[f->n++] = (uint32_t)((addr - r->base) / UNIT);
+		return;
 	}
 }
 
@@ -285,4 +290,51 @@ size_t eng_codemem_used(const struct eng_codemem *m)
 size_t eng_codemem_nregions(const struct eng_codemem *m)
 {
 	return m->nr;
+}
+
+static struct region *region_of(const struct eng_codemem *m, uint64_t a,
+				size_t len)
+{
+	for (size_t i = 0; i < m->nr; i++)
+		if (a >= m->r[i]->base &&
+		    a + len <= m->r[i]->base + REGION_SIZE)
+			return m->r[i];
+	return NULL;
+}
+
+int eng_codemem_write(struct eng_codemem *m, uint64_t addr, const void *buf,
+		      size_t len, struct hunch_err *err)
+{
+	struct region *r = region_of(m, addr, len);
+	size_t off;
+
+	if (r == NULL)
+		return hunch_errf(err, -EFAULT, "0x%" PRIx64 " is not "
+				  "trampoline memory", addr);
+	off = addr - r->base;
+	memcpy(r->shadow + off, buf, len);
+	if (r->dhi == 0 || off < r->dlo)
+		r->dlo = off;
+	if (off + len > r->dhi)
+		r->dhi = off + len;
+	return 0;
+}
+
+int eng_codemem_flush(struct eng_codemem *m, uint64_t *writes,
+		      struct hunch_err *err)
+{
+	for (size_t i = 0; i < m->nr; i++) {
+		struct region *r = m->r[i];
+		int rc;
+
+		if (r->dhi == 0)
+			continue;
+		rc = eng_write_mem(m->p, r->base + r->dlo, r->shadow + r->dlo,
+				   r->dhi - r->dlo, err);
+		if (rc < 0)
+			return rc;
+		r->dlo = r->dhi = 0;
+		(*writes)++;
+	}
+	return 0;
 }

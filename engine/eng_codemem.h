@@ -32,6 +32,15 @@ int eng_codemem_alloc(struct eng_codemem *m, uint64_t near, size_t len,
 		      uint64_t *addr, struct hunch_err *err);
 void eng_codemem_free(struct eng_codemem *m, uint64_t addr, size_t len);
 
+/* Trampoline memory is written through a local copy: writes land there
+ * and eng_codemem_flush sends each region's changed span in one write
+ * (thousands of small pwrites to /proc/<pid>/mem cost ~5 us each).
+ * Flush before anything in the program's code can lead to it. */
+int eng_codemem_write(struct eng_codemem *m, uint64_t addr, const void *buf,
+		      size_t len, struct hunch_err *err);
+int eng_codemem_flush(struct eng_codemem *m, uint64_t *writes,
+		      struct hunch_err *err);
+
 /* Is addr inside any region (generated code)? */
 int eng_codemem_contains(const struct eng_codemem *m, uint64_t addr);
 /* Bytes in use, and regions mapped. */

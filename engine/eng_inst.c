@@ -272,19 +272,22 @@ static int site_index(const struct ipoint *ip, uint64_t addr)
  * patch gets a new base trampoline at the next commit. */
 static int site_add(struct ipoint *ip, uint64_t addr, struct hunch_err *err)
 {
+	struct chain spare;
 	size_t i;
 
 	if (site_index(ip, addr) >= 0)
 		return 0;
-	if (ip->nsite == X86_TRAMP_MAX_SITES || ip->pt.trap)
+	if (ip->nsite == X86_TRAMP_MAX_SITES || (ip->pt.trap && ip->nsite > 0))
 		return hunch_errf(err, -ENOSPC, "point 0x%" PRIx64 ": too many "
 				  "points in one patch", addr);
+	spare = ip->ch[ip->nsite];     /* an unused slot's buffer moves */
 	for (i = ip->nsite; i > 0 && ip->site[i - 1] > addr; i--) {
 		ip->site[i] = ip->site[i - 1];
 		ip->ch[i] = ip->ch[i - 1];
 	}
 	ip->site[i] = addr;
-	memset(&ip->ch[i], 0, sizeof ip->ch[i]);
+	ip->ch[i] = spare;
+	ip->ch[i].n = 0;
 	ip->nsite++;
 	if (ip->base != 0)
 		ip->rebuild = true;
@@ -452,11 +455,19 @@ enum eng_req_state eng_inst_state(const struct eng_inst *in, uint32_t id,
 
 /* ---- writing into the target ---- */
 
+/* Program code: written at once.  Trampoline memory: through the
+ * shadow (tmem), flushed before the program's code is patched. */
 static int wmem(struct eng_inst *in, uint64_t a, const void *b, size_t n,
 		struct hunch_err *err)
 {
 	in->st.writes++;
 	return eng_write_mem(in->p, a, b, n, err);
+}
+
+static int tmem(struct eng_inst *in, uint64_t a, const void *b, size_t n,
+		struct hunch_err *err)
+{
+	return eng_codemem_write(in->mem, a, b, n, err);
 }
 
 static int defer_free(struct eng_inst *in, uint64_t a, size_t len)
@@ -491,16 +502,16 @@ static int relink_site(struct eng_inst *in, struct ipoint *ip, size_t s,
 		struct request *r = req_get(in, ip->ch[s].id[i]);
 
 		x86_jmp5_bytes(j, from, r->mini);
-		if ((rc = wmem(in, from, j, 5, err)) < 0)
+		if ((rc = tmem(in, from, j, 5, err)) < 0)
 			return rc;
 		from = r->mini + r->code_len;
 		ns += r->cost_ns;
 	}
 	x86_jmp5_bytes(j, from, back);
-	if ((rc = wmem(in, from, j, 5, err)) < 0)
+	if ((rc = tmem(in, from, j, 5, err)) < 0)
 		return rc;
 	cost = cost_native(in, ns);
-	return wmem(in, ip->base + st->cost_off, &cost, 4, err);
+	return tmem(in, ip->base + st->cost_off, &cost, 4, err);
 }
 
 static int relink(struct eng_inst *in, struct ipoint *ip,
@@ -737,7 +748,7 @@ static int do_adds(struct eng_inst *in, struct commit *c, int *failed,
 		if ((rc = eng_codemem_alloc(in->mem, ip->base, r->mini_len,
 					    &r->mini, err)) < 0)
 			return rc;
-		if ((rc = wmem(in, r->mini, r->code, r->code_len, err)) < 0)
+		if ((rc = tmem(in, r->mini, r->code, r->code_len, err)) < 0)
 			return rc;
 		if (site_index(ip, r->site) < 0 ||
 		    chain_insert(&ip->ch[site_index(ip, r->site)], id,
@@ -756,7 +767,7 @@ static int trap_table_init(struct eng_inst *in, uint64_t near,
 			   struct hunch_err *err)
 {
 	uint64_t args[2], ret = 0, fn;
-	pid_t tid;
+	pid_t tid, tids[4096];
 	int rc;
 
 	if (in->trap_table != 0)
@@ -773,8 +784,9 @@ static int trap_table_init(struct eng_inst *in, uint64_t near,
 				    &in->trap_table, err)) < 0)
 		return rc;
 	/* fresh anonymous memory is zero: the table starts empty */
-	if (eng_proc_threads(in->p, &tid, 1) != 1)
+	if (eng_proc_threads(in->p, tids, 4096) < 1)
 		return hunch_errf(err, -ESRCH, "no thread");
+	tid = tids[0];
 	args[0] = in->trap_table;
 	args[1] = TRAP_CAP;
 	if ((rc = eng_infcall(in->p, tid, fn, args, 2, &ret, err)) < 0)
@@ -805,7 +817,7 @@ static int trap_set(struct eng_inst *in, uint64_t addr, uint64_t tramp,
 		}
 		e->addr = addr;
 		e->tramp = tramp;
-		return wmem(in, in->trap_table + i * sizeof *e, e, sizeof *e,
+		return tmem(in, in->trap_table + i * sizeof *e, e, sizeof *e,
 			    err);
 	}
 	return hunch_errf(err, -ENOSPC, "trap table full");
@@ -815,12 +827,7 @@ static int write_patch(struct eng_inst *in, struct ipoint *ip,
 		       struct hunch_err *err)
 {
 	uint8_t p[32];
-	int rc;
-
-	if (ip->pt.trap) {
-		if ((rc = trap_table_init(in, ip->base, err)) < 0 ||
-		    (rc = trap_set(in, ip->pt.addr, ip->base, err)) < 0)
-			return rc;
+	if (ip->pt.trap) {      /* its table entry is already written */
 		p[0] = 0xcc;
 		return wmem(in, ip->pt.addr, p, 1, err);
 	}
@@ -867,12 +874,23 @@ static int apply_points(struct eng_inst *in, struct commit *c,
 			continue;
 		}
 		if (c->newbase[k] != NULL &&
-		    (rc = wmem(in, ip->base, c->newbase[k], ip->b.len, err)) < 0)
+		    (rc = tmem(in, ip->base, c->newbase[k], ip->b.len, err)) < 0)
 			return rc;
 		if ((rc = relink(in, ip, err)) < 0)
 			return rc;
 	}
-	if ((rc = inst_threads_write_regs(in->p, &c->th, err)) < 0)
+	/* trap entries before their int3s, all code before any PC or
+	 * patch can lead to it */
+	for (size_t k = 0; k < c->ndirty; k++) {
+		struct ipoint *ip = &in->pts[c->dirty[k]];
+
+		if (ip->base != 0 && !ip->patched && ip->pt.trap &&
+		    ((rc = trap_table_init(in, ip->base, err)) < 0 ||
+		     (rc = trap_set(in, ip->pt.addr, ip->base, err)) < 0))
+			return rc;
+	}
+	if ((rc = eng_codemem_flush(in->mem, &in->st.writes, err)) < 0 ||
+	    (rc = inst_threads_write_regs(in->p, &c->th, err)) < 0)
 		return rc;
 	for (size_t k = 0; k < c->ndirty; k++) {
 		struct ipoint *ip = &in->pts[c->dirty[k]];
@@ -883,7 +901,7 @@ static int apply_points(struct eng_inst *in, struct commit *c,
 			ip->patched = true;
 		}
 	}
-	return 0;
+	return eng_codemem_flush(in->mem, &in->st.writes, err);
 }
 
 /* All or nothing: a thread in a removed mini may still jump through

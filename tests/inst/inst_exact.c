@@ -166,7 +166,7 @@ static void run(const char *prog)
 	tap_ok(strstr(t.out, "end\n") != NULL && strstr(t.out, "worker 7: ")
 	       != NULL, "%s: output complete", name);
 out:
-	free(c);
+	fns_free(c, nc);
 	tgt_fini(&t);
 }
 

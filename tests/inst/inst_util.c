@@ -30,16 +30,13 @@ static uint64_t ms_now(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-int tgt_launch(struct tgt *t, const char *path, char *const *argv)
+static int launch(struct tgt *t, const char *path, char *const *argv,
+		  int in[2], int out[2])
 {
 	struct eng_launch_opts lo = { 0 };
 	struct hunch_err err = { 0 };
-	int in[2], out[2];
 	const char *rt = getenv("HUNCHRT");
 
-	memset(t, 0, sizeof *t);
-	if (pipe2(in, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0)
-		return -1;
 	if (eng_shm_create(0, false, &t->shm, &err) < 0 ||
 	    eng_sampler_create(t->shm, &t->smp, &err) < 0)
 		goto fail;
@@ -56,7 +53,8 @@ int tgt_launch(struct tgt *t, const char *path, char *const *argv)
 	close(out[1]);
 	t->to = in[1];
 	t->from = out[0];
-	fcntl(t->from, F_SETFL, O_NONBLOCK);
+	if (t->from >= 0)
+		fcntl(t->from, F_SETFL, O_NONBLOCK);
 	eng_sampler_set_pid(t->smp, eng_proc_pid(t->p));
 	if (eng_inst_create(t->p, t->shm, &t->in, &err) < 0)
 		goto fail;
@@ -70,11 +68,30 @@ fail:
 	return -1;
 }
 
+int tgt_launch(struct tgt *t, const char *path, char *const *argv)
+{
+	int in[2], out[2];
+
+	memset(t, 0, sizeof *t);
+	if (pipe2(in, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0)
+		return -1;
+	return launch(t, path, argv, in, out);
+}
+
+int tgt_launch_fds(struct tgt *t, const char *path, char *const *argv,
+		   int in_fd, int out_fd)
+{
+	int in[2] = { in_fd, -1 }, out[2] = { -1, out_fd };
+
+	memset(t, 0, sizeof *t);
+	return launch(t, path, argv, in, out);
+}
+
 static void read_out(struct tgt *t)
 {
 	ssize_t n;
 
-	while (t->outlen < sizeof t->out - 1 &&
+	while (t->from >= 0 && t->outlen < sizeof t->out - 1 &&
 	       (n = read(t->from, t->out + t->outlen,
 			 sizeof t->out - 1 - t->outlen)) > 0)
 		t->outlen += (size_t)n;
@@ -154,13 +171,15 @@ void tgt_fini(struct tgt *t)
 		close(t->to);
 	if (t->from > 0)
 		close(t->from);
+	t->to = t->from = -1;
 	memset(t, 0, sizeof *t);
 }
 
-static int add_ctr(struct tgt *t, struct fn_ctr *c, const struct x86_point *xp,
-		   uint64_t h)
+static int add_point(struct tgt *t, struct fn_ctr *c,
+		     const struct x86_point *xp, enum inst_mode mode)
 {
-	struct x86_snip s = { .kind = X86_SN_ADD, .handle = h, .delta = 1 };
+	bool entry = xp->kind == X86_PT_ENTRY;
+	struct x86_snip s = { .kind = X86_SN_ADD, .delta = 1 };
 	struct eng_inst_point pt;
 	struct hunch_err err = { 0 };
 
@@ -168,27 +187,37 @@ static int add_ctr(struct tgt *t, struct fn_ctr *c, const struct x86_point *xp,
 		c->why = xp->why;    /* then a trap */
 	if (c->nreq == 16)
 		return 0;
+	switch (mode) {
+	case IM_COUNTERS:
+		s.handle = entry ? c->entry_h : c->exit_h;
+		break;
+	case IM_WALL:
+		s.kind = entry ? X86_SN_WALL_START : X86_SN_WALL_STOP;
+		s.handle = c->wall_h;
+		break;
+	case IM_CPU:
+		s.kind = entry ? X86_SN_CPU_START : X86_SN_CPU_STOP;
+		s.handle = c->cpu_h;
+		break;
+	}
 	eng_inst_point_from(xp, t->base, &pt);
 	if (eng_inst_add(t->in, &pt, &s, 1, false, &c->req[c->nreq], &err) < 0) {
 		c->why = "add failed";
+		fprintf(stderr, "# %s: %s\n", c->f->name, err.msg);
 		return 0;
 	}
 	c->nreq++;
 	return 1;
 }
 
-int instrument_counters(struct tgt *t, const char *prefix, struct fn_ctr **out,
-			size_t *nout)
+struct fn_ctr *fns_prepare(struct tgt *t, const char *prefix, size_t *nout)
 {
 	size_t nf = eng_image_nfuncs(t->img), n = 0;
-	struct fn_ctr *c = calloc(nf, sizeof *c);
-	struct hunch_err err = { 0 };
-	int npts = 0, failed;
+	struct fn_ctr *c = calloc(nf + 1, sizeof *c);
 
 	for (size_t i = 0; i < nf; i++) {
 		const struct eng_func *f = eng_image_func(t->img, i);
 		struct fn_ctr *cc = &c[n];
-		struct x86_func xf;
 
 		if (prefix && strncmp(f->name, prefix, strlen(prefix)) != 0)
 			continue;
@@ -198,25 +227,43 @@ int instrument_counters(struct tgt *t, const char *prefix, struct fn_ctr **out,
 				      &cc->entry_h, NULL);
 		eng_sampler_var_alloc(t->smp, ENG_VAR_COUNTER, &cc->exit_var,
 				      &cc->exit_h, NULL);
-		su_parse(t->img, f, &xf);
-		if (!xf.ok)
-			cc->why = xf.why;
-		for (size_t k = 0; xf.ok && k < xf.npoints; k++) {
-			int a = add_ctr(t, cc, &xf.points[k],
-					xf.points[k].kind == X86_PT_ENTRY ?
-					cc->entry_h : cc->exit_h);
+		eng_sampler_var_alloc(t->smp, ENG_VAR_WALL_TIMER, &cc->wall_var,
+				      &cc->wall_h, NULL);
+		eng_sampler_var_alloc(t->smp, ENG_VAR_CPU_TIMER, &cc->cpu_var,
+				      &cc->cpu_h, NULL);
+		su_parse(t->img, f, &cc->xf);
+		if (!cc->xf.ok)
+			cc->why = cc->xf.why;
+	}
+	*nout = n;
+	return c;
+}
+
+int fns_instrument(struct tgt *t, struct fn_ctr *c, size_t n,
+		   enum inst_mode mode)
+{
+	struct hunch_err err = { 0 };
+	int npts = 0, failed;
+
+	for (size_t i = 0; i < n; i++) {
+		struct fn_ctr *cc = &c[i];
+
+		cc->nreq = cc->nentry = cc->nexit = 0;
+		for (size_t k = 0; cc->xf.ok && k < cc->xf.npoints; k++) {
+			int a = add_point(t, cc, &cc->xf.points[k], mode);
 
 			npts += a;
-			if (xf.points[k].kind == X86_PT_ENTRY)
+			if (cc->xf.points[k].kind == X86_PT_ENTRY)
 				cc->nentry += (size_t)a;
 			else
 				cc->nexit += (size_t)a;
 		}
-		su_free(&xf);
 	}
 	failed = eng_inst_commit(t->in, &err);
-	if (failed < 0)
+	if (failed < 0) {
 		fprintf(stderr, "# commit: %s\n", err.msg);
+		return failed;
+	}
 	for (size_t i = 0; i < n; i++)
 		for (size_t k = 0; k < c[i].nreq; k++) {
 			const char *why;
@@ -227,9 +274,37 @@ int instrument_counters(struct tgt *t, const char *prefix, struct fn_ctr **out,
 				npts--;
 			}
 		}
-	*out = c;
-	*nout = n;
-	return failed < 0 ? failed : npts;
+	return npts;
+}
+
+int fns_remove(struct tgt *t, struct fn_ctr *c, size_t n)
+{
+	struct hunch_err err = { 0 };
+	int rc;
+
+	for (size_t i = 0; i < n; i++) {
+		for (size_t k = 0; k < c[i].nreq; k++)
+			eng_inst_remove(t->in, c[i].req[k]);
+		c[i].nreq = 0;
+	}
+	rc = eng_inst_commit(t->in, &err);
+	if (rc < 0)
+		fprintf(stderr, "# commit: %s\n", err.msg);
+	return rc;
+}
+
+void fns_free(struct fn_ctr *c, size_t n)
+{
+	for (size_t i = 0; c != NULL && i < n; i++)
+		su_free(&c[i].xf);
+	free(c);
+}
+
+int instrument_counters(struct tgt *t, const char *prefix, struct fn_ctr **out,
+			size_t *nout)
+{
+	*out = fns_prepare(t, prefix, nout);
+	return fns_instrument(t, *out, *nout, IM_COUNTERS);
 }
 
 size_t code_mismatches(struct tgt *t)

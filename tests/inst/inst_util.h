@@ -38,6 +38,9 @@ struct tgt {
 /* Launch `path` with argv (NULL-terminated, argv[0] included) stopped at
  * main, with rtlib, sampler and instrumentation manager.  0 or -1. */
 int tgt_launch(struct tgt *t, const char *path, char *const *argv);
+/* The same with the target's stdin/stdout given (no pipes kept here). */
+int tgt_launch_fds(struct tgt *t, const char *path, char *const *argv,
+		   int in_fd, int out_fd);
 /* Wait until the target printed a line equal to `line` (ms timeout). */
 int tgt_wait_line(struct tgt *t, const char *line, int ms);
 int tgt_send(struct tgt *t, const char *s);
@@ -54,15 +57,27 @@ void su_free(struct x86_func *f);
 /* Counter at entry and exit of every function of the executable (and
  * whose name starts with prefix, if not NULL); fills ids.  Returns the
  * number of points requested. */
+enum inst_mode { IM_COUNTERS, IM_WALL, IM_CPU };
 struct fn_ctr {
 	const struct eng_func *f;
-	uint32_t entry_var, exit_var;
-	uint64_t entry_h, exit_h;
+	struct x86_func xf;          /* stand-in parse */
+	uint32_t entry_var, exit_var, wall_var, cpu_var;
+	uint64_t entry_h, exit_h, wall_h, cpu_h;
 	size_t nentry, nexit;        /* points instrumented */
 	uint32_t req[16];
 	size_t nreq;
 	const char *why;             /* a refused point, if any */
 };
+/* Parse every function (name prefix, NULL for all) and allocate its
+ * variables. */
+struct fn_ctr *fns_prepare(struct tgt *t, const char *prefix, size_t *n);
+/* Queue requests of `mode` at every point of every function, commit;
+ * returns points instrumented or a negative error. */
+int fns_instrument(struct tgt *t, struct fn_ctr *c, size_t n,
+		   enum inst_mode mode);
+/* Queue removal of every request, commit. */
+int fns_remove(struct tgt *t, struct fn_ctr *c, size_t n);
+void fns_free(struct fn_ctr *c, size_t n);
 int instrument_counters(struct tgt *t, const char *prefix,
 			struct fn_ctr **out, size_t *n);
 
