@@ -34,7 +34,14 @@ struct ipoint {
 	uint8_t orig[32];        /* the program's bytes under the patch */
 	bool patched;
 	bool rebuild;            /* a site was added: new base trampoline */
-	uint64_t base;           /* base trampoline address, 0 if none */
+	bool active;             /* the base is in use (has minis) */
+	/* Base trampoline address, 0 if none.  Like Paradyn's, a base
+	 * outlives its last mini (kept for the same sites, ksite) so that
+	 * enabling the point again costs no generation: its code is the
+	 * same, so a thread still inside it from before is fine too. */
+	uint64_t base;
+	uint64_t ksite[X86_TRAMP_MAX_SITES];
+	size_t nksite;
 	size_t base_len;
 	struct x86_base b;
 	bool dirty;              /* chains changed in this commit */
@@ -115,6 +122,36 @@ void eng_inst_point_from(const struct x86_point *xp, uint64_t base,
 	out->trap = !xp->ok;
 }
 
+/* The shared call stubs, once per process (the target is stopped for
+ * the allocation, which may need an inferior call of mmap). */
+static int make_stubs(struct eng_inst *in, struct hunch_err *err)
+{
+	uint8_t buf[1024];
+	size_t call_off, reg_off;
+	bool was_stopped = eng_proc_stopped(in->p);
+	uint64_t at, writes = 0;
+	int len, rc;
+
+	if (!was_stopped && (rc = eng_stop_all(in->p, err)) < 0)
+		return rc;
+	len = x86_tramp_stubs(&in->env, buf, sizeof buf, 0, &call_off,
+			      &reg_off);
+	rc = len < 0 ? hunch_errf(err, len, "stub generation failed") :
+	     eng_codemem_alloc(in->mem, eng_proc_module(in->p, 0)->bias,
+			       (size_t)len, &at, err);
+	if (rc == 0)
+		rc = eng_codemem_write(in->mem, at, buf, (size_t)len, err);
+	if (rc == 0)
+		rc = eng_codemem_flush(in->mem, &writes, err);
+	if (rc == 0) {
+		in->env.stub_call = at + call_off;
+		in->env.stub_reg = at + reg_off;
+	}
+	if (!was_stopped)
+		eng_resume_all(in->p, NULL);
+	return rc;
+}
+
 int eng_inst_create(struct eng_proc *p, struct eng_shm *shm,
 		    struct eng_inst **out, struct hunch_err *err)
 {
@@ -153,6 +190,10 @@ int eng_inst_create(struct eng_proc *p, struct eng_shm *shm,
 	    (rc = x86_reloc_open(&in->reloc)) < 0) {
 		eng_inst_destroy(in);
 		return rc < 0 ? hunch_errf(err, rc, "cannot open capstone") : rc;
+	}
+	if ((rc = make_stubs(in, err)) < 0) {
+		eng_inst_destroy(in);
+		return rc;
 	}
 	*out = in;
 	return 0;
@@ -289,10 +330,12 @@ static int site_add(struct ipoint *ip, uint64_t addr, struct hunch_err *err)
 	ip->ch[i] = spare;
 	ip->ch[i].n = 0;
 	ip->nsite++;
-	if (ip->base != 0)
+	if (ip->active)
 		ip->rebuild = true;
 	return 0;
 }
+
+static int defer_free(struct eng_inst *in, uint64_t a, size_t len);
 
 /* A point whose patch overlaps an inactive one is merged into it (the
  * union of two overlapping patches has no branch target inside that
@@ -311,10 +354,13 @@ static int point_merge(struct eng_inst *in, struct ipoint *ip,
 		return hunch_errf(err, -EBUSY, "point 0x%" PRIx64 ": its bytes "
 				  "belong to the patch of another point",
 				  pt->addr);
-	if (ip->base != 0)
+	if (ip->active)
 		return hunch_errf(err, -EBUSY, "point 0x%" PRIx64 " overlaps "
 				  "the active patch at 0x%" PRIx64 "; request "
 				  "both points together", pt->addr, s);
+	if (ip->base != 0 && defer_free(in, ip->base, ip->base_len) < 0)
+		return hunch_errf(err, -ENOMEM, "out of memory");
+	ip->base = 0;           /* the kept base was for other bytes */
 	if (ne - ns > 32)
 		return hunch_errf(err, -ENOSPC, "point 0x%" PRIx64 ": merged "
 				  "patch too long", pt->addr);
@@ -628,6 +674,13 @@ static int prepare_point(struct eng_inst *in, struct commit *c,
 
 	if (fresh && (rc = check_fresh(in, c, ip, why, err)) != 0)
 		return rc;
+	if (!ip->active && ip->base != 0 && ip->nksite == ip->nsite &&
+	    memcmp(ip->ksite, ip->site, ip->nsite * sizeof *ip->site) == 0) {
+		if (move_pcs(in, c, ip, &ip->b, ip->base, why) != 0)
+			return 1;
+		ip->active = true;
+		return 0;       /* the kept base, unchanged */
+	}
 	rc = x86_tramp_base(in->reloc, &in->env, ip->orig, pt->patch_len,
 			    pt->patch_start, ip->site, ip->nsite,
 			    pt->patch_start, buf, sizeof buf, &nb);
@@ -656,7 +709,10 @@ static int prepare_point(struct eng_inst *in, struct commit *c,
 	ip->b = nb;
 	ip->base = at;
 	ip->base_len = alloc;
+	memcpy(ip->ksite, ip->site, sizeof ip->site);
+	ip->nksite = ip->nsite;
 	ip->rebuild = false;
+	ip->active = true;
 	ip->patched = false;    /* (re)write the jmp to the new base */
 	return 0;
 }
@@ -729,7 +785,7 @@ static int do_adds(struct eng_inst *in, struct commit *c, int *failed,
 		ip = &in->pts[r->point];
 		if ((rc = mark_dirty(in, c, ip)) < 0)
 			return hunch_errf(err, rc, "out of memory");
-		if (ip->base == 0 || ip->rebuild) {
+		if (!ip->active || ip->rebuild) {
 			size_t k = c->ndirty - 1;
 
 			while (c->dirty[k] != r->point)
@@ -858,7 +914,7 @@ static int apply_points(struct eng_inst *in, struct commit *c,
 	for (size_t k = 0; k < c->ndirty; k++) {
 		struct ipoint *ip = &in->pts[c->dirty[k]];
 
-		if (ip->base == 0)
+		if (!ip->active)
 			continue;
 		if (point_minis(ip) == 0) {     /* last mini gone: restore */
 			if (ip->patched) {
@@ -866,9 +922,7 @@ static int apply_points(struct eng_inst *in, struct commit *c,
 					return rc;
 				ip->patched = false;
 			}
-			if (defer_free(in, ip->base, ip->base_len) < 0)
-				return hunch_errf(err, -ENOMEM, "out of memory");
-			ip->base = 0;
+			ip->active = false;  /* the base is kept */
 			ip->nsite = 0;     /* sites come back with requests */
 			ip->rebuild = false;
 			continue;
@@ -884,7 +938,7 @@ static int apply_points(struct eng_inst *in, struct commit *c,
 	for (size_t k = 0; k < c->ndirty; k++) {
 		struct ipoint *ip = &in->pts[c->dirty[k]];
 
-		if (ip->base != 0 && !ip->patched && ip->pt.trap &&
+		if (ip->active && !ip->patched && ip->pt.trap &&
 		    ((rc = trap_table_init(in, ip->base, err)) < 0 ||
 		     (rc = trap_set(in, ip->pt.addr, ip->base, err)) < 0))
 			return rc;
@@ -895,7 +949,7 @@ static int apply_points(struct eng_inst *in, struct commit *c,
 	for (size_t k = 0; k < c->ndirty; k++) {
 		struct ipoint *ip = &in->pts[c->dirty[k]];
 
-		if (ip->base != 0 && !ip->patched) {
+		if (ip->active && !ip->patched) {
 			if ((rc = write_patch(in, ip, err)) < 0)
 				return rc;
 			ip->patched = true;

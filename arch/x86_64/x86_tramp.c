@@ -66,28 +66,47 @@ static const int call_saved[] = { X86_RSI, X86_RDI, X86_R8, X86_R9,
 				   X86_R10, X86_R11, X86_RBP };
 #define NCALL_SAVED (int)(sizeof call_saved / sizeof call_saved[0])
 
-/* Call fn(arg) preserving every register but rax/rcx/rdx (which the base
- * trampoline saved) and all of xmm0-15; reloads %rcx with the block. */
+/* Call fn(arg) through the shared call stub (x86_tramp_stubs), which
+ * preserves every register but rax/rcx/rdx (saved by the base
+ * trampoline) and all of xmm0-15, and returns with %rcx = the block. */
 static void emit_call(struct x86_buf *o, const struct x86_tramp_env *env,
 		      uint64_t fn, bool has_arg, uint64_t arg)
 {
-	for (int i = 0; i < NCALL_SAVED; i++)
-		x86_emit_push(o, call_saved[i]);
-	E(o, 0x48, 0x89, 0xe5);                     /* mov %rsp,%rbp */
-	E(o, 0x48, 0x83, 0xe4, 0xf0);               /* and $-16,%rsp */
-	E(o, 0x48, 0x81, 0xec, 0x00, 0x01, 0, 0);   /* sub $256,%rsp */
-	for (int n = 0; n < 16; n++)
-		xmm_move(o, n, true);
-	if (has_arg)
-		x86_emit_mov_imm(o, X86_RDI, arg);
 	x86_emit_mov_imm(o, X86_RAX, fn);
-	E(o, 0xff, 0xd0);                           /* call *%rax */
+	if (has_arg)
+		x86_emit_mov_imm(o, X86_RDX, arg);
+	x86_emit_mov_imm(o, X86_RCX, env->stub_call);
+	E(o, 0xff, 0xd1);                           /* call *%rcx */
+}
+
+int x86_tramp_stubs(const struct x86_tramp_env *env, uint8_t *buf,
+		    size_t cap, uint64_t at, size_t *call_off, size_t *reg_off)
+{
+	struct x86_buf o;
+
+	x86_buf_init(&o, buf, cap, at);
+	*reg_off = o.len;                  /* REG: fn = hunchrt_block */
+	x86_emit_mov_imm(&o, X86_RAX, env->fn_block);
+	*call_off = o.len;                 /* CALL: rax = fn, rdx = arg */
+	for (int i = 0; i < NCALL_SAVED; i++)
+		x86_emit_push(&o, call_saved[i]);
+	E(&o, 0x48, 0x89, 0xe5);                    /* mov %rsp,%rbp */
+	E(&o, 0x48, 0x83, 0xe4, 0xf0);              /* and $-16,%rsp */
+	E(&o, 0x48, 0x81, 0xec, 0x00, 0x01, 0, 0);  /* sub $256,%rsp */
 	for (int n = 0; n < 16; n++)
-		xmm_move(o, n, false);
-	E(o, 0x48, 0x89, 0xec);                     /* mov %rbp,%rsp */
+		xmm_move(&o, n, true);
+	E(&o, 0x48, 0x89, 0xd7);                    /* mov %rdx,%rdi */
+	E(&o, 0xff, 0xd0);                          /* call *%rax */
+	for (int n = 0; n < 16; n++)
+		xmm_move(&o, n, false);
+	E(&o, 0x48, 0x89, 0xec);                    /* mov %rbp,%rsp */
 	for (int i = NCALL_SAVED - 1; i >= 0; i--)
-		x86_emit_pop(o, call_saved[i]);
-	x86_emit_mov_fs(o, X86_RCX, env->fs_block_off);
+		x86_emit_pop(&o, call_saved[i]);
+	x86_emit_mov_fs(&o, X86_RCX, env->fs_block_off);
+	E(&o, 0xc3);                                /* ret */
+	if (o.overflow)
+		return -ENOSPC;
+	return (int)o.len;
 }
 
 static void emit_rdtsc_rax(struct x86_buf *o)
@@ -381,7 +400,8 @@ static void emit_slow(struct x86_buf *o, const struct x86_tramp_env *env,
 	int32_t d;
 
 	x86_fix_fwd(o, L->j_slow);
-	emit_call(o, env, env->fn_block, false, 0);
+	x86_emit_mov_imm(o, X86_RCX, env->stub_reg);
+	E(o, 0xff, 0xd1);                     /* call *%rcx: registers */
 	E(o, 0x48, 0x85, 0xc9);               /* test %rcx,%rcx */
 	x86_emit_u8(o, 0x0f);                 /* jz OUT */
 	x86_emit_u8(o, 0x84);

@@ -16,14 +16,14 @@
  *   OUT: pop rax; add $0x7f,al; sahf; pop rdx, rcx, rax; lea 128(%rsp),%rsp
  *   relocated point instruction and instructions after it
  *   jmp pstart+plen
- *   SLOW: full save, call hunchrt_block() (registers the thread), restore,
- *        reload; jmp CHK (or OUT when still no block)
+ *   SLOW: call the REG stub (hunchrt_block() registers the thread with
+ *        everything saved); jmp CHK (or OUT when still no block)
  *
  * Mini-trampolines are chained from SLOT; each is its snippet code then
  * `jmp rel32` to the next mini or to BACK.  On entry to a mini, %rcx holds
  * the thread's block, %rax/%rdx are free, every other register holds the
- * program's value; minis that call C save the rest (GPRs, xmm0-15,
- * 16-byte alignment) around the call.
+ * program's value; minis that call C go through the CALL stub, which
+ * saves the rest (GPRs, xmm0-15, 16-byte alignment) around the call.
  */
 #ifndef X86_TRAMP_H
 #define X86_TRAMP_H
@@ -40,7 +40,17 @@ struct x86_tramp_env {
 	uint64_t fn_block;      /* hunchrt_block */
 	uint64_t fn_wall_start, fn_wall_stop, fn_cpu_start, fn_cpu_stop;
 	bool wall_rdtsc;        /* wall timers inline with rdtsc (HW level) */
+	uint64_t stub_call;     /* shared stubs (x86_tramp_stubs) in the */
+	uint64_t stub_reg;      /* target, generated once per process */
 };
+
+/* The shared stubs generated code calls with `call *%rcx`: CALL (fn in
+ * %rax, argument in %rdx) saves everything else the program can see
+ * (rsi, rdi, r8-r11, rbp, xmm0-15; 16-byte alignment; DF clear), calls,
+ * restores and returns with %rcx = the thread's block; REG calls
+ * hunchrt_block() the same way.  Returns bytes, offsets of both. */
+int x86_tramp_stubs(const struct x86_tramp_env *env, uint8_t *buf,
+		    size_t cap, uint64_t at, size_t *call_off, size_t *reg_off);
 
 /* ---- snippet AST ---- */
 enum x86_ex_kind {
