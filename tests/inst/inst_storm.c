@@ -115,6 +115,26 @@ static void storm(const char *prog, int rounds)
 			       c[i].why ? ": " : "", c[i].why ? c[i].why : "");
 		}
 	fns_remove(&t, c, n);
+	fns_instrument(&t, c, n, IM_COUNTERS);
+	tgt_pump(&t, 3000);
+	tap_diag("%s: %llu traps handled in the target", name,
+		 (unsigned long long)eng_shm_header(t.shm)->rt_traps);
+	{
+		size_t zero = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			eng_sampler_var_agg(t.smp, c[i].entry_var, &a);
+			/* sf_thread runs once per thread, at its start */
+			if (a.sum == 0 && c[i].nentry > 0 &&
+			    strcmp(c[i].f->name, "sf_thread") != 0) {
+				zero++;
+				if (zero < 5)
+					tap_diag("%s: entry count 0", c[i].f->name);
+			}
+		}
+		tap_eq(zero, 0, "%s: every entry counter ran", name);
+	}
+	fns_remove(&t, c, n);
 	tap_eq(code_mismatches(&t), 0, "%s: every code byte equals the file's",
 	       name);
 	tgt_send(&t, "stop\n");
