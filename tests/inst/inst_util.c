@@ -187,7 +187,11 @@ static int add_point(struct tgt *t, struct fn_ctr *c,
 		c->why = xp->why;    /* then a trap */
 	if (c->nreq == 16)
 		return 0;
+	if (mode == IM_BOTH)
+		return add_point(t, c, xp, IM_COUNTERS) +
+		       add_point(t, c, xp, IM_WALL) > 0;
 	switch (mode) {
+	case IM_BOTH:
 	case IM_COUNTERS:
 		s.handle = entry ? c->entry_h : c->exit_h;
 		break;

@@ -57,7 +57,8 @@ void su_free(struct x86_func *f);
 /* Counter at entry and exit of every function of the executable (and
  * whose name starts with prefix, if not NULL); fills ids.  Returns the
  * number of points requested. */
-enum inst_mode { IM_COUNTERS, IM_WALL, IM_CPU };
+/* IM_BOTH: a counter mini and a wall-timer mini at every point */
+enum inst_mode { IM_COUNTERS, IM_WALL, IM_CPU, IM_BOTH };
 struct fn_ctr {
 	const struct eng_func *f;
 	struct x86_func xf;          /* stand-in parse */
