@@ -106,6 +106,10 @@ static void storm(const char *prog, int rounds)
 		eng_sampler_var_alloc(t.smp, ENG_VAR_WALL_TIMER, &c[i].wall_var,
 				      &c[i].wall_h, NULL);
 	fns_instrument(&t, c, n, IM_BOTH);
+	for (size_t i = 0; i < n; i++)
+		if (c[i].nrefused)
+			tap_diag("%s: %s: %zu requests refused: %s", name,
+				 c[i].f->name, c[i].nrefused, c[i].why);
 	tgt_pump(&t, 3000);
 	tap_diag("%s: %llu traps handled in the target", name,
 		 (unsigned long long)eng_shm_header(t.shm)->rt_traps);

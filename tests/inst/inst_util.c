@@ -189,7 +189,7 @@ static int add_point(struct tgt *t, struct fn_ctr *c,
 		return 0;
 	if (mode == IM_BOTH)
 		return add_point(t, c, xp, IM_COUNTERS) +
-		       add_point(t, c, xp, IM_WALL) > 0;
+		       add_point(t, c, xp, IM_WALL);
 	switch (mode) {
 	case IM_BOTH:
 	case IM_COUNTERS:
@@ -205,6 +205,7 @@ static int add_point(struct tgt *t, struct fn_ctr *c,
 		break;
 	}
 	eng_inst_point_from(xp, t->base, &pt);
+	c->req_entry[c->nreq] = entry;
 	if (eng_inst_add(t->in, &pt, &s, 1, false, &c->req[c->nreq], &err) < 0) {
 		c->why = "add failed";
 		fprintf(stderr, "# %s: %s\n", c->f->name, err.msg);
@@ -252,7 +253,7 @@ int fns_instrument(struct tgt *t, struct fn_ctr *c, size_t n,
 	for (size_t i = 0; i < n; i++) {
 		struct fn_ctr *cc = &c[i];
 
-		cc->nreq = cc->nentry = cc->nexit = 0;
+		cc->nreq = cc->nentry = cc->nexit = cc->nrefused = 0;
 		for (size_t k = 0; cc->xf.ok && k < cc->xf.npoints; k++) {
 			int a = add_point(t, cc, &cc->xf.points[k], mode);
 
@@ -275,6 +276,11 @@ int fns_instrument(struct tgt *t, struct fn_ctr *c, size_t n,
 			if (eng_inst_state(t->in, c[i].req[k], &why) ==
 			    ENG_REQ_FAILED) {
 				c[i].why = why;
+				c[i].nrefused++;
+				if (c[i].req_entry[k])
+					c[i].nentry--;
+				else
+					c[i].nexit--;
 				npts--;
 			}
 		}

@@ -64,9 +64,11 @@ struct fn_ctr {
 	struct x86_func xf;          /* stand-in parse */
 	uint32_t entry_var, exit_var, wall_var, cpu_var;
 	uint64_t entry_h, exit_h, wall_h, cpu_h;
-	size_t nentry, nexit;        /* points instrumented */
+	size_t nentry, nexit;        /* requests active at entry, exits */
 	uint32_t req[16];
+	bool req_entry[16];          /* the request is at the entry */
 	size_t nreq;
+	size_t nrefused;             /* requests refused at commit */
 	const char *why;             /* a refused point, if any */
 };
 /* Parse every function (name prefix, NULL for all) and allocate its
