@@ -1057,3 +1057,9 @@ void eng_inst_stats(const struct eng_inst *in, struct eng_inst_stats *st)
 		st->requests_active += in->req[i].state == ENG_REQ_ACTIVE;
 	st->code_bytes = eng_codemem_used(in->mem);
 }
+
+int eng_inst_catchup(struct eng_inst *in, uint64_t lo, uint64_t hi,
+		     const struct x86_snip *s, size_t n, struct hunch_err *err)
+{
+	return inst_catchup(in->p, in->shm, in->mem, lo, hi, s, n, err);
+}

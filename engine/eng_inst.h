@@ -82,10 +82,13 @@ enum eng_req_state eng_inst_state(const struct eng_inst *in, uint32_t id,
  * every exit path); commits. */
 int eng_inst_remove_all(struct eng_inst *in, struct hunch_err *err);
 
-/* Catchup (devguide §1.12): run `s` now, by inferior calls of the rtlib
- * primitives, on every thread whose PC is inside [lo, hi).  Only timer
- * starts and counter adds are supported; every thread must be stopped.
- * Returns the number of threads caught up. */
+/* Catchup (devguide §1.12): run the entry snippets `s` of the function
+ * [lo, hi) now, by inferior calls of the rtlib primitives, once for each
+ * activation of it on each thread (PC inside, or a return address into
+ * it on the stack).  Call it after the commit that inserted the entry
+ * and exit instrumentation, before resuming (every thread stopped), so
+ * the exit snippet will see the start.  Timer starts and constant
+ * counter adds only.  Returns the number of threads caught up. */
 int eng_inst_catchup(struct eng_inst *in, uint64_t lo, uint64_t hi,
 		     const struct x86_snip *s, size_t n, struct hunch_err *err);
 

@@ -38,4 +38,9 @@ bool inst_threads_word_in(const struct inst_threads *th, uint64_t lo,
 int inst_threads_write_regs(struct eng_proc *p, struct inst_threads *th,
 			    struct hunch_err *err);
 
+struct eng_shm;
+int inst_catchup(struct eng_proc *p, struct eng_shm *shm,
+		 struct eng_codemem *mem, uint64_t lo, uint64_t hi,
+		 const struct x86_snip *s, size_t n, struct hunch_err *err);
+
 #endif
