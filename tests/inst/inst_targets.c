@@ -35,14 +35,25 @@ static char *slurp(const char *path)
 	return buf;
 }
 
+/* The libc functions hunch's default metrics watch (sync, I/O,
+ * allocation), counted too. */
+static const char *const libc_fns[] = {
+	"pthread_mutex_lock", "pthread_mutex_unlock", "pthread_cond_wait",
+	"pthread_cond_signal", "pthread_cond_broadcast", "pthread_create",
+	"pthread_join", "pthread_exit", "pthread_cancel", "malloc", "free",
+	"calloc", "realloc", "write", "read", "fwrite", "fflush", "puts",
+	"printf", "fork", "waitpid", "dlopen", "dlclose", "nanosleep",
+	"__cxa_finalize", NULL
+};
+
 static void run(const char *prog, const char *want)
 {
 	char *argv[] = { (char *)prog, NULL };
 	const char *name = strrchr(prog, '/') ? strrchr(prog, '/') + 1 : prog;
-	struct fn_ctr *c;
-	size_t n, nentry = 0, nexit = 0;
+	struct fn_ctr *c, *lc;
+	size_t n, nl, nentry = 0, nexit = 0, lentry = 0;
 	struct tgt t;
-	int npts;
+	int npts, lpts;
 
 	if (!tap_ok(tgt_launch(&t, prog, argv) == 0, "%s: launched", name))
 		return;
@@ -51,6 +62,14 @@ static void run(const char *prog, const char *want)
 	c = fns_prepare(&t, NULL, &n);
 	npts = fns_instrument(&t, c, n, IM_COUNTERS);
 	tap_ok(npts > 0, "%s: %d points in %zu functions", name, npts, n);
+	lc = fns_prepare_lib(&t, "libc.so", libc_fns, &nl);
+	lpts = fns_instrument(&t, lc, nl, IM_COUNTERS);
+	tap_ok(lpts > 0, "%s: and %d points in %zu libc functions", name,
+	       lpts, nl);
+	for (size_t i = 0; i < nl; i++)
+		if (lc[i].why)
+			tap_diag("%s: libc %s: %s", name, lc[i].f->name,
+				 lc[i].why);
 	eng_resume_all(t.p, NULL);
 	tap_ok(tgt_wait_exit(&t, 60000) == 0 && t.status == 0,
 	       "%s: exited 0 (%d)", name, t.status);
@@ -67,7 +86,15 @@ static void run(const char *prog, const char *want)
 	}
 	tap_ok(nentry > 0 && nexit > 0, "%s: %zu entries, %zu exits counted",
 	       name, nentry, nexit);
+	for (size_t i = 0; i < nl; i++) {
+		struct eng_var_agg a;
+
+		eng_sampler_var_agg(t.smp, lc[i].entry_var, &a);
+		lentry += (size_t)a.sum;
+	}
+	tap_ok(lentry > 0, "%s: %zu libc calls counted", name, lentry);
 	fns_free(c, n);
+	fns_free(lc, nl);
 	tgt_fini(&t);
 }
 

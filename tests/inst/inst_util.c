@@ -167,6 +167,8 @@ void tgt_fini(struct tgt *t)
 	eng_sampler_destroy(t->smp);
 	eng_shm_destroy(t->shm);
 	eng_image_close(t->img);
+	for (size_t i = 0; i < t->nlib; i++)
+		eng_image_close(t->libimg[i]);
 	if (t->to > 0)
 		close(t->to);
 	if (t->from > 0)
@@ -204,7 +206,7 @@ static int add_point(struct tgt *t, struct fn_ctr *c,
 		s.handle = c->cpu_h;
 		break;
 	}
-	eng_inst_point_from(xp, t->base, &pt);
+	eng_inst_point_from(xp, c->base, &pt);
 	c->req_entry[c->nreq] = entry;
 	if (eng_inst_add(t->in, &pt, &s, 1, false, &c->req[c->nreq], &err) < 0) {
 		c->why = "add failed";
@@ -227,6 +229,8 @@ struct fn_ctr *fns_prepare(struct tgt *t, const char *prefix, size_t *nout)
 		if (prefix && strncmp(f->name, prefix, strlen(prefix)) != 0)
 			continue;
 		cc->f = f;
+		cc->img = t->img;
+		cc->base = t->base;
 		n++;
 		eng_sampler_var_alloc(t->smp, ENG_VAR_COUNTER, &cc->entry_var,
 				      &cc->entry_h, NULL);
@@ -239,6 +243,59 @@ struct fn_ctr *fns_prepare(struct tgt *t, const char *prefix, size_t *nout)
 		su_parse(t->img, f, &cc->xf);
 		if (!cc->xf.ok)
 			cc->why = cc->xf.why;
+	}
+	*nout = n;
+	return c;
+}
+
+static void alloc_vars(struct tgt *t, struct fn_ctr *cc)
+{
+	eng_sampler_var_alloc(t->smp, ENG_VAR_COUNTER, &cc->entry_var,
+			      &cc->entry_h, NULL);
+	eng_sampler_var_alloc(t->smp, ENG_VAR_COUNTER, &cc->exit_var,
+			      &cc->exit_h, NULL);
+	eng_sampler_var_alloc(t->smp, ENG_VAR_WALL_TIMER, &cc->wall_var,
+			      &cc->wall_h, NULL);
+	eng_sampler_var_alloc(t->smp, ENG_VAR_CPU_TIMER, &cc->cpu_var,
+			      &cc->cpu_h, NULL);
+}
+
+struct fn_ctr *fns_prepare_lib(struct tgt *t, const char *lib,
+			       const char *const *names, size_t *nout)
+{
+	size_t nm = 0, n = 0, nmod = eng_proc_nmodules(t->p);
+	struct fn_ctr *c;
+	struct eng_image *img = NULL;
+	uint64_t base = 0;
+
+	while (names[nm] != NULL)
+		nm++;
+	c = calloc(nm + 1, sizeof *c);
+	*nout = 0;
+	for (size_t i = 0; i < nmod && img == NULL && t->nlib < 8; i++) {
+		const struct eng_module *m = eng_proc_module(t->p, i);
+		const char *b = strrchr(m->path, '/');
+
+		if (strncmp(b ? b + 1 : m->path, lib, strlen(lib)) != 0 ||
+		    eng_image_open(m->path, &img, NULL) < 0)
+			continue;
+		t->libimg[t->nlib++] = img;
+		base = m->bias + eng_image_link_base(img);
+	}
+	for (size_t k = 0; img != NULL && k < nm; k++) {
+		const struct eng_func *f = eng_image_func_by_name(img, names[k]);
+		struct fn_ctr *cc = &c[n];
+
+		if (f == NULL)
+			continue;
+		cc->f = f;
+		cc->img = img;
+		cc->base = base;
+		alloc_vars(t, cc);
+		su_parse(img, f, &cc->xf);
+		if (!cc->xf.ok)
+			cc->why = cc->xf.why;
+		n++;
 	}
 	*nout = n;
 	return c;

@@ -32,6 +32,8 @@ struct tgt {
 	char out[1 << 16];      /* everything printed so far */
 	size_t outlen, seen;
 	bool ended;
+	struct eng_image *libimg[8];  /* images opened by fns_prepare_lib */
+	size_t nlib;
 	int status;             /* exit code or -signal */
 };
 
@@ -61,6 +63,8 @@ void su_free(struct x86_func *f);
 enum inst_mode { IM_COUNTERS, IM_WALL, IM_CPU, IM_BOTH };
 struct fn_ctr {
 	const struct eng_func *f;
+	const struct eng_image *img; /* the file holding f */
+	uint64_t base;               /* its runtime = base + image-relative */
 	struct x86_func xf;          /* stand-in parse */
 	uint32_t entry_var, exit_var, wall_var, cpu_var;
 	uint64_t entry_h, exit_h, wall_h, cpu_h;
@@ -74,6 +78,10 @@ struct fn_ctr {
 /* Parse every function (name prefix, NULL for all) and allocate its
  * variables. */
 struct fn_ctr *fns_prepare(struct tgt *t, const char *prefix, size_t *n);
+/* The same for the named functions of a loaded library (file name
+ * starting with `lib`, e.g. "libc.so"); functions missing are skipped. */
+struct fn_ctr *fns_prepare_lib(struct tgt *t, const char *lib,
+			       const char *const *names, size_t *n);
 /* Queue requests of `mode` at every point of every function, commit;
  * returns points instrumented or a negative error. */
 int fns_instrument(struct tgt *t, struct fn_ctr *c, size_t n,
