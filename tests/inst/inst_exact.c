@@ -133,10 +133,14 @@ static void run(const char *prog)
 	npts = instrument_counters(&t, NULL, &c, &nc);
 	tap_ok(npts > 0, "%s: %d points instrumented in %zu functions", name,
 	       npts, nc);
-	for (size_t i = 0; i < nc; i++)
+	for (size_t i = 0; i < nc; i++) {
 		if (c[i].why)
 			tap_diag("%s: %s: refused: %s", name, c[i].f->name,
 				 c[i].why);
+		if (c[i].trap_why)
+			tap_diag("%s: %s: a point uses the trap fallback: %s",
+				 name, c[i].f->name, c[i].trap_why);
+	}
 	eng_resume_all(t.p, NULL);
 	if (!tap_ok(tgt_wait_line(&t, "done", 60000) == 0, "%s: work done",
 		    name))

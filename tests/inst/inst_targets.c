@@ -66,10 +66,14 @@ static void run(const char *prog, const char *want)
 	lpts = fns_instrument(&t, lc, nl, IM_COUNTERS);
 	tap_ok(lpts > 0, "%s: and %d points in %zu libc functions", name,
 	       lpts, nl);
-	for (size_t i = 0; i < nl; i++)
+	for (size_t i = 0; i < nl; i++) {
 		if (lc[i].why)
-			tap_diag("%s: libc %s: %s", name, lc[i].f->name,
-				 lc[i].why);
+			tap_diag("%s: libc %s: refused: %s", name,
+				 lc[i].f->name, lc[i].why);
+		if (lc[i].trap_why)
+			tap_diag("%s: libc %s: trap fallback: %s", name,
+				 lc[i].f->name, lc[i].trap_why);
+	}
 	eng_resume_all(t.p, NULL);
 	tap_ok(tgt_wait_exit(&t, 60000) == 0 && t.status == 0,
 	       "%s: exited 0 (%d)", name, t.status);

@@ -186,7 +186,7 @@ static int add_point(struct tgt *t, struct fn_ctr *c,
 	struct hunch_err err = { 0 };
 
 	if (!xp->ok)
-		c->why = xp->why;    /* then a trap */
+		c->trap_why = xp->why;    /* then a trap */
 	if (c->nreq == 16)
 		return 0;
 	if (mode == IM_BOTH)

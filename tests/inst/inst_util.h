@@ -74,6 +74,7 @@ struct fn_ctr {
 	size_t nreq;
 	size_t nrefused;             /* requests refused at commit */
 	const char *why;             /* a refused point, if any */
+	const char *trap_why;        /* why a point went to the trap */
 };
 /* Parse every function (name prefix, NULL for all) and allocate its
  * variables. */
