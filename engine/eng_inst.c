@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -122,6 +123,27 @@ void eng_inst_point_from(const struct x86_point *xp, uint64_t base,
 	out->trap = !xp->ok;
 }
 
+/* CET shadow stacks (Linux 6.6+, glibc 2.39+ opt-in; devguide §7.4):
+ * relocated calls are emulated with push + jmp, which the callee's ret
+ * would not match, so they are refused then. */
+static bool shadow_stack_on(pid_t pid)
+{
+	char path[64], line[256];
+	bool on = false;
+	FILE *f;
+
+	snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (f == NULL)
+		return false;
+	while (fgets(line, sizeof line, f) != NULL)
+		if (strncmp(line, "x86_Thread_features:", 20) == 0 &&
+		    strstr(line, "shstk") != NULL)
+			on = true;
+	fclose(f);
+	return on;
+}
+
 /* The shared call stubs, once per process (the target is stopped for
  * the allocation, which may need an inferior call of mmap). */
 static int make_stubs(struct eng_inst *in, struct hunch_err *err)
@@ -177,6 +199,7 @@ int eng_inst_create(struct eng_proc *p, struct eng_shm *shm,
 	in->env.fn_cpu_stop = eng_shm_entry(shm, HUNCH_RT_ENTRY_CPU_STOP);
 	in->env.wall_rdtsc = h->wall_level == HUNCH_LEVEL_HW;
 	in->wall_ns = h->wall_level != HUNCH_LEVEL_HW;
+	in->env.shadow_stack = shadow_stack_on(eng_proc_pid(p));
 	in->tsc_mult = h->tsc_mult;
 	in->tsc_shift = h->tsc_shift;
 	if (in->env.fn_block == 0 || in->env.fn_cpu_start == 0 ||

@@ -464,6 +464,9 @@ int x86_tramp_base(struct x86_reloc *r, const struct x86_tramp_env *env,
 		if (ri.is_call && off + ri.len != plen)
 			return fail(b, -ENOTSUP,
 				    "a call in the middle of the patched bytes");
+		if (ri.is_call && env->shadow_stack)
+			return fail(b, -ENOTSUP, "a call in the patch cannot "
+				    "be moved under a CET shadow stack");
 		if ((ri.is_ret || ri.is_uncond_jmp || ri.is_call) && pre_done)
 			dead = true;
 		off += ri.len;

@@ -40,6 +40,8 @@ struct x86_tramp_env {
 	uint64_t fn_block;      /* hunchrt_block */
 	uint64_t fn_wall_start, fn_wall_stop, fn_cpu_start, fn_cpu_stop;
 	bool wall_rdtsc;        /* wall timers inline with rdtsc (HW level) */
+	bool shadow_stack;      /* CET shadow stack on: calls are not moved
+				   (push + jmp would not match its ret) */
 	uint64_t stub_call;     /* shared stubs (x86_tramp_stubs) in the */
 	uint64_t stub_reg;      /* target, generated once per process */
 };

@@ -10,13 +10,37 @@
 #include "tap.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-static void run(const char *prog, bool trap)
+/* With the CPU timer at the software level the rtlib calls libc's
+ * clock_gettime on every timer operation; counting that function's
+ * entries too shows the per-thread guard: calls made from inside
+ * instrumentation are not instrumented (the program's one own call is),
+ * and nothing recurses. */
+static void guard_check(struct tgt *t, bool sw, const char *how)
+{
+	static const char *const names[] = { "clock_gettime", NULL };
+	struct fn_ctr *lc;
+	struct eng_var_agg a;
+	size_t nl;
+	int pts;
+
+	if (!sw)
+		return;
+	lc = fns_prepare_lib(t, "libc.so", names, &nl);
+	pts = nl ? fns_instrument(t, lc, nl, IM_COUNTERS) : 0;
+	tap_ok(pts > 0, "%s: libc clock_gettime instrumented too", how);
+	t->guard_var = nl ? lc[0].entry_var : 0;
+	fns_free(lc, nl);
+	(void)a;
+}
+
+static void run(const char *prog, bool trap, bool sw)
 {
 	char *argv[] = { (char *)prog, trap ? "10000" : "100000", NULL };
 	long calls = trap ? 10000 : 100000;
-	const char *how = trap ? "trap" : "jmp";
+	const char *how = sw ? "guard" : trap ? "trap" : "jmp";
 	const struct eng_func *f;
 	struct hunch_err err = { 0 };
 	struct x86_func xf;
@@ -56,6 +80,7 @@ static void run(const char *prog, bool trap)
 	tap_eq(added, 6, "%s: 3 minis at entry and exit of rz_leaf", how);
 	tap_eq(eng_inst_commit(t.in, &err), 0, "%s: inserted (%s)", how,
 	       err.msg);
+	guard_check(&t, sw, how);
 	eng_resume_all(t.p, NULL);
 	tap_ok(tgt_wait_exit(&t, 120000) == 0 && t.status == 0,
 	       "%s: exited 0", how);
@@ -68,6 +93,15 @@ static void run(const char *prog, bool trap)
 	eng_sampler_var_agg(t.smp, v[3], &a);
 	tap_ok(a.sum > 0, "%s: CPU timer ran (%lld ns)", how,
 	       (long long)a.sum);
+	tap_ok(eng_sampler_stats(t.smp)->obs_cost_total > 0, "%s: observed "
+	       "cost reported (%llu)", how, (unsigned long long)
+	       eng_sampler_stats(t.smp)->obs_cost_total);
+	if (sw) {
+		eng_sampler_var_agg(t.smp, t.guard_var, &a);
+		tap_eq(a.sum, 1, "%s: clock_gettime counted once: the "
+		       "program's own call, not the rtlib's from inside "
+		       "instrumentation", how);
+	}
 	su_free(&xf);
 	tgt_fini(&t);
 }
@@ -76,7 +110,9 @@ int main(int argc, char **argv)
 {
 	if (argc != 2)
 		return tap_ok(0, "usage: inst_regs PROGRAM"), tap_done();
-	run(argv[1], false);
-	run(argv[1], true);
+	run(argv[1], false, false);
+	run(argv[1], true, false);
+	setenv("HUNCH_SOFTWARE_LEVEL_CPU_TIMER", "1", 1);
+	run(argv[1], false, true);
 	return tap_done();
 }

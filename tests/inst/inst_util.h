@@ -33,6 +33,7 @@ struct tgt {
 	size_t outlen, seen;
 	bool ended;
 	struct eng_image *libimg[8];  /* images opened by fns_prepare_lib */
+	uint32_t guard_var;           /* tests' scratch */
 	size_t nlib;
 	int status;             /* exit code or -signal */
 };
