@@ -643,6 +643,12 @@ static int check_fresh(struct eng_inst *in, struct commit *c,
 	if (ip->orig[0] == 0xcc)
 		return *why = "an int3 is already there (a debugger or hunch's "
 			      "own breakpoint)", 1;
+	/* the dynamic linker's r_brk carries hunch's own int3 (eng_bp),
+	 * which would be written back over the patch later */
+	if (eng_proc_r_brk(in->p) >= pt->patch_start &&
+	    eng_proc_r_brk(in->p) < pt->patch_start + pt->patch_len)
+		return *why = "hunch's breakpoint on the dynamic linker's "
+			      "r_brk is in these bytes", 1;
 	return 0;
 }
 
