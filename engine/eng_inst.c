@@ -46,6 +46,7 @@ struct ipoint {
 	size_t base_len;
 	struct x86_base b;
 	bool dirty;              /* chains changed in this commit */
+	bool dead;               /* its library was unloaded */
 };
 
 struct request {
@@ -403,6 +404,8 @@ static int point_get(struct eng_inst *in, const struct eng_inst_point *pt,
 	for (unsigned b = 0; b < pt->patch_len; b++) {
 		struct ipoint *o = point_at(in, pt->patch_start + b);
 
+		if (o != NULL && o->dead)
+			o = NULL;       /* bytes of an unloaded library */
 		if (o != NULL && ip != NULL && o != ip)
 			return hunch_errf(err, -EBUSY, "point 0x%" PRIx64
 					  " overlaps two patches", pt->addr);
@@ -1091,4 +1094,68 @@ int eng_inst_catchup(struct eng_inst *in, uint64_t lo, uint64_t hi,
 		     const struct x86_snip *s, size_t n, struct hunch_err *err)
 {
 	return inst_catchup(in->p, in->shm, in->mem, lo, hi, s, n, err);
+}
+
+/* Release a dropped point's requests and trampolines. */
+static int drop_point(struct eng_inst *in, struct ipoint *ip,
+		      struct hunch_err *err)
+{
+	int n = 0, rc;
+
+	for (size_t s = 0; s < ip->nsite; s++) {
+		for (size_t i = 0; i < ip->ch[s].n; i++) {
+			struct request *r = req_get(in, ip->ch[s].id[i]);
+
+			if (defer_free(in, r->mini, r->mini_len) < 0)
+				return hunch_errf(err, -ENOMEM, "out of memory");
+			req_release(r, ENG_REQ_FREE);
+			n++;
+		}
+		ip->ch[s].n = 0;
+	}
+	if (ip->base != 0 && defer_free(in, ip->base, ip->base_len) < 0)
+		return hunch_errf(err, -ENOMEM, "out of memory");
+	/* a dead trap entry: tramp 0 passes any later SIGTRAP there on */
+	if (ip->pt.trap && ip->patched &&
+	    (rc = trap_set(in, ip->pt.addr, 0, err)) < 0)
+		return rc;
+	ip->base = 0;
+	ip->active = ip->patched = ip->rebuild = false;
+	ip->nsite = 0;
+	ip->dead = true;
+	return n;
+}
+
+int eng_inst_drop_range(struct eng_inst *in, uint64_t lo, uint64_t hi,
+			struct hunch_err *err)
+{
+	bool was_stopped = eng_proc_stopped(in->p);
+	int n = 0, rc = 0;
+
+	if (!was_stopped && (rc = eng_stop_all(in->p, err)) < 0)
+		return rc;
+	for (size_t i = 0; i < in->npts && rc >= 0; i++) {
+		struct ipoint *ip = &in->pts[i];
+
+		if (ip->dead || ip->pt.patch_start < lo ||
+		    ip->pt.patch_start >= hi)
+			continue;
+		rc = drop_point(in, ip, err);
+		n += rc > 0 ? rc : 0;
+	}
+	/* pending requests there were never inserted: forget them too */
+	for (size_t q = 0; q < in->nqueue && rc >= 0; q++) {
+		struct request *r = req_get(in, in->queue[q]);
+
+		if (r != NULL && r->state == ENG_REQ_PENDING &&
+		    in->pts[r->point].dead) {
+			req_release(r, ENG_REQ_FREE);
+			n++;
+		}
+	}
+	if (rc >= 0)
+		rc = eng_codemem_flush(in->mem, &in->st.writes, err);
+	if (!was_stopped)
+		eng_resume_all(in->p, NULL);
+	return rc < 0 ? rc : n;
 }

@@ -82,6 +82,14 @@ enum eng_req_state eng_inst_state(const struct eng_inst *in, uint32_t id,
  * every exit path); commits. */
 int eng_inst_remove_all(struct eng_inst *in, struct hunch_err *err);
 
+/* A library in [lo, hi) was unloaded (dlclose): forget its points
+ * without writing there (the bytes are gone; another library may be
+ * mapped there next), release its requests (state ENG_REQ_FREE) and
+ * their trampolines (deferred), and retire its trap-table entries.
+ * Returns the number of requests dropped. */
+int eng_inst_drop_range(struct eng_inst *in, uint64_t lo, uint64_t hi,
+			struct hunch_err *err);
+
 /* Catchup (devguide §1.12): run the entry snippets `s` of the function
  * [lo, hi) now, by inferior calls of the rtlib primitives, once for each
  * activation of it on each thread (PC inside, or a return address into
