@@ -17,7 +17,7 @@ struct expect { const char *name; long per[8]; long main_n; };
 
 static void expected(struct expect *e, size_t *n)
 {
-	static struct expect ex[6];
+	static struct expect ex[7];
 
 	memset(ex, 0, sizeof ex);
 	ex[0].name = "ic_worker"; ex[1].name = "ic_mid";
@@ -31,8 +31,10 @@ static void expected(struct expect *e, size_t *n)
 		ex[4].per[i] = 1100;
 	}
 	ex[5].main_n = 8;
+	ex[6].name = "ic_args";
+	ex[6].main_n = 8;
 	memcpy(e, ex, sizeof ex);
-	*n = 6;
+	*n = 7;
 }
 
 static int cmpl(const void *a, const void *b)
@@ -123,7 +125,7 @@ static void run(const char *prog)
 	const char *name = strrchr(prog, '/') ? strrchr(prog, '/') + 1 : prog;
 	struct tgt t;
 	struct fn_ctr *c = NULL;
-	struct expect ex[6];
+	struct expect ex[7];
 	size_t nc = 0, ne;
 	struct hunch_err err = { 0 };
 	int npts;

@@ -4,7 +4,8 @@
  *   per worker i (0..7):  ic_worker 1, ic_mid (i+1)*1000,
  *                         ic_leaf 2*(i+1)*1000, ic_branchy (i+1)*1000,
  *                         ic_rec 100*11 (recursion depth 10, 100 times)
- *   main thread:          main 1, ic_report 8
+ *   main thread:          main 1, ic_report 8, ic_args 8 (with
+ *                         (i, 2i, 3i, 4i, 5i, 6i) for i = 0..7)
  *
  * The workers finish their work, then wait on a barrier; main prints
  * every result and "done", reads one line from stdin, then releases and
@@ -70,9 +71,15 @@ NOI void *ic_worker(void *arg)
 	return NULL;
 }
 
+NOI long ic_args(long a, long b, long c, long d, long e, long f)
+{
+	return a + b + c + d + e + f;
+}
+
 NOI void ic_report(int i)
 {
-	printf("worker %d: %ld\n", i, results[i]);
+	printf("worker %d: %ld %ld\n", i, results[i],
+	       ic_args(i, 2 * i, 3 * i, 4 * i, 5 * i, 6 * i));
 }
 
 int main(void)
