@@ -247,3 +247,18 @@ int x86_reloc_insn(struct x86_reloc *r, const uint8_t *code, size_t avail,
 	x86_emit(o, bytes, info->len);
 	return 0;
 }
+
+size_t x86_insn_jcc(struct x86_reloc *r, const uint8_t *code, size_t avail,
+		    uint64_t from, unsigned *cc, uint64_t *target)
+{
+	const cs_x86 *x;
+
+	if (!decode(r, code, avail, from) || !is_jcc(r->insn->id))
+		return 0;
+	x = &r->insn->detail->x86;
+	if (x->op_count != 1 || x->operands[0].type != X86_OP_IMM)
+		return 0;
+	*cc = (x->opcode[0] == 0x0f ? x->opcode[1] : x->opcode[0]) & 0xf;
+	*target = (uint64_t)x->operands[0].imm;
+	return r->insn->size;
+}

@@ -117,8 +117,8 @@ int su_parse(const struct eng_image *img, const struct eng_func *fn,
 				uint64_t t = (uint64_t)x->operands[0].imm;
 
 				f->targets[f->ntargets++] = t;
-				if (in->id == X86_INS_JMP &&
-				    (t < fn->addr || t >= fn->addr + fn->size))
+				/* a jmp or jcc out: a (conditional) tail call */
+				if (t < fn->addr || t >= fn->addr + fn->size)
 					exitk[n] = true;
 			} else {
 				f->unresolved_indirect_jump = true;
