@@ -30,7 +30,7 @@
 #include <stdint.h>
 
 #define HUNCH_ABI_MAGIC   0x314d53484e554855ULL  /* "UHUNHSM1" little endian */
-#define HUNCH_ABI_VERSION 2
+#define HUNCH_ABI_VERSION 3
 
 /* Environment handed to a launched target (scrubbed by the rtlib). */
 #define HUNCH_ENV_SHM_FD        "HUNCH_SHM_FD"
@@ -61,6 +61,7 @@ enum hunch_rt_entry {
 	HUNCH_RT_ENTRY_CPU_START,    /* void (uint64_t h) */
 	HUNCH_RT_ENTRY_CPU_STOP,     /* void (uint64_t h) */
 	HUNCH_RT_ENTRY_BLOCK,        /* void *hunchrt_block(void): registers */
+	HUNCH_RT_ENTRY_TRAP_INSTALL, /* int (uint64_t table, uint64_t cap), ABI 3 */
 	HUNCH_RT_ENTRY_COUNT,        /* entries the rtlib publishes */
 	HUNCH_RT_NENTRY_MAX = 32
 };
@@ -182,6 +183,30 @@ struct hunch_shm_header {
 	/* Written by every thread on create/exit: its own cache line. */
 	_Alignas(64) volatile uint64_t ring_head;
 	uint64_t pad_ring[7];
+
+	/* ---- ABI 3: trap fallback (rtlib/rt_trap.c), written by the rtlib:
+	 * racy statistics, not exact counts ---- */
+	_Alignas(64) volatile uint64_t rt_traps;  /* int3s sent to trampolines */
+	volatile uint64_t rt_traps_foreign;  /* SIGTRAPs passed to the program */
+	uint64_t pad_trap[6];
 };
+
+/* Trap fallback: an int3 at `addr` (a point too small for a jmp) makes
+ * the rtlib's SIGTRAP handler resume at `tramp`.  The table lives in the
+ * target's trampoline memory (so a forked child keeps a valid copy);
+ * hunch passes its address to hunchrt_trap_install once.  Open addressing with
+ * linear probing from hunch_trap_slot(addr); addr 0 ends a probe.
+ * Entries are never removed: a removed point keeps tramp == addr (its
+ * original instruction is back), so a SIGTRAP already raised but not
+ * yet delivered still lands correctly. */
+struct hunch_trap_entry {
+	volatile uint64_t addr;
+	volatile uint64_t tramp;
+};
+
+static inline uint64_t hunch_trap_slot(uint64_t addr, uint64_t cap)
+{
+	return ((addr * 0x9e3779b97f4a7c15ull) >> 17) & (cap - 1);
+}
 
 #endif

@@ -36,6 +36,12 @@ HUNCHRT_API void hunchrt_guard_leave(void);
 /* Add to this thread's observed-cost counter (wall native units). */
 HUNCHRT_API void hunchrt_cost_add(uint64_t native);
 
+/* Trap fallback (rt_trap.c): install the SIGTRAP handler that sends an
+ * int3 at an instrumentation point to its trampoline (table: cap
+ * struct hunch_trap_entry, cap a power of two) and passes every other
+ * SIGTRAP to the program's own disposition.  0 or -errno. */
+HUNCHRT_API int hunchrt_trap_install(uint64_t table, uint64_t cap);
+
 /* The calling thread's block (registering it), NULL if none. */
 HUNCHRT_API void *hunchrt_block(void);
 /* The calling thread's index, -1 if it has none. */

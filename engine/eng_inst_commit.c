@@ -1,0 +1,597 @@
+/*
+ * eng_inst_commit.c - applying queued requests in one stop of every
+ * thread (the protocol is in eng_inst.h), writing trampoline memory,
+ * and the trap table.
+ */
+#include "eng_inst_int.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "eng_proc.h"
+#include "eng_shm.h"
+#include "hunch_abi.h"
+
+/* ---- writing into the target ---- */
+
+/* Program code: written at once.  Trampoline memory: through the
+ * shadow (tmem), flushed before the program's code is patched. */
+int inst_wmem(struct eng_inst *in, uint64_t a, const void *b, size_t n,
+		struct hunch_err *err)
+{
+	in->st.writes++;
+	return eng_write_mem(in->p, a, b, n, err);
+}
+
+int inst_tmem(struct eng_inst *in, uint64_t a, const void *b, size_t n,
+		struct hunch_err *err)
+{
+	return eng_codemem_write(in->mem, a, b, n, err);
+}
+
+int inst_defer_free(struct eng_inst *in, uint64_t a, size_t len)
+{
+	if (inst_grow((void **)&in->pf, &in->cappf, in->npf + 1, sizeof *in->pf) < 0)
+		return -ENOMEM;
+	in->pf[in->npf++] = (struct pending_free){ a, len };
+	return 0;
+}
+
+static uint32_t cost_native(const struct eng_inst *in, unsigned ns)
+{
+	if (in->wall_ns || in->tsc_mult == 0)
+		return ns;
+	return (uint32_t)(((uint64_t)ns << in->tsc_shift) / in->tsc_mult);
+}
+
+/* Rewrite the jumps of a site's chain: slot -> mini0 -> ... -> BACK,
+ * and the observed cost of one pass. */
+static int relink_site(struct eng_inst *in, struct ipoint *ip, size_t s,
+		       struct hunch_err *err)
+{
+	const struct x86_site *st = &ip->b.site[s];
+	uint64_t back = ip->base + st->back_off;
+	uint64_t from = ip->base + st->slot_off;
+	unsigned ns = BASE_COST_NS;
+	uint8_t j[5];
+	uint32_t cost;
+	int rc;
+
+	for (size_t i = 0; i < ip->ch[s].n; i++) {
+		struct request *r = inst_req_get(in, ip->ch[s].id[i]);
+
+		x86_jmp5_bytes(j, from, r->mini);
+		if ((rc = inst_tmem(in, from, j, 5, err)) < 0)
+			return rc;
+		from = r->mini + r->code_len;
+		ns += r->cost_ns;
+	}
+	x86_jmp5_bytes(j, from, back);
+	if ((rc = inst_tmem(in, from, j, 5, err)) < 0)
+		return rc;
+	cost = cost_native(in, ns);
+	return inst_tmem(in, ip->base + st->cost_off, &cost, 4, err);
+}
+
+static int relink(struct eng_inst *in, struct ipoint *ip,
+		  struct hunch_err *err)
+{
+	int rc = 0;
+
+	for (size_t s = 0; s < ip->nsite && rc == 0; s++)
+		rc = relink_site(in, ip, s, err);
+	return rc;
+}
+
+size_t inst_point_minis(const struct ipoint *ip)
+{
+	size_t n = 0;
+
+	for (size_t s = 0; s < ip->nsite; s++)
+		n += ip->ch[s].n;
+	return n;
+}
+
+/* ---- the commit ---- */
+
+struct commit {
+	struct inst_threads th;
+	uint32_t *dirty;          /* point indexes touched */
+	size_t ndirty, capdirty;
+	uint8_t **newbase;        /* per dirty point: base code to write */
+};
+
+static int mark_dirty(struct eng_inst *in, struct commit *c, struct ipoint *ip)
+{
+	if (ip->dirty)
+		return 0;
+	if (inst_grow((void **)&c->dirty, &c->capdirty, c->ndirty + 1,
+		 sizeof *c->dirty) < 0)
+		return -ENOMEM;
+	ip->dirty = true;
+	c->dirty[c->ndirty++] = (uint32_t)(ip - in->pts);
+	return 0;
+}
+
+/* Checks before the first patch of a point's bytes. */
+static int check_fresh(struct eng_inst *in, struct commit *c,
+		       struct ipoint *ip, const char **why,
+		       struct hunch_err *err)
+{
+	const struct eng_inst_point *pt = &ip->pt;
+	int rc;
+
+	if (!pt->trap && inst_threads_word_in(&c->th, pt->patch_start + 1,
+					      pt->patch_start + pt->patch_len)) {
+		in->st.refused_stack++;
+		return *why = "a stack word points into the bytes to patch "
+			      "(maybe a return address); try again later", 1;
+	}
+	if ((rc = eng_read_mem(in->p, pt->patch_start, ip->orig,
+			       pt->patch_len, err)) < 0)
+		return rc;
+	if (ip->orig[0] == 0xcc)
+		return *why = "an int3 is already there (a debugger or hunch's "
+			      "own breakpoint)", 1;
+	/* the dynamic linker's r_brk carries hunch's own int3 (eng_bp),
+	 * which would be written back over the patch later */
+	if (eng_proc_r_brk(in->p) >= pt->patch_start &&
+	    eng_proc_r_brk(in->p) < pt->patch_start + pt->patch_len)
+		return *why = "hunch's breakpoint on the dynamic linker's "
+			      "r_brk is in these bytes", 1;
+	return 0;
+}
+
+/* Threads stopped inside the bytes about to change resume in their
+ * relocated copies (written to the threads after the code). */
+static int move_pcs(struct eng_inst *in, struct commit *c, struct ipoint *ip,
+		    const struct x86_base *nb, uint64_t at, const char **why)
+{
+	const struct eng_inst_point *pt = &ip->pt;
+
+	for (size_t i = 0; i < c->th.n; i++) {
+		struct inst_thread *t = &c->th.t[i];
+		uint64_t pc = t->regs.rip, npc;
+
+		if (pc <= pt->patch_start ||
+		    pc >= pt->patch_start + pt->patch_len)
+			continue;
+		npc = x86_tramp_map_pc(nb, pt->patch_start, ip->site, at, pc);
+		if (npc == 0)
+			return *why = "a thread stopped between instructions "
+				      "of the patch", 1;
+	}
+	for (size_t i = 0; i < c->th.n; i++) {
+		struct inst_thread *t = &c->th.t[i];
+		uint64_t pc = t->regs.rip;
+
+		if (pc <= pt->patch_start ||
+		    pc >= pt->patch_start + pt->patch_len)
+			continue;
+		t->regs.rip = x86_tramp_map_pc(nb, pt->patch_start, ip->site,
+					       at, pc);
+		t->regs_changed = true;
+		in->st.pcs_moved++;
+	}
+	return 0;
+}
+
+/* Build the base trampoline of a point about to be patched, or rebuilt
+ * with a new site (not yet written: c->newbase).  Returns 0, 1 (refused,
+ * *why), or -errno. */
+static int prepare_point(struct eng_inst *in, struct commit *c,
+			 struct ipoint *ip, size_t k, const char **why,
+			 struct hunch_err *err)
+{
+	const struct eng_inst_point *pt = &ip->pt;
+	uint8_t buf[BASE_MAX];
+	struct x86_base nb;
+	bool fresh = !ip->patched;
+	uint64_t at;
+	size_t alloc;
+	int rc;
+
+	if (fresh && (rc = check_fresh(in, c, ip, why, err)) != 0)
+		return rc;
+	if (!ip->active && ip->base != 0 && ip->nksite == ip->nsite &&
+	    memcmp(ip->ksite, ip->site, ip->nsite * sizeof *ip->site) == 0) {
+		if (move_pcs(in, c, ip, &ip->b, ip->base, why) != 0)
+			return 1;
+		ip->active = true;
+		return 0;       /* the kept base, unchanged */
+	}
+	rc = x86_tramp_base(in->reloc, &in->env, ip->orig, pt->patch_len,
+			    pt->patch_start, ip->site, ip->nsite,
+			    pt->patch_start, buf, sizeof buf, &nb);
+	if (rc < 0)
+		return *why = nb.why, 1;
+	alloc = nb.len + 64;
+	if ((rc = eng_codemem_alloc(in->mem, pt->patch_start, alloc, &at,
+				    err)) < 0)
+		return rc;
+	rc = x86_tramp_base(in->reloc, &in->env, ip->orig, pt->patch_len,
+			    pt->patch_start, ip->site, ip->nsite, at, buf,
+			    sizeof buf, &nb);
+	if (rc < 0 || nb.len > alloc ||
+	    (fresh && move_pcs(in, c, ip, &nb, at, why) != 0)) {
+		eng_codemem_free(in->mem, at, alloc);
+		if (rc < 0 || nb.len > alloc)
+			*why = rc < 0 ? nb.why : "trampoline grew";
+		return 1;
+	}
+	c->newbase[k] = malloc(nb.len);
+	if (c->newbase[k] == NULL)
+		return hunch_errf(err, -ENOMEM, "out of memory");
+	memcpy(c->newbase[k], buf, nb.len);
+	if (ip->base != 0 && inst_defer_free(in, ip->base, ip->base_len) < 0)
+		return hunch_errf(err, -ENOMEM, "out of memory");
+	ip->b = nb;
+	ip->base = at;
+	ip->base_len = alloc;
+	memcpy(ip->ksite, ip->site, sizeof ip->site);
+	ip->nksite = ip->nsite;
+	ip->rebuild = false;
+	ip->active = true;
+	ip->patched = false;    /* (re)write the jmp to the new base */
+	return 0;
+}
+
+static int chain_insert(struct chain *ch, uint32_t id, bool prepend)
+{
+	if (inst_grow((void **)&ch->id, &ch->cap, ch->n + 1, sizeof *ch->id) < 0)
+		return -ENOMEM;
+	if (prepend) {
+		memmove(ch->id + 1, ch->id, ch->n * sizeof *ch->id);
+		ch->id[0] = id;
+	} else {
+		ch->id[ch->n] = id;
+	}
+	ch->n++;
+	return 0;
+}
+
+static void chain_remove(struct chain *ch, uint32_t id)
+{
+	for (size_t i = 0; i < ch->n; i++)
+		if (ch->id[i] == id) {
+			memmove(ch->id + i, ch->id + i + 1,
+				(ch->n - i - 1) * sizeof *ch->id);
+			ch->n--;
+			return;
+		}
+}
+
+void inst_req_release(struct request *r, enum eng_req_state st)
+{
+	free(r->code);
+	r->code = NULL;
+	r->mini = 0;
+	r->state = st;
+}
+
+static int do_removals(struct eng_inst *in, struct commit *c)
+{
+	for (size_t q = 0; q < in->nqueue; q++) {
+		struct request *r = inst_req_get(in, in->queue[q]);
+		struct ipoint *ip;
+
+		if (r == NULL || r->state != ENG_REQ_REMOVING)
+			continue;
+		ip = &in->pts[r->point];
+		if (inst_site_index(ip, r->site) >= 0)
+			chain_remove(&ip->ch[inst_site_index(ip, r->site)],
+				     in->queue[q]);
+		if (inst_defer_free(in, r->mini, r->mini_len) < 0 ||
+		    mark_dirty(in, c, ip) < 0)
+			return -ENOMEM;
+		inst_req_release(r, ENG_REQ_FREE);
+	}
+	return 0;
+}
+
+static int do_adds(struct eng_inst *in, struct commit *c, int *failed,
+		   struct hunch_err *err)
+{
+	for (size_t q = 0; q < in->nqueue; q++) {
+		uint32_t id = in->queue[q];
+		struct request *r = inst_req_get(in, id);
+		struct ipoint *ip;
+		const char *why = NULL;
+		int rc;
+
+		if (r == NULL || r->state != ENG_REQ_PENDING)
+			continue;
+		ip = &in->pts[r->point];
+		if ((rc = mark_dirty(in, c, ip)) < 0)
+			return hunch_errf(err, rc, "out of memory");
+		if (!ip->active || ip->rebuild) {
+			size_t k = c->ndirty - 1;
+
+			while (c->dirty[k] != r->point)
+				k--;
+			rc = prepare_point(in, c, ip, k, &why, err);
+			if (rc < 0)
+				return rc;
+			if (rc > 0) {
+				r->why = why;
+				inst_req_release(r, ENG_REQ_FAILED);
+				(*failed)++;
+				continue;
+			}
+		}
+		r->mini_len = r->code_len + 5;
+		if ((rc = eng_codemem_alloc(in->mem, ip->base, r->mini_len,
+					    &r->mini, err)) < 0)
+			return rc;
+		if ((rc = inst_tmem(in, r->mini, r->code, r->code_len, err)) < 0)
+			return rc;
+		if (inst_site_index(ip, r->site) < 0 ||
+		    chain_insert(&ip->ch[inst_site_index(ip, r->site)], id,
+				 r->prepend) < 0)
+			return hunch_errf(err, -ENOMEM, "out of memory");
+		r->state = ENG_REQ_ACTIVE;
+	}
+	return 0;
+}
+
+#define TRAP_CAP 8192u      /* entries; 128 KiB in the target */
+
+/* The table the rtlib's SIGTRAP handler reads: allocated, and the
+ * handler installed, at the first trap point. */
+static int trap_table_init(struct eng_inst *in, uint64_t near,
+			   struct hunch_err *err)
+{
+	uint64_t args[2], ret = 0, fn;
+	pid_t tid, tids[4096];
+	int rc;
+
+	if (in->trap_table != 0)
+		return 0;
+	fn = eng_shm_entry(in->shm, HUNCH_RT_ENTRY_TRAP_INSTALL);
+	if (fn == 0)
+		return hunch_errf(err, -ENOTSUP, "the runtime library has no "
+				  "trap handler (older build?)");
+	in->trap_mirror = calloc(TRAP_CAP, sizeof *in->trap_mirror);
+	if (in->trap_mirror == NULL)
+		return hunch_errf(err, -ENOMEM, "out of memory");
+	if ((rc = eng_codemem_alloc(in->mem, near, TRAP_CAP *
+				    sizeof(struct hunch_trap_entry),
+				    &in->trap_table, err)) < 0)
+		return rc;
+	/* fresh anonymous memory is zero: the table starts empty */
+	if (eng_proc_threads(in->p, tids, 4096) < 1)
+		return hunch_errf(err, -ESRCH, "no thread");
+	tid = tids[0];
+	args[0] = in->trap_table;
+	args[1] = TRAP_CAP;
+	if ((rc = eng_infcall(in->p, tid, fn, args, 2, &ret, err)) < 0)
+		return rc;
+	if (ret != 0)
+		return hunch_errf(err, -EIO, "the runtime library refused to "
+				  "install its SIGTRAP handler (%d)", (int)ret);
+	return 0;
+}
+
+/* Point `addr` at `tramp` in the table (tramp == addr: a removed point,
+ * whose original instruction is back). */
+int inst_trap_set(struct eng_inst *in, uint64_t addr, uint64_t tramp,
+		    struct hunch_err *err)
+{
+	uint64_t i = hunch_trap_slot(addr, TRAP_CAP);
+
+	for (size_t n = 0; n < TRAP_CAP; n++, i = (i + 1) & (TRAP_CAP - 1)) {
+		struct hunch_trap_entry *e = &in->trap_mirror[i];
+
+		if (e->addr != addr && e->addr != 0)
+			continue;
+		if (e->addr == 0) {
+			if (in->trap_used + 1 >= TRAP_CAP * 3 / 4)
+				return hunch_errf(err, -ENOSPC, "trap table "
+						  "full at 0x%" PRIx64, addr);
+			in->trap_used++;
+		}
+		e->addr = addr;
+		e->tramp = tramp;
+		return inst_tmem(in, in->trap_table + i * sizeof *e, e, sizeof *e,
+			    err);
+	}
+	return hunch_errf(err, -ENOSPC, "trap table full");
+}
+
+static int write_patch(struct eng_inst *in, struct ipoint *ip,
+		       struct hunch_err *err)
+{
+	uint8_t p[32];
+	if (ip->pt.trap) {      /* its table entry is already written */
+		p[0] = 0xcc;
+		return inst_wmem(in, ip->pt.addr, p, 1, err);
+	}
+	memset(p, 0xcc, sizeof p);   /* leftover bytes: int3, never run */
+	x86_jmp5_bytes(p, ip->pt.patch_start, ip->base);
+	return inst_wmem(in, ip->pt.patch_start, p, ip->pt.patch_len, err);
+}
+
+/* Put the program's bytes back; a trap keeps its table entry, sending
+ * a late SIGTRAP back to the restored instruction. */
+static int unpatch(struct eng_inst *in, struct ipoint *ip,
+		   struct hunch_err *err)
+{
+	int rc = inst_wmem(in, ip->pt.patch_start, ip->orig, ip->pt.patch_len, err);
+
+	if (rc == 0 && ip->pt.trap)
+		rc = inst_trap_set(in, ip->pt.addr, ip->pt.addr, err);
+	return rc;
+}
+
+/* Write code and links of every touched point; new bases last (their
+ * slot must already lead to written minis). */
+static int apply_points(struct eng_inst *in, struct commit *c,
+			struct hunch_err *err)
+{
+	int rc;
+
+	for (size_t k = 0; k < c->ndirty; k++) {
+		struct ipoint *ip = &in->pts[c->dirty[k]];
+
+		if (!ip->active)
+			continue;
+		if (inst_point_minis(ip) == 0) {     /* last mini gone: restore */
+			if (ip->patched) {
+				if ((rc = unpatch(in, ip, err)) < 0)
+					return rc;
+				ip->patched = false;
+			}
+			ip->active = false;  /* the base is kept */
+			ip->nsite = 0;     /* sites come back with requests */
+			ip->rebuild = false;
+			continue;
+		}
+		if (c->newbase[k] != NULL &&
+		    (rc = inst_tmem(in, ip->base, c->newbase[k], ip->b.len, err)) < 0)
+			return rc;
+		if ((rc = relink(in, ip, err)) < 0)
+			return rc;
+	}
+	/* trap entries before their int3s, all code before any PC or
+	 * patch can lead to it */
+	for (size_t k = 0; k < c->ndirty; k++) {
+		struct ipoint *ip = &in->pts[c->dirty[k]];
+
+		if (ip->active && !ip->patched && ip->pt.trap &&
+		    ((rc = trap_table_init(in, ip->base, err)) < 0 ||
+		     (rc = inst_trap_set(in, ip->pt.addr, ip->base, err)) < 0))
+			return rc;
+	}
+	if ((rc = eng_codemem_flush(in->mem, &in->st.writes, err)) < 0 ||
+	    (rc = inst_threads_write_regs(in->p, &c->th, err)) < 0)
+		return rc;
+	for (size_t k = 0; k < c->ndirty; k++) {
+		struct ipoint *ip = &in->pts[c->dirty[k]];
+
+		if (ip->active && !ip->patched) {
+			if ((rc = write_patch(in, ip, err)) < 0)
+				return rc;
+			ip->patched = true;
+		}
+	}
+	return eng_codemem_flush(in->mem, &in->st.writes, err);
+}
+
+/* All or nothing: a thread in a removed mini may still jump through
+ * other removed code, so nothing is reused while any PC or stack word
+ * points into any of it. */
+static void try_free(struct eng_inst *in, const struct inst_threads *th)
+{
+	for (size_t i = 0; i < in->npf; i++)
+		if (inst_threads_pc_in(th, in->pf[i].addr,
+				       in->pf[i].addr + in->pf[i].len) ||
+		    inst_threads_word_in(th, in->pf[i].addr,
+					 in->pf[i].addr + in->pf[i].len)) {
+			in->st.frees_deferred++;
+			return;
+		}
+	for (size_t i = 0; i < in->npf; i++)
+		eng_codemem_free(in->mem, in->pf[i].addr, in->pf[i].len);
+	in->npf = 0;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void commit_free(struct eng_inst *in, struct commit *c)
+{
+	for (size_t k = 0; k < c->ndirty; k++) {
+		in->pts[c->dirty[k]].dirty = false;
+		free(c->newbase ? c->newbase[k] : NULL);
+	}
+	free(c->newbase);
+	free(c->dirty);
+	inst_threads_free(&c->th);
+}
+
+/* The process is gone: removals succeed (nothing is left to restore),
+ * insertions fail. */
+static int commit_ended(struct eng_inst *in)
+{
+	int failed = 0;
+
+	for (size_t q = 0; q < in->nqueue; q++) {
+		struct request *r = inst_req_get(in, in->queue[q]);
+
+		if (r == NULL)
+			continue;
+		if (r->state == ENG_REQ_REMOVING) {
+			inst_req_release(r, ENG_REQ_FREE);
+		} else if (r->state == ENG_REQ_PENDING) {
+			r->why = "the process has ended";
+			inst_req_release(r, ENG_REQ_FAILED);
+			failed++;
+		}
+	}
+	in->nqueue = 0;
+	in->npf = 0;
+	return failed;
+}
+
+int eng_inst_commit(struct eng_inst *in, struct hunch_err *err)
+{
+	struct commit c = { 0 };
+	bool was_stopped = eng_proc_stopped(in->p);
+	uint64_t t0 = now_ns();
+	int failed = 0, rc;
+
+	if (in->nqueue == 0 && in->npf == 0)
+		return 0;
+	if (eng_proc_ended(in->p))
+		return commit_ended(in);
+	if (!was_stopped && (rc = eng_stop_all(in->p, err)) < 0)
+		return rc;
+	rc = inst_threads_read(in->p, &c.th, err);
+	if (rc == 0 && (rc = do_removals(in, &c)) < 0)
+		hunch_errf(err, rc, "out of memory");
+	/* one newbase slot per point that can become dirty */
+	if (rc == 0) {
+		c.newbase = calloc(in->nqueue + c.ndirty + 1, sizeof *c.newbase);
+		if (c.newbase == NULL)
+			rc = hunch_errf(err, -ENOMEM, "out of memory");
+	}
+	if (rc == 0)
+		rc = do_adds(in, &c, &failed, err);
+	if (rc == 0)
+		rc = apply_points(in, &c, err);
+	if (rc == 0)
+		try_free(in, &c.th);
+	in->nqueue = 0;
+	commit_free(in, &c);
+	in->st.commits++;
+	if (!was_stopped) {
+		int rc2 = eng_resume_all(in->p, rc < 0 ? NULL : err);
+
+		if (rc == 0)
+			rc = rc2;
+	}
+	in->st.last_commit_ns = now_ns() - t0;
+	if (rc < 0)
+		hunch_err_prefix(err, "instrumenting pid %d: ",
+				 (int)eng_proc_pid(in->p));
+	return rc < 0 ? rc : failed;
+}
+
+int eng_inst_remove_all(struct eng_inst *in, struct hunch_err *err)
+{
+	for (size_t i = 0; i < in->nreq; i++)
+		if (in->req[i].state == ENG_REQ_ACTIVE ||
+		    in->req[i].state == ENG_REQ_PENDING)
+			eng_inst_remove(in, (uint32_t)i + 1);
+	return eng_inst_commit(in, err);
+}
+
