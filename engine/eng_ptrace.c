@@ -664,16 +664,21 @@ static int drain(struct eng_proc *p, struct eng_event *evs, int max)
  * entry: inside the engine callers may still hold a thread. */
 static void compact_threads(struct eng_proc *p)
 {
-	size_t k = 0;
+	size_t k = 0, next = 0;
 
 	for (size_t i = 0; i < p->nth; i++) {
+		/* Keep the round-robin place: restarting the waits at thread
+		 * 0 every time lets one thread's stream of stops (traps of
+		 * the trap fallback, signals) starve every other thread. */
+		if (i == p->wait_next)
+			next = k;
 		if (p->th[i]->state == TS_GONE)
 			free(p->th[i]);
 		else
 			p->th[k++] = p->th[i];
 	}
 	p->nth = k;
-	p->wait_next = 0;
+	p->wait_next = next < k ? next : 0;
 }
 
 int eng_poll_events(struct eng_proc *p, struct eng_event *evs, int max,
