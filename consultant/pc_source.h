@@ -3,9 +3,13 @@
  *
  * The consultant never talks to ptrace or files: it talks to a source.
  * A live source wraps the engine (src_live.c); a replay source reads a
- * journal; a sim source scripts values for tests.  This header grows with
- * the issues (enable/disable metrics, samples, cost); today it carries
- * resource discovery and target events.
+ * journal; a sim source scripts values for tests (src_sim.c).  It carries
+ * resource discovery and target events, and (issue 5) the metric side:
+ * predicted cost, enable and disable, samples, observed cost, the static
+ * call graph and the sampling period.
+ *
+ * Time is the target's: seconds since the source started it (`now`).  A
+ * source that cannot do an operation leaves the pointer NULL.
  */
 #ifndef PC_SOURCE_H
 #define PC_SOURCE_H
@@ -44,6 +48,47 @@ enum pc_target_event {
 
 typedef void (*pc_disc_fn)(void *arg, const struct pc_discovery *d);
 
+/* A focus as the source sees it: one resource path per hierarchy, in the
+ * order /Code, /Process, /SyncObject, /Files; a hierarchy's root means
+ * "not constrained". */
+#define PC_SRC_NHIER 4
+struct pc_src_focus {
+	const char *path[PC_SRC_NHIER];
+};
+
+/* A metric instance inside the source.  Handles are never reused: the
+ * same (metric, focus) enabled again gets a new one. */
+typedef uint64_t pc_src_handle;
+
+/* The reply to enable(req): status 0 and a handle, or a negative errno
+ * and a reason (the engine could not instrument the focus). */
+struct pc_src_reply {
+	uint64_t req;
+	int status;
+	pc_src_handle handle;
+	const char *reason;
+};
+
+/* One sample: the instance's average over [t0, t1].  Event counters and
+ * timers arrive as rates (delta / (t1 - t0): CPU seconds per second,
+ * bytes per second); sampled functions (active_threads) as their mean. */
+struct pc_src_sample {
+	pc_src_handle handle;
+	double t0, t1;
+	double value;
+};
+
+struct pc_src_event {
+	enum pc_target_event ev;
+	int code;
+	double t;
+};
+
+typedef void (*pc_reply_fn)(void *arg, const struct pc_src_reply *r);
+typedef void (*pc_sample_fn)(void *arg, const struct pc_src_sample *s);
+typedef void (*pc_event_fn)(void *arg, const struct pc_src_event *e);
+typedef void (*pc_path_fn)(void *arg, const char *path);
+
 struct pc_source;
 
 struct pc_source_ops {
@@ -51,6 +96,35 @@ struct pc_source_ops {
 	/* Report every resource discovered or retired since the last call. */
 	int (*poll_resources)(struct pc_source *s, pc_disc_fn fn, void *arg);
 	void (*close)(struct pc_source *s);
+
+	/* Seconds since the target started. */
+	double (*now)(struct pc_source *s);
+	/* Predicted cost of enabling `metric` on `f`, as a slowdown fraction
+	 * (seconds of instrumentation per second of run time). */
+	double (*predict_cost)(struct pc_source *s, const char *metric,
+			       const struct pc_src_focus *f);
+	/* Ask for an instance; the answer comes through poll_replies with
+	 * the same `req`.  Returns 0, or a negative errno when the request
+	 * could not even be made. */
+	int (*enable)(struct pc_source *s, const char *metric,
+		      const struct pc_src_focus *f, uint64_t req);
+	void (*disable)(struct pc_source *s, pc_src_handle h);
+	int (*poll_replies)(struct pc_source *s, pc_reply_fn fn, void *arg);
+	int (*poll_samples)(struct pc_source *s, pc_sample_fn fn, void *arg);
+	/* Slowdown caused by instrumentation over the last sample period. */
+	double (*observed_cost)(struct pc_source *s);
+	int (*poll_events)(struct pc_source *s, pc_event_fn fn, void *arg);
+	void (*set_sample_period)(struct pc_source *s, double seconds);
+	/* The static call graph: callees of the function at `path`, or with
+	 * path NULL the start functions (main and thread start routines). */
+	int (*callees)(struct pc_source *s, const char *path, pc_path_fn fn,
+		       void *arg);
+	/* Cheap evidence, not a conclusion: the share (0..1) of recent
+	 * statistical samples (perf cpu-clock, thread states from /proc)
+	 * that fall in the resource at `path`, or < 0 when unknown.  The
+	 * search tests likely refinements first; only instrumentation
+	 * experiments conclude. */
+	double (*hint)(struct pc_source *s, const char *path);
 };
 
 struct pc_source {

@@ -280,6 +280,17 @@ int src_live_open_file(const char *path, struct pc_source **out,
 	return 0;
 }
 
+/* The process is stopped: read its modules and threads once. */
+static int finish_open(struct src_live *l, bool rtlib,
+		       struct pc_source **out)
+{
+	l->rtlib_ready = rtlib;
+	load_modules(l);
+	report_process(l);
+	*out = &l->src;
+	return 0;
+}
+
 int src_live_launch(const struct src_live_launch *o, struct pc_source **out,
 		    struct hunch_err *err)
 {
@@ -301,11 +312,7 @@ int src_live_launch(const struct src_live_launch *o, struct pc_source **out,
 	rc = eng_launch(&lo, &l->proc, err);
 	if (rc < 0)
 		goto fail;
-	l->rtlib_ready = o->rtlib != NULL;
-	load_modules(l);
-	report_process(l);
-	*out = &l->src;
-	return 0;
+	return finish_open(l, o->rtlib != NULL, out);
 fail:
 	live_close(&l->src);
 	return rc;
@@ -325,11 +332,7 @@ int src_live_attach(pid_t pid, const char *rtlib, struct pc_source **out,
 	rc = eng_attach(pid, rtlib, l->shm, &l->proc, err);
 	if (rc < 0)
 		goto fail;
-	l->rtlib_ready = rtlib != NULL;
-	load_modules(l);
-	report_process(l);
-	*out = &l->src;
-	return 0;
+	return finish_open(l, rtlib != NULL, out);
 fail:
 	live_close(&l->src);
 	return rc;

@@ -9,6 +9,8 @@
 #ifndef CLI_H
 #define CLI_H
 
+#include <stddef.h>
+
 #define HUNCH_EXIT_OK     0
 #define HUNCH_EXIT_USAGE  1
 #define HUNCH_EXIT_TARGET 2
@@ -17,6 +19,15 @@ int cli_where(int argc, char **argv);
 int cli_run(int argc, char **argv);
 int cli_attach(int argc, char **argv);
 int cli_demo(int argc, char **argv);
+int cli_check(int argc, char **argv);
+
+/* Hypotheses (cli_check.c): the shipped default.json, and a merged
+ * configuration (defaults, XDG user file, `user_file`, --set values);
+ * messages go to stderr, returns HUNCH_EXIT_OK or HUNCH_EXIT_USAGE. */
+struct pc_config;
+const char *cli_hypotheses_path(void);
+int cli_load_config(const char *user_file, const char *const *sets,
+		    size_t nsets, struct pc_config **out);
 
 /* Paths of the runtime library and the demo program: the build tree next
  * to the hunch executable first, then the installed locations; the

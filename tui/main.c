@@ -15,6 +15,8 @@ void cli_usage(void)
 "       hunch attach [options] PID     attach to a running process\n"
 "       hunch where [--tree] [--hierarchy NAME] PROGRAM | --pid PID\n"
 "                                      print the where axis\n"
+"       hunch check [--list] [--set NAME=VALUE]... [FILE...]\n"
+"                                      validate hypotheses files\n"
 "\n"
 "options of run and attach:\n"
 "  --where          print the where axis once the program is stopped\n"
@@ -47,6 +49,8 @@ int main(int argc, char **argv)
 		return cli_attach(argc - 1, argv + 1);
 	if (strcmp(cmd, "where") == 0)
 		return cli_where(argc - 1, argv + 1);
+	if (strcmp(cmd, "check") == 0)
+		return cli_check(argc - 1, argv + 1);
 	if (cmd[0] != '-')  /* hunch PROGRAM ARGS... is hunch run */
 		return cli_run(argc, argv);
 	fprintf(stderr, "hunch: unknown option '%s'\n", cmd);

@@ -5,19 +5,13 @@
 # status, nothing left behind: no stopped or traced process, no
 # /dev/shm/hunch-* object).
 . "$HUNCH_SOURCE_ROOT/tests/lib.sh"
+. "$HUNCH_SOURCE_ROOT/tests/targets/cases.sh"
 SRC=$HUNCH_SOURCE_ROOT/tests/targets
 THREADS=$TARGETS_DIR/threads-O2-pie
 TMP=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$TMP"' EXIT
 
-wait_line() {  # wait_line FILE LINE  (10 s)
-	local i
-	for ((i = 0; i < 1000; i++)); do
-		grep -qxF -- "$2" "$1" 2>/dev/null && return 0
-		sleep 0.01
-	done
-	return 1
-}
+wait_line() { tgt_wait_line "$@" 2>/dev/null; }  # FILE LINE (10 s)
 
 wait_gone() {  # wait_gone PID  (20 s): for processes that are not our children
 	local i
@@ -29,16 +23,8 @@ wait_gone() {  # wait_gone PID  (20 s): for processes that are not our children
 	return 1
 }
 
-child_running() {  # child_running PARENT BINARY: pid of PARENT's child running BINARY
-	local i kid
-	for ((i = 0; i < 1000; i++)); do
-		for kid in $(cat /proc/"$1"/task/*/children 2>/dev/null); do
-			[ /proc/"$kid"/exe -ef "$2" ] && echo "$kid" && return 0
-		done
-		sleep 0.01
-	done
-	return 1
-}
+# child_running PARENT BINARY: pid of PARENT's child running BINARY
+child_running() { TGT_LAUNCHER=("$HUNCH") tgt_target_pid "$@"; }
 
 tracer_of() { awk '/^TracerPid:/ {print $2}' "/proc/$1/status"; }
 state_of() { awk '{print $3}' "/proc/$1/stat"; }
@@ -51,7 +37,17 @@ untouched() {  # untouched PID NAME
 		"$2: not traced (tracer $t) and not stopped (state $s)"
 }
 
-stopped_now() { ps -eo stat=,pid=,comm= | awk '$1 ~ /^[tT]/ {print $2, $3}'; }
+# Stopped or traced processes running this build's programs (other test
+# runs on the same machine have their own build directories).
+stopped_now() {
+	local st pid comm
+	ps -eo stat=,pid=,comm= | while read -r st pid comm; do
+		case $st in t*|T*) ;; *) continue ;; esac
+		case $(readlink "/proc/$pid/exe") in
+		"$HUNCH_BUILD_ROOT"/*|/tmp/hunch-nobody.*) echo "$pid $comm" ;;
+		esac
+	done
+}
 shm_now() { ls /dev/shm | grep '^hunch-'; }
 # Only what appeared during this test counts (other tests may run).
 STOPPED_BEFORE=$(stopped_now)
@@ -192,6 +188,24 @@ expect_error 2 "already traced.*$first" "attach to a process hunch already trace
 wait "$first"
 untouched "$TPID" "after the refused second attach"
 finish_threads "$TMP/wf3" "$TMP/t3.out" "after the refused second attach"
+
+# Not permitted: an unprivileged user attaching to root's process is told
+# whose process it is and what to do.  Binaries are copied somewhere
+# world-readable first, in case the build lives under a private home.
+NB=$(mktemp -d /tmp/hunch-nobody.XXXXXX); chmod 755 "$NB"
+cp "$HUNCH" "$HUNCHRT" "$TARGETS_DIR/single-O2-pie" "$NB/"
+as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
+start_threads "$TMP/wf5" "$TMP/t5.out" "$TMP/t5.err"
+HUNCH_RTLIB=$NB/libhunchrt.so expect_error 2 \
+	"belongs to user root.*run hunch as that user, or as root" \
+	"attach to another user's process" -- as_nobody "$NB/hunch" attach "$TPID"
+untouched "$TPID" "after the refused attach"
+finish_threads "$TMP/wf5" "$TMP/t5.out" "after the refused attach"
+(cd / && env -u HUNCH_TEST_VAR HUNCH_RTLIB=$NB/libhunchrt.so \
+	setpriv --reuid=nobody --regid=nogroup --clear-groups "$NB/hunch" run -- "$NB/single-O2-pie" >"$TMP/nb.out" 2>"$TMP/nb.err" </dev/null)
+tap_eq "$?" 0 "an unprivileged user runs a program under hunch"
+tap_ok $(cmp -s "$TMP/nb.out" "$SRC/single-unset.expected-out"; echo $?) "with exactly its usual output"
+rm -rf "$NB"
 
 # The runtime library cannot be loaded.
 printf 'not a library\n' >"$TMP/notalib.so"

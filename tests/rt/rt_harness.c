@@ -116,6 +116,7 @@ void rth_tick(struct rth *h)
 	struct hunch_err e = { 0 };
 	uint64_t t0 = rth_now_ns(), dt;
 
+	h->tick_start_ns = t0;
 	if (eng_sampler_tick(h->smp, &e) < 0)
 		fail("tick", &e);
 	dt = rth_now_ns() - t0;

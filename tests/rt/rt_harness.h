@@ -30,6 +30,7 @@ struct rth {
 	uint64_t next_tick;     /* CLOCK_MONOTONIC ns */
 	uint64_t max_tick_ns;   /* longest tick seen */
 	rth_tick_fn on_tick;
+	uint64_t tick_start_ns;   /* when the current tick's reads began */
 	void *ctx;
 	int status;             /* wait status once reaped */
 	bool reaped;

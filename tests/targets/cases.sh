@@ -161,6 +161,10 @@ tgt_run_case() {  # tgt_run_case NAME BINARY OUT_FILE
 	case $out in /*) ;; *) out=$PWD/$out;; esac
 	case $bin in /*) ;; *) bin=$PWD/$bin;; esac
 	err=$(mktemp) wait=$(mktemp -u)
+	# Empty the output before starting: the driver reads it at once, and
+	# must not see the previous run's "ready" before the child's own
+	# redirection truncates it.
+	: >"$out"
 	for arg in "${TGT_ARGS[@]}"; do
 		[ "$arg" = @WAIT_FILE@ ] && arg=$wait
 		args+=("$arg")

@@ -1,0 +1,292 @@
+/*
+ * pc_cost.c - the run queues and the three cost controls (devguide §1.5
+ * "Search control"): the cost limit, the number of active experiments and
+ * the number of pending enables, each with its status message.
+ *
+ * hunch's cost limit is a slowdown bound (costLimit = 0.05: the program
+ * runs at most 5% slower), enforced twice:
+ *  - before launch, with the predicted cost: a node whose own cost is over
+ *    the limit is dropped for good; otherwise it waits until the committed
+ *    cost (the larger of observed and predicted-active, plus pending) leaves
+ *    room for it;
+ *  - after launch, with the observed cost: when it is over the limit,
+ *    launching stops and the lowest-priority experiments are shed (back to
+ *    the queue) until the estimate is under it.
+ * Predictions are scaled by how far observed cost has exceeded them
+ * (cost_factor), so a source that underestimates cannot make the search
+ * oscillate between launching and shedding.
+ */
+#include "pc_search.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+void pc_queue(struct pc_consult *pc, struct pc_search *s, struct pc_node *n,
+	      int priority)
+{
+	(void)s;
+	if (n->is_virtual || n->queued || n->active || n->pending)
+		return;
+	n->queued = true;
+	n->priority = priority;
+	n->seq = ++pc->seq;
+	pc_node_trace(n, "queued");
+}
+
+/* The head of a search's queue: smallest priority, then oldest. */
+static struct pc_node *queue_head(const struct pc_search *s)
+{
+	struct pc_node *best = NULL;
+
+	for (size_t i = 0; i < s->nn; i++) {
+		struct pc_node *n = s->nodes[i];
+
+		if (!n->queued)
+			continue;
+		if (best == NULL || n->priority < best->priority ||
+		    (n->priority == best->priority && n->seq < best->seq))
+			best = n;
+	}
+	return best;
+}
+
+void pc_node_stop(struct pc_consult *pc, struct pc_node *n, const char *st)
+{
+	for (int i = 0; i < n->nin; i++)
+		pc_dm_release(&pc->dm, n->inst[i]);
+	n->nin = 0;
+	if (n->pending) {
+		pc->npending--;
+		pc->pending_cost -= n->charged_cost;
+	}
+	if (n->active)
+		pc->nactive--;
+	n->pending = n->active = false;
+	pc_node_trace(n, st);
+}
+
+static void focus_of_input(struct pc_consult *pc, const struct pc_node *n,
+			   int i, struct pc_focus *f)
+{
+	if (pc_node_hyp(pc, n)->in[i].top_focus)
+		pc_focus_top(pc->res, f);
+	else
+		*f = n->focus;
+}
+
+static void launch(struct pc_consult *pc, struct pc_node *n, double c)
+{
+	const struct pc_hypothesis *h = pc_node_hyp(pc, n);
+
+	n->queued = false;
+	n->pending = true;
+	n->charged_cost = c;
+	pc->npending++;
+	pc->pending_cost += c;
+	pc->runs++;
+	pc_node_trace(n, "pending");
+	n->nin = 0;
+	for (int i = 0; i < h->nin; i++) {
+		struct pc_focus f;
+		int id;
+
+		focus_of_input(pc, n, i, &f);
+		id = pc_dm_acquire(&pc->dm, h->in[i].metric, &f, pc->now);
+		if (id < 0) {
+			/* Refused outright: the next tick reports it as a
+			 * failed enable, like a failed reply. */
+			n->failed = true;
+			continue;
+		}
+		n->inst[n->nin++] = id;
+	}
+}
+
+/* The experiment goes active when every input is enabled (shared inputs
+ * may already be); a failed input fails the node. */
+bool pc_launch_done(struct pc_consult *pc, struct pc_search *s,
+		    struct pc_node *n)
+{
+	const char *reason = NULL;
+	char focus[512];
+	bool all = true;
+
+	(void)s;
+	for (int i = 0; i < n->nin; i++) {
+		struct pc_minst *m = pc_dm_get(&pc->dm, n->inst[i]);
+
+		if (m->state == PC_MI_FAILED)
+			reason = m->fail_reason ? m->fail_reason : "refused";
+		all &= m->state == PC_MI_ENABLED;
+	}
+	if (n->failed && reason == NULL)
+		reason = "the source refused the request";
+	if (reason) {
+		n->failed = true;
+		pc_node_stop(pc, n, "failed");
+		pc_logf(pc, "Could not enable %s for %s (%s); not tested",
+			pc_node_hyp(pc, n)->name,
+			pc_focus_name(pc->res, &n->focus, focus, sizeof(focus)),
+			reason);
+		return true;
+	}
+	if (!all)
+		return false;
+	n->pending = false;
+	pc->npending--;
+	pc->pending_cost -= n->charged_cost;
+	n->active = true;
+	pc->nactive++;
+	n->t_start = pc->now;
+	n->guess = -1;
+	n->accum = n->wn = n->wmean = n->wm2 = 0;
+	pc_node_trace(n, "active");
+	return true;
+}
+
+static double active_charged(const struct pc_consult *pc)
+{
+	struct pc_search *ss[2] = { pc->global, pc->current };
+	double sum = 0;
+
+	for (int k = 0; k < 2; k++)
+		for (size_t i = 0; ss[k] && i < ss[k]->nn; i++)
+			if (ss[k]->nodes[i]->active)
+				sum += ss[k]->nodes[i]->charged_cost;
+	return sum;
+}
+
+static void throttle(struct pc_consult *pc, enum pc_throttle t)
+{
+	static const char *const msg[] = {
+		"", "Search slowed: cost limit reached.",
+		"Search slowed: max active experiments reached.",
+		"Search slowed: max pending enables reached.",
+	};
+
+	if (pc->throttle != t)
+		pc_logf(pc, "%s", msg[t]);
+	pc->throttle = t;
+}
+
+/* Alternate between the global and current queues for fairness. */
+static struct pc_search *next_queue(struct pc_consult *pc)
+{
+	struct pc_search *ss[2] = { pc->global, pc->current };
+
+	for (int i = 0; i < 2; i++) {
+		struct pc_search *s = ss[(pc->fair + i) % 2];
+
+		if (s && s->state == PC_SEARCH_RUNNING && queue_head(s)) {
+			pc->fair = (pc->fair + i + 1) % 2;
+			return s;
+		}
+	}
+	return NULL;
+}
+
+void pc_cost_gate(struct pc_consult *pc)
+{
+	double limit = pc_tunable_get(pc->cfg, "costLimit");
+	int max_active = (int)pc_tunable_get(pc->cfg, "maxActiveExperiments");
+	int max_pending = (int)pc_tunable_get(pc->cfg, "maxPendingEnables");
+	char focus[512];
+
+	for (;;) {
+		struct pc_search *s = next_queue(pc);
+		struct pc_node *n;
+		double c, committed;
+
+		if (s == NULL)
+			return;
+		n = queue_head(s);
+		if (!pc_node_has_true_parent(s, n)) {
+			n->queued = false;   /* its reason to run is gone */
+			pc_node_trace(n, "dequeued");
+			continue;
+		}
+		c = n->pred_cost * pc->cost_factor;
+		if (c > limit) {
+			n->queued = false;
+			n->skipped = true;
+			pc->skipped++;
+			pc_node_trace(n, "skipped");
+			pc_logf(pc, "Predicted cost %.4f of %s for %s exceeds the "
+				"cost limit %.4f: skipped",
+				c, pc_node_hyp(pc, n)->name,
+				pc_focus_name(pc->res, &n->focus, focus,
+					      sizeof(focus)), limit);
+			continue;
+		}
+		if (pc->npending >= max_pending)
+			return throttle(pc, PC_THR_PENDING);
+		if (pc->nactive + pc->npending >= max_active)
+			return throttle(pc, PC_THR_ACTIVE);
+		committed = active_charged(pc);
+		if (pc->observed > committed)
+			committed = pc->observed;
+		if (committed + pc->pending_cost + c > limit + 1e-12)
+			return throttle(pc, PC_THR_COST);
+		if (pc->throttle != PC_THR_NONE) {
+			pc->throttle = PC_THR_NONE;
+			pc_logf(pc, "Search resumed.");
+		}
+		launch(pc, n, c);
+		pc_launch_done(pc, s, n);
+	}
+}
+
+/* The lowest-priority active experiment: largest key, latest started. */
+static struct pc_node *shed_candidate(struct pc_consult *pc,
+				      struct pc_search **where)
+{
+	struct pc_search *ss[2] = { pc->global, pc->current };
+	struct pc_node *worst = NULL;
+
+	for (int k = 0; k < 2; k++) {
+		for (size_t i = 0; ss[k] && i < ss[k]->nn; i++) {
+			struct pc_node *n = ss[k]->nodes[i];
+
+			if (!n->active)
+				continue;
+			if (worst == NULL || n->priority > worst->priority ||
+			    (n->priority == worst->priority &&
+			     n->t_start >= worst->t_start)) {
+				worst = n;
+				*where = ss[k];
+			}
+		}
+	}
+	return worst;
+}
+
+void pc_cost_shed(struct pc_consult *pc)
+{
+	double limit = pc_tunable_get(pc->cfg, "costLimit");
+	double estimate = pc->observed, charged = active_charged(pc), ratio;
+	char focus[512];
+
+	if (pc->observed <= limit)
+		return;
+	throttle(pc, PC_THR_COST);
+	/* Each experiment is assumed to cost its share of what is observed,
+	 * not what was predicted for it: the prediction was wrong. */
+	ratio = charged > 0 && pc->observed > charged ?
+		pc->observed / charged : 1;
+	while (estimate > limit) {
+		struct pc_search *s = NULL;
+		struct pc_node *n = shed_candidate(pc, &s);
+
+		if (n == NULL)
+			break;
+		estimate -= n->charged_cost * ratio;
+		pc_node_stop(pc, n, "shed");
+		n->times_shed++;
+		pc->shed++;
+		pc_logf(pc, "Observed cost %.4f is over the limit %.4f: shed "
+			"%s for %s", pc->observed, limit,
+			pc_node_hyp(pc, n)->name,
+			pc_focus_name(pc->res, &n->focus, focus, sizeof(focus)));
+		pc_queue(pc, s, n, n->priority);
+	}
+}

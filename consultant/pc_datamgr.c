@@ -1,0 +1,196 @@
+/* pc_datamgr.c - metric instances and their histograms (see pc_datamgr.h). */
+#include "pc_datamgr.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void pc_dm_init(struct pc_dm *dm, struct pc_source *src,
+		const struct pc_restree *res)
+{
+	memset(dm, 0, sizeof(*dm));
+	dm->src = src;
+	dm->res = res;
+	dm->global_width = PC_HIST_BASE_WIDTH;
+	dm->current_width = PC_HIST_BASE_WIDTH;
+}
+
+void pc_dm_fini(struct pc_dm *dm)
+{
+	for (size_t i = 0; i < dm->n; i++) {
+		free(dm->mi[i]->metric);
+		free(dm->mi[i]->fail_reason);
+		free(dm->mi[i]);
+	}
+	free(dm->mi);
+}
+
+/* Ids are positions + 1: instances are never removed, so ids are never
+ * reused, and a released instance keeps its data for reports. */
+struct pc_minst *pc_dm_get(const struct pc_dm *dm, int id)
+{
+	if (id <= 0 || (size_t)id > dm->n)
+		return NULL;
+	return dm->mi[id - 1];
+}
+
+static bool live(const struct pc_minst *m)
+{
+	return m->state == PC_MI_PENDING || m->state == PC_MI_ENABLED;
+}
+
+double pc_dm_predict(struct pc_dm *dm, const char *metric,
+		     const struct pc_focus *f)
+{
+	struct pc_src_focus sf;
+
+	if (dm->src->ops->predict_cost == NULL)
+		return 0;
+	pc_focus_paths(dm->res, f, &sf);
+	return dm->src->ops->predict_cost(dm->src, metric, &sf);
+}
+
+int pc_dm_acquire(struct pc_dm *dm, const char *metric,
+		  const struct pc_focus *f, double now)
+{
+	struct pc_src_focus sf;
+	struct pc_minst *m;
+	int r;
+
+	for (size_t i = 0; i < dm->n; i++) {
+		m = dm->mi[i];
+		if (live(m) && strcmp(m->metric, metric) == 0 &&
+		    pc_focus_eq(&m->focus, f)) {
+			m->refs++;
+			return m->id;
+		}
+	}
+	if (dm->src->ops->enable == NULL)
+		return -ENOTSUP;
+	m = calloc(1, sizeof(*m));
+	if (m == NULL)
+		abort();
+	m->metric = strdup(metric);
+	m->focus = *f;
+	m->refs = 1;
+	m->req = ++dm->next_req;
+	m->last = NAN;
+	pc_hist_init(&m->global, 0, dm->global_width);
+	pc_hist_init(&m->current, dm->current_start, dm->current_width);
+	(void)now;
+	pc_focus_paths(dm->res, f, &sf);
+	r = dm->src->ops->enable(dm->src, metric, &sf, m->req);
+	m->state = r < 0 ? PC_MI_FAILED : PC_MI_PENDING;
+	if (dm->n == dm->cap) {
+		dm->cap = dm->cap ? dm->cap * 2 : 32;
+		dm->mi = realloc(dm->mi, dm->cap * sizeof(*dm->mi));
+		if (dm->mi == NULL)
+			abort();
+	}
+	dm->mi[dm->n++] = m;
+	m->id = (int)dm->n;
+	return r < 0 ? r : m->id;
+}
+
+void pc_dm_release(struct pc_dm *dm, int id)
+{
+	struct pc_minst *m = pc_dm_get(dm, id);
+
+	if (m == NULL || m->refs == 0)
+		return;
+	if (--m->refs > 0)
+		return;
+	/* The last subscriber left: stop paying for it (a pending enable
+	 * is disabled when its reply arrives). */
+	if (m->state == PC_MI_ENABLED && dm->src->ops->disable)
+		dm->src->ops->disable(dm->src, m->handle);
+	if (m->state != PC_MI_PENDING)
+		m->state = PC_MI_RELEASED;
+}
+
+void pc_dm_reply(struct pc_dm *dm, const struct pc_src_reply *r)
+{
+	for (size_t i = 0; i < dm->n; i++) {
+		struct pc_minst *m = dm->mi[i];
+
+		if (m->req != r->req || m->state != PC_MI_PENDING)
+			continue;
+		if (r->status < 0) {
+			m->state = PC_MI_FAILED;
+			m->fail_reason = strdup(r->reason ? r->reason :
+						"the source refused");
+			return;
+		}
+		m->handle = r->handle;
+		m->state = PC_MI_ENABLED;
+		if (m->refs == 0) {   /* released while pending */
+			if (dm->src->ops->disable)
+				dm->src->ops->disable(dm->src, m->handle);
+			m->state = PC_MI_RELEASED;
+		}
+		return;
+	}
+}
+
+void pc_dm_sample(struct pc_dm *dm, const struct pc_src_sample *s)
+{
+	for (size_t i = 0; i < dm->n; i++) {
+		struct pc_minst *m = dm->mi[i];
+
+		if (m->state != PC_MI_ENABLED || m->handle != s->handle)
+			continue;
+		if (isnan(s->value) || s->t1 <= s->t0)
+			return;
+		pc_hist_add(&m->global, s->t0, s->t1, s->value);
+		pc_hist_add(&m->current, s->t0, s->t1, s->value);
+		m->acc += s->value * (s->t1 - s->t0);
+		m->acc_t += s->t1 - s->t0;
+		return;
+	}
+}
+
+void pc_dm_close_interval(struct pc_dm *dm, double t)
+{
+	for (size_t i = 0; i < dm->n; i++) {
+		struct pc_minst *m = dm->mi[i];
+
+		m->last = m->acc_t > 0 ? m->acc / m->acc_t : NAN;
+		m->last_t1 = t;
+		m->acc = m->acc_t = 0;
+	}
+}
+
+bool pc_dm_fold(struct pc_dm *dm, double now)
+{
+	bool changed = false;
+
+	/* All global histograms start at 0 and fold together (Paradyn folds
+	 * every histogram with the same start time in one round). */
+	while (now > dm->global_width * PC_HIST_BUCKETS) {
+		dm->global_width *= 2;
+		changed = true;
+	}
+	while (now > dm->current_start + dm->current_width * PC_HIST_BUCKETS)
+		dm->current_width *= 2;
+	for (size_t i = 0; i < dm->n; i++) {
+		struct pc_minst *m = dm->mi[i];
+
+		while (m->global.width < dm->global_width)
+			pc_hist_fold(&m->global);
+		while (m->current.start == dm->current_start &&
+		       m->current.width < dm->current_width)
+			pc_hist_fold(&m->current);
+	}
+	return changed;
+}
+
+void pc_dm_phase_start(struct pc_dm *dm, double now)
+{
+	dm->current_start = now;
+	dm->current_width = PC_HIST_BASE_WIDTH;
+	for (size_t i = 0; i < dm->n; i++)
+		if (live(dm->mi[i]))
+			pc_hist_init(&dm->mi[i]->current, now,
+				     dm->current_width);
+}

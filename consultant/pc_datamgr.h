@@ -1,0 +1,72 @@
+/*
+ * pc_datamgr.h - the data manager: metric instances (metric x focus),
+ * shared by reference count between experiments (and later the
+ * dashboard), each with a histogram for the global phase and one for the
+ * current phase.
+ *
+ * Instance ids are never reused (devguide §1.2 handle rules): enabling a
+ * pair again after it was released gives a new instance and a new source
+ * handle.  Enabling is asynchronous: an instance is PENDING until the
+ * source replies.
+ */
+#ifndef PC_DATAMGR_H
+#define PC_DATAMGR_H
+
+#include "pc_focus.h"
+#include "pc_hist.h"
+#include "pc_source.h"
+
+enum pc_mi_state { PC_MI_PENDING, PC_MI_ENABLED, PC_MI_FAILED,
+		   PC_MI_RELEASED };
+
+struct pc_minst {
+	int id;
+	char *metric;
+	struct pc_focus focus;
+	int refs;
+	enum pc_mi_state state;
+	uint64_t req;
+	pc_src_handle handle;
+	char *fail_reason;
+	double predicted_cost;
+	struct pc_hist global, current;
+	double acc, acc_t;   /* amount and seconds since the interval began */
+	double last;         /* the last closed interval's mean, NaN if none */
+	double last_t1;      /* its end */
+};
+
+struct pc_dm {
+	struct pc_source *src;
+	const struct pc_restree *res;
+	struct pc_minst **mi;
+	size_t n, cap;
+	uint64_t next_req;
+	double global_width;    /* shared by every global histogram */
+	double current_start, current_width;
+};
+
+void pc_dm_init(struct pc_dm *dm, struct pc_source *src,
+		const struct pc_restree *res);
+void pc_dm_fini(struct pc_dm *dm);
+/* A reference to the live instance of (metric, focus), enabling a new
+ * one when there is none.  Returns the instance id (> 0), or a negative
+ * errno when the source refused the request outright. */
+int pc_dm_acquire(struct pc_dm *dm, const char *metric,
+		  const struct pc_focus *f, double now);
+void pc_dm_release(struct pc_dm *dm, int id);
+struct pc_minst *pc_dm_get(const struct pc_dm *dm, int id);
+double pc_dm_predict(struct pc_dm *dm, const char *metric,
+		     const struct pc_focus *f);
+/* Feed from the source. */
+void pc_dm_reply(struct pc_dm *dm, const struct pc_src_reply *r);
+void pc_dm_sample(struct pc_dm *dm, const struct pc_src_sample *s);
+/* Close the evaluation interval: every live instance's `last` becomes
+ * its mean since the previous close (NaN when it had no samples). */
+void pc_dm_close_interval(struct pc_dm *dm, double t);
+/* Fold every histogram whose end `now` passed.  Returns true when the
+ * global width changed (the sampling period follows it). */
+bool pc_dm_fold(struct pc_dm *dm, double now);
+/* A new current phase: every live instance's current histogram restarts. */
+void pc_dm_phase_start(struct pc_dm *dm, double now);
+
+#endif

@@ -1,0 +1,124 @@
+/*
+ * pc_experiment.c - judging one experiment's data: Paradyn's rule and
+ * hunch's statistical one, side by side.
+ *
+ * Paradyn (PCexperiment.C): adjusted = value - threshold * hys; the guess
+ * is adjusted > 0 (gt) or < 0 (lt); hys starts at 1+h, becomes 1-h after
+ * the guess turns true and 1+h after it turns false; a guess that has
+ * held for sufficientTime becomes the conclusion.
+ *
+ * hunch: the mean of the interval values since the guess last flipped,
+ * with a confidence interval of confidenceZ standard errors, concludes as
+ * soon as the whole interval lies outside the band
+ * [threshold*(1-h), threshold*(1+h)] - but never before the experiment
+ * has run minObservationTime.  So clear cases conclude at the floor and
+ * borderline ones wait for Paradyn's sufficientTime, the ceiling.
+ */
+#include "pc_search.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* The PC metric over the last interval; NaN when an input has no data or
+ * a denominator is not positive (no I/O operations means no average I/O
+ * size, not a size of 0 - Paradyn's DivideEval returned 0 here, which
+ * made TooManySmallIOOps true wherever there was no I/O at all). */
+static double combine(const struct pc_consult *pc, const struct pc_node *n)
+{
+	const struct pc_hypothesis *h = pc_node_hyp(pc, n);
+	double v[PC_MAX_INPUTS] = { 0 }, r;
+
+	for (int i = 0; i < n->nin; i++) {
+		v[i] = pc_dm_get(&pc->dm, n->inst[i])->last;
+		if (isnan(v[i]))
+			return NAN;
+	}
+	r = v[0];
+	for (int i = 1; i < n->nin; i++) {
+		switch (h->op) {
+		case PC_PM_ADD: r += v[i]; break;
+		case PC_PM_SUB: r -= v[i]; break;
+		case PC_PM_MUL: r *= v[i]; break;
+		case PC_PM_DIV:
+			if (v[i] <= 0)
+				return NAN;
+			r /= v[i];
+			break;
+		case PC_PM_MAX: r = v[i] > r ? v[i] : r; break;
+		case PC_PM_ID: break;
+		}
+	}
+	return r;
+}
+
+static bool is_true_side(enum pc_cmp cmp, double adjusted)
+{
+	return cmp == PC_CMP_GT ? adjusted > 0 : adjusted < 0;
+}
+
+/* 1 clearly true, 0 clearly false, -1 not clear (yet). */
+static int statistical(const struct pc_consult *pc, const struct pc_node *n,
+		       enum pc_cmp cmp, double hr)
+{
+	double z = pc_tunable_get(pc->cfg, "confidenceZ");
+	double lo_band = n->threshold * (1 - hr), hi_band = n->threshold * (1 + hr);
+	double se, lo, hi;
+
+	if (n->wn < 2)
+		return -1;
+	se = sqrt(n->wm2 / (n->wn - 1) / n->wn);
+	lo = n->wmean - z * se;
+	hi = n->wmean + z * se;
+	if (lo > hi_band)
+		return cmp == PC_CMP_GT ? 1 : 0;
+	if (hi < lo_band)
+		return cmp == PC_CMP_GT ? 0 : 1;
+	return -1;
+}
+
+void pc_evaluate(struct pc_consult *pc, struct pc_search *s,
+		 struct pc_node *n, double len)
+{
+	const struct pc_hypothesis *h = pc_node_hyp(pc, n);
+	double hr = pc_tunable_get(pc->cfg, "hysteresisRange");
+	double v = combine(pc, n), delta;
+	int guess, clear, want = -1;
+
+	if (isnan(v))
+		return;
+	n->value = v;
+	n->threshold = pc_tunable_get(pc->cfg, h->threshold);
+	if (n->guess < 0)
+		n->hys = 1 + hr;
+	guess = is_true_side(h->cmp, v - n->threshold * n->hys);
+	if (guess != n->guess) {
+		n->hys = guess ? 1 - hr : 1 + hr;
+		n->accum = len;
+		n->wn = 0;
+		n->wmean = n->wm2 = 0;
+		n->guess = guess;
+	} else {
+		n->accum += len;
+	}
+	n->wn += 1;
+	delta = v - n->wmean;
+	n->wmean += delta / n->wn;
+	n->wm2 += delta * (v - n->wmean);
+	if (pc->now - n->t_start + 1e-9 < pc_tunable_get(pc->cfg,
+							 "minObservationTime"))
+		return;
+	clear = statistical(pc, n, h->cmp, hr);
+	if (clear >= 0 && clear == n->guess) {
+		want = clear;
+		snprintf(n->how, sizeof(n->how), "statistics");
+	} else if (n->accum + 1e-9 >= pc_tunable_get(pc->cfg,
+						      "sufficientTime")) {
+		want = n->guess;
+		snprintf(n->how, sizeof(n->how), "sufficient time");
+	}
+	if (want < 0 || (want ? PC_TRUE : PC_FALSE) == n->truth)
+		return;
+	n->held_s = n->accum;
+	pc_change_truth(pc, s, n, want ? PC_TRUE : PC_FALSE);
+}

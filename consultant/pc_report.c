@@ -1,0 +1,342 @@
+/*
+ * pc_report.c - the report model, JSON and text (see pc_report.h and
+ * docs/report-schema.md).  Numbers that do not exist (a node never
+ * evaluated, a share with no comparable parent) are JSON null, never 0:
+ * a reader must be able to tell "measured zero" from "not measured".
+ */
+#include "pc_report.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool is_bottleneck(const struct pc_search *s, const struct pc_node *n)
+{
+	if (n->truth != PC_TRUE || n->is_virtual)
+		return false;
+	for (size_t i = 0; i < n->nkids; i++)
+		if (pc_node(s, n->kids[i].child)->truth == PC_TRUE)
+			return false;
+	return true;
+}
+
+size_t pc_report_bottlenecks(const struct pc_consult *pc,
+			     const struct pc_search *s,
+			     const struct pc_node **out, size_t max)
+{
+	size_t k = 0;
+
+	(void)pc;
+	for (size_t i = 0; s && i < s->nn && k < max; i++)
+		if (is_bottleneck(s, s->nodes[i]))
+			out[k++] = s->nodes[i];
+	/* Insertion sort by time true, then id: small lists. */
+	for (size_t i = 1; i < k; i++) {
+		const struct pc_node *x = out[i];
+		size_t j = i;
+
+		while (j > 0 && (out[j - 1]->t_true_since > x->t_true_since ||
+				 (out[j - 1]->t_true_since == x->t_true_since &&
+				  out[j - 1]->id > x->id))) {
+			out[j] = out[j - 1];
+			j--;
+		}
+		out[j] = x;
+	}
+	return k;
+}
+
+double pc_report_share(const struct pc_consult *pc, const struct pc_search *s,
+		       const struct pc_node *n)
+{
+	const struct pc_node *p = pc_node(s, n->orig_parent);
+
+	(void)pc;
+	if (p == NULL || p->hyp != n->hyp || p->t_start < 0 ||
+	    !(p->value > 0) || isnan(n->value))
+		return NAN;
+	return n->value / p->value;
+}
+
+static json_t *num_or_null(double v)
+{
+	return isnan(v) || isinf(v) ? json_null() : json_real(v);
+}
+
+static json_t *focus_json(const struct pc_consult *pc, const struct pc_node *n)
+{
+	json_t *a = json_array();
+
+	for (int i = 0; i < PC_NHIER; i++)
+		json_array_append_new(a, json_string(
+			pc_res_get(pc->res, n->focus.r[i])->path));
+	return a;
+}
+
+static json_t *chain_json(const struct pc_search *s, const struct pc_node *n)
+{
+	json_t *a = json_array();
+
+	for (const struct pc_node *p = n; p && p->id != s->root;
+	     p = pc_node(s, p->orig_parent))
+		json_array_insert_new(a, 0, json_string(p->name));
+	return a;
+}
+
+static double evaluated(const struct pc_node *n, double v)
+{
+	return n->guess < 0 ? NAN : v;
+}
+
+static json_t *bottleneck_json(const struct pc_consult *pc,
+			       const struct pc_search *s,
+			       const struct pc_node *n)
+{
+	const struct pc_hypothesis *h = pc_node_hyp(pc, n);
+
+	return json_pack("{s:s, s:o, s:o, s:o, s:s, s:f, s:f, s:o, s:s, s:o}",
+		"hypothesis", h->name,
+		"focus", focus_json(pc, n),
+		"value", num_or_null(evaluated(n, n->value)),
+		"threshold", num_or_null(evaluated(n, n->threshold)),
+		"compare", h->cmp == PC_CMP_GT ? "gt" : "lt",
+		"since_s", n->t_true_since,
+		"held_s", pc->now - n->t_true_since,
+		"share_of_parent", num_or_null(pc_report_share(pc, s, n)),
+		"concluded_by", n->how,
+		"chain", chain_json(s, n));
+}
+
+static const char *final_state(const struct pc_node *n)
+{
+	if (n->is_virtual)
+		return "virtual";
+	if (n->active)
+		return "active";
+	if (n->pending)
+		return "pending";
+	if (n->queued)
+		return "queued";
+	if (n->skipped)
+		return "skipped";
+	if (n->failed)
+		return "failed";
+	return n->t_start < 0 ? "never run" : "inactive";
+}
+
+static json_t *node_json(const struct pc_consult *pc,
+			 const struct pc_search *s, const struct pc_node *n)
+{
+	json_t *parents = json_array(), *shadow = json_array();
+	json_t *o;
+
+	for (size_t i = 0; i < n->nparents; i++) {
+		int p = n->parents[i];
+
+		json_array_append_new(p == n->orig_parent ? parents : shadow,
+				      json_integer(p));
+	}
+	o = json_pack("{s:i, s:s, s:s, s:o, s:s, s:s, s:b, s:o, s:o, s:o, "
+		      "s:o, s:o, s:o, s:o, s:s}",
+		"id", n->id, "name", n->name,
+		"hypothesis", pc_node_hyp(pc, n)->name,
+		"focus", focus_json(pc, n),
+		"truth", pc_truth_name(n->truth),
+		"state", final_state(n),
+		"persistent", n->persistent,
+		"parents", parents, "shadow_parents", shadow,
+		"value", num_or_null(evaluated(n, n->value)),
+		"threshold", num_or_null(evaluated(n, n->threshold)),
+		"since_s", num_or_null(n->truth == PC_TRUE ?
+				       n->t_true_since : NAN),
+		"concluded_s", num_or_null(n->t_concluded < 0 ? NAN :
+					   n->t_concluded),
+		"predicted_cost", num_or_null(n->pred_cost),
+		"trace", n->trace);
+	(void)s;
+	return o;
+}
+
+static json_t *search_json(const struct pc_consult *pc,
+			   const struct pc_search *s)
+{
+	const struct pc_node *b[256];
+	size_t nb = pc_report_bottlenecks(pc, s, b, 256);
+	json_t *bj = json_array(), *nj = json_array();
+	static const char *const states[] = { "running", "paused", "ended" };
+
+	for (size_t i = 0; i < nb; i++)
+		json_array_append_new(bj, bottleneck_json(pc, s, b[i]));
+	for (size_t i = 0; i < s->nn; i++)
+		json_array_append_new(nj, node_json(pc, s, s->nodes[i]));
+	return json_pack("{s:i, s:s, s:f, s:o, s:s, s:o, s:o, s:o}",
+		"id", s->id, "label", s->label, "start_s", s->t_start,
+		"end_s", num_or_null(s->t_end < 0 ? NAN : s->t_end),
+		"state", states[s->state],
+		"end_reason", s->end_reason[0] ? json_string(s->end_reason) :
+			      json_null(),
+		"bottlenecks", bj, "nodes", nj);
+}
+
+static json_t *tunables_json(const struct pc_config *cfg)
+{
+	json_t *o = json_object();
+
+	for (size_t i = 0; i < cfg->ntun; i++)
+		json_object_set_new(o, cfg->tun[i].name,
+				    cfg->tun[i].type == PC_TUN_BOOL ?
+				    json_boolean(cfg->tun[i].value != 0) :
+				    cfg->tun[i].type == PC_TUN_INT ?
+				    json_integer((json_int_t)cfg->tun[i].value) :
+				    json_real(cfg->tun[i].value));
+	return o;
+}
+
+static const char *search_outcome(const struct pc_consult *pc,
+				  const struct pc_report_meta *m)
+{
+	if (pc->target_ended)
+		return "target ended";
+	if (m && m->stop)
+		return "stopped";
+	return pc_consult_idle(pc) ? "completed" : "running";
+}
+
+json_t *pc_report_json(const struct pc_consult *pc,
+		       const struct pc_report_meta *m)
+{
+	json_t *phases = json_array(), *root, *top_b;
+	const struct pc_node *b[1];
+	size_t total = 0;
+
+	if (pc->global)
+		json_array_append_new(phases, search_json(pc, pc->global));
+	for (size_t i = 0; i < pc->nended; i++)
+		json_array_append_new(phases, search_json(pc, pc->ended[i]));
+	if (pc->current)
+		json_array_append_new(phases, search_json(pc, pc->current));
+	total += pc_report_bottlenecks(pc, pc->global, b, 1);
+	/* The global phase's bottlenecks again at the top level: what most
+	 * readers want, without walking the phases. */
+	top_b = json_object_get(json_array_get(phases, 0), "bottlenecks");
+	top_b = top_b ? json_incref(top_b) : json_array();
+	root = json_pack("{s:s, s:i, s:{s:o, s:o, s:s}, s:f, s:{s:s, s:o, s:o}, "
+			 "s:s, s:o, s:{s:f, s:f, s:f, s:f, s:i, s:i, s:i}, "
+			 "s:o, s:o}",
+		"schema", "hunch-report", "version", PC_REPORT_SCHEMA_VERSION,
+		"target",
+		"command", m && m->target ? json_string(m->target) : json_null(),
+		"pid", m && m->pid ? json_integer(m->pid) : json_null(),
+		"mode", m && m->mode ? m->mode : "run",
+		"duration_s", pc->now,
+		"end", "search", search_outcome(pc, m),
+		"target", pc->target_ended ? json_string(pc->target_end) :
+			  json_null(),
+		"stop", m && m->stop ? json_string(m->stop) : json_null(),
+		"result", total ? "bottlenecks found" : "no bottleneck found",
+		"tunables", tunables_json(pc->cfg),
+		"cost",
+		"limit", pc_tunable_get(pc->cfg, "costLimit"),
+		"peak_observed", pc->peak_observed,
+		"mean_observed", pc->ncost_samples ?
+				 pc->sum_observed / pc->ncost_samples : 0.0,
+		"prediction_factor", pc->cost_factor,
+		"experiments_run", pc->runs, "skipped", pc->skipped,
+		"shed", pc->shed,
+		"bottlenecks", top_b,
+		"phases", phases);
+	return root;
+}
+
+int pc_report_write_json(const struct pc_consult *pc,
+			 const struct pc_report_meta *m, FILE *f)
+{
+	json_t *j = pc_report_json(pc, m);
+	int r = j ? json_dumpf(j, f, JSON_INDENT(2) | JSON_REAL_PRECISION(6))
+		  : -1;
+
+	json_decref(j);
+	if (r == 0)
+		fputc('\n', f);
+	return r == 0 ? 0 : -EIO;
+}
+
+static void text_bottleneck(const struct pc_consult *pc,
+			    const struct pc_search *s, const struct pc_node *n,
+			    int k, FILE *f)
+{
+	const struct pc_hypothesis *h = pc_node_hyp(pc, n);
+	double share = pc_report_share(pc, s, n);
+
+	fprintf(f, " %d. %s: %.4g %s %.4g since %.1f s (held %.1f s",
+		k, h->name, n->value, h->cmp == PC_CMP_GT ? ">" : "<",
+		n->threshold, n->t_true_since, pc->now - n->t_true_since);
+	if (!isnan(share))
+		fprintf(f, ", %.0f%% of its parent", share * 100);
+	fprintf(f, ")\n    where:");
+	for (int i = 0; i < PC_NHIER; i++)
+		fprintf(f, "%s %s", i ? "," : "",
+			pc_res_get(pc->res, n->focus.r[i])->path);
+	fprintf(f, "\n    chain:");
+	{
+		const struct pc_node *chain[64];
+		int nc = 0;
+
+		for (const struct pc_node *p = n; p && p->id != s->root &&
+		     nc < 64; p = pc_node(s, p->orig_parent))
+			chain[nc++] = p;
+		for (int i = nc - 1; i >= 0; i--)
+			fprintf(f, " %s%s", chain[i]->name, i ? " ->" : "");
+	}
+	fputc('\n', f);
+}
+
+static void text_search(const struct pc_consult *pc,
+			const struct pc_search *s, FILE *f)
+{
+	const struct pc_node *b[256];
+	size_t nb = pc_report_bottlenecks(pc, s, b, 256);
+	size_t tested = 0;
+
+	for (size_t i = 0; i < s->nn; i++)
+		tested += s->nodes[i]->t_start >= 0;
+	if (s->id == 0)
+		fprintf(f, "\nGlobal phase (%.1f s - %.1f s):", s->t_start,
+			s->t_end < 0 ? pc->now : s->t_end);
+	else
+		fprintf(f, "\nPhase %d, %s (%.1f s - %.1f s):", s->id, s->label,
+			s->t_start, s->t_end < 0 ? pc->now : s->t_end);
+	fprintf(f, " %zu experiments tested, %zu nodes\n", tested, s->nn);
+	if (nb == 0) {
+		fprintf(f, " no bottleneck found: no hypothesis tested true "
+			"above its threshold\n");
+		return;
+	}
+	for (size_t i = 0; i < nb; i++)
+		text_bottleneck(pc, s, b[i], (int)i + 1, f);
+}
+
+void pc_report_text(const struct pc_consult *pc,
+		    const struct pc_report_meta *m, FILE *f)
+{
+	fprintf(f, "hunch report: %s", m && m->target ? m->target : "(target)");
+	if (m && m->pid)
+		fprintf(f, " (pid %d)", m->pid);
+	fprintf(f, ", %.1f s\n", pc->now);
+	fprintf(f, "search: %s", search_outcome(pc, m));
+	if (pc->target_ended)
+		fprintf(f, " (%s)", pc->target_end);
+	else if (m && m->stop)
+		fprintf(f, " (%s)", m->stop);
+	fprintf(f, "\ncost: limit %.1f%%, peak %.1f%%, %d experiments, "
+		"%d skipped, %d shed\n",
+		pc_tunable_get(pc->cfg, "costLimit") * 100,
+		pc->peak_observed * 100, pc->runs, pc->skipped, pc->shed);
+	if (pc->global)
+		text_search(pc, pc->global, f);
+	for (size_t i = 0; i < pc->nended; i++)
+		text_search(pc, pc->ended[i], f);
+	if (pc->current)
+		text_search(pc, pc->current, f);
+}

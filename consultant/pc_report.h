@@ -1,0 +1,44 @@
+/*
+ * pc_report.h - what a search concluded, as batch mode prints it: the
+ * bottlenecks (the most refined true experiments, each with its evidence
+ * and the chain of refinements that led there) and every node of every
+ * search with its final state.  JSON (schema: docs/report-schema.md) and
+ * human text come from the same model.
+ */
+#ifndef PC_REPORT_H
+#define PC_REPORT_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+#include "pc_search.h"
+
+#define PC_REPORT_SCHEMA_VERSION 1
+
+struct pc_report_meta {
+	const char *target;   /* command line or program path */
+	int pid;              /* 0 when unknown */
+	const char *mode;     /* "run", "attach", "replay", "sim" */
+	const char *stop;     /* why the search stopped, when the caller
+				 stopped it ("time limit"); NULL otherwise */
+};
+
+/* The most refined true experiments of a search: true, not virtual, and
+ * no child true.  Returns how many were stored in `out` (at most max),
+ * ordered by the time they became true. */
+size_t pc_report_bottlenecks(const struct pc_consult *pc,
+			     const struct pc_search *s,
+			     const struct pc_node **out, size_t max);
+/* value / the parent's value when the parent tests the same hypothesis
+ * on a wider focus (a where-refinement); NaN otherwise. */
+double pc_report_share(const struct pc_consult *pc, const struct pc_search *s,
+		       const struct pc_node *n);
+
+json_t *pc_report_json(const struct pc_consult *pc,
+		       const struct pc_report_meta *m);
+int pc_report_write_json(const struct pc_consult *pc,
+			 const struct pc_report_meta *m, FILE *f);
+void pc_report_text(const struct pc_consult *pc,
+		    const struct pc_report_meta *m, FILE *f);
+
+#endif

@@ -1,0 +1,118 @@
+/*
+ * pc_search.h - the Performance Consultant: the W3 search (why x where x
+ * when) over a source, with Paradyn's rules (devguide §1.5,
+ * pc_source_facts.md §3) and hunch's additions (a slowdown cost limit
+ * enforced before and after launch, statistical conclusions, parallel
+ * siblings, evidence on every conclusion).
+ *
+ * One struct pc_consult per target.  The caller's loop calls
+ * pc_consult_tick() after each sample period; everything happens inside
+ * it: resources, enable replies, samples, evaluation, truth changes,
+ * expansion, the cost gate.  Nothing blocks.
+ *
+ * Searches: id 0 is the global phase's; a current phase the user starts
+ * gets its own search (id = phase number) with its own SHG and queue;
+ * both share the data manager and the cost budget.
+ */
+#ifndef PC_SEARCH_H
+#define PC_SEARCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "pc_config.h"
+#include "pc_datamgr.h"
+#include "pc_resource.h"
+#include "pc_shg.h"
+#include "pc_source.h"
+
+enum pc_throttle { PC_THR_NONE, PC_THR_COST, PC_THR_ACTIVE,
+		   PC_THR_PENDING };
+
+typedef void (*pc_log_fn)(void *arg, double t, const char *line);
+
+struct pc_consult {
+	struct pc_config *cfg;
+	struct pc_source *src;
+	struct pc_restree *res;
+	struct pc_dm dm;
+	struct pc_search *global, *current;
+	struct pc_search **ended;     /* finished current-phase searches */
+	size_t nended;
+	int nphases;                  /* current phases started so far */
+	uint64_t seq;
+	int fair;                     /* which queue goes first next */
+	enum pc_throttle throttle;
+	int npending, nactive;
+	double pending_cost;
+	double observed, peak_observed, sum_observed;
+	int ncost_samples;
+	double cost_factor;           /* observed / predicted, >= 1 */
+	double eval_interval, next_eval;
+	double now;
+	bool started, target_ended;
+	bool idle_told;               /* the idle line was logged */
+	char target_end[160];
+	int runs, skipped, shed;      /* experiments launched, dropped, shed */
+	char **log;
+	size_t nlog, caplog;
+	pc_log_fn log_fn;
+	void *log_arg;
+};
+
+struct pc_consult *pc_consult_new(struct pc_config *cfg,
+				  struct pc_source *src,
+				  struct pc_restree *res);
+void pc_consult_free(struct pc_consult *pc);
+void pc_consult_set_log(struct pc_consult *pc, pc_log_fn fn, void *arg);
+
+/* Start the global search: one persistent node per top-level hypothesis
+ * at the top-level focus. */
+int pc_consult_start(struct pc_consult *pc);
+void pc_consult_tick(struct pc_consult *pc);
+
+/* Start a current phase now (ends the previous one's search) and its
+ * search.  Returns the phase number. */
+int pc_consult_phase_start(struct pc_consult *pc, const char *label);
+/* Pause/resume a search (0 global, else the current phase's): a paused
+ * search launches nothing and evaluates nothing. */
+int pc_consult_pause(struct pc_consult *pc, int search_id, bool pause);
+
+/* Change a tunable while searching (the dashboard, --set after start).
+ * A changed threshold re-queues the inactive children of the true nodes
+ * that use it (Paradyn's retestAllChildren); useCallGraphSearch is locked
+ * once a search exists (the graph already follows one kind). */
+int pc_consult_set_tunable(struct pc_consult *pc, const char *name,
+			   double value, struct hunch_err *e);
+
+/* Nothing queued or pending, and every active experiment has concluded:
+ * the search has nothing left to learn (batch mode may stop). */
+bool pc_consult_idle(const struct pc_consult *pc);
+bool pc_consult_ended(const struct pc_consult *pc);
+/* The sampling period the source should use (follows the histograms). */
+double pc_consult_sample_period(const struct pc_consult *pc);
+struct pc_search *pc_consult_search(const struct pc_consult *pc, int id);
+
+/* Internal, shared by the pc_search*.c, pc_truth.c, pc_cost.c files. */
+void pc_logf(struct pc_consult *pc, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+const struct pc_hypothesis *pc_node_hyp(const struct pc_consult *pc,
+					const struct pc_node *n);
+void pc_queue(struct pc_consult *pc, struct pc_search *s, struct pc_node *n,
+	      int priority);
+void pc_node_stop(struct pc_consult *pc, struct pc_node *n, const char *st);
+bool pc_node_has_true_parent(const struct pc_search *s,
+			     const struct pc_node *n);
+void pc_change_truth(struct pc_consult *pc, struct pc_search *s,
+		     struct pc_node *n, enum pc_truth t);
+void pc_expand(struct pc_consult *pc, struct pc_search *s, struct pc_node *n);
+int pc_add_node(struct pc_consult *pc, struct pc_search *s, int parent,
+		int hyp, const struct pc_focus *f, bool why);
+void pc_cost_gate(struct pc_consult *pc);
+void pc_cost_shed(struct pc_consult *pc);
+bool pc_launch_done(struct pc_consult *pc, struct pc_search *s,
+		    struct pc_node *n);
+void pc_evaluate(struct pc_consult *pc, struct pc_search *s,
+		 struct pc_node *n, double len);
+
+#endif

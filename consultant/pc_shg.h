@@ -1,0 +1,102 @@
+/*
+ * pc_shg.h - the search history graph: a DAG of experiments (hypothesis x
+ * focus), one per search (phase).
+ *
+ * A (hypothesis, focus) reached along a second path is the same node with
+ * a second parent; the new edge is marked `shadow` so the dashboard can
+ * draw it as Paradyn's italic shadow node.  Refinement is a partial order
+ * (why: down the hypothesis tree; where: down a resource hierarchy), so
+ * the graph cannot have a cycle.
+ *
+ * Each node carries its experiment's state (evaluation, hysteresis,
+ * statistics) and a trace: the space-separated sequence of states it went
+ * through, which the tests compare exactly.
+ */
+#ifndef PC_SHG_H
+#define PC_SHG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pc_config.h"
+#include "pc_focus.h"
+
+enum pc_truth { PC_UNKNOWN, PC_TRUE, PC_FALSE };
+
+struct pc_edge {
+	int child;
+	bool why;       /* why-refinement (else where) */
+	bool shadow;    /* a second path to an existing node */
+};
+
+struct pc_node {
+	int id;
+	int hyp;                    /* index into cfg->hyp */
+	struct pc_focus focus;
+	char *name;                 /* "CPUbound</Code,/Process,...>" */
+	int orig_parent;            /* -1 for the root */
+	int *parents;
+	size_t nparents;
+	struct pc_edge *kids;
+	size_t nkids;
+	bool is_virtual, persistent, expanded;
+	bool queued, pending, active;
+	bool skipped;               /* dropped: its own cost is over the limit */
+	bool failed;                /* the source could not enable it */
+	enum pc_truth truth;
+	int ntrue_parents, ntrue_children;
+	int priority;               /* smaller runs first: 1 top, 5 why, 10 where */
+	uint64_t seq;               /* FIFO among equal priorities */
+	int narrow;                 /* call-graph search: hierarchy refined, -1 wide */
+	int tried_hier;             /* bit set of hierarchies refined so far */
+	double pred_cost;
+	double charged_cost;        /* what the cost gate counted at launch */
+
+	/* the experiment */
+	int inst[PC_MAX_INPUTS];
+	int nin;
+	double t_created, t_start, t_concluded, t_true_since;
+	double hys;                 /* Paradyn's hysteresis factor */
+	int guess;                  /* -1 none yet, 0 false, 1 true */
+	double accum;               /* seconds the current guess has held */
+	double wn, wmean, wm2;      /* statistics since the guess last flipped */
+	double value, threshold;    /* last interval's value; threshold used */
+	double held_s;              /* how long the guess had held at conclusion */
+	char how[16];               /* "statistics" or "sufficient time" */
+	int times_shed;
+	char trace[320];
+};
+
+enum pc_search_state { PC_SEARCH_RUNNING, PC_SEARCH_PAUSED,
+		       PC_SEARCH_ENDED };
+
+struct pc_search {
+	int id;                     /* 0: global phase; N: current phase N */
+	char label[64];
+	enum pc_search_state state;
+	char end_reason[160];
+	double t_start, t_end;
+	struct pc_node **nodes;
+	size_t nn, cap;
+	int root;
+};
+
+struct pc_search *pc_search_new(int id, const char *label, double t);
+void pc_search_free(struct pc_search *s);
+struct pc_node *pc_node(const struct pc_search *s, int id);
+/* The node for (hyp, focus), or -1. */
+int pc_shg_find(const struct pc_search *s, int hyp, const struct pc_focus *f);
+/* Find-or-create under `parent` (-1 for the root).  `*created` tells
+ * whether the node is new; an existing one gains a shadow edge. */
+int pc_shg_add(struct pc_search *s, int parent, int hyp,
+	       const struct pc_focus *f, bool why, const char *name, double t,
+	       bool *created);
+/* Append a state to a node's trace (consecutive repeats collapse). */
+void pc_node_trace(struct pc_node *n, const char *state);
+/* Find by hypothesis name and focus name (tests, the dashboard). */
+int pc_shg_lookup(const struct pc_search *s, const struct pc_config *cfg,
+		  const char *hyp, const char *focus_name);
+const char *pc_truth_name(enum pc_truth t);
+
+#endif

@@ -1,0 +1,454 @@
+/*
+ * pc_truth.c - what a conclusion does to the graph: Paradyn's changeTruth
+ * with percolation up (virtual parents are the OR of their children) and
+ * down (children need a true parent), and expansion once per node along
+ * the hypothesis's expand policy, prune and suppress lists.
+ *
+ * Where-refinement of /Code follows the static call graph from the start
+ * functions (call-graph search, the default), or module -> source file ->
+ * function when useCallGraphSearch is off.  In call-graph search a node is
+ * "narrowed" to the hierarchy it was refined along, and refines only that
+ * one until it is exhausted, then moves on round-robin (pc_source_facts
+ * §3 "Call-graph where").
+ */
+#include "pc_search.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PRIO_WHY 5
+#define PRIO_WHERE 10
+#define MAX_KIDS 4096
+
+const struct pc_hypothesis *pc_node_hyp(const struct pc_consult *pc,
+					const struct pc_node *n)
+{
+	return &pc->cfg->hyp[n->hyp];
+}
+
+/* A virtual parent is transparent: it passes on its own eligibility. */
+static bool parent_enables(const struct pc_search *s,
+			   const struct pc_node *p)
+{
+	if (p->truth == PC_TRUE)
+		return true;
+	if (!p->is_virtual)
+		return false;
+	return p->id == s->root || pc_node_has_true_parent(s, p);
+}
+
+bool pc_node_has_true_parent(const struct pc_search *s,
+			     const struct pc_node *n)
+{
+	if (n->persistent || n->id == s->root)
+		return true;
+	for (size_t i = 0; i < n->nparents; i++)
+		if (parent_enables(s, pc_node(s, n->parents[i])))
+			return true;
+	return false;
+}
+
+static void percolate_up(struct pc_consult *pc, struct pc_search *s,
+			 struct pc_node *n, bool became_true)
+{
+	char focus[512];
+
+	for (size_t i = 0; i < n->nparents; i++) {
+		struct pc_node *p = pc_node(s, n->parents[i]);
+
+		p->ntrue_children += became_true ? 1 : -1;
+		if (!p->is_virtual)
+			continue;
+		/* Virtual: the OR of the children. */
+		if (became_true && p->ntrue_children == 1 &&
+		    p->truth != PC_TRUE) {
+			p->truth = PC_TRUE;
+			p->t_true_since = pc->now;
+			pc_node_trace(p, "true");
+			pc_logf(pc, "%s tested true for %s",
+				pc_node_hyp(pc, p)->name,
+				pc_focus_name(pc->res, &p->focus, focus,
+					      sizeof(focus)));
+			percolate_up(pc, s, p, true);
+		} else if (!became_true && p->ntrue_children == 0 &&
+			   p->truth == PC_TRUE) {
+			p->truth = PC_FALSE;
+			pc_node_trace(p, "false");
+			pc_logf(pc, "%s became false for %s",
+				pc_node_hyp(pc, p)->name,
+				pc_focus_name(pc->res, &p->focus, focus,
+					      sizeof(focus)));
+			percolate_up(pc, s, p, false);
+		}
+	}
+}
+
+static bool node_idle(const struct pc_node *n)
+{
+	return !n->active && !n->pending && !n->queued && !n->skipped &&
+	       !n->failed;
+}
+
+static int edge_prio(const struct pc_edge *e)
+{
+	return e->why ? PRIO_WHY : PRIO_WHERE;
+}
+
+static void percolate_down(struct pc_consult *pc, struct pc_search *s,
+			   struct pc_node *n, bool became_true)
+{
+	bool callgraph = pc_tunable_get(pc->cfg, "useCallGraphSearch") != 0;
+
+	for (size_t i = 0; i < n->nkids; i++) {
+		struct pc_node *c = pc_node(s, n->kids[i].child);
+
+		if (became_true) {
+			/* Re-queue on the first true parent only. */
+			if (++c->ntrue_parents == 1 && node_idle(c))
+				pc_queue(pc, s, c, edge_prio(&n->kids[i]));
+			continue;
+		}
+		if (--c->ntrue_parents > 0 || c->persistent || callgraph)
+			continue;
+		/* Module search: a node with no true parent left is false. */
+		if (c->queued) {
+			c->queued = false;
+			pc_node_trace(c, "dequeued");
+		}
+		if (c->truth == PC_TRUE || c->active || c->pending)
+			pc_change_truth(pc, s, c, PC_FALSE);
+	}
+}
+
+static void new_path(struct pc_consult *pc, struct pc_search *s,
+		     struct pc_node *p);
+
+void pc_change_truth(struct pc_consult *pc, struct pc_search *s,
+		     struct pc_node *n, enum pc_truth t)
+{
+	enum pc_truth was = n->truth;
+	char focus[512];
+
+	if (t == was)
+		return;
+	pc_focus_name(pc->res, &n->focus, focus, sizeof(focus));
+	n->truth = t;
+	n->t_concluded = pc->now;
+	if (t == PC_TRUE) {
+		n->t_true_since = pc->now;
+		pc_node_trace(n, "true");
+		pc_logf(pc, "%s tested true for %s", pc_node_hyp(pc, n)->name,
+			focus);
+		percolate_up(pc, s, n, true);
+		if (!n->expanded)
+			pc_expand(pc, s, n);
+		else
+			percolate_down(pc, s, n, true);
+		return;   /* true nodes stay instrumented */
+	}
+	pc_node_trace(n, "false");
+	pc_logf(pc, "%s %s false for %s", pc_node_hyp(pc, n)->name,
+		was == PC_TRUE ? "became" : "tested", focus);
+	if (!n->persistent && (n->active || n->pending))
+		pc_node_stop(pc, n, "stopped");
+	if (was == PC_TRUE) {
+		percolate_up(pc, s, n, false);
+		percolate_down(pc, s, n, false);
+	}
+	if (n->orig_parent >= 0)
+		new_path(pc, s, pc_node(s, n->orig_parent));
+}
+
+/* ---- expansion ---- */
+
+struct kids {
+	pc_res_id r[MAX_KIDS];
+	size_t n;
+	const struct pc_restree *res;
+	const char *only_fn;    /* keep start functions of this name only */
+};
+
+static void add_kid_path(void *arg, const char *path)
+{
+	struct kids *k = arg;
+	pc_res_id id = pc_res_find(k->res, path);
+	const struct pc_res *r = pc_res_get(k->res, id);
+
+	if (id == PC_RES_NONE || r->retired || k->n == MAX_KIDS)
+		return;
+	if (k->only_fn && strcmp(r->name, k->only_fn) != 0)
+		return;
+	for (size_t i = 0; i < k->n; i++)
+		if (k->r[i] == id)
+			return;
+	k->r[k->n++] = id;
+}
+
+/* The start function of the focus thread ("tid:func"), if it names one. */
+static const char *thread_start_fn(const struct pc_consult *pc,
+				   const struct pc_focus *f)
+{
+	const struct pc_res *t = pc_res_get(pc->res, f->r[1]);
+	const char *colon;
+
+	if (t == NULL || t->kind != PC_RES_THREAD)
+		return NULL;
+	colon = strchr(t->name, ':');
+	return colon ? colon + 1 : NULL;
+}
+
+static void where_kids(struct pc_consult *pc, const struct pc_focus *f,
+		       int h, struct kids *k)
+{
+	const struct pc_res *r = pc_res_get(pc->res, f->r[h]);
+	bool callgraph = pc_tunable_get(pc->cfg, "useCallGraphSearch") != 0;
+
+	k->n = 0;
+	k->res = pc->res;
+	k->only_fn = NULL;
+	if (h == 0 && callgraph && pc->src->ops->callees &&
+	    (r->kind == PC_RES_HIERARCHY || r->kind == PC_RES_FUNCTION)) {
+		if (r->kind == PC_RES_HIERARCHY)
+			k->only_fn = thread_start_fn(pc, f);
+		pc->src->ops->callees(pc->src, r->kind == PC_RES_HIERARCHY ?
+				      NULL : r->path, add_kid_path, k);
+		return;
+	}
+	for (size_t i = 0; i < r->nchildren && k->n < MAX_KIDS; i++) {
+		const struct pc_res *c = pc_res_get(pc->res, r->children[i]);
+
+		if (!c->retired)
+			k->r[k->n++] = c->id;
+	}
+}
+
+/* Order refinements by the source's cheap evidence, likeliest first, so
+ * that with a tight cost budget the likely culprits are tested first.
+ * Stable: equal (or unknown) hints keep the source's order. */
+static void rank_kids(struct pc_consult *pc, struct kids *k)
+{
+	double score[MAX_KIDS];
+
+	if (pc->src->ops->hint == NULL)
+		return;
+	for (size_t i = 0; i < k->n; i++)
+		score[i] = pc->src->ops->hint(pc->src,
+					      pc_res_get(pc->res, k->r[i])->path);
+	for (size_t i = 1; i < k->n; i++) {
+		pc_res_id r = k->r[i];
+		double sc = score[i];
+		size_t j = i;
+
+		while (j > 0 && score[j - 1] < sc) {
+			k->r[j] = k->r[j - 1];
+			score[j] = score[j - 1];
+			j--;
+		}
+		k->r[j] = r;
+		score[j] = sc;
+	}
+}
+
+static bool suppressed(const struct pc_consult *pc,
+		       const struct pc_hypothesis *h, const struct pc_focus *f)
+{
+	for (size_t i = 0; i < h->nsuppress; i++) {
+		size_t len = strlen(h->suppress[i]);
+
+		for (int k = 0; k < PC_NHIER; k++) {
+			const char *p = pc_res_get(pc->res, f->r[k])->path;
+
+			if (strncmp(p, h->suppress[i], len) == 0 &&
+			    (p[len] == '\0' || p[len] == '/'))
+				return true;
+		}
+	}
+	return false;
+}
+
+int pc_add_node(struct pc_consult *pc, struct pc_search *s, int parent,
+		int hyp, const struct pc_focus *f, bool why)
+{
+	const struct pc_hypothesis *h = &pc->cfg->hyp[hyp];
+	struct pc_node *n, *p = parent >= 0 ? pc_node(s, parent) : NULL;
+	char name[640], focus[512];
+	bool created;
+	int id;
+
+	snprintf(name, sizeof(name), "%s%s", h->name,
+		 pc_focus_name(pc->res, f, focus, sizeof(focus)));
+	id = pc_shg_add(s, parent, hyp, f, why, name, pc->now, &created);
+	n = pc_node(s, id);
+	if (created) {
+		n->is_virtual = h->is_virtual;
+		for (int i = 0; i < h->nin; i++) {
+			struct pc_focus top, *ff = (struct pc_focus *)f;
+
+			if (h->in[i].top_focus) {
+				pc_focus_top(pc->res, &top);
+				ff = &top;
+			}
+			n->pred_cost += pc_dm_predict(&pc->dm, h->in[i].metric,
+						      ff);
+		}
+	} else if (p && n->orig_parent != parent) {
+		pc_node_trace(n, "shadow");
+	}
+	if (p && p->truth == PC_TRUE)
+		n->ntrue_parents++;
+	if (n->is_virtual) {
+		if (!n->expanded && pc_node_has_true_parent(s, n))
+			pc_expand(pc, s, n);
+	} else if (node_idle(n) && n->truth == PC_UNKNOWN &&
+		   pc_node_has_true_parent(s, n)) {
+		pc_queue(pc, s, n, why ? PRIO_WHY : PRIO_WHERE);
+	}
+	return id;
+}
+
+static int expand_why(struct pc_consult *pc, struct pc_search *s,
+		      struct pc_node *n)
+{
+	int made = 0;
+
+	for (size_t i = 0; i < pc->cfg->nhyp; i++) {
+		if (pc->cfg->hyp[i].parent_idx != n->hyp)
+			continue;
+		int id = pc_add_node(pc, s, n->id, (int)i, &n->focus, true);
+
+		/* A why-child keeps the parent's narrowing. */
+		if (pc_node(s, id)->orig_parent == n->id) {
+			pc_node(s, id)->narrow = n->narrow;
+			pc_node(s, id)->tried_hier = n->tried_hier;
+		}
+		made++;
+	}
+	return made;
+}
+
+static int refine_along(struct pc_consult *pc, struct pc_search *s,
+			struct pc_node *n, int h)
+{
+	const struct pc_hypothesis *hy = pc_node_hyp(pc, n);
+	struct kids *k = malloc(sizeof(*k));
+	int made = 0;
+
+	/* What the children inherit: a wide node's other hierarchies are its
+	 * siblings' business, not tried by this child. */
+	int before = n->narrow < 0 ? 0 : n->tried_hier;
+
+	if (k == NULL)
+		abort();
+	n->tried_hier |= 1 << h;
+	where_kids(pc, &n->focus, h, k);
+	rank_kids(pc, k);
+	for (size_t i = 0; i < k->n; i++) {
+		struct pc_focus f = n->focus;
+		struct pc_node *c;
+
+		f.r[h] = k->r[i];
+		if (suppressed(pc, hy, &f))
+			continue;
+		c = pc_node(s, pc_add_node(pc, s, n->id, n->hyp, &f, false));
+		if (c->orig_parent == n->id && c->narrow < 0) {
+			c->narrow = h;
+			c->tried_hier = before | 1 << h;
+		}
+		made++;
+	}
+	free(k);
+	return made;
+}
+
+static int expand_where(struct pc_consult *pc, struct pc_search *s,
+			struct pc_node *n)
+{
+	const struct pc_hypothesis *h = pc_node_hyp(pc, n);
+	bool callgraph = pc_tunable_get(pc->cfg, "useCallGraphSearch") != 0;
+	int made = 0;
+
+	if (!callgraph || n->narrow < 0) {
+		/* Module search, or the first (wide) expansion. */
+		for (int k = 0; k < PC_NHIER; k++)
+			if (!h->prune[k])
+				made += refine_along(pc, s, n, k);
+		return made;
+	}
+	/* Narrow: along its own hierarchy, then round-robin onwards to the
+	 * next hierarchy not yet refined. */
+	for (int i = 0; i < PC_NHIER && made == 0; i++) {
+		int k = (n->narrow + i) % PC_NHIER;
+
+		if (h->prune[k] || (i > 0 && (n->tried_hier & 1 << k)))
+			continue;
+		made = refine_along(pc, s, n, k);
+	}
+	return made;
+}
+
+/* Paradyn's expandWhereDownNewPath: when every where-child of a narrowed
+ * true node has been found false, the answer is not down this hierarchy;
+ * try the next one not refined yet (round-robin). */
+static void new_path(struct pc_consult *pc, struct pc_search *s,
+		     struct pc_node *p)
+{
+	const struct pc_hypothesis *h = pc_node_hyp(pc, p);
+	bool any = false;
+
+	if (p->narrow < 0 || p->truth != PC_TRUE ||
+	    pc_tunable_get(pc->cfg, "useCallGraphSearch") == 0)
+		return;
+	for (size_t i = 0; i < p->nkids; i++) {
+		struct pc_node *c = pc_node(s, p->kids[i].child);
+
+		if (p->kids[i].why)
+			continue;
+		if (c->truth != PC_FALSE)
+			return;
+		any = true;
+	}
+	if (!any)
+		return;
+	for (int i = 1; i < PC_NHIER; i++) {
+		int k = (p->narrow + i) % PC_NHIER;
+
+		if (h->prune[k] || (p->tried_hier & 1 << k))
+			continue;
+		if (refine_along(pc, s, p, k) > 0)
+			return;
+	}
+}
+
+void pc_expand(struct pc_consult *pc, struct pc_search *s, struct pc_node *n)
+{
+	const struct pc_hypothesis *h = pc_node_hyp(pc, n);
+
+	if (n->expanded)
+		return;
+	n->expanded = true;
+	switch (h->expand) {
+	case PC_EXP_WHY_AND_WHERE:
+		expand_why(pc, s, n);
+		expand_where(pc, s, n);
+		break;
+	case PC_EXP_WHERE_AND_WHY:
+		expand_where(pc, s, n);
+		expand_why(pc, s, n);
+		break;
+	case PC_EXP_WHY_BEFORE_WHERE:
+		if (expand_why(pc, s, n) == 0)
+			expand_where(pc, s, n);
+		break;
+	case PC_EXP_WHERE_BEFORE_WHY:
+		if (expand_where(pc, s, n) == 0)
+			expand_why(pc, s, n);
+		break;
+	case PC_EXP_WHY_ONLY:
+		expand_why(pc, s, n);
+		break;
+	case PC_EXP_WHERE_ONLY:
+		expand_where(pc, s, n);
+		break;
+	}
+}

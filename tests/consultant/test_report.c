@@ -1,0 +1,122 @@
+/*
+ * test_report.c - the report model on the sim source: the bottleneck is
+ * the most refined true experiment, with its evidence and chain; every
+ * node appears with its final state; the text says when nothing is true.
+ */
+#include <math.h>
+
+#include "pc_report.h"
+#include "sim_world.h"
+
+#define AT(f) "<" f ",/Process,/SyncObject,/Files>"
+
+static char *text_of(struct world *w, const struct pc_report_meta *m)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	pc_report_text(w->pc, m, f);
+	fclose(f);
+	return buf;
+}
+
+static void test_cpu_report(void)
+{
+	struct world *w = world_new(NULL, NULL);
+	struct pc_report_meta m = { .target = "demo", .pid = 100,
+				    .mode = "sim" };
+	json_t *j, *b, *phase0;
+	char *text;
+	size_t nb;
+
+	/* Cold everywhere except the chain main -> compute -> work. */
+	src_sim_script(w->sim, "cpu_inclusive", "*", 0, 0.05, 0);
+	src_sim_script(w->sim, "cpu_inclusive", TOP, 0, 0.9, 0.05);
+	src_sim_script(w->sim, "cpu_inclusive", AT(F_MAIN), 0, 0.9, 0.05);
+	src_sim_script(w->sim, "cpu_inclusive", AT(F_COMPUTE), 0, 0.85, 0.05);
+	src_sim_script(w->sim, "cpu_inclusive", AT(F_WORK), 0, 0.8, 0.05);
+	world_run(w, 8.0);
+	j = pc_report_json(w->pc, &m);
+	tap_ok(j != NULL, "the report builds");
+	tap_ok(strcmp(json_string_value(json_object_get(j, "schema")),
+		      "hunch-report") == 0, "schema hunch-report");
+	tap_eq(json_integer_value(json_object_get(j, "version")), 1,
+	       "report version 1");
+	tap_ok(strcmp(json_string_value(json_object_get(j, "result")),
+		      "bottlenecks found") == 0, "bottlenecks found");
+	nb = json_array_size(json_object_get(j, "bottlenecks"));
+	tap_eq(nb, 1, "one bottleneck: CPU in work");
+	b = json_array_get(json_object_get(j, "bottlenecks"), 0);
+	tap_ok(b && strcmp(json_string_value(json_object_get(b,
+			"hypothesis")), "CPUbound") == 0, "hypothesis");
+	tap_ok(b && strcmp(json_string_value(json_array_get(
+			json_object_get(b, "focus"), 0)), F_WORK) == 0 &&
+	       strcmp(json_string_value(json_array_get(
+			json_object_get(b, "focus"), 1)), "/Process") == 0,
+	       "focus: one path per hierarchy, work in /Code");
+	tap_ok(b && fabs(json_real_value(json_object_get(b, "since_s")) -
+			 4.8) < 1e-9, "since 4.8 s");
+	tap_ok(b && fabs(json_real_value(json_object_get(b, "threshold")) -
+			 0.3) < 1e-9, "threshold 0.3");
+	tap_ok(b && fabs(json_real_value(json_object_get(b, "value")) - 0.8)
+	       < 0.051, "value about 0.8");
+	tap_ok(b && fabs(json_real_value(json_object_get(b,
+			"share_of_parent")) - 0.8 / 0.85) < 0.12,
+	       "share of compute's value");
+	tap_eq(b ? json_array_size(json_object_get(b, "chain")) : 0, 4,
+	       "chain: top, main, compute, work");
+	tap_ok(b && strcmp(json_string_value(json_array_get(json_object_get(b,
+			"chain"), 0)), "CPUbound" TOP) == 0, "chain starts at the top");
+	phase0 = json_array_get(json_object_get(j, "phases"), 0);
+	tap_eq(json_array_size(json_object_get(phase0, "nodes")),
+	       pc_consult_search(w->pc, 0)->nn, "every node is in the report");
+	tap_ok(json_object_get(json_object_get(j, "tunables"), "costLimit") &&
+	       json_object_get(json_object_get(j, "cost"), "peak_observed"),
+	       "tunables and cost statistics present");
+	text = text_of(w, &m);
+	tap_ok(strstr(text, " 1. CPUbound: ") != NULL &&
+	       strstr(text, "    where: " F_WORK ", /Process, /SyncObject, "
+		      "/Files\n") != NULL, "the text names the bottleneck");
+	if (tap_failed)
+		tap_diag("%s", text);
+	free(text);
+	json_decref(j);
+	world_free(w);
+}
+
+static void test_nothing(void)
+{
+	struct world *w = world_new(NULL, NULL);
+	struct pc_report_meta m = { .target = "sleeper", .mode = "sim" };
+	json_t *j;
+	char *text;
+
+	world_run(w, 3.0);
+	tap_ok(pc_consult_idle(w->pc), "idle: everything concluded");
+	LOGGED(w, "+1.2) Search idle: nothing left to test, every active "
+	       "experiment has concluded.");
+	src_sim_end(w->sim, PC_TARGET_EXITED, 0);
+	world_run(w, 3.4);
+	j = pc_report_json(w->pc, &m);
+	tap_ok(strcmp(json_string_value(json_object_get(j, "result")),
+		      "no bottleneck found") == 0, "no bottleneck found");
+	tap_ok(strcmp(json_string_value(json_object_get(json_object_get(j,
+			"end"), "target")), "target exited with status 0") == 0,
+	       "end.target says how the target ended");
+	text = text_of(w, &m);
+	tap_ok(strstr(text, " no bottleneck found: no hypothesis tested true "
+		      "above its threshold\n") != NULL, "the text says so");
+	tap_ok(strstr(text, "search: target ended (target exited with status "
+		      "0)\n") != NULL, "and why the search ended");
+	free(text);
+	json_decref(j);
+	world_free(w);
+}
+
+int main(void)
+{
+	test_cpu_report();
+	test_nothing();
+	return tap_done();
+}

@@ -1,0 +1,219 @@
+/*
+ * test_search_cost.c - the three cost controls on the sim source, each
+ * with its status message: the cost limit (skip, slow down, resume, shed
+ * on observed cost), max active experiments, max pending enables; and a
+ * failed enable.
+ */
+#include "sim_world.h"
+
+#define AT(f) "<" f ",/Process,/SyncObject,/Files>"
+
+/* A node whose own predicted cost is over the limit is dropped for good. */
+static void test_skip(void)
+{
+	struct world *w = world_new(NULL, NULL);
+
+	src_sim_cost(w->sim, "alloc_time", 0.06, 1);
+	world_run(w, 0.2);
+	LOGGED(w, "+0.0) Predicted cost 0.0600 of ExcessiveAllocationTime for "
+	       TOP " exceeds the cost limit 0.0500: skipped");
+	TRACE_IS(w, 0, "ExcessiveAllocationTime", TOP, "queued skipped");
+	tap_eq(w->pc->skipped, 1, "one node skipped");
+	world_free(w);
+}
+
+/* Each top-level experiment costs 0.02: two fit under 0.05 (0.04), the
+ * third waits ("Search slowed"); when CPUbound's refinements conclude
+ * false and stop, their cost is freed and the search resumes. */
+static void test_limit(void)
+{
+	struct world *w = world_new(NULL, NULL);
+
+	src_sim_cost(w->sim, "cpu_inclusive", 0.02, 1);
+	src_sim_cost(w->sim, "sync_wait", 0.02, 1);
+	src_sim_cost(w->sim, "sync_ops", 0.02, 1);
+	src_sim_cost(w->sim, "io_wait", 0.005, 1);
+	src_sim_cost(w->sim, "alloc_time", 0.005, 1);
+	world_run(w, 0);
+	LOGGED(w, "+0.0) Search slowed: cost limit reached.");
+	TRACE_IS(w, 0, "CPUbound", TOP, "queued pending");
+	TRACE_IS(w, 0, "ExcessiveSyncWaitingTime", TOP, "queued pending");
+	TRACE_IS(w, 0, "FrequentSyncOperations", TOP, "queued");
+	TRACE_IS(w, 0, "ExcessiveIOBlockingTime", TOP, "queued");
+	tap_eq(w->pc->npending, 2, "two pending");
+	world_run(w, 10.0);
+	tap_eq(w->pc->nactive, 2, "still two: persistent nodes keep their cost");
+	tap_ok(w->pc->throttle == PC_THR_COST, "still throttled by cost");
+	world_free(w);
+}
+
+/* Cost is freed when a refinement concludes false: resumed. */
+static void test_resume(void)
+{
+	struct world *w = world_new(NULL, NULL);
+
+	/* Only cpu_inclusive costs: CPUbound at the top (0.01) plus its
+	 * refinements (0.01 each) fill the budget of 0.05 four at a time. */
+	src_sim_cost(w->sim, "cpu_inclusive", 0.01, 1);
+	src_sim_script(w->sim, "cpu_inclusive", "*", 0, 0.9, 0.05);
+	src_sim_script(w->sim, "cpu_inclusive", AT(F_WRITER), 0, 0.0, 0);
+	src_sim_script(w->sim, "cpu_inclusive", AT(F_LOCKER), 0, 0.0, 0);
+	world_run(w, 12.0);
+	LOGGED(w, "+3.6) Search slowed: cost limit reached.");
+	LOGGED(w, "+4.8) Search resumed.");
+	tap_ok(w->pc->observed <= 0.05 + 1e-9, "observed cost %.3f within "
+	       "the limit", w->pc->observed);
+	tap_ok(w->pc->peak_observed <= 0.05 + 1e-9, "peak %.3f within the "
+	       "limit", w->pc->peak_observed);
+	world_free(w);
+}
+
+/* At 3.0 s the instrumentation starts costing twice its prediction (the
+ * program now calls the instrumented functions more often).  Observed
+ * cost goes over the limit: the lowest-priority (latest, deepest)
+ * experiments are shed and re-queued until the estimate is under it;
+ * predictions are then scaled by 2, so the search does not relaunch what
+ * it just shed. */
+static void test_shed(void)
+{
+	struct world *w = world_new(NULL, NULL);
+	size_t n_shed_lines = 0;
+
+	src_sim_cost(w->sim, "cpu_inclusive", 0.01, 1);
+	src_sim_script(w->sim, "cpu_inclusive", "*", 0, 0.9, 0.05);
+	world_run(w, 3.0);
+	tap_eq(w->pc->nactive, 9, "nine active, five of them on cpu_inclusive "
+	       "at 0.01 each");
+	tap_ok(w->pc->observed > 0.0499 && w->pc->observed < 0.0501,
+	       "observed 0.05: at the limit");
+	src_sim_cost(w->sim, "cpu_inclusive", 0.01, 2);
+	world_run(w, 3.2);
+	LOGGED(w, "+3.2) Observed cost 0.1000 is over the limit 0.0500: shed "
+	       "CPUbound for " AT(F_WRITER));
+	LOGGED(w, "+3.2) Observed cost 0.1000 is over the limit 0.0500: shed "
+	       "CPUbound for " AT(F_COMPUTE));
+	LOGGED(w, "+3.2) Observed cost 0.1000 is over the limit 0.0500: shed "
+	       "CPUbound for </Code,/Process/100,/SyncObject,/Files>");
+	TRACE_IS(w, 0, "CPUbound", AT(F_WRITER),
+		 "queued pending active shed queued");
+	world_run(w, 20.0);
+	for (size_t i = 0; i < w->pc->nlog; i++)
+		n_shed_lines += strstr(w->pc->log[i], ": shed ") != NULL;
+	tap_eq(n_shed_lines, 3, "shed three, then no oscillation");
+	tap_ok(w->pc->cost_factor > 1.99 && w->pc->cost_factor < 2.01,
+	       "cost factor learnt: %.2f", w->pc->cost_factor);
+	tap_ok(w->pc->observed <= 0.05 + 1e-9, "observed %.3f back under "
+	       "the limit", w->pc->observed);
+	world_free(w);
+}
+
+static void test_max_active(void)
+{
+	const char *sets[] = { "maxActiveExperiments=3", NULL };
+	struct world *w = world_new(NULL, sets);
+
+	world_run(w, 0.2);
+	LOGGED(w, "+0.0) Search slowed: max active experiments reached.");
+	tap_eq(w->pc->nactive, 3, "three active");
+	TRACE_IS(w, 0, "ExcessiveIOBlockingTime", TOP, "queued");
+	world_free(w);
+}
+
+/* Enables take two ticks; at most two may wait at once. */
+static void test_max_pending(void)
+{
+	const char *sets[] = { "maxPendingEnables=2", NULL };
+	struct world *w = world_new(NULL, sets);
+
+	src_sim_enable_delay(w->sim, 2);
+	world_run(w, 0.2);
+	LOGGED(w, "+0.0) Search slowed: max pending enables reached.");
+	tap_eq(w->pc->npending, 2, "two pending");
+	world_run(w, 0.6);
+	LOGGED(w, "+0.4) Search resumed.");
+	TRACE_IS(w, 0, "CPUbound", TOP, "queued pending active");
+	TRACE_IS(w, 0, "FrequentSyncOperations", TOP, "queued pending");
+	world_free(w);
+}
+
+/* Cheap evidence orders the refinements: they are queued, and so
+ * launched when the budget is tight, in the order of the source's hints
+ * - locker (0.7), compute (0.2), then writer (no hint) - not in the call
+ * graph's order (compute, writer, locker). */
+static void test_hint_order(void)
+{
+	struct world *w = world_new(NULL, NULL);
+	struct pc_node *c, *l, *wr;
+
+	src_sim_hint(w->sim, F_LOCKER, 0.7);
+	src_sim_hint(w->sim, F_COMPUTE, 0.2);
+	src_sim_script(w->sim, "cpu_inclusive", "*", 0, 0.9, 0.05);
+	world_run(w, 2.6);
+	c = world_node(w, 0, "CPUbound", AT(F_COMPUTE));
+	l = world_node(w, 0, "CPUbound", AT(F_LOCKER));
+	wr = world_node(w, 0, "CPUbound", AT(F_WRITER));
+	tap_ok(c && l && wr, "the three callees are queued");
+	tap_ok(c && l && wr && l->seq < c->seq && c->seq < wr->seq,
+	       "in the order of the evidence: locker, compute, writer "
+	       "(unknown last)");
+	world_free(w);
+}
+
+/* Priorities: top-level 1, why-refinements 5, where-refinements 10,
+ * smallest first.  P expands whereAndWhy, so its where-child is queued
+ * before its why-child, but with one pending enable allowed the
+ * why-child launches first. */
+static void test_priority(void)
+{
+	const char *user =
+		"{\"version\": 1, \"hypotheses\": {"
+		"\"P\": {\"parent\": \"topLevelHypothesis\", \"metric\": "
+		"\"alloc_time\", \"threshold\": \"PC_AllocThreshold\", "
+		"\"expand\": \"whereAndWhy\", \"prune\": [\"/Process\", "
+		"\"/SyncObject\", \"/Files\"]},"
+		"\"Q\": {\"parent\": \"P\", \"metric\": \"alloc_time\", "
+		"\"threshold\": \"PC_AllocThreshold\"}}}";
+	const char *sets[] = { "maxPendingEnables=1", NULL };
+	struct world *w = world_new(user, sets);
+	struct pc_node *q, *pm;
+
+	src_sim_script(w->sim, "alloc_time", "*", 0, 0.5, 0.05);
+	world_run(w, 3.2);
+	tap_eq(world_node(w, 0, "P", TOP)->priority, 1, "top level: 1");
+	q = world_node(w, 0, "Q", TOP);
+	pm = world_node(w, 0, "P", AT(F_MAIN));
+	tap_ok(q && pm && q->priority == 5 && pm->priority == 10,
+	       "why 5, where 10");
+	tap_ok(q && pm && pm->seq < q->seq, "the where-child was queued first");
+	tap_ok(q && pm && q->t_start < pm->t_start,
+	       "the why-child ran first (%.1f s before %.1f s)",
+	       q ? q->t_start : -1, pm ? pm->t_start : -1);
+	world_free(w);
+}
+
+static void test_enable_fails(void)
+{
+	struct world *w = world_new(NULL, NULL);
+
+	src_sim_fail(w->sim, "alloc_time", "no symbol malloc in the program");
+	world_run(w, 0.4);
+	LOGGED(w, "+0.2) Could not enable ExcessiveAllocationTime for " TOP
+	       " (no symbol malloc in the program); not tested");
+	TRACE_IS(w, 0, "ExcessiveAllocationTime", TOP,
+		 "queued pending failed");
+	world_free(w);
+}
+
+int main(void)
+{
+	test_skip();
+	test_limit();
+	test_resume();
+	test_shed();
+	test_max_active();
+	test_max_pending();
+	test_hint_order();
+	test_priority();
+	test_enable_fails();
+	return tap_done();
+}
