@@ -16,6 +16,7 @@
 #define HUNCH_EXIT_TARGET 2
 
 int cli_where(int argc, char **argv);
+int cli_points(int argc, char **argv);
 int cli_run(int argc, char **argv);
 int cli_attach(int argc, char **argv);
 int cli_demo(int argc, char **argv);

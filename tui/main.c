@@ -17,6 +17,8 @@ void cli_usage(void)
 "                                      print the where axis\n"
 "       hunch check [--list] [--set NAME=VALUE]... [FILE...]\n"
 "                                      validate hypotheses files\n"
+"       hunch points [--all|--refused] PROGRAM [FUNCTION...]\n"
+"                                      instrumentation points and verdicts\n"
 "\n"
 "options of run and attach:\n"
 "  --where          print the where axis once the program is stopped\n"
@@ -51,6 +53,8 @@ int main(int argc, char **argv)
 		return cli_where(argc - 1, argv + 1);
 	if (strcmp(cmd, "check") == 0)
 		return cli_check(argc - 1, argv + 1);
+	if (strcmp(cmd, "points") == 0)
+		return cli_points(argc - 1, argv + 1);
 	if (cmd[0] != '-')  /* hunch PROGRAM ARGS... is hunch run */
 		return cli_run(argc, argv);
 	fprintf(stderr, "hunch: unknown option '%s'\n", cmd);

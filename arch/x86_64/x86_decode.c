@@ -1,16 +1,11 @@
 /* x86_decode.c - capstone-backed decoding (see x86_decode.h). */
 #include "x86_decode.h"
+#include "x86_decode_int.h"
 
-#include <capstone/capstone.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-struct x86_decoder {
-	csh handle;
-	cs_insn *insn;   /* capstone's scratch instruction, reused */
-};
 
 int x86_decoder_open(struct x86_decoder **out)
 {
@@ -29,6 +24,17 @@ int x86_decoder_open(struct x86_decoder **out)
 		free(d);
 		return -ENOMEM;
 	}
+	/* The parser's sweep needs only lengths and instruction ids; with
+	 * detail off capstone decodes about a fifth faster. */
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &d->fast) != CS_ERR_OK) {
+		x86_decoder_close(d);
+		return -EINVAL;
+	}
+	d->fast_insn = cs_malloc(d->fast);
+	if (d->fast_insn == NULL) {
+		x86_decoder_close(d);
+		return -ENOMEM;
+	}
 	*out = d;
 	return 0;
 }
@@ -37,8 +43,19 @@ void x86_decoder_close(struct x86_decoder *d)
 {
 	if (d == NULL)
 		return;
-	cs_free(d->insn, 1);
+	for (size_t i = 0; i <= X86_WINDOW; i++)
+		if (d->win[i] != NULL)
+			cs_free(d->win[i], 1);
+	if (d->insn != NULL)
+		cs_free(d->insn, 1);
+	if (d->fast_insn != NULL)
+		cs_free(d->fast_insn, 1);
+	if (d->fast)
+		cs_close(&d->fast);
 	cs_close(&d->handle);
+	free(d->pins);
+	free(d->marks);
+	free(d->fast_class);
 	free(d);
 }
 
@@ -150,4 +167,124 @@ int x86_find_main_from_start(struct x86_decoder *d, const uint8_t *code,
 		return -ENOENT;
 	*main_addr = ref;
 	return 0;
+}
+
+unsigned x86_reg_canon(unsigned reg)
+{
+	switch (reg) {
+	case X86_REG_RAX: case X86_REG_EAX: case X86_REG_AX:
+	case X86_REG_AL: case X86_REG_AH: return X86_REG_RAX;
+	case X86_REG_RBX: case X86_REG_EBX: case X86_REG_BX:
+	case X86_REG_BL: case X86_REG_BH: return X86_REG_RBX;
+	case X86_REG_RCX: case X86_REG_ECX: case X86_REG_CX:
+	case X86_REG_CL: case X86_REG_CH: return X86_REG_RCX;
+	case X86_REG_RDX: case X86_REG_EDX: case X86_REG_DX:
+	case X86_REG_DL: case X86_REG_DH: return X86_REG_RDX;
+	case X86_REG_RSI: case X86_REG_ESI: case X86_REG_SI:
+	case X86_REG_SIL: return X86_REG_RSI;
+	case X86_REG_RDI: case X86_REG_EDI: case X86_REG_DI:
+	case X86_REG_DIL: return X86_REG_RDI;
+	case X86_REG_RBP: case X86_REG_EBP: case X86_REG_BP:
+	case X86_REG_BPL: return X86_REG_RBP;
+	case X86_REG_RSP: case X86_REG_ESP: case X86_REG_SP:
+	case X86_REG_SPL: return X86_REG_RSP;
+	case X86_REG_R8: case X86_REG_R8D: case X86_REG_R8W:
+	case X86_REG_R8B: return X86_REG_R8;
+	case X86_REG_R9: case X86_REG_R9D: case X86_REG_R9W:
+	case X86_REG_R9B: return X86_REG_R9;
+	case X86_REG_R10: case X86_REG_R10D: case X86_REG_R10W:
+	case X86_REG_R10B: return X86_REG_R10;
+	case X86_REG_R11: case X86_REG_R11D: case X86_REG_R11W:
+	case X86_REG_R11B: return X86_REG_R11;
+	case X86_REG_R12: case X86_REG_R12D: case X86_REG_R12W:
+	case X86_REG_R12B: return X86_REG_R12;
+	case X86_REG_R13: case X86_REG_R13D: case X86_REG_R13W:
+	case X86_REG_R13B: return X86_REG_R13;
+	case X86_REG_R14: case X86_REG_R14D: case X86_REG_R14W:
+	case X86_REG_R14B: return X86_REG_R14;
+	case X86_REG_R15: case X86_REG_R15D: case X86_REG_R15W:
+	case X86_REG_R15B: return X86_REG_R15;
+	case X86_REG_RIP: return X86_REG_RIP;
+	default: return X86_REG_INVALID;
+	}
+}
+
+/* Bytes taken by a ModRM byte and what follows it (SIB, displacement)
+ * in 64-bit addressing; 0 when they run past len. */
+static size_t modrm_len(const uint8_t *m, size_t len)
+{
+	uint8_t mod, rm;
+	size_t n = 1;
+
+	if (len < 1)
+		return 0;
+	mod = m[0] >> 6;
+	rm = m[0] & 7;
+	if (mod != 3 && rm == 4) {
+		if (len < 2)
+			return 0;
+		n++;
+		if (mod == 0 && (m[1] & 7) == 5)
+			n += 4;
+	}
+	if (mod == 0 && rm == 5)
+		n += 4;
+	else if (mod == 1)
+		n += 1;
+	else if (mod == 2)
+		n += 4;
+	return n <= len ? n : 0;
+}
+
+/* VEX map 1 opcodes with an imm8 (pshufd and shifts by immediate,
+ * cmpps, pinsrw, pextrw, shufps); map 3 always has one. */
+static bool vex_imm8(unsigned map, uint8_t op)
+{
+	if (map == 3)
+		return true;
+	return map == 1 && ((op >= 0x70 && op <= 0x73) || op == 0xc2 ||
+			    op == 0xc4 || op == 0xc5 || op == 0xc6);
+}
+
+size_t x86_len_fallback(const uint8_t *b, size_t len)
+{
+	size_t i = 0, hdr, m;
+	unsigned map;
+
+	while (i < len && (b[i] == 0x67 || b[i] == 0x2e || b[i] == 0x3e ||
+			   b[i] == 0x26 || b[i] == 0x36 || b[i] == 0x64 ||
+			   b[i] == 0x65))
+		i++;
+	if (i + 3 <= len && b[i] == 0x0f && b[i + 1] == 0x01 &&
+	    b[i + 2] >= 0xc0)
+		return i + 3;  /* rdpkru, wrpkru and other 0f 01 /reg forms */
+	if (i + 2 > len)
+		return 0;
+	if (b[i] == 0xc5) {
+		map = 1;
+		hdr = 2;
+	} else if (b[i] == 0xc4 && i + 3 <= len) {
+		map = b[i + 1] & 0x1f;
+		hdr = 3;
+	} else if (b[i] == 0x62 && i + 4 <= len) {
+		map = b[i + 1] & 0x03;  /* EVEX: mm */
+		hdr = 4;
+	} else {
+		return 0;
+	}
+	if (map < 1 || map > 3 || i + hdr + 1 > len)
+		return 0;
+	i += hdr;
+	if (map == 1 && b[i] == 0x77)
+		return i + 1;  /* vzeroupper, vzeroall: no ModRM */
+	m = modrm_len(b + i + 1, len - i - 1);
+	if (m == 0)
+		return 0;
+	i += 1 + m + (vex_imm8(map, b[i]) ? 1 : 0);
+	return i <= len ? i : 0;
+}
+
+void x86_decoder_set_fast(struct x86_decoder *d, bool on)
+{
+	d->no_fast = !on;
 }

@@ -32,6 +32,11 @@ struct x86_inst {
 int x86_decoder_open(struct x86_decoder **out);
 void x86_decoder_close(struct x86_decoder *d);
 
+/* The parser's sweep decodes common encodings from its own opcode
+ * tables (checked against capstone, x86_fastlen.c) and everything else
+ * with capstone.  Off: capstone alone (for comparisons). */
+void x86_decoder_set_fast(struct x86_decoder *d, bool on);
+
 /* Decode one instruction at buf (len bytes available) as if at addr.
  * Returns 0, or -EINVAL when the bytes are not a valid instruction. */
 int x86_decode_one(struct x86_decoder *d, const uint8_t *buf, size_t len,
@@ -49,6 +54,13 @@ int x86_find_main_from_start(struct x86_decoder *d, const uint8_t *code,
  * *is_load is true and *ref is the address of the GOT slot that holds
  * main (valid once the dynamic linker has relocated it).  Otherwise
  * *ref is main itself.  Returns 0 or -ENOENT. */
+/* The length of an instruction capstone 4 cannot decode but that is
+ * certainly no control transfer: VEX and EVEX encodings (AVX-512BW's
+ * kmovd/kmovq, vptestm*, vpcmpeqb with mask operands, which glibc's
+ * string functions use) and the 0f 01 register forms (rdpkru, wrpkru).
+ * 0 when the bytes are none of those. */
+size_t x86_len_fallback(const uint8_t *buf, size_t len);
+
 int x86_find_main_ref(struct x86_decoder *d, const uint8_t *code,
 		      size_t len, uint64_t start_addr, uint64_t *ref,
 		      bool *is_load);

@@ -10,6 +10,26 @@
  * site borrows only instructions before it; a borrowed sequence must not
  * contain a known branch target (except its first byte) nor a `call` in
  * its middle.
+ *
+ * Added by the parser's owner (arch/x86_64/README.md, "Parsing", has the
+ * whole story):
+ * - ENTRY after `endbr64`: when a function starts with endbr64, the entry
+ *   point is the instruction after it (addr = patch_start = entry + 4), so
+ *   that the endbr64 stays in place where indirect calls land.
+ * - A call may be the last instruction of any patch area (its return
+ *   address is then the end of the area, a valid boundary); never before
+ *   the last.
+ * - "Known branch targets" are the direct jump targets inside the
+ *   function, jump-table entries, code addresses taken with a rip-relative
+ *   `lea`, targets given by the caller (cold parts), and the first
+ *   instruction after every unconditional transfer (jmp, ret, ud2, hlt)
+ *   that is not padding: such code is only reachable by a jump, known or
+ *   not (switch cases, C++ landing pads).
+ * - A function with an indirect jump that is neither a resolved jump
+ *   table nor a tail call has unknown targets: only points whose patch
+ *   area is one instruction stay ok.
+ * - Patch areas of different points may overlap in small functions
+ *   (entry borrowing up to a ret); x86_point.overlaps says so.
  */
 #ifndef X86_PARSE_H
 #define X86_PARSE_H
@@ -39,6 +59,19 @@ struct x86_point {
 	uint8_t patch_len;
 	bool ok;                /* a jmp can be patched here */
 	const char *why;        /* when !ok: a static, human-readable reason */
+	/* Added fields (the parser's owner). */
+	uint64_t why_at;        /* the address `why` is about (a target, a
+	                           call, ...), or 0 */
+	uint8_t patch_ninsns;   /* instructions in the patch area */
+	bool start_is_target;   /* a known branch target is patch_start */
+	bool after_endbr;       /* ENTRY: an endbr64 precedes addr */
+	bool cond;              /* EXIT: a conditional jump out (jcc) */
+	bool overlaps;          /* the patch area overlaps another point's */
+};
+
+/* A range [start, end) of addresses. */
+struct x86_range {
+	uint64_t start, end;
 };
 
 struct x86_func {
@@ -53,13 +86,44 @@ struct x86_func {
 	size_t ntargets;
 	bool has_jump_table;
 	bool unresolved_indirect_jump;
+	/* Added fields (the parser's owner). */
+	uint64_t why_at;        /* the address `why` is about, or 0 */
+	struct x86_range *data; /* data skipped inside: jump tables */
+	size_t ndata;
+	size_t njump_tables;    /* resolved jump tables */
+	bool code_address_taken; /* a rip-relative lea points inside */
+	bool endbr;             /* starts with endbr64 */
+	/* Branch and jump-table targets in ctx.also_inside (the function's
+	 * other parts), unsorted, possibly repeated. */
+	uint64_t *outside_targets;
+	size_t noutside_targets;
 };
 
 /* Reading bytes outside the function (jump tables in .rodata). */
 struct x86_parse_ctx {
 	int (*read)(void *arg, uint64_t addr, void *buf, size_t len);
 	void *arg;
+	/* Added fields; zero is the right default for all of them. */
+	/* Non-PIC code embeds link-time addresses (absolute jump tables):
+	 * image-relative address = absolute address - abs_base.  0 for
+	 * position-independent code. */
+	uint64_t abs_base;
+	/* Other code that belongs to this function (gcc's `foo.cold`): a
+	 * jump into these ranges is not an exit. */
+	const struct x86_range *also_inside;
+	size_t nalso_inside;
+	/* Branch targets inside this function known from elsewhere (jumps
+	 * back from a cold part). */
+	const uint64_t *extra_targets;
+	size_t nextra_targets;
 };
+
+/* The reasons the parser gives (x86_func.why, x86_point.why), so that
+ * callers and tests can compare pointers or text. */
+extern const char x86_why_small[];       /* "function smaller than 5 bytes" */
+extern const char x86_why_target[];      /* "a branch target lies inside the bytes the jump would replace" */
+extern const char x86_why_unresolved[];  /* "unresolved indirect jump (possible jump table)" */
+extern const char x86_why_undecodable[]; /* "undecodable bytes" (why_at) */
 
 /* Parse `len` bytes of code at `addr`.  Returns 0 (out filled, free with
  * x86_func_free) or a negative errno; a function that cannot be decoded
@@ -68,5 +132,18 @@ int x86_parse_function(struct x86_decoder *d, const uint8_t *code,
 		       size_t len, uint64_t addr,
 		       const struct x86_parse_ctx *ctx, struct x86_func *out);
 void x86_func_free(struct x86_func *f);
+
+/* Every direct jmp, jcc and call in `len` bytes of code at addr, decoded
+ * linearly (stopping at undecodable bytes): fn(arg, insn address,
+ * target) for each; a non-zero return stops and is returned.  For
+ * finding branches from one function into the middle of another, which
+ * the other function's parse must know as targets. */
+int x86_direct_targets(struct x86_decoder *d, const uint8_t *code,
+		       size_t len, uint64_t addr,
+		       int (*fn)(void *arg, uint64_t from, uint64_t target),
+		       void *arg);
+
+/* A short name for a point kind: "entry", "exit", "call". */
+const char *x86_point_kind_name(enum x86_point_kind k);
 
 #endif
