@@ -59,6 +59,7 @@ static void run(const char *prog)
 	struct eng_mfocus thr[4];
 	struct eng_minst *mi_all, *mi_phase, *mi_rec, *mi_thr[4], *again;
 	struct eng_minst_info info;
+	struct eng_inst_stats st0, st1;
 	int tids[4] = { 0 };
 
 	if (mt_launch(&t, prog) < 0) {
@@ -69,7 +70,13 @@ static void run(const char *prog)
 	mi_all = enable(&t, &all, "calls, whole program");
 	mi_phase = enable(&t, &phase, "calls inside mc_calls_phase");
 	mi_rec = enable(&t, &rec, "calls inside mc_recurse");
+	eng_inst_stats(t.in, &st0);
 	again = enable(&t, &phase, "the same metric and focus again");
+	eng_inst_stats(t.in, &st1);
+	tap_eq(st1.requests_active, st0.requests_active, "the second enable "
+	       "inserts nothing (%zu requests)", st0.requests_active);
+	tap_eq(st1.points_patched, st0.points_patched, "  and patches no "
+	       "point (%zu)", st0.points_patched);
 	tap_ok(again != NULL && again == mi_phase, "two enables of one metric "
 	       "x focus give one instance");
 	if (mi_phase != NULL) {

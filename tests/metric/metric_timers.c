@@ -1,0 +1,109 @@
+/*
+ * metric_timers.c - wall timers compiled from metric definitions:
+ * inclusive time of a function that sleeps a known time (±5 ms), and of
+ * a recursive function (counted once per outermost activation, as the
+ * rtlib timer nests), plus predicted cost.  Target: progs/mcalls.c.
+ */
+#include <stdio.h>
+
+#include "mt_defs.h"
+#include "mt_util.h"
+#include "tap.h"
+
+static const char *const sleep_fn[] = { "mc_sleep" };
+static const char *const rec_fn[] = { "mc_recurse" };
+
+#define TIMER_DEF(var, fns, title)                                          \
+	static const struct eng_mclause var##_cl[] = {                      \
+		{ .funcs = ENG_MF_NAMES, .names = fns, .nnames = 1,         \
+		  .point = ENG_MPT_ENTRY, .constrained = true,              \
+		  .prims = mt_start, .nprims = 1 },                         \
+		{ .funcs = ENG_MF_NAMES, .names = fns, .nnames = 1,         \
+		  .point = ENG_MPT_EXIT, .constrained = true,               \
+		  .prims = mt_stop, .nprims = 1 },                          \
+	};                                                                  \
+	static const struct eng_mdef var = { .name = title,                 \
+		.type = ENG_MVAR_WALL_TIMER, .clauses = var##_cl,           \
+		.nclauses = 2 }
+
+TIMER_DEF(sleep_def, sleep_fn, "time_in_mc_sleep");
+TIMER_DEF(rec_def, rec_fn, "time_in_mc_recurse");
+
+static struct eng_minst *enable(struct mt *t, const struct eng_mdef *d)
+{
+	struct eng_mfocus all = { .code = ENG_CODE_ALL };
+	struct hunch_err err = { 0 };
+	struct eng_minst *mi = NULL;
+
+	if (!tap_ok(eng_metric_enable(t->m, d, &all, &mi, &err) == 0,
+		    "enable %s", d->name))
+		tap_diag("  %s", err.msg);
+	return mi;
+}
+
+static void near_ms(int64_t ns, double want_ms, const char *what)
+{
+	double ms = (double)ns / 1e6;
+
+	if (!tap_ok(ms >= want_ms - 0.5 && ms <= want_ms + 5, "%s: %.2f ms "
+		    "(want %.0f, +5 ms for scheduling)", what, ms, want_ms))
+		tap_diag("  %lld ns", (long long)ns);
+}
+
+static void predict(struct mt *t)
+{
+	struct eng_mfocus all = { .code = ENG_CODE_ALL };
+	struct eng_metric_cost c1, c2;
+	struct hunch_err err = { 0 };
+
+	tap_ok(eng_metric_predict(t->m, &sleep_def, &all, &c1, &err) == 0,
+	       "predict a timer pair at the default call rate");
+	tap_eq(c1.points, 2, "  2 snippet lists (entry, exit)");
+	tap_ok(c1.ns_per_s > 0 && c1.ns_per_s < 1e6, "  %.0f ns/s",
+	       c1.ns_per_s);
+	eng_metric_set_call_rate(t->m, NULL, "mc_sleep", 1e6);
+	eng_metric_predict(t->m, &sleep_def, &all, &c2, &err);
+	tap_ok(c2.ns_per_s > c1.ns_per_s * 900, "  a told call rate of 1e6/s "
+	       "scales it by 1000: %.4f slowdown", c2.slowdown);
+}
+
+static void run(const char *prog)
+{
+	struct mt t;
+	struct eng_minst *ms, *mr;
+	struct eng_metric_cost c;
+	struct eng_mfocus all = { .code = ENG_CODE_ALL };
+
+	if (mt_launch(&t, prog) < 0) {
+		tap_ok(0, "launch %s", prog);
+		return;
+	}
+	tap_diag("%s", prog);
+	predict(&t);
+	ms = enable(&t, &sleep_def);
+	mr = enable(&t, &rec_def);
+	eng_metric_predict(t.m, &sleep_def, &all, &c, NULL);
+	tap_eq(c.points, 0, "predicting an enabled request costs nothing "
+	       "more (shared)");
+	tap_ok(mt_phase(&t, "sleep", 10000) == 0, "phase sleep");
+	if (ms != NULL)
+		near_ms(mt_value(&t, ms), 50, "inclusive wall time of mc_sleep");
+	tap_ok(mt_phase(&t, "recurse", 10000) == 0, "phase recurse");
+	if (mr != NULL)
+		near_ms(mt_value(&t, mr), 60, "mc_recurse: 2 outermost "
+			"activations of 30 ms, nested ones not added");
+	if (ms != NULL)
+		near_ms(mt_value(&t, ms), 110, "mc_sleep: 50 + 2 x 30 ms");
+	eng_metric_disable(t.m, ms, NULL);
+	eng_metric_disable(t.m, mr, NULL);
+	tap_eq(mt_code_mismatches(&t), 0, "every byte restored");
+	tap_ok(mt_quit(&t) == 0, "target exits 0");
+	mt_fini(&t);
+}
+
+int main(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		run(argv[i]);
+	return tap_done();
+}
