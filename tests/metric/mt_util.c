@@ -145,6 +145,8 @@ int mt_quit(struct mt *t)
 {
 	uint64_t end = ms_now() + 10000;
 
+	if (eng_proc_stopped(t->p))
+		eng_resume_all(t->p, NULL);
 	dprintf(t->to, "quit\n");
 	while (!t->ended && ms_now() < end)
 		mt_pump(t, 0);
