@@ -55,6 +55,7 @@ static void node_free(struct mnode *n)
 	free(n->key);
 	free(n->reqs);
 	free(n->flagged);
+	free(n->watch);
 	free(n->cons);
 	free(n->con_names);
 	free(n);
@@ -86,6 +87,7 @@ static void node_put(struct eng_metric *m, struct mnode *n,
 		return;
 	for (size_t i = 0; i < n->nreqs; i++)
 		eng_inst_remove(m->in, n->reqs[i]);
+	mseen_drop(m, n);
 	for (size_t i = 0; i < n->ncons; i++)
 		node_put(m, n->cons[i], dead);
 	node_unlink(m, n);
@@ -103,6 +105,7 @@ static void nodes_reap(struct eng_metric *m, struct mnode *dead)
 		node_free(dead);
 		dead = next;
 	}
+	mseen_reap(m);
 }
 
 static enum eng_var_kind var_kind(enum eng_mvar_type t)
@@ -514,6 +517,7 @@ void eng_metric_destroy(struct eng_metric *m)
 		free(m->rates[i].function);
 	}
 	free(m->rates);
+	mseen_free(m);
 	free(m);
 }
 

@@ -222,6 +222,36 @@ int eng_metric_predict(struct eng_metric *m, const struct eng_mdef *def,
 		       const struct eng_mfocus *f, struct eng_metric_cost *c,
 		       struct hunch_err *err);
 
+/* ---- resource discovery through instrumentation ---- */
+/* While a metric instruments sync functions (pthread_mutex_*, _cond_*,
+ * _rwlock_*, _barrier_*, sem_*) or I/O functions (read, write, send,
+ * ...), their entries also keep each thread's last few first arguments
+ * in its own slots (a small ring written by the snippet itself: no call,
+ * no rtlib change); eng_metric_poll_seen drains them.  It is sampling:
+ * an object used between two polls more often than the ring holds may
+ * wait for a later poll to be seen. */
+enum eng_seen_class {
+	ENG_SEEN_MUTEX, ENG_SEEN_CONDVAR, ENG_SEEN_RWLOCK, ENG_SEEN_BARRIER,
+	ENG_SEEN_SEMAPHORE, ENG_SEEN_FILE,
+};
+struct eng_seen {
+	enum eng_seen_class cls;
+	const char *class_name;  /* "Mutex", "CondVar", "RWLock", "Barrier",
+				    "Semaphore", "File" */
+	uint64_t value;          /* the object's address, or the fd */
+	const char *name;        /* data symbol ("mt_lock", "buf+0x40") or
+				    "0x55..." ; for files the path from
+				    /proc/<pid>/fd ("pipe:[123]" for pipes) */
+};
+/* On by default; off: no discovery snippets for instances enabled from
+ * now on. */
+void eng_metric_set_discovery(struct eng_metric *m, bool on);
+/* Report each object seen for the first time since the last poll (call
+ * after eng_sampler_tick).  Returns how many were reported. */
+int eng_metric_poll_seen(struct eng_metric *m,
+			 void (*fn)(void *arg, const struct eng_seen *s),
+			 void *arg);
+
 /* A short name of a focus for messages ("f in prog, thread 42, key
  * 0x..."). */
 void eng_mfocus_name(const struct eng_mfocus *f, char *buf, size_t len);

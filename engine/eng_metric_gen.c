@@ -393,6 +393,8 @@ static int clause_fn(struct mgen *g, const struct eng_mclause *c,
 			rc = clause_at(g, c, fn, &xf->points[k], err);
 		any = true;
 	}
+	if (any && !g->sink.dry && !g->is_constraint)
+		rc = rc < 0 ? rc : mseen_watch(g->m, g->node, fn, xf, err);
 	if (any)
 		g->nfuncs++;
 	else if (g->node->why == NULL && !xf->ok)

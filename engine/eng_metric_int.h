@@ -30,6 +30,26 @@ struct mrate {
 	double calls_per_s;
 };
 
+/* Resource discovery (eng_metric_seen.c): the entry of one sync or I/O
+ * function keeps, per thread, its last MSEEN_SLOTS first arguments. */
+#define MSEEN_SLOTS 4
+struct mwatch {
+	const struct eng_func *f;
+	enum eng_seen_class cls;
+	unsigned refs;
+	uint32_t n_id, last_id, slot_id[MSEEN_SLOTS];
+	uint64_t n_h, last_h, slot_h[MSEEN_SLOTS];
+	uint32_t req;
+	bool has_req;
+	struct mwatch *next;
+};
+
+struct mknown {
+	enum eng_seen_class cls;
+	uint64_t v;
+	char *name;
+};
+
 /* Shared code: a metric's clauses for one code focus and object, or one
  * constraint's clauses for one code focus.  Owns its variable(s) and its
  * requests in eng_inst. */
@@ -49,6 +69,8 @@ struct mnode {
 	size_t nflagged, capflagged;
 	size_t functions, refused, traps;
 	const char *why;         /* static (eng_inst or parser reason) */
+	struct mwatch **watch;   /* discovery watchers (references held) */
+	size_t nwatch, capwatch;
 	struct mnode **cons;     /* constraint nodes (references held) */
 	const char **con_names;  /* their names, parallel to cons */
 	size_t ncons;
@@ -75,6 +97,10 @@ struct eng_metric {
 	struct eng_minst *insts;
 	struct mrate *rates;
 	size_t nrates;
+	bool no_discovery;
+	struct mwatch *watches, *wdead;
+	struct mknown *known;
+	size_t nknown, capknown;
 };
 
 /* ---- eng_metric_funcs.c: which functions a clause names ---- */
@@ -111,6 +137,16 @@ struct mgen {
 };
 int mgen_clauses(struct mgen *g, const struct eng_mclause *c, size_t n,
 		 struct hunch_err *err);
+
+/* ---- eng_metric_seen.c: resource discovery ---- */
+/* Watch fn's first argument for node n when fn is a sync or I/O
+ * function (queues a request; the caller commits). */
+int mseen_watch(struct eng_metric *m, struct mnode *n, const struct mfunc *fn,
+		const struct x86_func *xf, struct hunch_err *err);
+/* Drop n's watchers (removals queued); mseen_reap after the commit. */
+void mseen_drop(struct eng_metric *m, struct mnode *n);
+void mseen_reap(struct eng_metric *m);
+void mseen_free(struct eng_metric *m);
 
 /* ---- eng_metric_key.c: identity of requests ---- */
 /* Canonical text of a clause list / focus part, appended to `f`. */

@@ -7,6 +7,7 @@
  * descriptor (the comparison made at entry carried to the exit) and
  * inside one function.  Target: progs/mcalls.c.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,6 +87,34 @@ static struct eng_minst *enable(struct mt *t, const struct eng_mdef *d,
 	return mi;
 }
 
+struct seen_list {
+	char v[32][128];
+	int n;
+};
+
+static void on_seen(void *arg, const struct eng_seen *s)
+{
+	struct seen_list *l = arg;
+
+	if (l->n < 32)
+		snprintf(l->v[l->n++], 128, "%s %s %llu", s->class_name,
+			 s->name, (unsigned long long)s->value);
+}
+
+static bool seen_has(const struct seen_list *l, const char *prefix)
+{
+	for (int i = 0; i < l->n; i++)
+		if (strncmp(l->v[i], prefix, strlen(prefix)) == 0)
+			return true;
+	return false;
+}
+
+static void show(const struct seen_list *l)
+{
+	for (int i = 0; i < l->n; i++)
+		tap_diag("  seen: %s", l->v[i]);
+}
+
 static int64_t val(struct mt *t, struct eng_minst *mi)
 {
 	return mi ? mt_value(t, mi) : -1;
@@ -98,6 +127,7 @@ static void locks(struct mt *t)
 	struct eng_mfocus fb = { .has_key = true, .key = b };
 	struct eng_mfocus wa = fa, wb = fb;
 	struct eng_minst *ca, *cb, *ta, *tb;
+	struct seen_list seen = { .n = 0 };
 	double ms_a, ms_b;
 
 	tap_ok(a != 0 && b != 0, "data symbols mc_lock_a, mc_lock_b");
@@ -114,10 +144,19 @@ static void locks(struct mt *t)
 	tap_eq(val(t, cb), 50, "pthread_mutex_lock on mc_lock_b: exactly 50");
 	ms_a = (double)val(t, ta) / 1e6;
 	ms_b = (double)val(t, tb) / 1e6;
-	tap_ok(ms_a > 30 && ms_a < 45, "time waiting for mc_lock_a: %.2f ms "
+	tap_ok(ms_a > 30 && ms_a < 50, "time waiting for mc_lock_a: %.2f ms "
 	       "(one wait of ~40 ms)", ms_a);
 	tap_ok(ms_b < 2, "time waiting for mc_lock_b: %.3f ms (never "
 	       "contended; the other mutex's wait excluded)", ms_b);
+	eng_metric_poll_seen(t->m, on_seen, &seen);
+	show(&seen);
+	tap_ok(seen_has(&seen, "Mutex mc_lock_a "), "discovered: Mutex "
+	       "mc_lock_a, named by its data symbol");
+	tap_ok(seen_has(&seen, "Mutex mc_lock_b "), "discovered: Mutex "
+	       "mc_lock_b");
+	seen.n = 0;
+	eng_metric_poll_seen(t->m, on_seen, &seen);
+	tap_eq(seen.n, 0, "each object is reported once");
 	eng_metric_disable(t->m, ca, NULL);
 	eng_metric_disable(t->m, cb, NULL);
 	eng_metric_disable(t->m, ta, NULL);
@@ -132,6 +171,8 @@ static void writes(struct mt *t)
 		.ncons = 1 };
 	struct eng_minst *ba, *bb, *oa, *bp;
 	const char *l;
+	struct seen_list seen = { .n = 0 };
+	char want[64];
 	int da = -1, db = -1;
 
 	tap_ok(mt_phase(t, "open", 10000) == 0, "phase open");
@@ -151,6 +192,12 @@ static void writes(struct mt *t)
 	tap_eq(val(t, oa), 13, "write calls on A: 13");
 	tap_eq(val(t, bp), 1271, "bytes written inside mc_write_phase: 1271 "
 	       "(stdout's writes excluded)");
+	eng_metric_poll_seen(t->m, on_seen, &seen);
+	show(&seen);
+	snprintf(want, sizeof want, "File /dev/null %d", da);
+	tap_ok(seen_has(&seen, want), "discovered: %s", want);
+	snprintf(want, sizeof want, "File /dev/null %d", db);
+	tap_ok(seen_has(&seen, want), "discovered: %s", want);
 	eng_metric_disable(t->m, ba, NULL);
 	eng_metric_disable(t->m, bb, NULL);
 	eng_metric_disable(t->m, oa, NULL);
