@@ -55,6 +55,7 @@ static void node_free(struct mnode *n)
 	free(n->key);
 	free(n->reqs);
 	free(n->flagged);
+	free(n->catch);
 	free(n->watch);
 	free(n->cons);
 	free(n->con_names);
@@ -348,6 +349,7 @@ static int build_node(struct eng_metric *m, const struct eng_mdef *def,
 		*out = NULL;
 		return rc;
 	}
+	n->fresh = true;
 	n->next = m->nodes;
 	m->nodes = n;
 	*out = n;
@@ -403,6 +405,39 @@ static int check_built(struct eng_metric *m, const struct eng_mdef *def,
 			  n->why ? n->why : "no reason given");
 }
 
+/* Threads already inside the functions of freshly inserted code missed
+ * their entry snippets: run those now (every thread is stopped). */
+static void catchup_fresh(struct eng_metric *m)
+{
+	for (struct mnode *n = m->nodes; n != NULL; n = n->next) {
+		for (size_t i = 0; n->fresh && i < n->ncatch; i++)
+			eng_inst_catchup(m->in, n->catch[i].lo, n->catch[i].hi,
+					 &n->catch[i].s, 1, NULL);
+		n->fresh = false;
+	}
+}
+
+/* Insert and catch up in one stop of the program (it is left as it was
+ * found: stopped, or running). */
+static int commit_new(struct eng_metric *m, const struct eng_mdef *def,
+		      const struct eng_mfocus *f, struct mnode *n,
+		      struct hunch_err *err)
+{
+	bool was_stopped = eng_proc_stopped(m->p);
+	int rc = was_stopped ? 0 : eng_stop_all(m->p, err);
+
+	if (rc == 0)
+		rc = eng_inst_commit(m->in, err);
+	if (rc >= 0)
+		rc = check_built(m, def, f, n, err);
+	if (rc == 0)
+		catchup_fresh(m);
+	if (!was_stopped && eng_proc_stopped(m->p) &&
+	    eng_resume_all(m->p, rc < 0 ? NULL : err) < 0 && rc == 0)
+		rc = -ESRCH;
+	return rc;
+}
+
 /* ---- instances ---- */
 
 static char *inst_key(const struct eng_mdef *def, const struct eng_mfocus *f)
@@ -441,10 +476,8 @@ int eng_metric_enable(struct eng_metric *m, const struct eng_mdef *def,
 		return hunch_errf(err, -ENOMEM, "out of memory");
 	}
 	rc = build_node(m, def, f, NULL, NULL, &n, err);
-	if (rc == 0) {
-		rc = eng_inst_commit(m->in, err);
-		rc = rc < 0 ? rc : check_built(m, def, f, n, err);
-	}
+	if (rc == 0)
+		rc = commit_new(m, def, f, n, err);
 	if (rc < 0) {
 		node_put(m, n, &dead);
 		eng_inst_commit(m->in, NULL);

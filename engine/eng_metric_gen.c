@@ -329,6 +329,41 @@ static bool point_matches(struct mgen *g, const struct eng_mclause *c,
 	return false;
 }
 
+/* Unguarded timer starts and constant adds at an entry can be run for
+ * threads already inside the function (catchup); remember them. */
+static int note_catchup(struct mgen *g, const struct mfunc *fn,
+			const struct x86_snip *s, size_t n,
+			struct hunch_err *err)
+{
+	struct mnode *nd = g->node;
+
+	for (size_t i = 0; i < n && !g->sink.dry; i++) {
+		/* A call counter does not count calls made before it was
+		 * enabled; a constraint's nesting counter must know them. */
+		bool ok = s[i].kind == X86_SN_WALL_START ||
+			  s[i].kind == X86_SN_CPU_START ||
+			  (s[i].kind == X86_SN_ADD && s[i].value == NULL &&
+			   g->is_constraint);
+
+		if (!ok)
+			continue;
+		if (nd->ncatch == nd->capcatch) {
+			size_t cap = nd->capcatch ? nd->capcatch * 2 : 8;
+			struct mcatch *v = realloc(nd->catch, cap * sizeof *v);
+
+			if (v == NULL)
+				return hunch_errf(err, -ENOMEM, "out of memory");
+			nd->catch = v;
+			nd->capcatch = cap;
+		}
+		nd->catch[nd->ncatch++] = (struct mcatch){
+			.lo = fn->mod->base + fn->f->addr,
+			.hi = fn->mod->base + fn->f->addr + fn->f->size,
+			.s = s[i] };
+	}
+	return 0;
+}
+
 /* The snippet list of a clause at one point. */
 static int clause_at(struct mgen *g, const struct eng_mclause *c,
 		     const struct mfunc *fn, const struct x86_point *xp,
@@ -369,6 +404,8 @@ static int clause_at(struct mgen *g, const struct eng_mclause *c,
 	if (rc == 0 && n > 0)
 		rc = g->sink.emit(g->sink.arg, fn, xp, list, n, c->prepend,
 				  err);
+	if (rc == 0 && gd == NULL && xp->kind == X86_PT_ENTRY)
+		rc = note_catchup(g, fn, list, n, err);
 	free(a);
 	return rc;
 }

@@ -50,6 +50,13 @@ struct mknown {
 	char *name;
 };
 
+/* An entry snippet to run for threads already inside a function when
+ * its code is inserted (catchup, devguide §1.12). */
+struct mcatch {
+	uint64_t lo, hi;         /* the function, runtime addresses */
+	struct x86_snip s;       /* a timer start or a constant add */
+};
+
 /* Shared code: a metric's clauses for one code focus and object, or one
  * constraint's clauses for one code focus.  Owns its variable(s) and its
  * requests in eng_inst. */
@@ -69,6 +76,9 @@ struct mnode {
 	size_t nflagged, capflagged;
 	size_t functions, refused, traps;
 	const char *why;         /* static (eng_inst or parser reason) */
+	struct mcatch *catch;    /* entry snippets for catchup */
+	size_t ncatch, capcatch;
+	bool fresh;              /* inserted by the current enable */
 	struct mwatch **watch;   /* discovery watchers (references held) */
 	size_t nwatch, capwatch;
 	struct mnode **cons;     /* constraint nodes (references held) */

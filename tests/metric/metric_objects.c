@@ -30,10 +30,10 @@ static const struct eng_mdef locks_def = { .name = "lock_calls",
 /* sync_wait and default.json's sync_object replacement. */
 static const struct eng_mclause wait_cl[] = {
 	{ .funcs = ENG_MF_NAMES, .names = lock_fn, .nnames = 1,
-	  .point = ENG_MPT_ENTRY, .constrained = true, .prims = mt_start,
+	  .point = ENG_MPT_ENTRY, .constrained = true, .prims = mt_tstart,
 	  .nprims = 1 },
 	{ .funcs = ENG_MF_NAMES, .names = lock_fn, .nnames = 1,
-	  .point = ENG_MPT_EXIT, .constrained = true, .prims = mt_stop,
+	  .point = ENG_MPT_EXIT, .constrained = true, .prims = mt_tstop,
 	  .nprims = 1 },
 };
 static const struct eng_mdef wait_def = { .name = "lock_wait",
@@ -48,7 +48,7 @@ static const struct eng_mclause wait_repl[] = {
 	  .point = ENG_MPT_ENTRY, .constrained = true,
 	  .prims = start_if_key, .nprims = 1 },
 	{ .funcs = ENG_MF_NAMES, .names = lock_fn, .nnames = 1,
-	  .point = ENG_MPT_EXIT, .constrained = true, .prims = mt_stop,
+	  .point = ENG_MPT_EXIT, .constrained = true, .prims = mt_tstop,
 	  .nprims = 1 },
 };
 

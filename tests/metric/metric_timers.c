@@ -17,10 +17,10 @@ static const char *const rec_fn[] = { "mc_recurse" };
 	static const struct eng_mclause var##_cl[] = {                      \
 		{ .funcs = ENG_MF_NAMES, .names = fns, .nnames = 1,         \
 		  .point = ENG_MPT_ENTRY, .constrained = true,              \
-		  .prims = mt_start, .nprims = 1 },                         \
+		  .prims = mt_tstart, .nprims = 1 },                         \
 		{ .funcs = ENG_MF_NAMES, .names = fns, .nnames = 1,         \
 		  .point = ENG_MPT_EXIT, .constrained = true,               \
-		  .prims = mt_stop, .nprims = 1 },                          \
+		  .prims = mt_tstop, .nprims = 1 },                          \
 	};                                                                  \
 	static const struct eng_mdef var = { .name = title,                 \
 		.type = ENG_MVAR_WALL_TIMER, .clauses = var##_cl,           \
@@ -67,6 +67,45 @@ static void predict(struct mt *t)
 	       "scales it by 1000: %.4f slowdown", c2.slowdown);
 }
 
+static const char *const inside_fn[] = { "mc_inside_phase" };
+static const char *const counted_fn[] = { "mc_counted" };
+TIMER_DEF(inside_def, inside_fn, "time_in_mc_inside_phase");
+static const struct eng_mclause count_cl[] = {
+	{ .funcs = ENG_MF_NAMES, .names = counted_fn, .nnames = 1,
+	  .point = ENG_MPT_ENTRY, .constrained = true, .prims = mt_add1,
+	  .nprims = 1 },
+};
+static const struct eng_mdef count_def = { .name = "mc_counted_calls",
+	.type = ENG_MVAR_COUNTER, .clauses = count_cl, .nclauses = 1 };
+
+/* Enabled while the main thread sleeps inside mc_inside_phase: its
+ * constraint counter and the timer catch up (devguide §1.12). */
+static void catchup(struct mt *t)
+{
+	struct eng_mfocus all = { .code = ENG_CODE_ALL };
+	struct eng_mfocus in = { .code = ENG_CODE_FUNCTION,
+		.function = "mc_inside_phase", .cons = &mt_procedure,
+		.ncons = 1 };
+	struct hunch_err err = { 0 };
+	struct eng_minst *tm = NULL, *cn = NULL;
+	double ms;
+
+	tap_ok(mt_start(t, "inside") == 0 && mt_wait(t, "inside", 5000) == 0,
+	       "the target is inside mc_inside_phase");
+	if (eng_metric_enable(t->m, &inside_def, &all, &tm, &err) < 0 ||
+	    eng_metric_enable(t->m, &count_def, &in, &cn, &err) < 0)
+		tap_diag("enable: %s", err.msg);
+	tap_ok(!eng_proc_stopped(t->p), "enabling left the target running");
+	tap_ok(mt_wait(t, "ok inside", 5000) == 0, "phase inside done");
+	tap_eq(cn ? mt_value(t, cn) : -1, 10, "calls inside mc_inside_phase "
+	       "enabled after it was entered: 10 (the constraint caught up)");
+	ms = tm ? (double)mt_value(t, tm) / 1e6 : -1;
+	tap_ok(ms > 200 && ms < 320, "its wall time from enabling to "
+	       "return: %.1f ms (the timer caught up)", ms);
+	eng_metric_disable(t->m, tm, NULL);
+	eng_metric_disable(t->m, cn, NULL);
+}
+
 static void run(const char *prog)
 {
 	struct mt t;
@@ -96,6 +135,7 @@ static void run(const char *prog)
 		near_ms(mt_value(&t, ms), 110, "mc_sleep: 50 + 2 x 30 ms");
 	eng_metric_disable(t.m, ms, NULL);
 	eng_metric_disable(t.m, mr, NULL);
+	catchup(&t);
 	tap_eq(mt_code_mismatches(&t), 0, "every byte restored");
 	tap_ok(mt_quit(&t) == 0, "target exits 0");
 	mt_fini(&t);

@@ -9,8 +9,8 @@
 
 static const struct eng_mprim mt_add1[] = { { .op = ENG_MOP_ADD,
 	.value = { .kind = ENG_MO_CONST, .c = 1 } } };
-static const struct eng_mprim mt_start[] = { { .op = ENG_MOP_START } };
-static const struct eng_mprim mt_stop[] = { { .op = ENG_MOP_STOP } };
+static const struct eng_mprim mt_tstart[] = { { .op = ENG_MOP_START } };
+static const struct eng_mprim mt_tstop[] = { { .op = ENG_MOP_STOP } };
 static const struct eng_mprim mt_inc[] = { { .op = ENG_MOP_INC } };
 static const struct eng_mprim mt_dec[] = { { .op = ENG_MOP_DEC } };
 

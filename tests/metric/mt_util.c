@@ -105,12 +105,8 @@ static bool has_line(const struct mt *t, const char *line)
 	return false;
 }
 
-int mt_phase(struct mt *t, const char *cmd, int ms)
+int mt_start(struct mt *t, const char *cmd)
 {
-	char want[80];
-	uint64_t end = ms_now() + (uint64_t)ms;
-
-	snprintf(want, sizeof want, "ok %s", cmd);
 	/* Each phase's answer is new output: forget the old. */
 	t->outlen = 0;
 	t->out[0] = 0;
@@ -118,17 +114,30 @@ int mt_phase(struct mt *t, const char *cmd, int ms)
 	 * stopped. */
 	if (eng_proc_stopped(t->p) && eng_resume_all(t->p, NULL) < 0)
 		return -1;
-	if (dprintf(t->to, "%s\n", cmd) < 0)
-		return -1;
+	return dprintf(t->to, "%s\n", cmd) < 0 ? -1 : 0;
+}
+
+int mt_wait(struct mt *t, const char *line, int ms)
+{
+	uint64_t end = ms_now() + (uint64_t)ms;
+
 	while (ms_now() < end && !t->ended) {
 		mt_pump(t, 0);
-		if (has_line(t, want)) {
+		if (has_line(t, line)) {
 			mt_pump(t, 20);
 			return 0;
 		}
 	}
-	printf("# phase %s: no answer (output so far: %s)\n", cmd, t->out);
+	printf("# no line \"%s\" (output so far: %s)\n", line, t->out);
 	return -1;
+}
+
+int mt_phase(struct mt *t, const char *cmd, int ms)
+{
+	char want[80];
+
+	snprintf(want, sizeof want, "ok %s", cmd);
+	return mt_start(t, cmd) < 0 ? -1 : mt_wait(t, want, ms);
 }
 
 const char *mt_line(const struct mt *t, const char *prefix)

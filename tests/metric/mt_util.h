@@ -34,6 +34,10 @@ struct mt {
 
 /* Launch `path` stopped at main.  0 or -1 (with a diagnostic). */
 int mt_launch(struct mt *t, const char *path);
+/* Send "cmd\n" (resuming a stopped target first). */
+int mt_start(struct mt *t, const char *cmd);
+/* Wait (ms) for an output line equal to `line`, sampling meanwhile. */
+int mt_wait(struct mt *t, const char *line, int ms);
 /* Send "cmd\n", wait (ms) for "ok cmd", tick the sampler; 0 or -1. */
 int mt_phase(struct mt *t, const char *cmd, int ms);
 /* The first output line starting with `prefix`, or NULL. */

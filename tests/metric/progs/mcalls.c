@@ -24,6 +24,9 @@
  *   write    inside mc_write_phase: write(A, 100 bytes) x10, write(A, 7
  *            bytes) x3 (1021 bytes in 13 calls on A), write(B, 50 bytes)
  *            x5 (250 bytes on B).
+ *   inside   mc_inside_phase prints "inside", sleeps 300 ms in mc_sleep,
+ *            then calls mc_counted 10 times (for instrumentation enabled
+ *            while the thread is already inside: catchup).
  *   quit     exits 0.
  */
 #ifndef _GNU_SOURCE
@@ -153,6 +156,14 @@ NOI void mc_write_phase(void)
 		mc_sink += write(mc_fd_b, buf, 50);
 }
 
+NOI void mc_inside_phase(void)
+{
+	printf("inside\n");
+	mc_sleep(300);
+	for (int i = 0; i < 10; i++)
+		mc_counted(i);
+}
+
 NOI int main(void)
 {
 	char line[64];
@@ -179,6 +190,8 @@ NOI int main(void)
 			printf("fd %d %d\n", mc_fd_a, mc_fd_b);
 		} else if (strcmp(line, "write") == 0)
 			mc_write_phase();
+		else if (strcmp(line, "inside") == 0)
+			mc_inside_phase();
 		else if (strcmp(line, "quit") == 0)
 			break;
 		printf("ok %s\n", line);
