@@ -15,7 +15,8 @@ cd "$(dirname "$0")"
 PACKAGES=(gcc g++ clang make meson ninja-build pkg-config python3 binutils
 	libelf-dev libdw-dev libcapstone-dev libjansson-dev libncurses-dev
 	libc6-dbg tmux procps file coreutils
-	python3.11 sqlite3 lua5.4 zstd gzip)
+	python3.11 sqlite3 lua5.4 zstd gzip
+	libclang-rt-14-dev)  # libFuzzer, for the journal reader's fuzz test
 BENCH_PACKAGES=(libllvm14 uftrace bpftrace)
 
 install_missing() {

@@ -79,6 +79,12 @@ static int perm_error(pid_t pid, const char *comm, struct hunch_err *err)
 	unsigned uid = 0;
 	int scope;
 
+	/* kill(pid, 0) says EPERM for another user's live process. */
+	if ((kill(pid, 0) != 0 && errno == ESRCH) ||
+	    (eng_proc_status_field(pid, "State", uidl, sizeof(uidl)) == 0 &&
+	     (uidl[0] == 'Z' || uidl[0] == 'X')))
+		return hunch_errf(err, -ESRCH, "process %d (%s) exited while "
+				  "hunch was attaching", (int)pid, comm);
 	if (eng_proc_status_field(pid, "TracerPid", tracer, sizeof(tracer))
 	    == 0 && atoi(tracer) != 0) {
 		comm_of(atoi(tracer), tcomm, sizeof(tcomm));

@@ -180,11 +180,20 @@ int eng_inject_rtlib(struct eng_proc *p, const char *rtlib,
 		return hunch_errf(err, -EINVAL, "attaching with the runtime "
 			"library needs a named segment (eng_shm_create with "
 			"named=true)");
-	if (f_dlopen == 0 || f_dlsym == 0 || tid == 0)
+	if (tid == 0)
+		return hunch_errf(err, -ESRCH, "cannot load the runtime library "
+			"into process %d: none of its threads can run code",
+			(int)p->pid);
+	if ((f_dlopen == 0 || f_dlsym == 0) && p->r_debug != 0)
+		return hunch_errf(err, -EAGAIN, "cannot load the runtime "
+			"library into process %d yet: its libc is not loaded "
+			"(it is still starting up): attach again in a moment",
+			(int)p->pid);
+	if (f_dlopen == 0 || f_dlsym == 0)
 		return hunch_errf(err, -ENOENT, "cannot load the runtime "
-			"library into process %d: %s", (int)p->pid, tid == 0 ?
-			"no thread can run code" : "no dlopen in its libc (a "
-			"static program?): attach without the runtime library");
+			"library into process %d: it has no dynamic linker "
+			"(a static program): attach without the runtime "
+			"library", (int)p->pid);
 	if (access(rtlib, R_OK) != 0)
 		return hunch_errf(err, -errno, "cannot load the runtime library "
 			"%s: %s (build hunch, or point hunch at libhunchrt.so)",

@@ -26,7 +26,7 @@
 #include "eng_symbols.h"
 /* arch/ is not on every includer's path (the hunch executable has only
  * engine/): reach x86_parse.h from here. */
-#include "../arch/x86_64/x86_parse.h"
+#include "x86_parse.h"
 
 struct eng_points_cache;
 

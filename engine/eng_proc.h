@@ -108,7 +108,8 @@ enum eng_event_kind {
 	ENG_EV_LIB_UNLOAD,     /* path */
 	ENG_EV_SIGNAL,         /* signo delivered to the program (tid) */
 	ENG_EV_EXEC,           /* the process called execve (path) */
-	ENG_EV_EXITED,         /* status: exit code */
+	ENG_EV_EXITED,         /* status: exit code (-1: unknown, the
+				  process was reaped by someone else) */
 	ENG_EV_KILLED,         /* signo: killed by that signal; core */
 };
 
@@ -123,8 +124,8 @@ struct eng_event {
 };
 
 /* Handle whatever ptrace has to report (call when SIGCHLD arrives, or
- * with timeout_ms to wait); returns the number of events stored (0..max),
- * or a negative error.  Breakpoints hunch owns (r_debug) are handled
+ * with timeout_ms to wait; 0 never blocks, -1 waits until an event);
+ * returns the number of events stored (0..max), or a negative error.  Breakpoints hunch owns (r_debug) are handled
  * inside and never reach the program. */
 int eng_poll_events(struct eng_proc *p, struct eng_event *evs, int max,
 		    int timeout_ms);

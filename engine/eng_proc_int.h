@@ -58,7 +58,9 @@ struct eng_thread {
 	uint64_t scratch_sp;    /* the %rsp the scratch was measured from */
 };
 
-enum eng_bp_kind { BP_ENTRY, BP_MAIN, BP_RBRK };
+/* BP_EXEC_ENTRY: the entry point of an image the program exec'ed;
+ * there ld.so has run, so r_debug can be found again. */
+enum eng_bp_kind { BP_ENTRY, BP_MAIN, BP_RBRK, BP_EXEC_ENTRY };
 
 struct eng_bp {
 	uint64_t addr;

@@ -9,6 +9,7 @@
  */
 #include "eng_proc_int.h"
 
+#include <elf.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -149,10 +150,14 @@ static void on_exec(struct eng_proc *p, struct eng_thread *t)
 	ssize_t n;
 	int st;
 
+	/* execve killed every other thread; their death reports may
+	 * come or not, so they are over now. */
 	for (size_t i = 0; i < p->nth; i++)
 		if (p->th[i] != t && p->th[i]->state != TS_GONE) {
 			waitpid(p->th[i]->tid, &st, WNOHANG | __WALL);
 			p->th[i]->state = TS_GONE;
+			queue_simple(p, ENG_EV_THREAD_EXIT, p->th[i]->tid, 0, 0,
+				     false);
 		}
 	p->nbps = 0;  /* the bytes went with the old image */
 	p->r_debug = p->r_brk = 0;
@@ -162,6 +167,9 @@ static void on_exec(struct eng_proc *p, struct eng_thread *t)
 	eng_mem_open(p);
 	eng_mods_clear(p);
 	eng_mod_set_exe(p);
+	/* Track the new image's libraries once its ld.so has run. */
+	if (eng_read_auxv(p->pid, AT_ENTRY, &p->entry) == 0)
+		eng_bp_insert(p, p->entry, BP_EXEC_ENTRY, NULL);
 	memset(&ev, 0, sizeof(ev));
 	ev.kind = ENG_EV_EXEC;
 	ev.tid = t->tid;
@@ -199,6 +207,9 @@ static enum eng_stop on_trap(struct eng_proc *p, struct eng_thread *t,
 	if (bp->kind == BP_RBRK) {
 		t->step_over = bp->addr;
 		eng_solib_hit(p);
+	} else if (bp->kind == BP_EXEC_ENTRY) {
+		eng_bp_remove(p, bp->addr);  /* one shot: runs on from here */
+		eng_solib_init(p, NULL);
 	}
 	return SK_BREAK;
 }
@@ -331,6 +342,8 @@ static void lost(struct eng_proc *p, struct eng_thread *t)
 		p->ended = true;
 		for (size_t i = 0; i < p->nth; i++)
 			p->th[i]->state = TS_GONE;
+		/* Someone else reaped it: the end is known, the status not. */
+		queue_simple(p, ENG_EV_EXITED, t->tid, -1, 0, false);
 	}
 }
 
@@ -646,6 +659,23 @@ static int drain(struct eng_proc *p, struct eng_event *evs, int max)
 	return n;
 }
 
+/* Forget exited threads, so that a program that makes threads all day
+ * long does not make every scan longer.  Only here, at the public
+ * entry: inside the engine callers may still hold a thread. */
+static void compact_threads(struct eng_proc *p)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < p->nth; i++) {
+		if (p->th[i]->state == TS_GONE)
+			free(p->th[i]);
+		else
+			p->th[k++] = p->th[i];
+	}
+	p->nth = k;
+	p->wait_next = 0;
+}
+
 int eng_poll_events(struct eng_proc *p, struct eng_event *evs, int max,
 		    int timeout_ms)
 {
@@ -653,10 +683,15 @@ int eng_poll_events(struct eng_proc *p, struct eng_event *evs, int max,
 	pid_t tid;
 	int rc;
 
+	compact_threads(p);
 	while (p->nevq == 0 && !p->ended && !p->detached) {
 		int64_t left = deadline - now_ms();
 
-		rc = eng_wait_any(p, left > 0 ? (int)left : 0, &tid);
+		if (timeout_ms < 0)
+			left = -1;  /* until something happens */
+		else if (left < 0)
+			left = 0;
+		rc = eng_wait_any(p, (int)left, &tid);
 		if (rc == -ETIMEDOUT || rc == -ECHILD)
 			break;
 		if (rc < 0)

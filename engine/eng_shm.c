@@ -4,8 +4,10 @@
  */
 #include "eng_shm.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,6 +88,32 @@ static int make_name(char *buf, size_t len)
 	return 0;
 }
 
+/* A hunch killed between creating an attach segment and unlinking it
+ * (SIGKILL, power loss) leaves its name in /dev/shm.  Names carry the
+ * creating hunch's pid: remove ours whose creator is gone.  A target that
+ * still maps such a segment keeps its mapping; only the name goes. */
+static void sweep_stale_names(void)
+{
+	DIR *d = opendir("/dev/shm");
+	struct dirent *e;
+	struct stat st;
+	char path[300];
+	int pid;
+
+	if (d == NULL)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		if (sscanf(e->d_name, "hunch-%d-", &pid) != 1 || pid <= 0)
+			continue;
+		if (kill(pid, 0) == 0 || errno != ESRCH)
+			continue;  /* its hunch still runs (or is not ours) */
+		snprintf(path, sizeof(path), "/dev/shm/%.200s", e->d_name);
+		if (lstat(path, &st) == 0 && st.st_uid == geteuid())
+			unlink(path);
+	}
+	closedir(d);
+}
+
 static int open_segment(struct eng_shm *s, struct hunch_err *err)
 {
 	int rc;
@@ -98,6 +126,7 @@ static int open_segment(struct eng_shm *s, struct hunch_err *err)
 				"(memfd_create: %s)", strerror(errno));
 		return 0;
 	}
+	sweep_stale_names();
 	rc = make_name(s->name, sizeof(s->name));
 	if (rc < 0)
 		return hunch_errf(err, rc, "cannot make a shm name: %s",

@@ -51,6 +51,7 @@ stopped_now() {
 shm_now() { ls /dev/shm | grep '^hunch-'; }
 # Only what appeared during this test counts (other tests may run).
 STOPPED_BEFORE=$(stopped_now)
+nopid_for_sweep=4000000; while [ -e /proc/$nopid_for_sweep ]; do nopid_for_sweep=$((nopid_for_sweep + 1)); done
 SHM_BEFORE=$(shm_now)
 
 nothing_left() {  # nothing_left NAME: no new traced/stopped process or shm object
@@ -128,6 +129,19 @@ tap_ok $(grep -q libhunchrt.so "/proc/$TPID/maps"; echo $?) "the runtime library
 untouched "$TPID" "after attach"
 nothing_left "after attach"
 finish_threads "$TMP/wf2" "$TMP/t2.out" "after attach"
+
+# --- a stale attach segment of a killed hunch is swept ---------------------
+dead=$nopid_for_sweep
+: >"/dev/shm/hunch-$dead-00000000000000000000000000000000"
+: >"/dev/shm/hunch-$$-11111111111111111111111111111111"
+start_threads "$TMP/wf6" "$TMP/t6.out" "$TMP/t6.err"
+"$HUNCH" attach "$TPID" 2>/dev/null
+tap_ok $([ ! -e "/dev/shm/hunch-$dead-00000000000000000000000000000000" ]; echo $?) \
+	"attach removes the shm name left by a hunch that was killed (pid $dead)"
+tap_ok $([ -e "/dev/shm/hunch-$$-11111111111111111111111111111111" ]; echo $?) \
+	"and keeps the name of a hunch that still runs"
+rm -f "/dev/shm/hunch-$$-11111111111111111111111111111111"
+finish_threads "$TMP/wf6" "$TMP/t6.out" "after the sweep"
 
 # --- hunch ended by a signal while running a program ----------------------
 for sig in TERM INT HUP; do

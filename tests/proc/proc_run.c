@@ -1,14 +1,18 @@
 /*
  * proc_run.c - a minimal launcher over eng_launch, for running the
  * documented target cases (tests/targets/cases.sh) under process
- * control: proc-run [--rtlib] [--churn MS] -- PROGRAM ARGS...
+ * control: proc-run [--rtlib] [--churn MS] [--attach] [--attach-delay MS]
+ * [--detach-after MS] -- PROGRAM ARGS...
  *
  * The program inherits stdin/stdout/stderr and the environment; the
  * launcher ends the way the program ended (same exit code, or killed by
  * the same signal), so a shell sees no difference.  --churn stops every
  * thread each MS milliseconds and resumes it, with an inferior call of
  * hunchrt_ping on a thread in between when --rtlib is given: the
- * program's output and status must not change.
+ * program's output and status must not change.  --attach starts the
+ * program untraced and attaches as soon as it runs the program (usually
+ * while ld.so is still at work), or --attach-delay MS later;
+ * --detach-after lets go after MS ms and just waits for the program.
  */
 #include "eng_proc.h"
 #include "eng_shm.h"
@@ -17,12 +21,15 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <limits.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 struct opts {
-	bool rtlib;
-	int churn_ms;
+	bool rtlib, attach;
+	int churn_ms, detach_ms, attach_delay_ms;
 	char **argv;
 };
 
@@ -36,6 +43,12 @@ static int parse(int argc, char **argv, struct opts *o)
 			o->rtlib = true;
 		else if (strcmp(argv[i], "--churn") == 0 && i + 1 < argc)
 			o->churn_ms = atoi(argv[++i]);
+		else if (strcmp(argv[i], "--attach") == 0)
+			o->attach = true;
+		else if (strcmp(argv[i], "--attach-delay") == 0 && i + 1 < argc)
+			o->attach_delay_ms = atoi(argv[++i]);
+		else if (strcmp(argv[i], "--detach-after") == 0 && i + 1 < argc)
+			o->detach_ms = atoi(argv[++i]);
 		else
 			return -1;
 	}
@@ -87,15 +100,57 @@ static void end_like(const struct eng_event *ev)
 	exit(128 + ev->signo);
 }
 
-static int run(struct eng_proc *p, struct eng_shm *shm, int churn_ms)
+static long long ms_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+static void status_like(int st)
+{
+	struct eng_event ev = { 0 };
+
+	ev.kind = WIFEXITED(st) ? ENG_EV_EXITED : ENG_EV_KILLED;
+	ev.status = WIFEXITED(st) ? WEXITSTATUS(st) : 0;
+	ev.signo = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
+	end_like(&ev);
+}
+
+/* After a detach the program is our plain child again. */
+static void wait_like(pid_t pid)
+{
+	int st;
+
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR) {
+			fprintf(stderr, "proc-run: the exit status of %d was "
+				"consumed while attaching\n", (int)pid);
+			exit(124);
+		}
+	status_like(st);
+}
+
+static int run(struct eng_proc *p, struct eng_shm *shm, const struct opts *o)
 {
 	struct eng_event ev[16];
 	struct hunch_err err = { 0 };
+	long long detach_at = ms_now() + o->detach_ms;
+	int churn_ms = o->churn_ms;
 	unsigned round = 0;
 
 	if (eng_resume_all(p, &err) < 0)
 		goto fail;
 	for (;;) {
+		if (o->detach_ms > 0 && ms_now() >= detach_at &&
+		    !eng_proc_ended(p)) {
+			pid_t pid = eng_proc_pid(p);
+
+			if (eng_detach(p, &err) < 0)
+				goto fail;
+			wait_like(pid);
+		}
 		int n = eng_poll_events(p, ev, 16, churn_ms ? churn_ms : 100);
 
 		for (int i = 0; i < n; i++)
@@ -116,6 +171,47 @@ fail:
 	return 125;
 }
 
+/* Start the program untraced; attach once it runs the program file. */
+static int attach_run(const struct opts *o, struct eng_shm *shm)
+{
+	char real[PATH_MAX], exe[PATH_MAX], link[64];
+	struct hunch_err err = { 0 };
+	struct eng_proc *p = NULL;
+	pid_t pid;
+	int st;
+
+	if (realpath(o->argv[0], real) == NULL)
+		return 125;
+	pid = fork();
+	if (pid == 0) {
+		execv(o->argv[0], o->argv);
+		_exit(127);
+	}
+	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
+	for (;;) {
+		ssize_t n = readlink(link, exe, sizeof(exe) - 1);
+
+		if (n > 0) {
+			exe[n] = '\0';
+			if (strcmp(exe, real) == 0)
+				break;
+		}
+		if (waitpid(pid, &st, WNOHANG) == pid)
+			status_like(st);  /* ended before we saw it */
+	}
+	usleep((useconds_t)o->attach_delay_ms * 1000);
+	if (eng_attach(pid, o->rtlib ? getenv("HUNCHRT") : NULL, shm, &p,
+		       &err) < 0) {
+		/* Too late (it ended) is not an error of ours. */
+		if (kill(pid, 0) != 0 || strstr(err.msg, "zombie"))
+			wait_like(pid);
+		fprintf(stderr, "proc-run: %s\n", err.msg);
+		kill(pid, SIGKILL);
+		return 125;
+	}
+	return run(p, shm, o);
+}
+
 int main(int argc, char **argv)
 {
 	struct eng_launch_opts lo;
@@ -129,10 +225,12 @@ int main(int argc, char **argv)
 			"PROGRAM ARGS...\n");
 		return 126;
 	}
-	if (o.rtlib && eng_shm_create(0, false, &shm, &err) < 0) {
+	if (o.rtlib && eng_shm_create(0, o.attach, &shm, &err) < 0) {
 		fprintf(stderr, "proc-run: %s\n", err.msg);
 		return 125;
 	}
+	if (o.attach)
+		return attach_run(&o, shm);
 	memset(&lo, 0, sizeof(lo));
 	lo.path = o.argv[0];
 	lo.argv = o.argv;
@@ -143,5 +241,5 @@ int main(int argc, char **argv)
 		fprintf(stderr, "proc-run: %s\n", err.msg);
 		return 125;
 	}
-	return run(p, shm, o.churn_ms);
+	return run(p, shm, &o);
 }

@@ -129,6 +129,40 @@ static pid_t dead_pid(void)
 	return kid;
 }
 
+/* As user nobody, attach to our (root's) process: refused with the
+ * owner named. */
+static void other_user(pid_t target)
+{
+	char msg[HUNCH_ERR_MAX] = "";
+	int ep[2], st;
+	pid_t kid;
+
+	if (pipe(ep) != 0)
+		return;
+	kid = fork();
+	if (kid == 0) {
+		struct eng_proc *p = NULL;
+		struct hunch_err err = { 0 };
+		int rc;
+
+		if (setgid(65534) != 0 || setuid(65534) != 0)
+			_exit(3);
+		rc = eng_attach(target, NULL, NULL, &p, &err);
+		if (write(ep[1], err.msg, strlen(err.msg) + 1) < 0)
+			_exit(3);
+		_exit(rc == -EPERM ? 0 : 1);
+	}
+	close(ep[1]);
+	if (read(ep[0], msg, sizeof(msg) - 1) < 0)
+		msg[0] = '\0';
+	close(ep[0]);
+	waitpid(kid, &st, 0);
+	tap_ok(WIFEXITED(st) && WEXITSTATUS(st) == 0 &&
+	       strstr(msg, "belongs to user root") &&
+	       strstr(msg, "run hunch as that user, or as root"),
+	       "another user's process: %s", msg);
+}
+
 static void test_attach_errors(void)
 {
 	char want[64], *txt;
@@ -164,6 +198,8 @@ static void test_attach_errors(void)
 	close(ip[0]);
 	if (read(sp[0], &c, 1) != 1)
 		tap_diag("p_block did not start");
+	if (getuid() == 0)
+		other_user(kid);
 	txt = fixture("notalib.so", "garbage", 7, 0644);
 	attach_fails("runtime library not loadable", kid, txt,
 		     "dlopen says", "file too short");

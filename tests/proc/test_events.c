@@ -275,6 +275,44 @@ static void test_exec(void)
 	hrun_close(&h);
 }
 
+/* After exec, libraries of the new image are tracked again. */
+static void test_exec_then_dlopen(void)
+{
+	char *path = prog("p_exec"), *dl = prog("p_dlopen");
+	char *lib = prog("libplug.so"), go[64];
+	char *argv[] = { path, dl, go, lib, NULL };
+	struct hunch_err err = { 0 };
+	struct run_result r;
+	struct hrun h;
+	bool loaded = false;
+
+	snprintf(go, sizeof(go), "/tmp/hunch-execdl-%d", (int)getpid());
+	unlink(go);
+	memset(&r, 0, sizeof(r));
+	if (launch(&h, argv, env, NULL, false, &err) != 0) {
+		tap_ok(0, "launch p_exec p_dlopen: %s", err.msg);
+		return;
+	}
+	eng_resume_all(h.p, &err);
+	wait_output(h.p, h.out, &r, "ready\n", 5000);
+	tap_ok(eng_proc_r_brk(h.p) != 0 && eng_proc_nmodules(h.p) > 2 &&
+	       strcmp(eng_proc_module(h.p, 0)->path, dl) == 0,
+	       "after exec: module 0 is %s and r_brk is armed again",
+	       eng_proc_module(h.p, 0)->path);
+	touch(go);
+	finish(h.p, h.out, &r, 5000);
+	for (int i = 0; i < r.nev; i++)
+		loaded |= r.ev[i].kind == ENG_EV_LIB_LOAD &&
+			  strcmp(r.ev[i].path, lib) == 0;
+	tap_ok(r.nkind[ENG_EV_EXEC] == 1 && loaded,
+	       "exec reported, then the new image's dlopen");
+	tap_ok(r.exited && r.code == 0 &&
+	       strcmp(r.out, "before exec\nready\nvalue 7\nclosed\n") == 0,
+	       "output as without hunch");
+	hrun_close(&h);
+	unlink(go);
+}
+
 int main(void)
 {
 	test_rt_signals();
@@ -283,6 +321,7 @@ int main(void)
 	test_thread_churn();
 	test_zombie_leader();
 	test_exec();
+	test_exec_then_dlopen();
 	tap_ok(no_children(), "no child process left behind");
 	return tap_done();
 }

@@ -4,7 +4,9 @@
 # direct run: launched plainly, and launched with the runtime library
 # while hunch stops every thread every 5 ms, calls into the runtime
 # library on one of them, and resumes (signals, blocking reads, thread
-# exits, forks and run-time dlopens all happen in between).
+# exits, forks and run-time dlopens all happen in between); and the same
+# started untraced and attached to (at once, during ld.so's work; or
+# 20 ms later with the runtime library injected, detaching after 60 ms).
 set -u
 . "$HUNCH_SOURCE_ROOT/tests/lib.sh"
 . "$HUNCH_SOURCE_ROOT/tests/targets/cases.sh"
@@ -15,6 +17,9 @@ trap 'rm -f "$OUT"' EXIT
 
 check() {  # check MODE_LABEL CASE BINARY LABEL
 	local drv=0
+	# Empty it first: the driver must not read the previous run's
+	# "ready" before the new run has truncated the file.
+	: >"$OUT"
 	tgt_run_case "$2" "$3" "$OUT" 2>/dev/null || drv=1
 	if [ $drv -eq 0 ] && cmp -s "$OUT" "$TGT_OUT" &&
 		[ "$TGT_GOT_STATUS" = "$TGT_STATUS" ]; then
@@ -26,13 +31,22 @@ check() {  # check MODE_LABEL CASE BINARY LABEL
 	diff "$TGT_OUT" "$OUT" | head -20 | sed 's/^/# /'
 }
 
-for mode in plain churn; do
-	if [ $mode = plain ]; then
-		TGT_LAUNCHER=("$RUN" --)
-	else
-		TGT_LAUNCHER=("$RUN" --rtlib --churn 5 --)
-	fi
-	for name in "${TGT_CASES[@]}"; do
+for mode in plain churn attach attach-rt-detach; do
+	case $mode in
+	plain) TGT_LAUNCHER=("$RUN" --);;
+	churn) TGT_LAUNCHER=("$RUN" --rtlib --churn 5 --);;
+	attach) TGT_LAUNCHER=("$RUN" --attach --churn 5 --);;
+	attach-rt-detach)
+		TGT_LAUNCHER=("$RUN" --attach --attach-delay 20 --rtlib
+			--churn 5 --detach-after 60 --);;
+	esac
+	cases=("${TGT_CASES[@]}")
+	# Attaching needs a program that is still there when the attach
+	# completes: the cases that wait for their driver, and demo.
+	case $mode in attach*)
+		cases=(threads-wait signals signals-count dlopen-wait demo);;
+	esac
+	for name in "${cases[@]}"; do
 		tgt_case "$name"
 		for v in O2-pie O0-nopie Os-pie-stripped; do
 			check $mode "$name" "$TARGETS_DIR/$TGT_PROG-$v" "$v"

@@ -1,0 +1,12 @@
+/* probe.c - does this clang have libFuzzer?  meson compiles this once. */
+#include <stddef.h>
+#include <stdint.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	(void)data;
+	(void)size;
+	return 0;
+}
