@@ -293,10 +293,19 @@ static int point_merge(struct eng_inst *in, struct ipoint *ip,
 
 	if (ns == s && ne == e && ip->pt.trap == pt->trap)
 		return site_add(ip, pt->addr, err);
-	if (ip->pt.trap || pt->trap)
+	/* a point too small for its own jmp, inside another point's jmp
+	 * patch, needs no trap: it is one more site of that patch */
+	if (pt->trap && !ip->pt.trap && pt->addr >= s && pt->addr < e)
+		return site_add(ip, pt->addr, err);
+	if (pt->trap)
 		return hunch_errf(err, -EBUSY, "point 0x%" PRIx64 ": its bytes "
 				  "belong to the patch of another point",
 				  pt->addr);
+	if (ip->pt.trap && ip->active)
+		return hunch_errf(err, -EBUSY, "point 0x%" PRIx64 " covers the "
+				  "active trap point at 0x%" PRIx64 "; request "
+				  "both points together", pt->addr, s);
+	ip->pt.trap = false;    /* an inactive trap point becomes a site */
 	if (ip->active)
 		return hunch_errf(err, -EBUSY, "point 0x%" PRIx64 " overlaps "
 				  "the active patch at 0x%" PRIx64 "; request "

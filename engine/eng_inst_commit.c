@@ -518,6 +518,30 @@ static void commit_free(struct eng_inst *in, struct commit *c)
 	inst_threads_free(&c->th);
 }
 
+/* The process is gone: removals succeed (nothing is left to restore),
+ * insertions fail. */
+static int commit_ended(struct eng_inst *in)
+{
+	int failed = 0;
+
+	for (size_t q = 0; q < in->nqueue; q++) {
+		struct request *r = inst_req_get(in, in->queue[q]);
+
+		if (r == NULL)
+			continue;
+		if (r->state == ENG_REQ_REMOVING) {
+			inst_req_release(r, ENG_REQ_FREE);
+		} else if (r->state == ENG_REQ_PENDING) {
+			r->why = "the process has ended";
+			inst_req_release(r, ENG_REQ_FAILED);
+			failed++;
+		}
+	}
+	in->nqueue = 0;
+	in->npf = 0;
+	return failed;
+}
+
 int eng_inst_commit(struct eng_inst *in, struct hunch_err *err)
 {
 	struct commit c = { 0 };
@@ -527,6 +551,8 @@ int eng_inst_commit(struct eng_inst *in, struct hunch_err *err)
 
 	if (in->nqueue == 0 && in->npf == 0)
 		return 0;
+	if (eng_proc_ended(in->p))
+		return commit_ended(in);
 	if (!was_stopped && (rc = eng_stop_all(in->p, err)) < 0)
 		return rc;
 	rc = inst_threads_read(in->p, &c.th, err);

@@ -160,6 +160,34 @@ static int reloc_rip(struct x86_reloc *r, const uint8_t *code, uint8_t len,
 	return 0;
 }
 
+/* call *%reg / call *d(%reg,...) -> (return address pushed) jmp with the
+ * same operand: the ModRM reg field /2 becomes /4.  An operand that
+ * reads %rsp would see the pushed word: refused. */
+static int indirect_call(const cs_insn *in, const uint8_t *code,
+			 struct x86_buf *o, struct x86_reloc_info *info)
+{
+	const cs_x86 *x = &in->detail->x86;
+	const cs_x86_op *op = &x->operands[0];
+	uint8_t b[16];
+
+	if (x->op_count != 1 ||
+	    (op->type == X86_OP_REG && op->reg == X86_REG_RSP) ||
+	    (op->type == X86_OP_MEM && (op->mem.base == X86_REG_RSP ||
+					op->mem.index == X86_REG_RSP)) ||
+	    (op->type != X86_OP_REG && op->type != X86_OP_MEM))
+		return fail(info, -ENOTSUP, "an indirect call through the "
+			    "stack pointer cannot be moved");
+	memcpy(b, code, in->size);
+	for (size_t i = 0; i + 1 < in->size; i++)
+		if (b[i] == 0xff && b[i + 1] == x->modrm &&
+		    (x->modrm & 0x38) == 0x10) {
+			b[i + 1] = (uint8_t)((x->modrm & ~0x38) | 0x20);
+			x86_emit(o, b, in->size);
+			return 0;
+		}
+	return fail(info, -ENOTSUP, "cannot find the call's ModRM byte");
+}
+
 static int reloc_branch(struct x86_reloc *r, const uint8_t *code,
 			uint64_t from, struct x86_buf *o,
 			struct x86_reloc_info *info)
@@ -188,9 +216,7 @@ static int reloc_branch(struct x86_reloc *r, const uint8_t *code,
 			x86_emit(o, j, 6);
 			return 0;
 		}
-		return fail(info, -ENOTSUP,
-			    "indirect call through a register or stack "
-			    "operand cannot be moved");
+		return indirect_call(in, code, o, info);
 	}
 	if (in->id == X86_INS_JMP && x->op_count == 1 &&
 	    x->operands[0].type == X86_OP_IMM) {
@@ -246,4 +272,19 @@ int x86_reloc_insn(struct x86_reloc *r, const uint8_t *code, size_t avail,
 				 info);
 	x86_emit(o, bytes, info->len);
 	return 0;
+}
+
+size_t x86_insn_jcc(struct x86_reloc *r, const uint8_t *code, size_t avail,
+		    uint64_t from, unsigned *cc, uint64_t *target)
+{
+	const cs_x86 *x;
+
+	if (!decode(r, code, avail, from) || !is_jcc(r->insn->id))
+		return 0;
+	x = &r->insn->detail->x86;
+	if (x->op_count != 1 || x->operands[0].type != X86_OP_IMM)
+		return 0;
+	*cc = (x->opcode[0] == 0x0f ? x->opcode[1] : x->opcode[0]) & 0xf;
+	*target = (uint64_t)x->operands[0].imm;
+	return r->insn->size;
 }

@@ -412,6 +412,31 @@ static void emit_slow(struct x86_buf *o, const struct x86_tramp_env *env,
 	x86_emit_u32(o, (uint32_t)d);
 }
 
+/* An exit that is a conditional jump out of the function (a conditional
+ * tail call): its snippets must run only when the jump is taken, so
+ *     j!cc NOT_TAKEN; PRE; jmp target; NOT_TAKEN: (what follows)
+ * and a thread stopped on the jcc resumes at the j!cc (pre_off).
+ * Returns the jcc's length, or 0 when the site is not a jcc. */
+static size_t cond_site(struct x86_reloc *r, const struct x86_tramp_env *env,
+			const uint8_t *code, size_t avail, uint64_t from,
+			struct x86_buf *o, struct x86_site *site,
+			struct base_labels *L)
+{
+	unsigned cc;
+	uint64_t target;
+	size_t len = x86_insn_jcc(r, code, avail, from, &cc, &target);
+	size_t start = o->len, skip;
+
+	if (len == 0)
+		return 0;
+	skip = x86_emit_jcc_fwd(o, cc ^ 1);
+	emit_pre(o, env, site, L);
+	x86_emit_jmp(o, target);
+	x86_fix_fwd(o, skip);
+	site->pre_off = start;
+	return len;
+}
+
 static int fail(struct x86_base *b, int code, const char *why)
 {
 	b->why = why;
@@ -443,6 +468,19 @@ int x86_tramp_base(struct x86_reloc *r, const struct x86_tramp_env *env,
 		if (b->ninsn == X86_TRAMP_MAX_INSNS)
 			return fail(b, -ENOTSUP, "too many instructions in patch");
 		if (b->nsite < nsites && pstart + off == sites[b->nsite]) {
+			size_t n = cond_site(r, env, orig + off, plen - off,
+					     pstart + off, &o, &b->site[b->nsite],
+					     &L[b->nsite]);
+
+			if (n > 0) {        /* the jcc is handled */
+				b->orig_off[b->ninsn] = (uint8_t)off;
+				b->new_off[b->ninsn++] =
+					(uint16_t)b->site[b->nsite].pre_off;
+				b->nsite++;
+				pre_done = true;
+				off += n;
+				continue;
+			}
 			emit_pre(&o, env, &b->site[b->nsite], &L[b->nsite]);
 			b->nsite++;
 			pre_done = true;

@@ -46,6 +46,9 @@ static int instrument(struct tgt *t, enum mode m)
 				      .delta = 1 };
 		struct eng_inst_point pt;
 
+		if (xf.points[k].kind == X86_PT_CALL)
+			continue;
+
 		if (m == M_WALL)
 			s.kind = entry ? X86_SN_WALL_START : X86_SN_WALL_STOP;
 		else if (m == M_CPU)

@@ -23,6 +23,8 @@ static int add_timer(struct tgt *t, const struct x86_func *xf, uint64_t h)
 		struct eng_inst_point pt;
 		uint32_t id;
 
+		if (xf->points[k].kind == X86_PT_CALL)
+			continue;
 		s.kind = xf->points[k].kind == X86_PT_ENTRY ? X86_SN_WALL_START
 							     : X86_SN_WALL_STOP;
 		eng_inst_point_from(&xf->points[k], t->base, &pt);

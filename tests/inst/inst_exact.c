@@ -13,11 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct expect { const char *name; long per[8]; long main_n; };
+/* calls: call sites executed per worker (i+1 = 1..8); -1: not checked */
+struct expect { const char *name; long per[8]; long main_n; long calls[8]; };
 
 static void expected(struct expect *e, size_t *n)
 {
-	static struct expect ex[6];
+	static struct expect ex[8];
 
 	memset(ex, 0, sizeof ex);
 	ex[0].name = "ic_worker"; ex[1].name = "ic_mid";
@@ -26,13 +27,20 @@ static void expected(struct expect *e, size_t *n)
 	for (int i = 0; i < 8; i++) {
 		ex[0].per[i] = 1;
 		ex[1].per[i] = (i + 1) * 1000;
-		ex[2].per[i] = 2 * (i + 1) * 1000;
+		ex[2].per[i] = 2500 * (i + 1);
+		ex[7].per[i] = (i + 1) * 1000;
+		ex[0].calls[i] = (i + 1) * 3000 + 100 + 2;  /* + 2 barriers */
+		ex[1].calls[i] = 2 * (i + 1) * 1000;
+		ex[4].calls[i] = 1000;         /* 10 self-calls per ic_rec(10) */
 		ex[3].per[i] = (i + 1) * 1000;
 		ex[4].per[i] = 1100;
 	}
 	ex[5].main_n = 8;
+	ex[6].name = "ic_args";
+	ex[6].main_n = 8;
+	ex[7].name = "ic_jcc";   /* exits: a jcc out, and a ret */
 	memcpy(e, ex, sizeof ex);
-	*n = 6;
+	*n = 8;
 }
 
 static int cmpl(const void *a, const void *b)
@@ -64,6 +72,33 @@ static long sum(const long *v, int n)
 	for (int i = 0; i < n; i++)
 		s += v[i];
 	return s;
+}
+
+/* Call sites executed (counters before each call), per thread. */
+static void check_calls(struct tgt *t, const char *prog, struct fn_ctr *c,
+			const struct expect *e)
+{
+	long want[8], got[16];
+	size_t ng, nw = 0;
+	bool same;
+
+	for (int i = 0; i < 8; i++)
+		if (e->calls[i])
+			want[nw++] = e->calls[i];
+	if (nw == 0)
+		return;
+	if (!tap_ok(c->ncall > 0, "%s %s: call sites instrumented", prog,
+		    e->name))
+		return;
+	ng = thread_values(t, c->call_var, got, 16);
+	qsort(want, nw, sizeof *want, cmpl);
+	same = ng == nw;
+	for (size_t i = 0; same && i < nw; i++)
+		same = got[i] == want[i];
+	tap_ok(same, "%s %s: calls made, per thread, exact", prog, e->name);
+	if (!same)
+		for (size_t i = 0; i < ng; i++)
+			tap_diag("  thread value %ld", got[i]);
 }
 
 /* After every worker exited: totals (live + retired) of entry and exit. */
@@ -123,13 +158,14 @@ static void run(const char *prog)
 	const char *name = strrchr(prog, '/') ? strrchr(prog, '/') + 1 : prog;
 	struct tgt t;
 	struct fn_ctr *c = NULL;
-	struct expect ex[6];
+	struct expect ex[8];
 	size_t nc = 0, ne;
 	struct hunch_err err = { 0 };
 	int npts;
 
 	if (!tap_ok(tgt_launch(&t, prog, argv) == 0, "%s: launched", name))
 		return;
+	t.count_calls = true;
 	npts = instrument_counters(&t, NULL, &c, &nc);
 	tap_ok(npts > 0, "%s: %d points instrumented in %zu functions", name,
 	       npts, nc);
@@ -149,8 +185,10 @@ static void run(const char *prog)
 	expected(ex, &ne);
 	for (size_t k = 0; k < ne; k++)
 		for (size_t i = 0; i < nc; i++)
-			if (strcmp(c[i].f->name, ex[k].name) == 0)
+			if (strcmp(c[i].f->name, ex[k].name) == 0) {
 				check_fn(&t, name, &c[i], &ex[k]);
+				check_calls(&t, name, &c[i], &ex[k]);
+			}
 	tgt_send(&t, "go\n");
 	if (!tap_ok(tgt_wait_line(&t, "joined", 30000) == 0, "%s: joined",
 		    name))

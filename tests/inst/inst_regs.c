@@ -71,6 +71,8 @@ static void run(const char *prog, bool trap, bool sw)
 		struct eng_inst_point pt;
 		uint32_t id;
 
+		if (xf.points[k].kind == X86_PT_CALL)
+			continue;
 		eng_inst_point_from(&xf.points[k], t.base, &pt);
 		pt.trap = trap || pt.trap;
 		for (int i = 0; i < 3; i++)     /* three chained minis */

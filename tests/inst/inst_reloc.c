@@ -100,6 +100,41 @@ int main(void)
 		      X86_INS_JMP, A + 5 + 0x100);
 	}
 	{
+		/* call *%rax, call *0x10(%rbx), call *%r11: push + jmp */
+		const uint8_t c_rax[] = { 0xff, 0xd0 };
+		const uint8_t c_mem[] = { 0xff, 0x53, 0x10 };
+		const uint8_t c_r11[] = { 0x41, 0xff, 0xd3 };
+		const uint8_t c_rsp[] = { 0xff, 0x54, 0x24, 0x08 };
+		const uint8_t *cs_[] = { c_rax, c_mem, c_r11 };
+		const size_t lens[] = { 2, 3, 3 };
+		const uint8_t j_rax[] = { 0xff, 0xe0 };
+		const uint8_t j_mem[] = { 0xff, 0x63, 0x10 };
+		const uint8_t j_r11[] = { 0x41, 0xff, 0xe3 };
+		const uint8_t *js[] = { j_rax, j_mem, j_r11 };
+		uint8_t out[64];
+		struct x86_buf o;
+		struct x86_reloc_info ri;
+
+		for (int k = 0; k < 3; k++) {
+			uint64_t t;
+			unsigned id;
+			int n;
+
+			x86_buf_init(&o, out, sizeof out, near);
+			tap_ok(x86_reloc_insn(r, cs_[k], lens[k], A, &o, &ri) == 0,
+			       "indirect call %d relocated", k);
+			n = target_of(out, o.len, near, &t, &id);
+			tap_ok(n > 0 && id == X86_INS_PUSH && t == A + lens[k] &&
+			       o.len == (size_t)n + lens[k] &&
+			       memcmp(out + n, js[k], lens[k]) == 0,
+			       "indirect call %d: push the return address, "
+			       "then jmp with the same operand", k);
+		}
+		x86_buf_init(&o, out, sizeof out, near);
+		tap_eq(x86_reloc_insn(r, c_rsp, 4, A, &o, &ri), -ENOTSUP,
+		       "call *8(%%rsp) refused: %s", ri.why);
+	}
+	{
 		const uint8_t mov_rip[] = { 0x48, 0x8b, 0x05, 0, 0x10, 0, 0 };
 		const uint8_t loop8[] = { 0xe2, 0xfe };
 		uint8_t out[64];

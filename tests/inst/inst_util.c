@@ -185,6 +185,8 @@ static int add_point(struct tgt *t, struct fn_ctr *c,
 	struct eng_inst_point pt;
 	struct hunch_err err = { 0 };
 
+	if (xp->kind == X86_PT_CALL && !(t->count_calls && mode == IM_COUNTERS))
+		return 0;
 	if (!xp->ok)
 		c->trap_why = xp->why;    /* then a trap */
 	if (c->nreq == 16)
@@ -196,6 +198,8 @@ static int add_point(struct tgt *t, struct fn_ctr *c,
 	case IM_BOTH:
 	case IM_COUNTERS:
 		s.handle = entry ? c->entry_h : c->exit_h;
+		if (xp->kind == X86_PT_CALL)
+			s.handle = c->call_h;
 		break;
 	case IM_WALL:
 		s.kind = entry ? X86_SN_WALL_START : X86_SN_WALL_STOP;
@@ -207,7 +211,7 @@ static int add_point(struct tgt *t, struct fn_ctr *c,
 		break;
 	}
 	eng_inst_point_from(xp, c->base, &pt);
-	c->req_entry[c->nreq] = entry;
+	c->req_kind[c->nreq] = (uint8_t)xp->kind;
 	if (eng_inst_add(t->in, &pt, &s, 1, false, &c->req[c->nreq], &err) < 0) {
 		c->why = "add failed";
 		fprintf(stderr, "# %s: %s\n", c->f->name, err.msg);
@@ -216,6 +220,8 @@ static int add_point(struct tgt *t, struct fn_ctr *c,
 	c->nreq++;
 	return 1;
 }
+
+static void alloc_vars(struct tgt *t, struct fn_ctr *cc);
 
 struct fn_ctr *fns_prepare(struct tgt *t, const char *prefix, size_t *nout)
 {
@@ -232,14 +238,7 @@ struct fn_ctr *fns_prepare(struct tgt *t, const char *prefix, size_t *nout)
 		cc->img = t->img;
 		cc->base = t->base;
 		n++;
-		eng_sampler_var_alloc(t->smp, ENG_VAR_COUNTER, &cc->entry_var,
-				      &cc->entry_h, NULL);
-		eng_sampler_var_alloc(t->smp, ENG_VAR_COUNTER, &cc->exit_var,
-				      &cc->exit_h, NULL);
-		eng_sampler_var_alloc(t->smp, ENG_VAR_WALL_TIMER, &cc->wall_var,
-				      &cc->wall_h, NULL);
-		eng_sampler_var_alloc(t->smp, ENG_VAR_CPU_TIMER, &cc->cpu_var,
-				      &cc->cpu_h, NULL);
+		alloc_vars(t, cc);
 		su_parse(t->img, f, &cc->xf);
 		if (!cc->xf.ok)
 			cc->why = cc->xf.why;
@@ -250,6 +249,8 @@ struct fn_ctr *fns_prepare(struct tgt *t, const char *prefix, size_t *nout)
 
 static void alloc_vars(struct tgt *t, struct fn_ctr *cc)
 {
+	eng_sampler_var_alloc(t->smp, ENG_VAR_COUNTER, &cc->call_var,
+			      &cc->call_h, NULL);
 	eng_sampler_var_alloc(t->smp, ENG_VAR_COUNTER, &cc->entry_var,
 			      &cc->entry_h, NULL);
 	eng_sampler_var_alloc(t->smp, ENG_VAR_COUNTER, &cc->exit_var,
@@ -311,14 +312,17 @@ int fns_instrument(struct tgt *t, struct fn_ctr *c, size_t n,
 		struct fn_ctr *cc = &c[i];
 
 		cc->nreq = cc->nentry = cc->nexit = cc->nrefused = 0;
+		cc->ncall = 0;
 		for (size_t k = 0; cc->xf.ok && k < cc->xf.npoints; k++) {
 			int a = add_point(t, cc, &cc->xf.points[k], mode);
 
 			npts += a;
 			if (cc->xf.points[k].kind == X86_PT_ENTRY)
 				cc->nentry += (size_t)a;
-			else
+			else if (cc->xf.points[k].kind == X86_PT_EXIT)
 				cc->nexit += (size_t)a;
+			else
+				cc->ncall += (size_t)a;
 		}
 	}
 	failed = eng_inst_commit(t->in, &err);
@@ -334,10 +338,12 @@ int fns_instrument(struct tgt *t, struct fn_ctr *c, size_t n,
 			    ENG_REQ_FAILED) {
 				c[i].why = why;
 				c[i].nrefused++;
-				if (c[i].req_entry[k])
+				if (c[i].req_kind[k] == X86_PT_ENTRY)
 					c[i].nentry--;
-				else
+				else if (c[i].req_kind[k] == X86_PT_EXIT)
 					c[i].nexit--;
+				else
+					c[i].ncall--;
 				npts--;
 			}
 		}

@@ -34,6 +34,8 @@ struct tgt {
 	bool ended;
 	struct eng_image *libimg[8];  /* images opened by fns_prepare_lib */
 	uint32_t guard_var;           /* tests' scratch */
+	bool count_calls;             /* IM_COUNTERS also at call sites
+					 (before the call: call_var) */
 	size_t nlib;
 	int status;             /* exit code or -signal */
 };
@@ -67,11 +69,12 @@ struct fn_ctr {
 	const struct eng_image *img; /* the file holding f */
 	uint64_t base;               /* its runtime = base + image-relative */
 	struct x86_func xf;          /* stand-in parse */
-	uint32_t entry_var, exit_var, wall_var, cpu_var;
-	uint64_t entry_h, exit_h, wall_h, cpu_h;
+	uint32_t entry_var, exit_var, wall_var, cpu_var, call_var;
+	uint64_t entry_h, exit_h, wall_h, cpu_h, call_h;
+	size_t ncall;                /* call-site requests (count_calls) */
 	size_t nentry, nexit;        /* requests active at entry, exits */
 	uint32_t req[16];
-	bool req_entry[16];          /* the request is at the entry */
+	uint8_t req_kind[16];        /* enum x86_point_kind of each */
 	size_t nreq;
 	size_t nrefused;             /* requests refused at commit */
 	const char *why;             /* a refused point, if any */

@@ -3,8 +3,8 @@
  * (the real parser is written elsewhere against x86_parse.h).  Linear
  * decode; a function with an indirect jump or undecodable bytes is
  * refused; entry borrows instructions after it, an exit (ret, or a jmp
- * out of the function) borrows instructions before it, never a branch
- * target (except the first byte) nor a call.
+ * or jcc out of the function) and a call site borrow instructions
+ * before it, never a branch target (except the first byte) nor a call.
  */
 #include "inst_util.h"
 
@@ -43,7 +43,7 @@ static void add_point(struct x86_func *f, enum x86_point_kind k, uint64_t a,
 
 /* Exit at insn i: borrow backwards until 5 bytes. */
 static void exit_point(struct x86_func *f, size_t i, const uint8_t *lens,
-		       const bool *bad)
+		       const bool *bad, enum x86_point_kind kind)
 {
 	uint64_t end = f->insns[i] + lens[i];
 	size_t k = i;
@@ -55,12 +55,12 @@ static void exit_point(struct x86_func *f, size_t i, const uint8_t *lens,
 		k--;
 	}
 	if (end - f->insns[k] < 5) {
-		add_point(f, X86_PT_EXIT, f->insns[i], lens[i], f->insns[i],
-			  lens[i], "exit too small: neighbours are branch "
+		add_point(f, kind, f->insns[i], lens[i], f->insns[i],
+			  lens[i], "point too small: neighbours are branch "
 			  "targets or calls");
 		return;
 	}
-	add_point(f, X86_PT_EXIT, f->insns[i], lens[i], f->insns[k],
+	add_point(f, kind, f->insns[i], lens[i], f->insns[k],
 		  (unsigned)(end - f->insns[k]), NULL);
 }
 
@@ -71,6 +71,7 @@ int su_parse(const struct eng_image *img, const struct eng_func *fn,
 	uint8_t *lens = malloc(MAXI);
 	bool *bad = calloc(MAXI, 1);     /* call/ret/jmp: not borrowable */
 	bool *exitk = calloc(MAXI, 1);   /* ret or jmp out of the function */
+	bool *callk = calloc(MAXI, 1);   /* call */
 	csh cs;
 	cs_insn *in;
 	size_t n = 0;
@@ -112,13 +113,15 @@ int su_parse(const struct eng_image *img, const struct eng_func *fn,
 			bad[n] = true;
 		if (cs_insn_group(cs, in, CS_GRP_RET))
 			exitk[n] = true;
+		if (cs_insn_group(cs, in, CS_GRP_CALL))
+			callk[n] = true;
 		if (cs_insn_group(cs, in, CS_GRP_JUMP)) {
 			if (x->op_count == 1 && x->operands[0].type == X86_OP_IMM) {
 				uint64_t t = (uint64_t)x->operands[0].imm;
 
 				f->targets[f->ntargets++] = t;
-				if (in->id == X86_INS_JMP &&
-				    (t < fn->addr || t >= fn->addr + fn->size))
+				/* a jmp or jcc out: a (conditional) tail call */
+				if (t < fn->addr || t >= fn->addr + fn->size)
 					exitk[n] = true;
 			} else {
 				f->unresolved_indirect_jump = true;
@@ -146,9 +149,12 @@ int su_parse(const struct eng_image *img, const struct eng_func *fn,
 		}
 		add_point(f, X86_PT_ENTRY, fn->addr, lens[0], fn->addr,
 			  why ? lens[0] : (unsigned)(e - fn->addr), why);
-		for (size_t i = 0; i < n && f->npoints < 4000; i++)
+		for (size_t i = 0; i < n && f->npoints < 4000; i++) {
 			if (exitk[i])
-				exit_point(f, i, lens, bad);
+				exit_point(f, i, lens, bad, X86_PT_EXIT);
+			else if (callk[i])  /* call site: borrows before it */
+				exit_point(f, i, lens, bad, X86_PT_CALL);
+		}
 	}
 	cs_free(in, 1);
 	cs_close(&cs);
@@ -157,6 +163,7 @@ out:
 	free(lens);
 	free(bad);
 	free(exitk);
+	free(callk);
 	f->ok = f->why == NULL;
 	return 0;
 }

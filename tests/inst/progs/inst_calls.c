@@ -2,9 +2,12 @@
  * exactly (tests/inst/README.md):
  *
  *   per worker i (0..7):  ic_worker 1, ic_mid (i+1)*1000,
- *                         ic_leaf 2*(i+1)*1000, ic_branchy (i+1)*1000,
+ *                         ic_leaf 2.5*(i+1)*1000 (2 per ic_mid, and
+ *                         ic_jcc's tail call for odd arguments),
+ *                         ic_jcc (i+1)*1000, ic_branchy (i+1)*1000,
  *                         ic_rec 100*11 (recursion depth 10, 100 times)
- *   main thread:          main 1, ic_report 8
+ *   main thread:          main 1, ic_report 8, ic_args 8 (with
+ *                         (i, 2i, 3i, 4i, 5i, 6i) for i = 0..7)
  *
  * The workers finish their work, then wait on a barrier; main prints
  * every result and "done", reads one line from stdin, then releases and
@@ -30,6 +33,19 @@ NOI long ic_leaf(long x)
 {
 	return x * 3 + 1;
 }
+
+/* long ic_jcc(long x): if (x & 1) tail-calls ic_leaf(x), else returns
+ * 0 -- an exit that is a conditional jump out of the function (compilers
+ * rarely emit one for such code, so it is written by hand). */
+long ic_jcc(long x);
+__asm__(".text\n"
+	".globl ic_jcc\n.type ic_jcc,@function\n"
+	"ic_jcc:\n"
+	"	test $1,%dil\n"
+	"	jne ic_leaf\n"
+	"	xor %eax,%eax\n"
+	"	ret\n"
+	".size ic_jcc,.-ic_jcc\n");
 
 NOI long ic_mid(long x)
 {
@@ -61,6 +77,7 @@ NOI void *ic_worker(void *arg)
 	for (long k = 0; k < (i + 1) * 1000; k++) {
 		s += ic_mid(k);
 		s += ic_branchy(k);
+		s += ic_jcc(k);
 	}
 	for (int k = 0; k < 100; k++)
 		s += ic_rec(10);
@@ -70,9 +87,15 @@ NOI void *ic_worker(void *arg)
 	return NULL;
 }
 
+NOI long ic_args(long a, long b, long c, long d, long e, long f)
+{
+	return a + b + c + d + e + f;
+}
+
 NOI void ic_report(int i)
 {
-	printf("worker %d: %ld\n", i, results[i]);
+	printf("worker %d: %ld %ld\n", i, results[i],
+	       ic_args(i, 2 * i, 3 * i, 4 * i, 5 * i, 6 * i));
 }
 
 int main(void)
