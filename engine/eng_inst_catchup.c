@@ -62,11 +62,15 @@ static int activations(struct eng_proc *p, pid_t tid, uint64_t lo,
 	w = malloc(SCAN_BYTES);
 	if (w == NULL)
 		return n;
-	/* read what exists of the stack, in shrinking pieces */
+	/* read what exists of the stack, in shrinking pieces that end on a
+	 * page boundary (a main thread may have less than 4 KiB above %rsp:
+	 * an unaligned 4 KiB read would then fail and find nothing) */
 	for (size_t len = SCAN_BYTES; len >= 4096; len /= 2) {
-		if (eng_read_mem(p, r.rsp, w, len, NULL) < 0)
+		size_t n8 = len - (r.rsp & 4095);
+
+		if (eng_read_mem(p, r.rsp, w, n8, NULL) < 0)
 			continue;
-		for (size_t i = 0; i < len / 8; i++)
+		for (size_t i = 0; i < n8 / 8; i++)
 			if (w[i] > lo && w[i] <= hi && after_call(p, w[i]))
 				n++;
 		break;

@@ -10,11 +10,14 @@
  *            workers stay alive (blocked in sem_wait) until `release`;
  *            printed first: "tid K TID" for each worker.
  *   release  the workers return; joined.
- *   sleep    mc_sleep(20) and mc_sleep(30): 50 ms inside mc_sleep.
+ *   sleep    mc_sleep(20) and mc_sleep(30): 50 ms inside mc_sleep (at
+ *            least: the machine may oversleep); prints "took US", the
+ *            microseconds the two calls took, measured around them.
  *   recurse  mc_recurse(4) twice: 5 nested activations each, each calls
  *            mc_counted once (10 calls inside mc_recurse), the innermost
  *            sleeps 30 ms (60 ms inside outermost activations); then 7
- *            calls of mc_counted outside mc_recurse.
+ *            calls of mc_counted outside mc_recurse.  Prints "took US"
+ *            for the two mc_recurse calls.
  *   locks    mc_lock_a locked 100 times and mc_lock_b 50 times by main
  *            (pthread_mutex_lock/unlock), then main holds mc_lock_a while
  *            a new thread locks it: main sleeps 40 ms, unlocks, joins.
@@ -24,7 +27,7 @@
  *   write    inside mc_write_phase: write(A, 100 bytes) x10, write(A, 7
  *            bytes) x3 (1021 bytes in 13 calls on A), write(B, 50 bytes)
  *            x5 (250 bytes on B).
- *   inside   mc_inside_phase prints "inside", sleeps 300 ms in mc_sleep,
+ *   inside   mc_inside_phase prints "inside", sleeps 1000 ms in mc_sleep,
  *            then calls mc_counted 10 times (for instrumentation enabled
  *            while the thread is already inside: catchup).
  *   quit     exits 0.
@@ -108,10 +111,30 @@ NOI long mc_recurse(int depth)
 	return r;
 }
 
+static long mc_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000L + ts.tv_nsec / 1000;
+}
+
+NOI void mc_sleep_phase(void)
+{
+	long t0 = mc_us();
+
+	mc_sleep(20);
+	mc_sleep(30);
+	printf("took %ld\n", mc_us() - t0);
+}
+
 NOI void mc_recurse_phase(void)
 {
+	long t0 = mc_us();
+
 	mc_recurse(4);
 	mc_recurse(4);
+	printf("took %ld\n", mc_us() - t0);
 	for (int i = 0; i < 7; i++)
 		mc_counted(i);
 }
@@ -159,7 +182,7 @@ NOI void mc_write_phase(void)
 NOI void mc_inside_phase(void)
 {
 	printf("inside\n");
-	mc_sleep(300);
+	mc_sleep(1000);
 	for (int i = 0; i < 10; i++)
 		mc_counted(i);
 }
@@ -177,10 +200,9 @@ NOI int main(void)
 			mc_calls_phase();
 		else if (strcmp(line, "release") == 0)
 			mc_release_phase();
-		else if (strcmp(line, "sleep") == 0) {
-			mc_sleep(20);
-			mc_sleep(30);
-		} else if (strcmp(line, "recurse") == 0)
+		else if (strcmp(line, "sleep") == 0)
+			mc_sleep_phase();
+		else if (strcmp(line, "recurse") == 0)
 			mc_recurse_phase();
 		else if (strcmp(line, "locks") == 0)
 			mc_locks_phase();
