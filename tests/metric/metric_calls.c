@@ -56,7 +56,8 @@ static void run(const char *prog)
 	struct eng_mfocus all = { .code = ENG_CODE_ALL };
 	struct eng_mfocus phase = in_function("mc_calls_phase");
 	struct eng_mfocus rec = in_function("mc_recurse");
-	struct eng_mfocus thr[4];
+	struct eng_mfocus thr[4], file;
+	struct eng_minst *mi_file;
 	struct eng_minst *mi_all, *mi_phase, *mi_rec, *mi_thr[4], *again;
 	struct eng_minst_info info;
 	struct eng_inst_stats st0, st1;
@@ -121,6 +122,19 @@ static void run(const char *prog)
 	tap_eq(mt_value(&t, mi_rec), 10, "constraint under recursion: the "
 	       "10 calls inside mc_recurse, none of the 7 outside");
 	tap_eq(mt_value(&t, mi_all), 1617, "whole program: 1617");
+	eng_metric_info(t.m, mi_all, &info);
+	tap_eq(info.functions, 1, "the missing name no_such_function was "
+	       "dropped silently (1 function)");
+
+	/* A source-file focus enabled while main (in mcalls.c) is running:
+	 * catchup counts main's activation, so every later call counts. */
+	file = (struct eng_mfocus){ .code = ENG_CODE_FILE, .srcfile = "mcalls.c",
+				    .cons = &mt_procedure, .ncons = 1 };
+	mi_file = enable(&t, &file, "calls while a function of mcalls.c runs");
+	tap_ok(mt_phase(&t, "recurse", 10000) == 0, "phase recurse again");
+	tap_eq(mi_file ? mt_value(&t, mi_file) : -1, 17, "file focus "
+	       "enabled inside main: all 17 calls (main caught up)");
+	disable(&t, mi_file);
 
 	/* Shared instance: disabling one reference keeps counting. */
 	disable(&t, again);
