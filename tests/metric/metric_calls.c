@@ -24,6 +24,15 @@ static const struct eng_mdef calls_def = {
 	.name = "mc_calls", .type = ENG_MVAR_COUNTER,
 	.clauses = calls_clause, .nclauses = 1 };
 
+/* MDL's procedure_calls: foreach $procedures append entry (* n++ *). */
+static const struct eng_mclause procs_clause[] = {
+	{ .funcs = ENG_MF_PROCEDURES, .point = ENG_MPT_ENTRY,
+	  .constrained = true, .prims = mt_add1, .nprims = 1 },
+};
+static const struct eng_mdef procs_def = {
+	.name = "procedure_calls", .type = ENG_MVAR_COUNTER,
+	.clauses = procs_clause, .nclauses = 1 };
+
 static struct eng_minst *enable(struct mt *t, const struct eng_mfocus *f,
 				const char *what)
 {
@@ -57,7 +66,8 @@ static void run(const char *prog)
 	struct eng_mfocus phase = in_function("mc_calls_phase");
 	struct eng_mfocus rec = in_function("mc_recurse");
 	struct eng_mfocus thr[4], file;
-	struct eng_minst *mi_file;
+	struct eng_minst *mi_file, *mi_procs = NULL;
+	struct hunch_err err = { 0 };
 	struct eng_minst *mi_all, *mi_phase, *mi_rec, *mi_thr[4], *again;
 	struct eng_minst_info info;
 	struct eng_inst_stats st0, st1;
@@ -69,6 +79,10 @@ static void run(const char *prog)
 	}
 	tap_diag("%s", prog);
 	mi_all = enable(&t, &all, "calls, whole program");
+	if (!tap_ok(eng_metric_enable(t.m, &procs_def, &all, &mi_procs,
+				      &err) == 0, "enable procedure_calls "
+		    "($procedures: every function of the executable)"))
+		tap_diag("  %s", err.msg);
 	mi_phase = enable(&t, &phase, "calls inside mc_calls_phase");
 	mi_rec = enable(&t, &rec, "calls inside mc_recurse");
 	eng_inst_stats(t.in, &st0);
@@ -88,6 +102,9 @@ static void run(const char *prog)
 	}
 	tap_ok(mt_phase(&t, "calls", 10000) == 0, "phase calls");
 	tap_eq(mt_value(&t, mi_all), 1600, "calls of mc_counted: 1600");
+	tap_eq(mi_procs ? mt_value(&t, mi_procs) : -1, 1605, "calls of every "
+	       "function: main, mc_calls_phase, 1600 mc_counted, 3 mc_worker");
+	disable(&t, mi_procs);
 	tap_eq(mt_value(&t, mi_phase), 1000, "code constraint: 1000 inside "
 	       "mc_calls_phase (workers' calls are outside it)");
 	/* Thread constraint: the same code, each thread's own slot. */
