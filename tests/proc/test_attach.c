@@ -49,8 +49,11 @@ static bool end_ok(struct target *t)
 	slurp(t->out, &t->r);
 	close(t->out);
 	unlink(t->stop);
-	return WIFEXITED(st) && WEXITSTATUS(st) == 0 &&
-	       strcmp(t->r.out, "ready\ndone 4 threads worked\n") == 0;
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 0 &&
+	    strcmp(t->r.out, "ready\ndone 4 threads worked\n") == 0)
+		return true;
+	tap_diag("program status 0x%x, output: %s", st, t->r.out);
+	return false;
 }
 
 static int task_tids(pid_t pid, pid_t *tids, int max)
