@@ -43,11 +43,16 @@ struct eng_inst_point {
 	bool trap;              /* int3 at addr instead of a jmp */
 };
 
-/* From a parsed point (image-relative addresses + load base). */
+/* From a parsed point (image-relative addresses + load base).  A point
+ * the parser marks not ok becomes a trap point (an int3 replaces only
+ * its own first byte, which is safe wherever the parser's instruction
+ * boundaries are right); points of a function the parser could not
+ * decode should not be requested at all. */
 void eng_inst_point_from(const struct x86_point *xp, uint64_t base,
 			 struct eng_inst_point *out);
 
-/* The runtime library must have answered the handshake. */
+/* The runtime library must have answered the handshake.  Allocates the
+ * shared call stubs in the target (stopping it briefly if it runs). */
 int eng_inst_create(struct eng_proc *p, struct eng_shm *shm,
 		    struct eng_inst **out, struct hunch_err *err);
 /* Frees hunch's bookkeeping only; call eng_inst_remove_all first to

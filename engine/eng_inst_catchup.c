@@ -23,7 +23,7 @@
 #include "eng_proc.h"
 #include "eng_shm.h"
 
-#define SCAN_BYTES (64u << 10)
+#define SCAN_BYTES (512u << 10)
 
 /* Is `ra` plausibly a return address (a call instruction ends there)? */
 static bool after_call(struct eng_proc *p, uint64_t ra)
@@ -46,42 +46,32 @@ static bool after_call(struct eng_proc *p, uint64_t ra)
 	return false;
 }
 
-/* Activations of [lo, hi) on one thread. */
+/* Activations of [lo, hi) on one thread: its stack is read from %rsp to
+ * the end of its mapping (at most SCAN_BYTES). */
 static int activations(struct eng_proc *p, pid_t tid, uint64_t lo,
-		       uint64_t hi, bool (*in_tramp)(void *, uint64_t),
-		       void *arg)
+		       uint64_t hi, const struct inst_range *maps, size_t nmaps,
+		       struct eng_codemem *mem)
 {
 	struct user_regs_struct r;
-	uint64_t *w;
+	uint64_t *w, end;
+	size_t len;
 	int n = 0;
 
-	if (eng_get_regs(p, tid, &r, NULL) < 0 || in_tramp(arg, r.rip))
+	if (eng_get_regs(p, tid, &r, NULL) < 0 ||
+	    eng_codemem_contains(mem, r.rip))
 		return 0;
 	if (r.rip > lo && r.rip < hi)
 		n++;
-	w = malloc(SCAN_BYTES);
-	if (w == NULL)
-		return n;
-	/* read what exists of the stack, in shrinking pieces that end on a
-	 * page boundary (a main thread may have less than 4 KiB above %rsp:
-	 * an unaligned 4 KiB read would then fail and find nothing) */
-	for (size_t len = SCAN_BYTES; len >= 4096; len /= 2) {
-		size_t n8 = len - (r.rsp & 4095);
-
-		if (eng_read_mem(p, r.rsp, w, n8, NULL) < 0)
-			continue;
-		for (size_t i = 0; i < n8 / 8; i++)
+	end = inst_map_end(maps, nmaps, r.rsp);
+	len = end > r.rsp ? end - r.rsp : 0;
+	len = (len > SCAN_BYTES ? SCAN_BYTES : len) & ~(size_t)7;
+	w = len ? malloc(len) : NULL;
+	if (w != NULL && eng_read_mem(p, r.rsp, w, len, NULL) == 0)
+		for (size_t i = 0; i < len / 8; i++)
 			if (w[i] > lo && w[i] <= hi && after_call(p, w[i]))
 				n++;
-		break;
-	}
 	free(w);
 	return n;
-}
-
-static bool tramp_pc(void *arg, uint64_t pc)
-{
-	return eng_codemem_contains(arg, pc);
 }
 
 /* One snippet as an inferior call of its rtlib primitive. */
@@ -115,22 +105,23 @@ int inst_catchup(struct eng_proc *p, struct eng_shm *shm,
 		 const struct x86_snip *s, size_t n, struct hunch_err *err)
 {
 	pid_t tids[4096];
-	size_t nt;
-	int caught = 0, rc;
+	struct inst_range *maps = NULL;
+	size_t nt, nmaps;
+	int caught = 0, rc = 0;
 
 	if (!eng_proc_stopped(p))
 		return hunch_errf(err, -EINVAL, "catchup needs every thread "
 				  "stopped (call it before resuming)");
 	nt = eng_proc_threads(p, tids, 4096);
-	for (size_t i = 0; i < nt; i++) {
-		int k = activations(p, tids[i], lo, hi, tramp_pc, mem);
+	nmaps = inst_read_maps(eng_proc_pid(p), &maps);
+	for (size_t i = 0; i < nt && rc >= 0; i++) {
+		int k = activations(p, tids[i], lo, hi, maps, nmaps, mem);
 
-		for (int a = 0; a < k; a++)
-			for (size_t j = 0; j < n; j++)
-				if ((rc = run_snip(p, shm, tids[i], &s[j],
-						   err)) < 0)
-					return rc;
+		for (int a = 0; a < k && rc >= 0; a++)
+			for (size_t j = 0; j < n && rc >= 0; j++)
+				rc = run_snip(p, shm, tids[i], &s[j], err);
 		caught += k > 0;
 	}
-	return caught;
+	free(maps);
+	return rc < 0 ? rc : caught;
 }

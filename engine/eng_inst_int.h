@@ -27,6 +27,12 @@ struct inst_threads {
 	size_t nwords;
 };
 
+/* The target's mappings (from /proc/<pid>/maps), and the end of the
+ * one holding an address (0 if none): how far a stack can be read. */
+struct inst_range { uint64_t lo, hi; };
+size_t inst_read_maps(pid_t pid, struct inst_range **out);
+uint64_t inst_map_end(const struct inst_range *r, size_t n, uint64_t a);
+
 int inst_threads_read(struct eng_proc *p, struct inst_threads *th,
 		      struct hunch_err *err);
 void inst_threads_free(struct inst_threads *th);

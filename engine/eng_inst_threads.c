@@ -18,12 +18,10 @@
 
 #define STACK_MAX (512u << 10)
 
-struct range { uint64_t lo, hi; };
-
-static size_t read_maps(pid_t pid, struct range **out)
+size_t inst_read_maps(pid_t pid, struct inst_range **out)
 {
 	char path[64], line[512];
-	struct range *r = NULL;
+	struct inst_range *r = NULL;
 	size_t n = 0, cap = 0;
 	FILE *f;
 
@@ -38,21 +36,21 @@ static size_t read_maps(pid_t pid, struct range **out)
 			continue;
 		if (n == cap) {
 			size_t nc = cap ? cap * 2 : 256;
-			struct range *nr = realloc(r, nc * sizeof *nr);
+			struct inst_range *nr = realloc(r, nc * sizeof *nr);
 
 			if (nr == NULL)
 				break;
 			r = nr;
 			cap = nc;
 		}
-		r[n++] = (struct range){ a, b };
+		r[n++] = (struct inst_range){ a, b };
 	}
 	fclose(f);
 	*out = r;
 	return n;
 }
 
-static uint64_t map_end(const struct range *r, size_t n, uint64_t a)
+uint64_t inst_map_end(const struct inst_range *r, size_t n, uint64_t a)
 {
 	for (size_t i = 0; i < n; i++)
 		if (a >= r[i].lo && a < r[i].hi)
@@ -98,14 +96,14 @@ int inst_threads_read(struct eng_proc *p, struct inst_threads *th,
 {
 	pid_t tids[4096];
 	size_t n = eng_proc_threads(p, tids, 4096), cap = 0, nr;
-	struct range *maps = NULL;
+	struct inst_range *maps = NULL;
 	int rc = 0;
 
 	memset(th, 0, sizeof *th);
 	th->t = calloc(n ? n : 1, sizeof *th->t);
 	if (th->t == NULL)
 		return hunch_errf(err, -ENOMEM, "out of memory");
-	nr = read_maps(eng_proc_pid(p), &maps);
+	nr = inst_read_maps(eng_proc_pid(p), &maps);
 	for (size_t i = 0; i < n; i++) {
 		struct inst_thread *t = &th->t[th->n];
 		uint64_t end;
@@ -114,7 +112,7 @@ int inst_threads_read(struct eng_proc *p, struct inst_threads *th,
 		if (eng_get_regs(p, tids[i], &t->regs, NULL) < 0)
 			continue;   /* exited meanwhile */
 		th->n++;
-		end = map_end(maps, nr, t->regs.rsp);
+		end = inst_map_end(maps, nr, t->regs.rsp);
 		if (end > t->regs.rsp &&
 		    (rc = add_stack(p, th, t->regs.rsp, end, &cap)) < 0)
 			break;
