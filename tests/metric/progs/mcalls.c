@@ -23,6 +23,8 @@
  *            a new thread locks it: main sleeps 40 ms, unlocks, joins.
  *            mc_lock_a: 102 pthread_mutex_lock calls (101 main + 1
  *            thread, whose one call waits ~40 ms); mc_lock_b: 50.
+ *            Prints "held US": how long main held mc_lock_a while the
+ *            thread existed (the thread's wait is at most that).
  *   open     opens /dev/null twice; prints "fd A B".
  *   write    inside mc_write_phase: write(A, 100 bytes) x10, write(A, 7
  *            bytes) x3 (1021 bytes in 13 calls on A), write(B, 50 bytes)
@@ -150,6 +152,7 @@ NOI void *mc_locker(void *arg)
 NOI void mc_locks_phase(void)
 {
 	pthread_t t;
+	long t0, held;
 
 	for (int i = 0; i < 100; i++) {
 		pthread_mutex_lock(&mc_lock_a);
@@ -160,10 +163,13 @@ NOI void mc_locks_phase(void)
 		pthread_mutex_unlock(&mc_lock_b);
 	}
 	pthread_mutex_lock(&mc_lock_a);
+	t0 = mc_us();
 	pthread_create(&t, NULL, mc_locker, NULL);
 	mc_sleep(40);
 	pthread_mutex_unlock(&mc_lock_a);
+	held = mc_us() - t0;
 	pthread_join(t, NULL);
+	printf("held %ld\n", held);
 }
 
 NOI void mc_write_phase(void)
