@@ -241,7 +241,8 @@ struct eng_seen {
 	uint64_t value;          /* the object's address, or the fd */
 	const char *name;        /* data symbol ("mt_lock", "buf+0x40") or
 				    "0x55..." ; for files the path from
-				    /proc/<pid>/fd ("pipe:[123]" for pipes) */
+				    /proc/<pid>/fd ("pipe:[123]" for pipes),
+				    sockets by peer ("tcp:a:p->b:q") */
 };
 /* On by default; off: no discovery snippets for instances enabled from
  * now on. */

@@ -296,10 +296,12 @@ static void name_file(struct eng_metric *m, uint64_t fd, char *buf,
 	snprintf(link, sizeof link, "/proc/%d/fd/%" PRIu64,
 		 (int)eng_proc_pid(m->p), fd);
 	n = readlink(link, buf, len - 1);
-	if (n <= 0)
+	if (n <= 0) {
 		snprintf(buf, len, "fd %" PRIu64, fd);
-	else
-		buf[n] = 0;
+		return;
+	}
+	buf[n] = 0;
+	msock_name((int)eng_proc_pid(m->p), buf, len);
 }
 
 /* New?  Then remember it.  Files are known by descriptor and path (a

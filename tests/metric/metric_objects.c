@@ -109,6 +109,19 @@ static bool seen_has(const struct seen_list *l, const char *prefix)
 	return false;
 }
 
+static bool seen_has_sub(const struct seen_list *l, const char *prefix,
+			 const char *end)
+{
+	for (int i = 0; i < l->n; i++) {
+		size_t n = strlen(l->v[i]), e = strlen(end);
+
+		if (strncmp(l->v[i], prefix, strlen(prefix)) == 0 && n >= e &&
+		    strcmp(l->v[i] + n - e, end) == 0)
+			return true;
+	}
+	return false;
+}
+
 static void show(const struct seen_list *l)
 {
 	for (int i = 0; i < l->n; i++)
@@ -211,6 +224,28 @@ static void writes(struct mt *t)
 	eng_metric_disable(t->m, bp, NULL);
 }
 
+/* A socket is named by its peer. */
+static void sock(struct mt *t)
+{
+	struct eng_mfocus all = { .code = ENG_CODE_ALL };
+	struct seen_list seen = { .n = 0 };
+	struct eng_minst *b = enable(t, &bytes_def, &all, "the whole program");
+	char want[96];
+	const char *l;
+	int fd = -1, port = -1;
+
+	tap_ok(mt_phase(t, "sock", 10000) == 0, "phase sock");
+	l = mt_line(t, "sock ");
+	if (l != NULL)
+		sscanf(l, "sock %d %d", &fd, &port);
+	eng_metric_poll_seen(t->m, on_seen, &seen);
+	show(&seen);
+	snprintf(want, sizeof want, "->127.0.0.1:%d %d", port, fd);
+	tap_ok(seen_has_sub(&seen, "File tcp:127.0.0.1:", want), "discovered: "
+	       "the client socket named by its peer, tcp:127.0.0.1:*%s", want);
+	eng_metric_disable(t->m, b, NULL);
+}
+
 static void run(const char *prog)
 {
 	struct mt t;
@@ -222,6 +257,7 @@ static void run(const char *prog)
 	tap_diag("%s", prog);
 	locks(&t);
 	writes(&t);
+	sock(&t);
 	tap_eq(mt_code_mismatches(&t), 0, "every byte restored");
 	tap_ok(mt_quit(&t) == 0, "target exits 0");
 	mt_fini(&t);

@@ -32,6 +32,9 @@
  *   inside   mc_inside_phase prints "inside", sleeps 1000 ms in mc_sleep,
  *            then calls mc_counted 10 times (for instrumentation enabled
  *            while the thread is already inside: catchup).
+ *   sock     a TCP connection on 127.0.0.1 (listen on an ephemeral port,
+ *            connect, accept), 10 bytes written by the client; prints
+ *            "sock FD PORT" (the client's descriptor, the server's port).
  *   quit     exits 0.
  */
 #ifndef _GNU_SOURCE
@@ -44,6 +47,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 
 #define NOI __attribute__((noipa))
@@ -193,6 +199,26 @@ NOI void mc_inside_phase(void)
 		mc_counted(i);
 }
 
+NOI void mc_sock_phase(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t al = sizeof a;
+	int l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), c, s;
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (l < 0 || bind(l, (struct sockaddr *)&a, sizeof a) < 0 ||
+	    listen(l, 1) < 0 ||
+	    getsockname(l, (struct sockaddr *)&a, &al) < 0)
+		return;
+	c = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (c < 0 || connect(c, (struct sockaddr *)&a, sizeof a) < 0)
+		return;
+	s = accept(l, NULL, NULL);
+	mc_sink += write(c, "0123456789", 10);
+	printf("sock %d %d\n", c, ntohs(a.sin_port));
+	(void)s;
+}
+
 NOI int main(void)
 {
 	char line[64];
@@ -218,6 +244,8 @@ NOI int main(void)
 			printf("fd %d %d\n", mc_fd_a, mc_fd_b);
 		} else if (strcmp(line, "write") == 0)
 			mc_write_phase();
+		else if (strcmp(line, "sock") == 0)
+			mc_sock_phase();
 		else if (strcmp(line, "inside") == 0)
 			mc_inside_phase();
 		else if (strcmp(line, "quit") == 0)
