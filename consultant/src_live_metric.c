@@ -352,6 +352,50 @@ static int apply_con(struct slm *s, const struct pc_config *cfg,
 			  &c->clauses, &c->nclauses, err);
 }
 
+static bool lists_hierarchy(const struct pc_config *cfg,
+			    const struct pc_metric_def *md, const char *h)
+{
+	for (size_t i = 0; i < md->nconstraints; i++) {
+		const struct pc_constraint_def *cd =
+			con_find(cfg, md->constraints[i]);
+
+		if (cd != NULL && strcmp(cd->hierarchy, h) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Levels no constraint's match names but that restrict simply:
+ * /Process/<pid> is the whole program (hunch follows one process), and
+ * /SyncObject/<class> keeps the metric's functions of that class.
+ * Returns 1 when handled, 0 when not such a level, < 0 refused. */
+static int tr_level(struct slm *s, const struct pc_config *cfg,
+		    const struct pc_metric_def *md, const char *path,
+		    struct hunch_err *err)
+{
+	static const char *const classes[] = { "Mutex", "CondVar", "RWLock",
+					       "Barrier", "Semaphore" };
+	const char *cls;
+
+	if (depth(path) != 1)
+		return 0;
+	if (strncmp(path, "/Process/", 9) == 0)
+		return 1;
+	if (strncmp(path, "/SyncObject/", 12) != 0 ||
+	    !lists_hierarchy(cfg, md, "/SyncObject"))
+		return 0;
+	cls = path + 12;
+	for (int i = 0; i < 5; i++)
+		if (strcmp(cls, classes[i]) == 0) {
+			s->focus.has_class = true;
+			s->focus.cls = (enum eng_seen_class)i;
+			return 1;
+		}
+	return hunch_errf(err, -EINVAL, "metric %s: %s is not a sync object "
+			  "class (Mutex, CondVar, RWLock, Barrier, Semaphore)",
+			  md->name, path);
+}
+
 static int tr_focus(struct slm *s, const struct pc_config *cfg,
 		    const struct pc_metric_def *md,
 		    const struct pc_src_focus *f, const struct slm_resolved *r,
@@ -365,6 +409,11 @@ static int tr_focus(struct slm *s, const struct pc_config *cfg,
 
 		if (path == NULL || depth(path) <= 0)
 			continue;    /* the root: not constrained */
+		rc = tr_level(s, cfg, md, path, err);
+		if (rc < 0)
+			return rc;
+		if (rc > 0)
+			continue;
 		cd = con_for(cfg, md, path);
 		if (cd == NULL)
 			return hunch_errf(err, -ENOTSUP, "metric %s cannot be "

@@ -19,6 +19,10 @@
  *   clause cannot be replaced, so the object is compared instead in
  *   every constrained clause of the metric's own base (`$argN` taken
  *   from the constraint's `$argN == $resource.key` predicate).
+ * - Two levels restrict without a constraint of their own: /Process/<pid>
+ *   is the whole program (hunch follows one process), /SyncObject/<class>
+ *   keeps the metric's functions of that class (pthread_mutex_* for
+ *   Mutex, ...) when the metric accepts a /SyncObject constraint.
  * - `internal` metrics (active_threads, observed_cost) are hunch's own
  *   and have nothing to compile: refused with that reason.
  */

@@ -128,6 +128,12 @@ struct eng_mconstraint {
 	size_t nclauses;
 };
 
+/* Kinds of objects (/SyncObject classes, files). */
+enum eng_seen_class {
+	ENG_SEEN_MUTEX, ENG_SEEN_CONDVAR, ENG_SEEN_RWLOCK, ENG_SEEN_BARRIER,
+	ENG_SEEN_SEMAPHORE, ENG_SEEN_FILE,
+};
+
 enum eng_mcode { ENG_CODE_ALL, ENG_CODE_FUNCTION, ENG_CODE_MODULE,
 		 ENG_CODE_FILE };
 
@@ -143,6 +149,10 @@ struct eng_mfocus {
 	size_t ncons;
 	/* /Process/<pid>/<thread>: 0 for every thread. */
 	pid_t tid;
+	/* /SyncObject/<class>: only the functions of that class (mutex
+	 * functions for Mutex, ...) among the clauses' named functions. */
+	bool has_class;
+	enum eng_seen_class cls;
 	/* /SyncObject, /Files: the object's key; `$argN` holds it. */
 	bool has_key;
 	uint64_t key;
@@ -230,10 +240,6 @@ int eng_metric_predict(struct eng_metric *m, const struct eng_mdef *def,
  * no rtlib change); eng_metric_poll_seen drains them.  It is sampling:
  * an object used between two polls more often than the ring holds may
  * wait for a later poll to be seen. */
-enum eng_seen_class {
-	ENG_SEEN_MUTEX, ENG_SEEN_CONDVAR, ENG_SEEN_RWLOCK, ENG_SEEN_BARRIER,
-	ENG_SEEN_SEMAPHORE, ENG_SEEN_FILE,
-};
 struct eng_seen {
 	enum eng_seen_class cls;
 	const char *class_name;  /* "Mutex", "CondVar", "RWLock", "Barrier",

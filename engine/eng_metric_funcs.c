@@ -195,6 +195,17 @@ static int add_focus(struct eng_metric *m, struct flist *l,
 	return 0;
 }
 
+/* A /SyncObject/<class> focus keeps the functions of that class. */
+static void keep_class(struct flist *l, enum eng_seen_class cls)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < l->n; i++)
+		if (mseen_class(l->v[i].f->name) == (int)cls)
+			l->v[k++] = l->v[i];
+	l->n = k;
+}
+
 int mfuncs_of(struct eng_metric *m, const struct eng_mclause *c,
 	      const struct eng_mfocus *f, struct mfunc **out, size_t *n,
 	      struct hunch_err *err)
@@ -224,6 +235,8 @@ int mfuncs_of(struct eng_metric *m, const struct eng_mclause *c,
 		free(l.v);
 		return hunch_errf(err, rc, "metric compiler: out of memory");
 	}
+	if (f->has_class && c->funcs != ENG_MF_FOCUS)
+		keep_class(&l, f->cls);
 	*out = l.v;
 	*n = l.n;
 	return 0;

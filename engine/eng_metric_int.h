@@ -157,6 +157,8 @@ int mseen_watch(struct eng_metric *m, struct mnode *n, const struct mfunc *fn,
 void mseen_drop(struct eng_metric *m, struct mnode *n);
 void mseen_reap(struct eng_metric *m);
 void mseen_free(struct eng_metric *m);
+/* The kind of object a function's first argument is, or -1. */
+int mseen_class(const char *fname);
 /* eng_metric_sock.c: "socket:[ino]" -> "tcp:a:p->b:q", "unix:/path". */
 void msock_name(int pid, char *buf, size_t len);
 

@@ -66,6 +66,8 @@ void mkey_code(FILE *f, const struct eng_mfocus *fo)
 
 void mkey_object(FILE *f, const struct eng_mfocus *fo)
 {
+	if (fo->has_class)
+		fprintf(f, "[class %d]", (int)fo->cls);
 	if (fo->has_key)
 		fprintf(f, "[key $arg%d=%#" PRIx64 "]", fo->key_arg, fo->key);
 	if (fo->nreplace > 0) {
@@ -101,6 +103,9 @@ void eng_mfocus_name(const struct eng_mfocus *f, char *buf, size_t len)
 	if (f->tid != 0)
 		n += snprintf(buf + n, len - (size_t)n, ", thread %d",
 			      (int)f->tid);
+	if (f->has_class && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, ", objects of class %d",
+			      (int)f->cls);
 	if (f->has_key && (size_t)n < len)
 		snprintf(buf + n, len - (size_t)n, ", object $arg%d == %#"
 			 PRIx64, f->key_arg, f->key);

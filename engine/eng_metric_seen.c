@@ -57,7 +57,7 @@ void eng_metric_set_discovery(struct eng_metric *m, bool on)
 	m->no_discovery = !on;
 }
 
-static int classify(const char *name)
+int mseen_class(const char *name)
 {
 	static const struct { const char *prefix; int cls; } sync[] = {
 		{ "pthread_mutex_", ENG_SEEN_MUTEX },
@@ -205,7 +205,7 @@ static struct mwatch *watch_new(struct eng_metric *m, const struct mfunc *fn,
 int mseen_watch(struct eng_metric *m, struct mnode *n, const struct mfunc *fn,
 		const struct x86_func *xf, struct hunch_err *err)
 {
-	int cls = classify(fn->f->name);
+	int cls = mseen_class(fn->f->name);
 	struct mwatch *w;
 
 	if (cls < 0 || m->no_discovery)

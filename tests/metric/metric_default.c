@@ -3,7 +3,8 @@
  * translated by the consultant's adapter (consultant/src_live_metric.c)
  * and compiled against a real target (tests/targets threads-O2-pie and
  * its libc) on every kind of focus its constraints cover: the whole
- * program, a function, a module, a thread, a mutex, a file.  Internal
+ * program, a function, a module, the process, a thread, the Mutex class,
+ * a mutex, a file.  Internal
  * metrics and foci a metric has no constraint for are refused with a
  * reason.  Then the translated sync_ops on mt_lock and io_bytes on
  * stdout run to the end of the program and count exactly.
@@ -18,9 +19,10 @@
 #include "src_live_metric.h"
 #include "tap.h"
 
-enum { F_TOP, F_FUNC, F_MODULE, F_THREAD, F_MUTEX, F_FILE, NF };
+enum { F_TOP, F_FUNC, F_MODULE, F_PROCESS, F_THREAD, F_CLASS, F_MUTEX,
+       F_FILE, NF };
 static const char *const fnames[NF] = { "top", "function", "module",
-	"thread", "mutex", "file" };
+	"process", "thread", "Mutex class", "mutex", "file" };
 
 struct foc {
 	struct pc_src_focus f;
@@ -45,6 +47,10 @@ static void foci(struct mt *t, const char *exe, struct foc *fo)
 	snprintf(fo[F_MODULE].buf[0], 128, "/Code/%s", exe);
 	fo[F_MODULE].f.path[0] = fo[F_MODULE].buf[0];
 	fo[F_MODULE].needs = "module";
+	snprintf(fo[F_PROCESS].buf[1], 128, "/Process/%d", pid);
+	fo[F_PROCESS].f.path[1] = fo[F_PROCESS].buf[1];
+	fo[F_CLASS].f.path[2] = "/SyncObject/Mutex";
+	fo[F_CLASS].needs = "sync_object";
 	snprintf(fo[F_THREAD].buf[1], 128, "/Process/%d/%d:main", pid, pid);
 	fo[F_THREAD].f.path[1] = fo[F_THREAD].buf[1];
 	fo[F_THREAD].needs = "thread";
