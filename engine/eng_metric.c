@@ -200,9 +200,9 @@ static int sink_cost(void *arg, const struct mfunc *fn,
 {
 	struct cost_arg *ca = arg;
 	unsigned ns_call = x86_snip_cost_ns(eng_inst_env(ca->m->in), s, ns) +
-			   ENG_METRIC_BASE_COST_NS;
+			   (xp->ok ? ENG_METRIC_BASE_COST_NS
+				   : ENG_METRIC_TRAP_COST_NS);
 
-	(void)xp;
 	(void)prepend;
 	(void)err;
 	ca->c->points++;

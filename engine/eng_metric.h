@@ -213,6 +213,10 @@ void eng_metric_info(const struct eng_metric *m, const struct eng_minst *mi,
 /* The base trampoline's share of a point (save, guard, cost update),
  * in ns, on top of x86_snip_cost_ns. */
 #define ENG_METRIC_BASE_COST_NS 3u
+/* A point that falls back to int3 costs a signal delivery in the target:
+ * bench/inst measures ~104 µs while hunch is attached (ptrace sees each
+ * SIGTRAP first), which is when instances run (~4 µs once detached). */
+#define ENG_METRIC_TRAP_COST_NS 100000u
 
 /* Tell the predictor how often a function runs (from a sampler, an
  * earlier instance, a profile).  module NULL: the first module holding
