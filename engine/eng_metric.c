@@ -423,8 +423,14 @@ static int commit_new(struct eng_metric *m, const struct eng_mdef *def,
 		      const struct eng_mfocus *f, struct mnode *n,
 		      struct hunch_err *err)
 {
-	bool was_stopped = eng_proc_stopped(m->p);
-	int rc = was_stopped ? 0 : eng_stop_all(m->p, err);
+	bool was_stopped = eng_proc_stopped(m->p), fresh = false;
+	int rc;
+
+	for (struct mnode *k = m->nodes; k != NULL && !fresh; k = k->next)
+		fresh = k->fresh;
+	if (!fresh)      /* all shared: nothing to insert, no stop */
+		return check_built(m, def, f, n, err);
+	rc = was_stopped ? 0 : eng_stop_all(m->p, err);
 
 	if (rc == 0)
 		rc = eng_inst_commit(m->in, err);
