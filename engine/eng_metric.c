@@ -199,9 +199,9 @@ static int sink_cost(void *arg, const struct mfunc *fn,
 		     size_t ns, bool prepend, struct hunch_err *err)
 {
 	struct cost_arg *ca = arg;
-	unsigned ns_call = x86_snip_cost_ns(eng_inst_env(ca->m->in), s, ns) +
-			   (xp->ok ? ENG_METRIC_BASE_COST_NS
-				   : ENG_METRIC_TRAP_COST_NS);
+	double ns_call = mcal_cost(ca->m, s, ns) +
+			 (xp->ok ? ENG_METRIC_BASE_COST_NS
+				 : ENG_METRIC_TRAP_COST_NS);
 
 	(void)prepend;
 	(void)err;

@@ -224,6 +224,18 @@ void eng_metric_info(const struct eng_metric *m, const struct eng_minst *mi,
 int eng_metric_set_call_rate(struct eng_metric *m, const char *module,
 			     const char *function, double calls_per_s);
 
+/* Measured costs of the inline snippet kinds, by running the code
+ * x86_snip_code generates for this target's environment in hunch itself
+ * (call once at start-up; until then x86_snip_cost_ns's model is used).
+ * Kinds that call the runtime library keep the model. */
+struct eng_metric_cal {
+	double add_ns;          /* counter add/set */
+	double if_ns;           /* a predicate over a variable */
+	double wall_pair_ns;    /* rdtsc wall timer start + stop (0 when
+				   the wall timer is the software level) */
+};
+int eng_metric_calibrate(struct eng_metric *m, struct eng_metric_cal *out);
+
 struct eng_metric_cost {
 	size_t points;          /* snippet lists that would be inserted */
 	double ns_per_s;        /* predicted instrumentation ns per second */

@@ -108,6 +108,8 @@ struct eng_metric {
 	struct mrate *rates;
 	size_t nrates;
 	bool no_discovery;
+	bool calibrated;
+	struct eng_metric_cal cal;
 	struct mwatch *watches, *wdead;
 	struct mknown *known;
 	size_t nknown, capknown;
@@ -161,6 +163,10 @@ void mseen_free(struct eng_metric *m);
 int mseen_class(const char *fname);
 /* eng_metric_sock.c: "socket:[ino]" -> "tcp:a:p->b:q", "unix:/path". */
 void msock_name(int pid, char *buf, size_t len);
+
+/* ---- eng_metric_cal.c ---- */
+double mcal_cost(const struct eng_metric *m, const struct x86_snip *s,
+		 size_t n);
 
 /* ---- eng_metric_key.c: identity of requests ---- */
 /* Canonical text of a clause list / focus part, appended to `f`. */

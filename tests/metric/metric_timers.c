@@ -61,6 +61,8 @@ static void predict(struct mt *t)
 {
 	struct eng_mfocus all = { .code = ENG_CODE_ALL };
 	struct eng_metric_cost c1, c2;
+	struct eng_metric_cal cal;
+	int rc;
 	struct hunch_err err = { 0 };
 
 	tap_ok(eng_metric_predict(t->m, &sleep_def, &all, &c1, &err) == 0,
@@ -72,6 +74,15 @@ static void predict(struct mt *t)
 	eng_metric_predict(t->m, &sleep_def, &all, &c2, &err);
 	tap_ok(c2.ns_per_s > c1.ns_per_s * 900, "  a told call rate of 1e6/s "
 	       "scales it by 1000: %.4f slowdown", c2.slowdown);
+	rc = eng_metric_calibrate(t->m, &cal);
+	tap_ok(rc == 0 && cal.add_ns > 0 &&
+	       cal.add_ns < 50 && cal.wall_pair_ns < 500, "calibrated by "
+	       "running generated code: counter add %.2f ns, predicate %.2f "
+	       "ns, rdtsc timer pair %.2f ns", cal.add_ns, cal.if_ns,
+	       cal.wall_pair_ns);
+	eng_metric_predict(t->m, &sleep_def, &all, &c1, &err);
+	tap_ok(c1.ns_per_s > 0, "  the timer pair at 1e6 calls/s with "
+	       "measured costs: %.4f slowdown", c1.slowdown);
 }
 
 static const char *const inside_fn[] = { "mc_inside_phase" };
