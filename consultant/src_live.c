@@ -15,6 +15,8 @@
 #include "src_live.h"
 
 #include <errno.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -388,6 +390,56 @@ static void name_pending_threads(struct src_live *l)
 	eng_resume_all(l->proc, NULL);
 }
 
+/* Does the program catch or ignore signal sig?  From the SigCgt and
+ * SigIgn masks of /proc/PID/status (hex, bit sig-1). */
+static bool sig_handled(pid_t pid, int sig)
+{
+	char path[64], line[256];
+	bool handled = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "r");
+	if (f == NULL)
+		return false;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		if (strncmp(line, "SigCgt:", 7) == 0 ||
+		    strncmp(line, "SigIgn:", 7) == 0)
+			handled |= (strtoull(line + 7, NULL, 16) >>
+				    (sig - 1)) & 1;
+	}
+	fclose(f);
+	return handled;
+}
+
+/* A signal the program received: SIGSTOP always stops it; SIGTSTP,
+ * SIGTTIN and SIGTTOU stop it when left to their default action;
+ * SIGCONT makes it run again (the kernel resumes it whatever its
+ * disposition). */
+static void note_stop_signal(struct src_live *l, int sig)
+{
+	if (sig == SIGCONT)
+		l->status.stopped = false;
+	else if (sig == SIGSTOP)
+		l->status.stopped = true;
+	else if ((sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU) &&
+		 !sig_handled(eng_proc_pid(l->proc), sig))
+		l->status.stopped = true;
+}
+
+/* The process ended: it and every thread it still had are retired
+ * (the kernel reports no exit for the last threads one by one). */
+static void retire_process(struct src_live *l)
+{
+	struct pc_discovery d = {
+		.kind = PC_DISC_PROCESS, .retired = true,
+		.pid = eng_proc_pid(l->proc),
+	};
+
+	if (!l->status.ended)
+		enqueue(l, &d);
+}
+
 static void handle_event(struct src_live *l, const struct eng_event *ev)
 {
 	struct pc_discovery d = { .pid = eng_proc_pid(l->proc) };
@@ -416,16 +468,22 @@ static void handle_event(struct src_live *l, const struct eng_event *ev)
 		enqueue(l, &d);
 		break;
 	case ENG_EV_EXITED:
+		retire_process(l);
 		l->status.ended = true;
+		l->status.stopped = false;
 		l->status.exit_code = ev->status;
 		break;
 	case ENG_EV_KILLED:
+		retire_process(l);
 		l->status.ended = true;
+		l->status.stopped = false;
 		l->status.killed = true;
 		l->status.signo = ev->signo;
 		l->status.core = ev->core;
 		break;
 	case ENG_EV_SIGNAL:
+		note_stop_signal(l, ev->signo);
+		break;
 	case ENG_EV_EXEC:
 		break;
 	}

@@ -31,6 +31,8 @@ struct src_live_status {
 	int exit_code;
 	int signo;
 	int nthreads;     /* live threads */
+	bool stopped;     /* job-control stopped (SIGSTOP, or SIGTSTP and
+			   * friends left to their default action) */
 };
 
 /* The where axis of a program file, without running it. */

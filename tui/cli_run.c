@@ -22,6 +22,7 @@
 
 #include "pc_where.h"
 #include "src_live.h"
+#include "ui_session.h"
 
 struct session_opts {
 	bool rtlib;          /* load libhunchrt.so into the target */
@@ -29,6 +30,8 @@ struct session_opts {
 	bool verbose;        /* report threads and libraries as they come */
 	double seconds;      /* attach: stay this long (<0: until it ends) */
 	const char *label;   /* program name for messages */
+	bool batch;          /* never the dashboard */
+	const char *screenshot;  /* dashboard: save the last screen here */
 };
 
 struct session {
@@ -225,6 +228,8 @@ static int parse_session(int argc, char **argv, struct session_opts *o,
 		{ "where", no_argument, NULL, 'w' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "seconds", required_argument, NULL, 's' },
+		{ "batch", no_argument, NULL, 'b' },
+		{ "screenshot", required_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char *end;
@@ -236,6 +241,8 @@ static int parse_session(int argc, char **argv, struct session_opts *o,
 		case 'n': o->rtlib = false; break;
 		case 'w': o->where = true; break;
 		case 'v': o->verbose = true; break;
+		case 'b': o->batch = true; break;
+		case 'S': o->screenshot = optarg; break;
 		case 's':
 			o->seconds = strtod(optarg, &end);
 			if (*end != '\0' || o->seconds < 0) {
@@ -252,6 +259,25 @@ static int parse_session(int argc, char **argv, struct session_opts *o,
 	return 0;
 }
 
+/* The dashboard's options from the command line's. */
+static struct ui_opts dashboard_opts(const struct session_opts *o,
+				     const char *label)
+{
+	struct ui_opts uo = {
+		.label = label, .screenshot = o->screenshot,
+		.rtlib = o->rtlib ? cli_rtlib_path() : NULL,
+	};
+
+	return uo;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
 static int launch_session(char **argv, const struct session_opts *o)
 {
 	struct session s = { .o = o };
@@ -262,6 +288,15 @@ static int launch_session(char **argv, const struct session_opts *o)
 
 	if (o->rtlib && (lo.rtlib = cli_rtlib_path()) == NULL)
 		return HUNCH_EXIT_TARGET;
+	if (ui_wanted(o->batch)) {
+		struct ui_opts uo = dashboard_opts(o, base_name(o->label));
+		int rc = ui_run_launch(argv, &uo);
+
+		if (rc != UI_FALLBACK)
+			return rc;
+		fprintf(stderr, "hunch: cannot use terminal '%s'; running "
+			"without the dashboard\n", getenv("TERM"));
+	}
 	s.sigfd = open_signalfd();
 	if (src_live_launch(&lo, &s.src, &err) < 0) {
 		fprintf(stderr, "hunch: %s\n", err.msg);
@@ -284,6 +319,24 @@ int cli_run(int argc, char **argv)
 	}
 	o.label = argv[optind];
 	return launch_session(argv + optind, &o);
+}
+
+/* The process's name (/proc/PID/comm) for the dashboard's status. */
+static const char *comm_of(pid_t pid)
+{
+	static char name[64];
+	char path[64];
+	FILE *f;
+
+	snprintf(name, sizeof(name), "%d", (int)pid);
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	f = fopen(path, "r");
+	if (f != NULL) {
+		if (fgets(name, sizeof(name), f) != NULL)
+			name[strcspn(name, "\n")] = '\0';
+		fclose(f);
+	}
+	return name;
 }
 
 int cli_attach(int argc, char **argv)
@@ -311,6 +364,15 @@ int cli_attach(int argc, char **argv)
 	o.label = argv[optind];
 	if (o.rtlib && (rtlib = cli_rtlib_path()) == NULL)
 		return HUNCH_EXIT_TARGET;
+	if (ui_wanted(o.batch)) {
+		struct ui_opts uo = dashboard_opts(&o, comm_of((pid_t)pid));
+		int rc = ui_run_attach((pid_t)pid, &uo);
+
+		if (rc != UI_FALLBACK)
+			return rc;
+		fprintf(stderr, "hunch: cannot use terminal '%s'; running "
+			"without the dashboard\n", getenv("TERM"));
+	}
 	s.sigfd = open_signalfd();
 	if (src_live_attach((pid_t)pid, rtlib, &s.src, &err) < 0) {
 		fprintf(stderr, "hunch: %s\n", err.msg);
@@ -327,13 +389,24 @@ int cli_demo(int argc, char **argv)
 		.rtlib = true, .where = true, .verbose = true, .seconds = -1,
 		.label = "hunch-demo",
 	};
-	const char *demo = cli_demo_path();
-	char *dargv[] = { (char *)demo, "--seconds", "3", NULL };
+	const char *demo;
+	char *dargv[] = { NULL, "--seconds", "3", NULL };
 
-	(void)argc;
-	(void)argv;
-	if (demo == NULL)
+	if (parse_session(argc, argv, &o, "demo") < 0 || optind < argc) {
+		cli_usage();
+		return HUNCH_EXIT_USAGE;
+	}
+	if ((demo = cli_demo_path()) == NULL)
 		return HUNCH_EXIT_TARGET;
+	dargv[0] = (char *)demo;
+	/* The dashboard shows the demo for longer: there is more to see
+	 * than in the printed where axis. */
+	if (ui_wanted(o.batch)) {
+		dargv[2] = "10";
+		o.where = o.verbose = false;
+		return launch_session(dargv, &o) == 0 ? HUNCH_EXIT_OK
+						      : HUNCH_EXIT_TARGET;
+	}
 	fprintf(stderr, "hunch: no program named; running the bundled demo "
 		"(%s --seconds 3)\n", demo);
 	return launch_session(dargv, &o) == 0 ? HUNCH_EXIT_OK

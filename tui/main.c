@@ -8,7 +8,8 @@
 void cli_usage(void)
 {
 	fputs(
-"usage: hunch                          run the bundled demo and show what\n"
+"usage: hunch [--batch] [--screenshot F]\n"
+"                                      run the bundled demo and show what\n"
 "                                      hunch sees of it\n"
 "       hunch run [options] [--] PROGRAM [ARGS...]\n"
 "                                      run PROGRAM under hunch\n"
@@ -25,6 +26,12 @@ void cli_usage(void)
 "  --verbose        report threads and libraries as they come and go\n"
 "  --no-rtlib       do not load the runtime library into the program\n"
 "  --seconds N      attach: stay attached N seconds (default 0)\n"
+"  --batch          no dashboard, even on a terminal\n"
+"  --screenshot F   dashboard: save the last screen as text in F\n"
+"                   (S saves the screen at any time)\n"
+"\n"
+"On a terminal, run, attach and the demo open the dashboard (? lists\n"
+"its keys); with --batch, or when stdout is not a terminal, they print.\n"
 "\n"
 "exit status: run passes on the program's status (128+N if killed by\n"
 "signal N); otherwise 0 done, 1 usage error, 2 the program could not be\n"
@@ -35,7 +42,8 @@ int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : NULL;
 
-	if (cmd == NULL)
+	if (cmd == NULL || strcmp(cmd, "--batch") == 0 ||
+	    strcmp(cmd, "--screenshot") == 0)
 		return cli_demo(argc, argv);
 	if (strcmp(cmd, "--version") == 0) {
 		printf("hunch %s\n", HUNCH_VERSION);

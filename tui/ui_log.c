@@ -1,0 +1,225 @@
+/*
+ * ui_log.c - the log and output pane: hunch's own messages and the
+ * program's stdout and stderr, read from pipes, in one scrollback.
+ *
+ * The program never writes onto the screen: its output arrives here
+ * through the pipes given to src_live_launch, is cut into lines, and
+ * made printable (control bytes and escape sequences become '?') before
+ * it is stored, so nothing it prints can move the cursor or change the
+ * terminal's modes.  stderr is drawn in another colour and, so that
+ * monochrome terminals show the difference too, marked with '!';
+ * hunch's messages are marked with '#'.
+ *
+ * The ring keeps the last `cap` lines.  Scrolling is counted from the
+ * end; at 0 the pane follows new output, otherwise it stays put.
+ */
+#include "ui.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define LONG_LINE 4096   /* an unfinished line this long is shown anyway */
+
+void ui_log_init(struct ui_log *l, size_t cap)
+{
+	memset(l, 0, sizeof(*l));
+	l->cap = cap;
+	l->lines = calloc(cap, sizeof(*l->lines));
+	if (l->lines == NULL)
+		abort();
+	l->fd[0] = l->fd[1] = -1;
+}
+
+void ui_log_free(struct ui_log *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->lines[(l->first + i) % l->cap].text);
+	free(l->lines);
+	free(l->part[0]);
+	free(l->part[1]);
+	for (int i = 0; i < 2; i++)
+		if (l->fd[i] >= 0)
+			close(l->fd[i]);
+	memset(l, 0, sizeof(*l));
+}
+
+static struct ui_log_line *line_at(struct ui_log *l, size_t i)
+{
+	return &l->lines[(l->first + i) % l->cap];
+}
+
+/* Store one line (len bytes of s), replacing control bytes; the ESC of
+ * an escape sequence becomes '?' and the rest stays visible text. */
+static void push(struct ui *u, enum ui_log_kind k, const char *s,
+		 size_t len)
+{
+	struct ui_log *l = &u->log;
+	struct ui_log_line *ln;
+	char *t = malloc(len + 1);
+
+	if (t == NULL)
+		abort();
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		t[i] = (c < 0x20 && c != '\t') || c == 0x7f ? '?' : (char)c;
+	}
+	t[len] = '\0';
+	if (l->n == l->cap) {
+		free(line_at(l, 0)->text);
+		l->first = (l->first + 1) % l->cap;
+		l->n--;
+	}
+	ln = line_at(l, l->n++);
+	ln->t = ui_now() - u->t0;
+	ln->kind = k;
+	ln->text = t;
+	if (l->scroll > 0 && l->scroll < l->n)
+		l->scroll++;  /* keep the same lines in view */
+	u->dirty |= UI_D_PANE(UI_PANE_LOG);
+}
+
+void ui_log_add(struct ui *u, enum ui_log_kind k, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	push(u, k, buf, strlen(buf));
+}
+
+/* Lines of `data`; the last piece, without its newline, waits for more
+ * (a `\r` alone counts as the end of a line for progress meters). */
+static void take(struct ui *u, int stream, const char *data, size_t len)
+{
+	struct ui_log *l = &u->log;
+	enum ui_log_kind k = stream ? UI_LOG_STDERR : UI_LOG_STDOUT;
+
+	for (size_t i = 0; i < len; i++) {
+		char c = data[i];
+
+		if (c == '\n' || c == '\r' || l->npart[stream] >= LONG_LINE) {
+			if (c != '\r' || l->npart[stream] > 0)
+				push(u, k, l->part[stream], l->npart[stream]);
+			l->npart[stream] = 0;
+			if (c == '\n' || c == '\r')
+				continue;
+		}
+		if (l->part[stream] == NULL) {
+			l->part[stream] = malloc(LONG_LINE);
+			if (l->part[stream] == NULL)
+				abort();
+		}
+		l->part[stream][l->npart[stream]++] = c;
+	}
+}
+
+bool ui_log_read(struct ui *u, int stream)
+{
+	struct ui_log *l = &u->log;
+	char buf[16384];
+	ssize_t n;
+
+	for (int rounds = 0; rounds < 16; rounds++) {
+		n = read(l->fd[stream], buf, sizeof(buf));
+		if (n > 0) {
+			l->bytes[stream] += (uint64_t)n;
+			take(u, stream, buf, (size_t)n);
+			continue;
+		}
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			return true;
+		/* end of file: show what is left of the last line */
+		if (l->npart[stream] > 0)
+			push(u, stream ? UI_LOG_STDERR : UI_LOG_STDOUT,
+			     l->part[stream], l->npart[stream]);
+		l->npart[stream] = 0;
+		close(l->fd[stream]);
+		l->fd[stream] = -1;
+		return false;
+	}
+	return true;  /* more to read: the loop comes back */
+}
+
+static void draw_line(struct ui *u, int y, const struct ui_rect *r,
+		      const struct ui_log_line *ln)
+{
+	static const char marks[] = { '#', ' ', '!' };
+	char mark[3] = { marks[ln->kind], ' ', '\0' };
+	attr_t a = ln->kind == UI_LOG_HUNCH ? ui_attr(u, UI_C_HUNCH) :
+		   ln->kind == UI_LOG_STDERR ? ui_attr(u, UI_C_STDERR) :
+		   A_NORMAL;
+	int x = r->x;
+
+	x += ui_put(u, y, x, r->w, mark, a);
+	ui_put(u, y, x, r->x + r->w - x, ln->text, a);
+}
+
+void ui_log_draw(struct ui *u, const struct ui_rect *r)
+{
+	struct ui_log *l = &u->log;
+	size_t rows = (size_t)r->h, last, first;
+	char buf[96];
+
+	if (l->scroll + rows > l->n)
+		l->scroll = l->n > rows ? l->n - rows : 0;
+	last = l->n - l->scroll;           /* one past the last shown */
+	first = last > rows ? last - rows : 0;
+	for (size_t i = first; i < last; i++)
+		draw_line(u, r->y + (int)(i - first), r, line_at(l, i));
+	if (l->n == 0)
+		ui_put(u, r->y, r->x, r->w, u->launched ?
+		       "  (nothing yet: hunch's messages and the program's "
+		       "output appear here)" : "  (nothing yet: hunch's "
+		       "messages appear here)", ui_attr(u, UI_C_DIM));
+	snprintf(buf, sizeof(buf), l->scroll ? " %zu more below (End) " :
+		 " %zu lines ", l->scroll ? l->scroll : l->n);
+	ui_put(u, r->y - 1, r->x + r->w - ui_width(u, buf), r->w, buf,
+	       u->active == UI_PANE_LOG ? ui_attr(u, UI_C_TITLE) : A_NORMAL);
+}
+
+static void draw_pane(struct ui *u, enum ui_pane p, const struct ui_rect *r)
+{
+	(void)p;
+	ui_log_draw(u, r);
+}
+
+const struct ui_pane_ops ui_log_pane = {
+	.title = "Log",
+	.draw = draw_pane,
+	.key = ui_log_key,
+	.hint = "%s%s scroll  PgUp/PgDn page  Home/End  Tab pane  S shot  "
+		"? help  q quit",
+};
+
+bool ui_log_key(struct ui *u, int key)
+{
+	struct ui_log *l = &u->log;
+	size_t page = (size_t)(u->r_pane[UI_PANE_LOG].h > 2 ?
+			       u->r_pane[UI_PANE_LOG].h - 2 : 1);
+	size_t max = l->n;
+
+	switch (ui_key_motion(key)) {
+	case UI_K_UP: l->scroll++; break;
+	case UI_K_DOWN: l->scroll = l->scroll ? l->scroll - 1 : 0; break;
+	case UI_K_PGUP: l->scroll += page; break;
+	case UI_K_PGDN: l->scroll = l->scroll > page ? l->scroll - page : 0;
+		break;
+	case UI_K_HOME: l->scroll = max; break;
+	case UI_K_END: l->scroll = 0; break;
+	default: return false;
+	}
+	if (l->scroll > max)
+		l->scroll = max;
+	u->dirty |= UI_D_PANE(UI_PANE_LOG);
+	return true;
+}

@@ -1,0 +1,31 @@
+/*
+ * ui_session.h - what the command line needs of the dashboard.
+ *
+ * `hunch run`, `hunch attach` and the demo open the dashboard when
+ * stdin and stdout are a terminal and --batch is not given (ui_wanted);
+ * otherwise the command line keeps its plain session (cli_run.c).
+ */
+#ifndef UI_SESSION_H
+#define UI_SESSION_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+/* Returned when the terminal cannot be used (unknown TERM): the caller
+ * runs the plain session instead. */
+#define UI_FALLBACK (-1000)
+
+struct ui_opts {
+	const char *label;       /* program name for the status line */
+	const char *rtlib;       /* NULL: no runtime library */
+	const char *screenshot;  /* --screenshot FILE, or NULL */
+};
+
+bool ui_wanted(bool batch);
+/* Launch argv under the dashboard; returns hunch's exit status (the
+ * program's, as `hunch run` does) or UI_FALLBACK. */
+int ui_run_launch(char *const *argv, const struct ui_opts *o);
+/* Attach to pid; returns 0, HUNCH_EXIT_TARGET, or UI_FALLBACK. */
+int ui_run_attach(pid_t pid, const struct ui_opts *o);
+
+#endif
