@@ -155,7 +155,9 @@ static int map_region(struct eng_codemem *m, uint64_t near,
 	tid = tids[0];
 	/* nearest hole first: try each hole at its end nearest `near` */
 	for (int pass = 0; pass < 2; pass++) {
-		for (size_t i = 0; i < ng; i++) {
+		for (size_t k = 0; k < ng; k++) {
+			/* nearest first: upwards above, downwards below */
+			size_t i = pass == 0 ? k : ng - 1 - k;
 			uint64_t a, args[6], ret;
 			struct region *r, **nr;
 
