@@ -29,6 +29,8 @@
 #include "eng_proc.h"
 #include "eng_sampler.h"
 
+#define MSEEN_MAX_KNOWN 65536
+
 static const char *const class_names[] = {
 	[ENG_SEEN_MUTEX] = "Mutex", [ENG_SEEN_CONDVAR] = "CondVar",
 	[ENG_SEEN_RWLOCK] = "RWLock", [ENG_SEEN_BARRIER] = "Barrier",
@@ -317,6 +319,10 @@ static bool remember(struct eng_metric *m, enum eng_seen_class cls,
 		    (cls != ENG_SEEN_FILE || strcmp(k->name, name) == 0))
 			return false;
 	}
+	/* The slots are untrusted (the program can scribble on them): a
+	 * bounded memory of what was reported. */
+	if (m->nknown >= MSEEN_MAX_KNOWN)
+		return false;
 	if (m->nknown == m->capknown) {
 		size_t cap = m->capknown ? m->capknown * 2 : 32;
 
