@@ -223,10 +223,9 @@ static const struct pc_constraint_def *con_find(const struct pc_config *c,
 	return NULL;
 }
 
-/* The constraint of the metric that applies to `path` (hierarchy h). */
-static const struct pc_constraint_def *con_for(const struct pc_config *cfg,
-					       const struct pc_metric_def *md,
-					       const char *path)
+static const struct pc_constraint_def *con_depth(const struct pc_config *cfg,
+						 const struct pc_metric_def *md,
+						 const char *path, int d)
 {
 	for (size_t i = 0; i < md->nconstraints; i++) {
 		const struct pc_constraint_def *cd =
@@ -234,10 +233,27 @@ static const struct pc_constraint_def *con_for(const struct pc_config *cfg,
 		size_t hl = cd ? strlen(cd->hierarchy) : 0;
 
 		if (cd != NULL && strncmp(path, cd->hierarchy, hl) == 0 &&
-		    path[hl] == '/' && depth(cd->match) == depth(path))
+		    path[hl] == '/' && depth(cd->match) == d)
 			return cd;
 	}
 	return NULL;
+}
+
+/* The constraint of the metric that applies to `path`.  A source file
+ * (/Code/<module>/<file>) has no constraint of its own in default.json:
+ * the module's ("a function of the focus is on the stack") applies to
+ * the file's functions, so the module -> file -> function refinement
+ * works. */
+static const struct pc_constraint_def *con_for(const struct pc_config *cfg,
+					       const struct pc_metric_def *md,
+					       const char *path)
+{
+	const struct pc_constraint_def *cd =
+		con_depth(cfg, md, path, depth(path));
+
+	if (cd == NULL && strncmp(path, "/Code/", 6) == 0 && depth(path) == 2)
+		cd = con_depth(cfg, md, path, 1);
+	return cd;
 }
 
 static char *keep(struct slm *s, const char *a, size_t n)

@@ -19,6 +19,8 @@
  *   clause cannot be replaced, so the object is compared instead in
  *   every constrained clause of the metric's own base (`$argN` taken
  *   from the constraint's `$argN == $resource.key` predicate).
+ * - A source file (/Code/<module>/<file>) with no constraint of its own
+ *   takes the module's (`$focus` = the file's functions).
  * - Two levels restrict without a constraint of their own: /Process/<pid>
  *   is the whole program (hunch follows one process), /SyncObject/<class>
  *   keeps the metric's functions of that class (pthread_mutex_* for

@@ -3,7 +3,7 @@
  * translated by the consultant's adapter (consultant/src_live_metric.c)
  * and compiled against a real target (tests/targets threads-O2-pie and
  * its libc) on every kind of focus its constraints cover: the whole
- * program, a function, a module, the process, a thread, the Mutex class,
+ * program, a function, a source file, a module, the process, a thread, the Mutex class,
  * a mutex, a file.  Internal
  * metrics and foci a metric has no constraint for are refused with a
  * reason.  Then the translated sync_ops on mt_lock and io_bytes on
@@ -19,9 +19,10 @@
 #include "src_live_metric.h"
 #include "tap.h"
 
-enum { F_TOP, F_FUNC, F_MODULE, F_PROCESS, F_THREAD, F_CLASS, F_MUTEX,
+enum { F_TOP, F_FUNC, F_FILE_SRC, F_MODULE, F_PROCESS, F_THREAD, F_CLASS, F_MUTEX,
        F_FILE, NF };
-static const char *const fnames[NF] = { "top", "function", "module",
+static const char *const fnames[NF] = { "top", "function", "source file",
+	"module",
 	"process", "thread", "Mutex class", "mutex", "file" };
 
 struct foc {
@@ -44,6 +45,9 @@ static void foci(struct mt *t, const char *exe, struct foc *fo)
 	snprintf(fo[F_FUNC].buf[0], 128, "/Code/%s/threads.c/mt_increment", exe);
 	fo[F_FUNC].f.path[0] = fo[F_FUNC].buf[0];
 	fo[F_FUNC].needs = "procedure";
+	snprintf(fo[F_FILE_SRC].buf[0], 128, "/Code/%s/threads.c", exe);
+	fo[F_FILE_SRC].f.path[0] = fo[F_FILE_SRC].buf[0];
+	fo[F_FILE_SRC].needs = "module";
 	snprintf(fo[F_MODULE].buf[0], 128, "/Code/%s", exe);
 	fo[F_MODULE].f.path[0] = fo[F_MODULE].buf[0];
 	fo[F_MODULE].needs = "module";
