@@ -18,6 +18,7 @@
 
 static const char *const lock_fn[] = { "pthread_mutex_lock" };
 static const char *const write_fn[] = { "write" };
+static const char *const libc_fns[] = { "pthread_mutex_lock", "write" };
 
 static const struct eng_mclause locks_cl[] = {
 	{ .funcs = ENG_MF_NAMES, .names = lock_fn, .nnames = 1,
@@ -259,6 +260,8 @@ static void run(const char *prog)
 	writes(&t);
 	sock(&t);
 	tap_eq(mt_code_mismatches(&t), 0, "every byte restored");
+	tap_eq(mt_lib_mismatches(&t, "libc.so.6", libc_fns, 2), 0, "every "
+	       "byte of libc's pthread_mutex_lock and write restored");
 	tap_ok(mt_quit(&t) == 0, "target exits 0");
 	mt_fini(&t);
 }

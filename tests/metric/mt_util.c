@@ -219,3 +219,40 @@ int64_t mt_value(struct mt *t, struct eng_minst *mi)
 	eng_metric_value(t->m, mi, &v);
 	return v;
 }
+
+size_t mt_lib_mismatches(struct mt *t, const char *lib,
+			 const char *const *names, size_t n)
+{
+	size_t bad = 0, nm = eng_proc_nmodules(t->p);
+
+	for (size_t i = 0; i < nm; i++) {
+		const struct eng_module *m = eng_proc_module(t->p, i);
+		const char *b = strrchr(m->path, '/');
+		struct eng_image *img;
+		uint64_t base;
+
+		if (strcmp(b ? b + 1 : m->path, lib) != 0 ||
+		    eng_image_open(m->path, &img, NULL) < 0)
+			continue;
+		base = m->bias + eng_image_link_base(img);
+		for (size_t k = 0; k < n; k++) {
+			const struct eng_func *f =
+				eng_image_func_by_name(img, names[k]);
+			uint8_t a[4096], c[4096];
+			size_t len;
+
+			if (f == NULL)
+				continue;
+			len = f->size < sizeof a ? f->size : sizeof a;
+			if (eng_image_read(img, f->addr, a, len) < 0 ||
+			    eng_read_mem(t->p, base + f->addr, c, len, NULL) < 0 ||
+			    memcmp(a, c, len) != 0) {
+				printf("# code of %s in %s differs\n", names[k],
+				       lib);
+				bad++;
+			}
+		}
+		eng_image_close(img);
+	}
+	return bad;
+}

@@ -47,6 +47,9 @@ int mt_quit(struct mt *t);
 void mt_fini(struct mt *t);
 /* Code bytes of every function of the executable equal the file's? */
 size_t mt_code_mismatches(struct mt *t);
+/* The same for named functions of a loaded library ("libc.so.6"). */
+size_t mt_lib_mismatches(struct mt *t, const char *lib,
+			 const char *const *names, size_t n);
 /* Runtime address of a data symbol of the executable (0 if none). */
 uint64_t mt_data(struct mt *t, const char *name);
 int64_t mt_value(struct mt *t, struct eng_minst *mi);
