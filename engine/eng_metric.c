@@ -358,10 +358,9 @@ static int build_node(struct eng_metric *m, const struct eng_mdef *def,
 
 /* ---- after the commit ---- */
 
+/* Count the requests the commit refused, keeping one reason. */
 static void node_check(struct eng_metric *m, struct mnode *n)
 {
-	size_t active = 0;
-
 	n->refused = 0;
 	for (size_t i = 0; i < n->nreqs; i++) {
 		const char *why = NULL;
@@ -370,11 +369,8 @@ static void node_check(struct eng_metric *m, struct mnode *n)
 			n->refused++;
 			if (why != NULL)
 				n->why = why;
-		} else {
-			active++;
 		}
 	}
-	(void)active;
 }
 
 static size_t node_active(const struct mnode *n)
