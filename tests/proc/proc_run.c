@@ -196,14 +196,17 @@ static int attach_run(const struct opts *o, struct eng_shm *shm)
 			if (strcmp(exe, real) == 0)
 				break;
 		}
-		if (waitpid(pid, &st, WNOHANG) == pid)
+		if (waitpid(pid, &st, WNOHANG) == pid) {
+			eng_shm_destroy(shm);  /* no /dev/shm leftovers */
 			status_like(st);  /* ended before we saw it */
+		}
 	}
 	usleep((useconds_t)o->attach_delay_ms * 1000);
 	if (eng_attach(pid, o->rtlib ? getenv("HUNCHRT") : NULL, shm, &p,
 		       &err) < 0) {
+		eng_shm_destroy(shm);
 		/* Too late (it ended) is not an error of ours. */
-		if (kill(pid, 0) != 0 || strstr(err.msg, "zombie"))
+		if (err.code == -ESRCH)  /* it ended (zombie, or meanwhile) */
 			wait_like(pid);
 		fprintf(stderr, "proc-run: %s\n", err.msg);
 		kill(pid, SIGKILL);

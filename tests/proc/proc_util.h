@@ -303,8 +303,8 @@ static inline bool no_children(void)
 	return waitpid(-1, &st, WNOHANG | __WALL) < 0 && errno == ECHILD;
 }
 
-/* Leftover /dev/shm/hunch-<our pid>-* objects. */
-static inline int shm_leftovers(void)
+/* /dev/shm/hunch-<our pid>-* objects. */
+static inline int shm_count(void)
 {
 	char prefix[64];
 	struct dirent *de;
@@ -317,6 +317,17 @@ static inline int shm_leftovers(void)
 	if (d)
 		closedir(d);
 	return n;
+}
+
+/* Ours beyond those that were there when the test started: a killed
+ * process that had our pid before may have left some. */
+static int shm_baseline = -1;
+
+static inline int shm_leftovers(void)
+{
+	if (shm_baseline < 0)
+		shm_baseline = shm_count();
+	return shm_count() - shm_baseline;
 }
 
 /* Wait until the program's output contains `want`. */

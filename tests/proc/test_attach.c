@@ -43,17 +43,18 @@ static void start(struct target *t)
 static bool end_ok(struct target *t)
 {
 	int st = -1;
+	bool ok;
 
 	touch(t->stop);
 	waitpid(t->pid, &st, 0);
 	slurp(t->out, &t->r);
 	close(t->out);
 	unlink(t->stop);
-	if (WIFEXITED(st) && WEXITSTATUS(st) == 0 &&
-	    strcmp(t->r.out, "ready\ndone 4 threads worked\n") == 0)
-		return true;
-	tap_diag("program status 0x%x, output: %s", st, t->r.out);
-	return false;
+	ok = WIFEXITED(st) && WEXITSTATUS(st) == 0 &&
+	     strcmp(t->r.out, "ready\ndone 4 threads worked\n") == 0;
+	if (!ok)
+		tap_diag("status 0x%x, output: %s", st, t->r.out);
+	return ok;
 }
 
 static int task_tids(pid_t pid, pid_t *tids, int max)
@@ -362,6 +363,7 @@ static void test_tracer_killed(void)
 
 int main(void)
 {
+	shm_leftovers();  /* the baseline */
 	test_threads();
 	test_inject();
 	test_inject_in_read();

@@ -215,6 +215,7 @@ static void test_attach_errors(void)
 
 int main(void)
 {
+	shm_leftovers();  /* the baseline */
 	snprintf(tmpdir, sizeof(tmpdir), "/tmp/hunch-proc-err-%d",
 		 (int)getpid());
 	mkdir(tmpdir, 0700);
