@@ -1,0 +1,61 @@
+/*
+ * src_live_metric.h - the seam between the consultant's metric
+ * definitions (pc_config.h: MDL in JSON) and the engine's metric compiler
+ * (eng_metric.h).  The live source translates a metric and a focus with
+ * slm_translate and hands the result to eng_metric_enable.
+ *
+ * Rules of the translation (hypotheses/README.md):
+ * - foreach lists expand from `lists`; `$procedures`, `$start_functions`
+ *   and `$focus` become the engine's built-in function sets.
+ * - For each hierarchy the focus constrains (its path is not the root),
+ *   the metric must list a constraint of that hierarchy whose `match`
+ *   has as many components as the path; otherwise the focus cannot be
+ *   measured for this metric, and the reason says so.
+ * - A constraint with clauses and no `replace` becomes a nesting-counter
+ *   constraint over the focus' functions; one without clauses (thread)
+ *   is the sampler's thread view; a `replace` constraint replaces the
+ *   base clause when its variable type is the metric's.  When the types
+ *   differ (sync_object's wall timer on the counter sync_ops) the base
+ *   clause cannot be replaced, so the object is compared instead in
+ *   every constrained clause of the metric's own base (`$argN` taken
+ *   from the constraint's `$argN == $resource.key` predicate).
+ * - A source file (/Code/<module>/<file>) with no constraint of its own
+ *   takes the module's (`$focus` = the file's functions).
+ * - Two levels restrict without a constraint of their own: /Process/<pid>
+ *   is the whole program (hunch follows one process), /SyncObject/<class>
+ *   keeps the metric's functions of that class (pthread_mutex_* for
+ *   Mutex, ...) when the metric accepts a /SyncObject constraint.
+ * - `internal` metrics (active_threads, observed_cost) are hunch's own
+ *   and have nothing to compile: refused with that reason.
+ */
+#ifndef SRC_LIVE_METRIC_H
+#define SRC_LIVE_METRIC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "eng_err.h"
+#include "eng_metric.h"
+#include "pc_config.h"
+#include "pc_source.h"
+
+/* What the live source resolved about a focus beyond its paths: the
+ * thread's tid, and an object's key (a sync object's address, a file's
+ * descriptor) from what it discovered. */
+struct slm_resolved {
+	pid_t tid;              /* 0: take it from /Process/<pid>/<tid:...> */
+	bool has_key;
+	uint64_t key;
+};
+
+struct slm;
+
+int slm_translate(const struct pc_config *cfg, const struct pc_metric_def *md,
+		  const struct pc_src_focus *f, const struct slm_resolved *r,
+		  struct slm **out, struct hunch_err *err);
+const struct eng_mdef *slm_def(const struct slm *s);
+const struct eng_mfocus *slm_focus(const struct slm *s);
+void slm_free(struct slm *s);
+
+#endif

@@ -1,0 +1,177 @@
+/*
+ * eng_metric_int.h - private to the metric compiler (eng_metric*.c).
+ */
+#ifndef ENG_METRIC_INT_H
+#define ENG_METRIC_INT_H
+
+#include <stdio.h>
+
+#include "eng_inst.h"
+#include "eng_metric.h"
+#include "eng_points.h"
+#include "eng_rt_vars.h"
+#include "eng_symbols.h"
+
+/* A module of the process with its image (opened once). */
+struct mmod {
+	char *path;
+	struct eng_image *img;   /* NULL when the file could not be read */
+	uint64_t base;           /* runtime = base + image-relative */
+};
+
+/* A function of the process. */
+struct mfunc {
+	const struct mmod *mod;
+	const struct eng_func *f;
+};
+
+struct mrate {
+	char *module, *function;
+	double calls_per_s;
+};
+
+/* Resource discovery (eng_metric_seen.c): the entry of one sync or I/O
+ * function keeps, per thread, its last MSEEN_SLOTS first arguments. */
+#define MSEEN_SLOTS 4
+struct mwatch {
+	const struct eng_func *f;
+	enum eng_seen_class cls;
+	unsigned refs;
+	uint32_t n_id, last_id, slot_id[MSEEN_SLOTS];
+	uint64_t n_h, last_h, slot_h[MSEEN_SLOTS];
+	uint32_t req;
+	bool has_req;
+	struct mwatch *next;
+};
+
+struct mknown {
+	enum eng_seen_class cls;
+	uint64_t v;
+	char *name;
+};
+
+/* An entry snippet to run for threads already inside a function when
+ * its code is inserted (catchup, devguide §1.12). */
+struct mcatch {
+	uint64_t lo, hi;         /* the function, runtime addresses */
+	struct x86_snip s;       /* a timer start or a constant add */
+};
+
+/* Shared code: a metric's clauses for one code focus and object, or one
+ * constraint's clauses for one code focus.  Owns its variable(s) and its
+ * requests in eng_inst. */
+struct mnode {
+	char *key;
+	unsigned refs;
+	enum eng_var_kind kind;
+	uint32_t var_id;
+	uint64_t handle;
+	bool has_flag;           /* object flag (see eng_metric_gen.c) */
+	uint32_t flag_id;
+	uint64_t flag_h;
+	uint32_t *reqs;
+	size_t nreqs, capreqs;
+	const struct eng_func **flagged;  /* functions whose entry sets
+					     the flag */
+	size_t nflagged, capflagged;
+	size_t functions, refused, traps;
+	const char *why;         /* static (eng_inst or parser reason) */
+	struct mcatch *catch;    /* entry snippets for catchup */
+	size_t ncatch, capcatch;
+	bool fresh;              /* inserted by the current enable */
+	struct mwatch **watch;   /* discovery watchers (references held) */
+	size_t nwatch, capwatch;
+	struct mnode **cons;     /* constraint nodes (references held) */
+	const char **con_names;  /* their names, parallel to cons */
+	size_t ncons;
+	struct mnode *next;
+};
+
+struct eng_minst {
+	char *key;
+	unsigned refs;
+	struct mnode *code;
+	pid_t tid;
+	struct eng_minst *next;
+};
+
+struct eng_metric {
+	struct eng_proc *p;
+	struct eng_inst *in;
+	struct eng_sampler *smp;
+	struct eng_points_cache *pc;
+	bool own_pc;
+	struct mmod *mods;
+	size_t nmods;
+	struct mnode *nodes;
+	struct eng_minst *insts;
+	struct mrate *rates;
+	size_t nrates;
+	bool no_discovery;
+	bool calibrated;
+	struct eng_metric_cal cal;
+	struct mwatch *watches, *wdead;
+	struct mknown *known;
+	size_t nknown, capknown;
+};
+
+/* ---- eng_metric_funcs.c: which functions a clause names ---- */
+int mfuncs_refresh(struct eng_metric *m, struct hunch_err *err);
+/* The functions of `c` for focus `f`, deduplicated (aliases are one
+ * function); *out is malloc'd (may be NULL with n 0). */
+int mfuncs_of(struct eng_metric *m, const struct eng_mclause *c,
+	      const struct eng_mfocus *f, struct mfunc **out, size_t *n,
+	      struct hunch_err *err);
+/* The function called at an absolute address (following a PLT stub by
+ * name), or NULL. */
+const char *mfuncs_name_at(struct eng_metric *m, uint64_t addr);
+double mfuncs_rate(const struct eng_metric *m, const struct mfunc *fn);
+
+/* ---- eng_metric_gen.c: clauses into snippet lists ---- */
+/* Where generated snippet lists go: inserted, or only costed. */
+struct mgen_sink {
+	int (*emit)(void *arg, const struct mfunc *fn,
+		    const struct x86_point *xp, const struct x86_snip *s,
+		    size_t n, bool prepend, struct hunch_err *err);
+	void *arg;
+	bool dry;                /* predicting: allocate no variables */
+};
+struct mgen {
+	struct eng_metric *m;
+	const struct eng_mdef *def;
+	const struct eng_mfocus *f;
+	struct mnode *node;      /* variable handles, constraint nodes */
+	enum eng_mvar_type type;
+	bool is_constraint;      /* INC/DEC apply to node->handle */
+	bool is_replace;         /* the clauses already test the key */
+	struct mgen_sink sink;
+	size_t nfuncs;           /* functions with at least one point */
+};
+int mgen_clauses(struct mgen *g, const struct eng_mclause *c, size_t n,
+		 struct hunch_err *err);
+
+/* ---- eng_metric_seen.c: resource discovery ---- */
+/* Watch fn's first argument for node n when fn is a sync or I/O
+ * function (queues a request; the caller commits). */
+int mseen_watch(struct eng_metric *m, struct mnode *n, const struct mfunc *fn,
+		const struct x86_func *xf, struct hunch_err *err);
+/* Drop n's watchers (removals queued); mseen_reap after the commit. */
+void mseen_drop(struct eng_metric *m, struct mnode *n);
+void mseen_reap(struct eng_metric *m);
+void mseen_free(struct eng_metric *m);
+/* The kind of object a function's first argument is, or -1. */
+int mseen_class(const char *fname);
+/* eng_metric_sock.c: "socket:[ino]" -> "tcp:a:p->b:q", "unix:/path". */
+void msock_name(int pid, char *buf, size_t len);
+
+/* ---- eng_metric_cal.c ---- */
+double mcal_cost(const struct eng_metric *m, const struct x86_snip *s,
+		 size_t n);
+
+/* ---- eng_metric_key.c: identity of requests ---- */
+/* Canonical text of a clause list / focus part, appended to `f`. */
+void mkey_clauses(FILE *f, const struct eng_mclause *c, size_t n);
+void mkey_code(FILE *f, const struct eng_mfocus *fo);
+void mkey_object(FILE *f, const struct eng_mfocus *fo);
+
+#endif
