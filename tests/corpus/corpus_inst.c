@@ -394,6 +394,11 @@ int main(int argc, char **argv)
 			eng_sampler_var_agg(t.smp, c->exit_var, &b);
 			if (a.sum > 0)
 				m->ncounted++;
+			if (c->ntrap && a.sum + b.sum > 100000)
+				tap_diag("%s: %s: %s: %lld entries, %lld exits"
+					 " through %zu trap points", name,
+					 m->name, c->f->name, (long long)a.sum,
+					 (long long)b.sum, c->ntrap);
 			total += (uint64_t)a.sum;
 			if (c->ncall == 0 && c->nentry == 1 && c->nexit > 0 &&
 			    c->nexit == c->nexit_pts && c->nrefused == 0) {
