@@ -35,14 +35,16 @@ TGT_NOINLINE unsigned long bncpu_hot_loop(unsigned long seed, int rounds)
 	return seed;
 }
 
+/* Each level does something after its call, so no call in the chain is
+ * a tail call (a jmp): every level is a real frame at every -O level. */
 TGT_NOINLINE unsigned long bncpu_d(unsigned long x)
 {
-	return bncpu_hot_loop(x | 1, 20000);
+	return bncpu_hot_loop(x | 1, 20000) + 1;
 }
 
 TGT_NOINLINE unsigned long bncpu_c(unsigned long x)
 {
-	return bncpu_d(x + 3);
+	return bncpu_d(x + 3) ^ 0x55;
 }
 
 TGT_NOINLINE unsigned long bncpu_b(unsigned long x)
