@@ -36,11 +36,15 @@ TGT_SRC=${HUNCH_SOURCE_ROOT:-.}/tests/targets
 TGT_CASES=(single single-unset threads threads-wait forkexec
 	signals signals-count signals-crash signals-abort signals-raise-quit
 	signals-raise-kill exceptions pthread_exit dlopen dlopen-wait
-	blockread demo)
+	blockread demo
+	bn_cpu_deep bn_mutex bn_condvar bn_smallwrites bn_fsync bn_onebusy
+	bn_phases bn_sleepy)
 
 # Every program, and the variants each is built in.
 TGT_PROGS=(single threads forkexec signals exceptions pthread_exit dlopen
-	blockread demo)
+	blockread demo
+	bn_cpu_deep bn_mutex bn_condvar bn_smallwrites bn_fsync bn_onebusy
+	bn_phases bn_sleepy)
 tgt_variants() {  # tgt_variants PROG: prints variant suffixes
 	local opt pie
 	for opt in O0 O2 O3 Os; do
@@ -81,6 +85,8 @@ tgt_case() {
 		TGT_ARGS=(--wait-file @WAIT_FILE@) TGT_DRIVER=tgt_drive_dlopen_wait;;
 	blockread) TGT_STDIN=$TGT_SRC/blockread.stdin;;
 	demo) TGT_ARGS=(--seconds 0.2);;
+	bn_cpu_deep|bn_mutex|bn_condvar|bn_smallwrites|bn_fsync|bn_onebusy|bn_phases|bn_sleepy)
+		TGT_ARGS=(--seconds 0.3);;
 	*) echo "cases.sh: no case $1" >&2; return 1;;
 	esac
 }
