@@ -9,6 +9,7 @@
 #ifndef REPLAY_WORLD_H
 #define REPLAY_WORLD_H
 
+#include <time.h>
 #include <unistd.h>
 
 #include "jnl_source.h"
@@ -59,7 +60,11 @@ static inline struct world *rw_record(const struct scenario *sc,
 	};
 	struct jnl_writer *jw;
 	struct hunch_err e = { 0 };
+	struct timespec mono;
 
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	h.start_mono_ns = (uint64_t)mono.tv_sec * 1000000000u +
+			  (uint64_t)mono.tv_nsec;
 	if (jnl_writer_open(&jw, path, &h, NULL, &e) != 0)
 		tap_diag("%s", e.msg);
 	pc_consult_free(w->pc);
