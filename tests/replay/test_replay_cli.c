@@ -265,6 +265,8 @@ static void test_bad(void)
 	    "newer than this hunch reads");
 	bad("middle.jsonl", mid, 0, "skipped: ");
 	bad("middle.jsonl", mid, 0, "line 60");
+	mid[strlen(mid) * 2 / 3] = '\0';   /* cut inside a line */
+	bad("cut.jsonl", strchr(mid, '\n') ? mid : "", 0, "is incomplete");
 	free(mid);
 }
 
