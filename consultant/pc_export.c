@@ -157,8 +157,7 @@ json_t *pc_export_where_json(const struct pc_restree *t)
 
 	for (int i = 0; i < PC_NHIER; i++)
 		json_array_append_new(h, res_json(t,
-			pc_restree_hierarchy((struct pc_restree *)t,
-					     pc_hier_names[i]), 0));
+			pc_res_find(t, pc_hier_names[i]), 0));
 	return json_pack("{s:s,s:i,s:I,s:o}", "schema", "hunch-where",
 			 "version", PC_EXPORT_VERSION, "resources",
 			 (json_int_t)pc_restree_count(t), "hierarchies", h);

@@ -156,6 +156,19 @@ static int csv_rows(const char *path)
 	return n - 1;   /* the header line */
 }
 
+/* Resources in a list of where-axis trees (each with its children). */
+static int count_res(const json_t *list)
+{
+	const json_t *r;
+	size_t i;
+	int n = 0;
+
+	json_array_foreach(list, i, r)
+		n += json_is_string(json_object_get(r, "path")) ?
+		     1 + count_res(json_object_get(r, "children")) : 0;
+	return n;
+}
+
 static void test_exports(struct world *live)
 {
 	char args[1024], *dot;
@@ -188,8 +201,10 @@ static void test_exports(struct world *live)
 	where = json_load_file(in_dir("where.json"), 0, NULL);
 	tap_ok(where && (size_t)json_integer_value(json_object_get(where,
 			"resources")) == pc_restree_count(live->res) &&
-	       json_array_size(json_object_get(where, "hierarchies")) == 4,
-	       "where-axis JSON is valid: 4 hierarchies, %zu resources",
+	       json_array_size(json_object_get(where, "hierarchies")) == 4 &&
+	       count_res(json_object_get(where, "hierarchies")) + 1 ==
+	       (int)pc_restree_count(live->res),
+	       "where-axis JSON is valid: 4 hierarchies, every one of the %zu resources in its tree",
 	       pc_restree_count(live->res));
 	json_decref(shg);
 	json_decref(where);
