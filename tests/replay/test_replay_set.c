@@ -5,8 +5,8 @@
  * and conclude nothing.
  *
  * The program: CPU hot in main (0.9) and, less so, compute (0.45) and
- * work (0.4); everything else cold (0.05).  PC_CPUThreshold is 0.3 in
- * the recording (0.3, the default).
+ * work (0.4); everything else cold (0.05).  PC_CPUThreshold is 0.3 (the
+ * default) in the recording.
  */
 #include <math.h>
 
