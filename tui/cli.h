@@ -21,6 +21,7 @@ int cli_run(int argc, char **argv);
 int cli_attach(int argc, char **argv);
 int cli_demo(int argc, char **argv);
 int cli_check(int argc, char **argv);
+int cli_replay(int argc, char **argv);
 
 /* Hypotheses (cli_check.c): the shipped default.json, and a merged
  * configuration (defaults, XDG user file, `user_file`, --set values);

@@ -20,6 +20,10 @@ void cli_usage(void)
 "                                      validate hypotheses files\n"
 "       hunch points [--all|--refused] PROGRAM [FUNCTION...]\n"
 "                                      instrumentation points and verdicts\n"
+"       hunch replay [--batch] [--report F] [--set NAME=VALUE]... JOURNAL\n"
+"                                      replay a recorded search (--export-dot,\n"
+"                                      --export-shg-json, --export-where-json F,\n"
+"                                      --export-csv DIR)\n"
 "\n"
 "options of run and attach:\n"
 "  --where          print the where axis once the program is stopped\n"
@@ -63,6 +67,8 @@ int main(int argc, char **argv)
 		return cli_check(argc - 1, argv + 1);
 	if (strcmp(cmd, "points") == 0)
 		return cli_points(argc - 1, argv + 1);
+	if (strcmp(cmd, "replay") == 0)
+		return cli_replay(argc - 1, argv + 1);
 	if (cmd[0] != '-')  /* hunch PROGRAM ARGS... is hunch run */
 		return cli_run(argc, argv);
 	fprintf(stderr, "hunch: unknown option '%s'\n", cmd);

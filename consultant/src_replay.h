@@ -1,0 +1,71 @@
+/*
+ * src_replay.h - the replay source: a journal played back as a source.
+ *
+ * The journal (docs/journal-format.md) holds every exchange between the
+ * consultant and the source it ran on (jnl_source_wrap).  The replay
+ * source gives the consultant exactly those answers again, tick by tick:
+ * each now() moves to the next `tick` record, and the polls deliver the
+ * resources, target events, replies and samples recorded after it.  A
+ * search run on it with the recorded tunables makes the recorded
+ * decisions at the recorded times.
+ *
+ * With other tunables the search may ask for an experiment that was never
+ * recorded: its enable is answered with a failure whose reason is
+ * SRC_REPLAY_NOT_RECORDED, never with invented data.  An experiment
+ * recorded later than the replay asks for it gets its reply when the
+ * recorded one comes; samples flow only for instances the replay has
+ * enabled and not disabled.
+ *
+ * The journal is read whole at open (replay needs to know whether an
+ * experiment was ever recorded); bad lines are skipped by the reader and
+ * kept as messages here, and the reader's end message (truncated, no end
+ * record) is kept too, so the caller can say what was shown.
+ */
+#ifndef SRC_REPLAY_H
+#define SRC_REPLAY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "eng_err.h"
+#include "pc_source.h"
+
+#define SRC_REPLAY_NOT_RECORDED "not recorded"
+
+struct src_replay;
+
+/* Read the journal at `path`.  Fails only when the header cannot be read
+ * (empty, not a journal, newer version...): `err` says why, where. */
+int src_replay_open(struct src_replay **out, const char *path,
+		    struct hunch_err *err);
+int src_replay_open_mem(struct src_replay **out, const void *buf, size_t len,
+			const char *name, struct hunch_err *err);
+void src_replay_free(struct src_replay *r);
+
+/* The source (its close op does nothing: src_replay_free frees). */
+struct pc_source *src_replay_source(struct src_replay *r);
+const json_t *src_replay_header(const struct src_replay *r);
+
+/* Every recorded tick has been played: the caller's loop stops here even
+ * when the journal has no end (truncated, killed). */
+bool src_replay_done(const struct src_replay *r);
+size_t src_replay_ticks(const struct src_replay *r);
+
+/* Skipped lines (messages with line and byte), and the reader's sentence
+ * on how the journal ended (NULL: complete, with its end record). */
+size_t src_replay_nbad(const struct src_replay *r);
+const char *src_replay_bad(const struct src_replay *r, size_t i);
+const char *src_replay_end_message(const struct src_replay *r);
+/* The end record's reason ("target_exited"...), or NULL without one. */
+const char *src_replay_end_reason(const struct src_replay *r);
+/* Enables answered "not recorded" so far. */
+int src_replay_unrecorded(const struct src_replay *r);
+
+/* Recorded records of kind `kind` ("node_state", "output", ...), for
+ * exports and the --set comparison: the i-th, or NULL past the end. */
+const json_t *src_replay_record(const struct src_replay *r, const char *kind,
+				size_t i);
+
+#endif
