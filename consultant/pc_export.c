@@ -1,30 +1,12 @@
 /* pc_export.c - SHG, where axis and histograms for other tools (see
  * pc_export.h; formats in docs/export-formats.md). */
 #include "pc_export.h"
+#include "pc_report.h"
 
 #include <errno.h>
 #include <math.h>
 #include <string.h>
 #include <sys/stat.h>
-
-/* What a node is doing now, in one word (the report's words). */
-static const char *activity(const struct pc_node *n)
-{
-	if (n->is_virtual)
-		return "virtual";
-	if (n->active)
-		return "active";
-	if (n->pending)
-		return "pending";
-	if (n->queued)
-		return "queued";
-	if (n->failed)
-		return "failed";
-	if (n->skipped)
-		return "skipped";
-	return n->t_start > 0 || strstr(n->trace, "active") ? "inactive"
-							    : "never run";
-}
 
 /* A dot string body: quotes and backslashes escaped (C++ names have
  * neither often, but file paths may). */
@@ -48,7 +30,7 @@ static void dot_node(FILE *f, int sid, const struct pc_node *n)
 	fprintf(f, "    s%dn%d [label=\"", sid, n->id);
 	dot_str(f, n->name);
 	fprintf(f, "\\n%s, %s\", style=filled, fillcolor=%s%s];\n",
-		pc_truth_name(n->truth), activity(n), truth_color(n->truth),
+		pc_truth_name(n->truth), pc_report_node_state(n), truth_color(n->truth),
 		n->is_virtual ? ", shape=ellipse" : "");
 }
 
@@ -106,7 +88,7 @@ static json_t *node_json(const struct pc_consult *pc, const struct pc_node *n)
 		"id", n->id, "name", n->name,
 		"hypothesis", pc->cfg->hyp[n->hyp].name,
 		"focus", pc_focus_name(pc->res, &n->focus, focus, sizeof(focus)),
-		"truth", pc_truth_name(n->truth), "activity", activity(n),
+		"truth", pc_truth_name(n->truth), "activity", pc_report_node_state(n),
 		"trace", n->trace, "parents", parents, "children", kids,
 		"value", num_or_null(n->value),
 		"threshold", num_or_null(n->threshold),

@@ -108,7 +108,7 @@ static json_t *bottleneck_json(const struct pc_consult *pc,
 		"chain", chain_json(s, n));
 }
 
-static const char *final_state(const struct pc_node *n)
+const char *pc_report_node_state(const struct pc_node *n)
 {
 	if (n->is_virtual)
 		return "virtual";
@@ -143,7 +143,7 @@ static json_t *node_json(const struct pc_consult *pc,
 		"hypothesis", pc_node_hyp(pc, n)->name,
 		"focus", focus_json(pc, n),
 		"truth", pc_truth_name(n->truth),
-		"state", final_state(n),
+		"state", pc_report_node_state(n),
 		"persistent", n->persistent,
 		"parents", parents, "shadow_parents", shadow,
 		"value", num_or_null(evaluated(n, n->value)),

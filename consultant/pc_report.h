@@ -36,6 +36,11 @@ double pc_report_share(const struct pc_consult *pc, const struct pc_search *s,
 
 json_t *pc_report_json(const struct pc_consult *pc,
 		       const struct pc_report_meta *m);
+/* What a node is doing, in one word: virtual, active, pending, queued,
+ * skipped, failed, inactive or "never run" (the reports' and exports'
+ * word for it). */
+const char *pc_report_node_state(const struct pc_node *n);
+
 int pc_report_write_json(const struct pc_consult *pc,
 			 const struct pc_report_meta *m, FILE *f);
 void pc_report_text(const struct pc_consult *pc,
