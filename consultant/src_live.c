@@ -373,6 +373,14 @@ int src_live_metrics_start(struct pc_source *s, const struct pc_config *cfg,
 	return slo_new(l->proc, l->shm, cfg, l->t0_ns, &l->slo, err);
 }
 
+void src_live_metrics_stop(struct pc_source *s)
+{
+	struct src_live *l = live_of(s);
+
+	slo_free(l->slo, l->proc != NULL && !l->status.ended);
+	l->slo = NULL;
+}
+
 size_t src_live_ninstances(const struct pc_source *s)
 {
 	const struct src_live *l = live_of(s);

@@ -62,6 +62,9 @@ int src_live_kill(struct pc_source *s);
  * least that often (src_live_due_ms). */
 int src_live_metrics_start(struct pc_source *s, const struct pc_config *cfg,
 			   struct hunch_err *err);
+/* Remove every instance's code and stop measuring (the program runs on
+ * as it was; enables are refused from now on). */
+void src_live_metrics_stop(struct pc_source *s);
 /* Enabled instrumented instances (tests). */
 size_t src_live_ninstances(const struct pc_source *s);
 /* Milliseconds until the next sample is due (-1: not measuring). */

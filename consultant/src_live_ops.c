@@ -8,6 +8,7 @@
  */
 #include "src_live_ops.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -329,6 +330,51 @@ static void sample_inst(struct slo *o, struct slo_inst *in, double now,
 	push_sample(o, &s);
 }
 
+/* Is the thread running or runnable ('R' in /proc/PID/task/TID/stat)?
+ * The state follows the command name, which is in parentheses and may
+ * itself contain spaces and parentheses: take the last ')'. */
+static bool task_running(int pid, const char *tid)
+{
+	char path[320], buf[512], *paren;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%s/stat", pid, tid);
+	f = fopen(path, "r");
+	if (f == NULL)
+		return false;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	paren = strrchr(buf, ')');
+	return paren != NULL && paren[1] == ' ' && paren[2] == 'R';
+}
+
+/* active_threads: the threads running or runnable now, at least one.
+ * Threads blocked in a lock, a read or a sleep are not active: CPUbound
+ * divides CPU time by this, so a program whose one busy thread is
+ * surrounded by waiting ones is CPU bound in that thread (its waits are
+ * the sync and I/O hypotheses' business).  The floor of one keeps a
+ * program that only waits from dividing by zero, so its waits still
+ * count as a whole thread's time. */
+static double active_threads(const struct slo *o)
+{
+	int pid = eng_proc_pid(o->proc), n = 0;
+	char path[64];
+	struct dirent *e;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	d = opendir(path);
+	if (d == NULL)
+		return 1;
+	while ((e = readdir(d)) != NULL)
+		if (e->d_name[0] != '.' && task_running(pid, e->d_name))
+			n++;
+	closedir(d);
+	return n < 1 ? 1 : n;
+}
+
 struct seen_ctx {
 	struct slo *o;
 	pc_disc_fn fn;
@@ -373,9 +419,7 @@ void slo_tick(struct slo *o, pc_disc_fn fn, void *arg)
 	eng_sampler_tick(o->smp, NULL);
 	now = slo_now(o);
 	o->last_tick = now;
-	nthreads = eng_sampler_stats(o->smp)->live_threads;
-	if (nthreads < 1)
-		nthreads = 1;  /* the thread table is not filled yet */
+	nthreads = active_threads(o);
 	for (size_t i = 0; i < o->ninst; i++)
 		if (o->inst[i].live)
 			sample_inst(o, &o->inst[i], now, nthreads);

@@ -9,7 +9,7 @@
  * slo_tick, which the live source calls from its pump when a sample
  * period has passed: one sample per live instance per tick, as a rate
  * (counters per second, timers in seconds per second), or for the
- * internal metric active_threads the number of live threads.
+ * internal metric active_threads the number of running threads.
  */
 #ifndef SRC_LIVE_OPS_H
 #define SRC_LIVE_OPS_H
