@@ -186,6 +186,8 @@ static void report_thread(struct src_live *l, pid_t tid)
 		d.function = "main";
 	else if (eng_thread_start_function(pid, tid, &pc, NULL) == 0)
 		d.function = function_at(l, pc);
+	if (l->slo != NULL)
+		slo_note_start(l->slo, d.function);
 	enqueue(l, &d);
 }
 

@@ -48,6 +48,9 @@ int slo_due_ms(const struct slo *o);
 /* Sample if due: read the sampler, queue samples, report objects seen
  * by discovery snippets through `fn` (sync objects and files). */
 void slo_tick(struct slo *o, pc_disc_fn fn, void *arg);
+/* Tell the cost predictor that `function` starts a thread (it runs once
+ * per thread, not at the default call rate). */
+void slo_note_start(struct slo *o, const char *function);
 /* How many instances are enabled (for tests and messages). */
 size_t slo_ninstances(const struct slo *o);
 
