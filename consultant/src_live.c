@@ -25,6 +25,8 @@
 #include "eng_shm.h"
 #include "eng_symbols.h"
 #include "eng_unwind.h"
+#include "eng_points.h"
+#include "src_live_cg.h"
 #include "src_live_ops.h"
 
 #define THREAD_NAME_DELAY_MS 100
@@ -61,6 +63,9 @@ struct src_live {
 	uint64_t t0_ns;          /* CLOCK_MONOTONIC when the target started */
 	struct slo *slo;         /* the metric side, once enabled */
 	bool told_end;           /* the end event went to the consultant */
+	struct eng_points_cache *pcache;  /* for callees, made on first use */
+	char **starts;           /* start functions of threads seen */
+	size_t nstarts;
 };
 
 static struct src_live *live_of(const struct pc_source *s)
@@ -173,6 +178,20 @@ static const char *function_at(struct src_live *l, uint64_t pc)
 	return NULL;
 }
 
+/* Remember a thread start function (the call graph's roots). */
+static void note_start(struct src_live *l, const char *fn)
+{
+	if (fn == NULL)
+		return;
+	for (size_t i = 0; i < l->nstarts; i++)
+		if (strcmp(l->starts[i], fn) == 0)
+			return;
+	l->starts = realloc(l->starts, (l->nstarts + 1) * sizeof(char *));
+	if (l->starts == NULL)
+		abort();
+	l->starts[l->nstarts++] = strdup(fn);
+}
+
 /* Name and queue a thread; the process must be stopped. */
 static void report_thread(struct src_live *l, pid_t tid)
 {
@@ -188,6 +207,7 @@ static void report_thread(struct src_live *l, pid_t tid)
 		d.function = function_at(l, pc);
 	if (l->slo != NULL)
 		slo_note_start(l->slo, d.function);
+	note_start(l, d.function);
 	enqueue(l, &d);
 }
 
@@ -252,6 +272,10 @@ static void live_close(struct pc_source *s)
 	for (size_t i = 0; i < l->nqueue; i++)
 		for (int k = 0; k < 3; k++)
 			free(l->queue[i].strs[k]);
+	for (size_t i = 0; i < l->nstarts; i++)
+		free(l->starts[i]);
+	free(l->starts);
+	eng_points_cache_free(l->pcache);
 	free(l->mods);
 	free(l->queue);
 	free(l->pending);
@@ -347,6 +371,33 @@ static int live_poll_events(struct pc_source *s, pc_event_fn fn, void *arg)
 	return 1;
 }
 
+/* The static call graph (src_live_cg.c); with path NULL, the start
+ * functions of the threads seen so far. */
+static int live_callees(struct pc_source *s, const char *path,
+			pc_path_fn fn, void *arg)
+{
+	struct src_live *l = live_of(s);
+	struct slcg_module *mods = calloc(l->nmods + 1, sizeof(*mods));
+	int rc;
+
+	if (mods == NULL)
+		return -ENOMEM;
+	for (size_t i = 0; i < l->nmods; i++) {
+		mods[i].img = l->mods[i].img;
+		mods[i].name = mods[i].img ? eng_image_name(mods[i].img) : "";
+	}
+	if (l->pcache == NULL && eng_points_cache_new(&l->pcache, NULL) < 0)
+		l->pcache = NULL;
+	if (path == NULL)
+		rc = slcg_starts(mods, l->nmods, (const char *const *)l->starts,
+				 l->nstarts, fn, arg);
+	else
+		rc = l->pcache ? slcg_callees(l->pcache, mods, l->nmods, path,
+					      fn, arg) : -ENOMEM;
+	free(mods);
+	return rc;
+}
+
 static const struct pc_source_ops live_ops = {
 	.kind = "live",
 	.poll_resources = poll_resources,
@@ -360,6 +411,7 @@ static const struct pc_source_ops live_ops = {
 	.observed_cost = live_observed,
 	.poll_events = live_poll_events,
 	.set_sample_period = live_set_period,
+	.callees = live_callees,
 };
 
 int src_live_metrics_start(struct pc_source *s, const struct pc_config *cfg,
