@@ -189,6 +189,10 @@ expect_error 2 "no process $nopid" "attach to a pid that does not exist" -- \
 expect_error 1 "not a process id" "attach to a non-number" -- "$HUNCH" attach abc
 expect_error 1 "name the program" "run without a program" -- "$HUNCH" run
 expect_error 1 "unknown option" "an unknown option" -- "$HUNCH" --bogus
+expect_error 2 "cannot open /nonexistent/prog" "points of a missing file" -- \
+	"$HUNCH" points /nonexistent/prog
+expect_error 1 "no function 'nosuchfn' in .*single-O2-pie" "points of an unknown function" -- \
+	"$HUNCH" points "$TARGETS_DIR/single-O2-pie" nosuchfn
 
 # Already traced: a second hunch attaches while the first holds the process.
 start_threads "$TMP/wf3" "$TMP/t3.out" "$TMP/t3.err"
