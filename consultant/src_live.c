@@ -25,6 +25,9 @@
 #include "eng_shm.h"
 #include "eng_symbols.h"
 #include "eng_unwind.h"
+#include "eng_points.h"
+#include "src_live_cg.h"
+#include "src_live_ops.h"
 
 #define THREAD_NAME_DELAY_MS 100
 
@@ -57,6 +60,12 @@ struct src_live {
 	struct queued *queue;
 	size_t nqueue, capqueue;
 	struct src_live_status status;
+	uint64_t t0_ns;          /* CLOCK_MONOTONIC when the target started */
+	struct slo *slo;         /* the metric side, once enabled */
+	bool told_end;           /* the end event went to the consultant */
+	struct eng_points_cache *pcache;  /* for callees, made on first use */
+	char **starts;           /* start functions of threads seen */
+	size_t nstarts;
 };
 
 static struct src_live *live_of(const struct pc_source *s)
@@ -169,6 +178,20 @@ static const char *function_at(struct src_live *l, uint64_t pc)
 	return NULL;
 }
 
+/* Remember a thread start function (the call graph's roots). */
+static void note_start(struct src_live *l, const char *fn)
+{
+	if (fn == NULL)
+		return;
+	for (size_t i = 0; i < l->nstarts; i++)
+		if (strcmp(l->starts[i], fn) == 0)
+			return;
+	l->starts = realloc(l->starts, (l->nstarts + 1) * sizeof(char *));
+	if (l->starts == NULL)
+		abort();
+	l->starts[l->nstarts++] = strdup(fn);
+}
+
 /* Name and queue a thread; the process must be stopped. */
 static void report_thread(struct src_live *l, pid_t tid)
 {
@@ -182,6 +205,9 @@ static void report_thread(struct src_live *l, pid_t tid)
 		d.function = "main";
 	else if (eng_thread_start_function(pid, tid, &pc, NULL) == 0)
 		d.function = function_at(l, pc);
+	if (l->slo != NULL)
+		slo_note_start(l->slo, d.function);
+	note_start(l, d.function);
 	enqueue(l, &d);
 }
 
@@ -232,6 +258,7 @@ static void live_close(struct pc_source *s)
 {
 	struct src_live *l = live_of(s);
 
+	slo_free(l->slo, l->proc != NULL && !l->status.ended);
 	if (l->proc != NULL) {
 		if (!l->status.ended)
 			eng_detach(l->proc, NULL);
@@ -245,17 +272,180 @@ static void live_close(struct pc_source *s)
 	for (size_t i = 0; i < l->nqueue; i++)
 		for (int k = 0; k < 3; k++)
 			free(l->queue[i].strs[k]);
+	for (size_t i = 0; i < l->nstarts; i++)
+		free(l->starts[i]);
+	free(l->starts);
+	eng_points_cache_free(l->pcache);
 	free(l->mods);
 	free(l->queue);
 	free(l->pending);
 	free(l);
 }
 
+/* ---- the metric operations: src_live_ops.c once metrics are on ---- */
+
+static double live_now(struct pc_source *s)
+{
+	struct src_live *l = live_of(s);
+
+	return l->slo ? slo_now(l->slo) :
+	       (double)(now_ms() * 1000000u - l->t0_ns) / 1e9;
+}
+
+static double live_predict(struct pc_source *s, const char *metric,
+			   const struct pc_src_focus *f)
+{
+	struct src_live *l = live_of(s);
+
+	return l->slo ? slo_predict(l->slo, metric, f) : 0;
+}
+
+/* Without the metric side every enable is answered with a refusal by
+ * poll_replies: there is no request queue to keep, so refuse now. */
+static int live_enable(struct pc_source *s, const char *metric,
+		       const struct pc_src_focus *f, uint64_t req)
+{
+	struct src_live *l = live_of(s);
+
+	if (l->slo == NULL || l->status.ended)
+		return -ENOTCONN;
+	return slo_enable(l->slo, metric, f, req);
+}
+
+static void live_disable(struct pc_source *s, pc_src_handle h)
+{
+	struct src_live *l = live_of(s);
+
+	if (l->slo != NULL)
+		slo_disable(l->slo, h);
+}
+
+static int live_poll_replies(struct pc_source *s, pc_reply_fn fn, void *arg)
+{
+	struct src_live *l = live_of(s);
+
+	return l->slo ? slo_poll_replies(l->slo, fn, arg) : 0;
+}
+
+static int live_poll_samples(struct pc_source *s, pc_sample_fn fn, void *arg)
+{
+	struct src_live *l = live_of(s);
+
+	return l->slo ? slo_poll_samples(l->slo, fn, arg) : 0;
+}
+
+static double live_observed(struct pc_source *s)
+{
+	struct src_live *l = live_of(s);
+
+	return l->slo ? slo_observed(l->slo) : 0;
+}
+
+static void live_set_period(struct pc_source *s, double seconds)
+{
+	struct src_live *l = live_of(s);
+
+	if (l->slo != NULL)
+		slo_set_period(l->slo, seconds);
+}
+
+/* The end of the target, once, as the consultant's target event. */
+static int live_poll_events(struct pc_source *s, pc_event_fn fn, void *arg)
+{
+	struct src_live *l = live_of(s);
+	struct pc_src_event e = { .t = live_now(s) };
+
+	if (!l->status.ended || l->told_end || l->proc == NULL)
+		return 0;
+	l->told_end = true;
+	if (l->status.killed) {
+		e.ev = PC_TARGET_KILLED;
+		e.code = l->status.signo;
+	} else if (eng_proc_ended(l->proc)) {
+		e.ev = PC_TARGET_EXITED;
+		e.code = l->status.exit_code;
+	} else {
+		e.ev = PC_TARGET_DETACHED;
+	}
+	fn(arg, &e);
+	return 1;
+}
+
+/* The static call graph (src_live_cg.c); with path NULL, the start
+ * functions of the threads seen so far. */
+static int live_callees(struct pc_source *s, const char *path,
+			pc_path_fn fn, void *arg)
+{
+	struct src_live *l = live_of(s);
+	struct slcg_module *mods = calloc(l->nmods + 1, sizeof(*mods));
+	int rc;
+
+	if (mods == NULL)
+		return -ENOMEM;
+	for (size_t i = 0; i < l->nmods; i++) {
+		mods[i].img = l->mods[i].img;
+		mods[i].name = mods[i].img ? eng_image_name(mods[i].img) : "";
+	}
+	if (l->pcache == NULL && eng_points_cache_new(&l->pcache, NULL) < 0)
+		l->pcache = NULL;
+	if (path == NULL)
+		rc = slcg_starts(mods, l->nmods, (const char *const *)l->starts,
+				 l->nstarts, fn, arg);
+	else
+		rc = l->pcache ? slcg_callees(l->pcache, mods, l->nmods, path,
+					      fn, arg) : -ENOMEM;
+	free(mods);
+	return rc;
+}
+
 static const struct pc_source_ops live_ops = {
 	.kind = "live",
 	.poll_resources = poll_resources,
 	.close = live_close,
+	.now = live_now,
+	.predict_cost = live_predict,
+	.enable = live_enable,
+	.disable = live_disable,
+	.poll_replies = live_poll_replies,
+	.poll_samples = live_poll_samples,
+	.observed_cost = live_observed,
+	.poll_events = live_poll_events,
+	.set_sample_period = live_set_period,
+	.callees = live_callees,
 };
+
+int src_live_metrics_start(struct pc_source *s, const struct pc_config *cfg,
+			   struct hunch_err *err)
+{
+	struct src_live *l = live_of(s);
+
+	if (l->slo != NULL)
+		return 0;
+	if (l->proc == NULL || !l->rtlib_ready)
+		return hunch_errf(err, -ENOTSUP, "measuring needs a running "
+				  "target with the runtime library");
+	return slo_new(l->proc, l->shm, cfg, l->t0_ns, &l->slo, err);
+}
+
+void src_live_metrics_stop(struct pc_source *s)
+{
+	struct src_live *l = live_of(s);
+
+	slo_free(l->slo, l->proc != NULL && !l->status.ended);
+	l->slo = NULL;
+}
+
+size_t src_live_ninstances(const struct pc_source *s)
+{
+	const struct src_live *l = live_of(s);
+
+	return l->slo ? slo_ninstances(l->slo) : 0;
+}
+
+static void enqueue_cb(void *arg, const struct pc_discovery *d)
+{
+	enqueue(arg, d);
+}
 
 static struct src_live *live_new(void)
 {
@@ -265,6 +455,7 @@ static struct src_live *live_new(void)
 		abort();
 	l->src.ops = &live_ops;
 	l->src.impl = l;
+	l->t0_ns = now_ms() * 1000000u;
 	return l;
 }
 
@@ -504,6 +695,8 @@ int src_live_pump(struct pc_source *s, int timeout_ms,
 	} while (n == 16);
 	if (l->npending > 0)
 		name_pending_threads(l);
+	if (l->slo != NULL && !l->status.ended)
+		slo_tick(l->slo, enqueue_cb, l);
 	*st = l->status;
 	return n < 0 ? n : 0;
 }
@@ -515,6 +708,9 @@ int src_live_detach(struct pc_source *s, struct hunch_err *err)
 
 	if (l->status.ended)
 		return 0;
+	/* Every instrumented byte goes back before the target runs alone. */
+	slo_free(l->slo, true);
+	l->slo = NULL;
 	rc = eng_detach(l->proc, err);
 	if (rc == 0)
 		l->status.ended = true;  /* nothing more will be reported */
@@ -536,4 +732,11 @@ pid_t src_live_pid(const struct pc_source *s)
 bool src_live_rtlib_ready(const struct pc_source *s)
 {
 	return live_of(s)->rtlib_ready;
+}
+
+int src_live_due_ms(const struct pc_source *s)
+{
+	const struct src_live *l = live_of(s);
+
+	return l->slo ? slo_due_ms(l->slo) : -1;
 }

@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #include "eng_err.h"
+#include "pc_config.h"
 #include "pc_source.h"
 
 struct src_live_launch {
@@ -52,6 +53,22 @@ int src_live_pump(struct pc_source *s, int timeout_ms,
 /* Detach cleanly (restores every byte hunch changed). */
 int src_live_detach(struct pc_source *s, struct hunch_err *err);
 int src_live_kill(struct pc_source *s);
+
+/* Turn on the metric operations (predict, enable, samples, cost) after
+ * launch or attach with the runtime library: creates the sampler, the
+ * instrumentation manager and the metric compiler.  `cfg` is borrowed
+ * (the metric definitions) and must outlive the source.  Samples are
+ * taken by src_live_pump when a sample period has passed, so pump at
+ * least that often (src_live_due_ms). */
+int src_live_metrics_start(struct pc_source *s, const struct pc_config *cfg,
+			   struct hunch_err *err);
+/* Remove every instance's code and stop measuring (the program runs on
+ * as it was; enables are refused from now on). */
+void src_live_metrics_stop(struct pc_source *s);
+/* Enabled instrumented instances (tests). */
+size_t src_live_ninstances(const struct pc_source *s);
+/* Milliseconds until the next sample is due (-1: not measuring). */
+int src_live_due_ms(const struct pc_source *s);
 
 pid_t src_live_pid(const struct pc_source *s);
 /* Main address and whether the launch stopped there (for messages). */

@@ -20,6 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli_batch.h"
+#include "pc_config.h"
 #include "pc_where.h"
 #include "src_live.h"
 #include "ui_session.h"
@@ -32,6 +34,7 @@ struct session_opts {
 	const char *label;   /* program name for messages */
 	bool batch;          /* never the dashboard */
 	const char *screenshot;  /* dashboard: save the last screen here */
+	struct batch_opts bo;    /* --batch: the search's options */
 };
 
 struct session {
@@ -220,6 +223,23 @@ static int session_run(struct session *s)
 	return rc;
 }
 
+/* The search's options mean nothing without --batch: say so rather than
+ * ignore them. */
+static int check_batch_only(const struct session_opts *o, const char *cmd)
+{
+	const struct batch_opts *b = &o->bo;
+
+	if (o->batch || (b->report == NULL && b->time_limit < 0 &&
+			 b->hypotheses == NULL && b->nsets == 0 &&
+			 b->journal == NULL && !b->no_journal &&
+			 !b->kill_at_end))
+		return 0;
+	fprintf(stderr, "hunch %s: --report, --time-limit, --hypotheses, "
+		"--set, --journal, --no-journal and --kill-at-end need "
+		"--batch\n", cmd);
+	return -1;
+}
+
 static int parse_session(int argc, char **argv, struct session_opts *o,
 			 const char *cmd)
 {
@@ -230,6 +250,13 @@ static int parse_session(int argc, char **argv, struct session_opts *o,
 		{ "seconds", required_argument, NULL, 's' },
 		{ "batch", no_argument, NULL, 'b' },
 		{ "screenshot", required_argument, NULL, 'S' },
+		{ "report", required_argument, NULL, 'r' },
+		{ "time-limit", required_argument, NULL, 'T' },
+		{ "hypotheses", required_argument, NULL, 'H' },
+		{ "set", required_argument, NULL, 'e' },
+		{ "journal", required_argument, NULL, 'j' },
+		{ "no-journal", no_argument, NULL, 'J' },
+		{ "kill-at-end", no_argument, NULL, 'K' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char *end;
@@ -243,6 +270,29 @@ static int parse_session(int argc, char **argv, struct session_opts *o,
 		case 'v': o->verbose = true; break;
 		case 'b': o->batch = true; break;
 		case 'S': o->screenshot = optarg; break;
+		case 'r': o->bo.report = optarg; break;
+		case 'H': o->bo.hypotheses = optarg; break;
+		case 'j': o->bo.journal = optarg; break;
+		case 'J': o->bo.no_journal = true; break;
+		case 'K': o->bo.kill_at_end = true; break;
+		case 'e':
+			if (o->bo.nsets == CLI_BATCH_MAX_SETS) {
+				fprintf(stderr, "hunch %s: too many --set\n",
+					cmd);
+				return -1;
+			}
+			o->bo.sets[o->bo.nsets++] = optarg;
+			break;
+		case 'T':
+			o->bo.time_limit = strtod(optarg, &end);
+			if (*end != '\0' || optarg[0] == '\0' ||
+			    o->bo.time_limit <= 0) {
+				fprintf(stderr, "hunch %s: --time-limit needs "
+					"a number of seconds > 0, got '%s'\n",
+					cmd, optarg);
+				return -1;
+			}
+			break;
 		case 's':
 			o->seconds = strtod(optarg, &end);
 			if (*end != '\0' || o->seconds < 0) {
@@ -256,7 +306,7 @@ static int parse_session(int argc, char **argv, struct session_opts *o,
 			return -1;
 		}
 	}
-	return 0;
+	return check_batch_only(o, cmd);
 }
 
 /* The dashboard's options from the command line's. */
@@ -278,6 +328,48 @@ static const char *base_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
+/* The configuration of a batch search, before anything runs: a usage
+ * error must not leave a half-started program behind. */
+static int batch_config(const struct session_opts *o, struct pc_config **c)
+{
+	if (!o->rtlib) {
+		fprintf(stderr, "hunch: --batch searches with the runtime "
+			"library: drop --no-rtlib\n");
+		return HUNCH_EXIT_USAGE;
+	}
+	return cli_load_config(o->bo.hypotheses, o->bo.sets, o->bo.nsets, c);
+}
+
+/* --batch: the consultant's search instead of the plain session. */
+static int batch_launch(char **argv, const struct session_opts *o)
+{
+	struct src_live_launch lo = {
+		.argv = argv, .stdin_fd = -1, .stdout_fd = -1, .stderr_fd = -1,
+	};
+	struct batch_target t = { .label = o->label, .argv = argv };
+	struct hunch_err err = { 0 };
+	struct pc_config *cfg;
+	struct pc_source *src;
+	int rc = batch_config(o, &cfg);
+
+	if (rc != HUNCH_EXIT_OK)
+		return rc;
+	if ((lo.rtlib = cli_rtlib_path()) == NULL) {
+		pc_config_free(cfg);
+		return HUNCH_EXIT_USAGE;
+	}
+	t.sigfd = open_signalfd();
+	if (src_live_launch(&lo, &src, &err) < 0) {
+		fprintf(stderr, "hunch: %s\n", err.msg);
+		pc_config_free(cfg);
+		return HUNCH_EXIT_TARGET;
+	}
+	t.pid = src_live_pid(src);
+	rc = cli_batch_search(src, cfg, &o->bo, &t);
+	close(t.sigfd);
+	return rc;
+}
+
 static int launch_session(char **argv, const struct session_opts *o)
 {
 	struct session s = { .o = o };
@@ -286,6 +378,8 @@ static int launch_session(char **argv, const struct session_opts *o)
 	};
 	struct hunch_err err = { 0 };
 
+	if (o->batch)
+		return batch_launch(argv, o);
 	if (o->rtlib && (lo.rtlib = cli_rtlib_path()) == NULL)
 		return HUNCH_EXIT_TARGET;
 	if (ui_wanted(o->batch)) {
@@ -308,7 +402,8 @@ static int launch_session(char **argv, const struct session_opts *o)
 
 int cli_run(int argc, char **argv)
 {
-	struct session_opts o = { .rtlib = true, .seconds = -1 };
+	struct session_opts o = { .rtlib = true, .seconds = -1,
+				   .bo.time_limit = -1 };
 
 	if (parse_session(argc, argv, &o, "run") < 0)
 		return HUNCH_EXIT_USAGE;
@@ -339,9 +434,37 @@ static const char *comm_of(pid_t pid)
 	return name;
 }
 
+static int batch_attach(pid_t pid, const struct session_opts *o)
+{
+	struct batch_target t = { .label = o->label, .pid = pid };
+	struct hunch_err err = { 0 };
+	struct pc_config *cfg;
+	struct pc_source *src;
+	const char *rtlib;
+	int rc = batch_config(o, &cfg);
+
+	if (rc != HUNCH_EXIT_OK)
+		return rc;
+	if ((rtlib = cli_rtlib_path()) == NULL) {
+		pc_config_free(cfg);
+		return HUNCH_EXIT_USAGE;
+	}
+	t.sigfd = open_signalfd();
+	if (src_live_attach(pid, rtlib, &src, &err) < 0) {
+		fprintf(stderr, "hunch: %s\n", err.msg);
+		pc_config_free(cfg);
+		return HUNCH_EXIT_TARGET;
+	}
+	t.label = comm_of(pid);
+	rc = cli_batch_search(src, cfg, &o->bo, &t);
+	close(t.sigfd);
+	return rc;
+}
+
 int cli_attach(int argc, char **argv)
 {
-	struct session_opts o = { .rtlib = true, .seconds = 0 };
+	struct session_opts o = { .rtlib = true, .seconds = 0,
+				   .bo.time_limit = -1 };
 	struct session s = { .o = &o };
 	struct hunch_err err = { 0 };
 	const char *rtlib = NULL;
@@ -362,6 +485,8 @@ int cli_attach(int argc, char **argv)
 		return HUNCH_EXIT_USAGE;
 	}
 	o.label = argv[optind];
+	if (o.batch)
+		return batch_attach((pid_t)pid, &o);
 	if (o.rtlib && (rtlib = cli_rtlib_path()) == NULL)
 		return HUNCH_EXIT_TARGET;
 	if (ui_wanted(o.batch)) {
@@ -387,7 +512,7 @@ int cli_demo(int argc, char **argv)
 {
 	struct session_opts o = {
 		.rtlib = true, .where = true, .verbose = true, .seconds = -1,
-		.label = "hunch-demo",
+		.label = "hunch-demo", .bo.time_limit = -1,
 	};
 	const char *demo;
 	char *dargv[] = { NULL, "--seconds", "3", NULL };
@@ -401,6 +526,12 @@ int cli_demo(int argc, char **argv)
 	dargv[0] = (char *)demo;
 	/* The dashboard shows the demo for longer: there is more to see
 	 * than in the printed where axis. */
+	if (o.batch) {
+		dargv[2] = "10";
+		fprintf(stderr, "hunch: no program named; hunting the bundled "
+			"demo (%s --seconds 10)\n", demo);
+		return launch_session(dargv, &o);
+	}
 	if (ui_wanted(o.batch)) {
 		dargv[2] = "10";
 		o.where = o.verbose = false;

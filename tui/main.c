@@ -8,9 +8,9 @@
 void cli_usage(void)
 {
 	fputs(
-"usage: hunch [--batch] [--screenshot F]\n"
-"                                      run the bundled demo and show what\n"
-"                                      hunch sees of it\n"
+"usage: hunch [--batch [batch options]] [--screenshot F]\n"
+"                                      run the bundled demo; with --batch,\n"
+"                                      hunt its bottlenecks and report\n"
 "       hunch run [options] [--] PROGRAM [ARGS...]\n"
 "                                      run PROGRAM under hunch\n"
 "       hunch attach [options] PID     attach to a running process\n"
@@ -34,11 +34,26 @@ void cli_usage(void)
 "  --screenshot F   dashboard: save the last screen as text in F\n"
 "                   (S saves the screen at any time)\n"
 "\n"
+"batch mode (--batch): the Performance Consultant searches the program;\n"
+"progress on stderr, the report on stdout:\n"
+"  --report FILE        also write the report as JSON (docs/report-schema.md)\n"
+"  --time-limit S       stop the search after S seconds\n"
+"  --hypotheses FILE    hypotheses and metrics on top of the defaults\n"
+"  --set NAME=VALUE     set a tunable (repeatable; hunch check --list)\n"
+"  --journal FILE       journal the search there (default: a file in\n"
+"                       $XDG_STATE_HOME/hunch/journals)\n"
+"  --no-journal         no journal\n"
+"  --kill-at-end        kill a launched program when the search stops\n"
+"                       (default: wait for it to finish)\n"
+"\n"
 "On a terminal, run, attach and the demo open the dashboard (? lists\n"
 "its keys); with --batch, or when stdout is not a terminal, they print.\n"
 "\n"
 "exit status: run passes on the program's status (128+N if killed by\n"
 "signal N); otherwise 0 done, 1 usage error, 2 the program could not be\n"
+"run or attached.  With --batch: 0 the search completed (whatever the\n"
+"program's status; the report says how it ended), 1 usage or setup\n"
+"error (options, hypotheses, report file), 2 the program could not be\n"
 "run or attached.\n", stderr);
 }
 

@@ -425,14 +425,14 @@ tap_ok $(screen_all unk | grep -qx 'counter: 20000'; echo $?) "TERM=nosuchterm: 
 tap_ok $(screen_all unk | grep -qx 'RC=0'; echo $?) "TERM=nosuchterm: with its exit status"
 TM kill-session -t unk
 
-# --- --batch on a terminal: the plain session ------------------------------
+# --- --batch on a terminal: batch mode (the search), no dashboard -----------
 new_term bat 100 24
-type_in bat "$HUNCH --batch; $HUNCH run --batch -- $THREADS --threads 2; echo RC=\$?"
-wait_screen bat '^RC=' 20 >/dev/null
-tap_ok $(screen_all bat | grep -q '^hunch: where axis of hunch-demo (pid [0-9]*):$'; echo $?) "--batch: hunch (the demo) prints its where axis, no dashboard"
-tap_ok $(screen_all bat | grep -qx 'demo done'; echo $?) "--batch: and the demo's own output"
+type_in bat "$HUNCH --batch --no-journal --time-limit 2 --kill-at-end; $HUNCH run --batch --no-journal -- $THREADS --threads 2; echo RC=\$?"
+wait_screen bat '^RC=[0-9]' 30 >/dev/null
+tap_ok $(screen_all bat | grep -q '^hunch report: hunch-demo (pid [0-9]*)'; echo $?) "--batch: hunch hunts the demo and prints its report, no dashboard"
+tap_ok $(screen_all bat | grep -q '^hunch: hunch-demo (pid [0-9]*) was killed by signal 9'; echo $?) "--batch: --kill-at-end ends the demo when the search stops"
 tap_ok $(screen_all bat | grep -qx 'counter: 20000'; echo $?) "--batch: run prints the program's output directly"
-tap_ok $(screen_all bat | grep -q '^hunch: .*threads-O2-pie (pid [0-9]*) exited with status 0$'; echo $?) "--batch: and the plain session's last line"
+tap_ok $(screen_all bat | grep -q '^hunch: .*threads-O2-pie (pid [0-9]*) exited with status 0$'; echo $?) "--batch: and how the program ended"
 tap_ok $(screen_all bat | grep -qx 'RC=0'; echo $?) "--batch: exit status 0"
 TM kill-session -t bat
 

@@ -1,0 +1,146 @@
+/*
+ * src_live_cg.c - the static call graph for the live source's `callees`
+ * operation (see src_live_cg.h): direct calls and tail calls found by the
+ * instrumentation parser, each target named by its /Code path.  A call
+ * through the PLT is named by the function it reaches (the same name in
+ * another module), so refinement goes from main into libc's
+ * pthread_mutex_lock rather than stopping at a stub.
+ */
+#include "src_live_cg.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "eng_points.h"
+#include "pc_where.h"
+
+#define MAX_CALLEES 256
+
+static const struct eng_func *find_fn(const struct slcg_module *m,
+				      const char *name)
+{
+	size_t n = eng_image_nfuncs(m->img);
+
+	for (size_t i = 0; i < n; i++) {
+		const struct eng_func *f = eng_image_func(m->img, i);
+
+		if (strcmp(eng_func_display_name(m->img, f), name) == 0)
+			return f;
+	}
+	return NULL;
+}
+
+static void emit(const struct slcg_module *m, const struct eng_func *f,
+		 pc_path_fn fn, void *arg)
+{
+	const char *src = eng_func_source_basename(m->img, f);
+	char path[1024];
+
+	snprintf(path, sizeof(path), "/Code/%s/%s/%s", m->name,
+		 src ? src : PC_UNKNOWN_SRCFILE,
+		 eng_func_display_name(m->img, f));
+	fn(arg, path);
+}
+
+/* "name@plt" -> the function `name` in the first module defining it. */
+static bool emit_plt(const struct slcg_module *mods, size_t nmods,
+		     const char *stub, pc_path_fn fn, void *arg)
+{
+	const char *at = strstr(stub, "@plt");
+	char name[512];
+
+	if (at == NULL || (size_t)(at - stub) >= sizeof(name))
+		return false;
+	memcpy(name, stub, (size_t)(at - stub));
+	name[at - stub] = '\0';
+	for (size_t i = 0; i < nmods; i++) {
+		const struct eng_func *f = mods[i].img ?
+			eng_image_func_by_name(mods[i].img, name) : NULL;
+
+		if (f != NULL) {
+			emit(&mods[i], f, fn, arg);
+			return true;
+		}
+	}
+	return true;  /* a stub whose target is unknown: nothing to name */
+}
+
+static void emit_target(const struct slcg_module *mods, size_t nmods,
+			const struct slcg_module *m, uint64_t target,
+			pc_path_fn fn, void *arg)
+{
+	const struct eng_func *f = eng_image_func_at(m->img, target);
+
+	if (f == NULL)
+		return;
+	if (!emit_plt(mods, nmods, eng_func_display_name(m->img, f), fn, arg))
+		emit(m, f, fn, arg);
+}
+
+/* Split "/Code/<module>/<file>/<function>"; the function may hold '/'. */
+static const struct slcg_module *parse(const struct slcg_module *mods,
+				       size_t nmods, const char *path,
+				       const char **fname)
+{
+	const char *mod, *file, *fnc;
+	size_t ml;
+
+	if (strncmp(path, "/Code/", 6) != 0)
+		return NULL;
+	mod = path + 6;
+	file = strchr(mod, '/');
+	fnc = file ? strchr(file + 1, '/') : NULL;
+	if (fnc == NULL)
+		return NULL;
+	ml = (size_t)(file - mod);
+	*fname = fnc + 1;
+	for (size_t i = 0; i < nmods; i++)
+		if (mods[i].img && strlen(mods[i].name) == ml &&
+		    strncmp(mods[i].name, mod, ml) == 0)
+			return &mods[i];
+	return NULL;
+}
+
+int slcg_callees(struct eng_points_cache *pc, const struct slcg_module *mods,
+		 size_t nmods, const char *path, pc_path_fn fn, void *arg)
+{
+	const struct slcg_module *m;
+	const struct eng_func *f;
+	const struct x86_func *xf;
+	const char *name;
+
+	m = parse(mods, nmods, path, &name);
+	if (m == NULL || (f = find_fn(m, name)) == NULL)
+		return 0;
+	xf = eng_points_of(pc, m->img, f, NULL);
+	if (xf == NULL)
+		return 0;
+	for (size_t i = 0; i < xf->npoints && i < MAX_CALLEES; i++) {
+		const struct x86_point *p = &xf->points[i];
+		bool call = p->kind == X86_PT_CALL ||
+			    (p->kind == X86_PT_EXIT && p->tail_call);
+
+		if (call && !p->indirect && p->target != 0)
+			emit_target(mods, nmods, m, p->target, fn, arg);
+	}
+	return 0;
+}
+
+int slcg_starts(const struct slcg_module *mods, size_t nmods,
+		const char *const *names, size_t nnames, pc_path_fn fn,
+		void *arg)
+{
+	for (size_t k = 0; k < nnames; k++) {
+		for (size_t i = 0; i < nmods; i++) {
+			const struct eng_func *f = mods[i].img ?
+				find_fn(&mods[i], names[k]) : NULL;
+
+			if (f != NULL) {
+				emit(&mods[i], f, fn, arg);
+				break;
+			}
+		}
+	}
+	return 0;
+}

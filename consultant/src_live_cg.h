@@ -1,0 +1,33 @@
+/*
+ * src_live_cg.h - the static call graph behind the live source's
+ * `callees` operation (internal to src_live.c): the consultant refines
+ * /Code down it from main and the thread start functions (Paradyn's
+ * call-graph search), one function at a time, which costs far less than
+ * instrumenting a whole module.
+ */
+#ifndef SRC_LIVE_CG_H
+#define SRC_LIVE_CG_H
+
+#include <stddef.h>
+
+#include "eng_symbols.h"
+#include "pc_source.h"
+
+struct eng_points_cache;
+
+struct slcg_module {
+	const char *name;          /* display name (file basename) */
+	struct eng_image *img;     /* NULL: unreadable, skipped */
+};
+
+/* The callees of the function at `path` ("/Code/<module>/<file>/<fn>"),
+ * each as its /Code path (possibly repeated). */
+int slcg_callees(struct eng_points_cache *pc, const struct slcg_module *mods,
+		 size_t nmods, const char *path, pc_path_fn fn, void *arg);
+/* The /Code paths of the named start functions (first module that has
+ * each). */
+int slcg_starts(const struct slcg_module *mods, size_t nmods,
+		const char *const *names, size_t nnames, pc_path_fn fn,
+		void *arg);
+
+#endif

@@ -1,0 +1,446 @@
+/*
+ * src_live_ops.c - the metric operations of the live source (see
+ * src_live_ops.h).
+ *
+ * Object keys: a focus on /SyncObject/<class>/<name> or /Files/<name>
+ * needs the object's address or descriptor, which only discovery knows;
+ * every object seen is remembered by its resource path for that.
+ */
+#include "src_live_ops.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "eng_inst.h"
+#include "eng_metric.h"
+#include "eng_proc.h"
+#include "eng_sampler.h"
+#include "src_live_metric.h"
+
+/* The sampler's rate until the consultant asks for another. */
+#define DEFAULT_PERIOD_S 0.2
+
+struct slo_inst {
+	pc_src_handle h;
+	uint64_t req;
+	struct eng_minst *mi;    /* NULL: internal (active_threads) */
+	bool internal, live, replied;
+	int status;
+	char *reason;
+	int64_t prev;            /* value at prev_t (ns for timers) */
+	double prev_t;
+	double scale;            /* value units per reported unit */
+};
+
+struct seen_obj {
+	char *path;              /* "/SyncObject/Mutex/x", "/Files/dev/null" */
+	uint64_t key;
+};
+
+struct slo {
+	struct eng_proc *proc;
+	struct eng_sampler *smp;
+	struct eng_inst *in;
+	struct eng_metric *m;
+	const struct pc_config *cfg;
+	uint64_t t0_ns;
+	double period, last_tick;
+	pc_src_handle next_h;
+	struct slo_inst *inst;
+	size_t ninst, capinst;
+	struct pc_src_sample *smpq;
+	size_t nsmp, capsmp;
+	struct seen_obj *seen;
+	size_t nseen;
+};
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void *grow(void *p, size_t *cap, size_t n, size_t elem)
+{
+	if (n < *cap)
+		return p;
+	*cap = *cap ? *cap * 2 : 64;
+	p = realloc(p, *cap * elem);
+	if (p == NULL)
+		abort();
+	return p;
+}
+
+int slo_new(struct eng_proc *p, struct eng_shm *shm,
+	    const struct pc_config *cfg, uint64_t t0_ns, struct slo **out,
+	    struct hunch_err *err)
+{
+	struct slo *o = calloc(1, sizeof(*o));
+	int rc;
+
+	if (o == NULL)
+		return hunch_errf(err, -ENOMEM, "out of memory");
+	o->proc = p;
+	o->cfg = cfg;
+	o->t0_ns = t0_ns;
+	o->period = DEFAULT_PERIOD_S;
+	rc = eng_sampler_create(shm, &o->smp, err);
+	if (rc == 0) {
+		eng_sampler_set_pid(o->smp, eng_proc_pid(p));
+		eng_sampler_set_rate(o->smp, 1.0 / o->period, NULL);
+		rc = eng_inst_create(p, shm, &o->in, err);
+	}
+	if (rc == 0)
+		rc = eng_metric_create(p, o->in, o->smp, NULL, &o->m, err);
+	if (rc < 0) {
+		slo_free(o, !eng_proc_ended(p));
+		return rc;
+	}
+	eng_sampler_tick(o->smp, NULL);
+	o->last_tick = slo_now(o);
+	slo_note_start(o, "main");
+	*out = o;
+	return 0;
+}
+
+/* A start function runs once per thread: left at the predictor's
+ * default rate (1000 calls/s), a timer on main and the thread start
+ * routines looked like a 10% slowdown and CPUbound was never tested. */
+void slo_note_start(struct slo *o, const char *function)
+{
+	if (function != NULL)
+		eng_metric_set_call_rate(o->m, NULL, function, 1.0);
+}
+
+void slo_free(struct slo *o, bool target_alive)
+{
+	if (o == NULL)
+		return;
+	/* Destroying the compiler removes its code (restores the bytes). */
+	(void)target_alive;
+	eng_metric_destroy(o->m);
+	eng_inst_destroy(o->in);
+	eng_sampler_destroy(o->smp);
+	for (size_t i = 0; i < o->ninst; i++)
+		free(o->inst[i].reason);
+	for (size_t i = 0; i < o->nseen; i++)
+		free(o->seen[i].path);
+	free(o->inst);
+	free(o->smpq);
+	free(o->seen);
+	free(o);
+}
+
+double slo_now(const struct slo *o)
+{
+	return (double)(mono_ns() - o->t0_ns) / 1e9;
+}
+
+/* The key of the object a focus names, from what discovery saw. */
+static void resolve(const struct slo *o, const struct pc_src_focus *f,
+		    struct slm_resolved *r)
+{
+	memset(r, 0, sizeof(*r));
+	for (size_t i = 0; i < o->nseen; i++) {
+		if (strcmp(o->seen[i].path, f->path[2]) == 0 ||
+		    strcmp(o->seen[i].path, f->path[3]) == 0) {
+			r->has_key = true;
+			r->key = o->seen[i].key;
+		}
+	}
+}
+
+static int translate(struct slo *o, const char *metric,
+		     const struct pc_src_focus *f, struct slm **out,
+		     struct hunch_err *err)
+{
+	const struct pc_metric_def *md = pc_metric_find(o->cfg, metric);
+	struct slm_resolved r;
+
+	if (md == NULL)
+		return hunch_errf(err, -ENOENT, "no metric %s", metric);
+	resolve(o, f, &r);
+	return slm_translate(o->cfg, md, f, &r, out, err);
+}
+
+static bool is_internal(const struct slo *o, const char *metric)
+{
+	const struct pc_metric_def *md = pc_metric_find(o->cfg, metric);
+
+	return md != NULL && md->type == PC_BASE_INTERNAL;
+}
+
+double slo_predict(struct slo *o, const char *metric,
+		   const struct pc_src_focus *f)
+{
+	struct eng_metric_cost c;
+	struct slm *s;
+	double cost = 0;
+
+	if (is_internal(o, metric))
+		return 0;  /* computed by hunch from what it reads anyway */
+	if (translate(o, metric, f, &s, NULL) < 0)
+		return 0;  /* enable will refuse it with the reason */
+	if (eng_metric_predict(o->m, slm_def(s), slm_focus(s), &c, NULL) == 0)
+		cost = c.slowdown;
+	slm_free(s);
+	return cost;
+}
+
+static struct slo_inst *new_inst(struct slo *o, uint64_t req)
+{
+	struct slo_inst *in;
+
+	o->inst = grow(o->inst, &o->capinst, o->ninst, sizeof(*o->inst));
+	in = &o->inst[o->ninst++];
+	memset(in, 0, sizeof(*in));
+	in->req = req;
+	in->prev_t = slo_now(o);
+	return in;
+}
+
+/* Timers count ns; the consultant wants seconds per second. */
+static double scale_of(const struct pc_metric_def *md)
+{
+	return md->type == PC_BASE_WALL_TIMER ||
+	       md->type == PC_BASE_CPU_TIMER ? 1e9 : 1.0;
+}
+
+int slo_enable(struct slo *o, const char *metric,
+	       const struct pc_src_focus *f, uint64_t req)
+{
+	struct slo_inst *in = new_inst(o, req);
+	struct hunch_err err = { 0 };
+	struct slm *s = NULL;
+
+	in->internal = is_internal(o, metric);
+	if (in->internal && strcmp(metric, "active_threads") != 0) {
+		in->status = -ENOTSUP;
+		in->reason = strdup("internal metric not measured by the "
+				    "live source");
+		return 0;
+	}
+	if (!in->internal) {
+		in->status = translate(o, metric, f, &s, &err);
+		if (in->status == 0)
+			in->status = eng_metric_enable(o->m, slm_def(s),
+						       slm_focus(s), &in->mi,
+						       &err);
+		slm_free(s);
+		if (in->status < 0) {
+			in->reason = strdup(err.msg[0] ? err.msg : "refused");
+			return 0;
+		}
+		in->scale = scale_of(pc_metric_find(o->cfg, metric));
+		/* A shared instance already counts: start from its value. */
+		eng_metric_value(o->m, in->mi, &in->prev);
+	}
+	in->h = ++o->next_h;
+	in->live = true;
+	in->prev_t = slo_now(o);
+	return 0;
+}
+
+void slo_disable(struct slo *o, pc_src_handle h)
+{
+	for (size_t i = 0; i < o->ninst; i++) {
+		struct slo_inst *in = &o->inst[i];
+
+		if (in->h != h || !in->live)
+			continue;
+		in->live = false;
+		if (in->mi != NULL && !eng_proc_ended(o->proc))
+			eng_metric_disable(o->m, in->mi, NULL);
+		in->mi = NULL;
+	}
+}
+
+int slo_poll_replies(struct slo *o, pc_reply_fn fn, void *arg)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < o->ninst; i++) {
+		struct slo_inst *in = &o->inst[i];
+		struct pc_src_reply r = {
+			.req = in->req, .status = in->status,
+			.handle = in->h, .reason = in->reason,
+		};
+
+		if (in->replied)
+			continue;
+		in->replied = true;
+		fn(arg, &r);
+		n++;
+	}
+	return n;
+}
+
+int slo_poll_samples(struct slo *o, pc_sample_fn fn, void *arg)
+{
+	size_t n = o->nsmp;
+
+	for (size_t i = 0; i < n; i++)
+		fn(arg, &o->smpq[i]);
+	o->nsmp = 0;
+	return (int)n;
+}
+
+double slo_observed(const struct slo *o)
+{
+	return eng_sampler_stats(o->smp)->obs_fraction;
+}
+
+void slo_set_period(struct slo *o, double seconds)
+{
+	if (seconds < 0.001)
+		seconds = 0.001;
+	if (eng_sampler_set_rate(o->smp, 1.0 / seconds, NULL) == 0)
+		o->period = seconds;
+}
+
+int slo_due_ms(const struct slo *o)
+{
+	double left = o->last_tick + o->period - slo_now(o);
+
+	return left <= 0 ? 0 : (int)(left * 1000) + 1;
+}
+
+static void push_sample(struct slo *o, const struct pc_src_sample *s)
+{
+	o->smpq = grow(o->smpq, &o->capsmp, o->nsmp, sizeof(*o->smpq));
+	o->smpq[o->nsmp++] = *s;
+}
+
+static void sample_inst(struct slo *o, struct slo_inst *in, double now,
+			double nthreads)
+{
+	struct pc_src_sample s = {
+		.handle = in->h, .t0 = in->prev_t, .t1 = now,
+	};
+	int64_t v;
+
+	if (now - in->prev_t < 1e-6)
+		return;
+	if (in->internal) {
+		s.value = nthreads;
+	} else {
+		if (eng_metric_value(o->m, in->mi, &v) < 0)
+			return;
+		s.value = (double)(v - in->prev) / in->scale /
+			  (now - in->prev_t);
+		in->prev = v;
+	}
+	in->prev_t = now;
+	push_sample(o, &s);
+}
+
+/* Is the thread running or runnable ('R' in /proc/PID/task/TID/stat)?
+ * The state follows the command name, which is in parentheses and may
+ * itself contain spaces and parentheses: take the last ')'. */
+static bool task_running(int pid, const char *tid)
+{
+	char path[320], buf[512], *paren;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%s/stat", pid, tid);
+	f = fopen(path, "r");
+	if (f == NULL)
+		return false;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	paren = strrchr(buf, ')');
+	return paren != NULL && paren[1] == ' ' && paren[2] == 'R';
+}
+
+/* active_threads: the threads running or runnable now, at least one.
+ * Threads blocked in a lock, a read or a sleep are not active: CPUbound
+ * divides CPU time by this, so a program whose one busy thread is
+ * surrounded by waiting ones is CPU bound in that thread (its waits are
+ * the sync and I/O hypotheses' business).  The floor of one keeps a
+ * program that only waits from dividing by zero, so its waits still
+ * count as a whole thread's time. */
+static double active_threads(const struct slo *o)
+{
+	int pid = eng_proc_pid(o->proc), n = 0;
+	char path[64];
+	struct dirent *e;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	d = opendir(path);
+	if (d == NULL)
+		return 1;
+	while ((e = readdir(d)) != NULL)
+		if (e->d_name[0] != '.' && task_running(pid, e->d_name))
+			n++;
+	closedir(d);
+	return n < 1 ? 1 : n;
+}
+
+struct seen_ctx {
+	struct slo *o;
+	pc_disc_fn fn;
+	void *arg;
+};
+
+/* Remember the object's key by path (resolve), and report it. */
+static void on_seen(void *arg, const struct eng_seen *s)
+{
+	struct seen_ctx *c = arg;
+	struct slo *o = c->o;
+	bool file = s->cls == ENG_SEEN_FILE;
+	const char *name = file && s->name[0] == '/' ? s->name + 1 : s->name;
+	struct pc_discovery d = {
+		.kind = file ? PC_DISC_FILE : PC_DISC_SYNCOBJ,
+		.sync_class = file ? NULL : s->class_name,
+		.name = s->name, .addr = s->value,
+		.pid = eng_proc_pid(o->proc),
+	};
+	char path[600];
+
+	if (file)
+		snprintf(path, sizeof(path), "/Files/%s", name);
+	else
+		snprintf(path, sizeof(path), "/SyncObject/%s/%s",
+			 s->class_name, name);
+	o->seen = realloc(o->seen, (o->nseen + 1) * sizeof(*o->seen));
+	if (o->seen == NULL)
+		abort();
+	o->seen[o->nseen].path = strdup(path);
+	o->seen[o->nseen++].key = s->value;
+	c->fn(c->arg, &d);
+}
+
+void slo_tick(struct slo *o, pc_disc_fn fn, void *arg)
+{
+	struct seen_ctx c = { .o = o, .fn = fn, .arg = arg };
+	double now, nthreads;
+
+	if (slo_due_ms(o) > 0 || eng_proc_ended(o->proc))
+		return;
+	eng_sampler_tick(o->smp, NULL);
+	now = slo_now(o);
+	o->last_tick = now;
+	nthreads = active_threads(o);
+	for (size_t i = 0; i < o->ninst; i++)
+		if (o->inst[i].live)
+			sample_inst(o, &o->inst[i], now, nthreads);
+	eng_metric_poll_seen(o->m, on_seen, &c);
+}
+
+size_t slo_ninstances(const struct slo *o)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < o->ninst; i++)
+		n += o->inst[i].live && !o->inst[i].internal;
+	return n;
+}

@@ -1,0 +1,125 @@
+#!/bin/bash
+# test-batch.sh - batch mode end to end: `hunch run --batch` hunts the
+# bundled demo (exit 0, text report on stdout, JSON report that names what
+# the search truly finds, the program's own output unchanged), attach
+# --batch, the demo hunt with no program, the journal, and the exit
+# statuses of usage errors (1) and targets that cannot run (2).
+. "$HUNCH_SOURCE_ROOT/tests/lib.sh"
+DEMO=$TARGETS_DIR/hunch-demo
+TMP=$(mktemp -d)
+trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$TMP"' EXIT
+export XDG_STATE_HOME=$TMP/state   # default journals land here
+
+# The program's output: hunch's stdout up to its report.
+program_part() { sed '/^hunch report: /,$d' "$1"; }
+
+# --- run --batch on the demo -------------------------------------------------
+"$DEMO" --seconds 1 > "$TMP/direct.out"
+"$HUNCH" run --batch --time-limit 8 --report "$TMP/r.json" -- \
+	"$DEMO" --seconds 10 > "$TMP/run.out" 2> "$TMP/run.err"
+rc=$?
+tap_eq "$rc" 0 "run --batch on the demo: exit 0"
+tap_ok $(jq -e . "$TMP/r.json" > /dev/null; echo $?) "the report is valid JSON"
+# The demo prints its configuration, so compare with the same --seconds.
+sed 's/demo: 1 seconds/demo: 10 seconds/' "$TMP/direct.out" > "$TMP/want.out"
+tap_ok $(program_part "$TMP/run.out" | cmp -s - "$TMP/want.out"; echo $?) \
+	"the program's own output is byte-identical to running it directly"
+tap_ok $(grep -q '^hunch report: ' "$TMP/run.out"; echo $?) \
+	"the text report is on stdout"
+tap_ok $(grep -q 'search time limit' "$TMP/run.err"; echo $?) \
+	"progress on stderr ends with the time limit"
+tap_ok $(grep -q 'tested true for' "$TMP/run.err"; echo $?) \
+	"conclusions appear on stderr as they happen"
+tap_ok $(grep -q 'experiments active.*cost' "$TMP/run.err"; echo $?) \
+	"progress lines report cost"
+tap_eq "$(jq -r '.result' "$TMP/r.json")" "bottlenecks found" \
+	"the report's result: bottlenecks found"
+tap_eq "$(jq -r '.end.stop' "$TMP/r.json")" "time limit" \
+	"the report says the time limit stopped the search"
+# What the search truly finds on the demo within 8 s: the contended
+# mutex.  (CPUbound is not found: see tests/e2e/README.md.)
+# How deep the search gets in 8 s depends on the machine's load (the
+# values move with it): always the sync hypothesis (README.md).
+tap_ok $(jq -e '[.bottlenecks[] | select(.hypothesis ==
+	"ExcessiveSyncWaitingTime")] | length > 0' "$TMP/r.json" \
+	> /dev/null; echo $?) "bottleneck: ExcessiveSyncWaitingTime"
+# Not asserted (load-dependent): in most runs here it is refined to
+# demo_worker and demo_lock within 8 s; under a load of ~7 on 2 CPUs some
+# runs end with the refinements still running.
+tap_diag "refined bottlenecks: $(jq -c '[.bottlenecks[] | select(.focus !=
+	["/Code", "/Process", "/SyncObject", "/Files"]) | .focus]' \
+	"$TMP/r.json")"
+# (Values are not compared with thresholds: with hysteresis a true node
+# may end just under its threshold, and a shed one has no value.)
+tap_ok $(jq -e '[.bottlenecks[] | .chain | length > 0]
+	| all' "$TMP/r.json" > /dev/null; echo $?) \
+	"every bottleneck has its chain"
+# Observed cost may pass the limit for a sample before shedding brings it
+# back: bound the peak at twice the limit.
+tap_ok $(jq -e '.cost.peak_observed <= 2 * .cost.limit and
+	.cost.experiments_run > 0' "$TMP/r.json" > /dev/null; echo $?) \
+	"observed cost stayed near the limit (peak $(jq .cost.peak_observed \
+	"$TMP/r.json"), limit $(jq .cost.limit "$TMP/r.json"))"
+tap_eq "$(ls "$TMP/state/hunch/journals" 2>/dev/null | wc -l)" 1 \
+	"a journal is written by default (XDG state directory)"
+jq -c '.bottlenecks[] | [.hypothesis, .focus, .value]' "$TMP/r.json" |
+	while read -r b; do tap_diag "bottleneck $b"; done
+
+# --- the bundled demo with no program -------------------------------------------
+"$HUNCH" --batch --no-journal --time-limit 3 --kill-at-end \
+	> "$TMP/demo.out" 2> "$TMP/demo.err"
+tap_eq $? 0 "hunch --batch (the demo): exit 0"
+tap_ok $(grep -q 'hunting the bundled demo' "$TMP/demo.err"; echo $?) \
+	"it says it hunts the bundled demo"
+tap_ok $(grep -q '^hunch report: ' "$TMP/demo.out"; echo $?) \
+	"and prints its report"
+tap_ok $(grep -q 'killed by signal 9' "$TMP/demo.err"; echo $?) \
+	"--kill-at-end kills the demo when the search stops"
+
+# --- attach --batch ----------------------------------------------------------------
+"$DEMO" --seconds 5 > "$TMP/att-demo.out" &
+dpid=$!
+sleep 0.3
+"$HUNCH" attach --batch --journal "$TMP/j.jsonl" --time-limit 2 \
+	--report "$TMP/a.json" "$dpid" > "$TMP/att.out" 2> "$TMP/att.err"
+tap_eq $? 0 "attach --batch: exit 0"
+tap_ok $(grep -q "detached from .*which runs on" "$TMP/att.err"; echo $?) \
+	"the attached program is detached and runs on"
+wait "$dpid"
+tap_eq $? 0 "the attached demo finishes by itself with status 0"
+tap_ok $(grep -qx 'demo done' "$TMP/att-demo.out"; echo $?) \
+	"and prints its own output"
+tap_ok $(jq -e '.target' "$TMP/a.json" > /dev/null; echo $?) \
+	"attach --batch --report writes the JSON report"
+tap_ok $([ -s "$TMP/j.jsonl" ] && head -1 "$TMP/j.jsonl" | jq -e . \
+	> /dev/null; echo $?) "--journal FILE writes the journal there"
+
+# --- usage errors: exit 1 ------------------------------------------------------------
+usage() {  # usage MESSAGE-REGEX NAME ARGS...
+	local re=$1 name=$2
+	shift 2
+	"$HUNCH" "$@" > "$TMP/u.out" 2> "$TMP/u.err"
+	tap_eq $? 1 "$name: exit 1"
+	tap_ok $(grep -qE "$re" "$TMP/u.err"; echo $?) "$name: message"
+}
+usage 'name the program' "run --batch without a program" run --batch
+usage 'time-limit needs a number' "--time-limit abc" \
+	run --batch --time-limit abc -- "$DEMO"
+usage 'need --batch' "--report without --batch" \
+	run --report x.json -- "$DEMO"
+usage 'nosuchtunable' "--set of an unknown tunable" \
+	run --batch --no-journal --set nosuchtunable=1 -- "$DEMO"
+usage 'nonexistent' "--hypotheses of a missing file" \
+	run --batch --no-journal --hypotheses "$TMP/nonexistent.json" -- "$DEMO"
+usage 'drop --no-rtlib' "--batch with --no-rtlib" \
+	run --batch --no-rtlib -- "$DEMO"
+
+# --- targets that cannot be run or attached: exit 2 ------------------------------
+"$HUNCH" run --batch --no-journal -- "$TMP/no-such-program" \
+	> /dev/null 2> "$TMP/m.err"
+tap_eq $? 2 "run --batch of a missing program: exit 2"
+tap_ok $(grep -q 'no-such-program' "$TMP/m.err"; echo $?) \
+	"and the message names it"
+"$HUNCH" attach --batch --no-journal 999999 > /dev/null 2> "$TMP/p.err"
+tap_eq $? 2 "attach --batch to a process that does not exist: exit 2"
+tap_done
