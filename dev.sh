@@ -1,7 +1,8 @@
 #!/bin/bash
 # dev.sh - set up, build and run hunch on a Debian 12 machine.
 #
-#   ./dev.sh demo    install what is missing, build, run hunch on the demo
+#   ./dev.sh demo    install what is missing, build, hunt the demo's
+#                    bottlenecks (hunch --batch; extra arguments go to hunch)
 #   ./dev.sh test    install what is missing, build, run the whole test suite
 #   ./dev.sh bench   install what is missing, build, run the benchmarks
 #   ./dev.sh build   install what is missing and build only
@@ -64,7 +65,11 @@ run_tests() {
 }
 
 case "${1:-demo}" in
-demo)  build; shift || true; exec "$BUILD/hunch" "$@" ;;
+demo)  build; shift || true
+       # hunch's main job: a batch hunt of the bundled demo.  Arguments,
+       # if any, replace --batch (e.g. ./dev.sh demo run -- ./myprog).
+       [ $# -eq 0 ] && set -- --batch
+       exec "$BUILD/hunch" "$@" ;;
 test)  build; shift; run_tests "$@" ;;
 bench) install_missing "${BENCH_PACKAGES[@]}"; build; shift
        exec bench/run-all.sh "$BUILD" "$@" ;;
