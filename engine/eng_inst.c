@@ -415,6 +415,7 @@ int eng_inst_add(struct eng_inst *in, const struct eng_inst_point *pt,
 	r->prepend = prepend;
 	r->point = pi;
 	r->site = pt->addr;
+	r->linked = false;
 	r->state = ENG_REQ_PENDING;
 	*id = (uint32_t)++in->nreq;
 	return 0;

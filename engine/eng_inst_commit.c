@@ -50,12 +50,19 @@ static uint32_t cost_native(const struct eng_inst *in, unsigned ns)
 
 /* Rewrite the jumps of a site's chain: slot -> mini0 -> ... -> BACK,
  * and the observed cost of one pass. */
+/* Write the jumps of one site's chain: base slot -> minis -> back.
+ * With only_new, write just the jumps whose source nothing can reach
+ * yet (a mini not linked before, or a base whose patch is not written),
+ * so that they can be flushed before any live jump leads to them: if
+ * hunch dies between two region writes, no live code may jump into a
+ * mini whose tail is not written yet. */
 static int relink_site(struct eng_inst *in, struct ipoint *ip, size_t s,
-		       struct hunch_err *err)
+		       bool only_new, struct hunch_err *err)
 {
 	const struct x86_site *st = &ip->b.site[s];
 	uint64_t back = ip->base + st->back_off;
 	uint64_t from = ip->base + st->slot_off;
+	bool src_new = !ip->patched;
 	unsigned ns = BASE_COST_NS;
 	uint8_t j[5];
 	uint32_t cost;
@@ -65,25 +72,32 @@ static int relink_site(struct eng_inst *in, struct ipoint *ip, size_t s,
 		struct request *r = inst_req_get(in, ip->ch[s].id[i]);
 
 		x86_jmp5_bytes(j, from, r->mini);
-		if ((rc = inst_tmem(in, from, j, 5, err)) < 0)
+		if ((!only_new || src_new) &&
+		    (rc = inst_tmem(in, from, j, 5, err)) < 0)
 			return rc;
 		from = r->mini + r->code_len;
+		src_new = !r->linked;
 		ns += r->cost_ns;
 	}
 	x86_jmp5_bytes(j, from, back);
-	if ((rc = inst_tmem(in, from, j, 5, err)) < 0)
+	if ((!only_new || src_new) && (rc = inst_tmem(in, from, j, 5, err)) < 0)
 		return rc;
+	if (only_new && ip->patched)
+		return 0;
 	cost = cost_native(in, ns);
 	return inst_tmem(in, ip->base + st->cost_off, &cost, 4, err);
 }
 
-static int relink(struct eng_inst *in, struct ipoint *ip,
+static int relink(struct eng_inst *in, struct ipoint *ip, bool only_new,
 		  struct hunch_err *err)
 {
 	int rc = 0;
 
 	for (size_t s = 0; s < ip->nsite && rc == 0; s++)
-		rc = relink_site(in, ip, s, err);
+		rc = relink_site(in, ip, s, only_new, err);
+	for (size_t s = 0; !only_new && rc == 0 && s < ip->nsite; s++)
+		for (size_t i = 0; i < ip->ch[s].n; i++)
+			inst_req_get(in, ip->ch[s].id[i])->linked = true;
 	return rc;
 }
 
@@ -434,6 +448,21 @@ static int apply_points(struct eng_inst *in, struct commit *c,
 {
 	int rc;
 
+	/* New code and the jumps inside it first, flushed before anything
+	 * live is changed to lead there (see relink_site). */
+	for (size_t k = 0; k < c->ndirty; k++) {
+		struct ipoint *ip = &in->pts[c->dirty[k]];
+
+		if (!ip->active || inst_point_minis(ip) == 0)
+			continue;
+		if (c->newbase[k] != NULL &&
+		    (rc = inst_tmem(in, ip->base, c->newbase[k], ip->b.len, err)) < 0)
+			return rc;
+		if ((rc = relink(in, ip, true, err)) < 0)
+			return rc;
+	}
+	if ((rc = eng_codemem_flush(in->mem, &in->st.writes, err)) < 0)
+		return rc;
 	for (size_t k = 0; k < c->ndirty; k++) {
 		struct ipoint *ip = &in->pts[c->dirty[k]];
 
@@ -450,10 +479,7 @@ static int apply_points(struct eng_inst *in, struct commit *c,
 			ip->rebuild = false;
 			continue;
 		}
-		if (c->newbase[k] != NULL &&
-		    (rc = inst_tmem(in, ip->base, c->newbase[k], ip->b.len, err)) < 0)
-			return rc;
-		if ((rc = relink(in, ip, err)) < 0)
+		if ((rc = relink(in, ip, false, err)) < 0)
 			return rc;
 	}
 	/* trap entries before their int3s, all code before any PC or
