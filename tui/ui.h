@@ -26,6 +26,9 @@
 #include "pc_resource.h"
 #include "src_live.h"
 
+struct pc_consult;
+struct ui_replay;
+
 /* The panes, in the order of their number keys (1..6). */
 enum ui_pane {
 	UI_PANE_SEARCH,
@@ -169,6 +172,12 @@ struct ui {
 	double t0, t_end;           /* monotonic seconds; t_end when it ended */
 	int shown_second;           /* elapsed second on screen */
 	struct ui_search_status search;
+	/* The search this dashboard shows: made in ui_session.c for a live
+	 * session (over the live source) and in ui_replay.c for a replay
+	 * (over the replay source); NULL until it starts.  Panes read it and
+	 * never call the engine (tui/README.md, "Hooks"). */
+	struct pc_consult *pc;
+	struct ui_replay *replay;   /* NULL on a live session (ui_replay.c) */
 	struct ui_where where;
 	struct ui_log log;
 	pc_res_id focus[4];         /* per hierarchy (Code, Process, ...) */
@@ -207,6 +216,10 @@ struct ui_pane_ops {
 extern const struct ui_pane_ops ui_where_pane, ui_log_pane;
 extern const struct ui_pane_ops ui_search_slot, ui_hist_slot;
 extern const struct ui_pane_ops ui_tunables_slot, ui_hyp_slot;
+/* The consultant's panes, each taking its slot's place in ui_layout.c:
+ * ui_search.c, ui_hist.c, ui_tunables.c, ui_hyp.c. */
+extern const struct ui_pane_ops ui_search_pane, ui_hist_pane;
+extern const struct ui_pane_ops ui_tunables_pane, ui_hyp_pane;
 
 /* ui_layout.c */
 const struct ui_pane_ops *ui_pane_ops(enum ui_pane p);
