@@ -8,10 +8,14 @@
  * legend gains points as the search ticks; braille dots in UTF-8 and the
  * curve's letter in ASCII; `x` starts an experiment by hand; a tunable
  * edited live (out of range refused with the range, a threshold applied
- * and shown in the Hypotheses pane); the why axis as loaded.
+ * and shown in the Hypotheses pane); the why axis as loaded; `e` with
+ * $EDITOR scripts: an error shown with file, line and column and the
+ * search unchanged, the fix applied (a new hypothesis in the search), a
+ * second error dropped with `x` (the file as it was).
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "pc_steer.h"
@@ -149,6 +153,22 @@ static void test_enable_metric(void)
 	SEEN("CPUs   \xe2\x94\x82", "and the units");
 }
 
+/* A phase started at 1.8 s: its start is marked on the time axis; `p`
+ * shows the phase's own histograms, which start with it. */
+static void test_phase(void)
+{
+	pc_consult_phase_start(w->pc, "second");
+	tick(2.6);
+	keys("3");
+	SEEN("P1", "the current phase's start is marked P1");
+	keys("p");
+	LINE(" current phase, buckets of 0.2s", "p: the current phase");
+	LINE(">a cpu_inclusive /Code/demo/demo.c/work  0.75 CPUs, 4 pts",
+	     "its histogram holds the phase's 4 points");
+	SEEN(" 1.8s ", "and its time axis starts at the phase (1.8 s)");
+	keys("p");
+}
+
 static void test_ascii(void)
 {
 	bool has_a = false;
@@ -176,10 +196,10 @@ static void test_experiment(void)
 	keys("\n");
 	SEEN("CPUbound" AT(F_WORK) " started by hand",
 	     "Enter starts CPUbound there (hint line)");
-	tap_ok(world_node(w, 0, "CPUbound", AT(F_WORK)) != NULL,
-	       "the node is in the search");
-	tick(3.0);
-	TRACE_IS(w, 0, "CPUbound", AT(F_WORK), "queued pending active true");
+	tap_ok(world_node(w, 1, "CPUbound", AT(F_WORK)) != NULL,
+	       "the node is in the running search (phase 1's)");
+	tick(4.0);
+	TRACE_IS(w, 1, "CPUbound", AT(F_WORK), "queued pending active true");
 }
 
 static void test_tunables(void)
@@ -222,6 +242,111 @@ static void test_hypotheses(void)
 	     "and the threshold's current value");
 }
 
+static char dir[] = "/tmp/hunch-test-panes-d-XXXXXX";
+
+static void write_script(const char *name, const char *sed)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	fprintf(f, "#!/bin/sh\nsed -i '%s' \"$1\"\n", sed);
+	fclose(f);
+	chmod(path, 0755);
+}
+
+static void use_editor(const char *name)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	setenv("EDITOR", path, 1);
+}
+
+/* " FILE:LINE:COL:" of the "threshold" key on HotLoop's line. */
+static void where_error(const char *file, char *buf, size_t len)
+{
+	FILE *f = fopen(file, "r");
+	char line[1024];
+	int n = 0;
+
+	snprintf(buf, len, "(no HotLoop in %s)", file);
+	while (f && fgets(line, sizeof(line), f)) {
+		n++;
+		if (strstr(line, "\"HotLoop\"") && strstr(line, "\"threshold\""))
+			snprintf(buf, len, " %s:%d:%d:", file, n,
+				 (int)(strstr(line, "\"threshold\"") - line + 1));
+	}
+	if (f)
+		fclose(f);
+}
+
+/* `e` with an editor that breaks the file, then one that fixes it;
+ * then a break dropped with `x`. */
+static void test_edit(void)
+{
+	char file[512], want[1024], msg[700];
+	char *before;
+	FILE *f;
+
+	setenv("XDG_CONFIG_HOME", dir, 1);
+	unsetenv("VISUAL");
+	snprintf(file, sizeof(file), "%s/hunch/hypotheses.json", dir);
+	write_script("bad.sh", "s/^  \"hypotheses\": {$/  \"hypotheses\": {\\n"
+		     "    \"HotLoop\": { \"parent\": \"topLevelHypothesis\", "
+		     "\"description\": \"x\", \"metric\": \"cpu_inclusive\", "
+		     "\"threshold\": \"PC_CPUThreshld\", \"compare\": \"gt\" },/");
+	write_script("fix.sh", "s/PC_CPUThreshld/PC_CPUThreshold/");
+	use_editor("bad.sh");
+	keys("5e");
+	LINE(" 1 error: the search is unchanged. e edits again, x drops the "
+	     "change.", "a broken edit is not applied");
+	where_error(file, want, sizeof(want));
+	LINE(want, "the error names file, line and column:%s", want);
+	LINE(" $.hypotheses.HotLoop.threshold: unknown tunable "
+	     "\"PC_CPUThreshld\"; expected a", "then the JSON path and what "
+	     "is wrong");
+	tap_eq(pc_hypo_find(w->cfg, "HotLoop"), -1, "the search is unchanged");
+	use_editor("fix.sh");
+	keys("e");
+	snprintf(msg, sizeof(msg), " applied %s: 1 new hypothesis", file);
+	LINE(msg, "the fixed file is applied");
+	LINE("   HotLoop  cpu_inclusive > PC_CPUThreshold = 0.8",
+	     "HotLoop is on the why axis, with the live threshold kept");
+	tap_ok(world_node(w, 1, "HotLoop", TOP) != NULL,
+	       "and in the running search");
+	f = fopen(file, "r");
+	before = NULL;
+	if (f) {
+		size_t n = 0;
+
+		if (getdelim(&before, &n, '\0', f) < 0)
+			before = NULL;
+		fclose(f);
+	}
+	write_script("bad2.sh", "s/\"HotLoop\": {/\"HotLoop\": {{/");
+	use_editor("bad2.sh");
+	keys("e");
+	SEEN("error", "a second broken edit is listed");
+	keys("x");
+	SEEN(" change dropped: /tmp/hunch-test-panes-d-", "x drops it");
+	{
+		char *after = NULL;
+		size_t n = 0;
+
+		f = fopen(file, "r");
+		if (f && getdelim(&after, &n, '\0', f) < 0)
+			after = NULL;
+		if (f)
+			fclose(f);
+		tap_ok(before && after && strcmp(before, after) == 0,
+		       "the file is back as it was before the broken edit");
+		free(after);
+	}
+	free(before);
+}
+
 int main(void)
 {
 	int fd = mkstemp(shot_path);
@@ -232,10 +357,13 @@ int main(void)
 	setenv("LC_ALL", "C.UTF-8", 1);   /* braille needs UTF-8 */
 	setup();
 	test_enable_metric();
+	test_phase();
 	test_ascii();
 	test_experiment();
 	test_tunables();
 	test_hypotheses();
+	if (mkdtemp(dir) != NULL)
+		test_edit();
 	ui_screen_end(&u);
 	unlink(shot_path);
 	return tap_done();
