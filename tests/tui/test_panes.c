@@ -187,6 +187,22 @@ static void test_ascii(void)
 	ui_layout(&u);
 }
 
+/* 160x44: the where axis on the left, the histograms on the right. */
+static void test_wide(void)
+{
+	resize_term(44, 160);
+	u.rows = 44;
+	u.cols = 160;
+	ui_layout(&u);
+	keys("3");
+	SEEN("\xe2\x94\x82>a cpu_inclusive /Code/demo/demo.c/work  0.75 CPUs, ",
+	     "wide: the legend beside the where axis");
+	resize_term(24, 80);
+	u.rows = 24;
+	u.cols = 80;
+	ui_layout(&u);
+}
+
 static void test_experiment(void)
 {
 	keys("2");
@@ -359,6 +375,7 @@ int main(void)
 	test_enable_metric();
 	test_phase();
 	test_ascii();
+	test_wide();
 	test_experiment();
 	test_tunables();
 	test_hypotheses();
