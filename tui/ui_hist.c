@@ -44,6 +44,12 @@ static void sync_pc(const struct ui *u)
 	}
 }
 
+void ui_hist_tick(struct ui *u)
+{
+	if (hs.n > 0 && hs.pc == u->pc)
+		u->dirty |= UI_D_PANE(UI_PANE_HIST);
+}
+
 int ui_hist_count(void)
 {
 	return hs.n;

@@ -18,6 +18,8 @@
 /* Enable `metric` on `f` and add its curve to the histogram pane.
  * Returns 0, or -1 with the reason in the hint line. */
 int ui_hist_add(struct ui *u, const char *metric, const struct pc_focus *f);
+/* After each consultant tick: the curves gained data. */
+void ui_hist_tick(struct ui *u);
 /* Curves shown (tests). */
 int ui_hist_count(void);
 
