@@ -158,26 +158,6 @@ static double nice_ceil(double v)
 	return 10 * p;
 }
 
-/* The focus as the user chose it: the constrained hierarchies only. */
-static void short_focus(const struct ui *u, const struct pc_focus *f,
-			char *buf, size_t len)
-{
-	size_t off = 0;
-
-	buf[0] = '\0';
-	for (int k = 0; k < PC_NHIER; k++) {
-		const struct pc_res *r = pc_res_get(u->tree, f->r[k]);
-
-		if (r == NULL || r->kind == PC_RES_HIERARCHY ||
-		    r->kind == PC_RES_ROOT)
-			continue;
-		off += (size_t)snprintf(buf + off, off < len ? len - off : 0,
-					"%s%s", off ? "," : "", r->path);
-	}
-	if (buf[0] == '\0')
-		snprintf(buf, len, "whole program");
-}
-
 static const char *units_of(const struct ui *u, const struct pc_minst *m)
 {
 	const struct pc_metric_def *d = pc_metric_find(u->pc->cfg, m->metric);
@@ -191,7 +171,7 @@ static void legend_line(struct ui *u, const struct ui_rect *r, int y, int i)
 	char focus[256], line[512], val[64];
 	double v = last_rate(hist_of(m));
 
-	short_focus(u, &m->focus, focus, sizeof(focus));
+	ui_focus_short(u, &m->focus, focus, sizeof(focus));
 	if (m->state == PC_MI_PENDING)
 		snprintf(val, sizeof(val), "enabling");
 	else if (m->state == PC_MI_FAILED)

@@ -1,11 +1,12 @@
 /*
  * ui_line.c - small pieces the consultant's panes share: a one-line
- * prompt inside a pane (a tunable's new value, a choice) and word
- * wrapping into a rectangle.
+ * prompt inside a pane (a tunable's new value, a choice), word
+ * wrapping into a rectangle, and a focus as short as it can be said.
  */
 #include "ui.h"
 #include "ui_panes.h"
 
+#include <stdio.h>
 #include <string.h>
 
 int ui_line_key(struct ui_line *l, int key)
@@ -55,4 +56,24 @@ bool ui_wrap(struct ui *u, const struct ui_rect *r, int *y, int indent,
 			s++;
 	}
 	return true;
+}
+
+/* The focus as the user chose it: the constrained hierarchies only. */
+void ui_focus_short(const struct ui *u, const struct pc_focus *f, char *buf,
+		    size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (int k = 0; k < PC_NHIER; k++) {
+		const struct pc_res *r = pc_res_get(u->tree, f->r[k]);
+
+		if (r == NULL || r->kind == PC_RES_HIERARCHY ||
+		    r->kind == PC_RES_ROOT)
+			continue;
+		off += (size_t)snprintf(buf + off, off < len ? len - off : 0,
+					"%s%s", off ? "," : "", r->path);
+	}
+	if (buf[0] == '\0')
+		snprintf(buf, len, "whole program");
 }

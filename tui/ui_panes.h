@@ -44,6 +44,11 @@ int ui_line_key(struct ui_line *l, int key);
  * Returns the editor's exit status, or -1 with the reason in `err`. */
 int ui_editor_run(struct ui *u, const char *path, char *err, size_t len);
 
+/* The focus by its constrained hierarchies only ("/Code/m/f.c/fn",
+ * "/Code/m/f.c/fn,/Process/42"), "whole program" when none is. */
+void ui_focus_short(const struct ui *u, const struct pc_focus *f, char *buf,
+		    size_t len);
+
 /* Word-wrap `s` into the rectangle from row *y (indented by `indent`);
  * returns false once the rectangle is full. */
 bool ui_wrap(struct ui *u, const struct ui_rect *r, int *y, int indent,

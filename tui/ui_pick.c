@@ -93,15 +93,15 @@ void ui_pick_start(struct ui *u, int key)
 
 void ui_pick_draw(struct ui *u, const struct ui_rect *r)
 {
-	char buf[512], focus[512];
+	char buf[600], focus[512];
 	struct pc_focus f;
 	size_t n = nitems(u), page = r->h > 2 ? (size_t)r->h - 2 : 1;
 	int y = r->y;
 
 	focus_of(u, &f);
+	ui_focus_short(u, &f, focus, sizeof(focus));
 	snprintf(buf, sizeof(buf), "%s on %s:", pk.kind == PICK_METRIC ?
-		 "Enable a metric" : "Start an experiment",
-		 pc_focus_name(u->tree, &f, focus, sizeof(focus)));
+		 "Enable a metric" : "Start an experiment", focus);
 	ui_put(u, y++, r->x, r->w, buf, A_BOLD);
 	if (pk.sel < pk.top)
 		pk.top = pk.sel;
@@ -133,13 +133,13 @@ static void start_experiment(struct ui *u, const struct pc_focus *f)
 	char focus[512];
 	bool existed;
 
-	pc_focus_name(u->tree, f, focus, sizeof(focus));
+	ui_focus_short(u, f, focus, sizeof(focus));
 	if (pc_steer_experiment(u->pc, h->name, f, &existed, &e) < 0)
 		ui_note(u, "%s", e.msg);
 	else if (existed)
-		ui_note(u, "%s%s is already in the search", h->name, focus);
+		ui_note(u, "%s on %s is already in the search", h->name, focus);
 	else
-		ui_note(u, "%s%s started by hand", h->name, focus);
+		ui_note(u, "%s on %s started by hand", h->name, focus);
 	u->dirty |= UI_D_PANE(UI_PANE_SEARCH) | UI_D_STATUS;
 }
 
