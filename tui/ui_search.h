@@ -34,8 +34,10 @@ double ui_search_when(const struct pc_node *n);
 void ui_search_focus_short(const struct ui *u, const struct pc_node *n,
 			   char *buf, size_t len);
 
-/* ui_search_detail.c: a node's evidence over the pane's body. */
+/* ui_search_detail.c: a node's evidence over the pane's body; */
+/* `skip`: lines scrolled off the top (j/k); lowered to what the
+ * evidence needs, so that its last line stays on screen. */
 void ui_search_detail_draw(struct ui *u, const struct pc_search *s, int id,
-			   const struct ui_rect *r);
+			   const struct ui_rect *r, int *skip);
 
 #endif

@@ -119,7 +119,7 @@ check_screen demo '^ focus       </Code,/Process,/SyncObject,/Files>$' "detail: 
 check_screen demo '^ value       [0-9.e+-]+   threshold 0\.2 \(PC_SyncThreshold\)$' "detail: value and threshold (0.2, PC_SyncThreshold)"
 check_screen demo '^ hysteresis  [0-9.]+   guess (true|false), held [0-9.]+ s' "detail: hysteresis and how long the guess held"
 check_screen demo '^ time true   since [0-9.]+ s \(for [0-9.]+ s\)$' "detail: time true"
-check_screen demo '^ times       created [0-9.]+ s, started [0-9.]+ s, concluded [0-9.]+ s$' "detail: created, started, concluded"
+check_screen demo '^ times       created [0-9.]+ s, last started [0-9.]+ s, concluded [0-9.]+ s$' "detail: created, last started, concluded"
 check_screen demo '^ cost        estimated [0-9.]+%, charged [0-9.]+%; the search observes' "detail: estimated and observed cost"
 check_screen demo '^ graph       why of topLevelHypothesis whole program; [0-9]+ children$' "detail: where it sits in the graph"
 # An instance exists while the node is tested; shed (over the cost
