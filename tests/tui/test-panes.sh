@@ -107,8 +107,14 @@ cat >"$TMP/fix-editor.sh" <<'EOF'
 #!/bin/sh
 sed -i 's/PC_CPUThreshld/PC_CPUThreshold/' "$1"
 EOF
-chmod +x "$TMP/bad-editor.sh" "$TMP/fix-editor.sh"
-cp "$TMP/bad-editor.sh" "$TMP/editor.sh"
+# an editor that talks to the terminal: it needs it back in cooked mode
+cat >"$TMP/ask-editor.sh" <<'EOF'
+#!/bin/sh
+printf 'ask-editor: %s, Enter leaves it as it is\n' "${1##*/}"
+read answer
+EOF
+chmod +x "$TMP/bad-editor.sh" "$TMP/fix-editor.sh" "$TMP/ask-editor.sh"
+cp "$TMP/ask-editor.sh" "$TMP/editor.sh"
 
 start hp EDITOR="$TMP/editor.sh"
 focus_worker hp
@@ -161,6 +167,14 @@ check_screen hp '^   CPUbound  cpu_inclusive / active_threads@top > PC_CPUThresh
 
 # --- hypotheses edited with $EDITOR ----------------------------------------
 FILE=$TMP/cfg-hp/hunch/hypotheses.json
+keys hp e
+check_screen hp '^ask-editor: hypotheses\.json, Enter leaves it as it is$' "editor: e hands the terminal to \$EDITOR on the user's file"
+tap_ok $(screen hp | grep -q '^ hunch-demo  pid'; [ $? -ne 0 ]; echo $?) "editor: the dashboard is off the screen meanwhile"
+keys hp Enter
+check_screen hp '^ hunch-demo  pid [0-9]+  running' "editor: Enter (a cooked-mode read) ends it and the dashboard is back"
+check_screen hp "^ $FILE is unchanged$" "editor: an unchanged file is not reloaded"
+fits hp 80 24 "editor: the screen after the editor"
+cp "$TMP/bad-editor.sh" "$TMP/editor.sh"
 keys hp e
 check_screen hp '^ 1 error: the search is unchanged\. e edits again, x drops the change\.$' "hypotheses: the edit with an error is not applied"
 line=$(grep -n '"HotLoop"' "$FILE" | cut -d: -f1)
