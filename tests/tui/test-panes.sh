@@ -206,8 +206,8 @@ focus_worker ascii; sync_wait ascii
 wait_screen ascii "$LEGEND" 10 >/dev/null
 sleep 1
 tap_eq "$(screen ascii | LC_ALL=C grep -c $'[\x80-\xff]')" 0 "LANG=C: no byte >= 0x80 on the histogram screen"
-tap_ok $(screen ascii | grep -Eq '^.{7}\|.*a'; echo $?) "LANG=C: the curve is drawn with its letter beside a '|' axis"
-tap_ok $(screen ascii | grep -Eq '^ {8}-{20,}$'; echo $?) "LANG=C: the time axis is '-'"
+tap_ok $(screen ascii | grep -Eq '^.{8}\|.*a'; echo $?) "LANG=C: the curve is drawn with its letter beside a '|' axis"
+tap_ok $(screen ascii | grep -Eq '^ {9}-{20,}$'; echo $?) "LANG=C: the time axis is '-'"
 keys ascii 5
 tap_eq "$(screen ascii | LC_ALL=C grep -c $'[\x80-\xff]')" 0 "LANG=C: the hypotheses pane is ASCII"
 stop ascii "LANG=C"
