@@ -188,7 +188,9 @@ keys hp e
 check_screen hp "^ applied $FILE: 1 new hypothesis$" "hypotheses: the fixed file is applied"
 check_screen hp '^   HotLoop  cpu_inclusive > PC_CPUThreshold = 0\.95$' "hypotheses: HotLoop is on the why axis"
 keys hp 6
-WAIT=20 check_screen hp 'HotLoop (tested|became) (true|false) for <' "search: the new hypothesis is in the search (it concludes)"
+check_screen hp 'Hypotheses reloaded: 8 hypotheses, 1 new\.$' "search: the reload is logged (the 7 shipped hypotheses and HotLoop)"
+keys hp 1; keys hp G
+check_screen hp '^   >[TF?.][*+: ] HotLoop  whole program ' "search: HotLoop is in the Search pane, under the root"
 stop hp "demo"
 
 # --- NO_COLOR, LANG=C, TERM=vt100 ------------------------------------------
