@@ -2,11 +2,12 @@
 # test-panes.sh - the consultant's panes in the real dashboard, in tmux:
 # on the demo, `/` finds demo_worker in the where axis, `f` focuses it,
 # `m` enables sync_wait there and its histogram gains points tick by
-# tick; `x` starts an experiment by hand; a tunable edited live (out of
-# range refused with its range, a threshold applied: the Hypotheses pane
-# and the search's log follow); the hypotheses edited with $EDITOR (a
-# script that introduces an error: the error with its line and column;
-# one that fixes it: the new hypothesis in the search); the screens under
+# tick; `x` starts an experiment by hand (it shows in the Search pane);
+# a tunable edited live (out of range refused with its range, a threshold
+# applied: the Hypotheses pane shows the new value); the hypotheses
+# edited with $EDITOR (one that reads the terminal; a script that
+# introduces an error: the error with its line and column; one that
+# fixes it: the new hypothesis in the Search pane); the screens under
 # NO_COLOR, LANG=C (an ASCII histogram) and TERM=vt100.
 . "$HUNCH_SOURCE_ROOT/tests/lib.sh"
 . "$HUNCH_SOURCE_ROOT/tests/targets/cases.sh"
