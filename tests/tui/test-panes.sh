@@ -188,6 +188,12 @@ check_screen hp "^ applied $FILE: 1 new hypothesis$" "hypotheses: the fixed file
 check_screen hp '^   HotLoop  cpu_inclusive > PC_CPUThreshold = 0\.95$' "hypotheses: HotLoop is on the why axis"
 keys hp 1; keys hp G
 check_screen hp '^   >[TF?.][*+: ] HotLoop  whole program ' "search: HotLoop is in the Search pane, under the root"
+# A phase (P in the Search pane): its start is marked on the time axis,
+# and p shows the phase's own histogram.
+keys hp 1; keys hp P; keys hp 3
+check_screen hp '^ {9}─+P1─*$' "histogram: the current phase's start is marked P1 on the time axis"
+keys hp p
+check_screen hp '^ current phase, buckets of 0\.2s$' "histogram: p shows the current phase's histogram"
 stop hp "demo"
 
 # --- NO_COLOR, LANG=C, TERM=vt100 ------------------------------------------
