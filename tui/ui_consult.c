@@ -35,10 +35,43 @@ static const char *base_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
+/* The search's throttle turns on and off many times a second while the
+ * cost sits at its limit; the status line shows it live, so the log
+ * keeps one such line per THROTTLE_QUIET_S (and says how many it left
+ * out) instead of scrolling everything else away. */
+#define THROTTLE_QUIET_S 10.0
+
+static bool throttle_line(const char *line)
+{
+	const char *msg = strstr(line, ") ");
+
+	msg = msg ? msg + 2 : line;
+	return strncmp(msg, "Search slowed:", 14) == 0 ||
+	       strcmp(msg, "Search resumed.") == 0;
+}
+
 static void on_log(void *arg, double t, const char *line)
 {
+	struct ui_consult *c = arg;
+	double now = ui_now();
+
 	(void)t;
-	ui_log_add(arg, UI_LOG_HUNCH, "%s", line);
+	if (throttle_line(line)) {
+		if (c->throttle_said > 0 &&
+		    now - c->throttle_said < THROTTLE_QUIET_S) {
+			c->throttle_quiet++;
+			return;
+		}
+		c->throttle_said = now;
+		if (c->throttle_quiet > 0) {
+			ui_log_add(c->u, UI_LOG_HUNCH, "%s (and %d such lines "
+				   "in the last %.0f s)", line,
+				   c->throttle_quiet, THROTTLE_QUIET_S);
+			c->throttle_quiet = 0;
+			return;
+		}
+	}
+	ui_log_add(c->u, UI_LOG_HUNCH, "%s", line);
 }
 
 /* The journal, unless --no-journal; one that cannot be opened is a
@@ -76,6 +109,7 @@ void ui_consult_open(struct ui *u, struct ui_consult *c)
 {
 	struct hunch_err err = { 0 };
 
+	c->u = u;
 	c->csrc = u->src;
 	c->search_at = 1e300;  /* ui_session.c: once the program runs */
 	if (c->cfg == NULL)
@@ -90,7 +124,7 @@ void ui_consult_open(struct ui *u, struct ui_consult *c)
 	}
 	open_journal(u, c);
 	u->pc = pc_consult_new(c->cfg, c->csrc, u->tree);
-	pc_consult_set_log(u->pc, on_log, u);
+	pc_consult_set_log(u->pc, on_log, c);
 }
 
 /* --- what the log says about the tree --------------------------------- */

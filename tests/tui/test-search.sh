@@ -255,6 +255,38 @@ tap_eq "$(colours vt)" 0 "TERM=vt100: no colour (it has none)"
 fits vt 80 24 "TERM=vt100"
 end_plain vt "$VPID"
 
+# --- resizes with a paused search: no garbage ----------------------------
+# A paused search evaluates nothing, so the screen holds still and must
+# equal what a full repaint (Ctrl-L) draws; row 1 (the clock) is left out.
+clean_screen() {  # clean_screen NAME TEST-NAME
+	local s=$1 a b i
+	for i in 1 2 3; do
+		a=$(screen "$s" | tail -n +2)
+		keys "$s" C-l
+		sleep 0.4
+		b=$(screen "$s" | tail -n +2)
+		[ "$a" = "$b" ] && break
+	done
+	tap_eq "$a" "$b" "$2: the screen is what a full repaint draws"
+}
+new_term rs 200 60
+type_in rs "cd $TMP && $HUNCH run -- $DEMO --seconds 30; echo RC=\$?"
+WAIT=15 check_screen rs '│   >T[*+: ] ExcessiveSyncWaitingTime  whole program ' "resize: the search at 200x60"
+RSPID=$(pid_on_status rs)
+keys rs 1 p
+check_screen rs '│ Global search: .*, paused$' "resize: paused"
+sleep 1
+clean_screen rs "resize: paused search at 200x60"
+TM resize-window -t rs -x 80 -y 24
+wait_screen rs '^\[1 Search\]' 5 >/dev/null
+fits rs 80 24 "resize to 80x24"
+clean_screen rs "resize: paused search at 80x24"
+TM resize-window -t rs -x 200 -y 60
+sleep 0.5
+fits rs 200 60 "resize back to 200x60"
+clean_screen rs "resize: paused search back at 200x60"
+end_plain rs "$RSPID"
+
 # --- wide: the where axis and the search side by side --------------------
 new_term wide 160 44
 type_in wide "cd $TMP && $HUNCH run -- $DEMO --seconds 30; echo RC=\$?"
