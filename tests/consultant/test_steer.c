@@ -139,11 +139,13 @@ static void test_user_file(void)
 	struct hunch_err e = { 0 };
 	char path[4096], want[4096];
 	char *a, *b;
+	bool made;
 
 	setenv("XDG_CONFIG_HOME", dir, 1);
 	snprintf(want, sizeof(want), "%s/hunch/hypotheses.json", dir);
-	tap_eq(pc_steer_user_file(w->cfg, path, sizeof(path), &e), 0,
+	tap_eq(pc_steer_user_file(w->cfg, path, sizeof(path), &made, &e), 0,
 	       "a user file is found or made");
+	tap_ok(made, "made");
 	tap_str(path, want, "in $XDG_CONFIG_HOME/hunch");
 	a = slurp(path);
 	b = slurp(w->cfg->files[0]);
@@ -151,6 +153,9 @@ static void test_user_file(void)
 	       strlen(a));
 	free(a);
 	free(b);
+	tap_eq(pc_steer_user_file(w->cfg, path, sizeof(path), &made, &e), 0,
+	       "asked again");
+	tap_ok(!made, "the file is there: not made again");
 	world_free(w);
 }
 
