@@ -390,6 +390,32 @@ static void test_edit(void)
 	free(before);
 }
 
+/* A first edit that breaks the file the edit made: x removes the file
+ * (a search of its own, so that the defaults are its only file). */
+static void test_drop_made(void)
+{
+	struct world *w2 = world_new(NULL, NULL);
+	char d2[600], file[700];
+
+	snprintf(d2, sizeof(d2), "%s/second", dir);
+	mkdir(d2, 0755);
+	setenv("XDG_CONFIG_HOME", d2, 1);
+	snprintf(file, sizeof(file), "%s/hunch/hypotheses.json", d2);
+	world_run(w2, 0.4);
+	u.pc = w2->pc;
+	use_editor("bad.sh");
+	keys("5e");
+	LINE(" 1 error: the search is unchanged. e edits again, x drops the "
+	     "change.", "a broken first edit");
+	tap_eq(access(file, F_OK), 0, "the edit made %s", file);
+	keys("x");
+	SEEN(" change dropped: /tmp/hunch-test-panes-d-", "x drops it");
+	tap_ok(access(file, F_OK) < 0, "and removes the file it made");
+	u.pc = w->pc;
+	pc_steer_forget(w2->pc);
+	world_free(w2);
+}
+
 int main(void)
 {
 	int fd = mkstemp(shot_path);
@@ -407,8 +433,10 @@ int main(void)
 	test_experiment();
 	test_tunables();
 	test_hypotheses();
-	if (mkdtemp(dir) != NULL)
+	if (mkdtemp(dir) != NULL) {
 		test_edit();
+		test_drop_made();
+	}
 	ui_screen_end(&u);
 	unlink(shot_path);
 	return tap_done();
