@@ -103,11 +103,34 @@ static void open_journal(struct ui *u, struct ui_consult *c)
 	ui_log_add(u, UI_LOG_HUNCH, "journal %s", c->jpath);
 }
 
+/* The session's consultant, for ui_journal_action (one per process). */
+static struct ui_consult *the_consult;
+
+void ui_journal_action(struct ui *u, const char *action, const char *name,
+		       int phase)
+{
+	struct ui_consult *c = the_consult;
+	json_t *o;
+
+	if (c == NULL || c->jw == NULL || c->u != u)
+		return;
+	o = json_pack("{s:s}", "action", action);
+	if (o == NULL)
+		return;
+	if (name != NULL)
+		json_object_set_new(o, "name", json_string(name));
+	if (phase >= 0)
+		json_object_set_new(o, "phase", json_integer(phase));
+	jnl_write_json(c->jw, "action", jnl_ts_now(c->jw), o);
+	json_decref(o);
+}
+
 void ui_consult_open(struct ui *u, struct ui_consult *c)
 {
 	struct hunch_err err = { 0 };
 
 	c->u = u;
+	the_consult = c;
 	c->csrc = u->src;
 	c->search_at = 1e300;  /* ui_session.c: once the program runs */
 	if (c->cfg == NULL)
@@ -297,4 +320,5 @@ void ui_consult_close(struct ui *u, struct ui_consult *c, const char *why)
 	pc_config_free(c->cfg);
 	c->cfg = NULL;
 	free(c->seen);
+	the_consult = NULL;
 }

@@ -204,6 +204,11 @@ tap_eq "$cs" "" "quit: its code is restored: every executable mapping equals its
 WAIT=40 check_screen run '^RC=0$' "quit: hunch returns the program's exit status (0) when it ends"
 got=$(screen_all run | sed -n '/its output follows until it ends/,/^RC=/p' | sed '1d;$d')
 tap_eq "$got" "demo done" "quit: the rest of the demo's output follows on the terminal, exactly"
+j=$(ls -t "$TMP"/state/hunch/journals/*.jsonl | head -1)
+tap_eq "$(grep '"t":"action"' "$j" | sed 's/"ts":[0-9.]*,//' | tr '\n' ' ')" \
+	'{"t":"action","action":"pause","phase":0} {"t":"action","action":"resume","phase":0} {"t":"action","action":"phase_start","name":"phase","phase":1} {"t":"action","action":"quit"} ' \
+	"journal: the user's pause, resume, phase and quit, in order"
+tap_ok $(tail -1 "$j" | grep -q '"reason":"detached"'; echo $?) "journal: it ends 'detached'"
 
 # --- NO_COLOR, LANG=C, TERM=vt100 ----------------------------------------
 plain() {  # plain NAME ENV...: the demo, search pane, a true node's detail
