@@ -266,6 +266,21 @@ static void start_search(struct ui *u, struct ui_consult *c)
 	}
 }
 
+/* A journal that cannot be written (full disk, ...) drops records from
+ * then on and never stops the search: the log says so, once. */
+static void tick_journal(struct ui *u, struct ui_consult *c)
+{
+	const struct hunch_err *e;
+
+	jnl_tick(c->jw);
+	e = jnl_writer_error(c->jw);
+	if (e != NULL && !c->journal_failed) {
+		ui_log_add(u, UI_LOG_HUNCH, "%s; the search goes on without "
+			   "the journal", e->msg);
+		c->journal_failed = true;
+	}
+}
+
 void ui_consult_pump(struct ui *u, struct ui_consult *c)
 {
 	sync_tree(u, c);
@@ -280,7 +295,7 @@ void ui_consult_pump(struct ui *u, struct ui_consult *c)
 			u->dirty |= UI_D_PANE(UI_PANE_SEARCH);
 	}
 	if (c->jw != NULL)
-		jnl_tick(c->jw);
+		tick_journal(u, c);
 	fill_status(u);
 }
 
@@ -310,7 +325,9 @@ void ui_consult_close(struct ui *u, struct ui_consult *c, const char *why)
 		jnl_write_end(c->jw, jnl_ts_now(c->jw), why, NULL);
 		jnl_source_unwrap(c->csrc);
 		jnl_writer_close(c->jw, NULL);
-		fprintf(stderr, "hunch: journal %s\n", c->jpath);
+		fprintf(stderr, "hunch: journal %s%s\n", c->jpath,
+			c->journal_failed ? " (incomplete: it could not be "
+			"written to the end)" : "");
 	}
 	if (u->src != NULL)
 		u->src->ops->close(u->src);

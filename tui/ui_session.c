@@ -33,7 +33,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "pc_search.h"
 #include "ui_consult.h"
 #include "ui_search.h"
 
