@@ -105,7 +105,7 @@ check_screen demo '^  [T?.][*+: ] topLevelHypothesis  whole program ' "demo: the
 check_screen demo '^   >[TF?.][*+: ] CPUbound  whole program ' "demo: CPUbound under it, marked '>' (a why-refinement)"
 WAIT=15 check_screen demo '^   >T[*+: ] ExcessiveSyncWaitingTime  whole program +[█·|]{8} +[0-9.]+/0\.2 +[0-9.]+s$' \
 	"demo: ExcessiveSyncWaitingTime is concluded true (T), with its bar, value/threshold and time"
-WAIT=15 check_screen demo '^     @[TF?.][*+: ] ExcessiveSyncWaitingTime  [a-z_0-9:]+ ' \
+WAIT=15 check_screen demo '^     @[TF?.x][*+: ] ExcessiveSyncWaitingTime  [A-Za-z_0-9:]+ ' \
 	"demo: its where-refinements below it, marked '@', with short foci"
 n1=$(nodes demo)
 tap_ok $([ "${n1:-0}" -ge 5 ]; echo $?) "demo: the graph has grown ($n1 nodes)"
