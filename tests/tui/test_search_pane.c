@@ -239,6 +239,13 @@ static void test_rows(void)
 		"numbers, times");
 	tap_str_eq(line(15), "topLevelHypothesis</Code,/Process,"
 		   "/SyncObject,/Files>", "the cursor's node in full, last");
+	u.utf8 = false;  /* as under LANG=C */
+	tap_str_eq(line(6), "   >T* ExcessiveSyncWaitingTime  whole program  "
+		   "     ########   0.6/0.2     3.5s", "ASCII: the bar in #");
+	tap_str_eq(line(7), "     @?* ExcessiveSyncWaitingTime  main        "
+		   "      ##..|...   0.1/0.2     4.0s",
+		   "ASCII: . for the empty cells, | for the threshold");
+	u.utf8 = true;
 }
 
 static void test_filters(void)
