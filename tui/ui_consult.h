@@ -31,6 +31,7 @@ struct ui_consult {
 					 journal's wrapper of it */
 	struct jnl_writer *jw;
 	char jpath[4096];             /* the journal's file, for the end */
+	bool journal_failed;          /* its error is in the log */
 	double search_at;             /* monotonic time the search starts */
 	double throttle_said;         /* when the log last had slowed/resumed */
 	int throttle_quiet;           /* such lines left out since */

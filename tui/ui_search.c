@@ -494,11 +494,13 @@ static void toggle_pause(struct ui *u, const struct pc_search *s)
 {
 	bool pause = s->state == PC_SEARCH_RUNNING;
 
-	if (pc_consult_pause(u->pc, s->id, pause) < 0)
+	if (pc_consult_pause(u->pc, s->id, pause) < 0) {
 		ui_note(u, "the search has ended: nothing to pause");
-	else
+	} else {
 		ui_note(u, "search %s", pause ? "paused: p resumes" :
 			"resumed");
+		ui_journal_action(u, pause ? "pause" : "resume", NULL, s->id);
+	}
 	sv.stale = true;
 }
 
@@ -510,6 +512,7 @@ static void new_phase(struct ui *u)
 		ui_note(u, "no new phase: the program has ended");
 		return;
 	}
+	ui_journal_action(u, "phase_start", u->pc->current->label, ph);
 	sv.phase = true;
 	sv.stale = true;
 	ui_note(u, "phase %d started; c shows the global search", ph);
