@@ -16,10 +16,15 @@
  * recorded one comes; samples flow only for instances the replay has
  * enabled and not disabled.
  *
- * The journal is read whole at open (replay needs to know whether an
- * experiment was ever recorded); bad lines are skipped by the reader and
- * kept as messages here, and the reader's end message (truncated, no end
- * record) is kept too, so the caller can say what was shown.
+ * The journal is streamed, never held whole: opening reads it once and
+ * keeps an index (every tick's byte offset and time, every recorded
+ * enable with its reply, the recorded predictions, hints and callees,
+ * in hash tables), because replay must know whether an experiment was
+ * ever recorded, even later on; playing then reads the records again
+ * one tick at a time.  Memory is the index plus one tick's records.
+ * Bad lines are skipped by the reader and kept as messages here, and the
+ * reader's end message (truncated, no end record) is kept too, so the
+ * caller can say what was shown.
  */
 #ifndef SRC_REPLAY_H
 #define SRC_REPLAY_H
@@ -63,9 +68,22 @@ const char *src_replay_end_reason(const struct src_replay *r);
 /* Enables answered "not recorded" so far. */
 int src_replay_unrecorded(const struct src_replay *r);
 
-/* Recorded records of kind `kind` ("node_state", "output", ...), for
- * exports and the --set comparison: the i-th, or NULL past the end. */
-const json_t *src_replay_record(const struct src_replay *r, const char *kind,
-				size_t i);
+/* The tick played last (-1: none yet), and the source time (`now`) of
+ * tick i, known from the index before it is played. */
+long src_replay_tick(const struct src_replay *r);
+double src_replay_tick_now(const struct src_replay *r, size_t i);
+
+/* Back to before the first tick, as just after opening: a consultant
+ * made afresh on the source then plays the same search again (the
+ * dashboard's backward seek).  0, or a negative errno. */
+int src_replay_rewind(struct src_replay *r);
+
+/* The target's recorded output: `fn` is called for each `output` record
+ * as the tick it belongs to is played (stream 0 stdout, 1 stderr; the
+ * line's bytes without its newline). */
+typedef void (*src_replay_output_fn)(void *arg, double ts, int stream,
+				     const char *bytes, size_t len);
+void src_replay_set_output(struct src_replay *r, src_replay_output_fn fn,
+			   void *arg);
 
 #endif
