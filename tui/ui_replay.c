@@ -99,11 +99,16 @@ static void fill_search(struct ui *u)
 		   pc_consult_idle(pc) ? "idle" : "searching";
 }
 
+/* Threads alive at the replay time; the pid, when the header has none
+ * (a launched program), from the first process the journal found. */
 static void threads_now(struct ui *u)
 {
 	pc_res_id p = pc_restree_hierarchy(u->tree, "Process");
+	const struct pc_res *r = pc_res_get(u->tree, p);
 
 	u->st.nthreads = (int)pc_res_count_kind(u->tree, p, PC_RES_THREAD);
+	if (u->pid == 0 && r != NULL && r->nchildren > 0)
+		u->pid = (pid_t)pc_res_get(u->tree, r->children[0])->tag;
 }
 
 /* Every pane shows new data. */
@@ -200,18 +205,28 @@ static void seek(struct ui *u, double t)
 
 /* --- conclusions ----------------------------------------------------- */
 
-/* A node concluded in the tick just played: true or false since now.
- * A true non-virtual node is the one worth naming first. */
+/* When a node reached its truth: true since, or concluded false. */
+static double concluded_at(const struct pc_node *n)
+{
+	if (n->truth == PC_UNKNOWN)
+		return -1;
+	return n->truth == PC_TRUE ? n->t_true_since : n->t_concluded;
+}
+
+/* A node that concluded in the tick just played, whose time is in
+ * (since, now]: experiments conclude at the end of an evaluation
+ * interval, inside the tick.  A true non-virtual node is the one worth
+ * naming first. */
 static const struct pc_node *concluded(const struct pc_consult *pc,
 				       const struct pc_search *s,
-				       const struct pc_node *best)
+				       const struct pc_node *best,
+				       double since)
 {
 	for (size_t i = 0; s && i < s->nn; i++) {
 		const struct pc_node *n = s->nodes[i];
-		bool now = (n->truth != PC_UNKNOWN && n->t_concluded == pc->now) ||
-			   (n->truth == PC_TRUE && n->t_true_since == pc->now);
+		double t = concluded_at(n);
 
-		if (!now)
+		if (t <= since || t > pc->now)
 			continue;
 		if (best == NULL ||
 		    (n->truth == PC_TRUE && best->truth != PC_TRUE) ||
@@ -222,12 +237,13 @@ static const struct pc_node *concluded(const struct pc_consult *pc,
 	return best;
 }
 
-static const struct pc_node *concluded_now(const struct pc_consult *pc)
+static const struct pc_node *concluded_since(const struct pc_consult *pc,
+					     double since)
 {
-	const struct pc_node *n = concluded(pc, pc->global, NULL);
+	const struct pc_node *n = concluded(pc, pc->global, NULL, since);
 
 	if (pc->current != pc->global)
-		n = concluded(pc, pc->current, n);
+		n = concluded(pc, pc->current, n, since);
 	return n;
 }
 
@@ -236,17 +252,20 @@ static const struct pc_node *concluded_now(const struct pc_consult *pc)
 static void next_conclusion(struct ui *u)
 {
 	struct ui_replay *x = u->replay;
-	const struct pc_node *n = NULL;
+	double since = x->clock;
+	/* The tick played last may hold later ones (the clock stopped at
+	 * the first conclusion in it). */
+	const struct pc_node *n = concluded_since(u->pc, since);
 
 	x->playing = false;
 	while (n == NULL && step_tick(u))
-		n = concluded_now(u->pc);
-	x->clock = n ? played_now(u) : x->t_last;
+		n = concluded_since(u->pc, since);
+	x->clock = n ? concluded_at(n) : x->t_last;
 	changed(u);
 	if (n == NULL)
 		ui_note(u, "no more conclusions: the end of the journal");
 	else
-		ui_note(u, "%.1f s: %s tested %s", u->pc->now, n->name,
+		ui_note(u, "%.1f s: %s tested %s", x->clock, n->name,
 			pc_truth_name(n->truth));
 }
 

@@ -1,0 +1,216 @@
+/*
+ * test_replay_stream.c - the replay source streams: it plays the
+ * journal a tick at a time from an index, so it must be the same search
+ * however it is driven.  A search journaled with target output (as the
+ * dashboard's test journal, rw_journal.c) is replayed, rewound and
+ * replayed again on the same source (the dashboard's backward seek): the
+ * same nodes, traces, log and report; rewound in the middle too.  The
+ * recorded output comes back line for line, each at the tick it was
+ * recorded in.  The reader's rewind gives the same records, skipped
+ * lines and end message again.
+ */
+#include <math.h>
+
+#include "jnl_read.h"
+#include "replay_world.h"
+
+static char path[] = "/tmp/hunch-replay-stream-XXXXXX";
+
+static void sc_sync(struct src_sim *sim)
+{
+	src_sim_script(sim, "sync_wait", "*", 0, 0.6, 0.05);
+	src_sim_script(sim, "cpu_inclusive", "*", 0, 0.3, 0.02);
+	src_sim_script(sim, "cpu_inclusive", TOP, 0, 0.9, 0.02);
+	src_sim_script(sim, "cpu_inclusive", AT(F_MAIN), 0, 0.9, 0.02);
+}
+
+static const struct scenario scenario = { "sync and cpu", sc_sync, 8.0 };
+
+static void output(struct jnl_writer *jw, int second)
+{
+	char line[64];
+	int n = snprintf(line, sizeof(line), "demo: second %d", second);
+
+	jnl_write_output(jw, jnl_ts_now(jw), JNL_STDOUT, line, (size_t)n, true);
+	if (second == 3)
+		jnl_write_output(jw, jnl_ts_now(jw), JNL_STDERR,
+				 "demo: warning at 3 s", 20, true);
+}
+
+/* What the output callback saw: "N:stream:text@now" per line. */
+struct seen {
+	struct src_replay *rp;
+	char lines[16][96];
+	int n;
+};
+
+static void on_output(void *arg, double ts, int stream, const char *bytes,
+		      size_t len)
+{
+	struct seen *s = arg;
+	long t = src_replay_tick(s->rp);
+
+	(void)ts;
+	if (s->n < 16)
+		snprintf(s->lines[s->n++], 96, "%d:%.*s@%.1f", stream,
+			 (int)len, bytes, src_replay_tick_now(s->rp, (size_t)t));
+}
+
+/* A consultant on `rp` from its first tick, played up to tick `upto`
+ * (or the end). */
+static struct pc_consult *play(struct src_replay *rp, struct pc_config *cfg,
+			       struct pc_restree *res, long upto)
+{
+	struct pc_consult *pc = pc_consult_new(cfg, src_replay_source(rp), res);
+
+	pc_consult_start(pc);
+	while (!src_replay_done(rp) && !pc_consult_ended(pc) &&
+	       (upto < 0 || src_replay_tick(rp) < upto))
+		pc_consult_tick(pc);
+	return pc;
+}
+
+static void same_search_again(void)
+{
+	struct pc_report_meta m = { .target = "demo", .pid = 100,
+				    .mode = "replay" };
+	struct replayed *first = rw_replay(path, NULL);
+	struct pc_restree *res = pc_restree_new(), *res2 = pc_restree_new();
+	struct pc_consult *again, *half;
+	char *a, *b;
+
+	tap_ok(src_replay_rewind(first->rp) == 0, "rewind: 0");
+	tap_eq(src_replay_tick(first->rp), -1L, "rewind: no tick played");
+	again = play(first->rp, first->cfg, res, -1);
+	tap_eq(rw_diff(first->pc, again), 0,
+	       "replayed again after a rewind: the same nodes, traces and log");
+	a = rw_text(first->pc, &m);
+	b = rw_text(again, &m);
+	tap_ok(strcmp(a, b) == 0, "and the same text report (%zu bytes)",
+	       strlen(a));
+	free(b);
+	pc_consult_free(again);
+	/* half way, then rewound: as if that half never happened */
+	src_replay_rewind(first->rp);
+	half = play(first->rp, first->cfg, res2, 20);
+	tap_eq(src_replay_tick(first->rp), 20L, "played to tick 20");
+	pc_consult_free(half);
+	pc_restree_free(res2);
+	src_replay_rewind(first->rp);
+	res2 = pc_restree_new();
+	again = play(first->rp, first->cfg, res2, -1);
+	tap_eq(rw_diff(first->pc, again), 0,
+	       "rewound from tick 20 and played to the end: the same search");
+	b = rw_text(again, &m);
+	tap_ok(strcmp(a, b) == 0, "and the same text report");
+	free(a);
+	free(b);
+	pc_consult_free(again);
+	pc_restree_free(res);
+	pc_restree_free(res2);
+	rw_replayed_free(first);
+}
+
+static void output_at_its_tick(void)
+{
+	struct replayed *r = rw_replay(path, NULL);
+	struct seen s = { .rp = r->rp };
+	struct pc_restree *res = pc_restree_new();
+	struct pc_consult *pc;
+	static const char *const want[] = {
+		"0:demo: second 1@1.0", "0:demo: second 2@2.0",
+		"0:demo: second 3@3.0", "1:demo: warning at 3 s@3.0",
+		"0:demo: second 4@4.0", "0:demo: second 5@5.0",
+		"0:demo: second 6@6.0", "0:demo: second 7@7.0",
+	};
+
+	src_replay_rewind(r->rp);
+	src_replay_set_output(r->rp, on_output, &s);
+	pc = play(r->rp, r->cfg, res, -1);
+	tap_eq(s.n, 8, "output: 8 recorded lines come back");
+	for (int i = 0; i < 8; i++)
+		tap_ok(i < s.n && strcmp(s.lines[i], want[i]) == 0,
+		       "output %d: '%s' (got '%s')", i, want[i],
+		       i < s.n ? s.lines[i] : "");
+	/* rewound, the lines come again, and only up to where it plays */
+	s.n = 0;
+	src_replay_rewind(r->rp);
+	pc_consult_free(pc);
+	pc_restree_free(res);
+	res = pc_restree_new();
+	pc = play(r->rp, r->cfg, res, 16);   /* tick 16: now 3.2 */
+	tap_eq(s.n, 4, "rewound and played to 3.2 s: the 4 lines up to 3 s");
+	pc_consult_free(pc);
+	pc_restree_free(res);
+	rw_replayed_free(r);
+}
+
+/* Every record's (line, kind) and the end message, as one string. */
+static char *read_all(struct jnl_reader *rd)
+{
+	struct jnl_record jr;
+	struct hunch_err e = { 0 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	const char *end;
+	int rc;
+
+	while ((rc = jnl_next(rd, &jr, &e)) != JNL_NEXT_END)
+		if (rc == JNL_NEXT_BAD)
+			fprintf(f, "bad %s\n", e.msg);
+		else
+			fprintf(f, "%llu %s\n", (unsigned long long)jr.line,
+				jr.kind_name);
+	jnl_reader_end(rd, &end);
+	fprintf(f, "end %s\n", end ? end : "complete");
+	fclose(f);
+	return buf;
+}
+
+static void reader_rewind(void)
+{
+	char *text = NULL, *a, *b;
+	size_t len = 0;
+	FILE *f = fopen(path, "r");
+	FILE *m = open_memstream(&text, &len);
+	struct jnl_reader *rd;
+	struct hunch_err e = { 0 };
+	char line[1 << 16];
+	int n = 0;
+
+	/* the journal with a bad line 5 and its last line cut in half */
+	while (fgets(line, sizeof(line), f))
+		fputs(++n == 5 ? "not json\n" : line, m);
+	fclose(f);
+	fclose(m);
+	len -= 20;
+	tap_ok(jnl_reader_open_mem(&rd, text, len, "cut.jsonl", &e) == 0,
+	       "reader: opens the damaged journal");
+	a = read_all(rd);
+	tap_ok(jnl_reader_rewind(rd) == 0, "reader: rewind: 0");
+	b = read_all(rd);
+	tap_ok(strcmp(a, b) == 0 && strstr(a, "bad cut.jsonl: line 5") &&
+	       strstr(a, "is incomplete"),
+	       "reader: after a rewind the same records, bad line 5 and cut "
+	       "end again (%zu bytes of listing)", strlen(a));
+	free(a);
+	free(b);
+	jnl_reader_close(rd);
+	free(text);
+}
+
+int main(void)
+{
+	int fd = mkstemp(path);
+	struct world *w;
+
+	close(fd);
+	w = rw_record_with(&scenario, path, NULL, output);
+	world_free(w);
+	same_search_again();
+	output_at_its_tick();
+	reader_rewind();
+	unlink(path);
+	return tap_done();
+}
