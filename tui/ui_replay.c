@@ -32,6 +32,7 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
+#include "pc_report.h"
 #include "pc_search.h"
 #include "src_replay.h"
 
@@ -48,6 +49,7 @@ struct ui_replay {
 	int speed;                   /* index in speeds[] */
 	bool playing;
 	double real_last;            /* ui_now() when the clock last moved */
+	bool summed_up;              /* the end's bottlenecks are in the log */
 	bool typing;                 /* `g`: a time is being typed */
 	char typed[24];
 	size_t ntyped;
@@ -137,6 +139,7 @@ static void rebuild(struct ui *u)
 	ui_where_free(&u->where);
 	ui_where_init(&u->where);
 	u->where.cur_id = cur;
+	x->summed_up = false;
 	journal_notes(u);
 	u->tree = pc_restree_new();
 	u->pc = pc_consult_new(x->o->cfg, src_replay_source(x->o->rp), u->tree);
@@ -174,6 +177,21 @@ static bool at_end(const struct ui *u)
 	       pc_consult_ended(u->pc);
 }
 
+/* At the end of the journal, the bottlenecks as the report has them
+ * (most refined true experiments, in the order they became true). */
+static void sum_up(struct ui *u)
+{
+	const struct pc_node *b[256];
+	size_t n = pc_report_bottlenecks(u->pc, u->pc->global, b, 256);
+
+	u->replay->summed_up = true;
+	ui_log_add(u, UI_LOG_HUNCH, "end of the journal: %zu bottleneck%s",
+		   n, n == 1 ? "" : "s");
+	for (size_t i = 0; i < n; i++)
+		ui_log_add(u, UI_LOG_HUNCH, "%zu. %s since %.1f s", i + 1,
+			   b[i]->name, b[i]->t_true_since);
+}
+
 /* Play every recorded tick up to time t (ticks after it wait). */
 static void play_to(struct ui *u, double t)
 {
@@ -183,6 +201,8 @@ static void play_to(struct ui *u, double t)
 	while (!at_end(u) &&
 	       src_replay_tick_now(rp, (size_t)(src_replay_tick(rp) + 1)) <= t)
 		any |= step_tick(u);
+	if (at_end(u) && !u->replay->summed_up)
+		sum_up(u);
 	if (any)
 		changed(u);
 }
@@ -261,6 +281,8 @@ static void next_conclusion(struct ui *u)
 	while (n == NULL && step_tick(u))
 		n = concluded_since(u->pc, since);
 	x->clock = n ? concluded_at(n) : x->t_last;
+	if (at_end(u) && !x->summed_up)
+		sum_up(u);
 	changed(u);
 	if (n == NULL)
 		ui_note(u, "no more conclusions: the end of the journal");
@@ -306,6 +328,10 @@ static void typing_key(struct ui *u, int key)
 		ui_note(u, "go to time: cancelled");
 	} else if (key == '\r' || key == '\n' || key == KEY_ENTER) {
 		x->typing = false;
+		if (x->ntyped == 0) {
+			ui_note(u, "go to time: nothing typed");
+			return;
+		}
 		if ((t = parse_time(x->typed)) < 0) {
 			ui_note(u, "go to time: '%s' is not a time (seconds, "
 				"or m:ss)", x->typed);
