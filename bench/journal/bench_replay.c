@@ -26,6 +26,9 @@
  *
  *   ./build/bench/journal/bench_journal --quick --keep --dir /tmp
  *   ./build/bench/journal/bench_replay /tmp/bench-journal-0.jsonl [--repeat 7]
+ *
+ * or, as `meson test --benchmark` runs it, making the journal first:
+ *   bench_replay --make BENCH_JOURNAL --dir DIR [--repeat 7]
  */
 #include <errno.h>
 #include <stdio.h>
@@ -253,8 +256,8 @@ static int report(const char *path)
 
 int main(int argc, char **argv)
 {
-	const char *journal = NULL;
-	char big[4096];
+	const char *journal = NULL, *make = NULL, *dir = "/tmp";
+	char big[4096], made[4096];
 	int k = 0, rc;
 
 	for (int i = 1; i < argc; i++) {
@@ -262,11 +265,23 @@ int main(int argc, char **argv)
 			k = atoi(argv[++i]);
 		else if (strcmp(argv[i], "--hypotheses") == 0 && i + 1 < argc)
 			hyp_path = argv[++i];
+		else if (strcmp(argv[i], "--make") == 0 && i + 1 < argc)
+			make = argv[++i];
+		else if (strcmp(argv[i], "--dir") == 0 && i + 1 < argc)
+			dir = argv[++i];
 		else
 			journal = argv[i];
 	}
+	if (make != NULL) {
+		snprintf(big, sizeof(big), "'%s' --quick --keep --dir '%s' >/dev/null",
+			 make, dir);
+		snprintf(made, sizeof(made), "%s/bench-journal-0.jsonl", dir);
+		if (system(big) != 0)
+			return 1;
+		journal = made;
+	}
 	if (journal == NULL) {
-		fprintf(stderr, "usage: bench_replay JOURNAL [--repeat K] [--hypotheses FILE]\n");
+		fprintf(stderr, "usage: bench_replay JOURNAL|--make BENCH_JOURNAL [--dir DIR] [--repeat K] [--hypotheses FILE]\n");
 		return 2;
 	}
 	printf("| journal | index: time, peak RSS | seek to the end (play all) | seek back to the end (rewind + play all) | baseline: whole journal in memory | peak RSS vs baseline | baseline time / index time |\n|---|---|---|---|---|---|---|\n");
@@ -283,5 +298,7 @@ int main(int argc, char **argv)
 		if (rc != 0)
 			return 1;
 	}
+	if (make != NULL)
+		unlink(made);
 	return 0;
 }
