@@ -257,7 +257,7 @@ static int report(const char *path)
 int main(int argc, char **argv)
 {
 	const char *journal = NULL, *make = NULL, *dir = "/tmp";
-	char big[4096], made[4096];
+	char big[4400], made[4096];
 	int k = 0, rc;
 
 	for (int i = 1; i < argc; i++) {
