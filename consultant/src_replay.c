@@ -322,7 +322,7 @@ static const struct pc_source_ops replay_ops = {
 /* --- open, rewind, query, free --- */
 
 static int open_reader(struct src_replay **out, struct jnl_reader *rd,
-		       struct hunch_err *err)
+		       const char *name, struct hunch_err *err)
 {
 	struct src_replay *r = calloc(1, sizeof(*r));
 	int rc;
@@ -341,7 +341,12 @@ static int open_reader(struct src_replay **out, struct jnl_reader *rd,
 	rp_map_init(&r->live, false);
 	if ((rc = rp_index(r)) != 0) {
 		src_replay_free(r);
-		return hunch_errf(err, rc, "cannot index the journal: %s",
+		if (rc == -ESPIPE)
+			return hunch_errf(err, rc, "%s cannot be replayed from "
+					  "a pipe: replay reads it twice (an "
+					  "index first); save it to a file",
+					  name);
+		return hunch_errf(err, rc, "cannot index %s: %s", name,
 				  strerror(-rc));
 	}
 	r->pub.ops = &replay_ops;
@@ -359,7 +364,7 @@ int src_replay_open(struct src_replay **out, const char *path,
 	*out = NULL;
 	if ((rc = jnl_reader_open(&rd, path, err)) != 0)
 		return rc;
-	return open_reader(out, rd, err);
+	return open_reader(out, rd, path, err);
 }
 
 int src_replay_open_mem(struct src_replay **out, const void *buf, size_t len,
@@ -371,7 +376,7 @@ int src_replay_open_mem(struct src_replay **out, const void *buf, size_t len,
 	*out = NULL;
 	if ((rc = jnl_reader_open_mem(&rd, buf, len, name, err)) != 0)
 		return rc;
-	return open_reader(out, rd, err);
+	return open_reader(out, rd, name, err);
 }
 
 int src_replay_rewind(struct src_replay *r)

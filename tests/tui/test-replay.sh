@@ -207,4 +207,7 @@ TM kill-session -t bad
 "$HUNCH" replay "$SIM" >"$TMP/piped.report" 2>/dev/null </dev/null
 tap_ok $(cmp -s "$TMP/piped.report" "$TMP/sim.report"; echo $?) \
 	"stdout not a terminal: the report hunch replay --batch prints, byte for byte"
+msg=$(cat "$SIM" | "$HUNCH" replay --batch /dev/stdin 2>&1 >/dev/null; echo "RC=$?")
+tap_eq "$msg" "hunch replay: /dev/stdin cannot be replayed from a pipe: replay reads it twice (an index first); save it to a file
+RC=2" "a journal on a pipe: says why it cannot be replayed, status 2"
 tap_done
