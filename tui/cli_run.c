@@ -223,20 +223,22 @@ static int session_run(struct session *s)
 	return rc;
 }
 
-/* The search's options mean nothing without --batch: say so rather than
- * ignore them. */
+/* The batch run's options mean nothing without --batch: say so rather
+ * than ignore them.  The search's own (--hypotheses, --set, --journal,
+ * --no-journal) also serve the dashboard's search. */
 static int check_batch_only(const struct session_opts *o, const char *cmd)
 {
 	const struct batch_opts *b = &o->bo;
+	bool search = b->hypotheses != NULL || b->nsets != 0 ||
+		      b->journal != NULL || b->no_journal;
 
 	if (o->batch || (b->report == NULL && b->time_limit < 0 &&
-			 b->hypotheses == NULL && b->nsets == 0 &&
-			 b->journal == NULL && !b->no_journal &&
-			 !b->kill_at_end))
+			 !b->kill_at_end && (!search || ui_wanted(false))))
 		return 0;
 	fprintf(stderr, "hunch %s: --report, --time-limit, --hypotheses, "
 		"--set, --journal, --no-journal and --kill-at-end need "
-		"--batch\n", cmd);
+		"--batch (or the dashboard, for the search's options)\n",
+		cmd);
 	return -1;
 }
 
@@ -309,16 +311,22 @@ static int parse_session(int argc, char **argv, struct session_opts *o,
 	return check_batch_only(o, cmd);
 }
 
-/* The dashboard's options from the command line's. */
-static struct ui_opts dashboard_opts(const struct session_opts *o,
-				     const char *label)
+/* The dashboard's options from the command line's; with the runtime
+ * library, the search's configuration (its errors: exit 1, nothing
+ * started). */
+static int dashboard_opts(const struct session_opts *o, const char *label,
+			  char *const *argv, struct ui_opts *uo)
 {
-	struct ui_opts uo = {
+	*uo = (struct ui_opts){
 		.label = label, .screenshot = o->screenshot,
 		.rtlib = o->rtlib ? cli_rtlib_path() : NULL,
+		.journal = o->bo.journal, .no_journal = o->bo.no_journal,
+		.argv = (const char *const *)argv,
 	};
-
-	return uo;
+	if (!o->rtlib)
+		return HUNCH_EXIT_OK;
+	return cli_load_config(o->bo.hypotheses, o->bo.sets, o->bo.nsets,
+			       &uo->cfg);
 }
 
 static const char *base_name(const char *path)
@@ -383,8 +391,12 @@ static int launch_session(char **argv, const struct session_opts *o)
 	if (o->rtlib && (lo.rtlib = cli_rtlib_path()) == NULL)
 		return HUNCH_EXIT_TARGET;
 	if (ui_wanted(o->batch)) {
-		struct ui_opts uo = dashboard_opts(o, base_name(o->label));
-		int rc = ui_run_launch(argv, &uo);
+		struct ui_opts uo;
+		int rc = dashboard_opts(o, base_name(o->label), argv, &uo);
+
+		if (rc != HUNCH_EXIT_OK)
+			return rc;
+		rc = ui_run_launch(argv, &uo);
 
 		if (rc != UI_FALLBACK)
 			return rc;
@@ -490,8 +502,12 @@ int cli_attach(int argc, char **argv)
 	if (o.rtlib && (rtlib = cli_rtlib_path()) == NULL)
 		return HUNCH_EXIT_TARGET;
 	if (ui_wanted(o.batch)) {
-		struct ui_opts uo = dashboard_opts(&o, comm_of((pid_t)pid));
-		int rc = ui_run_attach((pid_t)pid, &uo);
+		struct ui_opts uo;
+		int rc = dashboard_opts(&o, comm_of((pid_t)pid), NULL, &uo);
+
+		if (rc != HUNCH_EXIT_OK)
+			return rc;
+		rc = ui_run_attach((pid_t)pid, &uo);
 
 		if (rc != UI_FALLBACK)
 			return rc;

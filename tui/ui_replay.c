@@ -85,20 +85,33 @@ static void journal_notes(struct ui *u)
 		ui_log_add(u, UI_LOG_HUNCH, "%s", src_replay_end_message(rp));
 }
 
-/* The status line's search fields, from the consultant. */
+/* The status line's search fields, from the consultant: the words of
+ * the live dashboard's (ui_consult.c). */
+static const char *state_word(const struct pc_consult *pc)
+{
+	if (pc->global == NULL)
+		return "starting";
+	if (pc->global->state == PC_SEARCH_ENDED || pc_consult_ended(pc))
+		return "ended";
+	if (pc->global->state == PC_SEARCH_PAUSED)
+		return "paused";
+	if (pc->throttle == PC_THR_COST)
+		return "slowed";
+	return pc_consult_idle(pc) ? "idle" : "searching";
+}
+
 static void fill_search(struct ui *u)
 {
 	const struct pc_consult *pc = u->pc;
-	struct ui_search_status *s = &u->search;
+	double period = pc_consult_sample_period(pc);
 
-	s->have = true;
-	s->sample_hz = 1 / pc_consult_sample_period(pc);
-	s->cost = pc->observed;
-	s->cost_limit = pc_tunable_get(pc->cfg, "costLimit");
-	s->active = pc->nactive;
-	s->pending = pc->npending;
-	s->state = pc_consult_ended(pc) ? "ended" :
-		   pc_consult_idle(pc) ? "idle" : "searching";
+	u->search = (struct ui_search_status){
+		.have = true, .sample_hz = period > 0 ? 1 / period : 0,
+		.cost = pc->observed,
+		.cost_limit = pc_tunable_get(pc->cfg, "costLimit"),
+		.active = pc->nactive, .pending = pc->npending,
+		.state = state_word(pc),
+	};
 }
 
 /* Threads alive at the replay time; the pid, when the header has none

@@ -33,7 +33,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "pc_where.h"
+#include "pc_search.h"
+#include "ui_consult.h"
+#include "ui_search.h"
 
 #define TICK_MS 250
 #define LOG_LINES 20000
@@ -42,6 +44,7 @@ struct loop {
 	int sigfd, tfd;
 	sigset_t old_mask;   /* before the dashboard blocked its signals */
 	int ending_signal;   /* SIGINT/SIGTERM/SIGHUP that ended hunch */
+	struct ui_consult c; /* the search, its journal (ui_consult.c) */
 };
 
 bool ui_wanted(bool batch)
@@ -90,56 +93,16 @@ static void ui_init(struct ui *u, const struct ui_opts *o)
 	ui_log_init(&u->log, LOG_LINES);
 }
 
-/* --- discoveries ------------------------------------------------------ */
-
-static void on_discovery(void *arg, const struct pc_discovery *d)
-{
-	struct ui *u = arg;
-	pc_res_id id = pc_where_apply(u->tree, d);
-	const struct pc_res *r = pc_res_get(u->tree, id);
-
-	if (r == NULL || u->starting)
-		return;
-	if (d->kind == PC_DISC_THREAD)
-		ui_log_add(u, UI_LOG_HUNCH, "thread %s %s", r->name,
-			   d->retired ? "exited" : "appeared");
-	else if (d->kind == PC_DISC_FUNCTION && d->retired)
-		ui_log_add(u, UI_LOG_HUNCH, "library %s unloaded", r->name);
-}
-
-static void log_new_modules(struct ui *u, size_t before)
-{
-	const struct pc_res *code = pc_res_get(u->tree,
-		pc_restree_hierarchy(u->tree, "Code"));
-
-	for (size_t i = before; i < code->nchildren; i++)
-		ui_log_add(u, UI_LOG_HUNCH, "library %s loaded (%zu "
-			   "functions)", pc_res_get(u->tree,
-			   code->children[i])->name, pc_res_count_kind(
-			   u->tree, code->children[i], PC_RES_FUNCTION));
-}
-
-static void sync_tree(struct ui *u)
-{
-	const struct pc_res *code = pc_res_get(u->tree,
-		pc_restree_hierarchy(u->tree, "Code"));
-	size_t before = code->nchildren;
-
-	if (u->src->ops->poll_resources(u->src, on_discovery, u) <= 0)
-		return;
-	if (!u->starting)
-		log_new_modules(u, before);
-	ui_where_changed(u);
-}
-
-static void pump(struct ui *u)
+/* The target's news, then the consultant's pass (resources, search,
+ * journal, the status line's search fields). */
+static void pump(struct ui *u, struct loop *lp)
 {
 	struct src_live_status old = u->st;
 
 	if (u->detached || u->st.ended)
 		return;
 	src_live_pump(u->src, 0, &u->st);
-	sync_tree(u);
+	ui_consult_pump(u, &lp->c);
 	if (memcmp(&old, &u->st, sizeof(old)) != 0)
 		u->dirty |= UI_D_STATUS;
 	if (u->st.ended && !old.ended) {
@@ -210,14 +173,22 @@ static void run_loop(struct ui *u, struct loop *lp)
 
 	while (!u->quit) {
 		bool pumpit = false, keyed = false, ticked = false;
+		int due = u->detached || u->st.ended ? -1 :
+			  ui_consult_due_ms(u, &lp->c);
+		int n;
 
 		p[0] = (struct pollfd){ fileno(u->tty_in), POLLIN, 0 };
 		p[1] = (struct pollfd){ lp->sigfd, POLLIN, 0 };
 		p[2] = (struct pollfd){ lp->tfd, POLLIN, 0 };
 		p[3] = (struct pollfd){ u->log.fd[0], POLLIN, 0 };
 		p[4] = (struct pollfd){ u->log.fd[1], POLLIN, 0 };
-		if (poll(p, 5, -1) < 0 && errno != EINTR)
+		/* Woken for the next sample too: the source samples when
+		 * pumped, and the search needs every period's sample. */
+		n = poll(p, 5, due);
+		if (n < 0 && errno != EINTR)
 			break;
+		if (n == 0)
+			pumpit = true;
 		if (p[1].revents)
 			on_signals(u, lp, &pumpit);
 		if (p[2].revents) {
@@ -228,7 +199,7 @@ static void run_loop(struct ui *u, struct loop *lp)
 			if (p[3 + i].revents)
 				ui_log_read(u, i);
 		if (pumpit)
-			pump(u);
+			pump(u, lp);
 		if (p[0].revents & (POLLHUP | POLLERR)) {
 			lp->ending_signal = SIGHUP;  /* the terminal went away */
 			u->quit = true;
@@ -243,12 +214,13 @@ static void run_loop(struct ui *u, struct loop *lp)
 
 /* --- ending ------------------------------------------------------------ */
 
-static void leave_program(struct ui *u, const struct loop *lp)
+static void leave_program(struct ui *u, struct loop *lp)
 {
 	struct hunch_err err = { 0 };
 
 	if (u->st.ended || u->detached)
 		return;
+	ui_consult_stop(u, &lp->c);
 	if (src_live_detach(u->src, &err) < 0) {
 		ui_log_add(u, UI_LOG_HUNCH, "%s", err.msg);
 		return;
@@ -387,6 +359,16 @@ static int report_end(struct ui *u, struct loop *lp)
 	return st->exit_code;
 }
 
+/* Why the search ended, for the journal's end record. */
+static const char *end_reason(const struct ui *u, const struct loop *lp)
+{
+	if (u->st.ended)
+		return "target ended";
+	if (lp->ending_signal)
+		return "interrupted";
+	return u->detached ? "detached" : "search ended";
+}
+
 static int finish(struct ui *u, struct loop *lp)
 {
 	int rc;
@@ -399,9 +381,10 @@ static int finish(struct ui *u, struct loop *lp)
 			u->shot_path = NULL;  /* reported below */
 	}
 	ui_screen_end(u);
+	/* The search is over: its journal is closed before hunch perhaps
+	 * follows a detached program's output to its end. */
+	ui_consult_close(u, &lp->c, end_reason(u, lp));
 	rc = report_end(u, lp);
-	if (u->src != NULL)
-		u->src->ops->close(u->src);
 	pc_restree_free(u->tree);
 	ui_where_free(&u->where);
 	ui_log_free(&u->log);
@@ -423,6 +406,7 @@ static int start(struct ui *u, struct loop *lp)
 		if (lp->tfd >= 0)
 			close(lp->tfd);
 		sigprocmask(SIG_SETMASK, &lp->old_mask, NULL);
+		pc_config_free(lp->c.cfg);
 		ui_where_free(&u->where);
 		ui_log_free(&u->log);
 		return UI_FALLBACK;
@@ -464,7 +448,8 @@ static int watch(struct ui *u, struct loop *lp)
 
 	u->pid = src_live_pid(u->src);
 	u->tree = pc_restree_new();
-	sync_tree(u);
+	ui_consult_open(u, &lp->c);
+	ui_consult_pump(u, &lp->c);
 	u->starting = false;
 	ui_log_add(u, UI_LOG_HUNCH, "%s %s (pid %d): %zu resources, %zu "
 		   "functions", u->launched ? "launched" : "attached to",
@@ -478,6 +463,7 @@ static int watch(struct ui *u, struct loop *lp)
 	if (src_live_resume(u->src, &err) < 0)
 		ui_log_add(u, UI_LOG_HUNCH, "%s", err.msg);
 	u->t0 = ui_now();
+	lp->c.search_at = u->t0 + UI_SETTLE_S;
 	u->dirty = UI_D_ALL;
 	ui_draw(u);
 	run_loop(u, lp);
@@ -488,6 +474,7 @@ static int fail(struct ui *u, struct loop *lp, const struct hunch_err *err)
 {
 	ui_screen_end(u);
 	fprintf(stderr, "hunch: %s\n", err->msg);
+	pc_config_free(lp->c.cfg);
 	ui_where_free(&u->where);
 	ui_log_free(&u->log);
 	close(lp->sigfd);
@@ -506,6 +493,8 @@ int ui_run_launch(char *const *argv, const struct ui_opts *o)
 	int out[2], errp[2], rc;
 
 	ui_init(&u, o);
+	lp.c.cfg = o->cfg;
+	lp.c.o = o;
 	u.launched = true;
 	if ((rc = start(&u, &lp)) < 0)
 		return rc;
@@ -539,6 +528,8 @@ int ui_run_attach(pid_t pid, const struct ui_opts *o)
 	int rc;
 
 	ui_init(&u, o);
+	lp.c.cfg = o->cfg;
+	lp.c.o = o;
 	if ((rc = start(&u, &lp)) < 0)
 		return rc;
 	if (src_live_attach(pid, o->rtlib, &u.src, &err) < 0)

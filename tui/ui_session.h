@@ -15,10 +15,18 @@
  * runs the plain session instead. */
 #define UI_FALLBACK (-1000)
 
+struct pc_config;
+
 struct ui_opts {
 	const char *label;       /* program name for the status line */
 	const char *rtlib;       /* NULL: no runtime library */
 	const char *screenshot;  /* --screenshot FILE, or NULL */
+	/* The search (taken over and freed by the dashboard); NULL: the
+	 * dashboard shows the program without a search. */
+	struct pc_config *cfg;
+	const char *journal;     /* --journal FILE, or NULL: the default */
+	bool no_journal;         /* --no-journal */
+	const char *const *argv; /* launched: for the journal's header */
 };
 
 bool ui_wanted(bool batch);

@@ -55,19 +55,29 @@ static void elapsed_text(const struct ui *u, char *buf, size_t len)
 		snprintf(buf, len, "%ld:%02ld", s / 60, s % 60);
 }
 
-/* "rate - cost - | no search yet", or the search's own numbers. */
-static void search_text(const struct ui *u, char *buf, size_t len)
+/* "rate - cost - | no search yet", or the search's own numbers: in full
+ * (tier 0), shorter (1, 2), or shortest (3), so that 80 columns show the
+ * target, rate, cost, experiments and the search's state together. */
+static void search_text(const struct ui *u, int tier, char *buf,
+			size_t len)
 {
 	const struct ui_search_status *s = &u->search;
-	const char *no = u->g->none;
+	const char *no = u->g->none, *st = s->state ? s->state : "";
 
-	if (!s->have) {
+	if (!s->have)
 		snprintf(buf, len, "rate %s cost %s | no search yet", no, no);
-		return;
-	}
-	snprintf(buf, len, "| rate %.0f Hz  cost %.1f%%/%.1f%%  act %d pend "
-		 "%d  %s", s->sample_hz, 100 * s->cost, 100 * s->cost_limit,
-		 s->active, s->pending, s->state ? s->state : "");
+	else if (tier == 0)
+		snprintf(buf, len, "| rate %.0f Hz  cost %.1f%%/%.1f%%  act %d "
+			 "pend %d  %s", s->sample_hz, 100 * s->cost,
+			 100 * s->cost_limit, s->active, s->pending, st);
+	else if (tier == 1)
+		snprintf(buf, len, "| rate %.0f Hz  cost %.1f%%/%.1f%%  exp "
+			 "%d+%d  %s", s->sample_hz, 100 * s->cost,
+			 100 * s->cost_limit, s->active, s->pending, st);
+	else
+		snprintf(buf, len, "| %.0fHz %.1f%%/%.0f%%%s %d+%d %s",
+			 s->sample_hz, 100 * s->cost, 100 * s->cost_limit,
+			 tier == 2 ? " exp" : "", s->active, s->pending, st);
 }
 
 /* The target's part on the left, the search's part on the right.  When
@@ -82,16 +92,16 @@ void ui_draw_status(struct ui *u)
 
 	ui_state_text(u, state, sizeof(state));
 	elapsed_text(u, el, sizeof(el));
-	search_text(u, srch, sizeof(srch));
-	sw = ui_width(u, srch);
-	for (int pass = 0; pass < 2; pass++) {
+	for (int pass = 0; pass < 8; pass++) {
+		gap = pass % 2 ? " " : "  ";
+		search_text(u, pass / 2, srch, sizeof(srch));
+		sw = ui_width(u, srch);
 		snprintf(left, sizeof(left), "%spid %d%s%s%s%s%s%d thread%s",
 			 gap, (int)u->pid, gap, state, gap, el, gap, nthr,
 			 nthr == 1 ? "" : "s");
 		rest = u->cols - 1 - ui_width(u, left) - 2 - sw;
 		if (name <= rest)
 			break;
-		gap = " ";
 	}
 	if (name > rest)
 		name = rest > 8 ? rest : 8;

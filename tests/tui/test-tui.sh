@@ -13,6 +13,7 @@ DEMO=$TARGETS_DIR/hunch-demo
 TMP=$(mktemp -d)
 SOCK=hunch-tui-$$
 export LC_ALL=C.UTF-8  # ${#line} counts characters, not bytes
+export XDG_STATE_HOME=$TMP/state  # the search's journals
 unset NO_COLOR
 
 # exit-empty off: the server stays between one test's window and the next
@@ -108,8 +109,8 @@ type_in demo "cd $TMP && $HUNCH; echo RC=\$?"
 check_screen demo '^ hunch-demo +pid [0-9]+ +running' "demo: the status line names the target, its pid and 'running'"
 DPID=$(pid_on_status demo)
 tap_eq "$(cat /proc/$DPID/comm 2>/dev/null)" hunch-demo "demo: the pid on the status line is the demo's ($DPID)"
-tap_ok $(status_line demo | grep -q 'rate — cost — | no search yet$'; echo $?) \
-	"demo: sample rate and cost are '—' and the status says 'no search yet'"
+WAIT=15 check_screen demo '^ hunch-demo +pid [0-9]+ .*\| [0-9]+Hz [0-9.]+%/5%( exp)? [0-9]+\+[0-9]+ [a-z]+$' \
+	"demo: the status line shows the search's sample rate, cost against the limit, experiments and state"
 tap_ok $(screen demo | grep -A12 '▾ demo.c$' | grep -q '^         demo_hot_loop$'; echo $?) \
 	"demo: the where pane shows demo_hot_loop under demo.c"
 check_screen demo '^ *6 Log ─' "demo: the log pane is on screen at 80x24"
@@ -117,13 +118,15 @@ keys demo End
 check_screen demo '^       [0-9]+:demo_worker$' "demo: worker threads appear in the where pane while it runs"
 nw=$(screen demo | grep -Ec '^       [0-9]+:demo_worker$')
 tap_eq "$nw" 4 "demo: all four workers (demo_worker) are listed"
-check_screen demo '^  demo: 10 seconds, 4 lock workers, 1 writer' "demo: its stdout is in the output pane"
-check_screen demo '^# thread [0-9]+:demo_writer appeared' "demo: hunch's messages are in the log, marked #"
 fits demo 80 24 "demo while running"
 WAIT=20 check_screen demo '^ hunch-demo +pid [0-9]+ +exited 0 ' "demo: after it ends the status says 'exited 0'"
 keys demo 6 6  # the log gets the whole body
 check_screen demo '^ 6 Log ' "demo: 6 twice gives the log the whole screen"
 check_screen demo '^  demo done$' "demo: 'demo done' appears in the output pane"
+keys demo g  # the search's messages follow: the first lines are at the top
+check_screen demo '^  demo: 10 seconds, 4 lock workers, 1 writer' "demo: its stdout is in the output pane"
+check_screen demo '^# thread [0-9]+:demo_writer appeared' "demo: hunch's messages are in the log, marked #"
+keys demo G
 tap_ok $(screen demo | grep -q 'demo_hot_loop'; [ $? -ne 0 ]; echo $?) "demo: (and the where pane is gone)"
 keys demo 2
 check_screen demo '^ 1 Search  \[2 Where\]' "demo: 2 brings the where pane back"
@@ -398,7 +401,7 @@ end_plain mono "NO_COLOR=1"
 run_plain ascii LC_ALL=C LANG=C
 tap_eq "$(screen ascii | LC_ALL=C grep -c $'[\x80-\xff]')" 0 "LANG=C: no byte >= 0x80 on the screen"
 tap_ok $(screen ascii | grep -q '^ - Code$'; echo $?) "LANG=C: ASCII tree markers (- open, + closed)"
-tap_ok $(screen ascii | grep -q 'rate - cost - | no search yet$'; echo $?) "LANG=C: '-' for the values not there yet"
+WAIT=15 check_screen ascii '\| [0-9]+Hz [0-9.]+%/5%( exp)? [0-9]+\+[0-9]+ [a-z]+$' "LANG=C: the search's fields on the status line"
 keys ascii '?'
 wait_screen ascii 'hunch dashboard: keys' 5 >/dev/null
 tap_eq "$(screen ascii | LC_ALL=C grep -c $'[\x80-\xff]')" 0 "LANG=C: the help is ASCII too"

@@ -124,7 +124,7 @@ static void test_status(void)
 		.have = true, .sample_hz = 5, .cost = 0.012, .cost_limit = 0.05,
 		.active = 3, .pending = 1, .state = "searching",
 	};
-	tap_ok(strstr(screen_line(0), "| rate 5 Hz  cost 1.2%/5.0%  ") != NULL
+	tap_ok(strstr(screen_line(0), "| 5Hz 1.2%/5% exp 3+1 searching") != NULL
 	       && ui_width(&u, screen_line(0)) <= 80,
 	       "status line: the search's fields once it supplies them, "
 	       "within 80 columns (%s)", screen_line(0));

@@ -1,0 +1,266 @@
+/*
+ * ui_consult.c - the consultant inside the live dashboard (issue 7).
+ *
+ * The search runs as batch mode runs it (tui/cli_batch.c): metrics on
+ * the live source, the journal wrapped around it, the consultant over
+ * the wrapper, started once the program has run UI_SETTLE_S (enabled while
+ * it is stopped at main, start-function timers miss main's activation).
+ * From then on the consultant owns resource polling: the where axis is
+ * the consultant's own tree (u->tree), and the log learns of threads and
+ * libraries by comparing that tree with what it saw last time.  Before
+ * the search starts (and when there is none: --no-rtlib) the dashboard
+ * polls through the same source, so the journal records every resource
+ * either way.
+ */
+#include "ui_consult.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "jnl_path.h"
+#include "jnl_source.h"
+#include "pc_search.h"
+#include "pc_where.h"
+#include "ui_search.h"
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+static void on_log(void *arg, double t, const char *line)
+{
+	(void)t;
+	ui_log_add(arg, UI_LOG_HUNCH, "%s", line);
+}
+
+/* The journal, unless --no-journal; one that cannot be opened is a
+ * message in the log: the search is worth running without it. */
+static void open_journal(struct ui *u, struct ui_consult *c)
+{
+	struct jnl_choice ch = { .path = c->o->journal,
+				 .disabled = c->o->no_journal };
+	struct jnl_header h = {
+		.program = base_name(u->label), .argv = c->o->argv,
+		.pid = c->o->argv ? 0 : (int)u->pid, .mode = "dashboard",
+	};
+	struct jnl_writer_opts wo = { 0 };
+	struct hunch_err err = { 0 };
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &h.start_wall);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	h.start_mono_ns = (uint64_t)ts.tv_sec * 1000000000u +
+			  (uint64_t)ts.tv_nsec;
+	if (jnl_open_for_search(&c->jw, &ch, &h, &wo, getenv, &err) < 0) {
+		ui_log_add(u, UI_LOG_HUNCH, "no journal: %s", err.msg);
+		c->jw = NULL;
+	}
+	if (c->jw == NULL)
+		return;
+	c->csrc = jnl_source_wrap(u->src, c->jw, (int)u->pid);
+	if (c->csrc == NULL)
+		c->csrc = u->src;
+	snprintf(c->jpath, sizeof(c->jpath), "%s", jnl_writer_path(c->jw));
+	ui_log_add(u, UI_LOG_HUNCH, "journal %s", c->jpath);
+}
+
+void ui_consult_open(struct ui *u, struct ui_consult *c)
+{
+	struct hunch_err err = { 0 };
+
+	c->csrc = u->src;
+	c->search_at = 1e300;  /* ui_session.c: once the program runs */
+	if (c->cfg == NULL)
+		return;
+	if (!src_live_rtlib_ready(u->src) ||
+	    src_live_metrics_start(u->src, c->cfg, &err) < 0) {
+		ui_log_add(u, UI_LOG_HUNCH, "no search: cannot measure %s: %s",
+			   u->label, err.msg[0] ? err.msg : "no runtime "
+			   "library in the program");
+		c->failed = true;
+		return;
+	}
+	open_journal(u, c);
+	u->pc = pc_consult_new(c->cfg, c->csrc, u->tree);
+	pc_consult_set_log(u->pc, on_log, u);
+}
+
+/* --- what the log says about the tree --------------------------------- */
+
+static void watch_add(struct ui_consult *c, pc_res_id id, bool retired)
+{
+	if (c->nseen == c->capseen) {
+		size_t cap = c->capseen ? 2 * c->capseen : 64;
+		struct ui_seen *s = realloc(c->seen, cap * sizeof(*s));
+
+		if (s == NULL)
+			return;
+		c->seen = s;
+		c->capseen = cap;
+	}
+	c->seen[c->nseen++] = (struct ui_seen){ id, retired };
+}
+
+static void say(struct ui *u, const struct pc_res *r, bool retired,
+		bool fresh)
+{
+	if (u->starting)
+		return;
+	if (r->kind == PC_RES_THREAD) {
+		ui_log_add(u, UI_LOG_HUNCH, "thread %s %s", r->name,
+			   retired ? "exited" : "appeared");
+	} else if (retired) {
+		ui_log_add(u, UI_LOG_HUNCH, "library %s unloaded", r->name);
+	} else if (fresh) {
+		ui_log_add(u, UI_LOG_HUNCH, "library %s loaded (%zu "
+			   "functions)", r->name, pc_res_count_kind(u->tree,
+			   r->id, PC_RES_FUNCTION));
+	}
+}
+
+/* New threads and libraries, and those retired (or back) since the
+ * last pass.  Returns whether the tree changed. */
+static bool tell_changes(struct ui *u, struct ui_consult *c)
+{
+	size_t n = pc_restree_count(u->tree);
+	bool changed = n != c->nres;
+
+	for (pc_res_id id = (pc_res_id)c->nres; id < n; id++) {
+		const struct pc_res *r = pc_res_get(u->tree, id);
+
+		if (r == NULL || (r->kind != PC_RES_THREAD &&
+				  r->kind != PC_RES_MODULE))
+			continue;
+		say(u, r, false, true);
+		if (r->retired)
+			say(u, r, true, false);
+		watch_add(c, id, r->retired);
+	}
+	for (size_t i = 0; i < c->nseen; i++) {
+		const struct pc_res *r = pc_res_get(u->tree, c->seen[i].id);
+
+		if (r->retired == c->seen[i].retired)
+			continue;
+		c->seen[i].retired = r->retired;
+		say(u, r, r->retired, false);
+		changed = true;
+	}
+	c->nres = n;
+	return changed;
+}
+
+static void sync_tree(struct ui *u, struct ui_consult *c)
+{
+	/* The search polls for itself once it runs. */
+	if (u->pc == NULL || !u->pc->started)
+		c->csrc->ops->poll_resources(c->csrc, pc_where_apply_cb,
+					     u->tree);
+	if (tell_changes(u, c))
+		ui_where_changed(u);
+}
+
+/* --- the search ---------------------------------------------------------- */
+
+static const char *state_word(const struct pc_consult *pc,
+			      const struct pc_search *s)
+{
+	if (s->state == PC_SEARCH_ENDED || pc_consult_ended(pc))
+		return "ended";
+	if (s->state == PC_SEARCH_PAUSED)
+		return "paused";
+	if (pc->throttle == PC_THR_COST)
+		return "slowed";
+	if (pc_consult_idle(pc))
+		return "idle";
+	return "searching";
+}
+
+static void fill_status(struct ui *u)
+{
+	const struct pc_consult *pc = u->pc;
+	const struct pc_search *s = ui_search_shown(u);
+	struct ui_search_status old = u->search;
+	double period = pc_consult_sample_period(pc);
+
+	u->search = (struct ui_search_status){
+		.have = true, .sample_hz = period > 0 ? 1 / period : 0,
+		.cost = pc->observed,
+		.cost_limit = pc_tunable_get(pc->cfg, "costLimit"),
+		.active = pc->nactive, .pending = pc->npending,
+		.state = s ? state_word(pc, s) : "starting",
+	};
+	if (memcmp(&old, &u->search, sizeof(old)) != 0)
+		u->dirty |= UI_D_STATUS;
+}
+
+static void start_search(struct ui *u, struct ui_consult *c)
+{
+	if (u->pc->started || c->failed || ui_now() < c->search_at)
+		return;
+	if (pc_consult_start(u->pc) < 0) {
+		ui_log_add(u, UI_LOG_HUNCH, "the search could not start");
+		c->failed = true;
+	}
+}
+
+void ui_consult_pump(struct ui *u, struct ui_consult *c)
+{
+	sync_tree(u, c);
+	if (u->pc == NULL)
+		return;
+	start_search(u, c);
+	if (u->pc->started) {
+		pc_consult_tick(u->pc);
+		if (tell_changes(u, c))
+			ui_where_changed(u);
+		if (ui_search_changed(u))
+			u->dirty |= UI_D_PANE(UI_PANE_SEARCH);
+	}
+	if (c->jw != NULL)
+		jnl_tick(c->jw);
+	fill_status(u);
+}
+
+int ui_consult_due_ms(const struct ui *u, const struct ui_consult *c)
+{
+	int due;
+
+	if (u->pc == NULL || c->failed)
+		return -1;
+	if (!u->pc->started) {
+		due = (int)((c->search_at - ui_now()) * 1000) + 1;
+		return due < 0 ? 0 : due;
+	}
+	return src_live_due_ms(u->src);
+}
+
+void ui_consult_stop(struct ui *u, struct ui_consult *c)
+{
+	(void)c;
+	if (u->pc != NULL)
+		src_live_metrics_stop(u->src);
+}
+
+void ui_consult_close(struct ui *u, struct ui_consult *c, const char *why)
+{
+	if (c->jw != NULL) {
+		jnl_write_end(c->jw, jnl_ts_now(c->jw), why, NULL);
+		jnl_source_unwrap(c->csrc);
+		jnl_writer_close(c->jw, NULL);
+		fprintf(stderr, "hunch: journal %s\n", c->jpath);
+	}
+	if (u->src != NULL)
+		u->src->ops->close(u->src);
+	u->src = NULL;
+	pc_consult_free(u->pc);
+	u->pc = NULL;
+	pc_config_free(c->cfg);
+	c->cfg = NULL;
+	free(c->seen);
+}
