@@ -25,7 +25,7 @@
 /* The panes by number key.  Slots say what they will show until the
  * consultant's panes replace them. */
 static const struct ui_pane_ops *const panes[UI_NPANES] = {
-	[UI_PANE_SEARCH] = &ui_search_slot,
+	[UI_PANE_SEARCH] = &ui_search_pane,
 	[UI_PANE_WHERE] = &ui_where_pane,
 	[UI_PANE_HIST] = &ui_hist_slot,
 	[UI_PANE_TUNABLES] = &ui_tunables_slot,

@@ -1,19 +1,69 @@
 /*
- * ui_search.c - the Search pane: the search history graph (issue 7).
+ * ui_search.c - the Search pane: the search history graph (issue 7) as
+ * an indented DAG, one row per experiment (hypothesis x focus).
+ *
+ * A row reads, left to right: the refinement that led to it (why '>',
+ * where '@', a second path '^': Paradyn's shadow node, drawn dim and not
+ * followed further), the state letter (T true, F false, ? tested but
+ * not concluded, . never evaluated, x could not be tested), the activity
+ * (* active, + being enabled, : queued), the hypothesis, the focus
+ * (the constrained parts only: "demo_worker", "Mutex"), then on the
+ * right the last value against the threshold as a small bar (the
+ * threshold at its middle), the numbers, and when the node reached its
+ * state.  Letters carry the meaning, so monochrome and ASCII lose
+ * nothing; colour only repeats them.
+ *
+ * The rows are rebuilt only when what they show changed (a cheap sum
+ * over the nodes, ui_search_changed); drawing touches the visible rows
+ * only, so 5,000 nodes cost a walk, not a screenful of work each.
+ *
+ * Keys: motions; Enter follows a node (it becomes the top of the view,
+ * its refinements below), Backspace goes back; Left/Right fold; d the
+ * node's evidence (ui_search_detail.c); f hides false nodes, i those no
+ * longer tested (true ones stay); p pauses or resumes the shown search,
+ * P starts a new phase, c switches between the global search and the
+ * current phase's.
  */
 #include "ui_search.h"
 
+#include <math.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "pc_search.h"
 
-struct sview {
-	bool phase;        /* the current phase's search, not the global */
-	uint64_t sig;      /* what was drawn, summed (ui_search_changed) */
+#define MAX_DEPTH 64
+#define BAR_W 8
+#define MAX_FOLLOW 64
+
+struct srow {
+	int node;
+	uint8_t depth;
+	char edge;           /* ' ' top, '>' why, '@' where, '^' shadow */
 };
 
-static struct sview sv;
+struct sview {
+	bool phase;          /* the current phase's search, not the global */
+	const struct pc_search *built_for;
+	int root;            /* node followed with Enter; -1: the root */
+	int stack[MAX_FOLLOW];
+	int nstack;
+	uint8_t *fold;       /* per node id: folded */
+	size_t nfold;
+	struct srow *rows;
+	size_t nrows, caprows;
+	bool stale;
+	size_t cur, top;
+	int cur_node;        /* keeps the cursor on its node */
+	int page;
+	bool hide_false, hide_inactive;
+	bool detail;         /* the cursor node's evidence fills the pane */
+	uint64_t sig;
+};
+
+static struct sview sv = { .root = -1, .cur_node = -1, .stale = true };
 
 const struct pc_search *ui_search_shown(const struct ui *u)
 {
@@ -25,30 +75,522 @@ const struct pc_search *ui_search_shown(const struct ui *u)
 }
 
 /* A cheap sum of what the rows show: node count, states, values to the
- * thousandth, and the seconds shown.  Equal sums: nothing to redraw. */
-static uint64_t signature(const struct ui *u, const struct pc_search *s)
+ * thousandth.  Equal sums: nothing to redraw. */
+static uint64_t signature(const struct pc_search *s)
 {
 	uint64_t h = (uintptr_t)s * 31u + s->nn * 7919u + (uint64_t)s->state;
 
 	for (size_t i = 0; i < s->nn; i++) {
 		const struct pc_node *n = s->nodes[i];
+		double v = isfinite(n->value) ? n->value * 1000 : -1;
 
 		h = h * 1000003u + (uint64_t)n->truth * 7u +
 		    (uint64_t)n->active * 3u + (uint64_t)n->pending +
 		    (uint64_t)n->queued * 11u + (uint64_t)n->nkids * 13u +
-		    (uint64_t)(int64_t)(n->value * 1000);
+		    (uint64_t)(int64_t)v + (uint64_t)(n->guess + 1) * 17u;
 	}
-	(void)u;
 	return h;
 }
 
 bool ui_search_changed(struct ui *u)
 {
 	const struct pc_search *s = ui_search_shown(u);
-	uint64_t sig = s ? signature(u, s) : 0;
+	uint64_t sig = s ? signature(s) : 0;
 
 	if (sig == sv.sig)
 		return false;
 	sv.sig = sig;
+	sv.stale = true;
 	return true;
 }
+
+/* --- what a node is ------------------------------------------------------ */
+
+char ui_search_letter(const struct pc_node *n)
+{
+	if (n->truth == PC_TRUE)
+		return 'T';
+	if (n->truth == PC_FALSE)
+		return 'F';
+	if (n->failed || n->skipped)
+		return 'x';
+	return n->guess >= 0 || n->wn > 0 ? '?' : '.';
+}
+
+char ui_search_activity(const struct pc_node *n)
+{
+	if (n->active)
+		return '*';
+	if (n->pending)
+		return '+';
+	return n->queued ? ':' : ' ';
+}
+
+attr_t ui_search_attr(const struct ui *u, const struct pc_node *n)
+{
+	attr_t a;
+
+	switch (ui_search_letter(n)) {
+	case 'T': a = ui_attr(u, UI_C_FOCUS) | A_BOLD; break;
+	case 'F': a = ui_attr(u, UI_C_DIM); break;
+	case '?': a = ui_attr(u, UI_C_WARN); break;
+	default: a = A_NORMAL; break;
+	}
+	return a | (n->active ? A_BOLD : 0);
+}
+
+/* The time the node reached its state (seconds since the target began). */
+double ui_search_when(const struct pc_node *n)
+{
+	if (n->truth == PC_TRUE && n->t_true_since >= 0)
+		return n->t_true_since;
+	if (n->truth == PC_FALSE && n->t_concluded >= 0)
+		return n->t_concluded;
+	return n->t_start >= 0 ? n->t_start : n->t_created;
+}
+
+/* The focus, short: the last part of each constrained hierarchy, or
+ * "whole program" when none is.  Full: the node's name (detail line). */
+void ui_search_focus_short(const struct ui *u, const struct pc_node *n,
+			   char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < PC_NHIER && off < len; i++) {
+		const struct pc_res *r = pc_res_get(u->pc->res,
+						    n->focus.r[i]);
+
+		if (r == NULL || r->kind == PC_RES_HIERARCHY)
+			continue;
+		off += (size_t)snprintf(buf + off, len - off, "%s%s",
+					off ? "," : "", r->name);
+	}
+	if (off == 0)
+		snprintf(buf, len, "whole program");
+}
+
+/* --- the rows ------------------------------------------------------------ */
+
+static bool hidden(const struct pc_node *n)
+{
+	if (sv.hide_false && n->truth == PC_FALSE)
+		return true;
+	return sv.hide_inactive && !n->active && !n->pending &&
+	       n->truth != PC_TRUE && !n->is_virtual;
+}
+
+static void add_row(int node, int depth, char edge)
+{
+	if (sv.nrows == sv.caprows) {
+		size_t cap = sv.caprows ? 2 * sv.caprows : 256;
+		struct srow *r = realloc(sv.rows, cap * sizeof(*r));
+
+		if (r == NULL)
+			return;
+		sv.rows = r;
+		sv.caprows = cap;
+	}
+	sv.rows[sv.nrows++] = (struct srow){ node, (uint8_t)depth, edge };
+}
+
+static bool folded(int id)
+{
+	return (size_t)id < sv.nfold && sv.fold[id];
+}
+
+static void walk(const struct pc_search *s, int id, int depth, char edge)
+{
+	const struct pc_node *n = pc_node(s, id);
+
+	if (n == NULL || (depth > 0 && hidden(n)))
+		return;
+	add_row(id, depth, edge);
+	if (edge == '^' || folded(id) || depth >= MAX_DEPTH)
+		return;
+	for (size_t i = 0; i < n->nkids; i++) {
+		const struct pc_edge *e = &n->kids[i];
+
+		walk(s, e->child, depth + 1, e->shadow ? '^' :
+		     e->why ? '>' : '@');
+	}
+}
+
+/* A new search shown: its own folds, no node followed. */
+static void reset_view(const struct pc_search *s)
+{
+	sv.built_for = s;
+	sv.root = -1;
+	sv.nstack = 0;
+	sv.cur = sv.top = 0;
+	sv.cur_node = -1;
+	sv.detail = false;
+	memset(sv.fold, 0, sv.nfold);
+}
+
+static void rebuild(const struct pc_search *s)
+{
+	if (s != sv.built_for)
+		reset_view(s);
+	if (s->nn > sv.nfold) {
+		uint8_t *f = realloc(sv.fold, s->nn + 256);
+
+		if (f != NULL) {
+			memset(f + sv.nfold, 0, s->nn + 256 - sv.nfold);
+			sv.fold = f;
+			sv.nfold = s->nn + 256;
+		}
+	}
+	sv.nrows = 0;
+	walk(s, sv.root >= 0 ? sv.root : s->root, 0, ' ');
+	for (size_t i = 0; i < sv.nrows; i++)
+		if (sv.rows[i].node == sv.cur_node) {
+			sv.cur = i;
+			break;
+		}
+	if (sv.cur >= sv.nrows)
+		sv.cur = sv.nrows ? sv.nrows - 1 : 0;
+	sv.stale = false;
+}
+
+/* The rows now (the benchmark times a rebuild and a full draw). */
+void ui_search_rebuild(struct ui *u)
+{
+	const struct pc_search *s = ui_search_shown(u);
+
+	sv.stale = true;
+	if (s != NULL)
+		rebuild(s);
+}
+
+int ui_search_cursor_node(const struct ui *u)
+{
+	const struct pc_search *s = ui_search_shown(u);
+
+	if (s == NULL)
+		return -1;
+	if (sv.stale || s != sv.built_for)
+		rebuild(s);
+	return sv.nrows ? sv.rows[sv.cur].node : -1;
+}
+
+/* --- drawing -------------------------------------------------------------- */
+
+/* "[####....]"-like: BAR_W cells, full at twice the threshold, so the
+ * threshold is the middle. */
+static void draw_bar(struct ui *u, int y, int x, const struct pc_node *n,
+		     attr_t a)
+{
+	double ratio = n->threshold > 0 && isfinite(n->value) ?
+		       n->value / n->threshold : -1;
+	int fill = ratio < 0 ? 0 : (int)lround(ratio * BAR_W / 2);
+
+	if (ratio < 0 || n->is_virtual)
+		return;
+	for (int i = 0; i < BAR_W; i++)
+		ui_put(u, y, x + i, 1, i < fill ? (u->utf8 ? "\xe2\x96\x88"
+		       : "#") : (i == BAR_W / 2 ? "|" : (u->utf8 ?
+		       "\xc2\xb7" : ".")), i < fill ? a : A_NORMAL);
+}
+
+/* At most 5 columns: 0.067, 0.7, 12.3, 1234, 2e+05. */
+static void num5(double v, char *buf, size_t len)
+{
+	double a = fabs(v);
+
+	if (a >= 99999.5)
+		snprintf(buf, len, "%.0e", v);
+	else if (a >= 99.95)
+		snprintf(buf, len, "%.0f", v);
+	else if (a >= 9.995)
+		snprintf(buf, len, "%.1f", v);
+	else if (a >= 0.0005 || a == 0)
+		snprintf(buf, len, "%.3f", v);
+	else
+		snprintf(buf, len, "%.0e", v);
+	if (strchr(buf, '.') != NULL && strchr(buf, 'e') == NULL) {
+		size_t k = strlen(buf);
+
+		while (buf[k - 1] == '0')
+			buf[--k] = '\0';
+		if (buf[k - 1] == '.')
+			buf[k - 1] = '\0';
+	}
+}
+
+static void right_text(const struct pc_node *n, char *buf, size_t len)
+{
+	char v[16], th[16];
+
+	char when[24];
+	double t = ui_search_when(n);
+
+	if (t >= 0)
+		snprintf(when, sizeof(when), "%.1fs", t);
+	else
+		snprintf(when, sizeof(when), "-");
+	if (n->is_virtual || !isfinite(n->value) || n->threshold <= 0)
+		snprintf(buf, len, "%11s %6s", "", when);
+	else
+	{
+		num5(n->value, v, sizeof(v));
+		num5(n->threshold, th, sizeof(th));
+		snprintf(buf, len, "%5s/%-5s %6s", v, th, when);
+	}
+}
+
+static void draw_row(struct ui *u, const struct pc_search *s,
+		     const struct ui_rect *rc, int y, const struct srow *row,
+		     bool cursor)
+{
+	const struct pc_node *n = pc_node(s, row->node);
+	const struct pc_hypothesis *h = pc_node_hyp(u->pc, n);
+	attr_t a = row->edge == '^' ? ui_attr(u, UI_C_DIM) :
+		   ui_search_attr(u, n);
+	char left[512], focus[256], right[64];
+	int rw = rc->w >= 60 ? BAR_W + 1 + 18 : 0, x = rc->x + 1;
+	int lw = rc->w - 1 - rw;
+
+	if (cursor) {
+		a |= u->active == UI_PANE_SEARCH ? A_REVERSE : A_UNDERLINE;
+		wattrset(stdscr, a);
+		mvwhline(stdscr, y, rc->x, ' ', rc->w);
+	}
+	ui_search_focus_short(u, n, focus, sizeof(focus));
+	snprintf(left, sizeof(left), "%*s%c%c%c %s  %s", 2 * row->depth, "",
+		 row->edge, ui_search_letter(n), ui_search_activity(n),
+		 h ? h->name : "?", focus);
+	ui_put(u, y, x, lw - 1, left, a);
+	if (rw == 0)
+		return;
+	draw_bar(u, y, rc->x + rc->w - rw, n, a);
+	right_text(n, right, sizeof(right));
+	ui_put(u, y, rc->x + rc->w - rw + BAR_W + 1, rw - BAR_W - 1, right,
+	       a);
+}
+
+static void header_text(const struct ui *u, const struct pc_search *s,
+			char *buf, size_t len)
+{
+	size_t ntrue = 0, nact = 0;
+	const char *st = s->state == PC_SEARCH_PAUSED ? "paused" :
+			 s->state == PC_SEARCH_ENDED ? "ended" : "searching";
+
+	for (size_t i = 0; i < s->nn; i++) {
+		ntrue += s->nodes[i]->truth == PC_TRUE;
+		nact += s->nodes[i]->active;
+	}
+	char name[32];
+
+	if (s->id)
+		snprintf(name, sizeof(name), "Phase %d search", s->id);
+	else
+		snprintf(name, sizeof(name), "Global search");
+	snprintf(buf, len, "%s: %zu nodes, %zu true, %zu active, %s%s%s%s",
+		 name, s->nn, ntrue, nact, st, sv.root >= 0 ? " (followed; "
+		 "Bksp back)" : "", sv.hide_false ? " -false" : "",
+		 sv.hide_inactive ? " -inactive" : "");
+	(void)u;
+}
+
+static void draw_empty(struct ui *u, const struct ui_rect *r)
+{
+	const char *why = u->pc == NULL ? (u->src == NULL ? "no search: "
+		"nothing to watch" : "no search: hunch measures with its "
+		"runtime library (not with --no-rtlib)") :
+		"the search starts once the program has run a moment";
+
+	ui_put(u, r->y + 1, r->x + 2, r->w - 4, why, ui_attr(u, UI_C_DIM));
+}
+
+static void draw(struct ui *u, enum ui_pane p, const struct ui_rect *r)
+{
+	const struct pc_search *s = ui_search_shown(u);
+	char buf[1024];
+	int rows = r->h - 2;
+
+	(void)p;
+	if (s == NULL || !u->pc->started)
+		return draw_empty(u, r);
+	if (sv.stale || s != sv.built_for)
+		rebuild(s);
+	if (sv.detail && sv.nrows)
+		return ui_search_detail_draw(u, s, sv.rows[sv.cur].node, r);
+	header_text(u, s, buf, sizeof(buf));
+	ui_put(u, r->y, r->x + 1, r->w - 1, buf, A_BOLD);
+	if (rows < 1)
+		return;
+	sv.page = rows;
+	if (sv.cur < sv.top)
+		sv.top = sv.cur;
+	if (sv.cur >= sv.top + (size_t)rows)
+		sv.top = sv.cur - (size_t)rows + 1;
+	for (int i = 0; i < rows && sv.top + (size_t)i < sv.nrows; i++)
+		draw_row(u, s, r, r->y + 1 + i, &sv.rows[sv.top + i],
+			 sv.top + (size_t)i == sv.cur);
+	if (sv.nrows) {
+		const struct pc_node *n = pc_node(s, sv.rows[sv.cur].node);
+
+		ui_put(u, r->y + r->h - 1, r->x, r->w, n->name,
+		       ui_attr(u, UI_C_DIM));
+	}
+}
+
+/* --- keys ----------------------------------------------------------------- */
+
+static void step(int dir, size_t steps)
+{
+	if (dir < 0)
+		sv.cur = sv.cur > steps ? sv.cur - steps : 0;
+	else if (sv.nrows)
+		sv.cur = sv.cur + steps < sv.nrows ? sv.cur + steps :
+			 sv.nrows - 1;
+}
+
+static void follow(void)
+{
+	if (sv.nrows == 0 || sv.cur == 0 || sv.nstack == MAX_FOLLOW)
+		return;
+	sv.stack[sv.nstack++] = sv.root;
+	sv.root = sv.cur_node = sv.rows[sv.cur].node;
+	sv.top = 0;
+	sv.stale = true;
+}
+
+static void back(void)
+{
+	if (sv.nstack == 0)
+		return;
+	sv.cur_node = sv.root;  /* the cursor lands on the node left */
+	sv.root = sv.stack[--sv.nstack];
+	sv.stale = true;
+}
+
+static void set_fold(bool fold)
+{
+	int id = sv.nrows ? sv.rows[sv.cur].node : -1;
+
+	if (id < 0 || (size_t)id >= sv.nfold)
+		return;
+	if (!fold || sv.fold[id] || sv.cur + 1 >= sv.nrows ||
+	    sv.rows[sv.cur + 1].depth <= sv.rows[sv.cur].depth) {
+		/* nothing below to fold: Left goes to the parent row */
+		for (size_t i = sv.cur; fold && !sv.fold[id] && i-- > 0;)
+			if (sv.rows[i].depth < sv.rows[sv.cur].depth) {
+				sv.cur = i;
+				return;
+			}
+		if (!fold)
+			sv.fold[id] = 0;
+	} else {
+		sv.fold[id] = 1;
+	}
+	sv.stale = true;
+}
+
+static void toggle_pause(struct ui *u, const struct pc_search *s)
+{
+	bool pause = s->state == PC_SEARCH_RUNNING;
+
+	if (pc_consult_pause(u->pc, s->id, pause) < 0)
+		ui_note(u, "the search has ended: nothing to pause");
+	else
+		ui_note(u, "search %s", pause ? "paused: p resumes" :
+			"resumed");
+	sv.stale = true;
+}
+
+static void new_phase(struct ui *u)
+{
+	int ph = pc_consult_phase_start(u->pc, NULL);
+
+	if (ph < 0) {
+		ui_note(u, "no new phase: the program has ended");
+		return;
+	}
+	sv.phase = true;
+	sv.stale = true;
+	ui_note(u, "phase %d started; c shows the global search", ph);
+}
+
+static void switch_search(struct ui *u)
+{
+	if (u->pc->current == NULL) {
+		ui_note(u, "no current phase yet: P starts one");
+		return;
+	}
+	sv.phase = !sv.phase;
+	sv.stale = true;
+}
+
+static bool steer_key(struct ui *u, const struct pc_search *s, int key)
+{
+	switch (key) {
+	case 'p': toggle_pause(u, s); break;
+	case 'P': new_phase(u); break;
+	case 'c': switch_search(u); break;
+	case 'f': sv.hide_false = !sv.hide_false; sv.stale = true; break;
+	case 'i': sv.hide_inactive = !sv.hide_inactive; sv.stale = true;
+		break;
+	case 'd': sv.detail = !sv.detail; break;
+	case KEY_BACKSPACE: case 127: case 8:
+		if (sv.detail)
+			sv.detail = false;
+		else
+			back();
+		break;
+	case 27: sv.detail = false; break;
+	default: return false;
+	}
+	return true;
+}
+
+static bool motion_key(int key)
+{
+	size_t page = sv.page > 1 ? (size_t)sv.page - 1 : 1;
+
+	switch (ui_key_motion(key)) {
+	case UI_K_UP: step(-1, 1); break;
+	case UI_K_DOWN: step(+1, 1); break;
+	case UI_K_PGUP: step(-1, page); break;
+	case UI_K_PGDN: step(+1, page); break;
+	case UI_K_HOME: sv.cur = 0; break;
+	case UI_K_END: step(+1, sv.nrows); break;
+	case UI_K_LEFT: set_fold(true); break;
+	case UI_K_RIGHT: set_fold(false); break;
+	case UI_K_TOGGLE:
+		if (key == ' ')
+			set_fold(!folded(sv.nrows ? sv.rows[sv.cur].node : -1));
+		else
+			follow();
+		break;
+	default: return false;
+	}
+	return true;
+}
+
+static bool key(struct ui *u, int k)
+{
+	const struct pc_search *s = ui_search_shown(u);
+	bool took;
+
+	if (s == NULL || !u->pc->started)
+		return false;
+	if (sv.stale || s != sv.built_for)
+		rebuild(s);
+	took = steer_key(u, s, k) || (!sv.detail && motion_key(k));
+	if (!took)
+		return false;
+	if (sv.nrows && !sv.stale)
+		sv.cur_node = sv.rows[sv.cur].node;
+	u->dirty |= UI_D_PANE(UI_PANE_SEARCH) | UI_D_STATUS;
+	return true;
+}
+
+const struct ui_pane_ops ui_search_pane = {
+	.title = "Search",
+	.draw = draw,
+	.key = key,
+	.hint = "%s%s move  Enter follow  Bksp back  d detail  p pause  "
+		"P phase  c global/phase  f/i hide  ? help",
+};

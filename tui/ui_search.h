@@ -6,10 +6,12 @@
 #define UI_SEARCH_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "ui.h"
 
 struct pc_search;
+struct pc_node;
 
 /* The search the pane shows: the global one, or the current phase's
  * (the `g` key); NULL before the search starts. */
@@ -17,5 +19,23 @@ const struct pc_search *ui_search_shown(const struct ui *u);
 /* Whether what the pane shows changed since the last call (the session
  * loop then marks the pane dirty). */
 bool ui_search_changed(struct ui *u);
+/* Rebuild the rows now (the benchmark times it); the node under the
+ * cursor (-1: none). */
+void ui_search_rebuild(struct ui *u);
+int ui_search_cursor_node(const struct ui *u);
+
+/* What a node is, as a row shows it: the state letter (T F ? . x), the
+ * activity (* + : or blank), its colour, when it reached its state, and
+ * its focus shortened to the constrained parts. */
+char ui_search_letter(const struct pc_node *n);
+char ui_search_activity(const struct pc_node *n);
+attr_t ui_search_attr(const struct ui *u, const struct pc_node *n);
+double ui_search_when(const struct pc_node *n);
+void ui_search_focus_short(const struct ui *u, const struct pc_node *n,
+			   char *buf, size_t len);
+
+/* ui_search_detail.c: a node's evidence over the pane's body. */
+void ui_search_detail_draw(struct ui *u, const struct pc_search *s, int id,
+			   const struct ui_rect *r);
 
 #endif

@@ -183,7 +183,7 @@ fits run 80 24 "run with help"
 keys run x
 tap_ok $(wait_no_screen run 'hunch dashboard: keys' 5; echo $?) "run: any key closes the help"
 keys run 1
-check_screen run 'Empty: no search yet' "run: the search pane says it is empty and why"
+WAIT=15 check_screen run '^ Global search: [0-9]+ nodes' "run: the search pane shows the search history graph"
 keys run 2
 keys run S
 check_screen run 'screen saved to hunch-screen-1.txt' "run: S saves the screen"

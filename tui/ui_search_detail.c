@@ -1,0 +1,238 @@
+/*
+ * ui_search_detail.c - `d` in the Search pane: one node's evidence over
+ * the pane's body: its state, the full focus, value against threshold,
+ * hysteresis and how long the guess held, when it was true, started and
+ * concluded, its estimated and charged cost beside the search's observed
+ * cost, where it sits in the graph, the metric instances behind it with
+ * their histograms as sparklines, and the trace of states it went
+ * through.  Numbers are the consultant's own (struct pc_node): nothing
+ * here computes a conclusion.
+ */
+#include "ui_search.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "pc_search.h"
+
+#define LABEL_W 12
+
+struct dl {
+	struct ui *u;
+	const struct ui_rect *r;
+	int y;
+};
+
+static bool full(const struct dl *d)
+{
+	return d->y >= d->r->y + d->r->h;
+}
+
+/* "label      text", the text wrapped under itself when long. */
+static void line(struct dl *d, const char *label, const char *text,
+		 attr_t a)
+{
+	int x = d->r->x + 1 + LABEL_W, w = d->r->w - 1 - LABEL_W;
+	const char *s = text;
+
+	if (full(d))
+		return;
+	ui_put(d->u, d->y, d->r->x + 1, LABEL_W, label, A_BOLD);
+	if (w < 8) {
+		d->y++;
+		return;
+	}
+	do {
+		int n = (int)strlen(s) > w ? w : (int)strlen(s);
+
+		while (n > 1 && ((unsigned char)s[n] & 0xc0) == 0x80)
+			n--;  /* not inside a UTF-8 character */
+		for (int k = n; s[n] != '\0' && k > w / 2; k--)
+			if (s[k - 1] == ' ' || s[k - 1] == ',') {
+				n = k;  /* break after a space or comma */
+				break;
+			}
+
+		ui_put(d->u, d->y++, x, n < w ? n : w, s, a);
+		s += n;
+	} while (*s != '\0' && !full(d));
+}
+
+static void fmt_time(double t, char *buf, size_t len)
+{
+	if (t >= 0)
+		snprintf(buf, len, "%.1f s", t);
+	else
+		snprintf(buf, len, "-");
+}
+
+static const char *truth_words(const struct pc_node *n)
+{
+	switch (ui_search_letter(n)) {
+	case 'T': return "true";
+	case 'F': return "false";
+	case '?': return "unknown (tested, not concluded)";
+	case 'x': return n->failed ? "not tested (could not enable)" :
+			 "not tested (over the cost limit)";
+	default: return "never evaluated";
+	}
+}
+
+static void head(struct dl *d, const struct pc_consult *pc,
+		 const struct pc_node *n)
+{
+	const struct pc_hypothesis *h = pc_node_hyp(pc, n);
+	char buf[256];
+
+	snprintf(buf, sizeof(buf), "%c%c %s: %s, %s   (d or Bksp: back)",
+		 ui_search_letter(n), ui_search_activity(n), h ? h->name : "?",
+		 truth_words(n), n->active ? "active" : n->pending ?
+		 "being enabled" : n->queued ? "queued" : "inactive");
+	ui_put(d->u, d->y++, d->r->x + 1, d->r->w - 1, buf,
+	       ui_search_attr(d->u, n));
+	line(d, "focus", n->name + (h ? strlen(h->name) : 0), A_NORMAL);
+}
+
+static void numbers(struct dl *d, const struct pc_consult *pc,
+		    const struct pc_node *n)
+{
+	const struct pc_hypothesis *h = pc_node_hyp(pc, n);
+	char buf[256], a[32], b[32], c[32];
+
+	if (n->is_virtual) {
+		line(d, "value", "none: true when any child is", A_NORMAL);
+	} else if (strchr(".x", ui_search_letter(n)) != NULL) {
+		snprintf(buf, sizeof(buf), "not measured yet   threshold %s",
+			 h && h->threshold ? h->threshold : "-");
+		line(d, "value", buf, A_NORMAL);
+	} else {
+		snprintf(buf, sizeof(buf), "%.4g   threshold %.4g (%s)",
+			 n->value, n->threshold, h && h->threshold ?
+			 h->threshold : "-");
+		line(d, "value", buf, A_NORMAL);
+	}
+	snprintf(buf, sizeof(buf), "%.3g   guess %s, held %.1f s%s%s%s",
+		 n->hys, n->guess < 0 ? "none yet" : n->guess ? "true" :
+		 "false", n->truth == PC_UNKNOWN ? n->accum : n->held_s,
+		 n->how[0] ? " (" : "", n->how, n->how[0] ? ")" : "");
+	line(d, "hysteresis", buf, A_NORMAL);
+	fmt_time(n->t_true_since, a, sizeof(a));
+	if (n->truth == PC_TRUE)
+		snprintf(buf, sizeof(buf), "since %s (for %.1f s)", a,
+			 pc->now - n->t_true_since);
+	else
+		snprintf(buf, sizeof(buf), "no");
+	line(d, "time true", buf, A_NORMAL);
+	fmt_time(n->t_created, a, sizeof(a));
+	fmt_time(n->t_start, b, sizeof(b));
+	fmt_time(n->t_concluded, c, sizeof(c));
+	snprintf(buf, sizeof(buf), "created %s, started %s, concluded %s",
+		 a, b, c);
+	line(d, "times", buf, A_NORMAL);
+	snprintf(buf, sizeof(buf), "estimated %.2f%%, charged %.2f%%; the "
+		 "search observes %.2f%% (x%.2f of predicted), limit %.1f%%",
+		 100 * n->pred_cost, 100 * n->charged_cost, 100 * pc->observed,
+		 pc->cost_factor, 100 * pc_tunable_get(pc->cfg, "costLimit"));
+	line(d, "cost", buf, A_NORMAL);
+}
+
+static void graph(struct dl *d, const struct pc_consult *pc,
+		  const struct pc_search *s, const struct pc_node *n)
+{
+	const struct pc_node *p = pc_node(s, n->orig_parent);
+	char buf[512], f[256];
+	bool why = false;
+
+	if (p == NULL) {
+		snprintf(buf, sizeof(buf), "the root; %zu children",
+			 n->nkids);
+	} else {
+		for (size_t i = 0; i < p->nkids; i++)
+			if (p->kids[i].child == n->id)
+				why = p->kids[i].why;
+		ui_search_focus_short(d->u, p, f, sizeof(f));
+		snprintf(buf, sizeof(buf), "%s-refinement of %s %s; %zu "
+			 "parent%s (%zu shadow), %zu children",
+			 why ? "why" : "where", pc_node_hyp(pc, p)->name, f,
+			 n->nparents, n->nparents == 1 ? "" : "s",
+			 n->nparents ? n->nparents - 1 : 0, n->nkids);
+	}
+	line(d, "graph", buf, A_NORMAL);
+}
+
+/* The histogram's last buckets, scaled to their maximum. */
+static void sparkline(const struct ui *u, const struct pc_hist *h,
+		      double now, int w, char *buf, size_t len)
+{
+	static const char *const blocks[] = {
+		"\xe2\x96\x81", "\xe2\x96\x82", "\xe2\x96\x83", "\xe2\x96\x84",
+		"\xe2\x96\x85", "\xe2\x96\x86", "\xe2\x96\x87", "\xe2\x96\x88",
+	};
+	static const char ascii[] = "_.-=+*#@";
+	int used = pc_hist_used(h, now), from = used > w ? used - w : 0;
+	double max = 0;
+	size_t off = 0;
+
+	for (int i = from; i < used; i++)
+		if (isfinite(pc_hist_rate(h, i)) && pc_hist_rate(h, i) > max)
+			max = pc_hist_rate(h, i);
+	buf[0] = '\0';
+	for (int i = from; i < used && off + 4 < len; i++) {
+		double v = pc_hist_rate(h, i);
+		int k = !isfinite(v) ? -1 : max > 0 ? (int)(v / max * 7.999)
+						    : 0;
+
+		if (k < 0)
+			buf[off++] = ' ';
+		else if (u->utf8)
+			off += (size_t)snprintf(buf + off, len - off, "%s",
+						blocks[k]);
+		else
+			buf[off++] = ascii[k];
+		buf[off] = '\0';
+	}
+}
+
+static void instances(struct dl *d, const struct pc_consult *pc,
+		      const struct pc_search *s, const struct pc_node *n)
+{
+	static const char *const st[] = { "enabling", "enabled", "failed",
+					  "released" };
+	char buf[1024], f[512], spark[1024];
+
+	if (n->nin == 0)
+		line(d, "instances", "none", A_NORMAL);
+	for (int i = 0; i < n->nin; i++) {
+		const struct pc_minst *m = pc_dm_get(&pc->dm, n->inst[i]);
+
+		if (m == NULL)
+			continue;
+		pc_focus_name(pc->res, &m->focus, f, sizeof(f));
+		snprintf(buf, sizeof(buf), "#%d %s %s, last %.4g, predicted "
+			 "%.2f%% %s", m->id, m->metric, st[m->state], m->last,
+			 100 * m->predicted_cost, f);
+		line(d, i ? "" : "instances", buf, A_NORMAL);
+		sparkline(d->u, s->id ? &m->current : &m->global, pc->now,
+			  d->r->w - 2 - LABEL_W, spark, sizeof(spark));
+		if (!full(d))  /* one row: it was cut to fit */
+			ui_put(d->u, d->y++, d->r->x + 1 + LABEL_W,
+			       d->r->w - 1 - LABEL_W, spark[0] ? spark :
+			       "(no samples yet)", ui_attr(d->u, UI_C_FOCUS));
+	}
+}
+
+void ui_search_detail_draw(struct ui *u, const struct pc_search *s, int id,
+			   const struct ui_rect *r)
+{
+	const struct pc_node *n = pc_node(s, id);
+	struct dl d = { u, r, r->y };
+
+	if (n == NULL)
+		return;
+	head(&d, u->pc, n);
+	numbers(&d, u->pc, n);
+	graph(&d, u->pc, s, n);
+	instances(&d, u->pc, s, n);
+	line(&d, "trace", n->trace, A_NORMAL);
+}
