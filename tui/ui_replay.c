@@ -18,6 +18,7 @@
  */
 #include "ui.h"
 #include "ui_replay.h"
+#include "ui_search.h"
 #include "ui_session.h"
 #include "cli.h"
 
@@ -130,6 +131,7 @@ static void threads_now(struct ui *u)
 static void changed(struct ui *u)
 {
 	ui_where_changed(u);
+	ui_search_changed(u);   /* its rows are rebuilt at the next draw */
 	threads_now(u);
 	fill_search(u);
 	u->dirty = UI_D_ALL;

@@ -80,24 +80,35 @@ check_screen sim '^paused at 0\.0 s: p play/pause  c next conclusion  g go to ti
 check_screen sim '^# replaying sim\.jsonl: 42 ticks, 8\.2 s$' "sim: the log says what is replayed"
 check_screen sim '^       100:main$' "sim: the where pane has the recorded process and threads"
 no_line sim 'demo: second' "sim: no output yet at 0.0 s"
-keys sim 6 6   # the log takes the body
-check_screen sim '^ 6 Log ' "sim: 6 twice: the log has the whole body"
+keys sim 1
+check_screen sim '^ Global search: 6 nodes, 0 true, 0 active, searching$' \
+	"sim: the search pane at 0.0 s: the top-level nodes being enabled, none true"
 
 keys sim c
 check_screen sim '^ demo +pid 100 +replay paused 1x +0:01\.2/0:08\.2 ' \
 	"c: the replay stops at 1.2 s"
 check_screen sim '^1\.2 s: CPUbound</Code,/Process,/SyncObject,/Files> tested true$' \
 	"c: the hint names the node that became true"
+check_screen sim '^   >T\* CPUbound  whole program .* 1\.2s$' \
+	"c: the search pane shows CPUbound true since 1.2 s"
+keys sim 6 6   # the log takes the body
 check_screen sim '^# \+1\.2\) CPUbound tested true for </Code,/Process,/SyncObject,/Files>$' \
 	"c: the log has the conclusion at its recorded time"
 check_screen sim '^  demo: second 1$' "c: the output recorded at 1 s is in the log"
 no_line sim 'demo: second 2' "c: and nothing recorded later"
-keys sim c
+keys sim 1 c
 check_screen sim '^ demo +pid 100 +replay paused 1x +0:02\.4/0:08\.2 ' "c again: 2.4 s"
 check_screen sim '^2\.4 s: CPUbound</Code/demo/demo\.c/main,/Process,/SyncObject,/Files> tested true$' \
 	"c again: CPUbound at main became true"
+check_screen sim '^     @T\* CPUbound  main .* 2\.4s$' \
+	"c again: the search pane shows it, true since 2.4 s, under the whole program"
 tap_ok $(grep -q '^ 1\. CPUbound: .* since 2\.4 s' "$TMP/sim.report"; echo $?) \
 	"c again: the report gives that bottleneck the same time (since 2.4 s)"
+keys sim g 1 . 5 Enter
+check_screen sim '^ demo +pid 100 +replay paused 1x +0:01\.5/0:08\.2 ' "g 1.5 (back): 0:01.5"
+check_screen sim '^     @[?.][*+ ] CPUbound  main ' "g 1.5: the search pane has CPUbound at main not concluded yet"
+no_line sim '^     @T' "g 1.5: no refinement is true yet"
+keys sim 6 6
 
 keys sim g
 check_screen sim '^go to time \(seconds or m:ss, Enter; Esc cancels\): _$' "g: asks for a time"
