@@ -60,7 +60,9 @@ int pc_hist_add(struct pc_hist *h, double t0, double t1, double rate)
 
 		if (i >= PC_HIST_BUCKETS)
 			break;
-		if (end > t1)
+		/* A bucket end a rounding error short of t1 would leave a
+		 * sliver (~1e-16 s) as a bucket of its own. */
+		if (end > t1 || t1 - end < 1e-9)
 			end = t1;
 		if (end <= t)
 			end = t + 1e-12;

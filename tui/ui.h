@@ -140,7 +140,10 @@ struct ui_search_status {
 	const char *state;
 };
 
-enum ui_prompt { UI_PROMPT_NONE, UI_PROMPT_QUIT, UI_PROMPT_SEARCH };
+/* UI_PROMPT_PANE: the active pane reads a line of its own (a value, a
+ * choice); every key goes to it, digits and `q` included. */
+enum ui_prompt { UI_PROMPT_NONE, UI_PROMPT_QUIT, UI_PROMPT_SEARCH,
+		 UI_PROMPT_PANE };
 
 struct ui {
 	/* terminal */

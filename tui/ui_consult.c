@@ -23,7 +23,9 @@
 #include "jnl_path.h"
 #include "jnl_source.h"
 #include "pc_search.h"
+#include "pc_steer.h"
 #include "pc_where.h"
+#include "ui_panes.h"
 #include "ui_search.h"
 
 static const char *base_name(const char *path)
@@ -221,6 +223,7 @@ void ui_consult_pump(struct ui *u, struct ui_consult *c)
 			ui_where_changed(u);
 		if (ui_search_changed(u))
 			u->dirty |= UI_D_PANE(UI_PANE_SEARCH);
+		ui_hist_tick(u);
 	}
 	if (c->jw != NULL)
 		jnl_tick(c->jw);
@@ -259,6 +262,7 @@ void ui_consult_close(struct ui *u, struct ui_consult *c, const char *why)
 		u->src->ops->close(u->src);
 	u->src = NULL;
 	pc_consult_free(u->pc);
+	pc_steer_forget(u->pc);
 	u->pc = NULL;
 	pc_config_free(c->cfg);
 	c->cfg = NULL;

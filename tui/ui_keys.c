@@ -111,6 +111,10 @@ void ui_key(struct ui *u, int key)
 		return quit_prompt_key(u, key);
 	if (u->prompt == UI_PROMPT_SEARCH)
 		return search_prompt_key(u, key);
+	if (u->prompt == UI_PROMPT_PANE && ui_pane_ops(u->active)->key) {
+		ui_pane_ops(u->active)->key(u, key);
+		return;
+	}
 	if (u->message[0] != '\0') {
 		u->message[0] = '\0';
 		u->dirty |= UI_D_HINT;

@@ -27,9 +27,9 @@
 static const struct ui_pane_ops *const panes[UI_NPANES] = {
 	[UI_PANE_SEARCH] = &ui_search_pane,
 	[UI_PANE_WHERE] = &ui_where_pane,
-	[UI_PANE_HIST] = &ui_hist_slot,
-	[UI_PANE_TUNABLES] = &ui_tunables_slot,
-	[UI_PANE_HYP] = &ui_hyp_slot,
+	[UI_PANE_HIST] = &ui_hist_pane,
+	[UI_PANE_TUNABLES] = &ui_tunables_pane,
+	[UI_PANE_HYP] = &ui_hyp_pane,
 	[UI_PANE_LOG] = &ui_log_pane,
 };
 

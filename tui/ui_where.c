@@ -12,8 +12,13 @@
  * processes and threads keep the order of discovery (executable first,
  * threads as they were created).  Retired resources (exited threads,
  * unloaded libraries) are hidden unless `r` asks for them.
+ *
+ * From the focus (`f`), `m` enables a metric to watch in the Histograms
+ * pane and `x` starts an experiment by hand: both through the picker of
+ * ui_pick.c, which takes the pane's place while it is open.
  */
 #include "ui.h"
+#include "ui_panes.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -387,6 +392,8 @@ void ui_where_draw(struct ui *u, const struct ui_rect *rc)
 
 	if (u->tree == NULL)
 		return;
+	if (ui_pick_active() && u->pc != NULL)
+		return ui_pick_draw(u, rc);
 	if (w->stale)
 		ui_where_rebuild(u);
 	if (page < 1)
@@ -469,7 +476,7 @@ const struct ui_pane_ops ui_where_pane = {
 	.draw = draw_pane,
 	.key = ui_where_key,
 	.hint = "%s%s move  Enter fold  / find  n/N next  f focus  "
-		"r retired  Tab  ? help  q quit",
+		"m metric  x experiment  ? help",
 };
 
 bool ui_where_key(struct ui *u, int key)
@@ -477,6 +484,8 @@ bool ui_where_key(struct ui *u, int key)
 	struct ui_where *w = &u->where;
 	size_t page = w->page > 1 ? (size_t)w->page - 1 : 1;
 
+	if (ui_pick_active() && u->pc != NULL)
+		return ui_pick_key(u, key);
 	if (w->stale)
 		ui_where_rebuild(u);
 	switch (ui_key_motion(key)) {
@@ -505,6 +514,7 @@ bool ui_where_key(struct ui *u, int key)
 	case 'n': ui_where_search(u, +1, true); return true;
 	case 'N': ui_where_search(u, -1, true); return true;
 	case 'f': set_focus(u); return true;
+	case 'm': case 'x': ui_pick_start(u, key); return true;
 	case 'F':
 		memset(u->focus, 0, sizeof(u->focus));
 		u->dirty |= UI_D_FOCUS | UI_D_PANE(UI_PANE_WHERE);

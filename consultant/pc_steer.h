@@ -1,0 +1,62 @@
+/*
+ * pc_steer.h - steering a running search from the dashboard: what a user
+ * does by hand next to the automatic search.
+ *
+ *  - enable a metric on a focus only to watch it (a histogram curve):
+ *    an instance of the data manager held by the dashboard, shared with
+ *    any experiment that measures the same pair;
+ *  - start an experiment (hypothesis x focus) by hand: a persistent node
+ *    under the root, so it runs whatever its would-be parents concluded;
+ *  - reload the hypotheses files after an edit and apply them to the
+ *    running search: changed thresholds and tunables take effect (with
+ *    Paradyn's re-test of the refinements they gate), new hypotheses
+ *    join the search under their parents.
+ *
+ * The dashboard never reaches into the consultant's files; everything it
+ * does to the search goes through here or pc_search.h.
+ */
+#ifndef PC_STEER_H
+#define PC_STEER_H
+
+#include "pc_config.h"
+#include "pc_search.h"
+
+/* Enable `metric` on `f` for display.  Returns the instance id (> 0,
+ * pc_dm_get) holding one reference, or a negative errno with the reason
+ * in `e` (unknown metric: the nearest name; the source refused). */
+int pc_steer_enable(struct pc_consult *pc, const char *metric,
+		    const struct pc_focus *f, struct hunch_err *e);
+/* Drop the display's reference (the instance goes when no experiment
+ * needs it either). */
+void pc_steer_release(struct pc_consult *pc, int inst);
+
+/* Start hypothesis `hyp` on focus `f` in the running search (the current
+ * phase's when there is one).  Returns the node id, or a negative errno
+ * with the reason in `e`.  A node that exists already is left as it is
+ * and its id returned (`*existed` true). */
+int pc_steer_experiment(struct pc_consult *pc, const char *hyp,
+			const struct pc_focus *f, bool *existed,
+			struct hunch_err *e);
+
+/* The file a user edits to change the hypotheses: the last file loaded
+ * after the shipped defaults, or, when only the defaults were loaded, a
+ * copy of them written to $XDG_CONFIG_HOME/hunch/hypotheses.json (made
+ * on the first call; that file is loaded by every later hunch too). */
+int pc_steer_user_file(const struct pc_config *cfg, char *buf, size_t len,
+		       struct hunch_err *e);
+
+/* Load every file of pc->cfg again, in order (one of them edited, maybe
+ * `extra`, a new file appended when not NULL), validate, and apply the
+ * result to the running search.  On error nothing changes and every
+ * loader error ("FILE:LINE:COL: $.path: what") is in `ds`, or, for what
+ * loads but cannot be applied live (a hypothesis removed), in `e`.
+ * Returns 0 or a negative errno; `*added` counts new hypotheses. */
+int pc_steer_reload(struct pc_consult *pc, const char *extra,
+		    struct pc_diags *ds, int *added, struct hunch_err *e);
+
+/* Free what reloads kept alive for `pc` (the replaced definitions, which
+ * the live source may still point into until the search ends).  Call
+ * after pc_consult_free. */
+void pc_steer_forget(const struct pc_consult *pc);
+
+#endif

@@ -1,0 +1,57 @@
+/*
+ * ui_panes.h - what the consultant's Histograms, Tunables and Hypotheses
+ * panes (ui_hist.c, ui_tunables.c, ui_hyp.c, ui_editor.c) offer the
+ * other ui files: the where pane enables metrics through the histogram
+ * pane, and the picker it shows for it is shared.
+ *
+ * These panes keep their state in their own file (one dashboard per
+ * process), reset when the search they show (u->pc) changes.
+ */
+#ifndef UI_PANES_H
+#define UI_PANES_H
+
+#include "pc_focus.h"
+#include "ui.h"
+
+#define UI_HIST_MAX 10      /* curves at once, as Paradyn's rthist */
+
+/* Enable `metric` on `f` and add its curve to the histogram pane.
+ * Returns 0, or -1 with the reason in the hint line. */
+int ui_hist_add(struct ui *u, const char *metric, const struct pc_focus *f);
+/* After each consultant tick: the curves gained data. */
+void ui_hist_tick(struct ui *u);
+/* Curves shown (tests). */
+int ui_hist_count(void);
+
+/* ui_pick.c: the where pane's picker (m: a metric to enable on the focus,
+ * x: a hypothesis to start on it), drawn in place of the tree. */
+bool ui_pick_active(void);
+void ui_pick_start(struct ui *u, int key);
+void ui_pick_draw(struct ui *u, const struct ui_rect *r);
+bool ui_pick_key(struct ui *u, int key);
+
+/* A one-line prompt inside a pane: text typed so far. */
+struct ui_line {
+	char text[64];
+	size_t len;
+};
+/* Feed a key to a line being edited: 1 Enter, -1 Esc/Ctrl-C/Ctrl-G,
+ * 0 edited or ignored. */
+int ui_line_key(struct ui_line *l, int key);
+
+/* Run $VISUAL or $EDITOR (else vi) on `path` with the terminal handed
+ * over: endwin() before, the screen restored after, as Ctrl-Z does.
+ * Returns the editor's exit status, or -1 with the reason in `err`. */
+int ui_editor_run(struct ui *u, const char *path, char *err, size_t len);
+
+/* The focus by its constrained hierarchies only ("/Code/m/f.c/fn",
+ * "/Code/m/f.c/fn,/Process/42"), "whole program" when none is. */
+void ui_focus_short(const struct ui *u, const struct pc_focus *f, char *buf,
+		    size_t len);
+
+/* Word-wrap `s` into the rectangle from row *y (indented by `indent`);
+ * returns false once the rectangle is full. */
+bool ui_wrap(struct ui *u, const struct ui_rect *r, int *y, int indent,
+	     const char *s, attr_t a);
+
+#endif
