@@ -18,6 +18,7 @@
  */
 #include "ui.h"
 #include "ui_replay.h"
+#include "ui_panes.h"
 #include "ui_search.h"
 #include "ui_session.h"
 #include "cli.h"
@@ -34,6 +35,7 @@
 #include <unistd.h>
 
 #include "pc_report.h"
+#include "pc_steer.h"
 #include "pc_search.h"
 #include "src_replay.h"
 
@@ -137,6 +139,18 @@ static void changed(struct ui *u)
 	u->dirty = UI_D_ALL;
 }
 
+static void free_search(struct ui *u)
+{
+	if (u->pc) {
+		pc_consult_free(u->pc);
+		pc_steer_forget(u->pc);   /* what hypothesis reloads kept */
+	}
+	if (u->tree)
+		pc_restree_free(u->tree);
+	u->pc = NULL;
+	u->tree = NULL;
+}
+
 /* A fresh consultant at the start of the journal, its first tick
  * played (pc_consult_start asks the source for the time). */
 static void rebuild(struct ui *u)
@@ -144,10 +158,7 @@ static void rebuild(struct ui *u)
 	struct ui_replay *x = u->replay;
 	pc_res_id cur = u->where.cur_id;
 
-	if (u->pc)
-		pc_consult_free(u->pc);
-	if (u->tree)
-		pc_restree_free(u->tree);
+	free_search(u);
 	src_replay_rewind(x->o->rp);
 	ui_log_free(&u->log);
 	ui_log_init(&u->log, LOG_LINES);
@@ -398,6 +409,11 @@ bool ui_replay_key(struct ui *u, int key)
 
 	if (x == NULL)
 		return false;
+	/* Where keys are typed into the panes (the picker, a tunable's
+	 * value, the hypotheses' editor) they stay the panes'. */
+	if (!x->typing && (ui_pick_active() || u->active == UI_PANE_TUNABLES ||
+			   u->active == UI_PANE_HYP))
+		return false;
 	if (x->typing) {
 		typing_key(u, key);
 		return true;
@@ -582,10 +598,7 @@ static void init(struct ui *u, struct ui_replay *x,
 static void finish(struct ui *u, int sigfd, int tfd, const sigset_t *old)
 {
 	ui_screen_end(u);
-	if (u->pc)
-		pc_consult_free(u->pc);
-	if (u->tree)
-		pc_restree_free(u->tree);
+	free_search(u);
 	src_replay_set_output(u->replay->o->rp, NULL, NULL);
 	ui_where_free(&u->where);
 	ui_log_free(&u->log);

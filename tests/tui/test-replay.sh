@@ -158,6 +158,16 @@ TM kill-session -t sim
 new_term end 139 70   # compact layout, lines wide enough for every focus
 type_in end "cd $TMP && $HUNCH replay sim.jsonl; echo RC=\$?"
 check_screen end '^ demo +pid 100 +replay paused 1x +0:00\.0/0:08\.2 ' "end: opens at 0:00.0 (139x70)"
+keys end 4 e +
+sleep 0.5
+tap_ok $(status_line end | grep -Eq '^ demo +pid 100 +replay paused 1x +0:00\.0/0:08\.2 '; echo $?) \
+	"in the Tunables pane e and + stay the pane's: the replay does not move, speed 1x"
+keys end 2 m
+check_screen end '^Enable a metric on ' "m in the where pane opens the metric picker"
+keys end e
+sleep 0.5
+tap_ok $(status_line end | grep -Eq ' 0:00\.0/0:08\.2 '; echo $?) "e in the picker stays the picker's"
+keys end Escape
 keys end e
 check_screen end '^ demo +pid 100 +replay end 1x +0:08\.2/0:08\.2 ' "e: jumps to the end, 0:08.2"
 keys end 6 6
