@@ -134,6 +134,7 @@ static void changed(struct ui *u)
 {
 	ui_where_changed(u);
 	ui_search_changed(u);   /* its rows are rebuilt at the next draw */
+	ui_hist_tick(u);        /* the curves gained data */
 	threads_now(u);
 	fill_search(u);
 	u->dirty = UI_D_ALL;
@@ -157,6 +158,11 @@ static void rebuild(struct ui *u)
 {
 	struct ui_replay *x = u->replay;
 	pc_res_id cur = u->where.cur_id;
+	struct pc_restree *tree = pc_restree_new();
+	/* Made while the old search still exists, so that it has another
+	 * address: the panes tell a new search by its pointer. */
+	struct pc_consult *pc = pc_consult_new(x->o->cfg,
+					       src_replay_source(x->o->rp), tree);
 
 	free_search(u);
 	src_replay_rewind(x->o->rp);
@@ -167,9 +173,9 @@ static void rebuild(struct ui *u)
 	u->where.cur_id = cur;
 	x->summed_up = false;
 	journal_notes(u);
-	u->tree = pc_restree_new();
-	u->pc = pc_consult_new(x->o->cfg, src_replay_source(x->o->rp), u->tree);
-	pc_consult_set_log(u->pc, on_log, u);
+	u->tree = tree;
+	u->pc = pc;
+	pc_consult_set_log(pc, on_log, u);
 	if (src_replay_ticks(x->o->rp) > 0)
 		pc_consult_start(u->pc);
 	changed(u);
