@@ -144,12 +144,13 @@ keys sim + + + + + + + +
 check_screen sim '^ demo +pid 100 +replay paused 100x ' "+ more: at most 100x"
 keys sim - - - - - - - - - -
 check_screen sim '^ demo +pid 100 +replay paused 0\.5x ' "-: at least 0.5x"
+keys sim p   # 0.5x: 9 s to the end, time enough to see it play
+check_screen sim '^ demo +pid 100 +replay playing 0\.5x +0:0[3-8]\.[0-9]/0:08\.2 ' \
+	"p: playing at 0.5x from 3.5 s"
+check_screen sim '^  demo: second 4$' "playing: the output of 4 s arrives in the log"
 keys sim + + + +
-check_screen sim '^ demo +pid 100 +replay paused 10x ' "+ back to 10x"
-keys sim p
-check_screen sim '^ demo +pid 100 +replay playing 10x ' "p: playing at 10x"
 WAIT=20 check_screen sim '^ demo +pid 100 +replay end 10x +0:08\.2/0:08\.2 ' \
-	"playing reaches the end of the journal: 'end', 0:08.2"
+	"+ while playing: 10x, and it reaches the end of the journal: 'end', 0:08.2"
 check_screen sim '^the end of the journal: 8\.2 s \(p plays again\)$' "the hint says so"
 check_screen sim '^# 21\. ExcessiveSyncWaitingTime</Code/demo/demo\.c/locker,' "the log lists the bottlenecks at the end (the 21st last)"
 
@@ -177,7 +178,7 @@ tap_eq "$(echo "$want" | wc -l)" 21 "the --batch report lists 21 bottlenecks"
 tap_eq "$(log_bottlenecks end)" "$want" \
 	"e: the bottlenecks at the end are the --batch report's (names, foci, times, order)"
 keys end p
-check_screen end '^ demo +pid 100 +replay playing 1x +0:00\.' "p at the end: plays again from the start"
+check_screen end '^ demo +pid 100 +replay playing 1x +0:0[0-8]\.[0-9]/0:08\.2 ' "p at the end: plays again from the start"
 keys end p q
 check_screen end '^RC=0$' "q quits the replay at once, status 0"
 tap_eq "$(TM display -p -t end '#{alternate_on} #{cursor_flag}')" "0 1" "the terminal is restored"
