@@ -395,6 +395,9 @@ int src_replay_rewind(struct src_replay *r)
 	}
 	for (size_t i = 0; i < r->nenc; i++)
 		r->enc[i].cursor = r->enc[i].first;
+	rp_answers_rewind(&r->pred);
+	rp_answers_rewind(&r->hint);
+	rp_answers_rewind(&r->callees);
 	return jnl_reader_rewind(r->rd);
 }
 
@@ -452,6 +455,11 @@ double src_replay_tick_now(const struct src_replay *r, size_t i)
 size_t src_replay_nbad(const struct src_replay *r)
 {
 	return r->nbad;
+}
+
+size_t src_replay_nbad_total(const struct src_replay *r)
+{
+	return r->nbad_total;
 }
 
 const char *src_replay_bad(const struct src_replay *r, size_t i)

@@ -58,9 +58,11 @@ const json_t *src_replay_header(const struct src_replay *r);
 bool src_replay_done(const struct src_replay *r);
 size_t src_replay_ticks(const struct src_replay *r);
 
-/* Skipped lines (messages with line and byte), and the reader's sentence
- * on how the journal ended (NULL: complete, with its end record). */
+/* Skipped lines (messages with line and byte: the first 1,000 are kept,
+ * the total counted), and the reader's sentence on how the journal ended
+ * (NULL: complete, with its end record). */
 size_t src_replay_nbad(const struct src_replay *r);
+size_t src_replay_nbad_total(const struct src_replay *r);
 const char *src_replay_bad(const struct src_replay *r, size_t i);
 const char *src_replay_end_message(const struct src_replay *r);
 /* The end record's reason ("target_exited"...), or NULL without one. */

@@ -203,7 +203,9 @@ static void index_record(struct src_replay *r, const struct jnl_record *jr,
 
 static void keep_bad(struct src_replay *r, const char *msg)
 {
-	if (rp_grow(&r->bad, &r->capbad, r->nbad, sizeof(*r->bad)) == 0)
+	r->nbad_total++;
+	if (r->nbad < RP_MAX_BAD &&
+	    rp_grow(&r->bad, &r->capbad, r->nbad, sizeof(*r->bad)) == 0)
 		r->bad[r->nbad++] = strdup(msg);
 }
 
@@ -234,21 +236,30 @@ int rp_index(struct src_replay *r)
 	return jnl_reader_rewind(r->rd);
 }
 
-const struct rp_answer *rp_lookup(const struct rp_answers *as,
-				  const char *key, long cur)
+/* Chains are in journal order, so in tick order, and the current tick
+ * only grows between rewinds: each chain's cursor remembers the latest
+ * answer reached, so a lookup is amortised O(1) however often a key was
+ * answered. */
+const struct rp_answer *rp_lookup(struct rp_answers *as, const char *key,
+				  long cur)
 {
 	size_t *k = key ? rp_map_get_s(&as->keys, key) : NULL;
-	const struct rp_answer *best = NULL;
+	struct rp_chain *c;
+	size_t i;
 
-	if (k == NULL || as->c[*k].first == RP_NONE)
+	if (k == NULL || (c = &as->c[*k])->first == RP_NONE)
 		return NULL;
-	/* Chains are in journal order, so in tick order. */
-	for (size_t i = as->c[*k].first; i != RP_NONE; i = as->a[i].next) {
-		if ((long)as->a[i].seg > cur)
-			break;
-		best = &as->a[i];
-	}
-	return best ? best : &as->a[as->c[*k].first];
+	i = c->cursor;
+	while (as->a[i].next != RP_NONE && (long)as->a[as->a[i].next].seg <= cur)
+		i = as->a[i].next;
+	c->cursor = i;
+	return &as->a[i];   /* or the first, asked before it was recorded */
+}
+
+void rp_answers_rewind(struct rp_answers *as)
+{
+	for (size_t i = 0; i < as->nc; i++)
+		as->c[i].cursor = as->c[i].first;
 }
 
 static void free_answers(struct rp_answers *as)

@@ -18,6 +18,8 @@
 #include "src_replay_map.h"
 
 #define RP_NONE ((size_t)-1)
+/* Messages kept for skipped lines: a damaged file can have millions. */
+#define RP_MAX_BAD 1000
 
 /* A recorded enable and its recorded reply.  Enables of one (metric,
  * focus) are chained in journal order; the replay claims them first to
@@ -80,8 +82,8 @@ struct src_replay {
 	struct rp_map en_keys;       /* metric + focus -> chain in enc */
 	struct rp_map reply_at;      /* byte offset of a reply -> enable */
 	struct rp_answers pred, hint, callees;
-	char **bad;
-	size_t nbad, capbad;
+	char **bad;                  /* the first RP_MAX_BAD skipped lines */
+	size_t nbad, capbad, nbad_total;
 	char *end_msg, *end_reason;
 	/* playing */
 	struct rp_rec *seg;          /* the records of tick `cur` */
@@ -107,8 +109,10 @@ char *rp_focus_key(const char *metric, const struct pc_src_focus *f);
 int rp_index(struct src_replay *r);
 void rp_index_free(struct src_replay *r);
 /* The answer for `key` recorded at the latest tick not after `cur`, else
- * the first recorded; NULL if never. */
-const struct rp_answer *rp_lookup(const struct rp_answers *as,
-				  const char *key, long cur);
+ * the first recorded; NULL if never.  `cur` must not go back except
+ * after rp_answers_rewind. */
+const struct rp_answer *rp_lookup(struct rp_answers *as, const char *key,
+				  long cur);
+void rp_answers_rewind(struct rp_answers *as);
 
 #endif

@@ -199,6 +199,9 @@ static void notes(const struct play *p)
 	for (size_t i = 0; i < src_replay_nbad(p->rp); i++)
 		fprintf(stderr, "hunch replay: skipped: %s\n",
 			src_replay_bad(p->rp, i));
+	if (src_replay_nbad_total(p->rp) > src_replay_nbad(p->rp))
+		fprintf(stderr, "hunch replay: skipped: %zu more lines\n",
+			src_replay_nbad_total(p->rp) - src_replay_nbad(p->rp));
 	if (src_replay_end_message(p->rp))
 		fprintf(stderr, "hunch replay: %s\n",
 			src_replay_end_message(p->rp));

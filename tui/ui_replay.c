@@ -84,6 +84,9 @@ static void journal_notes(struct ui *u)
 		   u->replay->t_last);
 	for (size_t i = 0; i < src_replay_nbad(rp); i++)
 		ui_log_add(u, UI_LOG_HUNCH, "skipped: %s", src_replay_bad(rp, i));
+	if (src_replay_nbad_total(rp) > src_replay_nbad(rp))
+		ui_log_add(u, UI_LOG_HUNCH, "skipped: %zu more lines",
+			   src_replay_nbad_total(rp) - src_replay_nbad(rp));
 	if (src_replay_end_message(rp))
 		ui_log_add(u, UI_LOG_HUNCH, "%s", src_replay_end_message(rp));
 }

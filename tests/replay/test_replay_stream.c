@@ -7,7 +7,7 @@
  * same nodes, traces, log and report; rewound in the middle too.  The
  * recorded output comes back line for line, each at the tick it was
  * recorded in.  The reader's rewind gives the same records, skipped
- * lines and end message again.
+ * lines and end message again; a journal of garbage keeps 1,000 messages.
  */
 #include <math.h>
 
@@ -200,6 +200,36 @@ static void reader_rewind(void)
 	free(text);
 }
 
+/* A file of garbage after a good header keeps 1,000 messages, counts
+ * the rest, and still replays what is good. */
+static void many_bad_lines(void)
+{
+	char *text = NULL, line[1 << 16];
+	size_t len = 0;
+	FILE *f = fopen(path, "r"), *m = open_memstream(&text, &len);
+	struct src_replay *rp;
+	struct hunch_err e = { 0 };
+	int n = 0;
+
+	while (fgets(line, sizeof(line), f)) {
+		fputs(line, m);
+		if (++n == 1)   /* after the header */
+			for (int i = 0; i < 1500; i++)
+				fprintf(m, "garbage %d\n", i);
+	}
+	fclose(f);
+	fclose(m);
+	tap_ok(src_replay_open_mem(&rp, text, len, "bad.jsonl", &e) == 0,
+	       "1,500 bad lines: the journal opens");
+	tap_eq(src_replay_nbad(rp), (size_t)1000, "1,000 messages kept");
+	tap_eq(src_replay_nbad_total(rp), (size_t)1500, "1,500 counted");
+	tap_ok(strstr(src_replay_bad(rp, 999), "bad.jsonl: line 1001 ") != NULL,
+	       "the last kept names line 1001 (%.60s)", src_replay_bad(rp, 999));
+	tap_eq(src_replay_ticks(rp), (size_t)42, "and all 42 ticks are there");
+	src_replay_free(rp);
+	free(text);
+}
+
 int main(void)
 {
 	int fd = mkstemp(path);
@@ -211,6 +241,7 @@ int main(void)
 	same_search_again();
 	output_at_its_tick();
 	reader_rewind();
+	many_bad_lines();
 	unlink(path);
 	return tap_done();
 }
