@@ -382,12 +382,16 @@ int cli_replay(int argc, char **argv)
 	struct replay_opts o = { 0 };
 	int rc = parse(argc, argv, &o);
 
-	if (rc == 0 && wants_dashboard(&o))
-		rc = dashboard(&o);
-	if (rc == 0 && !wants_dashboard(&o))
+	if (rc == 0 && wants_dashboard(&o)) {
+		if ((rc = dashboard(&o)) != UI_FALLBACK)
+			goto out;
+		fprintf(stderr, "hunch replay: cannot use terminal '%s'; "
+			"printing the report\n", getenv("TERM"));
+		rc = 0;
+	}
+	if (rc == 0)
 		rc = run(&o);
-	else if (rc == UI_FALLBACK)   /* no usable terminal */
-		rc = run(&o);
+out:
 	free(o.sets);
 	return rc;
 }

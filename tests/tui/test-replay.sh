@@ -225,6 +225,16 @@ check_screen bad '^RC=0$' "damaged journal: q, status 0"
 check_screen bad '^hunch replay: skipped: bad\.jsonl: line 5' "damaged journal: stderr says it after the dashboard too"
 TM kill-session -t bad
 
+# --- a terminal hunch cannot use: the printed report ---------------------
+new_term unk 80 24
+type_in unk "cd $TMP && TERM=nosuchterm $HUNCH replay sim.jsonl 2>unk.err >/dev/tty; echo RC=\$?"
+check_screen unk '^RC=0$' "unknown TERM: status 0"
+tap_eq "$(cat "$TMP/unk.err")" "hunch replay: cannot use terminal 'nosuchterm'; printing the report" \
+	"unknown TERM: says so on stderr"
+tap_ok $(screen_all unk | grep -q '^hunch report: demo (pid 100), 8\.2 s$'; echo $?) \
+	"unknown TERM: the report is printed on the terminal"
+TM kill-session -t unk
+
 # --- not a terminal: the printed report, as before ----------------------
 "$HUNCH" replay "$SIM" >"$TMP/piped.report" 2>/dev/null </dev/null
 tap_ok $(cmp -s "$TMP/piped.report" "$TMP/sim.report"; echo $?) \
