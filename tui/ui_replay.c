@@ -428,6 +428,10 @@ bool ui_replay_key(struct ui *u, int key)
 		return true;
 	}
 	switch (key) {
+	case '?':   /* the help box leaves the hint line in sight */
+		ui_note(u, "replay: p play/pause  c next conclusion  g go to "
+			"time  +/- speed  e end");
+		return false;
 	case 'p': play_pause(u); return true;
 	case 'c': next_conclusion(u); return true;
 	case 'e':

@@ -84,6 +84,11 @@ keys sim 1
 check_screen sim '^ Global search: 6 nodes, 0 true, 0 active, searching$' \
 	"sim: the search pane at 0.0 s: the top-level nodes being enabled, none true"
 
+keys sim '?'
+check_screen sim 'hunch dashboard: keys' "?: the help"
+check_screen sim '^replay: p play/pause  c next conclusion  g go to time  \+/- speed  e end$' \
+	"?: and the replay's keys on the hint line under it"
+keys sim x
 keys sim c
 check_screen sim '^ demo +pid 100 +replay paused 1x +0:01\.2/0:08\.2 ' \
 	"c: the replay stops at 1.2 s"
