@@ -56,6 +56,8 @@ static void line(struct dl *d, const char *label, const char *text,
 
 		ui_put(d->u, d->y++, x, n < w ? n : w, s, a);
 		s += n;
+		while (*s == ' ')
+			s++;
 	} while (*s != '\0' && !full(d));
 }
 
@@ -152,11 +154,10 @@ static void graph(struct dl *d, const struct pc_consult *pc,
 			if (p->kids[i].child == n->id)
 				why = p->kids[i].why;
 		ui_search_focus_short(d->u, p, f, sizeof(f));
-		snprintf(buf, sizeof(buf), "%s-refinement of %s %s; %zu "
-			 "parent%s (%zu shadow), %zu children",
+		snprintf(buf, sizeof(buf), "%s of %s %s; %zu children%s",
 			 why ? "why" : "where", pc_node_hyp(pc, p)->name, f,
-			 n->nparents, n->nparents == 1 ? "" : "s",
-			 n->nparents ? n->nparents - 1 : 0, n->nkids);
+			 n->nkids, n->nparents > 1 ? ", also reached by a "
+			 "second path (shadow)" : "");
 	}
 	line(d, "graph", buf, A_NORMAL);
 }
@@ -194,6 +195,24 @@ static void sparkline(const struct ui *u, const struct pc_hist *h,
 	}
 }
 
+/* No instance now (not being tested): what it measures when it is. */
+static void measures(struct dl *d, const struct pc_consult *pc,
+		     const struct pc_node *n)
+{
+	const struct pc_hypothesis *h = pc_node_hyp(pc, n);
+	char buf[256];
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; h != NULL && i < h->nin && off < sizeof(buf); i++)
+		off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s%s",
+					i ? ", " : "", h->in[i].metric);
+	line(d, "instances", off ? "none now (not being tested); it "
+	     "measures:" : "none (a hypothesis without metrics)", A_NORMAL);
+	if (off)
+		line(d, "", buf, A_NORMAL);
+}
+
 static void instances(struct dl *d, const struct pc_consult *pc,
 		      const struct pc_search *s, const struct pc_node *n)
 {
@@ -202,7 +221,7 @@ static void instances(struct dl *d, const struct pc_consult *pc,
 	char buf[1024], f[512], spark[1024];
 
 	if (n->nin == 0)
-		line(d, "instances", "none", A_NORMAL);
+		measures(d, pc, n);
 	for (int i = 0; i < n->nin; i++) {
 		const struct pc_minst *m = pc_dm_get(&pc->dm, n->inst[i]);
 

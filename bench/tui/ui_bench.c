@@ -9,6 +9,10 @@
  *    baseline, measured in the same run, is ncurses alone filling the
  *    same screen with fixed text and sending it the same way.
  *
+ *    With them, a search history graph of 5,000 nodes (search_fill.c):
+ *    the Search pane drawn in full, 200 pages of it, and what a tick
+ *    costs it (the change check and the rebuild of its rows).
+ *
  * 2. Bytes sent to the terminal per second by a steady session at 80x24:
  *    hunch (the real binary) runs in a pseudo-terminal; everything it
  *    writes is counted.  Baseline: the bytes of one full first paint.
@@ -28,13 +32,17 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "pc_search.h"
 #include "pc_where.h"
+#include "search_fill.h"
 #include "ui.h"
+#include "ui_search.h"
 
 #define NMOD 10
 #define NFILE 100
 #define NFUNC 100
 #define FRAMES 200
+#define SEARCH_NODES 5000
 
 static void fill_tree(struct pc_restree *t)
 {
@@ -121,6 +129,7 @@ static void bench_frames(struct ui *u, int rows, int cols)
 	set_size(u, rows, cols);
 	for (int i = 0; i < FRAMES; i++) {
 		ui_where_key(u, KEY_NPAGE);  /* a different page each frame */
+		ui_pane_ops(UI_PANE_SEARCH)->key(u, KEY_NPAGE);
 		ours[i] = frame_ms(u);
 		base[i] = baseline_ms(rows, cols);
 	}
@@ -134,7 +143,47 @@ static void bench_frames(struct ui *u, int rows, int cols)
 	       median(ours, FRAMES) / median(base, FRAMES), t);
 }
 
-static void frames(void)
+/* The Search pane as the main pane: its 5,000 nodes, page by page; and
+ * what a tick costs it when a node changed (sum, then rebuild). */
+static void bench_search(struct ui *u, int rows, int cols)
+{
+	double ours[FRAMES], tick[FRAMES];
+
+	u->main_pane = u->active = UI_PANE_SEARCH;
+	set_size(u, rows, cols);
+	for (int i = 0; i < FRAMES; i++) {
+		double t;
+
+		ui_pane_ops(UI_PANE_SEARCH)->key(u, KEY_NPAGE);
+		ours[i] = frame_ms(u);
+		u->pc->global->nodes[i * 7 % SEARCH_NODES]->value += 0.01;
+		t = ui_now();
+		if (ui_search_changed(u))
+			ui_search_rebuild(u);
+		tick[i] = (ui_now() - t) * 1e3;
+	}
+	printf("%3dx%-3d search pane   median %.3f ms full redraw; a tick "
+	       "with a changed node (sum + rebuild of %zu rows) %.3f ms\n",
+	       cols, rows, median(ours, FRAMES), u->pc->global->nn,
+	       median(tick, FRAMES));
+	u->main_pane = u->active = UI_PANE_WHERE;
+}
+
+static struct pc_config *load_hypotheses(const char *path)
+{
+	struct pc_config *c = pc_config_new();
+	struct pc_diags ds = { 0 };
+	struct hunch_err e = { 0 };
+
+	if (pc_config_load_file(c, path, &ds, &e) < 0) {
+		fprintf(stderr, "ui_bench: %s\n", e.msg);
+		exit(1);
+	}
+	pc_diags_free(&ds);
+	return c;
+}
+
+static void frames(const char *hypotheses)
 {
 	struct ui u;
 	FILE *out = fopen("/dev/null", "w"), *in = fopen("/dev/null", "r");
@@ -159,6 +208,9 @@ static void frames(void)
 		fprintf(stderr, "ui_bench: no terminfo for xterm-256color\n");
 		exit(1);
 	}
+	u.pc = search_fill(load_hypotheses(hypotheses), u.tree,
+			   SEARCH_NODES);
+	printf("search history graph: %zu nodes\n", u.pc->global->nn);
 	ui_where_changed(&u);
 	ui_where_expand_all(&u);
 	t = ui_now();
@@ -167,6 +219,8 @@ static void frames(void)
 	       "%.1f ms, %zu rows\n", (ui_now() - t) * 1e3, u.where.nrows);
 	bench_frames(&u, 24, 80);
 	bench_frames(&u, 60, 200);
+	bench_search(&u, 24, 80);
+	bench_search(&u, 60, 200);
 	ui_screen_end(&u);
 	ui_where_free(&u.where);
 	ui_log_free(&u.log);
@@ -232,7 +286,9 @@ static void pty_stop(struct pty_run *r)
 	close(r->fd);
 }
 
-static void bandwidth(const char *name, char *const argv[], double secs)
+/* `keys` are typed once the dashboard is up (NULL: none). */
+static void bandwidth(const char *name, char *const argv[], double secs,
+		      const char *keys)
 {
 	struct pty_run r;
 	unsigned long first, steady;
@@ -241,7 +297,10 @@ static void bandwidth(const char *name, char *const argv[], double secs)
 		perror("ui_bench: forkpty");
 		return;
 	}
-	first = pty_read(&r, 3.0);   /* start, first paint, settle */
+	first = pty_read(&r, 1.0);
+	if (keys != NULL && write(r.fd, keys, strlen(keys)) < 0)
+		perror("ui_bench: write");
+	first += pty_read(&r, 2.0);   /* start, first paint, settle */
 	steady = pty_read(&r, secs);
 	pty_stop(&r);
 	printf("%-28s steady %7.1f B/s over %.0f s  (first 3 s: %lu B; "
@@ -265,25 +324,27 @@ static void path_near_self(char out[PATH_MAX], size_t len, const char *rel)
 
 int main(int argc, char **argv)
 {
-	char hunch[PATH_MAX], demo[PATH_MAX];
+	char hunch[PATH_MAX], demo[PATH_MAX], hyp[PATH_MAX];
 	static char chatty[] = "i=0; while :; do i=$((i+1)); "
 			       "echo \"tick $i\"; sleep 0.01; done";
 
 	path_near_self(hunch, sizeof(hunch), "../../hunch");
 	path_near_self(demo, sizeof(demo), "../../tests/targets/hunch-demo");
+	path_near_self(hyp, sizeof(hyp), "../../consultant/default.json");
 	if (argc > 1)
 		snprintf(hunch, sizeof(hunch), "%s", argv[1]);
 	if (argc > 2)
 		snprintf(demo, sizeof(demo), "%s", argv[2]);
-	frames();
+	frames(hyp);
 	{
 		char *a1[] = { hunch, "run", "--", demo, "--seconds", "30",
 			       NULL };
 		char *a2[] = { hunch, "run", "--", "/bin/sh", "-c", chatty,
 			       NULL };
 
-		bandwidth("demo (6 threads, quiet)", a1, 10);
-		bandwidth("sh printing 100 lines/s", a2, 10);
+		bandwidth("demo, where pane + log", a1, 10, NULL);
+		bandwidth("demo, Search pane + log", a1, 10, "1");
+		bandwidth("sh printing 100 lines/s", a2, 10, NULL);
 	}
 	return 0;
 }
