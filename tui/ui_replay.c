@@ -459,7 +459,7 @@ void ui_replay_state_text(const struct ui *u, char *buf, size_t len)
 	const char *st = x->playing ? "playing" :
 			 at_end(u) && x->clock >= x->t_last ? "end" : "paused";
 
-	snprintf(buf, len, "replay %s %gx", st, speeds[x->speed]);
+	snprintf(buf, len, "%s %gx", st, speeds[x->speed]);
 }
 
 static void clock_of(double t, char *buf, size_t len)

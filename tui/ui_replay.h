@@ -34,7 +34,7 @@ int ui_replay_run(const struct ui_replay_opts *o);
 /* The replay's keys (p, c, g, e, +, -): true when the key was one.
  * ui_key() asks here first in a replay. */
 bool ui_replay_key(struct ui *u, int key);
-/* The status line's state word and clock in a replay: "replay paused
+/* The status line's state word and clock in a replay: "paused
  * 2x" and "0:03.6/0:10.2". */
 void ui_replay_state_text(const struct ui *u, char *buf, size_t len);
 void ui_replay_clock_text(const struct ui *u, char *buf, size_t len);
