@@ -268,10 +268,21 @@ static double concluded_at(const struct pc_node *n)
 	return n->truth == PC_TRUE ? n->t_true_since : n->t_concluded;
 }
 
-/* A node that concluded in the tick just played, whose time is in
- * (since, now]: experiments conclude at the end of an evaluation
- * interval, inside the tick.  A true non-virtual node is the one worth
- * naming first. */
+/* Which of two conclusions the step shows: the earlier; at the same
+ * time a true one, and a true non-virtual one before a virtual one. */
+static bool before(const struct pc_node *n, const struct pc_node *best)
+{
+	double tn = concluded_at(n), tb = concluded_at(best);
+
+	if (tn != tb)
+		return tn < tb;
+	if ((n->truth == PC_TRUE) != (best->truth == PC_TRUE))
+		return n->truth == PC_TRUE;
+	return best->is_virtual && !n->is_virtual;
+}
+
+/* The first node that concluded after `since` and by now (experiments
+ * conclude at the end of an evaluation interval, inside a tick). */
 static const struct pc_node *concluded(const struct pc_consult *pc,
 				       const struct pc_search *s,
 				       const struct pc_node *best,
@@ -281,12 +292,7 @@ static const struct pc_node *concluded(const struct pc_consult *pc,
 		const struct pc_node *n = s->nodes[i];
 		double t = concluded_at(n);
 
-		if (t <= since || t > pc->now)
-			continue;
-		if (best == NULL ||
-		    (n->truth == PC_TRUE && best->truth != PC_TRUE) ||
-		    (n->truth == best->truth && best->is_virtual &&
-		     !n->is_virtual))
+		if (t > since && t <= pc->now && (best == NULL || before(n, best)))
 			best = n;
 	}
 	return best;
@@ -303,7 +309,7 @@ static const struct pc_node *concluded_since(const struct pc_consult *pc,
 }
 
 /* `c`: play on to the next tick in which a node concluded, and stop
- * there, the clock at that tick's time (the conclusion's time). */
+ * there with the clock at the conclusion's own time. */
 static void next_conclusion(struct ui *u)
 {
 	struct ui_replay *x = u->replay;
