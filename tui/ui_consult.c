@@ -35,10 +35,43 @@ static const char *base_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
+/* The search's throttle turns on and off many times a second while the
+ * cost sits at its limit; the status line shows it live, so the log
+ * keeps one such line per THROTTLE_QUIET_S (and says how many it left
+ * out) instead of scrolling everything else away. */
+#define THROTTLE_QUIET_S 10.0
+
+static bool throttle_line(const char *line)
+{
+	const char *msg = strstr(line, ") ");
+
+	msg = msg ? msg + 2 : line;
+	return strncmp(msg, "Search slowed:", 14) == 0 ||
+	       strcmp(msg, "Search resumed.") == 0;
+}
+
 static void on_log(void *arg, double t, const char *line)
 {
+	struct ui_consult *c = arg;
+	double now = ui_now();
+
 	(void)t;
-	ui_log_add(arg, UI_LOG_HUNCH, "%s", line);
+	if (throttle_line(line)) {
+		if (c->throttle_said > 0 &&
+		    now - c->throttle_said < THROTTLE_QUIET_S) {
+			c->throttle_quiet++;
+			return;
+		}
+		c->throttle_said = now;
+		if (c->throttle_quiet > 0) {
+			ui_log_add(c->u, UI_LOG_HUNCH, "%s (and %d such lines "
+				   "in the last %.0f s)", line,
+				   c->throttle_quiet, THROTTLE_QUIET_S);
+			c->throttle_quiet = 0;
+			return;
+		}
+	}
+	ui_log_add(c->u, UI_LOG_HUNCH, "%s", line);
 }
 
 /* The journal, unless --no-journal; one that cannot be opened is a
@@ -72,10 +105,34 @@ static void open_journal(struct ui *u, struct ui_consult *c)
 	ui_log_add(u, UI_LOG_HUNCH, "journal %s", c->jpath);
 }
 
+/* The session's consultant, for ui_journal_action (one per process). */
+static struct ui_consult *the_consult;
+
+void ui_journal_action(struct ui *u, const char *action, const char *name,
+		       int phase)
+{
+	struct ui_consult *c = the_consult;
+	json_t *o;
+
+	if (c == NULL || c->jw == NULL || c->u != u)
+		return;
+	o = json_pack("{s:s}", "action", action);
+	if (o == NULL)
+		return;
+	if (name != NULL)
+		json_object_set_new(o, "name", json_string(name));
+	if (phase >= 0)
+		json_object_set_new(o, "phase", json_integer(phase));
+	jnl_write_json(c->jw, "action", jnl_ts_now(c->jw), o);
+	json_decref(o);
+}
+
 void ui_consult_open(struct ui *u, struct ui_consult *c)
 {
 	struct hunch_err err = { 0 };
 
+	c->u = u;
+	the_consult = c;
 	c->csrc = u->src;
 	c->search_at = 1e300;  /* ui_session.c: once the program runs */
 	if (c->cfg == NULL)
@@ -90,7 +147,7 @@ void ui_consult_open(struct ui *u, struct ui_consult *c)
 	}
 	open_journal(u, c);
 	u->pc = pc_consult_new(c->cfg, c->csrc, u->tree);
-	pc_consult_set_log(u->pc, on_log, u);
+	pc_consult_set_log(u->pc, on_log, c);
 }
 
 /* --- what the log says about the tree --------------------------------- */
@@ -211,6 +268,21 @@ static void start_search(struct ui *u, struct ui_consult *c)
 	}
 }
 
+/* A journal that cannot be written (full disk, ...) drops records from
+ * then on and never stops the search: the log says so, once. */
+static void tick_journal(struct ui *u, struct ui_consult *c)
+{
+	const struct hunch_err *e;
+
+	jnl_tick(c->jw);
+	e = jnl_writer_error(c->jw);
+	if (e != NULL && !c->journal_failed) {
+		ui_log_add(u, UI_LOG_HUNCH, "%s; the search goes on without "
+			   "the journal", e->msg);
+		c->journal_failed = true;
+	}
+}
+
 void ui_consult_pump(struct ui *u, struct ui_consult *c)
 {
 	sync_tree(u, c);
@@ -226,7 +298,7 @@ void ui_consult_pump(struct ui *u, struct ui_consult *c)
 		ui_hist_tick(u);
 	}
 	if (c->jw != NULL)
-		jnl_tick(c->jw);
+		tick_journal(u, c);
 	fill_status(u);
 }
 
@@ -256,7 +328,9 @@ void ui_consult_close(struct ui *u, struct ui_consult *c, const char *why)
 		jnl_write_end(c->jw, jnl_ts_now(c->jw), why, NULL);
 		jnl_source_unwrap(c->csrc);
 		jnl_writer_close(c->jw, NULL);
-		fprintf(stderr, "hunch: journal %s\n", c->jpath);
+		fprintf(stderr, "hunch: journal %s%s\n", c->jpath,
+			c->journal_failed ? " (incomplete: it could not be "
+			"written to the end)" : "");
 	}
 	if (u->src != NULL)
 		u->src->ops->close(u->src);
@@ -267,4 +341,5 @@ void ui_consult_close(struct ui *u, struct ui_consult *c, const char *why)
 	pc_config_free(c->cfg);
 	c->cfg = NULL;
 	free(c->seen);
+	the_consult = NULL;
 }

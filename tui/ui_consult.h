@@ -24,13 +24,17 @@ struct ui_seen {
 };
 
 struct ui_consult {
+	struct ui *u;
 	struct pc_config *cfg;        /* owned; NULL: no search */
 	const struct ui_opts *o;
 	struct pc_source *csrc;       /* the consultant's: u->src or the
 					 journal's wrapper of it */
 	struct jnl_writer *jw;
 	char jpath[4096];             /* the journal's file, for the end */
+	bool journal_failed;          /* its error is in the log */
 	double search_at;             /* monotonic time the search starts */
+	double throttle_said;         /* when the log last had slowed/resumed */
+	int throttle_quiet;           /* such lines left out since */
 	bool failed;                  /* the search could not start */
 	size_t nres;                  /* resources the log has seen */
 	struct ui_seen *seen;

@@ -60,6 +60,7 @@ struct sview {
 	int page;
 	bool hide_false, hide_inactive;
 	bool detail;         /* the cursor node's evidence fills the pane */
+	int dskip;           /* its lines scrolled off the top */
 	uint64_t sig;
 };
 
@@ -415,7 +416,8 @@ static void draw(struct ui *u, enum ui_pane p, const struct ui_rect *r)
 	if (sv.stale || s != sv.built_for)
 		rebuild(s);
 	if (sv.detail && sv.nrows)
-		return ui_search_detail_draw(u, s, sv.rows[sv.cur].node, r);
+		return ui_search_detail_draw(u, s, sv.rows[sv.cur].node, r,
+					     &sv.dskip);
 	header_text(u, s, buf, sizeof(buf));
 	ui_put(u, r->y, r->x + 1, r->w - 1, buf, A_BOLD);
 	if (rows < 1)
@@ -492,11 +494,13 @@ static void toggle_pause(struct ui *u, const struct pc_search *s)
 {
 	bool pause = s->state == PC_SEARCH_RUNNING;
 
-	if (pc_consult_pause(u->pc, s->id, pause) < 0)
+	if (pc_consult_pause(u->pc, s->id, pause) < 0) {
 		ui_note(u, "the search has ended: nothing to pause");
-	else
+	} else {
 		ui_note(u, "search %s", pause ? "paused: p resumes" :
 			"resumed");
+		ui_journal_action(u, pause ? "pause" : "resume", NULL, s->id);
+	}
 	sv.stale = true;
 }
 
@@ -508,6 +512,7 @@ static void new_phase(struct ui *u)
 		ui_note(u, "no new phase: the program has ended");
 		return;
 	}
+	ui_journal_action(u, "phase_start", u->pc->current->label, ph);
 	sv.phase = true;
 	sv.stale = true;
 	ui_note(u, "phase %d started; c shows the global search", ph);
@@ -532,7 +537,7 @@ static bool steer_key(struct ui *u, const struct pc_search *s, int key)
 	case 'f': sv.hide_false = !sv.hide_false; sv.stale = true; break;
 	case 'i': sv.hide_inactive = !sv.hide_inactive; sv.stale = true;
 		break;
-	case 'd': sv.detail = !sv.detail; break;
+	case 'd': sv.detail = !sv.detail; sv.dskip = 0; break;
 	case KEY_BACKSPACE: case 127: case 8:
 		if (sv.detail)
 			sv.detail = false;
@@ -569,6 +574,18 @@ static bool motion_key(int key)
 	return true;
 }
 
+/* The evidence scrolls when the pane is short (80x24). */
+static bool detail_key(int key)
+{
+	switch (ui_key_motion(key)) {
+	case UI_K_UP: sv.dskip -= sv.dskip > 0; break;
+	case UI_K_DOWN: sv.dskip++; break;  /* the drawing bounds it */
+	case UI_K_HOME: sv.dskip = 0; break;
+	default: return false;
+	}
+	return true;
+}
+
 static bool key(struct ui *u, int k)
 {
 	const struct pc_search *s = ui_search_shown(u);
@@ -578,7 +595,8 @@ static bool key(struct ui *u, int k)
 		return false;
 	if (sv.stale || s != sv.built_for)
 		rebuild(s);
-	took = steer_key(u, s, k) || (!sv.detail && motion_key(k));
+	took = steer_key(u, s, k) || (sv.detail ? detail_key(k) :
+					  motion_key(k));
 	if (!took)
 		return false;
 	if (sv.nrows && !sv.stale)
@@ -592,5 +610,5 @@ const struct ui_pane_ops ui_search_pane = {
 	.draw = draw,
 	.key = key,
 	.hint = "%s%s move  Enter follow  Bksp back  d detail  p pause  "
-		"P phase  c global/phase  f/i hide  ? help",
+		"P phase  c global  ? help",
 };

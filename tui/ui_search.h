@@ -34,8 +34,16 @@ double ui_search_when(const struct pc_node *n);
 void ui_search_focus_short(const struct ui *u, const struct pc_node *n,
 			   char *buf, size_t len);
 
-/* ui_search_detail.c: a node's evidence over the pane's body. */
+/* ui_consult.c: a user action ("pause", "resume", "phase_start",
+ * "quit") into the live session's journal (docs/journal-format.md,
+ * `action`); nothing without a journal.  phase < 0: none. */
+void ui_journal_action(struct ui *u, const char *action, const char *name,
+		       int phase);
+
+/* ui_search_detail.c: a node's evidence over the pane's body; */
+/* `skip`: lines scrolled off the top (j/k); lowered to what the
+ * evidence needs, so that its last line stays on screen. */
 void ui_search_detail_draw(struct ui *u, const struct pc_search *s, int id,
-			   const struct ui_rect *r);
+			   const struct ui_rect *r, int *skip);
 
 #endif

@@ -22,11 +22,25 @@ struct dl {
 	struct ui *u;
 	const struct ui_rect *r;
 	int y;
+	int skip;            /* lines still to leave out at the top */
+	int lines;           /* lines of evidence in all */
 };
 
 static bool full(const struct dl *d)
 {
 	return d->y >= d->r->y + d->r->h;
+}
+
+/* One line of the evidence: drawn unless scrolled off or below. */
+static void put(struct dl *d, int x, int w, const char *s, attr_t a)
+{
+	d->lines++;
+	if (d->skip > 0) {
+		d->skip--;
+		return;
+	}
+	if (!full(d))
+		ui_put(d->u, d->y++, x, w, s, a);
 }
 
 /* "label      text", the text wrapped under itself when long. */
@@ -36,11 +50,10 @@ static void line(struct dl *d, const char *label, const char *text,
 	int x = d->r->x + 1 + LABEL_W, w = d->r->w - 1 - LABEL_W;
 	const char *s = text;
 
-	if (full(d))
-		return;
-	ui_put(d->u, d->y, d->r->x + 1, LABEL_W, label, A_BOLD);
+	if (d->skip == 0 && !full(d))
+		ui_put(d->u, d->y, d->r->x + 1, LABEL_W, label, A_BOLD);
 	if (w < 8) {
-		d->y++;
+		put(d, x, 0, "", a);
 		return;
 	}
 	do {
@@ -54,11 +67,11 @@ static void line(struct dl *d, const char *label, const char *text,
 				break;
 			}
 
-		ui_put(d->u, d->y++, x, n < w ? n : w, s, a);
+		put(d, x, n < w ? n : w, s, a);
 		s += n;
 		while (*s == ' ')
 			s++;
-	} while (*s != '\0' && !full(d));
+	} while (*s != '\0');
 }
 
 static void fmt_time(double t, char *buf, size_t len)
@@ -91,8 +104,7 @@ static void head(struct dl *d, const struct pc_consult *pc,
 		 ui_search_letter(n), ui_search_activity(n), h ? h->name : "?",
 		 truth_words(n), n->active ? "active" : n->pending ?
 		 "being enabled" : n->queued ? "queued" : "inactive");
-	ui_put(d->u, d->y++, d->r->x + 1, d->r->w - 1, buf,
-	       ui_search_attr(d->u, n));
+	put(d, d->r->x + 1, d->r->w - 1, buf, ui_search_attr(d->u, n));
 	line(d, "focus", n->name + (h ? strlen(h->name) : 0), A_NORMAL);
 }
 
@@ -129,8 +141,8 @@ static void numbers(struct dl *d, const struct pc_consult *pc,
 	fmt_time(n->t_created, a, sizeof(a));
 	fmt_time(n->t_start, b, sizeof(b));
 	fmt_time(n->t_concluded, c, sizeof(c));
-	snprintf(buf, sizeof(buf), "created %s, started %s, concluded %s",
-		 a, b, c);
+	snprintf(buf, sizeof(buf), "created %s, last started %s, concluded "
+		 "%s", a, b, c);
 	line(d, "times", buf, A_NORMAL);
 	snprintf(buf, sizeof(buf), "estimated %.2f%%, charged %.2f%%; the "
 		 "search observes %.2f%% (x%.2f of predicted), limit %.1f%%",
@@ -234,24 +246,36 @@ static void instances(struct dl *d, const struct pc_consult *pc,
 		line(d, i ? "" : "instances", buf, A_NORMAL);
 		sparkline(d->u, s->id ? &m->current : &m->global, pc->now,
 			  d->r->w - 2 - LABEL_W, spark, sizeof(spark));
-		if (!full(d))  /* one row: it was cut to fit */
-			ui_put(d->u, d->y++, d->r->x + 1 + LABEL_W,
-			       d->r->w - 1 - LABEL_W, spark[0] ? spark :
-			       "(no samples yet)", ui_attr(d->u, UI_C_FOCUS));
+		put(d, d->r->x + 1 + LABEL_W, d->r->w - 1 - LABEL_W,
+		    spark[0] ? spark : "(no samples yet)",
+		    ui_attr(d->u, UI_C_FOCUS));  /* one row: cut to fit */
 	}
 }
 
+static void draw_all(struct dl *d, const struct pc_search *s,
+		     const struct pc_node *n)
+{
+	head(d, d->u->pc, n);
+	numbers(d, d->u->pc, n);
+	graph(d, d->u->pc, s, n);
+	instances(d, d->u->pc, s, n);
+	line(d, "trace", n->trace, A_NORMAL);
+}
+
 void ui_search_detail_draw(struct ui *u, const struct pc_search *s, int id,
-			   const struct ui_rect *r)
+			   const struct ui_rect *r, int *skip)
 {
 	const struct pc_node *n = pc_node(s, id);
-	struct dl d = { u, r, r->y };
+	struct dl d = { u, r, r->y, *skip, 0 };
 
 	if (n == NULL)
 		return;
-	head(&d, u->pc, n);
-	numbers(&d, u->pc, n);
-	graph(&d, u->pc, s, n);
-	instances(&d, u->pc, s, n);
-	line(&d, "trace", n->trace, A_NORMAL);
+	draw_all(&d, s, n);
+	if (*skip > 0 && d.lines - *skip < r->h) {
+		/* scrolled past the end: draw again, ending at the bottom */
+		*skip = d.lines > r->h ? d.lines - r->h : 0;
+		ui_clear_rect(u, r);
+		d = (struct dl){ u, r, r->y, *skip, 0 };
+		draw_all(&d, s, n);
+	}
 }

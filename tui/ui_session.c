@@ -33,7 +33,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "pc_search.h"
 #include "ui_consult.h"
 #include "ui_search.h"
 
@@ -220,6 +219,8 @@ static void leave_program(struct ui *u, struct loop *lp)
 
 	if (u->st.ended || u->detached)
 		return;
+	if (!lp->ending_signal)
+		ui_journal_action(u, "quit", NULL, -1);
 	ui_consult_stop(u, &lp->c);
 	if (src_live_detach(u->src, &err) < 0) {
 		ui_log_add(u, UI_LOG_HUNCH, "%s", err.msg);
