@@ -161,8 +161,11 @@ static int copy_file(const char *from, const char *to, struct hunch_err *e)
 }
 
 int pc_steer_user_file(const struct pc_config *cfg, char *buf, size_t len,
-		       struct hunch_err *e)
+		       bool *made, struct hunch_err *e)
 {
+	int r;
+
+	*made = false;
 	if (cfg->nfiles == 0)
 		return hunch_errf(e, -ENOENT, "no hypotheses file was loaded");
 	if (cfg->nfiles > 1) {
@@ -177,7 +180,9 @@ int pc_steer_user_file(const struct pc_config *cfg, char *buf, size_t len,
 	if (mkdirs(buf) < 0)
 		return hunch_errf(e, -errno, "cannot make the directory of "
 				  "%s: %s", buf, strerror(errno));
-	return copy_file(cfg->files[0], buf, e);
+	r = copy_file(cfg->files[0], buf, e);
+	*made = r == 0;
+	return r;
 }
 
 /* ---- reloading the hypotheses ---- */

@@ -41,9 +41,10 @@ int pc_steer_experiment(struct pc_consult *pc, const char *hyp,
 /* The file a user edits to change the hypotheses: the last file loaded
  * after the shipped defaults, or, when only the defaults were loaded, a
  * copy of them written to $XDG_CONFIG_HOME/hunch/hypotheses.json (made
- * on the first call; that file is loaded by every later hunch too). */
+ * on the first call, `*made` true then; that file is loaded by every
+ * later hunch too). */
 int pc_steer_user_file(const struct pc_config *cfg, char *buf, size_t len,
-		       struct hunch_err *e);
+		       bool *made, struct hunch_err *e);
 
 /* Load every file of pc->cfg again, in order (one of them edited, maybe
  * `extra`, a new file appended when not NULL), validate, and apply the

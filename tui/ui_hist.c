@@ -25,7 +25,7 @@
 #include "pc_search.h"
 #include "pc_steer.h"
 
-#define AXIS_W 8            /* y labels and the axis line */
+#define AXIS_W 9            /* y labels (8 columns: "slowdown") and the axis */
 
 static struct {
 	const struct pc_consult *pc;   /* the search the curves belong to */

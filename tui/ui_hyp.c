@@ -10,7 +10,8 @@
  * valid document is applied to the running search (pc_steer_reload: new
  * hypotheses join it, changed thresholds re-test), an invalid one leaves
  * the search as it was and its errors are listed (FILE:LINE:COL: $.path:
- * what) until `e` edits again or `x` puts the file back as it was.
+ * what) until `e` edits again or `x` puts the file back as it was (or
+ * removes it, when the edit made it).
  */
 #include "ui.h"
 #include "ui_panes.h"
@@ -19,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pc_search.h"
 #include "pc_steer.h"
@@ -28,6 +30,7 @@ static struct {
 	size_t top;                 /* first row shown */
 	char file[4096];            /* the file being edited */
 	char *backup;               /* its text before the first edit */
+	bool made;                  /* the edit made the file (x removes it) */
 	char **err;                 /* the loader's errors; n > 0: pending */
 	size_t nerr;
 	char msg[256];
@@ -211,6 +214,7 @@ static void apply(struct ui *u)
 		     added == 1 ? "is" : "es");
 		free(hy.backup);
 		hy.backup = NULL;
+		hy.made = false;
 	}
 	pc_diags_free(&ds);
 	u->dirty |= UI_D_ALL;
@@ -223,11 +227,14 @@ static void edit(struct ui *u)
 	char *after;
 	int st;
 
-	if (hy.nerr == 0 &&
-	    pc_steer_user_file(u->pc->cfg, hy.file, sizeof(hy.file), &e) < 0) {
+	bool made = false;
+
+	if (hy.nerr == 0 && pc_steer_user_file(u->pc->cfg, hy.file,
+					       sizeof(hy.file), &made, &e) < 0) {
 		note(true, "cannot edit the hypotheses: %s", e.msg);
 		return;
 	}
+	hy.made |= made;
 	if (hy.backup == NULL)
 		hy.backup = slurp(hy.file);
 	st = ui_editor_run(u, hy.file, err, sizeof(err));
@@ -245,13 +252,26 @@ static void edit(struct ui *u)
 	free(after);
 }
 
-/* x: the file as it was before the first edit. */
+/* x: the file as it was before the first edit (none, if the edit made
+ * it). */
 static void drop(void)
 {
 	FILE *f;
 
 	if (hy.nerr == 0 || hy.backup == NULL)
 		return;
+	if (hy.made) {
+		if (unlink(hy.file) < 0) {
+			note(true, "cannot remove %s", hy.file);
+			return;
+		}
+		clear_errors();
+		free(hy.backup);
+		hy.backup = NULL;
+		hy.made = false;
+		note(false, "change dropped: %s removed", hy.file);
+		return;
+	}
 	f = fopen(hy.file, "w");
 	if (f == NULL || fputs(hy.backup, f) < 0 || fclose(f) != 0) {
 		note(true, "cannot restore %s", hy.file);

@@ -4,7 +4,9 @@
  * experiment started by hand runs outside the automatic search; the
  * user's hypotheses file is made from the defaults; a reload with an
  * error changes nothing and names file, line and column; a valid reload
- * adds a hypothesis to the running search and applies a new threshold.
+ * adds a hypothesis to the running search and applies a new threshold;
+ * a value set live survives a reload; a file that drops a hypothesis is
+ * refused.
  */
 #include <errno.h>
 #include <math.h>
@@ -137,11 +139,13 @@ static void test_user_file(void)
 	struct hunch_err e = { 0 };
 	char path[4096], want[4096];
 	char *a, *b;
+	bool made;
 
 	setenv("XDG_CONFIG_HOME", dir, 1);
 	snprintf(want, sizeof(want), "%s/hunch/hypotheses.json", dir);
-	tap_eq(pc_steer_user_file(w->cfg, path, sizeof(path), &e), 0,
+	tap_eq(pc_steer_user_file(w->cfg, path, sizeof(path), &made, &e), 0,
 	       "a user file is found or made");
+	tap_ok(made, "made");
 	tap_str(path, want, "in $XDG_CONFIG_HOME/hunch");
 	a = slurp(path);
 	b = slurp(w->cfg->files[0]);
@@ -149,6 +153,9 @@ static void test_user_file(void)
 	       strlen(a));
 	free(a);
 	free(b);
+	tap_eq(pc_steer_user_file(w->cfg, path, sizeof(path), &made, &e), 0,
+	       "asked again");
+	tap_ok(!made, "the file is there: not made again");
 	world_free(w);
 }
 
@@ -220,6 +227,25 @@ static void test_reload(void)
 	TRACE_IS(w, 0, "HotLoop", TOP, "queued pending active false");
 	tap_ok(pc_tunable_get(w->cfg, "PC_CPUThreshold") == 0.5,
 	       "the threshold is the file's");
+	pc_diags_free(&ds);
+
+	/* A live edit survives a reload that does not touch its tunable. */
+	tap_eq(pc_consult_set_tunable(w->pc, "PC_SyncThreshold", 0.35, &e), 0,
+	       "PC_SyncThreshold set live");
+	tap_eq(pc_steer_reload(w->pc, NULL, &ds, &added, &e), 0,
+	       "the same file again");
+	tap_eq(added, 0, "nothing new");
+	tap_ok(pc_tunable_get(w->cfg, "PC_SyncThreshold") == 0.35,
+	       "the live value is kept");
+
+	/* A hypothesis removed from the file: refused, nothing changes. */
+	write_file(user, "{ \"version\": 1 }\n");
+	tap_eq(pc_steer_reload(w->pc, NULL, &ds, &added, &e), -EINVAL,
+	       "a file that drops a hypothesis is refused");
+	tap_str(e.msg, "hypothesis HotLoop is no longer defined: a running "
+		"search can gain and change hypotheses but not lose one "
+		"(restart hunch to drop it)", "with the reason");
+	tap_ok(pc_hypo_find(w->cfg, "HotLoop") >= 0, "HotLoop is still there");
 	pc_diags_free(&ds);
 	pc_steer_forget(w->pc);
 	world_free(w);

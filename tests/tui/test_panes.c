@@ -148,9 +148,9 @@ static void test_enable_metric(void)
 	SEEN("\xe2\xa0", "the curve is drawn in braille (UTF-8)");
 	LINE(" global phase, buckets of 0.2s", "the header names the phase "
 	     "and the bucket width");
-	SEEN("1      \xe2\x94\x82", "the y axis is labelled with the scale's "
+	SEEN("1       \xe2\x94\x82", "the y axis is labelled with the scale's "
 	     "top (1)");
-	SEEN("CPUs   \xe2\x94\x82", "and the units");
+	SEEN("CPUs    \xe2\x94\x82", "and the units");
 }
 
 /* A phase started at 1.8 s: its start is marked on the time axis; `p`
@@ -201,6 +201,33 @@ static void test_wide(void)
 	u.rows = 24;
 	u.cols = 80;
 	ui_layout(&u);
+}
+
+/* Ten curves at most (Paradyn's rthist); d removes the selected one. */
+static void test_ten_curves(void)
+{
+	struct pc_focus f;
+	const struct pc_config *c = w->cfg;
+	int n = 0;
+
+	pc_focus_top(w->res, &f);
+	for (size_t i = 0; i < c->nmet && ui_hist_count() < UI_HIST_MAX; i++)
+		n += ui_hist_add(&u, c->met[i].name, &f) == 0;
+	f.r[0] = pc_res_find(w->res, F_MAIN);
+	while (ui_hist_count() < UI_HIST_MAX)
+		ui_hist_add(&u, c->met[n++ % c->nmet].name, &f);
+	tap_eq(ui_hist_count(), UI_HIST_MAX, "ten curves");
+	tap_eq(ui_hist_add(&u, "io_ops", &f), -1, "an eleventh is refused");
+	LINE("10 curves already: d in the histograms pane removes one",
+	     "with the reason in the hint line");
+	keys("3");
+	LINE(">j observed_cost whole program  enabling", "the tenth curve is "
+	     "selected: j");
+	for (int i = 0; i < 9; i++)
+		keys("d");
+	tap_eq(ui_hist_count(), 1, "d nine times leaves one curve");
+	LINE(">a cpu_inclusive /Code/demo/demo.c/work  0.75 CPUs, 7 pts",
+	     "the first curve, selected");
 }
 
 static void test_experiment(void)
@@ -363,6 +390,32 @@ static void test_edit(void)
 	free(before);
 }
 
+/* A first edit that breaks the file the edit made: x removes the file
+ * (a search of its own, so that the defaults are its only file). */
+static void test_drop_made(void)
+{
+	struct world *w2 = world_new(NULL, NULL);
+	char d2[600], file[700];
+
+	snprintf(d2, sizeof(d2), "%s/second", dir);
+	mkdir(d2, 0755);
+	setenv("XDG_CONFIG_HOME", d2, 1);
+	snprintf(file, sizeof(file), "%s/hunch/hypotheses.json", d2);
+	world_run(w2, 0.4);
+	u.pc = w2->pc;
+	use_editor("bad.sh");
+	keys("5e");
+	LINE(" 1 error: the search is unchanged. e edits again, x drops the "
+	     "change.", "a broken first edit");
+	tap_eq(access(file, F_OK), 0, "the edit made %s", file);
+	keys("x");
+	SEEN(" change dropped: /tmp/hunch-test-panes-d-", "x drops it");
+	tap_ok(access(file, F_OK) < 0, "and removes the file it made");
+	u.pc = w->pc;
+	pc_steer_forget(w2->pc);
+	world_free(w2);
+}
+
 int main(void)
 {
 	int fd = mkstemp(shot_path);
@@ -376,11 +429,14 @@ int main(void)
 	test_phase();
 	test_ascii();
 	test_wide();
+	test_ten_curves();
 	test_experiment();
 	test_tunables();
 	test_hypotheses();
-	if (mkdtemp(dir) != NULL)
+	if (mkdtemp(dir) != NULL) {
 		test_edit();
+		test_drop_made();
+	}
 	ui_screen_end(&u);
 	unlink(shot_path);
 	return tap_done();
