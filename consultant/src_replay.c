@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "jnl_record.h"
+#include "pc_search.h"
 
 static struct src_replay *impl(struct pc_source *s)
 {
@@ -43,7 +44,8 @@ static void give_output(struct src_replay *r, const struct jnl_record *jr)
 static bool played(enum jnl_kind k)
 {
 	return k == JNL_REC_RESOURCE || k == JNL_REC_TARGET ||
-	       k == JNL_REC_REPLY || k == JNL_REC_SAMPLE || k == JNL_REC_COST;
+	       k == JNL_REC_REPLY || k == JNL_REC_SAMPLE || k == JNL_REC_COST ||
+	       k == JNL_REC_ACTION;
 }
 
 static void keep(struct src_replay *r, enum jnl_kind k, json_t *j,
@@ -319,6 +321,67 @@ static const struct pc_source_ops replay_ops = {
 	.hint = hint,
 };
 
+/* --- the user's actions --- */
+
+/* A recorded tunable change, remembered so that a rewind can give the
+ * configuration (shared by the searches a dashboard rebuilds) back. */
+static int set_tunable(struct src_replay *r, struct pc_consult *pc,
+		       const char *name, double v)
+{
+	double old = pc_tunable_get(pc->cfg, name);
+
+	if (pc_consult_set_tunable(pc, name, v, NULL) != 0)
+		return 0;
+	if (rp_grow(&r->undo, &r->capundo, r->nundo, sizeof(*r->undo)) == 0)
+		r->undo[r->nundo++] = (struct rp_undo){ strdup(name), old,
+							pc->cfg };
+	return 1;
+}
+
+static void undo_tunables(struct src_replay *r)
+{
+	while (r->nundo > 0) {
+		struct rp_undo *u = &r->undo[--r->nundo];
+
+		if (u->name != NULL)
+			pc_tunable_set(u->cfg, u->name, u->old, NULL);
+		free(u->name);
+	}
+}
+
+static int apply_action(struct src_replay *r, struct pc_consult *pc,
+			const json_t *j)
+{
+	const char *a = json_string_value(json_object_get(j, "action"));
+	const char *name = json_string_value(json_object_get(j, "name"));
+	const json_t *ph = json_object_get(j, "phase");
+	int sid = json_is_integer(ph) ? (int)json_integer_value(ph) : 0;
+	const json_t *v = json_object_get(j, "value");
+
+	if (a == NULL)
+		return 0;
+	if (strcmp(a, "pause") == 0 || strcmp(a, "resume") == 0)
+		return pc_consult_pause(pc, sid, a[0] == 'p') == 0;
+	if (strcmp(a, "phase_start") == 0)
+		return pc_consult_phase_start(pc, name) > 0;
+	if (strcmp(a, "tunable") == 0 && name != NULL && json_is_number(v))
+		return set_tunable(r, pc, name, json_number_value(v));
+	return 0;   /* quit, experiment: nothing the search replays */
+}
+
+int src_replay_actions(struct src_replay *r, struct pc_consult *pc)
+{
+	int n = 0;
+
+	if (r->cur < 0 || r->acted == r->cur)
+		return 0;
+	r->acted = r->cur;
+	for (size_t i = 0; i < r->nseg; i++)
+		if (r->seg[i].kind == JNL_REC_ACTION)
+			n += apply_action(r, pc, r->seg[i].json);
+	return n;
+}
+
 /* --- open, rewind, query, free --- */
 
 static int open_reader(struct src_replay **out, struct jnl_reader *rd,
@@ -332,7 +395,7 @@ static int open_reader(struct src_replay **out, struct jnl_reader *rd,
 		return hunch_errf(err, -ENOMEM, "out of memory");
 	}
 	r->rd = rd;
-	r->cur = -1;
+	r->cur = r->acted = -1;
 	rp_map_init(&r->en_keys, true);
 	rp_map_init(&r->reply_at, false);
 	rp_map_init(&r->pred.keys, true);
@@ -381,10 +444,11 @@ int src_replay_open_mem(struct src_replay **out, const void *buf, size_t len,
 
 int src_replay_rewind(struct src_replay *r)
 {
+	undo_tunables(r);
 	drop_seg(r);
 	json_decref(r->ahead);
 	r->ahead = NULL;
-	r->cur = -1;
+	r->cur = r->acted = -1;
 	r->now = r->observed = 0;
 	r->npend = 0;
 	r->unrecorded = 0;
@@ -414,6 +478,9 @@ void src_replay_free(struct src_replay *r)
 		return;
 	drop_seg(r);
 	json_decref(r->ahead);
+	for (size_t i = 0; i < r->nundo; i++)
+		free(r->undo[i].name);
+	free(r->undo);
 	rp_index_free(r);
 	rp_map_free(&r->live);
 	free(r->seg);

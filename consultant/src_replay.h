@@ -80,6 +80,16 @@ double src_replay_tick_now(const struct src_replay *r, size_t i);
  * dashboard's backward seek).  0, or a negative errno. */
 int src_replay_rewind(struct src_replay *r);
 
+/* The user's actions recorded after the tick just played (`action`
+ * records: pause, resume, phase_start, tunable), applied to `pc` in
+ * journal order, as the live session applied them between this tick and
+ * the next.  Call after pc_consult_start and after each pc_consult_tick;
+ * a second call for the same tick does nothing.  Returns how many were
+ * applied.  A tunable changed so is set back by src_replay_rewind (the
+ * configuration must outlive the source, or be rewound before it goes). */
+struct pc_consult;
+int src_replay_actions(struct src_replay *r, struct pc_consult *pc);
+
 /* The target's recorded output: `fn` is called for each `output` record
  * as the tick it belongs to is played (stream 0 stdout, 1 stderr; the
  * line's bytes without its newline). */

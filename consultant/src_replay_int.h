@@ -67,6 +67,14 @@ struct rp_rec {
 	uint64_t off;                /* its byte offset in the journal */
 };
 
+/* A tunable a replayed action changed, and its value before. */
+struct pc_config;
+struct rp_undo {
+	char *name;
+	double old;
+	struct pc_config *cfg;
+};
+
 struct src_replay {
 	struct pc_source pub;
 	struct jnl_reader *rd;
@@ -91,11 +99,14 @@ struct src_replay {
 	json_t *ahead;               /* the next tick's record, read ahead */
 	uint64_t ahead_off;
 	long cur;                    /* tick played (-1: none yet) */
+	long acted;                  /* tick whose actions were applied */
 	double now, observed;
 	struct pc_src_reply *pending;   /* replies to give at the next poll */
 	size_t npend, cappend;
 	struct rp_map live;          /* handles enabled and not disabled */
 	int unrecorded;
+	struct rp_undo *undo;        /* undone at a rewind, last first */
+	size_t nundo, capundo;
 	src_replay_output_fn out_fn;
 	void *out_arg;
 };

@@ -168,8 +168,11 @@ static int play(const char *journal, const char **sets, size_t nsets,
 	if (src_replay_ticks(p->rp) == 0)
 		return 0;   /* nothing was recorded after the header */
 	pc_consult_start(p->pc);
-	while (!src_replay_done(p->rp) && !pc_consult_ended(p->pc))
+	src_replay_actions(p->rp, p->pc);
+	while (!src_replay_done(p->rp) && !pc_consult_ended(p->pc)) {
 		pc_consult_tick(p->pc);
+		src_replay_actions(p->rp, p->pc);   /* pause, phase... */
+	}
 	return 0;
 }
 

@@ -179,8 +179,10 @@ static void rebuild(struct ui *u)
 	u->tree = tree;
 	u->pc = pc;
 	pc_consult_set_log(pc, on_log, u);
-	if (src_replay_ticks(x->o->rp) > 0)
+	if (src_replay_ticks(x->o->rp) > 0) {
 		pc_consult_start(u->pc);
+		src_replay_actions(x->o->rp, u->pc);
+	}
 	changed(u);
 }
 
@@ -201,6 +203,7 @@ static bool step_tick(struct ui *u)
 	    pc_consult_ended(u->pc))
 		return false;
 	pc_consult_tick(u->pc);
+	src_replay_actions(rp, u->pc);   /* the user's pauses, phases */
 	return true;
 }
 

@@ -146,8 +146,11 @@ static void play_all(struct src_replay *rp, struct played *p)
 	p->res = pc_restree_new();
 	p->pc = pc_consult_new(p->cfg, src_replay_source(rp), p->res);
 	pc_consult_start(p->pc);
-	while (!src_replay_done(rp) && !pc_consult_ended(p->pc))
+	src_replay_actions(rp, p->pc);
+	while (!src_replay_done(rp) && !pc_consult_ended(p->pc)) {
 		pc_consult_tick(p->pc);
+		src_replay_actions(rp, p->pc);
+	}
 }
 
 static void played_free(struct played *p)

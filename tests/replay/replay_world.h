@@ -47,8 +47,11 @@ static inline json_t *rw_tunables(const struct pc_config *c)
 }
 
 /* Called once a second of the sim's time while recording, with the
- * writer: tests add records of their own (target output). */
-typedef void (*rw_second_fn)(struct jnl_writer *jw, int second);
+ * world and the writer: tests add records of their own (target output)
+ * and act as a user would (pause, phase), journaling it. */
+struct world;
+typedef void (*rw_second_fn)(struct world *w, struct jnl_writer *jw,
+			     int second);
 
 /* Run `sc` on the sim source, journaled into `path`, calling `each`
  * (when not NULL) at every whole second.  The world is left for the
@@ -79,7 +82,7 @@ static inline struct world *rw_record_with(const struct scenario *sc,
 	sc->script(w->sim);
 	for (int sec = 1; each != NULL && sec < sc->until; sec++) {
 		world_run(w, sec);
-		each(jw, sec);
+		each(w, jw, sec);
 	}
 	world_run(w, sc->until);
 	src_sim_end(w->sim, PC_TARGET_EXITED, 0);
@@ -128,8 +131,11 @@ static inline struct replayed *rw_replay(const char *path, const char **sets)
 	}
 	r->pc = pc_consult_new(r->cfg, src_replay_source(r->rp), r->res);
 	pc_consult_start(r->pc);
-	while (!src_replay_done(r->rp) && !pc_consult_ended(r->pc))
+	src_replay_actions(r->rp, r->pc);
+	while (!src_replay_done(r->rp) && !pc_consult_ended(r->pc)) {
 		pc_consult_tick(r->pc);
+		src_replay_actions(r->rp, r->pc);
+	}
 	return r;
 }
 

@@ -20,11 +20,12 @@ static void sc_sync(struct src_sim *sim)
 
 static const struct scenario scenario = { "sync and cpu", sc_sync, 8.0 };
 
-static void output(struct jnl_writer *jw, int second)
+static void output(struct world *w, struct jnl_writer *jw, int second)
 {
 	char line[64];
 	int n = snprintf(line, sizeof(line), "demo: second %d", second);
 
+	(void)w;
 	jnl_write_output(jw, jnl_ts_now(jw), JNL_STDOUT, line, (size_t)n, true);
 	if (second == 3)
 		jnl_write_output(jw, jnl_ts_now(jw), JNL_STDERR,

@@ -26,11 +26,12 @@ static void sc_sync(struct src_sim *sim)
 
 static const struct scenario scenario = { "sync and cpu", sc_sync, 8.0 };
 
-static void output(struct jnl_writer *jw, int second)
+static void output(struct world *w, struct jnl_writer *jw, int second)
 {
 	char line[64];
 	int n = snprintf(line, sizeof(line), "demo: second %d", second);
 
+	(void)w;
 	jnl_write_output(jw, jnl_ts_now(jw), JNL_STDOUT, line, (size_t)n, true);
 	if (second == 3)
 		jnl_write_output(jw, jnl_ts_now(jw), JNL_STDERR,
@@ -64,9 +65,12 @@ static struct pc_consult *play(struct src_replay *rp, struct pc_config *cfg,
 	struct pc_consult *pc = pc_consult_new(cfg, src_replay_source(rp), res);
 
 	pc_consult_start(pc);
+	src_replay_actions(rp, pc);
 	while (!src_replay_done(rp) && !pc_consult_ended(pc) &&
-	       (upto < 0 || src_replay_tick(rp) < upto))
+	       (upto < 0 || src_replay_tick(rp) < upto)) {
 		pc_consult_tick(pc);
+		src_replay_actions(rp, pc);
+	}
 	return pc;
 }
 
@@ -230,6 +234,79 @@ static void many_bad_lines(void)
 	free(text);
 }
 
+/* What the dashboard does on p and P (ui_search.c): the action, then
+ * its record (as ui_journal_action writes it). */
+static void act(struct jnl_writer *jw, const char *action, const char *name,
+		int phase, double value)
+{
+	json_t *o = json_pack("{s:s}", "action", action);
+
+	if (value >= 0)
+		json_object_set_new(o, "value", json_real(value));
+	if (name)
+		json_object_set_new(o, "name", json_string(name));
+	if (phase >= 0)
+		json_object_set_new(o, "phase", json_integer(phase));
+	jnl_write_json(jw, "action", jnl_ts_now(jw), o);
+	json_decref(o);
+}
+
+static void user(struct world *w, struct jnl_writer *jw, int second)
+{
+	if (second == 2 && pc_consult_pause(w->pc, 0, true) == 0)
+		act(jw, "pause", NULL, 0, -1);
+	if (second == 3 && pc_consult_pause(w->pc, 0, false) == 0)
+		act(jw, "resume", NULL, 0, -1);
+	if (second == 4) {
+		int ph = pc_consult_phase_start(w->pc, NULL);
+
+		act(jw, "phase_start", w->pc->current->label, ph, -1);
+	}
+	if (second == 5 && pc_consult_set_tunable(w->pc, "minObservationTime",
+						  2.0, NULL) == 0)
+		act(jw, "tunable", "minObservationTime", -1, 2.0);
+}
+
+/* The user's pause, resume, phase and tunable, journaled live, are
+ * applied again at their ticks: the same search, phases included. */
+static void user_actions(void)
+{
+	char apath[] = "/tmp/hunch-replay-actions-XXXXXX";
+	int fd = mkstemp(apath);
+	struct world *live;
+	struct replayed *r;
+	struct pc_report_meta m = { .target = "demo", .pid = 100,
+				    .mode = "run" };
+	char *a, *b;
+	double before;
+
+	close(fd);
+	live = rw_record_with(&scenario, apath, NULL, user);
+	tap_eq(live->pc->nphases, 1, "actions: the live search has a phase");
+	r = rw_replay(apath, NULL);
+	before = pc_tunable_get(r->cfg, "minObservationTime");
+	tap_eq(r->pc->nphases, 1, "actions: so has the replayed one");
+	tap_eq(rw_diff(live->pc, r->pc), 0,
+	       "actions: pause, resume, phase and tunable replayed at their "
+	       "ticks: the same nodes, traces and log");
+	a = rw_text(live->pc, &m);
+	b = rw_text(r->pc, &m);
+	tap_ok(strcmp(a, b) == 0, "actions: the same text report, phases "
+	       "included (%zu bytes)", strlen(a));
+	tap_ok(strstr(a, "Phase 1") != NULL || strstr(a, "phase 1") != NULL,
+	       "actions: the report has the phase");
+	tap_eq(before, 2.0, "actions: the tunable as the user set it");
+	src_replay_rewind(r->rp);
+	tap_ok(pc_tunable_get(r->cfg, "minObservationTime") != 2.0,
+	       "actions: a rewind gives the tunable its value back (%g)",
+	       pc_tunable_get(r->cfg, "minObservationTime"));
+	free(a);
+	free(b);
+	rw_replayed_free(r);
+	world_free(live);
+	unlink(apath);
+}
+
 int main(void)
 {
 	int fd = mkstemp(path);
@@ -242,6 +319,7 @@ int main(void)
 	output_at_its_tick();
 	reader_rewind();
 	many_bad_lines();
+	user_actions();
 	unlink(path);
 	return tap_done();
 }
