@@ -220,9 +220,15 @@ static bool at_end(const struct ui *u)
 static void sum_up(struct ui *u)
 {
 	const struct pc_node *b[256];
-	size_t n = pc_report_bottlenecks(u->pc, u->pc->global, b, 256);
+	size_t n;
 
 	u->replay->summed_up = true;
+	if (u->pc->global == NULL) {   /* no tick: the search never began */
+		ui_log_add(u, UI_LOG_HUNCH, "end of the journal: nothing was "
+			   "recorded after the header");
+		return;
+	}
+	n = pc_report_bottlenecks(u->pc, u->pc->global, b, 256);
 	ui_log_add(u, UI_LOG_HUNCH, "end of the journal: %zu bottleneck%s",
 		   n, n == 1 ? "" : "s");
 	for (size_t i = 0; i < n; i++)

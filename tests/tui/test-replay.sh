@@ -231,6 +231,14 @@ check_screen bad '^ demo +pid 100 +end 1x ' "damaged journal: replays to its las
 keys bad q
 check_screen bad '^RC=0$' "damaged journal: q, status 0"
 check_screen bad '^hunch replay: skipped: bad\.jsonl: line 5' "damaged journal: stderr says it after the dashboard too"
+head -1 "$SIM" >"$TMP/header.jsonl"
+type_in bad "clear; $HUNCH replay header.jsonl; echo RC=\$?"
+check_screen bad '^ demo +pid 100 +end 1x +0:00\.0/0:00\.0 ' "header only: the dashboard opens at its end, 0:00.0 of 0:00.0"
+keys bad 6 6 e c p g 1 Enter
+check_screen bad '^# end of the journal: nothing was recorded after the header$' \
+	"header only: e, c, p and g say there is nothing to replay"
+keys bad q
+check_screen bad '^RC=0$' "header only: q, status 0"
 TM kill-session -t bad
 
 # --- a terminal hunch cannot use: the printed report ---------------------
