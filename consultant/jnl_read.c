@@ -28,6 +28,7 @@ struct jnl_reader {
 	bool line_huge;           /* the line was over JNL_MAX_LINE */
 	int read_errno;
 	json_t *header;
+	uint64_t body_off;        /* the first byte after the header line */
 	json_t *cur;              /* the record last delivered */
 	bool end_seen;
 	enum jnl_end_kind end;
@@ -366,6 +367,7 @@ static int read_header(struct jnl_reader *r, struct hunch_err *err)
 		return header_bad(r, err, "has an incomplete header: the journal was cut after %s bytes, before the header was written in full; there is nothing to replay", why);
 	}
 	r->header = j;
+	r->body_off = r->next_off;
 	r->st.records = 1;
 	r->st.last_line = 1;
 	return 0;
@@ -430,6 +432,32 @@ int jnl_reader_open(struct jnl_reader **out, const char *path,
 		return hunch_errf(err, -errno, "cannot open journal %s: %s",
 				  path, strerror(errno));
 	return jnl_reader_open_fd(out, fd, path, err);
+}
+
+/* Back to the line after the header, as just after opening: the replay
+ * source plays a journal again from its start without reading (and
+ * validating) the header a second time. */
+int jnl_reader_rewind(struct jnl_reader *r)
+{
+	if (r->fd >= 0) {
+		if (lseek(r->fd, (off_t)r->body_off, SEEK_SET) < 0)
+			return -errno;
+	} else {
+		r->mem_pos = r->body_off;
+	}
+	r->in_len = r->in_pos = 0;
+	r->next_off = r->body_off;
+	r->lineno = 1;
+	r->line_len = 0;
+	r->end_seen = false;
+	r->end = JNL_END_NOT_YET;
+	r->end_msg[0] = '\0';
+	json_decref(r->cur);
+	r->cur = NULL;
+	memset(&r->st, 0, sizeof(r->st));
+	r->st.records = 1;
+	r->st.last_line = 1;
+	return 0;
 }
 
 const json_t *jnl_reader_header(const struct jnl_reader *r)

@@ -73,6 +73,11 @@ int jnl_reader_open_mem(struct jnl_reader **out, const void *buf,
 
 const json_t *jnl_reader_header(const struct jnl_reader *r);
 
+/* Start again at the first record after the header (a seekable file or
+ * a memory buffer): the records, skipped lines and end come again as
+ * the first time.  0, or a negative errno (a pipe cannot go back). */
+int jnl_reader_rewind(struct jnl_reader *r);
+
 int jnl_next(struct jnl_reader *r, struct jnl_record *rec,
 	     struct hunch_err *err);
 

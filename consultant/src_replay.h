@@ -16,10 +16,15 @@
  * recorded one comes; samples flow only for instances the replay has
  * enabled and not disabled.
  *
- * The journal is read whole at open (replay needs to know whether an
- * experiment was ever recorded); bad lines are skipped by the reader and
- * kept as messages here, and the reader's end message (truncated, no end
- * record) is kept too, so the caller can say what was shown.
+ * The journal is streamed, never held whole: opening reads it once and
+ * keeps an index (every tick's byte offset and time, every recorded
+ * enable with its reply, the recorded predictions, hints and callees,
+ * in hash tables), because replay must know whether an experiment was
+ * ever recorded, even later on; playing then reads the records again
+ * one tick at a time.  Memory is the index plus one tick's records.
+ * Bad lines are skipped by the reader and kept as messages here, and the
+ * reader's end message (truncated, no end record) is kept too, so the
+ * caller can say what was shown.
  */
 #ifndef SRC_REPLAY_H
 #define SRC_REPLAY_H
@@ -53,9 +58,11 @@ const json_t *src_replay_header(const struct src_replay *r);
 bool src_replay_done(const struct src_replay *r);
 size_t src_replay_ticks(const struct src_replay *r);
 
-/* Skipped lines (messages with line and byte), and the reader's sentence
- * on how the journal ended (NULL: complete, with its end record). */
+/* Skipped lines (messages with line and byte: the first 1,000 are kept,
+ * the total counted), and the reader's sentence on how the journal ended
+ * (NULL: complete, with its end record). */
 size_t src_replay_nbad(const struct src_replay *r);
+size_t src_replay_nbad_total(const struct src_replay *r);
 const char *src_replay_bad(const struct src_replay *r, size_t i);
 const char *src_replay_end_message(const struct src_replay *r);
 /* The end record's reason ("target_exited"...), or NULL without one. */
@@ -63,9 +70,32 @@ const char *src_replay_end_reason(const struct src_replay *r);
 /* Enables answered "not recorded" so far. */
 int src_replay_unrecorded(const struct src_replay *r);
 
-/* Recorded records of kind `kind` ("node_state", "output", ...), for
- * exports and the --set comparison: the i-th, or NULL past the end. */
-const json_t *src_replay_record(const struct src_replay *r, const char *kind,
-				size_t i);
+/* The tick played last (-1: none yet), and the source time (`now`) of
+ * tick i, known from the index before it is played. */
+long src_replay_tick(const struct src_replay *r);
+double src_replay_tick_now(const struct src_replay *r, size_t i);
+
+/* Back to before the first tick, as just after opening: a consultant
+ * made afresh on the source then plays the same search again (the
+ * dashboard's backward seek).  0, or a negative errno. */
+int src_replay_rewind(struct src_replay *r);
+
+/* The user's actions recorded after the tick just played (`action`
+ * records: pause, resume, phase_start, tunable), applied to `pc` in
+ * journal order, as the live session applied them between this tick and
+ * the next.  Call after pc_consult_start and after each pc_consult_tick;
+ * a second call for the same tick does nothing.  Returns how many were
+ * applied.  A tunable changed so is set back by src_replay_rewind (the
+ * configuration must outlive the source, or be rewound before it goes). */
+struct pc_consult;
+int src_replay_actions(struct src_replay *r, struct pc_consult *pc);
+
+/* The target's recorded output: `fn` is called for each `output` record
+ * as the tick it belongs to is played (stream 0 stdout, 1 stderr; the
+ * line's bytes without its newline). */
+typedef void (*src_replay_output_fn)(void *arg, double ts, int stream,
+				     const char *bytes, size_t len);
+void src_replay_set_output(struct src_replay *r, src_replay_output_fn fn,
+			   void *arg);
 
 #endif

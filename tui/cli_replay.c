@@ -9,6 +9,10 @@
  * which conclusions changed.  What the journal could not show (skipped
  * lines, a truncated end, experiments never recorded) goes to stderr, so
  * that stdout stays the recorded report.
+ *
+ * On a terminal without --batch (and without --report or exports, which
+ * are files of the end state) the dashboard opens on the recorded search
+ * with time controls instead (ui_replay.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -22,6 +26,8 @@
 #include "pc_report.h"
 #include "pc_search.h"
 #include "src_replay.h"
+#include "ui_replay.h"
+#include "ui_session.h"
 
 struct replay_opts {
 	bool batch;
@@ -132,9 +138,9 @@ static void play_free(struct play *p)
 	memset(p, 0, sizeof(*p));
 }
 
-/* Open the journal and play every recorded tick. */
-static int play(const char *journal, const char **sets, size_t nsets,
-		struct play *p)
+/* Open the journal and configure the search as it was recorded. */
+static int open_play(const char *journal, const char **sets, size_t nsets,
+		     struct play *p)
 {
 	struct hunch_err e = { 0 };
 	int rc;
@@ -144,17 +150,29 @@ static int play(const char *journal, const char **sets, size_t nsets,
 		fprintf(stderr, "hunch replay: %s\n", e.msg);
 		return HUNCH_EXIT_TARGET;
 	}
-	if ((rc = config(src_replay_header(p->rp), sets, nsets, &p->cfg)) != 0) {
+	if ((rc = config(src_replay_header(p->rp), sets, nsets, &p->cfg)) != 0)
 		play_free(p);
+	return rc;
+}
+
+/* Open the journal and play every recorded tick. */
+static int play(const char *journal, const char **sets, size_t nsets,
+		struct play *p)
+{
+	int rc;
+
+	if ((rc = open_play(journal, sets, nsets, p)) != 0)
 		return rc;
-	}
 	p->res = pc_restree_new();
 	p->pc = pc_consult_new(p->cfg, src_replay_source(p->rp), p->res);
 	if (src_replay_ticks(p->rp) == 0)
 		return 0;   /* nothing was recorded after the header */
 	pc_consult_start(p->pc);
-	while (!src_replay_done(p->rp) && !pc_consult_ended(p->pc))
+	src_replay_actions(p->rp, p->pc);
+	while (!src_replay_done(p->rp) && !pc_consult_ended(p->pc)) {
 		pc_consult_tick(p->pc);
+		src_replay_actions(p->rp, p->pc);   /* pause, phase... */
+	}
 	return 0;
 }
 
@@ -184,6 +202,9 @@ static void notes(const struct play *p)
 	for (size_t i = 0; i < src_replay_nbad(p->rp); i++)
 		fprintf(stderr, "hunch replay: skipped: %s\n",
 			src_replay_bad(p->rp, i));
+	if (src_replay_nbad_total(p->rp) > src_replay_nbad(p->rp))
+		fprintf(stderr, "hunch replay: skipped: %zu more lines\n",
+			src_replay_nbad_total(p->rp) - src_replay_nbad(p->rp));
 	if (src_replay_end_message(p->rp))
 		fprintf(stderr, "hunch replay: %s\n",
 			src_replay_end_message(p->rp));
@@ -310,9 +331,6 @@ static int run(const struct replay_opts *o)
 	if (src_replay_end_reason(p.rp) &&
 	    strcmp(src_replay_end_reason(p.rp), "time_limit") == 0)
 		m.stop = "time limit";
-	if (!o->batch && isatty(STDOUT_FILENO))
-		fputs("hunch replay: the dashboard's replay controls are not "
-		      "there yet; printing the report\n", stderr);
 	pc_report_text(p.pc, &m, stdout);
 	if (o->nsets > 0)
 		changes = compare(o, &p);
@@ -328,13 +346,55 @@ static int run(const struct replay_opts *o)
 	return bad ? HUNCH_EXIT_TARGET : HUNCH_EXIT_OK;
 }
 
+/* The dashboard on the recorded search (ui_replay.c); UI_FALLBACK when
+ * the terminal cannot be used. */
+static int dashboard(const struct replay_opts *o)
+{
+	struct play p;
+	struct ui_replay_opts u = { .journal = o->journal };
+	char *target;
+	int rc;
+
+	if ((rc = open_play(o->journal, o->sets, o->nsets, &p)) != 0)
+		return rc;
+	target = target_of(src_replay_header(p.rp), &u.pid);
+	u.label = json_string_value(json_object_get(src_replay_header(p.rp),
+						    "program"));
+	if (u.label == NULL)
+		u.label = target;
+	u.rp = p.rp;
+	u.cfg = p.cfg;
+	rc = ui_replay_run(&u);
+	if (rc != UI_FALLBACK)
+		notes(&p);
+	free(target);
+	play_free(&p);
+	return rc;
+}
+
+/* Files of the end state (--report, exports) need the whole replay, so
+ * they keep the printed report. */
+static bool wants_dashboard(const struct replay_opts *o)
+{
+	return ui_wanted(o->batch) && o->report == NULL && o->dot == NULL &&
+	       o->shg == NULL && o->where == NULL && o->csv == NULL;
+}
+
 int cli_replay(int argc, char **argv)
 {
 	struct replay_opts o = { 0 };
 	int rc = parse(argc, argv, &o);
 
+	if (rc == 0 && wants_dashboard(&o)) {
+		if ((rc = dashboard(&o)) != UI_FALLBACK)
+			goto out;
+		fprintf(stderr, "hunch replay: cannot use terminal '%s'; "
+			"printing the report\n", getenv("TERM"));
+		rc = 0;
+	}
 	if (rc == 0)
 		rc = run(&o);
+out:
 	free(o.sets);
 	return rc;
 }

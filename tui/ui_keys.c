@@ -4,6 +4,7 @@
  * the keys that work anywhere, then to the pane with the keyboard.
  */
 #include "ui.h"
+#include "ui_replay.h"
 
 #include <string.h>
 
@@ -118,6 +119,8 @@ void ui_key(struct ui *u, int key)
 		u->message[0] = '\0';
 		u->dirty |= UI_D_HINT;
 	}
+	if (u->replay != NULL && ui_replay_key(u, key))
+		return;   /* the replay's time controls (ui_replay.c) */
 	if (global_key(u, key))
 		return;
 	if (ui_pane_ops(u->active)->key != NULL)

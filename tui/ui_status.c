@@ -9,6 +9,7 @@
  * ui.search: never a made-up number.
  */
 #include "ui.h"
+#include "ui_replay.h"
 
 #include <signal.h>
 #include <stdarg.h>
@@ -20,7 +21,9 @@ void ui_state_text(const struct ui *u, char *buf, size_t len)
 	const struct src_live_status *st = &u->st;
 	const char *abbrev;
 
-	if (u->starting)
+	if (u->replay != NULL)   /* a replay: its clock's state */
+		ui_replay_state_text(u, buf, len);
+	else if (u->starting)
 		snprintf(buf, len, "starting");
 	else if (u->detached)
 		snprintf(buf, len, "detached");
@@ -41,6 +44,10 @@ static void elapsed_text(const struct ui *u, char *buf, size_t len)
 	double end = u->t_end > 0 ? u->t_end : ui_now();
 	long s = (long)(end - u->t0);
 
+	if (u->replay != NULL) {   /* a replay: the replay time */
+		ui_replay_clock_text(u, buf, len);
+		return;
+	}
 	if (s >= 3600)
 		snprintf(buf, len, "%ld:%02ld:%02ld", s / 3600, s / 60 % 60,
 			 s % 60);

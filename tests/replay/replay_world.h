@@ -46,10 +46,19 @@ static inline json_t *rw_tunables(const struct pc_config *c)
 	return t;
 }
 
-/* Run `sc` on the sim source, journaled into `path`.  The world is left
- * for the caller to compare with (and free). */
-static inline struct world *rw_record(const struct scenario *sc,
-				      const char *path, const char **sets)
+/* Called once a second of the sim's time while recording, with the
+ * world and the writer: tests add records of their own (target output)
+ * and act as a user would (pause, phase), journaling it. */
+struct world;
+typedef void (*rw_second_fn)(struct world *w, struct jnl_writer *jw,
+			     int second);
+
+/* Run `sc` on the sim source, journaled into `path`, calling `each`
+ * (when not NULL) at every whole second.  The world is left for the
+ * caller to compare with (and free). */
+static inline struct world *rw_record_with(const struct scenario *sc,
+					   const char *path, const char **sets,
+					   rw_second_fn each)
 {
 	struct world *w = world_new(NULL, sets);
 	json_t *hyp = rw_defaults(), *tun = rw_tunables(w->cfg);
@@ -71,6 +80,10 @@ static inline struct world *rw_record(const struct scenario *sc,
 	w->pc = pc_consult_new(w->cfg, jnl_source_wrap(src_sim_source(w->sim),
 						       jw, 100), w->res);
 	sc->script(w->sim);
+	for (int sec = 1; each != NULL && sec < sc->until; sec++) {
+		world_run(w, sec);
+		each(w, jw, sec);
+	}
 	world_run(w, sc->until);
 	src_sim_end(w->sim, PC_TARGET_EXITED, 0);
 	src_sim_advance(w->sim);
@@ -82,6 +95,12 @@ static inline struct world *rw_record(const struct scenario *sc,
 	json_decref(hyp);
 	json_decref(tun);
 	return w;
+}
+
+static inline struct world *rw_record(const struct scenario *sc,
+				      const char *path, const char **sets)
+{
+	return rw_record_with(sc, path, sets, NULL);
 }
 
 struct replayed {
@@ -112,8 +131,11 @@ static inline struct replayed *rw_replay(const char *path, const char **sets)
 	}
 	r->pc = pc_consult_new(r->cfg, src_replay_source(r->rp), r->res);
 	pc_consult_start(r->pc);
-	while (!src_replay_done(r->rp) && !pc_consult_ended(r->pc))
+	src_replay_actions(r->rp, r->pc);
+	while (!src_replay_done(r->rp) && !pc_consult_ended(r->pc)) {
 		pc_consult_tick(r->pc);
+		src_replay_actions(r->rp, r->pc);
+	}
 	return r;
 }
 

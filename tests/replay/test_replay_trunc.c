@@ -55,8 +55,11 @@ static int play_cut(const char *buf, size_t cut, size_t full_ticks)
 	r.pc = pc_consult_new(r.cfg, src_replay_source(r.rp), r.res);
 	if (src_replay_ticks(r.rp) > 0) {
 		pc_consult_start(r.pc);
-		while (!src_replay_done(r.rp) && !pc_consult_ended(r.pc))
+		src_replay_actions(r.rp, r.pc);
+		while (!src_replay_done(r.rp) && !pc_consult_ended(r.pc)) {
 			pc_consult_tick(r.pc);
+			src_replay_actions(r.rp, r.pc);
+		}
 	}
 	msg = src_replay_end_message(r.rp);
 	if (msg == NULL || src_replay_ticks(r.rp) > full_ticks)

@@ -1,0 +1,129 @@
+/*
+ * src_replay_int.h - the replay source's insides, shared by
+ * src_replay.c (playing) and src_replay_idx.c (indexing).
+ *
+ * Nothing of the journal is held whole.  Opening reads it once, in
+ * order, and keeps an index: the byte offset and `now` of every tick,
+ * every recorded enable with its reply, and the recorded answers to
+ * predict_cost, hint and callees, each looked up by key in a hash table.
+ * Playing reads the journal again, one tick's records at a time, as the
+ * consultant's now() moves on; going back means reading from the start
+ * again (src_replay_rewind).
+ */
+#ifndef SRC_REPLAY_INT_H
+#define SRC_REPLAY_INT_H
+
+#include "jnl_read.h"
+#include "src_replay.h"
+#include "src_replay_map.h"
+
+#define RP_NONE ((size_t)-1)
+/* Messages kept for skipped lines: a damaged file can have millions. */
+#define RP_MAX_BAD 1000
+
+/* A recorded enable and its recorded reply.  Enables of one (metric,
+ * focus) are chained in journal order; the replay claims them first to
+ * last, and the claimed one's reply goes out under the replay's request
+ * number. */
+struct rp_enable {
+	uint64_t req;
+	size_t seg;                  /* the tick it was recorded in */
+	size_t next;                 /* same key, later; RP_NONE */
+	bool has_reply;
+	size_t reply_seg;
+	struct pc_src_reply reply;   /* reason owned */
+	/* play state */
+	bool claimed, answered;
+	uint64_t req_new;
+};
+
+/* Every recorded enable (or answer) of one key: first, last, and the
+ * first not yet claimed (enables). */
+struct rp_chain {
+	size_t first, last, cursor;
+};
+
+/* A recorded answer to predict_cost, hint or callees. */
+struct rp_answer {
+	size_t seg;
+	double v;
+	char **callees;
+	size_t ncallees;
+	size_t next;                 /* same key, later; RP_NONE */
+};
+
+struct rp_answers {
+	struct rp_answer *a;
+	size_t n, cap;
+	struct rp_chain *c;
+	size_t nc, capc;
+	struct rp_map keys;          /* key -> chain */
+};
+
+/* One record of the tick being played. */
+struct rp_rec {
+	enum jnl_kind kind;
+	json_t *json;
+	uint64_t off;                /* its byte offset in the journal */
+};
+
+/* A tunable a replayed action changed, and its value before. */
+struct pc_config;
+struct rp_undo {
+	char *name;
+	double old;
+	struct pc_config *cfg;
+};
+
+struct src_replay {
+	struct pc_source pub;
+	struct jnl_reader *rd;
+	json_t *header;
+	/* the index */
+	double *tick_now;
+	uint64_t *tick_off;
+	size_t nticks, capticks;
+	struct rp_enable *en;
+	size_t nen, capen;
+	struct rp_chain *enc;
+	size_t nenc, capenc;
+	struct rp_map en_keys;       /* metric + focus -> chain in enc */
+	struct rp_map reply_at;      /* byte offset of a reply -> enable */
+	struct rp_answers pred, hint, callees;
+	char **bad;                  /* the first RP_MAX_BAD skipped lines */
+	size_t nbad, capbad, nbad_total;
+	char *end_msg, *end_reason;
+	/* playing */
+	struct rp_rec *seg;          /* the records of tick `cur` */
+	size_t nseg, capseg;
+	json_t *ahead;               /* the next tick's record, read ahead */
+	uint64_t ahead_off;
+	long cur;                    /* tick played (-1: none yet) */
+	long acted;                  /* tick whose actions were applied */
+	double now, observed;
+	struct pc_src_reply *pending;   /* replies to give at the next poll */
+	size_t npend, cappend;
+	struct rp_map live;          /* handles enabled and not disabled */
+	int unrecorded;
+	struct rp_undo *undo;        /* undone at a rewind, last first */
+	size_t nundo, capundo;
+	src_replay_output_fn out_fn;
+	void *out_arg;
+};
+
+/* Grow `*arr` (of `*cap` items of `size`) to hold item `n`. */
+int rp_grow(void *arr, size_t *cap, size_t n, size_t size);
+/* metric and the four paths joined by 0x1f, as jnl_source.c keys them. */
+char *rp_focus_key(const char *metric, const struct pc_src_focus *f);
+
+/* src_replay_idx.c: read the whole journal once into the index. */
+int rp_index(struct src_replay *r);
+void rp_index_free(struct src_replay *r);
+/* The answer for `key` recorded at the latest tick not after `cur`, else
+ * the first recorded; NULL if never.  `cur` must not go back except
+ * after rp_answers_rewind. */
+const struct rp_answer *rp_lookup(struct rp_answers *as, const char *key,
+				  long cur);
+void rp_answers_rewind(struct rp_answers *as);
+
+#endif

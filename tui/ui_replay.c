@@ -1,0 +1,663 @@
+/*
+ * ui_replay.c - the dashboard over a recorded search (see ui_replay.h).
+ *
+ * The replay clock: while playing, each real tick (100 ms) moves the
+ * replay time on by the real time passed times the speed (0.5x to
+ * 100x), and the consultant is ticked over every recorded tick up to
+ * it, exactly as `hunch replay --batch` ticks it.  Pause stops the clock.
+ * A seek forward plays on to the target time at once; a seek backward
+ * throws the consultant and the resource tree away and plays the journal
+ * again from its start (rewinding the replay source, not reading the
+ * index again): the search is deterministic, so the state at time t is
+ * the same whichever way it was reached.  bench/README.md has how long
+ * a seek to the end of a 10-minute journal takes.
+ *
+ * The loop is the live dashboard's (ui_session.c) without a program:
+ * one poll() over the terminal, a signalfd (SIGWINCH, SIGINT, SIGTERM,
+ * SIGHUP, SIGTSTP, SIGCONT) and a timerfd.
+ */
+#include "ui.h"
+#include "ui_replay.h"
+#include "ui_panes.h"
+#include "ui_search.h"
+#include "ui_session.h"
+#include "cli.h"
+
+#include <errno.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include "pc_report.h"
+#include "pc_steer.h"
+#include "pc_search.h"
+#include "src_replay.h"
+
+#define TICK_MS 100
+#define LOG_LINES 20000
+
+static const double speeds[] = { 0.5, 1, 2, 5, 10, 20, 50, 100 };
+#define NSPEEDS (sizeof(speeds) / sizeof(speeds[0]))
+
+struct ui_replay {
+	const struct ui_replay_opts *o;
+	double t_last;               /* the last recorded tick's time */
+	double clock;                /* the replay time shown */
+	int speed;                   /* index in speeds[] */
+	bool playing;
+	double real_last;            /* ui_now() when the clock last moved */
+	bool summed_up;              /* the end's bottlenecks are in the log */
+	bool typing;                 /* `g`: a time is being typed */
+	char typed[24];
+	size_t ntyped;
+};
+
+/* --- the consultant at the replay time ------------------------------- */
+
+static void on_log(void *arg, double t, const char *line)
+{
+	(void)t;
+	ui_log_add(arg, UI_LOG_HUNCH, "%s", line);
+}
+
+static void on_output(void *arg, double ts, int stream, const char *bytes,
+		      size_t len)
+{
+	(void)ts;
+	ui_log_add(arg, stream ? UI_LOG_STDERR : UI_LOG_STDOUT, "%.*s",
+		   (int)(len > 1000 ? 1000 : len), bytes);
+}
+
+/* What the journal could not show, at the top of the log. */
+static void journal_notes(struct ui *u)
+{
+	struct src_replay *rp = u->replay->o->rp;
+
+	ui_log_add(u, UI_LOG_HUNCH, "replaying %s: %zu ticks, %.1f s",
+		   u->replay->o->journal, src_replay_ticks(rp),
+		   u->replay->t_last);
+	for (size_t i = 0; i < src_replay_nbad(rp); i++)
+		ui_log_add(u, UI_LOG_HUNCH, "skipped: %s", src_replay_bad(rp, i));
+	if (src_replay_nbad_total(rp) > src_replay_nbad(rp))
+		ui_log_add(u, UI_LOG_HUNCH, "skipped: %zu more lines",
+			   src_replay_nbad_total(rp) - src_replay_nbad(rp));
+	if (src_replay_end_message(rp))
+		ui_log_add(u, UI_LOG_HUNCH, "%s", src_replay_end_message(rp));
+}
+
+/* The status line's search fields, from the consultant: the words of
+ * the live dashboard's (ui_consult.c). */
+static const char *state_word(const struct pc_consult *pc)
+{
+	if (pc->global == NULL)
+		return "starting";
+	if (pc->global->state == PC_SEARCH_ENDED || pc_consult_ended(pc))
+		return "ended";
+	if (pc->global->state == PC_SEARCH_PAUSED)
+		return "paused";
+	if (pc->throttle == PC_THR_COST)
+		return "slowed";
+	return pc_consult_idle(pc) ? "idle" : "searching";
+}
+
+static void fill_search(struct ui *u)
+{
+	const struct pc_consult *pc = u->pc;
+	double period = pc_consult_sample_period(pc);
+
+	u->search = (struct ui_search_status){
+		.have = true, .sample_hz = period > 0 ? 1 / period : 0,
+		.cost = pc->observed,
+		.cost_limit = pc_tunable_get(pc->cfg, "costLimit"),
+		.active = pc->nactive, .pending = pc->npending,
+		.state = state_word(pc),
+	};
+}
+
+/* Threads alive at the replay time; the pid, when the header has none
+ * (a launched program), from the first process the journal found. */
+static void threads_now(struct ui *u)
+{
+	pc_res_id p = pc_restree_hierarchy(u->tree, "Process");
+	const struct pc_res *r = pc_res_get(u->tree, p);
+
+	u->st.nthreads = (int)pc_res_count_kind(u->tree, p, PC_RES_THREAD);
+	if (u->pid == 0 && r != NULL && r->nchildren > 0)
+		u->pid = (pid_t)pc_res_get(u->tree, r->children[0])->tag;
+}
+
+/* Every pane shows new data. */
+static void changed(struct ui *u)
+{
+	ui_where_changed(u);
+	ui_search_changed(u);   /* its rows are rebuilt at the next draw */
+	ui_hist_tick(u);        /* the curves gained data */
+	threads_now(u);
+	fill_search(u);
+	u->dirty = UI_D_ALL;
+}
+
+static void free_search(struct ui *u)
+{
+	if (u->pc) {
+		pc_consult_free(u->pc);
+		pc_steer_forget(u->pc);   /* what hypothesis reloads kept */
+	}
+	if (u->tree)
+		pc_restree_free(u->tree);
+	u->pc = NULL;
+	u->tree = NULL;
+}
+
+/* A fresh consultant at the start of the journal, its first tick
+ * played (pc_consult_start asks the source for the time). */
+static void rebuild(struct ui *u)
+{
+	struct ui_replay *x = u->replay;
+	pc_res_id cur = u->where.cur_id;
+	struct pc_restree *tree = pc_restree_new();
+	/* Made while the old search still exists, so that it has another
+	 * address: the panes tell a new search by its pointer. */
+	struct pc_consult *pc = pc_consult_new(x->o->cfg,
+					       src_replay_source(x->o->rp), tree);
+
+	free_search(u);
+	src_replay_rewind(x->o->rp);
+	ui_log_free(&u->log);
+	ui_log_init(&u->log, LOG_LINES);
+	ui_where_free(&u->where);
+	ui_where_init(&u->where);
+	u->where.cur_id = cur;
+	x->summed_up = false;
+	journal_notes(u);
+	u->tree = tree;
+	u->pc = pc;
+	pc_consult_set_log(pc, on_log, u);
+	if (src_replay_ticks(x->o->rp) > 0) {
+		pc_consult_start(u->pc);
+		src_replay_actions(x->o->rp, u->pc);
+	}
+	changed(u);
+}
+
+/* The time of the last tick played (before any: 0). */
+static double played_now(const struct ui *u)
+{
+	long t = src_replay_tick(u->replay->o->rp);
+
+	return t < 0 ? 0 : src_replay_tick_now(u->replay->o->rp, (size_t)t);
+}
+
+/* Play one more recorded tick; false at the end of the journal. */
+static bool step_tick(struct ui *u)
+{
+	struct src_replay *rp = u->replay->o->rp;
+
+	if (src_replay_ticks(rp) == 0 || src_replay_done(rp) ||
+	    pc_consult_ended(u->pc))
+		return false;
+	pc_consult_tick(u->pc);
+	src_replay_actions(rp, u->pc);   /* the user's pauses, phases */
+	return true;
+}
+
+static bool at_end(const struct ui *u)
+{
+	struct src_replay *rp = u->replay->o->rp;
+
+	return src_replay_ticks(rp) == 0 || src_replay_done(rp) ||
+	       pc_consult_ended(u->pc);
+}
+
+/* At the end of the journal, the bottlenecks as the report has them
+ * (most refined true experiments, in the order they became true). */
+static void sum_up(struct ui *u)
+{
+	const struct pc_node *b[256];
+	size_t n;
+
+	u->replay->summed_up = true;
+	if (u->pc->global == NULL) {   /* no tick: the search never began */
+		ui_log_add(u, UI_LOG_HUNCH, "end of the journal: nothing was "
+			   "recorded after the header");
+		return;
+	}
+	n = pc_report_bottlenecks(u->pc, u->pc->global, b, 256);
+	ui_log_add(u, UI_LOG_HUNCH, "end of the journal: %zu bottleneck%s",
+		   n, n == 1 ? "" : "s");
+	for (size_t i = 0; i < n; i++)
+		ui_log_add(u, UI_LOG_HUNCH, "%zu. %s since %.1f s", i + 1,
+			   b[i]->name, b[i]->t_true_since);
+}
+
+/* Play every recorded tick up to time t (ticks after it wait). */
+static void play_to(struct ui *u, double t)
+{
+	struct src_replay *rp = u->replay->o->rp;
+	bool any = false;
+
+	while (!at_end(u) &&
+	       src_replay_tick_now(rp, (size_t)(src_replay_tick(rp) + 1)) <= t)
+		any |= step_tick(u);
+	if (at_end(u) && !u->replay->summed_up)
+		sum_up(u);
+	if (any)
+		changed(u);
+}
+
+/* Show the state at time t: on from here, or again from the start. */
+static void seek(struct ui *u, double t)
+{
+	struct ui_replay *x = u->replay;
+
+	if (t < 0)
+		t = 0;
+	if (t > x->t_last)
+		t = x->t_last;
+	if (t < played_now(u))
+		rebuild(u);
+	play_to(u, t);
+	x->clock = t;
+	u->dirty |= UI_D_STATUS;
+}
+
+/* --- conclusions ----------------------------------------------------- */
+
+/* When a node reached its truth: true since, or concluded false. */
+static double concluded_at(const struct pc_node *n)
+{
+	if (n->truth == PC_UNKNOWN)
+		return -1;
+	return n->truth == PC_TRUE ? n->t_true_since : n->t_concluded;
+}
+
+/* Which of two conclusions the step shows: the earlier; at the same
+ * time a true one, and a true non-virtual one before a virtual one. */
+static bool before(const struct pc_node *n, const struct pc_node *best)
+{
+	double tn = concluded_at(n), tb = concluded_at(best);
+
+	if (tn != tb)
+		return tn < tb;
+	if ((n->truth == PC_TRUE) != (best->truth == PC_TRUE))
+		return n->truth == PC_TRUE;
+	return best->is_virtual && !n->is_virtual;
+}
+
+/* The first node that concluded after `since` and by now (experiments
+ * conclude at the end of an evaluation interval, inside a tick). */
+static const struct pc_node *concluded(const struct pc_consult *pc,
+				       const struct pc_search *s,
+				       const struct pc_node *best,
+				       double since)
+{
+	for (size_t i = 0; s && i < s->nn; i++) {
+		const struct pc_node *n = s->nodes[i];
+		double t = concluded_at(n);
+
+		if (t > since && t <= pc->now && (best == NULL || before(n, best)))
+			best = n;
+	}
+	return best;
+}
+
+static const struct pc_node *concluded_since(const struct pc_consult *pc,
+					     double since)
+{
+	const struct pc_node *n = concluded(pc, pc->global, NULL, since);
+
+	if (pc->current != pc->global)
+		n = concluded(pc, pc->current, n, since);
+	return n;
+}
+
+/* `c`: play on to the next tick in which a node concluded, and stop
+ * there with the clock at the conclusion's own time. */
+static void next_conclusion(struct ui *u)
+{
+	struct ui_replay *x = u->replay;
+	double since = x->clock;
+	/* The tick played last may hold later ones (the clock stopped at
+	 * the first conclusion in it). */
+	const struct pc_node *n = concluded_since(u->pc, since);
+
+	x->playing = false;
+	while (n == NULL && step_tick(u))
+		n = concluded_since(u->pc, since);
+	x->clock = n ? concluded_at(n) : x->t_last;
+	if (at_end(u) && !x->summed_up)
+		sum_up(u);
+	changed(u);
+	if (n == NULL)
+		ui_note(u, "no more conclusions: the end of the journal");
+	else
+		ui_note(u, "%.1f s: %s tested %s", x->clock, n->name,
+			pc_truth_name(n->truth));
+}
+
+/* --- keys ------------------------------------------------------------ */
+
+/* "75", "75.5", "1:15" or "1:15.5": seconds; < 0 when not a time. */
+static double parse_time(const char *s)
+{
+	char *end;
+	double a = strtod(s, &end), b;
+
+	if (end == s || a < 0)
+		return -1;
+	if (*end == '\0')
+		return a;
+	if (*end != ':' || a != floor(a))
+		return -1;
+	s = end + 1;
+	b = strtod(s, &end);
+	if (end == s || *end != '\0' || b < 0 || b >= 60)
+		return -1;
+	return a * 60 + b;
+}
+
+static void typing_note(struct ui *u)
+{
+	ui_note(u, "go to time (seconds or m:ss, Enter; Esc cancels): %s_",
+		u->replay->typed);
+}
+
+static void typing_key(struct ui *u, int key)
+{
+	struct ui_replay *x = u->replay;
+	double t;
+
+	if (key == 27 || key == UI_CTRL('c') || key == UI_CTRL('g')) {
+		x->typing = false;
+		ui_note(u, "go to time: cancelled");
+	} else if (key == '\r' || key == '\n' || key == KEY_ENTER) {
+		x->typing = false;
+		if (x->ntyped == 0) {
+			ui_note(u, "go to time: nothing typed");
+			return;
+		}
+		if ((t = parse_time(x->typed)) < 0) {
+			ui_note(u, "go to time: '%s' is not a time (seconds, "
+				"or m:ss)", x->typed);
+			return;
+		}
+		x->playing = false;
+		seek(u, t);
+	} else if (key == KEY_BACKSPACE || key == 127 || key == 8) {
+		if (x->ntyped > 0)
+			x->typed[--x->ntyped] = '\0';
+		typing_note(u);
+	} else if (((key >= '0' && key <= '9') || key == '.' || key == ':') &&
+		   x->ntyped + 1 < sizeof(x->typed)) {
+		x->typed[x->ntyped++] = (char)key;
+		x->typed[x->ntyped] = '\0';
+		typing_note(u);
+	} else {
+		typing_note(u);
+	}
+}
+
+static void set_speed(struct ui *u, int dir)
+{
+	struct ui_replay *x = u->replay;
+	int s = x->speed + dir;
+
+	if (s >= 0 && s < (int)NSPEEDS)
+		x->speed = s;
+	ui_note(u, "speed %gx", speeds[x->speed]);
+	u->dirty |= UI_D_STATUS;
+}
+
+static void play_pause(struct ui *u)
+{
+	struct ui_replay *x = u->replay;
+
+	if (!x->playing && x->clock >= x->t_last && at_end(u))
+		seek(u, 0);   /* at the end, play starts again */
+	x->playing = !x->playing;
+	x->real_last = ui_now();
+	ui_note(u, "%s at %.1f s", x->playing ? "playing" : "paused",
+		x->clock);
+	u->dirty |= UI_D_STATUS;
+}
+
+bool ui_replay_key(struct ui *u, int key)
+{
+	struct ui_replay *x = u->replay;
+
+	if (x == NULL)
+		return false;
+	/* Where keys are typed into the panes (the picker, a tunable's
+	 * value, the hypotheses' editor) they stay the panes'. */
+	if (!x->typing && (ui_pick_active() || u->active == UI_PANE_TUNABLES ||
+			   u->active == UI_PANE_HYP))
+		return false;
+	if (x->typing) {
+		typing_key(u, key);
+		return true;
+	}
+	switch (key) {
+	case '?':   /* the help box leaves the hint line in sight */
+		ui_note(u, "replay: p play/pause  c next conclusion  g go to "
+			"time  +/- speed  e end");
+		return false;
+	case 'p': play_pause(u); return true;
+	case 'c': next_conclusion(u); return true;
+	case 'e':
+		x->playing = false;
+		seek(u, x->t_last);
+		ui_note(u, "the end of the journal: %.1f s", x->t_last);
+		return true;
+	case 'g':
+		x->typing = true;
+		x->typed[0] = '\0';
+		x->ntyped = 0;
+		typing_note(u);
+		return true;
+	case '+': case '=': set_speed(u, +1); return true;
+	case '-': set_speed(u, -1); return true;
+	default: return false;
+	}
+}
+
+/* --- the status line ------------------------------------------------- */
+
+void ui_replay_state_text(const struct ui *u, char *buf, size_t len)
+{
+	const struct ui_replay *x = u->replay;
+	const char *st = x->playing ? "playing" :
+			 at_end(u) && x->clock >= x->t_last ? "end" : "paused";
+
+	snprintf(buf, len, "%s %gx", st, speeds[x->speed]);
+}
+
+static void clock_of(double t, char *buf, size_t len)
+{
+	long d = lround(t * 10);   /* tenths */
+
+	if (d >= 36000)
+		snprintf(buf, len, "%ld:%02ld:%02ld.%ld", d / 36000,
+			 d / 600 % 60, d / 10 % 60, d % 10);
+	else
+		snprintf(buf, len, "%ld:%02ld.%ld", d / 600, d / 10 % 60,
+			 d % 10);
+}
+
+void ui_replay_clock_text(const struct ui *u, char *buf, size_t len)
+{
+	char a[32], b[32];
+
+	clock_of(u->replay->clock, a, sizeof(a));
+	clock_of(u->replay->t_last, b, sizeof(b));
+	snprintf(buf, len, "%s/%s", a, b);
+}
+
+/* --- the loop -------------------------------------------------------- */
+
+/* A real tick: the clock moves by the time passed times the speed. */
+static void on_tick(struct ui *u, int tfd)
+{
+	struct ui_replay *x = u->replay;
+	double real = ui_now();
+	uint64_t n;
+
+	if (read(tfd, &n, sizeof(n)) < 0 && errno != EAGAIN)
+		return;
+	if (!x->playing)
+		return;
+	x->clock += (real - x->real_last) * speeds[x->speed];
+	x->real_last = real;
+	if (x->clock >= x->t_last)
+		x->clock = x->t_last;
+	play_to(u, x->clock);
+	if (x->clock >= x->t_last || at_end(u)) {
+		x->playing = false;
+		x->clock = x->t_last;
+		play_to(u, x->clock);
+		ui_note(u, "the end of the journal: %.1f s (p plays again)",
+			x->t_last);
+	}
+	u->dirty |= UI_D_STATUS;
+}
+
+static int on_signals(struct ui *u, int sigfd)
+{
+	struct signalfd_siginfo si;
+
+	while (read(sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		switch (si.ssi_signo) {
+		case SIGWINCH: ui_screen_resize(u); break;
+		case SIGTSTP: ui_screen_suspend(u); break;
+		case SIGCONT:
+			reset_prog_mode();
+			ui_screen_resize(u);
+			break;
+		default:   /* SIGINT, SIGTERM, SIGHUP */
+			u->quit = true;
+			return (int)si.ssi_signo;
+		}
+	}
+	return 0;
+}
+
+static int run_loop(struct ui *u, int sigfd, int tfd)
+{
+	int ending = 0;
+
+	while (!u->quit) {
+		struct pollfd p[3] = {
+			{ fileno(u->tty_in), POLLIN, 0 }, { sigfd, POLLIN, 0 },
+			{ tfd, POLLIN, 0 },
+		};
+		int ch;
+
+		if (poll(p, 3, -1) < 0 && errno != EINTR)
+			break;
+		if (p[1].revents)
+			ending = on_signals(u, sigfd);
+		if (p[2].revents)
+			on_tick(u, tfd);
+		if (p[0].revents & (POLLHUP | POLLERR)) {
+			u->quit = true;
+			ending = SIGHUP;
+		} else if (p[0].revents & POLLIN) {
+			while (!u->quit && (ch = wgetch(stdscr)) != ERR)
+				ui_key(u, ch);
+		}
+		if (u->dirty && !u->quit)
+			ui_draw(u);
+	}
+	return ending;
+}
+
+static int open_signals(sigset_t *old)
+{
+	static const int sigs[] = {
+		SIGWINCH, SIGINT, SIGTERM, SIGHUP, SIGTSTP, SIGCONT,
+	};
+	sigset_t set;
+
+	sigemptyset(&set);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaddset(&set, sigs[i]);
+	sigprocmask(SIG_BLOCK, &set, old);
+	return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+}
+
+static int open_tick(void)
+{
+	struct itimerspec it = {
+		.it_interval = { 0, TICK_MS * 1000000L },
+		.it_value = { 0, TICK_MS * 1000000L },
+	};
+	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+
+	if (fd >= 0)
+		timerfd_settime(fd, 0, &it, NULL);
+	return fd;
+}
+
+static void init(struct ui *u, struct ui_replay *x,
+		 const struct ui_replay_opts *o)
+{
+	size_t n = src_replay_ticks(o->rp);
+
+	memset(u, 0, sizeof(*u));
+	memset(x, 0, sizeof(*x));
+	x->o = o;
+	x->speed = 1;   /* 1x */
+	x->t_last = n ? src_replay_tick_now(o->rp, n - 1) : 0;
+	u->replay = x;
+	u->label = o->label;
+	u->pid = o->pid;
+	u->active = u->main_pane = UI_PANE_WHERE;
+	u->t0 = ui_now();
+	ui_where_init(&u->where);
+	ui_log_init(&u->log, LOG_LINES);
+	src_replay_set_output(o->rp, on_output, u);
+}
+
+static void finish(struct ui *u, int sigfd, int tfd, const sigset_t *old)
+{
+	ui_screen_end(u);
+	free_search(u);
+	src_replay_set_output(u->replay->o->rp, NULL, NULL);
+	ui_where_free(&u->where);
+	ui_log_free(&u->log);
+	if (sigfd >= 0)
+		close(sigfd);
+	if (tfd >= 0)
+		close(tfd);
+	sigprocmask(SIG_SETMASK, old, NULL);
+}
+
+int ui_replay_run(const struct ui_replay_opts *o)
+{
+	struct ui u;
+	struct ui_replay x;
+	sigset_t old;
+	int sigfd, tfd, ending;
+
+	init(&u, &x, o);
+	sigfd = open_signals(&old);
+	tfd = open_tick();
+	if (sigfd < 0 || tfd < 0 || ui_screen_init(&u) < 0) {
+		finish(&u, sigfd, tfd, &old);
+		return UI_FALLBACK;
+	}
+	ui_layout(&u);
+	rebuild(&u);
+	x.clock = played_now(&u);
+	ui_note(&u, "paused at %.1f s: p play/pause  c next conclusion  "
+		"g go to time  +/- speed  e end", x.clock);
+	ui_draw(&u);
+	ending = run_loop(&u, sigfd, tfd);
+	finish(&u, sigfd, tfd, &old);
+	return ending ? 128 + ending : HUNCH_EXIT_OK;
+}
