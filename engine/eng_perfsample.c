@@ -50,6 +50,7 @@ struct eng_psampler {
 	pid_t pid;
 	double hz;
 	bool user_only;             /* the kernel refused kernel samples */
+	bool fp_chains;             /* ENG_PS_FP_CHAINS */
 	struct pthread_ring *th;
 	size_t nth, capth;
 	Dwfl *dwfl;
@@ -213,10 +214,17 @@ static int open_event(struct eng_psampler *ps, pid_t tid)
 	/* cpu-clock counts nanoseconds: a fixed period, not a frequency, so
 	 * the rate does not drift while the kernel adapts it */
 	a.sample_period = (uint64_t)(1e9 / ps->hz);
-	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-			PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
-	a.sample_regs_user = REGS_MASK;
-	a.sample_stack_user = ENG_PS_STACK_BYTES;
+	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	if (ps->fp_chains) {
+		a.sample_type |= PERF_SAMPLE_CALLCHAIN;
+		a.exclude_callchain_kernel = 1;
+		a.sample_max_stack = ENG_PS_MAX_FRAMES;
+	} else {
+		a.sample_type |= PERF_SAMPLE_REGS_USER |
+				 PERF_SAMPLE_STACK_USER;
+		a.sample_regs_user = REGS_MASK;
+		a.sample_stack_user = ENG_PS_STACK_BYTES;
+	}
 	a.use_clockid = 1;
 	a.clockid = CLOCK_MONOTONIC;
 	a.exclude_hv = 1;
@@ -245,11 +253,14 @@ static struct pthread_ring *find_thread(const struct eng_psampler *ps,
 /* The ring: one header page and a power of two of data pages.  Without
  * CAP_IPC_LOCK the kernel bounds locked perf memory per user, so ask
  * again smaller before giving up. */
-static int map_ring(struct pthread_ring *t)
+static int map_ring(struct pthread_ring *t, size_t nthreads)
 {
 	long page = sysconf(_SC_PAGESIZE);
+	/* a program with hundreds of threads gets smaller rings: most of
+	 * its threads wait, and those give no samples */
+	size_t first = nthreads < 64 ? RING_PAGES : RING_PAGES_MIN;
 
-	for (size_t n = RING_PAGES; n >= RING_PAGES_MIN; n /= 2) {
+	for (size_t n = first; n >= RING_PAGES_MIN; n /= 2) {
 		t->map_len = (n + 1) * (size_t)page;
 		t->map = mmap(NULL, t->map_len, PROT_READ | PROT_WRITE,
 			      MAP_SHARED, t->fd, 0);
@@ -275,7 +286,7 @@ int eng_psampler_add_thread(struct eng_psampler *ps, pid_t tid,
 				  "/proc/sys/kernel/perf_event_paranoid and "
 				  "that hunch may trace the process)", tid,
 				  ps->pid, strerror(-t.fd));
-	rc = map_ring(&t);
+	rc = map_ring(&t, ps->nth);
 	t.keep = calloc(ENG_PS_KEEP, sizeof(*t.keep));
 	if (rc < 0 || t.keep == NULL) {
 		close(t.fd);
@@ -414,6 +425,46 @@ static bool parse_sample(struct eng_psampler *ps, const uint8_t *p,
 	return true;
 }
 
+/* A PERF_SAMPLE_CALLCHAIN sample: ip, pid/tid, time, nr, ips[nr]; the
+ * chain's context markers (PERF_CONTEXT_USER...) are skipped. */
+static bool parse_chain(struct eng_psampler *ps, const uint8_t *p,
+			const uint8_t *end)
+{
+	struct eng_psample *s = &ps->cur;
+	uint64_t nr, ip;
+
+	if (end - p < 32)
+		return false;
+	p += 8;
+	s->tid = (pid_t)((const uint32_t *)p)[1];
+	memcpy(&s->t_ns, p + 8, 8);
+	memcpy(&nr, p + 16, 8);
+	p += 24;
+	s->nframes = 0;
+	for (uint64_t i = 0; i < nr && end - p >= 8; i++, p += 8) {
+		memcpy(&ip, p, 8);
+		if (ip >= (uint64_t)-4095 || s->nframes == ENG_PS_MAX_FRAMES)
+			continue;
+		s->pc[s->nframes] = s->nframes > 0 ? ip - 1 : ip;
+		s->cfa[s->nframes++] = 0;
+	}
+	ps->st.frames += (uint64_t)s->nframes;
+	ps->st.unwind_fail += s->nframes < 2;
+	return s->nframes > 0;
+}
+
+/* The sample into ps->cur, unwound; false: nothing usable. */
+static bool read_sample(struct eng_psampler *ps, const uint8_t *p,
+			const uint8_t *end)
+{
+	if (ps->fp_chains)
+		return parse_chain(ps, p, end);
+	if (!parse_sample(ps, p, end))
+		return false;
+	unwind(ps);
+	return true;
+}
+
 static void keep_sample(struct pthread_ring *t, const struct eng_psample *s)
 {
 	t->keep[t->next] = *s;
@@ -462,8 +513,7 @@ static int drain_thread(struct eng_psampler *ps, struct pthread_ring *t,
 			break;
 		rec = copy_record(ps, base, mask, tail, h.size);
 		if (h.type == PERF_RECORD_SAMPLE &&
-		    parse_sample(ps, rec + sizeof(h), rec + h.size)) {
-			unwind(ps);
+		    read_sample(ps, rec + sizeof(h), rec + h.size)) {
 			keep_sample(t, &ps->cur);
 			if (fn != NULL)
 				fn(arg, &ps->cur);
@@ -548,6 +598,12 @@ eng_psampler_stats(const struct eng_psampler *ps)
 int eng_psampler_open(pid_t pid, double hz, struct eng_psampler **out,
 		      struct hunch_err *err)
 {
+	return eng_psampler_open_flags(pid, hz, 0, out, err);
+}
+
+int eng_psampler_open_flags(pid_t pid, double hz, unsigned flags,
+			    struct eng_psampler **out, struct hunch_err *err)
+{
 	struct eng_psampler *ps;
 
 	*out = NULL;
@@ -559,6 +615,7 @@ int eng_psampler_open(pid_t pid, double hz, struct eng_psampler **out,
 		return hunch_errf(err, -ENOMEM, "out of memory");
 	ps->pid = pid;
 	ps->hz = hz;
+	ps->fp_chains = flags & ENG_PS_FP_CHAINS;
 	if (dwfl_reload(ps) < 0) {
 		free(ps);
 		return hunch_errf(err, -ESRCH, "cannot read the memory map of "

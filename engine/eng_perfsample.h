@@ -64,6 +64,13 @@ typedef void (*eng_psample_fn)(void *arg, const struct eng_psample *s);
  * say what to check (perf_event_paranoid, permissions). */
 int eng_psampler_open(pid_t pid, double hz, struct eng_psampler **out,
 		      struct hunch_err *err);
+/* The same with ENG_PS_FP_CHAINS: the kernel's frame-pointer call chains
+ * (PERF_SAMPLE_CALLCHAIN) instead of stack copies, no CFAs.  Cheaper,
+ * but -O2 code keeps no frame pointers, so chains end after a frame or
+ * two there: kept for comparison (bench/hint), not used by hunch. */
+#define ENG_PS_FP_CHAINS 0x1u
+int eng_psampler_open_flags(pid_t pid, double hz, unsigned flags,
+			    struct eng_psampler **out, struct hunch_err *err);
 /* Closes every event; the target runs on untouched. */
 void eng_psampler_close(struct eng_psampler *ps);
 
