@@ -680,6 +680,8 @@ static void handle_event(struct src_live *l, const struct eng_event *ev)
 	case ENG_EV_THREAD_NEW:
 		l->status.nthreads++;
 		add_pending(l, ev->tid);
+		if (l->hint != NULL)
+			slh_thread_new(l->hint, ev->tid);
 		break;
 	case ENG_EV_THREAD_EXIT:
 		l->status.nthreads--;

@@ -280,6 +280,11 @@ void slh_tick(struct slh *h, int force)
 	h->st.tick_cpu_ns += cpu_ns() - c0;
 }
 
+void slh_thread_new(struct slh *h, pid_t tid)
+{
+	eng_psampler_add_thread(h->ps, tid, NULL);
+}
+
 void slh_note(struct slh *h, const struct pc_discovery *d)
 {
 	char path[700];

@@ -50,6 +50,11 @@ void slh_free(struct slh *h);
 /* Drain, resolve, read states, age the window (no-op until SLH_TICK_S
  * has passed since the last tick, unless `force`). */
 void slh_tick(struct slh *h, int force);
+/* A thread the live source saw created: sample it from its first
+ * instruction (the tick's /proc scan would find it up to SLH_TICK_S
+ * later; exited threads are dropped by the tick, after their last
+ * samples are read). */
+void slh_thread_new(struct slh *h, pid_t tid);
 /* A discovery of the live source: sync objects are remembered by
  * address so that futex waits can be matched to them. */
 void slh_note(struct slh *h, const struct pc_discovery *d);

@@ -2,8 +2,12 @@
  * bench_hint - the cost of the hint sampler (src_live_hint.h): the
  * target's work per CPU second with every thread sampled at SLH_HZ
  * (cpu-clock, 8 KiB stack copies, drained and unwound every 0.1 s,
- * thread states read) against the same run unsampled, in alternating
- * rounds; and hunch's own CPU per tick and per sample.
+ * thread states read) against an unsampled copy run beside it; and
+ * hunch's own CPU per tick and per sample.
+ *
+ * Each round runs two copies of the workload at the same time, one of
+ * them sampled (the first copy in odd rounds, the second in even ones),
+ * so that both meet the same neighbours.
  *
  * Work per CPU second, not per wall second: the machine is shared, so
  * wall throughput moves with the neighbours' load, while the sampler's
@@ -107,16 +111,11 @@ static int sample_fp(pid_t pid, struct slh_stats *hs,
 	return 0;
 }
 
-static int run_once(const char *exe, const char *threads, const char *secs,
-		    bool sampled, struct run *r, struct slh_stats *hs,
-		    struct eng_psampler_stats *ps)
+static pid_t spawn(const char *exe, const char *threads, const char *secs,
+		   int *out)
 {
-	struct img m = { 0 };
-	struct slh *h = NULL;
-	char line[128];
-	int p[2], st;
+	int p[2];
 	pid_t pid;
-	FILE *f;
 
 	if (pipe(p) < 0)
 		return -1;
@@ -128,37 +127,70 @@ static int run_once(const char *exe, const char *threads, const char *secs,
 		_exit(127);
 	}
 	close(p[1]);
-	if (sampled && fp) {
-		usleep(20000);
-		if (sample_fp(pid, hs, ps) < 0)
-			return -1;
-	} else if (sampled) {
-		usleep(20000);  /* its threads exist */
-		m.base = load_base(pid, exe);
-		if (eng_image_open(exe, &m.img, NULL) < 0 ||
-		    slh_new(pid, hz, mono_ns(), image_at, &m, &h,
-			    NULL) < 0)
-			return -1;
-		while (waitpid(pid, &st, WNOHANG) == 0) {
-			usleep(100000);
-			slh_tick(h, 1);
-		}
-		hs->ticks += slh_stats(h)->ticks;
-		hs->tick_cpu_ns += slh_stats(h)->tick_cpu_ns;
-		ps->samples += eng_psampler_stats(slh_sampler(h))->samples;
-		ps->frames += eng_psampler_stats(slh_sampler(h))->frames;
-		ps->lost += eng_psampler_stats(slh_sampler(h))->lost;
-		ps->drain_ns += eng_psampler_stats(slh_sampler(h))->drain_ns;
-		slh_free(h);
-		eng_image_close(m.img);
-	} else {
-		waitpid(pid, &st, 0);
-	}
-	f = fdopen(p[0], "r");
-	if (f == NULL || fgets(line, sizeof(line), f) == NULL ||
-	    sscanf(line, "iters %lf cpu %lf", &r->iters, &r->cpu) != 2)
+	*out = p[0];
+	return pid;
+}
+
+/* Sample every thread of pid until it exits. */
+static int sample_slh(const char *exe, pid_t pid, struct slh_stats *hs,
+		      struct eng_psampler_stats *ps)
+{
+	struct img m = { 0 };
+	struct slh *h = NULL;
+	int st;
+
+	m.base = load_base(pid, exe);
+	if (eng_image_open(exe, &m.img, NULL) < 0 ||
+	    slh_new(pid, hz, mono_ns(), image_at, &m, &h, NULL) < 0)
 		return -1;
-	fclose(f);
+	while (waitpid(pid, &st, WNOHANG) == 0) {
+		usleep(100000);
+		slh_tick(h, 1);
+	}
+	hs->ticks += slh_stats(h)->ticks;
+	hs->tick_cpu_ns += slh_stats(h)->tick_cpu_ns;
+	ps->samples += eng_psampler_stats(slh_sampler(h))->samples;
+	ps->frames += eng_psampler_stats(slh_sampler(h))->frames;
+	ps->lost += eng_psampler_stats(slh_sampler(h))->lost;
+	ps->drain_ns += eng_psampler_stats(slh_sampler(h))->drain_ns;
+	slh_free(h);
+	eng_image_close(m.img);
+	return 0;
+}
+
+static int result(int fd, struct run *r)
+{
+	FILE *f = fdopen(fd, "r");
+	char line[128];
+	int rc = -1;
+
+	if (f != NULL && fgets(line, sizeof(line), f) != NULL &&
+	    sscanf(line, "iters %lf cpu %lf", &r->iters, &r->cpu) == 2)
+		rc = 0;
+	if (f != NULL)
+		fclose(f);
+	return rc;
+}
+
+/* Two copies at once, so that both see the same neighbours; one of them
+ * (`which`) sampled.  r[0] gets the unsampled copy's result. */
+static int run_pair(const char *exe, const char *threads, const char *secs,
+		    int which, struct run r[2], struct slh_stats *hs,
+		    struct eng_psampler_stats *ps)
+{
+	int fd[2], st, rc;
+	pid_t pid[2];
+
+	for (int i = 0; i < 2; i++)
+		if ((pid[i] = spawn(exe, threads, secs, &fd[i])) < 0)
+			return -1;
+	usleep(20000);  /* their threads exist */
+	rc = fp ? sample_fp(pid[which], hs, ps) :
+	     sample_slh(exe, pid[which], hs, ps);
+	waitpid(pid[!which], &st, 0);
+	if (rc < 0 || result(fd[!which], &r[0]) < 0 ||
+	    result(fd[which], &r[1]) < 0)
+		return -1;
 	return 0;
 }
 
@@ -171,7 +203,7 @@ static int cmp(const void *a, const void *b)
 
 int main(int argc, char **argv)
 {
-	const char *threads = argc > 2 ? argv[2] : "2";
+	const char *threads = argc > 2 ? argv[2] : "1";
 	const char *secs = argc > 3 ? argv[3] : "3";
 	int rounds = argc > 4 ? atoi(argv[4]) : 5;
 	struct slh_stats hs = { 0 };
@@ -188,13 +220,14 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	for (int i = 0; i < rounds; i++) {
-		struct run a, b;
+		struct run r[2], a, b;
 
-		if (run_once(exe, threads, secs, false, &a, &hs, &ps) < 0 ||
-		    run_once(exe, threads, secs, true, &b, &hs, &ps) < 0) {
+		if (run_pair(exe, threads, secs, i % 2, r, &hs, &ps) < 0) {
 			fprintf(stderr, "bench_hint: a run failed\n");
 			return 1;
 		}
+		a = r[0];
+		b = r[1];
 		base_rate += a.iters / a.cpu;
 		samp_rate += b.iters / b.cpu;
 		slow[i] = 1 - (b.iters / b.cpu) / (a.iters / a.cpu);
