@@ -446,6 +446,14 @@ static const struct pc_source_ops live_ops = {
 	.hint = live_hint,
 };
 
+/* The hint sampler's rate: the tunable hintSampleRate when the loaded
+ * hypotheses define it (0 turns hints off), else SLH_HZ. */
+static double hint_rate(const struct pc_config *cfg)
+{
+	return pc_tunable_find(cfg, "hintSampleRate") ?
+	       pc_tunable_get(cfg, "hintSampleRate") : SLH_HZ;
+}
+
 int src_live_metrics_start(struct pc_source *s, const struct pc_config *cfg,
 			   struct hunch_err *err)
 {
@@ -460,8 +468,9 @@ int src_live_metrics_start(struct pc_source *s, const struct pc_config *cfg,
 	rc = slo_new(l->proc, l->shm, cfg, l->t0_ns, &l->slo, err);
 	/* Hints are only an ordering: without perf the search runs in the
 	 * source's order, so a refusal is not an error. */
-	if (rc == 0 && slh_new(eng_proc_pid(l->proc), SLH_HZ, l->t0_ns,
-			       image_at, l, &l->hint, NULL) < 0)
+	if (rc == 0 && hint_rate(cfg) > 0 &&
+	    slh_new(eng_proc_pid(l->proc), hint_rate(cfg), l->t0_ns,
+		    image_at, l, &l->hint, NULL) < 0)
 		l->hint = NULL;
 	return rc;
 }

@@ -4,7 +4,8 @@
 # start function has most of the CPU samples, functions of threads that
 # only wait have none, the thread blocked on the mutex has all of the
 # sync observations, and the search queues its /Code refinements in the
-# order of the hints (the spinning thread's function first).
+# order of the hints (the spinning thread's function first); with the
+# tunable hintSampleRate set to 0, every hint is unknown.
 . "$HUNCH_SOURCE_ROOT/tests/lib.sh"
 TARGET=$HUNCH_BUILD_ROOT/tests/hint/hint_target
 TMP=$(mktemp -d)
@@ -40,4 +41,15 @@ tap_eq "$(share "$locker")" 1 "the thread blocked on hint_lock has every sync ob
 first=$(jq -r '[.phases[0].nodes[] | select(.focus[0] | startswith("/Code/"))]
 	| min_by(.id) | .focus[0]' "$TMP/r.json")
 tap_eq "$first" "$code/spinner" "the search refines /Code first where the samples are"
+
+# The rate is the tunable hintSampleRate when a hypotheses file defines
+# it (hint-rate.json here); 0 turns the sampler off: every hint unknown.
+"$HUNCH" run --batch --time-limit 4 --kill-at-end --journal "$TMP/j0" \
+	--hypotheses "$HUNCH_SOURCE_ROOT/tests/hint/hint-rate.json" \
+	--set hintSampleRate=0 -- "$TARGET" "$TMP/fifo" 60 \
+	> "$TMP/out0" 2> "$TMP/err0"
+tap_eq "$?" 0 "run --batch with hintSampleRate=0: exit 0"
+jq -c 'select(.t == "hint")' "$TMP/j0" > "$TMP/hints0"
+tap_ok $([ -s "$TMP/hints0" ] && jq -se 'all(.share < 0)' "$TMP/hints0" \
+	> /dev/null; echo $?) "hintSampleRate=0: hints are asked and all unknown ($(wc -l < "$TMP/hints0") records)"
 tap_done
