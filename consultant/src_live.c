@@ -446,14 +446,6 @@ static const struct pc_source_ops live_ops = {
 	.hint = live_hint,
 };
 
-/* The hint sampler's rate: the tunable hintSampleRate when the loaded
- * hypotheses define it (0 turns hints off), else SLH_HZ. */
-static double hint_rate(const struct pc_config *cfg)
-{
-	return pc_tunable_find(cfg, "hintSampleRate") ?
-	       pc_tunable_get(cfg, "hintSampleRate") : SLH_HZ;
-}
-
 int src_live_metrics_start(struct pc_source *s, const struct pc_config *cfg,
 			   struct hunch_err *err)
 {
@@ -468,8 +460,8 @@ int src_live_metrics_start(struct pc_source *s, const struct pc_config *cfg,
 	rc = slo_new(l->proc, l->shm, cfg, l->t0_ns, &l->slo, err);
 	/* Hints are only an ordering: without perf the search runs in the
 	 * source's order, so a refusal is not an error. */
-	if (rc == 0 && hint_rate(cfg) > 0 &&
-	    slh_new(eng_proc_pid(l->proc), hint_rate(cfg), l->t0_ns,
+	if (rc == 0 && slh_rate(cfg) > 0 &&
+	    slh_new(eng_proc_pid(l->proc), slh_rate(cfg), l->t0_ns,
 		    image_at, l, &l->hint, NULL) < 0)
 		l->hint = NULL;
 	return rc;
@@ -703,8 +695,12 @@ static void handle_event(struct src_live *l, const struct eng_event *ev)
 		break;
 	case ENG_EV_LIB_LOAD:
 		add_module(l, ev->path, ev->bias, NULL);
+		if (l->hint != NULL)
+			slh_modules_changed(l->hint);
 		break;
 	case ENG_EV_LIB_UNLOAD:
+		if (l->hint != NULL)
+			slh_modules_changed(l->hint);
 		d.kind = PC_DISC_FUNCTION;
 		d.retired = true;
 		d.module = basename_of(ev->path);
@@ -795,9 +791,4 @@ int src_live_due_ms(const struct pc_source *s)
 	const struct src_live *l = live_of(s);
 
 	return l->slo ? slo_due_ms(l->slo) : -1;
-}
-
-struct slh *src_live_hints(const struct pc_source *s)
-{
-	return live_of(s)->hint;
 }

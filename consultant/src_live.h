@@ -16,8 +16,6 @@
 #include "pc_config.h"
 #include "pc_source.h"
 
-struct slh;
-
 struct src_live_launch {
 	char *const *argv;      /* argv[0] is the program */
 	char *const *envp;      /* NULL: hunch's environment */
@@ -73,9 +71,6 @@ size_t src_live_ninstances(const struct pc_source *s);
 int src_live_due_ms(const struct pc_source *s);
 
 pid_t src_live_pid(const struct pc_source *s);
-/* The cheap evidence behind `hint` (src_live_hint.h), once metrics are
- * on and perf sampling works; NULL otherwise. */
-struct slh *src_live_hints(const struct pc_source *s);
 /* Main address and whether the launch stopped there (for messages). */
 bool src_live_rtlib_ready(const struct pc_source *s);
 

@@ -65,6 +65,12 @@ static double secs(const struct slh *h, uint64_t t_ns)
 	return t_ns < h->t0_ns ? 0 : (double)(t_ns - h->t0_ns) / 1e9;
 }
 
+double slh_rate(const struct pc_config *cfg)
+{
+	return pc_tunable_find(cfg, "hintSampleRate") ?
+	       pc_tunable_get(cfg, "hintSampleRate") : SLH_HZ;
+}
+
 int slh_new(pid_t pid, double hz, uint64_t t0_ns, slh_image_fn image_at,
 	    void *arg, struct slh **out, struct hunch_err *err)
 {
@@ -283,6 +289,11 @@ void slh_tick(struct slh *h, int force)
 void slh_thread_new(struct slh *h, pid_t tid)
 {
 	eng_psampler_add_thread(h->ps, tid, NULL);
+}
+
+void slh_modules_changed(struct slh *h)
+{
+	eng_psampler_modules_changed(h->ps);
 }
 
 void slh_note(struct slh *h, const struct pc_discovery *d)

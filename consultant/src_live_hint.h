@@ -21,6 +21,7 @@
 #include <sys/types.h>
 
 #include "eng_err.h"
+#include "pc_config.h"
 #include "pc_source.h"
 
 #define SLH_HZ 99           /* perf samples per second of a thread's CPU */
@@ -42,6 +43,9 @@ struct slh_stats {
 	uint64_t cpu_obs, sync_obs, io_obs;   /* observations made */
 };
 
+/* The rate to sample at: the tunable hintSampleRate when the loaded
+ * hypotheses define it (0: no hints), else SLH_HZ. */
+double slh_rate(const struct pc_config *cfg);
 /* `t0_ns`: CLOCK_MONOTONIC of the source's time 0.  Errors name the pid
  * (perf refused, process gone). */
 int slh_new(pid_t pid, double hz, uint64_t t0_ns, slh_image_fn image_at,
@@ -55,6 +59,8 @@ void slh_tick(struct slh *h, int force);
  * later; exited threads are dropped by the tick, after their last
  * samples are read). */
 void slh_thread_new(struct slh *h, pid_t tid);
+/* Libraries were loaded or unloaded (the unwinder re-reads the map). */
+void slh_modules_changed(struct slh *h);
 /* A discovery of the live source: sync objects are remembered by
  * address so that futex waits can be matched to them. */
 void slh_note(struct slh *h, const struct pc_discovery *d);

@@ -29,7 +29,7 @@
 
 #define RING_PAGES 64           /* data pages per thread (power of two) */
 #define RING_PAGES_MIN 8        /* when mlock limits refuse 64 */
-#define RESCAN_NS 1000000000ull /* re-read the memory map at most 1/s */
+#define RESCAN_NS 10000000000ull /* re-read the map unasked: every 10 s */
 
 /* perf's x86-64 user registers, in the order of its enum perf_event_
  * x86_regs: AX BX CX DX SI DI BP SP IP (0-8), R8-R15 (16-23). */
@@ -55,6 +55,7 @@ struct eng_psampler {
 	size_t nth, capth;
 	Dwfl *dwfl;
 	uint64_t dwfl_ns;           /* when the memory map was read */
+	bool maps_changed;          /* eng_psampler_modules_changed */
 	/* the sample being unwound (the dwfl callbacks' argument) */
 	pid_t cur_tid;
 	uint64_t cur_regs[NREGS];   /* DWARF order: rax rdx rcx rbx rsi rdi
@@ -146,6 +147,7 @@ static int dwfl_reload(struct eng_psampler *ps)
 	if (ps->dwfl != NULL)
 		dwfl_end(ps->dwfl);
 	ps->dwfl_ns = mono_ns();
+	ps->maps_changed = false;
 	ps->dwfl = dwfl_begin(&proc_callbacks);
 	if (ps->dwfl == NULL)
 		return -ENOMEM;
@@ -185,9 +187,9 @@ static void unwind(struct eng_psampler *ps)
 	struct eng_psample *s = &ps->cur;
 
 	s->nframes = 0;
-	if (ps->dwfl == NULL || (dwfl_addrmodule(ps->dwfl, ps->cur_regs[16])
-				 == NULL && mono_ns() - ps->dwfl_ns >
-				 RESCAN_NS))
+	if (ps->dwfl == NULL || ps->maps_changed ||
+	    (dwfl_addrmodule(ps->dwfl, ps->cur_regs[16]) == NULL &&
+	     mono_ns() - ps->dwfl_ns > RESCAN_NS))
 		dwfl_reload(ps);
 	if (ps->dwfl != NULL)
 		dwfl_getthread_frames(ps->dwfl, s->tid, on_frame, s);
@@ -368,6 +370,11 @@ size_t eng_psampler_threads(const struct eng_psampler *ps, pid_t *tids,
 	for (; n < ps->nth && n < max; n++)
 		tids[n] = ps->th[n].tid;
 	return n;
+}
+
+void eng_psampler_modules_changed(struct eng_psampler *ps)
+{
+	ps->maps_changed = true;
 }
 
 /* ---- reading the rings ---- */

@@ -89,6 +89,12 @@ size_t eng_psampler_nthreads(const struct eng_psampler *ps);
 size_t eng_psampler_threads(const struct eng_psampler *ps, pid_t *tids,
 			    size_t max);
 
+/* Libraries were loaded or unloaded: re-read the memory map before the
+ * next unwind.  (Without this call a sample outside every known module
+ * makes it re-read the map, at most every 10 s: samples in hunch's own
+ * trampolines or in JIT code are outside every module too.) */
+void eng_psampler_modules_changed(struct eng_psampler *ps);
+
 /* Read every sample written since the last drain, unwind it, keep it in
  * its thread's recent samples and hand it to fn (fn may be NULL).
  * Returns the number of samples. */
