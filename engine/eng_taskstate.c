@@ -11,6 +11,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "eng_metric_int.h"   /* msock_name: sockets named as discovery does */
+
 /* Read a small /proc file whole; returns its length or -errno. */
 static int slurp(const char *path, char *buf, size_t len)
 {
@@ -115,5 +117,6 @@ int eng_task_fd_path(pid_t pid, int fd, char *buf, size_t len)
 	if (n < 0)
 		return -errno;
 	buf[n] = '\0';
+	msock_name((int)pid, buf, len);  /* "socket:[N]" -> its peer */
 	return 0;
 }

@@ -35,7 +35,8 @@ struct eng_taskstate {
 int eng_taskstate_read(pid_t pid, pid_t tid, struct eng_taskstate *out);
 /* Is system call `nr` a file or socket operation on descriptor arg 0? */
 int eng_task_is_io_syscall(long nr);
-/* readlink of /proc/PID/fd/FD into buf; -errno when it is not open. */
+/* The file behind /proc/PID/fd/FD, named as the metric compiler's
+ * discovery names files (a socket by its peer); -errno when not open. */
 int eng_task_fd_path(pid_t pid, int fd, char *buf, size_t len);
 
 #endif

@@ -9,9 +9,10 @@
  *   locker   blocks in pthread_mutex_lock(&hint_lock), which main holds;
  *   reader   blocks in read() on FIFO (opened read-write, so the open
  *            itself does not wait for a writer);
- *   brief    spins in hint_brief for 0.5 s, then exits.
+ *   brief    spins in hint_brief for 0.5 s, then exits;
+ *   sock     blocks in recv() on one end of a unix socket pair.
  * main holds hint_lock, prints one line
- *   "tids SPINNER LOCKER READER BRIEF fd FD"
+ *   "tids SPINNER LOCKER READER BRIEF SOCK fd FD"
  * once every thread runs, then sleeps SECONDS and exits 0.
  * hint_idle is called once before the threads start and never again.
  *
@@ -21,13 +22,14 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
 pthread_mutex_t hint_lock = PTHREAD_MUTEX_INITIALIZER;
-static volatile pid_t tid_spin, tid_lock, tid_read, tid_brief;
+static volatile pid_t tid_spin, tid_lock, tid_read, tid_brief, tid_sock;
 static volatile unsigned long sink;
-static int fifo_fd = -1;
+static int fifo_fd = -1, sock_fd[2] = { -1, -1 };
 
 /* Never inlined, and never a tail call (work after each call), so that
  * every level is a frame of its own. */
@@ -118,9 +120,20 @@ static void *brief(void *arg)
 	return NULL;
 }
 
+static void *sock(void *arg)
+{
+	char c;
+
+	(void)arg;
+	tid_sock = gettid();
+	while (recv(sock_fd[0], &c, 1, 0) > 0)
+		;
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
-	void *(*fns[])(void *) = { spinner, locker, reader, brief };
+	void *(*fns[])(void *) = { spinner, locker, reader, brief, sock };
 	struct timespec ts = { 0, 1000000 };
 	pthread_t t;
 
@@ -133,15 +146,19 @@ int main(int argc, char **argv)
 		perror(argv[1]);
 		return 1;
 	}
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sock_fd) < 0) {
+		perror("socketpair");
+		return 1;
+	}
 	sink = hint_idle(7);
 	pthread_mutex_lock(&hint_lock);
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < 5; i++)
 		if (pthread_create(&t, NULL, fns[i], NULL) != 0)
 			return 1;
-	while (!tid_spin || !tid_lock || !tid_read || !tid_brief)
+	while (!tid_spin || !tid_lock || !tid_read || !tid_brief || !tid_sock)
 		nanosleep(&ts, NULL);
-	printf("tids %d %d %d %d fd %d\n", (int)tid_spin, (int)tid_lock,
-	       (int)tid_read, (int)tid_brief, fifo_fd);
+	printf("tids %d %d %d %d %d fd %d\n", (int)tid_spin, (int)tid_lock,
+	       (int)tid_read, (int)tid_brief, (int)tid_sock, fifo_fd);
 	fflush(stdout);
 	ts.tv_sec = atoi(argv[2]);
 	ts.tv_nsec = 0;
