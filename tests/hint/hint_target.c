@@ -10,9 +10,11 @@
  *   reader   blocks in read() on FIFO (opened read-write, so the open
  *            itself does not wait for a writer);
  *   brief    spins in hint_brief for 0.5 s, then exits;
- *   sock     blocks in recv() on one end of a unix socket pair.
+ *   sock     blocks in recv() on one end of a unix socket pair;
+ *   heaplock blocks on a mutex in the heap (no symbol names it: only
+ *            discovery can), which main holds too.
  * main holds hint_lock, prints one line
- *   "tids SPINNER LOCKER READER BRIEF SOCK fd FD"
+ *   "tids SPINNER LOCKER READER BRIEF SOCK HEAPLOCK fd FD heap ADDR"
  * once every thread runs, then sleeps SECONDS and exits 0.
  * hint_idle is called once before the threads start and never again.
  *
@@ -28,6 +30,8 @@
 
 pthread_mutex_t hint_lock = PTHREAD_MUTEX_INITIALIZER;
 static volatile pid_t tid_spin, tid_lock, tid_read, tid_brief, tid_sock;
+static volatile pid_t tid_heap;
+static pthread_mutex_t *heap_lock;
 static volatile unsigned long sink;
 static int fifo_fd = -1, sock_fd[2] = { -1, -1 };
 
@@ -131,9 +135,19 @@ static void *sock(void *arg)
 	return NULL;
 }
 
+static void *heaplock(void *arg)
+{
+	(void)arg;
+	tid_heap = gettid();
+	pthread_mutex_lock(heap_lock);
+	pthread_mutex_unlock(heap_lock);
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
-	void *(*fns[])(void *) = { spinner, locker, reader, brief, sock };
+	void *(*fns[])(void *) = { spinner, locker, reader, brief, sock,
+				   heaplock };
 	struct timespec ts = { 0, 1000000 };
 	pthread_t t;
 
@@ -151,14 +165,20 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	sink = hint_idle(7);
+	heap_lock = malloc(sizeof(*heap_lock));
+	if (heap_lock == NULL || pthread_mutex_init(heap_lock, NULL) != 0)
+		return 1;
 	pthread_mutex_lock(&hint_lock);
-	for (int i = 0; i < 5; i++)
+	pthread_mutex_lock(heap_lock);
+	for (int i = 0; i < 6; i++)
 		if (pthread_create(&t, NULL, fns[i], NULL) != 0)
 			return 1;
-	while (!tid_spin || !tid_lock || !tid_read || !tid_brief || !tid_sock)
+	while (!tid_spin || !tid_lock || !tid_read || !tid_brief || !tid_sock ||
+	       !tid_heap)
 		nanosleep(&ts, NULL);
-	printf("tids %d %d %d %d %d fd %d\n", (int)tid_spin, (int)tid_lock,
-	       (int)tid_read, (int)tid_brief, (int)tid_sock, fifo_fd);
+	printf("tids %d %d %d %d %d %d fd %d heap %p\n", (int)tid_spin,
+	       (int)tid_lock, (int)tid_read, (int)tid_brief, (int)tid_sock,
+	       (int)tid_heap, fifo_fd, (void *)heap_lock);
 	fflush(stdout);
 	ts.tv_sec = atoi(argv[2]);
 	ts.tv_nsec = 0;

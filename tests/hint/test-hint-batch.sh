@@ -2,10 +2,11 @@
 # test-hint-batch.sh - `hunch run --batch` asks the live source for hints
 # and gets live values: the journal records them, the spinning thread's
 # start function has most of the CPU samples, functions of threads that
-# only wait have none, the thread blocked on the mutex has all of the
-# sync observations, and the search queues its /Code refinements in the
-# order of the hints (the spinning thread's function first); with the
-# tunable hintSampleRate set to 0, every hint is unknown.
+# only wait have none, the thread blocked on the mutex has half of the
+# sync observations (another waits on a heap mutex), and the search
+# queues its /Code refinements in the order of the hints (the spinning
+# thread's function first); with the tunable hintSampleRate set to 0,
+# every hint is unknown.
 . "$HUNCH_SOURCE_ROOT/tests/lib.sh"
 TARGET=$HUNCH_BUILD_ROOT/tests/hint/hint_target
 TMP=$(mktemp -d)
@@ -34,7 +35,11 @@ tap_eq "$(share $code/reader)" 0 "reader (blocked in read) has no CPU sample"
 locker=$(jq -r 'select(.path | test("^/Process/[0-9]+/[0-9]+:locker$"))
 	| .path' "$TMP/hints" | head -1)
 tap_ok $([ -n "$locker" ]; echo $?) "the locker thread's hint is asked: $locker"
-tap_eq "$(share "$locker")" 1 "the thread blocked on hint_lock has every sync observation"
+# Two threads wait in sync (locker on hint_lock, heaplock on a heap
+# mutex), seen at the same ticks once both exist: half each, give or take
+# the first ticks after they were created.
+tap_ok $(jq -ne --argjson s "$(share "$locker")" '$s >= 0.4 and $s <= 0.6' \
+	> /dev/null; echo $?) "the thread blocked on hint_lock has half the sync observations: $(share "$locker")"
 
 # The first /Code refinement queued under a top-level hypothesis is the
 # one with the largest hint (node ids follow the order nodes are added).
