@@ -107,7 +107,10 @@ int eng_psampler_drain(struct eng_psampler *ps, eng_psample_fn fn,
  * the oldest sample of the unbroken run of recent samples that all have
  * it, and the return is 1, or 2 when that run reaches the oldest retained
  * sample (the activation may be older).  0: not on the newest sample's
- * stack; -ENOENT: the thread has no sample. */
+ * stack; -ENOENT: the thread has no sample.  A blocked thread gives no
+ * samples, so "newest" may be old: compare eng_psampler_latest's t_ns
+ * with the time of the question (ENG_PS_KEEP samples are at least 2.5 s
+ * of the thread's CPU time at the default rate). */
 int eng_psampler_on_stack_since(const struct eng_psampler *ps, pid_t tid,
 				uint64_t lo, uint64_t hi, uint64_t cfa,
 				uint64_t *since_ns);
