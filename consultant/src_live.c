@@ -27,6 +27,7 @@
 #include "eng_unwind.h"
 #include "eng_points.h"
 #include "src_live_cg.h"
+#include "src_live_hint.h"
 #include "src_live_ops.h"
 
 #define THREAD_NAME_DELAY_MS 100
@@ -66,6 +67,7 @@ struct src_live {
 	struct eng_points_cache *pcache;  /* for callees, made on first use */
 	char **starts;           /* start functions of threads seen */
 	size_t nstarts;
+	struct slh *hint;        /* cheap evidence, with the metric side */
 };
 
 static struct src_live *live_of(const struct pc_source *s)
@@ -107,6 +109,8 @@ static void enqueue(struct src_live *l, const struct pc_discovery *d)
 		q->d.function = q->strs[2];
 	else
 		q->d.name = q->strs[2];
+	if (l->hint != NULL)
+		slh_note(l->hint, d);  /* futex waits are matched to objects */
 }
 
 static const char *basename_of(const char *path)
@@ -174,6 +178,25 @@ static const char *function_at(struct src_live *l, uint64_t pc)
 		f = eng_image_func_at(m->img, pc - base);
 		if (f != NULL)
 			return eng_func_display_name(m->img, f);
+	}
+	return NULL;
+}
+
+/* For the hint sampler: the image mapped at a runtime address. */
+static struct eng_image *image_at(void *arg, uint64_t addr, uint64_t *base)
+{
+	struct src_live *l = arg;
+
+	for (size_t i = 0; i < l->nmods; i++) {
+		struct live_module *m = &l->mods[i];
+
+		if (m->img == NULL)
+			continue;
+		*base = m->bias + eng_image_link_base(m->img);
+		if (addr >= *base && eng_image_func_at(m->img, addr - *base))
+			return m->img;
+		if (addr >= *base && eng_image_data_at(m->img, addr - *base))
+			return m->img;
 	}
 	return NULL;
 }
@@ -259,6 +282,7 @@ static void live_close(struct pc_source *s)
 	struct src_live *l = live_of(s);
 
 	slo_free(l->slo, l->proc != NULL && !l->status.ended);
+	slh_free(l->hint);
 	if (l->proc != NULL) {
 		if (!l->status.ended)
 			eng_detach(l->proc, NULL);
@@ -398,6 +422,13 @@ static int live_callees(struct pc_source *s, const char *path,
 	return rc;
 }
 
+static double live_hint(struct pc_source *s, const char *path)
+{
+	struct src_live *l = live_of(s);
+
+	return l->hint ? slh_hint(l->hint, path) : -1;
+}
+
 static const struct pc_source_ops live_ops = {
 	.kind = "live",
 	.poll_resources = poll_resources,
@@ -412,19 +443,28 @@ static const struct pc_source_ops live_ops = {
 	.poll_events = live_poll_events,
 	.set_sample_period = live_set_period,
 	.callees = live_callees,
+	.hint = live_hint,
 };
 
 int src_live_metrics_start(struct pc_source *s, const struct pc_config *cfg,
 			   struct hunch_err *err)
 {
 	struct src_live *l = live_of(s);
+	int rc;
 
 	if (l->slo != NULL)
 		return 0;
 	if (l->proc == NULL || !l->rtlib_ready)
 		return hunch_errf(err, -ENOTSUP, "measuring needs a running "
 				  "target with the runtime library");
-	return slo_new(l->proc, l->shm, cfg, l->t0_ns, &l->slo, err);
+	rc = slo_new(l->proc, l->shm, cfg, l->t0_ns, &l->slo, err);
+	/* Hints are only an ordering: without perf the search runs in the
+	 * source's order, so a refusal is not an error. */
+	if (rc == 0 && slh_rate(cfg) > 0 &&
+	    slh_new(eng_proc_pid(l->proc), slh_rate(cfg), l->t0_ns,
+		    image_at, l, &l->hint, NULL) < 0)
+		l->hint = NULL;
+	return rc;
 }
 
 void src_live_metrics_stop(struct pc_source *s)
@@ -433,6 +473,8 @@ void src_live_metrics_stop(struct pc_source *s)
 
 	slo_free(l->slo, l->proc != NULL && !l->status.ended);
 	l->slo = NULL;
+	slh_free(l->hint);
+	l->hint = NULL;
 }
 
 size_t src_live_ninstances(const struct pc_source *s)
@@ -639,6 +681,8 @@ static void handle_event(struct src_live *l, const struct eng_event *ev)
 	case ENG_EV_THREAD_NEW:
 		l->status.nthreads++;
 		add_pending(l, ev->tid);
+		if (l->hint != NULL)
+			slh_thread_new(l->hint, ev->tid);
 		break;
 	case ENG_EV_THREAD_EXIT:
 		l->status.nthreads--;
@@ -651,8 +695,12 @@ static void handle_event(struct src_live *l, const struct eng_event *ev)
 		break;
 	case ENG_EV_LIB_LOAD:
 		add_module(l, ev->path, ev->bias, NULL);
+		if (l->hint != NULL)
+			slh_modules_changed(l->hint);
 		break;
 	case ENG_EV_LIB_UNLOAD:
+		if (l->hint != NULL)
+			slh_modules_changed(l->hint);
 		d.kind = PC_DISC_FUNCTION;
 		d.retired = true;
 		d.module = basename_of(ev->path);
@@ -697,6 +745,8 @@ int src_live_pump(struct pc_source *s, int timeout_ms,
 		name_pending_threads(l);
 	if (l->slo != NULL && !l->status.ended)
 		slo_tick(l->slo, enqueue_cb, l);
+	if (l->hint != NULL && !l->status.ended)
+		slh_tick(l->hint, 0);
 	*st = l->status;
 	return n < 0 ? n : 0;
 }
@@ -711,6 +761,8 @@ int src_live_detach(struct pc_source *s, struct hunch_err *err)
 	/* Every instrumented byte goes back before the target runs alone. */
 	slo_free(l->slo, true);
 	l->slo = NULL;
+	slh_free(l->hint);
+	l->hint = NULL;
 	rc = eng_detach(l->proc, err);
 	if (rc == 0)
 		l->status.ended = true;  /* nothing more will be reported */

@@ -1,0 +1,336 @@
+/*
+ * src_live_hint.c - cheap evidence for the live source (see
+ * src_live_hint.h).
+ */
+#include "src_live_hint.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "eng_perfsample.h"
+#include "eng_symbols.h"
+#include "eng_taskstate.h"
+#include "pc_where.h"
+#include "src_live_hintwin.h"
+
+#define PC_CACHE 8192         /* pc -> path id, direct-mapped */
+#define MAX_THREADS 4096
+
+struct sobj {
+	uint64_t addr, size;
+	int id;                   /* interned /SyncObject path */
+};
+
+struct pc_slot {
+	uint64_t pc;
+	int id;                   /* -1: resolves to nothing */
+};
+
+struct slh {
+	pid_t pid;
+	uint64_t t0_ns;
+	double last_tick;
+	struct eng_psampler *ps;
+	struct hw *win;
+	slh_image_fn image_at;
+	void *arg;
+	struct sobj *objs;
+	size_t nobjs;
+	struct pc_slot cache[PC_CACHE];
+	struct slh_stats st;
+};
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static double secs(const struct slh *h, uint64_t t_ns)
+{
+	return t_ns < h->t0_ns ? 0 : (double)(t_ns - h->t0_ns) / 1e9;
+}
+
+double slh_rate(const struct pc_config *cfg)
+{
+	return pc_tunable_find(cfg, "hintSampleRate") ?
+	       pc_tunable_get(cfg, "hintSampleRate") : SLH_HZ;
+}
+
+int slh_new(pid_t pid, double hz, uint64_t t0_ns, slh_image_fn image_at,
+	    void *arg, struct slh **out, struct hunch_err *err)
+{
+	struct slh *h = calloc(1, sizeof(*h));
+	int rc;
+
+	*out = NULL;
+	if (h == NULL)
+		return hunch_errf(err, -ENOMEM, "out of memory");
+	rc = eng_psampler_open(pid, hz, &h->ps, err);
+	if (rc < 0) {
+		free(h);
+		return rc;
+	}
+	h->pid = pid;
+	h->t0_ns = t0_ns;
+	h->image_at = image_at;
+	h->arg = arg;
+	h->win = hw_new(SLH_WINDOW_S);
+	for (size_t i = 0; i < PC_CACHE; i++)
+		h->cache[i].pc = UINT64_MAX;
+	rc = eng_psampler_sync_threads(h->ps);
+	if (rc <= 0) {
+		slh_free(h);
+		return hunch_errf(err, rc < 0 ? rc : -EPERM, "cannot sample "
+				  "any thread of pid %d with perf cpu-clock "
+				  "(check /proc/sys/kernel/perf_event_"
+				  "paranoid)", pid);
+	}
+	h->last_tick = secs(h, mono_ns());
+	*out = h;
+	return 0;
+}
+
+void slh_free(struct slh *h)
+{
+	if (h == NULL)
+		return;
+	eng_psampler_close(h->ps);
+	hw_free(h->win);
+	free(h->objs);
+	free(h);
+}
+
+static const char *basename_of(const char *path)
+{
+	const char *slash = path ? strrchr(path, '/') : NULL;
+
+	return slash ? slash + 1 : path;
+}
+
+/* The /Code path of the function holding pc, as the where axis names it
+ * (pc_where.c: module, source file basename, display name); the module
+ * alone when no function covers pc; -1 outside every known module. */
+static int resolve_pc(struct slh *h, uint64_t pc)
+{
+	struct pc_slot *slot = &h->cache[(pc >> 2) % PC_CACHE];
+	const struct eng_func *f;
+	struct eng_image *img;
+	uint64_t base;
+	char path[1024];
+	const char *src;
+
+	if (slot->pc == pc)
+		return slot->id;
+	slot->pc = pc;
+	slot->id = -1;
+	img = h->image_at(h->arg, pc, &base);
+	if (img == NULL)
+		return -1;
+	f = eng_image_func_at(img, pc - base);
+	if (f == NULL) {
+		snprintf(path, sizeof(path), "/Code/%s", eng_image_name(img));
+	} else {
+		src = basename_of(eng_func_source_file(img, f));
+		snprintf(path, sizeof(path), "/Code/%s/%s/%s",
+			 eng_image_name(img), src ? src : PC_UNKNOWN_SRCFILE,
+			 eng_func_display_name(img, f));
+	}
+	slot->id = hw_intern(h->win, path);
+	return slot->id;
+}
+
+static int thread_id(struct slh *h, pid_t tid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/Process/%d/%d", (int)h->pid,
+		 (int)tid);
+	return hw_intern(h->win, path);
+}
+
+static void on_sample(void *arg, const struct eng_psample *s)
+{
+	struct slh *h = arg;
+	int ids[ENG_PS_MAX_FRAMES + 1], n = 0;
+
+	ids[n++] = thread_id(h, s->tid);
+	for (int i = 0; i < s->nframes; i++) {
+		int id = resolve_pc(h, s->pc[i]);
+
+		if (id >= 0)
+			ids[n++] = id;
+	}
+	hw_add(h->win, secs(h, s->t_ns), HW_CPU, ids, n);
+	h->st.cpu_obs++;
+}
+
+/* How many bytes a sync object of a class covers (glibc x86-64). */
+static uint64_t class_size(const char *cls)
+{
+	if (strcmp(cls, "CondVar") == 0)
+		return 48;
+	if (strcmp(cls, "RWLock") == 0)
+		return 56;
+	if (strcmp(cls, "Barrier") == 0 || strcmp(cls, "Semaphore") == 0)
+		return 32;
+	return 40;  /* Mutex */
+}
+
+/* The class of an undiscovered object from its symbol's size. */
+static const char *class_of_size(uint64_t size)
+{
+	switch (size) {
+	case 48: return "CondVar";
+	case 56: return "RWLock";
+	case 32: return "Semaphore";
+	default: return "Mutex";
+	}
+}
+
+/* The /SyncObject path of the futex at uaddr: a discovered object that
+ * covers it, else the data symbol there; -1 when neither is known (a
+ * pthread_join, a lock in the heap not discovered yet). */
+static int sync_id(struct slh *h, uint64_t uaddr)
+{
+	const struct eng_datasym *d;
+	struct eng_image *img;
+	uint64_t base, off;
+	char path[700];
+
+	for (size_t i = 0; i < h->nobjs; i++)
+		if (uaddr >= h->objs[i].addr &&
+		    uaddr < h->objs[i].addr + h->objs[i].size)
+			return h->objs[i].id;
+	img = h->image_at(h->arg, uaddr, &base);
+	d = img ? eng_image_data_at(img, uaddr - base) : NULL;
+	if (d == NULL)
+		return -1;
+	off = uaddr - base - d->addr;
+	if (off < class_size(class_of_size(d->size)))
+		snprintf(path, sizeof(path), "/SyncObject/%s/%s",
+			 class_of_size(d->size), d->name);
+	else
+		snprintf(path, sizeof(path), "/SyncObject/Mutex/%s+%#" PRIx64,
+			 d->name, off);
+	return hw_intern(h->win, path);
+}
+
+/* The /Files path of a descriptor, named as discovery names files. */
+static int file_id(struct slh *h, int fd)
+{
+	char name[512], path[600];
+
+	if (eng_task_fd_path(h->pid, fd, name, sizeof(name)) < 0)
+		return -1;
+	snprintf(path, sizeof(path), "/Files/%s",
+		 name[0] == '/' ? name + 1 : name);
+	return hw_intern(h->win, path);
+}
+
+static void observe_thread(struct slh *h, pid_t tid, double now)
+{
+	struct eng_taskstate st;
+	int ids[2], n = 0;
+
+	if (eng_taskstate_read(h->pid, tid, &st) < 0 ||
+	    (st.wait != ENG_TASK_SYNC && st.wait != ENG_TASK_IO))
+		return;
+	ids[n++] = thread_id(h, tid);
+	if (st.wait == ENG_TASK_SYNC) {
+		ids[n] = sync_id(h, st.args[0]);
+		n += ids[n] >= 0;
+		hw_add(h->win, now, HW_SYNC, ids, n);
+		h->st.sync_obs++;
+	} else {
+		ids[n] = file_id(h, (int)st.args[0]);
+		n += ids[n] >= 0;
+		hw_add(h->win, now, HW_IO, ids, n);
+		h->st.io_obs++;
+	}
+}
+
+void slh_tick(struct slh *h, int force)
+{
+	uint64_t c0 = cpu_ns();
+	double now = secs(h, mono_ns());
+	pid_t tids[MAX_THREADS];
+	size_t n;
+
+	if (!force && now - h->last_tick < SLH_TICK_S)
+		return;
+	h->last_tick = now;
+	/* drain before following threads: an exited thread's last samples
+	 * are still in its ring */
+	eng_psampler_drain(h->ps, on_sample, h);
+	eng_psampler_sync_threads(h->ps);
+	n = eng_psampler_threads(h->ps, tids, MAX_THREADS);
+	for (size_t i = 0; i < n; i++)
+		observe_thread(h, tids[i], now);
+	hw_expire(h->win, now);
+	h->st.ticks++;
+	h->st.tick_cpu_ns += cpu_ns() - c0;
+}
+
+void slh_thread_new(struct slh *h, pid_t tid)
+{
+	eng_psampler_add_thread(h->ps, tid, NULL);
+}
+
+void slh_modules_changed(struct slh *h)
+{
+	eng_psampler_modules_changed(h->ps);
+}
+
+void slh_note(struct slh *h, const struct pc_discovery *d)
+{
+	char path[700];
+	struct sobj *o;
+
+	if (d->kind != PC_DISC_SYNCOBJ || d->retired || d->name == NULL ||
+	    d->sync_class == NULL)
+		return;
+	snprintf(path, sizeof(path), "/SyncObject/%s/%s", d->sync_class,
+		 d->name);
+	h->objs = realloc(h->objs, (h->nobjs + 1) * sizeof(*h->objs));
+	if (h->objs == NULL)
+		abort();
+	o = &h->objs[h->nobjs++];
+	o->addr = d->addr;
+	o->size = class_size(d->sync_class);
+	o->id = hw_intern(h->win, path);
+}
+
+double slh_hint(struct slh *h, const char *path)
+{
+	return hw_hint(h->win, path);
+}
+
+const struct slh_stats *slh_stats(const struct slh *h)
+{
+	return &h->st;
+}
+
+struct eng_psampler *slh_sampler(struct slh *h)
+{
+	return h->ps;
+}
+
+size_t slh_count(const struct slh *h, int kind)
+{
+	return hw_count(h->win, (enum hw_kind)kind);
+}

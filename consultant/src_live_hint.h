@@ -1,0 +1,77 @@
+/*
+ * src_live_hint.h - the live source's cheap evidence (internal to
+ * src_live.c): perf cpu-clock stack samples of every thread and the
+ * threads' states from /proc, kept over a sliding window and turned into
+ * the shares the consultant's `hint` op asks for (src_live_hintwin.h says
+ * what a share is).
+ *
+ * Every tick (at most every SLH_TICK_S) it drains the perf rings, unwinds
+ * and resolves each sample's stack to /Code paths, follows the target's
+ * threads (new ones sampled, exited ones dropped), and reads each
+ * thread's state: a thread blocked in futex counts for the sync object
+ * at the futex address (a mutex or condition variable discovered by the
+ * live source, or else the data symbol there, its class told by its
+ * size), a thread blocked in read/write/fsync/... for the file behind
+ * its descriptor (/proc/PID/fd).  The target is never stopped.
+ */
+#ifndef SRC_LIVE_HINT_H
+#define SRC_LIVE_HINT_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "eng_err.h"
+#include "pc_config.h"
+#include "pc_source.h"
+
+#define SLH_HZ 99           /* perf samples per second of a thread's CPU */
+#define SLH_WINDOW_S 3.0    /* the evidence the shares are taken over */
+#define SLH_TICK_S 0.1      /* how often rings are drained, states read */
+
+struct eng_image;
+struct eng_psampler;
+struct slh;
+
+/* The image mapped at a runtime address and its base (runtime address
+ * of image-relative 0), or NULL. */
+typedef struct eng_image *(*slh_image_fn)(void *arg, uint64_t addr,
+					  uint64_t *base);
+
+struct slh_stats {
+	uint64_t ticks;
+	uint64_t tick_cpu_ns;   /* hunch CPU time in slh_tick, all ticks */
+	uint64_t cpu_obs, sync_obs, io_obs;   /* observations made */
+};
+
+/* The rate to sample at: the tunable hintSampleRate when the loaded
+ * hypotheses define it (0: no hints), else SLH_HZ. */
+double slh_rate(const struct pc_config *cfg);
+/* `t0_ns`: CLOCK_MONOTONIC of the source's time 0.  Errors name the pid
+ * (perf refused, process gone). */
+int slh_new(pid_t pid, double hz, uint64_t t0_ns, slh_image_fn image_at,
+	    void *arg, struct slh **out, struct hunch_err *err);
+void slh_free(struct slh *h);
+/* Drain, resolve, read states, age the window (no-op until SLH_TICK_S
+ * has passed since the last tick, unless `force`). */
+void slh_tick(struct slh *h, int force);
+/* A thread the live source saw created: sample it from its first
+ * instruction (the tick's /proc scan would find it up to SLH_TICK_S
+ * later; exited threads are dropped by the tick, after their last
+ * samples are read). */
+void slh_thread_new(struct slh *h, pid_t tid);
+/* Libraries were loaded or unloaded (the unwinder re-reads the map). */
+void slh_modules_changed(struct slh *h);
+/* A discovery of the live source: sync objects are remembered by
+ * address so that futex waits can be matched to them. */
+void slh_note(struct slh *h, const struct pc_discovery *d);
+/* The share (0..1) of the window's evidence in the resource at `path`,
+ * < 0 when there is none. */
+double slh_hint(struct slh *h, const char *path);
+const struct slh_stats *slh_stats(const struct slh *h);
+/* The sampler itself: recent stacks per thread, with times (see
+ * eng_psampler_on_stack_since). */
+struct eng_psampler *slh_sampler(struct slh *h);
+/* Observations of one kind (0 CPU, 1 sync, 2 I/O) in the window. */
+size_t slh_count(const struct slh *h, int kind);
+
+#endif

@@ -1,0 +1,209 @@
+/*
+ * src_live_hintwin.c - the sliding window of cheap evidence (see
+ * src_live_hintwin.h).
+ *
+ * Sizes: at 99 samples/s per busy thread and a few seconds of window,
+ * a window holds hundreds to a few thousand observations, and the
+ * consultant asks a handful of hints per refinement, so a query is a
+ * linear scan: no index to keep up to date on every sample.
+ */
+#include "src_live_hintwin.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct obs {
+	double t;
+	enum hw_kind kind;
+	int *ids;
+	int nids;
+};
+
+struct hw {
+	double window;
+	char **paths;          /* interned, by id */
+	size_t npaths, cappaths;
+	struct obs *obs;       /* oldest first */
+	size_t nobs, capobs;
+};
+
+static void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (p == NULL)
+		abort();
+	return p;
+}
+
+struct hw *hw_new(double window_s)
+{
+	struct hw *w = calloc(1, sizeof(*w));
+
+	if (w == NULL)
+		abort();
+	w->window = window_s;
+	return w;
+}
+
+void hw_free(struct hw *w)
+{
+	if (w == NULL)
+		return;
+	for (size_t i = 0; i < w->npaths; i++)
+		free(w->paths[i]);
+	for (size_t i = 0; i < w->nobs; i++)
+		free(w->obs[i].ids);
+	free(w->paths);
+	free(w->obs);
+	free(w);
+}
+
+/* Linear: the paths interned are those seen in samples (hundreds), and
+ * the caller caches pc -> id, so this runs once per new function. */
+int hw_intern(struct hw *w, const char *path)
+{
+	for (size_t i = 0; i < w->npaths; i++)
+		if (strcmp(w->paths[i], path) == 0)
+			return (int)i;
+	if (w->npaths == w->cappaths) {
+		w->cappaths = w->cappaths ? w->cappaths * 2 : 256;
+		w->paths = xrealloc(w->paths, w->cappaths * sizeof(char *));
+	}
+	w->paths[w->npaths] = strdup(path);
+	if (w->paths[w->npaths] == NULL)
+		abort();
+	return (int)w->npaths++;
+}
+
+static bool has_id(const int *ids, int n, int id)
+{
+	for (int i = 0; i < n; i++)
+		if (ids[i] == id)
+			return true;
+	return false;
+}
+
+void hw_add(struct hw *w, double t, enum hw_kind kind, const int *ids,
+	    int nids)
+{
+	struct obs *o;
+
+	if (w->nobs == w->capobs) {
+		w->capobs = w->capobs ? w->capobs * 2 : 1024;
+		w->obs = xrealloc(w->obs, w->capobs * sizeof(*w->obs));
+	}
+	o = &w->obs[w->nobs++];
+	o->t = t;
+	o->kind = kind;
+	o->ids = xrealloc(NULL, (size_t)nids * sizeof(int));
+	o->nids = 0;
+	for (int i = 0; i < nids; i++)
+		if (!has_id(o->ids, o->nids, ids[i]))
+			o->ids[o->nids++] = ids[i];
+}
+
+void hw_expire(struct hw *w, double now)
+{
+	size_t k = 0;
+
+	while (k < w->nobs && w->obs[k].t < now - w->window)
+		free(w->obs[k++].ids);
+	if (k == 0)
+		return;
+	memmove(w->obs, w->obs + k, (w->nobs - k) * sizeof(*w->obs));
+	w->nobs -= k;
+}
+
+/* A thread as the where axis names it, "/Process/<pid>/<tid>:<start>",
+ * is interned as "/Process/<pid>/<tid>": drop the ":<start>". */
+static void normalize(const char *path, char *out, size_t len)
+{
+	char *colon;
+
+	strncpy(out, path, len - 1);
+	out[len - 1] = '\0';
+	if (strncmp(out, "/Process/", 9) == 0 &&
+	    (colon = strchr(out + 9, ':')) != NULL)
+		*colon = '\0';
+}
+
+static bool under(const char *p, const char *q, size_t qlen)
+{
+	return strncmp(p, q, qlen) == 0 &&
+	       (p[qlen] == '\0' || p[qlen] == '/' || qlen == 1);
+}
+
+/* Which interned paths are `path` or below it. */
+static bool *matching(const struct hw *w, const char *path)
+{
+	bool *m = xrealloc(NULL, w->npaths * sizeof(bool));
+	char q[1024];
+	size_t qlen;
+
+	normalize(path, q, sizeof(q));
+	qlen = strlen(q);
+	while (qlen > 1 && q[qlen - 1] == '/')
+		q[--qlen] = '\0';
+	for (size_t i = 0; i < w->npaths; i++)
+		m[i] = under(w->paths[i], q, qlen);
+	return m;
+}
+
+static void count(const struct hw *w, const bool *m, size_t *all,
+		  size_t *in)
+{
+	memset(all, 0, HW_NKIND * sizeof(size_t));
+	memset(in, 0, HW_NKIND * sizeof(size_t));
+	for (size_t i = 0; i < w->nobs; i++) {
+		const struct obs *o = &w->obs[i];
+
+		all[o->kind]++;
+		for (int k = 0; k < o->nids; k++) {
+			if (m[o->ids[k]]) {
+				in[o->kind]++;
+				break;
+			}
+		}
+	}
+}
+
+double hw_hint(const struct hw *w, const char *path)
+{
+	size_t all[HW_NKIND], in[HW_NKIND];
+	double best = -1;
+	bool *m;
+
+	if (w->nobs == 0)
+		return -1;
+	m = matching(w, path);
+	count(w, m, all, in);
+	free(m);
+	best = 0;
+	for (int k = 0; k < HW_NKIND; k++) {
+		double share = all[k] ? (double)in[k] / (double)all[k] : 0;
+
+		if (share > best)
+			best = share;
+	}
+	return best;
+}
+
+size_t hw_count(const struct hw *w, enum hw_kind kind)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < w->nobs; i++)
+		n += w->obs[i].kind == kind;
+	return n;
+}
+
+size_t hw_count_in(const struct hw *w, enum hw_kind kind, const char *path)
+{
+	size_t all[HW_NKIND], in[HW_NKIND];
+	bool *m = matching(w, path);
+
+	count(w, m, all, in);
+	free(m);
+	return in[kind];
+}

@@ -1,0 +1,48 @@
+/*
+ * src_live_hintwin.h - a sliding window of cheap evidence and the shares
+ * the consultant's `hint` op answers from it (no engine types: unit
+ * tested alone, tests/hint/hint_window.c).
+ *
+ * An observation is one thing seen at one time: a CPU sample (the
+ * resources are the thread and every /Code function, file and module on
+ * its stack), or a thread seen blocked in a sync object or in I/O (the
+ * thread and the object or file, when known).  Resources are interned
+ * paths: "/Code/<module>/<file>/<function>", "/Process/<pid>/<tid>",
+ * "/SyncObject/<class>/<name>", "/Files/<name>".
+ *
+ * hint(path) is the largest, over the three kinds, of the share of the
+ * window's observations of that kind that fall in the resource (an
+ * observation falls in it when one of its paths is `path` or below it).
+ * So a function gets its inclusive share of CPU samples, a thread the
+ * larger of its share of CPU samples and its share of blocked
+ * observations, a mutex its share of the threads seen blocked in sync.
+ * A thread path given as the where axis names it ("/Process/7/9:worker")
+ * is matched by pid and tid.  < 0: no observation at all in the window.
+ */
+#ifndef SRC_LIVE_HINTWIN_H
+#define SRC_LIVE_HINTWIN_H
+
+#include <stddef.h>
+
+enum hw_kind { HW_CPU, HW_SYNC, HW_IO, HW_NKIND };
+
+struct hw;
+
+struct hw *hw_new(double window_s);
+void hw_free(struct hw *w);
+/* The id of a path (the same id for the same path, for the window's
+ * life). */
+int hw_intern(struct hw *w, const char *path);
+/* One observation at time t (seconds) with the resources `ids`
+ * (duplicates are ignored).  Times must not go backwards. */
+void hw_add(struct hw *w, double t, enum hw_kind kind, const int *ids,
+	    int nids);
+/* Forget observations older than now - window. */
+void hw_expire(struct hw *w, double now);
+double hw_hint(const struct hw *w, const char *path);
+/* Observations of a kind in the window (tests, messages). */
+size_t hw_count(const struct hw *w, enum hw_kind kind);
+/* Observations of a kind that fall in `path`. */
+size_t hw_count_in(const struct hw *w, enum hw_kind kind, const char *path);
+
+#endif

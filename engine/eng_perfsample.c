@@ -1,0 +1,648 @@
+/*
+ * eng_perfsample.c - cpu-clock stack samples of a target's threads,
+ * unwound with libdwfl over the copied user stack (see eng_perfsample.h).
+ *
+ * Why one event per thread and not one per process with inherit: an
+ * inherited event cannot be mmap'ed per child, and a per-process event
+ * needs a CPU-wide event (root only on most machines).  Threads are
+ * followed by eng_psampler_sync_threads instead.
+ *
+ * Why the stack copy and not PERF_SAMPLE_CALLCHAIN: the kernel walks user
+ * call chains by frame pointers, which -O2 code does not keep, so chains
+ * stop after one or two frames.  The copy costs the kernel one memcpy of
+ * ENG_PS_STACK_BYTES per sample (a few hundred per second).
+ */
+#include "eng_perfsample.h"
+
+#include <dirent.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define RING_PAGES 64           /* data pages per thread (power of two) */
+#define RING_PAGES_MIN 8        /* when mlock limits refuse 64 */
+#define RESCAN_NS 10000000000ull /* re-read the map unasked: every 10 s */
+
+/* perf's x86-64 user registers, in the order of its enum perf_event_
+ * x86_regs: AX BX CX DX SI DI BP SP IP (0-8), R8-R15 (16-23). */
+#define REGS_MASK (0x1ffull | (0xffull << 16))
+#define NREGS 17
+
+struct pthread_ring {
+	pid_t tid;
+	int fd;
+	void *map;
+	size_t map_len;
+	struct eng_psample *keep;   /* ENG_PS_KEEP, a ring */
+	size_t nkeep, next;         /* how many kept, where the next goes */
+	bool seen;                  /* still listed in /proc (sync pass) */
+};
+
+struct eng_psampler {
+	pid_t pid;
+	double hz;
+	bool user_only;             /* the kernel refused kernel samples */
+	bool fp_chains;             /* ENG_PS_FP_CHAINS */
+	struct pthread_ring *th;
+	size_t nth, capth;
+	Dwfl *dwfl;
+	uint64_t dwfl_ns;           /* when the memory map was read */
+	bool maps_changed;          /* eng_psampler_modules_changed */
+	/* the sample being unwound (the dwfl callbacks' argument) */
+	pid_t cur_tid;
+	uint64_t cur_regs[NREGS];   /* DWARF order: rax rdx rcx rbx rsi rdi
+				     * rbp rsp r8..r15 rip */
+	const uint8_t *cur_stack;
+	uint64_t cur_stack_lo, cur_stack_len;
+	struct eng_psample cur;
+	uint8_t *rec;               /* one record copied out of the ring */
+	size_t rec_cap;
+	struct eng_psampler_stats st;
+};
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- unwinding: libdwfl over the copied registers and stack ---- */
+
+static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
+{
+	struct eng_psampler *ps = arg;
+
+	(void)dwfl;
+	if (*thread_argp != NULL)
+		return 0;
+	*thread_argp = ps;
+	return ps->cur_tid;
+}
+
+static bool get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
+{
+	struct eng_psampler *ps = arg;
+
+	(void)dwfl;
+	*thread_argp = ps;
+	return tid == ps->cur_tid;
+}
+
+/* Only the copied stack is readable: an unwind that needs anything else
+ * (a corrupt or foreign stack) simply ends there. */
+static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result,
+			void *arg)
+{
+	struct eng_psampler *ps = arg;
+
+	(void)dwfl;
+	if (addr < ps->cur_stack_lo ||
+	    addr + 8 > ps->cur_stack_lo + ps->cur_stack_len)
+		return false;
+	memcpy(result, ps->cur_stack + (addr - ps->cur_stack_lo), 8);
+	return true;
+}
+
+static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
+{
+	struct eng_psampler *ps = arg;
+
+	return dwfl_thread_state_registers(thread, 0, NREGS, ps->cur_regs);
+}
+
+static const Dwfl_Thread_Callbacks thread_callbacks = {
+	.next_thread = next_thread,
+	.get_thread = get_thread,
+	.memory_read = memory_read,
+	.set_initial_registers = set_initial_registers,
+};
+
+static const Dwfl_Callbacks proc_callbacks = {
+	.find_elf = dwfl_linux_proc_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+};
+
+/* (Re)read the target's memory map: libraries loaded since are known to
+ * the unwinder from now on. */
+static int dwfl_reload(struct eng_psampler *ps)
+{
+	if (ps->dwfl != NULL)
+		dwfl_end(ps->dwfl);
+	ps->dwfl_ns = mono_ns();
+	ps->maps_changed = false;
+	ps->dwfl = dwfl_begin(&proc_callbacks);
+	if (ps->dwfl == NULL)
+		return -ENOMEM;
+	if (dwfl_linux_proc_report(ps->dwfl, ps->pid) != 0 ||
+	    dwfl_report_end(ps->dwfl, NULL, NULL) != 0 ||
+	    !dwfl_attach_state(ps->dwfl, NULL, ps->pid, &thread_callbacks,
+			       ps)) {
+		dwfl_end(ps->dwfl);
+		ps->dwfl = NULL;
+		return -ESRCH;
+	}
+	return 0;
+}
+
+static int on_frame(Dwfl_Frame *state, void *arg)
+{
+	struct eng_psample *s = arg;
+	Dwarf_Addr pc;
+	Dwarf_Word sp = 0;
+	bool act;
+
+	if (!dwfl_frame_pc(state, &pc, &act) || pc == 0)
+		return DWARF_CB_ABORT;
+	if (dwfl_frame_reg(state, 7, &sp) != 0)
+		sp = 0;
+	/* frame i's CFA is the stack pointer of its caller's frame */
+	if (s->nframes > 0)
+		s->cfa[s->nframes - 1] = sp;
+	s->pc[s->nframes] = act ? pc : pc - 1;
+	s->cfa[s->nframes] = 0;
+	s->nframes++;
+	return s->nframes < ENG_PS_MAX_FRAMES ? DWARF_CB_OK : DWARF_CB_ABORT;
+}
+
+static void unwind(struct eng_psampler *ps)
+{
+	struct eng_psample *s = &ps->cur;
+
+	s->nframes = 0;
+	if (ps->dwfl == NULL || ps->maps_changed ||
+	    (dwfl_addrmodule(ps->dwfl, ps->cur_regs[16]) == NULL &&
+	     mono_ns() - ps->dwfl_ns > RESCAN_NS))
+		dwfl_reload(ps);
+	if (ps->dwfl != NULL)
+		dwfl_getthread_frames(ps->dwfl, s->tid, on_frame, s);
+	if (s->nframes == 0) {  /* at least where it was */
+		s->pc[0] = ps->cur_regs[16];
+		s->cfa[0] = 0;
+		s->nframes = 1;
+	}
+	ps->st.frames += (uint64_t)s->nframes;
+	ps->st.unwind_fail += s->nframes < 2;
+}
+
+/* ---- threads ---- */
+
+static int open_event(struct eng_psampler *ps, pid_t tid)
+{
+	struct perf_event_attr a;
+	int fd;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_CPU_CLOCK;
+	/* cpu-clock counts nanoseconds: a fixed period, not a frequency, so
+	 * the rate does not drift while the kernel adapts it */
+	a.sample_period = (uint64_t)(1e9 / ps->hz);
+	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	if (ps->fp_chains) {
+		a.sample_type |= PERF_SAMPLE_CALLCHAIN;
+		a.exclude_callchain_kernel = 1;
+		a.sample_max_stack = ENG_PS_MAX_FRAMES;
+	} else {
+		a.sample_type |= PERF_SAMPLE_REGS_USER |
+				 PERF_SAMPLE_STACK_USER;
+		a.sample_regs_user = REGS_MASK;
+		a.sample_stack_user = ENG_PS_STACK_BYTES;
+	}
+	a.use_clockid = 1;
+	a.clockid = CLOCK_MONOTONIC;
+	a.exclude_hv = 1;
+	/* Time in system calls counts too, attributed to the user stack
+	 * that made the call; without privilege, user time only. */
+	a.exclude_kernel = ps->user_only;
+	a.wakeup_events = 1u << 30;  /* never woken: drained by polling */
+	fd = (int)syscall(SYS_perf_event_open, &a, tid, -1, -1,
+			  PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0 && (errno == EACCES || errno == EPERM) && !ps->user_only) {
+		ps->user_only = true;
+		return open_event(ps, tid);
+	}
+	return fd < 0 ? -errno : fd;
+}
+
+static struct pthread_ring *find_thread(const struct eng_psampler *ps,
+					pid_t tid)
+{
+	for (size_t i = 0; i < ps->nth; i++)
+		if (ps->th[i].tid == tid)
+			return &ps->th[i];
+	return NULL;
+}
+
+/* The ring: one header page and a power of two of data pages.  Without
+ * CAP_IPC_LOCK the kernel bounds locked perf memory per user, so ask
+ * again smaller before giving up. */
+static int map_ring(struct pthread_ring *t, size_t nthreads)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	/* a program with hundreds of threads gets smaller rings: most of
+	 * its threads wait, and those give no samples */
+	size_t first = nthreads < 64 ? RING_PAGES : RING_PAGES_MIN;
+
+	for (size_t n = first; n >= RING_PAGES_MIN; n /= 2) {
+		t->map_len = (n + 1) * (size_t)page;
+		t->map = mmap(NULL, t->map_len, PROT_READ | PROT_WRITE,
+			      MAP_SHARED, t->fd, 0);
+		if (t->map != MAP_FAILED)
+			return 0;
+	}
+	t->map = NULL;
+	return -errno;
+}
+
+int eng_psampler_add_thread(struct eng_psampler *ps, pid_t tid,
+			    struct hunch_err *err)
+{
+	struct pthread_ring t = { .tid = tid, .seen = true };
+	int rc;
+
+	if (find_thread(ps, tid) != NULL)
+		return 0;
+	t.fd = open_event(ps, tid);
+	if (t.fd < 0)
+		return hunch_errf(err, t.fd, "cannot sample thread %d of pid "
+				  "%d with perf cpu-clock: %s (check "
+				  "/proc/sys/kernel/perf_event_paranoid and "
+				  "that hunch may trace the process)", tid,
+				  ps->pid, strerror(-t.fd));
+	rc = map_ring(&t, ps->nth);
+	t.keep = calloc(ENG_PS_KEEP, sizeof(*t.keep));
+	if (rc < 0 || t.keep == NULL) {
+		close(t.fd);
+		free(t.keep);
+		return hunch_errf(err, rc < 0 ? rc : -ENOMEM, "cannot map the "
+				  "perf ring buffer of thread %d of pid %d: "
+				  "%s", tid, ps->pid,
+				  strerror(rc < 0 ? -rc : ENOMEM));
+	}
+	if (ps->nth == ps->capth) {
+		ps->capth = ps->capth ? ps->capth * 2 : 16;
+		ps->th = realloc(ps->th, ps->capth * sizeof(*ps->th));
+		if (ps->th == NULL)
+			abort();
+	}
+	ps->th[ps->nth++] = t;
+	return 0;
+}
+
+static void free_thread(struct pthread_ring *t)
+{
+	munmap(t->map, t->map_len);
+	close(t->fd);
+	free(t->keep);
+}
+
+void eng_psampler_drop_thread(struct eng_psampler *ps, pid_t tid)
+{
+	struct pthread_ring *t = find_thread(ps, tid);
+
+	if (t == NULL)
+		return;
+	free_thread(t);
+	*t = ps->th[--ps->nth];
+}
+
+int eng_psampler_sync_threads(struct eng_psampler *ps)
+{
+	char path[64];
+	struct dirent *e;
+	size_t i;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)ps->pid);
+	d = opendir(path);
+	if (d == NULL)
+		return -ESRCH;
+	for (i = 0; i < ps->nth; i++)
+		ps->th[i].seen = false;
+	while ((e = readdir(d)) != NULL) {
+		pid_t tid = (pid_t)atoi(e->d_name);
+		struct pthread_ring *t;
+
+		if (tid <= 0)
+			continue;
+		t = find_thread(ps, tid);
+		if (t != NULL)
+			t->seen = true;
+		else
+			eng_psampler_add_thread(ps, tid, NULL);
+	}
+	closedir(d);
+	for (i = ps->nth; i-- > 0;)
+		if (!ps->th[i].seen)
+			eng_psampler_drop_thread(ps, ps->th[i].tid);
+	return (int)ps->nth;
+}
+
+size_t eng_psampler_nthreads(const struct eng_psampler *ps)
+{
+	return ps->nth;
+}
+
+size_t eng_psampler_threads(const struct eng_psampler *ps, pid_t *tids,
+			    size_t max)
+{
+	size_t n = 0;
+
+	for (; n < ps->nth && n < max; n++)
+		tids[n] = ps->th[n].tid;
+	return n;
+}
+
+void eng_psampler_modules_changed(struct eng_psampler *ps)
+{
+	ps->maps_changed = true;
+}
+
+/* ---- reading the rings ---- */
+
+/* Registers as perf lays them out (REGS_MASK bit order) into DWARF
+ * order. */
+static void regs_to_dwarf(const uint64_t *r, uint64_t *dw)
+{
+	static const int from[NREGS] = {
+		0 /* ax */, 3 /* dx */, 2 /* cx */, 1 /* bx */, 4 /* si */,
+		5 /* di */, 6 /* bp */, 7 /* sp */,
+		9, 10, 11, 12, 13, 14, 15, 16 /* r8..r15 */, 8 /* ip */,
+	};
+
+	for (int i = 0; i < NREGS; i++)
+		dw[i] = r[from[i]];
+}
+
+/* One PERF_RECORD_SAMPLE: ip, pid/tid, time, regs_user (abi + regs),
+ * stack_user (size, data, dyn_size). */
+static bool parse_sample(struct eng_psampler *ps, const uint8_t *p,
+			 const uint8_t *end)
+{
+	uint64_t abi, size, dyn;
+	const uint8_t *data;
+
+	if (end - p < 8 + 8 + 8 + 8)
+		return false;
+	p += 8;                                   /* ip */
+	ps->cur.tid = (pid_t)((const uint32_t *)p)[1];
+	p += 8;
+	memcpy(&ps->cur.t_ns, p, 8);
+	p += 8;
+	memcpy(&abi, p, 8);
+	p += 8;
+	if (abi == PERF_SAMPLE_REGS_ABI_NONE)
+		return false;  /* a kernel thread, or no user context */
+	if (end - p < NREGS * 8 + 8)
+		return false;
+	regs_to_dwarf((const uint64_t *)p, ps->cur_regs);
+	p += NREGS * 8;
+	memcpy(&size, p, 8);
+	p += 8;
+	data = p;
+	if (size > 0) {
+		if ((uint64_t)(end - p) < size + 8)
+			return false;
+		memcpy(&dyn, p + size, 8);
+		size = dyn < size ? dyn : size;
+	}
+	ps->cur_tid = ps->cur.tid;
+	ps->cur_stack = data;
+	ps->cur_stack_lo = ps->cur_regs[7];
+	ps->cur_stack_len = size;
+	return true;
+}
+
+/* A PERF_SAMPLE_CALLCHAIN sample: ip, pid/tid, time, nr, ips[nr]; the
+ * chain's context markers (PERF_CONTEXT_USER...) are skipped. */
+static bool parse_chain(struct eng_psampler *ps, const uint8_t *p,
+			const uint8_t *end)
+{
+	struct eng_psample *s = &ps->cur;
+	uint64_t nr, ip;
+
+	if (end - p < 32)
+		return false;
+	p += 8;
+	s->tid = (pid_t)((const uint32_t *)p)[1];
+	memcpy(&s->t_ns, p + 8, 8);
+	memcpy(&nr, p + 16, 8);
+	p += 24;
+	s->nframes = 0;
+	for (uint64_t i = 0; i < nr && end - p >= 8; i++, p += 8) {
+		memcpy(&ip, p, 8);
+		if (ip >= (uint64_t)-4095 || s->nframes == ENG_PS_MAX_FRAMES)
+			continue;
+		s->pc[s->nframes] = s->nframes > 0 ? ip - 1 : ip;
+		s->cfa[s->nframes++] = 0;
+	}
+	ps->st.frames += (uint64_t)s->nframes;
+	ps->st.unwind_fail += s->nframes < 2;
+	return s->nframes > 0;
+}
+
+/* The sample into ps->cur, unwound; false: nothing usable. */
+static bool read_sample(struct eng_psampler *ps, const uint8_t *p,
+			const uint8_t *end)
+{
+	if (ps->fp_chains)
+		return parse_chain(ps, p, end);
+	if (!parse_sample(ps, p, end))
+		return false;
+	unwind(ps);
+	return true;
+}
+
+static void keep_sample(struct pthread_ring *t, const struct eng_psample *s)
+{
+	t->keep[t->next] = *s;
+	t->next = (t->next + 1) % ENG_PS_KEEP;
+	if (t->nkeep < ENG_PS_KEEP)
+		t->nkeep++;
+}
+
+/* Copy a record out of the ring (it may wrap around the end). */
+static const uint8_t *copy_record(struct eng_psampler *ps,
+				  const uint8_t *base, size_t mask,
+				  uint64_t at, size_t len)
+{
+	size_t off = (size_t)(at & mask), first = mask + 1 - off;
+
+	if (ps->rec_cap < len) {
+		ps->rec_cap = len;
+		ps->rec = realloc(ps->rec, len);
+		if (ps->rec == NULL)
+			abort();
+	}
+	if (first >= len)
+		return base + off;
+	memcpy(ps->rec, base + off, first);
+	memcpy(ps->rec + first, base, len - first);
+	return ps->rec;
+}
+
+static int drain_thread(struct eng_psampler *ps, struct pthread_ring *t,
+			eng_psample_fn fn, void *arg)
+{
+	struct perf_event_mmap_page *mp = t->map;
+	const uint8_t *base = (const uint8_t *)t->map + mp->data_offset;
+	size_t mask = (size_t)mp->data_size - 1;
+	uint64_t head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
+	uint64_t tail = mp->data_tail;
+	int n = 0;
+
+	while (tail + sizeof(struct perf_event_header) <= head) {
+		struct perf_event_header h;
+		const uint8_t *rec;
+
+		memcpy(&h, copy_record(ps, base, mask, tail, sizeof(h)),
+		       sizeof(h));
+		if (h.size < sizeof(h) || tail + h.size > head)
+			break;
+		rec = copy_record(ps, base, mask, tail, h.size);
+		if (h.type == PERF_RECORD_SAMPLE &&
+		    read_sample(ps, rec + sizeof(h), rec + h.size)) {
+			keep_sample(t, &ps->cur);
+			if (fn != NULL)
+				fn(arg, &ps->cur);
+			n++;
+		} else if (h.type == PERF_RECORD_LOST) {
+			uint64_t lost;
+
+			memcpy(&lost, rec + sizeof(h) + 8, 8);
+			ps->st.lost += lost;
+		}
+		tail += h.size;
+	}
+	__atomic_store_n(&mp->data_tail, tail, __ATOMIC_RELEASE);
+	return n;
+}
+
+int eng_psampler_drain(struct eng_psampler *ps, eng_psample_fn fn,
+		       void *arg)
+{
+	uint64_t t0 = cpu_ns();
+	int n = 0;
+
+	for (size_t i = 0; i < ps->nth; i++)
+		n += drain_thread(ps, &ps->th[i], fn, arg);
+	ps->st.samples += (uint64_t)n;
+	ps->st.drain_ns += cpu_ns() - t0;
+	ps->st.drains++;
+	return n;
+}
+
+/* ---- questions about the recent samples ---- */
+
+static bool has_activation(const struct eng_psample *s, uint64_t lo,
+			   uint64_t hi, uint64_t cfa)
+{
+	for (int i = 0; i < s->nframes; i++)
+		if (s->pc[i] >= lo && s->pc[i] < hi &&
+		    (cfa == 0 || s->cfa[i] == cfa))
+			return true;
+	return false;
+}
+
+int eng_psampler_on_stack_since(const struct eng_psampler *ps, pid_t tid,
+				uint64_t lo, uint64_t hi, uint64_t cfa,
+				uint64_t *since_ns)
+{
+	const struct pthread_ring *t = find_thread(ps, tid);
+	size_t k;
+
+	if (t == NULL || t->nkeep == 0)
+		return -ENOENT;
+	for (k = 0; k < t->nkeep; k++) {
+		size_t i = (t->next + ENG_PS_KEEP - 1 - k) % ENG_PS_KEEP;
+
+		if (!has_activation(&t->keep[i], lo, hi, cfa))
+			break;
+		*since_ns = t->keep[i].t_ns;
+	}
+	if (k == 0)
+		return 0;
+	return k == t->nkeep ? 2 : 1;
+}
+
+const struct eng_psample *eng_psampler_latest(const struct eng_psampler *ps,
+					      pid_t tid)
+{
+	const struct pthread_ring *t = find_thread(ps, tid);
+
+	if (t == NULL || t->nkeep == 0)
+		return NULL;
+	return &t->keep[(t->next + ENG_PS_KEEP - 1) % ENG_PS_KEEP];
+}
+
+const struct eng_psampler_stats *
+eng_psampler_stats(const struct eng_psampler *ps)
+{
+	return &ps->st;
+}
+
+/* ---- lifetime ---- */
+
+int eng_psampler_open(pid_t pid, double hz, struct eng_psampler **out,
+		      struct hunch_err *err)
+{
+	return eng_psampler_open_flags(pid, hz, 0, out, err);
+}
+
+int eng_psampler_open_flags(pid_t pid, double hz, unsigned flags,
+			    struct eng_psampler **out, struct hunch_err *err)
+{
+	struct eng_psampler *ps;
+
+	*out = NULL;
+	if (!(hz >= 1 && hz <= 10000))
+		return hunch_errf(err, -EINVAL, "sample rate %g Hz out of "
+				  "range (1..10000)", hz);
+	ps = calloc(1, sizeof(*ps));
+	if (ps == NULL)
+		return hunch_errf(err, -ENOMEM, "out of memory");
+	ps->pid = pid;
+	ps->hz = hz;
+	ps->fp_chains = flags & ENG_PS_FP_CHAINS;
+	if (dwfl_reload(ps) < 0) {
+		free(ps);
+		return hunch_errf(err, -ESRCH, "cannot read the memory map of "
+				  "pid %d (/proc/%d/maps) to unwind its "
+				  "samples; check that it still exists", pid,
+				  pid);
+	}
+	*out = ps;
+	return 0;
+}
+
+void eng_psampler_close(struct eng_psampler *ps)
+{
+	if (ps == NULL)
+		return;
+	for (size_t i = 0; i < ps->nth; i++)
+		free_thread(&ps->th[i]);
+	if (ps->dwfl != NULL)
+		dwfl_end(ps->dwfl);
+	free(ps->th);
+	free(ps->rec);
+	free(ps);
+}

@@ -1,0 +1,125 @@
+/*
+ * eng_perfsample.h - statistical stack samples of a target's threads.
+ *
+ * One software `cpu-clock` perf event per thread (inherit off: new
+ * threads are added as they are found, exited ones dropped), sampling
+ * the user registers and a copy of the top of the user stack
+ * (PERF_SAMPLE_REGS_USER + PERF_SAMPLE_STACK_USER).  Optimized code has
+ * no frame pointers, so the kernel's own user call chains are useless
+ * there; instead each sample is unwound here with libdwfl's CFI unwinder
+ * (.eh_frame) over the copied stack, as `perf report` does.
+ *
+ * Nothing here ever stops the target: the kernel writes samples into
+ * ring buffers mmap'ed by hunch, and eng_psampler_drain reads them.
+ *
+ * Each thread keeps its most recent samples (ENG_PS_KEEP) with their
+ * frames and canonical frame addresses, so that a caller can ask "since
+ * when has this activation (function + CFA) been on this thread's
+ * stack?" (eng_psampler_on_stack_since), e.g. to catch up a timer that
+ * is inserted while the function is already running.
+ */
+#ifndef ENG_PERFSAMPLE_H
+#define ENG_PERFSAMPLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "eng_err.h"
+
+#define ENG_PS_MAX_FRAMES 64   /* frames kept per sample */
+#define ENG_PS_KEEP 256        /* recent samples kept per thread */
+#define ENG_PS_STACK_BYTES 8192  /* user stack copied per sample */
+#define ENG_PS_DEFAULT_HZ 99
+
+/* One sample, unwound.  pc[0] is where the thread was; pc[i > 0] are
+ * return addresses minus one (inside the call instruction, so that the
+ * caller's function is found even for a call at a function's end).
+ * cfa[i] is frame i's canonical frame address (the caller's stack
+ * pointer once frame i returns), 0 when unknown (the outermost frame). */
+struct eng_psample {
+	pid_t tid;
+	uint64_t t_ns;          /* CLOCK_MONOTONIC */
+	int nframes;
+	uint64_t pc[ENG_PS_MAX_FRAMES];
+	uint64_t cfa[ENG_PS_MAX_FRAMES];
+};
+
+struct eng_psampler_stats {
+	uint64_t samples;       /* samples read */
+	uint64_t lost;          /* samples the kernel dropped (ring full) */
+	uint64_t frames;        /* frames unwound in all */
+	uint64_t unwind_fail;   /* samples unwound to fewer than 2 frames */
+	uint64_t drain_ns;      /* hunch CPU time spent draining+unwinding */
+	uint64_t drains;
+};
+
+struct eng_psampler;
+
+typedef void (*eng_psample_fn)(void *arg, const struct eng_psample *s);
+
+/* Sample process `pid` at `hz` samples per second of each thread's CPU
+ * time (the event counts CPU time: a blocked thread gives no samples).
+ * No thread is sampled until added or synced.  Errors name the pid and
+ * say what to check (perf_event_paranoid, permissions). */
+int eng_psampler_open(pid_t pid, double hz, struct eng_psampler **out,
+		      struct hunch_err *err);
+/* The same with ENG_PS_FP_CHAINS: the kernel's frame-pointer call chains
+ * (PERF_SAMPLE_CALLCHAIN) instead of stack copies, no CFAs.  Cheaper,
+ * but -O2 code keeps no frame pointers, so chains end after a frame or
+ * two there: kept for comparison (bench/hint), not used by hunch. */
+#define ENG_PS_FP_CHAINS 0x1u
+int eng_psampler_open_flags(pid_t pid, double hz, unsigned flags,
+			    struct eng_psampler **out, struct hunch_err *err);
+/* Closes every event; the target runs on untouched. */
+void eng_psampler_close(struct eng_psampler *ps);
+
+/* Start sampling one thread (no-op if already sampled). */
+int eng_psampler_add_thread(struct eng_psampler *ps, pid_t tid,
+			    struct hunch_err *err);
+/* Stop sampling a thread (after draining what it left); its retained
+ * samples go too. */
+void eng_psampler_drop_thread(struct eng_psampler *ps, pid_t tid);
+/* Follow /proc/PID/task: add the threads not sampled yet, drop those
+ * gone.  Returns the number of threads sampled, or a negative errno when
+ * the process is gone. */
+int eng_psampler_sync_threads(struct eng_psampler *ps);
+size_t eng_psampler_nthreads(const struct eng_psampler *ps);
+/* The threads sampled (up to max), for callers that read their states. */
+size_t eng_psampler_threads(const struct eng_psampler *ps, pid_t *tids,
+			    size_t max);
+
+/* Libraries were loaded or unloaded: re-read the memory map before the
+ * next unwind.  (Without this call a sample outside every known module
+ * makes it re-read the map, at most every 10 s: samples in hunch's own
+ * trampolines or in JIT code are outside every module too.) */
+void eng_psampler_modules_changed(struct eng_psampler *ps);
+
+/* Read every sample written since the last drain, unwind it, keep it in
+ * its thread's recent samples and hand it to fn (fn may be NULL).
+ * Returns the number of samples. */
+int eng_psampler_drain(struct eng_psampler *ps, eng_psample_fn fn,
+		       void *arg);
+
+/* The activation of the function [lo, hi) whose frame has CFA `cfa`
+ * (cfa 0: any frame of that function) on thread `tid`: if the thread's
+ * newest retained sample has it on its stack, *since_ns is the time of
+ * the oldest sample of the unbroken run of recent samples that all have
+ * it, and the return is 1, or 2 when that run reaches the oldest retained
+ * sample (the activation may be older).  0: not on the newest sample's
+ * stack; -ENOENT: the thread has no sample.  A blocked thread gives no
+ * samples, so "newest" may be old: compare eng_psampler_latest's t_ns
+ * with the time of the question (ENG_PS_KEEP samples are at least 2.5 s
+ * of the thread's CPU time at the default rate). */
+int eng_psampler_on_stack_since(const struct eng_psampler *ps, pid_t tid,
+				uint64_t lo, uint64_t hi, uint64_t cfa,
+				uint64_t *since_ns);
+
+/* The newest retained sample of a thread, or NULL. */
+const struct eng_psample *eng_psampler_latest(const struct eng_psampler *ps,
+					      pid_t tid);
+
+const struct eng_psampler_stats *
+eng_psampler_stats(const struct eng_psampler *ps);
+
+#endif

@@ -1,0 +1,122 @@
+/*
+ * eng_taskstate.c - a thread's state from /proc (see eng_taskstate.h).
+ */
+#include "eng_taskstate.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "eng_metric_int.h"   /* msock_name: sockets named as discovery does */
+
+/* Read a small /proc file whole; returns its length or -errno. */
+static int slurp(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	return (int)n;
+}
+
+int eng_task_is_io_syscall(long nr)
+{
+	switch (nr) {
+	case SYS_read: case SYS_write: case SYS_pread64: case SYS_pwrite64:
+	case SYS_readv: case SYS_writev: case SYS_preadv: case SYS_pwritev:
+	case SYS_preadv2: case SYS_pwritev2: case SYS_fsync:
+	case SYS_fdatasync: case SYS_sync_file_range: case SYS_sendto:
+	case SYS_recvfrom: case SYS_sendmsg: case SYS_recvmsg:
+	case SYS_sendfile: case SYS_accept: case SYS_accept4:
+	case SYS_connect:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* The state letter follows the command name, which is in parentheses
+ * and may itself contain spaces and parentheses: take the last ')'. */
+static char read_state(pid_t pid, pid_t tid)
+{
+	char path[64], buf[512], *paren;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid,
+		 (int)tid);
+	if (slurp(path, buf, sizeof(buf)) < 0)
+		return 0;
+	paren = strrchr(buf, ')');
+	return paren != NULL && paren[1] == ' ' ? paren[2] : '?';
+}
+
+static void read_syscall(pid_t pid, pid_t tid, struct eng_taskstate *st)
+{
+	char path[64], buf[256], *p, *end;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)pid,
+		 (int)tid);
+	if (slurp(path, buf, sizeof(buf)) < 0 || buf[0] < '0' ||
+	    buf[0] > '9')
+		return;  /* "running", or "-1 SP PC" outside a call */
+	st->syscall = strtol(buf, &p, 10);
+	for (int i = 0; i < 6; i++) {
+		st->args[i] = strtoull(p, &end, 16);
+		if (end == p)
+			break;
+		p = end;
+	}
+}
+
+int eng_taskstate_read(pid_t pid, pid_t tid, struct eng_taskstate *out)
+{
+	char path[64];
+
+	memset(out, 0, sizeof(*out));
+	out->tid = tid;
+	out->syscall = -1;
+	out->state = read_state(pid, tid);
+	if (out->state == 0)
+		return -ESRCH;
+	if (out->state == 'R') {
+		out->wait = ENG_TASK_RUNNING;
+		return 0;
+	}
+	out->wait = ENG_TASK_OTHER;
+	if (out->state != 'S' && out->state != 'D')
+		return 0;
+	read_syscall(pid, tid, out);
+	if (out->syscall == SYS_futex)
+		out->wait = ENG_TASK_SYNC;
+	else if (eng_task_is_io_syscall(out->syscall))
+		out->wait = ENG_TASK_IO;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/wchan", (int)pid,
+		 (int)tid);
+	if (slurp(path, out->wchan, sizeof(out->wchan)) < 0 ||
+	    strcmp(out->wchan, "0") == 0)
+		out->wchan[0] = '\0';
+	return 0;
+}
+
+int eng_task_fd_path(pid_t pid, int fd, char *buf, size_t len)
+{
+	char link[64];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/%d/fd/%d", (int)pid, fd);
+	n = readlink(link, buf, len - 1);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	msock_name((int)pid, buf, len);  /* "socket:[N]" -> its peer */
+	return 0;
+}

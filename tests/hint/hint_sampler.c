@@ -1,0 +1,281 @@
+/*
+ * hint_sampler.c - the hint sampler on a real target that nobody traces
+ * (so it cannot be ptrace-stopped: TracerPid stays 0): tests/hint/
+ * hint_target's spinning thread, deep in a call chain in -O2 code, gives
+ * its function and every caller > 0.8 of the CPU samples; a function not
+ * running reads 0; the threads blocked on hint_lock and on a heap mutex
+ * (known by discovery only) and the ones blocked in read() and recv()
+ * name those mutexes, that FIFO and that socket; the thread that exits is
+ * dropped and its share falls to 0; the sampler can say since when an
+ * activation has been on the spinning thread's stack.
+ *
+ * usage: hint_sampler HINT_TARGET
+ */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "eng_perfsample.h"
+#include "eng_symbols.h"
+#include "src_live_hint.h"
+#include "tap.h"
+
+struct target {
+	pid_t pid;
+	int out;
+	int spin, lock, read, brief, sock, heap, fd;
+	void *heap_addr;
+	char exe[PATH_MAX];
+	struct eng_image *img;
+	uint64_t base;
+};
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static struct eng_image *image_at(void *arg, uint64_t addr, uint64_t *base)
+{
+	struct target *t = arg;
+
+	*base = t->base;
+	if (addr < t->base)
+		return NULL;
+	if (eng_image_func_at(t->img, addr - t->base) ||
+	    eng_image_data_at(t->img, addr - t->base))
+		return t->img;
+	return NULL;
+}
+
+/* The executable's load base: its mapping at file offset 0. */
+static uint64_t load_base(pid_t pid, const char *exe)
+{
+	char path[64], line[PATH_MAX + 128], file[PATH_MAX];
+	unsigned long lo, off;
+	uint64_t base = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "r");
+	while (f != NULL && base == 0 && fgets(line, sizeof(line), f)) {
+		file[0] = '\0';
+		if (sscanf(line, "%lx-%*x %*s %lx %*s %*s %s", &lo, &off,
+			   file) == 3 && off == 0 && strcmp(file, exe) == 0)
+			base = lo;
+	}
+	if (f != NULL)
+		fclose(f);
+	return base;
+}
+
+static int start(struct target *t, const char *prog, const char *fifo)
+{
+	int p[2];
+	char line[256];
+	FILE *f;
+
+	if (realpath(prog, t->exe) == NULL || pipe(p) < 0)
+		return -1;
+	t->pid = fork();
+	if (t->pid == 0) {
+		dup2(p[1], 1);
+		close(p[0]);
+		execl(t->exe, t->exe, fifo, "60", (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	f = fdopen(p[0], "r");
+	if (f == NULL || fgets(line, sizeof(line), f) == NULL ||
+	    sscanf(line, "tids %d %d %d %d %d %d fd %d heap %p", &t->spin,
+		   &t->lock, &t->read, &t->brief, &t->sock, &t->heap, &t->fd,
+		   &t->heap_addr) != 8)
+		return -1;
+	t->base = load_base(t->pid, t->exe);
+	return eng_image_open(t->exe, &t->img, NULL);
+}
+
+static double hint(struct slh *h, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static double hint(struct slh *h, const char *fmt, ...)
+{
+	char path[512];
+	va_list ap;
+	double v;
+
+	va_start(ap, fmt);
+	vsnprintf(path, sizeof(path), fmt, ap);
+	va_end(ap);
+	v = slh_hint(h, path);
+	tap_diag("hint(%s) = %.3f", path, v);
+	return v;
+}
+
+static char tracer_state(pid_t pid)
+{
+	char path[64], line[256];
+	int tracer = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "r");
+	while (f != NULL && fgets(line, sizeof(line), f))
+		sscanf(line, "TracerPid: %d", &tracer);
+	if (f != NULL)
+		fclose(f);
+	return (char)tracer;
+}
+
+#define CODE "/Code/hint_target/hint_target.c/"
+
+static void check_code(struct slh *h, struct target *t)
+{
+	const char *chain[] = { "hint_spin_inner", "hint_spin_mid",
+				"hint_spin_outer", "spinner" };
+
+	for (int i = 0; i < 4; i++)
+		tap_ok(hint(h, CODE "%s", chain[i]) > 0.8, "%s (the spinning "
+		       "function or a caller) > 0.8 of the samples",
+		       chain[i]);
+	tap_ok(hint(h, "/Code/hint_target/hint_target.c") > 0.8,
+	       "its source file > 0.8 (inclusive)");
+	tap_ok(hint(h, "/Code/hint_target") > 0.8, "its module > 0.8");
+	tap_ok(hint(h, "/Process/%d/%d:spinner", t->pid, t->spin) > 0.8,
+	       "the spinning thread > 0.8 of the samples");
+	tap_ok(hint(h, CODE "hint_idle") == 0, "a function not running "
+	       "reads 0");
+	tap_ok(hint(h, CODE "hint_brief") == 0, "the exited thread's "
+	       "function reads 0 once its samples left the window");
+	tap_ok(hint(h, "/Process/%d/%d", t->pid, t->brief) == 0,
+	       "the exited thread reads 0");
+	tap_ok(hint(h, "/Process/%d/%d:main", t->pid, t->pid) == 0,
+	       "the sleeping main thread reads 0");
+}
+
+static void check_blocked(struct slh *h, struct target *t,
+			  const char *fifo)
+{
+	tap_ok(slh_count(h, 1) > 0, "threads were seen blocked in sync");
+	/* two threads blocked in sync, seen at the same ticks: half each */
+	tap_ok(hint(h, "/SyncObject/Mutex/hint_lock") == 0.5, "half the "
+	       "sync-blocked observations name /SyncObject/Mutex/hint_lock "
+	       "(by its symbol)");
+	tap_ok(hint(h, "/SyncObject/Mutex/heap_lock") == 0.5, "the other "
+	       "half name the heap mutex as discovery named it");
+	tap_ok(hint(h, "/SyncObject/Mutex") == 1.0, "and their class all");
+	tap_ok(hint(h, "/Process/%d/%d", t->pid, t->lock) == 0.5,
+	       "the thread blocked on hint_lock: 0.5 of the sync "
+	       "observations");
+	tap_ok(slh_count(h, 2) > 0, "threads were seen blocked in I/O");
+	/* two threads blocked in I/O, seen at the same ticks: half each */
+	tap_ok(hint(h, "/Files/%s", fifo + 1) == 0.5, "half the I/O-blocked "
+	       "observations name /Files%s (fd %d)", fifo, t->fd);
+	tap_ok(hint(h, "/Process/%d/%d", t->pid, t->read) == 0.5,
+	       "the reader thread: 0.5 of the I/O observations");
+	tap_ok(hint(h, "/Files/unix:(unnamed)") == 0.5, "the other half "
+	       "name the socket by its peer, as discovery does");
+	tap_ok(hint(h, "/Process/%d/%d", t->pid, t->sock) == 0.5,
+	       "the socket thread: 0.5 of the I/O observations");
+	tap_ok(hint(h, "/Files/dev/null") == 0, "another file reads 0");
+}
+
+static void check_since(struct slh *h, struct target *t)
+{
+	struct eng_psampler *ps = slh_sampler(h);
+	const struct eng_func *f = eng_image_func_by_name(t->img,
+							   "hint_spin_mid");
+	const struct eng_func *idle = eng_image_func_by_name(t->img,
+							      "hint_idle");
+	const struct eng_psample *s = eng_psampler_latest(ps, t->spin);
+	uint64_t lo = t->base + f->addr, hi = lo + f->size, cfa = 0;
+	uint64_t since = 0, now = mono_ns();
+	int rc;
+
+	for (int i = 0; s != NULL && i < s->nframes; i++)
+		if (s->pc[i] >= lo && s->pc[i] < hi)
+			cfa = s->cfa[i];
+	tap_ok(cfa != 0, "the newest sample has hint_spin_mid's frame with "
+	       "its CFA");
+	rc = eng_psampler_on_stack_since(ps, t->spin, lo, hi, cfa, &since);
+	tap_ok(rc >= 1 && since + 1000000000ull < now, "that activation has "
+	       "been on the stack for over 1 s (rc %d)", rc);
+	rc = eng_psampler_on_stack_since(ps, t->spin, lo, hi, cfa + 16,
+					 &since);
+	tap_eq(rc, 0, "another CFA is another activation: not on the stack");
+	lo = t->base + idle->addr;
+	rc = eng_psampler_on_stack_since(ps, t->spin, lo, lo + idle->size, 0,
+					 &since);
+	tap_eq(rc, 0, "hint_idle is not on the stack");
+	tap_eq(eng_psampler_on_stack_since(ps, 1, lo, lo + 1, 0, &since),
+	       -ENOENT, "a thread not sampled: -ENOENT");
+}
+
+int main(int argc, char **argv)
+{
+	char dir[] = "/tmp/hint-XXXXXX", fifo[PATH_MAX];
+	struct target t = { 0 };
+	struct hunch_err err = { 0 };
+	struct slh *h = NULL;
+	size_t most = 0;
+	uint64_t end;
+
+	if (argc != 2 || mkdtemp(dir) == NULL)
+		return 1;
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	if (mkfifo(fifo, 0600) < 0 || start(&t, argv[1], fifo) < 0) {
+		printf("Bail out! cannot start %s\n", argv[1]);
+		return 1;
+	}
+	if (!tap_ok(slh_new(t.pid, SLH_HZ, mono_ns(), image_at, &t, &h,
+			    &err) == 0, "sampling pid %d", t.pid)) {
+		tap_diag("%s", err.msg);
+		return tap_done();
+	}
+	/* what the live source passes on when a sync metric discovers the
+	 * heap mutex (src_live.c enqueue) */
+	slh_note(h, &(struct pc_discovery){ .kind = PC_DISC_SYNCOBJ,
+		 .sync_class = "Mutex", .name = "heap_lock",
+		 .addr = (uint64_t)(uintptr_t)t.heap_addr, .pid = t.pid });
+	/* 4.5 s: the brief thread's 0.5 s of spinning leaves the 3 s window */
+	end = mono_ns() + 4500000000ull;
+	while (mono_ns() < end) {
+		usleep(100000);
+		slh_tick(h, 1);
+		if (eng_psampler_nthreads(slh_sampler(h)) > most)
+			most = eng_psampler_nthreads(slh_sampler(h));
+	}
+	tap_eq(tracer_state(t.pid), 0, "the target is traced by nobody "
+	       "(TracerPid 0): sampling needs no ptrace stop");
+	tap_ok(most == 7 || most == 6, "threads sampled at most: %zu", most);
+	tap_eq(eng_psampler_nthreads(slh_sampler(h)), 6, "the exited thread "
+	       "is no longer sampled");
+	tap_ok(slh_count(h, 0) >= 10, "CPU samples in the window: %zu",
+	       slh_count(h, 0));
+	tap_diag("samples %llu lost %llu frames %llu one-frame %llu",
+		 (unsigned long long)eng_psampler_stats(slh_sampler(h))->samples,
+		 (unsigned long long)eng_psampler_stats(slh_sampler(h))->lost,
+		 (unsigned long long)eng_psampler_stats(slh_sampler(h))->frames,
+		 (unsigned long long)
+		 eng_psampler_stats(slh_sampler(h))->unwind_fail);
+	check_code(h, &t);
+	check_blocked(h, &t, fifo);
+	check_since(h, &t);
+	tap_eq(kill(t.pid, 0), 0, "the target still runs");
+	slh_free(h);
+	kill(t.pid, SIGKILL);
+	waitpid(t.pid, NULL, 0);
+	eng_image_close(t.img);
+	unlink(fifo);
+	rmdir(dir);
+	return tap_done();
+}

@@ -1,0 +1,100 @@
+/*
+ * hint_window.c - the arithmetic of the hint window (src_live_hintwin.h):
+ * exact shares per kind, inclusive /Code prefixes, thread names matched
+ * by tid, duplicates counted once, expiry at the window's edge, and < 0
+ * for an empty window.
+ */
+#include <string.h>
+
+#include "src_live_hintwin.h"
+#include "tap.h"
+
+#define SPIN "/Code/t/t.c/spin"
+#define MID "/Code/t/t.c/mid"
+#define IDLE "/Code/t/t.c/idle"
+#define LIBF "/Code/libc.so.6/<unknown>/clone3"
+
+/* Exact doubles: every share here is a ratio of small integers. */
+static void hint_is(struct hw *w, const char *path, double want)
+{
+	double got = hw_hint(w, path);
+
+	if (!tap_ok(got == want, "hint(%s) = %g", path, want))
+		tap_diag("  got %.17g", got);
+}
+
+int main(void)
+{
+	struct hw *w = hw_new(2.0);
+	int spin = hw_intern(w, SPIN), mid = hw_intern(w, MID);
+	int lib = hw_intern(w, LIBF), idle = hw_intern(w, IDLE);
+	int t1 = hw_intern(w, "/Process/10/11");
+	int t2 = hw_intern(w, "/Process/10/12");
+	int mtx = hw_intern(w, "/SyncObject/Mutex/m");
+	int f = hw_intern(w, "/Files/tmp/x");
+
+	tap_eq(hw_intern(w, SPIN), spin, "interning the same path twice "
+	       "gives the same id");
+	tap_ok(idle != spin, "different paths, different ids");
+	tap_ok(hw_hint(w, "/Code") < 0, "an empty window is unknown (< 0)");
+
+	/* t=0..0.9: thread 11 in spin (called by mid) 3 times out of 4,
+	 * once in mid itself; thread 12 blocked in the mutex 2 times, in a
+	 * read of /Files/tmp/x once and on an unknown futex once. */
+	for (int i = 0; i < 4; i++) {
+		int a[] = { t1, spin, mid, lib, spin /* a recursion */ };
+		int b[] = { t1, mid, lib };
+
+		if (i < 3)
+			hw_add(w, 0.1 * i, HW_CPU, a, 5);
+		else
+			hw_add(w, 0.1 * i, HW_CPU, b, 3);
+	}
+	hw_add(w, 0.5, HW_SYNC, (int[]){ t2, mtx }, 2);
+	hw_add(w, 0.6, HW_SYNC, (int[]){ t2, mtx }, 2);
+	hw_add(w, 0.7, HW_SYNC, (int[]){ t2 }, 1);
+	hw_add(w, 0.9, HW_IO, (int[]){ t2, f }, 2);
+
+	tap_eq(hw_count(w, HW_CPU), 4, "4 CPU samples in the window");
+	tap_eq(hw_count(w, HW_SYNC), 3, "3 sync observations");
+	tap_eq(hw_count(w, HW_IO), 1, "1 I/O observation");
+	tap_eq(hw_count_in(w, HW_CPU, SPIN), 3, "a sample with spin twice "
+	       "on its stack counts once");
+	hint_is(w, SPIN, 0.75);
+	hint_is(w, MID, 1.0);
+	hint_is(w, IDLE, 0.0);
+	hint_is(w, "/Code/t/t.c", 1.0);
+	hint_is(w, "/Code/t", 1.0);
+	hint_is(w, "/Code/t/t.c/spi", 0.0);   /* a prefix of a name only */
+	hint_is(w, "/Code/libc.so.6", 1.0);
+	hint_is(w, "/Code", 1.0);
+	hint_is(w, "/Process/10/11:worker", 1.0);
+	hint_is(w, "/Process/10/12:reader", 1.0);
+	hint_is(w, "/Process/10/13:gone", 0.0);
+	hint_is(w, "/SyncObject/Mutex/m", 2.0 / 3.0);
+	hint_is(w, "/SyncObject/Mutex", 2.0 / 3.0);
+	hint_is(w, "/SyncObject/Mutex/n", 0.0);
+	hint_is(w, "/Files/tmp/x", 1.0);
+	hint_is(w, "/Files/tmp/y", 0.0);
+
+	/* The window is 2 s: at 2.15 the samples at 0 and 0.1 are gone. */
+	hw_expire(w, 2.15);
+	tap_eq(hw_count(w, HW_CPU), 2, "at 2.15 s, the samples older than "
+	       "0.15 s are forgotten");
+	hint_is(w, SPIN, 0.5);
+	hw_expire(w, 2.25);
+	tap_eq(hw_count(w, HW_CPU), 1, "at 2.25 s, one CPU sample is left");
+	hint_is(w, SPIN, 0.0);
+	hint_is(w, MID, 1.0);
+	hw_expire(w, 2.5);
+	tap_eq(hw_count(w, HW_SYNC), 3, "at 2.5 s the observation at "
+	       "exactly 0.5 is still in the window");
+	hint_is(w, "/SyncObject/Mutex/m", 2.0 / 3.0);
+	hw_expire(w, 2.55);
+	hint_is(w, "/SyncObject/Mutex/m", 0.5);
+	hint_is(w, SPIN, 0.0);
+	hw_expire(w, 10);
+	tap_ok(hw_hint(w, "/Code") < 0, "everything expired: unknown again");
+	hw_free(w);
+	return tap_done();
+}

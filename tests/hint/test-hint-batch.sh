@@ -1,0 +1,60 @@
+#!/bin/bash
+# test-hint-batch.sh - `hunch run --batch` asks the live source for hints
+# and gets live values: the journal records them, the spinning thread's
+# start function has most of the CPU samples, functions of threads that
+# only wait have none, the thread blocked on the mutex has half of the
+# sync observations (another waits on a heap mutex), and the search
+# queues its /Code refinements in the order of the hints (the spinning
+# thread's function first); with the tunable hintSampleRate set to 0,
+# every hint is unknown.
+. "$HUNCH_SOURCE_ROOT/tests/lib.sh"
+TARGET=$HUNCH_BUILD_ROOT/tests/hint/hint_target
+TMP=$(mktemp -d)
+trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$TMP"' EXIT
+mkfifo "$TMP/fifo"
+
+"$HUNCH" run --batch --time-limit 10 --kill-at-end --journal "$TMP/j" \
+	--report "$TMP/r.json" -- "$TARGET" "$TMP/fifo" 60 \
+	> "$TMP/out" 2> "$TMP/err"
+tap_eq "$?" 0 "run --batch on hint_target: exit 0"
+jq -c 'select(.t == "hint")' "$TMP/j" > "$TMP/hints"
+tap_diag "$(wc -l < "$TMP/hints") hint records, e.g. $(head -2 "$TMP/hints" | tr '\n' ' ')"
+tap_ok $([ -s "$TMP/hints" ]; echo $?) "the journal records hints"
+tap_ok $(jq -se 'all(.share >= -1 and .share <= 1)' "$TMP/hints" \
+	> /dev/null; echo $?) "every share is in [-1, 1]"
+tap_ok $(jq -se 'any(.share > 0)' "$TMP/hints" > /dev/null; echo $?) \
+	"hints have live values (some share > 0)"
+
+code=/Code/hint_target/hint_target.c
+share() { jq -s --arg p "$1" '[.[] | select(.path == $p) | .share] | max' \
+	"$TMP/hints"; }
+tap_ok $(jq -ne --argjson s "$(share $code/spinner)" '$s >= 0.5' \
+	> /dev/null; echo $?) "spinner (the busy thread's start function) has most CPU samples: $(share $code/spinner)"
+tap_eq "$(share $code/locker)" 0 "locker (blocked on a mutex) has no CPU sample"
+tap_eq "$(share $code/reader)" 0 "reader (blocked in read) has no CPU sample"
+locker=$(jq -r 'select(.path | test("^/Process/[0-9]+/[0-9]+:locker$"))
+	| .path' "$TMP/hints" | head -1)
+tap_ok $([ -n "$locker" ]; echo $?) "the locker thread's hint is asked: $locker"
+# Two threads wait in sync (locker on hint_lock, heaplock on a heap
+# mutex), seen at the same ticks once both exist: half each, give or take
+# the first ticks after they were created.
+tap_ok $(jq -ne --argjson s "$(share "$locker")" '$s >= 0.4 and $s <= 0.6' \
+	> /dev/null; echo $?) "the thread blocked on hint_lock has half the sync observations: $(share "$locker")"
+
+# The first /Code refinement queued under a top-level hypothesis is the
+# one with the largest hint (node ids follow the order nodes are added).
+first=$(jq -r '[.phases[0].nodes[] | select(.focus[0] | startswith("/Code/"))]
+	| min_by(.id) | .focus[0]' "$TMP/r.json")
+tap_eq "$first" "$code/spinner" "the search refines /Code first where the samples are"
+
+# The rate is the tunable hintSampleRate when a hypotheses file defines
+# it (hint-rate.json here); 0 turns the sampler off: every hint unknown.
+"$HUNCH" run --batch --time-limit 4 --kill-at-end --journal "$TMP/j0" \
+	--hypotheses "$HUNCH_SOURCE_ROOT/tests/hint/hint-rate.json" \
+	--set hintSampleRate=0 -- "$TARGET" "$TMP/fifo" 60 \
+	> "$TMP/out0" 2> "$TMP/err0"
+tap_eq "$?" 0 "run --batch with hintSampleRate=0: exit 0"
+jq -c 'select(.t == "hint")' "$TMP/j0" > "$TMP/hints0"
+tap_ok $([ -s "$TMP/hints0" ] && jq -se 'all(.share < 0)' "$TMP/hints0" \
+	> /dev/null; echo $?) "hintSampleRate=0: hints are asked and all unknown ($(wc -l < "$TMP/hints0") records)"
+tap_done
