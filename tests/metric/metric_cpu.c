@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "mt_defs.h"
 #include "mt_util.h"
@@ -41,6 +42,8 @@ static const struct eng_mclause thr_cl[] = {
 };
 static const struct eng_mdef thr_def = { .name = "cpu_in_thread_routines",
 	.type = ENG_MVAR_CPU_TIMER, .clauses = thr_cl, .nclauses = 2 };
+static const struct eng_mdef wall_def = { .name = "wall_in_thread_routines",
+	.type = ENG_MVAR_WALL_TIMER, .clauses = thr_cl, .nclauses = 2 };
 
 /* Field 1 of /proc/PID/task/TID/schedstat: ns on a CPU. */
 static int64_t sched_ns(int pid, int tid)
@@ -144,6 +147,54 @@ static void later(struct mt *t, int spin_tid)
 	eng_metric_disable(t->m, mi, NULL);
 }
 
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* A wall timer on the routines, enabled while the spinner runs and the
+ * others sleep in pthread_cond_wait (in the kernel): catchup starts it
+ * on all four, so each thread's slot grows with the wall clock. */
+static void blocked_wall(struct mt *t)
+{
+	struct eng_mfocus all = { .code = ENG_CODE_ALL };
+	struct eng_minst_info info;
+	struct eng_minst *mi = NULL;
+	uint64_t t0, t1;
+	int n = 0, bad = 0;
+
+	t0 = mono_ns();
+	eng_metric_enable(t->m, &wall_def, &all, &mi, NULL);
+	t1 = mono_ns();
+	if (!tap_ok(mi != NULL, "wall timer on the routines, enabled later"))
+		return;
+	eng_metric_info(t->m, mi, &info);
+	mt_pump(t, 300);
+	mt_value(t, mi);
+	for (uint32_t i = 0; i < 64; i++) {
+		int64_t v;
+		uint64_t now = mono_ns();
+
+		if (eng_sampler_var_thread(t->smp, info.var_id, i, &v) < 0)
+			continue;
+		if (i == 0)
+			continue;   /* main: not in a routine */
+		n++;
+		if (v < (int64_t)(now - t1) - 50000000 ||
+		    v > (int64_t)(now - t0)) {
+			tap_diag("  thread index %u: %.1f ms, want %.1f..%.1f",
+				 i, v / 1e6, (now - t1) / 1e6, (now - t0) / 1e6);
+			bad++;
+		}
+	}
+	tap_ok(n == 4 && bad == 0, "  each of the %d threads (3 blocked in "
+	       "the kernel) counts wall time from enabling", n);
+	eng_metric_disable(t->m, mi, NULL);
+}
+
 static void run(const char *prog)
 {
 	struct eng_minst *mi = NULL;
@@ -160,6 +211,7 @@ static void run(const char *prog)
 	l = mt_line(&t, "spinner ");
 	if (l != NULL)
 		later(&t, atoi(l + 8));
+	blocked_wall(&t);
 	eng_metric_disable(t.m, mi, NULL);
 	tap_eq(mt_code_mismatches(&t), 0, "every byte restored");
 	tap_ok(mt_quit(&t) == 0, "target exits 0");
