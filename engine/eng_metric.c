@@ -406,9 +406,17 @@ static int check_built(struct eng_metric *m, const struct eng_mdef *def,
 static void catchup_fresh(struct eng_metric *m)
 {
 	for (struct mnode *n = m->nodes; n != NULL; n = n->next) {
-		for (size_t i = 0; n->fresh && i < n->ncatch; i++)
-			eng_inst_catchup(m->in, n->catch[i].lo, n->catch[i].hi,
-					 &n->catch[i].s, 1, NULL);
+		for (size_t i = 0; n->fresh && i < n->ncatch; i++) {
+			struct eng_catchup_info ci;
+
+			if (eng_inst_catchup_info(m->in, n->catch[i].lo,
+						  n->catch[i].hi,
+						  &n->catch[i].s, 1, &ci,
+						  NULL) < 0)
+				continue;
+			n->from_begin += ci.from_begin;
+			n->from_enable += ci.from_enable;
+		}
 		n->fresh = false;
 	}
 }
@@ -593,6 +601,8 @@ void eng_metric_info(const struct eng_metric *m, const struct eng_minst *mi,
 	memset(o, 0, sizeof *o);
 	o->refs = mi->refs;
 	o->functions = n->functions;
+	o->caught_from_begin = n->from_begin;
+	o->caught_from_enable = n->from_enable;
 	o->points = node_active(n);
 	o->refused = n->refused;
 	o->traps = n->traps;

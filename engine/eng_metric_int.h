@@ -78,6 +78,7 @@ struct mnode {
 	const char *why;         /* static (eng_inst or parser reason) */
 	struct mcatch *catch;    /* entry snippets for catchup */
 	size_t ncatch, capcatch;
+	unsigned from_begin, from_enable;   /* catchup's timer starts */
 	bool fresh;              /* inserted by the current enable */
 	struct mwatch **watch;   /* discovery watchers (references held) */
 	size_t nwatch, capwatch;

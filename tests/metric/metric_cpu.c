@@ -6,12 +6,16 @@
  * 1. Enabled while the program is stopped at main: main's timer holds
  *    main's CPU time since main, through blocked and spinning phases.
  * 2. Enabled later on running threads (catchup by inferior calls): the
- *    spinner's CPU time per tick interval equals its schedstat's, the
- *    three blocked threads add nothing, and the first sample counts from
- *    enabling.
+ *    first sample already holds each thread's time from the start of its
+ *    routine (the rtlib records it: engine/README.md, Catchup), the
+ *    spinner's CPU time per tick interval equals its schedstat's, and
+ *    the three blocked threads add nothing.
+ * 3. On main enabled later: main's CPU time since main (launch recorded
+ *    when main began).
  * Tolerances are for what moves between the sampler's read of schedstat
  * and the test's (a few µs of a spinning thread), not for the timer.
  */
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +46,15 @@ static const struct eng_mclause thr_cl[] = {
 };
 static const struct eng_mdef thr_def = { .name = "cpu_in_thread_routines",
 	.type = ENG_MVAR_CPU_TIMER, .clauses = thr_cl, .nclauses = 2 };
+static const char *const main_fn[] = { "main" };
+static const struct eng_mclause main_cl[] = {
+	{ .funcs = ENG_MF_NAMES, .names = main_fn, .nnames = 1,
+	  .point = ENG_MPT_ENTRY, .prims = mt_tstart, .nprims = 1 },
+	{ .funcs = ENG_MF_NAMES, .names = main_fn, .nnames = 1,
+	  .point = ENG_MPT_EXIT, .prims = mt_tstop, .nprims = 1 },
+};
+static const struct eng_mdef main_def = { .name = "cpu_in_main",
+	.type = ENG_MVAR_CPU_TIMER, .clauses = main_cl, .nclauses = 2 };
 static const struct eng_mdef wall_def = { .name = "wall_in_thread_routines",
 	.type = ENG_MVAR_WALL_TIMER, .clauses = thr_cl, .nclauses = 2 };
 
@@ -62,20 +75,39 @@ static int64_t sched_ns(int pid, int tid)
 	return v;
 }
 
+/* The same summed over every thread but main. */
+static int64_t sched_others_ns(int pid)
+{
+	char path[64];
+	struct dirent *e;
+	int64_t sum = 0;
+	DIR *d;
+
+	snprintf(path, sizeof path, "/proc/%d/task", pid);
+	d = opendir(path);
+	if (d == NULL)
+		return -1;
+	while ((e = readdir(d)) != NULL)
+		if (e->d_name[0] != '.' && atoi(e->d_name) != pid)
+			sum += sched_ns(pid, atoi(e->d_name));
+	closedir(d);
+	return sum;
+}
+
 static bool near(int64_t a, int64_t b, int64_t tol)
 {
 	return a >= b - tol && a <= b + tol;
 }
 
 /* Main's timer, enabled at main: main's CPU time since then. */
-static void at_main(struct mt *t, struct eng_minst **out)
+static void at_main(struct mt *t, int64_t s0, struct eng_minst **out)
 {
 	int pid = eng_proc_pid(t->p);
 	struct eng_mfocus all = { .code = ENG_CODE_ALL };
 	struct hunch_err err = { 0 };
 	struct eng_minst_info info;
 	struct eng_minst *mi = NULL;
-	int64_t s0 = sched_ns(pid, pid), v, s;
+	int64_t v, s;
 
 	if (!tap_ok(eng_metric_enable(t->m, &start_def, &all, &mi, &err) == 0,
 		    "CPU timer on the start functions, enabled at main"))
@@ -99,7 +131,9 @@ static void at_main(struct mt *t, struct eng_minst **out)
 	       mt_value(t, mi) / 1e6);
 }
 
-/* The spinner's and the blocked threads' timers, enabled by catchup. */
+/* The spinner's and the blocked threads' timers, enabled by catchup
+ * while they run: each thread is inside its start routine, whose
+ * beginning the rtlib recorded, so the timers count from there. */
 static void later(struct mt *t, int spin_tid)
 {
 	int pid = eng_proc_pid(t->p);
@@ -107,30 +141,36 @@ static void later(struct mt *t, int spin_tid)
 	struct hunch_err err = { 0 };
 	struct eng_minst_info info;
 	struct eng_minst *mi = NULL;
-	int64_t before, after, v[NTICKS + 1], s[NTICKS + 1];
+	int64_t v[NTICKS + 1], s[NTICKS + 1], all0;
 	int bad = 0;
 
-	before = sched_ns(pid, spin_tid);
 	if (!tap_ok(eng_metric_enable(t->m, &thr_def, &all, &mi, &err) == 0,
 		    "CPU timer on cs_spinner and cs_blocked, enabled while "
 		    "they run"))
 		tap_diag("  %s", err.msg);
-	after = sched_ns(pid, spin_tid);
 	if (mi == NULL)
 		return;
 	eng_metric_info(t->m, mi, &info);
 	tap_eq(info.functions, 4, "  both routines instrumented (entry and "
 	       "exit clauses of each)");
+	tap_ok(info.caught_from_begin == 4 && info.caught_from_enable == 0,
+	       "  catchup started the 4 threads' timers where their routines "
+	       "began (%u), none at enabling (%u)", info.caught_from_begin,
+	       info.caught_from_enable);
 	for (int i = 0; i <= NTICKS; i++) {
 		if (i > 0)
 			mt_pump(t, 200);
 		v[i] = mt_value(t, mi);
 		s[i] = sched_ns(pid, spin_tid);
+		if (i == 0)
+			all0 = sched_others_ns(pid);
 	}
-	tap_ok(v[0] >= s[0] - after - TOL_NS && v[0] <= s[0] - before +
-	       TOL_NS, "  first sample %.2f ms: the spinner's CPU since "
-	       "enabling (%.2f..%.2f ms)", v[0] / 1e6,
-	       (s[0] - after) / 1e6, (s[0] - before) / 1e6);
+	/* Before its routine a thread only ran clone's return and the
+	 * rtlib's registration: well under a millisecond each. */
+	tap_ok(v[0] <= all0 && v[0] >= all0 - 4000000, "  first sample "
+	       "%.2f ms: the four threads' whole CPU time, %.2f ms (the "
+	       "spinner's %.2f), from before enabling too", v[0] / 1e6,
+	       all0 / 1e6, s[0] / 1e6);
 	for (int i = 1; i <= NTICKS; i++) {
 		int64_t dv = v[i] - v[i - 1], ds = s[i] - s[i - 1];
 
@@ -147,6 +187,31 @@ static void later(struct mt *t, int spin_tid)
 	eng_metric_disable(t->m, mi, NULL);
 }
 
+/* A CPU timer on main enabled long after main began (launch recorded
+ * when): the first sample holds main's CPU time since main. */
+static void main_later(struct mt *t, int64_t s0)
+{
+	int pid = eng_proc_pid(t->p);
+	struct eng_mfocus all = { .code = ENG_CODE_ALL };
+	struct eng_minst_info info;
+	struct eng_minst *mi = NULL;
+	int64_t v, s;
+
+	eng_metric_enable(t->m, &main_def, &all, &mi, NULL);
+	if (!tap_ok(mi != NULL, "CPU timer on main, enabled while main "
+		    "waits in fgets"))
+		return;
+	eng_metric_info(t->m, mi, &info);
+	tap_ok(info.caught_from_begin == 1 && info.caught_from_enable == 0,
+	       "  catchup started it where main began (%u), not at enabling "
+	       "(%u)", info.caught_from_begin, info.caught_from_enable);
+	v = mt_value(t, mi);
+	s = sched_ns(pid, pid) - s0;
+	tap_ok(near(v, s, TOL_NS), "  first sample %.2f ms = main's "
+	       "schedstat since main %.2f ms", v / 1e6, s / 1e6);
+	eng_metric_disable(t->m, mi, NULL);
+}
+
 static uint64_t mono_ns(void)
 {
 	struct timespec ts;
@@ -157,18 +222,15 @@ static uint64_t mono_ns(void)
 
 /* A wall timer on the routines, enabled while the spinner runs and the
  * others sleep in pthread_cond_wait (in the kernel): catchup starts it
- * on all four, so each thread's slot grows with the wall clock. */
-static void blocked_wall(struct mt *t)
+ * on all four where their routines began, between t_a and t_b. */
+static void blocked_wall(struct mt *t, uint64_t t_a, uint64_t t_b)
 {
 	struct eng_mfocus all = { .code = ENG_CODE_ALL };
 	struct eng_minst_info info;
 	struct eng_minst *mi = NULL;
-	uint64_t t0, t1;
 	int n = 0, bad = 0;
 
-	t0 = mono_ns();
 	eng_metric_enable(t->m, &wall_def, &all, &mi, NULL);
-	t1 = mono_ns();
 	if (!tap_ok(mi != NULL, "wall timer on the routines, enabled later"))
 		return;
 	eng_metric_info(t->m, mi, &info);
@@ -183,15 +245,17 @@ static void blocked_wall(struct mt *t)
 		if (i == 0)
 			continue;   /* main: not in a routine */
 		n++;
-		if (v < (int64_t)(now - t1) - 50000000 ||
-		    v > (int64_t)(now - t0)) {
+		/* The sample is a moment older than `now`: 20 ms. */
+		if (v < (int64_t)(now - t_b) - 20000000 ||
+		    v > (int64_t)(now - t_a)) {
 			tap_diag("  thread index %u: %.1f ms, want %.1f..%.1f",
-				 i, v / 1e6, (now - t1) / 1e6, (now - t0) / 1e6);
+				 i, v / 1e6, (now - t_b) / 1e6, (now - t_a) / 1e6);
 			bad++;
 		}
 	}
 	tap_ok(n == 4 && bad == 0, "  each of the %d threads (3 blocked in "
-	       "the kernel) counts wall time from enabling", n);
+	       "the kernel) counts wall time since its routine began, from "
+	       "before enabling", n);
 	eng_metric_disable(t->m, mi, NULL);
 }
 
@@ -200,18 +264,24 @@ static void run(const char *prog)
 	struct eng_minst *mi = NULL;
 	struct mt t;
 	const char *l;
+	uint64_t t_a, t_b;
+	int64_t s0;
 
 	if (mt_launch(&t, prog) < 0) {
 		tap_ok(0, "launch %s", prog);
 		return;
 	}
 	tap_diag("%s", prog);
-	at_main(&t, &mi);
+	s0 = sched_ns(eng_proc_pid(t.p), eng_proc_pid(t.p));
+	at_main(&t, s0, &mi);
+	t_a = mono_ns();
 	tap_ok(mt_phase(&t, "threads", 10000) == 0, "threads started");
+	t_b = mono_ns();
 	l = mt_line(&t, "spinner ");
 	if (l != NULL)
 		later(&t, atoi(l + 8));
-	blocked_wall(&t);
+	blocked_wall(&t, t_a, t_b);
+	main_later(&t, s0);
 	eng_metric_disable(t.m, mi, NULL);
 	tap_eq(mt_code_mismatches(&t), 0, "every byte restored");
 	tap_ok(mt_quit(&t) == 0, "target exits 0");
