@@ -10,7 +10,10 @@
  *    routine (the rtlib records it: engine/README.md, Catchup), the
  *    spinner's CPU time per tick interval equals its schedstat's, and
  *    the three blocked threads add nothing.
- * 3. On main enabled later: main's CPU time since main (launch recorded
+ * 3. Constrained to a function (cpu_inclusive on /Code/f): main's CPU
+ *    time inside cs_main_spin; the spinner's whole CPU time when
+ *    enabled later on its routine.
+ * 4. On main enabled later: main's CPU time since main (launch recorded
  *    when main began).
  * Tolerances are for what moves between the sampler's read of schedstat
  * and the test's (a few µs of a spinning thread), not for the timer.
@@ -97,6 +100,41 @@ static int64_t sched_others_ns(int pid)
 static bool near(int64_t a, int64_t b, int64_t tol)
 {
 	return a >= b - tol && a <= b + tol;
+}
+
+/* cpu_inclusive constrained to one function (MDL's procedure
+ * constraint): its CPU time while it is on the stack. */
+static struct eng_minst *enable_in(struct mt *t, const char *fn)
+{
+	struct eng_mfocus f = { .code = ENG_CODE_FUNCTION, .function = fn,
+				.cons = &mt_procedure, .ncons = 1 };
+	struct hunch_err err = { 0 };
+	struct eng_minst *mi = NULL;
+
+	if (!tap_ok(eng_metric_enable(t->m, &start_def, &f, &mi, &err) == 0,
+		    "cpu_inclusive on /Code/%s", fn))
+		tap_diag("  %s", err.msg);
+	return mi;
+}
+
+/* Enabled at main on cs_main_spin: main's CPU during a spin phase, less
+ * the command's parsing and answer outside the function. */
+static void in_function(struct mt *t)
+{
+	int pid = eng_proc_pid(t->p);
+	struct eng_minst *mi = enable_in(t, "cs_main_spin");
+	int64_t v0, s0, v, s;
+
+	if (mi == NULL)
+		return;
+	v0 = mt_value(t, mi);
+	s0 = sched_ns(pid, pid);
+	tap_ok(mt_phase(t, "spin 300", 10000) == 0, "main spun 300 ms");
+	v = mt_value(t, mi) - v0;
+	s = sched_ns(pid, pid) - s0;
+	tap_ok(v > 0 && v <= s && v >= s - TOL_NS, "  timer %.2f ms, main's "
+	       "schedstat over the phase %.2f ms", v / 1e6, s / 1e6);
+	eng_metric_disable(t->m, mi, NULL);
 }
 
 /* Main's timer, enabled at main: main's CPU time since then. */
@@ -223,6 +261,27 @@ static uint64_t mono_ns(void)
 /* A wall timer on the routines, enabled while the spinner runs and the
  * others sleep in pthread_cond_wait (in the kernel): catchup starts it
  * on all four where their routines began, between t_a and t_b. */
+/* Enabled later on cs_spinner: catchup on its outermost activation. */
+static void in_routine(struct mt *t, int spin_tid)
+{
+	int pid = eng_proc_pid(t->p);
+	struct eng_minst *mi = enable_in(t, "cs_spinner");
+	struct eng_minst_info info;
+	int64_t v, s;
+
+	if (mi == NULL)
+		return;
+	eng_metric_info(t->m, mi, &info);
+	tap_ok(info.caught_from_begin == 1 && info.caught_from_enable == 0,
+	       "  caught up where the spinner's routine began");
+	mt_pump(t, 200);
+	v = mt_value(t, mi);
+	s = sched_ns(pid, spin_tid);
+	tap_ok(v <= s && v >= s - 1000000, "  %.2f ms: the spinner's whole "
+	       "CPU time, %.2f ms", v / 1e6, s / 1e6);
+	eng_metric_disable(t->m, mi, NULL);
+}
+
 static void blocked_wall(struct mt *t, uint64_t t_a, uint64_t t_b)
 {
 	struct eng_mfocus all = { .code = ENG_CODE_ALL };
@@ -274,12 +333,15 @@ static void run(const char *prog)
 	tap_diag("%s", prog);
 	s0 = sched_ns(eng_proc_pid(t.p), eng_proc_pid(t.p));
 	at_main(&t, s0, &mi);
+	in_function(&t);
 	t_a = mono_ns();
 	tap_ok(mt_phase(&t, "threads", 10000) == 0, "threads started");
 	t_b = mono_ns();
 	l = mt_line(&t, "spinner ");
 	if (l != NULL)
 		later(&t, atoi(l + 8));
+	if (l != NULL)
+		in_routine(&t, atoi(l + 8));
 	blocked_wall(&t, t_a, t_b);
 	main_later(&t, s0);
 	eng_metric_disable(t.m, mi, NULL);
