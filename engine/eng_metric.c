@@ -402,7 +402,8 @@ static int check_built(struct eng_metric *m, const struct eng_mdef *def,
 }
 
 /* Threads already inside the functions of freshly inserted code missed
- * their entry snippets: run those now (every thread is stopped). */
+ * their entry snippets: run those now (every thread is stopped), then
+ * read the values of what catchup started at an activation's beginning. */
 static void catchup_fresh(struct eng_metric *m)
 {
 	for (struct mnode *n = m->nodes; n != NULL; n = n->next) {
@@ -417,6 +418,11 @@ static void catchup_fresh(struct eng_metric *m)
 			n->from_begin += ci.from_begin;
 			n->from_enable += ci.from_enable;
 		}
+		/* The value as of enabling, so a rate taken from here on
+		 * (the consultant's samples) does not put time caught up
+		 * from before enabling into its first interval. */
+		if (n->fresh && n->from_begin > 0)
+			eng_sampler_var_refresh(m->smp, n->var_id);
 		n->fresh = false;
 	}
 }

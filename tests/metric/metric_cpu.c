@@ -179,7 +179,7 @@ static void later(struct mt *t, int spin_tid)
 	struct hunch_err err = { 0 };
 	struct eng_minst_info info;
 	struct eng_minst *mi = NULL;
-	int64_t v[NTICKS + 1], s[NTICKS + 1], all0;
+	int64_t v[NTICKS + 1], s[NTICKS + 1], all0, vb = -1;
 	int bad = 0;
 
 	if (!tap_ok(eng_metric_enable(t->m, &thr_def, &all, &mi, &err) == 0,
@@ -195,6 +195,7 @@ static void later(struct mt *t, int spin_tid)
 	       "  catchup started the 4 threads' timers where their routines "
 	       "began (%u), none at enabling (%u)", info.caught_from_begin,
 	       info.caught_from_enable);
+	eng_metric_value(t->m, mi, &vb);   /* no tick since enabling */
 	for (int i = 0; i <= NTICKS; i++) {
 		if (i > 0)
 			mt_pump(t, 200);
@@ -209,6 +210,10 @@ static void later(struct mt *t, int spin_tid)
 	       "%.2f ms: the four threads' whole CPU time, %.2f ms (the "
 	       "spinner's %.2f), from before enabling too", v[0] / 1e6,
 	       all0 / 1e6, s[0] / 1e6);
+	/* A rate taken from enabling must not count that time again. */
+	tap_ok(vb > 0 && vb <= v[0] && v[0] - vb < 50000000, "  the value "
+	       "already reads %.2f ms right after enabling, before any tick "
+	       "(a rate's baseline)", vb / 1e6);
 	for (int i = 1; i <= NTICKS; i++) {
 		int64_t dv = v[i] - v[i - 1], ds = s[i] - s[i - 1];
 
