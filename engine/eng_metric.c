@@ -59,6 +59,7 @@ static void node_free(struct mnode *n)
 	free(n->watch);
 	free(n->cons);
 	free(n->con_names);
+	mfollow_free(n->follow);
 	free(n);
 }
 
@@ -153,16 +154,11 @@ static int node_new(struct eng_metric *m, char *key, enum eng_var_kind kind,
 
 /* ---- sinks ---- */
 
-struct insert_arg {
-	struct eng_metric *m;
-	struct mnode *n;
-};
-
-static int sink_insert(void *arg, const struct mfunc *fn,
-		       const struct x86_point *xp, const struct x86_snip *s,
-		       size_t ns, bool prepend, struct hunch_err *err)
+int msink_insert(void *arg, const struct mfunc *fn,
+		 const struct x86_point *xp, const struct x86_snip *s,
+		 size_t ns, bool prepend, struct hunch_err *err)
 {
-	struct insert_arg *ia = arg;
+	struct minsert_arg *ia = arg;
 	struct mnode *n = ia->n;
 	struct eng_inst_point pt;
 	uint32_t id;
@@ -275,7 +271,7 @@ static int gen_node(struct eng_metric *m, const struct eng_mdef *def,
 		    const struct eng_mconstraint *con, struct mnode *n,
 		    const struct mgen_sink *cost, struct hunch_err *err)
 {
-	struct insert_arg ia = { m, n };
+	struct minsert_arg ia = { m, n };
 	struct mgen g = { .m = m, .def = def, .f = f, .node = n,
 			  .type = con ? ENG_MVAR_COUNTER : def->type,
 			  .is_constraint = con != NULL,
@@ -283,7 +279,7 @@ static int gen_node(struct eng_metric *m, const struct eng_mdef *def,
 	int rc;
 
 	g.sink = cost ? *cost :
-		(struct mgen_sink){ .emit = sink_insert, .arg = &ia };
+		(struct mgen_sink){ .emit = msink_insert, .arg = &ia };
 	if (con != NULL)
 		rc = mgen_clauses(&g, con->clauses, con->nclauses, err);
 	else if (g.is_replace)
@@ -291,6 +287,8 @@ static int gen_node(struct eng_metric *m, const struct eng_mdef *def,
 	else
 		rc = mgen_clauses(&g, def->clauses, def->nclauses, err);
 	n->functions = g.nfuncs;
+	if (rc == 0 && con == NULL && !g.is_replace && cost == NULL)
+		rc = mfollow_init(m, n, def, f);
 	if (rc == 0 && con != NULL && g.nfuncs == 0) {
 		char fo[256];
 

@@ -462,6 +462,16 @@ static struct eng_mclause clause_for_focus(const struct mgen *g,
 	return r;
 }
 
+static bool skipped(const struct mgen *g, const struct mfunc *fn)
+{
+	uint64_t a = fn->mod->base + fn->f->addr;
+
+	for (size_t i = 0; i < g->nskip; i++)
+		if (g->skip[i] == a)
+			return true;
+	return false;
+}
+
 int mgen_clauses(struct mgen *g, const struct eng_mclause *c, size_t n,
 		 struct hunch_err *err)
 {
@@ -479,7 +489,8 @@ int mgen_clauses(struct mgen *g, const struct eng_mclause *c, size_t n,
 				g->def->name);
 		rc = mfuncs_of(g->m, &cl, g->f, &fns, &nf, err);
 		for (size_t k = 0; rc == 0 && k < nf; k++)
-			rc = clause_fn(g, &cl, &fns[k], err);
+			if (!skipped(g, &fns[k]))
+				rc = clause_fn(g, &cl, &fns[k], err);
 		free(fns);
 		if (rc < 0)
 			return rc;

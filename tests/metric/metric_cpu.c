@@ -10,10 +10,12 @@
  *    routine (the rtlib records it: engine/README.md, Catchup), the
  *    spinner's CPU time per tick interval equals its schedstat's, and
  *    the three blocked threads add nothing.
- * 3. Constrained to a function (cpu_inclusive on /Code/f): main's CPU
+ * 3. The timer enabled at main follows threads created later: their
+ *    routines are instrumented and caught up where they began.
+ * 4. Constrained to a function (cpu_inclusive on /Code/f): main's CPU
  *    time inside cs_main_spin; the spinner's whole CPU time when
  *    enabled later on its routine.
- * 4. On main enabled later: main's CPU time since main (launch recorded
+ * 5. On main enabled later: main's CPU time since main (launch recorded
  *    when main began).
  * Tolerances are for what moves between the sampler's read of schedstat
  * and the test's (a few µs of a spinning thread), not for the timer.
@@ -266,6 +268,40 @@ static uint64_t mono_ns(void)
 /* A wall timer on the routines, enabled while the spinner runs and the
  * others sleep in pthread_cond_wait (in the kernel): catchup starts it
  * on all four where their routines began, between t_a and t_b. */
+static void no_seen(void *arg, const struct eng_seen *s)
+{
+	(void)arg;
+	(void)s;
+}
+
+/* The start-function timer enabled at main follows the threads created
+ * since: their routines are instrumented at the next poll and caught up
+ * where they began, so it holds every thread's CPU time. */
+static void follows(struct mt *t, struct eng_minst *mi, int64_t s0)
+{
+	int pid = eng_proc_pid(t->p);
+	struct eng_minst_info info;
+	int64_t v, s;
+
+	if (mi == NULL)
+		return;
+	mt_pump(t, 50);   /* the sampler adopts the new threads */
+	eng_metric_poll_seen(t->m, no_seen, NULL);
+	eng_metric_info(t->m, mi, &info);
+	tap_eq(info.functions, 6, "the start-function timer now also covers "
+	       "cs_blocked and cs_spinner (entry and exit clauses)");
+	tap_ok(info.caught_from_begin == 4 && info.caught_from_enable == 0,
+	       "  their 4 threads caught up where their routines began (%u, "
+	       "%u at enabling)", info.caught_from_begin,
+	       info.caught_from_enable);
+	mt_pump(t, 300);
+	v = mt_value(t, mi);
+	s = sched_ns(pid, pid) - s0 + sched_others_ns(pid);
+	tap_ok(v <= s && v >= s - 4000000, "  %.2f ms: main's CPU time since "
+	       "main and every thread's since it began, %.2f ms", v / 1e6,
+	       s / 1e6);
+}
+
 /* Enabled later on cs_spinner: catchup on its outermost activation. */
 static void in_routine(struct mt *t, int spin_tid)
 {
@@ -342,6 +378,7 @@ static void run(const char *prog)
 	t_a = mono_ns();
 	tap_ok(mt_phase(&t, "threads", 10000) == 0, "threads started");
 	t_b = mono_ns();
+	follows(&t, mi, s0);
 	l = mt_line(&t, "spinner ");
 	if (l != NULL)
 		later(&t, atoi(l + 8));
