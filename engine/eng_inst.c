@@ -466,12 +466,6 @@ void eng_inst_stats(const struct eng_inst *in, struct eng_inst_stats *st)
 	st->code_bytes = eng_codemem_used(in->mem);
 }
 
-int eng_inst_catchup(struct eng_inst *in, uint64_t lo, uint64_t hi,
-		     const struct x86_snip *s, size_t n, struct hunch_err *err)
-{
-	return inst_catchup(in->p, in->shm, in->mem, lo, hi, s, n, err);
-}
-
 /* Release a dropped point's requests and trampolines. */
 static int drop_point(struct eng_inst *in, struct ipoint *ip,
 		      struct hunch_err *err)

@@ -25,6 +25,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "eng_err.h"
 #include "x86_tramp.h"
@@ -104,6 +105,24 @@ int eng_inst_drop_range(struct eng_inst *in, uint64_t lo, uint64_t hi,
  * counter adds only.  Returns the number of threads caught up. */
 int eng_inst_catchup(struct eng_inst *in, uint64_t lo, uint64_t hi,
 		     const struct x86_snip *s, size_t n, struct hunch_err *err);
+/* The same, saying when each timer started by catchup counts from: the
+ * beginning of the activation when it is known for sure (the thread's
+ * outermost activation of its start function: engine/README.md,
+ * Catchup), else from now (the time before enabling is missing: the
+ * value is a lower bound). */
+struct eng_catchup_info {
+	unsigned threads;       /* threads with at least one activation */
+	unsigned activations;   /* activations caught up */
+	unsigned from_begin;    /* timers started at the activation's begin */
+	unsigned from_enable;   /* timers started now (begin unknown) */
+};
+int eng_inst_catchup_info(struct eng_inst *in, uint64_t lo, uint64_t hi,
+			  const struct x86_snip *s, size_t n,
+			  struct eng_catchup_info *ci, struct hunch_err *err);
+/* Called by eng_launch once the program is stopped at main: records in
+ * the main thread's block that main's activation begins now. */
+struct eng_shm;
+int eng_catchup_mark_main(struct eng_shm *shm, pid_t pid);
 
 struct eng_inst_stats {
 	size_t points_patched;      /* now */

@@ -12,16 +12,33 @@
  * bytes before it are a call instruction, so stale data rarely passes;
  * a thread whose PC is in trampoline memory is skipped (its frame is
  * mid-instrumentation: devguide caveat 7).
+ *
+ * When did the activation begin?  A timer started by catchup counts
+ * from now, missing the time before enabling, unless the beginning is
+ * known for sure.  It is for one kind of activation: the outermost one
+ * of the thread's start function (main on the main thread, the start
+ * routine on the others), which lives as long as the thread does.  Its
+ * beginning is in the thread's block header: written by the rtlib just
+ * before it calls the start routine, or, for main, by hunch when launch
+ * stopped the program at main (eng_catchup_mark_main).  Both are read
+ * at or after the real beginning, so the time is never overstated.
+ * Every other activation (and a program hunch attached to) counts from
+ * enabling, and eng_catchup_info says which was done.
  */
 #include "eng_inst_int.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "eng_proc.h"
+#include "eng_clock.h"
 #include "eng_shm.h"
+#include "hunch_abi.h"
 
 #define SCAN_BYTES (512u << 10)
 
@@ -100,15 +117,88 @@ static int run_snip(struct eng_proc *p, struct eng_shm *shm, pid_t tid,
 			   err);
 }
 
+/* A thread's slot and block in hunch's mapping, by tid; false if the
+ * thread has no live slot. */
+struct tview {
+	volatile struct hunch_thread_slot *slot;
+	volatile unsigned char *block;
+	uint64_t block_size;
+};
+
+static bool thread_view(struct eng_shm *shm, pid_t tid, struct tview *v)
+{
+	const struct eng_shm_layout *l = eng_shm_layout(shm);
+	volatile unsigned char *b = eng_shm_base(shm);
+	volatile struct hunch_thread_slot *tab =
+		(volatile void *)(b + l->table_off);
+
+	for (uint32_t i = 0; i < l->max_threads; i++)
+		if (tab[i].tid == tid && tab[i].state == HUNCH_THR_LIVE) {
+			v->slot = &tab[i];
+			v->block = b + l->blocks_off +
+				   ((uint64_t)i << l->block_shift);
+			v->block_size = (uint64_t)1 << l->block_shift;
+			return true;
+		}
+	return false;
+}
+
+/* The beginning of the thread's outermost activation of [lo, hi) in the
+ * timer's units, or 0 when unknown: [lo, hi) must hold the thread's
+ * start function, and the header's record must be this thread's (not
+ * older than its registration: a reused block may hold a stale one). */
+static uint64_t act_begin(struct eng_proc *p, const struct tview *v,
+			  pid_t tid, uint64_t lo, uint64_t hi, bool cpu)
+{
+	volatile struct hunch_block_hdr *bh = (volatile void *)v->block;
+	uint64_t fn = tid == eng_proc_pid(p) ? eng_proc_main(p)
+					     : v->slot->start_fn;
+	uint64_t wall = bh->act_wall;
+
+	if (fn < lo || fn >= hi || wall == 0 || wall < v->slot->t_create)
+		return 0;
+	return cpu ? bh->act_cpu : wall;
+}
+
+/* After `k` starts of timer `s` by catchup on a thread: when they were
+ * its only ones (count == k: it was not running) and the activation's
+ * beginning is known, move the start back to it.  The thread is
+ * stopped and the sampler runs on this thread: no one reads meanwhile,
+ * the protectors are bumped anyway for the record. */
+static bool start_at_begin(struct eng_proc *p, struct eng_shm *shm,
+			   pid_t tid, uint64_t lo, uint64_t hi,
+			   const struct x86_snip *s, int k)
+{
+	bool cpu = s->kind == X86_SN_CPU_START;
+	volatile struct hunch_timer *t;
+	struct tview v;
+	uint64_t begin;
+
+	if ((s->kind != X86_SN_WALL_START && !cpu) ||
+	    !thread_view(shm, tid, &v) || s->handle < HUNCH_BLOCK_VARS_START ||
+	    s->handle + sizeof(*t) > v.block_size)
+		return false;
+	t = (volatile void *)(v.block + s->handle);
+	begin = act_begin(p, &v, tid, lo, hi, cpu);
+	if (begin == 0 || t->count != k || begin > t->start)
+		return false;
+	t->prot1++;
+	t->start = begin;
+	t->prot2++;
+	return true;
+}
+
 int inst_catchup(struct eng_proc *p, struct eng_shm *shm,
 		 struct eng_codemem *mem, uint64_t lo, uint64_t hi,
-		 const struct x86_snip *s, size_t n, struct hunch_err *err)
+		 const struct x86_snip *s, size_t n,
+		 struct eng_catchup_info *ci, struct hunch_err *err)
 {
 	pid_t tids[4096];
 	struct inst_range *maps = NULL;
 	size_t nt, nmaps;
-	int caught = 0, rc = 0;
+	int rc = 0;
 
+	memset(ci, 0, sizeof(*ci));
 	if (!eng_proc_stopped(p))
 		return hunch_errf(err, -EINVAL, "catchup needs every thread "
 				  "stopped (call it before resuming)");
@@ -117,11 +207,66 @@ int inst_catchup(struct eng_proc *p, struct eng_shm *shm,
 	for (size_t i = 0; i < nt && rc >= 0; i++) {
 		int k = activations(p, tids[i], lo, hi, maps, nmaps, mem);
 
-		for (int a = 0; a < k && rc >= 0; a++)
-			for (size_t j = 0; j < n && rc >= 0; j++)
+		for (size_t j = 0; j < n && rc >= 0 && k > 0; j++) {
+			bool timer = s[j].kind == X86_SN_WALL_START ||
+				     s[j].kind == X86_SN_CPU_START;
+
+			for (int a = 0; a < k && rc >= 0; a++)
 				rc = run_snip(p, shm, tids[i], &s[j], err);
-		caught += k > 0;
+			if (rc < 0 || !timer)
+				continue;
+			if (start_at_begin(p, shm, tids[i], lo, hi, &s[j], k))
+				ci->from_begin++;
+			else
+				ci->from_enable++;
+		}
+		ci->threads += k > 0;
+		ci->activations += (unsigned)(k > 0 ? k : 0);
 	}
 	free(maps);
-	return rc < 0 ? rc : caught;
+	return rc < 0 ? rc : (int)ci->threads;
+}
+
+int eng_inst_catchup(struct eng_inst *in, uint64_t lo, uint64_t hi,
+		     const struct x86_snip *s, size_t n, struct hunch_err *err)
+{
+	struct eng_catchup_info ci;
+
+	return inst_catchup(in->p, in->shm, in->mem, lo, hi, s, n, &ci, err);
+}
+
+int eng_inst_catchup_info(struct eng_inst *in, uint64_t lo, uint64_t hi,
+			  const struct x86_snip *s, size_t n,
+			  struct eng_catchup_info *ci, struct hunch_err *err)
+{
+	return inst_catchup(in->p, in->shm, in->mem, lo, hi, s, n, ci, err);
+}
+
+/* Launch stopped the program at main: main's activation begins now (or
+ * a moment ago, so this never overstates it).  Recorded in the main
+ * thread's block header as the rtlib records a start routine's. */
+int eng_catchup_mark_main(struct eng_shm *shm, pid_t pid)
+{
+	volatile struct hunch_block_hdr *bh;
+	char path[64], buf[128];
+	struct tview v;
+	ssize_t len;
+	int fd;
+
+	if (shm == NULL || !thread_view(shm, pid, &v))
+		return -ENOENT;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", (int)pid,
+		 (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0)
+		return -EIO;
+	buf[len] = '\0';
+	bh = (volatile void *)v.block;
+	bh->act_cpu = strtoull(buf, NULL, 10);
+	bh->act_wall = eng_clock_wall_native(eng_shm_clock(shm));
+	return 0;
 }

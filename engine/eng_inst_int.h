@@ -143,6 +143,7 @@ int inst_trap_set(struct eng_inst *in, uint64_t addr, uint64_t tramp,
 struct eng_shm;
 int inst_catchup(struct eng_proc *p, struct eng_shm *shm,
 		 struct eng_codemem *mem, uint64_t lo, uint64_t hi,
-		 const struct x86_snip *s, size_t n, struct hunch_err *err);
+		 const struct x86_snip *s, size_t n,
+		 struct eng_catchup_info *ci, struct hunch_err *err);
 
 #endif

@@ -7,6 +7,7 @@
  * The child stops itself before execve so that we can seize it; if
  * execve fails anyway, the child says why through a close-on-exec pipe.
  */
+#include "eng_inst.h"
 #include "eng_proc_int.h"
 #include "eng_shm.h"
 #include "x86_decode.h"
@@ -468,6 +469,8 @@ static int trace_child(const struct eng_launch_opts *o, pid_t pid,
 		rc = eng_solib_init(p, err);
 	if (rc == 0 && o->rtlib_path != NULL)
 		rc = check_handshake(o, err);
+	if (rc == 0 && o->rtlib_path != NULL && p->main_addr != 0)
+		eng_catchup_mark_main(o->shm, pid);  /* main begins now */
 	if (rc < 0) {
 		eng_kill_reap(p);
 		eng_proc_free(p);

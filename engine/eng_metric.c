@@ -59,6 +59,7 @@ static void node_free(struct mnode *n)
 	free(n->watch);
 	free(n->cons);
 	free(n->con_names);
+	mfollow_free(n->follow);
 	free(n);
 }
 
@@ -153,16 +154,11 @@ static int node_new(struct eng_metric *m, char *key, enum eng_var_kind kind,
 
 /* ---- sinks ---- */
 
-struct insert_arg {
-	struct eng_metric *m;
-	struct mnode *n;
-};
-
-static int sink_insert(void *arg, const struct mfunc *fn,
-		       const struct x86_point *xp, const struct x86_snip *s,
-		       size_t ns, bool prepend, struct hunch_err *err)
+int msink_insert(void *arg, const struct mfunc *fn,
+		 const struct x86_point *xp, const struct x86_snip *s,
+		 size_t ns, bool prepend, struct hunch_err *err)
 {
-	struct insert_arg *ia = arg;
+	struct minsert_arg *ia = arg;
 	struct mnode *n = ia->n;
 	struct eng_inst_point pt;
 	uint32_t id;
@@ -275,7 +271,7 @@ static int gen_node(struct eng_metric *m, const struct eng_mdef *def,
 		    const struct eng_mconstraint *con, struct mnode *n,
 		    const struct mgen_sink *cost, struct hunch_err *err)
 {
-	struct insert_arg ia = { m, n };
+	struct minsert_arg ia = { m, n };
 	struct mgen g = { .m = m, .def = def, .f = f, .node = n,
 			  .type = con ? ENG_MVAR_COUNTER : def->type,
 			  .is_constraint = con != NULL,
@@ -283,7 +279,7 @@ static int gen_node(struct eng_metric *m, const struct eng_mdef *def,
 	int rc;
 
 	g.sink = cost ? *cost :
-		(struct mgen_sink){ .emit = sink_insert, .arg = &ia };
+		(struct mgen_sink){ .emit = msink_insert, .arg = &ia };
 	if (con != NULL)
 		rc = mgen_clauses(&g, con->clauses, con->nclauses, err);
 	else if (g.is_replace)
@@ -291,6 +287,8 @@ static int gen_node(struct eng_metric *m, const struct eng_mdef *def,
 	else
 		rc = mgen_clauses(&g, def->clauses, def->nclauses, err);
 	n->functions = g.nfuncs;
+	if (rc == 0 && con == NULL && !g.is_replace && cost == NULL)
+		rc = mfollow_init(m, n, def, f);
 	if (rc == 0 && con != NULL && g.nfuncs == 0) {
 		char fo[256];
 
@@ -402,13 +400,27 @@ static int check_built(struct eng_metric *m, const struct eng_mdef *def,
 }
 
 /* Threads already inside the functions of freshly inserted code missed
- * their entry snippets: run those now (every thread is stopped). */
+ * their entry snippets: run those now (every thread is stopped), then
+ * read the values of what catchup started at an activation's beginning. */
 static void catchup_fresh(struct eng_metric *m)
 {
 	for (struct mnode *n = m->nodes; n != NULL; n = n->next) {
-		for (size_t i = 0; n->fresh && i < n->ncatch; i++)
-			eng_inst_catchup(m->in, n->catch[i].lo, n->catch[i].hi,
-					 &n->catch[i].s, 1, NULL);
+		for (size_t i = 0; n->fresh && i < n->ncatch; i++) {
+			struct eng_catchup_info ci;
+
+			if (eng_inst_catchup_info(m->in, n->catch[i].lo,
+						  n->catch[i].hi,
+						  &n->catch[i].s, 1, &ci,
+						  NULL) < 0)
+				continue;
+			n->from_begin += ci.from_begin;
+			n->from_enable += ci.from_enable;
+		}
+		/* The value as of enabling, so a rate taken from here on
+		 * (the consultant's samples) does not put time caught up
+		 * from before enabling into its first interval. */
+		if (n->fresh && n->from_begin > 0)
+			eng_sampler_var_refresh(m->smp, n->var_id);
 		n->fresh = false;
 	}
 }
@@ -593,6 +605,8 @@ void eng_metric_info(const struct eng_metric *m, const struct eng_minst *mi,
 	memset(o, 0, sizeof *o);
 	o->refs = mi->refs;
 	o->functions = n->functions;
+	o->caught_from_begin = n->from_begin;
+	o->caught_from_enable = n->from_enable;
 	o->points = node_active(n);
 	o->refused = n->refused;
 	o->traps = n->traps;

@@ -439,23 +439,58 @@ static int clause_fn(struct mgen *g, const struct eng_mclause *c,
 	return rc;
 }
 
+/* A constrained clause over the start functions, under a code focus,
+ * is over the focus' functions, unguarded (MDL's replace constraint for
+ * timers: Paradyn's procedureConstraint "is replace processTimer").
+ * Guarded at the start functions it could never run: a thread enters
+ * main before it enters the focus, so the guard is false there, and
+ * the timer would read 0 for every function but main.  Unguarded at the
+ * focus, the timer's own nesting count handles recursion, and catchup
+ * can start it for threads already inside. */
+static struct eng_mclause clause_for_focus(const struct mgen *g,
+					   const struct eng_mclause *c)
+{
+	struct eng_mclause r = *c;
+
+	if (c->funcs == ENG_MF_START && c->constrained &&
+	    g->f->code != ENG_CODE_ALL && !g->is_constraint &&
+	    c->nprims > 0 && (c->prims[0].op == ENG_MOP_START ||
+			      c->prims[0].op == ENG_MOP_STOP)) {
+		r.funcs = ENG_MF_FOCUS;
+		r.constrained = false;
+	}
+	return r;
+}
+
+static bool skipped(const struct mgen *g, const struct mfunc *fn)
+{
+	uint64_t a = fn->mod->base + fn->f->addr;
+
+	for (size_t i = 0; i < g->nskip; i++)
+		if (g->skip[i] == a)
+			return true;
+	return false;
+}
+
 int mgen_clauses(struct mgen *g, const struct eng_mclause *c, size_t n,
 		 struct hunch_err *err)
 {
 	for (size_t i = 0; i < n; i++) {
+		struct eng_mclause cl = clause_for_focus(g, &c[i]);
 		struct mfunc *fns = NULL;
 		size_t nf = 0;
 		int rc;
 
-		if (c[i].point == ENG_MPT_CALL && c[i].after)
+		if (cl.point == ENG_MPT_CALL && cl.after)
 			return hunch_errf(err, -ENOTSUP, "metric %s: "
 				"placement \"after\" a call site is not "
 				"supported (relocated calls return into the "
 				"program's own code); use the callee's exit",
 				g->def->name);
-		rc = mfuncs_of(g->m, &c[i], g->f, &fns, &nf, err);
+		rc = mfuncs_of(g->m, &cl, g->f, &fns, &nf, err);
 		for (size_t k = 0; rc == 0 && k < nf; k++)
-			rc = clause_fn(g, &c[i], &fns[k], err);
+			if (!skipped(g, &fns[k]))
+				rc = clause_fn(g, &cl, &fns[k], err);
 		free(fns);
 		if (rc < 0)
 			return rc;

@@ -57,6 +57,17 @@ struct mcatch {
 	struct x86_snip s;       /* a timer start or a constant add */
 };
 
+/* A node whose clauses name the start functions, on a plain focus,
+ * follows new threads' start routines (eng_metric_follow.c). */
+struct mfollow {
+	char *name;                  /* the metric's, for messages */
+	enum eng_mvar_type type;
+	struct eng_mclause *cl;      /* copies of its start-function clauses */
+	size_t ncl;
+	uint64_t *done;              /* start functions instrumented */
+	size_t ndone, capdone;
+};
+
 /* Shared code: a metric's clauses for one code focus and object, or one
  * constraint's clauses for one code focus.  Owns its variable(s) and its
  * requests in eng_inst. */
@@ -78,6 +89,8 @@ struct mnode {
 	const char *why;         /* static (eng_inst or parser reason) */
 	struct mcatch *catch;    /* entry snippets for catchup */
 	size_t ncatch, capcatch;
+	unsigned from_begin, from_enable;   /* catchup's timer starts */
+	struct mfollow *follow;  /* NULL: its functions never change */
 	bool fresh;              /* inserted by the current enable */
 	struct mwatch **watch;   /* discovery watchers (references held) */
 	size_t nwatch, capwatch;
@@ -146,9 +159,28 @@ struct mgen {
 	bool is_replace;         /* the clauses already test the key */
 	struct mgen_sink sink;
 	size_t nfuncs;           /* functions with at least one point */
+	const uint64_t *skip;    /* functions (runtime entry) to leave out */
+	size_t nskip;
 };
 int mgen_clauses(struct mgen *g, const struct eng_mclause *c, size_t n,
 		 struct hunch_err *err);
+
+/* eng_metric.c: the sink that queues requests for node n. */
+struct minsert_arg {
+	struct eng_metric *m;
+	struct mnode *n;
+};
+int msink_insert(void *arg, const struct mfunc *fn,
+		 const struct x86_point *xp, const struct x86_snip *s,
+		 size_t ns, bool prepend, struct hunch_err *err);
+
+/* ---- eng_metric_follow.c: start functions follow new threads ---- */
+int mfollow_init(struct eng_metric *m, struct mnode *n,
+		 const struct eng_mdef *def, const struct eng_mfocus *f);
+void mfollow_free(struct mfollow *fo);
+/* Instrument start routines of threads that appeared since (stops and
+ * resumes a running program once); the number of nodes extended. */
+int mfollow_poll(struct eng_metric *m);
 
 /* ---- eng_metric_seen.c: resource discovery ---- */
 /* Watch fn's first argument for node n when fn is a sync or I/O

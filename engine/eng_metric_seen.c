@@ -370,6 +370,7 @@ int eng_metric_poll_seen(struct eng_metric *m,
 	const struct eng_sampler_stats *st = eng_sampler_stats(m->smp);
 	int found = 0;
 
+	mfollow_poll(m);   /* new threads' start routines, if any */
 	for (const struct mwatch *w = m->watches; w != NULL; w = w->next)
 		for (uint32_t t = 0; t <= st->max_index; t++)
 			for (int i = 0; i < MSEEN_SLOTS; i++) {

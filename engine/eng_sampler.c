@@ -376,6 +376,34 @@ static void sample_thread(struct eng_sampler *s, uint32_t i)
 	t->obs_last = obs;
 }
 
+/* One variable of every adopted thread, read now (outside a tick: no
+ * ring, no cost accounting). */
+int eng_sampler_var_refresh(struct eng_sampler *s, uint32_t id)
+{
+	enum eng_var_kind k = eng_vars_kind(s->vars, id);
+	uint64_t off = eng_vars_handle(s->vars, id);
+	uint32_t i;
+
+	if (k == ENG_VAR_NONE)
+		return -ENOENT;
+	for (i = 0; i <= s->st.max_index && i < s->lay.max_threads; i++) {
+		struct thr *t = &s->thr[i];
+		volatile unsigned char *b = block(s, i);
+
+		if (!t->live ||
+		    grow_i64(&t->vals, &t->vals_cap, eng_vars_cap(s->vars)) < 0)
+			continue;
+		t->cpu_have = false;
+		if (k == ENG_VAR_COUNTER)
+			t->vals[id] = LD((volatile int64_t *)(b + off));
+		else
+			t->vals[id] = timer_value(s, t, (volatile struct
+						  hunch_timer *)(b + off),
+						  (uint32_t)k, t->vals[id]);
+	}
+	return 0;
+}
+
 /* ---- threads ---- */
 
 static void push_event(struct eng_sampler *s, enum eng_thread_event_kind k,

@@ -62,6 +62,9 @@ struct eng_var_agg {
 };
 int eng_sampler_var_agg(const struct eng_sampler *s, uint32_t id,
 			struct eng_var_agg *a);
+/* Read `id` in every adopted thread now, without a tick (the metric
+ * compiler does after enabling, so a value reads as of then). */
+int eng_sampler_var_refresh(struct eng_sampler *s, uint32_t id);
 /* The value of `id` in live thread `idx`; -ENOENT if not live. */
 int eng_sampler_var_thread(const struct eng_sampler *s, uint32_t id,
 			   uint32_t idx, int64_t *v);

@@ -128,7 +128,12 @@ struct hunch_block_hdr {               /* 64 bytes */
 	volatile uint64_t obs_cost;    /* observed cost, wall native units */
 	volatile uint32_t cpu_level;   /* CPU level this thread really uses */
 	uint32_t pad0;
-	uint64_t pad1[5];
+	/* When the thread's start routine was called (written once by the
+	 * thread just before the call; 0 unknown): catchup starts timers of
+	 * that outermost activation here, not at enabling. */
+	volatile uint64_t act_wall;    /* wall native units */
+	volatile uint64_t act_cpu;     /* the thread's CPU ns */
+	uint64_t pad1[3];
 };
 
 #define HUNCH_BLOCK_VARS_START 64u

@@ -107,3 +107,18 @@ uint64_t rt_cpu_now(void)
 	}
 	return rt_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 }
+
+/* Called by a new thread just before its start routine: when (wall
+ * clock, its own CPU clock) that outermost activation began, for hunch's
+ * catchup of timers enabled later on it (engine/README.md, Catchup).
+ * CLOCK_THREAD_CPUTIME_ID, not rt_cpu_now(): a thread that never uses a
+ * CPU timer should not open a perf event. */
+void rt_cpu_mark_activation(void)
+{
+	struct hunch_block_hdr *bh = (struct hunch_block_hdr *)rt_tls_block;
+
+	if (bh == NULL)
+		return;
+	bh->act_cpu = rt_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	bh->act_wall = rt_wall_now();
+}

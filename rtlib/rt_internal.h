@@ -133,5 +133,6 @@ void rt_thread_fork_child(void);
 /* rt_cpu.c */
 uint64_t rt_cpu_now(void);
 void rt_cpu_close(void);
+void rt_cpu_mark_activation(void);
 
 #endif

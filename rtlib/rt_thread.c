@@ -195,6 +195,7 @@ static void *rt_start_thunk(void *p)
 
 	free(p);
 	rt_thread_register((uint64_t)(uintptr_t)st.fn);
+	rt_cpu_mark_activation();
 	return st.fn(st.arg);
 }
 
