@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "eng_funcreloc.h"
 #include "eng_proc.h"
 #include "eng_shm.h"
 #include "hunch_abi.h"
@@ -160,6 +161,7 @@ void eng_inst_destroy(struct eng_inst *in)
 	free(in->queue);
 	free(in->pf);
 	free(in->trap_mirror);
+	eng_funcreloc_free(in);
 	eng_codemem_destroy(in->mem);
 	x86_reloc_close(in->reloc);
 	free(in);
@@ -380,8 +382,13 @@ int eng_inst_add(struct eng_inst *in, const struct eng_inst_point *pt,
 	struct request *r;
 	uint32_t pi = 0;
 	int len, rc;
-	struct eng_inst_point tp;
+	struct eng_inst_point tp, rp;
 
+	/* the first fallback: the point of a relocated copy of its function */
+	if ((rc = eng_funcreloc_route(in, pt, &rp, err)) < 0)
+		return rc;
+	if (rc > 0)
+		pt = &rp;
 	if (pt->trap) {      /* the int3 replaces the point instruction only */
 		tp = *pt;
 		tp.patch_start = pt->addr;
@@ -469,6 +476,9 @@ void eng_inst_stats(const struct eng_inst *in, struct eng_inst_stats *st)
 int eng_inst_catchup(struct eng_inst *in, uint64_t lo, uint64_t hi,
 		     const struct x86_snip *s, size_t n, struct hunch_err *err)
 {
+	/* a relocated function runs in its copy; frames in the original
+	 * body will not run the copy's exits: left alone */
+	eng_funcreloc_copy_range(in, lo, hi, &lo, &hi);
 	return inst_catchup(in->p, in->shm, in->mem, lo, hi, s, n, err);
 }
 

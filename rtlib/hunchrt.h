@@ -41,6 +41,8 @@ HUNCHRT_API void hunchrt_cost_add(uint64_t native);
  * struct hunch_trap_entry, cap a power of two) and passes every other
  * SIGTRAP to the program's own disposition.  0 or -errno. */
 HUNCHRT_API int hunchrt_trap_install(uint64_t table, uint64_t cap);
+/* Register the .eh_frame of a relocated function's copy (rt_frames.c). */
+HUNCHRT_API int hunchrt_frames_register(uint64_t eh_frame);
 
 /* The calling thread's block (registering it), NULL if none. */
 HUNCHRT_API void *hunchrt_block(void);

@@ -1,0 +1,250 @@
+/*
+ * eng_funcreloc_link.c - the commit side of whole-function relocation:
+ * leading the original entry to the copy when the copy gets its first
+ * request, and back when its last one goes (eng_funcreloc.h).
+ */
+#include "eng_funcreloc_int.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "eng_codemem.h"
+#include "eng_inst_int.h"
+#include "eng_proc.h"
+#include "eng_shm.h"
+#include "hunch_abi.h"
+
+/* Copies sorted by address, to find the function a copy address is in. */
+struct cidx {
+	uint64_t lo, hi;
+	struct fr_func *f;
+};
+
+static int cidx_cmp(const void *a, const void *b)
+{
+	const struct cidx *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+static struct cidx *cidx_build(struct eng_funcreloc *r, size_t *n)
+{
+	struct cidx *c = malloc((r->nf + 1) * sizeof *c);
+
+	*n = 0;
+	if (c == NULL)
+		return NULL;
+	for (size_t i = 0; i < r->nf; i++) {
+		r->f[i].live = false;
+		if (r->f[i].state == FR_COPY)
+			c[(*n)++] = (struct cidx){ r->f[i].copy,
+				r->f[i].copy + r->f[i].fr.len, &r->f[i] };
+	}
+	qsort(c, *n, sizeof *c, cidx_cmp);
+	return c;
+}
+
+static struct fr_func *cidx_find(const struct cidx *c, size_t n, uint64_t a)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (c[mid].hi <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && c[lo].lo <= a ? c[lo].f : NULL;
+}
+
+/* Mark the functions whose copy has requests: active patches with minis
+ * and, with pending too, requests queued for insertion. */
+static int mark_live(struct eng_inst *in, bool pending)
+{
+	size_t n;
+	struct cidx *c = cidx_build(in->fr, &n);
+
+	if (c == NULL)
+		return -ENOMEM;
+	for (size_t k = 0; n > 0 && k < in->npts; k++) {
+		const struct ipoint *ip = &in->pts[k];
+		struct fr_func *f;
+
+		if (ip->active && !ip->dead && inst_point_minis(ip) > 0 &&
+		    (f = cidx_find(c, n, ip->pt.patch_start)) != NULL)
+			f->live = true;
+	}
+	for (size_t q = 0; pending && n > 0 && q < in->nqueue; q++) {
+		const struct request *rq = inst_req_get(in, in->queue[q]);
+		struct fr_func *f;
+
+		if (rq != NULL && rq->state == ENG_REQ_PENDING &&
+		    (f = cidx_find(c, n, rq->site)) != NULL)
+			f->live = true;
+	}
+	free(c);
+	return 0;
+}
+
+/* Is any thread in libgcc_s's code, or has a return address there?  It
+ * may hold the unwinder's object lock, which registering takes. */
+static bool in_unwinder(struct eng_inst *in, const struct inst_threads *th)
+{
+	char path[64], line[512];
+	bool busy = false;
+	FILE *fp;
+
+	snprintf(path, sizeof path, "/proc/%d/maps", (int)eng_proc_pid(in->p));
+	if ((fp = fopen(path, "re")) == NULL)
+		return true;
+	while (!busy && fgets(line, sizeof line, fp) != NULL) {
+		unsigned long lo, hi;
+		char perm[8];
+
+		if (strstr(line, "/libgcc_s.so") == NULL ||
+		    sscanf(line, "%lx-%lx %7s", &lo, &hi, perm) != 3 ||
+		    perm[2] != 'x')
+			continue;
+		busy = inst_threads_pc_in(th, lo, hi) ||
+		       inst_threads_word_in(th, lo, hi);
+	}
+	fclose(fp);
+	return busy;
+}
+
+/* Register the copy's FDE in the target (rtlib, rt_frames.c).  0 done,
+ * 1 not now (*why), <0 error. */
+static int register_frames(struct eng_inst *in, struct inst_threads *th,
+			   struct fr_func *f, const char **why,
+			   struct hunch_err *err)
+{
+	uint64_t fn = eng_shm_entry(in->shm, HUNCH_RT_ENTRY_FRAMES_REGISTER);
+	uint64_t arg = f->eh, ret = 0;
+	int rc;
+
+	if (fn == 0)
+		return *why = "the runtime library cannot register unwind "
+			      "information (older build?)", 1;
+	if (in_unwinder(in, th))
+		return *why = "a thread is inside libgcc's unwinder; try "
+			      "again later", 1;
+	rc = eng_infcall(in->p, th->t[0].tid, fn, &arg, 1, &ret, err);
+	if (rc < 0)
+		return rc;
+	if (ret != 0)
+		return *why = "the runtime library's table of unwind "
+			      "information is full", 1;
+	f->eh_done = true;
+	in->fr->frames++;
+	return 0;
+}
+
+/* Threads stopped inside the original entry's patch bytes go to the
+ * same instruction in the copy.  1 when one is between instructions. */
+static int move_pcs(struct eng_inst *in, struct inst_threads *th,
+		    struct fr_func *f, struct hunch_err *err)
+{
+	uint64_t s = f->epatch, e = f->epatch + f->eplen;
+	int rc;
+
+	for (size_t i = 0; i < th->n; i++) {
+		uint64_t pc = th->t[i].regs.rip;
+
+		if (pc > s && pc < e && x86_fr_slot(&f->fr, pc) == 0)
+			return 1;
+	}
+	for (size_t i = 0; i < th->n; i++) {
+		struct inst_thread *t = &th->t[i];
+
+		if (t->regs.rip <= s || t->regs.rip >= e)
+			continue;
+		t->regs.rip = x86_fr_slot(&f->fr, t->regs.rip);
+		t->regs_changed = true;
+		if ((rc = eng_set_regs(in->p, t->tid, &t->regs, err)) < 0)
+			return rc;
+		in->st.pcs_moved++;
+	}
+	return 0;
+}
+
+/* Lead the original entry to the copy.  0 done or not now, <0 error. */
+static int link_one(struct eng_inst *in, struct inst_threads *th,
+		    struct fr_func *f, struct hunch_err *err)
+{
+	const char *why = NULL;
+	uint8_t p[32];
+	uint64_t rb = eng_proc_r_brk(in->p);
+	int rc;
+
+	if (inst_threads_word_in(th, f->epatch + 1, f->epatch + f->eplen) ||
+	    (rb >= f->epatch && rb < f->epatch + f->eplen))
+		return 0;       /* a return address there: next commit */
+	if ((rc = eng_read_mem(in->p, f->epatch, f->eorig, f->eplen, err)) < 0)
+		return rc;
+	if (f->eorig[0] == 0xcc)
+		return 0;
+	/* the copy (and its unwind info) before anything leads there */
+	if ((rc = eng_codemem_flush(in->mem, &in->st.writes, err)) < 0)
+		return rc;
+	if (f->eh != 0 && !f->eh_done &&
+	    (rc = register_frames(in, th, f, &why, err)) != 0)
+		return rc < 0 ? rc : 0;
+	if ((rc = move_pcs(in, th, f, err)) != 0)
+		return rc < 0 ? rc : 0;
+	memset(p, 0xcc, sizeof p);
+	x86_jmp5_bytes(p, f->epatch, f->ejump);
+	if ((rc = inst_wmem(in, f->epatch, p, f->eplen, err)) < 0)
+		return rc;
+	f->patched = true;
+	return 0;
+}
+
+int eng_funcreloc_before(struct eng_inst *in, struct inst_threads *th,
+			 struct hunch_err *err)
+{
+	struct eng_funcreloc *r = in->fr;
+	int rc;
+
+	if (r == NULL || r->nf == 0)
+		return 0;
+	if (mark_live(in, true) < 0)
+		return hunch_errf(err, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < r->nf; i++) {
+		struct fr_func *f = &r->f[i];
+
+		if (f->state == FR_COPY && f->live && !f->patched &&
+		    (rc = link_one(in, th, f, err)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* The original entry's bytes come back when the copy has no request
+ * left.  No thread can be inside the 5-byte jmp; the copy stays. */
+int eng_funcreloc_after(struct eng_inst *in, struct inst_threads *th,
+			struct hunch_err *err)
+{
+	struct eng_funcreloc *r = in->fr;
+	int rc;
+
+	(void)th;
+	if (r == NULL || r->nf == 0)
+		return 0;
+	if (mark_live(in, false) < 0)
+		return hunch_errf(err, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < r->nf; i++) {
+		struct fr_func *f = &r->f[i];
+
+		if (!f->patched || f->live)
+			continue;
+		if ((rc = inst_wmem(in, f->epatch, f->eorig, f->eplen, err)) < 0)
+			return rc;
+		f->patched = false;
+	}
+	return 0;
+}
