@@ -1,0 +1,437 @@
+/*
+ * inst_funcreloc.c - whole-function relocation (engine/eng_funcreloc.h)
+ * in running programs, with the real parser (eng_points_of):
+ *
+ *   - progs/inst_calls.c (8 threads, known counts; its ic_rec has a ret
+ *     that is a branch target, and at -O0 several functions end in
+ *     `call; leave; ret`): entry and exit counters on every ic_*
+ *     function are exact per thread and in total, with NO trap hit (the
+ *     rtlib's trap counter stays 0) and the functions that needed it
+ *     relocated; after removal every code byte equals the file's; the
+ *     output is that of the uninstrumented program;
+ *   - progs/inst_fr.cpp (-O0): C++ exceptions, backtrace(),
+ *     pthread_exit and pthread_cancel through relocated frames, exact
+ *     counts, output identical, no trap hit, unwind info registered;
+ *   - instrumenting again after removal reuses the copy.
+ *
+ *   inst_funcreloc CALLS... -- FR...
+ *   inst_funcreloc --shares FILE...   (report: jmp / relocated / trap)
+ */
+#include "inst_util.h"
+#include "tap.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "eng_funcreloc.h"
+#include "eng_points.h"
+#include "hunch_abi.h"
+
+struct fx {
+	const struct eng_func *f;
+	uint32_t ev, xv;          /* entry and exit counters */
+	uint64_t eh, xh;
+	uint32_t req[16];
+	size_t nreq, nentry, nexit;
+};
+
+/* Counters at entry and exit of every function named prefix*. */
+static struct fx *instrument(struct tgt *t, struct eng_points_cache *pc,
+			     const char *prefix, size_t *n, int *failed)
+{
+	size_t nf = eng_image_nfuncs(t->img);
+	struct fx *fx = calloc(nf + 1, sizeof *fx);
+	struct hunch_err err = { 0 };
+
+	*n = 0;
+	for (size_t i = 0; i < nf; i++) {
+		const struct eng_func *f = eng_image_func(t->img, i);
+		const struct x86_func *xf;
+		struct fx *c = &fx[*n];
+
+		if (strncmp(f->name, prefix, strlen(prefix)) != 0 ||
+		    (xf = eng_points_of(pc, t->img, f, &err)) == NULL)
+			continue;
+		c->f = f;
+		eng_sampler_var_alloc(t->smp, ENG_VAR_COUNTER, &c->ev, &c->eh, NULL);
+		eng_sampler_var_alloc(t->smp, ENG_VAR_COUNTER, &c->xv, &c->xh, NULL);
+		for (size_t k = 0; k < xf->npoints && c->nreq < 16; k++) {
+			const struct x86_point *xp = &xf->points[k];
+			struct x86_snip s = { .kind = X86_SN_ADD, .delta = 1 };
+			struct eng_inst_point pt;
+
+			if (xp->kind == X86_PT_CALL)
+				continue;
+			s.handle = xp->kind == X86_PT_ENTRY ? c->eh : c->xh;
+			eng_inst_point_from(xp, t->base, &pt);
+			if (eng_inst_add(t->in, &pt, &s, 1, false,
+					 &c->req[c->nreq], &err) < 0) {
+				tap_diag("%s: %s", f->name, err.msg);
+				continue;
+			}
+			c->nreq++;
+			*(xp->kind == X86_PT_ENTRY ? &c->nentry : &c->nexit) += 1;
+		}
+		(*n)++;
+	}
+	*failed = eng_inst_commit(t->in, &err);
+	if (*failed < 0)
+		tap_diag("commit: %s", err.msg);
+	return fx;
+}
+
+static void remove_all(struct tgt *t, struct fx *fx, size_t n)
+{
+	struct hunch_err err = { 0 };
+
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < fx[i].nreq; k++)
+			eng_inst_remove(t->in, fx[i].req[k]);
+	if (eng_inst_commit(t->in, &err) < 0)
+		tap_diag("commit: %s", err.msg);
+}
+
+static struct fx *by_name(struct fx *fx, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(fx[i].f->name, name) == 0)
+			return &fx[i];
+	return NULL;
+}
+
+static int cmpl(const void *a, const void *b)
+{
+	long x = *(const long *)a, y = *(const long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The values of a counter in every live thread, sorted, zeros dropped. */
+static size_t thread_values(struct tgt *t, uint32_t var, long *v, size_t max)
+{
+	size_t n = 0;
+
+	for (uint32_t idx = 0; idx < 1024 && n < max; idx++) {
+		int64_t x;
+
+		if (eng_sampler_var_thread(t->smp, var, idx, &x) == 0 && x != 0)
+			v[n++] = (long)x;
+	}
+	qsort(v, n, sizeof *v, cmpl);
+	return n;
+}
+
+static uint64_t traps(struct tgt *t)
+{
+	return eng_shm_header(t->shm)->rt_traps;
+}
+
+static bool relocated(struct tgt *t, const struct eng_func *f)
+{
+	uint64_t lo, hi;
+
+	return eng_funcreloc_copy_range(t->in, t->base + f->addr,
+					t->base + f->addr + f->size, &lo,
+					&hi) == 1;
+}
+
+/* What the program prints without hunch (stdin: two lines). */
+static char *ground_truth(const char *prog)
+{
+	static char out[1 << 16];
+	char cmd[4096];
+	FILE *p;
+	size_t n;
+
+	snprintf(cmd, sizeof cmd, "printf 'go\\ngo\\n' | %s", prog);
+	if ((p = popen(cmd, "r")) == NULL)
+		return NULL;
+	n = fread(out, 1, sizeof out - 1, p);
+	out[n] = 0;
+	pclose(p);
+	return out;
+}
+
+/* progs/inst_calls.c: per worker i, calls of each function (0 = none);
+ * main's own calls in main_n. */
+struct expect { const char *name; long per1; long main_n; };
+static const struct expect calls_expect[] = {
+	{ "ic_worker", -1, 0 },        /* per worker: 1 */
+	{ "ic_mid", 1000, 0 },         /* (i+1) * per1 */
+	{ "ic_leaf", 2500, 0 },
+	{ "ic_branchy", 1000, 0 },
+	{ "ic_jcc", 1000, 0 },
+	{ "ic_rec", -1100, 0 },        /* 1100 in every worker */
+	{ "ic_report", 0, 8 },
+	{ "ic_args", 0, 8 },
+};
+
+static size_t want_values(const struct expect *e, bool exits, long *w)
+{
+	size_t n = 0;
+
+	for (int i = 0; i < 8; i++) {
+		if (e->per1 == -1)
+			w[n++] = exits ? 0 : 1;   /* workers wait inside */
+		else if (e->per1 < 0)
+			w[n++] = -e->per1;
+		else if (e->per1 > 0)
+			w[n++] = e->per1 * (i + 1);
+	}
+	if (e->main_n)
+		w[n++] = e->main_n;
+	qsort(w, n, sizeof *w, cmpl);
+	while (n > 0 && w[0] == 0) {      /* zeros are not reported */
+		memmove(w, w + 1, (n - 1) * sizeof *w);
+		n--;
+	}
+	return n;
+}
+
+static void check_threads(struct tgt *t, const char *name, struct fx *c,
+			  const struct expect *e)
+{
+	const char *kind[2] = { "entry", "exit" };
+	uint32_t var[2] = { c->ev, c->xv };
+	size_t npt[2] = { c->nentry, c->nexit };
+
+	for (int k = 0; k < 2; k++) {
+		long want[16], got[16];
+		size_t nw = want_values(e, k == 1, want);
+		size_t ng = thread_values(t, var[k], got, 16);
+		bool same = ng == nw && npt[k] > 0;
+
+		for (size_t i = 0; same && i < nw; i++)
+			same = got[i] == want[i];
+		tap_ok(same, "%s %s: %s count per thread exact (%zu points)",
+		       name, e->name, kind[k], npt[k]);
+		for (size_t i = 0; !same && i < ng; i++)
+			tap_diag("  thread value %ld", got[i]);
+	}
+}
+
+static void check_totals(struct tgt *t, const char *name, struct fx *c,
+			 const struct expect *e)
+{
+	long w[16], want = 0;
+	size_t nw = want_values(e, false, w);
+	struct eng_var_agg a;
+
+	for (size_t i = 0; i < nw; i++)
+		want += w[i];
+	eng_sampler_var_agg(t->smp, c->ev, &a);
+	tap_eq(a.sum, want, "%s %s: entry total exact", name, e->name);
+	eng_sampler_var_agg(t->smp, c->xv, &a);
+	tap_eq(a.sum, want, "%s %s: exit total exact", name, e->name);
+}
+
+/* Which functions the parser refuses (they must be relocated now). */
+static size_t list_needing(struct eng_points_cache *pc, struct tgt *t,
+			   const char *name, struct fx *fx, size_t n)
+{
+	size_t need = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct x86_func *xf = eng_points_of(pc, t->img, fx[i].f,
+							  NULL);
+
+		if (xf == NULL || xf->ok)
+			continue;
+		need++;
+		tap_ok(relocated(t, fx[i].f), "%s %s: needs room (%s), "
+		       "relocated", name, fx[i].f->name, xf->why);
+	}
+	return need;
+}
+
+static void run_calls(const char *prog)
+{
+	const char *name = strrchr(prog, '/') ? strrchr(prog, '/') + 1 : prog;
+	char *argv[] = { (char *)prog, NULL };
+	char *truth = ground_truth(prog);
+	struct eng_points_cache *pc = NULL;
+	struct hunch_err err = { 0 };
+	struct fx *fx = NULL;
+	size_t n = 0;
+	struct tgt t;
+	int failed;
+
+	if (!tap_ok(tgt_launch(&t, prog, argv) == 0 &&
+		    eng_points_cache_new(&pc, &err) == 0 &&
+		    eng_funcreloc_image(t.in, pc, t.img, t.base, &err) == 0,
+		    "%s: launched, relocation on %s", name, err.msg))
+		return;
+	fx = instrument(&t, pc, "ic_", &n, &failed);
+	tap_ok(n == 8 && failed == 0, "%s: %zu functions instrumented, %d "
+	       "requests refused", name, n, failed);
+	tap_ok(list_needing(pc, &t, name, fx, n) > 0, "%s: some function "
+	       "needed relocation", name);
+	eng_resume_all(t.p, NULL);
+	if (!tap_ok(tgt_wait_line(&t, "done", 60000) == 0, "%s: work done",
+		    name))
+		goto out;
+	tgt_pump(&t, 50);
+	for (size_t k = 0; k < 8; k++)
+		if (by_name(fx, n, calls_expect[k].name) != NULL)
+			check_threads(&t, name, by_name(fx, n,
+					calls_expect[k].name), &calls_expect[k]);
+	tgt_send(&t, "go\n");
+	if (!tap_ok(tgt_wait_line(&t, "joined", 30000) == 0, "%s: joined",
+		    name))
+		goto out;
+	tgt_pump(&t, 50);
+	for (size_t k = 1; k < 8; k++)
+		if (by_name(fx, n, calls_expect[k].name) != NULL)
+			check_totals(&t, name, by_name(fx, n,
+					calls_expect[k].name), &calls_expect[k]);
+	tap_eq(traps(&t), 0, "%s: no trap hit", name);
+	remove_all(&t, fx, n);
+	tap_eq(code_mismatches(&t), 0, "%s: after removal every code byte "
+	       "equals the file's", name);
+	tgt_send(&t, "go\n");
+	tap_ok(tgt_wait_exit(&t, 30000) == 0 && t.status == 0, "%s: exited 0",
+	       name);
+	tap_ok(truth != NULL && strcmp(t.out, truth) == 0,
+	       "%s: output identical to the uninstrumented run", name);
+out:
+	free(fx);
+	tgt_fini(&t);
+	eng_points_cache_free(pc);
+}
+
+/* progs/inst_fr.cpp: counts and unwinding through relocated frames. */
+static void run_fr(const char *prog)
+{
+	static const struct { const char *fn; long entries, exits; } want[] = {
+		{ "fr_count", 1000, 1000 }, { "fr_count_leaf", 1000, 1000 },
+		{ "fr_pass1", 10, 0 }, { "fr_pass2", 10, 0 },
+		{ "fr_throw", 10, 0 }, { "fr_bt_pass", 1, 1 },
+		{ "fr_bt_leaf", 1, 1 }, { "fr_exit_pass", 1, 0 },
+		{ "fr_exit_leaf", 1, 0 }, { "fr_exiter", 1, 0 },
+		{ "fr_block_pass", 1, 0 }, { "fr_block_read", 1, 0 },
+	};
+	const char *name = strrchr(prog, '/') ? strrchr(prog, '/') + 1 : prog;
+	char *argv[] = { (char *)prog, NULL };
+	char *truth = ground_truth(prog);
+	struct eng_points_cache *pc = NULL;
+	struct eng_funcreloc_stats st;
+	struct hunch_err err = { 0 };
+	struct fx *fx = NULL;
+	size_t n = 0;
+	struct tgt t;
+	int failed;
+
+	if (!tap_ok(tgt_launch(&t, prog, argv) == 0 &&
+		    eng_points_cache_new(&pc, &err) == 0 &&
+		    eng_funcreloc_image(t.in, pc, t.img, t.base, &err) == 0,
+		    "%s: launched, relocation on %s", name, err.msg))
+		return;
+	fx = instrument(&t, pc, "fr_", &n, &failed);
+	tap_ok(n == 12 && failed == 0, "%s: %zu functions instrumented, %d "
+	       "requests refused", name, n, failed);
+	list_needing(pc, &t, name, fx, n);
+	eng_funcreloc_stats(t.in, &st);
+	tap_ok(st.live >= 5 && st.frames == st.live, "%s: %zu functions "
+	       "relocated, %zu unwind tables registered", name, st.live,
+	       st.frames);
+	tap_ok(relocated(&t, by_name(fx, n, "fr_pass1")->f) &&
+	       relocated(&t, by_name(fx, n, "fr_exit_pass")->f) &&
+	       relocated(&t, by_name(fx, n, "fr_block_pass")->f) &&
+	       relocated(&t, by_name(fx, n, "fr_bt_pass")->f),
+	       "%s: the frames exceptions, pthread_exit, cancel and "
+	       "backtrace() pass through are relocated", name);
+	eng_resume_all(t.p, NULL);
+	tap_ok(tgt_wait_exit(&t, 30000) == 0 && t.status == 0,
+	       "%s: exited 0 (%d)", name, t.status);
+	tap_ok(truth != NULL && strcmp(t.out, truth) == 0,
+	       "%s: output identical to the uninstrumented run", name);
+	if (truth != NULL && strcmp(t.out, truth) != 0)
+		tap_diag("got:\n%swant:\n%s", t.out, truth);
+	for (size_t k = 0; k < sizeof want / sizeof *want; k++) {
+		struct fx *c = by_name(fx, n, want[k].fn);
+		struct eng_var_agg a, b;
+
+		if (!tap_ok(c != NULL, "%s %s: instrumented", name, want[k].fn))
+			continue;
+		eng_sampler_var_agg(t.smp, c->ev, &a);
+		eng_sampler_var_agg(t.smp, c->xv, &b);
+		tap_ok(a.sum == want[k].entries && b.sum == want[k].exits,
+		       "%s %s: %ld entries, %ld exits (want %ld, %ld)", name,
+		       want[k].fn, (long)a.sum, (long)b.sum, want[k].entries,
+		       want[k].exits);
+	}
+	tap_eq(traps(&t), 0, "%s: no trap hit", name);
+	free(fx);
+	tgt_fini(&t);
+	eng_points_cache_free(pc);
+}
+
+/* Shares of a file's functions: every point a jmp in place, relocated,
+ * or left to traps/refusal (with the reasons relocation gives). */
+static void shares(const char *path)
+{
+	struct eng_funcreloc_checker *ck = NULL;
+	struct eng_points_cache *pc = NULL;
+	struct eng_image *img = NULL;
+	struct { const char *why; size_t n; } why[32];
+	size_t nwhy = 0, nf, cnt[3] = { 0 };
+	struct hunch_err err = { 0 };
+
+	if (!tap_ok(eng_image_open(path, &img, &err) == 0 &&
+		    eng_points_cache_new(&pc, &err) == 0 &&
+		    eng_funcreloc_checker_new(&ck) == 0, "%s: opened %s",
+		    path, err.msg))
+		return;
+	nf = eng_image_nfuncs(img);
+	for (size_t i = 0; i < nf; i++) {
+		const char *w = NULL;
+		int rc = eng_funcreloc_check(ck, pc, img, eng_image_func(img, i),
+					     &w);
+		size_t k = 0;
+
+		cnt[rc < 0 ? 2 : rc]++;
+		if (rc >= 0 || w == NULL)
+			continue;
+		while (k < nwhy && strcmp(why[k].why, w) != 0)
+			k++;
+		if (k == nwhy && nwhy < 32) {
+			why[nwhy].why = w;
+			why[nwhy++].n = 0;
+		}
+		if (k < nwhy)
+			why[k].n++;
+	}
+	tap_ok(nf > 0, "%s: %zu functions: %zu jmp (%.1f%%), %zu relocated "
+	       "(%.1f%%), together %.1f%%; %zu left to traps or refused "
+	       "(%.1f%%)", path, nf, cnt[0], 100.0 * cnt[0] / nf, cnt[1],
+	       100.0 * cnt[1] / nf, 100.0 * (cnt[0] + cnt[1]) / nf, cnt[2],
+	       100.0 * cnt[2] / nf);
+	for (size_t k = 0; k < nwhy; k++)
+		tap_diag("  %6zu  %s", why[k].n, why[k].why);
+	eng_funcreloc_checker_free(ck);
+	eng_points_cache_free(pc);
+	eng_image_close(img);
+}
+
+int main(int argc, char **argv)
+{
+	bool fr = false;
+
+	if (argc > 1 && strcmp(argv[1], "--shares") == 0) {
+		for (int i = 2; i < argc; i++)
+			shares(argv[i]);
+		return tap_done();
+	}
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0)
+			fr = true;
+		else if (fr)
+			run_fr(argv[i]);
+		else
+			run_calls(argv[i]);
+	}
+	return tap_done();
+}

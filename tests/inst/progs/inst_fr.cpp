@@ -1,0 +1,103 @@
+/* inst_fr.cpp - functions whose points are too small for a jmp at -O0
+ * (`call; leave; ret`: two bytes before the ret), so hunch relocates
+ * them whole (engine/eng_funcreloc.h), with known call counts, and
+ * everything that unwinds through their frames:
+ *
+ *   fr_count      1000 calls (through fr_count_leaf, 1000)
+ *   fr_pass1/2    10 calls each; fr_throw throws through both every time
+ *                 (entries 10, exits 0: no frame returns normally)
+ *   fr_bt_pass    1 call; backtrace() from fr_bt_leaf must see as many
+ *                 frames as without hunch
+ *   fr_exit_pass  1 call; pthread_exit(42) from fr_exit_leaf below it
+ *   fr_block_pass 1 call; its thread is cancelled in read() below it
+ *
+ * stdout is deterministic.
+ */
+#include <execinfo.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#define NOI __attribute__((noinline, noipa))
+
+static int pipefd[2];
+static volatile int cleaned;
+
+extern "C" {
+NOI long fr_count_leaf(long x) { return x + 1; }
+NOI long fr_count(long x) { return fr_count_leaf(x); }
+
+NOI int fr_throw(int n)
+{
+	if (n > 0)
+		throw n * 10;
+	return n;
+}
+NOI int fr_pass2(int n) { return fr_throw(n); }
+NOI int fr_pass1(int n) { return fr_pass2(n); }
+
+NOI int fr_bt_leaf(void)
+{
+	void *b[64];
+
+	return backtrace(b, 64);
+}
+NOI int fr_bt_pass(void) { return fr_bt_leaf(); }
+
+NOI void fr_exit_leaf(void) { pthread_exit((void *)42); }
+NOI void fr_exit_pass(void) { fr_exit_leaf(); }
+NOI void *fr_exiter(void *) { fr_exit_pass(); return NULL; }
+
+NOI long fr_block_read(int fd)
+{
+	char c;
+
+	return read(fd, &c, 1);
+}
+NOI long fr_block_pass(int fd) { return fr_block_read(fd); }
+}
+
+static void on_cancel(void *) { cleaned = 1; }
+
+/* Not fr_: its cleanup push is a C++ object with a destructor (an
+ * LSDA), which relocation refuses. */
+static void *sleeper_thread(void *)
+{
+	pthread_cleanup_push(on_cancel, NULL);
+	fr_block_pass(pipefd[0]);
+	pthread_cleanup_pop(0);
+	return NULL;
+}
+
+int main(void)
+{
+	long sum = 0;
+	int caught = 0;
+	pthread_t t;
+	void *ret = NULL;
+
+	for (long i = 0; i < 1000; i++)
+		sum += fr_count(i);
+	printf("sum %ld\n", sum);
+	for (int i = 0; i < 10; i++) {
+		try {
+			fr_pass1(i + 1);
+		} catch (int e) {
+			caught += e;
+		}
+	}
+	printf("caught %d\n", caught);
+	printf("backtrace depth %d\n", fr_bt_pass());
+	pthread_create(&t, NULL, fr_exiter, NULL);
+	pthread_join(t, &ret);
+	printf("exit value %ld\n", (long)ret);
+	if (pipe(pipefd) != 0)
+		return 1;
+	pthread_create(&t, NULL, sleeper_thread, NULL);
+	usleep(100000);
+	pthread_cancel(t);
+	pthread_join(t, &ret);
+	printf("cancelled %d cleanup %d\n", ret == PTHREAD_CANCELED, cleaned);
+	fflush(stdout);
+	return 0;
+}
