@@ -247,6 +247,58 @@ static size_t list_needing(struct eng_points_cache *pc, struct tgt *t,
 	return need;
 }
 
+/* Remove everything while the workers wait inside ic_worker, check the
+ * bytes, instrument again (relocated functions reuse their copies), let
+ * the workers leave ic_worker and exit, and check what the second set
+ * of counters saw: 8 exits of ic_worker, nothing else; then remove. */
+static void again(struct tgt *t, struct eng_points_cache *pc,
+		  const char *name, struct fx *fx, size_t n)
+{
+	struct eng_funcreloc_stats st0, st1;
+	struct fx *fx2, *w;
+	size_t n2 = 0;
+	int failed;
+	long other = 0;
+
+	eng_funcreloc_stats(t->in, &st0);
+	remove_all(t, fx, n);
+	tap_eq(code_mismatches(t), 0, "%s: after removal every code byte "
+	       "equals the file's", name);
+	eng_stop_all(t->p, NULL);
+	fx2 = instrument(t, pc, "ic_", &n2, &failed);
+	eng_funcreloc_stats(t->in, &st1);
+	tap_ok(failed == 0 && st1.relocated == st0.relocated &&
+	       st1.live == st0.relocated, "%s: instrumented again: %zu "
+	       "copies reused, none built", name, st1.live);
+	eng_resume_all(t->p, NULL);
+	tgt_send(t, "go\n");
+	if (!tap_ok(tgt_wait_line(t, "joined", 30000) == 0, "%s: joined",
+		    name)) {
+		free(fx2);
+		return;
+	}
+	tgt_pump(t, 50);
+	w = by_name(fx2, n2, "ic_worker");
+	for (size_t i = 0; i < n2; i++) {
+		struct eng_var_agg a, b;
+
+		eng_sampler_var_agg(t->smp, fx2[i].ev, &a);
+		eng_sampler_var_agg(t->smp, fx2[i].xv, &b);
+		if (&fx2[i] == w)
+			tap_ok(a.sum == 0 && b.sum == 8, "%s: ic_worker's 8 "
+			       "exits counted by the new counters", name);
+		else
+			other += a.sum + b.sum;
+	}
+	tap_eq(other, 0, "%s: no other function ran", name);
+	remove_all(t, fx2, n2);
+	tap_eq(code_mismatches(t), 0, "%s: after the second removal every "
+	       "code byte equals the file's", name);
+	eng_funcreloc_stats(t->in, &st1);
+	tap_eq(st1.live, 0, "%s: no original entry leads to a copy", name);
+	free(fx2);
+}
+
 static void run_calls(const char *prog)
 {
 	const char *name = strrchr(prog, '/') ? strrchr(prog, '/') + 1 : prog;
@@ -278,19 +330,13 @@ static void run_calls(const char *prog)
 		if (by_name(fx, n, calls_expect[k].name) != NULL)
 			check_threads(&t, name, by_name(fx, n,
 					calls_expect[k].name), &calls_expect[k]);
-	tgt_send(&t, "go\n");
-	if (!tap_ok(tgt_wait_line(&t, "joined", 30000) == 0, "%s: joined",
-		    name))
-		goto out;
+	tap_eq(traps(&t), 0, "%s: no trap hit", name);
+	again(&t, pc, name, fx, n);
 	tgt_pump(&t, 50);
 	for (size_t k = 1; k < 8; k++)
 		if (by_name(fx, n, calls_expect[k].name) != NULL)
 			check_totals(&t, name, by_name(fx, n,
 					calls_expect[k].name), &calls_expect[k]);
-	tap_eq(traps(&t), 0, "%s: no trap hit", name);
-	remove_all(&t, fx, n);
-	tap_eq(code_mismatches(&t), 0, "%s: after removal every code byte "
-	       "equals the file's", name);
 	tgt_send(&t, "go\n");
 	tap_ok(tgt_wait_exit(&t, 30000) == 0 && t.status == 0, "%s: exited 0",
 	       name);
