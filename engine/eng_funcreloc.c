@@ -350,6 +350,50 @@ void eng_funcreloc_stats(const struct eng_inst *in,
 	st->frames = in->fr ? in->fr->frames : 0;
 }
 
+bool eng_funcreloc_in_copy_of(const struct eng_inst *in, uint64_t a,
+			      uint64_t lo, uint64_t hi)
+{
+	for (size_t i = 0; in->fr != NULL && i < in->fr->nf; i++) {
+		const struct fr_func *f = &in->fr->f[i];
+
+		if (f->state == FR_COPY && f->lo >= lo && f->lo < hi &&
+		    a >= f->copy && a < f->copy + f->fr.len)
+			return true;
+	}
+	return false;
+}
+
+void eng_funcreloc_drop(struct eng_inst *in, uint64_t lo, uint64_t hi)
+{
+	struct eng_funcreloc *r = in->fr;
+	size_t k = 0;
+
+	if (r == NULL)
+		return;
+	for (size_t i = 0; i < r->nf; i++) {
+		struct fr_func *f = &r->f[i];
+
+		if (f->lo >= lo && f->lo < hi) {
+			/* its copy stays mapped, unreachable (and its unwind
+			 * info registered: harmless) */
+			x86_fr_free(&f->fr);
+			x86_func_free(&f->cf);
+			continue;
+		}
+		r->f[k++] = *f;
+	}
+	r->nf = k;
+	k = 0;
+	for (size_t i = 0; i < r->nimg; i++) {
+		if (r->img[i].lo >= lo && r->img[i].lo < hi) {
+			fr_elf_close(&r->img[i].elf);
+			continue;
+		}
+		r->img[k++] = r->img[i];
+	}
+	r->nimg = k;
+}
+
 void eng_funcreloc_free(struct eng_inst *in)
 {
 	struct eng_funcreloc *r = in->fr;

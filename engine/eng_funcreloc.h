@@ -92,6 +92,13 @@ int eng_funcreloc_after(struct eng_inst *in, struct inst_threads *th,
 			struct hunch_err *err);
 void eng_funcreloc_free(struct eng_inst *in);
 
+/* A library in [lo, hi) was unloaded (eng_inst_drop_range): is `a` in
+ * the copy of one of its functions (its points are dropped too)?  Then
+ * forget its functions and image, writing nothing. */
+bool eng_funcreloc_in_copy_of(const struct eng_inst *in, uint64_t a,
+			      uint64_t lo, uint64_t hi);
+void eng_funcreloc_drop(struct eng_inst *in, uint64_t lo, uint64_t hi);
+
 
 /* Offline (no process): what relocation would do with function f of
  * img, for reports (the shares of `tests/inst/inst_funcreloc --shares`).

@@ -523,8 +523,10 @@ int eng_inst_drop_range(struct eng_inst *in, uint64_t lo, uint64_t hi,
 	for (size_t i = 0; i < in->npts && rc >= 0; i++) {
 		struct ipoint *ip = &in->pts[i];
 
-		if (ip->dead || ip->pt.patch_start < lo ||
-		    ip->pt.patch_start >= hi)
+		if (ip->dead || ((ip->pt.patch_start < lo ||
+				  ip->pt.patch_start >= hi) &&
+				 !eng_funcreloc_in_copy_of(in, ip->pt.patch_start,
+							   lo, hi)))
 			continue;
 		rc = drop_point(in, ip, err);
 		n += rc > 0 ? rc : 0;
@@ -539,6 +541,8 @@ int eng_inst_drop_range(struct eng_inst *in, uint64_t lo, uint64_t hi,
 			n++;
 		}
 	}
+	if (rc >= 0)
+		eng_funcreloc_drop(in, lo, hi);
 	if (rc >= 0)
 		rc = eng_codemem_flush(in->mem, &in->st.writes, err);
 	if (!was_stopped)
