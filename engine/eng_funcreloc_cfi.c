@@ -344,7 +344,11 @@ int fr_cfi_build(const struct fr_elf *e, uint64_t link, uint64_t bias,
 
 	*out = NULL;
 	*outlen = 0;
-	if (e->eh == NULL || !hdr_lookup(e, link, &off))
+	if (e->eh == NULL || e->hdr_len < 12 || e->hdr[0] != 1 ||
+	    e->hdr[2] != 0x03 || e->hdr[3] != 0x3b)
+		return *why = "its file's unwind table cannot be searched "
+			      "(no .eh_frame_hdr table)", -ENOTSUP;
+	if (!hdr_lookup(e, link, &off))
 		return 1;           /* no CFI: unwinds as the original does */
 	if (dwarf_next_cfi(e->ident, e->eh, true, off, &next, &fde) != 0 ||
 	    dwarf_cfi_cie_p(&fde) ||
@@ -427,7 +431,8 @@ int fr_elf_open(struct fr_elf *e, const char *path)
 		if (gelf_getshdr(s, &sh) == NULL ||
 		    (name = elf_strptr(e->elf, shstrndx, sh.sh_name)) == NULL)
 			continue;
-		if (strcmp(name, ".eh_frame") == 0 && sh.sh_type == SHT_PROGBITS) {
+		/* lld marks them SHT_X86_64_UNWIND */
+		if (strcmp(name, ".eh_frame") == 0 && sh.sh_type != SHT_NOBITS) {
 			e->eh = elf_getdata(s, NULL);
 			e->eh_addr = sh.sh_addr;
 		} else if (strcmp(name, ".eh_frame_hdr") == 0) {
