@@ -15,6 +15,9 @@
  *   - instrumenting again after removal reuses the copy.
  *
  *   inst_funcreloc CALLS... -- FR...
+ *   inst_funcreloc --storm STORM ROUNDS   insert/remove on a running
+ *                                         8-thread target, relocating
+ *   inst_funcreloc --kill STORM MS        hunch SIGKILLed in such a storm
  *   inst_funcreloc --shares FILE...   (report: jmp / relocated / trap)
  */
 #include "inst_util.h"
@@ -23,6 +26,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -38,27 +43,43 @@ struct fx {
 	size_t nreq, nentry, nexit;
 };
 
-/* Counters at entry and exit of every function named prefix*. */
-static struct fx *instrument(struct tgt *t, struct eng_points_cache *pc,
-			     const char *prefix, size_t *n, int *failed)
+/* Every function named prefix*, with an entry and an exit counter. */
+static struct fx *prepare(struct tgt *t, struct eng_points_cache *pc,
+			  const char *prefix, size_t *n)
 {
 	size_t nf = eng_image_nfuncs(t->img);
 	struct fx *fx = calloc(nf + 1, sizeof *fx);
-	struct hunch_err err = { 0 };
 
 	*n = 0;
 	for (size_t i = 0; i < nf; i++) {
 		const struct eng_func *f = eng_image_func(t->img, i);
-		const struct x86_func *xf;
 		struct fx *c = &fx[*n];
 
 		if (strncmp(f->name, prefix, strlen(prefix)) != 0 ||
-		    (xf = eng_points_of(pc, t->img, f, &err)) == NULL)
+		    eng_points_of(pc, t->img, f, NULL) == NULL)
 			continue;
 		c->f = f;
 		eng_sampler_var_alloc(t->smp, ENG_VAR_COUNTER, &c->ev, &c->eh, NULL);
 		eng_sampler_var_alloc(t->smp, ENG_VAR_COUNTER, &c->xv, &c->xh, NULL);
-		for (size_t k = 0; k < xf->npoints && c->nreq < 16; k++) {
+		(*n)++;
+	}
+	return fx;
+}
+
+/* Queue the counters at every entry and exit, commit; *failed: the
+ * requests refused. */
+static void insert(struct tgt *t, struct eng_points_cache *pc,
+		   struct fx *fx, size_t n, int *failed)
+{
+	struct hunch_err err = { 0 };
+
+	for (size_t i = 0; i < n; i++) {
+		const struct x86_func *xf = eng_points_of(pc, t->img, fx[i].f,
+							  NULL);
+		struct fx *c = &fx[i];
+
+		c->nreq = c->nentry = c->nexit = 0;
+		for (size_t k = 0; xf && k < xf->npoints && c->nreq < 16; k++) {
 			const struct x86_point *xp = &xf->points[k];
 			struct x86_snip s = { .kind = X86_SN_ADD, .delta = 1 };
 			struct eng_inst_point pt;
@@ -69,17 +90,32 @@ static struct fx *instrument(struct tgt *t, struct eng_points_cache *pc,
 			eng_inst_point_from(xp, t->base, &pt);
 			if (eng_inst_add(t->in, &pt, &s, 1, false,
 					 &c->req[c->nreq], &err) < 0) {
-				tap_diag("%s: %s", f->name, err.msg);
+				tap_diag("%s: %s", c->f->name, err.msg);
 				continue;
 			}
 			c->nreq++;
 			*(xp->kind == X86_PT_ENTRY ? &c->nentry : &c->nexit) += 1;
 		}
-		(*n)++;
 	}
 	*failed = eng_inst_commit(t->in, &err);
 	if (*failed < 0)
 		tap_diag("commit: %s", err.msg);
+	for (size_t i = 0; *failed > 0 && i < n; i++)
+		for (size_t k = 0; k < fx[i].nreq; k++) {
+			const char *why;
+
+			if (eng_inst_state(t->in, fx[i].req[k], &why) ==
+			    ENG_REQ_FAILED && getenv("FR_VERBOSE"))
+				tap_diag("%s: refused: %s", fx[i].f->name, why);
+		}
+}
+
+static struct fx *instrument(struct tgt *t, struct eng_points_cache *pc,
+			     const char *prefix, size_t *n, int *failed)
+{
+	struct fx *fx = prepare(t, pc, prefix, n);
+
+	insert(t, pc, fx, *n, failed);
 	return fx;
 }
 
@@ -415,6 +451,126 @@ static void run_fr(const char *prog)
 	eng_points_cache_free(pc);
 }
 
+/* The storm target (progs/gen_storm.py, 8 threads) at -O0, where 40% of
+ * the functions need relocation: `rounds` times insert counters at
+ * every entry and exit and remove them while it runs. */
+static const char storm_expected[] =
+	"thread 0: ok\nthread 1: ok\nthread 2: ok\nthread 3: ok\n"
+	"thread 4: ok\nthread 5: ok\nthread 6: ok\nthread 7: ok\nend\n";
+
+static int storm_rounds(struct tgt *t, struct eng_points_cache *pc,
+			struct fx *fx, size_t n, int rounds)
+{
+	int refused = 0, failed;
+
+	for (int r = 0; r < rounds; r++) {
+		insert(t, pc, fx, n, &failed);
+		refused += failed > 0 ? failed : 0;
+		if (failed < 0)
+			return -1;
+		tgt_pump(t, 20);
+		remove_all(t, fx, n);
+		tgt_pump(t, 5);
+	}
+	return refused;
+}
+
+static void run_storm(const char *prog, int rounds)
+{
+	const char *name = strrchr(prog, '/') ? strrchr(prog, '/') + 1 : prog;
+	char *argv[] = { (char *)prog, NULL };
+	struct eng_points_cache *pc = NULL;
+	struct eng_funcreloc_stats st;
+	struct hunch_err err = { 0 };
+	struct fx *fx;
+	size_t n;
+	struct tgt t;
+	int refused;
+
+	if (!tap_ok(tgt_launch(&t, prog, argv) == 0 &&
+		    eng_points_cache_new(&pc, &err) == 0 &&
+		    eng_funcreloc_image(t.in, pc, t.img, t.base, &err) == 0,
+		    "%s: launched, relocation on %s", name, err.msg))
+		return;
+	fx = prepare(&t, pc, "sf_", &n);
+	eng_resume_all(t.p, NULL);
+	refused = storm_rounds(&t, pc, fx, n, rounds);
+	eng_funcreloc_stats(t.in, &st);
+	tap_ok(refused >= 0 && st.relocated > 100, "%s: %d rounds on %zu "
+	       "functions, %zu relocated, %zu refused relocation (traps), "
+	       "%d requests refused", name, rounds, n, st.relocated,
+	       st.refused, refused);
+	tap_eq(code_mismatches(&t), 0, "%s: every code byte equals the "
+	       "file's", name);
+	tgt_send(&t, "stop\n");
+	tap_ok(tgt_wait_exit(&t, 60000) == 0 && t.status == 0,
+	       "%s: exited 0", name);
+	tap_ok(strcmp(t.out, storm_expected) == 0, "%s: output identical",
+	       name);
+	free(fx);
+	tgt_fini(&t);
+	eng_points_cache_free(pc);
+}
+
+/* hunch (a child) relocates and storms until SIGKILLed; the target
+ * finishes alone with its copies and entries as they were. */
+static void kill_child(const char *prog, int in_fd, int out_fd, int pidw)
+{
+	char *argv[] = { (char *)prog, NULL };
+	struct eng_points_cache *pc = NULL;
+	struct fx *fx;
+	size_t n;
+	struct tgt t;
+	pid_t pid;
+
+	if (tgt_launch_fds(&t, prog, argv, in_fd, out_fd) < 0 ||
+	    eng_points_cache_new(&pc, NULL) < 0 ||
+	    eng_funcreloc_image(t.in, pc, t.img, t.base, NULL) < 0)
+		_exit(2);
+	pid = eng_proc_pid(t.p);
+	fx = prepare(&t, pc, "sf_", &n);
+	eng_resume_all(t.p, NULL);
+	if (write(pidw, &pid, sizeof pid) != sizeof pid)
+		_exit(2);
+	storm_rounds(&t, pc, fx, n, 1000000);
+	_exit(0);
+}
+
+static void run_kill(const char *prog, int ms)
+{
+	int in[2], out[2], pw[2], st;
+	pid_t hunch, target = 0;
+	char buf[4096];
+	size_t len = 0;
+	ssize_t k;
+
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	if (pipe(in) < 0 || pipe(out) < 0 || pipe(pw) < 0)
+		return;
+	if ((hunch = fork()) == 0)
+		kill_child(prog, in[0], out[1], pw[1]);
+	close(in[0]);
+	close(out[1]);
+	close(pw[1]);
+	if (!tap_ok(read(pw[0], &target, sizeof target) == sizeof target,
+		    "kill: hunch launched the storm target"))
+		return;
+	usleep((useconds_t)ms * 1000);
+	kill(hunch, SIGKILL);
+	waitpid(hunch, &st, 0);
+	tap_ok(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL,
+	       "kill: hunch SIGKILLed %d ms into a relocating storm", ms);
+	usleep(300000);    /* the target runs on with whatever was patched */
+	tap_ok(write(in[1], "stop\n", 5) == 5, "kill: told the target to stop");
+	while (len < sizeof buf - 1 &&
+	       (k = read(out[0], buf + len, sizeof buf - 1 - len)) > 0)
+		len += (size_t)k;
+	buf[len] = 0;
+	tap_ok(waitpid(target, &st, 0) == target && WIFEXITED(st) &&
+	       WEXITSTATUS(st) == 0, "kill: target exited 0 by itself");
+	tap_ok(strcmp(buf, storm_expected) == 0, "kill: output identical");
+}
+
 /* Shares of a file's functions: every point a jmp in place, relocated,
  * or left to traps/refusal (with the reasons relocation gives). */
 static void shares(const char *path)
@@ -469,6 +625,14 @@ int main(int argc, char **argv)
 	if (argc > 1 && strcmp(argv[1], "--shares") == 0) {
 		for (int i = 2; i < argc; i++)
 			shares(argv[i]);
+		return tap_done();
+	}
+	if (argc == 4 && strcmp(argv[1], "--storm") == 0) {
+		run_storm(argv[2], atoi(argv[3]));
+		return tap_done();
+	}
+	if (argc == 4 && strcmp(argv[1], "--kill") == 0) {
+		run_kill(argv[2], atoi(argv[3]));
 		return tap_done();
 	}
 	for (int i = 1; i < argc; i++) {
