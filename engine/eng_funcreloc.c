@@ -289,8 +289,8 @@ static int map_point(const struct fr_func *f, const struct eng_inst_point *pt,
 	for (size_t i = 0; at != 0 && i < f->cf.npoints; i++) {
 		const struct x86_point *cp = &f->cf.points[i];
 
-		if (cp->addr == at || cp->addr == slot ||
-		    (i == 0 && pt->addr == f->epatch)) {
+		if (cp->addr == at || cp->addr == slot || (i == 0 &&
+		    (pt->addr == f->epatch || pt->addr == f->lo))) {
 			eng_inst_point_from(cp, 0, out);
 			return 1;
 		}
