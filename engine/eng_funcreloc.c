@@ -274,6 +274,12 @@ static struct fr_func *consider(struct eng_inst *in, uint64_t a, int *rc,
 		refuse(f, why);
 		return f;
 	}
+	/* a copy of the unwinder's own code could hold the lock that
+	 * registering copies takes, out of in_unwinder's sight */
+	if (strstr(eng_image_path(m->img), "/libgcc_s.so") != NULL) {
+		refuse(f, "libgcc_s: the unwinder is not relocated");
+		return f;
+	}
 	*rc = build(in, r, m, f, xf, err);
 	return *rc < 0 ? NULL : fr_find(r, a);
 }
