@@ -37,7 +37,21 @@ static const char why_cold[] =
 	"a jump into another part of the function (.cold) would leave the copy";
 static const char why_far_slot[] =
 	"a call through a rip-relative slot out of reach of the copy";
-static const char why_bad[] = "an instruction of the copy does not decode";
+static const char why_bad[] =
+	"an instruction capstone cannot decode (AVX-512?)";
+static const char why_xbegin[] =
+	"xbegin (its abort address is relative to where it runs)";
+
+/* xbegin rel16/rel32 (c7 f8): a relative target x86_reloc_insn does not
+ * know about. */
+static bool is_xbegin(const uint8_t *b, size_t len)
+{
+	size_t p = 0;
+
+	while (p < len && (b[p] == 0x66 || (b[p] & 0xf0) == 0x40))
+		p++;
+	return p + 1 < len && b[p] == 0xc7 && b[p + 1] == 0xf8;
+}
 
 const char *x86_fr_refusal(const struct x86_func *xf)
 {
@@ -113,6 +127,8 @@ static int classify(struct x86_reloc *r, struct x86_decoder *d,
 		return fr->why = why_bad, fr->why_at = rel, -ENOTSUP;
 	ii->len = xi.len;
 	ii->kind = IK_PLAIN;
+	if (is_xbegin(b, xi.len))
+		return fr->why = why_xbegin, fr->why_at = rel, -ENOTSUP;
 	t = xi.target;
 	inside = t >= xf->addr && t < xf->addr + xf->size;
 	if (xi.is_jump && xi.has_target) {
