@@ -12,7 +12,10 @@
  *   - progs/inst_fr.cpp (-O0): C++ exceptions, backtrace(),
  *     pthread_exit and pthread_cancel through relocated frames, exact
  *     counts, output identical, no trap hit, unwind info registered;
- *   - instrumenting again after removal reuses the copy.
+ *   - instrumenting again after removal reuses the copy;
+ *   - a function relocated under a thread's frame: catchup leaves that
+ *     frame alone (it returns into the original, never to the copy's
+ *     exit), so entries and exits stay balanced.
  *
  *   inst_funcreloc CALLS... -- FR...
  *   inst_funcreloc --storm STORM ROUNDS   insert/remove on a running
@@ -394,6 +397,7 @@ static void run_fr(const char *prog)
 		{ "fr_bt_leaf", 1, 1 }, { "fr_exit_pass", 1, 0 },
 		{ "fr_exit_leaf", 1, 0 }, { "fr_exiter", 1, 0 },
 		{ "fr_block_pass", 1, 0 }, { "fr_block_read", 1, 0 },
+		{ "fr_spin", 0, 0 }, { "fr_spin_loop", 0, 0 },
 	};
 	const char *name = strrchr(prog, '/') ? strrchr(prog, '/') + 1 : prog;
 	char *argv[] = { (char *)prog, NULL };
@@ -412,7 +416,7 @@ static void run_fr(const char *prog)
 		    "%s: launched, relocation on %s", name, err.msg))
 		return;
 	fx = instrument(&t, pc, "fr_", &n, &failed);
-	tap_ok(n == 12 && failed == 0, "%s: %zu functions instrumented, %d "
+	tap_ok(n == 14 && failed == 0, "%s: %zu functions instrumented, %d "
 	       "requests refused", name, n, failed);
 	list_needing(pc, &t, name, fx, n);
 	eng_funcreloc_stats(t.in, &st);
@@ -571,6 +575,60 @@ static void run_kill(const char *prog, int ms)
 	tap_ok(strcmp(buf, storm_expected) == 0, "kill: output identical");
 }
 
+/* Catchup of a function relocated while a thread's frame is in its
+ * original body (progs/inst_fr.cpp "spin": main waits in fr_spin_loop,
+ * called from fr_spin): that frame will return into the original and
+ * never run the copy's exit, so catchup must leave it alone; the next
+ * call goes through the copy and counts one entry and one exit. */
+static void run_spin(const char *prog)
+{
+	const char *name = strrchr(prog, '/') ? strrchr(prog, '/') + 1 : prog;
+	char *argv[] = { (char *)prog, "spin", NULL };
+	struct eng_points_cache *pc = NULL;
+	struct hunch_err err = { 0 };
+	struct eng_var_agg a, b;
+	struct x86_snip s = { .kind = X86_SN_ADD, .delta = 1 };
+	struct fx *fx = NULL, *c;
+	size_t n = 0;
+	struct tgt t;
+	int failed, caught;
+
+	if (!tap_ok(tgt_launch(&t, prog, argv) == 0 &&
+		    eng_points_cache_new(&pc, &err) == 0 &&
+		    eng_funcreloc_image(t.in, pc, t.img, t.base, &err) == 0,
+		    "%s spin: launched, relocation on %s", name, err.msg))
+		return;
+	eng_resume_all(t.p, NULL);
+	if (!tap_ok(tgt_wait_line(&t, "spinning", 10000) == 0,
+		    "%s spin: main is inside fr_spin", name))
+		goto out;
+	eng_stop_all(t.p, NULL);
+	fx = instrument(&t, pc, "fr_spin", &n, &failed);
+	c = by_name(fx, n, "fr_spin");
+	if (!tap_ok(c != NULL && failed == 0 && relocated(&t, c->f),
+		    "%s spin: fr_spin relocated under main's frame", name))
+		goto out;
+	s.handle = c->eh;
+	caught = eng_inst_catchup(t.in, t.base + c->f->addr,
+				  t.base + c->f->addr + c->f->size, &s, 1, &err);
+	tap_eq(caught, 0, "%s spin: catchup leaves the frame in the original "
+	       "body alone", name);
+	eng_resume_all(t.p, NULL);
+	tgt_send(&t, "stop\n");
+	tap_ok(tgt_wait_exit(&t, 10000) == 0 && t.status == 0 &&
+	       strcmp(t.out, "spinning\nspinning\nspun\n") == 0,
+	       "%s spin: output as without hunch", name);
+	eng_sampler_var_agg(t.smp, c->ev, &a);
+	eng_sampler_var_agg(t.smp, c->xv, &b);
+	tap_ok(a.sum == 1 && b.sum == 1, "%s spin: fr_spin %ld entries, %ld "
+	       "exits: balanced (the second call only)", name, (long)a.sum,
+	       (long)b.sum);
+out:
+	free(fx);
+	tgt_fini(&t);
+	eng_points_cache_free(pc);
+}
+
 /* Shares of a file's functions: every point a jmp in place, relocated,
  * or left to traps/refusal (with the reasons relocation gives). */
 static void shares(const char *path)
@@ -638,8 +696,10 @@ int main(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--") == 0)
 			fr = true;
-		else if (fr)
+		else if (fr) {
 			run_fr(argv[i]);
+			run_spin(argv[i]);
+		}
 		else
 			run_calls(argv[i]);
 	}

@@ -11,6 +11,11 @@
  *   fr_exit_pass  1 call; pthread_exit(42) from fr_exit_leaf below it
  *   fr_block_pass 1 call; its thread is cancelled in read() below it
  *
+ * With argument "spin": main spins inside fr_spin (through
+ * fr_spin_loop, printing "spinning" once) until a line arrives on
+ * stdin, then calls fr_spin once more and prints "spun".  (hunch
+ * relocates fr_spin while main's frame is in its original body.)
+ *
  * stdout is deterministic.
  */
 #include <execinfo.h>
@@ -57,6 +62,43 @@ NOI long fr_block_read(int fd)
 NOI long fr_block_pass(int fd) { return fr_block_read(fd); }
 }
 
+static volatile int spin_stop;
+
+extern "C" {
+NOI long fr_spin_loop(void)
+{
+	long n = 0;
+
+	printf("spinning\n");
+	fflush(stdout);
+	while (!spin_stop)
+		n++;
+	return n > 0;
+}
+NOI long fr_spin(void) { return fr_spin_loop(); }
+}
+
+static void *stdin_reader(void *)
+{
+	char line[64];
+
+	if (fgets(line, sizeof line, stdin) != NULL)
+		spin_stop = 1;
+	return NULL;
+}
+
+static int spin_main(void)
+{
+	pthread_t t;
+
+	pthread_create(&t, NULL, stdin_reader, NULL);
+	fr_spin();
+	pthread_join(t, NULL);
+	fr_spin();
+	printf("spun\n");
+	return 0;
+}
+
 static void on_cancel(void *) { cleaned = 1; }
 
 /* Not fr_: its cleanup push is a C++ object with a destructor (an
@@ -69,13 +111,15 @@ static void *sleeper_thread(void *)
 	return NULL;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	long sum = 0;
 	int caught = 0;
 	pthread_t t;
 	void *ret = NULL;
 
+	if (argc > 1 && argv[1][0] == 's')
+		return spin_main();
 	for (long i = 0; i < 1000; i++)
 		sum += fr_count(i);
 	printf("sum %ld\n", sum);
