@@ -90,6 +90,35 @@ int eng_funcreloc_image(struct eng_inst *in, struct eng_points_cache *pc,
 	return 0;
 }
 
+int eng_funcreloc_module(struct eng_inst *in, const char *path,
+			 uint64_t bias, struct hunch_err *err)
+{
+	struct eng_points_cache *pc = NULL;
+	struct eng_image *img = NULL;
+	int rc;
+
+	if ((rc = eng_image_open(path, &img, err)) < 0)
+		return rc;
+	if ((rc = eng_points_cache_new(&pc, err)) < 0 ||
+	    (rc = eng_funcreloc_image(in, pc, img, bias +
+				      eng_image_link_base(img), err)) < 0) {
+		eng_points_cache_free(pc);
+		eng_image_close(img);
+		return rc;
+	}
+	in->fr->img[in->fr->nimg - 1].owned = true;
+	return 0;
+}
+
+static void img_close(struct fr_img *m)
+{
+	fr_elf_close(&m->elf);
+	if (!m->owned)
+		return;
+	eng_points_cache_free(m->pc);
+	eng_image_close(m->img);
+}
+
 static struct fr_img *img_of(struct eng_funcreloc *r, uint64_t a)
 {
 	for (size_t i = 0; i < r->nimg; i++)
@@ -392,7 +421,7 @@ void eng_funcreloc_drop(struct eng_inst *in, uint64_t lo, uint64_t hi)
 	k = 0;
 	for (size_t i = 0; i < r->nimg; i++) {
 		if (r->img[i].lo >= lo && r->img[i].lo < hi) {
-			fr_elf_close(&r->img[i].elf);
+			img_close(&r->img[i]);
 			continue;
 		}
 		r->img[k++] = r->img[i];
@@ -411,7 +440,7 @@ void eng_funcreloc_free(struct eng_inst *in)
 		x86_func_free(&r->f[i].cf);
 	}
 	for (size_t i = 0; i < r->nimg; i++)
-		fr_elf_close(&r->img[i].elf);
+		img_close(&r->img[i]);
 	free(r->img);
 	free(r->f);
 	if (r->dec != NULL)

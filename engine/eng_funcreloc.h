@@ -63,6 +63,14 @@ int eng_funcreloc_image(struct eng_inst *in, struct eng_points_cache *pc,
 			struct eng_image *img, uint64_t base,
 			struct hunch_err *err);
 
+/* The same for a loaded module by path and load bias (runtime =
+ * bias + link-time address), with its own image and parse cache, kept
+ * until the module is dropped (eng_inst_drop_range) or `in` destroyed:
+ * what a caller without an image of its own (or whose images come and
+ * go) calls once per module. */
+int eng_funcreloc_module(struct eng_inst *in, const char *path,
+			 uint64_t bias, struct hunch_err *err);
+
 /* Route a point: 1 and *out = the copy's point when its function is (or
  * now gets) relocated; 0 to use pt as it is; <0 on error. */
 int eng_funcreloc_route(struct eng_inst *in, const struct eng_inst_point *pt,

@@ -43,6 +43,7 @@ struct fr_img {
 	uint64_t base, bias;     /* runtime = base + rel = bias + link */
 	uint64_t lo, hi;         /* runtime range of its functions */
 	struct fr_elf elf;
+	bool owned;              /* img and pc opened here (module API) */
 };
 
 enum fr_state { FR_NOT_NEEDED, FR_REFUSED, FR_COPY };

@@ -595,8 +595,11 @@ static void run_spin(const char *prog)
 
 	if (!tap_ok(tgt_launch(&t, prog, argv) == 0 &&
 		    eng_points_cache_new(&pc, &err) == 0 &&
-		    eng_funcreloc_image(t.in, pc, t.img, t.base, &err) == 0,
-		    "%s spin: launched, relocation on %s", name, err.msg))
+		    eng_funcreloc_module(t.in, prog,
+					 eng_proc_module(t.p, 0)->bias,
+					 &err) == 0,
+		    "%s spin: launched, relocation on (module API) %s", name,
+		    err.msg))
 		return;
 	eng_resume_all(t.p, NULL);
 	if (!tap_ok(tgt_wait_line(&t, "spinning", 10000) == 0,
