@@ -97,6 +97,10 @@ int eng_funcreloc_module(struct eng_inst *in, const char *path,
 	struct eng_image *img = NULL;
 	int rc;
 
+	for (size_t i = 0; in->fr != NULL && i < in->fr->nimg; i++)
+		if (in->fr->img[i].bias == bias &&
+		    strcmp(eng_image_path(in->fr->img[i].img), path) == 0)
+			return 0;       /* already on */
 	if ((rc = eng_image_open(path, &img, err)) < 0)
 		return rc;
 	if ((rc = eng_points_cache_new(&pc, err)) < 0 ||
