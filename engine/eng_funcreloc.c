@@ -123,12 +123,42 @@ static void img_close(struct fr_img *m)
 	eng_image_close(m->img);
 }
 
-static struct fr_img *img_of(struct eng_funcreloc *r, uint64_t a)
+static const char *base_name(const char *p)
 {
+	const char *b = strrchr(p, '/');
+
+	return b ? b + 1 : p;
+}
+
+/* Is the module still mapped at that bias?  (A library unloaded without
+ * eng_inst_drop_range must not be mistaken for whatever is mapped
+ * there next.) */
+static bool still_loaded(const struct eng_proc *p, const struct fr_img *m)
+{
+	const char *name = base_name(eng_image_path(m->img));
+
+	for (size_t i = 0; i < eng_proc_nmodules(p); i++) {
+		const struct eng_module *em = eng_proc_module(p, i);
+
+		if (em->bias == m->bias && strcmp(base_name(em->path), name) == 0)
+			return true;
+	}
+	return false;
+}
+
+static struct fr_img *img_of(const struct eng_inst *in, uint64_t a)
+{
+	struct eng_funcreloc *r = in->fr;
+
 	for (size_t i = 0; i < r->nimg; i++)
 		if (a >= r->img[i].lo && a < r->img[i].hi)
-			return &r->img[i];
+			return still_loaded(in->p, &r->img[i]) ? &r->img[i] : NULL;
 	return NULL;
+}
+
+bool fr_loaded(const struct eng_inst *in, const struct fr_func *f)
+{
+	return img_of(in, f->lo) != NULL;
 }
 
 /* Is any patch of the original body in use?  Then its points are
@@ -279,7 +309,7 @@ static struct fr_func *consider(struct eng_inst *in, uint64_t a, int *rc,
 				struct hunch_err *err)
 {
 	struct eng_funcreloc *r = in->fr;
-	struct fr_img *m = img_of(r, a);
+	struct fr_img *m = img_of(in, a);
 	const struct eng_func *ef;
 	const struct x86_func *xf;
 	struct fr_func *f;
@@ -348,6 +378,8 @@ int eng_funcreloc_route(struct eng_inst *in, const struct eng_inst_point *pt,
 	if (in->fr == NULL || in->fr->nimg == 0)
 		return 0;
 	f = fr_find(in->fr, pt->addr);
+	if (f != NULL && !fr_loaded(in, f))
+		return 0;       /* its library is gone (no drop_range) */
 	if (f == NULL && (f = consider(in, pt->addr, &rc, err)) == NULL)
 		return rc;
 	if (f->state != FR_COPY)

@@ -75,6 +75,8 @@ struct eng_funcreloc {
 	size_t frames;
 };
 
+/* Is f's module still mapped where it was? */
+bool fr_loaded(const struct eng_inst *in, const struct fr_func *f);
 /* The relocated function holding original address a, or NULL. */
 struct fr_func *fr_find(const struct eng_funcreloc *r, uint64_t a);
 

@@ -217,8 +217,14 @@ int eng_funcreloc_before(struct eng_inst *in, struct inst_threads *th,
 	for (size_t i = 0; i < r->nf; i++) {
 		struct fr_func *f = &r->f[i];
 
-		if (f->state == FR_COPY && f->live && !f->patched &&
-		    (rc = link_one(in, th, f, err)) < 0)
+		if (f->state != FR_COPY || !f->live || f->patched)
+			continue;
+		if (!fr_loaded(in, f)) {        /* unloaded, never dropped */
+			f->state = FR_REFUSED;
+			f->why = "its library was unloaded";
+			continue;
+		}
+		if ((rc = link_one(in, th, f, err)) < 0)
 			return rc;
 	}
 	return 0;
@@ -242,9 +248,14 @@ int eng_funcreloc_after(struct eng_inst *in, struct inst_threads *th,
 
 		if (!f->patched || f->live)
 			continue;
+		f->patched = false;
+		if (!fr_loaded(in, f)) {        /* nothing of it to restore */
+			f->state = FR_REFUSED;
+			f->why = "its library was unloaded";
+			continue;
+		}
 		if ((rc = inst_wmem(in, f->epatch, f->eorig, f->eplen, err)) < 0)
 			return rc;
-		f->patched = false;
 	}
 	return 0;
 }
