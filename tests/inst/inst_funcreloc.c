@@ -656,6 +656,9 @@ static void shares(const char *path)
 		size_t k = 0;
 
 		cnt[rc < 0 ? 2 : rc]++;
+		if (getenv("FR_LIST") != NULL)   /* one verdict a line */
+			printf("%s %s\n", rc == 0 ? "jmp" : rc == 1 ?
+			       "relocated" : "trap", eng_image_func(img, i)->name);
 		if (rc >= 0 || w == NULL)
 			continue;
 		while (k < nwhy && strcmp(why[k].why, w) != 0)
