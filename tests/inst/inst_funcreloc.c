@@ -414,11 +414,12 @@ static void run_fr(const char *prog)
 	static const struct { const char *fn; long entries, exits; } want[] = {
 		{ "fr_count", 1000, 1000 }, { "fr_count_leaf", 1000, 1000 },
 		{ "fr_pass1", 10, 0 }, { "fr_pass2", 10, 0 },
-		{ "fr_throw", 10, 0 }, { "fr_bt_pass", 1, 1 },
+		{ "fr_throw", 11, 0 }, { "fr_bt_pass", 1, 1 },
 		{ "fr_bt_leaf", 1, 1 }, { "fr_exit_pass", 1, 0 },
 		{ "fr_exit_leaf", 1, 0 }, { "fr_exiter", 1, 0 },
 		{ "fr_block_pass", 1, 0 }, { "fr_block_read", 1, 0 },
 		{ "fr_spin", 0, 0 }, { "fr_spin_loop", 0, 0 },
+		{ "fr_asm_pass", 2, 1 },
 	};
 	const char *name = strrchr(prog, '/') ? strrchr(prog, '/') + 1 : prog;
 	char *argv[] = { (char *)prog, NULL };
@@ -437,7 +438,7 @@ static void run_fr(const char *prog)
 		    "%s: launched, relocation on %s", name, err.msg))
 		return;
 	fx = instrument(&t, pc, "fr_", &n, &failed);
-	tap_ok(n == 14 && failed == 0, "%s: %zu functions instrumented, %d "
+	tap_ok(n == 15 && failed == 0, "%s: %zu functions instrumented, %d "
 	       "requests refused", name, n, failed);
 	list_needing(pc, &t, name, fx, n);
 	eng_funcreloc_stats(t.in, &st);
@@ -445,6 +446,7 @@ static void run_fr(const char *prog)
 	       "relocated, %zu unwind tables registered", name, st.live,
 	       st.frames);
 	tap_ok(relocated(&t, by_name(fx, n, "fr_pass1")->f) &&
+	       relocated(&t, by_name(fx, n, "fr_asm_pass")->f) &&
 	       relocated(&t, by_name(fx, n, "fr_exit_pass")->f) &&
 	       relocated(&t, by_name(fx, n, "fr_block_pass")->f) &&
 	       relocated(&t, by_name(fx, n, "fr_bt_pass")->f),

@@ -4,12 +4,18 @@
  * everything that unwinds through their frames:
  *
  *   fr_count      1000 calls (through fr_count_leaf, 1000)
- *   fr_pass1/2    10 calls each; fr_throw throws through both every time
+ *   fr_pass1/2    10 calls each; fr_throw (11 calls) throws through both
  *                 (entries 10, exits 0: no frame returns normally)
  *   fr_bt_pass    1 call; backtrace() from fr_bt_leaf must see as many
  *                 frames as without hunch
  *   fr_exit_pass  1 call; pthread_exit(42) from fr_exit_leaf below it
  *   fr_block_pass 1 call; its thread is cancelled in read() below it
+ *
+ *   fr_asm_pass   2 calls (hand-written, CFI directives): pushes rbx and
+ *                 rbp, calls fr_throw; its last pop before the ret
+ *                 is a branch target (no room at the exit); the exception thrown through it must
+ *                 restore main's rbx and rbp from the copy's CFI (main
+ *                 at -O0 addresses its locals through rbp)
  *
  * With argument "spin": main spins inside fr_spin (through
  * fr_spin_loop, printing "spinning" once) until a line arrives on
@@ -40,6 +46,49 @@ NOI int fr_throw(int n)
 }
 NOI int fr_pass2(int n) { return fr_throw(n); }
 NOI int fr_pass1(int n) { return fr_pass2(n); }
+
+/* long fr_asm_pass(long n): n ? n + fr_throw(n) (which throws for n >
+ * 0) : 0, with rbx and rbp saved and restored, and the `pop %rbp`
+ * before its ret a branch target (no room for a jmp at the exit). */
+long fr_asm_pass(long n);
+__asm__(".text\n"
+	".globl fr_asm_pass\n.type fr_asm_pass,@function\n"
+	"fr_asm_pass:\n"
+	"	.cfi_startproc\n"
+	"	push %rbx\n"
+	"	.cfi_adjust_cfa_offset 8\n"
+	"	.cfi_offset %rbx, -16\n"
+	"	push %rbp\n"
+	"	.cfi_adjust_cfa_offset 8\n"
+	"	.cfi_offset %rbp, -24\n"
+	"	sub $8, %rsp\n"
+	"	.cfi_adjust_cfa_offset 8\n"
+	"	mov %rdi, %rbx\n"
+	"	mov $0x5eed, %ebp\n"
+	"	xor %eax, %eax\n"
+	"	test %rdi, %rdi\n"
+	"	je 2f\n"
+	"	call fr_throw\n"
+	"	add %rbx, %rax\n"
+	"	.cfi_remember_state\n"
+	"	add $8, %rsp\n"
+	"	.cfi_adjust_cfa_offset -8\n"
+	"	pop %rbp\n"
+	"	.cfi_adjust_cfa_offset -8\n"
+	"	.cfi_restore %rbp\n"
+	"1:	pop %rbx\n"
+	"	.cfi_adjust_cfa_offset -8\n"
+	"	.cfi_restore %rbx\n"
+	"	ret\n"
+	"	.cfi_restore_state\n"
+	"2:	add $8, %rsp\n"
+	"	.cfi_adjust_cfa_offset -8\n"
+	"	pop %rbp\n"
+	"	.cfi_adjust_cfa_offset -8\n"
+	"	.cfi_restore %rbp\n"
+	"	jmp 1b\n"
+	"	.cfi_endproc\n"
+	".size fr_asm_pass,.-fr_asm_pass\n");
 
 NOI int fr_bt_leaf(void)
 {
@@ -131,6 +180,17 @@ int main(int argc, char **argv)
 		}
 	}
 	printf("caught %d\n", caught);
+	{
+		volatile long before = 7, after = 0;
+
+		after = fr_asm_pass(0);
+		try {
+			after += fr_asm_pass(5);
+		} catch (int e) {
+			after += e;
+		}
+		printf("asm: %ld %ld\n", (long)before, (long)after);
+	}
 	printf("backtrace depth %d\n", fr_bt_pass());
 	pthread_create(&t, NULL, fr_exiter, NULL);
 	pthread_join(t, &ret);
