@@ -47,9 +47,12 @@ NOI int fr_throw(int n)
 NOI int fr_pass2(int n) { return fr_throw(n); }
 NOI int fr_pass1(int n) { return fr_pass2(n); }
 
-/* long fr_asm_pass(long n): n ? n + fr_throw(n) (which throws for n >
- * 0) : 0, with rbx and rbp saved and restored, and the `pop %rbp`
- * before its ret a branch target (no room for a jmp at the exit). */
+/* long fr_asm_pass(long n): n ? fr_throw(n) (which throws for n > 0)
+ * : 0, with rbx and rbp saved and restored, and the `pop %rbx` before
+ * its ret a branch target (no room for a jmp at the exit).  The two
+ * short je before the call grow by 8 bytes in the copy, more than the
+ * 4 between the call's return address and the next CFA change: unwind
+ * rows copied at their original offsets would be wrong there. */
 long fr_asm_pass(long n);
 __asm__(".text\n"
 	".globl fr_asm_pass\n.type fr_asm_pass,@function\n"
@@ -68,8 +71,9 @@ __asm__(".text\n"
 	"	xor %eax, %eax\n"
 	"	test %rdi, %rdi\n"
 	"	je 2f\n"
+	"	cmp $1000000, %rdi\n"
+	"	je 2f\n"
 	"	call fr_throw\n"
-	"	add %rbx, %rax\n"
 	"	.cfi_remember_state\n"
 	"	add $8, %rsp\n"
 	"	.cfi_adjust_cfa_offset -8\n"
