@@ -337,6 +337,12 @@ static struct fr_func *consider(struct eng_inst *in, uint64_t a, int *rc,
 		refuse(f, why);
 		return f;
 	}
+	/* glibc >= 2.41's cancellation handler checks that the PC is
+	 * inside this function's own code */
+	if (strcmp(ef->name, "__syscall_cancel_arch") == 0) {
+		refuse(f, "glibc checks PCs against its address range");
+		return f;
+	}
 	/* a copy of the unwinder's own code could hold the lock that
 	 * registering copies takes, out of in_unwinder's sight */
 	if (strstr(eng_image_path(m->img), "/libgcc_s.so") != NULL) {
