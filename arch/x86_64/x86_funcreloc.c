@@ -255,6 +255,10 @@ static int emit_one(struct x86_reloc *r, const struct x86_func *xf,
 	int32_t nd;
 	int rc;
 
+	if ((ii->kind == IK_JMP_IN || ii->kind == IK_JCC_IN) &&
+	    slot_of(fr, xf->addr, ii->target) == 0)
+		return fr->why = "a jump into the middle of an instruction",
+		       fr->why_at = rel, -ENOTSUP;
 	switch (ii->kind) {
 	case IK_JMP_IN:
 		return x86_emit_jmp5(o, slot_of(fr, xf->addr, ii->target)) ?
