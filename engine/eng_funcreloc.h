@@ -30,7 +30,8 @@
  *     has its copy flushed, its FDE registered, threads stopped inside
  *     the original entry's patch bytes moved to the copy, then the
  *     original entry patched with `jmp copy` (not while a stack word
- *     points inside those bytes: retried at the next commit);
+ *     points inside those bytes: its queued requests then fail with
+ *     the reason, as a patch refused in place does);
  *   - after the removals: a function whose copy has no request left
  *     gets its original entry bytes back.  The copy stays (threads may
  *     still run in it; unwind info stays registered) and is reused if
@@ -94,8 +95,10 @@ void eng_funcreloc_stats(const struct eng_inst *in,
 			 struct eng_funcreloc_stats *st);
 
 /* Commit hooks (eng_inst_commit.c), every thread stopped. */
+/* Before the adds; a copy that cannot be linked now fails its queued
+ * requests with the reason (counted in *failed). */
 int eng_funcreloc_before(struct eng_inst *in, struct inst_threads *th,
-			 struct hunch_err *err);
+			 int *failed, struct hunch_err *err);
 int eng_funcreloc_after(struct eng_inst *in, struct inst_threads *th,
 			struct hunch_err *err);
 void eng_funcreloc_free(struct eng_inst *in);

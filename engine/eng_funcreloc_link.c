@@ -117,30 +117,60 @@ static bool in_unwinder(struct eng_inst *in, const struct inst_threads *th)
 	return busy;
 }
 
-/* Register the copy's FDE in the target (rtlib, rt_frames.c).  0 done,
- * 1 not now (*why), <0 error. */
+/* Register the FDEs of the copies in fs[0..n) that need it, with ONE
+ * inferior call of the rtlib (rt_frames.c) on an array of their
+ * addresses: an inferior call returns to address 0, so if hunch is
+ * killed during one the thread faults; one per commit keeps that window
+ * as small as the engine's other inferior calls.  0 done, 1 not now
+ * (*why), <0 error. */
 static int register_frames(struct eng_inst *in, struct inst_threads *th,
-			   struct fr_func *f, const char **why,
+			   struct fr_func **fs, size_t n, const char **why,
 			   struct hunch_err *err)
 {
 	uint64_t fn = eng_shm_entry(in->shm, HUNCH_RT_ENTRY_FRAMES_REGISTER);
-	uint64_t arg = f->eh, ret = 0;
+	uint64_t args[2], ret = 0, *list, at = 0;
+	size_t k = 0;
 	int rc;
 
+	for (size_t i = 0; i < n; i++)
+		k += fs[i]->eh != 0 && !fs[i]->eh_done;
+	if (k == 0)
+		return 0;
 	if (fn == 0)
 		return *why = "the runtime library cannot register unwind "
 			      "information (older build?)", 1;
 	if (in_unwinder(in, th))
 		return *why = "a thread is inside libgcc's unwinder; try "
 			      "again later", 1;
-	rc = eng_infcall(in->p, th->t[0].tid, fn, &arg, 1, &ret, err);
+	if ((list = malloc(k * sizeof *list)) == NULL)
+		return hunch_errf(err, -ENOMEM, "out of memory");
+	k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (fs[i]->eh != 0 && !fs[i]->eh_done)
+			list[k++] = fs[i]->eh;
+	rc = eng_codemem_alloc(in->mem, fs[0]->copy, k * sizeof *list, &at,
+			       err);
+	if (rc == 0)
+		rc = eng_codemem_write(in->mem, at, list, k * sizeof *list, err);
+	if (rc == 0)
+		rc = eng_codemem_flush(in->mem, &in->st.writes, err);
+	args[0] = at;
+	args[1] = k;
+	if (rc == 0)
+		rc = eng_infcall(in->p, th->t[0].tid, fn, args, 2, &ret, err);
+	free(list);
+	if (at != 0)
+		eng_codemem_free(in->mem, at, k * sizeof *list);
 	if (rc < 0)
 		return rc;
-	if (ret != 0)
+	if (ret != k)
 		return *why = "the runtime library's table of unwind "
 			      "information is full", 1;
-	f->eh_done = true;
-	in->fr->frames++;
+	for (size_t i = 0; i < n; i++)
+		if (fs[i]->eh != 0 && !fs[i]->eh_done) {
+			fs[i]->eh_done = true;
+			in->fr->frames++;
+		}
 	return 0;
 }
 
@@ -172,30 +202,45 @@ static int move_pcs(struct eng_inst *in, struct inst_threads *th,
 	return 0;
 }
 
-/* Lead the original entry to the copy.  0 done or not now, <0 error. */
-static int link_one(struct eng_inst *in, struct inst_threads *th,
-		    struct fr_func *f, struct hunch_err *err)
+/* Can the original entry be patched now?  0 yes, 1 not now (*why),
+ * <0 error. */
+static int can_link(struct eng_inst *in, const struct inst_threads *th,
+		    struct fr_func *f, const char **why, struct hunch_err *err)
 {
-	const char *why = NULL;
-	uint8_t p[32];
 	uint64_t rb = eng_proc_r_brk(in->p);
 	int rc;
 
-	if (inst_threads_word_in(th, f->epatch + 1, f->epatch + f->eplen) ||
-	    (rb >= f->epatch && rb < f->epatch + f->eplen))
-		return 0;       /* a return address there: next commit */
+	if (inst_threads_word_in(th, f->epatch + 1, f->epatch + f->eplen))
+		return *why = "a stack word points into the function's entry "
+			      "(maybe a return address); try again later", 1;
+	if (rb >= f->epatch && rb < f->epatch + f->eplen)
+		return *why = "hunch's breakpoint on the dynamic linker's "
+			      "r_brk is in the function's entry", 1;
 	if ((rc = eng_read_mem(in->p, f->epatch, f->eorig, f->eplen, err)) < 0)
 		return rc;
 	if (f->eorig[0] == 0xcc)
-		return 0;
-	/* the copy (and its unwind info) before anything leads there */
-	if ((rc = eng_codemem_flush(in->mem, &in->st.writes, err)) < 0)
-		return rc;
-	if (f->eh != 0 && !f->eh_done &&
-	    (rc = register_frames(in, th, f, &why, err)) != 0)
-		return rc < 0 ? rc : 0;
+		return *why = "an int3 is already at the function's entry", 1;
+	for (size_t i = 0; i < th->n; i++) {
+		uint64_t pc = th->t[i].regs.rip;
+
+		if (pc > f->epatch && pc < f->epatch + f->eplen &&
+		    x86_fr_slot(&f->fr, pc) == 0)
+			return *why = "a thread stopped between instructions "
+				      "of the function's entry", 1;
+	}
+	return 0;
+}
+
+/* Lead the original entry to the copy (everything checked, the copy
+ * and its unwind info in place). */
+static int link_one(struct eng_inst *in, struct inst_threads *th,
+		    struct fr_func *f, struct hunch_err *err)
+{
+	uint8_t p[32];
+	int rc;
+
 	if ((rc = move_pcs(in, th, f, err)) != 0)
-		return rc < 0 ? rc : 0;
+		return rc < 0 ? rc : -EPROTO;
 	memset(p, 0xcc, sizeof p);
 	x86_jmp5_bytes(p, f->epatch, f->ejump);
 	if ((rc = inst_wmem(in, f->epatch, p, f->eplen, err)) < 0)
@@ -204,16 +249,37 @@ static int link_one(struct eng_inst *in, struct inst_threads *th,
 	return 0;
 }
 
-int eng_funcreloc_before(struct eng_inst *in, struct inst_threads *th,
-			 struct hunch_err *err)
+/* The copy cannot be linked in this commit: its queued requests fail
+ * with the reason, as a patch refused in place would (the caller may
+ * ask again). */
+static int fail_pending(struct eng_inst *in, const struct fr_func *f,
+			const char *why)
+{
+	int n = 0;
+
+	for (size_t q = 0; q < in->nqueue; q++) {
+		struct request *rq = inst_req_get(in, in->queue[q]);
+
+		if (rq != NULL && rq->state == ENG_REQ_PENDING &&
+		    rq->site >= f->copy && rq->site < f->copy + f->fr.len) {
+			rq->why = why;
+			inst_req_release(rq, ENG_REQ_FAILED);
+			n++;
+		}
+	}
+	return n;
+}
+
+/* The functions whose copies get their first request now, checked. */
+static int to_link(struct eng_inst *in, struct inst_threads *th,
+		   struct fr_func **fs, size_t *n, int *failed,
+		   struct hunch_err *err)
 {
 	struct eng_funcreloc *r = in->fr;
+	const char *why = NULL;
 	int rc;
 
-	if (r == NULL || r->nf == 0)
-		return 0;
-	if (mark_live(in, true) < 0)
-		return hunch_errf(err, -ENOMEM, "out of memory");
+	*n = 0;
 	for (size_t i = 0; i < r->nf; i++) {
 		struct fr_func *f = &r->f[i];
 
@@ -224,10 +290,52 @@ int eng_funcreloc_before(struct eng_inst *in, struct inst_threads *th,
 			f->why = "its library was unloaded";
 			continue;
 		}
-		if ((rc = link_one(in, th, f, err)) < 0)
+		if ((rc = can_link(in, th, f, &why, err)) < 0)
 			return rc;
+		if (rc > 0)
+			*failed += fail_pending(in, f, why);
+		else
+			fs[(*n)++] = f;
 	}
 	return 0;
+}
+
+int eng_funcreloc_before(struct eng_inst *in, struct inst_threads *th,
+			 int *failed, struct hunch_err *err)
+{
+	struct eng_funcreloc *r = in->fr;
+	const char *why = NULL;
+	struct fr_func **fs;
+	size_t n = 0;
+	int rc;
+
+	if (r == NULL || r->nf == 0)
+		return 0;
+	if (mark_live(in, true) < 0 ||
+	    (fs = malloc(r->nf * sizeof *fs)) == NULL)
+		return hunch_errf(err, -ENOMEM, "out of memory");
+	rc = to_link(in, th, fs, &n, failed, err);
+	/* the copies (and their unwind info) before anything leads there */
+	if (rc == 0 && n > 0)
+		rc = eng_codemem_flush(in->mem, &in->st.writes, err);
+	if (rc == 0 && n > 0)
+		rc = register_frames(in, th, fs, n, &why, err);
+	if (rc > 0) {           /* not now: those needing it wait */
+		size_t k = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			if (fs[i]->eh != 0 && !fs[i]->eh_done)
+				*failed += fail_pending(in, fs[i], why);
+			else
+				fs[k++] = fs[i];
+		}
+		n = k;
+		rc = 0;
+	}
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		rc = link_one(in, th, fs[i], err);
+	free(fs);
+	return rc;
 }
 
 /* The original entry's bytes come back when the copy has no request

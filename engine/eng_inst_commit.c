@@ -592,7 +592,7 @@ int eng_inst_commit(struct eng_inst *in, struct hunch_err *err)
 			rc = hunch_errf(err, -ENOMEM, "out of memory");
 	}
 	if (rc == 0)    /* relocated functions' entries lead to their copies */
-		rc = eng_funcreloc_before(in, &c.th, err);
+		rc = eng_funcreloc_before(in, &c.th, &failed, err);
 	if (rc == 0)
 		rc = do_adds(in, &c, &failed, err);
 	if (rc == 0)

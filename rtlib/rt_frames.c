@@ -5,7 +5,8 @@
  * C++ exceptions, backtrace(), pthread_exit and pthread_cancel must find
  * an FDE for them.  hunch writes the copy's .eh_frame (CIE, FDE, zero
  * terminator) into trampoline memory and calls this by an inferior call,
- * every thread stopped, once per copy, before anything leads there.
+ * every thread stopped, once per commit for all the copies it links,
+ * before anything leads there.
  *
  * Registered with libgcc_s's __register_frame_info, the unwinder glibc
  * itself loads for pthread_exit/cancel and backtrace, and the one C++
@@ -30,11 +31,15 @@ extern void __register_frame_info(const void *begin, void *ob);
 static struct { void *w[16]; } rt_frame_obj[RT_FRAMES_MAX];
 static unsigned rt_frames_used;   /* only hunch's inferior calls write */
 
-HUNCHRT_API int hunchrt_frames_register(uint64_t eh_frame)
+/* Register the n .eh_frame blocks whose addresses are in list[];
+ * returns how many were (all of them, unless the pool is full). */
+HUNCHRT_API long hunchrt_frames_register(uint64_t list, uint64_t n)
 {
-	if (eh_frame == 0 || rt_frames_used >= RT_FRAMES_MAX)
-		return -1;
-	__register_frame_info((const void *)(uintptr_t)eh_frame,
-			      &rt_frame_obj[rt_frames_used++]);
-	return 0;
+	const uint64_t *eh = (const uint64_t *)(uintptr_t)list;
+	uint64_t i;
+
+	for (i = 0; i < n && rt_frames_used < RT_FRAMES_MAX; i++)
+		__register_frame_info((const void *)(uintptr_t)eh[i],
+				      &rt_frame_obj[rt_frames_used++]);
+	return (long)i;
 }
