@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "eng_funcreloc.h"
 #include "eng_proc.h"
 #include "eng_shm.h"
 #include "hunch_abi.h"
@@ -160,6 +161,7 @@ void eng_inst_destroy(struct eng_inst *in)
 	free(in->queue);
 	free(in->pf);
 	free(in->trap_mirror);
+	eng_funcreloc_free(in);
 	eng_codemem_destroy(in->mem);
 	x86_reloc_close(in->reloc);
 	free(in);
@@ -380,8 +382,13 @@ int eng_inst_add(struct eng_inst *in, const struct eng_inst_point *pt,
 	struct request *r;
 	uint32_t pi = 0;
 	int len, rc;
-	struct eng_inst_point tp;
+	struct eng_inst_point tp, rp;
 
+	/* the first fallback: the point of a relocated copy of its function */
+	if ((rc = eng_funcreloc_route(in, pt, &rp, err)) < 0)
+		return rc;
+	if (rc > 0)
+		pt = &rp;
 	if (pt->trap) {      /* the int3 replaces the point instruction only */
 		tp = *pt;
 		tp.patch_start = pt->addr;
@@ -507,8 +514,10 @@ int eng_inst_drop_range(struct eng_inst *in, uint64_t lo, uint64_t hi,
 	for (size_t i = 0; i < in->npts && rc >= 0; i++) {
 		struct ipoint *ip = &in->pts[i];
 
-		if (ip->dead || ip->pt.patch_start < lo ||
-		    ip->pt.patch_start >= hi)
+		if (ip->dead || ((ip->pt.patch_start < lo ||
+				  ip->pt.patch_start >= hi) &&
+				 !eng_funcreloc_in_copy_of(in, ip->pt.patch_start,
+							   lo, hi)))
 			continue;
 		rc = drop_point(in, ip, err);
 		n += rc > 0 ? rc : 0;
@@ -523,6 +532,8 @@ int eng_inst_drop_range(struct eng_inst *in, uint64_t lo, uint64_t hi,
 			n++;
 		}
 	}
+	if (rc >= 0)
+		eng_funcreloc_drop(in, lo, hi);
 	if (rc >= 0)
 		rc = eng_codemem_flush(in->mem, &in->st.writes, err);
 	if (!was_stopped)

@@ -35,6 +35,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "eng_funcreloc.h"
 #include "eng_proc.h"
 #include "eng_clock.h"
 #include "eng_shm.h"
@@ -232,6 +233,9 @@ int eng_inst_catchup(struct eng_inst *in, uint64_t lo, uint64_t hi,
 {
 	struct eng_catchup_info ci;
 
+	/* a relocated function runs in its copy; frames in the original
+	 * body will not run the copy's exits: left alone */
+	eng_funcreloc_copy_range(in, lo, hi, &lo, &hi);
 	return inst_catchup(in->p, in->shm, in->mem, lo, hi, s, n, &ci, err);
 }
 
@@ -239,6 +243,7 @@ int eng_inst_catchup_info(struct eng_inst *in, uint64_t lo, uint64_t hi,
 			  const struct x86_snip *s, size_t n,
 			  struct eng_catchup_info *ci, struct hunch_err *err)
 {
+	eng_funcreloc_copy_range(in, lo, hi, &lo, &hi);
 	return inst_catchup(in->p, in->shm, in->mem, lo, hi, s, n, ci, err);
 }
 

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "eng_funcreloc.h"
 #include "eng_proc.h"
 #include "eng_shm.h"
 #include "hunch_abi.h"
@@ -590,10 +591,14 @@ int eng_inst_commit(struct eng_inst *in, struct hunch_err *err)
 		if (c.newbase == NULL)
 			rc = hunch_errf(err, -ENOMEM, "out of memory");
 	}
+	if (rc == 0)    /* relocated functions' entries lead to their copies */
+		rc = eng_funcreloc_before(in, &c.th, &failed, err);
 	if (rc == 0)
 		rc = do_adds(in, &c, &failed, err);
 	if (rc == 0)
 		rc = apply_points(in, &c, err);
+	if (rc == 0)
+		rc = eng_funcreloc_after(in, &c.th, err);
 	if (rc == 0)
 		try_free(in, &c.th);
 	in->nqueue = 0;

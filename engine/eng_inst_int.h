@@ -121,6 +121,7 @@ struct eng_inst {
 	struct hunch_trap_entry *trap_mirror;
 	size_t trap_used;
 	struct eng_inst_stats st;
+	struct eng_funcreloc *fr;   /* relocated functions (eng_funcreloc.h) */
 };
 
 

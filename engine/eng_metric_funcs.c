@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "eng_funcreloc.h"
 #include "eng_proc.h"
 #include "eng_sampler.h"
 
@@ -54,6 +55,10 @@ int mfuncs_refresh(struct eng_metric *m, struct hunch_err *err)
 		if (mods[i].img != NULL)
 			mods[i].base = em->bias +
 				       eng_image_link_base(mods[i].img);
+		/* points too small for a jmp: relocate their function
+		 * before falling back to traps (eng_funcreloc.h) */
+		if (mods[i].img != NULL)
+			eng_funcreloc_module(m->in, em->path, em->bias, NULL);
 	}
 	for (size_t j = 0; j < m->nmods; j++) {
 		if (m->mods[j].img != NULL && m->pc != NULL)

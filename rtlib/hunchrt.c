@@ -64,6 +64,8 @@ static void rt_publish_entries(struct hunch_shm_header *h)
 	e[HUNCH_RT_ENTRY_CPU_STOP] = (uint64_t)(uintptr_t)hunchrt_cpu_stop;
 	e[HUNCH_RT_ENTRY_BLOCK] = (uint64_t)(uintptr_t)hunchrt_block;
 	e[HUNCH_RT_ENTRY_TRAP_INSTALL] = (uint64_t)(uintptr_t)hunchrt_trap_install;
+	e[HUNCH_RT_ENTRY_FRAMES_REGISTER] =
+		(uint64_t)(uintptr_t)hunchrt_frames_register;
 	h->rt_nentry = HUNCH_RT_ENTRY_COUNT;
 	/* Trampolines load the block pointer as %fs:off (initial-exec TLS
 	 * has the same offset in every thread). */

@@ -8,6 +8,8 @@
  *   bench_inst MICRO STORM [N]
  */
 #include "inst_util.h"
+#include "eng_funcreloc.h"
+#include "eng_points.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -17,13 +19,52 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-enum mode { M_NONE, M_COUNTER, M_WALL, M_CPU, M_TRAP, M_TRAP_DETACHED };
+enum mode { M_NONE, M_COUNTER, M_WALL, M_CPU, M_TRAP, M_TRAP_DETACHED,
+	    M_PAIR, M_PAIR_RELOC, M_PAIR_TRAP, M_NONE_G };
 
 static const char *const mode_name[] = {
 	"uninstrumented (under hunch)", "hunch entry counter",
 	"hunch entry+exit wall timer", "hunch entry+exit CPU timer",
 	"hunch trap fallback (attached)", "hunch trap fallback (detached)",
+	"entry+exit counters, jmp patch (mb_f)",
+	"entry+exit counters, relocated (mb_g)",
+	"entry+exit counters, traps (mb_g, attached)",
+	"uninstrumented mb_g (under hunch)",
 };
+
+/* mb_g's entry and exit counters, through whole-function relocation
+ * (real parser; the exit's ret is a branch target) or, with `trap`,
+ * through the trap fallback. */
+static int instrument_g(struct tgt *t, bool trap)
+{
+	const struct eng_func *f = eng_image_func_by_name(t->img, "mb_g");
+	struct eng_points_cache *pc = NULL;
+	const struct x86_func *xf;
+	uint32_t var, id;
+	uint64_t h;
+	int n = 0;
+
+	if (f == NULL || eng_points_cache_new(&pc, NULL) < 0 ||
+	    (xf = eng_points_of(pc, t->img, f, NULL)) == NULL)
+		return -1;
+	if (!trap && eng_funcreloc_image(t->in, pc, t->img, t->base, NULL) < 0)
+		return -1;
+	eng_sampler_var_alloc(t->smp, ENG_VAR_COUNTER, &var, &h, NULL);
+	for (size_t k = 0; k < xf->npoints; k++) {
+		struct x86_snip s = { .kind = X86_SN_ADD, .handle = h,
+				      .delta = 1 };
+		struct eng_inst_point pt;
+
+		if (xf->points[k].kind == X86_PT_CALL)
+			continue;
+		eng_inst_point_from(&xf->points[k], t->base, &pt);
+		pt.trap = pt.trap || trap;
+		n += eng_inst_add(t->in, &pt, &s, 1, false, &id, NULL) == 0;
+	}
+	n = eng_inst_commit(t->in, NULL) == 0 ? n : -1;
+	/* the cache must outlive the instrumentation manager (tgt_fini) */
+	return n;
+}
 
 /* Instrument mb_f for `mode`; returns requests added. */
 static int instrument(struct tgt *t, enum mode m)
@@ -34,7 +75,9 @@ static int instrument(struct tgt *t, enum mode m)
 	uint64_t h;
 	int n = 0;
 
-	if (f == NULL || m == M_NONE)
+	if (m == M_PAIR_RELOC || m == M_PAIR_TRAP)
+		return instrument_g(t, m == M_PAIR_TRAP);
+	if (f == NULL || m == M_NONE || m == M_NONE_G)
 		return 0;
 	su_parse(t->img, f, &xf);
 	eng_sampler_var_alloc(t->smp, m == M_CPU ? ENG_VAR_CPU_TIMER :
@@ -53,7 +96,7 @@ static int instrument(struct tgt *t, enum mode m)
 			s.kind = entry ? X86_SN_WALL_START : X86_SN_WALL_STOP;
 		else if (m == M_CPU)
 			s.kind = entry ? X86_SN_CPU_START : X86_SN_CPU_STOP;
-		else if (!entry)
+		else if (!entry && m != M_PAIR)
 			continue;          /* counters: entry only */
 		eng_inst_point_from(&xf.points[k], t->base, &pt);
 		if (m == M_TRAP || m == M_TRAP_DETACHED)
@@ -81,7 +124,8 @@ static double parse_ns(const char *out)
 
 static double run_micro(const char *micro, enum mode m, long n)
 {
-	char arg[32], *argv[] = { (char *)micro, arg, NULL };
+	bool g = m == M_PAIR_RELOC || m == M_PAIR_TRAP || m == M_NONE_G;
+	char arg[32], *argv[] = { (char *)micro, arg, g ? "g" : NULL, NULL };
 	struct tgt t;
 	double ns = -1;
 
@@ -241,6 +285,17 @@ int main(int argc, char **argv)
 		       "and apt-get install bpftrace) | | | | |\n");
 	else
 		row("bpftrace uprobe+uretprobe count", nb, ns, base);
+	printf("\n| entry+exit counters: patched, relocated, trapped | calls "
+	       "| ns/call | added ns | ratio |\n|---|---:|---:|---:|---:|\n");
+	row(mode_name[M_PAIR], n, run_micro(argv[1], M_PAIR, n), base);
+	base = run_micro(argv[1], M_NONE_G, n);
+	row(mode_name[M_NONE_G], n, base, base);
+	row(mode_name[M_PAIR_RELOC], n, run_micro(argv[1], M_PAIR_RELOC, n),
+	    base);
+	use_wall = true;
+	row(mode_name[M_PAIR_TRAP], nt / 100,
+	    run_micro(argv[1], M_PAIR_TRAP, nt / 100), base);
+	use_wall = false;
 	insert_remove(argv[2]);
 	return 0;
 }

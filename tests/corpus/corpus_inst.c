@@ -29,6 +29,7 @@
  * be called by the workload at all (readline with stdin not a terminal)
  * and are only reported.
  */
+#include "eng_funcreloc.h"
 #include "eng_points.h"
 #include "inst_util.h"
 #include "tap.h"
@@ -78,7 +79,7 @@ struct mod {
 	bool libc;
 	struct fn *fns;
 	size_t n;
-	size_t njmp, ntrap, nref, ncounted;
+	size_t njmp, ntrap, nref, ncounted, nreloc;
 };
 
 static double now_s(void)
@@ -250,11 +251,23 @@ static size_t queue(struct tgt *t, struct mod *m)
 	return n;
 }
 
+static bool relocated(struct tgt *t, struct mod *m, const struct eng_func *f)
+{
+	uint64_t lo, hi;
+
+	return eng_funcreloc_copy_range(t->in, m->base + f->addr,
+					m->base + f->addr + f->size, &lo,
+					&hi) == 1;
+}
+
 static void settle(struct tgt *t, struct mod *m, FILE *ref, FILE *trap)
 {
 	for (size_t i = 0; i < m->n; i++) {
 		struct fn *c = &m->fns[i];
 		size_t hasentry = 0;
+
+		if (relocated(t, m, c->f))
+			c->ntrap = 0;   /* its points are jmps in the copy */
 
 		for (size_t k = 0; k < c->npts; k++) {
 			const char *why = NULL;
@@ -289,6 +302,8 @@ static void settle(struct tgt *t, struct mod *m, FILE *ref, FILE *trap)
 				m->name, c->f->name,
 				(unsigned long long)c->f->addr, c->ntrap,
 				tw ? tw : "");
+		} else if (relocated(t, m, c->f)) {
+			m->nreloc++;
 		} else {
 			m->njmp++;
 		}
@@ -363,6 +378,12 @@ int main(int argc, char **argv)
 		}
 		m->base = em->bias + eng_image_link_base(m->img);
 		m->libc = libc;
+		/* whole-function relocation first, traps after (unless
+		 * HUNCH_NO_FUNCRELOC=1, to compare) */
+		if (getenv("HUNCH_NO_FUNCRELOC") == NULL &&
+		    eng_funcreloc_image(t.in, pc, m->img, m->base, &err) < 0)
+			tap_diag("%s: %s: no relocation: %s", name, m->name,
+				 err.msg);
 		prepare(&t, pc, m, libc ? libc_fns : NULL);
 		nmods++;
 	}
@@ -387,10 +408,13 @@ int main(int argc, char **argv)
 		settle(&t, m, ref ? ref : stderr, trap ? trap : stderr);
 		total_refused += m->nref;
 		total_fns += m->n;
-		tap_diag("%s: %s: %zu functions: %zu jmp, %zu trap, %zu refused"
-			 " (%.2f%% instrumented)", name, m->name, m->n,
-			 m->njmp, m->ntrap, m->nref,
-			 m->n ? 100.0 * (double)(m->njmp + m->ntrap) /
+		tap_diag("%s: %s: %zu functions: %zu jmp, %zu relocated, %zu "
+			 "trap, %zu refused (%.2f%% instrumented, %.2f%% "
+			 "without traps)", name, m->name, m->n, m->njmp,
+			 m->nreloc, m->ntrap, m->nref,
+			 m->n ? 100.0 * (double)(m->njmp + m->nreloc +
+						 m->ntrap) / (double)m->n : 0.0,
+			 m->n ? 100.0 * (double)(m->njmp + m->nreloc) /
 				(double)m->n : 0.0);
 	}
 	if (ref)
@@ -443,7 +467,7 @@ int main(int argc, char **argv)
 				}
 			}
 		}
-		if (m->njmp + m->ntrap == 0) {
+		if (m->njmp + m->nreloc + m->ntrap == 0) {
 			/* A stripped file that exports no function (gzip):
 			 * the symbol table knows none of its functions. */
 			tap_diag("%s: %s: no function known to the symbol "

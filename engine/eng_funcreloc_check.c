@@ -1,0 +1,118 @@
+/*
+ * eng_funcreloc_check.c - what whole-function relocation would do with
+ * a function of a file, without a process (eng_funcreloc.h): the same
+ * builder, parser and unwind-info rewriter as a live relocation, at an
+ * address in reach of the code.
+ */
+#include "eng_funcreloc_int.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "eng_points.h"
+#include "eng_symbols.h"
+#include "x86_decode.h"
+#include "x86_reloc.h"
+
+struct eng_funcreloc_checker {
+	struct x86_decoder *dec;
+	struct x86_reloc *reloc;
+	const struct eng_image *img;   /* whose unwind sections are open */
+	struct fr_elf elf;
+};
+
+int eng_funcreloc_checker_new(struct eng_funcreloc_checker **out)
+{
+	struct eng_funcreloc_checker *c = calloc(1, sizeof *c);
+
+	if (c == NULL || x86_decoder_open(&c->dec) < 0 ||
+	    x86_reloc_open(&c->reloc) < 0) {
+		eng_funcreloc_checker_free(c);
+		return -ENOMEM;
+	}
+	*out = c;
+	return 0;
+}
+
+void eng_funcreloc_checker_free(struct eng_funcreloc_checker *c)
+{
+	if (c == NULL)
+		return;
+	if (c->dec != NULL)
+		x86_decoder_close(c->dec);
+	if (c->reloc != NULL)
+		x86_reloc_close(c->reloc);
+	fr_elf_close(&c->elf);
+	free(c);
+}
+
+/* Copy parse and unwind info, as eng_funcreloc.c does them live. */
+static int check_copy(struct eng_funcreloc_checker *c, struct eng_image *img,
+		      const struct x86_func *xf, const struct x86_fr *fr,
+		      uint64_t base, const char **why)
+{
+	struct x86_parse_ctx ctx = { 0 };
+	struct x86_func cf;
+	uint8_t *blob = NULL;
+	size_t len;
+	int rc;
+
+	if (x86_parse_function(c->dec, fr->code, fr->len, fr->to, &ctx,
+			       &cf) < 0)
+		return -1;
+	rc = cf.npoints > 0 ? 1 : -1;
+	for (size_t i = 0; i < cf.npoints; i++)
+		if (!cf.points[i].ok)
+			rc = -1;
+	x86_func_free(&cf);
+	if (rc < 0)
+		return *why = "a point of the copy still cannot take a jmp", -1;
+	rc = fr_cfi_build(&c->elf, xf->addr + eng_image_link_base(img),
+			  base - eng_image_link_base(img), fr, &blob, &len, why);
+	free(blob);
+	return rc < 0 ? -1 : 1;
+}
+
+int eng_funcreloc_check(struct eng_funcreloc_checker *c,
+			struct eng_points_cache *pc, struct eng_image *img,
+			const struct eng_func *f, const char **why)
+{
+	const uint64_t base = 0x100000000000ull;
+	const struct x86_func *xf = eng_points_of(pc, img, f, NULL);
+	struct x86_fr fr;
+	uint8_t *code;
+	int rc;
+
+	*why = NULL;
+	if (xf == NULL)
+		return *why = "out of memory", -1;
+	if (xf->ok)
+		return 0;
+	if ((*why = x86_fr_refusal(xf)) != NULL)
+		return -1;
+	if (c->img != img) {
+		fr_elf_close(&c->elf);
+		c->img = NULL;
+		if (fr_elf_open(&c->elf, eng_image_path(img)) < 0)
+			return *why = "cannot read its unwind sections", -1;
+		c->img = img;
+	}
+	if ((code = malloc(xf->size + 1)) == NULL)
+		return *why = "out of memory", -1;
+	if (eng_image_read(img, xf->addr, code, xf->size) < 0) {
+		free(code);
+		return *why = "its bytes are not in the file", -1;
+	}
+	rc = x86_fr_build(c->reloc, c->dec, xf, base, code,
+			  base + xf->addr + 0x20000000, &fr);
+	free(code);
+	if (rc < 0) {
+		*why = fr.why ? fr.why : "out of memory";
+		x86_fr_free(&fr);
+		return -1;
+	}
+	rc = check_copy(c, img, xf, &fr, base, why);
+	x86_fr_free(&fr);
+	return rc;
+}

@@ -1,0 +1,83 @@
+/*
+ * eng_funcreloc_int.h - private to eng_funcreloc.c and
+ * eng_funcreloc_cfi.c.
+ */
+#ifndef ENG_FUNCRELOC_INT_H
+#define ENG_FUNCRELOC_INT_H
+
+#include <gelf.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "eng_funcreloc.h"
+#include "x86_funcreloc.h"
+#include "x86_parse.h"
+
+/* The unwind sections of one file, read with libelf. */
+struct fr_elf {
+	int fd;
+	Elf *elf;
+	unsigned char ident[EI_NIDENT];
+	Elf_Data *eh;            /* .eh_frame, NULL without .eh_frame_hdr */
+	uint64_t eh_addr;        /* link-time address of .eh_frame */
+	const uint8_t *hdr;      /* .eh_frame_hdr */
+	size_t hdr_len;
+	uint64_t hdr_addr;
+};
+
+int fr_elf_open(struct fr_elf *e, const char *path);
+void fr_elf_close(struct fr_elf *e);
+
+/* .eh_frame bytes (CIE, FDE, 0 terminator) for the copy of the function
+ * at link-time address `link` (runtime = link + bias).  0: *out
+ * malloc'd; 1: the original has no FDE (nothing to register: the copy
+ * unwinds as the original does); -ENOTSUP with *why; -ENOMEM. */
+int fr_cfi_build(const struct fr_elf *e, uint64_t link, uint64_t bias,
+		 const struct x86_fr *fr, uint8_t **out, size_t *outlen,
+		 const char **why);
+
+struct fr_img {
+	struct eng_image *img;
+	struct eng_points_cache *pc;
+	uint64_t base, bias;     /* runtime = base + rel = bias + link */
+	uint64_t lo, hi;         /* runtime range of its functions */
+	struct fr_elf elf;
+	bool owned;              /* img and pc opened here (module API) */
+};
+
+enum fr_state { FR_NOT_NEEDED, FR_REFUSED, FR_COPY };
+
+struct fr_func {
+	uint64_t lo, hi;         /* the original function, runtime */
+	enum fr_state state;
+	const char *why;         /* FR_REFUSED */
+	struct x86_fr fr;        /* the copy and its maps */
+	struct x86_func cf;      /* the copy, parsed (runtime addresses) */
+	uint64_t copy;
+	size_t alloc;
+	uint64_t eh;             /* its .eh_frame in the target, or 0 */
+	bool eh_done;            /* registered */
+	uint64_t epatch;         /* the original entry's patch */
+	uint8_t eplen;
+	uint8_t eorig[32];
+	uint64_t ejump;          /* where the entry jmp leads */
+	bool patched;
+	bool live;               /* scratch: the copy has requests */
+};
+
+struct eng_funcreloc {
+	struct fr_img *img;
+	size_t nimg;
+	struct fr_func *f;       /* sorted by lo */
+	size_t nf, capf;
+	struct x86_decoder *dec;
+	size_t frames;
+};
+
+/* Is f's module still mapped where it was? */
+bool fr_loaded(const struct eng_inst *in, const struct fr_func *f);
+/* The relocated function holding original address a, or NULL. */
+struct fr_func *fr_find(const struct eng_funcreloc *r, uint64_t a);
+
+#endif
