@@ -387,6 +387,7 @@ static int trap_table_init(struct eng_inst *in, uint64_t near,
 	if (ret != 0)
 		return hunch_errf(err, -EIO, "the runtime library refused to "
 				  "install its SIGTRAP handler (%d)", (int)ret);
+	eng_set_trap_table(in->p, in->trap_table, TRAP_CAP);
 	return 0;
 }
 
@@ -568,6 +569,18 @@ static int commit_ended(struct eng_inst *in)
 	return failed;
 }
 
+/* HUNCH_TEST_KILL_AT=C:N (see eng_mem_kill_countdown). */
+static void arm_test_kill(const struct eng_inst *in)
+{
+	const char *e = getenv("HUNCH_TEST_KILL_AT");
+	unsigned long long c;
+	long n;
+
+	if (e != NULL && sscanf(e, "%llu:%ld", &c, &n) == 2 &&
+	    c == in->st.commits + 1)
+		eng_mem_kill_countdown = n;
+}
+
 int eng_inst_commit(struct eng_inst *in, struct hunch_err *err)
 {
 	struct commit c = { 0 };
@@ -581,6 +594,7 @@ int eng_inst_commit(struct eng_inst *in, struct hunch_err *err)
 		return commit_ended(in);
 	if (!was_stopped && (rc = eng_stop_all(in->p, err)) < 0)
 		return rc;
+	arm_test_kill(in);
 	rc = inst_threads_read(in->p, &c.th, err);
 	if (rc == 0 && (rc = do_removals(in, &c)) < 0)
 		hunch_errf(err, rc, "out of memory");

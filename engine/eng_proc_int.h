@@ -90,6 +90,7 @@ struct eng_proc {
 	size_t nth, capth;
 	size_t wait_next;       /* where eng_wait_any scans from */
 	int infcall_timeout_ms;
+	uint64_t trap_table, trap_cap;  /* eng_trap.c */
 
 	struct eng_bp bps[ENG_MAX_BPS];
 	size_t nbps;
@@ -108,6 +109,10 @@ struct eng_proc {
 	struct eng_event *evq;
 	size_t nevq, capevq;
 };
+
+/* eng_trap.c: where a thread stopped on the int3 at addr goes on (the
+ * table's trampoline), 0 if that int3 is not a live trap point. */
+uint64_t eng_trap_target(struct eng_proc *p, uint64_t addr);
 
 /* eng_ptrace.c */
 struct eng_thread *eng_thread_find(struct eng_proc *p, pid_t tid);

@@ -10,6 +10,13 @@
  *   inst_storm --kill PROGRAM MS   hunch (a child) is SIGKILLed MS into
  *                                  the storm; the target must finish
  *                                  with correct output on its own.
+ *   inst_storm --kill-each PROGRAM C FROM STEP
+ *                                  hunch is SIGKILLed by its engine
+ *                                  (HUNCH_TEST_KILL_AT=C:N) after write
+ *                                  N of commit C, for N = FROM, +STEP...
+ *                                  until the commit has no write N:
+ *                                  every state between two writes must
+ *                                  be a correct program.
  */
 #include "inst_util.h"
 #include "tap.h"
@@ -168,6 +175,118 @@ static void kill_child(const char *prog, int in_fd, int out_fd, int pidw)
 	_exit(0);
 }
 
+/* The child for --kill-each: storm until commit `commits` is done;
+ * exit 3 if the engine did not kill us by then. */
+static void each_child(const char *prog, int in_fd, int out_fd, int pidw,
+		       int commits)
+{
+	char *argv[] = { (char *)prog, NULL };
+	struct storm_stats s = { 0 };
+	struct eng_inst_stats st;
+	struct fn_ctr *c;
+	size_t n;
+	struct tgt t;
+	pid_t pid;
+
+	if (tgt_launch_fds(&t, prog, argv, in_fd, out_fd) < 0)
+		_exit(2);
+	pid = eng_proc_pid(t.p);
+	if (write(pidw, &pid, sizeof pid) != sizeof pid)
+		_exit(2);
+	c = fns_prepare(&t, "sf_", &n);
+	eng_resume_all(t.p, NULL);
+	for (int r = 0; r < 100000; r++) {
+		eng_inst_stats(t.in, &st);
+		if (st.commits >= (uint64_t)commits)
+			break;
+		storm_round(&t, c, n, r, &s);
+	}
+	_exit(3);
+}
+
+/* Let the target run on, stop it, and read what it printed: 0 when it
+ * exited 0 with the expected output, else -1 with `out` for a diag. */
+static int target_finish(pid_t target, int in_w, int out_r, char *out,
+			 size_t cap)
+{
+	size_t len = 0;
+	ssize_t k;
+	int st;
+
+	usleep(300000);    /* the target runs on with whatever was patched */
+	if (write(in_w, "stop\n", 5) != 5)
+		return -1;
+	while (len < cap - 1 && (k = read(out_r, out + len, cap - 1 - len)) > 0)
+		len += (size_t)k;
+	out[len] = 0;
+	if (waitpid(target, &st, 0) != target || !WIFEXITED(st) ||
+	    WEXITSTATUS(st) != 0) {
+		snprintf(out + len, cap - len, "(target status 0x%x)", st);
+		return -1;
+	}
+	return strcmp(out, expected) == 0 ? 0 : -1;
+}
+
+/* One run of --kill-each: 1 killed and the target fine, 0 the commit
+ * had no write n, -1 the target failed (diag). */
+static int kill_at(const char *prog, int commit, long n)
+{
+	int in[2], out[2], pw[2], st, ok;
+	pid_t hunch, target = 0;
+	char buf[4096], env[64];
+
+	if (pipe(in) < 0 || pipe(out) < 0 || pipe(pw) < 0)
+		return -1;
+	hunch = fork();
+	if (hunch == 0) {
+		snprintf(env, sizeof env, "%d:%ld", commit, n);
+		setenv("HUNCH_TEST_KILL_AT", env, 1);
+		close(in[1]);
+		close(out[0]);
+		close(pw[0]);
+		each_child(prog, in[0], out[1], pw[1], commit);
+	}
+	close(in[0]);
+	close(out[1]);
+	close(pw[1]);
+	ok = read(pw[0], &target, sizeof target) == sizeof target;
+	close(pw[0]);
+	waitpid(hunch, &st, 0);
+	if (!ok || (!WIFSIGNALED(st) && !(WIFEXITED(st) &&
+					  WEXITSTATUS(st) == 3))) {
+		tap_diag("kill at %d:%ld: hunch status 0x%x", commit, n, st);
+		ok = -1;
+	} else {
+		ok = target_finish(target, in[1], out[0], buf, sizeof buf);
+		if (ok < 0)
+			tap_diag("kill at %d:%ld: output: %s", commit, n, buf);
+		else
+			ok = WIFSIGNALED(st) ? 1 : 0;
+	}
+	close(in[1]);
+	close(out[0]);
+	return ok;
+}
+
+static void storm_kill_each(const char *prog, int commit, long from,
+			    long step)
+{
+	long n, killed = 0, bad = 0;
+	int rc = 1;
+
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	for (n = from; rc != 0 && n < 1000000; n += step) {
+		rc = kill_at(prog, commit, n);
+		killed += rc != 0;
+		bad += rc < 0;
+	}
+	tap_ok(killed > 1, "kill-each: commit %d: hunch killed at %ld write "
+	       "boundaries (%ld..%ld, step %ld)", commit, killed - (rc < 0),
+	       from, n - 2 * step, step);
+	tap_eq(bad, 0, "kill-each: commit %d: the target finished with "
+	       "correct output after every kill", commit);
+}
+
 static void storm_kill(const char *prog, int ms)
 {
 	int in[2], out[2], pw[2];
@@ -209,7 +328,10 @@ static void storm_kill(const char *prog, int ms)
 
 int main(int argc, char **argv)
 {
-	if (argc == 4 && strcmp(argv[1], "--kill") == 0)
+	if (argc == 6 && strcmp(argv[1], "--kill-each") == 0)
+		storm_kill_each(argv[2], atoi(argv[3]), atol(argv[4]),
+				atol(argv[5]));
+	else if (argc == 4 && strcmp(argv[1], "--kill") == 0)
 		storm_kill(argv[2], atoi(argv[3]));
 	else if (argc == 3)
 		storm(argv[1], atoi(argv[2]));
