@@ -75,7 +75,7 @@ static int relink_site(struct eng_inst *in, struct ipoint *ip, size_t s,
 		if ((!only_new || src_new) &&
 		    (rc = inst_tmem(in, from, j, 5, err)) < 0)
 			return rc;
-		from = r->mini + r->code_len;
+		from = r->mini + r->tail_off;
 		src_new = !r->linked;
 		ns += r->cost_ns;
 	}
@@ -194,6 +194,45 @@ static int move_pcs(struct eng_inst *in, struct commit *c, struct ipoint *ip,
 	return 0;
 }
 
+/* A jump that is rewritten while the program runs through it must not
+ * straddle a page: each page is one write (eng_mem.c), and hunch killed
+ * between the two would leave half a jump. */
+static bool straddles(uint64_t a, size_t len)
+{
+	return (a & 4095) + len > 4096;
+}
+
+/* Memory for a base whose slot jumps (rewritten live) straddle no
+ * page, and its code for that address (rc of x86_tramp_base in *gen). */
+static int base_alloc(struct eng_inst *in, struct ipoint *ip, size_t alloc,
+		      uint8_t *buf, struct x86_base *nb, uint64_t *at,
+		      int *gen, struct hunch_err *err)
+{
+	const struct eng_inst_point *pt = &ip->pt;
+	uint64_t bad[4];
+	size_t nbad = 0;
+	int rc;
+
+	for (;;) {
+		bool ok = true;
+
+		if ((rc = eng_codemem_alloc(in->mem, pt->patch_start, alloc,
+					    at, err)) < 0)
+			break;
+		*gen = x86_tramp_base(in->reloc, &in->env, ip->orig,
+				      pt->patch_len, pt->patch_start, ip->site,
+				      ip->nsite, *at, buf, BASE_MAX, nb);
+		for (size_t s = 0; *gen == 0 && s < nb->nsite; s++)
+			ok = ok && !straddles(*at + nb->site[s].slot_off, 5);
+		if (ok || nbad == 4)
+			break;
+		bad[nbad++] = *at;      /* never used: freed below */
+	}
+	while (nbad > 0)
+		eng_codemem_free(in->mem, bad[--nbad], alloc);
+	return rc;
+}
+
 /* Build the base trampoline of a point about to be patched, or rebuilt
  * with a new site (not yet written: c->newbase).  Returns 0, 1 (refused,
  * *why), or -errno. */
@@ -207,7 +246,7 @@ static int prepare_point(struct eng_inst *in, struct commit *c,
 	bool fresh = !ip->patched;
 	uint64_t at;
 	size_t alloc;
-	int rc;
+	int rc, gen = 0;
 
 	if (fresh && (rc = check_fresh(in, c, ip, why, err)) != 0)
 		return rc;
@@ -224,12 +263,9 @@ static int prepare_point(struct eng_inst *in, struct commit *c,
 	if (rc < 0)
 		return *why = nb.why, 1;
 	alloc = nb.len + 64;
-	if ((rc = eng_codemem_alloc(in->mem, pt->patch_start, alloc, &at,
-				    err)) < 0)
+	if ((rc = base_alloc(in, ip, alloc, buf, &nb, &at, &gen, err)) < 0)
 		return rc;
-	rc = x86_tramp_base(in->reloc, &in->env, ip->orig, pt->patch_len,
-			    pt->patch_start, ip->site, ip->nsite, at, buf,
-			    sizeof buf, &nb);
+	rc = gen;
 	if (rc < 0 || nb.len > alloc ||
 	    (fresh && move_pcs(in, c, ip, &nb, at, why) != 0)) {
 		eng_codemem_free(in->mem, at, alloc);
@@ -307,6 +343,22 @@ static int do_removals(struct eng_inst *in, struct commit *c)
 	return 0;
 }
 
+/* The snippet code, nops up to the next page if the tail jump would
+ * straddle one, and the tail's offset. */
+static int write_mini(struct eng_inst *in, struct request *r,
+		      struct hunch_err *err)
+{
+	static const uint8_t nops[4] = { 0x90, 0x90, 0x90, 0x90 };
+	uint64_t tail = r->mini + r->code_len;
+	size_t pad = straddles(tail, 5) ? 4096 - (tail & 4095) : 0;
+	int rc;
+
+	r->tail_off = r->code_len + pad;
+	if ((rc = inst_tmem(in, r->mini, r->code, r->code_len, err)) < 0)
+		return rc;
+	return pad ? inst_tmem(in, tail, nops, pad, err) : 0;
+}
+
 static int do_adds(struct eng_inst *in, struct commit *c, int *failed,
 		   struct hunch_err *err)
 {
@@ -337,11 +389,10 @@ static int do_adds(struct eng_inst *in, struct commit *c, int *failed,
 				continue;
 			}
 		}
-		r->mini_len = r->code_len + 5;
+		r->mini_len = r->code_len + 5 + 4;   /* + a nop pad */
 		if ((rc = eng_codemem_alloc(in->mem, ip->base, r->mini_len,
-					    &r->mini, err)) < 0)
-			return rc;
-		if ((rc = inst_tmem(in, r->mini, r->code, r->code_len, err)) < 0)
+					    &r->mini, err)) < 0 ||
+		    (rc = write_mini(in, r, err)) < 0)
 			return rc;
 		if (inst_site_index(ip, r->site) < 0 ||
 		    chain_insert(&ip->ch[inst_site_index(ip, r->site)], id,
@@ -417,6 +468,30 @@ int inst_trap_set(struct eng_inst *in, uint64_t addr, uint64_t tramp,
 	return hunch_errf(err, -ENOSPC, "trap table full");
 }
 
+/* Program code [a, a+n) replaced by `to`.  Across a page it is two
+ * writes, and hunch killed between them would leave half a jmp (or half
+ * of the program's instruction back), so then an int3 goes first, with
+ * a trap entry sending a thread that reaches it to `via` (the base, which
+ * runs as the jmp and as the program's bytes do); then the other bytes,
+ * then the first.  The entry is left as a removed point's (tramp == a). */
+static int write_code(struct eng_inst *in, uint64_t a, const uint8_t *to,
+		      size_t n, uint64_t via, struct hunch_err *err)
+{
+	static const uint8_t int3 = 0xcc;
+	int rc;
+
+	if (!straddles(a, n) || trap_table_init(in, via, err) < 0)
+		return inst_wmem(in, a, to, n, err);
+	in->st.int3_first++;
+	if ((rc = inst_trap_set(in, a, via, err)) < 0 ||
+	    (rc = eng_codemem_flush(in->mem, &in->st.writes, err)) < 0 ||
+	    (rc = inst_wmem(in, a, &int3, 1, err)) < 0 ||
+	    (rc = inst_wmem(in, a + 1, to + 1, n - 1, err)) < 0 ||
+	    (rc = inst_wmem(in, a, to, 1, err)) < 0)
+		return rc;
+	return inst_trap_set(in, a, a, err);
+}
+
 static int write_patch(struct eng_inst *in, struct ipoint *ip,
 		       struct hunch_err *err)
 {
@@ -427,7 +502,8 @@ static int write_patch(struct eng_inst *in, struct ipoint *ip,
 	}
 	memset(p, 0xcc, sizeof p);   /* leftover bytes: int3, never run */
 	x86_jmp5_bytes(p, ip->pt.patch_start, ip->base);
-	return inst_wmem(in, ip->pt.patch_start, p, ip->pt.patch_len, err);
+	return write_code(in, ip->pt.patch_start, p, ip->pt.patch_len,
+			  ip->base, err);
 }
 
 /* Put the program's bytes back; a trap keeps its table entry, sending
@@ -435,7 +511,11 @@ static int write_patch(struct eng_inst *in, struct ipoint *ip,
 static int unpatch(struct eng_inst *in, struct ipoint *ip,
 		   struct hunch_err *err)
 {
-	int rc = inst_wmem(in, ip->pt.patch_start, ip->orig, ip->pt.patch_len, err);
+	int rc = ip->pt.trap ?
+		 inst_wmem(in, ip->pt.patch_start, ip->orig, ip->pt.patch_len,
+			   err) :
+		 write_code(in, ip->pt.patch_start, ip->orig, ip->pt.patch_len,
+			    ip->base, err);
 
 	if (rc == 0 && ip->pt.trap)
 		rc = inst_trap_set(in, ip->pt.addr, ip->pt.addr, err);

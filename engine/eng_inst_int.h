@@ -86,6 +86,7 @@ struct request {
 	bool prepend;
 	uint64_t mini;           /* address of the mini, 0 if none */
 	size_t mini_len;
+	size_t tail_off;         /* its tail jump (code, then nops) */
 	bool linked;             /* its tail jump is written: reachable */
 	const char *why;
 };
