@@ -195,6 +195,10 @@ static enum eng_stop on_trap(struct eng_proc *p, struct eng_thread *t,
 	struct eng_bp *bp;
 	uint64_t to;
 
+	if (t->trap_sent) {     /* eng_trap_preempt sent it on already */
+		t->trap_sent = false;
+		return SK_EVENT;
+	}
 	if (t->stepping && si->si_code != SI_USER && si->si_code != SI_TKILL &&
 	    si->si_code != SI_QUEUE && si->si_code != SI_KERNEL)
 		return SK_STEP;
@@ -365,6 +369,7 @@ int eng_wait_thread(struct eng_proc *p, struct eng_thread *t,
 	for (;;) {
 		if (t->state == TS_GONE)
 			return -ECHILD;
+		eng_trap_preempt(p, t);
 		rc = waitpid_nohang(tid, &status);
 		if (rc < 0) {
 			lost(p, t);
@@ -399,6 +404,7 @@ int eng_wait_any(struct eng_proc *p, int timeout_ms, pid_t *tid_out)
 			if (t->state == TS_GONE)
 				continue;
 			any = true;
+			eng_trap_preempt(p, t);
 			rc = waitpid_nohang(tid, &status);
 			if (rc < 0) {
 				lost(p, t);

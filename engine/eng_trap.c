@@ -4,19 +4,29 @@
  *
  * The rtlib's SIGTRAP handler (rtlib/rt_trap.c) sends a thread that hit
  * a trap point's int3 to its trampoline.  While hunch is attached the
- * SIGTRAP first stops the thread for hunch, whose waitpid takes the
- * signal from the kernel (the tracee's exit_code is cleared): until hunch
- * resumes the thread with it, the signal lives only in hunch.  If hunch
- * is SIGKILLed then, the kernel resumes the thread after the int3 with no
- * signal, in the middle of the patched instruction: the program computes
- * garbage (inst_kill: one wrong result per thread that was held).  So
- * hunch does the handler's work itself, at once: the thread's %rip is
- * set to the trampoline and it resumes with no signal owed.  It reads
- * the same table as the handler, in the target's memory, so it needs no
- * pointer into the instrumentation manager and stays right after it is
- * gone.
+ * SIGTRAP first stops the thread for hunch, and a waitpid that reports
+ * the stop takes the signal from the kernel (the tracee's exit_code is
+ * cleared): until hunch resumes the thread with it, the signal lives
+ * only in hunch.  If hunch is SIGKILLed then, the kernel resumes the
+ * thread after the int3 with no signal, in the middle of the patched
+ * instruction, and the program computes garbage (inst_kill: one wrong
+ * result per thread held so).
+ *
+ * So before any wait takes such a stop, hunch peeks at it (WNOWAIT, the
+ * signal stays in the kernel), sets the thread's %rip to the trampoline
+ * and only then takes the stop, owing nothing.  Killed before the %rip is
+ * set, the kernel delivers the SIGTRAP and the rtlib's handler does the
+ * work; killed after, the SIGTRAP arrives at the trampoline itself, which
+ * the handler recognises and lets run.  hunch reads the same table as the
+ * handler, in the target's memory, so it needs no pointer into the
+ * instrumentation manager and stays right after that is gone.
  */
 #include "eng_proc_int.h"
+
+#include <signal.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
 
 #include "hunch_abi.h"
 
@@ -45,4 +55,27 @@ uint64_t eng_trap_target(struct eng_proc *p, uint64_t addr)
 			return e.tramp == addr ? 0 : e.tramp;
 	}
 	return 0;
+}
+
+void eng_trap_preempt(struct eng_proc *p, struct eng_thread *t)
+{
+	struct user_regs_struct r;
+	siginfo_t w, si;
+	uint64_t to;
+
+	if (p->trap_table == 0 || t->trap_sent || t->state != TS_RUNNING)
+		return;
+	memset(&w, 0, sizeof w);
+	if (waitid(P_PID, (id_t)t->tid, &w,
+		   WSTOPPED | WNOHANG | WNOWAIT | __WALL) != 0 ||
+	    w.si_pid != t->tid || w.si_code != CLD_TRAPPED ||
+	    w.si_status != SIGTRAP)
+		return;        /* not a signal-delivery-stop for SIGTRAP */
+	if (ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) != 0 ||
+	    si.si_code != SI_KERNEL || eng_get_regs(p, t->tid, &r, NULL) < 0 ||
+	    (to = eng_trap_target(p, r.rip - 1)) == 0)
+		return;
+	r.rip = to;
+	if (eng_set_regs(p, t->tid, &r, NULL) == 0)
+		t->trap_sent = true;
 }
