@@ -101,6 +101,26 @@ static int relink(struct eng_inst *in, struct ipoint *ip, bool only_new,
 	return rc;
 }
 
+/* A base losing its last mini is kept: its slots now jump straight to
+ * BACK.  A thread still in it before a slot (descheduled, or in the
+ * registration call of the slow path) must not follow the old jump into
+ * a mini that is freed once no PC is in the mini itself, and may then be
+ * reused for another point's code. */
+static int unlink_base(struct eng_inst *in, struct ipoint *ip,
+		       struct hunch_err *err)
+{
+	uint8_t j[5];
+	int rc = 0;
+
+	for (size_t s = 0; s < ip->b.nsite && rc == 0 && ip->base != 0; s++) {
+		uint64_t from = ip->base + ip->b.site[s].slot_off;
+
+		x86_jmp5_bytes(j, from, ip->base + ip->b.site[s].back_off);
+		rc = inst_tmem(in, from, j, 5, err);
+	}
+	return rc;
+}
+
 size_t inst_point_minis(const struct ipoint *ip)
 {
 	size_t n = 0;
@@ -550,6 +570,8 @@ static int apply_points(struct eng_inst *in, struct commit *c,
 		if (!ip->active)
 			continue;
 		if (inst_point_minis(ip) == 0) {     /* last mini gone: restore */
+			if ((rc = unlink_base(in, ip, err)) < 0)
+				return rc;
 			if (ip->patched) {
 				if ((rc = unpatch(in, ip, err)) < 0)
 					return rc;

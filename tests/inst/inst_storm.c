@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -33,6 +34,22 @@
 static const char expected[] =
 	"thread 0: ok\nthread 1: ok\nthread 2: ok\nthread 3: ok\n"
 	"thread 4: ok\nthread 5: ok\nthread 6: ok\nthread 7: ok\nend\n";
+
+/* Where the storm is, for a diag after a kill: shared with the parent
+ * (MAP_SHARED before the fork), written without a system call. */
+static volatile int *where_now;
+static const char *const where_names[] = {
+	"starting", "in an insert commit", "running instrumented",
+	"in a remove commit", "running clean",
+};
+
+static void at(int w, int r)
+{
+	if (where_now != NULL) {
+		where_now[0] = w;
+		where_now[1] = r;
+	}
+}
 
 struct storm_stats {
 	int rounds_ok;
@@ -45,8 +62,12 @@ static int storm_round(struct tgt *t, struct fn_ctr *c, size_t n, int r,
 		       struct storm_stats *s)
 {
 	struct eng_inst_stats st;
-	int npts = fns_instrument(t, c, n, r % 2 ? IM_CPU : IM_WALL);
+	int npts;
 	double ms;
+
+	at(1, r);
+	npts = fns_instrument(t, c, n, r % 2 ? IM_CPU : IM_WALL);
+	at(2, r);
 
 	if (npts < 0)
 		return -1;
@@ -60,8 +81,10 @@ static int storm_round(struct tgt *t, struct fn_ctr *c, size_t n, int r,
 	if (npts > s->max_pts)
 		s->max_pts = npts;
 	tgt_pump(t, 5 + r % 7);
+	at(3, r);
 	if (fns_remove(t, c, n) < 0)
 		return -1;
+	at(4, r);
 	eng_inst_stats(t->in, &st);
 	ms = (double)st.last_commit_ns / 1e6;
 	s->rem_ms_sum += ms;
@@ -303,6 +326,10 @@ static void storm_kill(const char *prog, int ms)
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	if (pipe(in) < 0 || pipe(out) < 0 || pipe(pw) < 0)
 		return;
+	where_now = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (where_now == MAP_FAILED)
+		where_now = NULL;
 	hunch = fork();
 	if (hunch == 0)
 		kill_child(prog, in[0], out[1], pw[1]);
@@ -328,6 +355,9 @@ static void storm_kill(const char *prog, int ms)
 	tap_ok(strcmp(buf, expected) == 0, "kill: output identical");
 	if (strcmp(buf, expected) != 0)
 		tap_diag("output: %s", buf);
+	if (where_now != NULL)
+		tap_diag("hunch was killed %s, round %d",
+			 where_names[where_now[0] % 5], where_now[1]);
 }
 
 int main(int argc, char **argv)
