@@ -48,21 +48,23 @@ static uint32_t cost_native(const struct eng_inst *in, unsigned ns)
 	return (uint32_t)(((uint64_t)ns << in->tsc_shift) / in->tsc_mult);
 }
 
-/* Rewrite the jumps of a site's chain: slot -> mini0 -> ... -> BACK,
- * and the observed cost of one pass. */
-/* Write the jumps of one site's chain: base slot -> minis -> back.
- * With only_new, write just the jumps whose source nothing can reach
- * yet (a mini not linked before, or a base whose patch is not written),
- * so that they can be flushed before any live jump leads to them: if
- * hunch dies between two region writes, no live code may jump into a
- * mini whose tail is not written yet. */
+/* Write the jumps of one site's chain, slot -> minis -> BACK, and the
+ * observed cost of one pass.  With only_new, write just the jumps whose
+ * source nothing can reach yet (a mini not linked before, or a base
+ * generated in this commit), so that they can be flushed before any
+ * live jump leads to them: if hunch dies between two writes, no live
+ * code may jump into a mini whose tail is not written yet.  A kept base
+ * is not new even while unpatched: threads sent there before its patch
+ * was removed may still be on their way to its slot (a trap point's
+ * threads wait there for a CPU), so its slot is written with the live
+ * jumps, after the minis it leads to. */
 static int relink_site(struct eng_inst *in, struct ipoint *ip, size_t s,
-		       bool only_new, struct hunch_err *err)
+		       bool only_new, bool base_new, struct hunch_err *err)
 {
 	const struct x86_site *st = &ip->b.site[s];
 	uint64_t back = ip->base + st->back_off;
 	uint64_t from = ip->base + st->slot_off;
-	bool src_new = !ip->patched;
+	bool src_new = base_new;
 	unsigned ns = BASE_COST_NS;
 	uint8_t j[5];
 	uint32_t cost;
@@ -89,12 +91,12 @@ static int relink_site(struct eng_inst *in, struct ipoint *ip, size_t s,
 }
 
 static int relink(struct eng_inst *in, struct ipoint *ip, bool only_new,
-		  struct hunch_err *err)
+		  bool base_new, struct hunch_err *err)
 {
 	int rc = 0;
 
 	for (size_t s = 0; s < ip->nsite && rc == 0; s++)
-		rc = relink_site(in, ip, s, only_new, err);
+		rc = relink_site(in, ip, s, only_new, base_new, err);
 	for (size_t s = 0; !only_new && rc == 0 && s < ip->nsite; s++)
 		for (size_t i = 0; i < ip->ch[s].n; i++)
 			inst_req_get(in, ip->ch[s].id[i])->linked = true;
@@ -423,6 +425,7 @@ static int do_adds(struct eng_inst *in, struct commit *c, int *failed,
 	return 0;
 }
 
+
 #define TRAP_CAP 8192u      /* entries; 128 KiB in the target */
 
 /* The table the rtlib's SIGTRAP handler reads: allocated, and the
@@ -559,7 +562,7 @@ static int apply_points(struct eng_inst *in, struct commit *c,
 		if (c->newbase[k] != NULL &&
 		    (rc = inst_tmem(in, ip->base, c->newbase[k], ip->b.len, err)) < 0)
 			return rc;
-		if ((rc = relink(in, ip, true, err)) < 0)
+		if ((rc = relink(in, ip, true, c->newbase[k] != NULL, err)) < 0)
 			return rc;
 	}
 	if ((rc = eng_codemem_flush(in->mem, &in->st.writes, err)) < 0)
@@ -582,7 +585,7 @@ static int apply_points(struct eng_inst *in, struct commit *c,
 			ip->rebuild = false;
 			continue;
 		}
-		if ((rc = relink(in, ip, false, err)) < 0)
+		if ((rc = relink(in, ip, false, false, err)) < 0)
 			return rc;
 	}
 	/* trap entries before their int3s, all code before any PC or
