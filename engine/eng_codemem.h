@@ -34,8 +34,10 @@ void eng_codemem_free(struct eng_codemem *m, uint64_t addr, size_t len);
 
 /* Trampoline memory is written through a local copy: writes land there
  * and eng_codemem_flush sends each region's changed span in one write
- * (thousands of small pwrites to /proc/<pid>/mem cost ~5 us each).
- * Flush before anything in the program's code can lead to it. */
+ * per page (thousands of small pwrites to /proc/<pid>/mem cost ~5 us
+ * each; eng_write_mem cuts at pages so that a SIGKILLed hunch leaves
+ * whole pages written).  Flush before anything in the program's code can
+ * lead to it. */
 int eng_codemem_write(struct eng_codemem *m, uint64_t addr, const void *buf,
 		      size_t len, struct hunch_err *err);
 int eng_codemem_flush(struct eng_codemem *m, uint64_t *writes,

@@ -132,6 +132,7 @@ struct eng_inst_stats {
 	uint64_t refused_stack;     /* points refused: stack word inside */
 	uint64_t frees_deferred;    /* trampolines still possibly in use */
 	uint64_t writes;            /* memory writes into the target */
+	uint64_t int3_first;        /* patches across a page, int3 first */
 	size_t code_bytes;          /* trampoline memory in use */
 	uint64_t last_commit_ns;
 };

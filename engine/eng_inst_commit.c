@@ -49,21 +49,23 @@ static uint32_t cost_native(const struct eng_inst *in, unsigned ns)
 	return (uint32_t)(((uint64_t)ns << in->tsc_shift) / in->tsc_mult);
 }
 
-/* Rewrite the jumps of a site's chain: slot -> mini0 -> ... -> BACK,
- * and the observed cost of one pass. */
-/* Write the jumps of one site's chain: base slot -> minis -> back.
- * With only_new, write just the jumps whose source nothing can reach
- * yet (a mini not linked before, or a base whose patch is not written),
- * so that they can be flushed before any live jump leads to them: if
- * hunch dies between two region writes, no live code may jump into a
- * mini whose tail is not written yet. */
+/* Write the jumps of one site's chain, slot -> minis -> BACK, and the
+ * observed cost of one pass.  With only_new, write just the jumps whose
+ * source nothing can reach yet (a mini not linked before, or a base
+ * generated in this commit), so that they can be flushed before any
+ * live jump leads to them: if hunch dies between two writes, no live
+ * code may jump into a mini whose tail is not written yet.  A kept base
+ * is not new even while unpatched: threads sent there before its patch
+ * was removed may still be on their way to its slot (a trap point's
+ * threads wait there for a CPU), so its slot is written with the live
+ * jumps, after the minis it leads to. */
 static int relink_site(struct eng_inst *in, struct ipoint *ip, size_t s,
-		       bool only_new, struct hunch_err *err)
+		       bool only_new, bool base_new, struct hunch_err *err)
 {
 	const struct x86_site *st = &ip->b.site[s];
 	uint64_t back = ip->base + st->back_off;
 	uint64_t from = ip->base + st->slot_off;
-	bool src_new = !ip->patched;
+	bool src_new = base_new;
 	unsigned ns = BASE_COST_NS;
 	uint8_t j[5];
 	uint32_t cost;
@@ -76,7 +78,7 @@ static int relink_site(struct eng_inst *in, struct ipoint *ip, size_t s,
 		if ((!only_new || src_new) &&
 		    (rc = inst_tmem(in, from, j, 5, err)) < 0)
 			return rc;
-		from = r->mini + r->code_len;
+		from = r->mini + r->tail_off;
 		src_new = !r->linked;
 		ns += r->cost_ns;
 	}
@@ -90,15 +92,35 @@ static int relink_site(struct eng_inst *in, struct ipoint *ip, size_t s,
 }
 
 static int relink(struct eng_inst *in, struct ipoint *ip, bool only_new,
-		  struct hunch_err *err)
+		  bool base_new, struct hunch_err *err)
 {
 	int rc = 0;
 
 	for (size_t s = 0; s < ip->nsite && rc == 0; s++)
-		rc = relink_site(in, ip, s, only_new, err);
+		rc = relink_site(in, ip, s, only_new, base_new, err);
 	for (size_t s = 0; !only_new && rc == 0 && s < ip->nsite; s++)
 		for (size_t i = 0; i < ip->ch[s].n; i++)
 			inst_req_get(in, ip->ch[s].id[i])->linked = true;
+	return rc;
+}
+
+/* A base losing its last mini is kept: its slots now jump straight to
+ * BACK.  A thread still in it before a slot (descheduled, or in the
+ * registration call of the slow path) must not follow the old jump into
+ * a mini that is freed once no PC is in the mini itself, and may then be
+ * reused for another point's code. */
+static int unlink_base(struct eng_inst *in, struct ipoint *ip,
+		       struct hunch_err *err)
+{
+	uint8_t j[5];
+	int rc = 0;
+
+	for (size_t s = 0; s < ip->b.nsite && rc == 0 && ip->base != 0; s++) {
+		uint64_t from = ip->base + ip->b.site[s].slot_off;
+
+		x86_jmp5_bytes(j, from, ip->base + ip->b.site[s].back_off);
+		rc = inst_tmem(in, from, j, 5, err);
+	}
 	return rc;
 }
 
@@ -195,6 +217,45 @@ static int move_pcs(struct eng_inst *in, struct commit *c, struct ipoint *ip,
 	return 0;
 }
 
+/* A jump that is rewritten while the program runs through it must not
+ * straddle a page: each page is one write (eng_mem.c), and hunch killed
+ * between the two would leave half a jump. */
+static bool straddles(uint64_t a, size_t len)
+{
+	return (a & 4095) + len > 4096;
+}
+
+/* Memory for a base whose slot jumps (rewritten live) straddle no
+ * page, and its code for that address (rc of x86_tramp_base in *gen). */
+static int base_alloc(struct eng_inst *in, struct ipoint *ip, size_t alloc,
+		      uint8_t *buf, struct x86_base *nb, uint64_t *at,
+		      int *gen, struct hunch_err *err)
+{
+	const struct eng_inst_point *pt = &ip->pt;
+	uint64_t bad[4];
+	size_t nbad = 0;
+	int rc;
+
+	for (;;) {
+		bool ok = true;
+
+		if ((rc = eng_codemem_alloc(in->mem, pt->patch_start, alloc,
+					    at, err)) < 0)
+			break;
+		*gen = x86_tramp_base(in->reloc, &in->env, ip->orig,
+				      pt->patch_len, pt->patch_start, ip->site,
+				      ip->nsite, *at, buf, BASE_MAX, nb);
+		for (size_t s = 0; *gen == 0 && s < nb->nsite; s++)
+			ok = ok && !straddles(*at + nb->site[s].slot_off, 5);
+		if (ok || nbad == 4)
+			break;
+		bad[nbad++] = *at;      /* never used: freed below */
+	}
+	while (nbad > 0)
+		eng_codemem_free(in->mem, bad[--nbad], alloc);
+	return rc;
+}
+
 /* Build the base trampoline of a point about to be patched, or rebuilt
  * with a new site (not yet written: c->newbase).  Returns 0, 1 (refused,
  * *why), or -errno. */
@@ -208,7 +269,7 @@ static int prepare_point(struct eng_inst *in, struct commit *c,
 	bool fresh = !ip->patched;
 	uint64_t at;
 	size_t alloc;
-	int rc;
+	int rc, gen = 0;
 
 	if (fresh && (rc = check_fresh(in, c, ip, why, err)) != 0)
 		return rc;
@@ -225,12 +286,9 @@ static int prepare_point(struct eng_inst *in, struct commit *c,
 	if (rc < 0)
 		return *why = nb.why, 1;
 	alloc = nb.len + 64;
-	if ((rc = eng_codemem_alloc(in->mem, pt->patch_start, alloc, &at,
-				    err)) < 0)
+	if ((rc = base_alloc(in, ip, alloc, buf, &nb, &at, &gen, err)) < 0)
 		return rc;
-	rc = x86_tramp_base(in->reloc, &in->env, ip->orig, pt->patch_len,
-			    pt->patch_start, ip->site, ip->nsite, at, buf,
-			    sizeof buf, &nb);
+	rc = gen;
 	if (rc < 0 || nb.len > alloc ||
 	    (fresh && move_pcs(in, c, ip, &nb, at, why) != 0)) {
 		eng_codemem_free(in->mem, at, alloc);
@@ -308,6 +366,22 @@ static int do_removals(struct eng_inst *in, struct commit *c)
 	return 0;
 }
 
+/* The snippet code, nops up to the next page if the tail jump would
+ * straddle one, and the tail's offset. */
+static int write_mini(struct eng_inst *in, struct request *r,
+		      struct hunch_err *err)
+{
+	static const uint8_t nops[4] = { 0x90, 0x90, 0x90, 0x90 };
+	uint64_t tail = r->mini + r->code_len;
+	size_t pad = straddles(tail, 5) ? 4096 - (tail & 4095) : 0;
+	int rc;
+
+	r->tail_off = r->code_len + pad;
+	if ((rc = inst_tmem(in, r->mini, r->code, r->code_len, err)) < 0)
+		return rc;
+	return pad ? inst_tmem(in, tail, nops, pad, err) : 0;
+}
+
 static int do_adds(struct eng_inst *in, struct commit *c, int *failed,
 		   struct hunch_err *err)
 {
@@ -338,11 +412,10 @@ static int do_adds(struct eng_inst *in, struct commit *c, int *failed,
 				continue;
 			}
 		}
-		r->mini_len = r->code_len + 5;
+		r->mini_len = r->code_len + 5 + 4;   /* + a nop pad */
 		if ((rc = eng_codemem_alloc(in->mem, ip->base, r->mini_len,
-					    &r->mini, err)) < 0)
-			return rc;
-		if ((rc = inst_tmem(in, r->mini, r->code, r->code_len, err)) < 0)
+					    &r->mini, err)) < 0 ||
+		    (rc = write_mini(in, r, err)) < 0)
 			return rc;
 		if (inst_site_index(ip, r->site) < 0 ||
 		    chain_insert(&ip->ch[inst_site_index(ip, r->site)], id,
@@ -352,6 +425,7 @@ static int do_adds(struct eng_inst *in, struct commit *c, int *failed,
 	}
 	return 0;
 }
+
 
 #define TRAP_CAP 8192u      /* entries; 128 KiB in the target */
 
@@ -388,6 +462,7 @@ static int trap_table_init(struct eng_inst *in, uint64_t near,
 	if (ret != 0)
 		return hunch_errf(err, -EIO, "the runtime library refused to "
 				  "install its SIGTRAP handler (%d)", (int)ret);
+	eng_set_trap_table(in->p, in->trap_table, TRAP_CAP);
 	return 0;
 }
 
@@ -417,6 +492,30 @@ int inst_trap_set(struct eng_inst *in, uint64_t addr, uint64_t tramp,
 	return hunch_errf(err, -ENOSPC, "trap table full");
 }
 
+/* Program code [a, a+n) replaced by `to`.  Across a page it is two
+ * writes, and hunch killed between them would leave half a jmp (or half
+ * of the program's instruction back), so then an int3 goes first, with
+ * a trap entry sending a thread that reaches it to `via` (the base, which
+ * runs as the jmp and as the program's bytes do); then the other bytes,
+ * then the first.  The entry is left as a removed point's (tramp == a). */
+static int write_code(struct eng_inst *in, uint64_t a, const uint8_t *to,
+		      size_t n, uint64_t via, struct hunch_err *err)
+{
+	static const uint8_t int3 = 0xcc;
+	int rc;
+
+	if (!straddles(a, n) || trap_table_init(in, via, err) < 0)
+		return inst_wmem(in, a, to, n, err);
+	in->st.int3_first++;
+	if ((rc = inst_trap_set(in, a, via, err)) < 0 ||
+	    (rc = eng_codemem_flush(in->mem, &in->st.writes, err)) < 0 ||
+	    (rc = inst_wmem(in, a, &int3, 1, err)) < 0 ||
+	    (rc = inst_wmem(in, a + 1, to + 1, n - 1, err)) < 0 ||
+	    (rc = inst_wmem(in, a, to, 1, err)) < 0)
+		return rc;
+	return inst_trap_set(in, a, a, err);
+}
+
 static int write_patch(struct eng_inst *in, struct ipoint *ip,
 		       struct hunch_err *err)
 {
@@ -427,7 +526,8 @@ static int write_patch(struct eng_inst *in, struct ipoint *ip,
 	}
 	memset(p, 0xcc, sizeof p);   /* leftover bytes: int3, never run */
 	x86_jmp5_bytes(p, ip->pt.patch_start, ip->base);
-	return inst_wmem(in, ip->pt.patch_start, p, ip->pt.patch_len, err);
+	return write_code(in, ip->pt.patch_start, p, ip->pt.patch_len,
+			  ip->base, err);
 }
 
 /* Put the program's bytes back; a trap keeps its table entry, sending
@@ -435,7 +535,11 @@ static int write_patch(struct eng_inst *in, struct ipoint *ip,
 static int unpatch(struct eng_inst *in, struct ipoint *ip,
 		   struct hunch_err *err)
 {
-	int rc = inst_wmem(in, ip->pt.patch_start, ip->orig, ip->pt.patch_len, err);
+	int rc = ip->pt.trap ?
+		 inst_wmem(in, ip->pt.patch_start, ip->orig, ip->pt.patch_len,
+			   err) :
+		 write_code(in, ip->pt.patch_start, ip->orig, ip->pt.patch_len,
+			    ip->base, err);
 
 	if (rc == 0 && ip->pt.trap)
 		rc = inst_trap_set(in, ip->pt.addr, ip->pt.addr, err);
@@ -459,7 +563,7 @@ static int apply_points(struct eng_inst *in, struct commit *c,
 		if (c->newbase[k] != NULL &&
 		    (rc = inst_tmem(in, ip->base, c->newbase[k], ip->b.len, err)) < 0)
 			return rc;
-		if ((rc = relink(in, ip, true, err)) < 0)
+		if ((rc = relink(in, ip, true, c->newbase[k] != NULL, err)) < 0)
 			return rc;
 	}
 	if ((rc = eng_codemem_flush(in->mem, &in->st.writes, err)) < 0)
@@ -470,6 +574,8 @@ static int apply_points(struct eng_inst *in, struct commit *c,
 		if (!ip->active)
 			continue;
 		if (inst_point_minis(ip) == 0) {     /* last mini gone: restore */
+			if ((rc = unlink_base(in, ip, err)) < 0)
+				return rc;
 			if (ip->patched) {
 				if ((rc = unpatch(in, ip, err)) < 0)
 					return rc;
@@ -480,7 +586,7 @@ static int apply_points(struct eng_inst *in, struct commit *c,
 			ip->rebuild = false;
 			continue;
 		}
-		if ((rc = relink(in, ip, false, err)) < 0)
+		if ((rc = relink(in, ip, false, false, err)) < 0)
 			return rc;
 	}
 	/* trap entries before their int3s, all code before any PC or
@@ -569,6 +675,18 @@ static int commit_ended(struct eng_inst *in)
 	return failed;
 }
 
+/* HUNCH_TEST_KILL_AT=C:N (see eng_mem_kill_countdown). */
+static void arm_test_kill(const struct eng_inst *in)
+{
+	const char *e = getenv("HUNCH_TEST_KILL_AT");
+	unsigned long long c;
+	long n;
+
+	if (e != NULL && sscanf(e, "%llu:%ld", &c, &n) == 2 &&
+	    c == in->st.commits + 1)
+		eng_mem_kill_countdown = n;
+}
+
 int eng_inst_commit(struct eng_inst *in, struct hunch_err *err)
 {
 	struct commit c = { 0 };
@@ -582,6 +700,7 @@ int eng_inst_commit(struct eng_inst *in, struct hunch_err *err)
 		return commit_ended(in);
 	if (!was_stopped && (rc = eng_stop_all(in->p, err)) < 0)
 		return rc;
+	arm_test_kill(in);
 	rc = inst_threads_read(in->p, &c.th, err);
 	if (rc == 0 && (rc = do_removals(in, &c)) < 0)
 		hunch_errf(err, rc, "out of memory");

@@ -86,6 +86,7 @@ struct request {
 	bool prepend;
 	uint64_t mini;           /* address of the mini, 0 if none */
 	size_t mini_len;
+	size_t tail_off;         /* its tail jump (code, then nops) */
 	bool linked;             /* its tail jump is written: reachable */
 	const char *why;
 };
@@ -140,6 +141,12 @@ int inst_tmem(struct eng_inst *in, uint64_t a, const void *b, size_t n,
 int inst_defer_free(struct eng_inst *in, uint64_t a, size_t len);
 int inst_trap_set(struct eng_inst *in, uint64_t addr, uint64_t tramp,
 		  struct hunch_err *err);
+
+/* Test hook (eng_mem.c): writes into the target left before hunch
+ * SIGKILLs itself, -1 for never.  HUNCH_TEST_KILL_AT=C:N arms it with N
+ * at the start of commit number C (1 = the first), so a test can kill
+ * hunch at every write boundary of a commit. */
+extern long eng_mem_kill_countdown;
 
 struct eng_shm;
 int inst_catchup(struct eng_proc *p, struct eng_shm *shm,

@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ptrace.h>
@@ -104,6 +105,41 @@ int eng_read_mem(struct eng_proc *p, uint64_t addr, void *buf, size_t len,
 	return 0;
 }
 
+/* Test hook (eng_inst_int.h): page writes left before hunch SIGKILLs
+ * itself, or -1.  Armed by a commit when HUNCH_TEST_KILL_AT says so. */
+long eng_mem_kill_countdown = -1;
+
+static void kill_point(void)
+{
+	if (eng_mem_kill_countdown == 0)
+		raise(SIGKILL);
+	if (eng_mem_kill_countdown > 0)
+		eng_mem_kill_countdown--;
+}
+
+/* One write per page: the kernel may stop a /proc/pid/mem write at any
+ * page boundary when a SIGKILL is pending (and at every 4 KiB of it),
+ * so hunch cuts its writes there itself.  Then what the program can
+ * observe after hunch dies is always a whole number of our writes, and
+ * the commit orders them so that every prefix is a correct program. */
+static int write_pages(struct eng_proc *p, uint64_t addr,
+		       const uint8_t *buf, size_t len)
+{
+	while (len > 0) {
+		size_t n = 4096 - (addr & 4095);
+
+		if (n > len)
+			n = len;
+		kill_point();
+		if (pwrite(p->memfd, buf, n, (off_t)addr) != (ssize_t)n)
+			return -1;
+		addr += n;
+		buf += n;
+		len -= n;
+	}
+	return 0;
+}
+
 int eng_write_mem(struct eng_proc *p, uint64_t addr, const void *buf,
 		  size_t len, struct hunch_err *err)
 {
@@ -111,8 +147,7 @@ int eng_write_mem(struct eng_proc *p, uint64_t addr, const void *buf,
 
 	if (len == 0)
 		return 0;
-	if (p->memfd >= 0 &&
-	    pwrite(p->memfd, buf, len, (off_t)addr) == (ssize_t)len)
+	if (p->memfd >= 0 && write_pages(p, addr, buf, len) == 0)
 		return 0;
 	rc = poke_words(stopped_tid(p), addr, buf, len);
 	if (rc < 0)

@@ -144,5 +144,11 @@ uint64_t eng_proc_r_brk(const struct eng_proc *p);
 const char *eng_proc_note(const struct eng_proc *p);
 /* How long an inferior call may run before it is abandoned (10 s). */
 void eng_set_infcall_timeout(struct eng_proc *p, int ms);
+/* The trap table of the instrumentation (rtlib/hunch_abi.h, in the
+ * target's memory): a SIGTRAP at one of its live points is handled in
+ * the ptrace stop, as the rtlib's handler would, instead of being held
+ * for delivery: a signal hunch holds is lost if hunch is killed (its
+ * waitpid took it from the kernel), leaving the thread after the int3. */
+void eng_set_trap_table(struct eng_proc *p, uint64_t table, uint64_t cap);
 
 #endif

@@ -56,6 +56,7 @@ struct eng_thread {
 	uint64_t fault_addr;
 	uint64_t scratch;       /* bytes pushed by eng_infcall_push */
 	uint64_t scratch_sp;    /* the %rsp the scratch was measured from */
+	bool trap_sent;         /* eng_trap_preempt sent it on: no signal */
 };
 
 /* BP_EXEC_ENTRY: the entry point of an image the program exec'ed;
@@ -90,6 +91,7 @@ struct eng_proc {
 	size_t nth, capth;
 	size_t wait_next;       /* where eng_wait_any scans from */
 	int infcall_timeout_ms;
+	uint64_t trap_table, trap_cap;  /* eng_trap.c */
 
 	struct eng_bp bps[ENG_MAX_BPS];
 	size_t nbps;
@@ -108,6 +110,12 @@ struct eng_proc {
 	struct eng_event *evq;
 	size_t nevq, capevq;
 };
+
+/* eng_trap.c: where a thread stopped on the int3 at addr goes on (the
+ * table's trampoline), 0 if that int3 is not a live trap point. */
+uint64_t eng_trap_target(struct eng_proc *p, uint64_t addr);
+/* Before a wait takes a thread's stop (see eng_trap.c). */
+void eng_trap_preempt(struct eng_proc *p, struct eng_thread *t);
 
 /* eng_ptrace.c */
 struct eng_thread *eng_thread_find(struct eng_proc *p, pid_t tid);

@@ -150,6 +150,7 @@ static void on_exec(struct eng_proc *p, struct eng_thread *t)
 	ssize_t n;
 	int st;
 
+	p->trap_table = 0;      /* the new image has no trap points */
 	/* execve killed every other thread; their death reports may
 	 * come or not, so they are over now. */
 	for (size_t i = 0; i < p->nth; i++)
@@ -192,12 +193,22 @@ static enum eng_stop on_trap(struct eng_proc *p, struct eng_thread *t,
 {
 	struct user_regs_struct r;
 	struct eng_bp *bp;
+	uint64_t to;
 
+	if (t->trap_sent) {     /* eng_trap_preempt sent it on already */
+		t->trap_sent = false;
+		return SK_EVENT;
+	}
 	if (t->stepping && si->si_code != SI_USER && si->si_code != SI_TKILL &&
 	    si->si_code != SI_QUEUE && si->si_code != SI_KERNEL)
 		return SK_STEP;
 	if (si->si_code != SI_KERNEL || eng_get_regs(p, t->tid, &r, NULL))
 		return SK_SIGNAL;
+	if ((to = eng_trap_target(p, r.rip - 1)) != 0) {
+		r.rip = to;
+		eng_set_regs(p, t->tid, &r, NULL);
+		return SK_EVENT;   /* resumed with no signal */
+	}
 	bp = eng_bp_find(p, r.rip - 1);
 	if (bp == NULL)
 		return SK_SIGNAL;
@@ -358,6 +369,7 @@ int eng_wait_thread(struct eng_proc *p, struct eng_thread *t,
 	for (;;) {
 		if (t->state == TS_GONE)
 			return -ECHILD;
+		eng_trap_preempt(p, t);
 		rc = waitpid_nohang(tid, &status);
 		if (rc < 0) {
 			lost(p, t);
@@ -392,6 +404,7 @@ int eng_wait_any(struct eng_proc *p, int timeout_ms, pid_t *tid_out)
 			if (t->state == TS_GONE)
 				continue;
 			any = true;
+			eng_trap_preempt(p, t);
 			rc = waitpid_nohang(tid, &status);
 			if (rc < 0) {
 				lost(p, t);

@@ -61,6 +61,23 @@ static uint64_t lookup(uint64_t addr)
 	return 0;
 }
 
+/* Is pc a trampoline of the table (a live entry's tramp)?  hunch sends a
+ * thread stopped on one of our int3s there itself (engine/eng_trap.c),
+ * before it takes the stop's signal from the kernel; if hunch is killed
+ * in between, that SIGTRAP is delivered with the thread already there.
+ * Rare, so a scan. */
+static int at_tramp(uint64_t pc)
+{
+	const struct hunch_trap_entry *t =
+		(const struct hunch_trap_entry *)(uintptr_t)rt_trap.table;
+	uint64_t cap = rt_trap.cap;
+
+	for (uint64_t i = 0; t != NULL && i < cap; i++)
+		if (t[i].tramp == pc && t[i].addr != pc && t[i].addr != 0)
+			return 1;
+	return 0;
+}
+
 /* Hand a SIGTRAP that is not ours to the program's disposition. */
 static void chain(int sig, siginfo_t *si, void *uc)
 {
@@ -95,6 +112,8 @@ static void handler(int sig, siginfo_t *si, void *ucv)
 		uc->uc_mcontext.gregs[REG_RIP] = (greg_t)to;
 		if (rt_g.shm != NULL)
 			rt_g.shm->rt_traps++;
+	} else if (si->si_code == SI_KERNEL && at_tramp(pc + 1)) {
+		;       /* already sent on by hunch: run the trampoline */
 	} else {
 		chain(sig, si, ucv);
 	}

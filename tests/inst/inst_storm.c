@@ -10,6 +10,13 @@
  *   inst_storm --kill PROGRAM MS   hunch (a child) is SIGKILLed MS into
  *                                  the storm; the target must finish
  *                                  with correct output on its own.
+ *   inst_storm --kill-each PROGRAM C FROM STEP
+ *                                  hunch is SIGKILLed by its engine
+ *                                  (HUNCH_TEST_KILL_AT=C:N) after write
+ *                                  N of commit C, for N = FROM, +STEP...
+ *                                  until the commit has no write N:
+ *                                  every state between two writes must
+ *                                  be a correct program.
  */
 #include "inst_util.h"
 #include "tap.h"
@@ -18,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -26,6 +34,22 @@
 static const char expected[] =
 	"thread 0: ok\nthread 1: ok\nthread 2: ok\nthread 3: ok\n"
 	"thread 4: ok\nthread 5: ok\nthread 6: ok\nthread 7: ok\nend\n";
+
+/* Where the storm is, for a diag after a kill: shared with the parent
+ * (MAP_SHARED before the fork), written without a system call. */
+static volatile int *where_now;
+static const char *const where_names[] = {
+	"starting", "in an insert commit", "running instrumented",
+	"in a remove commit", "running clean",
+};
+
+static void at(int w, int r)
+{
+	if (where_now != NULL) {
+		where_now[0] = w;
+		where_now[1] = r;
+	}
+}
 
 struct storm_stats {
 	int rounds_ok;
@@ -38,8 +62,12 @@ static int storm_round(struct tgt *t, struct fn_ctr *c, size_t n, int r,
 		       struct storm_stats *s)
 {
 	struct eng_inst_stats st;
-	int npts = fns_instrument(t, c, n, r % 2 ? IM_CPU : IM_WALL);
+	int npts;
 	double ms;
+
+	at(1, r);
+	npts = fns_instrument(t, c, n, r % 2 ? IM_CPU : IM_WALL);
+	at(2, r);
 
 	if (npts < 0)
 		return -1;
@@ -53,8 +81,10 @@ static int storm_round(struct tgt *t, struct fn_ctr *c, size_t n, int r,
 	if (npts > s->max_pts)
 		s->max_pts = npts;
 	tgt_pump(t, 5 + r % 7);
+	at(3, r);
 	if (fns_remove(t, c, n) < 0)
 		return -1;
+	at(4, r);
 	eng_inst_stats(t->in, &st);
 	ms = (double)st.last_commit_ns / 1e6;
 	s->rem_ms_sum += ms;
@@ -111,8 +141,11 @@ static void storm(const char *prog, int rounds)
 			tap_diag("%s: %s: %zu requests refused: %s", name,
 				 c[i].f->name, c[i].nrefused, c[i].why);
 	tgt_pump(&t, 3000);
-	tap_diag("%s: %llu traps handled in the target", name,
-		 (unsigned long long)eng_shm_header(t.shm)->rt_traps);
+	/* while hunch is attached it handles traps itself (eng_trap.c) */
+	tap_diag("%s: %llu traps handled by the rtlib, %llu patches written "
+		 "int3 first (across a page)", name,
+		 (unsigned long long)eng_shm_header(t.shm)->rt_traps,
+		 (unsigned long long)st.int3_first);
 	{
 		size_t zero = 0;
 
@@ -168,6 +201,119 @@ static void kill_child(const char *prog, int in_fd, int out_fd, int pidw)
 	_exit(0);
 }
 
+/* The child for --kill-each: storm until commit `commits` is done;
+ * exit 3 if the engine did not kill us by then. */
+static void each_child(const char *prog, int in_fd, int out_fd, int pidw,
+		       int commits)
+{
+	char *argv[] = { (char *)prog, NULL };
+	struct storm_stats s = { 0 };
+	struct eng_inst_stats st;
+	struct fn_ctr *c;
+	size_t n;
+	struct tgt t;
+	pid_t pid;
+
+	if (tgt_launch_fds(&t, prog, argv, in_fd, out_fd) < 0)
+		_exit(2);
+	pid = eng_proc_pid(t.p);
+	if (write(pidw, &pid, sizeof pid) != sizeof pid)
+		_exit(2);
+	c = fns_prepare(&t, "sf_", &n);
+	eng_resume_all(t.p, NULL);
+	for (int r = 0; r < 100000; r++) {
+		eng_inst_stats(t.in, &st);
+		if (st.commits >= (uint64_t)commits)
+			break;
+		storm_round(&t, c, n, r, &s);
+	}
+	_exit(3);
+}
+
+/* Let the target run on, stop it, and read what it printed: 0 when it
+ * exited 0 with the expected output, else -1 with `out` for a diag. */
+static int target_finish(pid_t target, int in_w, int out_r, char *out,
+			 size_t cap)
+{
+	size_t len = 0;
+	ssize_t k;
+	int st;
+
+	usleep(300000);    /* the target runs on with whatever was patched */
+	if (write(in_w, "stop\n", 5) != 5)
+		return -1;
+	while (len < cap - 1 && (k = read(out_r, out + len, cap - 1 - len)) > 0)
+		len += (size_t)k;
+	out[len] = 0;
+	if (waitpid(target, &st, 0) != target || !WIFEXITED(st) ||
+	    WEXITSTATUS(st) != 0) {
+		snprintf(out + len, cap - len, "(target status 0x%x)", st);
+		return -1;
+	}
+	return strcmp(out, expected) == 0 ? 0 : -1;
+}
+
+/* One run of --kill-each: 1 killed and the target fine, 0 the commit
+ * had no write n, -1 the target failed (diag). */
+static int kill_at(const char *prog, int commit, long n)
+{
+	int in[2], out[2], pw[2], st, ok;
+	pid_t hunch, target = 0;
+	char buf[4096], env[64];
+
+	if (pipe(in) < 0 || pipe(out) < 0 || pipe(pw) < 0)
+		return -1;
+	hunch = fork();
+	if (hunch == 0) {
+		snprintf(env, sizeof env, "%d:%ld", commit, n);
+		setenv("HUNCH_TEST_KILL_AT", env, 1);
+		close(in[1]);
+		close(out[0]);
+		close(pw[0]);
+		each_child(prog, in[0], out[1], pw[1], commit);
+	}
+	close(in[0]);
+	close(out[1]);
+	close(pw[1]);
+	ok = read(pw[0], &target, sizeof target) == sizeof target;
+	close(pw[0]);
+	waitpid(hunch, &st, 0);
+	if (!ok || (!WIFSIGNALED(st) && !(WIFEXITED(st) &&
+					  WEXITSTATUS(st) == 3))) {
+		tap_diag("kill at %d:%ld: hunch status 0x%x", commit, n, st);
+		ok = -1;
+	} else {
+		ok = target_finish(target, in[1], out[0], buf, sizeof buf);
+		if (ok < 0)
+			tap_diag("kill at %d:%ld: output: %s", commit, n, buf);
+		else
+			ok = WIFSIGNALED(st) ? 1 : 0;
+	}
+	close(in[1]);
+	close(out[0]);
+	return ok;
+}
+
+static void storm_kill_each(const char *prog, int commit, long from,
+			    long step)
+{
+	long n, last = from, killed = 0, bad = 0;
+	int rc = 1;
+
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	for (n = from; rc != 0 && n < 1000000; n += step) {
+		rc = kill_at(prog, commit, n);
+		killed += rc != 0;
+		bad += rc < 0;
+		last = rc != 0 ? n : last;
+	}
+	tap_ok(killed > 1, "kill-each: commit %d: hunch killed before %ld "
+	       "writes (%ld..%ld, step %ld)", commit, killed, from, last,
+	       step);
+	tap_eq(bad, 0, "kill-each: commit %d: the target finished with "
+	       "correct output after every kill", commit);
+}
+
 static void storm_kill(const char *prog, int ms)
 {
 	int in[2], out[2], pw[2];
@@ -180,6 +326,10 @@ static void storm_kill(const char *prog, int ms)
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	if (pipe(in) < 0 || pipe(out) < 0 || pipe(pw) < 0)
 		return;
+	where_now = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (where_now == MAP_FAILED)
+		where_now = NULL;
 	hunch = fork();
 	if (hunch == 0)
 		kill_child(prog, in[0], out[1], pw[1]);
@@ -205,11 +355,17 @@ static void storm_kill(const char *prog, int ms)
 	tap_ok(strcmp(buf, expected) == 0, "kill: output identical");
 	if (strcmp(buf, expected) != 0)
 		tap_diag("output: %s", buf);
+	if (where_now != NULL)
+		tap_diag("hunch was killed %s, round %d",
+			 where_names[where_now[0] % 5], where_now[1]);
 }
 
 int main(int argc, char **argv)
 {
-	if (argc == 4 && strcmp(argv[1], "--kill") == 0)
+	if (argc == 6 && strcmp(argv[1], "--kill-each") == 0)
+		storm_kill_each(argv[2], atoi(argv[3]), atol(argv[4]),
+				atol(argv[5]));
+	else if (argc == 4 && strcmp(argv[1], "--kill") == 0)
 		storm_kill(argv[2], atoi(argv[3]));
 	else if (argc == 3)
 		storm(argv[1], atoi(argv[2]));
