@@ -82,7 +82,7 @@ static void open_journal(struct batch *b)
 	struct jnl_header h = {
 		.program = base_name(b->t->label),
 		.argv = (const char *const *)b->t->argv,
-		.pid = b->t->argv ? 0 : (int)b->t->pid, .mode = "batch",
+		.pid = (int)b->t->pid, .mode = "batch",
 	};
 	struct jnl_writer_opts wo = { 0 };
 	struct hunch_err err = { 0 };
@@ -222,12 +222,32 @@ static void say_end(const struct batch *b)
 			b->t->label, (int)b->t->pid, st->exit_code);
 }
 
+/* The target as reports name it: a launched program's command line, as
+ * the replay rebuilds it from the journal (so both reports agree), or
+ * the attached program. */
+static char *command_of(const struct batch_target *t)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (f == NULL)
+		return NULL;
+	if (t->argv == NULL)
+		fputs(t->label, f);
+	for (char *const *a = t->argv; a && *a; a++)
+		fprintf(f, "%s%s", a == t->argv ? "" : " ", *a);
+	fclose(f);
+	return buf;
+}
+
 /* Text on stdout; JSON to --report.  A report that cannot be written is
  * a setup error (exit 1): the search's result would be lost silently. */
 static int write_reports(struct batch *b)
 {
+	char *cmd = command_of(b->t);
 	struct pc_report_meta m = {
-		.target = b->t->label, .pid = (int)b->t->pid,
+		.target = cmd ? cmd : b->t->label, .pid = (int)b->t->pid,
 		.mode = b->t->argv ? "run" : "attach", .stop = b->stop,
 	};
 	FILE *f;
@@ -236,8 +256,10 @@ static int write_reports(struct batch *b)
 	fflush(stdout);
 	pc_report_text(b->pc, &m, stdout);
 	fflush(stdout);
-	if (b->o->report == NULL)
+	if (b->o->report == NULL) {
+		free(cmd);
 		return rc;
+	}
 	f = fopen(b->o->report, "w");
 	if (f == NULL || pc_report_write_json(b->pc, &m, f) < 0) {
 		fprintf(stderr, "hunch: cannot write the report %s: %s\n",
@@ -246,6 +268,7 @@ static int write_reports(struct batch *b)
 	}
 	if (f != NULL && fclose(f) != 0)
 		rc = HUNCH_EXIT_USAGE;
+	free(cmd);
 	return rc;
 }
 

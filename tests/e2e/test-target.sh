@@ -1,0 +1,130 @@
+#!/bin/bash
+# test-target.sh TARGET - the live search end to end on one bottleneck
+# target (issue 5) and its replay (issue 6): `hunch run --batch` hunts
+# TARGET-O2-pie with the arguments of TARGET.truth, the report names
+# every planted why and where and no bottleneck that is not there
+# (tests/targets/README.md, "Truth files"), and `hunch replay --batch`
+# of the same run's journal prints the same report (text byte-identical,
+# JSON equal apart from the replay's own fields: docs/replay.md).
+. "$HUNCH_SOURCE_ROOT/tests/lib.sh"
+name=$1
+truth=$HUNCH_SOURCE_ROOT/tests/targets/$name.truth
+prog=$TARGETS_DIR/$name-O2-pie
+module=${prog##*/}
+# The target runs this long (its --seconds): long enough for the search
+# to refine to the planted focus on a loaded 2-core machine; the search
+# usually completes sooner and the target is then killed.
+SECONDS_RUN=${E2E_SECONDS:-30}
+# fsync blocks only on a disk, and /tmp may be tmpfs: the target's file
+# goes under the build directory.
+TMP=$(mktemp -d -p "$HUNCH_BUILD_ROOT" e2e-$name.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+export TMPDIR=$TMP XDG_STATE_HOME=$TMP/state
+
+# ---- the truth file ----------------------------------------------------------
+# FINDINGS[phase] is a JSON array of {hyp, where, thread}; phase 0 is
+# "why" (the global phase), 1 and 2 are "phase N".
+declare -A FINDINGS=([0]='[]' [1]='[]' [2]='[]')
+MAY='[]' NONE=0 ARGS=() cur=
+add_finding() {  # add_finding PHASE HYP
+	cur=$1
+	FINDINGS[$cur]=$(jq -c --arg h "$2" '. + [{hyp: $h, where: [],
+		thread: null}]' <<< "${FINDINGS[$cur]}")
+}
+edit_last() {  # edit_last JQ-EXPR VALUE
+	FINDINGS[$cur]=$(jq -c --arg v "$2" ".[-1] |= ($1)" \
+		<<< "${FINDINGS[$cur]}")
+}
+while read -r word rest; do
+	case $word in
+	''|'#'*) ;;
+	args) read -ra ARGS <<< "$rest" ;;
+	why) add_finding 0 "$rest" ;;
+	phase) add_finding "${rest%% *}" "${rest#* }" ;;
+	where) edit_last '.where += [$v]' "${rest//<module>/$module}" ;;
+	thread) edit_last '.thread = $v' "$rest" ;;
+	may) MAY=$(jq -c --arg h "$rest" '. + [$h]' <<< "$MAY") ;;
+	none) NONE=1 ;;
+	*) tap_eq "$word" "a truth keyword" "$truth: unknown line: $word $rest"
+	   tap_done ;;
+	esac
+done < "$truth"
+# The run's length replaces the truth's --seconds (same meaning, longer).
+for i in "${!ARGS[@]}"; do
+	[[ ${ARGS[$i]} == --seconds ]] && ARGS[$((i + 1))]=$SECONDS_RUN
+done
+# Every hypothesis' ancestors on the why axis: a bottleneck of an
+# ancestor of the finding's hypothesis (ExcessiveIOBlockingTime for
+# TooManySmallIOOps) is the same finding, less refined.
+ANCESTORS=$(jq -c '.hypotheses | . as $h | with_entries(.value =
+	[.key | recurse($h[.].parent // empty) ] [1:])' \
+	"$HUNCH_SOURCE_ROOT/hypotheses/default.json")
+
+# ---- the live search -------------------------------------------------------------
+"$HUNCH" run --batch --time-limit $((SECONDS_RUN - 2)) --kill-at-end \
+	--journal "$TMP/j.jsonl" --report "$TMP/live.json" -- \
+	"$prog" "${ARGS[@]}" > "$TMP/live.out" 2> "$TMP/live.err"
+tap_eq $? 0 "$name: hunch run --batch exits 0"
+sed -n '/^hunch report: /,$p' "$TMP/live.out" > "$TMP/live.txt"
+tap_ok $(jq -e '.schema == "hunch-report"' "$TMP/live.json" > /dev/null
+	 echo $?) "$name: the JSON report is written"
+grep -E 'tested true|shed|Could not|skipped' "$TMP/live.err" |
+	while read -r l; do tap_diag "$l"; done
+
+# judge PHASE-INDEX FINDINGS-JSON WHAT: the findings of one search of the
+# report, then every bottleneck it reports is planted or allowed.
+judge() {
+	local idx=$1 findings=$2 what=$3 extra
+	jq -r --argjson findings "$findings" --argjson may "$MAY" \
+		--argjson ancestors "$ANCESTORS" \
+		-f "$HUNCH_SOURCE_ROOT/tests/e2e/truth.jq" \
+		<(jq ".phases[$idx].bottlenecks // []" "$TMP/live.json") \
+		> "$TMP/judged"
+	while IFS=$'\t' read -r verdict text; do
+		case $verdict in
+		ok) tap_ok 0 "$name: $what: reported: $text" ;;
+		'not ok') tap_ok 1 "$name: $what: reported: $text" ;;
+		*) tap_diag "$what: $verdict: $text" ;;
+		esac
+	done < "$TMP/judged"
+	extra=$(grep -c '^extra' "$TMP/judged")
+	tap_eq "$extra" 0 "$name: $what: no bottleneck that is not there"
+}
+
+if [ "$NONE" = 1 ]; then
+	tap_eq "$(jq -r .result "$TMP/live.json")" "no bottleneck found" \
+		"$name: the report says no bottleneck found"
+	tap_eq "$(jq '[.phases[].bottlenecks[]] | length' "$TMP/live.json")" 0 \
+		"$name: no bottleneck in any phase"
+	tap_ok $(grep -q '^ no bottleneck found' "$TMP/live.txt"; echo $?) \
+		"$name: the text report says so"
+elif [ "${FINDINGS[0]}" != '[]' ]; then
+	judge 0 "${FINDINGS[0]}" "global phase"
+else
+	# A phase target: the global phase covers both halves and may report
+	# either; the current phase started in the second half must report
+	# the second half's finding, and nothing else.
+	both=$(jq -c -n --argjson a "${FINDINGS[1]}" --argjson b \
+		"${FINDINGS[2]}" '$a + $b')
+	judge 0 "${FINDINGS[1]}" "global phase (first half)"
+	tap_eq "$(jq '.phases | length' "$TMP/live.json")" 2 \
+		"$name: a current phase was started"
+	judge 1 "${FINDINGS[2]}" "phase 1 (second half)"
+	: "$both"
+fi
+
+# ---- the replay of the same run -----------------------------------------------------
+"$HUNCH" replay --batch --report "$TMP/replay.json" "$TMP/j.jsonl" \
+	> "$TMP/replay.txt" 2> "$TMP/replay.err"
+tap_eq $? 0 "$name: hunch replay --batch exits 0"
+tap_ok $(cmp -s "$TMP/live.txt" "$TMP/replay.txt"; echo $?) \
+	"$name: the replayed text report is byte-identical to the live one"
+diff "$TMP/live.txt" "$TMP/replay.txt" | head -20 |
+	while read -r l; do tap_diag "$l"; done
+# docs/replay.md: target.mode and the replay member name the replay.
+norm() { jq -S 'del(.replay) | .target.mode = "run"' "$1"; }
+tap_ok $(cmp -s <(norm "$TMP/live.json") <(norm "$TMP/replay.json")
+	 echo $?) "$name: the replayed JSON report equals the live one"
+diff <(norm "$TMP/live.json") <(norm "$TMP/replay.json") | head -20 |
+	while read -r l; do tap_diag "$l"; done
+tap_done
