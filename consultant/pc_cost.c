@@ -205,15 +205,23 @@ void pc_cost_gate(struct pc_consult *pc)
 			pc_node_trace(n, "dequeued");
 			continue;
 		}
+		/* Dropped for good only on its own prediction: cost_factor
+		 * is learnt from whatever runs now (one write()-heavy
+		 * experiment can make it 50) and says little about this
+		 * node.  Scaled, it waits for room; capped at the limit, it
+		 * runs once nothing else costs. */
 		c = n->pred_cost * pc->cost_factor;
-		if (c > limit) {
+		if (c > limit)
+			c = limit;
+		if (n->pred_cost > limit) {
 			n->queued = false;
 			n->skipped = true;
+			n->unconfirmed = n->truth == PC_TRUE;
 			pc->skipped++;
 			pc_node_trace(n, "skipped");
 			pc_logf(pc, "Predicted cost %.4f of %s for %s exceeds the "
 				"cost limit %.4f: skipped",
-				c, pc_node_hyp(pc, n)->name,
+				n->pred_cost, pc_node_hyp(pc, n)->name,
 				pc_focus_name(pc->res, &n->focus, focus,
 					      sizeof(focus)), limit);
 			continue;
@@ -282,6 +290,7 @@ void pc_cost_shed(struct pc_consult *pc)
 		estimate -= n->charged_cost * ratio;
 		pc_node_stop(pc, n, "shed");
 		n->times_shed++;
+		n->unconfirmed = n->truth == PC_TRUE;
 		pc->shed++;
 		pc_logf(pc, "Observed cost %.4f is over the limit %.4f: shed "
 			"%s for %s", pc->observed, limit,

@@ -87,6 +87,7 @@ void pc_evaluate(struct pc_consult *pc, struct pc_search *s,
 
 	if (isnan(v))
 		return;
+	n->unconfirmed = false;     /* measured again since it was shed */
 	n->value = v;
 	n->threshold = pc_tunable_get(pc->cfg, h->threshold);
 	if (n->guess < 0)
