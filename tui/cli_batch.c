@@ -48,6 +48,7 @@ struct batch {
 	struct pc_restree *res;
 	struct src_live_status st;
 	double start, last_progress;
+	struct pc_phase_at phases;      /* --phase-at, still to start */
 	const char *stop;               /* why hunch stopped the search */
 	int signo;                      /* hunch's ending signal, or 0 */
 };
@@ -139,7 +140,9 @@ static bool search_done(struct batch *b)
 		b->stop = "time limit";
 		return true;
 	}
-	return pc_consult_idle(b->pc);
+	/* A phase still to start has its search to run: idle until then
+	 * is not the end. */
+	return pc_consult_idle(b->pc) && !pc_phase_at_pending(&b->phases);
 }
 
 static void search_loop(struct batch *b)
@@ -151,6 +154,7 @@ static void search_loop(struct batch *b)
 
 		src_live_pump(b->live, 0, &b->st);
 		pc_consult_tick(b->pc);
+		pc_phase_at_live(&b->phases, b->pc, now_s() - b->start, b->jw);
 		if (b->jw != NULL)
 			jnl_tick(b->jw);
 		if (search_done(b))
@@ -329,7 +333,8 @@ int cli_batch_search(struct pc_source *live, struct pc_config *cfg,
 		     const struct batch_opts *o,
 		     const struct batch_target *t)
 {
-	struct batch b = { .o = o, .t = t, .live = live };
+	struct batch b = { .o = o, .t = t, .live = live,
+			   .phases = o->phases };
 	int rc;
 
 	b.start = b.last_progress = now_s();

@@ -19,6 +19,7 @@
 #include "cli.h"
 #include "pc_diff.h"
 #include "pc_export.h"
+#include "pc_phase_at.h"
 #include "pc_report.h"
 #include "pc_search.h"
 #include "src_replay.h"
@@ -137,6 +138,7 @@ static int play(const char *journal, const char **sets, size_t nsets,
 		struct play *p)
 {
 	struct hunch_err e = { 0 };
+	struct pc_phase_at at;
 	int rc;
 
 	memset(p, 0, sizeof(*p));
@@ -153,8 +155,13 @@ static int play(const char *journal, const char **sets, size_t nsets,
 	if (src_replay_ticks(p->rp) == 0)
 		return 0;   /* nothing was recorded after the header */
 	pc_consult_start(p->pc);
-	while (!src_replay_done(p->rp) && !pc_consult_ended(p->pc))
+	/* Phases batch mode started (--phase-at), at the same tick. */
+	if (pc_phase_at_load(&at, journal, &e) != 0)
+		memset(&at, 0, sizeof(at));
+	while (!src_replay_done(p->rp) && !pc_consult_ended(p->pc)) {
 		pc_consult_tick(p->pc);
+		pc_phase_at_replay(&at, p->pc);
+	}
 	return 0;
 }
 

@@ -61,7 +61,12 @@ ANCESTORS=$(jq -c '.hypotheses | . as $h | with_entries(.value =
 	"$HUNCH_SOURCE_ROOT/hypotheses/default.json")
 
 # ---- the live search -------------------------------------------------------------
+# Phase targets change behaviour half-way: a current phase starts 2 s
+# into the second half.
+PHASE_AT=()
+[ "${FINDINGS[2]}" != '[]' ] && PHASE_AT=(--phase-at $((SECONDS_RUN / 2 + 2)))
 "$HUNCH" run --batch --time-limit $((SECONDS_RUN - 2)) --kill-at-end \
+	"${PHASE_AT[@]}" \
 	--journal "$TMP/j.jsonl" --report "$TMP/live.json" -- \
 	"$prog" "${ARGS[@]}" > "$TMP/live.out" 2> "$TMP/live.err"
 tap_eq $? 0 "$name: hunch run --batch exits 0"
@@ -71,11 +76,13 @@ tap_ok $(jq -e '.schema == "hunch-report"' "$TMP/live.json" > /dev/null
 grep -E 'tested true|shed|Could not|skipped' "$TMP/live.err" |
 	while read -r l; do tap_diag "$l"; done
 
-# judge PHASE-INDEX FINDINGS-JSON WHAT: the findings of one search of the
-# report, then every bottleneck it reports is planted or allowed.
+# judge PHASE-INDEX FINDINGS-JSON EXPLAIN-JSON WHAT: the findings of one
+# search of the report, then every bottleneck it reports belongs to one
+# of EXPLAIN or is allowed (may).
 judge() {
-	local idx=$1 findings=$2 what=$3 extra
+	local idx=$1 findings=$2 explain=$3 what=$4 extra
 	jq -r --argjson findings "$findings" --argjson may "$MAY" \
+		--argjson explain "$explain" \
 		--argjson ancestors "$ANCESTORS" \
 		-f "$HUNCH_SOURCE_ROOT/tests/e2e/truth.jq" \
 		<(jq ".phases[$idx].bottlenecks // []" "$TMP/live.json") \
@@ -99,18 +106,19 @@ if [ "$NONE" = 1 ]; then
 	tap_ok $(grep -q '^ no bottleneck found' "$TMP/live.txt"; echo $?) \
 		"$name: the text report says so"
 elif [ "${FINDINGS[0]}" != '[]' ]; then
-	judge 0 "${FINDINGS[0]}" "global phase"
+	judge 0 "${FINDINGS[0]}" "${FINDINGS[0]}" "global phase"
 else
-	# A phase target: the global phase covers both halves and may report
-	# either; the current phase started in the second half must report
-	# the second half's finding, and nothing else.
+	# A phase target: the global phase starts in the first half and
+	# must report its finding; covering both halves, it may report the
+	# second's too.  The current phase started in the second half
+	# (--phase-at) must report the second half's finding, and only it.
 	both=$(jq -c -n --argjson a "${FINDINGS[1]}" --argjson b \
 		"${FINDINGS[2]}" '$a + $b')
-	judge 0 "${FINDINGS[1]}" "global phase (first half)"
+	judge 0 "${FINDINGS[1]}" "$both" "global phase (from the first half)"
 	tap_eq "$(jq '.phases | length' "$TMP/live.json")" 2 \
-		"$name: a current phase was started"
-	judge 1 "${FINDINGS[2]}" "phase 1 (second half)"
-	: "$both"
+		"$name: the current phase was started"
+	judge 1 "${FINDINGS[2]}" "${FINDINGS[2]}" \
+		"current phase (from the second half)"
 fi
 
 # ---- the replay of the same run -----------------------------------------------------

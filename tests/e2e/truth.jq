@@ -3,6 +3,8 @@
 # array of one phase of a hunch report.  Arguments:
 #   $findings  [{hyp, where: [PATH...], thread: START|null}] that this
 #              phase must report (<module> already substituted)
+#   $explain   the findings a reported bottleneck may belong to ($findings,
+#              plus the other half's for the global phase of bn_phases)
 #   $may       [HYPOTHESIS...] allowed anywhere
 #   $ancestors {HYPOTHESIS: [its ancestors on the why axis]}
 # Output: one line per required where/thread, "ok<TAB>what" or "not
@@ -55,6 +57,6 @@ def explained_by($f): (.hypothesis as $h | $h == $f.hyp or
   ($b[] | . as $x |
    (.hypothesis + "<" + (.focus | join(",")) + ">") as $name |
    if any($may[]; . == $x.hypothesis) then "may\t\($name)"
-   elif any($findings[]; . as $f | $x | explained_by($f))
+   elif any($explain[]; . as $f | $x | explained_by($f))
    then "planted\t\($name)"
    else "extra\t\($name)" end)
