@@ -22,43 +22,12 @@ trap 'rm -rf "$TMP"' EXIT
 export TMPDIR=$TMP XDG_STATE_HOME=$TMP/state
 
 # ---- the truth file ----------------------------------------------------------
-# FINDINGS[phase] is a JSON array of {hyp, where, thread}; phase 0 is
-# "why" (the global phase), 1 and 2 are "phase N".
-declare -A FINDINGS=([0]='[]' [1]='[]' [2]='[]')
-MAY='[]' NONE=0 ARGS=() cur=
-add_finding() {  # add_finding PHASE HYP
-	cur=$1
-	FINDINGS[$cur]=$(jq -c --arg h "$2" '. + [{hyp: $h, where: [],
-		thread: null}]' <<< "${FINDINGS[$cur]}")
-}
-edit_last() {  # edit_last JQ-EXPR VALUE
-	FINDINGS[$cur]=$(jq -c --arg v "$2" ".[-1] |= ($1)" \
-		<<< "${FINDINGS[$cur]}")
-}
-while read -r word rest; do
-	case $word in
-	''|'#'*) ;;
-	args) read -ra ARGS <<< "$rest" ;;
-	why) add_finding 0 "$rest" ;;
-	phase) add_finding "${rest%% *}" "${rest#* }" ;;
-	where) edit_last '.where += [$v]' "${rest//<module>/$module}" ;;
-	thread) edit_last '.thread = $v' "$rest" ;;
-	may) MAY=$(jq -c --arg h "$rest" '. + [$h]' <<< "$MAY") ;;
-	none) NONE=1 ;;
-	*) tap_eq "$word" "a truth keyword" "$truth: unknown line: $word $rest"
-	   tap_done ;;
-	esac
-done < "$truth"
-# The run's length replaces the truth's --seconds (same meaning, longer).
-for i in "${!ARGS[@]}"; do
-	[[ ${ARGS[$i]} == --seconds ]] && ARGS[$((i + 1))]=$SECONDS_RUN
-done
-# Every hypothesis' ancestors on the why axis: a bottleneck of an
-# ancestor of the finding's hypothesis (ExcessiveIOBlockingTime for
-# TooManySmallIOOps) is the same finding, less refined.
-ANCESTORS=$(jq -c '.hypotheses | . as $h | with_entries(.value =
-	[.key | recurse($h[.].parent // empty) ] [1:])' \
-	"$HUNCH_SOURCE_ROOT/hypotheses/default.json")
+. "$HUNCH_SOURCE_ROOT/tests/e2e/truth.sh"
+truth_load "$truth" "$module" "$SECONDS_RUN"
+if [ -n "$TRUTH_BAD" ]; then
+	tap_eq "$TRUTH_BAD" "a truth statement" "$truth: unknown line"
+	tap_done
+fi
 
 # ---- the live search -------------------------------------------------------------
 # Phase targets change behaviour half-way: a current phase starts 2 s
@@ -73,7 +42,7 @@ tap_eq $? 0 "$name: hunch run --batch exits 0"
 sed -n '/^hunch report: /,$p' "$TMP/live.out" > "$TMP/live.txt"
 tap_ok $(jq -e '.schema == "hunch-report"' "$TMP/live.json" > /dev/null
 	 echo $?) "$name: the JSON report is written"
-grep -E 'tested true|shed|Could not|skipped' "$TMP/live.err" |
+grep -E 'tested true|shed|Could not|skipped' "$TMP/live.err" | head -40 |
 	while read -r l; do tap_diag "$l"; done
 
 # judge PHASE-INDEX FINDINGS-JSON EXPLAIN-JSON WHAT: the findings of one
@@ -84,6 +53,7 @@ judge() {
 	jq -r --argjson findings "$findings" --argjson may "$MAY" \
 		--argjson explain "$explain" \
 		--argjson ancestors "$ANCESTORS" \
+		-L "$HUNCH_SOURCE_ROOT/tests/e2e" \
 		-f "$HUNCH_SOURCE_ROOT/tests/e2e/truth.jq" \
 		<(jq ".phases[$idx].bottlenecks // []" "$TMP/live.json") \
 		> "$TMP/judged"
