@@ -315,11 +315,24 @@ static int start(struct batch *b, struct pc_config *cfg)
 	return HUNCH_EXIT_OK;
 }
 
+/* The journal's end reason (docs/journal-format.md, `end`): the replay
+ * reports "stopped (time limit)" from "time_limit", as the live search
+ * did. */
+static const char *end_reason(const struct batch *b)
+{
+	if (b->stop != NULL && strcmp(b->stop, "time limit") == 0)
+		return "time_limit";
+	if (b->stop != NULL)
+		return "signal";
+	if (b->st.ended)
+		return b->st.killed ? "target_killed" : "target_exited";
+	return b->t->argv ? "search_ended" : "detached";
+}
+
 static void finish(struct batch *b, struct pc_config *cfg)
 {
 	if (b->jw != NULL) {
-		jnl_write_end(b->jw, jnl_ts_now(b->jw), b->stop ? b->stop :
-			      "search ended", NULL);
+		jnl_write_end(b->jw, jnl_ts_now(b->jw), end_reason(b), NULL);
 		jnl_source_unwrap(b->src);
 		jnl_writer_close(b->jw, NULL);
 	}
