@@ -185,6 +185,17 @@ static struct pc_search *next_queue(struct pc_consult *pc)
 	return NULL;
 }
 
+/* Observed cost is measured over a sample period and reaches the
+ * consultant a tick later: for two sample periods after shedding it
+ * still shows the shed instrumentation.  Neither launching nor shedding
+ * more until then: relaunching at once what was just shed (its cost not
+ * yet gone from the figure) made the demo shed and relaunch in a loop. */
+static bool settling(const struct pc_consult *pc)
+{
+	return pc->shed_t >= 0 &&
+	       pc->now - pc->shed_t < 2 * pc_consult_sample_period(pc);
+}
+
 void pc_cost_gate(struct pc_consult *pc)
 {
 	double limit = pc_tunable_get(pc->cfg, "costLimit");
@@ -230,6 +241,8 @@ void pc_cost_gate(struct pc_consult *pc)
 			return throttle(pc, PC_THR_PENDING);
 		if (pc->nactive + pc->npending >= max_active)
 			return throttle(pc, PC_THR_ACTIVE);
+		if (settling(pc))
+			return throttle(pc, PC_THR_COST);
 		committed = active_charged(pc);
 		if (pc->observed > committed)
 			committed = pc->observed;
@@ -244,7 +257,11 @@ void pc_cost_gate(struct pc_consult *pc)
 	}
 }
 
-/* The lowest-priority active experiment: largest key, latest started. */
+/* The lowest-priority active experiment: largest key, latest started.
+ * Only experiments charged a cost: one whose instrumentation was already
+ * there for another (predicted 0: shared code) frees nothing when shed,
+ * and shedding it would only lose its data (on the demo, an observed
+ * cost 10% over the limit once shed all 25 experiments). */
 static struct pc_node *shed_candidate(struct pc_consult *pc,
 				      struct pc_search **where)
 {
@@ -255,7 +272,7 @@ static struct pc_node *shed_candidate(struct pc_consult *pc,
 		for (size_t i = 0; ss[k] && i < ss[k]->nn; i++) {
 			struct pc_node *n = ss[k]->nodes[i];
 
-			if (!n->active)
+			if (!n->active || !(n->charged_cost > 0))
 				continue;
 			if (worst == NULL || n->priority > worst->priority ||
 			    (n->priority == worst->priority &&
@@ -274,9 +291,10 @@ void pc_cost_shed(struct pc_consult *pc)
 	double estimate = pc->observed, charged = active_charged(pc), ratio;
 	char focus[512];
 
-	if (pc->observed <= limit)
+	if (pc->observed <= limit || settling(pc))
 		return;
 	throttle(pc, PC_THR_COST);
+	pc->shed_t = pc->now;
 	/* Each experiment is assumed to cost its share of what is observed,
 	 * not what was predicted for it: the prediction was wrong. */
 	ratio = charged > 0 && pc->observed > charged ?

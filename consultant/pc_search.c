@@ -57,6 +57,7 @@ struct pc_consult *pc_consult_new(struct pc_config *cfg,
 	pc->src = src;
 	pc->res = res;
 	pc->cost_factor = 1;
+	pc->shed_t = -1;
 	pc_dm_init(&pc->dm, src, res);
 	return pc;
 }

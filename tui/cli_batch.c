@@ -74,15 +74,35 @@ static const char *base_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
+/* A launched program's argv with the program as the user named it (the
+ * label; see command_of), for the journal's header; NULL if attached. */
+static const char **named_argv(const struct batch_target *t)
+{
+	const char **v;
+	size_t n = 0;
+
+	if (t->argv == NULL)
+		return NULL;
+	while (t->argv[n] != NULL)
+		n++;
+	v = calloc(n + 1, sizeof(*v));
+	if (v == NULL)
+		abort();
+	for (size_t i = 0; i < n; i++)
+		v[i] = i ? t->argv[i] : t->label;
+	return v;
+}
+
 /* The journal, unless --no-journal; a journal that cannot be opened is
  * a warning: the search is worth running without it. */
 static void open_journal(struct batch *b)
 {
 	struct jnl_choice c = { .path = b->o->journal,
 				.disabled = b->o->no_journal };
+	const char **argv = named_argv(b->t);
 	struct jnl_header h = {
 		.program = base_name(b->t->label),
-		.argv = (const char *const *)b->t->argv,
+		.argv = argv,
 		.pid = (int)b->t->pid, .mode = "batch",
 	};
 	struct jnl_writer_opts wo = { 0 };
@@ -97,6 +117,7 @@ static void open_journal(struct batch *b)
 		fprintf(stderr, "hunch: no journal: %s\n", err.msg);
 		b->jw = NULL;
 	}
+	free(argv);
 	b->src = b->live;
 	if (b->jw != NULL) {
 		b->src = jnl_source_wrap(b->live, b->jw, (int)b->t->pid);
@@ -226,9 +247,10 @@ static void say_end(const struct batch *b)
 			b->t->label, (int)b->t->pid, st->exit_code);
 }
 
-/* The target as reports name it: a launched program's command line, as
- * the replay rebuilds it from the journal (so both reports agree), or
- * the attached program. */
+/* The target as reports name it: a launched program's command line
+ * with the program as the user named it (the label: "hunch-demo" for
+ * the bundled demo), as the replay rebuilds it from the journal's argv
+ * (so both reports agree); or the attached program. */
 static char *command_of(const struct batch_target *t)
 {
 	char *buf = NULL;
@@ -237,10 +259,9 @@ static char *command_of(const struct batch_target *t)
 
 	if (f == NULL)
 		return NULL;
-	if (t->argv == NULL)
-		fputs(t->label, f);
-	for (char *const *a = t->argv; a && *a; a++)
-		fprintf(f, "%s%s", a == t->argv ? "" : " ", *a);
+	fputs(t->label, f);
+	for (char *const *a = t->argv ? t->argv + 1 : NULL; a && *a; a++)
+		fprintf(f, " %s", *a);
 	fclose(f);
 	return buf;
 }
