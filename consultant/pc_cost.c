@@ -196,6 +196,64 @@ static bool settling(const struct pc_consult *pc)
 	       pc->now - pc->shed_t < 2 * pc_consult_sample_period(pc);
 }
 
+static bool has_queued_kid(const struct pc_search *s, const struct pc_node *n)
+{
+	for (size_t i = 0; i < n->nkids; i++)
+		if (pc_node(s, n->kids[i].child)->queued)
+			return true;
+	return false;
+}
+
+/* The active node that tested true longest ago and whose refinements
+ * wait in the queue; NULL if none, or if some active experiment has not
+ * concluded yet (it will, and free room or not). */
+static struct pc_node *room_giver(struct pc_consult *pc)
+{
+	struct pc_search *ss[2] = { pc->global, pc->current };
+	struct pc_node *best = NULL;
+
+	for (int k = 0; k < 2; k++) {
+		for (size_t i = 0; ss[k] && i < ss[k]->nn; i++) {
+			struct pc_node *n = ss[k]->nodes[i];
+
+			if (!n->active)
+				continue;
+			if (n->truth == PC_UNKNOWN)
+				return NULL;  /* it will conclude: wait */
+			if (n->truth != PC_TRUE || !has_queued_kid(ss[k], n))
+				continue;
+			if (best == NULL || n->t_true_since < best->t_true_since)
+				best = n;
+		}
+	}
+	return best;
+}
+
+/* Called when the cost limit blocks the queue.  If the search is stuck
+ * for good - nothing pending, every active experiment concluded, so
+ * none will stop and free room - a node that tested true and whose
+ * refinements wait hands its room down: its experiment stops, its
+ * conclusion (truth, value, time) stands.  One at a time, settling
+ * until the observed cost shows it.  Without this a program calling
+ * write() half a million times a second is never refined: the top-level
+ * I/O node alone costs 4.4% of a 5% limit, and top-level nodes are
+ * persistent (Paradyn keeps true nodes instrumented; hunch does too as
+ * long as that does not stall the search). */
+static void make_room(struct pc_consult *pc)
+{
+	struct pc_node *n = pc->npending ? NULL : room_giver(pc);
+	char focus[512];
+
+	if (n == NULL)
+		return;
+	pc_node_stop(pc, n, "stopped");
+	pc->shed_t = pc->now;
+	pc_logf(pc, "Cost limit: stopped %s for %s (true since %.1f s) to "
+		"make room for its refinements", pc_node_hyp(pc, n)->name,
+		pc_focus_name(pc->res, &n->focus, focus, sizeof(focus)),
+		n->t_true_since);
+}
+
 void pc_cost_gate(struct pc_consult *pc)
 {
 	double limit = pc_tunable_get(pc->cfg, "costLimit");
@@ -246,8 +304,10 @@ void pc_cost_gate(struct pc_consult *pc)
 		committed = active_charged(pc);
 		if (pc->observed > committed)
 			committed = pc->observed;
-		if (committed + pc->pending_cost + c > limit + 1e-12)
-			return throttle(pc, PC_THR_COST);
+		if (committed + pc->pending_cost + c > limit + 1e-12) {
+			throttle(pc, PC_THR_COST);
+			return make_room(pc);
+		}
 		if (pc->throttle != PC_THR_NONE) {
 			pc->throttle = PC_THR_NONE;
 			pc_logf(pc, "Search resumed.");
