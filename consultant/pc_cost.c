@@ -33,19 +33,40 @@ void pc_queue(struct pc_consult *pc, struct pc_search *s, struct pc_node *n,
 	pc_node_trace(n, "queued");
 }
 
-/* The head of a search's queue: smallest priority, then oldest. */
-static struct pc_node *queue_head(const struct pc_search *s)
+/* How far a node's hypothesis is below the root of the why axis. */
+static int why_depth(const struct pc_consult *pc, const struct pc_node *n)
+{
+	int d = 0;
+
+	for (int h = n->hyp; h >= 0 && d < 64; d++)
+		h = pc->cfg->hyp[h].parent_idx;
+	return d;
+}
+
+/* The head of a search's queue: smallest priority; among equals, the
+ * more specific hypothesis (a where-refinement of TooManySmallIOOps
+ * before one of its parent ExcessiveIOBlockingTime: the narrower why is
+ * the better explanation, and under a tight cost limit the first
+ * tested); then oldest. */
+static struct pc_node *queue_head(const struct pc_consult *pc,
+				  const struct pc_search *s)
 {
 	struct pc_node *best = NULL;
+	int bd = 0;
 
 	for (size_t i = 0; i < s->nn; i++) {
 		struct pc_node *n = s->nodes[i];
+		int d;
 
 		if (!n->queued)
 			continue;
+		d = why_depth(pc, n);
 		if (best == NULL || n->priority < best->priority ||
-		    (n->priority == best->priority && n->seq < best->seq))
+		    (n->priority == best->priority &&
+		     (d > bd || (d == bd && n->seq < best->seq)))) {
 			best = n;
+			bd = d;
+		}
 	}
 	return best;
 }
@@ -177,7 +198,7 @@ static struct pc_search *next_queue(struct pc_consult *pc)
 	for (int i = 0; i < 2; i++) {
 		struct pc_search *s = ss[(pc->fair + i) % 2];
 
-		if (s && s->state == PC_SEARCH_RUNNING && queue_head(s)) {
+		if (s && s->state == PC_SEARCH_RUNNING && queue_head(pc, s)) {
 			pc->fair = (pc->fair + i + 1) % 2;
 			return s;
 		}
@@ -272,7 +293,7 @@ void pc_cost_gate(struct pc_consult *pc)
 
 		if (s == NULL)
 			return;
-		n = queue_head(s);
+		n = queue_head(pc, s);
 		if (!pc_node_has_true_parent(s, n)) {
 			n->queued = false;   /* its reason to run is gone */
 			pc_node_trace(n, "dequeued");

@@ -11,15 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* True, and measured so since it last ran: a node shed (or skipped) for
- * cost after it tested true is not confirmed until measured again. */
-static bool confirmed_true(const struct pc_node *n)
-{
-	return n->truth == PC_TRUE && !n->unconfirmed;
-}
-
-/* A bottleneck: confirmed true, not virtual, no child confirmed true.
- * An unconfirmed true node is listed apart when no child explains it. */
+/* A most refined true node: true, not virtual, no child true.  Listed
+ * as a bottleneck when measured so since it last ran; apart, as
+ * unconfirmed, when it was shed (or skipped) for cost after it tested
+ * true and has not been measured since.  A parent whose refinement is
+ * unconfirmed is not a bottleneck: the refinement, listed apart, is the
+ * finding. */
 static bool is_listed(const struct pc_search *s, const struct pc_node *n,
 		      bool unconfirmed)
 {
@@ -27,7 +24,7 @@ static bool is_listed(const struct pc_search *s, const struct pc_node *n,
 	    n->unconfirmed != unconfirmed)
 		return false;
 	for (size_t i = 0; i < n->nkids; i++)
-		if (confirmed_true(pc_node(s, n->kids[i].child)))
+		if (pc_node(s, n->kids[i].child)->truth == PC_TRUE)
 			return false;
 	return true;
 }

@@ -14,7 +14,7 @@ module=${prog##*/}
 # The target runs this long (its --seconds): long enough for the search
 # to refine to the planted focus on a loaded 2-core machine; the search
 # usually completes sooner and the target is then killed.
-SECONDS_RUN=${E2E_SECONDS:-30}
+SECONDS_RUN=${E2E_SECONDS:-45}
 # fsync blocks only on a disk, and /tmp may be tmpfs: the target's file
 # goes under the build directory.
 TMP=$(mktemp -d -p "$HUNCH_BUILD_ROOT" e2e-$name.XXXXXX)
