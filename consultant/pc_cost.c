@@ -346,6 +346,17 @@ void pc_cost_gate(struct pc_consult *pc)
 	}
 }
 
+/* Among equal priorities: one still testing before one that has found
+ * its answer true (shedding that loses the finding's evidence: on
+ * bn_smallwrites the planted node, concluded, was shed for the launch
+ * after it); then the latest started. */
+static bool shed_before(const struct pc_node *n, const struct pc_node *w)
+{
+	if ((n->truth == PC_TRUE) != (w->truth == PC_TRUE))
+		return w->truth == PC_TRUE;
+	return n->t_start >= w->t_start;
+}
+
 /* The lowest-priority active experiment: largest key, latest started.
  * Only experiments charged a cost: one whose instrumentation was already
  * there for another (predicted 0: shared code) frees nothing when shed,
@@ -365,7 +376,7 @@ static struct pc_node *shed_candidate(struct pc_consult *pc,
 				continue;
 			if (worst == NULL || n->priority > worst->priority ||
 			    (n->priority == worst->priority &&
-			     n->t_start >= worst->t_start)) {
+			     shed_before(n, worst))) {
 				worst = n;
 				*where = ss[k];
 			}
