@@ -1,18 +1,21 @@
 #!/bin/bash
 # bench-consultant.sh [SECONDS] [TARGET...] - the live search on each
-# bottleneck target (tests/targets/bn_*.c, O2 PIE), SECONDS long (15):
+# bottleneck target (tests/targets/bn_*.c, O2 PIE), SECONDS long (30):
 #   - concluded: search time (s) at which the planted bottleneck's last
 #     where/thread component (tests/targets/<t>.truth) was first true;
 #     bn_phases' second-half finding is timed from its current phase's
 #     start (--phase-at);
 #   - the target's own throughput (its stderr line) run directly (mean of
-#     a run before and one after) and under `hunch run --batch`, and the
-#     slowdown;
+#     a run before and one after, DIRECT_SECONDS long, 10) and under
+#     `hunch run --batch` (the whole run: the search stops when it has
+#     nothing left to test, and the program runs on uninstrumented), and
+#     the slowdown; "searched" is how long the search ran;
 #   - peak observed cost and experiments run (the JSON report).
 # Prints a markdown table.  Needs HUNCH, HUNCHRT, TARGETS_DIR,
 # HUNCH_SOURCE_ROOT (meson benchmark 'consultant' sets them).
 set -u
-S=${1:-15}
+S=${1:-30}
+DS=${DIRECT_SECONDS:-10}
 shift || true
 TARGETS=("$@")
 [ ${#TARGETS[@]} -eq 0 ] && TARGETS=(bn_cpu_deep bn_mutex bn_condvar
@@ -50,18 +53,22 @@ ratio() {  # ratio HUNCH DIRECT1 DIRECT2: slowdown in percent
 		if (d > 0) printf "%.1f%%", 100 * (1 - h / d); else print "-" }'
 }
 
-echo "| target | concluded (s) | throughput direct | with hunch | slowdown | peak cost | experiments |"
-echo "|---|---:|---:|---:|---:|---:|---:|"
+echo "| target | concluded (s) | searched (s) | throughput direct | with hunch | slowdown | peak cost | experiments |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|"
 for t in "${TARGETS[@]}"; do
 	prog=$TARGETS_DIR/$t-O2-pie
 	truth_load "$HUNCH_SOURCE_ROOT/tests/targets/$t.truth" "${prog##*/}" "$S"
-	"$prog" "${ARGS[@]}" > /dev/null 2> "$TMP/d1.err"
+	dargs=("${ARGS[@]}")
+	for i in "${!dargs[@]}"; do
+		[[ ${dargs[$i]} == --seconds ]] && dargs[$((i + 1))]=$DS
+	done
+	"$prog" "${dargs[@]}" > /dev/null 2> "$TMP/d1.err"
 	PHASE_AT=()
 	[ "${FINDINGS[2]}" != '[]' ] && PHASE_AT=(--phase-at $((S / 2 + 1)))
 	"$HUNCH" run --batch --no-journal --time-limit $((S - 1)) \
 		"${PHASE_AT[@]}" --report "$TMP/r.json" -- "$prog" \
 		"${ARGS[@]}" > /dev/null 2> "$TMP/h.err"
-	"$prog" "${ARGS[@]}" > /dev/null 2> "$TMP/d2.err"
+	"$prog" "${dargs[@]}" > /dev/null 2> "$TMP/d2.err"
 	read -ra d1 <<< "$(throughput "$TMP/d1.err")"
 	read -ra d2 <<< "$(throughput "$TMP/d2.err")"
 	read -ra h <<< "$(throughput "$TMP/h.err")"
@@ -80,7 +87,8 @@ for t in "${TARGETS[@]}"; do
 		thr_h+="${thr_h:+ / }${h[i]:--}"
 		slow+="${slow:+ / }$(ratio "${h[i]:-0}" "${d1[i]}" "${d2[i]:-${d1[i]}}")"
 	done
-	echo "| $t | $when | $thr_d | $thr_h | $slow |" \
+	echo "| $t | $when | $(jq -r '.duration_s * 10 | round / 10' \
+		"$TMP/r.json") | $thr_d | $thr_h | $slow |" \
 		"$(jq -r '.cost.peak_observed * 1000 | round / 10 | tostring + "%"' \
 		"$TMP/r.json") | $(jq -r .cost.experiments_run "$TMP/r.json") |"
 done
