@@ -5,17 +5,18 @@
 #     where/thread component (tests/targets/<t>.truth) was first true;
 #     bn_phases' second-half finding is timed from its current phase's
 #     start (--phase-at);
-#   - the target's own throughput (its stderr line) run directly (mean of
-#     a run before and one after, DIRECT_SECONDS long, 10) and under
-#     `hunch run --batch` (the whole run: the search stops when it has
-#     nothing left to test, and the program runs on uninstrumented), and
-#     the slowdown; "searched" is how long the search ran;
+#   - the target's own throughput (its stderr line) under `hunch run
+#     --batch` and, at the same time, of a second copy run directly: both
+#     see the same machine load (on a shared machine, runs one after the
+#     other differed by up to 70%); the slowdown is 1 - hunch / direct.
+#     Over the whole run: the search stops when it has nothing left to
+#     test and the program runs on uninstrumented ("searched": how long
+#     the search ran);
 #   - peak observed cost and experiments run (the JSON report).
 # Prints a markdown table.  Needs HUNCH, HUNCHRT, TARGETS_DIR,
 # HUNCH_SOURCE_ROOT (meson benchmark 'consultant' sets them).
 set -u
 S=${1:-30}
-DS=${DIRECT_SECONDS:-10}
 shift || true
 TARGETS=("$@")
 [ ${#TARGETS[@]} -eq 0 ] && TARGETS=(bn_cpu_deep bn_mutex bn_condvar
@@ -48,8 +49,8 @@ concluded() {
 	fi
 }
 
-ratio() {  # ratio HUNCH DIRECT1 DIRECT2: slowdown in percent
-	awk -v h="$1" -v a="$2" -v b="$3" 'BEGIN { d = (a + b) / 2;
+ratio() {  # ratio HUNCH DIRECT: slowdown in percent
+	awk -v h="$1" -v d="$2" 'BEGIN {
 		if (d > 0) printf "%.1f%%", 100 * (1 - h / d); else print "-" }'
 }
 
@@ -58,19 +59,14 @@ echo "|---|---:|---:|---:|---:|---:|---:|---:|"
 for t in "${TARGETS[@]}"; do
 	prog=$TARGETS_DIR/$t-O2-pie
 	truth_load "$HUNCH_SOURCE_ROOT/tests/targets/$t.truth" "${prog##*/}" "$S"
-	dargs=("${ARGS[@]}")
-	for i in "${!dargs[@]}"; do
-		[[ ${dargs[$i]} == --seconds ]] && dargs[$((i + 1))]=$DS
-	done
-	"$prog" "${dargs[@]}" > /dev/null 2> "$TMP/d1.err"
+	"$prog" "${ARGS[@]}" > /dev/null 2> "$TMP/d.err" &
 	PHASE_AT=()
 	[ "${FINDINGS[2]}" != '[]' ] && PHASE_AT=(--phase-at $((S / 2 + 1)))
 	"$HUNCH" run --batch --no-journal --time-limit $((S - 1)) \
 		"${PHASE_AT[@]}" --report "$TMP/r.json" -- "$prog" \
 		"${ARGS[@]}" > /dev/null 2> "$TMP/h.err"
-	"$prog" "${dargs[@]}" > /dev/null 2> "$TMP/d2.err"
-	read -ra d1 <<< "$(throughput "$TMP/d1.err")"
-	read -ra d2 <<< "$(throughput "$TMP/d2.err")"
+	wait
+	read -ra d <<< "$(throughput "$TMP/d.err")"
 	read -ra h <<< "$(throughput "$TMP/h.err")"
 	if [ "$NONE" = 1 ]; then
 		when="none planted; $(jq -r '.bottlenecks | length' \
@@ -82,10 +78,10 @@ for t in "${TARGETS[@]}"; do
 			"$TMP/r.json" 1 "${FINDINGS[2]}")"
 	fi
 	thr_d= thr_h= slow=
-	for i in "${!d1[@]}"; do
-		thr_d+="${thr_d:+ / }$(( (d1[i] + ${d2[i]:-${d1[i]}}) / 2 ))"
+	for i in "${!d[@]}"; do
+		thr_d+="${thr_d:+ / }${d[i]}"
 		thr_h+="${thr_h:+ / }${h[i]:--}"
-		slow+="${slow:+ / }$(ratio "${h[i]:-0}" "${d1[i]}" "${d2[i]:-${d1[i]}}")"
+		slow+="${slow:+ / }$(ratio "${h[i]:-0}" "${d[i]}")"
 	done
 	echo "| $t | $when | $(jq -r '.duration_s * 10 | round / 10' \
 		"$TMP/r.json") | $thr_d | $thr_h | $slow |" \
