@@ -325,8 +325,9 @@ static void text_bottleneck(const struct pc_consult *pc,
 static void text_search(const struct pc_consult *pc,
 			const struct pc_search *s, FILE *f)
 {
-	const struct pc_node *b[256];
+	const struct pc_node *b[256], *u[256];
 	size_t nb = pc_report_bottlenecks(pc, s, b, 256);
+	size_t nu = pc_report_unconfirmed(pc, s, u, 256);
 	size_t tested = 0;
 
 	for (size_t i = 0; i < s->nn; i++)
@@ -338,17 +339,19 @@ static void text_search(const struct pc_consult *pc,
 		fprintf(f, "\nPhase %d, %s (%.1f s - %.1f s):", s->id, s->label,
 			s->t_start, s->t_end < 0 ? pc->now : s->t_end);
 	fprintf(f, " %zu experiments tested, %zu nodes\n", tested, s->nn);
-	if (nb == 0)
+	if (nb == 0 && nu == 0)
 		fprintf(f, " no bottleneck found: no hypothesis tested true "
 			"above its threshold\n");
+	else if (nb == 0)
+		fprintf(f, " no bottleneck confirmed: what tested true was "
+			"shed for cost before it was measured again\n");
 	for (size_t i = 0; i < nb; i++)
 		text_bottleneck(pc, s, b[i], (int)i + 1, f);
-	nb = pc_report_unconfirmed(pc, s, b, 256);
-	if (nb > 0)
+	if (nu > 0)
 		fprintf(f, " unconfirmed: true when last measured, then shed "
 			"for cost and not measured since:\n");
-	for (size_t i = 0; i < nb; i++)
-		text_bottleneck(pc, s, b[i], (int)i + 1, f);
+	for (size_t i = 0; i < nu; i++)
+		text_bottleneck(pc, s, u[i], (int)i + 1, f);
 }
 
 void pc_report_text(const struct pc_consult *pc,
