@@ -497,6 +497,10 @@ static json_t *header_target(const struct jnl_header *h)
 		for (const char *const *p = h->argv; *p; p++)
 			json_array_append_new(a, json_string(*p));
 		json_object_set_new(t, "argv", a);
+		/* A launched program's pid too: the replayed report names it
+		 * as the live one did. */
+		if (h->pid > 0)
+			json_object_set_new(t, "pid", json_integer(h->pid));
 	} else {
 		json_object_set_new(t, "pid", json_integer(h->pid));
 	}

@@ -33,19 +33,40 @@ void pc_queue(struct pc_consult *pc, struct pc_search *s, struct pc_node *n,
 	pc_node_trace(n, "queued");
 }
 
-/* The head of a search's queue: smallest priority, then oldest. */
-static struct pc_node *queue_head(const struct pc_search *s)
+/* How far a node's hypothesis is below the root of the why axis. */
+static int why_depth(const struct pc_consult *pc, const struct pc_node *n)
+{
+	int d = 0;
+
+	for (int h = n->hyp; h >= 0 && d < 64; d++)
+		h = pc->cfg->hyp[h].parent_idx;
+	return d;
+}
+
+/* The head of a search's queue: smallest priority; among equals, the
+ * more specific hypothesis (a where-refinement of TooManySmallIOOps
+ * before one of its parent ExcessiveIOBlockingTime: the narrower why is
+ * the better explanation, and under a tight cost limit the first
+ * tested); then oldest. */
+static struct pc_node *queue_head(const struct pc_consult *pc,
+				  const struct pc_search *s)
 {
 	struct pc_node *best = NULL;
+	int bd = 0;
 
 	for (size_t i = 0; i < s->nn; i++) {
 		struct pc_node *n = s->nodes[i];
+		int d;
 
 		if (!n->queued)
 			continue;
+		d = why_depth(pc, n);
 		if (best == NULL || n->priority < best->priority ||
-		    (n->priority == best->priority && n->seq < best->seq))
+		    (n->priority == best->priority &&
+		     (d > bd || (d == bd && n->seq < best->seq)))) {
 			best = n;
+			bd = d;
+		}
 	}
 	return best;
 }
@@ -177,12 +198,85 @@ static struct pc_search *next_queue(struct pc_consult *pc)
 	for (int i = 0; i < 2; i++) {
 		struct pc_search *s = ss[(pc->fair + i) % 2];
 
-		if (s && s->state == PC_SEARCH_RUNNING && queue_head(s)) {
+		if (s && s->state == PC_SEARCH_RUNNING && queue_head(pc, s)) {
 			pc->fair = (pc->fair + i + 1) % 2;
 			return s;
 		}
 	}
 	return NULL;
+}
+
+/* Observed cost is measured over a sample period and reaches the
+ * consultant a tick later: for two sample periods after shedding it
+ * still shows the shed instrumentation.  Neither launching nor shedding
+ * more until then: relaunching at once what was just shed (its cost not
+ * yet gone from the figure) made the demo shed and relaunch in a loop. */
+static bool settling(const struct pc_consult *pc)
+{
+	return pc->shed_t >= 0 &&
+	       pc->now - pc->shed_t < 2 * pc_consult_sample_period(pc);
+}
+
+static bool has_queued_kid(const struct pc_search *s, const struct pc_node *n)
+{
+	for (size_t i = 0; i < n->nkids; i++)
+		if (pc_node(s, n->kids[i].child)->queued)
+			return true;
+	return false;
+}
+
+/* The active node that tested true longest ago and whose refinements
+ * wait in the queue; NULL if none, or if some active experiment has not
+ * concluded yet (it will, and free room or not). */
+static struct pc_node *room_giver(struct pc_consult *pc)
+{
+	struct pc_search *ss[2] = { pc->global, pc->current };
+	struct pc_node *best = NULL;
+
+	for (int k = 0; k < 2; k++) {
+		for (size_t i = 0; ss[k] && i < ss[k]->nn; i++) {
+			struct pc_node *n = ss[k]->nodes[i];
+
+			if (!n->active)
+				continue;
+			if (n->truth == PC_UNKNOWN)
+				return NULL;  /* it will conclude: wait */
+			if (n->truth != PC_TRUE || !has_queued_kid(ss[k], n))
+				continue;
+			if (best == NULL || n->t_true_since < best->t_true_since)
+				best = n;
+		}
+	}
+	return best;
+}
+
+/* Called when the cost limit blocks the queue.  If the search is stuck
+ * for good - nothing pending, every active experiment concluded, so
+ * none will stop and free room - a node that tested true and whose
+ * refinements wait hands its room down: its experiment stops, its
+ * conclusion (truth, value, time) stands.  One at a time, settling
+ * until the observed cost shows it; and from then on the budget has
+ * proved too small for the predictions, so each launch is judged by the
+ * observed cost it brings before the next (`tight`: bursts of launches
+ * made bn_smallwrites shed 41 times in 28 s, one at a time 6).  Without this a program calling
+ * write() half a million times a second is never refined: the top-level
+ * I/O node alone costs 4.4% of a 5% limit, and top-level nodes are
+ * persistent (Paradyn keeps true nodes instrumented; hunch does too as
+ * long as that does not stall the search). */
+static void make_room(struct pc_consult *pc)
+{
+	struct pc_node *n = pc->npending ? NULL : room_giver(pc);
+	char focus[512];
+
+	if (n == NULL)
+		return;
+	pc_node_stop(pc, n, "stopped");
+	pc->shed_t = pc->now;
+	pc->tight = true;
+	pc_logf(pc, "Cost limit: stopped %s for %s (true since %.1f s) to "
+		"make room for its refinements", pc_node_hyp(pc, n)->name,
+		pc_focus_name(pc->res, &n->focus, focus, sizeof(focus)),
+		n->t_true_since);
 }
 
 void pc_cost_gate(struct pc_consult *pc)
@@ -199,21 +293,29 @@ void pc_cost_gate(struct pc_consult *pc)
 
 		if (s == NULL)
 			return;
-		n = queue_head(s);
+		n = queue_head(pc, s);
 		if (!pc_node_has_true_parent(s, n)) {
 			n->queued = false;   /* its reason to run is gone */
 			pc_node_trace(n, "dequeued");
 			continue;
 		}
+		/* Dropped for good only on its own prediction: cost_factor
+		 * is learnt from whatever runs now (one write()-heavy
+		 * experiment can make it 50) and says little about this
+		 * node.  Scaled, it waits for room; capped at the limit, it
+		 * runs once nothing else costs. */
 		c = n->pred_cost * pc->cost_factor;
-		if (c > limit) {
+		if (c > limit)
+			c = limit;
+		if (n->pred_cost > limit) {
 			n->queued = false;
 			n->skipped = true;
+			n->unconfirmed = n->truth == PC_TRUE;
 			pc->skipped++;
 			pc_node_trace(n, "skipped");
 			pc_logf(pc, "Predicted cost %.4f of %s for %s exceeds the "
 				"cost limit %.4f: skipped",
-				c, pc_node_hyp(pc, n)->name,
+				n->pred_cost, pc_node_hyp(pc, n)->name,
 				pc_focus_name(pc->res, &n->focus, focus,
 					      sizeof(focus)), limit);
 			continue;
@@ -222,21 +324,44 @@ void pc_cost_gate(struct pc_consult *pc)
 			return throttle(pc, PC_THR_PENDING);
 		if (pc->nactive + pc->npending >= max_active)
 			return throttle(pc, PC_THR_ACTIVE);
+		if (settling(pc))
+			return throttle(pc, PC_THR_COST);
 		committed = active_charged(pc);
 		if (pc->observed > committed)
 			committed = pc->observed;
-		if (committed + pc->pending_cost + c > limit + 1e-12)
-			return throttle(pc, PC_THR_COST);
+		if (committed + pc->pending_cost + c > limit + 1e-12) {
+			throttle(pc, PC_THR_COST);
+			return make_room(pc);
+		}
 		if (pc->throttle != PC_THR_NONE) {
 			pc->throttle = PC_THR_NONE;
 			pc_logf(pc, "Search resumed.");
 		}
 		launch(pc, n, c);
 		pc_launch_done(pc, s, n);
+		if (pc->tight) {
+			pc->shed_t = pc->now;
+			return;
+		}
 	}
 }
 
-/* The lowest-priority active experiment: largest key, latest started. */
+/* Among equal priorities: one still testing before one that has found
+ * its answer true (shedding that loses the finding's evidence: on
+ * bn_smallwrites the planted node, concluded, was shed for the launch
+ * after it); then the latest started. */
+static bool shed_before(const struct pc_node *n, const struct pc_node *w)
+{
+	if ((n->truth == PC_TRUE) != (w->truth == PC_TRUE))
+		return w->truth == PC_TRUE;
+	return n->t_start >= w->t_start;
+}
+
+/* The lowest-priority active experiment: largest key, latest started.
+ * Only experiments charged a cost: one whose instrumentation was already
+ * there for another (predicted 0: shared code) frees nothing when shed,
+ * and shedding it would only lose its data (on the demo, an observed
+ * cost 10% over the limit once shed all 25 experiments). */
 static struct pc_node *shed_candidate(struct pc_consult *pc,
 				      struct pc_search **where)
 {
@@ -247,11 +372,11 @@ static struct pc_node *shed_candidate(struct pc_consult *pc,
 		for (size_t i = 0; ss[k] && i < ss[k]->nn; i++) {
 			struct pc_node *n = ss[k]->nodes[i];
 
-			if (!n->active)
+			if (!n->active || !(n->charged_cost > 0))
 				continue;
 			if (worst == NULL || n->priority > worst->priority ||
 			    (n->priority == worst->priority &&
-			     n->t_start >= worst->t_start)) {
+			     shed_before(n, worst))) {
 				worst = n;
 				*where = ss[k];
 			}
@@ -266,9 +391,10 @@ void pc_cost_shed(struct pc_consult *pc)
 	double estimate = pc->observed, charged = active_charged(pc), ratio;
 	char focus[512];
 
-	if (pc->observed <= limit)
+	if (pc->observed <= limit || settling(pc))
 		return;
 	throttle(pc, PC_THR_COST);
+	pc->shed_t = pc->now;
 	/* Each experiment is assumed to cost its share of what is observed,
 	 * not what was predicted for it: the prediction was wrong. */
 	ratio = charged > 0 && pc->observed > charged ?
@@ -282,6 +408,7 @@ void pc_cost_shed(struct pc_consult *pc)
 		estimate -= n->charged_cost * ratio;
 		pc_node_stop(pc, n, "shed");
 		n->times_shed++;
+		n->unconfirmed = n->truth == PC_TRUE;
 		pc->shed++;
 		pc_logf(pc, "Observed cost %.4f is over the limit %.4f: shed "
 			"%s for %s", pc->observed, limit,

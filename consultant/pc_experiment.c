@@ -77,6 +77,23 @@ static int statistical(const struct pc_consult *pc, const struct pc_node *n,
 	return -1;
 }
 
+/* An experiment whose metric has had no value at all (a ratio over
+ * nothing: TooManySmallIOOps in a function that does no I/O) for
+ * sufficientTime concludes false: there is nothing there to find.
+ * Otherwise it would stay active for ever, holding its cost and, when
+ * the cost limit is tight, the search (bn_smallwrites stalled on
+ * bnsw_open and bnsw_parse, which run once, at the start). */
+static void no_data(struct pc_consult *pc, struct pc_search *s,
+		    struct pc_node *n)
+{
+	if (n->guess >= 0 || n->truth != PC_UNKNOWN ||
+	    pc->now - n->t_start + 1e-9 < pc_tunable_get(pc->cfg,
+							 "sufficientTime"))
+		return;
+	snprintf(n->how, sizeof(n->how), "no data");
+	pc_change_truth(pc, s, n, PC_FALSE);
+}
+
 void pc_evaluate(struct pc_consult *pc, struct pc_search *s,
 		 struct pc_node *n, double len)
 {
@@ -85,8 +102,11 @@ void pc_evaluate(struct pc_consult *pc, struct pc_search *s,
 	double v = combine(pc, n), delta;
 	int guess, clear, want = -1;
 
-	if (isnan(v))
+	if (isnan(v)) {
+		no_data(pc, s, n);
 		return;
+	}
+	n->unconfirmed = false;     /* measured again since it was shed */
 	n->value = v;
 	n->threshold = pc_tunable_get(pc->cfg, h->threshold);
 	if (n->guess < 0)

@@ -11,9 +11,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool is_bottleneck(const struct pc_search *s, const struct pc_node *n)
+/* A most refined true node: true, not virtual, no child true.  Listed
+ * as a bottleneck when measured so since it last ran; apart, as
+ * unconfirmed, when it was shed (or skipped) for cost after it tested
+ * true and has not been measured since.  A parent whose refinement is
+ * unconfirmed is not a bottleneck: the refinement, listed apart, is the
+ * finding. */
+static bool is_listed(const struct pc_search *s, const struct pc_node *n,
+		      bool unconfirmed)
 {
-	if (n->truth != PC_TRUE || n->is_virtual)
+	if (n->truth != PC_TRUE || n->is_virtual ||
+	    n->unconfirmed != unconfirmed)
 		return false;
 	for (size_t i = 0; i < n->nkids; i++)
 		if (pc_node(s, n->kids[i].child)->truth == PC_TRUE)
@@ -21,15 +29,13 @@ static bool is_bottleneck(const struct pc_search *s, const struct pc_node *n)
 	return true;
 }
 
-size_t pc_report_bottlenecks(const struct pc_consult *pc,
-			     const struct pc_search *s,
-			     const struct pc_node **out, size_t max)
+static size_t listed(const struct pc_search *s, bool unconfirmed,
+		     const struct pc_node **out, size_t max)
 {
 	size_t k = 0;
 
-	(void)pc;
 	for (size_t i = 0; s && i < s->nn && k < max; i++)
-		if (is_bottleneck(s, s->nodes[i]))
+		if (is_listed(s, s->nodes[i], unconfirmed))
 			out[k++] = s->nodes[i];
 	/* Insertion sort by time true, then id: small lists. */
 	for (size_t i = 1; i < k; i++) {
@@ -45,6 +51,22 @@ size_t pc_report_bottlenecks(const struct pc_consult *pc,
 		out[j] = x;
 	}
 	return k;
+}
+
+size_t pc_report_bottlenecks(const struct pc_consult *pc,
+			     const struct pc_search *s,
+			     const struct pc_node **out, size_t max)
+{
+	(void)pc;
+	return listed(s, false, out, max);
+}
+
+size_t pc_report_unconfirmed(const struct pc_consult *pc,
+			     const struct pc_search *s,
+			     const struct pc_node **out, size_t max)
+{
+	(void)pc;
+	return listed(s, true, out, max);
 }
 
 double pc_report_share(const struct pc_consult *pc, const struct pc_search *s,
@@ -84,9 +106,11 @@ static json_t *chain_json(const struct pc_search *s, const struct pc_node *n)
 	return a;
 }
 
+/* A value of the current run, or for a node not measured since it was
+ * shed, the last one it had. */
 static double evaluated(const struct pc_node *n, double v)
 {
-	return n->guess < 0 ? NAN : v;
+	return n->guess < 0 && !n->unconfirmed ? NAN : v;
 }
 
 static json_t *bottleneck_json(const struct pc_consult *pc,
@@ -163,20 +187,23 @@ static json_t *search_json(const struct pc_consult *pc,
 {
 	const struct pc_node *b[256];
 	size_t nb = pc_report_bottlenecks(pc, s, b, 256);
-	json_t *bj = json_array(), *nj = json_array();
+	json_t *bj = json_array(), *uj = json_array(), *nj = json_array();
 	static const char *const states[] = { "running", "paused", "ended" };
 
 	for (size_t i = 0; i < nb; i++)
 		json_array_append_new(bj, bottleneck_json(pc, s, b[i]));
+	nb = pc_report_unconfirmed(pc, s, b, 256);
+	for (size_t i = 0; i < nb; i++)
+		json_array_append_new(uj, bottleneck_json(pc, s, b[i]));
 	for (size_t i = 0; i < s->nn; i++)
 		json_array_append_new(nj, node_json(pc, s, s->nodes[i]));
-	return json_pack("{s:i, s:s, s:f, s:o, s:s, s:o, s:o, s:o}",
+	return json_pack("{s:i, s:s, s:f, s:o, s:s, s:o, s:o, s:o, s:o}",
 		"id", s->id, "label", s->label, "start_s", s->t_start,
 		"end_s", num_or_null(s->t_end < 0 ? NAN : s->t_end),
 		"state", states[s->state],
 		"end_reason", s->end_reason[0] ? json_string(s->end_reason) :
 			      json_null(),
-		"bottlenecks", bj, "nodes", nj);
+		"bottlenecks", bj, "unconfirmed", uj, "nodes", nj);
 }
 
 static json_t *tunables_json(const struct pc_config *cfg)
@@ -206,7 +233,7 @@ static const char *search_outcome(const struct pc_consult *pc,
 json_t *pc_report_json(const struct pc_consult *pc,
 		       const struct pc_report_meta *m)
 {
-	json_t *phases = json_array(), *root, *top_b;
+	json_t *phases = json_array(), *root, *top_b, *top_u;
 	const struct pc_node *b[1];
 	size_t total = 0;
 
@@ -221,9 +248,11 @@ json_t *pc_report_json(const struct pc_consult *pc,
 	 * readers want, without walking the phases. */
 	top_b = json_object_get(json_array_get(phases, 0), "bottlenecks");
 	top_b = top_b ? json_incref(top_b) : json_array();
+	top_u = json_object_get(json_array_get(phases, 0), "unconfirmed");
+	top_u = top_u ? json_incref(top_u) : json_array();
 	root = json_pack("{s:s, s:i, s:{s:o, s:o, s:s}, s:f, s:{s:s, s:o, s:o}, "
 			 "s:s, s:o, s:{s:f, s:f, s:f, s:f, s:i, s:i, s:i}, "
-			 "s:o, s:o}",
+			 "s:o, s:o, s:o}",
 		"schema", "hunch-report", "version", PC_REPORT_SCHEMA_VERSION,
 		"target",
 		"command", m && m->target ? json_string(m->target) : json_null(),
@@ -245,6 +274,7 @@ json_t *pc_report_json(const struct pc_consult *pc,
 		"experiments_run", pc->runs, "skipped", pc->skipped,
 		"shed", pc->shed,
 		"bottlenecks", top_b,
+		"unconfirmed", top_u,
 		"phases", phases);
 	return root;
 }
@@ -295,8 +325,9 @@ static void text_bottleneck(const struct pc_consult *pc,
 static void text_search(const struct pc_consult *pc,
 			const struct pc_search *s, FILE *f)
 {
-	const struct pc_node *b[256];
+	const struct pc_node *b[256], *u[256];
 	size_t nb = pc_report_bottlenecks(pc, s, b, 256);
+	size_t nu = pc_report_unconfirmed(pc, s, u, 256);
 	size_t tested = 0;
 
 	for (size_t i = 0; i < s->nn; i++)
@@ -308,13 +339,19 @@ static void text_search(const struct pc_consult *pc,
 		fprintf(f, "\nPhase %d, %s (%.1f s - %.1f s):", s->id, s->label,
 			s->t_start, s->t_end < 0 ? pc->now : s->t_end);
 	fprintf(f, " %zu experiments tested, %zu nodes\n", tested, s->nn);
-	if (nb == 0) {
+	if (nb == 0 && nu == 0)
 		fprintf(f, " no bottleneck found: no hypothesis tested true "
 			"above its threshold\n");
-		return;
-	}
+	else if (nb == 0)
+		fprintf(f, " no bottleneck confirmed: what tested true was "
+			"shed for cost before it was measured again\n");
 	for (size_t i = 0; i < nb; i++)
 		text_bottleneck(pc, s, b[i], (int)i + 1, f);
+	if (nu > 0)
+		fprintf(f, " unconfirmed: true when last measured, then shed "
+			"for cost and not measured since:\n");
+	for (size_t i = 0; i < nu; i++)
+		text_bottleneck(pc, s, u[i], (int)i + 1, f);
 }
 
 void pc_report_text(const struct pc_consult *pc,

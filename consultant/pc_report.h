@@ -29,6 +29,11 @@ struct pc_report_meta {
 size_t pc_report_bottlenecks(const struct pc_consult *pc,
 			     const struct pc_search *s,
 			     const struct pc_node **out, size_t max);
+/* True nodes shed (or skipped) for cost after they tested true and not
+ * measured since: listed apart from the bottlenecks, same order. */
+size_t pc_report_unconfirmed(const struct pc_consult *pc,
+			     const struct pc_search *s,
+			     const struct pc_node **out, size_t max);
 /* value / the parent's value when the parent tests the same hypothesis
  * on a wider focus (a where-refinement); NaN otherwise. */
 double pc_report_share(const struct pc_consult *pc, const struct pc_search *s,

@@ -57,6 +57,7 @@ struct pc_consult *pc_consult_new(struct pc_config *cfg,
 	pc->src = src;
 	pc->res = res;
 	pc->cost_factor = 1;
+	pc->shed_t = -1;
 	pc_dm_init(&pc->dm, src, res);
 	return pc;
 }
@@ -331,7 +332,10 @@ static void track_cost(struct pc_consult *pc)
 		for (size_t i = 0; ss[k] && i < ss[k]->nn; i++)
 			if (ss[k]->nodes[i]->active)
 				predicted += ss[k]->nodes[i]->pred_cost;
-	if (predicted > 0 && pc->observed > 0) {
+	/* Observed 0 counts too: a factor learnt from experiments that
+	 * have stopped must not outlive them (bn_smallwrites: stale at 100,
+	 * it kept every prediction over the limit with nothing running). */
+	if (predicted > 0 && pc->observed >= 0) {
 		double f = pc->observed / predicted;
 
 		pc->cost_factor = f < 1 ? 1 : f > 100 ? 100 : f;

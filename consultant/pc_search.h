@@ -48,6 +48,8 @@ struct pc_consult {
 	double observed, peak_observed, sum_observed;
 	int ncost_samples;
 	double cost_factor;           /* observed / predicted, >= 1 */
+	double shed_t;                /* last shedding, -1 never */
+	bool tight;                   /* room was made: launch one at a time */
 	double eval_interval, next_eval;
 	double now;
 	bool started, target_ended;

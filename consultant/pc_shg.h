@@ -65,6 +65,8 @@ struct pc_node {
 	double held_s;              /* how long the guess had held at conclusion */
 	char how[16];               /* "statistics" or "sufficient time" */
 	int times_shed;
+	bool unconfirmed;           /* true when shed or skipped for cost,
+				       not measured since (listed apart) */
 	char trace[320];
 };
 

@@ -243,7 +243,9 @@ static const struct pc_constraint_def *con_depth(const struct pc_config *cfg,
  * (/Code/<module>/<file>) has no constraint of its own in default.json:
  * the module's ("a function of the focus is on the stack") applies to
  * the file's functions, so the module -> file -> function refinement
- * works. */
+ * works.  A file's resource is its whole path (/Files/tmp/x has two
+ * components), and the one-component match (/Files/ and a star) stands for any
+ * file however deep: a file is one object, keyed by its descriptor. */
 static const struct pc_constraint_def *con_for(const struct pc_config *cfg,
 					       const struct pc_metric_def *md,
 					       const char *path)
@@ -252,6 +254,8 @@ static const struct pc_constraint_def *con_for(const struct pc_config *cfg,
 		con_depth(cfg, md, path, depth(path));
 
 	if (cd == NULL && strncmp(path, "/Code/", 6) == 0 && depth(path) == 2)
+		cd = con_depth(cfg, md, path, 1);
+	if (cd == NULL && strncmp(path, "/Files/", 7) == 0 && depth(path) > 1)
 		cd = con_depth(cfg, md, path, 1);
 	return cd;
 }

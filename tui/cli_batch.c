@@ -48,6 +48,7 @@ struct batch {
 	struct pc_restree *res;
 	struct src_live_status st;
 	double start, last_progress;
+	struct pc_phase_at phases;      /* --phase-at, still to start */
 	const char *stop;               /* why hunch stopped the search */
 	int signo;                      /* hunch's ending signal, or 0 */
 };
@@ -73,16 +74,36 @@ static const char *base_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
+/* A launched program's argv with the program as the user named it (the
+ * label; see command_of), for the journal's header; NULL if attached. */
+static const char **named_argv(const struct batch_target *t)
+{
+	const char **v;
+	size_t n = 0;
+
+	if (t->argv == NULL)
+		return NULL;
+	while (t->argv[n] != NULL)
+		n++;
+	v = calloc(n + 1, sizeof(*v));
+	if (v == NULL)
+		abort();
+	for (size_t i = 0; i < n; i++)
+		v[i] = i ? t->argv[i] : t->label;
+	return v;
+}
+
 /* The journal, unless --no-journal; a journal that cannot be opened is
  * a warning: the search is worth running without it. */
 static void open_journal(struct batch *b)
 {
 	struct jnl_choice c = { .path = b->o->journal,
 				.disabled = b->o->no_journal };
+	const char **argv = named_argv(b->t);
 	struct jnl_header h = {
 		.program = base_name(b->t->label),
-		.argv = (const char *const *)b->t->argv,
-		.pid = b->t->argv ? 0 : (int)b->t->pid, .mode = "batch",
+		.argv = argv,
+		.pid = (int)b->t->pid, .mode = "batch",
 	};
 	struct jnl_writer_opts wo = { 0 };
 	struct hunch_err err = { 0 };
@@ -96,6 +117,7 @@ static void open_journal(struct batch *b)
 		fprintf(stderr, "hunch: no journal: %s\n", err.msg);
 		b->jw = NULL;
 	}
+	free(argv);
 	b->src = b->live;
 	if (b->jw != NULL) {
 		b->src = jnl_source_wrap(b->live, b->jw, (int)b->t->pid);
@@ -139,7 +161,9 @@ static bool search_done(struct batch *b)
 		b->stop = "time limit";
 		return true;
 	}
-	return pc_consult_idle(b->pc);
+	/* A phase still to start has its search to run: idle until then
+	 * is not the end. */
+	return pc_consult_idle(b->pc) && !pc_phase_at_pending(&b->phases);
 }
 
 static void search_loop(struct batch *b)
@@ -151,6 +175,7 @@ static void search_loop(struct batch *b)
 
 		src_live_pump(b->live, 0, &b->st);
 		pc_consult_tick(b->pc);
+		pc_phase_at_live(&b->phases, b->pc, now_s() - b->start, b->jw);
 		if (b->jw != NULL)
 			jnl_tick(b->jw);
 		if (search_done(b))
@@ -222,12 +247,32 @@ static void say_end(const struct batch *b)
 			b->t->label, (int)b->t->pid, st->exit_code);
 }
 
+/* The target as reports name it: a launched program's command line
+ * with the program as the user named it (the label: "hunch-demo" for
+ * the bundled demo), as the replay rebuilds it from the journal's argv
+ * (so both reports agree); or the attached program. */
+static char *command_of(const struct batch_target *t)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (f == NULL)
+		return NULL;
+	fputs(t->label, f);
+	for (char *const *a = t->argv ? t->argv + 1 : NULL; a && *a; a++)
+		fprintf(f, " %s", *a);
+	fclose(f);
+	return buf;
+}
+
 /* Text on stdout; JSON to --report.  A report that cannot be written is
  * a setup error (exit 1): the search's result would be lost silently. */
 static int write_reports(struct batch *b)
 {
+	char *cmd = command_of(b->t);
 	struct pc_report_meta m = {
-		.target = b->t->label, .pid = (int)b->t->pid,
+		.target = cmd ? cmd : b->t->label, .pid = (int)b->t->pid,
 		.mode = b->t->argv ? "run" : "attach", .stop = b->stop,
 	};
 	FILE *f;
@@ -236,8 +281,10 @@ static int write_reports(struct batch *b)
 	fflush(stdout);
 	pc_report_text(b->pc, &m, stdout);
 	fflush(stdout);
-	if (b->o->report == NULL)
+	if (b->o->report == NULL) {
+		free(cmd);
 		return rc;
+	}
 	f = fopen(b->o->report, "w");
 	if (f == NULL || pc_report_write_json(b->pc, &m, f) < 0) {
 		fprintf(stderr, "hunch: cannot write the report %s: %s\n",
@@ -246,6 +293,7 @@ static int write_reports(struct batch *b)
 	}
 	if (f != NULL && fclose(f) != 0)
 		rc = HUNCH_EXIT_USAGE;
+	free(cmd);
 	return rc;
 }
 
@@ -288,11 +336,24 @@ static int start(struct batch *b, struct pc_config *cfg)
 	return HUNCH_EXIT_OK;
 }
 
+/* The journal's end reason (docs/journal-format.md, `end`): the replay
+ * reports "stopped (time limit)" from "time_limit", as the live search
+ * did. */
+static const char *end_reason(const struct batch *b)
+{
+	if (b->stop != NULL && strcmp(b->stop, "time limit") == 0)
+		return "time_limit";
+	if (b->stop != NULL)
+		return "signal";
+	if (b->st.ended)
+		return b->st.killed ? "target_killed" : "target_exited";
+	return b->t->argv ? "search_ended" : "detached";
+}
+
 static void finish(struct batch *b, struct pc_config *cfg)
 {
 	if (b->jw != NULL) {
-		jnl_write_end(b->jw, jnl_ts_now(b->jw), b->stop ? b->stop :
-			      "search ended", NULL);
+		jnl_write_end(b->jw, jnl_ts_now(b->jw), end_reason(b), NULL);
 		jnl_source_unwrap(b->src);
 		jnl_writer_close(b->jw, NULL);
 	}
@@ -306,7 +367,8 @@ int cli_batch_search(struct pc_source *live, struct pc_config *cfg,
 		     const struct batch_opts *o,
 		     const struct batch_target *t)
 {
-	struct batch b = { .o = o, .t = t, .live = live };
+	struct batch b = { .o = o, .t = t, .live = live,
+			   .phases = o->phases };
 	int rc;
 
 	b.start = b.last_progress = now_s();

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "pc_phase_at.h"
 #include "pc_source.h"
 
 struct pc_config;
@@ -26,6 +27,7 @@ struct batch_opts {
 	bool no_journal;
 	bool kill_at_end;          /* launched: kill instead of letting it
 				      finish */
+	struct pc_phase_at phases; /* --phase-at S: current phases */
 };
 
 struct batch_target {

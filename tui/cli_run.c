@@ -233,11 +233,12 @@ static int check_batch_only(const struct session_opts *o, const char *cmd)
 		      b->journal != NULL || b->no_journal;
 
 	if (o->batch || (b->report == NULL && b->time_limit < 0 &&
-			 !b->kill_at_end && (!search || ui_wanted(false))))
+			 !b->kill_at_end && b->phases.n == 0 &&
+			 (!search || ui_wanted(false))))
 		return 0;
 	fprintf(stderr, "hunch %s: --report, --time-limit, --hypotheses, "
-		"--set, --journal, --no-journal and --kill-at-end need "
-		"--batch (or the dashboard, for the search's options)\n",
+		"--set, --journal, --no-journal, --kill-at-end and "
+		"--phase-at need --batch (or the dashboard, for the search's options)\n",
 		cmd);
 	return -1;
 }
@@ -259,6 +260,7 @@ static int parse_session(int argc, char **argv, struct session_opts *o,
 		{ "journal", required_argument, NULL, 'j' },
 		{ "no-journal", no_argument, NULL, 'J' },
 		{ "kill-at-end", no_argument, NULL, 'K' },
+		{ "phase-at", required_argument, NULL, 'P' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char *end;
@@ -292,6 +294,17 @@ static int parse_session(int argc, char **argv, struct session_opts *o,
 				fprintf(stderr, "hunch %s: --time-limit needs "
 					"a number of seconds > 0, got '%s'\n",
 					cmd, optarg);
+				return -1;
+			}
+			break;
+		case 'P':   /* a current phase from S seconds of search */
+			if (strtod(optarg, &end) <= 0 || *end != '\0' ||
+			    pc_phase_at_add(&o->bo.phases,
+					    strtod(optarg, NULL)) < 0) {
+				fprintf(stderr, "hunch %s: --phase-at needs a "
+					"number of seconds > 0 (at most %d), "
+					"got '%s'\n", cmd, PC_PHASE_AT_MAX,
+					optarg);
 				return -1;
 			}
 			break;

@@ -45,6 +45,8 @@ void cli_usage(void)
 "  --no-journal         no journal\n"
 "  --kill-at-end        kill a launched program when the search stops\n"
 "                       (default: wait for it to finish)\n"
+"  --phase-at S         start a current phase after S seconds of search\n"
+"                       (repeatable); the search runs at least until then\n"
 "\n"
 "On a terminal, run, attach and the demo open the dashboard (? lists\n"
 "its keys); with --batch, or when stdout is not a terminal, they print.\n"

@@ -83,8 +83,8 @@ static void test_defaults(void)
 	       "TooManySmallIOOps is a child of ExcessiveIOBlockingTime");
 	tap_ok(small >= 0 && c->hyp[small].cmp == PC_CMP_LT,
 	       "TooManySmallIOOps compares with lt");
-	tap_ok(io >= 0 && c->hyp[io].expand == PC_EXP_WHERE_BEFORE_WHY &&
-	       c->hyp[io].prune[2], "I/O blocking: whereBeforeWhy, prunes "
+	tap_ok(io >= 0 && c->hyp[io].expand == PC_EXP_WHY_AND_WHERE &&
+	       c->hyp[io].prune[2], "I/O blocking: whyAndWhere, prunes "
 	       "/SyncObject");
 	tap_ok(pc_tunable_get(c, "costLimit") == 0.05, "cost limit 5%%");
 	tap_ok(pc_tunable_get(c, "PC_CPUThreshold") == 0.30, "CPU 0.30");

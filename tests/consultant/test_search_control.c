@@ -79,9 +79,11 @@ static void test_phases(void)
 }
 
 /* CPUbound prunes /SyncObject and /Files; sync waiting prunes /Files and
- * refines along /SyncObject; I/O blocking (whereBeforeWhy) refines where
- * first - the file, then (round-robin) the code and the thread - and asks
- * why (TooManySmallIOOps) only where there is nothing left to refine. */
+ * refines along /SyncObject; I/O blocking (whyAndWhere: consultant/
+ * README.md says why) asks why (TooManySmallIOOps) at once, beside its
+ * where refinements (the file, the code, the thread), and refines that
+ * along the same hierarchies: the same nodes are reached by both paths
+ * (shadows). */
 static void test_pruning(void)
 {
 	struct world *w = world_new(NULL, NULL);
@@ -116,12 +118,13 @@ static void test_pruning(void)
 	TRACE_IS(w, 0, "ExcessiveIOBlockingTime",
 		 "</Code,/Process,/SyncObject,/Files/tmp/out.log>",
 		 "queued pending active true");
-	TRACE_IS(w, 0, "TooManySmallIOOps", TOP, "(none)");
+	TRACE_IS(w, 0, "TooManySmallIOOps", TOP, "queued pending active true");
 	TRACE_IS(w, 0, "TooManySmallIOOps",
-		 "</Code,/Process,/SyncObject,/Files/tmp/out.log>", "(none)");
+		 "</Code,/Process,/SyncObject,/Files/tmp/out.log>",
+		 "queued shadow pending active true");
 	TRACE_IS(w, 0, "TooManySmallIOOps", "</Code/demo/io.c/writer,"
 		 "/Process/100/100:main,/SyncObject,/Files/tmp/out.log>",
-		 "queued pending active true");
+		 "queued shadow pending active shadow true");
 	world_free(w);
 }
 

@@ -113,6 +113,10 @@ usage 'nonexistent' "--hypotheses of a missing file" \
 	run --batch --no-journal --hypotheses "$TMP/nonexistent.json" -- "$DEMO"
 usage 'drop --no-rtlib' "--batch with --no-rtlib" \
 	run --batch --no-rtlib -- "$DEMO"
+usage "phase-at needs a number of seconds > 0 \\(at most 8\\), got 'abc'" \
+	"--phase-at abc" run --batch --phase-at abc -- "$DEMO"
+usage 'phase-at need --batch' "--phase-at without --batch" \
+	run --phase-at 3 -- "$DEMO"
 
 # --- targets that cannot be run or attached: exit 2 ------------------------------
 "$HUNCH" run --batch --no-journal -- "$TMP/no-such-program" \

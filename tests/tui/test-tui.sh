@@ -439,7 +439,7 @@ TM kill-session -t unk
 new_term bat 100 24
 type_in bat "$HUNCH --batch --no-journal --time-limit 2 --kill-at-end; $HUNCH run --batch --no-journal -- $THREADS --threads 2; echo RC=\$?"
 wait_screen bat '^RC=[0-9]' 30 >/dev/null
-tap_ok $(screen_all bat | grep -q '^hunch report: hunch-demo (pid [0-9]*)'; echo $?) "--batch: hunch hunts the demo and prints its report, no dashboard"
+tap_ok $(screen_all bat | grep -q '^hunch report: hunch-demo --seconds 10 (pid [0-9]*)'; echo $?) "--batch: hunch hunts the demo and prints its report, no dashboard"
 tap_ok $(screen_all bat | grep -q '^hunch: hunch-demo (pid [0-9]*) was killed by signal 9'; echo $?) "--batch: --kill-at-end ends the demo when the search stops"
 tap_ok $(screen_all bat | grep -qx 'counter: 20000'; echo $?) "--batch: run prints the program's output directly"
 tap_ok $(screen_all bat | grep -q '^hunch: .*threads-O2-pie (pid [0-9]*) exited with status 0$'; echo $?) "--batch: and how the program ended"

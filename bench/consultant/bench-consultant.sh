@@ -1,0 +1,90 @@
+#!/bin/bash
+# bench-consultant.sh [SECONDS] [TARGET...] - the live search on each
+# bottleneck target (tests/targets/bn_*.c, O2 PIE), SECONDS long (30):
+#   - concluded: search time (s) at which the planted bottleneck's last
+#     where/thread component (tests/targets/<t>.truth) was first true;
+#     bn_phases' second-half finding is timed from its current phase's
+#     start (--phase-at);
+#   - the target's own throughput (its stderr line) under `hunch run
+#     --batch` and, at the same time, of a second copy run directly: both
+#     see the same machine load (on a shared machine, runs one after the
+#     other differed by up to 70%); the slowdown is 1 - hunch / direct.
+#     Over the whole run: the search stops when it has nothing left to
+#     test and the program runs on uninstrumented ("searched": how long
+#     the search ran);
+#   - peak observed cost and experiments run (the JSON report).
+# Prints a markdown table.  Needs HUNCH, HUNCHRT, TARGETS_DIR,
+# HUNCH_SOURCE_ROOT (meson benchmark 'consultant' sets them).
+set -u
+S=${1:-30}
+shift || true
+TARGETS=("$@")
+[ ${#TARGETS[@]} -eq 0 ] && TARGETS=(bn_cpu_deep bn_mutex bn_condvar
+	bn_smallwrites bn_fsync bn_onebusy bn_phases bn_sleepy)
+. "$HUNCH_SOURCE_ROOT/tests/e2e/truth.sh"
+TMP=$(mktemp -d -p "${HUNCH_BUILD_ROOT:-.}" bench-consultant.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+export TMPDIR=$TMP    # fsync must reach a disk: not /tmp's tmpfs
+
+# The throughput numbers of a target's stderr line (two for bn_phases).
+throughput() {
+	sed -n 's/^bn_[a-z_]*: throughput //p' "$1" | grep -oE '[0-9]+' |
+		tr '\n' ' '
+}
+
+# concluded REPORT PHASE-INDEX FINDINGS: seconds, or "-" if never.
+concluded() {
+	local t
+	t=$(jq -L "$HUNCH_SOURCE_ROOT/tests/e2e" --argjson findings "$3" \
+		-f "$HUNCH_SOURCE_ROOT/bench/consultant/concluded.jq" \
+		<(jq ".phases[$2] // {} | (.nodes // []) | map(select(.truth ==
+		\"true\")) " "$1") 2> /dev/null)
+	if [ -z "$t" ] || [ "$t" = null ]; then
+		echo "-"
+	elif [ "$2" -gt 0 ]; then
+		jq -r --argjson t "$t" ".phases[$2].start_s | \$t - . |
+			. * 10 | round / 10" "$1"
+	else
+		jq -n -r --argjson t "$t" '$t * 10 | round / 10'
+	fi
+}
+
+ratio() {  # ratio HUNCH DIRECT: slowdown in percent
+	awk -v h="$1" -v d="$2" 'BEGIN {
+		if (d > 0) printf "%.1f%%", 100 * (1 - h / d); else print "-" }'
+}
+
+echo "| target | concluded (s) | searched (s) | throughput direct | with hunch | slowdown | peak cost | experiments |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|"
+for t in "${TARGETS[@]}"; do
+	prog=$TARGETS_DIR/$t-O2-pie
+	truth_load "$HUNCH_SOURCE_ROOT/tests/targets/$t.truth" "${prog##*/}" "$S"
+	"$prog" "${ARGS[@]}" > /dev/null 2> "$TMP/d.err" &
+	PHASE_AT=()
+	[ "${FINDINGS[2]}" != '[]' ] && PHASE_AT=(--phase-at $((S / 2 + 1)))
+	"$HUNCH" run --batch --no-journal --time-limit $((S - 1)) \
+		"${PHASE_AT[@]}" --report "$TMP/r.json" -- "$prog" \
+		"${ARGS[@]}" > /dev/null 2> "$TMP/h.err"
+	wait
+	read -ra d <<< "$(throughput "$TMP/d.err")"
+	read -ra h <<< "$(throughput "$TMP/h.err")"
+	if [ "$NONE" = 1 ]; then
+		when="none planted; $(jq -r '.bottlenecks | length' \
+			"$TMP/r.json") found"
+	elif [ "${FINDINGS[0]}" != '[]' ]; then
+		when=$(concluded "$TMP/r.json" 0 "${FINDINGS[0]}")
+	else
+		when="$(concluded "$TMP/r.json" 0 "${FINDINGS[1]}") / $(concluded \
+			"$TMP/r.json" 1 "${FINDINGS[2]}")"
+	fi
+	thr_d= thr_h= slow=
+	for i in "${!d[@]}"; do
+		thr_d+="${thr_d:+ / }${d[i]}"
+		thr_h+="${thr_h:+ / }${h[i]:--}"
+		slow+="${slow:+ / }$(ratio "${h[i]:-0}" "${d[i]}")"
+	done
+	echo "| $t | $when | $(jq -r '.duration_s * 10 | round / 10' \
+		"$TMP/r.json") | $thr_d | $thr_h | $slow |" \
+		"$(jq -r '.cost.peak_observed * 1000 | round / 10 | tostring + "%"' \
+		"$TMP/r.json") | $(jq -r .cost.experiments_run "$TMP/r.json") |"
+done

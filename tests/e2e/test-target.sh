@@ -1,0 +1,113 @@
+#!/bin/bash
+# test-target.sh TARGET - the live search end to end on one bottleneck
+# target (issue 5) and its replay (issue 6): `hunch run --batch` hunts
+# TARGET-O2-pie with the arguments of TARGET.truth, the report names
+# every planted why and where and no bottleneck that is not there
+# (tests/targets/README.md, "Truth files"), and `hunch replay --batch`
+# of the same run's journal prints the same report (text byte-identical,
+# JSON equal apart from the replay's own fields: docs/replay.md).
+. "$HUNCH_SOURCE_ROOT/tests/lib.sh"
+name=$1
+truth=$HUNCH_SOURCE_ROOT/tests/targets/$name.truth
+prog=$TARGETS_DIR/$name-O2-pie
+module=${prog##*/}
+# The target runs this long (its --seconds): long enough for the search
+# to refine to the planted focus on a loaded 2-core machine; the search
+# usually completes sooner and the target is then killed.
+SECONDS_RUN=${E2E_SECONDS:-45}
+# bn_smallwrites: one experiment on write() takes most of the 5% budget,
+# so the search refines one experiment at a time (consultant/README.md)
+# and needs longer to reach every combination of function, thread and
+# file.
+[ "$name" = bn_smallwrites ] && SECONDS_RUN=${E2E_SECONDS:-90}
+# fsync blocks only on a disk, and /tmp may be tmpfs: the target's file
+# goes under the build directory.
+TMP=$(mktemp -d -p "$HUNCH_BUILD_ROOT" e2e-$name.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+export TMPDIR=$TMP XDG_STATE_HOME=$TMP/state
+
+# ---- the truth file ----------------------------------------------------------
+. "$HUNCH_SOURCE_ROOT/tests/e2e/truth.sh"
+truth_load "$truth" "$module" "$SECONDS_RUN"
+if [ -n "$TRUTH_BAD" ]; then
+	tap_eq "$TRUTH_BAD" "a truth statement" "$truth: unknown line"
+	tap_done
+fi
+
+# ---- the live search -------------------------------------------------------------
+# Phase targets change behaviour half-way: a current phase starts 2 s
+# into the second half.
+PHASE_AT=()
+[ "${FINDINGS[2]}" != '[]' ] && PHASE_AT=(--phase-at $((SECONDS_RUN / 2 + 2)))
+"$HUNCH" run --batch --time-limit $((SECONDS_RUN - 2)) --kill-at-end \
+	"${PHASE_AT[@]}" \
+	--journal "$TMP/j.jsonl" --report "$TMP/live.json" -- \
+	"$prog" "${ARGS[@]}" > "$TMP/live.out" 2> "$TMP/live.err"
+tap_eq $? 0 "$name: hunch run --batch exits 0"
+sed -n '/^hunch report: /,$p' "$TMP/live.out" > "$TMP/live.txt"
+tap_ok $(jq -e '.schema == "hunch-report"' "$TMP/live.json" > /dev/null
+	 echo $?) "$name: the JSON report is written"
+grep -E 'tested true|shed|Could not|skipped' "$TMP/live.err" | head -40 |
+	while read -r l; do tap_diag "$l"; done
+
+# judge PHASE-INDEX FINDINGS-JSON EXPLAIN-JSON WHAT: the findings of one
+# search of the report, then every bottleneck it reports belongs to one
+# of EXPLAIN or is allowed (may).
+judge() {
+	local idx=$1 findings=$2 explain=$3 what=$4 extra
+	jq -r --argjson findings "$findings" --argjson may "$MAY" \
+		--argjson explain "$explain" \
+		--argjson ancestors "$ANCESTORS" \
+		-L "$HUNCH_SOURCE_ROOT/tests/e2e" \
+		-f "$HUNCH_SOURCE_ROOT/tests/e2e/truth.jq" \
+		<(jq ".phases[$idx].bottlenecks // []" "$TMP/live.json") \
+		> "$TMP/judged"
+	while IFS=$'\t' read -r verdict text; do
+		case $verdict in
+		ok) tap_ok 0 "$name: $what: reported: $text" ;;
+		'not ok') tap_ok 1 "$name: $what: reported: $text" ;;
+		*) tap_diag "$what: $verdict: $text" ;;
+		esac
+	done < "$TMP/judged"
+	extra=$(grep -c '^extra' "$TMP/judged")
+	tap_eq "$extra" 0 "$name: $what: no bottleneck that is not there"
+}
+
+if [ "$NONE" = 1 ]; then
+	tap_eq "$(jq -r .result "$TMP/live.json")" "no bottleneck found" \
+		"$name: the report says no bottleneck found"
+	tap_eq "$(jq '[.phases[].bottlenecks[]] | length' "$TMP/live.json")" 0 \
+		"$name: no bottleneck in any phase"
+	tap_ok $(grep -q '^ no bottleneck found' "$TMP/live.txt"; echo $?) \
+		"$name: the text report says so"
+elif [ "${FINDINGS[0]}" != '[]' ]; then
+	judge 0 "${FINDINGS[0]}" "${FINDINGS[0]}" "global phase"
+else
+	# A phase target: the global phase starts in the first half and
+	# must report its finding; covering both halves, it may report the
+	# second's too.  The current phase started in the second half
+	# (--phase-at) must report the second half's finding, and only it.
+	both=$(jq -c -n --argjson a "${FINDINGS[1]}" --argjson b \
+		"${FINDINGS[2]}" '$a + $b')
+	judge 0 "${FINDINGS[1]}" "$both" "global phase (from the first half)"
+	tap_eq "$(jq '.phases | length' "$TMP/live.json")" 2 \
+		"$name: the current phase was started"
+	judge 1 "${FINDINGS[2]}" "${FINDINGS[2]}" \
+		"current phase (from the second half)"
+fi
+
+# ---- the replay of the same run -----------------------------------------------------
+"$HUNCH" replay --batch --report "$TMP/replay.json" "$TMP/j.jsonl" \
+	> "$TMP/replay.txt" 2> "$TMP/replay.err"
+tap_eq $? 0 "$name: hunch replay --batch exits 0"
+tap_ok $(cmp -s "$TMP/live.txt" "$TMP/replay.txt"; echo $?) \
+	"$name: the replayed text report is byte-identical to the live one"
+diff "$TMP/live.txt" "$TMP/replay.txt" | head -20 |
+	while read -r l; do tap_diag "$l"; done
+# docs/replay.md: target.mode and the replay member name the replay.
+norm() { jq -S 'del(.replay) | .target.mode = "run"' "$1"; }
+tap_ok $(cmp -s <(norm "$TMP/live.json") <(norm "$TMP/replay.json")
+	 echo $?) "$name: the replayed JSON report equals the live one"
+diff <(norm "$TMP/live.json") <(norm "$TMP/replay.json") | head -20 |
+	while read -r l; do tap_diag "$l"; done
+tap_done

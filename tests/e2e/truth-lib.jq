@@ -1,0 +1,38 @@
+# truth-lib.jq - matching reported bottlenecks against a target's .truth
+# findings (definitions for truth.jq and bench/consultant); the rules are
+# in tests/targets/README.md, "Truth files".
+
+# A /Files pattern: `*` matches any string, '/' included (bash [[ == ]]).
+def glob_re: "^" + (gsub("(?<c>[.+?^${}()|\\[\\]\\\\])"; "\\\(.c)")
+                    | gsub("\\*"; ".*")) + "$";
+def glob_match($pat): test($pat | glob_re);
+
+# The resource `.` is $w itself or lies below it.
+def at_or_below($w): glob_match($w) or glob_match($w + "/*");
+
+# The resource `.` is $w, or one of its ancestors (on the path to it):
+# some prefix of the pattern matches it whole.
+def on_path_of($w): . as $c | [range(1; ($w | length) + 1)]
+	| any(. as $i | $c | glob_match($w[0:$i]));
+
+def is_root: (.[1:] | contains("/")) | not;
+
+def thread_re($start): "^/Process/[0-9]+/[0-9]+:" + $start + "$";
+
+# Does bottleneck `.` of hypothesis $f.hyp name the `where` $w?
+def names_where($f; $w): .hypothesis == $f.hyp and
+	any(.focus[]; at_or_below($w));
+def names_thread($f): .hypothesis == $f.hyp and
+	(.focus[1] | test(thread_re($f.thread)));
+
+# Is bottleneck `.` explained by finding $f: the finding's hypothesis or
+# an ancestor, and every focus component the root of its hierarchy or on
+# the path of one of the finding's where/thread components?
+def explained_by($f; $ancestors): (.hypothesis as $h | $h == $f.hyp or
+	 any(($ancestors[$f.hyp] // [])[]; . == $h))
+	and all(.focus[]; is_root or (. as $c | any($f.where[];
+		. as $w | $c | on_path_of($w)) or
+		($f.thread != null and
+		 ($c | test("^/Process/[0-9]+$") or
+		  test(thread_re($f.thread))))));
+

@@ -1,0 +1,50 @@
+# truth.sh - read a bottleneck target's .truth (tests/targets/README.md,
+# "Truth files") for the end-to-end tests and bench/consultant.  Source
+# it, then `truth_load FILE MODULE SECONDS`:
+#   FINDINGS[0]  JSON [{hyp, where, thread}] of "why" lines (global phase)
+#   FINDINGS[1], FINDINGS[2]  the same for "phase 1" and "phase 2" lines
+#   MAY          JSON [HYPOTHESIS...]; NONE 1 for a "none" line
+#   ARGS         the "args" words, --seconds replaced by SECONDS
+#   ANCESTORS    JSON {HYPOTHESIS: [ancestors on the why axis]}
+#   TRUTH_BAD    the first line that is not a truth statement, if any
+# <module> in a where path becomes MODULE.
+
+truth_add() {  # truth_add PHASE HYP
+	TRUTH_CUR=$1
+	FINDINGS[$TRUTH_CUR]=$(jq -c --arg h "$2" '. + [{hyp: $h, where: [],
+		thread: null}]' <<< "${FINDINGS[$TRUTH_CUR]}")
+}
+
+truth_edit() {  # truth_edit JQ-EXPR VALUE: change the last finding
+	FINDINGS[$TRUTH_CUR]=$(jq -c --arg v "$2" ".[-1] |= ($1)" \
+		<<< "${FINDINGS[$TRUTH_CUR]}")
+}
+
+truth_load() {  # truth_load FILE MODULE SECONDS
+	local word rest i
+	declare -gA FINDINGS=([0]='[]' [1]='[]' [2]='[]')
+	MAY='[]' NONE=0 ARGS=() TRUTH_BAD= TRUTH_CUR=0
+	while read -r word rest; do
+		case $word in
+		''|'#'*) ;;
+		args) read -ra ARGS <<< "$rest" ;;
+		why) truth_add 0 "$rest" ;;
+		phase) truth_add "${rest%% *}" "${rest#* }" ;;
+		where) truth_edit '.where += [$v]' "${rest//<module>/$2}" ;;
+		thread) truth_edit '.thread = $v' "$rest" ;;
+		may) MAY=$(jq -c --arg h "$rest" '. + [$h]' <<< "$MAY") ;;
+		none) NONE=1 ;;
+		*) [ -z "$TRUTH_BAD" ] && TRUTH_BAD="$word $rest" ;;
+		esac
+	done < "$1"
+	# The run's length replaces the truth's --seconds (same meaning).
+	for i in "${!ARGS[@]}"; do
+		[[ ${ARGS[$i]} == --seconds ]] && ARGS[$((i + 1))]=$3
+	done
+	# A bottleneck of an ancestor of the finding's hypothesis
+	# (ExcessiveIOBlockingTime for TooManySmallIOOps) is the same
+	# finding, less refined.
+	ANCESTORS=$(jq -c '.hypotheses | . as $h | with_entries(.value =
+		[.key | recurse($h[.].parent // empty)] [1:])' \
+		"$HUNCH_SOURCE_ROOT/hypotheses/default.json")
+}
