@@ -29,21 +29,49 @@ static bool is_listed(const struct pc_search *s, const struct pc_node *n,
 	return true;
 }
 
-static size_t listed(const struct pc_search *s, bool unconfirmed,
+/* An earlier finding: true for a while, false at the end (the program
+ * changed behaviour, e.g. a phase of it ended).  Listed when it is the
+ * most refined such node: not virtual, not true now, and no child of
+ * it ever true (now or earlier). */
+static bool is_earlier(const struct pc_search *s, const struct pc_node *n)
+{
+	if (n->truth == PC_TRUE || n->is_virtual || n->t_was_to < 0)
+		return false;
+	for (size_t i = 0; i < n->nkids; i++) {
+		const struct pc_node *c = pc_node(s, n->kids[i].child);
+
+		if (c->truth == PC_TRUE || c->t_was_to >= 0)
+			return false;
+	}
+	return true;
+}
+
+/* The time a listed node is ordered by: when it (last) became true. */
+static double listed_since(const struct pc_node *n, bool earlier)
+{
+	return earlier ? n->t_was_from : n->t_true_since;
+}
+
+enum listing { L_BOTTLENECK, L_UNCONFIRMED, L_EARLIER };
+
+static size_t listed(const struct pc_search *s, enum listing l,
 		     const struct pc_node **out, size_t max)
 {
+	bool earlier = l == L_EARLIER;
 	size_t k = 0;
 
 	for (size_t i = 0; s && i < s->nn && k < max; i++)
-		if (is_listed(s, s->nodes[i], unconfirmed))
+		if (earlier ? is_earlier(s, s->nodes[i]) :
+		    is_listed(s, s->nodes[i], l == L_UNCONFIRMED))
 			out[k++] = s->nodes[i];
 	/* Insertion sort by time true, then id: small lists. */
 	for (size_t i = 1; i < k; i++) {
 		const struct pc_node *x = out[i];
+		double tx = listed_since(x, earlier);
 		size_t j = i;
 
-		while (j > 0 && (out[j - 1]->t_true_since > x->t_true_since ||
-				 (out[j - 1]->t_true_since == x->t_true_since &&
+		while (j > 0 && (listed_since(out[j - 1], earlier) > tx ||
+				 (listed_since(out[j - 1], earlier) == tx &&
 				  out[j - 1]->id > x->id))) {
 			out[j] = out[j - 1];
 			j--;
@@ -58,7 +86,7 @@ size_t pc_report_bottlenecks(const struct pc_consult *pc,
 			     const struct pc_node **out, size_t max)
 {
 	(void)pc;
-	return listed(s, false, out, max);
+	return listed(s, L_BOTTLENECK, out, max);
 }
 
 size_t pc_report_unconfirmed(const struct pc_consult *pc,
@@ -66,7 +94,15 @@ size_t pc_report_unconfirmed(const struct pc_consult *pc,
 			     const struct pc_node **out, size_t max)
 {
 	(void)pc;
-	return listed(s, true, out, max);
+	return listed(s, L_UNCONFIRMED, out, max);
+}
+
+size_t pc_report_earlier(const struct pc_consult *pc,
+			 const struct pc_search *s,
+			 const struct pc_node **out, size_t max)
+{
+	(void)pc;
+	return listed(s, L_EARLIER, out, max);
 }
 
 double pc_report_share(const struct pc_consult *pc, const struct pc_search *s,
@@ -132,6 +168,23 @@ static json_t *bottleneck_json(const struct pc_consult *pc,
 		"chain", chain_json(s, n));
 }
 
+static json_t *earlier_json(const struct pc_consult *pc,
+			    const struct pc_search *s,
+			    const struct pc_node *n)
+{
+	const struct pc_hypothesis *h = pc_node_hyp(pc, n);
+
+	return json_pack("{s:s, s:o, s:o, s:o, s:s, s:f, s:f, s:o}",
+		"hypothesis", h->name,
+		"focus", focus_json(pc, n),
+		"value", num_or_null(n->was_value),
+		"threshold", num_or_null(n->threshold),
+		"compare", h->cmp == PC_CMP_GT ? "gt" : "lt",
+		"since_s", n->t_was_from,
+		"until_s", n->t_was_to,
+		"chain", chain_json(s, n));
+}
+
 const char *pc_report_node_state(const struct pc_node *n)
 {
 	if (n->is_virtual)
@@ -188,6 +241,7 @@ static json_t *search_json(const struct pc_consult *pc,
 	const struct pc_node *b[256];
 	size_t nb = pc_report_bottlenecks(pc, s, b, 256);
 	json_t *bj = json_array(), *uj = json_array(), *nj = json_array();
+	json_t *ej = json_array();
 	static const char *const states[] = { "running", "paused", "ended" };
 
 	for (size_t i = 0; i < nb; i++)
@@ -195,15 +249,19 @@ static json_t *search_json(const struct pc_consult *pc,
 	nb = pc_report_unconfirmed(pc, s, b, 256);
 	for (size_t i = 0; i < nb; i++)
 		json_array_append_new(uj, bottleneck_json(pc, s, b[i]));
+	nb = pc_report_earlier(pc, s, b, 256);
+	for (size_t i = 0; i < nb; i++)
+		json_array_append_new(ej, earlier_json(pc, s, b[i]));
 	for (size_t i = 0; i < s->nn; i++)
 		json_array_append_new(nj, node_json(pc, s, s->nodes[i]));
-	return json_pack("{s:i, s:s, s:f, s:o, s:s, s:o, s:o, s:o, s:o}",
+	return json_pack("{s:i, s:s, s:f, s:o, s:s, s:o, s:o, s:o, s:o, s:o}",
 		"id", s->id, "label", s->label, "start_s", s->t_start,
 		"end_s", num_or_null(s->t_end < 0 ? NAN : s->t_end),
 		"state", states[s->state],
 		"end_reason", s->end_reason[0] ? json_string(s->end_reason) :
 			      json_null(),
-		"bottlenecks", bj, "unconfirmed", uj, "nodes", nj);
+		"bottlenecks", bj, "unconfirmed", uj, "earlier", ej,
+		"nodes", nj);
 }
 
 static json_t *tunables_json(const struct pc_config *cfg)
@@ -322,12 +380,27 @@ static void text_bottleneck(const struct pc_consult *pc,
 	fputc('\n', f);
 }
 
+static void text_earlier(const struct pc_consult *pc,
+			 const struct pc_node *n, int k, FILE *f)
+{
+	const struct pc_hypothesis *h = pc_node_hyp(pc, n);
+
+	fprintf(f, " %d. %s: %.4g %s %.4g from %.1f s to %.1f s\n    where:",
+		k, h->name, n->was_value, h->cmp == PC_CMP_GT ? ">" : "<",
+		n->threshold, n->t_was_from, n->t_was_to);
+	for (int i = 0; i < PC_NHIER; i++)
+		fprintf(f, "%s %s", i ? "," : "",
+			pc_res_get(pc->res, n->focus.r[i])->path);
+	fputc('\n', f);
+}
+
 static void text_search(const struct pc_consult *pc,
 			const struct pc_search *s, FILE *f)
 {
-	const struct pc_node *b[256], *u[256];
+	const struct pc_node *b[256], *u[256], *e[256];
 	size_t nb = pc_report_bottlenecks(pc, s, b, 256);
 	size_t nu = pc_report_unconfirmed(pc, s, u, 256);
+	size_t ne = pc_report_earlier(pc, s, e, 256);
 	size_t tested = 0;
 
 	for (size_t i = 0; i < s->nn; i++)
@@ -352,6 +425,11 @@ static void text_search(const struct pc_consult *pc,
 			"for cost and not measured since:\n");
 	for (size_t i = 0; i < nu; i++)
 		text_bottleneck(pc, s, u[i], (int)i + 1, f);
+	if (ne > 0)
+		fprintf(f, " earlier: true for a while, false at the end "
+			"(the program changed behaviour):\n");
+	for (size_t i = 0; i < ne; i++)
+		text_earlier(pc, e[i], (int)i + 1, f);
 }
 
 void pc_report_text(const struct pc_consult *pc,

@@ -34,6 +34,12 @@ size_t pc_report_bottlenecks(const struct pc_consult *pc,
 size_t pc_report_unconfirmed(const struct pc_consult *pc,
 			     const struct pc_search *s,
 			     const struct pc_node **out, size_t max);
+/* Earlier findings: nodes that were true and turned false (the program
+ * changed behaviour), the most refined of them (no child ever true),
+ * ordered by the time they became true. */
+size_t pc_report_earlier(const struct pc_consult *pc,
+			 const struct pc_search *s,
+			 const struct pc_node **out, size_t max);
 /* value / the parent's value when the parent tests the same hypothesis
  * on a wider focus (a where-refinement); NaN otherwise. */
 double pc_report_share(const struct pc_consult *pc, const struct pc_search *s,

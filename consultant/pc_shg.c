@@ -2,6 +2,7 @@
 #include "pc_shg.h"
 
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -93,6 +94,8 @@ int pc_shg_add(struct pc_search *s, int parent, int hyp,
 	n->guess = -1;
 	n->t_created = t;
 	n->t_start = n->t_concluded = n->t_true_since = -1;
+	n->t_was_from = n->t_was_to = -1;
+	n->was_value = NAN;
 	if (s->nn == s->cap) {
 		s->cap = s->cap ? s->cap * 2 : 64;
 		s->nodes = realloc(s->nodes, s->cap * sizeof(*s->nodes));

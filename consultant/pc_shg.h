@@ -67,6 +67,10 @@ struct pc_node {
 	int times_shed;
 	bool unconfirmed;           /* true when shed or skipped for cost,
 				       not measured since (listed apart) */
+	/* The last time it was true and then turned false (a program
+	 * that changes behaviour: a phase of it ended): when, and the
+	 * value it was concluded true with.  t_was_to < 0: never. */
+	double t_was_from, t_was_to, was_value;
 	char trace[320];
 };
 

@@ -137,6 +137,7 @@ void pc_change_truth(struct pc_consult *pc, struct pc_search *s,
 	n->t_concluded = pc->now;
 	if (t == PC_TRUE) {
 		n->t_true_since = pc->now;
+		n->was_value = n->value;   /* kept for "earlier" (pc_report) */
 		pc_node_trace(n, "true");
 		pc_logf(pc, "%s tested true for %s", pc_node_hyp(pc, n)->name,
 			focus);
@@ -153,6 +154,8 @@ void pc_change_truth(struct pc_consult *pc, struct pc_search *s,
 	if (!n->persistent && (n->active || n->pending))
 		pc_node_stop(pc, n, "stopped");
 	if (was == PC_TRUE) {
+		n->t_was_from = n->t_true_since;
+		n->t_was_to = pc->now;
 		percolate_up(pc, s, n, false);
 		percolate_down(pc, s, n, false);
 	}

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "eng_funcreloc.h"
 #include "eng_proc.h"
 #include "eng_sampler.h"
 
@@ -190,14 +191,45 @@ struct cost_arg {
 	struct eng_metric_cost *c;
 };
 
+/* A point without room for a jump is instrumented in a relocated copy
+ * of its function when relocation works for it (eng_inst_add routes it
+ * there), else by a trap: predict the one that will happen, since a
+ * trap costs ~30,000 times more. */
+static bool relocates(struct eng_metric *m, const struct mfunc *fn)
+{
+	const char *why;
+	struct mreloc *r;
+	bool ok;
+
+	for (size_t i = 0; i < m->nrel; i++)
+		if (m->rel[i].f == fn->f)
+			return m->rel[i].ok;
+	if (m->frc == NULL && eng_funcreloc_checker_new(&m->frc) < 0)
+		return false;
+	ok = fn->mod->img != NULL && m->pc != NULL &&
+	     eng_funcreloc_check(m->frc, m->pc, fn->mod->img, fn->f,
+				 &why) == 1;
+	if (m->nrel == m->caprel) {
+		size_t cap = m->caprel ? 2 * m->caprel : 16;
+
+		if ((r = realloc(m->rel, cap * sizeof *r)) == NULL)
+			return ok;
+		m->rel = r;
+		m->caprel = cap;
+	}
+	m->rel[m->nrel++] = (struct mreloc){ fn->f, ok };
+	return ok;
+}
+
 static int sink_cost(void *arg, const struct mfunc *fn,
 		     const struct x86_point *xp, const struct x86_snip *s,
 		     size_t ns, bool prepend, struct hunch_err *err)
 {
 	struct cost_arg *ca = arg;
+	bool jump = xp->ok || relocates(ca->m, fn);
 	double ns_call = mcal_cost(ca->m, s, ns) +
-			 (xp->ok ? ENG_METRIC_BASE_COST_NS
-				 : ENG_METRIC_TRAP_COST_NS);
+			 (jump ? ENG_METRIC_BASE_COST_NS
+			       : ENG_METRIC_TRAP_COST_NS);
 
 	(void)prepend;
 	(void)err;
@@ -564,6 +596,8 @@ void eng_metric_destroy(struct eng_metric *m)
 		free(m->rates[i].function);
 	}
 	free(m->rates);
+	free(m->rel);
+	eng_funcreloc_checker_free(m->frc);
 	mseen_free(m);
 	free(m);
 }

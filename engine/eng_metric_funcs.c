@@ -68,6 +68,7 @@ int mfuncs_refresh(struct eng_metric *m, struct hunch_err *err)
 	free(m->mods);
 	m->mods = mods;
 	m->nmods = n;
+	m->nrel = 0;   /* the functions those answers were about are gone */
 	return 0;
 }
 

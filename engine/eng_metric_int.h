@@ -126,6 +126,12 @@ struct eng_metric {
 	struct mwatch *watches, *wdead;
 	struct mknown *known;
 	size_t nknown, capknown;
+	/* Predicting a point without room: will whole-function relocation
+	 * give it a jump (eng_funcreloc_check), or will it trap?  Answers
+	 * kept per function until the module list changes. */
+	struct eng_funcreloc_checker *frc;
+	struct mreloc { const struct eng_func *f; bool ok; } *rel;
+	size_t nrel, caprel;
 };
 
 /* ---- eng_metric_funcs.c: which functions a clause names ---- */

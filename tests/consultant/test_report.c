@@ -114,9 +114,57 @@ static void test_nothing(void)
 	world_free(w);
 }
 
+/* A program that changes behaviour: CPU bound in work until 10 s, cold
+ * after.  At the end nothing is true; the CPU finding is listed as
+ * earlier, the most refined node only, with the value it was concluded
+ * with and when it held. */
+static void test_earlier(void)
+{
+	struct world *w = world_new(NULL, NULL);
+	struct pc_report_meta m = { .target = "demo", .pid = 100,
+				    .mode = "sim" };
+	const char *hot[] = { TOP, AT(F_MAIN), AT(F_COMPUTE), AT(F_WORK) };
+	json_t *j, *ph, *e;
+	char *text;
+
+	src_sim_script(w->sim, "cpu_inclusive", "*", 0, 0.05, 0);
+	for (size_t i = 0; i < 4; i++) {
+		src_sim_script(w->sim, "cpu_inclusive", hot[i], 0, 0.9, 0);
+		src_sim_script(w->sim, "cpu_inclusive", hot[i], 10, 0.05, 0);
+	}
+	world_run(w, 20.0);
+	j = pc_report_json(w->pc, &m);
+	ph = json_array_get(json_object_get(j, "phases"), 0);
+	tap_eq(json_array_size(json_object_get(ph, "bottlenecks")), 0,
+	       "earlier: no bottleneck at the end");
+	tap_eq(json_array_size(json_object_get(ph, "earlier")), 1,
+	       "earlier: one finding, the most refined");
+	e = json_array_get(json_object_get(ph, "earlier"), 0);
+	tap_ok(e && strcmp(json_string_value(json_array_get(
+			json_object_get(e, "focus"), 0)), F_WORK) == 0 &&
+	       strcmp(json_string_value(json_object_get(e, "hypothesis")),
+		      "CPUbound") == 0, "earlier: CPUbound in work");
+	tap_ok(e && fabs(json_real_value(json_object_get(e, "value")) - 0.9)
+		    < 1e-9, "earlier: the value it was concluded with");
+	tap_ok(e && fabs(json_real_value(json_object_get(e, "since_s")) - 4.8)
+		    < 1e-9, "earlier: true since 4.8 s");
+	/* The sim is deterministic: one evaluation interval (0.8 s) after
+	 * the change, the value is clearly under the threshold. */
+	tap_ok(e && fabs(json_real_value(json_object_get(e, "until_s")) -
+			 10.8) < 1e-9, "earlier: false again at 10.8 s");
+	text = text_of(w, &m);
+	tap_ok(strstr(text, " earlier: true for a while, false at the end") &&
+	       strstr(text, " 1. CPUbound: 0.9 > 0.3 from 4.8 s to "),
+	       "earlier: in the text report");
+	free(text);
+	json_decref(j);
+	world_free(w);
+}
+
 int main(void)
 {
 	test_cpu_report();
 	test_nothing();
+	test_earlier();
 	return tap_done();
 }
