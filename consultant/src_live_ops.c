@@ -27,8 +27,9 @@
 struct slo_inst {
 	pc_src_handle h;
 	uint64_t req;
-	struct eng_minst *mi;    /* NULL: internal (active_threads) */
+	struct eng_minst *mi;    /* NULL: internal (active_*) */
 	bool internal, live, replied;
+	bool processes;          /* internal: active_processes */
 	int status;
 	char *reason;
 	int64_t prev;            /* value at prev_t (ns for timers) */
@@ -220,7 +221,9 @@ int slo_enable(struct slo *o, const char *metric,
 	struct slm *s = NULL;
 
 	in->internal = is_internal(o, metric);
-	if (in->internal && strcmp(metric, "active_threads") != 0) {
+	in->processes = strcmp(metric, "active_processes") == 0;
+	if (in->internal && strcmp(metric, "active_threads") != 0 &&
+	    !in->processes) {
 		in->status = -ENOTSUP;
 		in->reason = strdup("internal metric not measured by the "
 				    "live source");
@@ -328,7 +331,7 @@ static void sample_inst(struct slo *o, struct slo_inst *in, double now,
 	if (now - in->prev_t < 1e-6)
 		return;
 	if (in->internal) {
-		s.value = nthreads;
+		s.value = in->processes ? 1 : nthreads;
 	} else {
 		if (eng_metric_value(o->m, in->mi, &v) < 0)
 			return;
@@ -360,7 +363,11 @@ static bool task_running(int pid, const char *tid)
 	return paren != NULL && paren[1] == ' ' && paren[2] == 'R';
 }
 
-/* active_threads: the threads running or runnable now, at least one.
+/* active_processes: the processes of the search, always 1 here (hunch
+ * searches one process); what the default hypotheses divide by, as
+ * Paradyn's did (hypotheses/README.md says why).
+ *
+ * active_threads: the threads running or runnable now, at least one.
  * Threads blocked in a lock, a read or a sleep are not active: CPUbound
  * divides CPU time by this, so a program whose one busy thread is
  * surrounded by waiting ones is CPU bound in that thread (its waits are
@@ -429,7 +436,12 @@ void slo_tick(struct slo *o, pc_disc_fn fn, void *arg)
 	eng_sampler_tick(o->smp, NULL);
 	now = slo_now(o);
 	o->last_tick = now;
-	nthreads = active_threads(o);
+	/* /proc is read only when an instance wants the thread count */
+	nthreads = 0;
+	for (size_t i = 0; i < o->ninst; i++)
+		if (o->inst[i].live && o->inst[i].internal &&
+		    !o->inst[i].processes && nthreads == 0)
+			nthreads = active_threads(o);
 	for (size_t i = 0; i < o->ninst; i++)
 		if (o->inst[i].live)
 			sample_inst(o, &o->inst[i], now, nthreads);

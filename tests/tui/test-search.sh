@@ -144,7 +144,7 @@ check_screen demo '^ graph       why of topLevelHypothesis whole program; [0-9]+
 # limit) or concluded at the program's end, the metric it measures.
 if screen demo | grep -q '^ instances   none now'; then
 	check_screen demo '^ instances   none now \(not being tested\); it measures:$' "detail: no instance now, and it says so"
-	check_screen demo '^             sync_wait, active_threads$' "detail: the metric it measures"
+	check_screen demo '^             sync_wait, active_processes$' "detail: the metric it measures"
 else
 	check_screen demo '^ instances   #[0-9]+ sync_wait (enabling|enabled), last ' "detail: the metric instance behind it"
 	check_screen demo '^             ([▁▂▃▄▅▆▇█ ]+|\(no samples yet\))$' "detail: its histogram as a sparkline"

@@ -221,7 +221,7 @@ static void test_ten_curves(void)
 	LINE("10 curves already: d in the histograms pane removes one",
 	     "with the reason in the hint line");
 	keys("3");
-	LINE(">j observed_cost whole program  enabling", "the tenth curve is "
+	LINE(">j active_threads whole program  enabling", "the tenth curve is "
 	     "selected: j");
 	for (int i = 0; i < 9; i++)
 		keys("d");
@@ -280,7 +280,7 @@ static void test_hypotheses(void)
 	keys("5");
 	LINE(" topLevelHypothesis  (true when a child is)",
 	     "Hypotheses: the virtual root");
-	LINE("   CPUbound  cpu_inclusive / active_threads@top > "
+	LINE("   CPUbound  cpu_inclusive / active_processes@top > "
 	     "PC_CPUThreshold = 0.8", "CPUbound's expression, comparison "
 	     "and the threshold's current value");
 }

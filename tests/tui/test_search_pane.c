@@ -315,7 +315,7 @@ static void test_detail(void)
 		   "program; 2 children", "d: its place in the graph");
 	tap_str_eq(line(12), " instances   none now (not being tested); it "
 		   "measures:", "d: no instance (none enabled here)");
-	tap_str_eq(line(13), "             sync_wait, active_threads",
+	tap_str_eq(line(13), "             sync_wait, active_processes",
 		   "d: the metrics it measures");
 	tap_str_eq(line(14), " trace       queued pending active true",
 		   "d: the trace of its states, last");
