@@ -127,6 +127,17 @@ void ui_journal_action(struct ui *u, const char *action, const char *name,
 	json_decref(o);
 }
 
+void ui_journal_output(struct ui *u, int stream, const char *bytes,
+		       size_t len, bool eol)
+{
+	struct ui_consult *c = the_consult;
+
+	if (c == NULL || c->jw == NULL || c->u != u)
+		return;
+	jnl_write_output(c->jw, jnl_ts_now(c->jw),
+			 stream ? JNL_STDERR : JNL_STDOUT, bytes, len, eol);
+}
+
 void ui_consult_open(struct ui *u, struct ui_consult *c)
 {
 	struct hunch_err err = { 0 };

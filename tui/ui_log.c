@@ -14,6 +14,7 @@
  * end; at 0 the pane follows new output, otherwise it stays put.
  */
 #include "ui.h"
+#include "ui_search.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -108,6 +109,10 @@ static void take(struct ui *u, int stream, const char *data, size_t len)
 		char c = data[i];
 
 		if (c == '\n' || c == '\r' || l->npart[stream] >= LONG_LINE) {
+			/* the journal keeps the bytes; a line cut at '\r' or
+			 * at LONG_LINE goes on in the next record */
+			ui_journal_output(u, stream, l->part[stream],
+					  l->npart[stream], c == '\n');
 			if (c != '\r' || l->npart[stream] > 0)
 				push(u, k, l->part[stream], l->npart[stream]);
 			l->npart[stream] = 0;
@@ -139,9 +144,12 @@ bool ui_log_read(struct ui *u, int stream)
 		if (n < 0 && (errno == EAGAIN || errno == EINTR))
 			return true;
 		/* end of file: show what is left of the last line */
-		if (l->npart[stream] > 0)
+		if (l->npart[stream] > 0) {
+			ui_journal_output(u, stream, l->part[stream],
+					  l->npart[stream], false);
 			push(u, stream ? UI_LOG_STDERR : UI_LOG_STDOUT,
 			     l->part[stream], l->npart[stream]);
+		}
 		l->npart[stream] = 0;
 		close(l->fd[stream]);
 		l->fd[stream] = -1;

@@ -39,6 +39,11 @@ void ui_search_focus_short(const struct ui *u, const struct pc_node *n,
  * `action`); nothing without a journal.  phase < 0: none. */
 void ui_journal_action(struct ui *u, const char *action, const char *name,
 		       int phase);
+/* ui_consult.c: a line of the program's output (stream 0 stdout, 1
+ * stderr; eol: a newline ended it) into the journal, bytes as written,
+ * so a replay shows it at its time; nothing without a journal. */
+void ui_journal_output(struct ui *u, int stream, const char *bytes,
+		       size_t len, bool eol);
 
 /* ui_search_detail.c: a node's evidence over the pane's body; */
 /* `skip`: lines scrolled off the top (j/k); lowered to what the

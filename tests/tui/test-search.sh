@@ -179,6 +179,9 @@ tap_ok $(screen_all demo | grep -q '^RC=0$'; echo $?) "demo: hunch exits 0"
 j=$(ls "$TMP"/state/hunch/journals/hunch-demo-*.jsonl 2>/dev/null | head -1)
 tap_ok $([ -s "$j" ] && head -1 "$j" | grep -q '"mode": *"dashboard"'; echo $?) "demo: the journal was written, mode dashboard"
 tap_ok $(tail -1 "$j" | grep -q 'target ended'; echo $?) "demo: it ends with the search's end"
+tap_eq "$(jq -r 'select(.t == "output") | "\(.stream) \(.text)"' "$j" | tr '\n' '|')" \
+	"stdout demo: 10 seconds, 4 lock workers, 1 writer|stdout demo done|" \
+	"demo: the journal holds the program's output lines, in order"
 tap_ok $(screen_all demo | grep -qF "hunch: journal $j"; echo $?) "demo: hunch names the journal when it leaves"
 
 # --- pause, phase, quit mid-search: a longer demo -----------------------
