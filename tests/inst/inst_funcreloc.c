@@ -22,6 +22,8 @@
  *                                         8-thread target, relocating
  *   inst_funcreloc --kill STORM MS        hunch SIGKILLed in such a storm
  *   inst_funcreloc --shares FILE...   (report: jmp / relocated / trap)
+ *   inst_funcreloc --cold COLDPART-STRIPPED   tests/parse/coldpart.c with
+ *                    no symbol for cp_work.cold: entries == exits exact
  */
 #include "inst_util.h"
 #include "tap.h"
@@ -478,6 +480,50 @@ static void run_fr(const char *prog)
 	eng_points_cache_free(pc);
 }
 
+/* tests/parse/coldpart.c, stripped: cp_work's cold part has no symbol
+ * (engine/eng_coldpart.c finds it); the 10 trips through it are no
+ * exits, so entries and exits are exactly the 1000 calls. */
+static void run_cold(const char *prog)
+{
+	char *argv[] = { (char *)prog, NULL };
+	struct eng_points_cache *pc = NULL;
+	struct hunch_err err = { 0 };
+	struct eng_var_agg a = { 0 }, b = { 0 };
+	struct fx *fx = NULL, *c;
+	size_t n = 0;
+	struct tgt t;
+	int failed;
+
+	if (!tap_ok(tgt_launch(&t, prog, argv) == 0 &&
+		    eng_points_cache_new(&pc, &err) == 0 &&
+		    eng_funcreloc_image(t.in, pc, t.img, t.base, &err) == 0,
+		    "coldpart: launched, relocation on %s", err.msg))
+		return;
+	fx = instrument(&t, pc, "cp_", &n, &failed);
+	c = by_name(fx, n, "cp_work");
+	tap_ok(n == 1 && c != NULL && failed == 0 && c->nentry == 1 &&
+	       c->nexit == 1, "coldpart: cp_work instrumented at %zu entry, "
+	       "%zu exit (want 1, 1), %d requests refused", c ? c->nentry : 0,
+	       c ? c->nexit : 0, failed);
+	eng_resume_all(t.p, NULL);
+	tap_ok(tgt_wait_exit(&t, 30000) == 0 && t.status == 0,
+	       "coldpart: exited 0 (%d)", t.status);
+	if (!tap_ok(strcmp(t.out, "sum 2085577\n") == 0,
+		    "coldpart: output as without hunch"))
+		tap_diag("got: %s", t.out);
+	if (c != NULL) {
+		eng_sampler_var_agg(t.smp, c->ev, &a);
+		eng_sampler_var_agg(t.smp, c->xv, &b);
+	}
+	tap_ok(a.sum == 1000 && b.sum == 1000, "coldpart: cp_work %ld "
+	       "entries, %ld exits (want 1000, 1000)", (long)a.sum,
+	       (long)b.sum);
+	tap_eq(traps(&t), 0, "coldpart: no trap hit");
+	free(fx);
+	tgt_fini(&t);
+	eng_points_cache_free(pc);
+}
+
 /* The storm target (progs/gen_storm.py, 8 threads) at -O0, where 40% of
  * the functions need relocation: `rounds` times insert counters at
  * every entry and exit and remove them while it runs. */
@@ -720,6 +766,10 @@ int main(int argc, char **argv)
 	}
 	if (argc == 4 && strcmp(argv[1], "--storm") == 0) {
 		run_storm(argv[2], atoi(argv[3]));
+		return tap_done();
+	}
+	if (argc == 3 && strcmp(argv[1], "--cold") == 0) {
+		run_cold(argv[2]);
 		return tap_done();
 	}
 	if (argc == 4 && strcmp(argv[1], "--kill") == 0) {
