@@ -31,6 +31,10 @@ struct eng_coldpart {
 	size_t hdr_len, eh_len;
 	uint64_t hdr_addr, eh_addr;  /* their link-time addresses */
 	uint64_t link_base;
+	/* .text, where gcc's .text.unlikely ends up when linked.  The PLT
+	 * has an FDE too whose CFA at its start is rsp+16 (after the push
+	 * of its first entry): a tail jump there is no cold part. */
+	uint64_t text_lo, text_hi;
 };
 
 static void find_sections(struct eng_coldpart *c)
@@ -49,6 +53,11 @@ static void find_sections(struct eng_coldpart *c)
 		    sh.sh_type == SHT_NOBITS ||
 		    (name = elf_strptr(c->elf, shstrndx, sh.sh_name)) == NULL)
 			continue;
+		if (strcmp(name, ".text") == 0) {
+			c->text_lo = sh.sh_addr;
+			c->text_hi = sh.sh_addr + sh.sh_size;
+			continue;
+		}
 		if (strcmp(name, ".eh_frame_hdr") != 0 &&
 		    strcmp(name, ".eh_frame") != 0)
 			continue;
@@ -179,5 +188,7 @@ int eng_coldpart_at(const struct eng_coldpart *c, uint64_t t,
 		return -1;
 	*start = s - c->link_base;
 	*end = e - c->link_base;
+	if (s < c->text_lo || e > c->text_hi)
+		return 0;
 	return !cfa_is_entry(c, s);
 }
