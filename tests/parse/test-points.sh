@@ -18,9 +18,9 @@ summary $pfix: 1 functions, 1 ok (100.0%), 0 refused; 2 points, 2 ok
 shares $pfix: 1 in place (100.0%), 0 relocated (0.0%), 0 traps (0.0%), 0 none (0.0%)"
 tap_eq "$got" "$want" "points: pf_retpad in place, with the shares line"
 
-got=$("$HUNCH" points "$pfix" | grep '^function pf_o0_switch ')
-tap_eq "$got" "function pf_o0_switch +0x1055 size 76 refused: a branch target lies inside the bytes the jump would replace (at +0x109f); traps (not relocated: has a jump table (its entries would lead back into the original))" \
-	"points: pf_o0_switch left to traps, with why it is not relocated"
+got=$("$HUNCH" points "$pfix" | grep '^function pf_hot ')
+tap_eq "$got" "function pf_hot +0x11b2 size 33 refused: a branch target lies inside the bytes the jump would replace (at +0x11d2); traps (not relocated: has a cold part that jumps back into it)" \
+	"points: pf_hot left to traps, with why it is not relocated"
 
 got=$("$HUNCH" points "$pfix" | tail -1)
 tap_eq "$got" "shares $pfix: 10 in place (43.5%), 0 relocated (0.0%), 13 traps (56.5%), 0 none (0.0%)" \
