@@ -13,15 +13,27 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "eng_funcreloc.h"
 #include "eng_points.h"
 #include "eng_symbols.h"
+
+/* How a function would be instrumented (the engine's order of
+ * fallbacks, DESIGN §6): every point a jmp in place; else the whole
+ * function relocated so that every point is a jmp in the copy; else
+ * traps (int3) at the points too small for a jmp; else nothing. */
+enum place { PL_INPLACE, PL_RELOC, PL_TRAP, PL_NONE, PL_N };
+static const char *const place_name[PL_N] = {
+	"in place", "relocated", "traps", "none"
+};
 
 struct points_run {
 	struct eng_image *img;
 	struct eng_points_cache *cache;
+	struct eng_funcreloc_checker *fr;
 	enum src_points_mode mode;
 	uint8_t *bytes;               /* scratch for patch bytes */
 	size_t nfuncs, nok, npoints, npoints_ok;
+	size_t nplace[PL_N];
 };
 
 static void print_why(const char *why, uint64_t at)
@@ -77,16 +89,56 @@ static void print_point(const struct points_run *r, const struct x86_point *p)
 	printf("\n");
 }
 
+static bool has_entry(const struct x86_func *xf)
+{
+	for (size_t i = 0; i < xf->npoints; i++)
+		if (xf->points[i].kind == X86_PT_ENTRY)
+			return true;
+	return false;
+}
+
+/* The place of f, with *why: why it is not relocated (PL_TRAP) or why
+ * nothing can be patched (PL_NONE).  Why a jmp in place is not enough
+ * is the parser's verdict, printed before. */
+static enum place place_of(struct points_run *r, const struct eng_func *f,
+			   const struct x86_func *xf, const char **why)
+{
+	int rc;
+
+	*why = NULL;
+	if (xf->ok)
+		return PL_INPLACE;
+	if (xf->npoints == 0 || !has_entry(xf))
+		return *why = xf->why ? xf->why : "no entry point", PL_NONE;
+	rc = eng_funcreloc_check(r->fr, r->cache, r->img, f, why);
+	if (rc == 1)
+		return *why = NULL, PL_RELOC;
+	return rc == 0 ? PL_INPLACE : PL_TRAP;
+}
+
+static void print_place(enum place pl, const char *why)
+{
+	printf("; %s", place_name[pl]);
+	if (pl == PL_TRAP)
+		printf(" (not relocated: %s)", why ? why : "unknown");
+	else if (pl == PL_NONE)
+		printf(" (%s)", why);
+}
+
 static int show_func(struct points_run *r, const struct eng_func *f,
 		     bool points)
 {
 	struct hunch_err err = { 0 };
 	const struct x86_func *xf = eng_points_of(r->cache, r->img, f, &err);
+	const char *why;
+	enum place pl;
 
 	if (xf == NULL) {
 		fprintf(stderr, "hunch points: %s\n", err.msg);
 		return -1;
 	}
+	pl = place_of(r, f, xf, &why);
+	r->nplace[pl]++;
 	r->nfuncs++;
 	r->nok += xf->ok;
 	r->npoints += xf->npoints;
@@ -100,6 +152,7 @@ static int show_func(struct points_run *r, const struct eng_func *f,
 		printf("ok");
 	else
 		print_why(xf->why, xf->why_at);
+	print_place(pl, why);
 	printf("\n");
 	for (size_t i = 0; points && i < xf->npoints; i++)
 		print_point(r, &xf->points[i]);
@@ -124,6 +177,17 @@ static int show_named(struct points_run *r, char *const *names, int nnames)
 	return rc;
 }
 
+static void print_shares(const struct points_run *r)
+{
+	double n = r->nfuncs ? (double)r->nfuncs : 1.0;
+
+	printf("shares %s:", eng_image_path(r->img));
+	for (int p = 0; p < PL_N; p++)
+		printf("%s %zu %s (%.1f%%)", p ? "," : "", r->nplace[p],
+		       place_name[p], 100.0 * (double)r->nplace[p] / n);
+	printf("\n");
+}
+
 int src_live_points(const char *program, char *const *names, int nnames,
 		    enum src_points_mode mode, struct hunch_err *err)
 {
@@ -134,6 +198,12 @@ int src_live_points(const char *program, char *const *names, int nnames,
 	    eng_points_cache_new(&r.cache, err) < 0) {
 		eng_image_close(r.img);
 		return err ? err->code : -EINVAL;
+	}
+	if (eng_funcreloc_checker_new(&r.fr) < 0) {
+		eng_points_cache_free(r.cache);
+		eng_image_close(r.img);
+		return hunch_errf(err, -ENOMEM, "out of memory for the "
+				  "relocation checker");
 	}
 	if (nnames > 0) {
 		rc = show_named(&r, names, nnames);
@@ -149,6 +219,8 @@ int src_live_points(const char *program, char *const *names, int nnames,
 	       "%zu points, %zu ok\n", eng_image_path(r.img), r.nfuncs, r.nok,
 	       r.nfuncs ? 100.0 * (double)r.nok / (double)r.nfuncs : 0.0,
 	       r.nfuncs - r.nok, r.npoints, r.npoints_ok);
+	print_shares(&r);
+	eng_funcreloc_checker_free(r.fr);
 	eng_points_cache_free(r.cache);
 	eng_image_close(r.img);
 	return rc;

@@ -232,10 +232,10 @@ static int place_copy(struct eng_inst *in, struct eng_funcreloc *r,
 /* Parse the copy: every point must take a jmp now. */
 static int parse_copy(struct eng_funcreloc *r, struct fr_func *f)
 {
-	struct x86_parse_ctx ctx = { 0 };
+	struct x86_parse_ctx ctx = { .read = x86_fr_read, .arg = &f->fr };
 
-	if (x86_parse_function(r->dec, f->fr.code, f->fr.len, f->copy, &ctx,
-			       &f->cf) < 0)
+	if (x86_parse_function(r->dec, f->fr.code, f->fr.code_len, f->copy,
+			       &ctx, &f->cf) < 0)
 		return -ENOMEM;
 	for (size_t i = 0; i < f->cf.npoints; i++)
 		if (!f->cf.points[i].ok)

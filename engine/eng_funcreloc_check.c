@@ -52,13 +52,13 @@ static int check_copy(struct eng_funcreloc_checker *c, struct eng_image *img,
 		      const struct x86_func *xf, const struct x86_fr *fr,
 		      uint64_t base, const char **why)
 {
-	struct x86_parse_ctx ctx = { 0 };
+	struct x86_parse_ctx ctx = { .read = x86_fr_read, .arg = (void *)fr };
 	struct x86_func cf;
 	uint8_t *blob = NULL;
 	size_t len;
 	int rc;
 
-	if (x86_parse_function(c->dec, fr->code, fr->len, fr->to, &ctx,
+	if (x86_parse_function(c->dec, fr->code, fr->code_len, fr->to, &ctx,
 			       &cf) < 0)
 		return -1;
 	rc = cf.npoints > 0 ? 1 : -1;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "eng_coldpart.h"
 #include "x86_decode.h"
 
 const char eng_points_why_nobits[] = "the function's bytes are not in the file";
@@ -18,7 +19,10 @@ struct img_entry {
 	const struct eng_image *img;
 	size_t nfuncs;
 	struct x86_func **funcs;   /* by function index, NULL until parsed */
-	uint32_t *sibling;         /* hot <-> cold part, or NO_SIBLING */
+	uint32_t *sibling;         /* hot <-> cold part, or NO_SIBLING;
+	                              nfuncs + k: cold[k] */
+	struct eng_func *cold;     /* symbol-less cold parts (stripped) */
+	size_t ncold;
 	uint64_t *foreign;         /* branch targets inside one function from
 	                              another, sorted */
 	size_t nforeign;
@@ -58,6 +62,9 @@ static void free_entry(struct img_entry *e)
 	free(e->funcs);
 	free(e->sibling);
 	free(e->foreign);
+	for (size_t k = 0; k < e->ncold; k++)
+		free((char *)e->cold[k].name);
+	free(e->cold);
 }
 
 void eng_points_cache_free(struct eng_points_cache *c)
@@ -116,12 +123,39 @@ static int find_siblings(struct img_entry *e, const struct eng_image *img)
 	return 0;
 }
 
+/* A direct branch from function `fi` to code no symbol covers. */
+struct orphan {
+	uint64_t target;
+	size_t fi;
+};
+
 struct fscan {
 	const struct eng_image *img;
 	const struct eng_func *f;
+	size_t fi;
 	uint64_t *v;
 	size_t n, cap;
+	struct orphan *o;
+	size_t no, ocap;
 };
+
+static int add_orphan(struct fscan *fs, uint64_t t)
+{
+	if (fs->no > 0 && fs->o[fs->no - 1].target == t &&
+	    fs->o[fs->no - 1].fi == fs->fi)
+		return 0;
+	if (fs->no == fs->ocap) {
+		size_t nc = fs->ocap ? 2 * fs->ocap : 64;
+		struct orphan *o = realloc(fs->o, nc * sizeof(*o));
+
+		if (o == NULL)
+			return -ENOMEM;
+		fs->o = o;
+		fs->ocap = nc;
+	}
+	fs->o[fs->no++] = (struct orphan){ t, fs->fi };
+	return 0;
+}
 
 static int on_target(void *arg, uint64_t from, uint64_t t)
 {
@@ -132,7 +166,9 @@ static int on_target(void *arg, uint64_t from, uint64_t t)
 	if (t - fs->f->addr < fs->f->size)
 		return 0;
 	g = eng_image_func_at(fs->img, t);
-	if (g == NULL || g->addr == t)
+	if (g == NULL)
+		return add_orphan(fs, t);
+	if (g->addr == t)
 		return 0;
 	if (fs->n == fs->cap) {
 		size_t nc = fs->cap ? 2 * fs->cap : 64;
@@ -154,6 +190,79 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static int cmp_orphan(const void *a, const void *b)
+{
+	const struct orphan *x = a, *y = b;
+
+	if (x->target != y->target)
+		return x->target < y->target ? -1 : 1;
+	return x->fi < y->fi ? -1 : x->fi > y->fi;
+}
+
+/* Make [s, end) the cold part of function fi, named "<fi's name>.cold". */
+static int add_cold(struct img_entry *e, const struct eng_image *img,
+		    size_t fi, uint64_t s, uint64_t end)
+{
+	const struct eng_func *hot = eng_image_func(img, fi);
+	size_t len = strlen(hot->name);
+	struct eng_func *v;
+	char *name;
+
+	if (e->nfuncs + e->ncold + 1 >= NO_SIBLING)
+		return 0;
+	v = realloc(e->cold, (e->ncold + 1) * sizeof(*v));
+	if (v == NULL)
+		return -ENOMEM;
+	e->cold = v;
+	if ((name = malloc(len + sizeof(".cold"))) == NULL)
+		return -ENOMEM;
+	memcpy(name, hot->name, len);
+	memcpy(name + len, ".cold", sizeof(".cold"));
+	e->cold[e->ncold] = (struct eng_func){ .addr = s, .size = end - s,
+					       .name = name };
+	e->sibling[fi] = (uint32_t)(e->nfuncs + e->ncold++);
+	return 0;
+}
+
+/* Stripped files keep no `foo.cold` symbol.  A jump from function F
+ * into code no symbol covers, in an unwind range that begins inside a
+ * frame (eng_coldpart.h), is a jump into F's cold part.  The range goes
+ * to the first function (lowest index) that jumps into it and has no
+ * other part yet. */
+static int find_nameless_cold(struct img_entry *e, const struct eng_image *img,
+			      struct orphan *o, size_t n)
+{
+	struct eng_coldpart *cp;
+	uint64_t s = 1, end = 0;   /* the last range looked up */
+	bool cold = false, taken = false;
+	int rc = 0;
+
+	if ((rc = eng_coldpart_open(img, &cp)) < 0 || cp == NULL)
+		return rc;
+	qsort(o, n, sizeof(*o), cmp_orphan);
+	for (size_t k = 0; k < n && rc == 0; k++) {
+		uint64_t t = o[k].target;
+
+		if (t < s || t >= end) {   /* a new range */
+			int r = eng_coldpart_at(cp, t, &s, &end);
+
+			if (r < 0) {
+				s = t;
+				end = t + 1;
+			}
+			cold = r == 1 && eng_image_func_at(img, s) == NULL &&
+			       eng_image_func_at(img, end - 1) == NULL;
+			taken = false;
+		}
+		if (!cold || taken || e->sibling[o[k].fi] != NO_SIBLING)
+			continue;
+		rc = add_cold(e, img, o[k].fi, s, end);
+		taken = true;
+	}
+	eng_coldpart_close(cp);
+	return rc;
+}
+
 /* Branches from one function into the middle of another (glibc's
  * assembly shares tails between functions; cold parts jump back): the
  * other function's parse must know them, whichever is parsed first.  So
@@ -169,6 +278,7 @@ static int find_foreign(struct eng_points_cache *c, struct img_entry *e,
 
 	for (size_t i = 0; i < e->nfuncs && rc == 0; i++) {
 		fs.f = eng_image_func(img, i);
+		fs.fi = i;
 		if (fs.f->size > cap) {
 			uint8_t *nb = realloc(buf, fs.f->size);
 
@@ -186,6 +296,9 @@ static int find_foreign(struct eng_points_cache *c, struct img_entry *e,
 					on_target, &fs);
 	}
 	free(buf);
+	if (rc == 0 && fs.no > 0)
+		rc = find_nameless_cold(e, img, fs.o, fs.no);
+	free(fs.o);
 	if (rc < 0) {
 		free(fs.v);
 		return rc;
@@ -217,6 +330,9 @@ static struct img_entry *entry_for(struct eng_points_cache *c,
 	    find_foreign(c, e, img) < 0) {
 		free(e->funcs);
 		free(e->sibling);
+		for (size_t k = 0; k < e->ncold; k++)
+			free((char *)e->cold[k].name);
+		free(e->cold);
 		return NULL;
 	}
 	c->nimgs++;
@@ -327,8 +443,10 @@ static int parse_func(struct eng_points_cache *c, const struct img_entry *e,
 		.read = read_image, .arg = (void *)img,
 		.abs_base = eng_image_link_base(img),
 	};
-	const struct eng_func *sib = e->sibling[i] == NO_SIBLING ? NULL :
-		eng_image_func(img, e->sibling[i]);
+	uint32_t si = e->sibling[i];
+	const struct eng_func *sib = si == NO_SIBLING ? NULL :
+		si >= e->nfuncs ? &e->cold[si - e->nfuncs] :
+		eng_image_func(img, si);
 	struct x86_range range;
 	int rc;
 

@@ -16,6 +16,12 @@
  * gcc's hot/cold splitting (`foo` and `foo.cold`) is handled here: each
  * part is parsed knowing the other (jumps between them are not exits, and
  * jumps back from the cold part are branch targets inside `foo`).
+ * Stripped files have no `foo.cold` symbol: a jump from foo into code no
+ * symbol covers, in an unwind (FDE) range of .text whose CFA at its
+ * start is not rsp+8, makes that range foo's cold part (eng_coldpart.h;
+ * the first function in address order that jumps there gets it).  The
+ * cold part's own exits (a `ret` in it) are not foo's points: the
+ * instrumentation of foo does not see them, as with a named cold part.
  */
 #ifndef ENG_POINTS_H
 #define ENG_POINTS_H

@@ -8,11 +8,15 @@
  * consultant/src_live_points.c.  Output, one record a line,
  * stable for grep and tests (arch/x86_64/README.md, "hunch points"):
  *
- *   function NAME +0xADDR size N ok
- *   function NAME +0xADDR size N refused: WHY[ (at +0xADDR)]
+ *   function NAME +0xADDR size N ok; PLACE
+ *   function NAME +0xADDR size N refused: WHY[ (at +0xADDR)]; PLACE
  *     point KIND +0xADDR len N [DETAIL] patch +0xSTART+N [BYTES] ok
  *     point KIND +0xADDR len N [DETAIL] patch +0xSTART+N [BYTES] refused: WHY[ (at +0xADDR)]
  *   summary FILE: N functions, N ok (P%), N refused; N points, N ok
+ *   shares FILE: N in place (P%), N relocated (P%), N traps (P%), N none (P%)
+ *
+ * PLACE is what the engine would do: `in place`, `relocated`, `traps
+ * (not relocated: WHY)` or `none (WHY)`.
  *
  * KIND is entry, exit or call; DETAIL is `after-endbr64` (entry), `ret`,
  * `tail`, `tail-cond` or `tail-indirect` with `to TARGET` (exit), `to

@@ -22,14 +22,15 @@ enum ikind {
 	IK_CALL,        /* call rel32: a real call in the copy */
 	IK_CALL_RIP,    /* call *d(%rip): the same slot, new displacement */
 	IK_CALL_IND,    /* call through a register or memory: verbatim */
+	IK_LEA_TABLE,   /* lea tbl(%rip): loads the copy's table instead */
 };
 
 struct iinfo {
 	uint8_t len, kind, cc;
 	uint8_t pre, post;      /* padding bytes before / after */
 	bool post_int3;         /* after a ret or jmp: never executed */
-	int disp_off;           /* IK_CALL_RIP: offset of the disp32 */
-	uint64_t target;
+	int disp_off;           /* IK_CALL_RIP, IK_LEA_TABLE: the disp32 */
+	uint64_t target;        /* IK_LEA_TABLE: the table's index */
 };
 
 static const char why_loop[] = "loop/jrcxz has no 32-bit form";
@@ -61,9 +62,17 @@ const char *x86_fr_refusal(const struct x86_func *xf)
 		return "the entry itself cannot take a jmp";
 	if (xf->size > X86_FR_MAX_SIZE)
 		return "function larger than 16384 bytes";
-	if (xf->has_jump_table || xf->njump_tables > 0)
+	if (xf->njtables != xf->njump_tables)
 		return "has a jump table (its entries would lead back into "
 		       "the original)";
+	for (size_t i = 0; i < xf->njtables; i++) {
+		if (xf->jtables[i].entry_size != 4)
+			return "has an absolute jump table (its entries would "
+			       "lead back into the original)";
+		if (xf->jtables[i].lea_at[0] == 0 ||
+		    xf->jtables[i].lea_at[1] == 0)
+			return "has a jump table whose base lea is not known";
+	}
 	if (xf->unresolved_indirect_jump)
 		return "unresolved indirect jump";
 	if (xf->code_address_taken)
@@ -73,6 +82,29 @@ const char *x86_fr_refusal(const struct x86_func *xf)
 	if (xf->noutside_targets > 0)
 		return "has a cold part that jumps back into it";
 	return NULL;
+}
+
+/* The jump table whose base `lea` is at a, or -1. */
+static long table_lea_at(const struct x86_func *xf, uint64_t a)
+{
+	for (size_t i = 0; i < xf->njtables; i++)
+		if (xf->jtables[i].lea_at[0] == a ||
+		    xf->jtables[i].lea_at[1] == a)
+			return (long)i;
+	return -1;
+}
+
+/* Offset of the disp32 of `lea d(%rip),%r` (REX.W 8d, ModRM 00 rrr
+ * 101) when it ends the instruction, or -1. */
+static int rip_lea_disp(const uint8_t *b, size_t len)
+{
+	size_t p = 0;
+
+	while (p < len && (b[p] & 0xf0) == 0x40)
+		p++;
+	if (p + 6 != len || b[p] != 0x8d || (b[p + 1] & 0xc7) != 0x05)
+		return -1;
+	return (int)p + 2;
 }
 
 static bool is_exit_at(const struct x86_func *xf, uint64_t a)
@@ -131,6 +163,15 @@ static int classify(struct x86_reloc *r, struct x86_decoder *d,
 		return fr->why = why_xbegin, fr->why_at = rel, -ENOTSUP;
 	t = xi.target;
 	inside = t >= xf->addr && t < xf->addr + xf->size;
+	if (table_lea_at(xf, rel) >= 0) {
+		ii->disp_off = rip_lea_disp(b, xi.len);
+		if (ii->disp_off < 0)
+			return fr->why = "a jump table's base is not loaded by "
+			       "lea d(%rip)", fr->why_at = rel, -ENOTSUP;
+		ii->kind = IK_LEA_TABLE;
+		ii->target = (uint64_t)table_lea_at(xf, rel);
+		return 0;
+	}
 	if (xi.is_jump && xi.has_target) {
 		if (xi.is_cond && x86_insn_jcc(r, b, avail, rel, &cc, &t) == 0)
 			return fr->why = why_loop, fr->why_at = rel, -ENOTSUP;
@@ -232,9 +273,49 @@ static void layout(const struct x86_func *xf, uint64_t base,
 			ii[i].post = (uint8_t)filler_len(5 - (unsigned)e);
 		pos += ii[i].post;
 	}
+	fr->code_len = (size_t)(pos - fr->to);
+	pos = (pos + 3) & ~(uint64_t)3;
+	for (size_t k = 0; k < xf->njtables; k++)
+		pos += 4 * xf->jtables[k].nentries;
 	fr->len = (size_t)(pos - fr->to);
 	if (fr->n > 0)
 		fr->cfi[0] = fr->to;
+}
+
+/* Where the copy's table k starts. */
+static uint64_t table_at(const struct x86_func *xf, const struct x86_fr *fr,
+			 size_t k)
+{
+	uint64_t at = (fr->to + fr->code_len + 3) & ~(uint64_t)3;
+
+	for (size_t i = 0; i < k; i++)
+		at += 4 * xf->jtables[i].nentries;
+	return at;
+}
+
+/* The copy's tables, after its code: int32 entries, each the slot of
+ * the original entry's target relative to the table's start. */
+static int emit_tables(const struct x86_func *xf, struct x86_buf *o,
+		       struct x86_fr *fr)
+{
+	while (x86_pc(o) & 3)
+		x86_emit_u8(o, 0xcc);
+	for (size_t k = 0; k < xf->njtables; k++) {
+		const struct x86_jtable *t = &xf->jtables[k];
+		uint64_t at = x86_pc(o);
+
+		for (size_t e = 0; e < t->nentries; e++) {
+			uint64_t s = x86_fr_slot(fr, t->targets[e] - xf->addr +
+						 fr->from);
+
+			if (s == 0 || (int64_t)(s - at) != (int32_t)(s - at))
+				return fr->why = "a jump table entry into the "
+				       "middle of an instruction",
+				       fr->why_at = t->jmp_at, -ENOTSUP;
+			x86_emit_u32(o, (uint32_t)(s - at));
+		}
+	}
+	return 0;
 }
 
 static uint64_t slot_of(const struct x86_fr *fr, uint64_t rel_from,
@@ -296,6 +377,13 @@ static int emit_one(struct x86_reloc *r, const struct x86_func *xf,
 		return 0;
 	case IK_CALL_IND:
 		x86_emit(o, b, ii->len);
+		return 0;
+	case IK_LEA_TABLE:
+		memcpy(tmp, b, ii->len);
+		nd = (int32_t)(table_at(xf, fr, ii->target) -
+			       (x86_pc(o) + ii->len));
+		memcpy(tmp + ii->disp_off, &nd, 4);
+		x86_emit(o, tmp, ii->len);
 		return 0;
 	default:
 		rc = x86_reloc_insn(r, b, avail, rel + base, o, &info);
@@ -364,6 +452,8 @@ int x86_fr_build(struct x86_reloc *r, struct x86_decoder *d,
 		if (!ii[i].post_int3)
 			emit_filler(&o, ii[i].post);
 	}
+	if (rc == 0)
+		rc = emit_tables(xf, &o, fr);
 	if (rc == 0 && (o.overflow || o.len != fr->len))
 		fr->why = "the copy's size changed while emitting", rc = -ENOTSUP;
 	free(ii);
@@ -378,6 +468,17 @@ void x86_fr_free(struct x86_fr *fr)
 	free(fr->at);
 	free(fr->cfi);
 	memset(fr, 0, sizeof *fr);
+}
+
+int x86_fr_read(void *arg, uint64_t addr, void *buf, size_t len)
+{
+	const struct x86_fr *fr = arg;
+
+	if (addr < fr->to || addr - fr->to > fr->len ||
+	    len > fr->len - (addr - fr->to))
+		return -EFAULT;
+	memcpy(buf, fr->code + (addr - fr->to), len);
+	return 0;
 }
 
 static long find(const struct x86_fr *fr, uint64_t orig)
@@ -400,7 +501,7 @@ uint64_t x86_fr_slot(const struct x86_fr *fr, uint64_t orig)
 	long i = find(fr, orig);
 
 	if (orig == fr->from + fr->size)
-		return fr->to + fr->len;
+		return fr->to + fr->code_len;
 	return i < 0 ? 0 : fr->slot[i];
 }
 
@@ -409,7 +510,7 @@ uint64_t x86_fr_at(const struct x86_fr *fr, uint64_t orig)
 	long i = find(fr, orig);
 
 	if (orig == fr->from + fr->size)
-		return fr->to + fr->len;
+		return fr->to + fr->code_len;
 	return i < 0 ? 0 : fr->at[i];
 }
 
@@ -418,6 +519,6 @@ uint64_t x86_fr_cfi(const struct x86_fr *fr, uint64_t orig)
 	long i = find(fr, orig);
 
 	if (orig == fr->from + fr->size)
-		return fr->to + fr->len;
+		return fr->to + fr->code_len;
 	return i < 0 ? 0 : fr->cfi[i];
 }

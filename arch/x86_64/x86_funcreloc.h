@@ -17,6 +17,10 @@
  *     gets nops before it, a `ret` or indirect `jmp` exit int3s after it,
  *     and the entry instruction nops after it, so that parsing the copy
  *     gives every point room for a jmp.
+ *   - a PIC jump table (`lea tbl(%rip),%r; movslq (%r,%i,4),%s; add
+ *     %r,%s; jmp *%s`) gets a table of its own after the code, entries
+ *     relative to it pointing to the slots of the original targets, and
+ *     its `lea` (the one or two the parser names) loads the new table.
  * Branch targets map to slot starts (the padding before an instruction
  * does nothing), so every jump lands where the parser expects.  Sizes do
  * not depend on the copy's address except for out-of-reach external
@@ -38,8 +42,9 @@ struct x86_func;
 struct x86_fr {
 	uint64_t from, size;    /* the original function (absolute) */
 	uint64_t to;            /* where the copy runs */
-	uint8_t *code;          /* the copy's bytes */
+	uint8_t *code;          /* the copy's bytes: code, then tables */
 	size_t len;
+	size_t code_len;        /* the code alone: [to, to + code_len) */
 	size_t n;               /* instructions */
 	uint64_t *orig;         /* original instruction starts, sorted */
 	uint64_t *slot;         /* copy: slot start (pre padding first) */
@@ -51,7 +56,8 @@ struct x86_fr {
 };
 
 /* Why a parsed function (addresses image-relative or absolute, as
- * parsed) cannot be relocated, or NULL: jump tables, unresolved indirect
+ * parsed) cannot be relocated, or NULL: jump tables other than the PIC
+ * form with its base lea known (absolute tables), unresolved indirect
  * jumps, code addresses taken, data inside, an entry that cannot take a
  * jmp itself, size.  Instruction-level refusals come from x86_fr_build. */
 const char *x86_fr_refusal(const struct x86_func *xf);
@@ -65,6 +71,11 @@ int x86_fr_build(struct x86_reloc *r, struct x86_decoder *d,
 		 const struct x86_func *xf, uint64_t base,
 		 const uint8_t *code, uint64_t to, struct x86_fr *fr);
 void x86_fr_free(struct x86_fr *fr);
+
+/* Read len bytes of the copy at address addr (arg: the struct x86_fr),
+ * for x86_parse_ctx.read when the copy is parsed: its tables lie after
+ * the code.  0, or -EFAULT outside the copy. */
+int x86_fr_read(void *arg, uint64_t addr, void *buf, size_t len);
 
 /* Copy address of the slot of the original instruction at `orig`
  * (absolute), or 0 when orig is not an instruction start.  The end of

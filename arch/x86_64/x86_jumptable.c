@@ -52,6 +52,9 @@ struct val {
 	uint8_t scale;       /* LOAD, REL, SCALED: bytes per index step */
 	unsigned idx;        /* canonical index register ... */
 	int idx_at;          /* ... as read by this window instruction */
+	/* CONST from `lea sym(%rip)`: that lea's address; LOAD, REL: the
+	 * lea of the base loaded from; REL: [1] the lea of the base added. */
+	uint64_t lea_at[2];
 };
 
 #define DEPTH_MAX 8
@@ -127,6 +130,7 @@ static struct val hoisted(const struct x86_reg_defs *defs, unsigned reg)
 	if (k < 0 || defs->writers[k] != 1 || !defs->is_lea[k])
 		return unknown;
 	v.c = defs->lea[k];
+	v.lea_at[0] = defs->lea_at[k];
 	return v;
 }
 
@@ -157,6 +161,7 @@ int x86_reg_defs_compute(struct x86_decoder *d, const struct x86_code *c,
 			out->is_lea[g] = d->insn->id == X86_INS_LEA &&
 				x->operands[1].mem.base == X86_REG_RIP &&
 				x->operands[1].mem.index == X86_REG_INVALID;
+			out->lea_at[g] = d->insn->address;
 			out->lea[g] = d->insn->address + d->insn->size +
 				      (uint64_t)x->operands[1].mem.disp;
 		}
@@ -177,6 +182,7 @@ static struct val lea_value(const struct win *w, int i, int depth)
 	if (m->base == X86_REG_RIP && m->index == X86_REG_INVALID) {
 		v.k = V_CONST;
 		v.c = in->address + in->size + (uint64_t)m->disp;
+		v.lea_at[0] = in->address;
 		return v;
 	}
 	if (m->base == X86_REG_INVALID && m->index != X86_REG_INVALID &&
@@ -229,10 +235,12 @@ static struct val load_value(const struct win *w, int i, const x86_op_mem *m,
 	if (b.k == V_CONST) {
 		v.tbl_known = true;
 		v.c = b.c + (uint64_t)m->disp;
+		v.lea_at[0] = m->disp == 0 ? b.lea_at[0] : 0;
 		split_index(&v, index, i, m->scale, &x);
 	} else if (x.k == V_CONST && m->scale == 1) {
 		v.tbl_known = true;
 		v.c = x.c + (uint64_t)m->disp;
+		v.lea_at[0] = m->disp == 0 ? x.lea_at[0] : 0;
 		split_index(&v, base, i, 1, &b);
 	}
 	return v;
@@ -296,6 +304,7 @@ static struct val add_values(const struct win *w, int i, struct val a,
 	if (a.k == V_CONST && is_entry_load(&b) && b.c == a.c) {
 		r = b;
 		r.k = V_REL;
+		r.lea_at[1] = a.lea_at[0];
 		return r;
 	}
 	return derived(w, i, depth);
@@ -414,6 +423,24 @@ static bool follow_copy(const struct win *w, int i, struct aliases *a, int k)
 	return true;
 }
 
+/* The instruction before i that last set the flags, skipping moves and
+ * leas (which do not): a relocated copy puts filler such as `mov
+ * %al,%al` after a short entry instruction, between cmp and ja
+ * (x86_funcreloc.c). */
+static int flags_from(const struct win *w, int i, const struct aliases *a)
+{
+	int j = i - 1;
+
+	while (j > 0 && (w->in[j]->id == X86_INS_MOV ||
+			 w->in[j]->id == X86_INS_LEA)) {
+		for (int k = 0; k < a->nregs; k++)
+			if (writes(w, j, a->regs[k]))
+				return i - 1;   /* not mere filler */
+		j--;
+	}
+	return j;
+}
+
 /* The number of entries from `cmp $N, idx; ja default` (N+1) or
  * `... jae` (N) before the table load; 0 when there is none. */
 static size_t find_bound(const struct win *w, unsigned idx, int idx_at)
@@ -421,7 +448,7 @@ static size_t find_bound(const struct win *w, unsigned idx, int idx_at)
 	struct aliases a = { .regs = { idx }, .nregs = 1 };
 
 	for (int i = idx_at - 1; i >= 1; i--) {
-		const cs_insn *in = w->in[i], *cmp = w->in[i - 1];
+		const cs_insn *in = w->in[i], *cmp = w->in[flags_from(w, i, &a)];
 		const cs_x86 *cx = &cmp->detail->x86;
 
 		if ((in->id == X86_INS_JA || in->id == X86_INS_JAE) &&
@@ -494,6 +521,10 @@ static int table_entries(const struct x86_code *c, const struct val *v,
 	out->table = v->c;
 	out->nentries = n;
 	out->entry_size = esz;
+	if (v->k == V_REL && v->lea_at[0] != 0 && v->lea_at[1] != 0) {
+		out->lea_at[0] = v->lea_at[0];
+		out->lea_at[1] = v->lea_at[1];
+	}
 	if (inside == n)
 		out->kind = X86_IJ_TABLE;
 	else if (inside == 0 && zero == 0 && esz == 8)

@@ -237,6 +237,31 @@ static int push_insn(struct pstate *s, const struct pinsn *p)
 	return 0;
 }
 
+/* Keep the table's facts for relocation (x86_func.jtables). */
+static int keep_table(struct x86_func *f, uint64_t jmp_at,
+		      const struct x86_ij *ij)
+{
+	struct x86_jtable *v = realloc(f->jtables,
+				       (f->njtables + 1) * sizeof(*v));
+	struct x86_jtable *t;
+
+	if (v == NULL)
+		return -ENOMEM;
+	f->jtables = v;
+	t = &v[f->njtables];
+	*t = (struct x86_jtable){ .jmp_at = jmp_at, .table = ij->table,
+				  .nentries = ij->nentries,
+				  .entry_size = ij->entry_size,
+				  .lea_at = { ij->lea_at[0], ij->lea_at[1] } };
+	t->targets = malloc((ij->nentries ? ij->nentries : 1) *
+			    sizeof(*t->targets));
+	if (t->targets == NULL)
+		return -ENOMEM;
+	memcpy(t->targets, ij->targets, ij->nentries * sizeof(*t->targets));
+	f->njtables++;
+	return 0;
+}
+
 /* Record a table found by the jump at index ji: its entries become
  * targets, and if it lies inside the function its bytes are data. */
 static int add_table(struct pstate *s, size_t ji, const struct x86_ij *ij)
@@ -250,6 +275,8 @@ static int add_table(struct pstate *s, size_t ji, const struct x86_ij *ij)
 			return -ENOMEM;
 	f->has_jump_table = true;
 	f->njump_tables++;
+	if (keep_table(f, s->c.addr + s->in[ji].off, ij) < 0)
+		return -ENOMEM;
 	if (te <= s->c.addr || ts >= s->c.addr + s->c.len)
 		return 0;
 	if (ts < s->c.addr + s->in[ji].off + s->in[ji].len) {
@@ -589,6 +616,9 @@ void x86_func_free(struct x86_func *f)
 	free(f->targets);
 	free(f->data);
 	free(f->outside_targets);
+	for (size_t i = 0; i < f->njtables; i++)
+		free(f->jtables[i].targets);
+	free(f->jtables);
 	memset(f, 0, sizeof(*f));
 }
 

@@ -74,6 +74,21 @@ struct x86_range {
 	uint64_t start, end;
 };
 
+/* A resolved jump table (x86_func.jtables): what whole-function
+ * relocation needs to give a copy its own table. */
+struct x86_jtable {
+	uint64_t jmp_at;        /* the indirect jmp */
+	uint64_t table;         /* the table's start */
+	size_t nentries;
+	uint8_t entry_size;     /* 4: int32 relative to the table (PIC);
+	                           8: absolute addresses */
+	/* entry_size 4: the `lea table(%rip)` whose value the entry is
+	 * loaded from and the one it is added to (often the same), or 0
+	 * when the base does not come from a lea the parser saw. */
+	uint64_t lea_at[2];
+	uint64_t *targets;      /* nentries targets */
+};
+
 struct x86_func {
 	uint64_t addr, size;
 	bool ok;                /* every point is patchable */
@@ -97,6 +112,9 @@ struct x86_func {
 	 * other parts), unsorted, possibly repeated. */
 	uint64_t *outside_targets;
 	size_t noutside_targets;
+	/* Every resolved jump table (njump_tables of them). */
+	struct x86_jtable *jtables;
+	size_t njtables;
 };
 
 /* Reading bytes outside the function (jump tables in .rodata). */

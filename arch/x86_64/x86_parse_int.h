@@ -26,6 +26,10 @@ struct x86_ij {
 	uint8_t entry_size;      /* 4 (relative to table) or 8 (absolute) */
 	uint64_t *targets;       /* TABLE: nentries targets (malloc) */
 	const char *why;         /* UNRESOLVED: why, for diagnostics */
+	/* TABLE, entry_size 4: the `lea tbl(%rip)` instructions that give
+	 * the base the entry is loaded from and the base it is added to
+	 * (often the same one), 0 when not known. */
+	uint64_t lea_at[2];
 };
 
 /* Who writes each general register in a whole function (indexes:
@@ -34,6 +38,7 @@ struct x86_reg_defs {
 	uint8_t writers[16];   /* saturates at 255 */
 	bool is_lea[16];       /* the last writer is lea sym(%rip) */
 	uint64_t lea[16];      /* ... and sym */
+	uint64_t lea_at[16];   /* ... and where that lea is */
 };
 
 /* The code being parsed, as the jump-table analysis needs it. */

@@ -21,13 +21,19 @@
  * and to commit.  Refused functions with reasons go to
  * OUTDIR/<name>.refused; trap functions to OUTDIR/<name>.trap.
  *
- *   corpus_inst OUTDIR NAME STDIN [--used=LIB]... PROGRAM ARG...
+ *   corpus_inst OUTDIR NAME STDIN [--used=LIB]... [--balanced=FUNC]...
+ *               PROGRAM ARG...
  *
  * "Counted > 0" is asserted for the executable (when the symbol table
  * knows any of its functions), for libc, and for each --used=LIB (file
  * name, e.g. libsqlite3.so.0); other libraries the program links may not
  * be called by the workload at all (readline with stdin not a terminal)
  * and are only reported.
+ *
+ * --balanced=FUNC asserts entries == exits (and > 0) for a function of
+ * the executable that is not a leaf but returns only by its `ret`s
+ * (python3.11's _PyEval_EvalFrameDefault, whose nameless cold part
+ * once made 278 jumps count as exits: engine/eng_coldpart.c).
  */
 #include "eng_funcreloc.h"
 #include "eng_points.h"
@@ -318,8 +324,8 @@ int main(int argc, char **argv)
 	struct hunch_err err = { 0 };
 	struct mod mods[32];
 	size_t nmods = 0, npts = 0, total_refused = 0, total_fns = 0;
-	size_t len, mism = 0, leaves = 0, nused = 0;
-	const char *used[8];
+	size_t len, mism = 0, leaves = 0, nused = 0, nbal = 0, nbal_seen = 0;
+	const char *used[8], *bal[4];
 	double tdirect;
 	int dst, in_fd, out_fd, failed, same;
 	double t0, tparse, tcommit, trun;
@@ -334,10 +340,11 @@ int main(int argc, char **argv)
 	name = argv[2];
 	in = argv[3];
 	pargv = argv + 4;
-	while (pargv[0] != NULL && strncmp(pargv[0], "--used=", 7) == 0) {
-		if (nused < 8)
+	for (; pargv[0] != NULL && strncmp(pargv[0], "--", 2) == 0; pargv++) {
+		if (strncmp(pargv[0], "--used=", 7) == 0 && nused < 8)
 			used[nused++] = pargv[0] + 7;
-		pargv++;
+		else if (strncmp(pargv[0], "--balanced=", 11) == 0 && nbal < 4)
+			bal[nbal++] = pargv[0] + 11;
 	}
 	snprintf(dout, sizeof dout, "%s/%s.direct.out", outdir, name);
 	snprintf(hout, sizeof hout, "%s/%s.inst.out", outdir, name);
@@ -455,6 +462,16 @@ int main(int argc, char **argv)
 					 m->name, c->f->name, (long long)a.sum,
 					 (long long)b.sum, c->ntrap);
 			total += (uint64_t)a.sum;
+			for (size_t u = 0; i == 0 && u < nbal; u++)
+				if (strcmp(bal[u], c->f->name) == 0 &&
+				    ++nbal_seen)
+					tap_ok(a.sum > 0 && a.sum == b.sum &&
+					       c->nexit == c->nexit_pts,
+					       "%s: %s: %lld entries == %lld "
+					       "exits (%zu of %zu exit points)",
+					       name, bal[u], (long long)a.sum,
+					       (long long)b.sum, c->nexit,
+					       c->nexit_pts);
 			if (c->ncall == 0 && c->nentry == 1 && c->nexit > 0 &&
 			    c->nexit == c->nexit_pts && c->nrefused == 0) {
 				leaves++;
@@ -493,6 +510,9 @@ int main(int argc, char **argv)
 		       "(%llu entries)", name, m->name, m->ncounted,
 		       (unsigned long long)total);
 	}
+	if (nbal_seen != nbal)
+		tap_ok(0, "%s: %zu of the %zu --balanced functions found in "
+		       "the executable", name, nbal_seen, nbal);
 	tap_ok(mism == 0, "%s: entries == exits for all %zu fully "
 	       "instrumented leaf functions (%zu differ)", name, leaves, mism);
 	tap_diag("%s: %zu functions in %zu modules, %zu refused", name,

@@ -22,6 +22,10 @@
  *                                         8-thread target, relocating
  *   inst_funcreloc --kill STORM MS        hunch SIGKILLed in such a storm
  *   inst_funcreloc --shares FILE...   (report: jmp / relocated / trap)
+ *   inst_funcreloc --switch FR_SWITCH   progs/fr_switch.c: relocated
+ *                    with its jump table, exact count at every return
+ *   inst_funcreloc --cold COLDPART-STRIPPED   tests/parse/coldpart.c with
+ *                    no symbol for cp_work.cold: entries == exits exact
  */
 #include "inst_util.h"
 #include "tap.h"
@@ -478,6 +482,121 @@ static void run_fr(const char *prog)
 	eng_points_cache_free(pc);
 }
 
+/* progs/fr_switch.c: fr_switch has a PIC jump table and a `ret` too
+ * close to a case to take a jmp, so it is relocated with a table of its
+ * own.  A counter at the entry and one at each of its 10 returns (one per
+ * case, the default last): 10000 entries, exactly 1000 at each return,
+ * no trap, the output of the uninstrumented program. */
+static void run_switch(const char *prog)
+{
+	char *argv[] = { (char *)prog, NULL };
+	char *truth = ground_truth(prog);
+	struct eng_points_cache *pc = NULL;
+	struct hunch_err err = { 0 };
+	const struct eng_func *f;
+	const struct x86_func *xf;
+	uint32_t var[16], req[16];
+	uint64_t h[16];
+	size_t n = 0, nexit = 0, good = 0;
+	struct tgt t;
+
+	if (!tap_ok(tgt_launch(&t, prog, argv) == 0 &&
+		    eng_points_cache_new(&pc, &err) == 0 &&
+		    eng_funcreloc_image(t.in, pc, t.img, t.base, &err) == 0,
+		    "switch: launched, relocation on %s", err.msg))
+		return;
+	f = eng_image_func_by_name(t.img, "fr_switch");
+	xf = f ? eng_points_of(pc, t.img, f, NULL) : NULL;
+	tap_ok(xf != NULL && !xf->ok && xf->njtables == 1,
+	       "switch: fr_switch has a jump table and a point too small");
+	for (size_t k = 0; xf && k < xf->npoints && n < 16; k++) {
+		const struct x86_point *xp = &xf->points[k];
+		struct x86_snip s = { .kind = X86_SN_ADD, .delta = 1 };
+		struct eng_inst_point pt;
+
+		if (xp->kind == X86_PT_CALL)
+			continue;
+		eng_sampler_var_alloc(t.smp, ENG_VAR_COUNTER, &var[n], &h[n],
+				      NULL);
+		s.handle = h[n];
+		eng_inst_point_from(xp, t.base, &pt);
+		if (eng_inst_add(t.in, &pt, &s, 1, false, &req[n], &err) < 0)
+			tap_diag("fr_switch: %s", err.msg);
+		n++;
+	}
+	tap_ok(n == 11 && eng_inst_commit(t.in, &err) == 0,
+	       "switch: 11 points (entry, 10 returns) committed %s", err.msg);
+	tap_ok(f != NULL && relocated(&t, f), "switch: fr_switch relocated");
+	eng_resume_all(t.p, NULL);
+	tap_ok(tgt_wait_exit(&t, 30000) == 0 && t.status == 0,
+	       "switch: exited 0 (%d)", t.status);
+	if (!tap_ok(truth != NULL && strcmp(t.out, truth) == 0,
+		    "switch: output identical to the uninstrumented run"))
+		tap_diag("got:\n%s", t.out);
+	for (size_t k = 0; k < n; k++) {
+		struct eng_var_agg a;
+
+		eng_sampler_var_agg(t.smp, var[k], &a);
+		if (k == 0)
+			tap_eq(a.sum, 10000, "switch: fr_switch entries");
+		else {
+			nexit++;
+			good += a.sum == 1000;
+			if (a.sum != 1000)
+				tap_diag("return %zu: %ld", k, (long)a.sum);
+		}
+	}
+	tap_ok(nexit == 10 && good == 10, "switch: exactly 1000 at each of "
+	       "the %zu returns (%zu right)", nexit, good);
+	tap_eq(traps(&t), 0, "switch: no trap hit");
+	tgt_fini(&t);
+	eng_points_cache_free(pc);
+}
+
+/* tests/parse/coldpart.c, stripped: cp_work's cold part has no symbol
+ * (engine/eng_coldpart.c finds it); the 10 trips through it are no
+ * exits, so entries and exits are exactly the 1000 calls. */
+static void run_cold(const char *prog)
+{
+	char *argv[] = { (char *)prog, NULL };
+	struct eng_points_cache *pc = NULL;
+	struct hunch_err err = { 0 };
+	struct eng_var_agg a = { 0 }, b = { 0 };
+	struct fx *fx = NULL, *c;
+	size_t n = 0;
+	struct tgt t;
+	int failed;
+
+	if (!tap_ok(tgt_launch(&t, prog, argv) == 0 &&
+		    eng_points_cache_new(&pc, &err) == 0 &&
+		    eng_funcreloc_image(t.in, pc, t.img, t.base, &err) == 0,
+		    "coldpart: launched, relocation on %s", err.msg))
+		return;
+	fx = instrument(&t, pc, "cp_", &n, &failed);
+	c = by_name(fx, n, "cp_work");
+	tap_ok(n == 1 && c != NULL && failed == 0 && c->nentry == 1 &&
+	       c->nexit == 1, "coldpart: cp_work instrumented at %zu entry, "
+	       "%zu exit (want 1, 1), %d requests refused", c ? c->nentry : 0,
+	       c ? c->nexit : 0, failed);
+	eng_resume_all(t.p, NULL);
+	tap_ok(tgt_wait_exit(&t, 30000) == 0 && t.status == 0,
+	       "coldpart: exited 0 (%d)", t.status);
+	if (!tap_ok(strcmp(t.out, "sum 2085577\n") == 0,
+		    "coldpart: output as without hunch"))
+		tap_diag("got: %s", t.out);
+	if (c != NULL) {
+		eng_sampler_var_agg(t.smp, c->ev, &a);
+		eng_sampler_var_agg(t.smp, c->xv, &b);
+	}
+	tap_ok(a.sum == 1000 && b.sum == 1000, "coldpart: cp_work %ld "
+	       "entries, %ld exits (want 1000, 1000)", (long)a.sum,
+	       (long)b.sum);
+	tap_eq(traps(&t), 0, "coldpart: no trap hit");
+	free(fx);
+	tgt_fini(&t);
+	eng_points_cache_free(pc);
+}
+
 /* The storm target (progs/gen_storm.py, 8 threads) at -O0, where 40% of
  * the functions need relocation: `rounds` times insert counters at
  * every entry and exit and remove them while it runs. */
@@ -720,6 +839,14 @@ int main(int argc, char **argv)
 	}
 	if (argc == 4 && strcmp(argv[1], "--storm") == 0) {
 		run_storm(argv[2], atoi(argv[3]));
+		return tap_done();
+	}
+	if (argc == 3 && strcmp(argv[1], "--switch") == 0) {
+		run_switch(argv[2]);
+		return tap_done();
+	}
+	if (argc == 3 && strcmp(argv[1], "--cold") == 0) {
+		run_cold(argv[2]);
 		return tap_done();
 	}
 	if (argc == 4 && strcmp(argv[1], "--kill") == 0) {
