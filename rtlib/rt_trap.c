@@ -96,8 +96,19 @@ static void chain(int sig, siginfo_t *si, void *uc)
 		p->sa_handler(sig);
 		return;
 	}
-	/* default: die of SIGTRAP as the program would have */
-	signal(SIGTRAP, SIG_DFL);
+	/* default: die of SIGTRAP as the program would have.  Through the
+	 * real sigaction: signal() here binds to our own interposed one
+	 * (the rtlib is preloaded), which only records the program's wish,
+	 * so raise() came back to this handler, and with SA_NODEFER it
+	 * recursed until the thread's stack ran out: the demo's SIGSEGV
+	 * with an 8 MB stack used up (issue 4, inst_trapdemo). */
+	struct sigaction dfl;
+
+	memset(&dfl, 0, sizeof dfl);
+	dfl.sa_handler = SIG_DFL;
+	sigemptyset(&dfl.sa_mask);
+	if (real_sigaction() != NULL)
+		real_sigaction()(SIGTRAP, &dfl, NULL);
 	raise(SIGTRAP);
 }
 
