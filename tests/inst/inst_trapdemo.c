@@ -3,11 +3,11 @@
  * (issue 4, "a trapped exit crashes the demo"): demo_hot_loop's exit is
  * a one-byte `ret` that is also a branch target, so it can only be
  * trapped.  hunch-demo runs 1 s; every point of demo_hot_loop and
- * demo_transform (its only caller) is forced to an int3 and counted, the
+ * demo_step (whose call of demo_transform tail-calls it) is forced to an int3 and counted, the
  * first time before main runs, the second time while it runs (as the
  * dashboard enables a metric), with wall and CPU timers beside.  The
  * demo must print exactly what it prints alone and exit 0, and every
- * call must be counted: demo_transform's entries = its exits =
+ * call must be counted: demo_step's entries = its exits = its calls =
  * demo_hot_loop's entries = its exits (enabled before main).
  */
 #include "inst_util.h"
@@ -51,7 +51,8 @@ static void run(const char *prog, bool running, enum inst_mode mode)
 	if (!tap_ok(tgt_launch(&t, prog, argv) == 0, "%s: launched", how))
 		return;
 	hot = fns_prepare(&t, "demo_hot_loop", &nh);
-	tr = fns_prepare(&t, "demo_transform", &nt);
+	tr = fns_prepare(&t, "demo_step", &nt);
+	t.count_calls = true;     /* demo_step calls demo_transform */
 	trap_all(hot, nh);
 	trap_all(tr, nt);
 	if (running) {
@@ -63,7 +64,7 @@ static void run(const char *prog, bool running, enum inst_mode mode)
 	if (mode != IM_COUNTERS)
 		pts += fns_instrument(&t, hot, nh, mode);
 	tap_ok(pts >= 4, "%s: %d trap points on demo_hot_loop and "
-	       "demo_transform", how, pts);
+	       "demo_step", how, pts);
 	if (!running)
 		eng_resume_all(t.p, NULL);
 	tap_ok(tgt_wait_exit(&t, 60000) == 0 && t.status == 0,
@@ -75,7 +76,8 @@ static void run(const char *prog, bool running, enum inst_mode mode)
 		uint64_t n = sum(&t, tr[0].entry_var);
 
 		tap_ok(n > 0, "%s: %llu calls", how, (unsigned long long)n);
-		tap_eq(sum(&t, tr[0].exit_var), n, "%s: transform exits", how);
+		tap_eq(sum(&t, tr[0].exit_var), n, "%s: step exits", how);
+		tap_eq(sum(&t, tr[0].call_var), n, "%s: step call site", how);
 		tap_eq(sum(&t, hot[0].entry_var), n, "%s: hot entries", how);
 		tap_eq(sum(&t, hot[0].exit_var), n, "%s: hot exits", how);
 	}
