@@ -92,6 +92,7 @@ struct eng_proc {
 	size_t wait_next;       /* where eng_wait_any scans from */
 	int infcall_timeout_ms;
 	uint64_t trap_table, trap_cap;  /* eng_trap.c */
+	uint64_t infcall_ret;   /* the rtlib's return int3, 0: return to 0 */
 
 	struct eng_bp bps[ENG_MAX_BPS];
 	size_t nbps;

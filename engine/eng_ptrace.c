@@ -239,9 +239,10 @@ static bool is_fault(int sig, const siginfo_t *si)
 		sig == SIGFPE || sig == SIGTRAP) && si->si_code > 0;
 }
 
-/* During an inferior call: the return to address 0, or a crash of the
- * callee (re-running the faulting instruction would only fault again,
- * so the call is abandoned and the signal never reaches the program). */
+/* During an inferior call: the return to the rtlib's int3 (or to
+ * address 0 before the rtlib is there), or a crash of the callee
+ * (re-running the faulting instruction would only fault again, so the
+ * call is abandoned and the signal never reaches the program). */
 static enum eng_stop infcall_end(struct eng_proc *p, struct eng_thread *t,
 				 int sig, const siginfo_t *si)
 {
@@ -249,6 +250,10 @@ static enum eng_stop infcall_end(struct eng_proc *p, struct eng_thread *t,
 
 	if (!is_fault(sig, si))
 		return SK_NONE;
+	if (sig == SIGTRAP && si->si_code == SI_KERNEL && p->infcall_ret &&
+	    eng_get_regs(p, t->tid, &r, NULL) == 0 &&
+	    r.rip == p->infcall_ret + 1)
+		return SK_INFCALL;
 	if (sig == SIGSEGV && si->si_addr == NULL &&
 	    eng_get_regs(p, t->tid, &r, NULL) == 0 && r.rip == 0)
 		return SK_INFCALL;
