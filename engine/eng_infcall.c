@@ -68,7 +68,8 @@ void eng_set_infcall_return(struct eng_proc *p, uint64_t addr)
 }
 
 /* HUNCH_TEST_KILL_AT=infcall:N: hunch SIGKILLs itself once its
- * inferior call N (from 0, counted over the process) is running. */
+ * inferior call N is running (from 0, counting the calls started while
+ * the variable is set, so a test may set it once the target runs). */
 static long infcalls_started;
 
 static void test_kill_point(void)
@@ -76,10 +77,10 @@ static void test_kill_point(void)
 	const char *e = getenv("HUNCH_TEST_KILL_AT");
 	long n;
 
-	if (e != NULL && sscanf(e, "infcall:%ld", &n) == 1 &&
-	    n == infcalls_started)
+	if (e == NULL || sscanf(e, "infcall:%ld", &n) != 1)
+		return;
+	if (n == infcalls_started++)
 		raise(SIGKILL);
-	infcalls_started++;
 }
 
 /* The return address and, with the rtlib, the save area above it (one
@@ -87,7 +88,8 @@ static void test_kill_point(void)
  * it needs to come back).  Returns the callee's %rsp, 0 on error. */
 static uint64_t push_return(struct eng_proc *p, uint64_t top,
 			    const struct user_regs_struct *saved,
-			    const void *xs, size_t xlen, struct hunch_err *err)
+			    uint64_t mask, const void *xs, size_t xlen,
+			    struct hunch_err *err)
 {
 	struct hunch_infcall_save *s;
 	uint64_t sp, zero = 0;
@@ -110,6 +112,7 @@ static uint64_t push_return(struct eng_proc *p, uint64_t top,
 	s->magic = HUNCH_INFCALL_MAGIC;
 	s->ret = p->infcall_ret;
 	memcpy(s->regs, saved, sizeof s->regs);
+	s->sigmask = mask;
 	s->xlen = xlen;
 	memcpy(s->xstate, xs, xlen);
 	s = (struct hunch_infcall_save *)((char *)s - 8);
@@ -121,15 +124,16 @@ static uint64_t push_return(struct eng_proc *p, uint64_t top,
 
 static int setup_frame(struct eng_proc *p, struct eng_thread *t,
 		       const struct user_regs_struct *saved, uint64_t fn,
-		       const uint64_t *args, int nargs, const void *xs,
-		       size_t xlen, struct hunch_err *err)
+		       const uint64_t *args, int nargs, uint64_t mask,
+		       const void *xs, size_t xlen, struct hunch_err *err)
 {
 	struct user_regs_struct r = *saved;
 	uint64_t sp;
 
 	_Static_assert(sizeof r == 27 * 8, "hunch_infcall_save.regs");
 	sp = push_return(p, saved->rsp - RED_ZONE -
-			 scratch_used(t, saved->rsp), saved, xs, xlen, err);
+			 scratch_used(t, saved->rsp), saved, mask, xs, xlen,
+			 err);
 	if (sp == 0)
 		return -EFAULT;
 	r.rsp = sp;
@@ -145,6 +149,26 @@ static int setup_frame(struct eng_proc *p, struct eng_thread *t,
 	if ((int64_t)r.orig_rax >= 0)
 		r.orig_rax = (uint64_t)-1;
 	return eng_set_regs(p, t->tid, &r, err);
+}
+
+/* SIGTRAP unblocked for the call (the old mask in *mask): an int3 hit
+ * with SIGTRAP blocked (a thread inside pthread_create blocks every
+ * signal) makes the kernel reset the process's SIGTRAP action to the
+ * default, and our return is an int3; the rtlib's handler, finishing a
+ * call for a dead hunch, would then never run. */
+static int call_mask(struct eng_proc *p, struct eng_thread *t,
+		     uint64_t *mask)
+{
+	uint64_t m;
+
+	if (p->infcall_ret == 0)
+		return 0;
+	if (ptrace(PTRACE_GETSIGMASK, t->tid, sizeof m, &m) != 0)
+		return -errno;
+	*mask = m;
+	m &= ~(1ULL << (SIGTRAP - 1));
+	return ptrace(PTRACE_SETSIGMASK, t->tid, sizeof m, &m) != 0 ? -errno
+								    : 0;
 }
 
 /* Run the thread until the call returns; other events on the way are
@@ -236,7 +260,7 @@ int eng_infcall(struct eng_proc *p, pid_t tid, uint64_t fn,
 	struct eng_thread *t = eng_thread_find(p, tid);
 	struct user_regs_struct saved, r;
 	size_t xlen = ENG_XSTATE_MAX;
-	uint64_t saved_step;
+	uint64_t saved_step, mask = 0;
 	bool job_stopped;
 	void *xs;
 	int rc;
@@ -259,7 +283,11 @@ int eng_infcall(struct eng_proc *p, pid_t tid, uint64_t fn,
 	job_stopped = t->stop == SK_GROUP;
 	saved_step = t->step_over;  /* it may be parked on our int3 */
 	t->step_over = 0;
-	rc = setup_frame(p, t, &saved, fn, args, nargs, xs, xlen, err);
+	if ((rc = call_mask(p, t, &mask)) < 0)
+		rc = call_err(p, tid, fn, rc, "cannot unblock SIGTRAP", err);
+	else
+		rc = setup_frame(p, t, &saved, fn, args, nargs, mask, xs,
+				 xlen, err);
 	if (rc == 0) {
 		t->in_infcall = true;
 		rc = run_call(p, t, fn, err);
@@ -272,6 +300,8 @@ int eng_infcall(struct eng_proc *p, pid_t tid, uint64_t fn,
 	if (t->state == TS_STOPPED) {
 		eng_set_regs(p, tid, &saved, NULL);
 		eng_set_xstate(p, tid, xs, xlen);
+		if (p->infcall_ret != 0)
+			ptrace(PTRACE_SETSIGMASK, tid, sizeof mask, &mask);
 		/* It now sits at the SIGSEGV signal-delivery-stop of the
 		 * return, from which an owed signal can be injected. */
 		t->step_over = saved_step;

@@ -224,6 +224,8 @@ struct hunch_infcall_save {
 	uint64_t magic;            /* HUNCH_INFCALL_MAGIC */
 	uint64_t ret;              /* the int3's address, checked too */
 	uint64_t regs[27];         /* struct user_regs_struct */
+	uint64_t sigmask;          /* the thread's signal mask (bit n-1:
+				      signal n) */
 	uint64_t xlen;             /* bytes of XSAVE area that follow */
 	uint8_t xstate[];          /* NT_X86_XSTATE (standard format) */
 };

@@ -204,6 +204,9 @@ static int infcall_done(ucontext_t *uc, uint64_t pc)
 	g[REG_RIP] = (greg_t)r[16];
 	g[REG_EFL] = (greg_t)r[18];
 	g[REG_RSP] = (greg_t)r[19];
+	/* hunch unblocked SIGTRAP for the call; the thread's own mask
+	 * comes back with sigreturn */
+	memcpy(&uc->uc_sigmask, &s->sigmask, sizeof s->sigmask);
 	restore_xstate(uc, s);
 	s->magic = 0;
 	if (rt_g.shm != NULL)
