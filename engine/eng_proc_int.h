@@ -47,6 +47,9 @@ struct eng_thread {
 	bool sigstop_now;       /* current stop is a signal-delivery-stop */
 	int pending[ENG_MAX_PENDING];  /* the program's signals, owed */
 	int npending;
+	uint64_t requeued;      /* signals given back to the kernel while
+				   stopped (bit n-1: signal n): no second
+				   event when they stop it again */
 	bool stepping;          /* PTRACE_SINGLESTEP in flight */
 	bool deferred;          /* to resume once p->hold drops to 0 */
 	uint64_t hit_bp;        /* address of the int3 it stopped at */

@@ -262,11 +262,47 @@ static enum eng_stop infcall_end(struct eng_proc *p, struct eng_thread *t,
 	return SK_FAULT;
 }
 
+/* A signal for the program that stops a thread hunch keeps stopped
+ * (all threads stopped for a commit) would be held by hunch until the
+ * resume: the waitpid that reported it took it from the kernel, and a
+ * hunch SIGKILLed meanwhile loses it.  So it is given back to the
+ * kernel at once: sent again to the thread (rt_tgsigqueueinfo keeps a
+ * queued signal's siginfo; kill/tgkill-sent ones come back with
+ * SI_TKILL from hunch, as more than one owed signal always did), and
+ * the stop is resumed with none.  Not during an inferior call (the
+ * signal would interrupt it again at once), a step-over (hold), nor for
+ * stop signals (job control keeps its own path) and SIGTRAP.  A fault
+ * (a synchronous SIGSEGV...) needs nothing: resumed with no signal,
+ * the instruction faults again. */
+static bool give_back(struct eng_proc *p, struct eng_thread *t, int sig,
+		      const siginfo_t *si)
+{
+	uint64_t bit = 1ULL << (sig - 1);
+	siginfo_t q = *si;
+
+	if (!p->want_stop || t->in_infcall || p->hold > 0 ||
+	    is_stop_signal(sig) || sig == SIGTRAP || sig == SIGKILL)
+		return false;
+	if (is_fault(sig, si)) {
+		t->requeued |= bit;
+		return true;
+	}
+	if (si->si_code < 0 && si->si_code != SI_TKILL) {
+		if (syscall(SYS_rt_tgsigqueueinfo, p->pid, t->tid, sig, &q))
+			return false;
+	} else if (syscall(SYS_tgkill, p->pid, t->tid, sig) != 0) {
+		return false;
+	}
+	t->requeued |= bit;
+	return true;
+}
+
 static enum eng_stop on_signal(struct eng_proc *p, struct eng_thread *t,
 			       int sig)
 {
 	siginfo_t si;
 	enum eng_stop k;
+	bool again;
 
 	t->sigstop_now = true;  /* a signal can ride on the resume */
 	memset(&si, 0, sizeof(si));
@@ -279,8 +315,14 @@ static enum eng_stop on_signal(struct eng_proc *p, struct eng_thread *t,
 	}
 	if (t->in_infcall && (k = infcall_end(p, t, sig, &si)) != SK_NONE)
 		return k;
-	owe_signal(t, sig);
-	queue_simple(p, ENG_EV_SIGNAL, t->tid, 0, sig, false);
+	/* given back before: reported then already */
+	again = sig >= 1 && sig <= 64 && (t->requeued & (1ULL << (sig - 1)));
+	if (again)
+		t->requeued &= ~(1ULL << (sig - 1));
+	if (sig < 1 || sig > 64 || !give_back(p, t, sig, &si))
+		owe_signal(t, sig);
+	if (!again)
+		queue_simple(p, ENG_EV_SIGNAL, t->tid, 0, sig, false);
 	return SK_SIGNAL;
 }
 
