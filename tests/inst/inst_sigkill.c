@@ -8,6 +8,13 @@
  * would be lost: the program's counts must be exact every time.
  *
  *   inst_sigkill PROGRAM MS...
+ *   inst_sigkill --infcall-read PROGRAM
+ *
+ * The second form: progs/inst_readline.c waits in read(2); hunch stops
+ * it and calls hunchrt_ping on that thread, and is SIGKILLed during the
+ * call (HUNCH_TEST_KILL_AT=infcall:0).  The rtlib must put the thread
+ * back into its read, restarted as the kernel would have: the lines
+ * sent after are read exactly.
  */
 #include "inst_util.h"
 #include "tap.h"
@@ -90,10 +97,80 @@ static int run(const char *prog, int ms)
 	return WIFSIGNALED(st) ? 1 : 0;
 }
 
+static void infcall_child(const char *prog, int in_fd, int out_fd, int pidw)
+{
+	char *argv[] = { (char *)prog, NULL };
+	uint64_t ret;
+	struct tgt t;
+	pid_t pid;
+
+	if (tgt_launch_fds(&t, prog, argv, in_fd, out_fd) < 0)
+		_exit(2);
+	pid = eng_proc_pid(t.p);
+	eng_resume_all(t.p, NULL);
+	usleep(200000);                 /* into its read(2) */
+	if (eng_stop_all(t.p, NULL) < 0 ||
+	    write(pidw, &pid, sizeof pid) != sizeof pid)
+		_exit(2);
+	setenv("HUNCH_TEST_KILL_AT", "infcall:0", 1);
+	eng_infcall(t.p, pid, eng_shm_entry(t.shm, HUNCH_RT_ENTRY_PING), NULL,
+		    0, &ret, NULL);
+	_exit(3);                       /* not killed */
+}
+
+static void infcall_read(const char *prog)
+{
+	int in[2], out[2], pw[2], st = 0, tst = 0;
+	pid_t hunch, target = 0;
+	char buf[512];
+	size_t len = 0;
+	ssize_t k;
+
+	if (pipe(in) < 0 || pipe(out) < 0 || pipe(pw) < 0)
+		return;
+	hunch = fork();
+	if (hunch == 0) {
+		close(in[1]);
+		close(out[0]);
+		close(pw[0]);
+		infcall_child(prog, in[0], out[1], pw[1]);
+	}
+	close(in[0]);
+	close(out[1]);
+	close(pw[1]);
+	if (read(pw[0], &target, sizeof target) != sizeof target)
+		target = 0;
+	waitpid(hunch, &st, 0);
+	tap_ok(target > 0 && WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL,
+	       "infcall-read: hunch SIGKILLed during its inferior call "
+	       "(status 0x%x)", st);
+	tap_ok(write(in[1], "one\ntwo\n", 8) == 8,
+	       "infcall-read: two lines sent");
+	close(in[1]);
+	while (len < sizeof buf - 1 &&
+	       (k = read(out[0], buf + len, sizeof buf - 1 - len)) > 0)
+		len += (size_t)k;
+	buf[len] = 0;
+	if (target > 0)
+		waitpid(target, &tst, 0);
+	tap_ok(WIFEXITED(tst) && WEXITSTATUS(tst) == 0,
+	       "infcall-read: the target exited 0 (status 0x%x)", tst);
+	tap_ok(strcmp(buf, "ready\ngot one\ngot two\nend\n") == 0,
+	       "infcall-read: its read restarted, every byte read once");
+	if (strcmp(buf, "ready\ngot one\ngot two\nend\n") != 0)
+		tap_diag("got: %s", buf);
+}
+
 int main(int argc, char **argv)
 {
 	int killed = 0, bad = 0;
 
+	if (argc == 3 && strcmp(argv[1], "--infcall-read") == 0) {
+		prctl(PR_SET_CHILD_SUBREAPER, 1);
+		signal(SIGPIPE, SIG_IGN);
+		infcall_read(argv[2]);
+		return tap_done();
+	}
 	if (argc < 3)
 		return tap_ok(0, "usage: inst_sigkill PROGRAM MS..."),
 		       tap_done();
