@@ -266,14 +266,16 @@ static enum eng_stop infcall_end(struct eng_proc *p, struct eng_thread *t,
  * (all threads stopped for a commit) would be held by hunch until the
  * resume: the waitpid that reported it took it from the kernel, and a
  * hunch SIGKILLed meanwhile loses it.  So it is given back to the
- * kernel at once: sent again to the thread (rt_tgsigqueueinfo keeps a
- * queued signal's siginfo; kill/tgkill-sent ones come back with
- * SI_TKILL from hunch, as more than one owed signal always did), and
- * the stop is resumed with none.  Not during an inferior call (the
- * signal would interrupt it again at once), a step-over (hold), nor for
- * stop signals (job control keeps its own path) and SIGTRAP.  A fault
- * (a synchronous SIGSEGV...) needs nothing: resumed with no signal,
- * the instruction faults again. */
+ * kernel at once when its siginfo can be given back exactly: a queued
+ * signal (sigqueue, timers, AIO: si_code < 0) is sent again to the
+ * thread with rt_tgsigqueueinfo, and the stop resumed with none.  A
+ * fault (a synchronous SIGSEGV...) needs nothing: resumed with no
+ * signal, the instruction faults again.  kill/tgkill/raise signals stay
+ * owed: the kernel refuses their si_code from another process, and a
+ * tgkill from hunch carries hunch's pid, which glibc's SIGCANCEL
+ * handler ignores (pthread_cancel was lost: proc_targets pthread_exit
+ * hung).  Not during an inferior call (the signal would interrupt it
+ * again at once), a step-over (hold), nor for stop signals and SIGTRAP. */
 static bool give_back(struct eng_proc *p, struct eng_thread *t, int sig,
 		      const siginfo_t *si)
 {
@@ -287,12 +289,9 @@ static bool give_back(struct eng_proc *p, struct eng_thread *t, int sig,
 		t->requeued |= bit;
 		return true;
 	}
-	if (si->si_code < 0 && si->si_code != SI_TKILL) {
-		if (syscall(SYS_rt_tgsigqueueinfo, p->pid, t->tid, sig, &q))
-			return false;
-	} else if (syscall(SYS_tgkill, p->pid, t->tid, sig) != 0) {
+	if (si->si_code >= 0 || si->si_code == SI_TKILL ||
+	    syscall(SYS_rt_tgsigqueueinfo, p->pid, t->tid, sig, &q) != 0)
 		return false;
-	}
 	t->requeued |= bit;
 	return true;
 }

@@ -1,6 +1,7 @@
 /* inst_sigloop.c - a program that signals itself while hunch
- * instruments it: N times it calls sl_f, raises SIGUSR1 and queues
- * SIGRTMIN with value i; its handlers count every delivery.  Prints
+ * instruments it: N times it calls sl_f and queues SIGUSR1 and SIGRTMIN
+ * with value i (sigqueue: hunch can give such a signal back to the
+ * kernel exactly); its handlers count every delivery.  Prints
  * "ready", then the counts, which must be exact whatever hunch did
  * (inst_sigkill: hunch SIGKILLed in the middle). */
 #include <signal.h>
@@ -54,7 +55,7 @@ int main(int argc, char **argv)
 		union sigval v = { .sival_int = i };
 
 		s += sl_f(i);
-		raise(SIGUSR1);
+		sigqueue(getpid(), SIGUSR1, v);
 		sigqueue(getpid(), SIGRTMIN, v);
 	}
 	printf("usr1 %ld rt %ld rt_sum %ld s %ld\n", usr1, rt, rt_sum, s);
