@@ -9,6 +9,7 @@
  *
  *   inst_sigkill PROGRAM MS...
  *   inst_sigkill --infcall-read PROGRAM
+ *   inst_sigkill --infcall-time PROGRAM   1000 calls each way, timed
  *
  * The second form: progs/inst_readline.c waits in read(2); hunch stops
  * it and calls hunchrt_ping on that thread, and is SIGKILLed during the
@@ -25,6 +26,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char expected[] =
@@ -161,9 +163,52 @@ static void infcall_read(const char *prog)
 		tap_diag("got: %s", buf);
 }
 
+static double now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+/* --infcall-time: 1000 hunchrt_ping calls returning through the rtlib,
+ * then 1000 returning to 0 (the save area's cost); a diag, no limit. */
+static void infcall_time(const char *prog)
+{
+	char *argv[] = { (char *)prog, NULL };
+	uint64_t ret, fn, ok = 0;
+	struct tgt t;
+	pid_t pid;
+	double t0, t1, t2;
+
+	if (!tap_ok(tgt_launch(&t, prog, argv) == 0, "infcall-time: launched"))
+		return;
+	pid = eng_proc_pid(t.p);
+	fn = eng_shm_entry(t.shm, HUNCH_RT_ENTRY_PING);
+	t0 = now_us();
+	for (int i = 0; i < 1000; i++)
+		ok += eng_infcall(t.p, pid, fn, (uint64_t[]){ (uint64_t)i }, 1,
+				  &ret, NULL) == 0 && ret == (uint64_t)i + 1;
+	t1 = now_us();
+	eng_set_infcall_return(t.p, 0);
+	for (int i = 0; i < 1000; i++)
+		ok += eng_infcall(t.p, pid, fn, (uint64_t[]){ (uint64_t)i }, 1,
+				  &ret, NULL) == 0 && ret == (uint64_t)i + 1;
+	t2 = now_us();
+	tap_eq(ok, 2000, "infcall-time: 2000 calls returned x+1");
+	tap_diag("rtlib return: %.1f us per call; return to 0: %.1f us",
+		 (t1 - t0) / 1000, (t2 - t1) / 1000);
+	tgt_fini(&t);
+}
+
 int main(int argc, char **argv)
 {
 	int killed = 0, bad = 0;
+
+	if (argc == 3 && strcmp(argv[1], "--infcall-time") == 0) {
+		infcall_time(argv[2]);
+		return tap_done();
+	}
 
 	if (argc == 3 && strcmp(argv[1], "--infcall-read") == 0) {
 		prctl(PR_SET_CHILD_SUBREAPER, 1);
