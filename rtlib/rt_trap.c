@@ -20,6 +20,7 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <link.h>
 #include <signal.h>
 #include <string.h>
 #include <ucontext.h>
@@ -214,6 +215,22 @@ static int infcall_done(ucontext_t *uc, uint64_t pc)
 	return 1;
 }
 
+/* hunch's int3 on the dynamic linker's r_brk (_dl_debug_state, a bare
+ * `ret` called at every dlopen/dlclose) stays in the program when hunch
+ * is SIGKILLed: its `ret` is emulated here, or the program would die of
+ * SIGTRAP at its next dlopen. */
+static int r_brk_hit(ucontext_t *uc, uint64_t pc)
+{
+	greg_t *g = uc->uc_mcontext.gregs;
+
+	if (pc == 0 || pc != (uint64_t)_r_debug.r_brk ||
+	    *(volatile const uint8_t *)(uintptr_t)pc != 0xcc)
+		return 0;
+	g[REG_RIP] = *(const greg_t *)(uintptr_t)g[REG_RSP];
+	g[REG_RSP] += 8;
+	return 1;
+}
+
 static void handler(int sig, siginfo_t *si, void *ucv)
 {
 	ucontext_t *uc = ucv;
@@ -223,6 +240,8 @@ static void handler(int sig, siginfo_t *si, void *ucv)
 
 	if (to == 0 && si->si_code == SI_KERNEL && infcall_done(uc, pc)) {
 		;       /* back where hunch found it (errno restored below) */
+	} else if (to == 0 && si->si_code == SI_KERNEL && r_brk_hit(uc, pc)) {
+		;       /* _dl_debug_state returned */
 	} else if (to != 0) {
 		uc->uc_mcontext.gregs[REG_RIP] = (greg_t)to;
 		if (rt_g.shm != NULL)

@@ -10,6 +10,10 @@
  *   inst_sigkill PROGRAM MS...
  *   inst_sigkill --infcall-read PROGRAM
  *   inst_sigkill --infcall-time PROGRAM   1000 calls each way, timed
+ *   inst_sigkill --kill-dlopen DLOPEN EXPECTED
+ *        the dlopen target waits for a file before its dlopen; hunch
+ *        is SIGKILLed meanwhile, its int3 on r_brk left in place: the
+ *        rtlib emulates its `ret`, the output must equal EXPECTED.
  *
  * The second form: progs/inst_readline.c waits in read(2); hunch stops
  * it and calls hunchrt_ping on that thread, and is SIGKILLed during the
@@ -20,6 +24,7 @@
 #include "inst_util.h"
 #include "tap.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -201,9 +206,82 @@ static void infcall_time(const char *prog)
 	tgt_fini(&t);
 }
 
+static void dlopen_child(char *const *argv, int out_fd, int pidw)
+{
+	struct tgt t;
+	pid_t pid;
+
+	if (tgt_launch_fds(&t, argv[0], argv, -1, out_fd) < 0)
+		_exit(2);
+	pid = eng_proc_pid(t.p);
+	eng_resume_all(t.p, NULL);
+	if (write(pidw, &pid, sizeof pid) != sizeof pid)
+		_exit(2);
+	for (;;)
+		tgt_pump(&t, 100);
+}
+
+static void kill_dlopen(const char *prog, const char *expected_path)
+{
+	char wait[64], wait2[80], want[512], buf[512];
+	char *argv[] = { (char *)prog, "--wait-file", wait, NULL };
+	int out[2], pw[2], st = 0, tst = 0;
+	pid_t hunch, target = 0;
+	size_t len = 0;
+	ssize_t k;
+	FILE *f;
+
+	snprintf(wait, sizeof wait, "/tmp/inst_sigkill-%d", (int)getpid());
+	snprintf(wait2, sizeof wait2, "%s.2", wait);
+	f = fopen(expected_path, "r");
+	want[f ? fread(want, 1, sizeof want - 1, f) : 0] = 0;
+	if (f)
+		fclose(f);
+	if (pipe(out) < 0 || pipe(pw) < 0)
+		return;
+	hunch = fork();
+	if (hunch == 0) {
+		close(out[0]);
+		close(pw[0]);
+		dlopen_child(argv, out[1], pw[1]);
+	}
+	close(out[1]);
+	close(pw[1]);
+	if (read(pw[0], &target, sizeof target) != sizeof target)
+		target = 0;
+	usleep(200000);                 /* waiting for the file */
+	kill(hunch, SIGKILL);
+	waitpid(hunch, &st, 0);
+	tap_ok(target > 0 && WIFSIGNALED(st), "kill-dlopen: hunch SIGKILLed "
+	       "while the target waits to dlopen");
+	close(open(wait, O_CREAT | O_WRONLY, 0600));
+	close(open(wait2, O_CREAT | O_WRONLY, 0600));
+	while (len < sizeof buf - 1 &&
+	       (k = read(out[0], buf + len, sizeof buf - 1 - len)) > 0)
+		len += (size_t)k;
+	buf[len] = 0;
+	if (target > 0)
+		waitpid(target, &tst, 0);
+	unlink(wait);
+	unlink(wait2);
+	tap_ok(WIFEXITED(tst) && WEXITSTATUS(tst) == 0,
+	       "kill-dlopen: dlopen and dlclose after hunch died, exit 0 "
+	       "(status 0x%x)", tst);
+	tap_ok(want[0] != 0 && strcmp(buf, want) == 0,
+	       "kill-dlopen: output identical");
+	if (strcmp(buf, want) != 0)
+		tap_diag("got: %s", buf);
+}
+
 int main(int argc, char **argv)
 {
 	int killed = 0, bad = 0;
+
+	if (argc == 4 && strcmp(argv[1], "--kill-dlopen") == 0) {
+		prctl(PR_SET_CHILD_SUBREAPER, 1);
+		kill_dlopen(argv[2], argv[3]);
+		return tap_done();
+	}
 
 	if (argc == 3 && strcmp(argv[1], "--infcall-time") == 0) {
 		infcall_time(argv[2]);
