@@ -11,15 +11,27 @@
  * rewind rip by 2 to restart it.  During our call orig_rax is -1 so that
  * the kernel leaves our rip alone; restoring the saved registers
  * afterwards re-arms the restart, as gdb does.
+ *
+ * hunch may be SIGKILLed during a call: the kernel then lets the thread
+ * run on, and a return to 0 would kill the program.  So once the rtlib
+ * is there (eng_set_infcall_return), the call returns to the rtlib's
+ * int3 instead, with the saved registers and XSAVE area written just
+ * above the return address (struct hunch_infcall_save).  Alive, hunch
+ * takes that SIGTRAP in the ptrace stop and restores the thread itself,
+ * as before; dead, the kernel delivers it and the rtlib's handler
+ * restores the thread from the save area (rtlib/rt_trap.c).
  */
 #include "eng_proc_int.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
 #include <time.h>
+
+#include "hunch_abi.h"
 
 static int64_t now_ms(void)
 {
@@ -50,20 +62,80 @@ static uint64_t scratch_used(struct eng_thread *t, uint64_t rsp)
 	return t->scratch;
 }
 
+void eng_set_infcall_return(struct eng_proc *p, uint64_t addr)
+{
+	p->infcall_ret = addr;
+}
+
+/* HUNCH_TEST_KILL_AT=infcall:N: hunch SIGKILLs itself once its
+ * inferior call N is running (from 0, counting the calls started while
+ * the variable is set, so a test may set it once the target runs). */
+static long infcalls_started;
+
+static void test_kill_point(void)
+{
+	const char *e = getenv("HUNCH_TEST_KILL_AT");
+	long n;
+
+	if (e == NULL || sscanf(e, "infcall:%ld", &n) != 1)
+		return;
+	if (n == infcalls_started++)
+		raise(SIGKILL);
+}
+
+/* The return address and, with the rtlib, the save area above it (one
+ * write: killed before it, the thread has not moved; after, it has all
+ * it needs to come back).  Returns the callee's %rsp, 0 on error. */
+static uint64_t push_return(struct eng_proc *p, uint64_t top,
+			    const struct user_regs_struct *saved,
+			    uint64_t mask, const void *xs, size_t xlen,
+			    struct hunch_err *err)
+{
+	struct hunch_infcall_save *s;
+	uint64_t sp, zero = 0;
+	size_t len;
+
+	if (p->infcall_ret == 0) {
+		sp = (top & ~15ULL) - 8;
+		return eng_write_mem(p, sp, &zero, 8, err) < 0 ? 0 : sp;
+	}
+	len = 8 + sizeof *s + xlen;
+	s = calloc(1, len);
+	if (s == NULL) {
+		hunch_errf(err, -ENOMEM, "out of memory");
+		return 0;
+	}
+	/* as if `call` pushed: %rsp+8 (the save area) is 16-aligned */
+	sp = ((top - sizeof *s - xlen) & ~15ULL) - 8;
+	memcpy(s, &p->infcall_ret, 8);
+	s = (struct hunch_infcall_save *)((char *)s + 8);
+	s->magic = HUNCH_INFCALL_MAGIC;
+	s->ret = p->infcall_ret;
+	memcpy(s->regs, saved, sizeof s->regs);
+	s->sigmask = mask;
+	s->xlen = xlen;
+	memcpy(s->xstate, xs, xlen);
+	s = (struct hunch_infcall_save *)((char *)s - 8);
+	if (eng_write_mem(p, sp, s, len, err) < 0)
+		sp = 0;
+	free(s);
+	return sp;
+}
+
 static int setup_frame(struct eng_proc *p, struct eng_thread *t,
 		       const struct user_regs_struct *saved, uint64_t fn,
-		       const uint64_t *args, int nargs, struct hunch_err *err)
+		       const uint64_t *args, int nargs, uint64_t mask,
+		       const void *xs, size_t xlen, struct hunch_err *err)
 {
 	struct user_regs_struct r = *saved;
-	uint64_t sp, zero = 0;
-	int rc;
+	uint64_t sp;
 
-	sp = saved->rsp - RED_ZONE - scratch_used(t, saved->rsp);
-	sp &= ~15ULL;
-	sp -= 8;  /* as if `call` pushed: %rsp+8 is 16-aligned at entry */
-	rc = eng_write_mem(p, sp, &zero, sizeof(zero), err);
-	if (rc < 0)
-		return rc;
+	_Static_assert(sizeof r == 27 * 8, "hunch_infcall_save.regs");
+	sp = push_return(p, saved->rsp - RED_ZONE -
+			 scratch_used(t, saved->rsp), saved, mask, xs, xlen,
+			 err);
+	if (sp == 0)
+		return -EFAULT;
 	r.rsp = sp;
 	r.rip = fn;
 	r.rax = 0;  /* no vector registers for a variadic callee */
@@ -79,6 +151,26 @@ static int setup_frame(struct eng_proc *p, struct eng_thread *t,
 	return eng_set_regs(p, t->tid, &r, err);
 }
 
+/* SIGTRAP unblocked for the call (the old mask in *mask): an int3 hit
+ * with SIGTRAP blocked (a thread inside pthread_create blocks every
+ * signal) makes the kernel reset the process's SIGTRAP action to the
+ * default, and our return is an int3; the rtlib's handler, finishing a
+ * call for a dead hunch, would then never run. */
+static int call_mask(struct eng_proc *p, struct eng_thread *t,
+		     uint64_t *mask)
+{
+	uint64_t m;
+
+	if (p->infcall_ret == 0)
+		return 0;
+	if (ptrace(PTRACE_GETSIGMASK, t->tid, sizeof m, &m) != 0)
+		return -errno;
+	*mask = m;
+	m &= ~(1ULL << (SIGTRAP - 1));
+	return ptrace(PTRACE_SETSIGMASK, t->tid, sizeof m, &m) != 0 ? -errno
+								    : 0;
+}
+
 /* Run the thread until the call returns; other events on the way are
  * dealt with (signals owed to the program, our breakpoints stepped
  * over).  Returns 0 at the return, negative otherwise. */
@@ -88,6 +180,8 @@ static int run_call(struct eng_proc *p, struct eng_thread *t, uint64_t fn,
 	int64_t deadline = now_ms() + p->infcall_timeout_ms;
 	int rc = eng_thread_cont(p, t, 0);
 
+	if (rc == 0)
+		test_kill_point();
 	while (rc == 0) {
 		int64_t left = deadline - now_ms();
 
@@ -166,7 +260,7 @@ int eng_infcall(struct eng_proc *p, pid_t tid, uint64_t fn,
 	struct eng_thread *t = eng_thread_find(p, tid);
 	struct user_regs_struct saved, r;
 	size_t xlen = ENG_XSTATE_MAX;
-	uint64_t saved_step;
+	uint64_t saved_step, mask = 0;
 	bool job_stopped;
 	void *xs;
 	int rc;
@@ -189,7 +283,11 @@ int eng_infcall(struct eng_proc *p, pid_t tid, uint64_t fn,
 	job_stopped = t->stop == SK_GROUP;
 	saved_step = t->step_over;  /* it may be parked on our int3 */
 	t->step_over = 0;
-	rc = setup_frame(p, t, &saved, fn, args, nargs, err);
+	if ((rc = call_mask(p, t, &mask)) < 0)
+		rc = call_err(p, tid, fn, rc, "cannot unblock SIGTRAP", err);
+	else
+		rc = setup_frame(p, t, &saved, fn, args, nargs, mask, xs,
+				 xlen, err);
 	if (rc == 0) {
 		t->in_infcall = true;
 		rc = run_call(p, t, fn, err);
@@ -202,6 +300,8 @@ int eng_infcall(struct eng_proc *p, pid_t tid, uint64_t fn,
 	if (t->state == TS_STOPPED) {
 		eng_set_regs(p, tid, &saved, NULL);
 		eng_set_xstate(p, tid, xs, xlen);
+		if (p->infcall_ret != 0)
+			ptrace(PTRACE_SETSIGMASK, tid, sizeof mask, &mask);
 		/* It now sits at the SIGSEGV signal-delivery-stop of the
 		 * return, from which an owed signal can be injected. */
 		t->step_over = saved_step;

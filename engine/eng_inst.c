@@ -116,6 +116,7 @@ int eng_inst_create(struct eng_proc *p, struct eng_shm *shm,
 	in->shm = shm;
 	in->env.fs_block_off = (int32_t)h->rt_tls_block_off;
 	in->env.fn_block = eng_shm_entry(shm, HUNCH_RT_ENTRY_BLOCK);
+	eng_set_infcall_return(p, eng_shm_entry(shm, HUNCH_RT_ENTRY_INFCALL_RET));
 	in->env.fn_wall_start = eng_shm_entry(shm, HUNCH_RT_ENTRY_WALL_START);
 	in->env.fn_wall_stop = eng_shm_entry(shm, HUNCH_RT_ENTRY_WALL_STOP);
 	in->env.fn_cpu_start = eng_shm_entry(shm, HUNCH_RT_ENTRY_CPU_START);

@@ -144,6 +144,11 @@ uint64_t eng_proc_r_brk(const struct eng_proc *p);
 const char *eng_proc_note(const struct eng_proc *p);
 /* How long an inferior call may run before it is abandoned (10 s). */
 void eng_set_infcall_timeout(struct eng_proc *p, int ms);
+/* Inferior calls return to `addr` (the rtlib's HUNCH_RT_ENTRY_INFCALL_RET
+ * int3) with the thread's registers saved above the return address, so
+ * that the rtlib puts the thread back if hunch dies during a call; 0
+ * (no rtlib yet): return to address 0, the thread is lost then. */
+void eng_set_infcall_return(struct eng_proc *p, uint64_t addr);
 /* The trap table of the instrumentation (rtlib/hunch_abi.h, in the
  * target's memory): a SIGTRAP at one of its live points is handled in
  * the ptrace stop, as the rtlib's handler would, instead of being held

@@ -47,6 +47,9 @@ struct eng_thread {
 	bool sigstop_now;       /* current stop is a signal-delivery-stop */
 	int pending[ENG_MAX_PENDING];  /* the program's signals, owed */
 	int npending;
+	uint64_t requeued;      /* signals given back to the kernel while
+				   stopped (bit n-1: signal n): no second
+				   event when they stop it again */
 	bool stepping;          /* PTRACE_SINGLESTEP in flight */
 	bool deferred;          /* to resume once p->hold drops to 0 */
 	uint64_t hit_bp;        /* address of the int3 it stopped at */
@@ -92,6 +95,7 @@ struct eng_proc {
 	size_t wait_next;       /* where eng_wait_any scans from */
 	int infcall_timeout_ms;
 	uint64_t trap_table, trap_cap;  /* eng_trap.c */
+	uint64_t infcall_ret;   /* the rtlib's return int3, 0: return to 0 */
 
 	struct eng_bp bps[ENG_MAX_BPS];
 	size_t nbps;

@@ -239,9 +239,10 @@ static bool is_fault(int sig, const siginfo_t *si)
 		sig == SIGFPE || sig == SIGTRAP) && si->si_code > 0;
 }
 
-/* During an inferior call: the return to address 0, or a crash of the
- * callee (re-running the faulting instruction would only fault again,
- * so the call is abandoned and the signal never reaches the program). */
+/* During an inferior call: the return to the rtlib's int3 (or to
+ * address 0 before the rtlib is there), or a crash of the callee
+ * (re-running the faulting instruction would only fault again, so the
+ * call is abandoned and the signal never reaches the program). */
 static enum eng_stop infcall_end(struct eng_proc *p, struct eng_thread *t,
 				 int sig, const siginfo_t *si)
 {
@@ -249,6 +250,10 @@ static enum eng_stop infcall_end(struct eng_proc *p, struct eng_thread *t,
 
 	if (!is_fault(sig, si))
 		return SK_NONE;
+	if (sig == SIGTRAP && si->si_code == SI_KERNEL && p->infcall_ret &&
+	    eng_get_regs(p, t->tid, &r, NULL) == 0 &&
+	    r.rip == p->infcall_ret + 1)
+		return SK_INFCALL;
 	if (sig == SIGSEGV && si->si_addr == NULL &&
 	    eng_get_regs(p, t->tid, &r, NULL) == 0 && r.rip == 0)
 		return SK_INFCALL;
@@ -257,11 +262,46 @@ static enum eng_stop infcall_end(struct eng_proc *p, struct eng_thread *t,
 	return SK_FAULT;
 }
 
+/* A signal for the program that stops a thread hunch keeps stopped
+ * (all threads stopped for a commit) would be held by hunch until the
+ * resume: the waitpid that reported it took it from the kernel, and a
+ * hunch SIGKILLed meanwhile loses it.  So it is given back to the
+ * kernel at once when its siginfo can be given back exactly: a queued
+ * signal (sigqueue, timers, AIO: si_code < 0) is sent again to the
+ * thread with rt_tgsigqueueinfo, and the stop resumed with none.  A
+ * fault (a synchronous SIGSEGV...) needs nothing: resumed with no
+ * signal, the instruction faults again.  kill/tgkill/raise signals stay
+ * owed: the kernel refuses their si_code from another process, and a
+ * tgkill from hunch carries hunch's pid, which glibc's SIGCANCEL
+ * handler ignores (pthread_cancel was lost: proc_targets pthread_exit
+ * hung).  Not during an inferior call (the signal would interrupt it
+ * again at once), a step-over (hold), nor for stop signals and SIGTRAP. */
+static bool give_back(struct eng_proc *p, struct eng_thread *t, int sig,
+		      const siginfo_t *si)
+{
+	uint64_t bit = 1ULL << (sig - 1);
+	siginfo_t q = *si;
+
+	if (!p->want_stop || t->in_infcall || p->hold > 0 ||
+	    is_stop_signal(sig) || sig == SIGTRAP || sig == SIGKILL)
+		return false;
+	if (is_fault(sig, si)) {
+		t->requeued |= bit;
+		return true;
+	}
+	if (si->si_code >= 0 || si->si_code == SI_TKILL ||
+	    syscall(SYS_rt_tgsigqueueinfo, p->pid, t->tid, sig, &q) != 0)
+		return false;
+	t->requeued |= bit;
+	return true;
+}
+
 static enum eng_stop on_signal(struct eng_proc *p, struct eng_thread *t,
 			       int sig)
 {
 	siginfo_t si;
 	enum eng_stop k;
+	bool again;
 
 	t->sigstop_now = true;  /* a signal can ride on the resume */
 	memset(&si, 0, sizeof(si));
@@ -274,8 +314,14 @@ static enum eng_stop on_signal(struct eng_proc *p, struct eng_thread *t,
 	}
 	if (t->in_infcall && (k = infcall_end(p, t, sig, &si)) != SK_NONE)
 		return k;
-	owe_signal(t, sig);
-	queue_simple(p, ENG_EV_SIGNAL, t->tid, 0, sig, false);
+	/* given back before: reported then already */
+	again = sig >= 1 && sig <= 64 && (t->requeued & (1ULL << (sig - 1)));
+	if (again)
+		t->requeued &= ~(1ULL << (sig - 1));
+	if (sig < 1 || sig > 64 || !give_back(p, t, sig, &si))
+		owe_signal(t, sig);
+	if (!again)
+		queue_simple(p, ENG_EV_SIGNAL, t->tid, 0, sig, false);
 	return SK_SIGNAL;
 }
 

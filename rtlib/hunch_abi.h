@@ -63,6 +63,7 @@ enum hunch_rt_entry {
 	HUNCH_RT_ENTRY_BLOCK,        /* void *hunchrt_block(void): registers */
 	HUNCH_RT_ENTRY_TRAP_INSTALL, /* int (uint64_t table, uint64_t cap), ABI 3 */
 	HUNCH_RT_ENTRY_FRAMES_REGISTER, /* long (uint64_t list, uint64_t n): rt_frames.c */
+	HUNCH_RT_ENTRY_INFCALL_RET,  /* an int3: inferior calls return here */
 	HUNCH_RT_ENTRY_COUNT,        /* entries the rtlib publishes */
 	HUNCH_RT_NENTRY_MAX = 32
 };
@@ -194,7 +195,9 @@ struct hunch_shm_header {
 	 * racy statistics, not exact counts ---- */
 	_Alignas(64) volatile uint64_t rt_traps;  /* int3s sent to trampolines */
 	volatile uint64_t rt_traps_foreign;  /* SIGTRAPs passed to the program */
-	uint64_t pad_trap[6];
+	volatile uint64_t rt_infcalls_finished;  /* inferior calls the rtlib
+						    finished for a dead hunch */
+	uint64_t pad_trap[5];
 };
 
 /* Trap fallback: an int3 at `addr` (a point too small for a jmp) makes
@@ -208,6 +211,23 @@ struct hunch_shm_header {
 struct hunch_trap_entry {
 	volatile uint64_t addr;
 	volatile uint64_t tramp;
+};
+
+/* Inferior calls return to HUNCH_RT_ENTRY_INFCALL_RET (an int3) with
+ * this right above the return address (at the %rsp the int3 sees): the
+ * thread's registers and XSAVE area before the call.  hunch, alive,
+ * takes the SIGTRAP and restores them itself; if hunch died during the
+ * call, the rtlib's SIGTRAP handler restores them from here, so the
+ * thread resumes exactly where it was (rtlib/rt_trap.c). */
+#define HUNCH_INFCALL_MAGIC 0x4c4c41434e464e49ull    /* "INFCALL" */
+struct hunch_infcall_save {
+	uint64_t magic;            /* HUNCH_INFCALL_MAGIC */
+	uint64_t ret;              /* the int3's address, checked too */
+	uint64_t regs[27];         /* struct user_regs_struct */
+	uint64_t sigmask;          /* the thread's signal mask (bit n-1:
+				      signal n) */
+	uint64_t xlen;             /* bytes of XSAVE area that follow */
+	uint8_t xstate[];          /* NT_X86_XSTATE (standard format) */
 };
 
 static inline uint64_t hunch_trap_slot(uint64_t addr, uint64_t cap)

@@ -66,6 +66,7 @@ static void rt_publish_entries(struct hunch_shm_header *h)
 	e[HUNCH_RT_ENTRY_TRAP_INSTALL] = (uint64_t)(uintptr_t)hunchrt_trap_install;
 	e[HUNCH_RT_ENTRY_FRAMES_REGISTER] =
 		(uint64_t)(uintptr_t)hunchrt_frames_register;
+	e[HUNCH_RT_ENTRY_INFCALL_RET] = (uint64_t)(uintptr_t)hunchrt_infcall_ret;
 	h->rt_nentry = HUNCH_RT_ENTRY_COUNT;
 	/* Trampolines load the block pointer as %fs:off (initial-exec TLS
 	 * has the same offset in every thread). */
@@ -136,6 +137,7 @@ static int rt_map_segment(int fd)
 	h->rt_abi_version = HUNCH_ABI_VERSION;
 	h->rt_pid = getpid();
 	rt_publish_entries(h);
+	rt_trap_handler_init();   /* before hunch can make inferior calls */
 	__atomic_store_n(&rt_g.shm, h, __ATOMIC_RELEASE);
 	if (rt_threads_init() != 0) {
 		__atomic_store_n(&rt_g.shm, NULL, __ATOMIC_RELEASE);

@@ -127,6 +127,11 @@ static inline char *rt_block(void)
 
 /* rt_thread.c */
 int rt_threads_init(void);                 /* once, after mapping */
+/* rt_trap.c: the SIGTRAP handler, in place from the handshake on (it
+ * also finishes inferior calls that hunch could not), and the int3
+ * inferior calls return to. */
+int rt_trap_handler_init(void);
+void hunchrt_infcall_ret(void);
 char *rt_thread_register(uint64_t start_fn);
 void rt_thread_fork_child(void);
 

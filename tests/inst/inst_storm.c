@@ -17,6 +17,12 @@
  *                                  until the commit has no write N:
  *                                  every state between two writes must
  *                                  be a correct program.
+ *   inst_storm --kill-infcall PROGRAM C
+ *                                  hunch is SIGKILLed while its inferior
+ *                                  call N runs (HUNCH_TEST_KILL_AT=
+ *                                  infcall:N), N = 0, 1, ... for every
+ *                                  call made by the end of commit C (the
+ *                                  rtlib puts the thread back).
  */
 #include "inst_util.h"
 #include "tap.h"
@@ -219,6 +225,9 @@ static void each_child(const char *prog, int in_fd, int out_fd, int pidw,
 	pid = eng_proc_pid(t.p);
 	if (write(pidw, &pid, sizeof pid) != sizeof pid)
 		_exit(2);
+	if (getenv("HUNCH_TEST_KILL_AT_LATER") != NULL)
+		setenv("HUNCH_TEST_KILL_AT",
+		       getenv("HUNCH_TEST_KILL_AT_LATER"), 1);
 	c = fns_prepare(&t, "sf_", &n);
 	eng_resume_all(t.p, NULL);
 	for (int r = 0; r < 100000; r++) {
@@ -240,8 +249,13 @@ static int target_finish(pid_t target, int in_w, int out_r, char *out,
 	int st;
 
 	usleep(300000);    /* the target runs on with whatever was patched */
-	if (write(in_w, "stop\n", 5) != 5)
+	if (write(in_w, "stop\n", 5) != 5) {
+		st = 0;
+		waitpid(target, &st, WNOHANG);
+		snprintf(out, cap, "(cannot tell it to stop: status 0x%x)",
+			 st);
 		return -1;
+	}
 	while (len < cap - 1 && (k = read(out_r, out + len, cap - 1 - len)) > 0)
 		len += (size_t)k;
 	out[len] = 0;
@@ -255,18 +269,23 @@ static int target_finish(pid_t target, int in_w, int out_r, char *out,
 
 /* One run of --kill-each: 1 killed and the target fine, 0 the commit
  * had no write n, -1 the target failed (diag). */
-static int kill_at(const char *prog, int commit, long n)
+static int kill_at(const char *prog, int commit, long n, bool infcall)
 {
 	int in[2], out[2], pw[2], st, ok;
 	pid_t hunch, target = 0;
 	char buf[4096], env[64];
+	const char *what = infcall ? "infcall" : "write";
 
 	if (pipe(in) < 0 || pipe(out) < 0 || pipe(pw) < 0)
 		return -1;
 	hunch = fork();
 	if (hunch == 0) {
-		snprintf(env, sizeof env, "%d:%ld", commit, n);
-		setenv("HUNCH_TEST_KILL_AT", env, 1);
+		if (infcall)   /* set by each_child once the target runs */
+			snprintf(env, sizeof env, "infcall:%ld", n);
+		else
+			snprintf(env, sizeof env, "%d:%ld", commit, n);
+		setenv(infcall ? "HUNCH_TEST_KILL_AT_LATER" :
+		       "HUNCH_TEST_KILL_AT", env, 1);
 		close(in[1]);
 		close(out[0]);
 		close(pw[0]);
@@ -280,12 +299,14 @@ static int kill_at(const char *prog, int commit, long n)
 	waitpid(hunch, &st, 0);
 	if (!ok || (!WIFSIGNALED(st) && !(WIFEXITED(st) &&
 					  WEXITSTATUS(st) == 3))) {
-		tap_diag("kill at %d:%ld: hunch status 0x%x", commit, n, st);
+		tap_diag("kill at %s %d:%ld: hunch status 0x%x", what,
+			 commit, n, st);
 		ok = -1;
 	} else {
 		ok = target_finish(target, in[1], out[0], buf, sizeof buf);
 		if (ok < 0)
-			tap_diag("kill at %d:%ld: output: %s", commit, n, buf);
+			tap_diag("kill at %s %d:%ld: output: %s", what,
+				 commit, n, buf);
 		else
 			ok = WIFSIGNALED(st) ? 1 : 0;
 	}
@@ -302,7 +323,7 @@ static void storm_kill_each(const char *prog, int commit, long from,
 
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	for (n = from; rc != 0 && n < 1000000; n += step) {
-		rc = kill_at(prog, commit, n);
+		rc = kill_at(prog, commit, n, false);
 		killed += rc != 0;
 		bad += rc < 0;
 		last = rc != 0 ? n : last;
@@ -312,6 +333,25 @@ static void storm_kill_each(const char *prog, int commit, long from,
 	       step);
 	tap_eq(bad, 0, "kill-each: commit %d: the target finished with "
 	       "correct output after every kill", commit);
+}
+
+/* Killed during each inferior call of the first `commit` commits. */
+static void storm_kill_infcall(const char *prog, int commit)
+{
+	long n, killed = 0, bad = 0;
+	int rc = 1;
+
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	signal(SIGPIPE, SIG_IGN);     /* a dead target must fail, not kill us */
+	for (n = 0; rc != 0 && n < 1000; n++) {
+		rc = kill_at(prog, commit, n, true);
+		killed += rc != 0;
+		bad += rc < 0;
+	}
+	tap_ok(killed >= 1, "kill-infcall: hunch killed during each of its "
+	       "%ld inferior calls up to commit %d", killed, commit);
+	tap_eq(bad, 0, "kill-infcall: the target finished with correct "
+	       "output after every kill");
 }
 
 static void storm_kill(const char *prog, int ms)
@@ -365,6 +405,8 @@ int main(int argc, char **argv)
 	if (argc == 6 && strcmp(argv[1], "--kill-each") == 0)
 		storm_kill_each(argv[2], atoi(argv[3]), atol(argv[4]),
 				atol(argv[5]));
+	else if (argc == 4 && strcmp(argv[1], "--kill-infcall") == 0)
+		storm_kill_infcall(argv[2], atoi(argv[3]));
 	else if (argc == 4 && strcmp(argv[1], "--kill") == 0)
 		storm_kill(argv[2], atoi(argv[3]));
 	else if (argc == 3)

@@ -1,0 +1,312 @@
+/*
+ * inst_sigkill.c - the program's own signals survive a SIGKILLed hunch
+ * (issue 4): progs/inst_sigloop.c queues SIGUSR1 and SIGRTMIN to itself
+ * 20,000 times each while hunch (a child here) inserts and removes
+ * counters on sl_f in a loop, stopping every thread for each commit;
+ * hunch is SIGKILLed after MS ms, for several MS.  A signal that hunch
+ * had taken from the kernel with waitpid and still held when it died
+ * would be lost: the program's counts must be exact every time.
+ *
+ *   inst_sigkill PROGRAM MS...
+ *   inst_sigkill --infcall-read PROGRAM
+ *   inst_sigkill --infcall-time PROGRAM   1000 calls each way, timed
+ *   inst_sigkill --kill-dlopen DLOPEN EXPECTED
+ *        the dlopen target waits for a file before its dlopen; hunch
+ *        is SIGKILLed meanwhile, its int3 on r_brk left in place: the
+ *        rtlib emulates its `ret`, the output must equal EXPECTED.
+ *
+ * The second form: progs/inst_readline.c waits in read(2); hunch stops
+ * it and calls hunchrt_ping on that thread, and is SIGKILLed during the
+ * call (HUNCH_TEST_KILL_AT=infcall:0).  The rtlib must put the thread
+ * back into its read, restarted as the kernel would have: the lines
+ * sent after are read exactly.
+ */
+#include "inst_util.h"
+#include "tap.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char expected[] =
+	"ready\nusr1 20000 rt 20000 rt_sum 199990000 s 599990000\n";
+
+/* The child plays hunch: instrument and remove until killed. */
+static void hunch_child(const char *prog, int out_fd, int pidw)
+{
+	char *argv[] = { (char *)prog, "20000", NULL };
+	struct fn_ctr *c;
+	size_t n;
+	struct tgt t;
+	pid_t pid;
+
+	if (tgt_launch_fds(&t, prog, argv, -1, out_fd) < 0)
+		_exit(2);
+	pid = eng_proc_pid(t.p);
+	if (write(pidw, &pid, sizeof pid) != sizeof pid)
+		_exit(2);
+	c = fns_prepare(&t, "sl_f", &n);
+	eng_resume_all(t.p, NULL);
+	while (!t.ended) {
+		fns_instrument(&t, c, n, IM_COUNTERS);
+		tgt_pump(&t, 1);
+		fns_remove(&t, c, n);
+		tgt_pump(&t, 1);
+	}
+	_exit(3);
+}
+
+/* One run: 1 killed and the output exact, 0 hunch ended first (output
+ * exact), -1 wrong (diag). */
+static int run(const char *prog, int ms)
+{
+	int out[2], pw[2], st, tst = 0;
+	pid_t hunch, target = 0;
+	char buf[4096];
+	size_t len = 0;
+	ssize_t k;
+
+	if (pipe(out) < 0 || pipe(pw) < 0)
+		return -1;
+	hunch = fork();
+	if (hunch == 0) {
+		close(out[0]);
+		close(pw[0]);
+		hunch_child(prog, out[1], pw[1]);
+	}
+	close(out[1]);
+	close(pw[1]);
+	if (read(pw[0], &target, sizeof target) != sizeof target)
+		target = 0;
+	close(pw[0]);
+	usleep((useconds_t)ms * 1000);
+	kill(hunch, SIGKILL);
+	waitpid(hunch, &st, 0);
+	while (len < sizeof buf - 1 &&
+	       (k = read(out[0], buf + len, sizeof buf - 1 - len)) > 0)
+		len += (size_t)k;
+	buf[len] = 0;
+	close(out[0]);
+	if (target > 0)
+		waitpid(target, &tst, 0);
+	if (target <= 0 || !WIFEXITED(tst) || WEXITSTATUS(tst) != 0 ||
+	    strcmp(buf, expected) != 0) {
+		tap_diag("killed at %d ms: target status 0x%x, output: %s", ms,
+			 tst, buf);
+		return -1;
+	}
+	return WIFSIGNALED(st) ? 1 : 0;
+}
+
+static void infcall_child(const char *prog, int in_fd, int out_fd, int pidw)
+{
+	char *argv[] = { (char *)prog, NULL };
+	uint64_t ret;
+	struct tgt t;
+	pid_t pid;
+
+	if (tgt_launch_fds(&t, prog, argv, in_fd, out_fd) < 0)
+		_exit(2);
+	pid = eng_proc_pid(t.p);
+	eng_resume_all(t.p, NULL);
+	usleep(200000);                 /* into its read(2) */
+	if (eng_stop_all(t.p, NULL) < 0 ||
+	    write(pidw, &pid, sizeof pid) != sizeof pid)
+		_exit(2);
+	setenv("HUNCH_TEST_KILL_AT", "infcall:0", 1);
+	eng_infcall(t.p, pid, eng_shm_entry(t.shm, HUNCH_RT_ENTRY_PING), NULL,
+		    0, &ret, NULL);
+	_exit(3);                       /* not killed */
+}
+
+static void infcall_read(const char *prog)
+{
+	int in[2], out[2], pw[2], st = 0, tst = 0;
+	pid_t hunch, target = 0;
+	char buf[512];
+	size_t len = 0;
+	ssize_t k;
+
+	if (pipe(in) < 0 || pipe(out) < 0 || pipe(pw) < 0)
+		return;
+	hunch = fork();
+	if (hunch == 0) {
+		close(in[1]);
+		close(out[0]);
+		close(pw[0]);
+		infcall_child(prog, in[0], out[1], pw[1]);
+	}
+	close(in[0]);
+	close(out[1]);
+	close(pw[1]);
+	if (read(pw[0], &target, sizeof target) != sizeof target)
+		target = 0;
+	waitpid(hunch, &st, 0);
+	tap_ok(target > 0 && WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL,
+	       "infcall-read: hunch SIGKILLed during its inferior call "
+	       "(status 0x%x)", st);
+	tap_ok(write(in[1], "one\ntwo\n", 8) == 8,
+	       "infcall-read: two lines sent");
+	close(in[1]);
+	while (len < sizeof buf - 1 &&
+	       (k = read(out[0], buf + len, sizeof buf - 1 - len)) > 0)
+		len += (size_t)k;
+	buf[len] = 0;
+	if (target > 0)
+		waitpid(target, &tst, 0);
+	tap_ok(WIFEXITED(tst) && WEXITSTATUS(tst) == 0,
+	       "infcall-read: the target exited 0 (status 0x%x)", tst);
+	tap_ok(strcmp(buf, "ready\ngot one\ngot two\nend\n") == 0,
+	       "infcall-read: its read restarted, every byte read once");
+	if (strcmp(buf, "ready\ngot one\ngot two\nend\n") != 0)
+		tap_diag("got: %s", buf);
+}
+
+static double now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+/* --infcall-time: 1000 hunchrt_ping calls returning through the rtlib,
+ * then 1000 returning to 0 (the save area's cost); a diag, no limit. */
+static void infcall_time(const char *prog)
+{
+	char *argv[] = { (char *)prog, NULL };
+	uint64_t ret, fn, ok = 0;
+	struct tgt t;
+	pid_t pid;
+	double t0, t1, t2;
+
+	if (!tap_ok(tgt_launch(&t, prog, argv) == 0, "infcall-time: launched"))
+		return;
+	pid = eng_proc_pid(t.p);
+	fn = eng_shm_entry(t.shm, HUNCH_RT_ENTRY_PING);
+	t0 = now_us();
+	for (int i = 0; i < 1000; i++)
+		ok += eng_infcall(t.p, pid, fn, (uint64_t[]){ (uint64_t)i }, 1,
+				  &ret, NULL) == 0 && ret == (uint64_t)i + 1;
+	t1 = now_us();
+	eng_set_infcall_return(t.p, 0);
+	for (int i = 0; i < 1000; i++)
+		ok += eng_infcall(t.p, pid, fn, (uint64_t[]){ (uint64_t)i }, 1,
+				  &ret, NULL) == 0 && ret == (uint64_t)i + 1;
+	t2 = now_us();
+	tap_eq(ok, 2000, "infcall-time: 2000 calls returned x+1");
+	tap_diag("rtlib return: %.1f us per call; return to 0: %.1f us",
+		 (t1 - t0) / 1000, (t2 - t1) / 1000);
+	tgt_fini(&t);
+}
+
+static void dlopen_child(char *const *argv, int out_fd, int pidw)
+{
+	struct tgt t;
+	pid_t pid;
+
+	if (tgt_launch_fds(&t, argv[0], argv, -1, out_fd) < 0)
+		_exit(2);
+	pid = eng_proc_pid(t.p);
+	eng_resume_all(t.p, NULL);
+	if (write(pidw, &pid, sizeof pid) != sizeof pid)
+		_exit(2);
+	for (;;)
+		tgt_pump(&t, 100);
+}
+
+static void kill_dlopen(const char *prog, const char *expected_path)
+{
+	char wait[64], wait2[80], want[512], buf[512];
+	char *argv[] = { (char *)prog, "--wait-file", wait, NULL };
+	int out[2], pw[2], st = 0, tst = 0;
+	pid_t hunch, target = 0;
+	size_t len = 0;
+	ssize_t k;
+	FILE *f;
+
+	snprintf(wait, sizeof wait, "/tmp/inst_sigkill-%d", (int)getpid());
+	snprintf(wait2, sizeof wait2, "%s.2", wait);
+	f = fopen(expected_path, "r");
+	want[f ? fread(want, 1, sizeof want - 1, f) : 0] = 0;
+	if (f)
+		fclose(f);
+	if (pipe(out) < 0 || pipe(pw) < 0)
+		return;
+	hunch = fork();
+	if (hunch == 0) {
+		close(out[0]);
+		close(pw[0]);
+		dlopen_child(argv, out[1], pw[1]);
+	}
+	close(out[1]);
+	close(pw[1]);
+	if (read(pw[0], &target, sizeof target) != sizeof target)
+		target = 0;
+	usleep(200000);                 /* waiting for the file */
+	kill(hunch, SIGKILL);
+	waitpid(hunch, &st, 0);
+	tap_ok(target > 0 && WIFSIGNALED(st), "kill-dlopen: hunch SIGKILLed "
+	       "while the target waits to dlopen");
+	close(open(wait, O_CREAT | O_WRONLY, 0600));
+	close(open(wait2, O_CREAT | O_WRONLY, 0600));
+	while (len < sizeof buf - 1 &&
+	       (k = read(out[0], buf + len, sizeof buf - 1 - len)) > 0)
+		len += (size_t)k;
+	buf[len] = 0;
+	if (target > 0)
+		waitpid(target, &tst, 0);
+	unlink(wait);
+	unlink(wait2);
+	tap_ok(WIFEXITED(tst) && WEXITSTATUS(tst) == 0,
+	       "kill-dlopen: dlopen and dlclose after hunch died, exit 0 "
+	       "(status 0x%x)", tst);
+	tap_ok(want[0] != 0 && strcmp(buf, want) == 0,
+	       "kill-dlopen: output identical");
+	if (strcmp(buf, want) != 0)
+		tap_diag("got: %s", buf);
+}
+
+int main(int argc, char **argv)
+{
+	int killed = 0, bad = 0;
+
+	if (argc == 4 && strcmp(argv[1], "--kill-dlopen") == 0) {
+		prctl(PR_SET_CHILD_SUBREAPER, 1);
+		kill_dlopen(argv[2], argv[3]);
+		return tap_done();
+	}
+
+	if (argc == 3 && strcmp(argv[1], "--infcall-time") == 0) {
+		infcall_time(argv[2]);
+		return tap_done();
+	}
+
+	if (argc == 3 && strcmp(argv[1], "--infcall-read") == 0) {
+		prctl(PR_SET_CHILD_SUBREAPER, 1);
+		signal(SIGPIPE, SIG_IGN);
+		infcall_read(argv[2]);
+		return tap_done();
+	}
+	if (argc < 3)
+		return tap_ok(0, "usage: inst_sigkill PROGRAM MS..."),
+		       tap_done();
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	signal(SIGPIPE, SIG_IGN);
+	for (int i = 2; i < argc; i++) {
+		int rc = run(argv[1], atoi(argv[i]));
+
+		killed += rc > 0;
+		bad += rc < 0;
+	}
+	tap_ok(killed >= 1, "hunch SIGKILLed mid-storm in %d of %d runs",
+	       killed, argc - 2);
+	tap_eq(bad, 0, "every signal counted exactly after every kill");
+	return tap_done();
+}
