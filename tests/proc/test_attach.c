@@ -240,7 +240,7 @@ static void test_inject_in_read(void)
 	close(op[0]);
 	tap_ok(WIFEXITED(st) && WEXITSTATUS(st) == 0 &&
 	       strcmp(r.out, "ready 0\ngot: after\neof\n") == 0,
-	       "read() restarted and got the next line (%s)", r.out);
+	       "read() restarted and got the next line (%s)", one_line(r.out));
 }
 
 /* A job-control stopped program stays stopped through attach, rtlib
