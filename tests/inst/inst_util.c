@@ -4,6 +4,7 @@
 #include "inst_util.h"
 
 #include <capstone/capstone.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -129,6 +130,50 @@ static int take_lib_event(struct tgt *t, enum eng_event_kind kind,
 		return 0;
 	}
 	return -1;
+}
+
+/* Are all threads of pid in state S?  (false if unreadable) */
+static bool all_asleep(pid_t pid)
+{
+	char path[64], buf[512], *s;
+	struct dirent *d;
+	DIR *dir;
+	int n = 0, asleep = 0;
+
+	snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+	if ((dir = opendir(path)) == NULL)
+		return false;
+	while ((d = readdir(dir)) != NULL) {
+		FILE *f;
+
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof path, "/proc/%d/task/%.16s/stat",
+			 (int)pid, d->d_name);
+		if ((f = fopen(path, "re")) == NULL)
+			continue;
+		n++;
+		if (fgets(buf, sizeof buf, f) != NULL &&
+		    (s = strrchr(buf, ')')) != NULL && s[1] == ' ' &&
+		    s[2] == 'S')
+			asleep++;
+		fclose(f);
+	}
+	closedir(dir);
+	return n > 0 && asleep == n;
+}
+
+int tgt_wait_asleep(struct tgt *t, int ms)
+{
+	uint64_t end = ms_now() + (uint64_t)ms;
+
+	while (!t->ended && !all_asleep(eng_proc_pid(t->p))) {
+		if (ms_now() >= end)
+			return -1;
+		tgt_pump(t, 0);
+	}
+	tgt_pump(t, 0);
+	return t->ended ? -1 : 0;
 }
 
 int tgt_wait_lib(struct tgt *t, enum eng_event_kind kind, const char *lib,

@@ -57,6 +57,12 @@ int tgt_send(struct tgt *t, const char *s);
 int tgt_wait_exit(struct tgt *t, int ms);
 /* Poll events and output for `ms`. */
 void tgt_pump(struct tgt *t, int ms);
+/* Pump until every thread of the target is asleep (state S: blocked,
+ * e.g. in a barrier or a read), then once more so the sampler reads the
+ * values they left; 0, or -1 after `ms`.  What a test checks after "all
+ * workers reached the barrier" must not depend on a fixed delay: under
+ * load a worker may not have run the last instructions before it. */
+int tgt_wait_asleep(struct tgt *t, int ms);
 /* Pump until a kept library event of `kind` whose path contains `lib`
  * (taken off the queue, copied to *out if not NULL); 0, or -1 when the
  * target ended or `ms` passed. */
