@@ -55,6 +55,9 @@ build() {
 
 run_tests() {
 	local rc=0
+	# A log left by an earlier run must not be counted if this one
+	# cannot write its own.
+	rm -f "$BUILD/meson-logs/testlog.json"
 	# Tests run one at a time: several of them measure time, and the
 	# machine has two cores.
 	meson test -C "$BUILD" --no-rebuild --num-processes 1 \
@@ -70,7 +73,15 @@ demo)  build; shift || true
        # if any, replace --batch (e.g. ./dev.sh demo run -- ./myprog).
        [ $# -eq 0 ] && set -- --batch
        exec "$BUILD/hunch" "$@" ;;
-test)  build; shift; run_tests "$@" ;;
+test)  # A failed build is a failed run, counted on the last line like
+       # every other failure (CI reads only that line).  "if !" runs
+       # build without errexit, so its last command's status decides.
+       if ! (build); then
+	       echo "FAILED build: ./dev.sh build failed (see above)"
+	       echo "0 passed, 1 failed"
+	       exit 1
+       fi
+       shift; run_tests "$@" ;;
 bench) install_missing "${BENCH_PACKAGES[@]}"; build; shift
        exec bench/run-all.sh "$BUILD" "$@" ;;
 build) build ;;

@@ -21,12 +21,16 @@ tap_eq() {  # tap_eq GOT WANT NAME...
 		tap_ok 0 "$*"
 	else
 		tap_ok 1 "$*"
-		echo "#   got:  $(printf '%s' "$got" | head -c 2000)"
-		echo "#   want: $(printf '%s' "$want" | head -c 2000)"
+		printf '%s\n' "$got" | head -c 2000 | sed '1s/^/  got:  /' | tap_lines
+		printf '%s\n' "$want" | head -c 2000 | sed '1s/^/  want: /' | tap_lines
 	fi
 }
 
-tap_diag() { echo "# $*"; }
+# Every line of a diagnostic starts with "#": a bare second line is not
+# TAP (meson complains) and one starting "ok" or "not ok" would be
+# counted as a test case.
+tap_lines() { sed 's/^/# /'; }
+tap_diag() { printf '%s\n' "$*" | tap_lines; }
 
 tap_done() {
 	echo "1..$TAP_N"

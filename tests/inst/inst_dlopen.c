@@ -20,28 +20,6 @@
 static const char *const plugin_fns[] = { "plugin_compute", "plugin_square",
 					  NULL };
 
-/* Poll until an event of `kind` for a path containing `lib`. */
-static int wait_lib(struct tgt *t, enum eng_event_kind kind, const char *lib,
-		    struct eng_event *out)
-{
-	for (int i = 0; i < 2000 && !t->ended; i++) {
-		struct eng_event ev[8];
-		int n = eng_poll_events(t->p, ev, 8, 5);
-
-		for (int k = 0; k < n; k++) {
-			if (ev[k].kind == ENG_EV_EXITED ||
-			    ev[k].kind == ENG_EV_KILLED)
-				t->ended = true;
-			if (ev[k].kind == kind && strstr(ev[k].path, lib)) {
-				*out = ev[k];
-				return 0;
-			}
-		}
-		tgt_pump(t, 0);
-	}
-	return -1;
-}
-
 int main(int argc, char **argv)
 {
 	char wf[] = "/tmp/hunch-inst-dlopen-XXXXXX", wf2[64];
@@ -64,9 +42,15 @@ int main(int argc, char **argv)
 		return tap_done();
 	eng_resume_all(t.p, NULL);
 	close(open(wf, O_CREAT | O_WRONLY, 0600));
-	if (!tap_ok(wait_lib(&t, ENG_EV_LIB_LOAD, "libtgtplugin", &ev) == 0,
-		    "load event"))
+	/* tgt_wait_lib: the load event may arrive in any pump (also one
+	 * inside the helpers), which keeps it; a private poll loop here
+	 * lost it to tgt_pump under load.  On failure the target is
+	 * killed, not left waiting for its file with our stderr open. */
+	if (!tap_ok(tgt_wait_lib(&t, ENG_EV_LIB_LOAD, "libtgtplugin", &ev,
+				 30000) == 0, "load event")) {
+		tgt_fini(&t);
 		return tap_done();
+	}
 	lc = fns_prepare_lib(&t, "libtgtplugin", plugin_fns, &nl);
 	tap_eq(nl, 2, "the plugin's functions found");
 	tap_ok(fns_instrument(&t, lc, nl, IM_COUNTERS) >= 4,
@@ -76,10 +60,11 @@ int main(int argc, char **argv)
 			hi = lc[i].f->addr + lc[i].f->size;
 	lo = lc[0].base;
 	hi += lc[0].base;
-	tgt_wait_line(&t, "plugin_compute(7) = 71", 10000);
+	tap_ok(tgt_wait_line(&t, "plugin_compute(7) = 71", 30000) == 0,
+	       "the plugin ran once instrumented");
 	close(open(wf2, O_CREAT | O_WRONLY, 0600));
-	tap_ok(wait_lib(&t, ENG_EV_LIB_UNLOAD, "libtgtplugin", &ev) == 0,
-	       "unload event");
+	tap_ok(tgt_wait_lib(&t, ENG_EV_LIB_UNLOAD, "libtgtplugin", &ev,
+			    30000) == 0, "unload event");
 	dropped = eng_inst_drop_range(t.in, lo, hi, &err);
 	tap_ok(dropped >= 4, "%d requests dropped with the library (%s)",
 	       dropped, err.msg);

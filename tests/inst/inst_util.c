@@ -4,6 +4,7 @@
 #include "inst_util.h"
 
 #include <capstone/capstone.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -98,6 +99,97 @@ static void read_out(struct tgt *t)
 	t->out[t->outlen] = 0;
 }
 
+#define MAX_LIBEV 32
+
+/* Keep a library event for tgt_wait_lib (the oldest go when full). */
+static void keep_lib_event(struct tgt *t, const struct eng_event *ev)
+{
+	if (t->libev == NULL &&
+	    (t->libev = calloc(MAX_LIBEV, sizeof *t->libev)) == NULL)
+		return;
+	if (t->nlibev == MAX_LIBEV) {
+		memmove(t->libev, t->libev + 1,
+			(MAX_LIBEV - 1) * sizeof *t->libev);
+		t->nlibev--;
+	}
+	t->libev[t->nlibev++] = *ev;
+}
+
+static int take_lib_event(struct tgt *t, enum eng_event_kind kind,
+			  const char *lib, struct eng_event *out)
+{
+	for (size_t i = 0; i < t->nlibev; i++) {
+		if (t->libev[i].kind != kind ||
+		    strstr(t->libev[i].path, lib) == NULL)
+			continue;
+		if (out != NULL)
+			*out = t->libev[i];
+		memmove(t->libev + i, t->libev + i + 1,
+			(t->nlibev - i - 1) * sizeof *t->libev);
+		t->nlibev--;
+		return 0;
+	}
+	return -1;
+}
+
+/* Are all threads of pid in state S?  (false if unreadable) */
+static bool all_asleep(pid_t pid)
+{
+	char path[64], buf[512], *s;
+	struct dirent *d;
+	DIR *dir;
+	int n = 0, asleep = 0;
+
+	snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+	if ((dir = opendir(path)) == NULL)
+		return false;
+	while ((d = readdir(dir)) != NULL) {
+		FILE *f;
+
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof path, "/proc/%d/task/%.16s/stat",
+			 (int)pid, d->d_name);
+		if ((f = fopen(path, "re")) == NULL)
+			continue;
+		n++;
+		if (fgets(buf, sizeof buf, f) != NULL &&
+		    (s = strrchr(buf, ')')) != NULL && s[1] == ' ' &&
+		    s[2] == 'S')
+			asleep++;
+		fclose(f);
+	}
+	closedir(dir);
+	return n > 0 && asleep == n;
+}
+
+int tgt_wait_asleep(struct tgt *t, int ms)
+{
+	uint64_t end = ms_now() + (uint64_t)ms;
+
+	while (!t->ended && !all_asleep(eng_proc_pid(t->p))) {
+		if (ms_now() >= end)
+			return -1;
+		tgt_pump(t, 0);
+	}
+	tgt_pump(t, 0);
+	return t->ended ? -1 : 0;
+}
+
+int tgt_wait_lib(struct tgt *t, enum eng_event_kind kind, const char *lib,
+		 struct eng_event *out, int ms)
+{
+	uint64_t end = ms_now() + (uint64_t)ms;
+
+	for (;;) {
+		if (take_lib_event(t, kind, lib, out) == 0)
+			return 0;
+		if (t->ended || ms_now() >= end)
+			return -1;
+		tgt_pump(t, 0);
+	}
+}
+
 void tgt_pump(struct tgt *t, int ms)
 {
 	uint64_t end = ms_now() + (uint64_t)ms;
@@ -113,6 +205,9 @@ void tgt_pump(struct tgt *t, int ms)
 			} else if (ev[i].kind == ENG_EV_KILLED) {
 				t->ended = true;
 				t->status = -ev[i].signo;
+			} else if (ev[i].kind == ENG_EV_LIB_LOAD ||
+				   ev[i].kind == ENG_EV_LIB_UNLOAD) {
+				keep_lib_event(t, &ev[i]);
 			}
 		}
 		if (t->ended || n < 0)
@@ -174,6 +269,7 @@ void tgt_fini(struct tgt *t)
 	if (t->from > 0)
 		close(t->from);
 	t->to = t->from = -1;
+	free(t->libev);
 	memset(t, 0, sizeof *t);
 }
 

@@ -38,6 +38,11 @@ struct tgt {
 					 (before the call: call_var) */
 	size_t nlib;
 	int status;             /* exit code or -signal */
+	/* Library load/unload events seen by tgt_pump, kept until a test
+	 * takes them with tgt_wait_lib: any pump may be the one that
+	 * receives them, so dropping them there lost the event under load. */
+	struct eng_event *libev;
+	size_t nlibev;
 };
 
 /* Launch `path` with argv (NULL-terminated, argv[0] included) stopped at
@@ -52,6 +57,17 @@ int tgt_send(struct tgt *t, const char *s);
 int tgt_wait_exit(struct tgt *t, int ms);
 /* Poll events and output for `ms`. */
 void tgt_pump(struct tgt *t, int ms);
+/* Pump until every thread of the target is asleep (state S: blocked,
+ * e.g. in a barrier or a read), then once more so the sampler reads the
+ * values they left; 0, or -1 after `ms`.  What a test checks after "all
+ * workers reached the barrier" must not depend on a fixed delay: under
+ * load a worker may not have run the last instructions before it. */
+int tgt_wait_asleep(struct tgt *t, int ms);
+/* Pump until a kept library event of `kind` whose path contains `lib`
+ * (taken off the queue, copied to *out if not NULL); 0, or -1 when the
+ * target ended or `ms` passed. */
+int tgt_wait_lib(struct tgt *t, enum eng_event_kind kind, const char *lib,
+		 struct eng_event *out, int ms);
 void tgt_fini(struct tgt *t);
 
 /* Stand-in parser: points of one function, image-relative. */

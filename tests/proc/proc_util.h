@@ -363,4 +363,19 @@ static inline void touch(const char *path)
 		close(fd);
 }
 
+/* A program's output on one line ("\n" shown as "|") for a test name:
+ * a newline inside a TAP line starts a line that is not TAP (and one
+ * starting "ok" would count as a case).  Static buffer: one use per
+ * statement. */
+static inline const char *one_line(const char *s)
+{
+	static char buf[512];
+	size_t i;
+
+	for (i = 0; s[i] != '\0' && i < sizeof(buf) - 1; i++)
+		buf[i] = s[i] == '\n' ? '|' : s[i];
+	buf[i] = '\0';
+	return buf;
+}
+
 #endif

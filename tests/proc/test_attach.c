@@ -95,6 +95,20 @@ static char thread_state(pid_t pid, pid_t tid, int *tracer)
 	return st;
 }
 
+/* The thread's state once it is `want`, or the last one seen after
+ * `ms`: a loaded machine may not have scheduled it there yet. */
+static char wait_state(pid_t pid, char want, int ms)
+{
+	int tracer;
+	char st = thread_state(pid, pid, &tracer);
+
+	for (int i = 0; i < ms && st != want; i++) {
+		usleep(1000);
+		st = thread_state(pid, pid, &tracer);
+	}
+	return st;
+}
+
 static bool contains(const pid_t *a, size_t n, pid_t x)
 {
 	for (size_t i = 0; i < n; i++)
@@ -206,7 +220,8 @@ static void test_inject_in_read(void)
 	close(ip[0]);
 	close(op[1]);
 	wait_output(NULL, op[0], &r, "ready 0\n", 5000);
-	usleep(50000);
+	/* (blocked: asleep after "ready", not a fixed 50 ms later) */
+	wait_state(kid, 'S', 5000);
 	eng_shm_create(0, true, &shm, &err);
 	if (!tap_ok(eng_attach(kid, rtlib(), shm, &p, &err) == 0,
 		    "inject while blocked in read()"))
@@ -225,7 +240,7 @@ static void test_inject_in_read(void)
 	close(op[0]);
 	tap_ok(WIFEXITED(st) && WEXITSTATUS(st) == 0 &&
 	       strcmp(r.out, "ready 0\ngot: after\neof\n") == 0,
-	       "read() restarted and got the next line (%s)", r.out);
+	       "read() restarted and got the next line (%s)", one_line(r.out));
 }
 
 /* A job-control stopped program stays stopped through attach, rtlib
@@ -272,8 +287,9 @@ static void test_stopped_program(void)
 		eng_proc_free(p);
 	}
 	eng_shm_destroy(shm);
-	usleep(50000);
-	s1 = thread_state(kid, kid, &st);
+	/* Stopped is the end state: wait for it rather than 50 ms (a
+	 * program wrongly resumed reads "later" and never gets there). */
+	s1 = wait_state(kid, 'T', 5000);
 	wait_output(NULL, op[0], &r, "got: later\n", 300);
 	tap_ok(s1 == 'T' && strstr(r.out, "got: later") == NULL,
 	       "after detach it is still stopped (state %c)", s1);

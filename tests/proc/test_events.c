@@ -199,7 +199,7 @@ static void test_thread_churn(void)
 	finish(h.p, h.out, &r, 10000);
 	tap_ok(r.exited && r.code == 0 &&
 	       strcmp(r.out, "ready\ndone consistent\n") == 0,
-	       "the program ends normally (%s)", r.out);
+	       "the program ends normally (%s)", one_line(r.out));
 	tap_ok(r.nkind[ENG_EV_THREAD_NEW] > 0 &&
 	       r.nkind[ENG_EV_THREAD_NEW] == r.nkind[ENG_EV_THREAD_EXIT],
 	       "thread events balance: %d new, %d exits",

@@ -188,7 +188,7 @@ static void test_concurrent(void)
 	eng_resume_all(h.p, &err);
 	finish(h.p, h.out, &r, 30000);
 	tap_ok(r.exited && r.code == 0 && strcmp(r.out, "total 5600\n") == 0,
-	       "four threads x 200 dlopen/dlclose: right output (%s)", r.out);
+	       "four threads x 200 dlopen/dlclose: right output (%s)", one_line(r.out));
 	tap_ok(r.nkind[ENG_EV_LIB_LOAD] > 0 &&
 	       r.nkind[ENG_EV_LIB_LOAD] == r.nkind[ENG_EV_LIB_UNLOAD],
 	       "loads and unloads balance: %d and %d",

@@ -111,14 +111,26 @@ int rth_launch(struct rth *h, bool preload, const char *const *args)
 	return -1;
 }
 
+static uint64_t cpu_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 void rth_tick(struct rth *h)
 {
 	struct hunch_err e = { 0 };
-	uint64_t t0 = rth_now_ns(), dt;
+	uint64_t t0 = rth_now_ns(), c0 = cpu_now_ns(), dt;
 
 	h->tick_start_ns = t0;
 	if (eng_sampler_tick(h->smp, &e) < 0)
 		fail("tick", &e);
+	h->nticks++;
+	dt = cpu_now_ns() - c0;
+	if (dt > h->max_tick_cpu_ns)
+		h->max_tick_cpu_ns = dt;
 	dt = rth_now_ns() - t0;
 	if (dt > h->max_tick_ns)
 		h->max_tick_ns = dt;
@@ -220,6 +232,20 @@ void rth_run(struct rth *h, int ms)
 		left = (end - now) / 1000000;
 		usleep((useconds_t)((wait < left ? wait : left) * 1000 + 100));
 	}
+}
+
+int rth_ticks(struct rth *h, uint64_t n, int timeout_ms)
+{
+	uint64_t end = rth_now_ns() + (uint64_t)timeout_ms * 1000000u;
+	uint64_t want = h->nticks + n;
+
+	while (h->nticks < want && rth_now_ns() < end) {
+		int wait = tick_due(h);
+
+		if (h->nticks < want)
+			usleep((useconds_t)wait * 1000 + 100);
+	}
+	return h->nticks >= want ? 0 : -1;
 }
 
 void rth_fini(struct rth *h)

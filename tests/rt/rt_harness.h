@@ -28,7 +28,11 @@ struct rth {
 	size_t blen;
 	double hz;
 	uint64_t next_tick;     /* CLOCK_MONOTONIC ns */
-	uint64_t max_tick_ns;   /* longest tick seen */
+	uint64_t max_tick_ns;   /* longest tick seen (wall time) */
+	uint64_t max_tick_cpu_ns; /* most CPU time one tick used: unlike
+				   wall time, not stretched by a loaded
+				   machine preempting the harness */
+	uint64_t nticks;        /* ticks made by the harness */
 	rth_tick_fn on_tick;
 	uint64_t tick_start_ns;   /* when the current tick's reads began */
 	void *ctx;
@@ -53,6 +57,9 @@ int rth_send(struct rth *h, const char *line);
 int rth_wait_exit(struct rth *h, int timeout_ms);
 /* Tick for `ms` milliseconds. */
 void rth_run(struct rth *h, int ms);
+/* Make `n` ticks at h->hz (however long that takes on a loaded machine,
+ * up to timeout_ms); 0 when all were made. */
+int rth_ticks(struct rth *h, uint64_t n, int timeout_ms);
 /* One tick now (also calls on_tick). */
 void rth_tick(struct rth *h);
 void rth_fini(struct rth *h);
