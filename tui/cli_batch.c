@@ -11,7 +11,8 @@
  * next (waiting for a launched program to finish, detaching, killing)
  * the program runs its own code.  A launched program is waited for
  * before the report is printed, so that its output and the report do
- * not interleave on stdout.
+ * not interleave on stdout; with a journal its output goes through a
+ * forwarder (out_forward.h), read to its end before the report too.
  */
 #include "cli_batch.h"
 
