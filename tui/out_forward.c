@@ -154,6 +154,13 @@ int out_fwd_start(struct out_fwd *f)
 			_exit(0);
 		forwarder_signals();
 		close_others(po[0], pe[0], pc[1]);
+		/* Nor hunch's stdin: whoever feeds it sees it closed when
+		 * hunch and the program are done with it. */
+		int null = open("/dev/null", O_RDONLY);
+		if (null > 0) {
+			dup2(null, 0);
+			close(null);
+		}
 		forward((int[2]){ po[0], pe[0] }, pc[1]);
 	}
 	close(po[0]);
