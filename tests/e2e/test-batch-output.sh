@@ -57,6 +57,10 @@ tap_eq "$(jq -c 'select(.t == "output" and .b64)' "$TMP/j.jsonl" | wc -l)" \
 tap_eq "$(jq -c 'select(.t == "output" and .eol == false) | .text' \
 	"$TMP/j.jsonl")" '"no newline"' \
 	"only the last line, with no newline, has eol false"
+"$HUNCH" replay --batch "$TMP/j.jsonl" > "$TMP/replay.out" 2> /dev/null
+tap_ok $(tail -c +"$(($(stat -c %s "$TMP/direct.out") + 1))" \
+	"$TMP/run.out" | cmp -s - "$TMP/replay.out"; echo $?) \
+	"replay --batch of the journal prints the live report, byte-identical"
 
 # --- hunch SIGKILLed while the program prints --------------------------------
 "$BIN/reap" "$TMP/reaped" "$HUNCH" run --batch --journal "$TMP/k.jsonl" \
