@@ -11,7 +11,8 @@
  * next (waiting for a launched program to finish, detaching, killing)
  * the program runs its own code.  A launched program is waited for
  * before the report is printed, so that its output and the report do
- * not interleave on stdout.
+ * not interleave on stdout; with a journal its output goes through a
+ * forwarder (out_forward.h), read to its end before the report too.
  */
 #include "cli_batch.h"
 
@@ -28,6 +29,7 @@
 #include "cli.h"
 #include "jnl_path.h"
 #include "jnl_source.h"
+#include "out_forward.h"
 #include "pc_report.h"
 #include "pc_search.h"
 #include "src_live.h"
@@ -36,6 +38,9 @@
 #define PROGRESS_EVERY_S 2.0
 /* The longest sleep of the loop: bounds how late a time limit is seen. */
 #define MAX_WAIT_MS 50
+/* After the program's end, how long the forwarder may stay silent before
+ * the report goes out anyway (a child of the program holds its pipes). */
+#define DRAIN_IDLE_MS 1000
 /* How long a launched program runs before the search starts (start). */
 #define SETTLE_MS 200
 
@@ -126,6 +131,14 @@ static void open_journal(struct batch *b)
 	}
 }
 
+/* The program's output so far into the journal (batch mode with a
+ * forwarder: out_forward.h). */
+static void journal_output(struct batch *b)
+{
+	if (b->t->fwd != NULL)
+		out_fwd_pump(b->t->fwd, b->jw);
+}
+
 /* Read hunch's pending signals; returns the ending one, or 0. */
 static int read_signals(int sigfd)
 {
@@ -174,6 +187,7 @@ static void search_loop(struct batch *b)
 		int due = src_live_due_ms(b->live);
 
 		src_live_pump(b->live, 0, &b->st);
+		journal_output(b);
 		pc_consult_tick(b->pc);
 		pc_phase_at_live(&b->phases, b->pc, now_s() - b->start, b->jw);
 		if (b->jw != NULL)
@@ -197,6 +211,7 @@ static void wait_for_end(struct batch *b)
 
 	while (!b->st.ended && b->signo == 0) {
 		src_live_pump(b->live, 0, &b->st);
+		journal_output(b);
 		if (b->st.ended)
 			break;
 		if (poll(&pfd, 1, 200) > 0)
@@ -215,8 +230,10 @@ static void leave_target(struct batch *b)
 		return;
 	if (b->t->argv != NULL && b->o->kill_at_end) {
 		src_live_kill(b->live);
-		while (!b->st.ended)
+		while (!b->st.ended) {
 			src_live_pump(b->live, 100, &b->st);
+			journal_output(b);
+		}
 		return;
 	}
 	if (b->t->argv != NULL && b->signo == 0) {
@@ -302,8 +319,10 @@ static void settle(struct batch *b)
 {
 	double until = now_s() + SETTLE_MS / 1000.0;
 
-	while (b->t->argv != NULL && !b->st.ended && now_s() < until)
+	while (b->t->argv != NULL && !b->st.ended && now_s() < until) {
 		src_live_pump(b->live, 10, &b->st);
+		journal_output(b);
+	}
 }
 
 static int start(struct batch *b, struct pc_config *cfg)
@@ -352,6 +371,10 @@ static const char *end_reason(const struct batch *b)
 
 static void finish(struct batch *b, struct pc_config *cfg)
 {
+	if (b->t->fwd != NULL) {
+		out_fwd_pump(b->t->fwd, b->jw);
+		out_fwd_close(b->t->fwd);  /* the forwarder runs on alone */
+	}
 	if (b->jw != NULL) {
 		jnl_write_end(b->jw, jnl_ts_now(b->jw), end_reason(b), NULL);
 		jnl_source_unwrap(b->src);
@@ -383,6 +406,10 @@ int cli_batch_search(struct pc_source *live, struct pc_config *cfg,
 			b.stop ? b.stop : "complete", b.pc->runs,
 			100 * b.pc->peak_observed);
 	leave_target(&b);
+	/* The program's output comes before the report: once the forwarder
+	 * has sent its last copy, all of it has been written out. */
+	if (t->fwd != NULL && b.st.ended)
+		out_fwd_drain(t->fwd, b.jw, DRAIN_IDLE_MS);
 	say_end(&b);
 	if (rc == HUNCH_EXIT_OK)
 		rc = write_reports(&b);

@@ -14,6 +14,7 @@
 #include "pc_source.h"
 
 struct pc_config;
+struct out_fwd;
 
 #define CLI_BATCH_MAX_SETS 64
 
@@ -35,6 +36,8 @@ struct batch_target {
 	char *const *argv;         /* launched: its argv; attached: NULL */
 	pid_t pid;
 	int sigfd;                 /* hunch's signals (SIGINT, ...) */
+	struct out_fwd *fwd;       /* launched: its output's copies for
+				      the journal, or NULL */
 };
 
 /* Search `live` (stopped: just launched or attached) until the search

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "cli_batch.h"
+#include "out_forward.h"
 #include "pc_config.h"
 #include "pc_where.h"
 #include "src_live.h"
@@ -368,6 +369,7 @@ static int batch_launch(char **argv, const struct session_opts *o)
 		.argv = argv, .stdin_fd = -1, .stdout_fd = -1, .stderr_fd = -1,
 	};
 	struct batch_target t = { .label = o->label, .argv = argv };
+	struct out_fwd fwd;
 	struct hunch_err err = { 0 };
 	struct pc_config *cfg;
 	struct pc_source *src;
@@ -380,8 +382,22 @@ static int batch_launch(char **argv, const struct session_opts *o)
 		return HUNCH_EXIT_USAGE;
 	}
 	t.sigfd = open_signalfd();
-	if (src_live_launch(&lo, &src, &err) < 0) {
+	/* The journal wants the program's output: a forwarder passes it on
+	 * and hands hunch a copy (out_forward.h).  Without a journal, or if
+	 * the forwarder cannot start, the program inherits hunch's stdout
+	 * and stderr as before. */
+	if (!o->bo.no_journal && out_fwd_start(&fwd) == 0) {
+		t.fwd = &fwd;
+		lo.stdout_fd = fwd.prog_fd[0];
+		lo.stderr_fd = fwd.prog_fd[1];
+	}
+	rc = src_live_launch(&lo, &src, &err);
+	if (t.fwd != NULL)
+		out_fwd_launched(t.fwd);
+	if (rc < 0) {
 		fprintf(stderr, "hunch: %s\n", err.msg);
+		if (t.fwd != NULL)
+			out_fwd_close(t.fwd);
 		pc_config_free(cfg);
 		return HUNCH_EXIT_TARGET;
 	}

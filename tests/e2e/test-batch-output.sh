@@ -1,0 +1,101 @@
+#!/bin/bash
+# test-batch-output.sh - batch mode journals a launched program's output
+# (issue 6) while the program's bytes still reach hunch's stdout and
+# stderr exactly as without hunch, and still do after hunch is SIGKILLed.
+. "$HUNCH_SOURCE_ROOT/tests/lib.sh"
+BIN=$HUNCH_BUILD_ROOT/tests/e2e
+OUTLINES=$BIN/outlines
+TMP=$(mktemp -d)
+trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$TMP"' EXIT
+export XDG_STATE_HOME=$TMP/state
+
+# The program's output: hunch's stdout up to its report.
+program_part() { sed '/^hunch report: /,$d' "$1"; }
+# The program's stderr: hunch's stderr without hunch's own lines.
+program_err() { grep -av '^hunch: ' "$1"; }
+# A stream's bytes rebuilt from the journal's output records.
+journal_bytes() {  # journal_bytes JOURNAL stdout|stderr
+	jq -r --arg s "$2" 'select(.t == "output" and .stream == $s) |
+		"\(.eol != false) \(.b64 // (.text | @base64))"' "$1" |
+	while read -r eol b; do
+		printf %s "$b" | base64 -d
+		[ "$eol" = true ] && printf '\n'
+	done
+}
+
+# --- a run to its end --------------------------------------------------------
+"$OUTLINES" 20 10 > "$TMP/direct.out" 2> "$TMP/direct.err"
+tap_eq $? 3 "the target run directly exits with status 3"
+"$HUNCH" run --batch --journal "$TMP/j.jsonl" -- "$OUTLINES" 20 10 \
+	> "$TMP/run.out" 2> "$TMP/run.err"
+tap_eq $? 0 "run --batch --journal: exit 0"
+tap_ok $(grep -q 'exited with status 3' "$TMP/run.err"; echo $?) \
+	"hunch says the program exited with status 3"
+# The report follows the program's last stdout bytes, which have no
+# newline: cut the report (its own line) off at the program's end.
+tap_ok $(grep -q '^no newlinehunch report: ' "$TMP/run.out"; echo $?) \
+	"the report is on stdout, after the program's unfinished line"
+tap_ok $(head -c "$(stat -c %s "$TMP/direct.out")" "$TMP/run.out" |
+	cmp -s - "$TMP/direct.out"; echo $?) \
+	"hunch's stdout starts with the program's stdout, byte-identical"
+tap_ok $(tail -c +"$(($(stat -c %s "$TMP/direct.out") + 1))" \
+	"$TMP/run.out" | grep -q '^hunch report: '; echo $?) \
+	"the report comes right after the program's output"
+tap_ok $(program_err "$TMP/run.err" | cmp -s - "$TMP/direct.err"; echo $?) \
+	"hunch's stderr has the program's stderr, byte-identical"
+journal_bytes "$TMP/j.jsonl" stdout > "$TMP/j.out"
+journal_bytes "$TMP/j.jsonl" stderr > "$TMP/j.err"
+tap_ok $(cmp -s "$TMP/j.out" "$TMP/direct.out"; echo $?) \
+	"the journal's stdout records are the program's stdout bytes"
+tap_ok $(cmp -s "$TMP/j.err" "$TMP/direct.err"; echo $?) \
+	"the journal's stderr records are the program's stderr bytes"
+tap_eq "$(jq -c 'select(.t == "output" and .stream == "stdout")' \
+	"$TMP/j.jsonl" | wc -l)" 23 \
+	"23 stdout records: 20 lines, latin1, empty, no newline"
+tap_eq "$(jq -c 'select(.t == "output" and .b64)' "$TMP/j.jsonl" | wc -l)" \
+	1 "the one line that is not UTF-8 is base64"
+tap_eq "$(jq -c 'select(.t == "output" and .eol == false) | .text' \
+	"$TMP/j.jsonl")" '"no newline"' \
+	"only the last line, with no newline, has eol false"
+"$HUNCH" replay --batch "$TMP/j.jsonl" > "$TMP/replay.out" 2> /dev/null
+tap_ok $(tail -c +"$(($(stat -c %s "$TMP/direct.out") + 1))" \
+	"$TMP/run.out" | cmp -s - "$TMP/replay.out"; echo $?) \
+	"replay --batch of the journal prints the live report, byte-identical"
+
+# --- hunch SIGKILLed while the program prints --------------------------------
+"$BIN/reap" "$TMP/reaped" "$HUNCH" run --batch --journal "$TMP/k.jsonl" \
+	-- "$OUTLINES" 150 20 > "$TMP/kill.out" 2> "$TMP/kill.err" &
+reaper=$!
+for _ in $(seq 200); do
+	[ "$(grep -c '^out ' "$TMP/kill.out" 2>/dev/null)" -ge 20 ] && break
+	sleep 0.1
+done
+hpid=$(awk '$1 == "child" { print $2 }' "$TMP/reaped")
+ppid=$(sed -n 's/^hunch: searching .* (pid \([0-9]*\)).*/\1/p' "$TMP/kill.err")
+tap_ok $([ -n "$hpid" ] && [ -n "$ppid" ]; echo $?) \
+	"hunch $hpid launched the program $ppid"
+n=$(grep -c '^out ' "$TMP/kill.out")
+kill -9 "$hpid"
+tap_ok $([ "$n" -lt 150 ]; echo $?) "hunch killed at line $n of 150"
+wait "$reaper"
+tap_eq "$(awk -v p="$hpid" '$1 == p { print $2, $3 }' "$TMP/reaped")" \
+	"signal 9" "hunch died of SIGKILL"
+tap_eq "$(awk -v p="$ppid" '$1 == p { print $2, $3 }' "$TMP/reaped")" \
+	"exit 3" "the program finished on its own with status 3"
+tap_eq "$(grep -c '^out [0-9]' "$TMP/kill.out")" 150 \
+	"all 150 stdout lines reached hunch's stdout"
+tap_eq "$(grep -c '^err [0-9]' "$TMP/kill.err")" 150 \
+	"all 150 stderr lines reached hunch's stderr"
+"$OUTLINES" 150 0 > "$TMP/direct150.out" 2> "$TMP/direct150.err"
+tap_ok $(cmp -s "$TMP/kill.out" "$TMP/direct150.out"; echo $?) \
+	"stdout byte-identical to a direct run (no report: hunch died)"
+tap_ok $(program_err "$TMP/kill.err" | cmp -s - "$TMP/direct150.err"; \
+	echo $?) "stderr byte-identical to a direct run"
+
+# --- no journal: nothing between the program and its output -------------------
+"$HUNCH" run --batch --no-journal -- "$OUTLINES" 5 0 > "$TMP/nj.out" \
+	2> "$TMP/nj.err"
+"$OUTLINES" 5 0 > "$TMP/d5.out" 2> "$TMP/d5.err"
+tap_ok $(head -c "$(stat -c %s "$TMP/d5.out")" "$TMP/nj.out" |
+	cmp -s - "$TMP/d5.out"; echo $?) "--no-journal: stdout as before"
+tap_done
