@@ -383,10 +383,13 @@ static int batch_launch(char **argv, const struct session_opts *o)
 	}
 	t.sigfd = open_signalfd();
 	/* The journal wants the program's output: a forwarder passes it on
-	 * and hands hunch a copy (out_forward.h).  Without a journal, or if
-	 * the forwarder cannot start, the program inherits hunch's stdout
-	 * and stderr as before. */
-	if (!o->bo.no_journal && out_fwd_start(&fwd) == 0) {
+	 * and hands hunch a copy (out_forward.h).  Not when either stream
+	 * is a terminal: the program would see a pipe instead (isatty,
+	 * stdio buffering, colours), and it must not notice it is watched;
+	 * then, without a journal, or if the forwarder cannot start, the
+	 * program inherits hunch's stdout and stderr as before. */
+	if (!o->bo.no_journal && !isatty(STDOUT_FILENO) &&
+	    !isatty(STDERR_FILENO) && out_fwd_start(&fwd) == 0) {
 		t.fwd = &fwd;
 		lo.stdout_fd = fwd.prog_fd[0];
 		lo.stderr_fd = fwd.prog_fd[1];
