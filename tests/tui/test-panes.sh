@@ -17,34 +17,10 @@ SOCK=hunch-panes-$$
 export LC_ALL=C.UTF-8  # ${#line} counts characters, not bytes
 unset NO_COLOR VISUAL
 
-printf 'set -g default-terminal tmux-256color\nset -g history-limit 5000\nset -s exit-empty off\n' >"$TMP/tmux.conf"
-TM() { tmux -L "$SOCK" -f "$TMP/tmux.conf" "$@"; }
+. "$HUNCH_SOURCE_ROOT/tests/tui/tmux-lib.sh"
 # HUNCH_KEEP_TMP=1 keeps the journals and hypotheses files for a look.
 trap 'TM kill-server 2>/dev/null; kill $(jobs -p) 2>/dev/null; [ -n "$HUNCH_KEEP_TMP" ] && echo "# kept $TMP" || rm -rf "$TMP"' EXIT
-
-new_term() {  # new_term NAME W H
-	TM new-session -d -s "$1" -x "$2" -y "$3" \
-		"env PS1='tui\$ ' LANG=C.UTF-8 bash --norc --noprofile"
-	wait_screen "$1" 'tui\$' 5
-}
-type_in() { TM send-keys -t "$1" -l "$2"; TM send-keys -t "$1" Enter; }
-keys() { local s=$1; shift; TM send-keys -t "$s" "$@"; }
 text() { TM send-keys -t "$1" -l "$2"; }
-screen() { TM capture-pane -p -t "$1"; }
-wait_screen() {  # wait_screen NAME ERE [SECONDS]
-	local i n=$(( ${3:-10} * 20 ))
-	for ((i = 0; i < n; i++)); do
-		screen "$1" | grep -Eq -- "$2" && return 0
-		sleep 0.05
-	done
-	echo "# timed out waiting for /$2/ on $1:" >&2
-	screen "$1" | sed 's/^/#  | /' >&2
-	return 1
-}
-check_screen() {  # check_screen NAME ERE TEST-NAME...
-	local s=$1 re=$2; shift 2
-	tap_ok $(wait_screen "$s" "$re" "${WAIT:-10}" 2>/dev/null; echo $?) "$*"
-}
 fits() {  # fits NAME W H TEST-NAME
 	local s=$1 w=$2 h=$3 n=0 bad=0 line
 	while IFS= read -r line; do

@@ -17,33 +17,8 @@ SOCK=hunch-replay-$$
 export LC_ALL=C.UTF-8
 unset NO_COLOR
 
-printf 'set -g default-terminal tmux-256color\nset -g history-limit 5000\nset -s exit-empty off\n' >"$TMP/tmux.conf"
-TM() { tmux -L "$SOCK" -f "$TMP/tmux.conf" "$@"; }
+. "$HUNCH_SOURCE_ROOT/tests/tui/tmux-lib.sh"
 trap 'TM kill-server 2>/dev/null; rm -rf "$TMP"' EXIT
-
-new_term() {  # new_term NAME W H
-	TM new-session -d -s "$1" -x "$2" -y "$3" \
-		"env PS1='tui\$ ' LANG=C.UTF-8 bash --norc --noprofile"
-	wait_screen "$1" 'tui\$' 5
-}
-type_in() { TM send-keys -t "$1" -l "$2"; TM send-keys -t "$1" Enter; }
-keys() { local s=$1; shift; TM send-keys -t "$s" "$@"; }
-screen() { TM capture-pane -p -t "$1"; }
-screen_all() { TM capture-pane -p -J -S - -t "$1"; }
-wait_screen() {  # wait_screen NAME ERE [SECONDS]
-	local i n=$(( ${3:-10} * 20 ))
-	for ((i = 0; i < n; i++)); do
-		screen "$1" | grep -Eq -- "$2" && return 0
-		sleep 0.05
-	done
-	echo "# timed out waiting for /$2/ on $1:" >&2
-	screen "$1" | sed 's/^/#  | /' >&2
-	return 1
-}
-check_screen() {  # check_screen NAME ERE TEST-NAME...
-	local s=$1 re=$2; shift 2
-	tap_ok $(wait_screen "$s" "$re" "${WAIT:-10}"; echo $?) "$*"
-}
 no_line() {  # no_line NAME ERE TEST-NAME...: no line matches now
 	local s=$1 re=$2; shift 2
 	tap_ok $(screen "$s" | grep -Eq -- "$re"; [ $? -ne 0 ]; echo $?) "$*"
