@@ -22,15 +22,8 @@
 
 static int detach_thread(struct eng_proc *p, struct eng_thread *t)
 {
-	int sig = 0;
+	int sig = eng_owed_signals(p, t);
 
-	for (int i = 0; i < t->npending; i++) {
-		if (i == 0 && t->sigstop_now)
-			sig = t->pending[0];
-		else
-			syscall(SYS_tgkill, p->pid, t->tid, t->pending[i]);
-	}
-	t->npending = 0;
 	if (ptrace(PTRACE_DETACH, t->tid, 0, (void *)(long)sig) != 0 &&
 	    errno != ESRCH)
 		return -errno;

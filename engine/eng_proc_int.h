@@ -46,6 +46,7 @@ struct eng_thread {
 	bool group_stopped;     /* the process is job-control stopped */
 	bool sigstop_now;       /* current stop is a signal-delivery-stop */
 	int pending[ENG_MAX_PENDING];  /* the program's signals, owed */
+	siginfo_t pending_si[ENG_MAX_PENDING];  /* and their siginfo */
 	int npending;
 	uint64_t requeued;      /* signals given back to the kernel while
 				   stopped (bit n-1: signal n): no second
@@ -187,5 +188,11 @@ void eng_kill_reap(struct eng_proc *p);
 int eng_elf_check(const char *path, struct hunch_err *err);
 int eng_proc_status_field(pid_t pid, const char *field, char *buf,
 			  size_t len);
+
+/* eng_ptrace.c: the owed signals at a resume or detach: the first rides
+ * on the current stop with its own siginfo when that stop is a
+ * signal-delivery-stop; the others are sent again.  Returns the signal
+ * to pass to PTRACE_CONT/PTRACE_DETACH (0: none). */
+int eng_owed_signals(struct eng_proc *p, struct eng_thread *t);
 
 #endif

@@ -227,10 +227,34 @@ static enum eng_stop on_trap(struct eng_proc *p, struct eng_thread *t,
 
 /* Remember a signal the program is owed; several can pile up while a
  * thread runs an inferior call. */
-static void owe_signal(struct eng_thread *t, int sig)
+static void owe_signal(struct eng_thread *t, int sig, const siginfo_t *si)
 {
-	if (t->npending < ENG_MAX_PENDING)
+	if (t->npending < ENG_MAX_PENDING) {
+		t->pending_si[t->npending] = *si;
 		t->pending[t->npending++] = sig;
+	}
+}
+
+/* An owed signal can ride on a later stop than its own (after an
+ * inferior call on the thread, its return's SIGTRAP stop): the kernel
+ * would then give it a made-up siginfo (SI_USER, sent by hunch) unless
+ * its own is put back first.  glibc's SIGCANCEL handler ignores a signal
+ * that its own process did not send with tgkill, so pthread_cancel was
+ * lost (proc_targets: pthread_exit hung under churn). */
+int eng_owed_signals(struct eng_proc *p, struct eng_thread *t)
+{
+	int sig = 0;
+
+	for (int i = 0; i < t->npending; i++) {
+		if (i == 0 && t->sigstop_now) {
+			sig = t->pending[0];
+			ptrace(PTRACE_SETSIGINFO, t->tid, 0, &t->pending_si[0]);
+		} else {
+			syscall(SYS_tgkill, p->pid, t->tid, t->pending[i]);
+		}
+	}
+	t->npending = 0;
+	return sig;
 }
 
 static bool is_fault(int sig, const siginfo_t *si)
@@ -319,7 +343,7 @@ static enum eng_stop on_signal(struct eng_proc *p, struct eng_thread *t,
 	if (again)
 		t->requeued &= ~(1ULL << (sig - 1));
 	if (sig < 1 || sig > 64 || !give_back(p, t, sig, &si))
-		owe_signal(t, sig);
+		owe_signal(t, sig, &si);
 	if (!again)
 		queue_simple(p, ENG_EV_SIGNAL, t->tid, 0, sig, false);
 	return SK_SIGNAL;
@@ -501,13 +525,7 @@ int eng_thread_resume(struct eng_proc *p, struct eng_thread *t)
 	/* The first owed signal rides on this stop when it is a
 	 * signal-delivery-stop; the others are sent again (they arrive
 	 * after it, as they would have). */
-	for (int i = 0; i < t->npending; i++) {
-		if (i == 0 && t->sigstop_now)
-			sig = t->pending[0];
-		else
-			syscall(SYS_tgkill, p->pid, t->tid, t->pending[i]);
-	}
-	t->npending = 0;
+	sig = eng_owed_signals(p, t);
 	if (t->stop == SK_GROUP)
 		req = PTRACE_LISTEN;
 
