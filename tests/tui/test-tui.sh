@@ -110,6 +110,9 @@ clean_screen() {  # clean_screen NAME TEST-NAME
 # exactly; then the search is resumed.
 clean_screen_paused() {  # clean_screen_paused NAME TEST-NAME
 	keys "$1" 1
+	# (a key typed while the dashboard comes back from fg can be
+	# flushed with the typeahead: press it again if the pane is not up)
+	wait_screen "$1" '^ Global search: ' 5 >/dev/null 2>&1 || keys "$1" 1
 	# (p before the search exists does nothing: wait for it to run)
 	wait_screen "$1" '^ Global search: .*, searching$' 15 >/dev/null
 	keys "$1" p
