@@ -425,7 +425,8 @@ clean_screen rs "resize at 200x60"
 TM resize-window -t rs -x 80 -y 24
 settle rs
 fits rs 80 24 "resize to 80x24"
-tap_ok $(status_line rs | grep -Eq '^ hunch-demo +pid [0-9]* *running'; echo $?) "resize: the status line is there at 80x24"
+# (waited for: under load the redraw after SIGWINCH can come late)
+WAIT=10 check_screen rs '^ hunch-demo +pid [0-9]* *running' "resize: the status line is there at 80x24"
 clean_screen rs "resize to 80x24"
 TM resize-window -t rs -x 200 -y 60
 settle rs
