@@ -176,7 +176,13 @@ tap_ok $(screen demo | grep -A12 '▾ demo.c$' | grep -q '^         demo_hot_loo
 check_screen demo '^ *6 Log ─' "demo: the log pane is on screen at 80x24"
 keys demo End
 check_screen demo '^       [0-9]+:demo_worker$' "demo: worker threads appear in the where pane while it runs"
-nw=$(screen demo | grep -Ec '^       [0-9]+:demo_worker$')
+# (a thread is named by its start routine once it runs it: under load
+# the last ones can take a moment, so wait for all four)
+for ((i = 0; i < 100; i++)); do
+	nw=$(screen demo | grep -Ec '^       [0-9]+:demo_worker$')
+	[ "$nw" -ge 4 ] && break
+	sleep 0.1
+done
 tap_eq "$nw" 4 "demo: all four workers (demo_worker) are listed"
 fits demo 80 24 "demo while running"
 WAIT=20 check_screen demo '^ hunch-demo +pid [0-9]+ +exited 0 ' "demo: after it ends the status says 'exited 0'"
