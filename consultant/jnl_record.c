@@ -377,6 +377,23 @@ struct pc_src_sample jnl_sample_at(const struct jnl_sample *s, size_t k)
 	return x;
 }
 
+char *jnl_focus_key(const char *metric, const struct pc_src_focus *f)
+{
+	size_t len = strlen(metric) + 1;
+	char *k, *p;
+
+	for (int h = 0; h < PC_SRC_NHIER; h++)
+		len += strlen(f->path[h] ? f->path[h] : "") + 1;
+	if ((k = malloc(len)) == NULL)
+		return NULL;
+	p = stpcpy(k, metric);
+	for (int h = 0; h < PC_SRC_NHIER; h++) {
+		*p++ = '\x1f';   /* a byte no path contains */
+		p = stpcpy(p, f->path[h] ? f->path[h] : "");
+	}
+	return k;
+}
+
 json_t *jnl_focus_json(const struct pc_src_focus *f)
 {
 	json_t *a = json_array();

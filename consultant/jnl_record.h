@@ -99,6 +99,10 @@ void jnl_sample_free(struct jnl_sample *s);
  * one path per hierarchy, exact (a focus name like "</Code,...>" cannot
  * be split again once a C++ name holds a comma). */
 json_t *jnl_focus_json(const struct pc_src_focus *f);
+/* "metric\x1fpath\x1fpath..." (malloc'd, NULL when out of memory): one
+ * key per metric and focus, for the journal wrapper's and the replay
+ * index's lookups. */
+char *jnl_focus_key(const char *metric, const struct pc_src_focus *f);
 /* Strings borrowed from `arr`. */
 int jnl_focus_decode(const json_t *arr, struct pc_src_focus *f,
 		     struct hunch_err *err);

@@ -44,27 +44,10 @@ static double ts(const struct jnl_src *j)
 	return jnl_ts_now(j->w);
 }
 
-static char *focus_key(const char *metric, const struct pc_src_focus *f)
-{
-	size_t len = strlen(metric) + 1;
-	char *k, *p;
-
-	for (int h = 0; h < PC_SRC_NHIER; h++)
-		len += strlen(f->path[h] ? f->path[h] : "") + 1;
-	if ((k = malloc(len)) == NULL)
-		return NULL;
-	p = stpcpy(k, metric);
-	for (int h = 0; h < PC_SRC_NHIER; h++) {
-		*p++ = '\x1f';   /* a byte no path contains */
-		p = stpcpy(p, f->path[h] ? f->path[h] : "");
-	}
-	return k;
-}
-
 static void remember(struct jnl_src *j, const char *metric,
 		     const struct pc_src_focus *f, double cost)
 {
-	char *k = focus_key(metric, f);
+	char *k = jnl_focus_key(metric, f);
 
 	if (k == NULL)
 		return;
@@ -85,7 +68,7 @@ static void remember(struct jnl_src *j, const char *metric,
 static double recall(const struct jnl_src *j, const char *metric,
 		     const struct pc_src_focus *f)
 {
-	char *k = focus_key(metric, f);
+	char *k = jnl_focus_key(metric, f);
 	double cost = -1;
 
 	for (size_t i = j->npred; k && i-- > 0;)

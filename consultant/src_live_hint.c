@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "eng_clock.h"
 #include "eng_perfsample.h"
 #include "eng_symbols.h"
 #include "eng_taskstate.h"
@@ -43,22 +44,6 @@ struct slh {
 	struct pc_slot cache[PC_CACHE];
 	struct slh_stats st;
 };
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static double secs(const struct slh *h, uint64_t t_ns)
 {
@@ -100,7 +85,7 @@ int slh_new(pid_t pid, double hz, uint64_t t0_ns, slh_image_fn image_at,
 				  "(check /proc/sys/kernel/perf_event_"
 				  "paranoid)", pid);
 	}
-	h->last_tick = secs(h, mono_ns());
+	h->last_tick = secs(h, eng_clock_mono_ns());
 	*out = h;
 	return 0;
 }
@@ -266,8 +251,8 @@ static void observe_thread(struct slh *h, pid_t tid, double now)
 
 void slh_tick(struct slh *h, int force)
 {
-	uint64_t c0 = cpu_ns();
-	double now = secs(h, mono_ns());
+	uint64_t c0 = eng_clock_thread_cpu_ns();
+	double now = secs(h, eng_clock_mono_ns());
 	pid_t tids[MAX_THREADS];
 	size_t n;
 
@@ -283,7 +268,7 @@ void slh_tick(struct slh *h, int force)
 		observe_thread(h, tids[i], now);
 	hw_expire(h->win, now);
 	h->st.ticks++;
-	h->st.tick_cpu_ns += cpu_ns() - c0;
+	h->st.tick_cpu_ns += eng_clock_thread_cpu_ns() - c0;
 }
 
 void slh_thread_new(struct slh *h, pid_t tid)

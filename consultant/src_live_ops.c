@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "eng_clock.h"
 #include "eng_inst.h"
 #include "eng_metric.h"
 #include "eng_proc.h"
@@ -58,14 +59,6 @@ struct slo {
 	struct seen_obj *seen;
 	size_t nseen;
 };
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static void *grow(void *p, size_t *cap, size_t n, size_t elem)
 {
@@ -140,7 +133,7 @@ void slo_free(struct slo *o, bool target_alive)
 
 double slo_now(const struct slo *o)
 {
-	return (double)(mono_ns() - o->t0_ns) / 1e9;
+	return (double)(eng_clock_mono_ns() - o->t0_ns) / 1e9;
 }
 
 /* The key of the object a focus names, from what discovery saw. */

@@ -203,7 +203,7 @@ static double predict_cost(struct pc_source *s, const char *metric,
 			   const struct pc_src_focus *f)
 {
 	struct src_replay *r = impl(s);
-	char *key = rp_focus_key(metric, f);
+	char *key = jnl_focus_key(metric, f);
 	const struct rp_answer *a = rp_lookup(&r->pred, key, r->cur);
 
 	free(key);
@@ -247,7 +247,7 @@ static int enable(struct pc_source *s, const char *metric,
 		  const struct pc_src_focus *f, uint64_t req)
 {
 	struct src_replay *r = impl(s);
-	char *key = rp_focus_key(metric, f);
+	char *key = jnl_focus_key(metric, f);
 	size_t *k = key ? rp_map_get_s(&r->en_keys, key) : NULL;
 	struct rp_enable *e = NULL;
 	struct pc_src_reply rp;

@@ -29,23 +29,6 @@ int rp_grow(void *arr, size_t *cap, size_t n, size_t size)
 	return 0;
 }
 
-char *rp_focus_key(const char *metric, const struct pc_src_focus *f)
-{
-	size_t len = strlen(metric) + 1;
-	char *k, *p;
-
-	for (int h = 0; h < PC_SRC_NHIER; h++)
-		len += strlen(f->path[h] ? f->path[h] : "") + 1;
-	if ((k = malloc(len)) == NULL)
-		return NULL;
-	p = stpcpy(k, metric);
-	for (int h = 0; h < PC_SRC_NHIER; h++) {
-		*p++ = '\x1f';
-		p = stpcpy(p, f->path[h] ? f->path[h] : "");
-	}
-	return k;
-}
-
 static char *record_key(const json_t *j)
 {
 	struct pc_src_focus f;
@@ -54,7 +37,7 @@ static char *record_key(const json_t *j)
 	if (m == NULL ||
 	    jnl_focus_decode(json_object_get(j, "focus"), &f, NULL) != 0)
 		return NULL;
-	return rp_focus_key(m, &f);
+	return jnl_focus_key(m, &f);
 }
 
 static double num(const json_t *j, const char *field)

@@ -113,8 +113,6 @@ struct src_replay {
 
 /* Grow `*arr` (of `*cap` items of `size`) to hold item `n`. */
 int rp_grow(void *arr, size_t *cap, size_t n, size_t size);
-/* metric and the four paths joined by 0x1f, as jnl_source.c keys them. */
-char *rp_focus_key(const char *metric, const struct pc_src_focus *f);
 
 /* src_replay_idx.c: read the whole journal once into the index. */
 int rp_index(struct src_replay *r);

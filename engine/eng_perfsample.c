@@ -27,6 +27,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "eng_clock.h"
+
 #define RING_PAGES 64           /* data pages per thread (power of two) */
 #define RING_PAGES_MIN 8        /* when mlock limits refuse 64 */
 #define RESCAN_NS 10000000000ull /* re-read the map unasked: every 10 s */
@@ -67,22 +69,6 @@ struct eng_psampler {
 	size_t rec_cap;
 	struct eng_psampler_stats st;
 };
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* ---- unwinding: libdwfl over the copied registers and stack ---- */
 
@@ -146,7 +132,7 @@ static int dwfl_reload(struct eng_psampler *ps)
 {
 	if (ps->dwfl != NULL)
 		dwfl_end(ps->dwfl);
-	ps->dwfl_ns = mono_ns();
+	ps->dwfl_ns = eng_clock_mono_ns();
 	ps->maps_changed = false;
 	ps->dwfl = dwfl_begin(&proc_callbacks);
 	if (ps->dwfl == NULL)
@@ -189,7 +175,7 @@ static void unwind(struct eng_psampler *ps)
 	s->nframes = 0;
 	if (ps->dwfl == NULL || ps->maps_changed ||
 	    (dwfl_addrmodule(ps->dwfl, ps->cur_regs[16]) == NULL &&
-	     mono_ns() - ps->dwfl_ns > RESCAN_NS))
+	     eng_clock_mono_ns() - ps->dwfl_ns > RESCAN_NS))
 		dwfl_reload(ps);
 	if (ps->dwfl != NULL)
 		dwfl_getthread_frames(ps->dwfl, s->tid, on_frame, s);
@@ -540,13 +526,13 @@ static int drain_thread(struct eng_psampler *ps, struct pthread_ring *t,
 int eng_psampler_drain(struct eng_psampler *ps, eng_psample_fn fn,
 		       void *arg)
 {
-	uint64_t t0 = cpu_ns();
+	uint64_t t0 = eng_clock_thread_cpu_ns();
 	int n = 0;
 
 	for (size_t i = 0; i < ps->nth; i++)
 		n += drain_thread(ps, &ps->th[i], fn, arg);
 	ps->st.samples += (uint64_t)n;
-	ps->st.drain_ns += cpu_ns() - t0;
+	ps->st.drain_ns += eng_clock_thread_cpu_ns() - t0;
 	ps->st.drains++;
 	return n;
 }
