@@ -31,11 +31,18 @@ struct slo_inst {
 	struct eng_minst *mi;    /* NULL: internal (active_*) */
 	bool internal, live, replied;
 	bool processes;          /* internal: active_processes */
+	bool share;              /* internal: cpu_share */
 	int status;
 	char *reason;
 	int64_t prev;            /* value at prev_t (ns for timers) */
 	double prev_t;
 	double scale;            /* value units per reported unit */
+};
+
+/* A thread's schedstat at the last cpu_share reading. */
+struct task_sched {
+	int tid;
+	uint64_t run_ns, wait_ns;
 };
 
 struct seen_obj {
@@ -58,6 +65,8 @@ struct slo {
 	size_t nsmp, capsmp;
 	struct seen_obj *seen;
 	size_t nseen;
+	struct task_sched *sched;    /* cpu_share's previous readings */
+	size_t nsched;
 };
 
 static void *grow(void *p, size_t *cap, size_t n, size_t elem)
@@ -128,6 +137,7 @@ void slo_free(struct slo *o, bool target_alive)
 	free(o->inst);
 	free(o->smpq);
 	free(o->seen);
+	free(o->sched);
 	free(o);
 }
 
@@ -215,8 +225,9 @@ int slo_enable(struct slo *o, const char *metric,
 
 	in->internal = is_internal(o, metric);
 	in->processes = strcmp(metric, "active_processes") == 0;
+	in->share = strcmp(metric, "cpu_share") == 0;
 	if (in->internal && strcmp(metric, "active_threads") != 0 &&
-	    !in->processes) {
+	    !in->processes && !in->share) {
 		in->status = -ENOTSUP;
 		in->reason = strdup("internal metric not measured by the "
 				    "live source");
@@ -314,7 +325,7 @@ static void push_sample(struct slo *o, const struct pc_src_sample *s)
 }
 
 static void sample_inst(struct slo *o, struct slo_inst *in, double now,
-			double nthreads)
+			double nthreads, double share)
 {
 	struct pc_src_sample s = {
 		.handle = in->h, .t0 = in->prev_t, .t1 = now,
@@ -324,7 +335,7 @@ static void sample_inst(struct slo *o, struct slo_inst *in, double now,
 	if (now - in->prev_t < 1e-6)
 		return;
 	if (in->internal) {
-		s.value = in->processes ? 1 : nthreads;
+		s.value = in->processes ? 1 : in->share ? share : nthreads;
 	} else {
 		if (eng_metric_value(o->m, in->mi, &v) < 0)
 			return;
@@ -385,6 +396,78 @@ static double active_threads(const struct slo *o)
 	return n < 1 ? 1 : n;
 }
 
+/* A thread's run time and run-queue wait so far (the first two fields
+ * of /proc/PID/task/TID/schedstat, ns); false when it is gone. */
+static bool read_sched(int pid, int tid, uint64_t *run, uint64_t *wait)
+{
+	char path[64];
+	unsigned long long r, w;
+	FILE *f;
+	int n;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", pid, tid);
+	f = fopen(path, "r");
+	if (f == NULL)
+		return false;
+	n = fscanf(f, "%llu %llu", &r, &w);
+	fclose(f);
+	*run = r;
+	*wait = w;
+	return n == 2;
+}
+
+static const struct task_sched *prev_sched(const struct slo *o, int tid)
+{
+	for (size_t i = 0; i < o->nsched; i++)
+		if (o->sched[i].tid == tid)
+			return &o->sched[i];
+	return NULL;
+}
+
+/* cpu_share: of the time the program's threads were runnable since the
+ * last reading, the fraction they actually ran: run time ÷ (run time +
+ * run-queue wait), summed over the threads (schedstat).  1 on an idle
+ * machine; 0.25 when a busy thread gets a quarter of a CPU because four
+ * tasks share it.  CPUbound divides CPU time by it, so the value is the
+ * CPU time the code used or waited for, and a hot loop reads the same
+ * on a loaded machine as on a quiet one (hypotheses/README.md).  A
+ * thread's first reading counts from its birth; threads that exited
+ * between readings are not counted.  No CPU time at all reads 1. */
+static double cpu_share(struct slo *o)
+{
+	int pid = eng_proc_pid(o->proc);
+	struct task_sched *now = NULL;
+	uint64_t run = 0, wait = 0;
+	size_t n = 0, cap = 0;
+	struct dirent *e;
+	char path[64];
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	d = opendir(path);
+	if (d == NULL)
+		return 1;
+	while ((e = readdir(d)) != NULL) {
+		const struct task_sched *p, born = { 0 };
+		struct task_sched t = { .tid = atoi(e->d_name) };
+
+		if (t.tid <= 0 || !read_sched(pid, t.tid, &t.run_ns, &t.wait_ns))
+			continue;
+		p = prev_sched(o, t.tid);
+		if (p == NULL || p->run_ns > t.run_ns || p->wait_ns > t.wait_ns)
+			p = &born;
+		run += t.run_ns - p->run_ns;
+		wait += t.wait_ns - p->wait_ns;
+		now = grow(now, &cap, n, sizeof(*now));
+		now[n++] = t;
+	}
+	closedir(d);
+	free(o->sched);
+	o->sched = now;
+	o->nsched = n;
+	return run == 0 ? 1 : (double)run / (double)(run + wait);
+}
+
 struct seen_ctx {
 	struct slo *o;
 	pc_disc_fn fn;
@@ -422,7 +505,8 @@ static void on_seen(void *arg, const struct eng_seen *s)
 void slo_tick(struct slo *o, pc_disc_fn fn, void *arg)
 {
 	struct seen_ctx c = { .o = o, .fn = fn, .arg = arg };
-	double now, nthreads;
+	double now, nthreads, share;
+	bool want_share = false;
 
 	if (slo_due_ms(o) > 0 || eng_proc_ended(o->proc))
 		return;
@@ -431,13 +515,20 @@ void slo_tick(struct slo *o, pc_disc_fn fn, void *arg)
 	o->last_tick = now;
 	/* /proc is read only when an instance wants the thread count */
 	nthreads = 0;
-	for (size_t i = 0; i < o->ninst; i++)
-		if (o->inst[i].live && o->inst[i].internal &&
-		    !o->inst[i].processes && nthreads == 0)
+	for (size_t i = 0; i < o->ninst; i++) {
+		const struct slo_inst *in = &o->inst[i];
+
+		if (!in->live || !in->internal || in->processes)
+			continue;
+		if (in->share)
+			want_share = true;
+		else if (nthreads == 0)
 			nthreads = active_threads(o);
+	}
+	share = want_share ? cpu_share(o) : 1;
 	for (size_t i = 0; i < o->ninst; i++)
 		if (o->inst[i].live)
-			sample_inst(o, &o->inst[i], now, nthreads);
+			sample_inst(o, &o->inst[i], now, nthreads, share);
 	eng_metric_poll_seen(o->m, on_seen, &c);
 }
 

@@ -88,7 +88,8 @@ static double value_at(const struct src_sim *sim, const char *metric,
 		best = any;
 	if (best == NULL)
 		return strcmp(metric, "active_threads") == 0 ||
-		       strcmp(metric, "active_processes") == 0 ? 1 : 0;
+		       strcmp(metric, "active_processes") == 0 ||
+		       strcmp(metric, "cpu_share") == 0 ? 1 : 0;
 	/* The sign flips every 0.4 s (the default evaluation interval), so
 	 * interval means differ and a test sees real variance. */
 	(void)k;
