@@ -14,6 +14,7 @@
  */
 #include "ui_consult.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@
 
 #include "jnl_path.h"
 #include "jnl_source.h"
+#include "pc_report.h"
 #include "pc_search.h"
 #include "pc_steer.h"
 #include "pc_where.h"
@@ -82,7 +84,7 @@ static void open_journal(struct ui *u, struct ui_consult *c)
 				 .disabled = c->o->no_journal };
 	struct jnl_header h = {
 		.program = base_name(u->label), .argv = c->o->argv,
-		.pid = c->o->argv ? 0 : (int)u->pid, .mode = "dashboard",
+		.pid = (int)u->pid, .mode = "dashboard",
 	};
 	struct jnl_writer_opts wo = { 0 };
 	struct hunch_err err = { 0 };
@@ -159,6 +161,8 @@ void ui_consult_open(struct ui *u, struct ui_consult *c)
 	open_journal(u, c);
 	u->pc = pc_consult_new(c->cfg, c->csrc, u->tree);
 	pc_consult_set_log(u->pc, on_log, c);
+	if (c->jw != NULL)   /* tunables, experiments, metrics, reloads */
+		pc_steer_journal(u->pc, c->jw);
 }
 
 /* --- what the log says about the tree --------------------------------- */
@@ -333,9 +337,54 @@ void ui_consult_stop(struct ui *u, struct ui_consult *c)
 		src_live_metrics_stop(u->src);
 }
 
+/* The target as the journal's header names it (the replay's report
+ * names it so too): the command line, or the program's name. */
+static char *command_of(const struct ui *u, const struct ui_consult *c)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (f == NULL)
+		return NULL;
+	if (c->o->argv != NULL)
+		for (const char *const *a = c->o->argv; *a; a++)
+			fprintf(f, "%s%s", a == c->o->argv ? "" : " ", *a);
+	else
+		fputs(u->label, f);
+	fclose(f);
+	return buf;
+}
+
+/* --report FILE: the JSON report batch mode writes, of the search as the
+ * dashboard leaves it (`hunch replay --report` of its journal writes the
+ * same, apart from the fields naming the replay). */
+static void write_report(struct ui *u, struct ui_consult *c)
+{
+	char *cmd = command_of(u, c);
+	struct pc_report_meta m = {
+		.target = cmd ? cmd : u->label, .pid = (int)u->pid,
+		.mode = c->o->argv ? "run" : "attach",
+	};
+	FILE *f = fopen(c->o->report, "w");
+
+	if (f == NULL || pc_report_write_json(u->pc, &m, f) < 0)
+		fprintf(stderr, "hunch: cannot write the report %s: %s\n",
+			c->o->report, strerror(errno));
+	if (f != NULL && fclose(f) != 0)
+		fprintf(stderr, "hunch: cannot write the report %s: %s\n",
+			c->o->report, strerror(errno));
+	free(cmd);
+}
+
 void ui_consult_close(struct ui *u, struct ui_consult *c, const char *why)
 {
+	if (c->o != NULL && c->o->report != NULL && u->pc != NULL &&
+	    u->pc->started)
+		write_report(u, c);
 	if (c->jw != NULL) {
+		if (u->pc != NULL)
+			pc_steer_journal(u->pc, NULL);
 		jnl_write_end(c->jw, jnl_ts_now(c->jw), why, NULL);
 		jnl_source_unwrap(c->csrc);
 		jnl_writer_close(c->jw, NULL);
