@@ -68,24 +68,28 @@ static void default_name(const struct ui *u, enum ui_export_kind k)
 				      "-%s%s", when, kinds[k].suffix);
 }
 
-/* The prompt in the hint line: the end of the name when it is long. */
+/* The prompt in the hint line: with the keys when they fit, else the
+ * name alone, cut at its start ('<') when even that is too long. */
 static void show_prompt(struct ui *u)
 {
+	const char *keys = "  Enter writes, Esc cancels";
+	int room = u->cols - 1 < (int)sizeof(u->message) - 1 ? u->cols - 1
+		   : (int)sizeof(u->message) - 1;
 	char head[64];
-	int room = (u->cols - 1 < (int)sizeof(u->message) ? u->cols - 1
-		    : (int)sizeof(u->message) - 1);
-	const char *tail = "  Enter writes, Esc cancels";
 	int hl = snprintf(head, sizeof(head), "%s to: ", kinds[ex.kind].what);
-	int fit = room - hl - (int)strlen(tail);
+	int fit = room - hl;
 	const char *name = ex.name;
 
-	if (fit < 8) {
-		fit = room - hl;
-		tail = "";
+	if ((int)(ex.len + strlen(keys)) <= fit) {
+		ui_note(u, "%s%s%s", head, name, keys);
+		return;
 	}
-	if (fit > 0 && (int)ex.len > fit)
-		name += ex.len - (size_t)fit;
-	ui_note(u, "%s%s%s", head, name, tail);
+	if ((int)ex.len > fit && fit > 1) {
+		name += ex.len - (size_t)(fit - 1);
+		ui_note(u, "%s<%s", head, name);
+		return;
+	}
+	ui_note(u, "%s%s", head, name);
 }
 
 void ui_export_start(struct ui *u)
