@@ -139,6 +139,7 @@ check_screen rp '^export cancelled$' "replay: Esc cancels"
 check_screen rp '^ bn_mutex[^ ]* +pid [0-9]+ +end ' "replay: the session goes on"
 keys rp '?'
 check_screen rp 'E export' "help: ? lists E"
+check_screen rp '[─-] any key closes [─-]' "help: and still fits 80x24 (not cut)"
 keys rp Escape; keys rp q
 check_screen rp '^RC=0$' "replay: q quits"
 
