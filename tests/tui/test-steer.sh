@@ -3,7 +3,7 @@
 # (issue 6), in tmux: on bn_mutex (a contended mutex) the user edits a
 # tunable, enables a metric and starts an experiment by hand, and
 # reloads the hypotheses after $EDITOR (a script) added one; the program
-# ends, `E` exports the search graph, and the session quits writing its
+# is killed, `E` exports the search graph, and the session quits writing its
 # report (--report).  The journal holds each action with its fields;
 # `hunch replay --batch --report` of it writes the live report (apart
 # from the fields naming the replay) and the replay's search graph is
@@ -35,7 +35,7 @@ chmod +x "$TMP/editor.sh"
 
 # --- the live session --------------------------------------------------------
 new_term live 80 24
-type_in live "cd $TMP && env XDG_CONFIG_HOME=$TMP/cfg XDG_STATE_HOME=$TMP/state EDITOR=$TMP/editor.sh $HUNCH run --journal $TMP/live.jsonl --report $TMP/live.json -- $BIN --seconds 25 --threads 4; echo RC=\$?"
+type_in live "cd $TMP && env XDG_CONFIG_HOME=$TMP/cfg XDG_STATE_HOME=$TMP/state EDITOR=$TMP/editor.sh $HUNCH run --journal $TMP/live.jsonl --report $TMP/live.json -- $BIN --seconds 120 --threads 4; echo RC=\$?"
 check_screen live '^ bn_mutex-O2-nopie +pid [0-9]+ +running' "live: the dashboard runs bn_mutex"
 WAIT=20 check_screen live '(searching|idle|slowed)$' "live: the search runs"
 
@@ -62,8 +62,16 @@ by_hand=$(screen live | grep -c "^CPUbound on $WORK started by")
 keys live 5; keys live e
 check_screen live "^ applied $TMP/cfg/hunch/hypotheses.json: 1 new hypothesis$" "live: the edited hypotheses are applied"
 
-# the program ends by itself; E exports the graph; q quits
-WAIT=60 check_screen live '^ bn_mutex-O2-nopie +pid [0-9]+ +(exited|ended)' "live: the program ends"
+# the search goes on under the new hypotheses: HotLoop concludes
+keys live 1; keys live G
+WAIT=30 check_screen live '^   >[TF][*+: ] HotLoop  whole program ' "live: HotLoop, added by the reload, concludes in the Search pane"
+
+# the program is ended (SIGTERM: whatever the load, after the steering
+# and at a point the journal records); E exports the graph; q quits
+pid=$(screen live | head -1 | sed -n 's/.* pid \([0-9]*\) .*/\1/p')
+kill -TERM "$pid"
+WAIT=20 check_screen live '^ bn_mutex[^ ]* +pid [0-9]+ +killed SIGTERM' "live: the program ends (killed)"
+WAIT=20 check_screen live ' ended$' "live: and so does the search"
 keys live E
 check_screen live '^export: c hist CSV  d graph dot  j graph JSON  w where JSON  Esc cancels$' "live: E offers the kinds"
 keys live j
@@ -111,17 +119,21 @@ tap_ok $(cmp -s "$TMP/live-shg.json" "$TMP/replay-shg.json"; echo $?) \
 new_term rp 80 24
 type_in rp "cd $TMP && $HUNCH replay $TMP/live.jsonl; echo RC=\$?"
 check_screen rp '^ bn_mutex[^ ]* +pid [0-9]+ +paused' "replay: the dashboard opens"
-keys rp e
-check_screen rp '^ bn_mutex[^ ]* +pid [0-9]+ +end ' "replay: e goes to the end"
-$HUNCH replay --export-dot "$TMP/cli.dot" --export-shg-json "$TMP/cli-shg.json" \
-	--export-where-json "$TMP/cli-where.json" --export-csv "$TMP/cli-csv" \
-	"$TMP/live.jsonl" >/dev/null 2>&1
 export_as() {  # export_as KEY FILE WHAT
 	keys rp E; keys rp "$1"
 	wait_screen rp ' to: [^ ]+$' 5 >/dev/null
 	keys rp C-u; text rp "$2"; keys rp Enter
 	check_screen rp "^exported .* to $2/?\$" "replay: E $1 writes $3"
 }
+# at the replay time: the first tick's graph, before the steering
+export_as j "$TMP/rp-start.json" "the graph at the first tick"
+tap_eq "$(jq -c '[.now_s < 1, ([.searches[0].nodes[].hypothesis] | index("HotLoop"))]' "$TMP/rp-start.json")" '[true,null]' \
+	"replay: the export holds the state at the replay time (no HotLoop yet)"
+keys rp e
+check_screen rp '^ bn_mutex[^ ]* +pid [0-9]+ +end ' "replay: e goes to the end"
+$HUNCH replay --export-dot "$TMP/cli.dot" --export-shg-json "$TMP/cli-shg.json" \
+	--export-where-json "$TMP/cli-where.json" --export-csv "$TMP/cli-csv" \
+	"$TMP/live.jsonl" >/dev/null 2>&1
 export_as d "$TMP/rp.dot" "the graph as dot"
 tap_ok $(cmp -s "$TMP/cli.dot" "$TMP/rp.dot"; echo $?) "replay: the dot equals --export-dot's"
 export_as j "$TMP/rp-shg.json" "the graph as JSON"
