@@ -35,7 +35,7 @@ chmod +x "$TMP/editor.sh"
 
 # --- the live session --------------------------------------------------------
 new_term live 80 24
-type_in live "cd $TMP && env XDG_CONFIG_HOME=$TMP/cfg XDG_STATE_HOME=$TMP/state EDITOR=$TMP/editor.sh $HUNCH run --journal $TMP/live.jsonl --report $TMP/live.json -- $BIN --seconds 120 --threads 4; echo RC=\$?"
+type_in live "cd $TMP && env XDG_CONFIG_HOME=$TMP/cfg XDG_STATE_HOME=$TMP/state EDITOR=$TMP/editor.sh $HUNCH run --journal $TMP/live.jsonl --report $TMP/live.json --set PC_SyncThreshold=0.25 -- $BIN --seconds 120 --threads 4; echo RC=\$?"
 check_screen live '^ bn_mutex-O2-nopie +pid [0-9]+ +running' "live: the dashboard runs bn_mutex"
 WAIT=20 check_screen live '(searching|idle|slowed)$' "live: the search runs"
 
@@ -82,6 +82,10 @@ keys live q
 WAIT=20 check_screen live '^RC=' "live: q ends the session"
 
 # --- the journal --------------------------------------------------------------
+tap_eq "$(head -1 "$TMP/live.jsonl" | jq -c '[.mode, .tunables.PC_SyncThreshold, .tunables.PC_CPUThreshold, (.target.pid > 0)]')" '["dashboard",0.25,0.3,true]' \
+	"journal: the header has the tunables in effect (--set included) and the pid"
+tap_ok $(cmp -s <(head -1 "$TMP/live.jsonl" | jq -S .hypotheses) <(jq -S . "$HUNCH_SOURCE_ROOT/hypotheses/default.json"); echo $?) \
+	"journal: and the hypotheses document (the defaults, the one file loaded)"
 tap_eq "$(action tunable)" '{"t":"action","action":"tunable","name":"PC_CPUThreshold","old":0.3,"value":0.9}' "journal: the tunable record (name, old, new)"
 tap_eq "$(action metric_enable | jq -c '[.name, .focus, .paths, (.inst | type)]')" \
 	"[\"cpu_inclusive\",\"<$WORK,/Process,/SyncObject,/Files>\",[\"$WORK\",\"/Process\",\"/SyncObject\",\"/Files\"],\"number\"]" \
