@@ -78,6 +78,8 @@ keys live j
 check_screen live '^search graph \(JSON\) to: bn_mutex-O2-nopie-[0-9]{8}T[0-9]{6}Z\.shg\.json$' "live: j offers a name after the program and the time"
 keys live C-u; text live "$TMP/live-shg.json"; keys live Enter
 check_screen live "^exported the search graph \\(JSON\\) to $TMP/live-shg\\.json$" "live: the graph is exported (status line)"
+keys live E; keys live c; keys live C-u; text live live-csv; keys live Enter
+check_screen live '^exported [0-9]+ histograms \(CSV\) to live-csv/$' "live: the histograms are exported (CSV)"
 keys live q
 WAIT=20 check_screen live '^RC=' "live: q ends the session"
 
@@ -118,6 +120,11 @@ tap_eq "$(jq -r '.. | objects | select(.hypothesis? == "HotLoop") | .trace' "$TM
 	"replay --batch: the reloaded HotLoop ran as it did live"
 tap_ok $(cmp -s "$TMP/live-shg.json" "$TMP/replay-shg.json"; echo $?) \
 	"replay: the same search graph as the live dashboard's at the end"
+$HUNCH replay --export-csv "$TMP/replay-csv" "$TMP/live.jsonl" >/dev/null 2>&1
+tap_ok $(diff -r "$TMP/live-csv" "$TMP/replay-csv" >/dev/null; echo $?) \
+	"replay: the same histograms ($(ls "$TMP/live-csv" | wc -l) files)"
+tap_eq "$(ls "$TMP/replay-csv" | grep -c '_cpu_inclusive_.*_bnmx_outside_work_')" 1 \
+	"replay: the curve enabled by hand is among them"
 
 # --- E in the replay dashboard ------------------------------------------------
 new_term rp 80 24
