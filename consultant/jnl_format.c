@@ -78,7 +78,9 @@ static const struct jnl_field node_state_fields[] = {
 static const struct jnl_field action_fields[] = {
 	TS, REQ("action", STRING), OPT("name", STRING), OPT("value", ANY),
 	OPT("old", ANY), OPT("phase", INTEGER), OPT("hyp", STRING),
-	OPT("focus", STRING), END_FIELDS
+	OPT("focus", STRING), OPT("paths", ARRAY), OPT("node", INTEGER),
+	OPT("inst", INTEGER), OPT("files", ARRAY), OPT("added", INTEGER),
+	END_FIELDS
 };
 static const struct jnl_field output_fields[] = {
 	TS, REQ("stream", STRING), OPT("text", STRING), OPT("b64", STRING),

@@ -3,7 +3,7 @@
  * history graph as Graphviz dot and as JSON, the where axis as JSON, and
  * each metric instance's histogram as CSV.  The formats are documented
  * in docs/export-formats.md; `hunch replay --export-*` writes them (and
- * the dashboard will, later, from the same functions).
+ * the dashboard's `E`, tui/ui_export.c, from the same functions).
  */
 #ifndef PC_EXPORT_H
 #define PC_EXPORT_H

@@ -4,6 +4,7 @@
  * and applied live.
  */
 #include "pc_steer.h"
+#include "pc_steer_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -51,11 +52,13 @@ int pc_steer_enable(struct pc_consult *pc, const char *metric,
 		return hunch_errf(e, id, "cannot enable %s on %s: the source "
 				  "refused (%s)", metric, focus, strerror(-id));
 	pc_logf(pc, "Metric %s enabled on %s for display.", metric, focus);
+	pc_steer_jnl_enable(pc, metric, f, id);
 	return id;
 }
 
 void pc_steer_release(struct pc_consult *pc, int inst)
 {
+	pc_steer_jnl_release(pc, inst);
 	pc_dm_release(&pc->dm, inst);
 }
 
@@ -114,6 +117,7 @@ int pc_steer_experiment(struct pc_consult *pc, const char *hyp,
 	}
 	id = add_persistent(pc, s, h, f);
 	pc_logf(pc, "Experiment %s%s started by hand.", hyp, focus);
+	pc_steer_jnl_experiment(pc, s, hyp, f, id);
 	if (pc->started && !pc->target_ended)
 		pc_cost_gate(pc);
 	return id;
@@ -193,7 +197,9 @@ int pc_steer_user_file(const struct pc_config *cfg, char *buf, size_t len,
  * search; pc_steer_forget frees them with it. */
 struct retired {
 	const struct pc_consult *pc;
-	struct pc_config *cfg;
+	struct pc_config *cfg;    /* the contents replaced */
+	struct pc_config *into;   /* the struct they were replaced in */
+	bool replayed;            /* by a recorded reload (replay) */
 };
 static struct retired *retired;
 static size_t nretired;
@@ -268,7 +274,8 @@ static int keep_live_values(const struct pc_config *old, struct pc_config *c,
 /* The new definitions take the old ones' place in the same struct (the
  * search and the live source hold that pointer); the old contents are
  * kept in `retired`. */
-static void swap_in(struct pc_consult *pc, struct pc_config *c)
+static void swap_in(struct pc_consult *pc, struct pc_config *c,
+		    bool replayed)
 {
 	struct pc_config tmp = *pc->cfg;
 
@@ -277,7 +284,7 @@ static void swap_in(struct pc_consult *pc, struct pc_config *c)
 	retired = realloc(retired, (nretired + 1) * sizeof(*retired));
 	if (retired == NULL)
 		abort();
-	retired[nretired++] = (struct retired){ pc, c };
+	retired[nretired++] = (struct retired){ pc, c, pc->cfg, replayed };
 }
 
 /* Tunables whose value the reload changes go through
@@ -331,24 +338,20 @@ static void add_new_hyps(struct pc_consult *pc, size_t from)
 	}
 }
 
-int pc_steer_reload(struct pc_consult *pc, const char *extra,
-		    struct pc_diags *ds, int *added, struct hunch_err *e)
+int pc_steer_apply_config(struct pc_consult *pc, struct pc_config *c,
+			  bool replayed, int *added, struct hunch_err *e)
 {
-	struct pc_config *c = load_again(pc->cfg, extra, ds, e);
 	size_t old_nhyp = pc->cfg->nhyp;
-	int r;
+	int r = check_kept(pc->cfg, c, e);
 
 	*added = 0;
-	if (c == NULL)
-		return e && e->code ? e->code : -EINVAL;
-	r = check_kept(pc->cfg, c, e);
 	if (r == 0)
 		r = keep_live_values(pc->cfg, c, pc->started, e);
 	if (r < 0) {
 		pc_config_free(c);
 		return r;
 	}
-	swap_in(pc, c);
+	swap_in(pc, c, replayed);
 	apply_values(pc, c);
 	*added = (int)(pc->cfg->nhyp - old_nhyp);
 	pc_logf(pc, "Hypotheses reloaded: %zu hypotheses, %d new.",
@@ -360,10 +363,44 @@ int pc_steer_reload(struct pc_consult *pc, const char *extra,
 	return 0;
 }
 
+int pc_steer_reload(struct pc_consult *pc, const char *extra,
+		    struct pc_diags *ds, int *added, struct hunch_err *e)
+{
+	struct pc_config *c = load_again(pc->cfg, extra, ds, e);
+	int r;
+
+	*added = 0;
+	if (c == NULL)
+		return e && e->code ? e->code : -EINVAL;
+	r = pc_steer_apply_config(pc, c, false, added, e);
+	if (r == 0)
+		pc_steer_jnl_reload(pc, *added);
+	return r;
+}
+
+/* A search rebuilt on the same configuration (the replay dashboard's
+ * backward seek) must start from the hypotheses the journal's header
+ * had: the contents before the first reload a replay applied go back
+ * into the struct, and the later ones are freed with the rest. */
+static void restore_replayed(const struct pc_consult *pc)
+{
+	for (size_t i = 0; i < nretired; i++) {
+		struct pc_config tmp;
+
+		if (retired[i].pc != pc || !retired[i].replayed)
+			continue;
+		tmp = *retired[i].into;
+		*retired[i].into = *retired[i].cfg;
+		*retired[i].cfg = tmp;
+		return;
+	}
+}
+
 void pc_steer_forget(const struct pc_consult *pc)
 {
 	size_t k = 0;
 
+	restore_replayed(pc);
 	for (size_t i = 0; i < nretired; i++) {
 		if (retired[i].pc == pc)
 			pc_config_free(retired[i].cfg);
@@ -371,4 +408,5 @@ void pc_steer_forget(const struct pc_consult *pc)
 			retired[k++] = retired[i];
 	}
 	nretired = k;
+	pc_steer_jnl_forget(pc);
 }

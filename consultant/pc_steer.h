@@ -18,8 +18,12 @@
 #ifndef PC_STEER_H
 #define PC_STEER_H
 
+#include <jansson.h>
+
 #include "pc_config.h"
 #include "pc_search.h"
+
+struct jnl_writer;
 
 /* Enable `metric` on `f` for display.  Returns the instance id (> 0,
  * pc_dm_get) holding one reference, or a negative errno with the reason
@@ -54,6 +58,34 @@ int pc_steer_user_file(const struct pc_config *cfg, char *buf, size_t len,
  * Returns 0 or a negative errno; `*added` counts new hypotheses. */
 int pc_steer_reload(struct pc_consult *pc, const char *extra,
 		    struct pc_diags *ds, int *added, struct hunch_err *e);
+
+/* Apply `c` (a configuration loaded afresh: every file, maybe edited)
+ * to the running search, as pc_steer_reload does once it has loaded the
+ * files; `c` is taken (freed on error).  `replayed`: the reload is a
+ * recorded one that a replay applies, undone by pc_steer_forget (a
+ * rebuilt search starts from the header's hypotheses again). */
+int pc_steer_apply_config(struct pc_consult *pc, struct pc_config *c,
+			  bool replayed, int *added, struct hunch_err *e);
+
+/* A tunable set by hand (the Tunables pane): pc_consult_set_tunable,
+ * journaled when it took. */
+int pc_steer_set_tunable(struct pc_consult *pc, const char *name,
+			 double value, struct hunch_err *e);
+
+/* Journal every steering action on `pc` into `w` (NULL: no more) as an
+ * `action` record at the moment it takes effect, with what a replay
+ * needs to redo it (docs/journal-format.md): "tunable" (name, old,
+ * value), "experiment" (hyp, focus, paths, node, phase),
+ * "metric_enable" / "metric_disable" (name, focus, paths, inst),
+ * "hypotheses" (files: every file's document, in load order). */
+void pc_steer_journal(const struct pc_consult *pc, struct jnl_writer *w);
+
+/* Redo one recorded `action` record (the replay, after the tick it
+ * follows): experiment, metric_enable, metric_disable, hypotheses.
+ * Returns 1 applied, 0 not one of these, or a negative errno (the
+ * search's log says why: a focus no longer known, a document that does
+ * not load). */
+int pc_steer_replay(struct pc_consult *pc, const json_t *rec);
 
 /* Free what reloads kept alive for `pc` (the replaced definitions, which
  * the live source may still point into until the search ends).  Call

@@ -8,6 +8,7 @@
 
 #include "jnl_record.h"
 #include "pc_search.h"
+#include "pc_steer.h"
 
 static struct src_replay *impl(struct pc_source *s)
 {
@@ -366,7 +367,7 @@ static int apply_action(struct src_replay *r, struct pc_consult *pc,
 		return pc_consult_phase_start(pc, name) > 0;
 	if (strcmp(a, "tunable") == 0 && name != NULL && json_is_number(v))
 		return set_tunable(r, pc, name, json_number_value(v));
-	return 0;   /* quit, experiment: nothing the search replays */
+	return pc_steer_replay(pc, j) > 0;   /* by hand (pc_steer_jnl.c) */
 }
 
 int src_replay_actions(struct src_replay *r, struct pc_consult *pc)

@@ -231,9 +231,9 @@ static int check_batch_only(const struct session_opts *o, const char *cmd)
 {
 	const struct batch_opts *b = &o->bo;
 	bool search = b->hypotheses != NULL || b->nsets != 0 ||
-		      b->journal != NULL || b->no_journal;
+		      b->journal != NULL || b->no_journal || b->report != NULL;
 
-	if (o->batch || (b->report == NULL && b->time_limit < 0 &&
+	if (o->batch || (b->time_limit < 0 &&
 			 !b->kill_at_end && b->phases.n == 0 &&
 			 (!search || ui_wanted(false))))
 		return 0;
@@ -335,7 +335,7 @@ static int dashboard_opts(const struct session_opts *o, const char *label,
 		.label = label, .screenshot = o->screenshot,
 		.rtlib = o->rtlib ? cli_rtlib_path() : NULL,
 		.journal = o->bo.journal, .no_journal = o->bo.no_journal,
-		.argv = (const char *const *)argv,
+		.report = o->bo.report, .argv = (const char *const *)argv,
 	};
 	if (!o->rtlib)
 		return HUNCH_EXIT_OK;

@@ -14,6 +14,7 @@
  */
 #include "ui_consult.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@
 
 #include "jnl_path.h"
 #include "jnl_source.h"
+#include "pc_report.h"
 #include "pc_search.h"
 #include "pc_steer.h"
 #include "pc_where.h"
@@ -74,6 +76,23 @@ static void on_log(void *arg, double t, const char *line)
 	ui_log_add(c->u, UI_LOG_HUNCH, "%s", line);
 }
 
+/* The header's configuration: the hypotheses document when it is one
+ * file (the shipped defaults, the common case: a replay elsewhere then
+ * uses this very document), and every tunable's value in effect
+ * (--set, a user file's "set"), which a replay sets again.  Several
+ * files have no single document; the replay then loads its own
+ * defaults, with these values. */
+static void header_config(const struct pc_config *cfg, json_t **hyp,
+			  json_t **tun)
+{
+	*hyp = cfg->nfiles == 1 ? json_load_file(cfg->files[0],
+					JSON_REJECT_DUPLICATES, NULL) : NULL;
+	*tun = json_object();
+	for (size_t i = 0; *tun && i < cfg->ntun; i++)
+		json_object_set_new(*tun, cfg->tun[i].name,
+				    json_real(cfg->tun[i].value));
+}
+
 /* The journal, unless --no-journal; one that cannot be opened is a
  * message in the log: the search is worth running without it. */
 static void open_journal(struct ui *u, struct ui_consult *c)
@@ -82,12 +101,16 @@ static void open_journal(struct ui *u, struct ui_consult *c)
 				 .disabled = c->o->no_journal };
 	struct jnl_header h = {
 		.program = base_name(u->label), .argv = c->o->argv,
-		.pid = c->o->argv ? 0 : (int)u->pid, .mode = "dashboard",
+		.pid = (int)u->pid, .mode = "dashboard",
 	};
 	struct jnl_writer_opts wo = { 0 };
 	struct hunch_err err = { 0 };
 	struct timespec ts;
+	json_t *hyp, *tun;
 
+	header_config(c->cfg, &hyp, &tun);
+	h.hypotheses = hyp;
+	h.tunables = tun;
 	clock_gettime(CLOCK_REALTIME, &h.start_wall);
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	h.start_mono_ns = (uint64_t)ts.tv_sec * 1000000000u +
@@ -96,6 +119,8 @@ static void open_journal(struct ui *u, struct ui_consult *c)
 		ui_log_add(u, UI_LOG_HUNCH, "no journal: %s", err.msg);
 		c->jw = NULL;
 	}
+	json_decref(hyp);
+	json_decref(tun);
 	if (c->jw == NULL)
 		return;
 	c->csrc = jnl_source_wrap(u->src, c->jw, (int)u->pid);
@@ -159,6 +184,8 @@ void ui_consult_open(struct ui *u, struct ui_consult *c)
 	open_journal(u, c);
 	u->pc = pc_consult_new(c->cfg, c->csrc, u->tree);
 	pc_consult_set_log(u->pc, on_log, c);
+	if (c->jw != NULL)   /* tunables, experiments, metrics, reloads */
+		pc_steer_journal(u->pc, c->jw);
 }
 
 /* --- what the log says about the tree --------------------------------- */
@@ -333,9 +360,54 @@ void ui_consult_stop(struct ui *u, struct ui_consult *c)
 		src_live_metrics_stop(u->src);
 }
 
+/* The target as the journal's header names it (the replay's report
+ * names it so too): the command line, or the program's name. */
+static char *command_of(const struct ui *u, const struct ui_consult *c)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (f == NULL)
+		return NULL;
+	if (c->o->argv != NULL)
+		for (const char *const *a = c->o->argv; *a; a++)
+			fprintf(f, "%s%s", a == c->o->argv ? "" : " ", *a);
+	else
+		fputs(u->label, f);
+	fclose(f);
+	return buf;
+}
+
+/* --report FILE: the JSON report batch mode writes, of the search as the
+ * dashboard leaves it (`hunch replay --report` of its journal writes the
+ * same, apart from the fields naming the replay). */
+static void write_report(struct ui *u, struct ui_consult *c)
+{
+	char *cmd = command_of(u, c);
+	struct pc_report_meta m = {
+		.target = cmd ? cmd : u->label, .pid = (int)u->pid,
+		.mode = c->o->argv ? "run" : "attach",
+	};
+	FILE *f = fopen(c->o->report, "w");
+
+	if (f == NULL || pc_report_write_json(u->pc, &m, f) < 0)
+		fprintf(stderr, "hunch: cannot write the report %s: %s\n",
+			c->o->report, strerror(errno));
+	if (f != NULL && fclose(f) != 0)
+		fprintf(stderr, "hunch: cannot write the report %s: %s\n",
+			c->o->report, strerror(errno));
+	free(cmd);
+}
+
 void ui_consult_close(struct ui *u, struct ui_consult *c, const char *why)
 {
+	if (c->o != NULL && c->o->report != NULL && u->pc != NULL &&
+	    u->pc->started)
+		write_report(u, c);
 	if (c->jw != NULL) {
+		if (u->pc != NULL)
+			pc_steer_journal(u->pc, NULL);
 		jnl_write_end(c->jw, jnl_ts_now(c->jw), why, NULL);
 		jnl_source_unwrap(c->csrc);
 		jnl_writer_close(c->jw, NULL);

@@ -13,7 +13,7 @@ static const char *const help[] = {
 	"  1-6           show pane: 1 Search 2 Where 3 Histograms",
 	"                4 Tunables 5 Hypotheses 6 Log (6 twice: full)",
 	"  Tab, S-Tab    next / previous pane on screen",
-	"  ? help  S save the screen as text  Ctrl-Z suspend  Ctrl-L redraw",
+	"  ? help  S save screen  E export  Ctrl-Z suspend  Ctrl-L redraw",
 	"  q, Ctrl-C     quit (asks first while the program is traced:",
 	"                y detaches and leaves it running, code restored)",
 	"Moving: Up/Down k/j, PgUp/PgDn Ctrl-B/F, Home/End g/G",

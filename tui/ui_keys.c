@@ -4,6 +4,7 @@
  * the keys that work anywhere, then to the pane with the keyboard.
  */
 #include "ui.h"
+#include "ui_export.h"
 #include "ui_replay.h"
 
 #include <string.h>
@@ -83,6 +84,7 @@ static bool global_key(struct ui *u, int key)
 	case '\t': ui_next_pane(u, +1); return true;
 	case KEY_BTAB: ui_next_pane(u, -1); return true;
 	case 'S': ui_shot_key(u); return true;
+	case 'E': ui_export_start(u); return true;
 	case UI_CTRL('l'):
 		u->force_full = true;
 		u->dirty = UI_D_ALL;
@@ -107,6 +109,8 @@ void ui_key(struct ui *u, int key)
 		u->dirty = UI_D_ALL;
 		return;
 	}
+	if (ui_export_active())
+		return ui_export_key(u, key);   /* E's menu and file name */
 	if (u->prompt == UI_PROMPT_QUIT)
 		return quit_prompt_key(u, key);
 	if (u->prompt == UI_PROMPT_SEARCH)

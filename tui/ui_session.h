@@ -26,6 +26,7 @@ struct ui_opts {
 	struct pc_config *cfg;
 	const char *journal;     /* --journal FILE, or NULL: the default */
 	bool no_journal;         /* --no-journal */
+	const char *report;      /* --report FILE: the JSON report at the end */
 	const char *const *argv; /* launched: for the journal's header */
 };
 

@@ -5,7 +5,8 @@
  *
  * Enter opens a prompt for the selected tunable; Enter again parses the
  * value (numbers; true/false/on/off for booleans) and hands it to
- * pc_consult_set_tunable, which range-checks it and applies it to the
+ * pc_steer_set_tunable (pc_consult_set_tunable, journaled as a `tunable`
+ * action for the replay), which range-checks it and applies it to the
  * running search (a new threshold re-tests the refinements it gates).
  * A refused value is shown with the reason, which for a range names the
  * range.  Developer tunables are hidden until `D`.
@@ -19,6 +20,7 @@
 #include <strings.h>
 
 #include "pc_search.h"
+#include "pc_steer.h"
 
 static struct {
 	const struct pc_consult *pc;
@@ -169,7 +171,7 @@ static void apply(struct ui *u, struct pc_tunable *t)
 		return;
 	}
 	value_text(t, t->value, old, sizeof(old));
-	if (pc_consult_set_tunable(u->pc, t->name, v, &e) < 0) {
+	if (pc_steer_set_tunable(u->pc, t->name, v, &e) < 0) {
 		m = strncmp(e.msg, "--set: ", 7) == 0 ? e.msg + 7 : e.msg;
 		snprintf(ts.msg, sizeof(ts.msg), "refused: %.240s", m);
 		return;
