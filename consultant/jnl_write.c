@@ -539,6 +539,9 @@ static json_t *header_json(const struct jnl_header *h)
 	json_object_set_new(o, "clock", c);
 	json_object_set_new(o, "hypotheses", h->hypotheses
 			    ? json_deep_copy(h->hypotheses) : json_null());
+	if (h->hypotheses_files != NULL)
+		json_object_set_new(o, "hypotheses_files",
+				    json_deep_copy(h->hypotheses_files));
 	json_object_set_new(o, "tunables", h->tunables
 			    ? json_deep_copy(h->tunables) : json_null());
 	return o;

@@ -39,6 +39,7 @@ struct jnl_header {
 	double tsc_hz;                /* 0 when not calibrated */
 	bool tsc_invariant;
 	const json_t *hypotheses;     /* the full document in effect, or NULL */
+	const json_t *hypotheses_files; /* several files: [{file, document}] */
 	const json_t *tunables;       /* the values in effect, or NULL */
 };
 

@@ -87,6 +87,21 @@ void pc_steer_journal(const struct pc_consult *pc, struct jnl_writer *w);
  * not load). */
 int pc_steer_replay(struct pc_consult *pc, const json_t *rec);
 
+/* The configuration's files as a journal holds them: an array of
+ * {"file": path, "document": its JSON}, in load order (a hypotheses
+ * reload record; the header's hypotheses_files). */
+json_t *pc_steer_config_files(const struct pc_config *cfg);
+/* A journal header's configuration (jnl_header): the hypotheses
+ * document when there is one file (the shipped defaults, the common
+ * case), every file's document in load order when there are several,
+ * and every tunable's value in effect (--set, a file's "set"), which a
+ * replay sets again.  The caller json_decref()s the three (NULLs ok). */
+void pc_steer_header_config(const struct pc_config *cfg, json_t **hyp,
+			    json_t **files, json_t **tun);
+/* Load such an array into c, in order; an empty one is an error. */
+int pc_steer_load_files(struct pc_config *c, const json_t *files,
+			struct hunch_err *e);
+
 /* Free what reloads kept alive for `pc` (the replaced definitions, which
  * the live source may still point into until the search ends).  Call
  * after pc_consult_free. */

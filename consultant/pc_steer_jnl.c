@@ -157,25 +157,71 @@ void pc_steer_jnl_experiment(const struct pc_consult *pc,
 	put(pc, o);
 }
 
-/* Every file of the configuration now in effect, as loaded: the replay
- * loads the same documents in the same order. */
-void pc_steer_jnl_reload(const struct pc_consult *pc, int added)
+/* Every file of the configuration, as loaded: `{"file", "document"}`
+ * each, in load order, so a replay loads the same documents in the same
+ * order (a reload record, and the header when there are several). */
+json_t *pc_steer_config_files(const struct pc_config *cfg)
 {
-	json_t *files, *o;
+	json_t *files = json_array();
 	json_error_t je;
 
-	if (!journaled(pc))
-		return;
-	files = json_array();
-	for (size_t i = 0; i < pc->cfg->nfiles; i++) {
-		const char *f = pc->cfg->files[i];
+	for (size_t i = 0; files != NULL && i < cfg->nfiles; i++) {
+		const char *f = cfg->files[i];
 		json_t *doc = json_load_file(f, JSON_REJECT_DUPLICATES, &je);
 
 		json_array_append_new(files, json_pack("{s:s,s:o}", "file", f,
 			"document", doc ? doc : json_null()));
 	}
+	return files;
+}
+
+int pc_steer_load_files(struct pc_config *c, const json_t *files,
+			struct hunch_err *e)
+{
+	struct pc_diags ds = { 0 };   /* for the first error's text */
+	const json_t *f;
+	size_t i;
+	int r = 0;
+
+	json_array_foreach(files, i, f) {
+		const char *name = json_string_value(json_object_get(f, "file"));
+		char *text = json_dumps(json_object_get(f, "document"),
+					JSON_ENCODE_ANY);
+
+		r = text ? pc_config_load_string(c, name ? name : "recorded",
+						 text, &ds, e)
+			 : hunch_errf(e, -EINVAL, "file %zu has no document", i);
+		free(text);
+		if (r != 0)
+			break;
+	}
+	pc_diags_free(&ds);
+	if (r != 0)
+		return r;
+	return json_array_size(files) == 0 ?
+	       hunch_errf(e, -EINVAL, "no files") : 0;
+}
+
+void pc_steer_header_config(const struct pc_config *cfg, json_t **hyp,
+			    json_t **files, json_t **tun)
+{
+	*hyp = cfg->nfiles == 1 ? json_load_file(cfg->files[0],
+					JSON_REJECT_DUPLICATES, NULL) : NULL;
+	*files = cfg->nfiles > 1 ? pc_steer_config_files(cfg) : NULL;
+	*tun = json_object();
+	for (size_t i = 0; *tun && i < cfg->ntun; i++)
+		json_object_set_new(*tun, cfg->tun[i].name,
+				    json_real(cfg->tun[i].value));
+}
+
+void pc_steer_jnl_reload(const struct pc_consult *pc, int added)
+{
+	json_t *o;
+
+	if (!journaled(pc))
+		return;
 	o = json_pack("{s:s,s:o,s:i}", "action", "hypotheses", "files",
-		      files, "added", added);
+		      pc_steer_config_files(pc->cfg), "added", added);
 	put(pc, o);
 }
 
@@ -259,25 +305,10 @@ static int replay_disable(struct pc_consult *pc, const json_t *rec,
 static int replay_hypotheses(struct pc_consult *pc, const json_t *rec,
 			     struct hunch_err *e)
 {
-	const json_t *files = json_object_get(rec, "files"), *f;
 	struct pc_config *c = pc_config_new();
-	int added, r = 0;
-	size_t i;
+	int added, r;
 
-	json_array_foreach(files, i, f) {
-		const char *name = json_string_value(json_object_get(f, "file"));
-		char *text = json_dumps(json_object_get(f, "document"),
-					JSON_ENCODE_ANY);
-
-		r = text ? pc_config_load_string(c, name ? name : "recorded",
-						 text, NULL, e)
-			 : hunch_errf(e, -EINVAL, "file %zu has no document", i);
-		free(text);
-		if (r != 0)
-			break;
-	}
-	if (r == 0 && json_array_size(files) == 0)
-		r = hunch_errf(e, -EINVAL, "no files");
+	r = pc_steer_load_files(c, json_object_get(rec, "files"), e);
 	if (r != 0) {
 		pc_config_free(c);
 		return r;

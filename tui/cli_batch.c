@@ -32,6 +32,7 @@
 #include "out_forward.h"
 #include "pc_report.h"
 #include "pc_search.h"
+#include "pc_steer.h"
 #include "src_live.h"
 
 /* How often a progress line reports cost and experiments. */
@@ -100,7 +101,7 @@ static const char **named_argv(const struct batch_target *t)
 
 /* The journal, unless --no-journal; a journal that cannot be opened is
  * a warning: the search is worth running without it. */
-static void open_journal(struct batch *b)
+static void open_journal(struct batch *b, const struct pc_config *cfg)
 {
 	struct jnl_choice c = { .path = b->o->journal,
 				.disabled = b->o->no_journal };
@@ -113,7 +114,13 @@ static void open_journal(struct batch *b)
 	struct jnl_writer_opts wo = { 0 };
 	struct hunch_err err = { 0 };
 	struct timespec ts;
+	json_t *hyp, *files, *tun;
 
+	/* The replay then uses these very documents and values. */
+	pc_steer_header_config(cfg, &hyp, &files, &tun);
+	h.hypotheses = hyp;
+	h.hypotheses_files = files;
+	h.tunables = tun;
 	clock_gettime(CLOCK_REALTIME, &h.start_wall);
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	h.start_mono_ns = (uint64_t)ts.tv_sec * 1000000000u +
@@ -122,6 +129,9 @@ static void open_journal(struct batch *b)
 		fprintf(stderr, "hunch: no journal: %s\n", err.msg);
 		b->jw = NULL;
 	}
+	json_decref(hyp);
+	json_decref(files);
+	json_decref(tun);
 	free(argv);
 	b->src = b->live;
 	if (b->jw != NULL) {
@@ -334,7 +344,7 @@ static int start(struct batch *b, struct pc_config *cfg)
 			err.msg);
 		return HUNCH_EXIT_USAGE;
 	}
-	open_journal(b);
+	open_journal(b, cfg);
 	b->res = pc_restree_new();
 	b->pc = pc_consult_new(cfg, b->src, b->res);
 	pc_consult_set_log(b->pc, on_log, b);

@@ -25,6 +25,7 @@
 #include "pc_export.h"
 #include "pc_report.h"
 #include "pc_search.h"
+#include "pc_steer.h"
 #include "src_replay.h"
 #include "ui_replay.h"
 #include "ui_session.h"
@@ -95,13 +96,16 @@ static int config(const json_t *hdr, const char **sets, size_t nsets,
 		  struct pc_config **out)
 {
 	const json_t *hyp = json_object_get(hdr, "hypotheses");
+	const json_t *files = json_object_get(hdr, "hypotheses_files");
 	struct pc_config *c = pc_config_new();
 	struct hunch_err e = { 0 };
 	const char *name, *def;
 	json_t *v;
 	int rc;
 
-	if (json_is_object(hyp)) {
+	if (json_is_array(files)) {
+		rc = pc_steer_load_files(c, files, &e);
+	} else if (json_is_object(hyp)) {
 		char *text = json_dumps(hyp, 0);
 
 		rc = pc_config_load_string(c, "the journal's hypotheses", text,

@@ -76,23 +76,6 @@ static void on_log(void *arg, double t, const char *line)
 	ui_log_add(c->u, UI_LOG_HUNCH, "%s", line);
 }
 
-/* The header's configuration: the hypotheses document when it is one
- * file (the shipped defaults, the common case: a replay elsewhere then
- * uses this very document), and every tunable's value in effect
- * (--set, a user file's "set"), which a replay sets again.  Several
- * files have no single document; the replay then loads its own
- * defaults, with these values. */
-static void header_config(const struct pc_config *cfg, json_t **hyp,
-			  json_t **tun)
-{
-	*hyp = cfg->nfiles == 1 ? json_load_file(cfg->files[0],
-					JSON_REJECT_DUPLICATES, NULL) : NULL;
-	*tun = json_object();
-	for (size_t i = 0; *tun && i < cfg->ntun; i++)
-		json_object_set_new(*tun, cfg->tun[i].name,
-				    json_real(cfg->tun[i].value));
-}
-
 /* The journal, unless --no-journal; one that cannot be opened is a
  * message in the log: the search is worth running without it. */
 static void open_journal(struct ui *u, struct ui_consult *c)
@@ -106,10 +89,11 @@ static void open_journal(struct ui *u, struct ui_consult *c)
 	struct jnl_writer_opts wo = { 0 };
 	struct hunch_err err = { 0 };
 	struct timespec ts;
-	json_t *hyp, *tun;
+	json_t *hyp, *files, *tun;
 
-	header_config(c->cfg, &hyp, &tun);
+	pc_steer_header_config(c->cfg, &hyp, &files, &tun);
 	h.hypotheses = hyp;
+	h.hypotheses_files = files;
 	h.tunables = tun;
 	clock_gettime(CLOCK_REALTIME, &h.start_wall);
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -120,6 +104,7 @@ static void open_journal(struct ui *u, struct ui_consult *c)
 		c->jw = NULL;
 	}
 	json_decref(hyp);
+	json_decref(files);
 	json_decref(tun);
 	if (c->jw == NULL)
 		return;
