@@ -43,8 +43,8 @@ struct pthread_ring {
 	int fd;
 	void *map;
 	size_t map_len;
-	struct eng_psample *keep;   /* ENG_PS_KEEP, a ring */
-	size_t nkeep, next;         /* how many kept, where the next goes */
+	struct eng_psample *keep;   /* cap of them, a ring */
+	size_t nkeep, next, cap;    /* how many kept, where the next goes */
 	bool seen;                  /* still listed in /proc (sync pass) */
 	uint64_t cpu0;              /* its schedstat CPU time at opening */
 };
@@ -52,6 +52,7 @@ struct pthread_ring {
 struct eng_psampler {
 	pid_t pid;
 	double hz;
+	size_t keep;                /* samples kept per thread added */
 	bool user_only;             /* the kernel refused kernel samples */
 	bool fp_chains;             /* ENG_PS_FP_CHAINS */
 	struct pthread_ring *th;
@@ -301,7 +302,8 @@ int eng_psampler_add_thread(struct eng_psampler *ps, pid_t tid,
 				  ps->pid, strerror(-t.fd));
 	t.cpu0 = schedstat_ns(ps->pid, tid);
 	rc = map_ring(&t, ps->nth);
-	t.keep = calloc(ENG_PS_KEEP, sizeof(*t.keep));
+	t.cap = ps->keep;
+	t.keep = calloc(t.cap, sizeof(*t.keep));
 	if (rc < 0 || t.keep == NULL) {
 		close(t.fd);
 		free(t.keep);
@@ -490,8 +492,8 @@ static bool read_sample(struct eng_psampler *ps, const uint8_t *p,
 static void keep_sample(struct pthread_ring *t, const struct eng_psample *s)
 {
 	t->keep[t->next] = *s;
-	t->next = (t->next + 1) % ENG_PS_KEEP;
-	if (t->nkeep < ENG_PS_KEEP)
+	t->next = (t->next + 1) % t->cap;
+	if (t->nkeep < t->cap)
 		t->nkeep++;
 }
 
@@ -603,7 +605,7 @@ int eng_psampler_activation_run(const struct eng_psampler *ps, pid_t tid,
 		return -ENOENT;
 	for (k = 0; k < t->nkeep; k++) {
 		const struct eng_psample *s =
-			&t->keep[(t->next + ENG_PS_KEEP - 1 - k) % ENG_PS_KEEP];
+			&t->keep[(t->next + t->cap - 1 - k) % t->cap];
 
 		if (!has_activation(s, lo, hi, cfa, ra))
 			break;
@@ -682,6 +684,14 @@ int eng_psampler_unwind_stopped(struct eng_psampler *ps, pid_t tid,
 	return out->nframes;
 }
 
+int eng_psampler_set_keep(struct eng_psampler *ps, size_t n)
+{
+	if (n < 2 || n > 65536)
+		return -EINVAL;
+	ps->keep = n;
+	return 0;
+}
+
 void eng_psampler_set_sink(struct eng_psampler *ps, eng_psample_fn fn,
 			   void *arg)
 {
@@ -696,7 +706,7 @@ const struct eng_psample *eng_psampler_latest(const struct eng_psampler *ps,
 
 	if (t == NULL || t->nkeep == 0)
 		return NULL;
-	return &t->keep[(t->next + ENG_PS_KEEP - 1) % ENG_PS_KEEP];
+	return &t->keep[(t->next + t->cap - 1) % t->cap];
 }
 
 const struct eng_psampler_stats *
@@ -727,6 +737,7 @@ int eng_psampler_open_flags(pid_t pid, double hz, unsigned flags,
 		return hunch_errf(err, -ENOMEM, "out of memory");
 	ps->pid = pid;
 	ps->hz = hz;
+	ps->keep = ENG_PS_KEEP;
 	ps->fp_chains = flags & ENG_PS_FP_CHAINS;
 	if (dwfl_reload(ps) < 0) {
 		free(ps);

@@ -103,6 +103,10 @@ void eng_psampler_modules_changed(struct eng_psampler *ps);
  * if any).  Returns the number of samples. */
 int eng_psampler_drain(struct eng_psampler *ps, eng_psample_fn fn,
 		       void *arg);
+/* Keep n recent samples (2..65536, about 1 KiB each) for each thread
+ * added from now on instead of ENG_PS_KEEP: how far back
+ * eng_psampler_activation_run can see is n sample periods of CPU. */
+int eng_psampler_set_keep(struct eng_psampler *ps, size_t n);
 /* Who gets the samples of a drain that names no fn: the sampler's owner
  * (the hint source) keeps seeing every sample when someone else (catchup,
  * which needs the newest ones) drains. */

@@ -1,7 +1,8 @@
 /*
  * inst_inner.c - catchup targets whose function is an inner frame (not
  * main, not a thread's start routine), so nothing recorded when it began
- * and catchup has to ask the stack samples (tests/inst/inst_catchup2.c).
+ * and catchup has to ask the stack samples
+ * (tests/inst/inst_catchup_samples.c).
  *
  *   inst_inner spin   main -> cu_helper -> cu_inner, which prints
  *                     "begin <CLOCK_MONOTONIC ns> <thread CPU ns>" (read

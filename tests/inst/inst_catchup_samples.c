@@ -1,5 +1,6 @@
 /*
- * inst_catchup2.c - catchup of inner functions dated by stack samples
+ * inst_catchup_samples.c - catchup of inner functions dated by stack
+ * samples, the second half of inst_catchup
  * (progs/inst_inner.c; engine/README.md, Catchup).  The engine's stack
  * sampler runs from launch at RATE samples per second of thread CPU.
  *
@@ -10,10 +11,14 @@
  * after it began.  Bounds from the target's own clocks (it prints when
  * cu_inner began, wall and thread CPU):
  *   wall: now_before - begin - 50 ms <= first sample <= now_after - begin
- *   CPU:  cpu_before - cpu_begin - 2 periods <= first <= cpu_after -
- *         cpu_begin
+ *   CPU:  cpu_before - cpu_begin - 2 periods - 1% <= first <= cpu_after -
+ *         cpu_begin + 1%
  * (1 ms more on the upper bounds: the target reads its clocks a moment
- * after cu_inner's first instruction, where a sample may already land).
+ * after cu_inner's first instruction, where a sample may already land;
+ * 1% of the span on the CPU bounds: the samples' CPU clock (perf's count)
+ * runs ~2% faster than schedstat's in this VM, steal and IRQ time, and
+ * catchup scales one to the other by their spans since the event
+ * opened, engine/README.md, Catchup).
  *
  * reenter: cu_caller calls cu_short 1,000,000 times, a few us each, all
  * from the same call site with the same stack pointer, so every call is
@@ -42,8 +47,15 @@
 
 #include "eng_clock.h"
 #include "eng_perfsample.h"
+#include "inst_catchup.h"
 
-#define RATE 199.0                     /* samples per CPU second */
+/* The first sample of an activation comes up to one period of the
+ * thread's CPU after it began, which under load (a thread getting 5% of
+ * a CPU) is 20 times as long in wall time: a fast rate keeps that under
+ * the 50 ms the wall bound allows, and 4096 samples kept (4 s of CPU)
+ * still reach back past the second before enabling. */
+#define RATE 999.0                     /* samples per CPU second */
+#define KEEP 4096
 #define PERIOD_NS (1e9 / RATE)
 #define SLOTS 65536
 #define SLOT_SHIFT 20
@@ -158,6 +170,7 @@ static int start(struct tgt *t, struct eng_psampler **ps, const char *prog,
 	if (tgt_launch(t, prog, av) != 0)
 		return -1;
 	if (eng_psampler_open(eng_proc_pid(t->p), RATE, ps, &err) < 0 ||
+	    eng_psampler_set_keep(*ps, KEEP) < 0 ||
 	    eng_psampler_sync_threads(*ps) != 1) {
 		tap_diag("sampler: %s", err.msg);
 		return -1;
@@ -180,7 +193,8 @@ static void spin_case(const char *prog)
 	struct x86_func xf;
 	struct tgt t;
 	pid_t pid;
-	double w, c;
+	double w, c, slack;
+	bool ok;
 
 	tap_diag("spin: a function inside for 1 s, as an inner frame");
 	if (!tap_ok(start(&t, &ps, prog, "spin") == 0, "launched with the "
@@ -192,10 +206,10 @@ static void spin_case(const char *prog)
 	eng_sampler_var_alloc(t.smp, ENG_VAR_WALL_TIMER, &vw, &hw, NULL);
 	eng_sampler_var_alloc(t.smp, ENG_VAR_CPU_TIMER, &vc, &hc, NULL);
 	eng_resume_all(t.p, NULL);
-	tap_ok(wait_line(&t, ps, "spinning\n", 20000) == 0 &&
-	       sscanf(find_line(&t, "begin "), "begin %llu %llu", &b_ns,
-		      &b_cpu) == 2, "cu_inner began at %llu ns (CPU %llu ns)",
-	       b_ns, b_cpu);
+	ok = wait_line(&t, ps, "spinning\n", 20000) == 0 &&
+	     sscanf(find_line(&t, "begin "), "begin %llu %llu", &b_ns,
+		    &b_cpu) == 2;
+	tap_ok(ok, "cu_inner began at %llu ns (CPU %llu ns)", b_ns, b_cpu);
 	pump(&t, ps, 1000);
 	eng_stop_all(t.p, NULL);
 	t_en = mono_ns();
@@ -234,11 +248,13 @@ static void spin_case(const char *prog)
 	       w <= (double)(b - b_ns) / 1e9 + 0.001, "wall: the first sample "
 	       "holds the second before enabling too: %.4f s (%.4f..%.4f)", w,
 	       (double)(a - b_ns) / 1e9 - 0.05, (double)(b - b_ns) / 1e9);
-	tap_ok(c >= (double)(ca - b_cpu) / 1e9 - 2 * PERIOD_NS / 1e9 &&
-	       c <= (double)(cb - b_cpu) / 1e9 + 0.001, "CPU: the first "
-	       "sample holds its CPU time since it began: %.4f s "
+	slack = 0.01 * (double)(cb - b_cpu) / 1e9;
+	tap_ok(c >= (double)(ca - b_cpu) / 1e9 - 2 * PERIOD_NS / 1e9 - slack &&
+	       c <= (double)(cb - b_cpu) / 1e9 + 0.001 + slack, "CPU: the "
+	       "first sample holds its CPU time since it began: %.4f s "
 	       "(%.4f..%.4f)", c, (double)(ca - b_cpu) / 1e9 -
-	       2 * PERIOD_NS / 1e9, (double)(cb - b_cpu) / 1e9);
+	       2 * PERIOD_NS / 1e9 - slack,
+	       (double)(cb - b_cpu) / 1e9 + 0.001 + slack);
 	tap_ok(wait_line(&t, ps, "done 2\n", 30000) == 0, "cu_inner returned");
 	eng_inst_remove_all(t.in, NULL);
 	tap_eq(code_mismatches(&t), 0, "every code byte equals the file's");
@@ -365,13 +381,11 @@ out:
 	tgt_fini(&t);
 }
 
-int main(int argc, char **argv)
+void catchup_samples(const char *inner, int *n, int *failed)
 {
-	if (argc != 2) {
-		fprintf(stderr, "usage: inst_catchup2 PATH-TO-inst_inner\n");
-		return 2;
-	}
-	spin_case(argv[1]);
-	reenter_case(argv[1]);
-	return tap_done();
+	tap_n = *n;  /* go on numbering where inst_catchup.c is */
+	spin_case(inner);
+	reenter_case(inner);
+	*n = tap_n;
+	*failed = tap_failed;
 }
