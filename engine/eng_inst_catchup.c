@@ -266,7 +266,7 @@ static void sample_estimate(struct eng_proc *p, struct eng_shm *shm,
 			    uint64_t hi, const struct inst_range *maps,
 			    size_t nmaps, struct sampled *e)
 {
-	static uint8_t stack[ENG_PS_STACK_BYTES];
+	uint8_t stack[ENG_PS_STACK_BYTES];
 	struct user_regs_struct r;
 	struct eng_psample u;
 	struct eng_ps_run run;
