@@ -172,32 +172,44 @@ static uint64_t act_begin(struct eng_proc *p, const struct tview *v,
 	return cpu ? bh->act_cpu : wall;
 }
 
-/* After `k` starts of timer `s` by catchup on a thread: when they were
- * its only ones (count == k: it was not running) and the activation's
- * beginning is known, move the start back to it.  The thread is
- * stopped and the sampler runs on this thread: no one reads meanwhile,
- * the protectors are bumped anyway for the record. */
-static bool start_at_begin(struct eng_proc *p, struct eng_shm *shm,
-			   pid_t tid, uint64_t lo, uint64_t hi,
-			   const struct x86_snip *s, int k)
+/* Timer `s` (a start snippet's) of thread tid in hunch's mapping, or
+ * NULL: not a timer start, no live slot, or a handle out of the block. */
+static volatile struct hunch_timer *timer_of(struct eng_shm *shm, pid_t tid,
+					     const struct x86_snip *s,
+					     struct tview *v)
 {
-	bool cpu = s->kind == X86_SN_CPU_START;
-	volatile struct hunch_timer *t;
-	struct tview v;
-	uint64_t begin;
+	if ((s->kind != X86_SN_WALL_START && s->kind != X86_SN_CPU_START) ||
+	    !thread_view(shm, tid, v) || s->handle < HUNCH_BLOCK_VARS_START ||
+	    s->handle + sizeof(struct hunch_timer) > v->block_size)
+		return NULL;
+	return (volatile void *)(v->block + s->handle);
+}
 
-	if ((s->kind != X86_SN_WALL_START && !cpu) ||
-	    !thread_view(shm, tid, &v) || s->handle < HUNCH_BLOCK_VARS_START ||
-	    s->handle + sizeof(*t) > v.block_size)
-		return false;
-	t = (volatile void *)(v.block + s->handle);
-	begin = act_begin(p, &v, tid, lo, hi, cpu);
-	if (begin == 0 || t->count != k || begin > t->start)
+/* After `k` starts of timer t by catchup on a thread: when they were its
+ * only ones (count == k: it was not running), move its start back to
+ * `begin` (never forward).  The thread is stopped and the sampler runs
+ * on this thread: no one reads meanwhile, the protectors are bumped
+ * anyway for the record. */
+static bool move_start(volatile struct hunch_timer *t, int k, uint64_t begin)
+{
+	if (t == NULL || begin == 0 || t->count != k || begin > t->start)
 		return false;
 	t->prot1++;
 	t->start = begin;
 	t->prot2++;
 	return true;
+}
+
+static bool start_at_begin(struct eng_proc *p, struct eng_shm *shm,
+			   pid_t tid, uint64_t lo, uint64_t hi,
+			   const struct x86_snip *s, int k)
+{
+	struct tview v;
+	volatile struct hunch_timer *t = timer_of(shm, tid, s, &v);
+
+	return t != NULL &&
+	       move_start(t, k, act_begin(p, &v, tid, lo, hi,
+					  s->kind == X86_SN_CPU_START));
 }
 
 /* A thread's CPU time now (schedstat field 1: the base of CPU timers
@@ -261,6 +273,9 @@ static uint64_t ns_to_native(const struct eng_clock *c, uint64_t ns)
 	       : (uint64_t)(((unsigned __int128)ns << 32) / one);
 }
 
+/* Unwind the stopped thread as a sample is unwound, name its outermost
+ * activation of [lo, hi) by CFA and return address, and ask the sampler
+ * for the run of newest samples holding it (at least 2). */
 static void sample_estimate(struct eng_proc *p, struct eng_shm *shm,
 			    struct eng_psampler *ps, pid_t tid, uint64_t lo,
 			    uint64_t hi, const struct inst_range *maps,
@@ -300,28 +315,18 @@ static void sample_estimate(struct eng_proc *p, struct eng_shm *shm,
 					       mono - run.first_ns);
 }
 
-/* Timer `s`, started k times by catchup on a thread, when those were its
- * only starts: start it where the samples first saw the activation. */
+/* Timer `s`, started k times by catchup on a thread: start it where
+ * the samples first saw the activation, if they did. */
 static bool start_at_samples(struct eng_shm *shm, pid_t tid,
 			     const struct x86_snip *s, int k,
 			     const struct sampled *e)
 {
-	bool cpu = s->kind == X86_SN_CPU_START;
-	volatile struct hunch_timer *t;
-	uint64_t begin = cpu ? e->cpu_begin : e->wall_begin;
 	struct tview v;
+	volatile struct hunch_timer *t = timer_of(shm, tid, s, &v);
 
-	if (!e->ok || (s->kind != X86_SN_WALL_START && !cpu) ||
-	    !thread_view(shm, tid, &v) || s->handle < HUNCH_BLOCK_VARS_START ||
-	    s->handle + sizeof(*t) > v.block_size)
-		return false;
-	t = (volatile void *)(v.block + s->handle);
-	if (t->count != k || begin == 0 || begin > t->start)
-		return false;
-	t->prot1++;
-	t->start = begin;
-	t->prot2++;
-	return true;
+	return e->ok && t != NULL &&
+	       move_start(t, k, s->kind == X86_SN_CPU_START ? e->cpu_begin
+							    : e->wall_begin);
 }
 
 /* Catch up one thread with k activations: every snippet k times, then

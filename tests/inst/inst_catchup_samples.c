@@ -33,8 +33,11 @@
  *                <= V0 - ((now - since) - outside(since, now))
  * with V0 the timer read at catchup.  Its part while the thread was on a
  * CPU (gaps under 50 us) is what the samples could have seen, and must be
- * a few ms at most (<= 3 ms); the off-CPU part (the thread preempted
- * between two calls, which no CPU-time sample can see) is shown.
+ * a few ms at most (<= 5 ms; expected: the share of time outside, ~0.1%
+ * as the target measures it with its rdtsc reads, times the ~1 s run,
+ * under 3 ms even on an idle machine); the off-CPU part (the thread
+ * preempted between two calls, which no CPU-time sample can see) is
+ * shown.
  */
 #include "inst_util.h"
 #include "tap.h"
@@ -361,7 +364,7 @@ static void reenter_case(const char *prog)
 	outside_since(&lg, tsc - (uint64_t)(win * tpn), &out, &lng);
 	over = v0 - (win - (double)out / tpn);
 	f_out = (double)lg.out / (double)(tsc - lg.tsc0);
-	tap_ok(over - (double)lng / tpn <= 3e6, "overstatement on CPU at most "
+	tap_ok(over - (double)lng / tpn <= 5e6, "overstatement on CPU at most "
 	       "a few ms: %.3f ms (outside cu_short %.3f%% of the time, %.0f "
 	       "calls, over a %.3f s run; off-CPU outside: %.3f ms more)",
 	       (over - (double)lng / tpn) / 1e6, 100 * f_out,

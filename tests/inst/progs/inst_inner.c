@@ -10,7 +10,7 @@
  *                     prints "done" and waits for a line.
  *   inst_inner reenter  main prints "log <addr of struct cu_log>" and
  *                     "calling", then cu_caller calls cu_short 1,000,000
- *                     times (a few us each), prints "done" and waits.
+ *                     times (~6 us each), prints "done" and waits.
  *
  * cu_short accounts for the time the thread spends OUTSIDE it, which is
  * exactly what a catchup dated by samples can count too much: the gap
@@ -114,7 +114,7 @@ NOI void cu_short(void)
 		lg.slot_out[slot] = lg.out + 1;
 		lg.slot_long[slot] = lg.long_out + 1;
 	}
-	for (int i = 0; i < 1500; i++)
+	for (int i = 0; i < 2500; i++)
 		x = x * 1.0000001 + 1e-9;
 	sink = x;
 	lg.calls++;
