@@ -117,7 +117,8 @@ struct eng_catchup_info {
 	unsigned from_begin;    /* timers started at the activation's begin */
 	unsigned from_samples;  /* timers started where samples saw it */
 	unsigned from_enable;   /* timers started now (begin unknown) */
-	unsigned samples;       /* from_samples: samples in the runs, in all */
+	unsigned samples;       /* from_samples: samples in the runs used
+				 * (one run per thread), in all */
 	uint64_t samples_ns;    /* from_samples: CLOCK_MONOTONIC of the oldest
 				 * sample used (the earliest start) */
 };

@@ -338,7 +338,7 @@ static int catch_thread(struct eng_inst *in, pid_t tid, int k, uint64_t lo,
 			struct eng_catchup_info *ci, struct hunch_err *err)
 {
 	struct sampled e = { .ok = false };
-	bool estimated = false;
+	bool estimated = false, used = false;
 	int rc = 0;
 
 	for (size_t j = 0; j < n && rc >= 0; j++) {
@@ -360,12 +360,15 @@ static int catch_thread(struct eng_inst *in, pid_t tid, int k, uint64_t lo,
 		}
 		if (start_at_samples(in->shm, tid, &s[j], k, &e)) {
 			ci->from_samples++;
-			ci->samples += e.n;
-			if (ci->samples_ns == 0 || e.first_ns < ci->samples_ns)
-				ci->samples_ns = e.first_ns;
+			used = true;
 		} else {
 			ci->from_enable++;
 		}
+	}
+	if (used) {
+		ci->samples += e.n;
+		if (ci->samples_ns == 0 || e.first_ns < ci->samples_ns)
+			ci->samples_ns = e.first_ns;
 	}
 	return rc;
 }

@@ -233,7 +233,7 @@ static void spin_case(const char *prog)
 	       ci.from_enable);
 	tap_ok(ci.samples_ns >= b_ns && t_en - b_ns >= 1000000000u,
 	       "  enabled %.3f s after it began; first sample %.3f ms after "
-	       "it began, %u samples in the runs", (double)(t_en - b_ns) / 1e9,
+	       "it began, a run of %u samples", (double)(t_en - b_ns) / 1e9,
 	       (double)(ci.samples_ns - b_ns) / 1e6, ci.samples);
 	eng_resume_all(t.p, NULL);
 	pump(&t, ps, 1000);
@@ -264,6 +264,9 @@ static void spin_case(const char *prog)
 	tgt_send(&t, "x\n");
 	tap_ok(tgt_wait_exit(&t, 10000) == 0 && t.status == 0, "exited 0");
 	su_free(&xf);
+	tap_diag("sampler: %llu samples, %llu lost",
+		 (unsigned long long)eng_psampler_stats(ps)->samples,
+		 (unsigned long long)eng_psampler_stats(ps)->lost);
 	eng_inst_set_psampler(t.in, NULL);
 	eng_psampler_close(ps);
 	tgt_fini(&t);
@@ -379,6 +382,9 @@ static void reenter_case(const char *prog)
 	tap_ok(!t.ended, "the target runs on");
 out:
 	su_free(&xf);
+	tap_diag("sampler: %llu samples, %llu lost",
+		 (unsigned long long)eng_psampler_stats(ps)->samples,
+		 (unsigned long long)eng_psampler_stats(ps)->lost);
 	eng_inst_set_psampler(t.in, NULL);
 	eng_psampler_close(ps);
 	tgt_fini(&t);
