@@ -132,9 +132,11 @@ int eng_psampler_on_stack_since(const struct eng_psampler *ps, pid_t tid,
 /* The unbroken run of a thread's newest retained samples that all hold
  * one activation: a frame in [lo, hi) whose CFA is `cfa` (0: any) and
  * whose return address is `ra` (0: any; the CFA alone cannot tell two
- * call sites of one caller apart).  Returns n (0: not in the newest
- * sample), and the times of the run's oldest and newest samples, wall
- * (CLOCK_MONOTONIC) and the thread's CPU time (the event's count). */
+ * call sites of one caller apart).  Fills *run: its length, and the
+ * times of its oldest and newest samples, wall (CLOCK_MONOTONIC) and the
+ * thread's CPU time (the event's count).  Returns as
+ * eng_psampler_on_stack_since: 1, 2 (the run reaches the oldest retained
+ * sample), 0 (not in the newest sample: n is 0) or -ENOENT. */
 struct eng_ps_run {
 	unsigned n;             /* samples in the run */
 	int to_oldest;          /* it reaches the oldest retained sample */
