@@ -32,6 +32,7 @@
 #define RING_PAGES 64           /* data pages per thread (power of two) */
 #define RING_PAGES_MIN 8        /* when mlock limits refuse 64 */
 #define RESCAN_NS 10000000000ull /* re-read the map unasked: every 10 s */
+#define PAIRS 64                /* clock pairs kept per thread */
 
 /* perf's x86-64 user registers, in the order of its enum perf_event_
  * x86_regs: AX BX CX DX SI DI BP SP IP (0-8), R8-R15 (16-23). */
@@ -46,7 +47,13 @@ struct pthread_ring {
 	struct eng_psample *keep;   /* cap of them, a ring */
 	size_t nkeep, next, cap;    /* how many kept, where the next goes */
 	bool seen;                  /* still listed in /proc (sync pass) */
-	uint64_t cpu0;              /* its schedstat CPU time at opening */
+	/* The event's count and schedstat's CPU time, read together at
+	 * opening (count 0) and at each drain that found samples: a
+	 * piecewise-linear map from one clock to the other, which drift
+	 * apart (the count includes steal time) at a rate that changes */
+	uint64_t cpu0;
+	uint64_t pcount[PAIRS], psched[PAIRS];
+	size_t npair, pnext;
 };
 
 struct eng_psampler {
@@ -517,6 +524,19 @@ static const uint8_t *copy_record(struct eng_psampler *ps,
 	return ps->rec;
 }
 
+static void add_pair(struct eng_psampler *ps, struct pthread_ring *t)
+{
+	uint64_t c;
+
+	if (read(t->fd, &c, sizeof(c)) != sizeof(c))
+		return;
+	t->pcount[t->pnext] = c;
+	t->psched[t->pnext] = schedstat_ns(ps->pid, t->tid);
+	t->pnext = (t->pnext + 1) % PAIRS;
+	if (t->npair < PAIRS)
+		t->npair++;
+}
+
 static int drain_thread(struct eng_psampler *ps, struct pthread_ring *t,
 			eng_psample_fn fn, void *arg)
 {
@@ -554,6 +574,8 @@ static int drain_thread(struct eng_psampler *ps, struct pthread_ring *t,
 		tail += h.size;
 	}
 	__atomic_store_n(&mp->data_tail, tail, __ATOMIC_RELEASE);
+	if (n > 0)
+		add_pair(ps, t);
 	return n;
 }
 
@@ -635,26 +657,43 @@ int eng_psampler_on_stack_since(const struct eng_psampler *ps, pid_t tid,
 	return rc;
 }
 
+/* schedstat's CPU time when the event's count was `count`: interpolated
+ * between the pairs around it (opening, drains, now). */
+static uint64_t sched_at(const struct pthread_ring *t, uint64_t count,
+			 uint64_t cnow, uint64_t snow)
+{
+	uint64_t c0 = 0, s0 = t->cpu0;
+
+	for (size_t k = 0; k <= t->npair; k++) {
+		size_t i = (t->pnext + PAIRS - t->npair + k) % PAIRS;
+		uint64_t c1 = k < t->npair ? t->pcount[i] : cnow;
+		uint64_t s1 = k < t->npair ? t->psched[i] : snow;
+
+		if (c1 < c0 || s1 < s0)
+			continue;  /* a pair out of order: skipped */
+		if (c1 >= count)
+			return c1 == c0 ? s1 : s0 + (uint64_t)((long double)
+			       (count - c0) * (s1 - s0) / (c1 - c0));
+		c0 = c1;
+		s0 = s1;
+	}
+	return s0;
+}
+
 int eng_psampler_cpu_since(const struct eng_psampler *ps, pid_t tid,
 			   uint64_t count, uint64_t cpu_now, uint64_t *elapsed)
 {
 	const struct pthread_ring *t = find_thread(ps, tid);
-	uint64_t now;
+	uint64_t now, then;
 
 	if (t == NULL)
 		return -ENOENT;
 	if (read(t->fd, &now, sizeof(now)) != sizeof(now))
 		return -EIO;
-	if (now == 0 || count > now || cpu_now < t->cpu0 || t->cpu0 == 0)
+	if (count > now || cpu_now < t->cpu0 || t->cpu0 == 0)
 		return -ERANGE;
-	/* The event's count runs about 1% faster than schedstat (it also
-	 * counts around the context switches): scaled by the two since the
-	 * event opened, and never more than schedstat's own span. */
-	*elapsed = (uint64_t)((long double)(now - count) *
-			      (long double)(cpu_now - t->cpu0) /
-			      (long double)now);
-	if (*elapsed > cpu_now - t->cpu0)
-		*elapsed = cpu_now - t->cpu0;
+	then = sched_at(t, count, now, cpu_now);
+	*elapsed = cpu_now > then ? cpu_now - then : 0;
 	return 0;
 }
 

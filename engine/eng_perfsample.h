@@ -147,9 +147,11 @@ int eng_psampler_activation_run(const struct eng_psampler *ps, pid_t tid,
 				uint64_t lo, uint64_t hi, uint64_t cfa,
 				uint64_t ra, struct eng_ps_run *run);
 /* The thread's CPU time since its event counted `count` (a sample's
- * cpu_ns), in schedstat's units, given the thread's schedstat CPU time
- * now (`cpu_now`): the event's count drifts from it by about 1%, so the
- * span is scaled by the two clocks' spans since the event opened. */
+ * cpu_ns), in schedstat's units (those of CPU timers), given the thread's
+ * schedstat CPU time now (`cpu_now`).  The event's count runs faster
+ * than schedstat by the steal time (2-15% in this VM, varying with the
+ * host's load), so each drain that finds samples reads both clocks, and
+ * `count` is mapped between the two readings around it. */
 int eng_psampler_cpu_since(const struct eng_psampler *ps, pid_t tid,
 			   uint64_t count, uint64_t cpu_now,
 			   uint64_t *elapsed);

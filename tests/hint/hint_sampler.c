@@ -249,16 +249,16 @@ static void check_run(struct slh *h, struct target *t)
 							   "hint_spin_mid");
 	const struct eng_psample *s = eng_psampler_latest(ps, t->spin);
 	uint64_t lo = t->base + f->addr, hi = lo + f->size, cfa = 0, ra = 0;
-	uint64_t since = 0, el = 0, cpu;
+	uint64_t since = 0;
 	struct eng_ps_run run, other;
 	double per, period = 1e9 / SLH_HZ;
+	int rc;
 
 	for (int i = 0; s != NULL && i + 1 < s->nframes; i++)
 		if (s->pc[i] >= lo && s->pc[i] < hi) {
 			cfa = s->cfa[i];
 			ra = s->pc[i + 1] + 1;
 		}
-	int rc;
 
 	eng_psampler_on_stack_since(ps, t->spin, lo, hi, cfa, &since);
 	rc = eng_psampler_activation_run(ps, t->spin, lo, hi, cfa, ra, &run);
@@ -273,12 +273,34 @@ static void check_run(struct slh *h, struct target *t)
 	       "%.3f ms)", per / 1e6, period / 1e6);
 	eng_psampler_activation_run(ps, t->spin, lo, hi, cfa, ra + 1, &other);
 	tap_eq(other.n, 0, "another return address is another activation");
-	cpu = schedstat(t->pid, t->spin);
-	rc = eng_psampler_cpu_since(ps, t->spin, run.first_cpu, cpu, &el);
-	tap_ok(rc == 0 && el >= (uint64_t)(0.95 * (double)(run.last_cpu - run.first_cpu))
-	       && el <= cpu, "the thread's CPU time since the run's first "
-	       "sample, in schedstat's units: %.3f s (samples span %.3f s)",
-	       (double)el / 1e9, (double)(run.last_cpu - run.first_cpu) / 1e9);
+}
+
+/* Right after a drain the spinning thread's newest sample is at most a
+ * sample period of its CPU old, so schedstat read then and again later
+ * brackets its CPU time since that sample, whatever the drift between
+ * the event's count and schedstat (steal time). */
+static void check_cpu_since(struct slh *h, struct target *t)
+{
+	struct eng_psampler *ps = slh_sampler(h);
+	const struct eng_psample *s;
+	double period = 1e9 / SLH_HZ;
+	uint64_t s1, s2, c, el = 0;
+	int rc;
+
+	usleep(100000);
+	eng_psampler_drain(ps, NULL, NULL);
+	s1 = schedstat(t->pid, t->spin);
+	s = eng_psampler_latest(ps, t->spin);
+	c = s != NULL ? s->cpu_ns : UINT64_MAX;
+	usleep(300000);
+	s2 = schedstat(t->pid, t->spin);
+	rc = eng_psampler_cpu_since(ps, t->spin, c, s2, &el);
+	tap_ok(rc == 0 && el >= s2 - s1 &&
+	       (double)el <= (double)(s2 - s1) + 1.2 * period + 2e6,
+	       "the thread's CPU time since its newest sample, in "
+	       "schedstat's units: %.3f ms (%.3f..%.3f)", (double)el / 1e6,
+	       (double)(s2 - s1) / 1e6,
+	       ((double)(s2 - s1) + 1.2 * period + 2e6) / 1e6);
 }
 
 static void count_sample(void *arg, const struct eng_psample *s)
@@ -353,6 +375,7 @@ int main(int argc, char **argv)
 	check_blocked(h, &t, fifo);
 	check_since(h, &t);
 	check_run(h, &t);
+	check_cpu_since(h, &t);
 	check_sink(h);
 	tap_eq(kill(t.pid, 0), 0, "the target still runs");
 	slh_free(h);

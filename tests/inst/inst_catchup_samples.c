@@ -16,9 +16,9 @@
  * (1 ms more on the upper bounds: the target reads its clocks a moment
  * after cu_inner's first instruction, where a sample may already land;
  * 1% of the span on the CPU bounds: the samples' CPU clock (perf's count)
- * runs ~2% faster than schedstat's in this VM, steal and IRQ time, and
- * catchup scales one to the other by their spans since the event
- * opened, engine/README.md, Catchup).
+ * runs 2-15% faster than schedstat's in this VM, by the steal time, and
+ * catchup maps one to the other between the readings of both taken at
+ * each drain, engine/README.md, Catchup).
  *
  * reenter: cu_caller calls cu_short 1,000,000 times, a few us each, all
  * from the same call site with the same stack pointer, so every call is
