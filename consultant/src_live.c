@@ -464,6 +464,9 @@ int src_live_metrics_start(struct pc_source *s, const struct pc_config *cfg,
 	    slh_new(eng_proc_pid(l->proc), slh_rate(cfg), l->t0_ns,
 		    image_at, l, &l->hint, NULL) < 0)
 		l->hint = NULL;
+	/* catchup dates activations by the hint's stack samples */
+	if (l->hint != NULL)
+		slo_set_psampler(l->slo, slh_sampler(l->hint));
 	return rc;
 }
 

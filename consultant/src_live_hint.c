@@ -45,6 +45,8 @@ struct slh {
 	struct slh_stats st;
 };
 
+static void on_sample(void *arg, const struct eng_psample *s);
+
 static double secs(const struct slh *h, uint64_t t_ns)
 {
 	return t_ns < h->t0_ns ? 0 : (double)(t_ns - h->t0_ns) / 1e9;
@@ -75,6 +77,8 @@ int slh_new(pid_t pid, double hz, uint64_t t0_ns, slh_image_fn image_at,
 	h->image_at = image_at;
 	h->arg = arg;
 	h->win = hw_new(SLH_WINDOW_S);
+	/* catchup drains too (eng_inst_catchup): its samples come here */
+	eng_psampler_set_sink(h->ps, on_sample, h);
 	for (size_t i = 0; i < PC_CACHE; i++)
 		h->cache[i].pc = UINT64_MAX;
 	rc = eng_psampler_sync_threads(h->ps);

@@ -311,6 +311,11 @@ void slo_set_period(struct slo *o, double seconds)
 		o->period = seconds;
 }
 
+void slo_set_psampler(struct slo *o, struct eng_psampler *ps)
+{
+	eng_inst_set_psampler(o->in, ps);
+}
+
 int slo_due_ms(const struct slo *o)
 {
 	double left = o->last_tick + o->period - slo_now(o);

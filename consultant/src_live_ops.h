@@ -43,6 +43,10 @@ int slo_poll_replies(struct slo *o, pc_reply_fn fn, void *arg);
 int slo_poll_samples(struct slo *o, pc_sample_fn fn, void *arg);
 double slo_observed(const struct slo *o);
 void slo_set_period(struct slo *o, double seconds);
+/* Stack samples for catchup to date activations (eng_inst_set_psampler);
+ * the sampler must outlive o, or be unset with NULL first. */
+struct eng_psampler;
+void slo_set_psampler(struct slo *o, struct eng_psampler *ps);
 /* Milliseconds until the next sample is due (0: now). */
 int slo_due_ms(const struct slo *o);
 /* Sample if due: read the sampler, queue samples, report objects seen

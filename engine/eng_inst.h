@@ -108,14 +108,25 @@ int eng_inst_catchup(struct eng_inst *in, uint64_t lo, uint64_t hi,
 /* The same, saying when each timer started by catchup counts from: the
  * beginning of the activation when it is known for sure (the thread's
  * outermost activation of its start function: engine/README.md,
- * Catchup), else from now (the time before enabling is missing: the
- * value is a lower bound). */
+ * Catchup), else the oldest of the stack samples that all saw the
+ * activation (eng_inst_set_psampler; at least 2), else from now (the
+ * time before enabling is missing: the value is a lower bound). */
 struct eng_catchup_info {
 	unsigned threads;       /* threads with at least one activation */
 	unsigned activations;   /* activations caught up */
 	unsigned from_begin;    /* timers started at the activation's begin */
+	unsigned from_samples;  /* timers started where samples saw it */
 	unsigned from_enable;   /* timers started now (begin unknown) */
+	unsigned samples;       /* from_samples: samples in the runs used
+				 * (one run per thread), in all */
+	uint64_t samples_ns;    /* from_samples: CLOCK_MONOTONIC of the oldest
+				 * sample used (the earliest start) */
 };
+/* Stack samples of the target's threads (eng_perfsample.h) that catchup
+ * may ask since when an activation has been running; NULL: none.  The
+ * sampler stays the caller's. */
+struct eng_psampler;
+void eng_inst_set_psampler(struct eng_inst *in, struct eng_psampler *ps);
 int eng_inst_catchup_info(struct eng_inst *in, uint64_t lo, uint64_t hi,
 			  const struct x86_snip *s, size_t n,
 			  struct eng_catchup_info *ci, struct hunch_err *err);

@@ -22,8 +22,18 @@
  * before it calls the start routine, or, for main, by hunch when launch
  * stopped the program at main (eng_catchup_mark_main).  Both are read
  * at or after the real beginning, so the time is never overstated.
- * Every other activation (and a program hunch attached to) counts from
- * enabling, and eng_catchup_info says which was done.
+ * Every other activation is dated by the stack sampler when hunch runs
+ * one (eng_inst_set_psampler: the live source's hint sampler): the
+ * activation is named by its frame's CFA and return address (found by
+ * unwinding the stopped thread as a sample is unwound), and the timer
+ * starts at the oldest of the newest samples that all held it, if there
+ * are at least two (`from_samples`).  That is never more than one sample
+ * period after the real beginning; it can be earlier only if the thread
+ * left the function and came back to the same frame between two samples,
+ * and then what is counted too much is the time it spent outside, which
+ * a sample would have hit in proportion to its length (engine/README.md,
+ * Catchup, has the bound).  Without samples (or a program hunch attached
+ * to) it counts from enabling, and eng_catchup_info says which was done.
  */
 #include "eng_inst_int.h"
 
@@ -36,6 +46,7 @@
 #include <unistd.h>
 
 #include "eng_funcreloc.h"
+#include "eng_perfsample.h"
 #include "eng_proc.h"
 #include "eng_clock.h"
 #include "eng_shm.h"
@@ -161,27 +172,27 @@ static uint64_t act_begin(struct eng_proc *p, const struct tview *v,
 	return cpu ? bh->act_cpu : wall;
 }
 
-/* After `k` starts of timer `s` by catchup on a thread: when they were
- * its only ones (count == k: it was not running) and the activation's
- * beginning is known, move the start back to it.  The thread is
- * stopped and the sampler runs on this thread: no one reads meanwhile,
- * the protectors are bumped anyway for the record. */
-static bool start_at_begin(struct eng_proc *p, struct eng_shm *shm,
-			   pid_t tid, uint64_t lo, uint64_t hi,
-			   const struct x86_snip *s, int k)
+/* Timer `s` (a start snippet's) of thread tid in hunch's mapping, or
+ * NULL: not a timer start, no live slot, or a handle out of the block. */
+static volatile struct hunch_timer *timer_of(struct eng_shm *shm, pid_t tid,
+					     const struct x86_snip *s,
+					     struct tview *v)
 {
-	bool cpu = s->kind == X86_SN_CPU_START;
-	volatile struct hunch_timer *t;
-	struct tview v;
-	uint64_t begin;
+	if ((s->kind != X86_SN_WALL_START && s->kind != X86_SN_CPU_START) ||
+	    !thread_view(shm, tid, v) || s->handle < HUNCH_BLOCK_VARS_START ||
+	    s->handle + sizeof(struct hunch_timer) > v->block_size)
+		return NULL;
+	return (volatile void *)(v->block + s->handle);
+}
 
-	if ((s->kind != X86_SN_WALL_START && !cpu) ||
-	    !thread_view(shm, tid, &v) || s->handle < HUNCH_BLOCK_VARS_START ||
-	    s->handle + sizeof(*t) > v.block_size)
-		return false;
-	t = (volatile void *)(v.block + s->handle);
-	begin = act_begin(p, &v, tid, lo, hi, cpu);
-	if (begin == 0 || t->count != k || begin > t->start)
+/* After `k` starts of timer t by catchup on a thread: when they were its
+ * only ones (count == k: it was not running), move its start back to
+ * `begin` (never forward).  The thread is stopped and the sampler runs
+ * on this thread: no one reads meanwhile, the protectors are bumped
+ * anyway for the record. */
+static bool move_start(volatile struct hunch_timer *t, int k, uint64_t begin)
+{
+	if (t == NULL || begin == 0 || t->count != k || begin > t->start)
 		return false;
 	t->prot1++;
 	t->start = begin;
@@ -189,10 +200,182 @@ static bool start_at_begin(struct eng_proc *p, struct eng_shm *shm,
 	return true;
 }
 
-int inst_catchup(struct eng_proc *p, struct eng_shm *shm,
-		 struct eng_codemem *mem, uint64_t lo, uint64_t hi,
-		 const struct x86_snip *s, size_t n,
-		 struct eng_catchup_info *ci, struct hunch_err *err)
+static bool start_at_begin(struct eng_proc *p, struct eng_shm *shm,
+			   pid_t tid, uint64_t lo, uint64_t hi,
+			   const struct x86_snip *s, int k)
+{
+	struct tview v;
+	volatile struct hunch_timer *t = timer_of(shm, tid, s, &v);
+
+	return t != NULL &&
+	       move_start(t, k, act_begin(p, &v, tid, lo, hi,
+					  s->kind == X86_SN_CPU_START));
+}
+
+/* A thread's CPU time now (schedstat field 1: the base of CPU timers
+ * and of CLOCK_THREAD_CPUTIME_ID), 0 if unreadable. */
+static uint64_t schedstat_cpu(pid_t pid, pid_t tid)
+{
+	char path[64], buf[128];
+	ssize_t len;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", (int)pid,
+		 (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0)
+		return 0;
+	buf[len] = '\0';
+	return strtoull(buf, NULL, 10);
+}
+
+/* What the samples say about one thread's outermost activation of
+ * [lo, hi): when the run of samples holding it began, in both clocks. */
+struct sampled {
+	bool ok;
+	unsigned n;             /* samples in the run */
+	uint64_t first_ns;      /* CLOCK_MONOTONIC of its oldest sample */
+	uint64_t wall_begin;    /* that moment in wall native units */
+	uint64_t cpu_begin;     /* the thread's CPU time then */
+};
+
+/* The outermost frame of [lo, hi) in the stopped thread's unwound stack:
+ * its CFA and return address (0 when unknown).  The top frame counts
+ * only past the first byte, as in activations(). */
+static bool outermost(const struct eng_psample *u, uint64_t lo, uint64_t hi,
+		      uint64_t *cfa, uint64_t *ra)
+{
+	int i;
+
+	for (i = u->nframes - 1; i >= 0; i--)
+		if (u->pc[i] >= lo && u->pc[i] < hi &&
+		    (i > 0 || u->pc[i] > lo))
+			break;
+	if (i < 0 || u->cfa[i] == 0)
+		return false;
+	*cfa = u->cfa[i];
+	*ra = i + 1 < u->nframes ? u->pc[i + 1] + 1 : 0;
+	return true;
+}
+
+/* ns of wall time to native units (ticks at the hardware level). */
+static uint64_t ns_to_native(const struct eng_clock *c, uint64_t ns)
+{
+	uint64_t one = eng_clock_wall_to_ns(c, 1ull << 32);
+
+	/* __int128 (a GCC/Clang extension, as in eng_clock.c) keeps it
+	 * exact: ns << 32 overflows 64 bits after 4 s */
+	return one == 0 ? ns
+	       : (uint64_t)(((unsigned __int128)ns << 32) / one);
+}
+
+/* Unwind the stopped thread as a sample is unwound, name its outermost
+ * activation of [lo, hi) by CFA and return address, and ask the sampler
+ * for the run of newest samples holding it (at least 2). */
+static void sample_estimate(struct eng_proc *p, struct eng_shm *shm,
+			    struct eng_psampler *ps, pid_t tid, uint64_t lo,
+			    uint64_t hi, const struct inst_range *maps,
+			    size_t nmaps, struct sampled *e)
+{
+	uint8_t stack[ENG_PS_STACK_BYTES];
+	struct user_regs_struct r;
+	struct eng_psample u;
+	struct eng_ps_run run;
+	uint64_t cfa = 0, ra = 0, end, len, dcpu, cpu, mono, native;
+
+	memset(e, 0, sizeof(*e));
+	if (ps == NULL || eng_get_regs(p, tid, &r, NULL) < 0)
+		return;
+	end = inst_map_end(maps, nmaps, r.rsp);
+	len = end > r.rsp ? end - r.rsp : 0;
+	len = len > sizeof(stack) ? sizeof(stack) : len;
+	if (len == 0 || eng_read_mem(p, r.rsp, stack, len, NULL) < 0 ||
+	    eng_psampler_unwind_stopped(ps, tid, &r, stack, len, &u) < 1 ||
+	    !outermost(&u, lo, hi, &cfa, &ra) ||
+	    eng_psampler_activation_run(ps, tid, lo, hi, cfa, ra, &run) < 1 ||
+	    run.n < 2)
+		return;
+	/* the thread is stopped: its CPU clocks stand still, and the wall
+	 * clocks are read together */
+	cpu = schedstat_cpu(eng_proc_pid(p), tid);
+	mono = eng_clock_mono_ns();
+	native = eng_clock_wall_native(eng_shm_clock(shm));
+	if (eng_psampler_cpu_since(ps, tid, run.first_cpu, cpu, &dcpu) < 0 ||
+	    cpu < dcpu || mono < run.first_ns)
+		return;
+	e->ok = true;
+	e->n = run.n;
+	e->first_ns = run.first_ns;
+	e->cpu_begin = cpu - dcpu;
+	e->wall_begin = native - ns_to_native(eng_shm_clock(shm),
+					       mono - run.first_ns);
+}
+
+/* Timer `s`, started k times by catchup on a thread: start it where
+ * the samples first saw the activation, if they did. */
+static bool start_at_samples(struct eng_shm *shm, pid_t tid,
+			     const struct x86_snip *s, int k,
+			     const struct sampled *e)
+{
+	struct tview v;
+	volatile struct hunch_timer *t = timer_of(shm, tid, s, &v);
+
+	return e->ok && t != NULL &&
+	       move_start(t, k, s->kind == X86_SN_CPU_START ? e->cpu_begin
+							    : e->wall_begin);
+}
+
+/* Catch up one thread with k activations: every snippet k times, then
+ * each timer moved back to where its outermost activation began, if
+ * known. */
+static int catch_thread(struct eng_inst *in, pid_t tid, int k, uint64_t lo,
+			uint64_t hi, const struct x86_snip *s, size_t n,
+			const struct inst_range *maps, size_t nmaps,
+			struct eng_catchup_info *ci, struct hunch_err *err)
+{
+	struct sampled e = { .ok = false };
+	bool estimated = false, used = false;
+	int rc = 0;
+
+	for (size_t j = 0; j < n && rc >= 0; j++) {
+		bool timer = s[j].kind == X86_SN_WALL_START ||
+			     s[j].kind == X86_SN_CPU_START;
+
+		for (int a = 0; a < k && rc >= 0; a++)
+			rc = run_snip(in->p, in->shm, tid, &s[j], err);
+		if (rc < 0 || !timer)
+			continue;
+		if (start_at_begin(in->p, in->shm, tid, lo, hi, &s[j], k)) {
+			ci->from_begin++;
+			continue;
+		}
+		if (!estimated) {  /* once per thread, after its first start */
+			sample_estimate(in->p, in->shm, in->ps, tid, lo, hi,
+					maps, nmaps, &e);
+			estimated = true;
+		}
+		if (start_at_samples(in->shm, tid, &s[j], k, &e)) {
+			ci->from_samples++;
+			used = true;
+		} else {
+			ci->from_enable++;
+		}
+	}
+	if (used) {
+		ci->samples += e.n;
+		if (ci->samples_ns == 0 || e.first_ns < ci->samples_ns)
+			ci->samples_ns = e.first_ns;
+	}
+	return rc;
+}
+
+static int catchup(struct eng_inst *in, uint64_t lo, uint64_t hi,
+		   const struct x86_snip *s, size_t n,
+		   struct eng_catchup_info *ci, struct hunch_err *err)
 {
 	pid_t tids[4096];
 	struct inst_range *maps = NULL;
@@ -200,27 +383,22 @@ int inst_catchup(struct eng_proc *p, struct eng_shm *shm,
 	int rc = 0;
 
 	memset(ci, 0, sizeof(*ci));
-	if (!eng_proc_stopped(p))
+	if (!eng_proc_stopped(in->p))
 		return hunch_errf(err, -EINVAL, "catchup needs every thread "
 				  "stopped (call it before resuming)");
-	nt = eng_proc_threads(p, tids, 4096);
-	nmaps = inst_read_maps(eng_proc_pid(p), &maps);
+	/* the newest samples: every thread is stopped, so none is missing
+	 * (the sampler's owner still gets them through its sink) */
+	if (in->ps != NULL)
+		eng_psampler_drain(in->ps, NULL, NULL);
+	nt = eng_proc_threads(in->p, tids, 4096);
+	nmaps = inst_read_maps(eng_proc_pid(in->p), &maps);
 	for (size_t i = 0; i < nt && rc >= 0; i++) {
-		int k = activations(p, tids[i], lo, hi, maps, nmaps, mem);
+		int k = activations(in->p, tids[i], lo, hi, maps, nmaps,
+				    in->mem);
 
-		for (size_t j = 0; j < n && rc >= 0 && k > 0; j++) {
-			bool timer = s[j].kind == X86_SN_WALL_START ||
-				     s[j].kind == X86_SN_CPU_START;
-
-			for (int a = 0; a < k && rc >= 0; a++)
-				rc = run_snip(p, shm, tids[i], &s[j], err);
-			if (rc < 0 || !timer)
-				continue;
-			if (start_at_begin(p, shm, tids[i], lo, hi, &s[j], k))
-				ci->from_begin++;
-			else
-				ci->from_enable++;
-		}
+		if (k > 0)
+			rc = catch_thread(in, tids[i], k, lo, hi, s, n, maps,
+					  nmaps, ci, err);
 		ci->threads += k > 0;
 		ci->activations += (unsigned)(k > 0 ? k : 0);
 	}
@@ -236,7 +414,7 @@ int eng_inst_catchup(struct eng_inst *in, uint64_t lo, uint64_t hi,
 	/* a relocated function runs in its copy; frames in the original
 	 * body will not run the copy's exits: left alone */
 	eng_funcreloc_copy_range(in, lo, hi, &lo, &hi);
-	return inst_catchup(in->p, in->shm, in->mem, lo, hi, s, n, &ci, err);
+	return catchup(in, lo, hi, s, n, &ci, err);
 }
 
 int eng_inst_catchup_info(struct eng_inst *in, uint64_t lo, uint64_t hi,
@@ -244,7 +422,12 @@ int eng_inst_catchup_info(struct eng_inst *in, uint64_t lo, uint64_t hi,
 			  struct eng_catchup_info *ci, struct hunch_err *err)
 {
 	eng_funcreloc_copy_range(in, lo, hi, &lo, &hi);
-	return inst_catchup(in->p, in->shm, in->mem, lo, hi, s, n, ci, err);
+	return catchup(in, lo, hi, s, n, ci, err);
+}
+
+void eng_inst_set_psampler(struct eng_inst *in, struct eng_psampler *ps)
+{
+	in->ps = ps;
 }
 
 /* Launch stopped the program at main: main's activation begins now (or
@@ -253,25 +436,16 @@ int eng_inst_catchup_info(struct eng_inst *in, uint64_t lo, uint64_t hi,
 int eng_catchup_mark_main(struct eng_shm *shm, pid_t pid)
 {
 	volatile struct hunch_block_hdr *bh;
-	char path[64], buf[128];
 	struct tview v;
-	ssize_t len;
-	int fd;
+	uint64_t cpu;
 
 	if (shm == NULL || !thread_view(shm, pid, &v))
 		return -ENOENT;
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", (int)pid,
-		 (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	len = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (len <= 0)
+	cpu = schedstat_cpu(pid, pid);
+	if (cpu == 0)
 		return -EIO;
-	buf[len] = '\0';
 	bh = (volatile void *)v.block;
-	bh->act_cpu = strtoull(buf, NULL, 10);
+	bh->act_cpu = cpu;
 	bh->act_wall = eng_clock_wall_native(eng_shm_clock(shm));
 	return 0;
 }

@@ -123,6 +123,7 @@ struct eng_inst {
 	size_t trap_used;
 	struct eng_inst_stats st;
 	struct eng_funcreloc *fr;   /* relocated functions (eng_funcreloc.h) */
+	struct eng_psampler *ps;    /* stack samples for catchup, or NULL */
 };
 
 
@@ -147,11 +148,5 @@ int inst_trap_set(struct eng_inst *in, uint64_t addr, uint64_t tramp,
  * at the start of commit number C (1 = the first), so a test can kill
  * hunch at every write boundary of a commit. */
 extern long eng_mem_kill_countdown;
-
-struct eng_shm;
-int inst_catchup(struct eng_proc *p, struct eng_shm *shm,
-		 struct eng_codemem *mem, uint64_t lo, uint64_t hi,
-		 const struct x86_snip *s, size_t n,
-		 struct eng_catchup_info *ci, struct hunch_err *err);
 
 #endif

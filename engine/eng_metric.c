@@ -446,12 +446,13 @@ static void catchup_fresh(struct eng_metric *m)
 						  NULL) < 0)
 				continue;
 			n->from_begin += ci.from_begin;
+			n->from_samples += ci.from_samples;
 			n->from_enable += ci.from_enable;
 		}
 		/* The value as of enabling, so a rate taken from here on
 		 * (the consultant's samples) does not put time caught up
 		 * from before enabling into its first interval. */
-		if (n->fresh && n->from_begin > 0)
+		if (n->fresh && n->from_begin + n->from_samples > 0)
 			eng_sampler_var_refresh(m->smp, n->var_id);
 		n->fresh = false;
 	}
@@ -640,6 +641,7 @@ void eng_metric_info(const struct eng_metric *m, const struct eng_minst *mi,
 	o->refs = mi->refs;
 	o->functions = n->functions;
 	o->caught_from_begin = n->from_begin;
+	o->caught_from_samples = n->from_samples;
 	o->caught_from_enable = n->from_enable;
 	o->points = node_active(n);
 	o->refused = n->refused;

@@ -203,9 +203,10 @@ struct eng_minst_info {
 	uint64_t var_handle;
 	/* Timers started by catchup on threads already inside: at the
 	 * activation's beginning (known for the outermost activation of a
-	 * thread's start function), or at enabling (the time before is
+	 * thread's start function), where stack samples first saw it
+	 * (eng_inst_set_psampler), or at enabling (the time before is
 	 * missing: the value is a lower bound until those activations end). */
-	unsigned caught_from_begin, caught_from_enable;
+	unsigned caught_from_begin, caught_from_samples, caught_from_enable;
 };
 void eng_metric_info(const struct eng_metric *m, const struct eng_minst *mi,
 		     struct eng_minst_info *out);

@@ -179,6 +179,7 @@ static void follow_catchup(struct eng_metric *m, struct mnode *n,
 					  &ci, NULL) < 0)
 			continue;
 		n->from_begin += ci.from_begin;
+		n->from_samples += ci.from_samples;
 		n->from_enable += ci.from_enable;
 	}
 	if (n->ncatch > first)

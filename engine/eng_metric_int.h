@@ -89,7 +89,8 @@ struct mnode {
 	const char *why;         /* static (eng_inst or parser reason) */
 	struct mcatch *catch;    /* entry snippets for catchup */
 	size_t ncatch, capcatch;
-	unsigned from_begin, from_enable;   /* catchup's timer starts */
+	/* catchup's timer starts, by where they count from */
+	unsigned from_begin, from_samples, from_enable;
 	struct mfollow *follow;  /* NULL: its functions never change */
 	bool fresh;              /* inserted by the current enable */
 	struct mwatch **watch;   /* discovery watchers (references held) */

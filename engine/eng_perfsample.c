@@ -32,6 +32,7 @@
 #define RING_PAGES 64           /* data pages per thread (power of two) */
 #define RING_PAGES_MIN 8        /* when mlock limits refuse 64 */
 #define RESCAN_NS 10000000000ull /* re-read the map unasked: every 10 s */
+#define PAIRS 64                /* clock pairs kept per thread */
 
 /* perf's x86-64 user registers, in the order of its enum perf_event_
  * x86_regs: AX BX CX DX SI DI BP SP IP (0-8), R8-R15 (16-23). */
@@ -43,14 +44,22 @@ struct pthread_ring {
 	int fd;
 	void *map;
 	size_t map_len;
-	struct eng_psample *keep;   /* ENG_PS_KEEP, a ring */
-	size_t nkeep, next;         /* how many kept, where the next goes */
+	struct eng_psample *keep;   /* cap of them, a ring */
+	size_t nkeep, next, cap;    /* how many kept, where the next goes */
 	bool seen;                  /* still listed in /proc (sync pass) */
+	/* The event's count and schedstat's CPU time, read together at
+	 * opening (count 0) and at each drain that found samples: a
+	 * piecewise-linear map from one clock to the other, which drift
+	 * apart (the count includes steal time) at a rate that changes */
+	uint64_t cpu0;
+	uint64_t pcount[PAIRS], psched[PAIRS];
+	size_t npair, pnext;
 };
 
 struct eng_psampler {
 	pid_t pid;
 	double hz;
+	size_t keep;                /* samples kept per thread added */
 	bool user_only;             /* the kernel refused kernel samples */
 	bool fp_chains;             /* ENG_PS_FP_CHAINS */
 	struct pthread_ring *th;
@@ -68,6 +77,8 @@ struct eng_psampler {
 	uint8_t *rec;               /* one record copied out of the ring */
 	size_t rec_cap;
 	struct eng_psampler_stats st;
+	eng_psample_fn sink;        /* eng_psampler_set_sink */
+	void *sink_arg;
 };
 
 /* ---- unwinding: libdwfl over the copied registers and stack ---- */
@@ -202,7 +213,10 @@ static int open_event(struct eng_psampler *ps, pid_t tid)
 	/* cpu-clock counts nanoseconds: a fixed period, not a frequency, so
 	 * the rate does not drift while the kernel adapts it */
 	a.sample_period = (uint64_t)(1e9 / ps->hz);
-	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	/* READ: the event's count, the thread's CPU time when the sample
+	 * was taken (a CPU timer caught up from samples starts there) */
+	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			PERF_SAMPLE_READ;
 	if (ps->fp_chains) {
 		a.sample_type |= PERF_SAMPLE_CALLCHAIN;
 		a.exclude_callchain_kernel = 1;
@@ -227,6 +241,25 @@ static int open_event(struct eng_psampler *ps, pid_t tid)
 		return open_event(ps, tid);
 	}
 	return fd < 0 ? -errno : fd;
+}
+
+/* A thread's CPU time (schedstat field 1, the base of CPU timers), 0 if
+ * unreadable. */
+static uint64_t schedstat_ns(pid_t pid, pid_t tid)
+{
+	unsigned long long v = 0;
+	char path[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", (int)pid,
+		 (int)tid);
+	f = fopen(path, "re");
+	if (f == NULL)
+		return 0;
+	if (fscanf(f, "%llu", &v) != 1)
+		v = 0;
+	fclose(f);
+	return v;
 }
 
 static struct pthread_ring *find_thread(const struct eng_psampler *ps,
@@ -274,8 +307,10 @@ int eng_psampler_add_thread(struct eng_psampler *ps, pid_t tid,
 				  "/proc/sys/kernel/perf_event_paranoid and "
 				  "that hunch may trace the process)", tid,
 				  ps->pid, strerror(-t.fd));
+	t.cpu0 = schedstat_ns(ps->pid, tid);
 	rc = map_ring(&t, ps->nth);
-	t.keep = calloc(ENG_PS_KEEP, sizeof(*t.keep));
+	t.cap = ps->keep;
+	t.keep = calloc(t.cap, sizeof(*t.keep));
 	if (rc < 0 || t.keep == NULL) {
 		close(t.fd);
 		free(t.keep);
@@ -379,20 +414,22 @@ static void regs_to_dwarf(const uint64_t *r, uint64_t *dw)
 		dw[i] = r[from[i]];
 }
 
-/* One PERF_RECORD_SAMPLE: ip, pid/tid, time, regs_user (abi + regs),
- * stack_user (size, data, dyn_size). */
+/* One PERF_RECORD_SAMPLE: ip, pid/tid, time, read (the count),
+ * regs_user (abi + regs), stack_user (size, data, dyn_size). */
 static bool parse_sample(struct eng_psampler *ps, const uint8_t *p,
 			 const uint8_t *end)
 {
 	uint64_t abi, size, dyn;
 	const uint8_t *data;
 
-	if (end - p < 8 + 8 + 8 + 8)
+	if (end - p < 8 + 8 + 8 + 8 + 8)
 		return false;
 	p += 8;                                   /* ip */
 	ps->cur.tid = (pid_t)((const uint32_t *)p)[1];
 	p += 8;
 	memcpy(&ps->cur.t_ns, p, 8);
+	p += 8;
+	memcpy(&ps->cur.cpu_ns, p, 8);
 	p += 8;
 	memcpy(&abi, p, 8);
 	p += 8;
@@ -418,7 +455,7 @@ static bool parse_sample(struct eng_psampler *ps, const uint8_t *p,
 	return true;
 }
 
-/* A PERF_SAMPLE_CALLCHAIN sample: ip, pid/tid, time, nr, ips[nr]; the
+/* A PERF_SAMPLE_CALLCHAIN sample: ip, pid/tid, time, read, nr, ips[nr]; the
  * chain's context markers (PERF_CONTEXT_USER...) are skipped. */
 static bool parse_chain(struct eng_psampler *ps, const uint8_t *p,
 			const uint8_t *end)
@@ -426,13 +463,14 @@ static bool parse_chain(struct eng_psampler *ps, const uint8_t *p,
 	struct eng_psample *s = &ps->cur;
 	uint64_t nr, ip;
 
-	if (end - p < 32)
+	if (end - p < 40)
 		return false;
 	p += 8;
 	s->tid = (pid_t)((const uint32_t *)p)[1];
 	memcpy(&s->t_ns, p + 8, 8);
-	memcpy(&nr, p + 16, 8);
-	p += 24;
+	memcpy(&s->cpu_ns, p + 16, 8);
+	memcpy(&nr, p + 24, 8);
+	p += 32;
 	s->nframes = 0;
 	for (uint64_t i = 0; i < nr && end - p >= 8; i++, p += 8) {
 		memcpy(&ip, p, 8);
@@ -461,8 +499,8 @@ static bool read_sample(struct eng_psampler *ps, const uint8_t *p,
 static void keep_sample(struct pthread_ring *t, const struct eng_psample *s)
 {
 	t->keep[t->next] = *s;
-	t->next = (t->next + 1) % ENG_PS_KEEP;
-	if (t->nkeep < ENG_PS_KEEP)
+	t->next = (t->next + 1) % t->cap;
+	if (t->nkeep < t->cap)
 		t->nkeep++;
 }
 
@@ -484,6 +522,19 @@ static const uint8_t *copy_record(struct eng_psampler *ps,
 	memcpy(ps->rec, base + off, first);
 	memcpy(ps->rec + first, base, len - first);
 	return ps->rec;
+}
+
+static void add_pair(struct eng_psampler *ps, struct pthread_ring *t)
+{
+	uint64_t c;
+
+	if (read(t->fd, &c, sizeof(c)) != sizeof(c))
+		return;
+	t->pcount[t->pnext] = c;
+	t->psched[t->pnext] = schedstat_ns(ps->pid, t->tid);
+	t->pnext = (t->pnext + 1) % PAIRS;
+	if (t->npair < PAIRS)
+		t->npair++;
 }
 
 static int drain_thread(struct eng_psampler *ps, struct pthread_ring *t,
@@ -516,10 +567,15 @@ static int drain_thread(struct eng_psampler *ps, struct pthread_ring *t,
 
 			memcpy(&lost, rec + sizeof(h) + 8, 8);
 			ps->st.lost += lost;
+			/* the retained samples no longer end where the next
+			 * begins: a run of them must not bridge the hole */
+			t->nkeep = 0;
 		}
 		tail += h.size;
 	}
 	__atomic_store_n(&mp->data_tail, tail, __ATOMIC_RELEASE);
+	if (n > 0)
+		add_pair(ps, t);
 	return n;
 }
 
@@ -529,6 +585,10 @@ int eng_psampler_drain(struct eng_psampler *ps, eng_psample_fn fn,
 	uint64_t t0 = eng_clock_thread_cpu_ns();
 	int n = 0;
 
+	if (fn == NULL) {
+		fn = ps->sink;
+		arg = ps->sink_arg;
+	}
 	for (size_t i = 0; i < ps->nth; i++)
 		n += drain_thread(ps, &ps->th[i], fn, arg);
 	ps->st.samples += (uint64_t)n;
@@ -539,35 +599,143 @@ int eng_psampler_drain(struct eng_psampler *ps, eng_psample_fn fn,
 
 /* ---- questions about the recent samples ---- */
 
+/* Does sample s hold the activation: a frame in [lo, hi) with CFA `cfa`
+ * (0: any) returning to `ra` (0: any)?  pc[i + 1] is the return address
+ * minus one (see struct eng_psample). */
 static bool has_activation(const struct eng_psample *s, uint64_t lo,
-			   uint64_t hi, uint64_t cfa)
+			   uint64_t hi, uint64_t cfa, uint64_t ra)
 {
-	for (int i = 0; i < s->nframes; i++)
-		if (s->pc[i] >= lo && s->pc[i] < hi &&
-		    (cfa == 0 || s->cfa[i] == cfa))
+	for (int i = 0; i < s->nframes; i++) {
+		if (s->pc[i] < lo || s->pc[i] >= hi ||
+		    (cfa != 0 && s->cfa[i] != cfa))
+			continue;
+		if (ra == 0 || (i + 1 < s->nframes && s->pc[i + 1] + 1 == ra))
 			return true;
+	}
 	return false;
+}
+
+int eng_psampler_activation_run(const struct eng_psampler *ps, pid_t tid,
+				uint64_t lo, uint64_t hi, uint64_t cfa,
+				uint64_t ra, struct eng_ps_run *run)
+{
+	const struct pthread_ring *t = find_thread(ps, tid);
+	size_t k;
+
+	memset(run, 0, sizeof(*run));
+	if (t == NULL || t->nkeep == 0)
+		return -ENOENT;
+	for (k = 0; k < t->nkeep; k++) {
+		const struct eng_psample *s =
+			&t->keep[(t->next + t->cap - 1 - k) % t->cap];
+
+		if (!has_activation(s, lo, hi, cfa, ra))
+			break;
+		if (k == 0) {
+			run->last_ns = s->t_ns;
+			run->last_cpu = s->cpu_ns;
+		}
+		run->first_ns = s->t_ns;
+		run->first_cpu = s->cpu_ns;
+	}
+	run->n = (unsigned)k;
+	run->to_oldest = k > 0 && k == t->nkeep;
+	if (k == 0)
+		return 0;
+	return run->to_oldest ? 2 : 1;
 }
 
 int eng_psampler_on_stack_since(const struct eng_psampler *ps, pid_t tid,
 				uint64_t lo, uint64_t hi, uint64_t cfa,
 				uint64_t *since_ns)
 {
-	const struct pthread_ring *t = find_thread(ps, tid);
-	size_t k;
+	struct eng_ps_run run;
+	int rc = eng_psampler_activation_run(ps, tid, lo, hi, cfa, 0, &run);
 
-	if (t == NULL || t->nkeep == 0)
-		return -ENOENT;
-	for (k = 0; k < t->nkeep; k++) {
-		size_t i = (t->next + ENG_PS_KEEP - 1 - k) % ENG_PS_KEEP;
+	if (rc > 0)
+		*since_ns = run.first_ns;
+	return rc;
+}
 
-		if (!has_activation(&t->keep[i], lo, hi, cfa))
-			break;
-		*since_ns = t->keep[i].t_ns;
+/* schedstat's CPU time when the event's count was `count`: interpolated
+ * between the pairs around it (opening, drains, now). */
+static uint64_t sched_at(const struct pthread_ring *t, uint64_t count,
+			 uint64_t cnow, uint64_t snow)
+{
+	uint64_t c0 = 0, s0 = t->cpu0;
+
+	for (size_t k = 0; k <= t->npair; k++) {
+		size_t i = (t->pnext + PAIRS - t->npair + k) % PAIRS;
+		uint64_t c1 = k < t->npair ? t->pcount[i] : cnow;
+		uint64_t s1 = k < t->npair ? t->psched[i] : snow;
+
+		if (c1 < c0 || s1 < s0)
+			continue;  /* a pair out of order: skipped */
+		if (c1 >= count)
+			return c1 == c0 ? s1 : s0 + (uint64_t)((long double)
+			       (count - c0) * (s1 - s0) / (c1 - c0));
+		c0 = c1;
+		s0 = s1;
 	}
-	if (k == 0)
-		return 0;
-	return k == t->nkeep ? 2 : 1;
+	return s0;
+}
+
+int eng_psampler_cpu_since(const struct eng_psampler *ps, pid_t tid,
+			   uint64_t count, uint64_t cpu_now, uint64_t *elapsed)
+{
+	const struct pthread_ring *t = find_thread(ps, tid);
+	uint64_t now, then;
+
+	if (t == NULL)
+		return -ENOENT;
+	if (read(t->fd, &now, sizeof(now)) != sizeof(now))
+		return -EIO;
+	if (count > now || cpu_now < t->cpu0 || t->cpu0 == 0)
+		return -ERANGE;
+	then = sched_at(t, count, now, cpu_now);
+	*elapsed = cpu_now > then ? cpu_now - then : 0;
+	return 0;
+}
+
+int eng_psampler_unwind_stopped(struct eng_psampler *ps, pid_t tid,
+				const struct user_regs_struct *r,
+				const void *stack, size_t len,
+				struct eng_psample *out)
+{
+	const uint64_t dw[NREGS] = {
+		r->rax, r->rdx, r->rcx, r->rbx, r->rsi, r->rdi, r->rbp, r->rsp,
+		r->r8, r->r9, r->r10, r->r11, r->r12, r->r13, r->r14, r->r15,
+		r->rip,
+	};
+
+	if (ps->fp_chains)
+		return -ENOTSUP;
+	memcpy(ps->cur_regs, dw, sizeof(dw));
+	ps->cur.tid = tid;
+	ps->cur.t_ns = eng_clock_mono_ns();
+	ps->cur.cpu_ns = 0;
+	ps->cur_tid = tid;
+	ps->cur_stack = stack;
+	ps->cur_stack_lo = r->rsp;
+	ps->cur_stack_len = len;
+	unwind(ps);
+	*out = ps->cur;
+	return out->nframes;
+}
+
+int eng_psampler_set_keep(struct eng_psampler *ps, size_t n)
+{
+	if (n < 2 || n > 65536)
+		return -EINVAL;
+	ps->keep = n;
+	return 0;
+}
+
+void eng_psampler_set_sink(struct eng_psampler *ps, eng_psample_fn fn,
+			   void *arg)
+{
+	ps->sink = fn;
+	ps->sink_arg = arg;
 }
 
 const struct eng_psample *eng_psampler_latest(const struct eng_psampler *ps,
@@ -577,7 +745,7 @@ const struct eng_psample *eng_psampler_latest(const struct eng_psampler *ps,
 
 	if (t == NULL || t->nkeep == 0)
 		return NULL;
-	return &t->keep[(t->next + ENG_PS_KEEP - 1) % ENG_PS_KEEP];
+	return &t->keep[(t->next + t->cap - 1) % t->cap];
 }
 
 const struct eng_psampler_stats *
@@ -608,6 +776,7 @@ int eng_psampler_open_flags(pid_t pid, double hz, unsigned flags,
 		return hunch_errf(err, -ENOMEM, "out of memory");
 	ps->pid = pid;
 	ps->hz = hz;
+	ps->keep = ENG_PS_KEEP;
 	ps->fp_chains = flags & ENG_PS_FP_CHAINS;
 	if (dwfl_reload(ps) < 0) {
 		free(ps);

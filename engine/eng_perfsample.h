@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <sys/user.h>
 
 #include "eng_err.h"
 
@@ -40,6 +41,8 @@
 struct eng_psample {
 	pid_t tid;
 	uint64_t t_ns;          /* CLOCK_MONOTONIC */
+	uint64_t cpu_ns;        /* the thread's CPU time counted by its
+				 * event so far (since it was opened) */
 	int nframes;
 	uint64_t pc[ENG_PS_MAX_FRAMES];
 	uint64_t cfa[ENG_PS_MAX_FRAMES];
@@ -96,10 +99,19 @@ size_t eng_psampler_threads(const struct eng_psampler *ps, pid_t *tids,
 void eng_psampler_modules_changed(struct eng_psampler *ps);
 
 /* Read every sample written since the last drain, unwind it, keep it in
- * its thread's recent samples and hand it to fn (fn may be NULL).
- * Returns the number of samples. */
+ * its thread's recent samples and hand it to fn (fn NULL: to the sink,
+ * if any).  Returns the number of samples. */
 int eng_psampler_drain(struct eng_psampler *ps, eng_psample_fn fn,
 		       void *arg);
+/* Keep n recent samples (2..65536, about 1 KiB each) for each thread
+ * added from now on instead of ENG_PS_KEEP: how far back
+ * eng_psampler_activation_run can see is n sample periods of CPU. */
+int eng_psampler_set_keep(struct eng_psampler *ps, size_t n);
+/* Who gets the samples of a drain that names no fn: the sampler's owner
+ * (the hint source) keeps seeing every sample when someone else (catchup,
+ * which needs the newest ones) drains. */
+void eng_psampler_set_sink(struct eng_psampler *ps, eng_psample_fn fn,
+			   void *arg);
 
 /* The activation of the function [lo, hi) whose frame has CFA `cfa`
  * (cfa 0: any frame of that function) on thread `tid`: if the thread's
@@ -110,10 +122,47 @@ int eng_psampler_drain(struct eng_psampler *ps, eng_psample_fn fn,
  * stack; -ENOENT: the thread has no sample.  A blocked thread gives no
  * samples, so "newest" may be old: compare eng_psampler_latest's t_ns
  * with the time of the question (ENG_PS_KEEP samples are at least 2.5 s
- * of the thread's CPU time at the default rate). */
+ * of the thread's CPU time at the default rate).  Samples the kernel
+ * dropped (a ring not drained in time) clear the thread's retained ones,
+ * so that a run never spans a hole. */
 int eng_psampler_on_stack_since(const struct eng_psampler *ps, pid_t tid,
 				uint64_t lo, uint64_t hi, uint64_t cfa,
 				uint64_t *since_ns);
+
+/* The unbroken run of a thread's newest retained samples that all hold
+ * one activation: a frame in [lo, hi) whose CFA is `cfa` (0: any) and
+ * whose return address is `ra` (0: any; the CFA alone cannot tell two
+ * call sites of one caller apart).  Fills *run: its length, and the
+ * times of its oldest and newest samples, wall (CLOCK_MONOTONIC) and the
+ * thread's CPU time (the event's count).  Returns as
+ * eng_psampler_on_stack_since: 1, 2 (the run reaches the oldest retained
+ * sample), 0 (not in the newest sample: n is 0) or -ENOENT. */
+struct eng_ps_run {
+	unsigned n;             /* samples in the run */
+	int to_oldest;          /* it reaches the oldest retained sample */
+	uint64_t first_ns, first_cpu;
+	uint64_t last_ns, last_cpu;
+};
+int eng_psampler_activation_run(const struct eng_psampler *ps, pid_t tid,
+				uint64_t lo, uint64_t hi, uint64_t cfa,
+				uint64_t ra, struct eng_ps_run *run);
+/* The thread's CPU time since its event counted `count` (a sample's
+ * cpu_ns), in schedstat's units (those of CPU timers), given the thread's
+ * schedstat CPU time now (`cpu_now`).  The event's count runs faster
+ * than schedstat by the steal time (2-15% in this VM, varying with the
+ * host's load), so each drain that finds samples reads both clocks, and
+ * `count` is mapped between the two readings around it. */
+int eng_psampler_cpu_since(const struct eng_psampler *ps, pid_t tid,
+			   uint64_t count, uint64_t cpu_now,
+			   uint64_t *elapsed);
+/* Unwind a thread stopped by the caller (ptrace) as a sample would be:
+ * its registers and a copy of its stack from %rsp (`len` bytes, as much
+ * as a sample copies: ENG_PS_STACK_BYTES), so that its frames' CFAs can
+ * be compared with the samples'.  Returns the number of frames. */
+int eng_psampler_unwind_stopped(struct eng_psampler *ps, pid_t tid,
+				const struct user_regs_struct *r,
+				const void *stack, size_t len,
+				struct eng_psample *out);
 
 /* The newest retained sample of a thread, or NULL. */
 const struct eng_psample *eng_psampler_latest(const struct eng_psampler *ps,

@@ -7,7 +7,10 @@
  * (known by discovery only) and the ones blocked in read() and recv()
  * name those mutexes, that FIFO and that socket; the thread that exits is
  * dropped and its share falls to 0; the sampler can say since when an
- * activation has been on the spinning thread's stack.
+ * activation has been on the spinning thread's stack, told apart by its
+ * CFA and its return address, with the thread's CPU time at each sample
+ * (what catchup starts a timer from: engine/README.md, Catchup), and a
+ * drain by someone else hands the samples to the owner's sink.
  *
  * usage: hint_sampler HINT_TARGET
  */
@@ -220,6 +223,107 @@ static void check_since(struct slh *h, struct target *t)
 	       -ENOENT, "a thread not sampled: -ENOENT");
 }
 
+static uint64_t schedstat(pid_t pid, pid_t tid)
+{
+	unsigned long long v = 0;
+	char path[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", (int)pid,
+		 (int)tid);
+	f = fopen(path, "r");
+	if (f != NULL) {
+		if (fscanf(f, "%llu", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v;
+}
+
+/* The run of samples holding hint_spin_mid's activation, named by CFA
+ * and return address as catchup names it. */
+static void check_run(struct slh *h, struct target *t)
+{
+	struct eng_psampler *ps = slh_sampler(h);
+	const struct eng_func *f = eng_image_func_by_name(t->img,
+							   "hint_spin_mid");
+	const struct eng_psample *s = eng_psampler_latest(ps, t->spin);
+	uint64_t lo = t->base + f->addr, hi = lo + f->size, cfa = 0, ra = 0;
+	uint64_t since = 0;
+	struct eng_ps_run run, other;
+	double per, period = 1e9 / SLH_HZ;
+	int rc;
+
+	for (int i = 0; s != NULL && i + 1 < s->nframes; i++)
+		if (s->pc[i] >= lo && s->pc[i] < hi) {
+			cfa = s->cfa[i];
+			ra = s->pc[i + 1] + 1;
+		}
+
+	eng_psampler_on_stack_since(ps, t->spin, lo, hi, cfa, &since);
+	rc = eng_psampler_activation_run(ps, t->spin, lo, hi, cfa, ra, &run);
+	tap_ok(rc >= 1 && run.n >= 2 && run.first_ns == since, "with its "
+	       "return address too: the same run, %u samples", run.n);
+	tap_ok(s != NULL && run.last_ns == s->t_ns && run.last_cpu ==
+	       s->cpu_ns, "  ending at the newest sample");
+	per = run.n > 1 ? (double)(run.last_cpu - run.first_cpu) /
+			  (run.n - 1) : 0;
+	tap_ok(per >= 0.9 * period && per <= 1.5 * period, "  its samples "
+	       "are a period of the thread's CPU apart: %.3f ms (period "
+	       "%.3f ms)", per / 1e6, period / 1e6);
+	eng_psampler_activation_run(ps, t->spin, lo, hi, cfa, ra + 1, &other);
+	tap_eq(other.n, 0, "another return address is another activation");
+}
+
+/* Right after a drain the spinning thread's newest sample is at most a
+ * sample period of its CPU old, so schedstat read then and again later
+ * brackets its CPU time since that sample, whatever the drift between
+ * the event's count and schedstat (steal time). */
+static void check_cpu_since(struct slh *h, struct target *t)
+{
+	struct eng_psampler *ps = slh_sampler(h);
+	const struct eng_psample *s;
+	double period = 1e9 / SLH_HZ;
+	uint64_t s1, s2, c, el = 0;
+	int rc;
+
+	usleep(100000);
+	eng_psampler_drain(ps, NULL, NULL);
+	s1 = schedstat(t->pid, t->spin);
+	s = eng_psampler_latest(ps, t->spin);
+	c = s != NULL ? s->cpu_ns : UINT64_MAX;
+	usleep(300000);
+	s2 = schedstat(t->pid, t->spin);
+	rc = eng_psampler_cpu_since(ps, t->spin, c, s2, &el);
+	tap_ok(rc == 0 && el >= s2 - s1 &&
+	       (double)el <= (double)(s2 - s1) + 1.2 * period + 2e6,
+	       "the thread's CPU time since its newest sample, in "
+	       "schedstat's units: %.3f ms (%.3f..%.3f)", (double)el / 1e6,
+	       (double)(s2 - s1) / 1e6,
+	       ((double)(s2 - s1) + 1.2 * period + 2e6) / 1e6);
+}
+
+static void count_sample(void *arg, const struct eng_psample *s)
+{
+	(void)s;
+	(*(int *)arg)++;
+}
+
+/* A drain that names no function (as catchup's) feeds the sink. */
+static void check_sink(struct slh *h)
+{
+	struct eng_psampler *ps = slh_sampler(h);
+	int seen = 0, n = 0;
+
+	eng_psampler_set_sink(ps, count_sample, &seen);
+	for (int i = 0; i < 50 && n == 0; i++) {
+		usleep(20000);
+		n = eng_psampler_drain(ps, NULL, NULL);
+	}
+	tap_ok(n > 0 && seen == n, "a drain without a function hands its %d "
+	       "samples to the sink (%d)", n, seen);
+}
+
 int main(int argc, char **argv)
 {
 	char dir[] = "/tmp/hint-XXXXXX", fifo[PATH_MAX];
@@ -270,6 +374,9 @@ int main(int argc, char **argv)
 	check_code(h, &t);
 	check_blocked(h, &t, fifo);
 	check_since(h, &t);
+	check_run(h, &t);
+	check_cpu_since(h, &t);
+	check_sink(h);
 	tap_eq(kill(t.pid, 0), 0, "the target still runs");
 	slh_free(h);
 	kill(t.pid, SIGKILL);

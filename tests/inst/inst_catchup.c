@@ -9,7 +9,10 @@
  *   first sample holds the second since then, and catchup says so;
  * - a third timer at cu_spin without catchup reads 0 throughout (its
  *   stop has no start), which is what catchup fixes.
+ * Here hunch runs no stack sampler.  With one, catchup dates inner
+ * activations too: inst_catchup_samples.c (on progs/inst_inner.c).
  */
+#include "inst_catchup.h"
 #include "inst_util.h"
 #include "tap.h"
 
@@ -90,7 +93,7 @@ int main(int argc, char **argv)
 	double first, nocu, final, mfirst;
 
 	t0 = mono_ns();
-	if (argc != 2 || !tap_ok(tgt_launch(&t, argv[1], av) == 0, "launched"))
+	if (argc != 3 || !tap_ok(tgt_launch(&t, argv[1], av) == 0, "launched"))
 		return tap_done();
 	t1 = mono_ns();   /* main began between t0 and t1 */
 	f = eng_image_func_by_name(t.img, "cu_spin");
@@ -141,5 +144,12 @@ int main(int argc, char **argv)
 	su_free(&xf);
 	su_free(&xm);
 	tgt_fini(&t);
+	{
+		int n = tap_n, failed = 0;
+
+		catchup_samples(argv[2], &n, &failed);
+		tap_n = n;
+		tap_failed += failed;
+	}
 	return tap_done();
 }
