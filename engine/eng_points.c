@@ -348,12 +348,17 @@ static int parse_raw(struct eng_points_cache *c, const struct eng_image *img,
 		     const struct eng_func *f, const struct x86_parse_ctx *ctx,
 		     struct x86_func *out)
 {
-	uint8_t *code = malloc(f->size ? f->size : 1);
+	struct x86_parse_ctx tctx = *ctx;
+	uint8_t *code = malloc(f->size + ctx->tail_max + 1);
 	int rc;
 
 	if (code == NULL)
 		return -ENOMEM;
-	if (eng_image_read(img, f->addr, code, f->size) != 0) {
+	if (tctx.tail_max > 0 &&
+	    eng_image_read(img, f->addr, code, f->size + tctx.tail_max) != 0)
+		tctx.tail_max = 0;   /* the end of a section */
+	if (tctx.tail_max == 0 &&
+	    eng_image_read(img, f->addr, code, f->size) != 0) {
 		free(code);
 		memset(out, 0, sizeof(*out));
 		out->addr = f->addr;
@@ -361,9 +366,36 @@ static int parse_raw(struct eng_points_cache *c, const struct eng_image *img,
 		out->why = eng_points_why_nobits;
 		return 0;
 	}
-	rc = x86_parse_function(c->dec, code, f->size, f->addr, ctx, out);
+	rc = x86_parse_function(c->dec, code, f->size, f->addr, &tctx, out);
 	free(code);
 	return rc;
+}
+
+/* The bytes after f up to the next function or nameless cold part (at
+ * most 15: functions are aligned to 16 at most, and 4 are all a point
+ * can need), which no symbol covers: the parser may borrow the padding
+ * among them (x86_parse_ctx.tail_max). */
+static uint32_t tail_room(const struct img_entry *e, const struct eng_func *f,
+			  size_t i)
+{
+	uint64_t end = f->addr + f->size, next = end + 15;
+
+	/* For tests of whole-function relocation, whose targets' small
+	 * functions would otherwise fit in place (and to compare). */
+	if (getenv("HUNCH_NO_TAILPAD") != NULL)
+		return 0;
+	if (eng_image_func_at(e->img, end) != NULL)
+		return 0;   /* overlapping symbols: not padding */
+	if (i + 1 < e->nfuncs) {
+		const struct eng_func *n = eng_image_func(e->img, i + 1);
+
+		if (n->addr < next)
+			next = n->addr;
+	}
+	for (size_t k = 0; k < e->ncold; k++)
+		if (e->cold[k].addr >= end && e->cold[k].addr < next)
+			next = e->cold[k].addr;
+	return next > end ? (uint32_t)(next - end) : 0;
 }
 
 /* Jumps from the sibling part into f: targets inside f. */
@@ -457,9 +489,32 @@ static int parse_func(struct eng_points_cache *c, const struct img_entry *e,
 		free((void *)ctx.extra_targets);
 		return rc;
 	}
+	if (i < e->nfuncs)
+		ctx.tail_max = tail_room(e, f, i);
 	rc = parse_raw(c, img, f, &ctx, out);
 	free((void *)ctx.extra_targets);
 	return rc;
+}
+
+int eng_points_parse(struct eng_points_cache *c, struct eng_image *img,
+		     const struct eng_func *f, struct x86_func *out,
+		     struct hunch_err *err)
+{
+	struct img_entry *e = entry_for(c, img);
+	const struct eng_func *first = eng_image_func(img, 0);
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (e == NULL)
+		return hunch_errf(err, -ENOMEM, "out of memory parsing %s",
+				  eng_image_name(img));
+	if (first == NULL || f < first || (size_t)(f - first) >= e->nfuncs)
+		return hunch_errf(err, -EINVAL, "function %s is not one of "
+				  "%s's", f ? f->name : "(null)",
+				  eng_image_name(img));
+	rc = parse_func(c, e, f, (size_t)(f - first), out);
+	return rc < 0 ? hunch_errf(err, rc, "out of memory parsing %s in %s",
+				   f->name, eng_image_name(img)) : 0;
 }
 
 const struct x86_func *eng_points_of(struct eng_points_cache *c,

@@ -49,6 +49,14 @@ const struct x86_func *eng_points_of(struct eng_points_cache *c,
 				     const struct eng_func *f,
 				     struct hunch_err *err);
 
+/* The same parse, with the same context (cold parts, branches from
+ * other functions, the padding after it), into `out`, which the caller
+ * owns and frees with x86_func_free (tests change points in it).
+ * 0, or a negative errno with err filled. */
+int eng_points_parse(struct eng_points_cache *c, struct eng_image *img,
+		     const struct eng_func *f, struct x86_func *out,
+		     struct hunch_err *err);
+
 /* Drop what is cached for an image (call before eng_image_close). */
 void eng_points_forget(struct eng_points_cache *c,
 		       const struct eng_image *img);

@@ -63,6 +63,8 @@ struct x86_point {
 	uint64_t why_at;        /* the address `why` is about (a target, a
 	                           call, ...), or 0 */
 	uint8_t patch_ninsns;   /* instructions in the patch area */
+	uint8_t patch_tail;     /* of patch_len, padding after the function's
+				   end (x86_parse_ctx.tail_max) */
 	bool start_is_target;   /* a known branch target is patch_start */
 	bool after_endbr;       /* ENTRY: an endbr64 precedes addr */
 	bool cond;              /* EXIT: a conditional jump out (jcc) */
@@ -134,6 +136,12 @@ struct x86_parse_ctx {
 	 * back from a cold part). */
 	const uint64_t *extra_targets;
 	size_t nextra_targets;
+	/* Bytes after the function's end (code[len..len+tail_max)) that the
+	 * caller has read and that no symbol covers: the alignment padding
+	 * up to the next function.  Where they decode as nops/int3 right
+	 * after a final ret or jmp, a point may borrow them (a function
+	 * smaller than 5 bytes can then take a jump at its entry). */
+	uint32_t tail_max;
 };
 
 /* The reasons the parser gives (x86_func.why, x86_point.why), so that

@@ -38,6 +38,7 @@ static bool adjacent(const struct pstate *s, size_t a, size_t b)
 struct area {
 	size_t first, last;
 	uint32_t len;
+	uint32_t tail;          /* of len, padding after the function */
 	const char *why;
 	uint64_t why_at;
 };
@@ -61,6 +62,76 @@ static bool area_clean(const struct pstate *s, struct area *a)
 	return true;
 }
 
+/* Length of the padding instruction at b (int3, nop, or the nopw/nopl
+ * forms assemblers align with, `66 66 2e 0f 1f 84 00 ...` included),
+ * 0 for anything else or when it does not fit in max bytes.  Matched
+ * by hand: the fast decoder leaves prefixed forms to capstone, and only
+ * these few encodings are padding here. */
+static size_t pad_insn_len(const uint8_t *b, size_t max)
+{
+	size_t i = 0, len;
+	uint8_t modrm, mod, rm;
+
+	if (max > 0 && b[0] == 0xcc)
+		return 1;
+	while (i < max && i < 8 && b[i] == 0x66)
+		i++;
+	if (i < max && b[i] == 0x90)
+		return i + 1;
+	if (i < max && b[i] == 0x2e)
+		i++;
+	if (i + 2 >= max || b[i] != 0x0f || b[i + 1] != 0x1f)
+		return 0;
+	modrm = b[i + 2];
+	mod = modrm >> 6;
+	rm = modrm & 7;
+	if (mod == 3 || ((modrm >> 3) & 7) != 0)
+		return 0;
+	len = i + 3 + (rm == 4) + (mod == 1 ? 1 : mod == 2 ? 4 : 0) +
+	      (mod == 0 && rm == 5 ? 4 : 0);
+	return len <= max ? len : 0;
+}
+
+/* Bytes of padding right after the function's end, which belong to no
+ * function (x86_parse_ctx.tail_max), whole instructions, until 4: all
+ * a jump can need. */
+static uint32_t tail_padding(const struct pstate *s)
+{
+	const uint8_t *b = s->c.bytes + s->c.len;
+	uint32_t max = s->c.ctx->tail_max, n = 0;
+	size_t len;
+
+	while (n < PATCH_LEN - 1 && n < max) {
+		len = pad_insn_len(b + n, max - n);
+		if (len == 0)
+			break;
+		n += (uint32_t)len;
+	}
+	return n;
+}
+
+/* An area that reaches the function's end after a ret or jmp (which
+ * never falls through) may go on into the padding after the end: the
+ * trampoline copies those bytes as dead code, and nothing runs them. */
+static bool borrow_tail(const struct pstate *s, struct area *a)
+{
+	const struct pinsn *last = &s->in[a->last];
+	uint32_t pad;
+
+	if (last->off + last->len != s->c.len ||
+	    (last->kind != PK_RET && last->kind != PK_JMP &&
+	     last->kind != PK_JMP_IND))
+		return area_fail(a, why_end, 0);
+	pad = tail_padding(s);
+	if (a->len + pad < PATCH_LEN)
+		return area_fail(a, why_end, 0);
+	if (!area_clean(s, a))
+		return false;
+	a->tail = PATCH_LEN - a->len;
+	a->len = PATCH_LEN;
+	return true;
+}
+
 /* Borrow the instructions after in[i] until 5 bytes; pad_only: only
  * nop/int3 padding (after a ret or jmp, which never falls through). */
 static bool borrow_after(const struct pstate *s, size_t i, bool pad_only,
@@ -71,7 +142,7 @@ static bool borrow_after(const struct pstate *s, size_t i, bool pad_only,
 	*a = (struct area){ .first = i, .last = i, .len = s->in[i].len };
 	while (a->len < PATCH_LEN) {
 		if (++j >= s->n)
-			return area_fail(a, why_end, 0);
+			return borrow_tail(s, a);
 		if (!adjacent(s, j - 1, j))
 			return area_fail(a, why_data, s->c.addr + s->in[j].off);
 		if (pad_only && s->in[j].kind != PK_PAD)
@@ -148,6 +219,7 @@ static int add_point(struct pstate *s, size_t i, enum x86_point_kind k,
 	pt->patch_start = s->c.addr + s->in[a->first].off;
 	pt->patch_len = (uint8_t)(a->len > 255 ? 255 : a->len);
 	pt->patch_ninsns = (uint8_t)(a->last - a->first + 1);
+	pt->patch_tail = (uint8_t)a->tail;
 	pt->start_is_target = is_tgt(s, a->first);
 	if (found && f->unresolved_indirect_jump && a->last != a->first) {
 		/* Unknown targets may land on any interior boundary. */
@@ -218,8 +290,10 @@ int x86_make_points(struct pstate *s)
 	struct x86_func *f = s->f;
 	int rc = 0;
 
-	if (s->c.len < PATCH_LEN)
-		set_fatal(s, s->c.len == 0 ? why_empty : x86_why_small, 0);
+	if (s->c.len == 0)
+		set_fatal(s, why_empty, 0);
+	else if (s->c.len + tail_padding(s) < PATCH_LEN)
+		set_fatal(s, x86_why_small, 0);
 	if (s->n == 0)
 		return 0;
 	if (entry_point(s) < 0)

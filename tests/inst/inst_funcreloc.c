@@ -853,6 +853,9 @@ int main(int argc, char **argv)
 		run_kill(argv[2], atoi(argv[3]));
 		return tap_done();
 	}
+	/* The small functions of inst_calls would now fit in place by
+	 * borrowing the padding after them: keep them relocated here. */
+	setenv("HUNCH_NO_TAILPAD", "1", 1);
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--") == 0)
 			fr = true;

@@ -261,9 +261,12 @@ void tgt_fini(struct tgt *t)
 		eng_proc_free(t->p);
 	eng_sampler_destroy(t->smp);
 	eng_shm_destroy(t->shm);
+	su_forget(t->img);
 	eng_image_close(t->img);
-	for (size_t i = 0; i < t->nlib; i++)
+	for (size_t i = 0; i < t->nlib; i++) {
+		su_forget(t->libimg[i]);
 		eng_image_close(t->libimg[i]);
+	}
 	if (t->to > 0)
 		close(t->to);
 	if (t->from > 0)
@@ -284,7 +287,7 @@ static int add_point(struct tgt *t, struct fn_ctr *c,
 	if (xp->kind == X86_PT_CALL && !(t->count_calls && mode == IM_COUNTERS))
 		return 0;
 	if (!xp->ok)
-		c->trap_why = xp->why;    /* then a trap */
+		c->trap_why = xp->why;    /* relocated, or else a trap */
 	if (c->nreq == 16)
 		return 0;
 	if (mode == IM_BOTH)
@@ -336,7 +339,7 @@ struct fn_ctr *fns_prepare(struct tgt *t, const char *prefix, size_t *nout)
 		n++;
 		alloc_vars(t, cc);
 		su_parse(t->img, f, &cc->xf);
-		if (!cc->xf.ok)
+		if (cc->xf.npoints == 0)     /* else the engine chooses how */
 			cc->why = cc->xf.why;
 	}
 	*nout = n;
@@ -390,7 +393,7 @@ struct fn_ctr *fns_prepare_lib(struct tgt *t, const char *lib,
 		cc->base = base;
 		alloc_vars(t, cc);
 		su_parse(img, f, &cc->xf);
-		if (!cc->xf.ok)
+		if (cc->xf.npoints == 0)
 			cc->why = cc->xf.why;
 		n++;
 	}
@@ -409,7 +412,7 @@ int fns_instrument(struct tgt *t, struct fn_ctr *c, size_t n,
 
 		cc->nreq = cc->nentry = cc->nexit = cc->nrefused = 0;
 		cc->ncall = 0;
-		for (size_t k = 0; cc->xf.ok && k < cc->xf.npoints; k++) {
+		for (size_t k = 0; k < cc->xf.npoints; k++) {
 			int a = add_point(t, cc, &cc->xf.points[k], mode);
 
 			npts += a;

@@ -70,10 +70,12 @@ int tgt_wait_lib(struct tgt *t, enum eng_event_kind kind, const char *lib,
 		 struct eng_event *out, int ms);
 void tgt_fini(struct tgt *t);
 
-/* Stand-in parser: points of one function, image-relative. */
+/* The engine's parser: points of one function, image-relative, in an
+ * x86_func the caller owns (su_free); su_forget before closing img. */
 int su_parse(const struct eng_image *img, const struct eng_func *f,
 	     struct x86_func *out);
 void su_free(struct x86_func *f);
+void su_forget(const struct eng_image *img);
 
 /* Counter at entry and exit of every function of the executable (and
  * whose name starts with prefix, if not NULL); fills ids.  Returns the

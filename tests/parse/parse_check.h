@@ -58,7 +58,18 @@ static inline bool pc_invariants(const struct x86_func *f, char *buf,
 			}
 			continue;
 		}
-		if (p->patch_len < 5 || ps < f->addr || pe > end ||
+		/* Past the end only into the padding after a final
+		 * instruction that is in the area. */
+		if (p->patch_tail > 0 && (pe != end + p->patch_tail ||
+		    p->patch_tail > 4 || f->ninsns == 0 ||
+		    f->insns[f->ninsns - 1] < ps)) {
+			snprintf(buf, len, "ok point at +0x%llx borrows %u "
+				 "bytes after the end wrongly",
+				 (unsigned long long)p->addr, p->patch_tail);
+			return false;
+		}
+		if (p->patch_len < 5 || ps < f->addr ||
+		    pe > end + p->patch_tail ||
 		    !pc_sorted_has(f->insns, f->ninsns, ps) ||
 		    !(p->addr >= ps && p->addr < pe)) {
 			snprintf(buf, len, "ok point at +0x%llx has a bad patch "

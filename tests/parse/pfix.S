@@ -319,6 +319,30 @@ pf_hot.cold:
 	.size pf_hot.cold, .-pf_hot.cold
 	.text
 
+/* Too small, but alignment padding that no symbol covers follows its
+ * ret: the entry's jump borrows 2 bytes of it (x86_parse_ctx.tail_max). */
+	.globl pf_tinypad
+	.type pf_tinypad, @function
+pf_tinypad:
+	xorl	%eax, %eax		/* +0 2 */
+	ret				/* +2 1 */
+	.size pf_tinypad, .-pf_tinypad
+	.fill	13, 1, 0xcc		/* +3..+15 int3 (no .p2align: it would
+					   move the whole section) */
+/* The same shape with no padding before the next function: refused. */
+	.globl pf_tinynext
+	.type pf_tinynext, @function
+pf_tinynext:
+	xorl	%eax, %eax		/* +0 2 */
+	ret				/* +2 1 */
+	.size pf_tinynext, .-pf_tinynext
+	.globl pf_after
+	.type pf_after, @function
+pf_after:
+	movl	$7, %eax		/* +0 5 */
+	ret				/* +5 1 */
+	.size pf_after, .-pf_after
+
 	.data
 	.globl pf_ptr
 pf_ptr:	.quad pf_tiny

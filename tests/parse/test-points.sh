@@ -22,8 +22,21 @@ got=$("$HUNCH" points "$pfix" | grep '^function pf_hot ')
 tap_eq "$got" "function pf_hot +0x11b2 size 33 refused: a branch target lies inside the bytes the jump would replace (at +0x11d2); traps (not relocated: has a cold part that jumps back into it)" \
 	"points: pf_hot left to traps, with why it is not relocated"
 
+got=$("$HUNCH" points "$pfix" pf_tinypad pf_tinynext | grep -v '^s')
+want="function pf_tinypad +0x11d3 size 3 ok; in place
+  point entry +0x11d3 len 2 patch +0x11d3+5 [31 c0 c3 cc cc] ok
+  point exit +0x11d5 len 1 ret patch +0x11d5+5 [c3 cc cc cc cc] ok
+function pf_tinynext +0x11e3 size 3 refused: function smaller than 5 bytes; traps (not relocated: the entry itself cannot take a jmp)
+  point entry +0x11e3 len 2 patch +0x11e3+3 [31 c0 c3] refused: function smaller than 5 bytes
+  point exit +0x11e5 len 1 ret patch +0x11e3+3 [31 c0 c3] refused: function smaller than 5 bytes"
+tap_eq "$got" "$want" "points: a 3-byte function borrows the int3 padding after it; with none, it is too small"
+
+got=$(HUNCH_NO_TAILPAD=1 "$HUNCH" points "$pfix" pf_tinypad | head -1)
+tap_eq "$got" "function pf_tinypad +0x11d3 size 3 refused: function smaller than 5 bytes; traps (not relocated: the entry itself cannot take a jmp)" \
+	"points: HUNCH_NO_TAILPAD=1 borrows no padding"
+
 got=$("$HUNCH" points "$pfix" | tail -1)
-tap_eq "$got" "shares $pfix: 10 in place (43.5%), 0 relocated (0.0%), 13 traps (56.5%), 0 none (0.0%)" \
+tap_eq "$got" "shares $pfix: 12 in place (46.2%), 0 relocated (0.0%), 14 traps (53.8%), 0 none (0.0%)" \
 	"points: the fixtures' shares"
 
 # br_read_line at -O0: a loop jumps back into its exit's bytes; the
