@@ -263,6 +263,7 @@ static int place_cfi(struct eng_inst *in, struct fr_img *m,
 	if (rc < 0)
 		return refuse(f, why), 1;
 	rc = alloc_near(in, f->copy, len, &f->eh, err);
+	f->ehlen = len;
 	if (rc == 0)
 		rc = eng_codemem_write(in->mem, f->eh, blob, len, err);
 	free(blob);
@@ -294,13 +295,16 @@ static int build(struct eng_inst *in, struct eng_funcreloc *r,
 	if (rc != 0) {          /* refused: the memory was never reachable */
 		if (f->copy != 0)
 			eng_codemem_free(in->mem, f->copy, f->alloc);
-		f->copy = 0;
+		if (f->eh != 0)
+			eng_codemem_free(in->mem, f->eh, f->ehlen);
+		f->copy = f->eh = 0;
 		return rc < 0 ? rc : 0;
 	}
 	f->epatch = m->base + xf->points[0].patch_start;
 	f->eplen = xf->points[0].patch_len;
 	f->ejump = x86_fr_slot(&f->fr, m->base + xf->points[0].addr);
 	f->state = FR_COPY;
+	r->built++;
 	return 0;
 }
 
@@ -423,8 +427,15 @@ void eng_funcreloc_stats(const struct eng_inst *in,
 		st->relocated += f->state == FR_COPY;
 		st->refused += f->state == FR_REFUSED;
 		st->live += f->patched;
+		st->waiting += f->state == FR_COPY && !f->patched;
 	}
-	st->frames = in->fr ? in->fr->frames : 0;
+	if (in->fr == NULL)
+		return;
+	st->frames = in->fr->frames;
+	st->built = in->fr->built;
+	st->freed = in->fr->freed;
+	st->checks = in->fr->checks;
+	st->busy = in->fr->busy;
 }
 
 bool eng_funcreloc_in_copy_of(const struct eng_inst *in, uint64_t a,

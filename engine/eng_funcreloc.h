@@ -89,7 +89,11 @@ struct eng_funcreloc_stats {
 	size_t relocated;       /* functions with a copy */
 	size_t live;            /* original entry patched now */
 	size_t refused;         /* functions that needed it but cannot */
-	size_t frames;          /* FDEs registered in the target */
+	size_t frames;          /* FDEs registered in the target now */
+	size_t waiting;         /* copies unlinked, not freed yet */
+	size_t built, freed;    /* copies built and given back, in all */
+	size_t checks;          /* reclaim passes (commits with waiting) */
+	size_t busy;            /* copies a pass kept (a thread in them) */
 };
 void eng_funcreloc_stats(const struct eng_inst *in,
 			 struct eng_funcreloc_stats *st);
@@ -102,6 +106,16 @@ int eng_funcreloc_before(struct eng_inst *in, struct inst_threads *th,
 int eng_funcreloc_after(struct eng_inst *in, struct inst_threads *th,
 			struct hunch_err *err);
 void eng_funcreloc_free(struct eng_inst *in);
+/* After the commit's frees: give back every unlinked copy no thread can
+ * be executing (eng_funcreloc_free.c). */
+int eng_funcreloc_reclaim(struct eng_inst *in, struct inst_threads *th,
+			  struct hunch_err *err);
+/* Is a copy unlinked and not freed yet?  (A commit then runs even with
+ * nothing queued, to check it again.) */
+bool eng_funcreloc_waiting(const struct eng_inst *in);
+/* At the start of a commit: drop the freed copies' points from the
+ * point table once they are many.  0 or -ENOMEM. */
+int eng_funcreloc_compact(struct eng_inst *in, struct hunch_err *err);
 
 /* A library in [lo, hi) was unloaded (eng_inst_drop_range): is `a` in
  * the copy of one of its functions (its points are dropped too)?  Then

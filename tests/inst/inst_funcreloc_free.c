@@ -1,0 +1,321 @@
+/*
+ * inst_funcreloc_free.c - relocated copies are freed once no thread can
+ * be executing them (engine/eng_funcreloc_free.c; issue 4):
+ *
+ *   inst_funcreloc_free --blocked FR_BLOCK
+ *       progs/fr_block.c: main waits in read(2) called from the copy of
+ *       fb_get when its instrumentation is removed: the copy stays
+ *       (commit after commit) until that read returns through it, then
+ *       the next commit frees it (its unwind info deregistered, its
+ *       memory back); instrumented again, a new copy counts exactly;
+ *       detached with main inside a copy, the program ends correctly.
+ *   inst_funcreloc_free --memory FRSTORM ROUNDS
+ *       progs/gen_frstorm.py (1000 functions that all need relocation,
+ *       4 threads): ROUNDS times every function instrumented (1000
+ *       copies built) and removed while it runs; prints the trampoline
+ *       memory in use at the peak and after the last round, which must
+ *       be back where it was before the first.
+ */
+#include "inst_util.h"
+#include "tap.h"
+
+#include <ctype.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "eng_funcreloc.h"
+#include "eng_points.h"
+
+struct fx {
+	const struct eng_func *f;
+	uint32_t ev, xv;          /* entry and exit counters */
+	uint64_t eh, xh;
+	uint32_t req[16];
+	size_t nreq;
+};
+
+static void fx_vars(struct tgt *t, struct fx *c, const struct eng_func *f)
+{
+	memset(c, 0, sizeof *c);
+	c->f = f;
+	eng_sampler_var_alloc(t->smp, ENG_VAR_COUNTER, &c->ev, &c->eh, NULL);
+	eng_sampler_var_alloc(t->smp, ENG_VAR_COUNTER, &c->xv, &c->xh, NULL);
+}
+
+/* Queue a counter at every entry and exit of each function, commit;
+ * returns the requests refused (or <0). */
+static int insert(struct tgt *t, struct eng_points_cache *pc, struct fx *fx,
+		  size_t n)
+{
+	struct hunch_err err = { 0 };
+	int failed;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct x86_func *xf = eng_points_of(pc, t->img, fx[i].f,
+							  NULL);
+
+		fx[i].nreq = 0;
+		for (size_t k = 0; xf && k < xf->npoints && fx[i].nreq < 16; k++) {
+			const struct x86_point *xp = &xf->points[k];
+			struct x86_snip s = { .kind = X86_SN_ADD, .delta = 1 };
+			struct eng_inst_point pt;
+
+			if (xp->kind == X86_PT_CALL)
+				continue;
+			s.handle = xp->kind == X86_PT_ENTRY ? fx[i].eh : fx[i].xh;
+			eng_inst_point_from(xp, t->base, &pt);
+			if (eng_inst_add(t->in, &pt, &s, 1, false,
+					 &fx[i].req[fx[i].nreq], &err) < 0) {
+				tap_diag("%s: %s", fx[i].f->name, err.msg);
+				continue;
+			}
+			fx[i].nreq++;
+		}
+	}
+	failed = eng_inst_commit(t->in, &err);
+	if (failed < 0)
+		tap_diag("commit: %s", err.msg);
+	return failed;
+}
+
+static void remove_all(struct tgt *t, struct fx *fx, size_t n)
+{
+	struct hunch_err err = { 0 };
+
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < fx[i].nreq; k++)
+			eng_inst_remove(t->in, fx[i].req[k]);
+	if (eng_inst_commit(t->in, &err) < 0)
+		tap_diag("commit: %s", err.msg);
+}
+
+/* A commit with nothing queued: the periodic check of waiting copies. */
+static void check_again(struct tgt *t)
+{
+	struct hunch_err err = { 0 };
+
+	if (eng_inst_commit(t->in, &err) < 0)
+		tap_diag("commit: %s", err.msg);
+}
+
+static long total(struct tgt *t, uint32_t var)
+{
+	struct eng_var_agg a;
+
+	eng_sampler_var_refresh(t->smp, var);
+	eng_sampler_var_agg(t->smp, var, &a);
+	return (long)a.sum;
+}
+
+static size_t code_bytes(struct tgt *t)
+{
+	struct eng_inst_stats st;
+
+	eng_inst_stats(t->in, &st);
+	return st.code_bytes;
+}
+
+static bool relocated(struct tgt *t, const struct eng_func *f)
+{
+	uint64_t lo, hi;
+
+	return eng_funcreloc_copy_range(t->in, t->base + f->addr,
+					t->base + f->addr + f->size, &lo,
+					&hi) == 1;
+}
+
+/* Send a line, wait for the program's answer and for main to block in
+ * its next read. */
+static bool line(struct tgt *t, const char *send, const char *want)
+{
+	return tgt_send(t, send) == 0 && tgt_wait_line(t, want, 30000) == 0 &&
+	       tgt_wait_asleep(t, 30000) == 0;
+}
+
+static void blocked_second_copy(struct tgt *t, struct eng_points_cache *pc,
+				struct fx *c)
+{
+	struct eng_funcreloc_stats st;
+	int failed;
+
+	/* main is in read() under the original fb_get now */
+	failed = insert(t, pc, c, 1);
+	eng_funcreloc_stats(t->in, &st);
+	tap_ok(failed == 0 && st.built == 2 && relocated(t, c->f),
+	       "blocked: instrumented again: a new copy built (%zu in all)",
+	       st.built);
+	eng_resume_all(t->p, NULL);
+	tap_ok(line(t, "world\n", "got 5: world") &&
+	       line(t, "again\n", "got 5: again"), "blocked: two more lines");
+	/* world returned through the original, again through the copy */
+	tap_eq(total(t, c->ev), 2, "blocked: new copy: 2 entries");
+	tap_eq(total(t, c->xv), 1, "blocked: new copy: 1 exit");
+	remove_all(t, c, 1);
+	eng_funcreloc_stats(t->in, &st);
+	tap_ok(st.waiting == 1 && st.freed == 1, "blocked: removed with main "
+	       "in the new copy: it waits (%zu waiting)", st.waiting);
+	tap_eq(code_mismatches(t), 0, "blocked: every code byte equals the "
+	       "file's before detach");
+}
+
+static void run_blocked(const char *prog)
+{
+	char *argv[] = { (char *)prog, NULL };
+	static const char want[] = "ready\ngot 5: hello\ngot 5: world\n"
+				   "got 5: again\nend\n";
+	struct eng_points_cache *pc = NULL;
+	struct eng_funcreloc_stats st;
+	struct hunch_err err = { 0 };
+	struct fx c, c2;
+	struct tgt t;
+	size_t used_waiting, used_freed;
+	pid_t pid;
+	int failed, status = -1;
+	ssize_t k;
+
+	if (!tap_ok(tgt_launch(&t, prog, argv) == 0 &&
+		    eng_points_cache_new(&pc, &err) == 0 &&
+		    eng_funcreloc_image(t.in, pc, t.img, t.base, &err) == 0,
+		    "blocked: launched, relocation on %s", err.msg))
+		return;
+	fx_vars(&t, &c, eng_image_func_by_name(t.img, "fb_get"));
+	failed = insert(&t, pc, &c, 1);
+	tap_ok(failed == 0 && relocated(&t, c.f), "blocked: fb_get relocated "
+	       "and instrumented (%d refused)", failed);
+	eng_resume_all(t.p, NULL);
+	tap_ok(tgt_wait_line(&t, "ready", 30000) == 0 &&
+	       tgt_wait_asleep(&t, 30000) == 0, "blocked: main waits in read() "
+	       "called from the copy");
+	remove_all(&t, &c, 1);
+	check_again(&t);
+	check_again(&t);
+	eng_funcreloc_stats(t.in, &st);
+	tap_ok(st.waiting == 1 && st.freed == 0 && st.live == 0 &&
+	       st.frames == 1 && st.busy == 3, "blocked: removed; the copy "
+	       "stays through 3 checks (%zu busy), its unwind info too "
+	       "(%zu)", st.busy, st.frames);
+	tap_eq(code_mismatches(&t), 0, "blocked: every code byte equals the "
+	       "file's");
+	used_waiting = code_bytes(&t);
+	tap_ok(line(&t, "hello\n", "got 5: hello"), "blocked: the read "
+	       "returned through the copy, fb_get's result right");
+	check_again(&t);
+	eng_funcreloc_stats(t.in, &st);
+	used_freed = code_bytes(&t);
+	tap_ok(st.waiting == 0 && st.freed == 1 && st.frames == 0 &&
+	       used_freed < used_waiting, "blocked: then the copy is freed, "
+	       "unwind info deregistered; code memory %zu -> %zu bytes",
+	       used_waiting, used_freed);
+	tap_eq(total(&t, c.ev), 1, "blocked: 1 entry (before the removal)");
+	tap_eq(total(&t, c.xv), 0, "blocked: 0 exits (removed before it "
+	       "returned)");
+	fx_vars(&t, &c2, c.f);
+	eng_stop_all(t.p, NULL);
+	blocked_second_copy(&t, pc, &c2);
+	pid = eng_proc_pid(t.p);
+	tap_ok(eng_detach(t.p, NULL) == 0, "blocked: detached");
+	tgt_send(&t, "end\n");
+	fcntl(t.from, F_SETFL, 0);
+	while (t.outlen < sizeof t.out - 1 &&
+	       (k = read(t.from, t.out + t.outlen,
+			 sizeof t.out - 1 - t.outlen)) > 0)
+		t.outlen += (size_t)k;
+	t.out[t.outlen] = 0;
+	tap_ok(waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+	       WEXITSTATUS(status) == 0, "blocked: exited 0 after detach "
+	       "(returned through the kept copy)");
+	tap_ok(strcmp(t.out, want) == 0, "blocked: output exact");
+	t.ended = true;
+	tgt_fini(&t);
+	eng_points_cache_free(pc);
+}
+
+static const char frstorm_expected[] =
+	"thread 0: ok\nthread 1: ok\nthread 2: ok\nthread 3: ok\nend\n";
+
+/* rf_0 .. rf_999 */
+static struct fx *prepare_rf(struct tgt *t, size_t *n)
+{
+	size_t nf = eng_image_nfuncs(t->img);
+	struct fx *fx = calloc(nf + 1, sizeof *fx);
+
+	*n = 0;
+	for (size_t i = 0; i < nf; i++) {
+		const struct eng_func *f = eng_image_func(t->img, i);
+
+		if (strncmp(f->name, "rf_", 3) == 0 && isdigit(f->name[3]))
+			fx_vars(t, &fx[(*n)++], f);
+	}
+	return fx;
+}
+
+static void run_memory(const char *prog, int rounds)
+{
+	char *argv[] = { (char *)prog, NULL };
+	struct eng_points_cache *pc = NULL;
+	struct eng_funcreloc_stats st;
+	struct hunch_err err = { 0 };
+	size_t n, before, peak = 0, after, first_after = 0;
+	int refused = 0, failed;
+	struct fx *fx;
+	struct tgt t;
+
+	if (!tap_ok(tgt_launch(&t, prog, argv) == 0 &&
+		    eng_points_cache_new(&pc, &err) == 0 &&
+		    eng_funcreloc_image(t.in, pc, t.img, t.base, &err) == 0,
+		    "memory: launched, relocation on %s", err.msg))
+		return;
+	fx = prepare_rf(&t, &n);
+	before = code_bytes(&t);
+	eng_resume_all(t.p, NULL);
+	for (int r = 0; r < rounds; r++) {
+		failed = insert(&t, pc, fx, n);
+		refused += failed > 0 ? failed : 0;
+		if (code_bytes(&t) > peak)
+			peak = code_bytes(&t);
+		tgt_pump(&t, 10);
+		remove_all(&t, fx, n);
+		tgt_pump(&t, 5);
+		if (r == 0)
+			first_after = code_bytes(&t);
+	}
+	check_again(&t);        /* threads stopped in a copy left it */
+	after = code_bytes(&t);
+	eng_funcreloc_stats(t.in, &st);
+	tap_ok(n == 1000 && refused == 0 && st.refused == 0 &&
+	       st.built >= 1000 * (size_t)rounds - st.busy,
+	       "memory: %d rounds of 1000 relocated functions instrumented "
+	       "and removed: %zu copies built, %zu freed, %d requests "
+	       "refused", rounds, st.built, st.freed, refused);
+	tap_ok(st.waiting == 0 && st.freed == st.built && st.frames == 0,
+	       "memory: every copy freed, every unwind table deregistered");
+	tap_ok(after == before, "memory: trampoline memory in use: %zu bytes "
+	       "before, %zu at the peak, %zu after round 1, %zu after round "
+	       "%d", before, peak, first_after, after, rounds);
+	tap_eq(code_mismatches(&t), 0, "memory: every code byte equals the "
+	       "file's");
+	tgt_send(&t, "stop\n");
+	tap_ok(tgt_wait_exit(&t, 60000) == 0 && t.status == 0,
+	       "memory: exited 0");
+	tap_ok(strcmp(t.out, frstorm_expected) == 0, "memory: output "
+	       "identical");
+	free(fx);
+	tgt_fini(&t);
+	eng_points_cache_free(pc);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && strcmp(argv[1], "--blocked") == 0)
+		run_blocked(argv[2]);
+	else if (argc == 4 && strcmp(argv[1], "--memory") == 0)
+		run_memory(argv[2], atoi(argv[3]));
+	else
+		tap_ok(0, "usage: inst_funcreloc_free --blocked FR_BLOCK | "
+		       "--memory FRSTORM ROUNDS");
+	return tap_done();
+}
