@@ -161,9 +161,11 @@ bool fr_loaded(const struct eng_inst *in, const struct fr_func *f)
 	return img_of(in, f->lo) != NULL;
 }
 
-/* Is any patch of the original body in use?  Then its points are
- * instrumented in place and relocation would leave them behind. */
-static bool body_busy(const struct eng_inst *in, uint64_t lo, uint64_t hi)
+/* Is any patch of the original body in use (or, with queued, has a
+ * request queued there)?  Then its points are instrumented in place and
+ * relocation would leave them behind. */
+static bool body_busy(const struct eng_inst *in, uint64_t lo, uint64_t hi,
+		      bool queued)
 {
 	for (size_t k = 0; k < in->npts; k++) {
 		const struct ipoint *ip = &in->pts[k];
@@ -171,6 +173,13 @@ static bool body_busy(const struct eng_inst *in, uint64_t lo, uint64_t hi)
 		if ((ip->active || ip->patched) && !ip->dead &&
 		    ip->pt.patch_start < hi &&
 		    ip->pt.patch_start + ip->pt.patch_len > lo)
+			return true;
+	}
+	for (size_t q = 0; queued && q < in->nqueue; q++) {
+		const struct request *rq = inst_req_get(in, in->queue[q]);
+
+		if (rq != NULL && rq->state == ENG_REQ_PENDING &&
+		    rq->site >= lo && rq->site < hi)
 			return true;
 	}
 	return false;
@@ -308,9 +317,10 @@ static int build(struct eng_inst *in, struct eng_funcreloc *r,
 	return 0;
 }
 
-/* First request into a function: does it need a copy, can it have one? */
-static struct fr_func *consider(struct eng_inst *in, uint64_t a, int *rc,
-				struct hunch_err *err)
+/* First request into a function: does it need a copy (or, with force,
+ * will it have one anyway), can it have one? */
+struct fr_func *fr_consider(struct eng_inst *in, uint64_t a, bool force,
+			    int *rc, struct hunch_err *err)
 {
 	struct eng_funcreloc *r = in->fr;
 	struct fr_img *m = img_of(in, a);
@@ -326,14 +336,19 @@ static struct fr_func *consider(struct eng_inst *in, uint64_t a, int *rc,
 		*rc = -ENOMEM;
 		return NULL;
 	}
-	if (body_busy(in, m->base + xf->addr, m->base + xf->addr + xf->size))
+	/* a function decided FR_NOT_NEEDED may have in-place requests
+	 * queued: forcing it then would patch its entry twice */
+	if (body_busy(in, m->base + xf->addr, m->base + xf->addr + xf->size,
+		      force))
 		return NULL;    /* decided again later */
-	f = insert_func(r, m->base + xf->addr, m->base + xf->addr + xf->size);
+	if ((f = fr_find(r, a)) == NULL)        /* force: FR_NOT_NEEDED */
+		f = insert_func(r, m->base + xf->addr,
+				m->base + xf->addr + xf->size);
 	if (f == NULL) {
 		*rc = hunch_errf(err, -ENOMEM, "out of memory");
 		return NULL;
 	}
-	if (xf->ok || xf->npoints == 0) {
+	if (xf->npoints == 0 || (xf->ok && !force)) {
 		f->state = FR_NOT_NEEDED;
 		return f;
 	}
@@ -390,7 +405,8 @@ int eng_funcreloc_route(struct eng_inst *in, const struct eng_inst_point *pt,
 	f = fr_find(in->fr, pt->addr);
 	if (f != NULL && !fr_loaded(in, f))
 		return 0;       /* its library is gone (no drop_range) */
-	if (f == NULL && (f = consider(in, pt->addr, &rc, err)) == NULL)
+	if (f == NULL &&
+	    (f = fr_consider(in, pt->addr, false, &rc, err)) == NULL)
 		return rc;
 	if (f->state != FR_COPY)
 		return 0;

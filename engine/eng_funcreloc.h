@@ -77,6 +77,18 @@ int eng_funcreloc_module(struct eng_inst *in, const char *path,
 int eng_funcreloc_route(struct eng_inst *in, const struct eng_inst_point *pt,
 			struct eng_inst_point *out, struct hunch_err *err);
 
+/* The point right after the call site `call` (an original call point,
+ * as eng_inst_point_from gives it) in the relocated copy of its
+ * function, relocating the function for it if need be
+ * (eng_funcreloc_post.c): 1 and *out, a point eng_inst_add takes as it
+ * is; 0 and *why when there is none (not relocatable, other points of
+ * the function instrumented in place, no room after the call); <0 on
+ * error. */
+int eng_funcreloc_after_call(struct eng_inst *in,
+			     const struct eng_inst_point *call,
+			     struct eng_inst_point *out, const char **why,
+			     struct hunch_err *err);
+
 /* Why the function at absolute address `addr` is not relocated (NULL:
  * it is, or it was never asked). */
 const char *eng_funcreloc_why(const struct eng_inst *in, uint64_t addr);

@@ -86,6 +86,12 @@ struct eng_funcreloc {
 bool fr_loaded(const struct eng_inst *in, const struct fr_func *f);
 /* The relocated function holding original address a, or NULL. */
 struct fr_func *fr_find(const struct eng_funcreloc *r, uint64_t a);
+/* Decide on the function holding a (absolute address) at its first
+ * request, building its copy when it needs one, or with force (an
+ * after-call point) even if it does not: NULL when its file is not on
+ * or its body is instrumented in place (*rc 0), or on error (*rc < 0). */
+struct fr_func *fr_consider(struct eng_inst *in, uint64_t a, bool force,
+			    int *rc, struct hunch_err *err);
 /* Set f->live on the functions whose copy has requests: active patches
  * with minis and, with pending, requests queued for insertion. */
 int fr_mark_live(struct eng_inst *in, bool pending);
