@@ -15,6 +15,12 @@
  *       copies built) and removed while it runs; prints the trampoline
  *       memory in use at the peak and after the last round, which must
  *       be back where it was before the first.
+ *   inst_funcreloc_free --postcall FR_POSTCALL...
+ *       progs/fr_postcall.c (-O0, and -O2 where pc_caller needs no
+ *       relocation but gets it for its after-call points): exact counts
+ *       after each call site (a callee that longjmps past it: not run),
+ *       %rax read there, entries and exits; bytes restored; output
+ *       identical.
  */
 #include "inst_util.h"
 #include "tap.h"
@@ -323,14 +329,161 @@ static void run_memory(const char *prog, int rounds)
 	eng_points_cache_free(pc);
 }
 
+/* progs/fr_postcall.c: counters after pc_caller's two calls (and the
+ * value pc_leaf returned, read from %rax there), at its entry and exit,
+ * requested after-call first (which relocates pc_caller at -O2, where
+ * its points have room). */
+struct pc_vars {
+	uint32_t var[5];         /* after leaf, after jump, $return, entry,
+				    exit */
+	uint64_t h[5];
+	uint32_t req[8];
+	size_t nreq;
+};
+
+static int pc_add(struct tgt *t, struct pc_vars *v,
+		  const struct eng_inst_point *pt, int k, bool ret)
+{
+	struct x86_expr rax = { .kind = X86_EX_RET };
+	struct x86_snip s = { .kind = X86_SN_ADD, .handle = v->h[k],
+			      .delta = 1, .value = ret ? &rax : NULL };
+	struct hunch_err err = { 0 };
+
+	if (eng_inst_add(t->in, pt, &s, 1, false, &v->req[v->nreq], &err) < 0)
+		return tap_diag("add: %s", err.msg), -1;
+	v->nreq++;
+	return 0;
+}
+
+static int pc_request(struct tgt *t, struct eng_points_cache *pc,
+		      const struct eng_func *f, struct pc_vars *v)
+{
+	const struct x86_func *xf = eng_points_of(pc, t->img, f, NULL);
+	struct hunch_err err = { 0 };
+	int ncall = 0, rc = 0;
+
+	for (int k = 0; k < 5; k++)
+		eng_sampler_var_alloc(t->smp, ENG_VAR_COUNTER, &v->var[k],
+				      &v->h[k], NULL);
+	for (size_t k = 0; xf && k < xf->npoints && rc == 0; k++) {
+		const struct x86_point *xp = &xf->points[k];
+		struct eng_inst_point cp, ap;
+		const char *why;
+
+		if (xp->kind != X86_PT_CALL)
+			continue;
+		eng_inst_point_from(xp, t->base, &cp);
+		if (eng_funcreloc_after_call(t->in, &cp, &ap, &why, &err) != 1)
+			return tap_diag("after call %d: %s", ncall,
+					why ? why : err.msg), -1;
+		rc = pc_add(t, v, &ap, ncall, false);
+		if (rc == 0 && ncall == 0)
+			rc = pc_add(t, v, &ap, 2, true);
+		ncall++;
+	}
+	for (size_t k = 0; xf && k < xf->npoints && rc == 0; k++) {
+		struct eng_inst_point pt;
+
+		if (xf->points[k].kind == X86_PT_CALL)
+			continue;
+		eng_inst_point_from(&xf->points[k], t->base, &pt);
+		rc = pc_add(t, v, &pt,
+			    xf->points[k].kind == X86_PT_ENTRY ? 3 : 4, false);
+	}
+	if (rc < 0 || ncall != 2)
+		return -1;
+	return eng_inst_commit(t->in, &err);
+}
+
+/* A function instrumented in place (its points have room, its entry
+ * request queued first) gets no after-call point: relocating it now
+ * would patch its entry twice. */
+static void pc_refused(struct tgt *t, struct eng_points_cache *pc,
+		       const char *name)
+{
+	const struct eng_func *f = eng_image_func_by_name(t->img, "main");
+	const struct x86_func *xf = eng_points_of(pc, t->img, f, NULL);
+	struct x86_snip s = { .kind = X86_SN_ADD, .delta = 1 };
+	struct eng_inst_point pt, cp, ap;
+	struct hunch_err err = { 0 };
+	const char *why = NULL;
+	uint32_t id = 0, h;
+	uint64_t handle;
+	int rc = -1;
+
+	if (xf == NULL || !xf->ok)
+		return;         /* main itself needs relocation (-O0) */
+	eng_sampler_var_alloc(t->smp, ENG_VAR_COUNTER, &h, &handle, NULL);
+	s.handle = handle;
+	eng_inst_point_from(&xf->points[0], t->base, &pt);
+	for (size_t k = 0; k < xf->npoints; k++)
+		if (xf->points[k].kind == X86_PT_CALL) {
+			eng_inst_point_from(&xf->points[k], t->base, &cp);
+			if (eng_inst_add(t->in, &pt, &s, 1, false, &id, &err) == 0)
+				rc = eng_funcreloc_after_call(t->in, &cp, &ap,
+							      &why, &err);
+			break;
+		}
+	tap_ok(rc == 0 && why != NULL && strstr(why, "in place") != NULL,
+	       "%s: main's entry queued in place: its after-call point is "
+	       "refused (%s)", name, why ? why : err.msg);
+	eng_inst_remove(t->in, id);
+}
+
+static void run_postcall(const char *prog)
+{
+	const char *name = strrchr(prog, '/') ? strrchr(prog, '/') + 1 : prog;
+	char *argv[] = { (char *)prog, NULL };
+	static const long want[5] = { 1000, 750, 1499500, 1000, 750 };
+	static const char *what[5] = { "returns from pc_leaf",
+		"returns from pc_jump (250 longjmps past it)",
+		"sum of pc_leaf's return values read after the call",
+		"entries", "exits" };
+	struct eng_points_cache *pc = NULL;
+	struct hunch_err err = { 0 };
+	struct pc_vars v = { 0 };
+	struct fx fx = { 0 };
+	struct tgt t;
+
+	if (!tap_ok(tgt_launch(&t, prog, argv) == 0 &&
+		    eng_points_cache_new(&pc, &err) == 0 &&
+		    eng_funcreloc_image(t.in, pc, t.img, t.base, &err) == 0,
+		    "%s: launched, relocation on %s", name, err.msg))
+		return;
+	pc_refused(&t, pc, name);
+	fx.f = eng_image_func_by_name(t.img, "pc_caller");
+	tap_ok(fx.f != NULL && pc_request(&t, pc, fx.f, &v) == 0 &&
+	       relocated(&t, fx.f), "%s: after-call points of pc_caller's "
+	       "2 calls, entry and exit: relocated, none refused", name);
+	eng_resume_all(t.p, NULL);
+	tgt_send(&t, "go\n");
+	tap_ok(tgt_wait_line(&t, "done", 30000) == 0, "%s: ran", name);
+	for (int k = 0; k < 5; k++)
+		tap_eq(total(&t, v.var[k]), want[k], "%s: %s", name, what[k]);
+	tap_eq(eng_shm_header(t.shm)->rt_traps, 0, "%s: no trap hit", name);
+	for (size_t k = 0; k < v.nreq; k++)
+		eng_inst_remove(t.in, v.req[k]);
+	tap_ok(eng_inst_commit(t.in, &err) >= 0 && code_mismatches(&t) == 0,
+	       "%s: removed, every code byte equals the file's", name);
+	tgt_send(&t, "x\n");
+	tap_ok(tgt_wait_exit(&t, 30000) == 0 && t.status == 0 &&
+	       strcmp(t.out, "ready\nsum 2255622000 jumps 250\ndone\nend\n")
+	       == 0, "%s: exited 0, output identical", name);
+	tgt_fini(&t);
+	eng_points_cache_free(pc);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && strcmp(argv[1], "--blocked") == 0)
 		run_blocked(argv[2]);
 	else if (argc == 4 && strcmp(argv[1], "--memory") == 0)
 		run_memory(argv[2], atoi(argv[3]));
+	else if (argc >= 3 && strcmp(argv[1], "--postcall") == 0)
+		for (int i = 2; i < argc; i++)
+			run_postcall(argv[i]);
 	else
 		tap_ok(0, "usage: inst_funcreloc_free --blocked FR_BLOCK | "
-		       "--memory FRSTORM ROUNDS");
+		       "--memory FRSTORM ROUNDS | --postcall FR_POSTCALL...");
 	return tap_done();
 }
