@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "eng_funcreloc.h"
+#include "eng_metric.h"
 #include "eng_points.h"
 
 struct fx {
@@ -430,6 +431,66 @@ static void pc_refused(struct tgt *t, struct eng_points_cache *pc,
 	eng_inst_remove(t->in, id);
 }
 
+/* The same through the metric compiler: MDL clauses with placement
+ * "after" at pc_caller's call sites to one callee (a counter of
+ * returns, and a sum of $return), on a fresh launch. */
+static void pc_metric(const char *prog, const char *name)
+{
+	static const char *const fns[] = { "pc_caller" };
+	static const struct eng_mprim one = { .op = ENG_MOP_ADD,
+		.value = { .kind = ENG_MO_CONST, .c = 1 } };
+	static const struct eng_mprim ret = { .op = ENG_MOP_ADD,
+		.value = { .kind = ENG_MO_RETURN } };
+	const struct eng_mclause cj = { .funcs = ENG_MF_NAMES, .names = fns,
+		.nnames = 1, .point = ENG_MPT_CALL, .callee = "pc_jump",
+		.after = true, .prims = &one, .nprims = 1 };
+	const struct eng_mclause cl = { .funcs = ENG_MF_NAMES, .names = fns,
+		.nnames = 1, .point = ENG_MPT_CALL, .callee = "pc_leaf",
+		.after = true, .prims = &ret, .nprims = 1 };
+	const struct eng_mdef dj = { "pc_jump_returns", ENG_MVAR_COUNTER,
+				     &cj, 1 };
+	const struct eng_mdef dl = { "pc_leaf_return_sum", ENG_MVAR_COUNTER,
+				     &cl, 1 };
+	const struct eng_mfocus all = { .code = ENG_CODE_ALL };
+	char *argv[] = { (char *)prog, NULL };
+	struct eng_minst *mj = NULL, *ml = NULL;
+	struct eng_metric *m = NULL;
+	struct hunch_err err = { 0 };
+	int64_t vj = -1, vl = -1;
+	struct tgt t;
+
+	if (!tap_ok(tgt_launch(&t, prog, argv) == 0 &&
+		    eng_metric_create(t.p, t.in, t.smp, NULL, &m, &err) == 0 &&
+		    eng_metric_enable(m, &dj, &all, &mj, &err) == 0 &&
+		    eng_metric_enable(m, &dl, &all, &ml, &err) == 0,
+		    "%s: metrics with \"after\" call-site clauses enabled %s",
+		    name, err.msg)) {
+		tgt_fini(&t);
+		return;
+	}
+	eng_resume_all(t.p, NULL);
+	tgt_send(&t, "go\n");
+	tap_ok(tgt_wait_line(&t, "done", 30000) == 0, "%s: metric run", name);
+	/* values as of the sampler's last tick: the calls are over */
+	for (int k = 0; k < 300 && (vj != 750 || vl != 1499500); k++) {
+		tgt_pump(&t, 50);
+		eng_metric_value(m, mj, &vj);
+		eng_metric_value(m, ml, &vl);
+	}
+	tap_eq(vj, 750, "%s: metric: returns after the call to pc_jump", name);
+	tap_eq(vl, 1499500, "%s: metric: $return after the call to pc_leaf",
+	       name);
+	eng_metric_disable(m, mj, NULL);
+	eng_metric_disable(m, ml, NULL);
+	tap_eq(code_mismatches(&t), 0, "%s: metric: disabled, every code "
+	       "byte equals the file's", name);
+	eng_metric_destroy(m);
+	tgt_send(&t, "x\n");
+	tap_ok(tgt_wait_exit(&t, 30000) == 0 && t.status == 0, "%s: metric: "
+	       "exited 0", name);
+	tgt_fini(&t);
+}
+
 static void run_postcall(const char *prog)
 {
 	const char *name = strrchr(prog, '/') ? strrchr(prog, '/') + 1 : prog;
@@ -471,6 +532,7 @@ static void run_postcall(const char *prog)
 	       == 0, "%s: exited 0, output identical", name);
 	tgt_fini(&t);
 	eng_points_cache_free(pc);
+	pc_metric(prog, name);
 }
 
 int main(int argc, char **argv)
