@@ -236,8 +236,11 @@ int eng_funcreloc_reclaim(struct eng_inst *in, struct inst_threads *th,
 	if (r == NULL || !eng_funcreloc_waiting(in))
 		return 0;
 	r->checks++;
-	if (in->npf > 0)        /* a thread may be in a removed mini */
-		return r->busy++, 0;
+	if (in->npf > 0) {      /* a thread may be in a removed mini */
+		for (size_t i = 0; i < r->nf; i++)
+			r->busy += r->f[i].state == FR_COPY && !r->f[i].patched;
+		return 0;
+	}
 	if (fr_mark_live(in, true) < 0 || deep_read(in, th, &d) < 0 ||
 	    (fs = malloc(r->nf * sizeof *fs)) == NULL) {
 		free(d.w);
