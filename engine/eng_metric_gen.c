@@ -443,6 +443,13 @@ static int clause_at(struct mgen *g, const struct eng_mclause *c,
 	if (rc == 0 && n > 0)
 		rc = g->sink.emit(g->sink.arg, fn, xp, list, n, c->prepend,
 				  err);
+	if (rc == -EBUSY && xp == &post) {      /* left out, as above */
+		if (g->node->why == NULL)
+			g->node->why = "the point after the call overlaps an "
+				       "instrumented point of the relocated "
+				       "copy (request both in one metric)";
+		rc = 0;
+	}
 	if (rc == 0 && gd == NULL && xp->kind == X86_PT_ENTRY)
 		rc = note_catchup(g, fn, list, n, err);
 	free(a);

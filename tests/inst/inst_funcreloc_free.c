@@ -535,10 +535,75 @@ static void run_postcall(const char *prog)
 	pc_metric(prog, name);
 }
 
+/* progs/fr_block.c at -O0, through the metric compiler: fb_get ends in
+ * `call fb_len; leave; ret`, so the point after that call and fb_get's
+ * exit share bytes in the copy.  With the exit instrumented by another
+ * metric, the after-call metric is refused with the reason; one metric
+ * holding both clauses gets both in one patch and counts 2 per call. */
+static void run_overlap(const char *prog)
+{
+	static const char *const fns[] = { "fb_get" };
+	static const struct eng_mprim one = { .op = ENG_MOP_ADD,
+		.value = { .kind = ENG_MO_CONST, .c = 1 } };
+	const struct eng_mclause cx = { .funcs = ENG_MF_NAMES, .names = fns,
+		.nnames = 1, .point = ENG_MPT_EXIT, .prims = &one, .nprims = 1 };
+	const struct eng_mclause ca = { .funcs = ENG_MF_NAMES, .names = fns,
+		.nnames = 1, .point = ENG_MPT_CALL, .callee = "fb_len",
+		.after = true, .prims = &one, .nprims = 1 };
+	const struct eng_mclause both[2] = { ca, cx };
+	const struct eng_mdef dx = { "fb_exits", ENG_MVAR_COUNTER, &cx, 1 };
+	const struct eng_mdef da = { "fb_len_returns", ENG_MVAR_COUNTER, &ca,
+				     1 };
+	const struct eng_mdef db = { "fb_both", ENG_MVAR_COUNTER, both, 2 };
+	const struct eng_mfocus all = { .code = ENG_CODE_ALL };
+	char *argv[] = { (char *)prog, NULL };
+	struct eng_minst *mx = NULL, *ma = NULL, *mb = NULL;
+	struct eng_metric *m = NULL;
+	struct hunch_err err = { 0 };
+	int64_t v = -1;
+	struct tgt t;
+	int rc;
+
+	if (!tap_ok(tgt_launch(&t, prog, argv) == 0 &&
+		    eng_metric_create(t.p, t.in, t.smp, NULL, &m, &err) == 0 &&
+		    eng_metric_enable(m, &dx, &all, &mx, &err) == 0,
+		    "overlap: fb_get's exits counted %s", err.msg)) {
+		tgt_fini(&t);
+		return;
+	}
+	rc = eng_metric_enable(m, &da, &all, &ma, &err);
+	tap_ok(rc < 0 && strstr(err.msg, "overlaps an instrumented point") !=
+	       NULL, "overlap: the after-call metric is refused: %s", err.msg);
+	err.msg[0] = 0;
+	tap_ok(eng_metric_disable(m, mx, &err) == 0 &&
+	       eng_metric_enable(m, &db, &all, &mb, &err) == 0,
+	       "overlap: one metric with both clauses enabled %s", err.msg);
+	eng_resume_all(t.p, NULL);
+	tap_ok(tgt_wait_line(&t, "ready", 30000) == 0 &&
+	       line(&t, "hello\n", "got 5: hello") &&
+	       line(&t, "world\n", "got 5: world"), "overlap: two lines");
+	for (int k = 0; k < 300 && v != 4; k++) {
+		tgt_pump(&t, 50);
+		eng_metric_value(m, mb, &v);
+	}
+	tap_eq(v, 4, "overlap: 2 returns from fb_len + 2 exits of fb_get");
+	eng_metric_disable(m, mb, NULL);
+	tap_eq(code_mismatches(&t), 0, "overlap: every code byte equals the "
+	       "file's");
+	eng_metric_destroy(m);
+	tgt_send(&t, "end\n");
+	tap_ok(tgt_wait_exit(&t, 30000) == 0 && t.status == 0 &&
+	       strcmp(t.out, "ready\ngot 5: hello\ngot 5: world\nend\n") == 0,
+	       "overlap: exited 0, output identical");
+	tgt_fini(&t);
+}
+
 int main(int argc, char **argv)
 {
-	if (argc == 3 && strcmp(argv[1], "--blocked") == 0)
+	if (argc == 3 && strcmp(argv[1], "--blocked") == 0) {
 		run_blocked(argv[2]);
+		run_overlap(argv[2]);
+	}
 	else if (argc == 4 && strcmp(argv[1], "--memory") == 0)
 		run_memory(argv[2], atoi(argv[3]));
 	else if (argc >= 3 && strcmp(argv[1], "--postcall") == 0)
