@@ -317,6 +317,26 @@ static int build(struct eng_inst *in, struct eng_funcreloc *r,
 	return 0;
 }
 
+/* Refuse f, or build its copy (0, or <0 on error). */
+static int decide(struct eng_inst *in, struct fr_img *m,
+		  const struct eng_func *ef, struct fr_func *f,
+		  const struct x86_func *xf, struct hunch_err *err)
+{
+	const char *why;
+
+	if ((why = x86_fr_refusal(xf)) != NULL)
+		return refuse(f, why);
+	/* glibc >= 2.41's cancellation handler checks that the PC is
+	 * inside this function's own code */
+	if (strcmp(ef->name, "__syscall_cancel_arch") == 0)
+		return refuse(f, "glibc checks PCs against its address range");
+	/* a copy of the unwinder's own code could hold the lock that
+	 * registering copies takes, out of in_unwinder's sight */
+	if (strstr(eng_image_path(m->img), "/libgcc_s.so") != NULL)
+		return refuse(f, "libgcc_s: the unwinder is not relocated");
+	return build(in, in->fr, m, f, xf, err);
+}
+
 /* First request into a function: does it need a copy (or, with force,
  * will it have one anyway), can it have one? */
 struct fr_func *fr_consider(struct eng_inst *in, uint64_t a, bool force,
@@ -327,7 +347,6 @@ struct fr_func *fr_consider(struct eng_inst *in, uint64_t a, bool force,
 	const struct eng_func *ef;
 	const struct x86_func *xf;
 	struct fr_func *f;
-	const char *why;
 
 	*rc = 0;
 	if (m == NULL || (ef = eng_image_func_at(m->img, a - m->base)) == NULL)
@@ -352,24 +371,14 @@ struct fr_func *fr_consider(struct eng_inst *in, uint64_t a, bool force,
 		f->state = FR_NOT_NEEDED;
 		return f;
 	}
-	if ((why = x86_fr_refusal(xf)) != NULL) {
-		refuse(f, why);
-		return f;
-	}
-	/* glibc >= 2.41's cancellation handler checks that the PC is
-	 * inside this function's own code */
-	if (strcmp(ef->name, "__syscall_cancel_arch") == 0) {
-		refuse(f, "glibc checks PCs against its address range");
-		return f;
-	}
-	/* a copy of the unwinder's own code could hold the lock that
-	 * registering copies takes, out of in_unwinder's sight */
-	if (strstr(eng_image_path(m->img), "/libgcc_s.so") != NULL) {
-		refuse(f, "libgcc_s: the unwinder is not relocated");
-		return f;
-	}
-	*rc = build(in, r, m, f, xf, err);
-	return *rc < 0 ? NULL : fr_find(r, a);
+	*rc = decide(in, m, ef, f, xf, err);
+	if (*rc < 0)
+		return NULL;
+	/* forced (after-call) but not relocatable: its points keep their
+	 * place; the reason stays in f->why for the caller */
+	if (force && xf->ok && f->state == FR_REFUSED)
+		f->state = FR_NOT_NEEDED;
+	return f;
 }
 
 /* The copy's point for an original one: same instruction (or its slot,

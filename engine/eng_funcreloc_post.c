@@ -132,10 +132,9 @@ int eng_funcreloc_after_call(struct eng_inst *in,
 				      "instrumented in place (or queued); "
 				      "request the after-call point first", 0;
 	}
-	if (f->state == FR_REFUSED)
-		return *why = f->why, 0;
 	if (f->state != FR_COPY)
-		return *why = "the function cannot be relocated", 0;
+		return *why = f->why ? f->why : "the function cannot be "
+			      "relocated", 0;
 	rc = patch_after(f, x86_fr_at(&f->fr, call->addr), out, why);
 	return rc == 0 ? 1 : 0;
 }
