@@ -33,9 +33,14 @@
  *     points inside those bytes: its queued requests then fail with
  *     the reason, as a patch refused in place does);
  *   - after the removals: a function whose copy has no request left
- *     gets its original entry bytes back.  The copy stays (threads may
- *     still run in it; unwind info stays registered) and is reused if
- *     the function is instrumented again.
+ *     gets its original entry bytes back.  The copy stays while threads
+ *     may still run in it (a PC or a stack word inside it or its
+ *     points' bases), reused if the function is instrumented again
+ *     meanwhile;
+ *   - at the end (eng_funcreloc_reclaim, eng_funcreloc_free.c): an
+ *     unlinked copy no thread can be executing is freed, its unwind
+ *     info deregistered first.  A commit with nothing queued checks
+ *     again while a copy waits.
  * Threads inside the original body when it is relocated keep running
  * the original, which is unchanged but for the entry: they run neither
  * entry nor exit snippets of that activation, and catchup (which looks
