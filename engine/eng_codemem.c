@@ -25,6 +25,7 @@
 #endif
 
 #define NCLASS 128         /* free lists for blocks up to 4 KiB */
+#define BIG_MAX 256        /* bigger free blocks kept for reuse */
 
 struct flist {
 	uint32_t *off;     /* unit offsets of free blocks of one size */
@@ -40,6 +41,10 @@ struct region {
 	size_t bump;       /* units handed out from the top */
 	size_t nused;
 	struct flist fl[NCLASS + 1];
+	/* freed blocks over 4 KiB (relocated copies of big functions):
+	 * first fit, the rest of a block split off into the lists */
+	struct bigblk { uint32_t off, units; } big[BIG_MAX];
+	size_t nbig;
 };
 
 struct eng_codemem {
@@ -199,12 +204,33 @@ static int map_region(struct eng_codemem *m, uint64_t near,
 			  (int)eng_proc_pid(m->p));
 }
 
+static void free_units(struct region *r, size_t u, size_t units);
+
+/* First fit among the big free blocks; what is left goes back. */
+static bool carve_big(struct region *r, size_t units, size_t *u)
+{
+	for (size_t i = 0; i < r->nbig; i++) {
+		size_t have = r->big[i].units;
+
+		if (have < units)
+			continue;
+		*u = r->big[i].off;
+		r->big[i] = r->big[--r->nbig];
+		if (have > units)
+			free_units(r, *u + units, have - units);
+		return true;
+	}
+	return false;
+}
+
 static bool carve(struct region *r, size_t units, uint64_t *addr)
 {
 	size_t u;
 
 	if (units <= NCLASS && r->fl[units].n > 0) {
 		u = r->fl[units].off[--r->fl[units].n];
+	} else if (units > NCLASS && carve_big(r, units, &u)) {
+		/* u is the block's */
 	} else if (r->bump + units <= NUNITS) {
 		u = r->bump;
 		r->bump += units;
@@ -243,30 +269,41 @@ int eng_codemem_alloc(struct eng_codemem *m, uint64_t near, size_t len,
 	return hunch_errf(err, -ENOMEM, "trampoline allocation failed");
 }
 
+/* Units [u, u + units) of r are free again (not counted in nused). */
+static void free_units(struct region *r, size_t u, size_t units)
+{
+	struct flist *f;
+
+	if (units > NCLASS) {
+		if (r->nbig < BIG_MAX)
+			r->big[r->nbig++] = (struct bigblk){ (uint32_t)u,
+							     (uint32_t)units };
+		return;         /* else leaked, never unsafe */
+	}
+	f = &r->fl[units];
+	if (f->n == f->cap) {
+		size_t nc = f->cap ? f->cap * 2 : 16;
+		uint32_t *no = realloc(f->off, nc * sizeof *no);
+
+		if (no == NULL)
+			return;   /* leaked, never unsafe */
+		f->off = no;
+		f->cap = nc;
+	}
+	f->off[f->n++] = (uint32_t)u;
+}
+
 void eng_codemem_free(struct eng_codemem *m, uint64_t addr, size_t len)
 {
 	size_t units = (len + UNIT - 1) / UNIT;
 
 	for (size_t i = 0; i < m->nr; i++) {
 		struct region *r = m->r[i];
-		struct flist *f;
 
 		if (addr < r->base || addr >= r->base + REGION_SIZE)
 			continue;
 		r->nused -= units;
-		if (units > NCLASS)
-			return;     /* big blocks (trap table) are kept */
-		f = &r->fl[units];
-		if (f->n == f->cap) {
-			size_t nc = f->cap ? f->cap * 2 : 16;
-			uint32_t *no = realloc(f->off, nc * sizeof *no);
-
-			if (no == NULL)
-				return;   /* leaked, never unsafe */
-			f->off = no;
-			f->cap = nc;
-		}
-		f->off[f->n++] = (uint32_t)((addr - r->base) / UNIT);
+		free_units(r, (addr - r->base) / UNIT, units);
 		return;
 	}
 }
@@ -302,6 +339,15 @@ static struct region *region_of(const struct eng_codemem *m, uint64_t a,
 		    a + len <= m->r[i]->base + REGION_SIZE)
 			return m->r[i];
 	return NULL;
+}
+
+void eng_codemem_sync(struct eng_codemem *m, uint64_t addr, const void *buf,
+		      size_t len)
+{
+	struct region *r = region_of(m, addr, len);
+
+	if (r != NULL)
+		memcpy(r->shadow + (addr - r->base), buf, len);
 }
 
 int eng_codemem_write(struct eng_codemem *m, uint64_t addr, const void *buf,

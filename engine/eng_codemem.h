@@ -7,8 +7,9 @@
  * read+exec only: hunch writes through /proc/<pid>/mem, the program
  * cannot scribble on its trampolines), then carved in 32-byte units.
  * Regions are never unmapped: a trampoline must stay valid even if hunch
- * is killed.  Freed units are reused; the caller frees only code no
- * thread can be executing (eng_inst defers that).
+ * is killed.  Freed units are reused (exact-size lists up to 4 KiB,
+ * first fit above); the caller frees only code no thread can be
+ * executing (eng_inst and eng_funcreloc_free.c defer that).
  */
 #ifndef ENG_CODEMEM_H
 #define ENG_CODEMEM_H
@@ -42,6 +43,11 @@ int eng_codemem_write(struct eng_codemem *m, uint64_t addr, const void *buf,
 		      size_t len, struct hunch_err *err);
 int eng_codemem_flush(struct eng_codemem *m, uint64_t *writes,
 		      struct hunch_err *err);
+/* A write made straight to the target (a patch inside a relocated copy,
+ * which must be written at once): the shadow takes it too, so that a
+ * later flush of a span around it does not put the old bytes back. */
+void eng_codemem_sync(struct eng_codemem *m, uint64_t addr, const void *buf,
+		      size_t len);
 
 /* Is addr inside any region (generated code)? */
 int eng_codemem_contains(const struct eng_codemem *m, uint64_t addr);

@@ -161,9 +161,11 @@ bool fr_loaded(const struct eng_inst *in, const struct fr_func *f)
 	return img_of(in, f->lo) != NULL;
 }
 
-/* Is any patch of the original body in use?  Then its points are
- * instrumented in place and relocation would leave them behind. */
-static bool body_busy(const struct eng_inst *in, uint64_t lo, uint64_t hi)
+/* Is any patch of the original body in use (or, with queued, has a
+ * request queued there)?  Then its points are instrumented in place and
+ * relocation would leave them behind. */
+static bool body_busy(const struct eng_inst *in, uint64_t lo, uint64_t hi,
+		      bool queued)
 {
 	for (size_t k = 0; k < in->npts; k++) {
 		const struct ipoint *ip = &in->pts[k];
@@ -171,6 +173,13 @@ static bool body_busy(const struct eng_inst *in, uint64_t lo, uint64_t hi)
 		if ((ip->active || ip->patched) && !ip->dead &&
 		    ip->pt.patch_start < hi &&
 		    ip->pt.patch_start + ip->pt.patch_len > lo)
+			return true;
+	}
+	for (size_t q = 0; queued && q < in->nqueue; q++) {
+		const struct request *rq = inst_req_get(in, in->queue[q]);
+
+		if (rq != NULL && rq->state == ENG_REQ_PENDING &&
+		    rq->site >= lo && rq->site < hi)
 			return true;
 	}
 	return false;
@@ -263,6 +272,7 @@ static int place_cfi(struct eng_inst *in, struct fr_img *m,
 	if (rc < 0)
 		return refuse(f, why), 1;
 	rc = alloc_near(in, f->copy, len, &f->eh, err);
+	f->ehlen = len;
 	if (rc == 0)
 		rc = eng_codemem_write(in->mem, f->eh, blob, len, err);
 	free(blob);
@@ -294,26 +304,49 @@ static int build(struct eng_inst *in, struct eng_funcreloc *r,
 	if (rc != 0) {          /* refused: the memory was never reachable */
 		if (f->copy != 0)
 			eng_codemem_free(in->mem, f->copy, f->alloc);
-		f->copy = 0;
+		if (f->eh != 0)
+			eng_codemem_free(in->mem, f->eh, f->ehlen);
+		f->copy = f->eh = 0;
 		return rc < 0 ? rc : 0;
 	}
 	f->epatch = m->base + xf->points[0].patch_start;
 	f->eplen = xf->points[0].patch_len;
 	f->ejump = x86_fr_slot(&f->fr, m->base + xf->points[0].addr);
 	f->state = FR_COPY;
+	r->built++;
 	return 0;
 }
 
-/* First request into a function: does it need a copy, can it have one? */
-static struct fr_func *consider(struct eng_inst *in, uint64_t a, int *rc,
-				struct hunch_err *err)
+/* Refuse f, or build its copy (0, or <0 on error). */
+static int decide(struct eng_inst *in, struct fr_img *m,
+		  const struct eng_func *ef, struct fr_func *f,
+		  const struct x86_func *xf, struct hunch_err *err)
+{
+	const char *why;
+
+	if ((why = x86_fr_refusal(xf)) != NULL)
+		return refuse(f, why);
+	/* glibc >= 2.41's cancellation handler checks that the PC is
+	 * inside this function's own code */
+	if (strcmp(ef->name, "__syscall_cancel_arch") == 0)
+		return refuse(f, "glibc checks PCs against its address range");
+	/* a copy of the unwinder's own code could hold the lock that
+	 * registering copies takes, out of in_unwinder's sight */
+	if (strstr(eng_image_path(m->img), "/libgcc_s.so") != NULL)
+		return refuse(f, "libgcc_s: the unwinder is not relocated");
+	return build(in, in->fr, m, f, xf, err);
+}
+
+/* First request into a function: does it need a copy (or, with force,
+ * will it have one anyway), can it have one? */
+struct fr_func *fr_consider(struct eng_inst *in, uint64_t a, bool force,
+			    int *rc, struct hunch_err *err)
 {
 	struct eng_funcreloc *r = in->fr;
 	struct fr_img *m = img_of(in, a);
 	const struct eng_func *ef;
 	const struct x86_func *xf;
 	struct fr_func *f;
-	const char *why;
 
 	*rc = 0;
 	if (m == NULL || (ef = eng_image_func_at(m->img, a - m->base)) == NULL)
@@ -322,35 +355,30 @@ static struct fr_func *consider(struct eng_inst *in, uint64_t a, int *rc,
 		*rc = -ENOMEM;
 		return NULL;
 	}
-	if (body_busy(in, m->base + xf->addr, m->base + xf->addr + xf->size))
+	/* a function decided FR_NOT_NEEDED may have in-place requests
+	 * queued: forcing it then would patch its entry twice */
+	if (body_busy(in, m->base + xf->addr, m->base + xf->addr + xf->size,
+		      force))
 		return NULL;    /* decided again later */
-	f = insert_func(r, m->base + xf->addr, m->base + xf->addr + xf->size);
+	if ((f = fr_find(r, a)) == NULL)        /* force: FR_NOT_NEEDED */
+		f = insert_func(r, m->base + xf->addr,
+				m->base + xf->addr + xf->size);
 	if (f == NULL) {
 		*rc = hunch_errf(err, -ENOMEM, "out of memory");
 		return NULL;
 	}
-	if (xf->ok || xf->npoints == 0) {
+	if (xf->npoints == 0 || (xf->ok && !force)) {
 		f->state = FR_NOT_NEEDED;
 		return f;
 	}
-	if ((why = x86_fr_refusal(xf)) != NULL) {
-		refuse(f, why);
-		return f;
-	}
-	/* glibc >= 2.41's cancellation handler checks that the PC is
-	 * inside this function's own code */
-	if (strcmp(ef->name, "__syscall_cancel_arch") == 0) {
-		refuse(f, "glibc checks PCs against its address range");
-		return f;
-	}
-	/* a copy of the unwinder's own code could hold the lock that
-	 * registering copies takes, out of in_unwinder's sight */
-	if (strstr(eng_image_path(m->img), "/libgcc_s.so") != NULL) {
-		refuse(f, "libgcc_s: the unwinder is not relocated");
-		return f;
-	}
-	*rc = build(in, r, m, f, xf, err);
-	return *rc < 0 ? NULL : fr_find(r, a);
+	*rc = decide(in, m, ef, f, xf, err);
+	if (*rc < 0)
+		return NULL;
+	/* forced (after-call) but not relocatable: its points keep their
+	 * place; the reason stays in f->why for the caller */
+	if (force && xf->ok && f->state == FR_REFUSED)
+		f->state = FR_NOT_NEEDED;
+	return f;
 }
 
 /* The copy's point for an original one: same instruction (or its slot,
@@ -386,7 +414,8 @@ int eng_funcreloc_route(struct eng_inst *in, const struct eng_inst_point *pt,
 	f = fr_find(in->fr, pt->addr);
 	if (f != NULL && !fr_loaded(in, f))
 		return 0;       /* its library is gone (no drop_range) */
-	if (f == NULL && (f = consider(in, pt->addr, &rc, err)) == NULL)
+	if (f == NULL &&
+	    (f = fr_consider(in, pt->addr, false, &rc, err)) == NULL)
 		return rc;
 	if (f->state != FR_COPY)
 		return 0;
@@ -423,8 +452,15 @@ void eng_funcreloc_stats(const struct eng_inst *in,
 		st->relocated += f->state == FR_COPY;
 		st->refused += f->state == FR_REFUSED;
 		st->live += f->patched;
+		st->waiting += f->state == FR_COPY && !f->patched;
 	}
-	st->frames = in->fr ? in->fr->frames : 0;
+	if (in->fr == NULL)
+		return;
+	st->frames = in->fr->frames;
+	st->built = in->fr->built;
+	st->freed = in->fr->freed;
+	st->checks = in->fr->checks;
+	st->busy = in->fr->busy;
 }
 
 bool eng_funcreloc_in_copy_of(const struct eng_inst *in, uint64_t a,

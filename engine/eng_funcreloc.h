@@ -33,9 +33,14 @@
  *     points inside those bytes: its queued requests then fail with
  *     the reason, as a patch refused in place does);
  *   - after the removals: a function whose copy has no request left
- *     gets its original entry bytes back.  The copy stays (threads may
- *     still run in it; unwind info stays registered) and is reused if
- *     the function is instrumented again.
+ *     gets its original entry bytes back.  The copy stays while threads
+ *     may still run in it (a PC or a stack word inside it or its
+ *     points' bases), reused if the function is instrumented again
+ *     meanwhile;
+ *   - at the end (eng_funcreloc_reclaim, eng_funcreloc_free.c): an
+ *     unlinked copy no thread can be executing is freed, its unwind
+ *     info deregistered first.  A commit with nothing queued checks
+ *     again while a copy waits.
  * Threads inside the original body when it is relocated keep running
  * the original, which is unchanged but for the entry: they run neither
  * entry nor exit snippets of that activation, and catchup (which looks
@@ -77,6 +82,18 @@ int eng_funcreloc_module(struct eng_inst *in, const char *path,
 int eng_funcreloc_route(struct eng_inst *in, const struct eng_inst_point *pt,
 			struct eng_inst_point *out, struct hunch_err *err);
 
+/* The point right after the call site `call` (an original call point,
+ * as eng_inst_point_from gives it) in the relocated copy of its
+ * function, relocating the function for it if need be
+ * (eng_funcreloc_post.c): 1 and *out, a point eng_inst_add takes as it
+ * is; 0 and *why when there is none (not relocatable, other points of
+ * the function instrumented in place, no room after the call); <0 on
+ * error. */
+int eng_funcreloc_after_call(struct eng_inst *in,
+			     const struct eng_inst_point *call,
+			     struct eng_inst_point *out, const char **why,
+			     struct hunch_err *err);
+
 /* Why the function at absolute address `addr` is not relocated (NULL:
  * it is, or it was never asked). */
 const char *eng_funcreloc_why(const struct eng_inst *in, uint64_t addr);
@@ -89,7 +106,11 @@ struct eng_funcreloc_stats {
 	size_t relocated;       /* functions with a copy */
 	size_t live;            /* original entry patched now */
 	size_t refused;         /* functions that needed it but cannot */
-	size_t frames;          /* FDEs registered in the target */
+	size_t frames;          /* FDEs registered in the target now */
+	size_t waiting;         /* copies unlinked, not freed yet */
+	size_t built, freed;    /* copies built and given back, in all */
+	size_t checks;          /* reclaim passes (commits with waiting) */
+	size_t busy;            /* copies a pass kept (a thread in them) */
 };
 void eng_funcreloc_stats(const struct eng_inst *in,
 			 struct eng_funcreloc_stats *st);
@@ -102,6 +123,16 @@ int eng_funcreloc_before(struct eng_inst *in, struct inst_threads *th,
 int eng_funcreloc_after(struct eng_inst *in, struct inst_threads *th,
 			struct hunch_err *err);
 void eng_funcreloc_free(struct eng_inst *in);
+/* After the commit's frees: give back every unlinked copy no thread can
+ * be executing (eng_funcreloc_free.c). */
+int eng_funcreloc_reclaim(struct eng_inst *in, struct inst_threads *th,
+			  struct hunch_err *err);
+/* Is a copy unlinked and not freed yet?  (A commit then runs even with
+ * nothing queued, to check it again.) */
+bool eng_funcreloc_waiting(const struct eng_inst *in);
+/* At the start of a commit: drop the freed copies' points from the
+ * point table once they are many.  0 or -ENOMEM. */
+int eng_funcreloc_compact(struct eng_inst *in, struct hunch_err *err);
 
 /* A library in [lo, hi) was unloaded (eng_inst_drop_range): is `a` in
  * the copy of one of its functions (its points are dropped too)?  Then

@@ -46,7 +46,9 @@ struct fr_img {
 	bool owned;              /* img and pc opened here (module API) */
 };
 
-enum fr_state { FR_NOT_NEEDED, FR_REFUSED, FR_COPY };
+/* FR_FREED: the copy was given back (eng_funcreloc_free.c); the entry
+ * is dropped at the end of that commit. */
+enum fr_state { FR_NOT_NEEDED, FR_REFUSED, FR_COPY, FR_FREED };
 
 struct fr_func {
 	uint64_t lo, hi;         /* the original function, runtime */
@@ -57,6 +59,7 @@ struct fr_func {
 	uint64_t copy;
 	size_t alloc;
 	uint64_t eh;             /* its .eh_frame in the target, or 0 */
+	size_t ehlen;
 	bool eh_done;            /* registered */
 	uint64_t epatch;         /* the original entry's patch */
 	uint8_t eplen;
@@ -72,12 +75,29 @@ struct eng_funcreloc {
 	struct fr_func *f;       /* sorted by lo */
 	size_t nf, capf;
 	struct x86_decoder *dec;
-	size_t frames;
+	size_t frames;           /* FDEs registered now */
+	size_t built, freed;     /* copies built, given back */
+	size_t checks, busy;     /* reclaim passes; copies kept by one */
+	size_t dead_points;      /* forgotten points not compacted yet */
+	size_t compactions;
 };
 
 /* Is f's module still mapped where it was? */
 bool fr_loaded(const struct eng_inst *in, const struct fr_func *f);
 /* The relocated function holding original address a, or NULL. */
 struct fr_func *fr_find(const struct eng_funcreloc *r, uint64_t a);
+/* Decide on the function holding a (absolute address) at its first
+ * request, building its copy when it needs one, or with force (an
+ * after-call point) even if it does not: NULL when its file is not on
+ * or its body is instrumented in place (*rc 0), or on error (*rc < 0). */
+struct fr_func *fr_consider(struct eng_inst *in, uint64_t a, bool force,
+			    int *rc, struct hunch_err *err);
+/* Set f->live on the functions whose copy has requests: active patches
+ * with minis and, with pending, requests queued for insertion. */
+int fr_mark_live(struct eng_inst *in, bool pending);
+struct inst_threads;
+/* Is any thread in libgcc_s's code, or has a return address there?  It
+ * may hold the unwinder's object lock, which (de)registering takes. */
+bool fr_in_unwinder(struct eng_inst *in, const struct inst_threads *th);
 
 #endif

@@ -62,9 +62,7 @@ static struct fr_func *cidx_find(const struct cidx *c, size_t n, uint64_t a)
 	return lo < n && c[lo].lo <= a ? c[lo].f : NULL;
 }
 
-/* Mark the functions whose copy has requests: active patches with minis
- * and, with pending too, requests queued for insertion. */
-static int mark_live(struct eng_inst *in, bool pending)
+int fr_mark_live(struct eng_inst *in, bool pending)
 {
 	size_t n;
 	struct cidx *c = cidx_build(in->fr, &n);
@@ -91,9 +89,7 @@ static int mark_live(struct eng_inst *in, bool pending)
 	return 0;
 }
 
-/* Is any thread in libgcc_s's code, or has a return address there?  It
- * may hold the unwinder's object lock, which registering takes. */
-static bool in_unwinder(struct eng_inst *in, const struct inst_threads *th)
+bool fr_in_unwinder(struct eng_inst *in, const struct inst_threads *th)
 {
 	char path[64], line[512];
 	bool busy = false;
@@ -139,7 +135,7 @@ static int register_frames(struct eng_inst *in, struct inst_threads *th,
 	if (fn == 0)
 		return *why = "the runtime library cannot register unwind "
 			      "information (older build?)", 1;
-	if (in_unwinder(in, th))
+	if (fr_in_unwinder(in, th))
 		return *why = "a thread is inside libgcc's unwinder; try "
 			      "again later", 1;
 	if ((list = malloc(k * sizeof *list)) == NULL)
@@ -311,7 +307,7 @@ int eng_funcreloc_before(struct eng_inst *in, struct inst_threads *th,
 
 	if (r == NULL || r->nf == 0)
 		return 0;
-	if (mark_live(in, true) < 0 ||
+	if (fr_mark_live(in, true) < 0 ||
 	    (fs = malloc(r->nf * sizeof *fs)) == NULL)
 		return hunch_errf(err, -ENOMEM, "out of memory");
 	rc = to_link(in, th, fs, &n, failed, err);
@@ -339,7 +335,9 @@ int eng_funcreloc_before(struct eng_inst *in, struct inst_threads *th,
 }
 
 /* The original entry's bytes come back when the copy has no request
- * left.  No thread can be inside the 5-byte jmp; the copy stays. */
+ * left.  No thread can be inside the 5-byte jmp; the copy stays until
+ * no thread runs in it (eng_funcreloc_reclaim, at the end of this
+ * commit or a later one). */
 int eng_funcreloc_after(struct eng_inst *in, struct inst_threads *th,
 			struct hunch_err *err)
 {
@@ -349,7 +347,7 @@ int eng_funcreloc_after(struct eng_inst *in, struct inst_threads *th,
 	(void)th;
 	if (r == NULL || r->nf == 0)
 		return 0;
-	if (mark_live(in, false) < 0)
+	if (fr_mark_live(in, false) < 0)
 		return hunch_errf(err, -ENOMEM, "out of memory");
 	for (size_t i = 0; i < r->nf; i++) {
 		struct fr_func *f = &r->f[i];

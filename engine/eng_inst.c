@@ -236,6 +236,20 @@ static int rehash(struct eng_inst *in, size_t need)
 	return 0;
 }
 
+/* Rebuild the byte map from scratch (after eng_funcreloc_compact
+ * renumbered the points). */
+int inst_rehash(struct eng_inst *in)
+{
+	free(in->hash);
+	free(in->hkey);
+	in->hash = NULL;
+	in->hkey = NULL;
+	in->hcap = in->hused = 0;
+	for (size_t k = 0; k < in->npts; k++)
+		in->hused += in->pts[k].pt.patch_len;
+	return rehash(in, in->hused);
+}
+
 /* Map the bytes [s, e) to point k. */
 static int hmap(struct eng_inst *in, uint64_t s, uint64_t e, uint32_t k)
 {

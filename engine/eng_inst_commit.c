@@ -25,6 +25,7 @@ int inst_wmem(struct eng_inst *in, uint64_t a, const void *b, size_t n,
 		struct hunch_err *err)
 {
 	in->st.writes++;
+	eng_codemem_sync(in->mem, a, b, n);   /* a copy's patch */
 	return eng_write_mem(in->p, a, b, n, err);
 }
 
@@ -694,14 +695,16 @@ int eng_inst_commit(struct eng_inst *in, struct hunch_err *err)
 	uint64_t t0 = now_ns();
 	int failed = 0, rc;
 
-	if (in->nqueue == 0 && in->npf == 0)
+	if (in->nqueue == 0 && in->npf == 0 && !eng_funcreloc_waiting(in))
 		return 0;
 	if (eng_proc_ended(in->p))
 		return commit_ended(in);
 	if (!was_stopped && (rc = eng_stop_all(in->p, err)) < 0)
 		return rc;
 	arm_test_kill(in);
-	rc = inst_threads_read(in->p, &c.th, err);
+	rc = eng_funcreloc_compact(in, err);
+	if (rc == 0)
+		rc = inst_threads_read(in->p, &c.th, err);
 	if (rc == 0 && (rc = do_removals(in, &c)) < 0)
 		hunch_errf(err, rc, "out of memory");
 	/* one newbase slot per point that can become dirty */
@@ -720,6 +723,8 @@ int eng_inst_commit(struct eng_inst *in, struct hunch_err *err)
 		rc = eng_funcreloc_after(in, &c.th, err);
 	if (rc == 0)
 		try_free(in, &c.th);
+	if (rc == 0)    /* copies no thread can be in any more */
+		rc = eng_funcreloc_reclaim(in, &c.th, err);
 	in->nqueue = 0;
 	commit_free(in, &c);
 	in->st.commits++;

@@ -140,6 +140,7 @@ int inst_wmem(struct eng_inst *in, uint64_t a, const void *b, size_t n,
 int inst_tmem(struct eng_inst *in, uint64_t a, const void *b, size_t n,
 	      struct hunch_err *err);
 int inst_defer_free(struct eng_inst *in, uint64_t a, size_t len);
+int inst_rehash(struct eng_inst *in);
 int inst_trap_set(struct eng_inst *in, uint64_t addr, uint64_t tramp,
 		  struct hunch_err *err);
 

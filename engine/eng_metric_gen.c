@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "eng_funcreloc.h"
+#include "eng_inst.h"
 #include "eng_sampler.h"
 
 #define MAX_EXPR 64
@@ -364,6 +366,32 @@ static int note_catchup(struct mgen *g, const struct mfunc *fn,
 	return 0;
 }
 
+/* "after" a call site: the point at the call's return address in the
+ * relocated copy of the function (calls there return into the copy:
+ * eng_funcreloc_after_call), handed to the sink relative to the module
+ * like any point.  The cost predictor keeps the call site's point (same
+ * cost, nothing built).  0: no such point (*why). */
+static int after_call(struct mgen *g, const struct mfunc *fn,
+		      const struct x86_point *xp, struct x86_point *out,
+		      const char **why, struct hunch_err *err)
+{
+	struct eng_inst_point cp, ap;
+	int rc;
+
+	*out = *xp;
+	if (g->sink.dry)
+		return 1;
+	eng_inst_point_from(xp, fn->mod->base, &cp);
+	if ((rc = eng_funcreloc_after_call(g->m->in, &cp, &ap, why, err)) <= 0)
+		return rc;
+	out->addr = ap.addr - fn->mod->base;
+	out->patch_start = ap.patch_start - fn->mod->base;
+	out->patch_len = ap.patch_len;
+	out->insn_len = ap.insn_len;
+	out->ok = true;
+	return 1;
+}
+
 /* The snippet list of a clause at one point. */
 static int clause_at(struct mgen *g, const struct eng_mclause *c,
 		     const struct mfunc *fn, const struct x86_point *xp,
@@ -371,6 +399,7 @@ static int clause_at(struct mgen *g, const struct eng_mclause *c,
 {
 	struct arena *a = calloc(1, sizeof *a);
 	struct at at = { c->point, c->after };
+	struct x86_point post;
 	const struct x86_expr *gd = NULL;
 	struct x86_snip *list = a ? a->s : NULL;
 	size_t n = 0;
@@ -401,9 +430,26 @@ static int clause_at(struct mgen *g, const struct eng_mclause *c,
 		list = a->s;
 		n = 1;
 	}
+	if (rc == 0 && n > 0 && c->point == ENG_MPT_CALL && c->after) {
+		const char *why = NULL;
+
+		rc = after_call(g, fn, xp, &post, &why, err);
+		if (rc == 0 && g->node->why == NULL)
+			g->node->why = why;     /* that call site is left out */
+		n = rc > 0 ? n : 0;
+		rc = rc < 0 ? rc : 0;
+		xp = &post;
+	}
 	if (rc == 0 && n > 0)
 		rc = g->sink.emit(g->sink.arg, fn, xp, list, n, c->prepend,
 				  err);
+	if (rc == -EBUSY && xp == &post) {      /* left out, as above */
+		if (g->node->why == NULL)
+			g->node->why = "the point after the call overlaps an "
+				       "instrumented point of the relocated "
+				       "copy (request both in one metric)";
+		rc = 0;
+	}
 	if (rc == 0 && gd == NULL && xp->kind == X86_PT_ENTRY)
 		rc = note_catchup(g, fn, list, n, err);
 	free(a);
@@ -481,12 +527,6 @@ int mgen_clauses(struct mgen *g, const struct eng_mclause *c, size_t n,
 		size_t nf = 0;
 		int rc;
 
-		if (cl.point == ENG_MPT_CALL && cl.after)
-			return hunch_errf(err, -ENOTSUP, "metric %s: "
-				"placement \"after\" a call site is not "
-				"supported (relocated calls return into the "
-				"program's own code); use the callee's exit",
-				g->def->name);
 		rc = mfuncs_of(g->m, &cl, g->f, &fns, &nf, err);
 		for (size_t k = 0; rc == 0 && k < nf; k++)
 			if (!skipped(g, &fns[k]))

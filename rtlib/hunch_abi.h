@@ -64,6 +64,7 @@ enum hunch_rt_entry {
 	HUNCH_RT_ENTRY_TRAP_INSTALL, /* int (uint64_t table, uint64_t cap), ABI 3 */
 	HUNCH_RT_ENTRY_FRAMES_REGISTER, /* long (uint64_t list, uint64_t n): rt_frames.c */
 	HUNCH_RT_ENTRY_INFCALL_RET,  /* an int3: inferior calls return here */
+	HUNCH_RT_ENTRY_FRAMES_DEREGISTER, /* long (uint64_t list, uint64_t n): rt_frames.c */
 	HUNCH_RT_ENTRY_COUNT,        /* entries the rtlib publishes */
 	HUNCH_RT_NENTRY_MAX = 32
 };

@@ -67,6 +67,8 @@ static void rt_publish_entries(struct hunch_shm_header *h)
 	e[HUNCH_RT_ENTRY_FRAMES_REGISTER] =
 		(uint64_t)(uintptr_t)hunchrt_frames_register;
 	e[HUNCH_RT_ENTRY_INFCALL_RET] = (uint64_t)(uintptr_t)hunchrt_infcall_ret;
+	e[HUNCH_RT_ENTRY_FRAMES_DEREGISTER] =
+		(uint64_t)(uintptr_t)hunchrt_frames_deregister;
 	h->rt_nentry = HUNCH_RT_ENTRY_COUNT;
 	/* Trampolines load the block pointer as %fs:off (initial-exec TLS
 	 * has the same offset in every thread). */

@@ -44,6 +44,8 @@ HUNCHRT_API int hunchrt_trap_install(uint64_t table, uint64_t cap);
 /* Register the .eh_frame blocks of relocated functions' copies, n
  * addresses in list (rt_frames.c); returns how many were. */
 HUNCHRT_API long hunchrt_frames_register(uint64_t list, uint64_t n);
+/* Deregister such blocks (copies hunch frees); returns how many were. */
+HUNCHRT_API long hunchrt_frames_deregister(uint64_t list, uint64_t n);
 
 /* The calling thread's block (registering it), NULL if none. */
 HUNCHRT_API void *hunchrt_block(void);
