@@ -138,7 +138,7 @@ enum eng_peek eng_sig_peek(struct eng_proc *p, struct eng_thread *t);
 /* Collect a parked stop: its signal becomes owed (hunch holds it). */
 void eng_unpark(struct eng_proc *p, struct eng_thread *t);
 /* HUNCH_TEST_KILL_AT=signal:N: count one signal stop taken. */
-void eng_test_kill_signal(void);
+void eng_test_kill_signal(const struct eng_proc *p);
 
 /* eng_ptrace.c */
 struct eng_thread *eng_thread_find(struct eng_proc *p, pid_t tid);

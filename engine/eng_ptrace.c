@@ -320,7 +320,7 @@ static enum eng_stop on_signal(struct eng_proc *p, struct eng_thread *t,
 		return k;
 	eng_owe_signal(t, sig, &si);
 	eng_signal_event(p, t, sig);
-	eng_test_kill_signal();
+	eng_test_kill_signal(p);
 	return SK_SIGNAL;
 }
 

@@ -29,7 +29,7 @@
  * Not parked (collected and owed, hunch holds the signal): stops of a
  * thread in an inferior call (its return and a crash are faults;
  * eng_infcall.c blocks the other signals for the call) or stepping over
- * our int3 (eng_bp.c), and SIGTRAPs from the kernel (int3s, steps).
+ * our int3 (eng_bp.c), and the SIGTRAPs of our own int3s.
  */
 #include "eng_proc_int.h"
 
@@ -43,26 +43,34 @@
 
 /* HUNCH_TEST_KILL_AT=signal:N: hunch SIGKILLs itself right after the
  * signal-delivery-stop N it parks or takes (from 0, counting those seen
- * while the variable is set), the moment it holds the most. */
+ * while the variable is set), the moment it holds the most;
+ * signal-in-commit:N counts only those seen while every thread is kept
+ * stopped (eng_stop_all: a signal that beat the interrupt). */
 static long signal_stops;
 
-void eng_test_kill_signal(void)
+void eng_test_kill_signal(const struct eng_proc *p)
 {
 	const char *e = getenv("HUNCH_TEST_KILL_AT");
 	long n;
 
-	if (e == NULL || sscanf(e, "signal:%ld", &n) != 1)
+	if (e == NULL)
+		return;
+	if (sscanf(e, "signal:%ld", &n) != 1 &&
+	    (!p->want_stop || sscanf(e, "signal-in-commit:%ld", &n) != 1))
 		return;
 	if (n == signal_stops++)
 		raise(SIGKILL);
 }
 
 /* May this signal-delivery-stop of t wait uncollected until t's resume?
- * Not in an inferior call or a step (their loops resume t with 0), and
- * a SIGTRAP only when the program sent it (kill, raise, sigqueue): the
- * kernel's are our int3s and steps, which on_trap takes. */
-static bool parkable(const struct eng_thread *t, int sig)
+ * Not in an inferior call or a step (their loops resume t with 0), nor
+ * a SIGTRAP of one of our int3s (on_trap takes those): a SIGTRAP is the
+ * program's when something else sent it (kill, raise, its own TF) or its
+ * int3 is none of ours. */
+static bool parkable(struct eng_proc *p, const struct eng_thread *t,
+		     int sig)
 {
+	struct user_regs_struct r;
 	siginfo_t si;
 
 	if (t->state != TS_RUNNING || t->in_infcall || t->stepping ||
@@ -71,8 +79,13 @@ static bool parkable(const struct eng_thread *t, int sig)
 	if (sig != SIGTRAP)
 		return true;
 	memset(&si, 0, sizeof si);
-	return ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) == 0 &&
-	       (si.si_code == SI_USER || si.si_code < 0);
+	if (ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) != 0)
+		return false;
+	if (si.si_code != SI_KERNEL)
+		return true;
+	return eng_get_regs(p, t->tid, &r, NULL) == 0 &&
+	       eng_bp_find(p, r.rip - 1) == NULL &&
+	       eng_trap_target(p, r.rip - 1) == 0;
 }
 
 static void park(struct eng_proc *p, struct eng_thread *t, int sig)
@@ -84,7 +97,7 @@ static void park(struct eng_proc *p, struct eng_thread *t, int sig)
 	t->parked = true;
 	t->parked_sig = sig;
 	eng_signal_event(p, t, sig);
-	eng_test_kill_signal();
+	eng_test_kill_signal(p);
 }
 
 enum eng_peek eng_sig_peek(struct eng_proc *p, struct eng_thread *t)
@@ -104,7 +117,7 @@ enum eng_peek eng_sig_peek(struct eng_proc *p, struct eng_thread *t)
 	/* si_status is the whole exit_code: event stops carry their
 	 * event in bits 8.., syscall stops 0x80, so only a
 	 * signal-delivery-stop is a plain signal number. */
-	if (eng_trap_preempt(p, t, &w) || !parkable(t, w.si_status))
+	if (eng_trap_preempt(p, t, &w) || !parkable(p, t, w.si_status))
 		return PEEK_TAKE;
 	park(p, t, w.si_status);
 	return PEEK_PARKED;

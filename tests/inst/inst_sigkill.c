@@ -10,6 +10,13 @@
  *   inst_sigkill PROGRAM MS...
  *   inst_sigkill --infcall-read PROGRAM
  *   inst_sigkill --infcall-time PROGRAM   1000 calls each way, timed
+ *   inst_sigkill --kill-signal PROGRAM COUNT INCOMMIT
+ *        the deterministic form: hunch SIGKILLs itself right after
+ *        its signal-delivery-stop N (HUNCH_TEST_KILL_AT=signal:N) for
+ *        N = 0..COUNT-1, then after the one N seen while it kept every
+ *        thread stopped (signal-in-commit:N) for N = 0..INCOMMIT-1; the
+ *        target ("tkill" variant) tgkills SIGUSR2 and queues SIGRTMIN
+ *        300 times each: both must arrive exactly once.
  *   inst_sigkill --kill-dlopen DLOPEN EXPECTED
  *        the dlopen target waits for a file before its dlopen; hunch
  *        is SIGKILLed meanwhile, its int3 on r_brk left in place: the
@@ -102,6 +109,107 @@ static int run(const char *prog, int ms)
 		return -1;
 	}
 	return WIFSIGNALED(st) ? 1 : 0;
+}
+
+static const char tkill_expected[] =
+	"ready\nusr2 300 bad 0 rt 300 rt_sum 44850 s 134850\n";
+
+/* hunch for --kill-signal: churn commits until the hook kills it. */
+static void kill_signal_child(const char *prog, const char *at,
+			      int out_fd, int pidw)
+{
+	char *argv[] = { (char *)prog, "300", "tkill", NULL };
+	struct fn_ctr *c;
+	size_t n;
+	struct tgt t;
+	pid_t pid;
+
+	if (tgt_launch_fds(&t, prog, argv, -1, out_fd) < 0)
+		_exit(2);
+	pid = eng_proc_pid(t.p);
+	if (write(pidw, &pid, sizeof pid) != sizeof pid)
+		_exit(2);
+	c = fns_prepare(&t, "sl_f", &n);
+	setenv("HUNCH_TEST_KILL_AT", at, 1);
+	eng_resume_all(t.p, NULL);
+	while (!t.ended) {
+		fns_instrument(&t, c, n, IM_COUNTERS);
+		tgt_pump(&t, 1);
+		fns_remove(&t, c, n);
+		tgt_pump(&t, 1);
+	}
+	_exit(3);
+}
+
+/* One kill: 1 killed by the hook and the output exact, 0 not killed
+ * (the target ended first), -1 wrong. */
+static int kill_signal_run(const char *prog, const char *at)
+{
+	int out[2], pw[2], st = 0, tst = 0;
+	pid_t hunch, target = 0;
+	char buf[512];
+	size_t len = 0;
+	ssize_t k;
+
+	if (pipe(out) < 0 || pipe(pw) < 0)
+		return -1;
+	hunch = fork();
+	if (hunch == 0) {
+		close(out[0]);
+		close(pw[0]);
+		kill_signal_child(prog, at, out[1], pw[1]);
+	}
+	close(out[1]);
+	close(pw[1]);
+	if (read(pw[0], &target, sizeof target) != sizeof target)
+		target = 0;
+	close(pw[0]);
+	waitpid(hunch, &st, 0);
+	while (len < sizeof buf - 1 &&
+	       (k = read(out[0], buf + len, sizeof buf - 1 - len)) > 0)
+		len += (size_t)k;
+	buf[len] = 0;
+	close(out[0]);
+	if (target > 0)
+		waitpid(target, &tst, 0);
+	if (target <= 0 || !WIFEXITED(tst) || WEXITSTATUS(tst) != 0 ||
+	    strcmp(buf, tkill_expected) != 0) {
+		tap_diag("%s: hunch status 0x%x, target status 0x%x, "
+			 "output: %s", at, st, tst, buf);
+		return -1;
+	}
+	return WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL;
+}
+
+static void kill_signal(const char *prog, int count, int incommit)
+{
+	int killed = 0, bad = 0, ckilled = 0, cbad = 0;
+	char at[48];
+
+	for (int n = 0; n < count; n++) {
+		snprintf(at, sizeof at, "signal:%d", n);
+		int rc = kill_signal_run(prog, at);
+
+		killed += rc > 0;
+		bad += rc < 0;
+	}
+	tap_eq(killed, count, "kill-signal: hunch killed itself at each of "
+	       "its first %d signal stops", count);
+	tap_eq(bad, 0, "kill-signal: every tgkill'd and queued signal "
+	       "arrived exactly once after each kill");
+	for (int n = 0; n < incommit; n++) {
+		snprintf(at, sizeof at, "signal-in-commit:%d", n);
+		int rc = kill_signal_run(prog, at);
+
+		ckilled += rc > 0;
+		cbad += rc < 0;
+	}
+	/* A signal beats the interrupt of a commit often, not always: the
+	 * target may end first, so only the exactness is required. */
+	tap_diag("kill-signal: %d of %d runs killed at a signal stop taken "
+		 "while every thread was kept stopped", ckilled, incommit);
+	tap_eq(cbad, 0, "kill-signal: exactly once too when killed with "
+	       "the thread kept stopped for a commit");
 }
 
 static void infcall_child(const char *prog, int in_fd, int out_fd, int pidw)
@@ -280,6 +388,13 @@ int main(int argc, char **argv)
 	if (argc == 4 && strcmp(argv[1], "--kill-dlopen") == 0) {
 		prctl(PR_SET_CHILD_SUBREAPER, 1);
 		kill_dlopen(argv[2], argv[3]);
+		return tap_done();
+	}
+
+	if (argc == 5 && strcmp(argv[1], "--kill-signal") == 0) {
+		prctl(PR_SET_CHILD_SUBREAPER, 1);
+		signal(SIGPIPE, SIG_IGN);
+		kill_signal(argv[2], atoi(argv[3]), atoi(argv[4]));
 		return tap_done();
 	}
 
