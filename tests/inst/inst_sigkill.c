@@ -10,13 +10,17 @@
  *   inst_sigkill PROGRAM MS...
  *   inst_sigkill --infcall-read PROGRAM
  *   inst_sigkill --infcall-time PROGRAM   1000 calls each way, timed
- *   inst_sigkill --kill-signal PROGRAM COUNT INCOMMIT
+ *   inst_sigkill --kill-signal PROGRAM COUNT INCOMMIT INFCALLS
  *        the deterministic form: hunch SIGKILLs itself right after
  *        its signal-delivery-stop N (HUNCH_TEST_KILL_AT=signal:N) for
  *        N = 0..COUNT-1, then after the one N seen while it kept every
  *        thread stopped (signal-in-commit:N) for N = 0..INCOMMIT-1; the
  *        target ("tkill" variant) tgkills SIGUSR2 and queues SIGRTMIN
- *        300 times each: both must arrive exactly once.
+ *        300 times each: both must arrive exactly once.  Then, with
+ *        hunch stopping the target and calling hunchrt_ping on it in a
+ *        loop instead of committing (so calls start on threads stopped
+ *        by a signal), once to the end and killed during its call N
+ *        (infcall:N) for N = 0..INFCALLS-1.
  *   inst_sigkill --kill-dlopen DLOPEN EXPECTED
  *        the dlopen target waits for a file before its dlopen; hunch
  *        is SIGKILLed meanwhile, its int3 on r_brk left in place: the
@@ -114,9 +118,29 @@ static int run(const char *prog, int ms)
 static const char tkill_expected[] =
 	"ready\nusr2 300 bad 0 rt 300 rt_sum 44850 s 134850\n";
 
-/* hunch for --kill-signal: churn commits until the hook kills it. */
+/* --kill-signal's hunch, calling hunchrt_ping on every stop. */
+static void infcall_churn(struct tgt *t, pid_t pid)
+{
+	uint64_t fn = eng_shm_entry(t->shm, HUNCH_RT_ENTRY_PING), ret = 0;
+	struct hunch_err err;
+
+	while (!t->ended) {
+		if (eng_stop_all(t->p, NULL) == 0 && !eng_proc_ended(t->p) &&
+		    (eng_infcall(t->p, pid, fn, (uint64_t[]){ 1 }, 1, &ret,
+				 &err) < 0 || ret != 2)) {
+			fprintf(stderr, "inferior call: %s (returned %llu)\n",
+				err.msg, (unsigned long long)ret);
+			_exit(4);
+		}
+		eng_resume_all(t->p, NULL);
+		tgt_pump(t, 1);
+	}
+}
+
+/* hunch for --kill-signal: churn commits (or calls) until the hook
+ * kills it. */
 static void kill_signal_child(const char *prog, const char *at,
-			      int out_fd, int pidw)
+			      bool calls, int out_fd, int pidw)
 {
 	char *argv[] = { (char *)prog, "300", "tkill", NULL };
 	struct fn_ctr *c;
@@ -132,18 +156,23 @@ static void kill_signal_child(const char *prog, const char *at,
 	c = fns_prepare(&t, "sl_f", &n);
 	setenv("HUNCH_TEST_KILL_AT", at, 1);
 	eng_resume_all(t.p, NULL);
+	if (calls)
+		infcall_churn(&t, pid);
 	while (!t.ended) {
 		fns_instrument(&t, c, n, IM_COUNTERS);
 		tgt_pump(&t, 1);
 		fns_remove(&t, c, n);
 		tgt_pump(&t, 1);
 	}
-	_exit(3);
+	/* not killed: the target ended while traced (hunch reaped it) */
+	if (t.status != 0)
+		fprintf(stderr, "the target ended with %d\n", t.status);
+	_exit(t.status == 0 ? 3 : 5);
 }
 
 /* One kill: 1 killed by the hook and the output exact, 0 not killed
  * (the target ended first), -1 wrong. */
-static int kill_signal_run(const char *prog, const char *at)
+static int kill_signal_run(const char *prog, const char *at, bool calls)
 {
 	int out[2], pw[2], st = 0, tst = 0;
 	pid_t hunch, target = 0;
@@ -157,7 +186,7 @@ static int kill_signal_run(const char *prog, const char *at)
 	if (hunch == 0) {
 		close(out[0]);
 		close(pw[0]);
-		kill_signal_child(prog, at, out[1], pw[1]);
+		kill_signal_child(prog, at, calls, out[1], pw[1]);
 	}
 	close(out[1]);
 	close(pw[1]);
@@ -173,7 +202,8 @@ static int kill_signal_run(const char *prog, const char *at)
 	if (target > 0)
 		waitpid(target, &tst, 0);
 	if (target <= 0 || !WIFEXITED(tst) || WEXITSTATUS(tst) != 0 ||
-	    strcmp(buf, tkill_expected) != 0) {
+	    strcmp(buf, tkill_expected) != 0 ||
+	    (WIFEXITED(st) && WEXITSTATUS(st) != 3)) {
 		tap_diag("%s: hunch status 0x%x, target status 0x%x, "
 			 "output: %s", at, st, tst, buf);
 		return -1;
@@ -181,35 +211,47 @@ static int kill_signal_run(const char *prog, const char *at)
 	return WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL;
 }
 
-static void kill_signal(const char *prog, int count, int incommit)
+/* Runs of one kind: how many were killed, how many wrong. */
+static void kill_signal_sweep(const char *prog, const char *kind, int count,
+			      bool calls, int *killed, int *bad)
 {
-	int killed = 0, bad = 0, ckilled = 0, cbad = 0;
 	char at[48];
+	int rc;
 
+	*killed = *bad = 0;
 	for (int n = 0; n < count; n++) {
-		snprintf(at, sizeof at, "signal:%d", n);
-		int rc = kill_signal_run(prog, at);
-
-		killed += rc > 0;
-		bad += rc < 0;
+		snprintf(at, sizeof at, "%s:%d", kind, n);
+		rc = kill_signal_run(prog, at, calls);
+		*killed += rc > 0;
+		*bad += rc < 0;
 	}
+}
+
+static void kill_signal(const char *prog, int count, int incommit,
+			int infcalls)
+{
+	int killed, bad;
+
+	kill_signal_sweep(prog, "signal", count, false, &killed, &bad);
 	tap_eq(killed, count, "kill-signal: hunch killed itself at each of "
 	       "its first %d signal stops", count);
 	tap_eq(bad, 0, "kill-signal: every tgkill'd and queued signal "
 	       "arrived exactly once after each kill");
-	for (int n = 0; n < incommit; n++) {
-		snprintf(at, sizeof at, "signal-in-commit:%d", n);
-		int rc = kill_signal_run(prog, at);
-
-		ckilled += rc > 0;
-		cbad += rc < 0;
-	}
+	kill_signal_sweep(prog, "signal-in-commit", incommit, false, &killed,
+			  &bad);
 	/* A signal beats the interrupt of a commit often, not always: the
 	 * target may end first, so only the exactness is required. */
 	tap_diag("kill-signal: %d of %d runs killed at a signal stop taken "
-		 "while every thread was kept stopped", ckilled, incommit);
-	tap_eq(cbad, 0, "kill-signal: exactly once too when killed with "
+		 "while every thread was kept stopped", killed, incommit);
+	tap_eq(bad, 0, "kill-signal: exactly once too when killed with "
 	       "the thread kept stopped for a commit");
+	tap_eq(kill_signal_run(prog, "infcall:-1", true), 0, "kill-signal: "
+	       "exactly once with an inferior call at every stop");
+	kill_signal_sweep(prog, "infcall", infcalls, true, &killed, &bad);
+	tap_eq(killed, infcalls, "kill-signal: hunch killed during each of "
+	       "its first %d inferior calls", infcalls);
+	tap_eq(bad, 0, "kill-signal: exactly once after each kill during "
+	       "an inferior call");
 }
 
 static void infcall_child(const char *prog, int in_fd, int out_fd, int pidw)
@@ -391,10 +433,11 @@ int main(int argc, char **argv)
 		return tap_done();
 	}
 
-	if (argc == 5 && strcmp(argv[1], "--kill-signal") == 0) {
+	if (argc == 6 && strcmp(argv[1], "--kill-signal") == 0) {
 		prctl(PR_SET_CHILD_SUBREAPER, 1);
 		signal(SIGPIPE, SIG_IGN);
-		kill_signal(argv[2], atoi(argv[3]), atoi(argv[4]));
+		kill_signal(argv[2], atoi(argv[3]), atoi(argv[4]),
+			    atoi(argv[5]));
 		return tap_done();
 	}
 
