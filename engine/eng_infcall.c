@@ -20,6 +20,10 @@
  * takes that SIGTRAP in the ptrace stop and restores the thread itself,
  * as before; dead, the kernel delivers it and the rtlib's handler
  * restores the thread from the save area (rtlib/rt_trap.c).
+ *
+ * The program's signals are blocked during the call (all but SIGTRAP
+ * and the faults, set_call_mask): they stay pending in the kernel, not
+ * in hunch, and arrive once the mask is back.
  */
 #include "eng_proc_int.h"
 

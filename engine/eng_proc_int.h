@@ -9,6 +9,8 @@
  * a group-stop (job control) resumes with PTRACE_LISTEN so it stays
  * stopped for the program's point of view, a signal-delivery-stop
  * resumes with the program's signal, anything else with PTRACE_CONT 0.
+ * A signal-delivery-stop is normally *parked* (eng_sigpark.c): hunch
+ * never collected it, so the kernel still holds the signal.
  */
 #ifndef ENG_PROC_INT_H
 #define ENG_PROC_INT_H

@@ -5,7 +5,9 @@
  * We never call waitpid(-1): hunch (or a test) may have children of its
  * own, and a second eng_proc must not steal our reports.  Instead we poll
  * our own tids with WNOHANG and back off; new threads are learned from
- * clone events, whose child stop we then wait for by tid.
+ * clone events, whose child stop we then wait for by tid.  Each poll
+ * peeks first (eng_sig_peek): the program's signal-delivery-stops are
+ * left uncollected, so the kernel keeps their signal.
  */
 #include "eng_proc_int.h"
 
