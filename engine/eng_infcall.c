@@ -155,7 +155,8 @@ static int setup_frame(struct eng_proc *p, struct eng_thread *t,
 	return eng_set_regs(p, t->tid, &r, err);
 }
 
-/* Signals a call blocks: all but the faults the callee itself may raise
+/* Signals a call blocks: all but SIGKILL and SIGSTOP (the kernel
+ * cannot), the faults the callee itself may raise
  * (a fault hit while blocked makes the kernel reset the program's
  * handler to the default) and SIGTRAP (our return is an int3: hit with
  * SIGTRAP blocked, the process's SIGTRAP action is reset to the default
@@ -172,14 +173,15 @@ static uint64_t sig_bit(int sig)
 
 static uint64_t call_blocked(void)
 {
-	return ~(sig_bit(SIGTRAP) | sig_bit(SIGSEGV) | sig_bit(SIGBUS) |
-		 sig_bit(SIGILL) | sig_bit(SIGFPE) | sig_bit(SIGSYS));
+	return ~(sig_bit(SIGKILL) | sig_bit(SIGSTOP) | sig_bit(SIGTRAP) |
+		 sig_bit(SIGSEGV) | sig_bit(SIGBUS) | sig_bit(SIGILL) |
+		 sig_bit(SIGFPE) | sig_bit(SIGSYS));
 }
 
 /* A parked signal (eng_sigpark.c) that the call can block is given back
  * to the kernel by the call's first resume: resumed with a signal that
  * is blocked, the kernel queues it again, siginfo and all.  Others (a
- * SIGTRAP or fault the program sent itself) become owed. */
+ * SIGSTOP, SIGTRAP or fault the program sent itself) become owed. */
 static int first_signal(struct eng_proc *p, struct eng_thread *t)
 {
 	int sig = t->parked_sig;
