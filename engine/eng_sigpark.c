@@ -28,8 +28,8 @@
  *
  * Not parked (collected and owed, hunch holds the signal): stops of a
  * thread in an inferior call (its return and a crash are faults;
- * eng_infcall.c blocks the other signals for the call) or stepping over
- * our int3 (eng_bp.c), and the SIGTRAPs of our own int3s.
+ * eng_infcall.c blocks the other signals for the call), and the SIGTRAPs
+ * of our own int3s and steps.
  */
 #include "eng_proc_int.h"
 
@@ -45,7 +45,8 @@
  * signal-delivery-stop N it parks or takes (from 0, counting those seen
  * while the variable is set), the moment it holds the most;
  * signal-in-commit:N counts only those seen while every thread is kept
- * stopped (eng_stop_all: a signal that beat the interrupt). */
+ * stopped (eng_stop_all: a signal that beat the interrupt), and
+ * signal-in-step:N those seen during a step over our int3. */
 static long signal_stops;
 
 void eng_test_kill_signal(const struct eng_proc *p)
@@ -56,28 +57,32 @@ void eng_test_kill_signal(const struct eng_proc *p)
 	if (e == NULL)
 		return;
 	if (sscanf(e, "signal:%ld", &n) != 1 &&
-	    (!p->want_stop || sscanf(e, "signal-in-commit:%ld", &n) != 1))
+	    (!p->want_stop || sscanf(e, "signal-in-commit:%ld", &n) != 1) &&
+	    (p->hold == 0 || sscanf(e, "signal-in-step:%ld", &n) != 1))
 		return;
 	if (n == signal_stops++)
 		raise(SIGKILL);
 }
 
 /* May this signal-delivery-stop of t wait uncollected until t's resume?
- * Not in an inferior call or a step (their loops resume t with 0), nor
- * a SIGTRAP of one of our int3s (on_trap takes those): a SIGTRAP is the
+ * Not in an inferior call (its loop resumes t with 0), nor a SIGTRAP of
+ * one of our int3s or steps (on_trap takes those): a SIGTRAP is the
  * program's when something else sent it (kill, raise, its own TF) or its
- * int3 is none of ours. */
+ * int3 is none of ours.  A step over our int3 that meets a signal ends
+ * there (eng_bp.c). */
 static bool parkable(struct eng_proc *p, const struct eng_thread *t,
 		     int sig)
 {
 	struct user_regs_struct r;
 	siginfo_t si;
 
-	if (t->state != TS_RUNNING || t->in_infcall || t->stepping ||
-	    t->trap_sent || sig < 1 || sig > 64 || sig == SIGKILL)
+	if (t->state != TS_RUNNING || t->in_infcall || t->trap_sent ||
+	    sig < 1 || sig > 64 || sig == SIGKILL)
 		return false;
 	if (sig != SIGTRAP)
 		return true;
+	if (t->stepping)
+		return false;
 	memset(&si, 0, sizeof si);
 	if (ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) != 0)
 		return false;
