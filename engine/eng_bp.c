@@ -68,8 +68,12 @@ void eng_bp_remove_all(struct eng_proc *p)
 		eng_bp_remove(p, p->bps[0].addr);
 }
 
-/* Single-step t until the instruction under the breakpoint is done;
- * signals that arrive meanwhile are owed to the program, not lost. */
+/* Single-step t until the instruction under the breakpoint is done, or
+ * until a signal stops it first.  That signal stays parked in the kernel
+ * (eng_sigpark.c): stepping on would drop it, and hunch holding it would
+ * lose it if SIGKILLed.  The step is given up: with the int3 back, t
+ * resumes with the signal, runs its handler (as it would have there
+ * untraced) and comes back to the int3, hit and stepped over again. */
 static int single_step(struct eng_proc *p, struct eng_thread *t)
 {
 	int rc = 0;
@@ -82,7 +86,8 @@ static int single_step(struct eng_proc *p, struct eng_thread *t)
 		}
 		t->state = TS_RUNNING;
 		rc = eng_wait_thread(p, t, 5000);
-		if (rc < 0 || t->state == TS_GONE || t->stop == SK_STEP)
+		if (rc < 0 || t->state == TS_GONE || t->stop == SK_STEP ||
+		    t->parked)
 			break;
 	}
 	t->stepping = false;

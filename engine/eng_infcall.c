@@ -20,6 +20,10 @@
  * takes that SIGTRAP in the ptrace stop and restores the thread itself,
  * as before; dead, the kernel delivers it and the rtlib's handler
  * restores the thread from the save area (rtlib/rt_trap.c).
+ *
+ * The program's signals are blocked during the call (all but SIGTRAP
+ * and the faults, set_call_mask): they stay pending in the kernel, not
+ * in hunch, and arrive once the mask is back.
  */
 #include "eng_proc_int.h"
 
@@ -151,24 +155,55 @@ static int setup_frame(struct eng_proc *p, struct eng_thread *t,
 	return eng_set_regs(p, t->tid, &r, err);
 }
 
-/* SIGTRAP unblocked for the call (the old mask in *mask): an int3 hit
- * with SIGTRAP blocked (a thread inside pthread_create blocks every
- * signal) makes the kernel reset the process's SIGTRAP action to the
- * default, and our return is an int3; the rtlib's handler, finishing a
- * call for a dead hunch, would then never run. */
-static int call_mask(struct eng_proc *p, struct eng_thread *t,
-		     uint64_t *mask)
+/* Signals a call blocks: all but SIGKILL and SIGSTOP (the kernel
+ * cannot), the faults the callee itself may raise
+ * (a fault hit while blocked makes the kernel reset the program's
+ * handler to the default) and SIGTRAP (our return is an int3: hit with
+ * SIGTRAP blocked, the process's SIGTRAP action is reset to the default
+ * too, and the rtlib's handler, finishing a call for a dead hunch, would
+ * never run; a thread inside pthread_create blocks every signal).  The
+ * others stay pending in the kernel during the call instead of stopping
+ * the thread for hunch to hold (lost if hunch died then), and arrive
+ * when the mask is restored: by hunch after the call, or by the rtlib's
+ * handler from the save area if hunch died during it. */
+static uint64_t sig_bit(int sig)
 {
-	uint64_t m;
+	return 1ULL << (sig - 1);
+}
 
-	if (p->infcall_ret == 0)
+static uint64_t call_blocked(void)
+{
+	return ~(sig_bit(SIGKILL) | sig_bit(SIGSTOP) | sig_bit(SIGTRAP) |
+		 sig_bit(SIGSEGV) | sig_bit(SIGBUS) | sig_bit(SIGILL) |
+		 sig_bit(SIGFPE) | sig_bit(SIGSYS));
+}
+
+/* A parked signal (eng_sigpark.c) that the call can block is given back
+ * to the kernel by the call's first resume: resumed with a signal that
+ * is blocked, the kernel queues it again, siginfo and all.  Others (a
+ * SIGSTOP, SIGTRAP or fault the program sent itself) become owed. */
+static int first_signal(struct eng_proc *p, struct eng_thread *t)
+{
+	int sig = t->parked_sig;
+
+	if (!t->parked)
 		return 0;
-	if (ptrace(PTRACE_GETSIGMASK, t->tid, sizeof m, &m) != 0)
-		return -errno;
-	*mask = m;
-	m &= ~(1ULL << (SIGTRAP - 1));
-	return ptrace(PTRACE_SETSIGMASK, t->tid, sizeof m, &m) != 0 ? -errno
-								    : 0;
+	if ((call_blocked() & sig_bit(sig)) == 0) {
+		eng_unpark(p, t);
+		return 0;
+	}
+	t->parked = false;
+	t->requeued |= sig_bit(sig);   /* its stop was reported */
+	return sig;
+}
+
+/* Set the call's mask once the frame is there: killed before, the
+ * thread has its own mask; after, the save area restores it. */
+static int set_call_mask(struct eng_thread *t, uint64_t mask)
+{
+	mask = (mask | call_blocked()) & ~sig_bit(SIGTRAP);
+	return ptrace(PTRACE_SETSIGMASK, t->tid, sizeof mask, &mask) != 0
+		? -errno : 0;
 }
 
 /* Run the thread until the call returns; other events on the way are
@@ -178,7 +213,7 @@ static int run_call(struct eng_proc *p, struct eng_thread *t, uint64_t fn,
 		    struct hunch_err *err)
 {
 	int64_t deadline = now_ms() + p->infcall_timeout_ms;
-	int rc = eng_thread_cont(p, t, 0);
+	int rc = eng_thread_cont(p, t, first_signal(p, t));
 
 	if (rc == 0)
 		test_kill_point();
@@ -283,11 +318,14 @@ int eng_infcall(struct eng_proc *p, pid_t tid, uint64_t fn,
 	job_stopped = t->stop == SK_GROUP;
 	saved_step = t->step_over;  /* it may be parked on our int3 */
 	t->step_over = 0;
-	if ((rc = call_mask(p, t, &mask)) < 0)
-		rc = call_err(p, tid, fn, rc, "cannot unblock SIGTRAP", err);
+	if (ptrace(PTRACE_GETSIGMASK, tid, sizeof mask, &mask) != 0)
+		rc = call_err(p, tid, fn, -errno, "cannot read its signal "
+			      "mask", err);
 	else
 		rc = setup_frame(p, t, &saved, fn, args, nargs, mask, xs,
 				 xlen, err);
+	if (rc == 0 && (rc = set_call_mask(t, mask)) < 0)
+		call_err(p, tid, fn, rc, "cannot set its signal mask", err);
 	if (rc == 0) {
 		t->in_infcall = true;
 		rc = run_call(p, t, fn, err);
@@ -300,8 +338,7 @@ int eng_infcall(struct eng_proc *p, pid_t tid, uint64_t fn,
 	if (t->state == TS_STOPPED) {
 		eng_set_regs(p, tid, &saved, NULL);
 		eng_set_xstate(p, tid, xs, xlen);
-		if (p->infcall_ret != 0)
-			ptrace(PTRACE_SETSIGMASK, tid, sizeof mask, &mask);
+		ptrace(PTRACE_SETSIGMASK, tid, sizeof mask, &mask);
 		/* It now sits at the SIGSEGV signal-delivery-stop of the
 		 * return, from which an owed signal can be injected. */
 		t->step_over = saved_step;

@@ -9,6 +9,8 @@
  * a group-stop (job control) resumes with PTRACE_LISTEN so it stays
  * stopped for the program's point of view, a signal-delivery-stop
  * resumes with the program's signal, anything else with PTRACE_CONT 0.
+ * A signal-delivery-stop is normally *parked* (eng_sigpark.c): hunch
+ * never collected it, so the kernel still holds the signal.
  */
 #ifndef ENG_PROC_INT_H
 #define ENG_PROC_INT_H
@@ -48,9 +50,13 @@ struct eng_thread {
 	int pending[ENG_MAX_PENDING];  /* the program's signals, owed */
 	siginfo_t pending_si[ENG_MAX_PENDING];  /* and their siginfo */
 	int npending;
-	uint64_t requeued;      /* signals given back to the kernel while
-				   stopped (bit n-1: signal n): no second
-				   event when they stop it again */
+	uint64_t requeued;      /* signals given back to the kernel (bit
+				   n-1: signal n, see eng_infcall.c): no
+				   second event when they stop it again */
+	bool parked;            /* in a signal-delivery-stop hunch never
+				   collected: the kernel still holds
+				   parked_sig (eng_sigpark.c) */
+	int parked_sig;
 	bool stepping;          /* PTRACE_SINGLESTEP in flight */
 	bool deferred;          /* to resume once p->hold drops to 0 */
 	uint64_t hit_bp;        /* address of the int3 it stopped at */
@@ -119,8 +125,22 @@ struct eng_proc {
 /* eng_trap.c: where a thread stopped on the int3 at addr goes on (the
  * table's trampoline), 0 if that int3 is not a live trap point. */
 uint64_t eng_trap_target(struct eng_proc *p, uint64_t addr);
-/* Before a wait takes a thread's stop (see eng_trap.c). */
-void eng_trap_preempt(struct eng_proc *p, struct eng_thread *t);
+/* Before a wait takes a thread's SIGTRAP stop, peeked into *w (see
+ * eng_trap.c); true when the thread was sent on to its trampoline. */
+bool eng_trap_preempt(struct eng_proc *p, struct eng_thread *t,
+		      const siginfo_t *w);
+
+/* eng_sigpark.c: what a poll of t may do (see there). */
+enum eng_peek {
+	PEEK_QUIET,     /* nothing to take: do not waitpid */
+	PEEK_TAKE,      /* a report waitpid must take and eng_dispatch */
+	PEEK_PARKED,    /* t stopped in a signal-delivery-stop, parked */
+};
+enum eng_peek eng_sig_peek(struct eng_proc *p, struct eng_thread *t);
+/* Collect a parked stop: its signal becomes owed (hunch holds it). */
+void eng_unpark(struct eng_proc *p, struct eng_thread *t);
+/* HUNCH_TEST_KILL_AT=signal:N: count one signal stop taken. */
+void eng_test_kill_signal(const struct eng_proc *p);
 
 /* eng_ptrace.c */
 struct eng_thread *eng_thread_find(struct eng_proc *p, pid_t tid);
@@ -189,10 +209,15 @@ int eng_elf_check(const char *path, struct hunch_err *err);
 int eng_proc_status_field(pid_t pid, const char *field, char *buf,
 			  size_t len);
 
-/* eng_ptrace.c: the owed signals at a resume or detach: the first rides
- * on the current stop with its own siginfo when that stop is a
+/* eng_ptrace.c: the owed signals at a resume or detach: a parked
+ * signal rides on its own stop; else the first owed rides on the
+ * current stop with its own siginfo when that stop is a
  * signal-delivery-stop; the others are sent again.  Returns the signal
  * to pass to PTRACE_CONT/PTRACE_DETACH (0: none). */
 int eng_owed_signals(struct eng_proc *p, struct eng_thread *t);
+/* Remember a signal the program is owed (hunch holds it). */
+void eng_owe_signal(struct eng_thread *t, int sig, const siginfo_t *si);
+/* Queue ENG_EV_SIGNAL for sig on t unless it was given back before. */
+void eng_signal_event(struct eng_proc *p, struct eng_thread *t, int sig);
 
 #endif

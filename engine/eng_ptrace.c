@@ -5,7 +5,9 @@
  * We never call waitpid(-1): hunch (or a test) may have children of its
  * own, and a second eng_proc must not steal our reports.  Instead we poll
  * our own tids with WNOHANG and back off; new threads are learned from
- * clone events, whose child stop we then wait for by tid.
+ * clone events, whose child stop we then wait for by tid.  Each poll
+ * peeks first (eng_sig_peek): the program's signal-delivery-stops are
+ * left uncollected, so the kernel keeps their signal.
  */
 #include "eng_proc_int.h"
 
@@ -227,7 +229,7 @@ static enum eng_stop on_trap(struct eng_proc *p, struct eng_thread *t,
 
 /* Remember a signal the program is owed; several can pile up while a
  * thread runs an inferior call. */
-static void owe_signal(struct eng_thread *t, int sig, const siginfo_t *si)
+void eng_owe_signal(struct eng_thread *t, int sig, const siginfo_t *si)
 {
 	if (t->npending < ENG_MAX_PENDING) {
 		t->pending_si[t->npending] = *si;
@@ -243,16 +245,18 @@ static void owe_signal(struct eng_thread *t, int sig, const siginfo_t *si)
  * lost (proc_targets: pthread_exit hung under churn). */
 int eng_owed_signals(struct eng_proc *p, struct eng_thread *t)
 {
-	int sig = 0;
+	int sig = 0, i = 0;
 
-	for (int i = 0; i < t->npending; i++) {
-		if (i == 0 && t->sigstop_now) {
-			sig = t->pending[0];
-			ptrace(PTRACE_SETSIGINFO, t->tid, 0, &t->pending_si[0]);
-		} else {
-			syscall(SYS_tgkill, p->pid, t->tid, t->pending[i]);
-		}
+	if (t->parked) {        /* still the kernel's: it rides as it is */
+		sig = t->parked_sig;
+		t->parked = false;
+	} else if (t->npending > 0 && t->sigstop_now) {
+		sig = t->pending[0];
+		ptrace(PTRACE_SETSIGINFO, t->tid, 0, &t->pending_si[0]);
+		i = 1;
 	}
+	for (; i < t->npending; i++)
+		syscall(SYS_tgkill, p->pid, t->tid, t->pending[i]);
 	t->npending = 0;
 	return sig;
 }
@@ -286,46 +290,24 @@ static enum eng_stop infcall_end(struct eng_proc *p, struct eng_thread *t,
 	return SK_FAULT;
 }
 
-/* A signal for the program that stops a thread hunch keeps stopped
- * (all threads stopped for a commit) would be held by hunch until the
- * resume: the waitpid that reported it took it from the kernel, and a
- * hunch SIGKILLed meanwhile loses it.  So it is given back to the
- * kernel at once when its siginfo can be given back exactly: a queued
- * signal (sigqueue, timers, AIO: si_code < 0) is sent again to the
- * thread with rt_tgsigqueueinfo, and the stop resumed with none.  A
- * fault (a synchronous SIGSEGV...) needs nothing: resumed with no
- * signal, the instruction faults again.  kill/tgkill/raise signals stay
- * owed: the kernel refuses their si_code from another process, and a
- * tgkill from hunch carries hunch's pid, which glibc's SIGCANCEL
- * handler ignores (pthread_cancel was lost: proc_targets pthread_exit
- * hung).  Not during an inferior call (the signal would interrupt it
- * again at once), a step-over (hold), nor for stop signals and SIGTRAP. */
-static bool give_back(struct eng_proc *p, struct eng_thread *t, int sig,
-		      const siginfo_t *si)
+void eng_signal_event(struct eng_proc *p, struct eng_thread *t, int sig)
 {
-	uint64_t bit = 1ULL << (sig - 1);
-	siginfo_t q = *si;
+	uint64_t bit = sig >= 1 && sig <= 64 ? 1ULL << (sig - 1) : 0;
 
-	if (!p->want_stop || t->in_infcall || p->hold > 0 ||
-	    is_stop_signal(sig) || sig == SIGTRAP || sig == SIGKILL)
-		return false;
-	if (is_fault(sig, si)) {
-		t->requeued |= bit;
-		return true;
-	}
-	if (si->si_code >= 0 || si->si_code == SI_TKILL ||
-	    syscall(SYS_rt_tgsigqueueinfo, p->pid, t->tid, sig, &q) != 0)
-		return false;
-	t->requeued |= bit;
-	return true;
+	if (t->requeued & bit)  /* reported when it stopped t before */
+		t->requeued &= ~bit;
+	else
+		queue_simple(p, ENG_EV_SIGNAL, t->tid, 0, sig, false);
 }
 
+/* A signal-delivery-stop that was taken (not parked: see
+ * eng_sigpark.c): the waitpid took the signal from the kernel, so it is
+ * owed, and rides on the thread's resume. */
 static enum eng_stop on_signal(struct eng_proc *p, struct eng_thread *t,
 			       int sig)
 {
 	siginfo_t si;
 	enum eng_stop k;
-	bool again;
 
 	t->sigstop_now = true;  /* a signal can ride on the resume */
 	memset(&si, 0, sizeof(si));
@@ -338,14 +320,9 @@ static enum eng_stop on_signal(struct eng_proc *p, struct eng_thread *t,
 	}
 	if (t->in_infcall && (k = infcall_end(p, t, sig, &si)) != SK_NONE)
 		return k;
-	/* given back before: reported then already */
-	again = sig >= 1 && sig <= 64 && (t->requeued & (1ULL << (sig - 1)));
-	if (again)
-		t->requeued &= ~(1ULL << (sig - 1));
-	if (sig < 1 || sig > 64 || !give_back(p, t, sig, &si))
-		owe_signal(t, sig, &si);
-	if (!again)
-		queue_simple(p, ENG_EV_SIGNAL, t->tid, 0, sig, false);
+	eng_owe_signal(t, sig, &si);
+	eng_signal_event(p, t, sig);
+	eng_test_kill_signal(p);
 	return SK_SIGNAL;
 }
 
@@ -434,13 +411,16 @@ int eng_wait_thread(struct eng_proc *p, struct eng_thread *t,
 	int64_t deadline = now_ms() + timeout_ms;
 	long ns = 20000;
 	pid_t tid = t->tid;
+	enum eng_peek pk;
 	int status, rc;
 
 	for (;;) {
 		if (t->state == TS_GONE)
 			return -ECHILD;
-		eng_trap_preempt(p, t);
-		rc = waitpid_nohang(tid, &status);
+		pk = eng_sig_peek(p, t);
+		if (pk == PEEK_PARKED)
+			return 0;
+		rc = pk == PEEK_TAKE ? waitpid_nohang(tid, &status) : 0;
 		if (rc < 0) {
 			lost(p, t);
 			return -ECHILD;
@@ -470,19 +450,21 @@ int eng_wait_any(struct eng_proc *p, int timeout_ms, pid_t *tid_out)
 			size_t i = (p->wait_next + k) % p->nth;
 			struct eng_thread *t = p->th[i];
 			pid_t tid = t->tid;
+			enum eng_peek pk;
 
 			if (t->state == TS_GONE)
 				continue;
 			any = true;
-			eng_trap_preempt(p, t);
-			rc = waitpid_nohang(tid, &status);
+			pk = eng_sig_peek(p, t);
+			rc = pk == PEEK_TAKE ? waitpid_nohang(tid, &status) : 0;
 			if (rc < 0) {
 				lost(p, t);
 				continue;
 			}
-			if (rc > 0) {
+			if (rc > 0 || pk == PEEK_PARKED) {
 				p->wait_next = i + 1;
-				eng_dispatch(p, t, status);
+				if (rc > 0)
+					eng_dispatch(p, t, status);
 				*tid_out = tid;
 				return 0;
 			}
@@ -497,7 +479,11 @@ int eng_wait_any(struct eng_proc *p, int timeout_ms, pid_t *tid_out)
 
 int eng_thread_cont(struct eng_proc *p, struct eng_thread *t, int sig)
 {
-	(void)p;
+	if (t->parked) {        /* never drop a parked signal: owe it */
+		eng_unpark(p, t);
+		if (t->state != TS_STOPPED)
+			return 0;  /* it died meanwhile: waitpid says so */
+	}
 	if (ptrace(PTRACE_CONT, t->tid, 0, (void *)(long)sig) != 0 &&
 	    errno != ESRCH)
 		return -errno;

@@ -13,7 +13,7 @@
  * result per thread held so).
  *
  * So before any wait takes such a stop, hunch peeks at it (WNOWAIT, the
- * signal stays in the kernel), sets the thread's %rip to the trampoline
+ * signal stays in the kernel; eng_sigpark.c peeks, for every signal), sets the thread's %rip to the trampoline
  * and only then takes the stop, owing nothing.  Killed before the %rip is
  * set, the kernel delivers the SIGTRAP and the rtlib's handler does the
  * work; killed after, the SIGTRAP arrives at the trampoline itself, which
@@ -26,7 +26,6 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/ptrace.h>
-#include <sys/wait.h>
 
 #include "hunch_abi.h"
 
@@ -57,25 +56,22 @@ uint64_t eng_trap_target(struct eng_proc *p, uint64_t addr)
 	return 0;
 }
 
-void eng_trap_preempt(struct eng_proc *p, struct eng_thread *t)
+bool eng_trap_preempt(struct eng_proc *p, struct eng_thread *t,
+		      const siginfo_t *w)
 {
 	struct user_regs_struct r;
-	siginfo_t w, si;
+	siginfo_t si;
 	uint64_t to;
 
-	if (p->trap_table == 0 || t->trap_sent || t->state != TS_RUNNING)
-		return;
-	memset(&w, 0, sizeof w);
-	if (waitid(P_PID, (id_t)t->tid, &w,
-		   WSTOPPED | WNOHANG | WNOWAIT | __WALL) != 0 ||
-	    w.si_pid != t->tid || w.si_code != CLD_TRAPPED ||
-	    w.si_status != SIGTRAP)
-		return;        /* not a signal-delivery-stop for SIGTRAP */
+	if (p->trap_table == 0 || t->trap_sent || t->state != TS_RUNNING ||
+	    w->si_code != CLD_TRAPPED || w->si_status != SIGTRAP)
+		return false;  /* not a signal-delivery-stop for SIGTRAP */
 	if (ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) != 0 ||
 	    si.si_code != SI_KERNEL || eng_get_regs(p, t->tid, &r, NULL) < 0 ||
 	    (to = eng_trap_target(p, r.rip - 1)) == 0)
-		return;
+		return false;
 	r.rip = to;
 	if (eng_set_regs(p, t->tid, &r, NULL) == 0)
 		t->trap_sent = true;
+	return t->trap_sent;
 }

@@ -10,6 +10,23 @@
  *   inst_sigkill PROGRAM MS...
  *   inst_sigkill --infcall-read PROGRAM
  *   inst_sigkill --infcall-time PROGRAM   1000 calls each way, timed
+ *   inst_sigkill --kill-signal PROGRAM COUNT INCOMMIT INFCALLS
+ *        the deterministic form: hunch SIGKILLs itself right after
+ *        its signal-delivery-stop N (HUNCH_TEST_KILL_AT=signal:N) for
+ *        N = 0..COUNT-1, then after the one N seen while it kept every
+ *        thread stopped (signal-in-commit:N) for N = 0..INCOMMIT-1; the
+ *        target ("tkill" variant) tgkills SIGUSR2 and queues SIGRTMIN
+ *        300 times each: both must arrive exactly once.  Then, with
+ *        hunch stopping the target and calling hunchrt_ping on it in a
+ *        loop instead of committing (so calls start on threads stopped
+ *        by a signal), once to the end and killed during its call N
+ *        (infcall:N) for N = 0..INFCALLS-1.
+ *   inst_sigkill --kill-step SIGDL K KILLS
+ *        progs/inst_sigdl.c dlopens libm in a loop (hunch steps over
+ *        its r_brk int3 at each hit) while this process queues K
+ *        SIGRTMIN to it: all K arrive exactly once with hunch alive,
+ *        and after hunch killed itself at its signal stop N taken
+ *        during a step (signal-in-step:N), N = 0..KILLS-1.
  *   inst_sigkill --kill-dlopen DLOPEN EXPECTED
  *        the dlopen target waits for a file before its dlopen; hunch
  *        is SIGKILLed meanwhile, its int3 on r_brk left in place: the
@@ -24,6 +41,7 @@
 #include "inst_util.h"
 #include "tap.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -102,6 +120,258 @@ static int run(const char *prog, int ms)
 		return -1;
 	}
 	return WIFSIGNALED(st) ? 1 : 0;
+}
+
+static const char tkill_expected[] =
+	"ready\nusr2 300 bad 0 rt 300 rt_sum 44850 s 134850\n";
+
+/* --kill-signal's hunch, calling hunchrt_ping on every stop. */
+static void infcall_churn(struct tgt *t, pid_t pid)
+{
+	uint64_t fn = eng_shm_entry(t->shm, HUNCH_RT_ENTRY_PING), ret = 0;
+	struct hunch_err err;
+
+	while (!t->ended) {
+		if (eng_stop_all(t->p, NULL) == 0 && !eng_proc_ended(t->p) &&
+		    (eng_infcall(t->p, pid, fn, (uint64_t[]){ 1 }, 1, &ret,
+				 &err) < 0 || ret != 2)) {
+			fprintf(stderr, "inferior call: %s (returned %llu)\n",
+				err.msg, (unsigned long long)ret);
+			_exit(4);
+		}
+		eng_resume_all(t->p, NULL);
+		tgt_pump(t, 1);
+	}
+}
+
+/* hunch for --kill-signal: churn commits (or calls) until the hook
+ * kills it. */
+static void kill_signal_child(const char *prog, const char *at,
+			      bool calls, int out_fd, int pidw)
+{
+	char *argv[] = { (char *)prog, "300", "tkill", NULL };
+	struct fn_ctr *c;
+	size_t n;
+	struct tgt t;
+	pid_t pid;
+
+	if (tgt_launch_fds(&t, prog, argv, -1, out_fd) < 0)
+		_exit(2);
+	pid = eng_proc_pid(t.p);
+	if (write(pidw, &pid, sizeof pid) != sizeof pid)
+		_exit(2);
+	c = fns_prepare(&t, "sl_f", &n);
+	setenv("HUNCH_TEST_KILL_AT", at, 1);
+	eng_resume_all(t.p, NULL);
+	if (calls)
+		infcall_churn(&t, pid);
+	while (!t.ended) {
+		fns_instrument(&t, c, n, IM_COUNTERS);
+		tgt_pump(&t, 1);
+		fns_remove(&t, c, n);
+		tgt_pump(&t, 1);
+	}
+	/* not killed: the target ended while traced (hunch reaped it) */
+	if (t.status != 0)
+		fprintf(stderr, "the target ended with %d\n", t.status);
+	_exit(t.status == 0 ? 3 : 5);
+}
+
+/* One kill: 1 killed by the hook and the output exact, 0 not killed
+ * (the target ended first), -1 wrong. */
+static int kill_signal_run(const char *prog, const char *at, bool calls)
+{
+	int out[2], pw[2], st = 0, tst = 0;
+	pid_t hunch, target = 0;
+	char buf[512];
+	size_t len = 0;
+	ssize_t k;
+
+	if (pipe(out) < 0 || pipe(pw) < 0)
+		return -1;
+	hunch = fork();
+	if (hunch == 0) {
+		close(out[0]);
+		close(pw[0]);
+		kill_signal_child(prog, at, calls, out[1], pw[1]);
+	}
+	close(out[1]);
+	close(pw[1]);
+	if (read(pw[0], &target, sizeof target) != sizeof target)
+		target = 0;
+	close(pw[0]);
+	waitpid(hunch, &st, 0);
+	while (len < sizeof buf - 1 &&
+	       (k = read(out[0], buf + len, sizeof buf - 1 - len)) > 0)
+		len += (size_t)k;
+	buf[len] = 0;
+	close(out[0]);
+	if (target > 0)
+		waitpid(target, &tst, 0);
+	if (target <= 0 || !WIFEXITED(tst) || WEXITSTATUS(tst) != 0 ||
+	    strcmp(buf, tkill_expected) != 0 ||
+	    (WIFEXITED(st) && WEXITSTATUS(st) != 3)) {
+		tap_diag("%s: hunch status 0x%x, target status 0x%x, "
+			 "output: %s", at, st, tst, buf);
+		return -1;
+	}
+	return WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL;
+}
+
+/* Runs of one kind: how many were killed, how many wrong. */
+static void kill_signal_sweep(const char *prog, const char *kind, int count,
+			      bool calls, int *killed, int *bad)
+{
+	char at[48];
+	int rc;
+
+	*killed = *bad = 0;
+	for (int n = 0; n < count; n++) {
+		snprintf(at, sizeof at, "%s:%d", kind, n);
+		rc = kill_signal_run(prog, at, calls);
+		*killed += rc > 0;
+		*bad += rc < 0;
+	}
+}
+
+static void kill_signal(const char *prog, int count, int incommit,
+			int infcalls)
+{
+	int killed, bad;
+
+	kill_signal_sweep(prog, "signal", count, false, &killed, &bad);
+	tap_eq(killed, count, "kill-signal: hunch killed itself at each of "
+	       "its first %d signal stops", count);
+	tap_eq(bad, 0, "kill-signal: every tgkill'd and queued signal "
+	       "arrived exactly once after each kill");
+	kill_signal_sweep(prog, "signal-in-commit", incommit, false, &killed,
+			  &bad);
+	/* A signal beats the interrupt of a commit often, not always: the
+	 * target may end first, so only the exactness is required. */
+	tap_diag("kill-signal: %d of %d runs killed at a signal stop taken "
+		 "while every thread was kept stopped", killed, incommit);
+	tap_eq(bad, 0, "kill-signal: exactly once too when killed with "
+	       "the thread kept stopped for a commit");
+	tap_eq(kill_signal_run(prog, "infcall:-1", true), 0, "kill-signal: "
+	       "exactly once with an inferior call at every stop");
+	kill_signal_sweep(prog, "infcall", infcalls, true, &killed, &bad);
+	tap_eq(killed, infcalls, "kill-signal: hunch killed during each of "
+	       "its first %d inferior calls", infcalls);
+	tap_eq(bad, 0, "kill-signal: exactly once after each kill during "
+	       "an inferior call");
+}
+
+/* hunch for --kill-step: follow the target's libraries to its end. */
+static void kill_step_child(char *const *argv, const char *at, int out_fd,
+			    int pidw)
+{
+	struct tgt t;
+	pid_t pid;
+
+	if (tgt_launch_fds(&t, argv[0], argv, -1, out_fd) < 0)
+		_exit(2);
+	pid = eng_proc_pid(t.p);
+	if (write(pidw, &pid, sizeof pid) != sizeof pid)
+		_exit(2);
+	setenv("HUNCH_TEST_KILL_AT", at, 1);
+	eng_resume_all(t.p, NULL);
+	while (!t.ended)
+		tgt_pump(&t, 10);
+	if (t.status != 0)
+		fprintf(stderr, "the target ended with %d\n", t.status);
+	_exit(t.status == 0 ? 3 : 5);
+}
+
+/* Queue k SIGRTMIN (values 0..k-1) to pid once it printed "ready",
+ * paced: sent at once, they would all be delivered before the program
+ * runs again (pending signals are taken at each return to user mode),
+ * and none would meet a step. */
+static void flood(pid_t pid, int fd, long k, char *buf, size_t *len,
+		  size_t cap)
+{
+	ssize_t n;
+
+	while (strstr(buf, "ready\n") == NULL && *len < cap - 1 &&
+	       (n = read(fd, buf + *len, cap - 1 - *len)) > 0) {
+		*len += (size_t)n;
+		buf[*len] = 0;
+	}
+	for (long i = 0; i < k; i++) {
+		union sigval v = { .sival_int = (int)i };
+
+		while (sigqueue(pid, SIGRTMIN, v) != 0)
+			if (errno != EAGAIN)
+				return;
+			else
+				usleep(100);
+		usleep(20);
+	}
+}
+
+/* One run: 1 killed and exact, 0 not killed and exact, -1 wrong. */
+static int kill_step_run(const char *prog, long k, const char *at)
+{
+	char ks[24], want[96], buf[512] = "";
+	char *argv[] = { (char *)prog, ks, "libm.so.6", NULL };
+	int out[2], pw[2], st = 0, tst = 0;
+	pid_t hunch, target = 0;
+	size_t len = 0;
+	ssize_t n;
+
+	snprintf(ks, sizeof ks, "%ld", k);
+	snprintf(want, sizeof want, "ready\nrt %ld sum %ld\n", k,
+		 k * (k - 1) / 2);
+	if (pipe(out) < 0 || pipe(pw) < 0)
+		return -1;
+	hunch = fork();
+	if (hunch == 0) {
+		close(out[0]);
+		close(pw[0]);
+		kill_step_child(argv, at, out[1], pw[1]);
+	}
+	close(out[1]);
+	close(pw[1]);
+	if (read(pw[0], &target, sizeof target) != sizeof target)
+		target = 0;
+	close(pw[0]);
+	if (target > 0)
+		flood(target, out[0], k, buf, &len, sizeof buf);
+	waitpid(hunch, &st, 0);
+	while (len < sizeof buf - 1 &&
+	       (n = read(out[0], buf + len, sizeof buf - 1 - len)) > 0)
+		len += (size_t)n;
+	buf[len] = 0;
+	close(out[0]);
+	if (target > 0)
+		waitpid(target, &tst, 0);
+	if (target <= 0 || !WIFEXITED(tst) || WEXITSTATUS(tst) != 0 ||
+	    strcmp(buf, want) != 0 || (WIFEXITED(st) && WEXITSTATUS(st) != 3)) {
+		tap_diag("%s: hunch status 0x%x, target status 0x%x, "
+			 "output: %s", at, st, tst, buf);
+		return -1;
+	}
+	return WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL;
+}
+
+static void kill_step(const char *prog, long k, int kills)
+{
+	int killed = 0, bad = 0, rc;
+	char at[48];
+
+	tap_eq(kill_step_run(prog, k, "none"), 0, "kill-step: %ld signals "
+	       "queued during dlopen loops arrived exactly once", k);
+	for (int n = 0; n < kills; n++) {
+		snprintf(at, sizeof at, "signal-in-step:%d", n);
+		rc = kill_step_run(prog, k, at);
+		killed += rc > 0;
+		bad += rc < 0;
+	}
+	/* how many steps meet a signal depends on the scheduling: a run
+	 * whose steps meet fewer than N+1 is not killed */
+	tap_ok(killed >= 1, "kill-step: hunch killed at a signal stop "
+	       "during a step in %d of %d runs", killed, kills);
+	tap_eq(bad, 0, "kill-step: exactly once after each kill during a "
+	       "step");
 }
 
 static void infcall_child(const char *prog, int in_fd, int out_fd, int pidw)
@@ -280,6 +550,21 @@ int main(int argc, char **argv)
 	if (argc == 4 && strcmp(argv[1], "--kill-dlopen") == 0) {
 		prctl(PR_SET_CHILD_SUBREAPER, 1);
 		kill_dlopen(argv[2], argv[3]);
+		return tap_done();
+	}
+
+	if (argc == 6 && strcmp(argv[1], "--kill-signal") == 0) {
+		prctl(PR_SET_CHILD_SUBREAPER, 1);
+		signal(SIGPIPE, SIG_IGN);
+		kill_signal(argv[2], atoi(argv[3]), atoi(argv[4]),
+			    atoi(argv[5]));
+		return tap_done();
+	}
+
+	if (argc == 5 && strcmp(argv[1], "--kill-step") == 0) {
+		prctl(PR_SET_CHILD_SUBREAPER, 1);
+		signal(SIGPIPE, SIG_IGN);
+		kill_step(argv[2], atol(argv[3]), atoi(argv[4]));
 		return tap_done();
 	}
 
