@@ -43,6 +43,7 @@
 #include "jnl_read.h"
 #include "pc_search.h"
 #include "src_replay.h"
+#include "src_replay_ckpt.h"
 
 static const char *hyp_path = "hypotheses/default.json";
 
@@ -159,6 +160,69 @@ static void played_free(struct played *p)
 	pc_restree_free(p->res);
 }
 
+static double cpu_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* One tick as the dashboard plays it: then maybe a checkpoint. */
+static void tick_ck(struct src_replay *rp, struct played *p,
+		    struct rp_ckpts *ck)
+{
+	double c0 = cpu_s();
+
+	pc_consult_tick(p->pc);
+	src_replay_actions(rp, p->pc);
+	rp_ckpts_tick(ck, p->pc, cpu_s() - c0, 0);
+}
+
+#define NSEEKS 20
+
+/* The dashboard's backward seeks: play to the end keeping checkpoints,
+ * then go back to NSEEKS times spread over the journal, last first
+ * (each in the middle of a twentieth: between checkpoints). */
+static int seeks(struct src_replay *rp, struct played *p, FILE *out)
+{
+	struct rp_ckpts *ck = rp_ckpts_new(rp, RP_CKPT_BUDGET,
+					   RP_CKPT_SPACING);
+	size_t n = src_replay_ticks(rp);
+	double t0 = now_s(), tplay, worst = 0, sum = 0;
+
+	p->res = pc_restree_new();
+	p->pc = pc_consult_new(p->cfg, src_replay_source(rp), p->res);
+	pc_consult_start(p->pc);
+	src_replay_actions(rp, p->pc);
+	rp_ckpts_tick(ck, p->pc, 0, 0);
+	while (!src_replay_done(rp) && !pc_consult_ended(p->pc))
+		tick_ck(rp, p, ck);
+	tplay = now_s() - t0;
+	for (int i = NSEEKS - 1; i >= 0; i--) {
+		long target = (long)((2 * i + 1) * n / (2 * NSEEKS));
+		double s0 = now_s(), d;
+		const struct rp_ckpt *k = rp_ckpts_find(ck, target);
+		struct pc_consult *pc;
+
+		if (k == NULL)
+			return 1;
+		pc = rp_ckpts_restore(ck, k);
+		pc_consult_free(p->pc);
+		p->pc = pc;
+		while (src_replay_tick(rp) < target && !src_replay_done(rp))
+			tick_ck(rp, p, ck);
+		d = now_s() - s0;
+		sum += d;
+		worst = d > worst ? d : worst;
+	}
+	fprintf(out, "%f %f %f %zu %zu\n", tplay, worst, sum / NSEEKS,
+		rp_ckpts_count(ck), rp_ckpts_bytes(ck));
+	rp_ckpts_free(ck);
+	played_free(p);
+	return 0;
+}
+
 /* In the child: the phase's times, printed to `out` (seconds). */
 static int phase(const char *path, const char *what, FILE *out)
 {
@@ -194,6 +258,8 @@ static int phase(const char *path, const char *what, FILE *out)
 		fprintf(stderr, "%s\n", e.msg);
 		return 1;
 	}
+	if (strcmp(what, "seek") == 0)
+		return seeks(rp, &p, out);
 	t1 = now_s();
 	play_all(rp, &p);
 	t2 = now_s();
@@ -235,8 +301,10 @@ static int measure(const char *path, const char *what, char *line,
 
 static int report(const char *path)
 {
-	char a[256], b[256], c[256];
-	long ra, rb, rc;
+	char a[256], b[256], c[256], d[256];
+	long ra, rb, rc, rd;
+	double tck, worst, mean;
+	size_t nck, ckbytes;
 	double ti, tplay, tseek, tb, ti2;
 	size_t nticks, nrec;
 	int unrec;
@@ -244,8 +312,10 @@ static int report(const char *path)
 
 	if (stat(path, &sb) != 0 || measure(path, "index", a, sizeof(a), &ra) ||
 	    measure(path, "replay", b, sizeof(b), &rb) ||
-	    measure(path, "baseline", c, sizeof(c), &rc))
+	    measure(path, "baseline", c, sizeof(c), &rc) ||
+	    measure(path, "seek", d, sizeof(d), &rd))
 		return -1;
+	sscanf(d, "%lf %lf %lf %zu %zu", &tck, &worst, &mean, &nck, &ckbytes);
 	sscanf(a, "%lf %zu", &ti, &nticks);
 	sscanf(b, "%lf %lf %lf %d", &ti2, &tplay, &tseek, &unrec);
 	sscanf(c, "%lf %zu", &tb, &nrec);
@@ -254,6 +324,12 @@ static int report(const char *path)
 	       tb, rc / 1024.0, (double)rc / (double)rb, tb / ti);
 	printf("  (replay peak RSS %.1f MB; %d enables answered \"not recorded\")\n",
 	       rb / 1024.0, unrec);
+	printf("  checkpoints: play all keeping them %.2f s (without: %.2f s), "
+	       "%zu checkpoints, %.1f MB; %d backward seeks: worst %.0f ms, "
+	       "mean %.0f ms (rewind + play from the start: %.0f ms to the "
+	       "end); peak RSS %.1f MB (without checkpoints %.1f MB)\n",
+	       tck, tplay, nck, ckbytes / 1e6, NSEEKS, worst * 1e3,
+	       mean * 1e3, tseek * 1e3, rd / 1024.0, rb / 1024.0);
 	return 0;
 }
 
