@@ -814,6 +814,20 @@ static int open_tick(void)
 	return fd;
 }
 
+/* HUNCH_REPLAY_CKPT_MS: CPU milliseconds of play between checkpoints
+ * (RP_CKPT_SPACING unless set; the tests set 0: one at every tick). */
+static double ckpt_spacing(void)
+{
+	const char *s = getenv("HUNCH_REPLAY_CKPT_MS");
+	char *end;
+	double v;
+
+	if (s == NULL || *s == '\0')
+		return RP_CKPT_SPACING;
+	v = strtod(s, &end);
+	return *end != '\0' || !(v >= 0) ? RP_CKPT_SPACING : v / 1000;
+}
+
 static void init(struct ui *u, struct ui_replay *x,
 		 const struct ui_replay_opts *o)
 {
@@ -832,7 +846,9 @@ static void init(struct ui *u, struct ui_replay *x,
 	ui_where_init(&u->where);
 	ui_log_init(&u->log, LOG_LINES);
 	src_replay_set_output(o->rp, on_output, u);
-	x->ck = rp_ckpts_new(o->rp, RP_CKPT_BUDGET, RP_CKPT_SPACING);
+	x->ck = rp_ckpts_new(o->rp, RP_CKPT_BUDGET, ckpt_spacing());
+	if (x->ck == NULL)
+		abort();
 }
 
 static void finish(struct ui *u, int sigfd, int tfd, const sigset_t *old)
