@@ -20,6 +20,15 @@ struct rp_resmark {
 	uint64_t addr, tag;
 };
 
+/* Marks of every resource, shared by the checkpoints that differ from
+ * it in a few resources only (after the first discoveries a tree
+ * changes little: threads come and go). */
+struct rp_resbase {
+	int refs;
+	size_t n;
+	struct rp_resmark *m;        /* resources 1..n */
+};
+
 /* Where the replay source stood (its play state after a tick). */
 struct rp_pos {
 	long cur;
@@ -40,8 +49,11 @@ struct rp_ckpt {
 	size_t user;
 	struct pc_consult *pc;       /* log lines not copied (nlog 0) */
 	size_t nlog;                 /* the first nlog lines of arch */
-	struct rp_resmark *res;      /* resources 1..nres */
-	size_t nres;
+	size_t nres;                 /* resources 1..nres */
+	struct rp_resbase *base;     /* their marks: the base's, */
+	uint32_t *diff_id;           /* but for these (by id) */
+	struct rp_resmark *diff;
+	size_t ndiff;
 	struct rp_pos pos;
 	size_t bytes;
 };
@@ -56,6 +68,7 @@ struct rp_ckpts {
 	char **arch;                 /* the recording's consultant log */
 	size_t narch, caparch;
 	size_t arch_bytes;
+	struct rp_resbase *base;     /* the latest base (one reference) */
 };
 
 struct rp_ckpts *rp_ckpts_new(struct src_replay *r, size_t budget,
@@ -80,17 +93,30 @@ static void pos_free(struct rp_pos *p)
 	free(p->enc_cursor);
 }
 
-static void ckpt_free(struct rp_ckpt *k)
+static void base_put(struct rp_ckpts *c, struct rp_resbase *b)
+{
+	if (b == NULL || --b->refs > 0)
+		return;
+	c->bytes -= b->n * sizeof(*b->m);
+	free(b->m);
+	free(b);
+}
+
+static void ckpt_free(struct rp_ckpts *c, struct rp_ckpt *k)
 {
 	pc_consult_free(k->pc);
-	free(k->res);
+	base_put(c, k->base);
+	free(k->diff_id);
+	free(k->diff);
 	pos_free(&k->pos);
 }
 
 void rp_ckpts_clear(struct rp_ckpts *c)
 {
 	for (size_t i = 0; i < c->n; i++)
-		ckpt_free(&c->k[i]);
+		ckpt_free(c, &c->k[i]);
+	base_put(c, c->base);
+	c->base = NULL;
 	for (size_t i = 0; i < c->narch; i++)
 		free(c->arch[i]);
 	c->n = c->narch = 0;
@@ -155,23 +181,84 @@ static void pos_save(struct rp_pos *p, const struct src_replay *r,
 		  r->nenc * sizeof(size_t);
 }
 
-static struct rp_resmark *res_mark(const struct pc_restree *t, size_t *n,
-				   size_t *bytes)
+static struct rp_resmark mark_of(const struct pc_restree *t, size_t id)
 {
-	struct rp_resmark *m;
+	const struct pc_res *x = pc_res_get(t, (pc_res_id)id);
 
-	*n = pc_restree_count(t);
-	m = malloc((*n + 1) * sizeof(*m));
-	if (m == NULL)
-		abort();
-	*bytes += *n * sizeof(*m);
-	for (size_t id = 1; id <= *n; id++) {
-		const struct pc_res *x = pc_res_get(t, (pc_res_id)id);
+	return (struct rp_resmark){ (uint32_t)x->nchildren, x->retired,
+				    x->addr, x->tag };
+}
 
-		m[id - 1] = (struct rp_resmark){ (uint32_t)x->nchildren,
-						 x->retired, x->addr, x->tag };
+static bool same_mark(const struct rp_resmark *a, const struct rp_resmark *b)
+{
+	return a->nchildren == b->nchildren && a->retired == b->retired &&
+	       a->addr == b->addr && a->tag == b->tag;
+}
+
+/* Resources whose marks differ from the latest base's (or that it has
+ * not); -1 when over n/8: then a new base is cheaper. */
+static long count_diff(const struct rp_ckpts *c, const struct pc_restree *t,
+		       size_t n)
+{
+	const struct rp_resbase *b = c->base;
+	size_t d;
+
+	if (b == NULL || b->n > n)
+		return -1;
+	d = n - b->n;
+	for (size_t id = 1; id <= b->n && d <= n / 8; id++) {
+		struct rp_resmark m = mark_of(t, id);
+
+		d += !same_mark(&m, &b->m[id - 1]);
 	}
-	return m;
+	return d <= n / 8 ? (long)d : -1;
+}
+
+static void new_base(struct rp_ckpts *c, const struct pc_restree *t,
+		     size_t n)
+{
+	struct rp_resbase *b = calloc(1, sizeof(*b));
+
+	if (b == NULL || (b->m = malloc((n + 1) * sizeof(*b->m))) == NULL)
+		abort();
+	b->refs = 1;
+	b->n = n;
+	for (size_t id = 1; id <= n; id++)
+		b->m[id - 1] = mark_of(t, id);
+	c->bytes += n * sizeof(*b->m);
+	base_put(c, c->base);
+	c->base = b;
+}
+
+/* The tree's marks for checkpoint k: the latest base (a new one when
+ * too much changed) and the resources that differ from it. */
+static void res_mark(struct rp_ckpts *c, struct rp_ckpt *k,
+		     const struct pc_restree *t)
+{
+	size_t n = pc_restree_count(t), d = 0;
+	long nd = count_diff(c, t, n);
+
+	if (nd < 0) {
+		new_base(c, t, n);
+		nd = 0;
+	}
+	k->nres = n;
+	k->base = c->base;
+	k->base->refs++;
+	k->ndiff = (size_t)nd;
+	k->diff_id = malloc(((size_t)nd + 1) * sizeof(*k->diff_id));
+	k->diff = malloc(((size_t)nd + 1) * sizeof(*k->diff));
+	if (k->diff_id == NULL || k->diff == NULL)
+		abort();
+	k->bytes += (size_t)nd * (sizeof(*k->diff_id) + sizeof(*k->diff));
+	for (size_t id = 1; id <= n && d < (size_t)nd; id++) {
+		struct rp_resmark m = mark_of(t, id);
+
+		if (id > k->base->n || !same_mark(&m, &k->base->m[id - 1])) {
+			k->diff_id[d] = (uint32_t)id;
+			k->diff[d++] = m;
+		}
+	}
 }
 
 /* The consultant's new log lines join the archive (the same lines, in
@@ -214,7 +301,7 @@ static void thin(struct rp_ckpts *c)
 		for (size_t i = 1; i < c->n; i++) {
 			if (i % 2 == 1) {
 				c->bytes -= c->k[i].bytes;
-				ckpt_free(&c->k[i]);
+				ckpt_free(c, &c->k[i]);
 			} else {
 				c->k[w++] = c->k[i];
 			}
@@ -232,7 +319,7 @@ static void take(struct rp_ckpts *c, struct pc_consult *pc, size_t at,
 	k.pc = rp_consult_clone(pc, false, &k.bytes);
 	k.nlog = pc->nlog;
 	k.pc->nlog = 0;
-	k.res = res_mark(pc->res, &k.nres, &k.bytes);
+	res_mark(c, &k, pc->res);
 	pos_save(&k.pos, c->r, &k.bytes);
 	if (rp_grow(&c->k, &c->cap, c->n, sizeof(*c->k)) != 0)
 		abort();
@@ -319,19 +406,27 @@ static void pos_restore(struct src_replay *r, const struct rp_pos *p)
 		jnl_reader_seek(r->rd, r->tick_off[p->cur + 1]);
 }
 
+static void set_mark(struct pc_restree *t, size_t id,
+		     const struct rp_resmark *m)
+{
+	/* as pc_where.c does: the tree hands out const pointers */
+	struct pc_res *x = (struct pc_res *)pc_res_get(t, (pc_res_id)id);
+
+	x->nchildren = m->nchildren;
+	x->retired = m->retired;
+	x->addr = m->addr;
+	x->tag = m->tag;
+}
+
 static void res_restore(struct pc_restree *t, const struct rp_ckpt *k)
 {
-	pc_restree_truncate(t, k->nres);
-	for (size_t id = 1; id <= k->nres; id++) {
-		/* as pc_where.c does: the tree hands out const pointers */
-		struct pc_res *x = (struct pc_res *)pc_res_get(t, (pc_res_id)id);
-		const struct rp_resmark *m = &k->res[id - 1];
+	size_t nb = k->base->n < k->nres ? k->base->n : k->nres;
 
-		x->nchildren = m->nchildren;
-		x->retired = m->retired;
-		x->addr = m->addr;
-		x->tag = m->tag;
-	}
+	pc_restree_truncate(t, k->nres);
+	for (size_t id = 1; id <= nb; id++)
+		set_mark(t, id, &k->base->m[id - 1]);
+	for (size_t i = 0; i < k->ndiff; i++)
+		set_mark(t, k->diff_id[i], &k->diff[i]);
 }
 
 struct pc_consult *rp_ckpts_restore(struct rp_ckpts *c,
@@ -352,6 +447,10 @@ struct pc_consult *rp_ckpts_restore(struct rp_ckpts *c,
 	pc->log_fn = NULL;
 	pc->log_arg = NULL;
 	c->since = 0;
+	/* checkpoints taken from here on differ little from this one's */
+	k->base->refs++;
+	base_put(c, c->base);
+	c->base = k->base;
 	return pc;
 }
 

@@ -5,12 +5,19 @@
  * replay time on by the real time passed times the speed (0.5x to
  * 100x), and the consultant is ticked over every recorded tick up to
  * it, exactly as `hunch replay --batch` ticks it.  Pause stops the clock.
- * A seek forward plays on to the target time at once; a seek backward
- * throws the consultant and the resource tree away and plays the journal
- * again from its start (rewinding the replay source, not reading the
- * index again): the search is deterministic, so the state at time t is
- * the same whichever way it was reached.  bench/README.md has how long
- * a seek to the end of a 10-minute journal takes.
+ * A seek forward plays on to the target time at once.  A seek backward
+ * restores the latest checkpoint before the target (src_replay_ckpt.h:
+ * the consultant, the tree and the source as they were at a tick) and
+ * plays on from there: the search is deterministic, so the state at
+ * time t is the same whichever way it was reached.  Checkpoints are
+ * taken while the search shown is the recording's own; a key that
+ * steers it (an experiment, a metric, a tunable, a reload) stops that
+ * until the next seek back, and one that changes the configuration
+ * drops them all (the next backward seek plays from the start again,
+ * under the new configuration).  The log is given back from an archive
+ * of the recording's lines.  The Histograms pane's curves are view
+ * state: kept across seeks, enabled again in the search shown.
+ * bench/journal/README.md has the times.
  *
  * The loop is the live dashboard's (ui_session.c) without a program:
  * one poll() over the terminal, a signalfd (SIGWINCH, SIGINT, SIGTERM,
@@ -63,6 +70,7 @@ struct ui_replay {
 	 * the last rebuild or restore, so checkpoints can be taken of it. */
 	bool pristine;
 	size_t nlines;               /* log lines since the rebuild */
+	uint64_t moves;              /* ticks played, rebuilds, restores */
 	struct rlog_line *arch;      /* the recording's log lines */
 	size_t narch, caparch;
 	double t_last;               /* the last recorded tick's time */
@@ -245,6 +253,7 @@ static void rebuild(struct ui *u)
 					       src_replay_source(x->o->rp), tree);
 	double c0 = cpu_now();
 
+	x->moves++;
 	free_search(u);
 	rp_ckpts_clear(x->ck);
 	arch_free(x);
@@ -278,6 +287,7 @@ static void restore(struct ui *u, const struct rp_ckpt *k)
 	size_t n = rp_ckpt_user(k);
 	struct pc_consult *pc = rp_ckpts_restore(x->ck, k);
 
+	x->moves++;
 	pc_consult_free(u->pc);   /* after: the new one has another address */
 	pc_steer_forget(u->pc);
 	u->pc = pc;
@@ -313,6 +323,7 @@ static bool step_tick(struct ui *u)
 	    pc_consult_ended(u->pc))
 		return false;
 	c0 = cpu_now();
+	u->replay->moves++;
 	pc_consult_tick(u->pc);
 	src_replay_actions(rp, u->pc);   /* the user's pauses, phases */
 	maybe_checkpoint(u, cpu_now() - c0);
@@ -404,10 +415,14 @@ static void seek(struct ui *u, double t)
 	if (t < played_now(u)) {
 		const struct rp_ckpt *k = rp_ckpts_find(x->ck, tick_at(u, t));
 
-		if (k != NULL)
+		if (k != NULL) {
 			restore(u, k);
-		else
+			ui_note(u, "%.1f s: back from the checkpoint at %.1f s",
+				t, played_now(u));
+		} else {
 			rebuild(u);
+			ui_note(u, "%.1f s: played again from the start", t);
+		}
 	}
 	play_to(u, t);
 	x->clock = t;
@@ -699,6 +714,7 @@ static int on_signals(struct ui *u, int sigfd)
  * a key that changes it, without changing the search shown, steered. */
 struct steer_sig {
 	const struct pc_consult *pc;
+	uint64_t moves;              /* the replay moved: not the user */
 	uint64_t search, cfg;
 };
 
@@ -710,7 +726,7 @@ static uint64_t mix(uint64_t h, uint64_t v)
 static struct steer_sig steer_sig(const struct ui *u)
 {
 	const struct pc_consult *pc = u->pc;
-	struct steer_sig g = { pc, 1469598103934665603ull,
+	struct steer_sig g = { pc, u->replay->moves, 1469598103934665603ull,
 			       1469598103934665603ull };
 
 	if (pc == NULL)
@@ -738,8 +754,8 @@ static void check_steered(struct ui *u, const struct steer_sig *before)
 	struct ui_replay *x = u->replay;
 	struct steer_sig after = steer_sig(u);
 
-	if (after.pc != before->pc)
-		return;   /* a seek: a search shown anew */
+	if (after.pc != before->pc || after.moves != before->moves)
+		return;   /* time moved (c, e, g, p): the replay's doing */
 	if (after.cfg != before->cfg) {
 		rp_ckpts_clear(x->ck);
 		arch_free(x);

@@ -46,6 +46,7 @@
 #include "src_replay_ckpt.h"
 
 static const char *hyp_path = "hypotheses/default.json";
+static double spacing = RP_CKPT_SPACING;
 
 static double now_s(void)
 {
@@ -186,8 +187,7 @@ static void tick_ck(struct src_replay *rp, struct played *p,
  * (each in the middle of a twentieth: between checkpoints). */
 static int seeks(struct src_replay *rp, struct played *p, FILE *out)
 {
-	struct rp_ckpts *ck = rp_ckpts_new(rp, RP_CKPT_BUDGET,
-					   RP_CKPT_SPACING);
+	struct rp_ckpts *ck = rp_ckpts_new(rp, RP_CKPT_BUDGET, spacing);
 	size_t n = src_replay_ticks(rp);
 	double t0 = now_s(), tplay, worst = 0, sum = 0;
 
@@ -342,6 +342,8 @@ int main(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--repeat") == 0 && i + 1 < argc)
 			k = atoi(argv[++i]);
+		else if (strcmp(argv[i], "--spacing-ms") == 0 && i + 1 < argc)
+			spacing = atof(argv[++i]) / 1000;
 		else if (strcmp(argv[i], "--hypotheses") == 0 && i + 1 < argc)
 			hyp_path = argv[++i];
 		else if (strcmp(argv[i], "--make") == 0 && i + 1 < argc)

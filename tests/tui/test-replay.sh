@@ -214,6 +214,9 @@ for ms in 0 ""; do
 		wait_screen seek ' end 1x ' >/dev/null
 		keys seek g 5 . 5 Enter
 		check_screen seek ' paused 1x +0:05\.5/' "$name: e, then g 5.5 goes back to 0:05.5"
+		# checkpoints were taken while g and e played forward
+		[ -n "$ms" ] && check_screen seek "^5\\.5 s: back from the checkpoint at $([ $j = sim ] && echo 5\\.4 || echo 5\\.[0-5]) s\$" \
+			"$name: the hint says which checkpoint it went back from: the tick before 5.5 s"
 		panes seek "$TMP/back"
 		tap_ok $(same_panes "$TMP/fwd" "$TMP/back") \
 			"$name: the search and where panes and the log after the backward seek are the ones played forward to 5.5 s"
