@@ -7,7 +7,7 @@
  * tick.  Playing from the start to go back in time costs about 1 s per
  * 10 minutes of journal (parsing JSON, mostly), so while a replay plays
  * forward this keeps copies of its state at ticks spaced by the CPU time
- * it took to play between them (40 ms at first): the consultant (its
+ * it took to play between them (20 ms at first): the consultant (its
  * searches, data manager, counters, log), what the resource tree looked
  * like (the tree itself is shared: resources are only ever added, so
  * going back truncates it), and where the replay source stood (tick,
@@ -40,7 +40,7 @@ struct rp_ckpts;
 struct rp_ckpt;
 
 #define RP_CKPT_BUDGET (64u << 20)   /* bytes of checkpoints, at most */
-#define RP_CKPT_SPACING 0.04         /* CPU seconds of play between them */
+#define RP_CKPT_SPACING 0.02         /* CPU seconds of play between them */
 
 /* Checkpoints of searches played on `r` (which must outlive them). */
 struct rp_ckpts *rp_ckpts_new(struct src_replay *r, size_t budget,

@@ -48,112 +48,30 @@
 #include "pc_search.h"
 #include "src_replay.h"
 #include "src_replay_ckpt.h"
+#include "ui_replay_int.h"
 
 #define TICK_MS 100
-#define LOG_LINES 20000
 
 static const double speeds[] = { 0.5, 1, 2, 5, 10, 20, 50, 100 };
 #define NSPEEDS (sizeof(speeds) / sizeof(speeds[0]))
 
-/* A log line of the recording's search, kept to give the log back as it
- * was at a checkpoint (the recording logs the same lines, in the same
- * order, on every pass). */
-struct rlog_line {
-	enum ui_log_kind kind;
-	char *text;
-};
-
-struct ui_replay {
-	const struct ui_replay_opts *o;
-	struct rp_ckpts *ck;         /* checkpoints for backward seeks */
-	/* The search shown is the recording's own: nobody steered it since
-	 * the last rebuild or restore, so checkpoints can be taken of it. */
-	bool pristine;
-	size_t nlines;               /* log lines since the rebuild */
-	uint64_t moves;              /* ticks played, rebuilds, restores */
-	struct rlog_line *arch;      /* the recording's log lines */
-	size_t narch, caparch;
-	double t_last;               /* the last recorded tick's time */
-	double clock;                /* the replay time shown */
-	int speed;                   /* index in speeds[] */
-	bool playing;
-	double real_last;            /* ui_now() when the clock last moved */
-	bool summed_up;              /* the end's bottlenecks are in the log */
-	bool typing;                 /* `g`: a time is being typed */
-	char typed[24];
-	size_t ntyped;
-};
-
 /* --- the consultant at the replay time ------------------------------- */
-
-static void arch_free(struct ui_replay *x)
-{
-	for (size_t i = 0; i < x->narch; i++)
-		free(x->arch[i].text);
-	x->narch = 0;
-}
-
-/* Every line the replay logs goes through here: counted, and while the
- * search is the recording's, archived the first time it is seen. */
-static void rlog(struct ui *u, enum ui_log_kind k, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void rlog(struct ui *u, enum ui_log_kind k, const char *fmt, ...)
-{
-	struct ui_replay *x = u->replay;
-	char buf[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	if (x->pristine && x->nlines == x->narch) {
-		struct rlog_line *a;
-
-		if (x->narch == x->caparch) {
-			size_t cap = x->caparch ? x->caparch * 2 : 1024;
-
-			if ((a = realloc(x->arch, cap * sizeof(*a))) == NULL)
-				abort();
-			x->arch = a;
-			x->caparch = cap;
-		}
-		x->arch[x->narch].kind = k;
-		if ((x->arch[x->narch++].text = strdup(buf)) == NULL)
-			abort();
-	}
-	x->nlines++;
-	ui_log_add(u, k, "%s", buf);
-}
-
-static void on_log(void *arg, double t, const char *line)
-{
-	(void)t;
-	rlog(arg, UI_LOG_HUNCH, "%s", line);
-}
-
-static void on_output(void *arg, double ts, int stream, const char *bytes,
-		      size_t len)
-{
-	(void)ts;
-	rlog(arg, stream ? UI_LOG_STDERR : UI_LOG_STDOUT, "%.*s",
-	     (int)(len > 1000 ? 1000 : len), bytes);
-}
 
 /* What the journal could not show, at the top of the log. */
 static void journal_notes(struct ui *u)
 {
 	struct src_replay *rp = u->replay->o->rp;
 
-	rlog(u, UI_LOG_HUNCH, "replaying %s: %zu ticks, %.1f s",
+	urp_log(u, UI_LOG_HUNCH, "replaying %s: %zu ticks, %.1f s",
 		   u->replay->o->journal, src_replay_ticks(rp),
 		   u->replay->t_last);
 	for (size_t i = 0; i < src_replay_nbad(rp); i++)
-		rlog(u, UI_LOG_HUNCH, "skipped: %s", src_replay_bad(rp, i));
+		urp_log(u, UI_LOG_HUNCH, "skipped: %s", src_replay_bad(rp, i));
 	if (src_replay_nbad_total(rp) > src_replay_nbad(rp))
-		rlog(u, UI_LOG_HUNCH, "skipped: %zu more lines",
+		urp_log(u, UI_LOG_HUNCH, "skipped: %zu more lines",
 			   src_replay_nbad_total(rp) - src_replay_nbad(rp));
 	if (src_replay_end_message(rp))
-		rlog(u, UI_LOG_HUNCH, "%s", src_replay_end_message(rp));
+		urp_log(u, UI_LOG_HUNCH, "%s", src_replay_end_message(rp));
 }
 
 /* The status line's search fields, from the consultant: the words of
@@ -220,25 +138,6 @@ static void free_search(struct ui *u)
 	u->tree = NULL;
 }
 
-/* CPU seconds this thread has run: what playing costs, whatever the
- * load on the machine (checkpoints are spaced by it). */
-static double cpu_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* After a tick of the recording's own search: maybe a checkpoint. */
-static void maybe_checkpoint(struct ui *u, double cpu)
-{
-	struct ui_replay *x = u->replay;
-
-	if (x->pristine)
-		rp_ckpts_tick(x->ck, u->pc, cpu, x->nlines);
-}
-
 /* A fresh consultant at the start of the journal, its first tick
  * played (pc_consult_start asks the source for the time).  Checkpoints
  * of the search before (another tree, maybe other tunables) go. */
@@ -251,12 +150,12 @@ static void rebuild(struct ui *u)
 	 * address: the panes tell a new search by its pointer. */
 	struct pc_consult *pc = pc_consult_new(x->o->cfg,
 					       src_replay_source(x->o->rp), tree);
-	double c0 = cpu_now();
+	double c0 = urp_cpu_now();
 
 	x->moves++;
 	free_search(u);
 	rp_ckpts_clear(x->ck);
-	arch_free(x);
+	urp_arch_free(x);
 	x->nlines = 0;
 	x->pristine = true;
 	src_replay_rewind(x->o->rp);
@@ -269,11 +168,11 @@ static void rebuild(struct ui *u)
 	journal_notes(u);
 	u->tree = tree;
 	u->pc = pc;
-	pc_consult_set_log(pc, on_log, u);
+	pc_consult_set_log(pc, urp_on_log, u);
 	if (src_replay_ticks(x->o->rp) > 0) {
 		pc_consult_start(u->pc);
 		src_replay_actions(x->o->rp, u->pc);
-		maybe_checkpoint(u, cpu_now() - c0);
+		urp_checkpoint(u, urp_cpu_now() - c0);
 	}
 	changed(u);
 }
@@ -291,7 +190,7 @@ static void restore(struct ui *u, const struct rp_ckpt *k)
 	pc_consult_free(u->pc);   /* after: the new one has another address */
 	pc_steer_forget(u->pc);
 	u->pc = pc;
-	pc_consult_set_log(pc, on_log, u);
+	pc_consult_set_log(pc, urp_on_log, u);
 	ui_log_free(&u->log);
 	ui_log_init(&u->log, LOG_LINES);
 	for (size_t i = n > LOG_LINES ? n - LOG_LINES : 0; i < n; i++)
@@ -322,11 +221,11 @@ static bool step_tick(struct ui *u)
 	if (src_replay_ticks(rp) == 0 || src_replay_done(rp) ||
 	    pc_consult_ended(u->pc))
 		return false;
-	c0 = cpu_now();
+	c0 = urp_cpu_now();
 	u->replay->moves++;
 	pc_consult_tick(u->pc);
 	src_replay_actions(rp, u->pc);   /* the user's pauses, phases */
-	maybe_checkpoint(u, cpu_now() - c0);
+	urp_checkpoint(u, urp_cpu_now() - c0);
 	return true;
 }
 
@@ -347,15 +246,15 @@ static void sum_up(struct ui *u)
 
 	u->replay->summed_up = true;
 	if (u->pc->global == NULL) {   /* no tick: the search never began */
-		rlog(u, UI_LOG_HUNCH, "end of the journal: nothing was "
+		urp_log(u, UI_LOG_HUNCH, "end of the journal: nothing was "
 			   "recorded after the header");
 		return;
 	}
 	n = pc_report_bottlenecks(u->pc, u->pc->global, b, 256);
-	rlog(u, UI_LOG_HUNCH, "end of the journal: %zu bottleneck%s",
+	urp_log(u, UI_LOG_HUNCH, "end of the journal: %zu bottleneck%s",
 		   n, n == 1 ? "" : "s");
 	for (size_t i = 0; i < n; i++)
-		rlog(u, UI_LOG_HUNCH, "%zu. %s since %.1f s", i + 1,
+		urp_log(u, UI_LOG_HUNCH, "%zu. %s since %.1f s", i + 1,
 			   b[i]->name, b[i]->t_true_since);
 }
 
@@ -709,70 +608,6 @@ static int on_signals(struct ui *u, int sigfd)
 	return 0;
 }
 
-/* What the user can change in a search by hand (experiments and
- * metrics enabled, tunables edited, hypotheses reloaded), summed up:
- * a key that changes it, without changing the search shown, steered. */
-struct steer_sig {
-	const struct pc_consult *pc;
-	uint64_t moves;              /* the replay moved: not the user */
-	uint64_t search, cfg;
-};
-
-static uint64_t mix(uint64_t h, uint64_t v)
-{
-	return (h ^ v) * 1099511628211ull;
-}
-
-static struct steer_sig steer_sig(const struct ui *u)
-{
-	const struct pc_consult *pc = u->pc;
-	struct steer_sig g = { pc, u->replay->moves, 1469598103934665603ull,
-			       1469598103934665603ull };
-
-	if (pc == NULL)
-		return g;
-	g.search = mix(mix(mix(g.search, pc->seq), pc->dm.n), pc->dm.next_req);
-	g.search = mix(mix(g.search, pc->nlog), (uint64_t)pc->npending);
-	for (size_t i = 0; i < pc->dm.n; i++)
-		g.search = mix(g.search, (uint64_t)pc->dm.mi[i]->refs);
-	g.cfg = mix(g.cfg, pc->cfg->nhyp);
-	for (size_t i = 0; i < pc->cfg->ntun; i++) {
-		uint64_t bits;
-
-		memcpy(&bits, &pc->cfg->tun[i].value, sizeof(bits));
-		g.cfg = mix(g.cfg, bits);
-	}
-	return g;
-}
-
-/* After a key: was the search steered?  Its checkpoints stay good for
- * going back (they are of the recording's search), unless the
- * configuration changed: then none is, and the next backward seek
- * plays again from the start. */
-static void check_steered(struct ui *u, const struct steer_sig *before)
-{
-	struct ui_replay *x = u->replay;
-	struct steer_sig after = steer_sig(u);
-
-	if (after.pc != before->pc || after.moves != before->moves)
-		return;   /* time moved (c, e, g, p): the replay's doing */
-	if (after.cfg != before->cfg) {
-		rp_ckpts_clear(x->ck);
-		arch_free(x);
-	}
-	if (after.search != before->search || after.cfg != before->cfg)
-		x->pristine = false;
-}
-
-static void on_key(struct ui *u, int ch)
-{
-	struct steer_sig before = steer_sig(u);
-
-	ui_key(u, ch);
-	if (!u->quit)
-		check_steered(u, &before);
-}
-
 static int run_loop(struct ui *u, int sigfd, int tfd)
 {
 	int ending = 0;
@@ -795,7 +630,7 @@ static int run_loop(struct ui *u, int sigfd, int tfd)
 			ending = SIGHUP;
 		} else if (p[0].revents & POLLIN) {
 			while (!u->quit && (ch = wgetch(stdscr)) != ERR)
-				on_key(u, ch);
+				urp_on_key(u, ch);
 		}
 		if (u->dirty && !u->quit)
 			ui_draw(u);
@@ -830,20 +665,6 @@ static int open_tick(void)
 	return fd;
 }
 
-/* HUNCH_REPLAY_CKPT_MS: CPU milliseconds of play between checkpoints
- * (RP_CKPT_SPACING unless set; the tests set 0: one at every tick). */
-static double ckpt_spacing(void)
-{
-	const char *s = getenv("HUNCH_REPLAY_CKPT_MS");
-	char *end;
-	double v;
-
-	if (s == NULL || *s == '\0')
-		return RP_CKPT_SPACING;
-	v = strtod(s, &end);
-	return *end != '\0' || !(v >= 0) ? RP_CKPT_SPACING : v / 1000;
-}
-
 static void init(struct ui *u, struct ui_replay *x,
 		 const struct ui_replay_opts *o)
 {
@@ -861,8 +682,8 @@ static void init(struct ui *u, struct ui_replay *x,
 	u->t0 = ui_now();
 	ui_where_init(&u->where);
 	ui_log_init(&u->log, LOG_LINES);
-	src_replay_set_output(o->rp, on_output, u);
-	x->ck = rp_ckpts_new(o->rp, RP_CKPT_BUDGET, ckpt_spacing());
+	src_replay_set_output(o->rp, urp_on_output, u);
+	x->ck = rp_ckpts_new(o->rp, RP_CKPT_BUDGET, urp_spacing());
 	if (x->ck == NULL)
 		abort();
 }
@@ -875,7 +696,7 @@ static void finish(struct ui *u, int sigfd, int tfd, const sigset_t *old)
 	ui_where_free(&u->where);
 	ui_log_free(&u->log);
 	rp_ckpts_free(u->replay->ck);
-	arch_free(u->replay);
+	urp_arch_free(u->replay);
 	free(u->replay->arch);
 	if (sigfd >= 0)
 		close(sigfd);

@@ -189,7 +189,7 @@ static int seeks(struct src_replay *rp, struct played *p, FILE *out)
 {
 	struct rp_ckpts *ck = rp_ckpts_new(rp, RP_CKPT_BUDGET, spacing);
 	size_t n = src_replay_ticks(rp);
-	double t0 = now_s(), tplay, worst = 0, sum = 0;
+	double t0 = now_s(), tplay, worst = 0, sum = 0, cworst = 0, csum = 0;
 
 	p->res = pc_restree_new();
 	p->pc = pc_consult_new(p->cfg, src_replay_source(rp), p->res);
@@ -201,7 +201,7 @@ static int seeks(struct src_replay *rp, struct played *p, FILE *out)
 	tplay = now_s() - t0;
 	for (int i = NSEEKS - 1; i >= 0; i--) {
 		long target = (long)((2 * i + 1) * n / (2 * NSEEKS));
-		double s0 = now_s(), d;
+		double s0 = now_s(), c0 = cpu_s(), d, cd;
 		const struct rp_ckpt *k = rp_ckpts_find(ck, target);
 		struct pc_consult *pc;
 
@@ -213,11 +213,15 @@ static int seeks(struct src_replay *rp, struct played *p, FILE *out)
 		while (src_replay_tick(rp) < target && !src_replay_done(rp))
 			tick_ck(rp, p, ck);
 		d = now_s() - s0;
+		cd = cpu_s() - c0;
 		sum += d;
+		csum += cd;
 		worst = d > worst ? d : worst;
+		cworst = cd > cworst ? cd : cworst;
 	}
-	fprintf(out, "%f %f %f %zu %zu\n", tplay, worst, sum / NSEEKS,
-		rp_ckpts_count(ck), rp_ckpts_bytes(ck));
+	fprintf(out, "%f %f %f %zu %zu %f %f\n", tplay, worst, sum / NSEEKS,
+		rp_ckpts_count(ck), rp_ckpts_bytes(ck), cworst,
+		csum / NSEEKS);
 	rp_ckpts_free(ck);
 	played_free(p);
 	return 0;
@@ -303,7 +307,7 @@ static int report(const char *path)
 {
 	char a[256], b[256], c[256], d[256];
 	long ra, rb, rc, rd;
-	double tck, worst, mean;
+	double tck, worst, mean, cworst, cmean;
 	size_t nck, ckbytes;
 	double ti, tplay, tseek, tb, ti2;
 	size_t nticks, nrec;
@@ -315,7 +319,8 @@ static int report(const char *path)
 	    measure(path, "baseline", c, sizeof(c), &rc) ||
 	    measure(path, "seek", d, sizeof(d), &rd))
 		return -1;
-	sscanf(d, "%lf %lf %lf %zu %zu", &tck, &worst, &mean, &nck, &ckbytes);
+	sscanf(d, "%lf %lf %lf %zu %zu %lf %lf", &tck, &worst, &mean, &nck,
+	       &ckbytes, &cworst, &cmean);
 	sscanf(a, "%lf %zu", &ti, &nticks);
 	sscanf(b, "%lf %lf %lf %d", &ti2, &tplay, &tseek, &unrec);
 	sscanf(c, "%lf %zu", &tb, &nrec);
@@ -326,10 +331,10 @@ static int report(const char *path)
 	       rb / 1024.0, unrec);
 	printf("  checkpoints: play all keeping them %.2f s (without: %.2f s), "
 	       "%zu checkpoints, %.1f MB; %d backward seeks: worst %.0f ms, "
-	       "mean %.0f ms (rewind + play from the start: %.0f ms to the "
+	       "mean %.0f ms (CPU: worst %.0f ms, mean %.0f ms) (rewind + play from the start: %.0f ms to the "
 	       "end); peak RSS %.1f MB (without checkpoints %.1f MB)\n",
 	       tck, tplay, nck, ckbytes / 1e6, NSEEKS, worst * 1e3,
-	       mean * 1e3, tseek * 1e3, rd / 1024.0, rb / 1024.0);
+	       mean * 1e3, cworst * 1e3, cmean * 1e3, tseek * 1e3, rd / 1024.0, rb / 1024.0);
 	return 0;
 }
 

@@ -191,7 +191,7 @@ TM kill-session -t demo
 # A backward seek restores the latest checkpoint before the target and
 # plays on from there; the screen (every line but the hint) must be the
 # one reached by playing forward from the start.  With checkpoints at
-# every tick (HUNCH_REPLAY_CKPT_MS=0), and as shipped (40 ms of play
+# every tick (HUNCH_REPLAY_CKPT_MS=0), and as shipped (20 ms of play
 # apart: on these short journals, the first tick's only).
 panes() {  # panes NAME FILE: the search and where panes, hint line cut
 	keys "$1" 1; wait_screen "$1" '\[1 Search\]' >/dev/null
