@@ -433,8 +433,13 @@ struct pc_consult *rp_ckpts_restore(struct rp_ckpts *c,
 				    const struct rp_ckpt *k)
 {
 	size_t bytes = 0;
-	struct pc_consult *pc = rp_consult_clone(k->pc, false, &bytes);
+	struct pc_consult *pc;
 
+	/* the tree only goes back: a checkpoint ahead of it has resources
+	 * it has not found yet */
+	if (pc_restree_count(k->pc->res) < k->nres)
+		return NULL;
+	pc = rp_consult_clone(k->pc, false, &bytes);
 	pos_restore(c->r, &k->pos);
 	res_restore(pc->res, k);
 	pc->nlog = pc->caplog = k->nlog;

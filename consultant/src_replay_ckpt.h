@@ -65,7 +65,9 @@ size_t rp_ckpt_user(const struct rp_ckpt *k);
  * configuration and resource tree, the tree taken back to then; give
  * it a log function again), the source at the same tick, tunables set
  * by replayed actions since set back.  The caller frees the consultant
- * it had, after this (the new one must get another address). */
+ * it had, after this (the new one must get another address).  NULL,
+ * changing nothing, when k is ahead of the tree (a checkpoint later
+ * than the search shown: the tree only goes back). */
 struct pc_consult *rp_ckpts_restore(struct rp_ckpts *c,
 				    const struct rp_ckpt *k);
 

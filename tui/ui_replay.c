@@ -178,14 +178,17 @@ static void rebuild(struct ui *u)
 }
 
 /* The search as it was at checkpoint k: the consultant, the source and
- * the tree from the checkpoint, the log from the archive. */
-static void restore(struct ui *u, const struct rp_ckpt *k)
+ * the tree from the checkpoint, the log from the archive.  False when
+ * k is ahead of the tree (nothing changed then). */
+static bool restore(struct ui *u, const struct rp_ckpt *k)
 {
 	struct ui_replay *x = u->replay;
 	pc_res_id cur = u->where.cur_id;
 	size_t n = rp_ckpt_user(k);
 	struct pc_consult *pc = rp_ckpts_restore(x->ck, k);
 
+	if (pc == NULL)
+		return false;
 	x->moves++;
 	pc_consult_free(u->pc);   /* after: the new one has another address */
 	pc_steer_forget(u->pc);
@@ -202,6 +205,7 @@ static void restore(struct ui *u, const struct rp_ckpt *k)
 	u->where.cur_id = cur;
 	x->summed_up = false;
 	changed(u);
+	return true;
 }
 
 /* The time of the last tick played (before any: 0). */
@@ -302,7 +306,9 @@ static long tick_at(const struct ui *u, double t)
 }
 
 /* Show the state at time t: on from here, or back from the latest
- * checkpoint before it (else from the start). */
+ * checkpoint before it (else from the start).  (Not forward through a
+ * checkpoint: the tree is shared and only goes back, the resources
+ * found after now are not in it.) */
 static void seek(struct ui *u, double t)
 {
 	struct ui_replay *x = u->replay;
@@ -314,7 +320,7 @@ static void seek(struct ui *u, double t)
 	if (t < played_now(u)) {
 		const struct rp_ckpt *k = rp_ckpts_find(x->ck, tick_at(u, t));
 
-		if (k != NULL) {
+		if (k != NULL && restore(u, k)) {
 			restore(u, k);
 			ui_note(u, "%.1f s: back from the checkpoint at %.1f s",
 				t, played_now(u));
