@@ -55,7 +55,8 @@ static void curve_free(struct curve *c)
 /* Curves belong to one search: a new one (a new session) starts with
  * none.  The replay's searches are one recording seen at other times
  * (a backward seek makes a new one): there the curves stay, to be
- * enabled again by ui_hist_follow. */
+ * enabled again by ui_hist_follow.  (The replay says so with
+ * ui_hist_new_search: a new search may have a freed one's address.) */
 static void sync_pc(const struct ui *u)
 {
 	if (hs.pc == u->pc)
@@ -68,6 +69,13 @@ static void sync_pc(const struct ui *u)
 	}
 	if (u->replay == NULL)
 		hs.n = hs.sel = 0;
+	hs.pc = u->pc;
+}
+
+void ui_hist_new_search(struct ui *u)
+{
+	for (int i = 0; i < hs.n; i++)
+		hs.c[i].inst = 0;
 	hs.pc = u->pc;
 }
 

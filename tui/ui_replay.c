@@ -168,6 +168,7 @@ static void rebuild(struct ui *u)
 	journal_notes(u);
 	u->tree = tree;
 	u->pc = pc;
+	ui_hist_new_search(u);
 	pc_consult_set_log(pc, urp_on_log, u);
 	if (src_replay_ticks(x->o->rp) > 0) {
 		pc_consult_start(u->pc);
@@ -193,6 +194,7 @@ static bool restore(struct ui *u, const struct rp_ckpt *k)
 	pc_consult_free(u->pc);   /* after: the new one has another address */
 	pc_steer_forget(u->pc);
 	u->pc = pc;
+	ui_hist_new_search(u);
 	pc_consult_set_log(pc, urp_on_log, u);
 	ui_log_free(&u->log);
 	ui_log_init(&u->log, LOG_LINES);
