@@ -334,13 +334,14 @@ bool rp_ckpts_tick(struct rp_ckpts *c, struct pc_consult *pc, double cpu,
 		   size_t user)
 {
 	long tick = c->r->cur;
-	size_t at = slot_of(c, tick);
+	size_t at;
 
 	if (tick < 0 || c->r->acted != tick)
 		return false;   /* only between ticks, actions applied */
 	if (c->tree != NULL && c->tree != pc->res)
 		rp_ckpts_clear(c);   /* a search on another tree */
 	c->tree = pc->res;
+	at = slot_of(c, tick);
 	archive_log(c, pc);
 	c->since += cpu;
 	if (at < c->n && c->k[at].tick == tick) {

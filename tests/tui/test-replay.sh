@@ -237,6 +237,33 @@ for ms in 0 ""; do
 	done
 done
 
+# --- steering: checkpoints are the recording's search's -----------------
+# A tunable edited makes every checkpoint wrong (they were played under
+# the old value): the next backward seek plays from the start, under
+# the new one, and checkpoints are taken again from there.
+new_term steer 100 40
+type_in steer "cd $TMP && HUNCH_REPLAY_CKPT_MS=0 $HUNCH replay sim.jsonl; echo RC=\$?"
+wait_screen steer ' paused 1x ' >/dev/null
+keys steer g 5 Enter
+wait_screen steer ' 0:05\.0/' >/dev/null
+keys steer g 3 Enter
+check_screen steer '^3\.0 s: back from the checkpoint at 2\.8 s$' \
+	"steer: before any steering, g 3 goes back from the checkpoint at 2.8 s"
+keys steer 4 Enter BSpace BSpace BSpace BSpace BSpace 0 . 1 Enter
+check_screen steer '^ costLimit +0\.1 ' "steer: costLimit edited to 0.1 in the Tunables pane"
+keys steer 1 g 2 Enter
+check_screen steer '^2\.0 s: played again from the start$' \
+	"steer: after the edit, g 2 plays again from the start (the checkpoints were of the old costLimit)"
+keys steer g 3 Enter
+wait_screen steer ' 0:03\.0/' >/dev/null
+keys steer g 1 Enter
+check_screen steer '^1\.0 s: back from the checkpoint at 1\.0 s$' \
+	"steer: and checkpoints are taken again under the new value"
+check_screen steer '^ demo +pid 100 +paused 1x +0:01\.0/0:08\.2 .*cost 0\.0%/10\.0%' \
+	"steer: the status line shows the new limit, 10%"
+keys steer q
+TM kill-session -t steer
+
 # --- curves added by hand stay across seeks ------------------------------
 new_term curve 100 40
 type_in curve "cd $TMP && $HUNCH replay sim.jsonl; echo RC=\$?"
