@@ -269,8 +269,13 @@ static void sum_up(struct ui *u)
  * recording's own. */
 static void follow_curves(struct ui *u)
 {
-	if (ui_hist_follow(u) > 0)
-		u->replay->pristine = false;
+	bool was = u->replay->pristine;
+
+	/* no longer the recording's before enabling: a line it logs is
+	 * not the recording's either (the log's archive) */
+	u->replay->pristine = false;
+	if (ui_hist_follow(u) == 0)
+		u->replay->pristine = was;
 }
 
 /* Play every recorded tick up to time t (ticks after it wait). */
@@ -497,12 +502,30 @@ static void play_pause(struct ui *u)
 	u->dirty |= UI_D_STATUS;
 }
 
+static bool replay_key(struct ui *u, int key);
+
+/* The replay's keys play the recording's search as it was before the
+ * key (urp_on_key counts any other key as steering until it is seen to
+ * have changed nothing). */
 bool ui_replay_key(struct ui *u, int key)
 {
 	struct ui_replay *x = u->replay;
 
 	if (x == NULL)
 		return false;
+	if (x->in_key)
+		x->pristine = x->key_was;
+	if (replay_key(u, key))
+		return true;
+	if (x->in_key)
+		x->pristine = false;
+	return false;
+}
+
+static bool replay_key(struct ui *u, int key)
+{
+	struct ui_replay *x = u->replay;
+
 	/* Where keys are typed into the panes (the picker, a tunable's
 	 * value, the hypotheses' editor) they stay the panes'. */
 	if (!x->typing && (ui_pick_active() || u->active == UI_PANE_TUNABLES ||

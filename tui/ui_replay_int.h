@@ -32,6 +32,10 @@ struct ui_replay {
 	bool pristine;
 	size_t nlines;               /* log lines since the rebuild */
 	uint64_t moves;              /* ticks played, rebuilds, restores */
+	/* While a key is handled the search counts as steered (a line it
+	 * logs is not archived as the recording's) unless the key is the
+	 * replay's own (ui_replay_key) or changed nothing. */
+	bool in_key, key_was;
 	struct rlog_line *arch;      /* the recording's log lines */
 	size_t narch, caparch;
 	double t_last;               /* the last recorded tick's time */

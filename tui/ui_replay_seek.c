@@ -137,15 +137,20 @@ static void check_steered(struct ui *u, const struct steer_sig *before)
 		rp_ckpts_clear(x->ck);
 		urp_arch_free(x);
 	}
-	if (after.search != before->search || after.cfg != before->cfg)
-		x->pristine = false;
+	if (after.search == before->search && after.cfg == before->cfg)
+		x->pristine = x->key_was;   /* nothing changed */
 }
 
 void urp_on_key(struct ui *u, int ch)
 {
+	struct ui_replay *x = u->replay;
 	struct steer_sig before = steer_sig(u);
 
+	x->key_was = x->pristine;
+	x->pristine = false;
+	x->in_key = true;
 	ui_key(u, ch);
+	x->in_key = false;
 	if (!u->quit)
 		check_steered(u, &before);
 }

@@ -262,6 +262,41 @@ check_screen steer '^1\.0 s: back from the checkpoint at 1\.0 s$' \
 check_screen steer '^ demo +pid 100 +paused 1x +0:01\.0/0:08\.2 .*cost 0\.0%/10\.0%' \
 	"steer: the status line shows the new limit, 10%"
 keys steer q
+# An experiment started by hand steers the search, and its log line is
+# not the recording's: seeking back and on again, the log is the one a
+# fresh replay shows (no experiment by hand).
+type_in steer "clear; HUNCH_REPLAY_CKPT_MS=0 $HUNCH replay sim.jsonl; echo RC=\$?"
+wait_screen steer ' paused 1x ' >/dev/null
+keys steer g 5 Enter
+wait_screen steer ' 0:05\.0/' >/dev/null
+keys steer 2 Down Down Down Down f x
+check_screen steer '^Start an experiment on /Code/demo/demo\.c/locker' "steer: x on locker opens the picker"
+keys steer Down Down Down Enter
+check_screen steer '^ExcessiveIOBlockingTime on /Code/demo/demo\.c/locker started by hand$' \
+	"steer: ExcessiveIOBlockingTime on locker started by hand"
+check_screen steer '^# \+4\.8\) Experiment ExcessiveIOBlockingTime</Code/demo/demo\.c/locker,' \
+	"steer: the log says so"
+keys steer g 6 Enter
+wait_screen steer ' 0:06\.0/' >/dev/null
+keys steer g 4 Enter
+check_screen steer '^4\.0 s: back from the checkpoint at [34]\.[0-9] s$' "steer: g 4 goes back from a checkpoint"
+no_line steer 'Experiment ExcessiveIOBlockingTime' "steer: the experiment by hand is gone from the log"
+keys steer g 6 Enter
+wait_screen steer ' 0:06\.0/' >/dev/null
+keys steer g 5 . 5 Enter
+check_screen steer '^5\.5 s: back from the checkpoint at 5\.4 s$' "steer: played on to 6 s and back to 5.5 s from a checkpoint"
+panes steer "$TMP/steered"
+keys steer q
+type_in steer "clear; $HUNCH replay sim.jsonl; echo RC=\$?"
+wait_screen steer ' paused 1x ' >/dev/null
+keys steer g 5 . 5 Enter
+wait_screen steer ' 0:05\.5/' >/dev/null
+keys steer 2 Down Down Down Down f   # the same focus: view state
+wait_screen steer '^ focus </Code/demo/demo\.c/locker,' >/dev/null
+panes steer "$TMP/fresh"
+tap_ok $(same_panes "$TMP/steered" "$TMP/fresh") \
+	"steer: the panes and the log at 5.5 s are a fresh replay's: nothing of the steered search kept"
+keys steer q
 TM kill-session -t steer
 
 # --- curves added by hand stay across seeks ------------------------------
