@@ -193,11 +193,22 @@ TM kill-session -t demo
 # one reached by playing forward from the start.  With checkpoints at
 # every tick (HUNCH_REPLAY_CKPT_MS=0), and as shipped (20 ms of play
 # apart: on these short journals, the first tick's only).
+stable() {  # stable NAME: the screen once two captures 0.1 s apart agree
+	local a b i
+	a=$(screen "$1")
+	for ((i = 0; i < 50; i++)); do
+		sleep 0.1
+		b=$(screen "$1")
+		[ "$a" = "$b" ] && break
+		a=$b
+	done
+	printf '%s\n' "$b"
+}
 panes() {  # panes NAME FILE: the search and where panes, hint line cut
 	keys "$1" 1; wait_screen "$1" '\[1 Search\]' >/dev/null
-	screen "$1" | sed '$d' >"$2.1"
+	stable "$1" | sed '$d' >"$2.1"
 	keys "$1" 2; wait_screen "$1" '\[2 Where\]' >/dev/null
-	screen "$1" | sed '$d' >"$2.2"
+	stable "$1" | sed '$d' >"$2.2"
 }
 same_panes() { cmp -s "$1.1" "$2.1" && cmp -s "$1.2" "$2.2"; echo $?; }
 for ms in 0 ""; do
