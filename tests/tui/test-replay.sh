@@ -202,7 +202,7 @@ stable() {  # stable NAME: the screen once two captures 0.1 s apart agree
 		[ "$a" = "$b" ] && break
 		a=$b
 	done
-	printf '%s\n' "$b"
+	screen "$1"   # whole, with its blank last lines
 }
 panes() {  # panes NAME FILE: the search and where panes, hint line cut
 	keys "$1" 1; wait_screen "$1" '\[1 Search\]' >/dev/null
