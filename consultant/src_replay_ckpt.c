@@ -29,6 +29,14 @@ struct rp_resbase {
 	struct rp_resmark *m;        /* resources 1..n */
 };
 
+/* A data manager instance as a checkpoint keeps it, shared by the
+ * checkpoints in which it is the same (an instance released or failed
+ * does not change, nor does one with no sample between them). */
+struct rp_mblob {
+	int refs;
+	struct pc_minst m;           /* its strings owned */
+};
+
 /* Where the replay source stood (its play state after a tick). */
 struct rp_pos {
 	long cur;
@@ -47,7 +55,10 @@ struct rp_pos {
 struct rp_ckpt {
 	long tick;
 	size_t user;
-	struct pc_consult *pc;       /* log lines not copied (nlog 0) */
+	struct pc_consult *pc;       /* log lines (nlog 0), instances not
+					copied */
+	struct rp_mblob **mi;        /* the instances */
+	size_t nmi;
 	size_t nlog;                 /* the first nlog lines of arch */
 	size_t nres;                 /* resources 1..nres */
 	struct rp_resbase *base;     /* their marks: the base's, */
@@ -102,8 +113,21 @@ static void base_put(struct rp_ckpts *c, struct rp_resbase *b)
 	free(b);
 }
 
+static void blob_put(struct rp_ckpts *c, struct rp_mblob *b)
+{
+	if (b == NULL || --b->refs > 0)
+		return;
+	c->bytes -= sizeof(*b);
+	free(b->m.metric);
+	free(b->m.fail_reason);
+	free(b);
+}
+
 static void ckpt_free(struct rp_ckpts *c, struct rp_ckpt *k)
 {
+	for (size_t i = 0; i < k->nmi; i++)
+		blob_put(c, k->mi[i]);
+	free(k->mi);
 	pc_consult_free(k->pc);
 	base_put(c, k->base);
 	free(k->diff_id);
@@ -311,12 +335,70 @@ static void thin(struct rp_ckpts *c)
 	}
 }
 
+static bool same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* Instance m as blob b holds it already (its bytes, strings aside). */
+static bool same_minst(const struct pc_minst *m, const struct rp_mblob *b)
+{
+	struct pc_minst t = *m;
+
+	if (!same_str(m->metric, b->m.metric) ||
+	    !same_str(m->fail_reason, b->m.fail_reason))
+		return false;
+	t.metric = b->m.metric;
+	t.fail_reason = b->m.fail_reason;
+	return memcmp(&t, &b->m, sizeof(t)) == 0;
+}
+
+static struct rp_mblob *new_blob(struct rp_ckpts *c, const struct pc_minst *m)
+{
+	struct rp_mblob *b = malloc(sizeof(*b));
+
+	if (b == NULL)
+		abort();
+	b->refs = 1;
+	memcpy(&b->m, m, sizeof(*m));
+	b->m.metric = m->metric ? strdup(m->metric) : NULL;
+	b->m.fail_reason = m->fail_reason ? strdup(m->fail_reason) : NULL;
+	if ((m->metric && !b->m.metric) || (m->fail_reason && !b->m.fail_reason))
+		abort();
+	c->bytes += sizeof(*b);
+	return b;
+}
+
+/* The instances of pc for checkpoint k: those unchanged since the
+ * checkpoint before it (`prev`) are its blobs, shared. */
+static void keep_instances(struct rp_ckpts *c, struct rp_ckpt *k,
+			   const struct pc_consult *pc,
+			   const struct rp_ckpt *prev)
+{
+	k->nmi = pc->dm.n;
+	k->mi = malloc((k->nmi + 1) * sizeof(*k->mi));
+	if (k->mi == NULL)
+		abort();
+	k->bytes += k->nmi * sizeof(*k->mi);
+	for (size_t i = 0; i < k->nmi; i++) {
+		const struct pc_minst *m = pc->dm.mi[i];
+
+		if (prev && i < prev->nmi && same_minst(m, prev->mi[i])) {
+			k->mi[i] = prev->mi[i];
+			k->mi[i]->refs++;
+		} else {
+			k->mi[i] = new_blob(c, m);
+		}
+	}
+}
+
 static void take(struct rp_ckpts *c, struct pc_consult *pc, size_t at,
 		 size_t user)
 {
 	struct rp_ckpt k = { .tick = c->r->cur, .user = user };
 
-	k.pc = rp_consult_clone(pc, false, &k.bytes);
+	k.pc = rp_consult_clone(pc, false, false, &k.bytes);
+	keep_instances(c, &k, pc, at > 0 ? &c->k[at - 1] : NULL);
 	k.nlog = pc->nlog;
 	k.pc->nlog = 0;
 	res_mark(c, &k, pc->res);
@@ -407,6 +489,27 @@ static void pos_restore(struct src_replay *r, const struct rp_pos *p)
 		jnl_reader_seek(r->rd, r->tick_off[p->cur + 1]);
 }
 
+static void restore_instances(struct pc_consult *pc, const struct rp_ckpt *k)
+{
+	struct pc_dm *dm = &pc->dm;
+
+	dm->n = dm->cap = k->nmi;
+	dm->mi = k->nmi ? malloc(k->nmi * sizeof(*dm->mi)) : NULL;
+	if (k->nmi && dm->mi == NULL)
+		abort();
+	for (size_t i = 0; i < k->nmi; i++) {
+		const struct pc_minst *b = &k->mi[i]->m;
+		struct pc_minst *m = malloc(sizeof(*m));
+
+		if (m == NULL)
+			abort();
+		memcpy(m, b, sizeof(*m));
+		m->metric = b->metric ? strdup(b->metric) : NULL;
+		m->fail_reason = b->fail_reason ? strdup(b->fail_reason) : NULL;
+		dm->mi[i] = m;
+	}
+}
+
 static void set_mark(struct pc_restree *t, size_t id,
 		     const struct rp_resmark *m)
 {
@@ -440,7 +543,8 @@ struct pc_consult *rp_ckpts_restore(struct rp_ckpts *c,
 	 * it has not found yet */
 	if (pc_restree_count(k->pc->res) < k->nres)
 		return NULL;
-	pc = rp_consult_clone(k->pc, false, &bytes);
+	pc = rp_consult_clone(k->pc, false, false, &bytes);
+	restore_instances(pc, k);
 	pos_restore(c->r, &k->pos);
 	res_restore(pc->res, k);
 	pc->nlog = pc->caplog = k->nlog;

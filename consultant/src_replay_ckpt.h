@@ -76,9 +76,10 @@ size_t rp_ckpts_bytes(const struct rp_ckpts *c);
 
 /* A deep copy of a consultant, sharing its configuration, source and
  * resource tree; with `log` false its log lines are not copied (nlog
- * stays: the lines are the caller's to fill).  `*bytes` adds the
- * memory it took.  (src_replay_clone.c) */
+ * stays: the lines are the caller's to fill), with `dm` false nor are
+ * its data manager's instances (none then).  `*bytes` adds the memory
+ * it took.  (src_replay_clone.c) */
 struct pc_consult *rp_consult_clone(const struct pc_consult *pc, bool log,
-				    size_t *bytes);
+				    bool dm, size_t *bytes);
 
 #endif

@@ -110,11 +110,16 @@ static void log_clone(struct pc_consult *c, const struct pc_consult *pc,
 }
 
 struct pc_consult *rp_consult_clone(const struct pc_consult *pc, bool log,
-				    size_t *bytes)
+				    bool dm, size_t *bytes)
 {
 	struct pc_consult *c = dup_mem(pc, sizeof(*pc), bytes);
 
-	dm_clone(&c->dm, &pc->dm, bytes);
+	if (dm) {
+		dm_clone(&c->dm, &pc->dm, bytes);
+	} else {
+		c->dm.mi = NULL;
+		c->dm.n = c->dm.cap = 0;
+	}
 	c->global = search_clone(pc->global, bytes);
 	/* current is the global search's, or a phase's of its own */
 	c->current = pc->current == pc->global ? c->global :
