@@ -8,7 +8,8 @@
  * 10 minutes of journal (parsing JSON, mostly), so while a replay plays
  * forward this keeps copies of its state at ticks spaced by the CPU time
  * it took to play between them (20 ms at first): the consultant (its
- * searches, data manager, counters, log), what the resource tree looked
+ * searches, data manager, counters, log; an instance unchanged since
+ * the checkpoint before is shared with it), what the resource tree looked
  * like (the tree itself is shared: resources are only ever added, so
  * going back truncates it), and where the replay source stood (tick,
  * enables claimed, live handles, replies owed, the reader's byte
