@@ -439,15 +439,24 @@ int jnl_reader_open(struct jnl_reader **out, const char *path,
  * validating) the header a second time. */
 int jnl_reader_rewind(struct jnl_reader *r)
 {
+	return jnl_reader_seek(r, r->body_off);
+}
+
+int jnl_reader_seek(struct jnl_reader *r, uint64_t off)
+{
+	if (off < r->body_off)
+		return -EINVAL;
 	if (r->fd >= 0) {
-		if (lseek(r->fd, (off_t)r->body_off, SEEK_SET) < 0)
+		if (lseek(r->fd, (off_t)off, SEEK_SET) < 0)
 			return -errno;
 	} else {
-		r->mem_pos = r->body_off;
+		if (off > r->mem_len)
+			return -EINVAL;
+		r->mem_pos = off;
 	}
 	r->in_len = r->in_pos = 0;
-	r->next_off = r->body_off;
-	r->lineno = 1;
+	r->next_off = off;
+	r->lineno = 1;   /* after a seek elsewhere: unknown, messages say 1 */
 	r->line_len = 0;
 	r->end_seen = false;
 	r->end = JNL_END_NOT_YET;

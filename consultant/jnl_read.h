@@ -77,6 +77,9 @@ const json_t *jnl_reader_header(const struct jnl_reader *r);
  * a memory buffer): the records, skipped lines and end come again as
  * the first time.  0, or a negative errno (a pipe cannot go back). */
 int jnl_reader_rewind(struct jnl_reader *r);
+/* The same at byte `off` (the start of a line, from an earlier pass):
+ * the replay's checkpoints.  Line numbers after it are not known. */
+int jnl_reader_seek(struct jnl_reader *r, uint64_t off);
 
 int jnl_next(struct jnl_reader *r, struct jnl_record *rec,
 	     struct hunch_err *err);

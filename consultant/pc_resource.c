@@ -191,6 +191,20 @@ size_t pc_restree_count(const struct pc_restree *t)
 	return t->nnodes - 1;
 }
 
+void pc_restree_truncate(struct pc_restree *t, size_t count)
+{
+	while (t->nnodes > count + 1) {
+		struct pc_res *n = &t->nodes[--t->nnodes];
+
+		free(n->name);
+		free(n->path);
+		free(n->children);
+	}
+	memset(t->slots, 0, t->nslots * sizeof(*t->slots));
+	for (size_t id = 1; id < t->nnodes; id++)
+		slots_insert(t, (pc_res_id)id);
+}
+
 void pc_res_retire(struct pc_restree *t, pc_res_id id)
 {
 	struct pc_res *n;

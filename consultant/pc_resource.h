@@ -65,6 +65,10 @@ pc_res_id pc_res_find(const struct pc_restree *t, const char *path);
 
 const struct pc_res *pc_res_get(const struct pc_restree *t, pc_res_id id);
 size_t pc_restree_count(const struct pc_restree *t);
+/* Forget every resource after the first `count` (ids above count): the
+ * replay's checkpoints take a tree back to an earlier time.  Children
+ * lists and flags of the ones kept are the caller's to set back. */
+void pc_restree_truncate(struct pc_restree *t, size_t count);
 
 void pc_res_retire(struct pc_restree *t, pc_res_id id);
 

@@ -339,9 +339,9 @@ static int set_tunable(struct src_replay *r, struct pc_consult *pc,
 	return 1;
 }
 
-static void undo_tunables(struct src_replay *r)
+void rp_undo_to(struct src_replay *r, size_t n)
 {
-	while (r->nundo > 0) {
+	while (r->nundo > n) {
 		struct rp_undo *u = &r->undo[--r->nundo];
 
 		if (u->name != NULL)
@@ -443,12 +443,18 @@ int src_replay_open_mem(struct src_replay **out, const void *buf, size_t len,
 	return open_reader(out, rd, name, err);
 }
 
-int src_replay_rewind(struct src_replay *r)
+/* The records of the tick played and the next tick's, read ahead. */
+void rp_forget_tick(struct src_replay *r)
 {
-	undo_tunables(r);
 	drop_seg(r);
 	json_decref(r->ahead);
 	r->ahead = NULL;
+}
+
+int src_replay_rewind(struct src_replay *r)
+{
+	rp_undo_to(r, 0);
+	rp_forget_tick(r);
 	r->cur = r->acted = -1;
 	r->now = r->observed = 0;
 	r->npend = 0;

@@ -114,6 +114,12 @@ struct src_replay {
 /* Grow `*arr` (of `*cap` items of `size`) to hold item `n`. */
 int rp_grow(void *arr, size_t *cap, size_t n, size_t size);
 
+/* src_replay.c, for the checkpoints (src_replay_ckpt.c): set back the
+ * tunables replayed actions changed, down to the first `n`; forget the
+ * records of the tick played and the one read ahead. */
+void rp_undo_to(struct src_replay *r, size_t n);
+void rp_forget_tick(struct src_replay *r);
+
 /* src_replay_idx.c: read the whole journal once into the index. */
 int rp_index(struct src_replay *r);
 void rp_index_free(struct src_replay *r);

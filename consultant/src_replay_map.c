@@ -169,3 +169,13 @@ bool rp_map_del(struct rp_map *m, uint64_t key)
 	m->n--;
 	return true;
 }
+
+size_t rp_map_keys(const struct rp_map *m, uint64_t *out)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->slot[i].st == FULL)
+			out[n++] = m->slot[i].key;
+	return n;
+}

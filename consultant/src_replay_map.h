@@ -37,5 +37,7 @@ int rp_map_put_s(struct rp_map *m, const char *key, size_t v);
 int rp_map_put(struct rp_map *m, uint64_t key, size_t v);
 /* Remove a 64-bit key; false if it was not there. */
 bool rp_map_del(struct rp_map *m, uint64_t key);
+/* The 64-bit keys present, into `out` (room for m->n); how many. */
+size_t rp_map_keys(const struct rp_map *m, uint64_t *out);
 
 #endif

@@ -7,6 +7,15 @@
  * chunk to the terminal before it sends its copy, so once hunch has read
  * the forwarder's EOF everything the program wrote is out, and the
  * report printed after it cannot come before the program's output.
+ *
+ * When hunch's stdout and stderr are one file (`2>&1`, `&>f`: the same
+ * device and inode), the program gets one pipe for both, as it would
+ * get that one file without hunch: with two pipes the forwarder could
+ * not know in which order the program wrote to them, and the lines
+ * would come out in another order than a run without hunch shows.  A
+ * user who merged the streams sees them in the order written, and the
+ * journal keeps that order; its records are then all `stdout` (which
+ * stream a line was written to is lost, as it is in the merged file).
  */
 #include "out_forward.h"
 
@@ -17,6 +26,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -127,6 +137,34 @@ static void close_pair(int p[2])
 	close(p[1]);
 }
 
+/* hunch's stdout and stderr are the same file, pipe or terminal. */
+static bool one_output(void)
+{
+	struct stat a, b;
+
+	return fstat(STDOUT_FILENO, &a) == 0 && fstat(STDERR_FILENO, &b) == 0 &&
+	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+/* The program's pipes: two, or one for both (pe then -1, -1). */
+static int prog_pipes(int po[2], int pe[2], bool merged)
+{
+	pe[0] = pe[1] = -1;
+	if (pipe2(po, O_CLOEXEC) < 0)
+		return -1;
+	if (!merged && pipe2(pe, O_CLOEXEC) < 0) {
+		close_pair(po);
+		return -1;
+	}
+	return 0;
+}
+
+static void close_fd(int fd)
+{
+	if (fd >= 0)
+		close(fd);
+}
+
 int out_fwd_start(struct out_fwd *f)
 {
 	int po[2], pe[2], pc[2], st;
@@ -134,15 +172,13 @@ int out_fwd_start(struct out_fwd *f)
 
 	memset(f, 0, sizeof(*f));
 	f->copy_fd = f->prog_fd[0] = f->prog_fd[1] = -1;
-	if (pipe2(po, O_CLOEXEC) < 0)
+	f->merged = one_output();
+	if (prog_pipes(po, pe, f->merged) < 0)
 		return -1;
-	if (pipe2(pe, O_CLOEXEC) < 0) {
-		close_pair(po);
-		return -1;
-	}
 	if (pipe2(pc, O_CLOEXEC) < 0) {
 		close_pair(po);
-		close_pair(pe);
+		if (!f->merged)
+			close_pair(pe);
 		return -1;
 	}
 	fcntl(pc[1], F_SETPIPE_SZ, COPY_PIPE_SIZE);
@@ -164,28 +200,29 @@ int out_fwd_start(struct out_fwd *f)
 		forward((int[2]){ po[0], pe[0] }, pc[1]);
 	}
 	close(po[0]);
-	close(pe[0]);
+	close_fd(pe[0]);
 	close(pc[1]);
 	if (pid < 0 || waitpid(pid, &st, 0) != pid) {
 		close(po[1]);
-		close(pe[1]);
+		close_fd(pe[1]);
 		close(pc[0]);
 		return -1;
 	}
 	fcntl(pc[0], F_SETFL, O_NONBLOCK);
 	f->copy_fd = pc[0];
 	f->prog_fd[0] = po[1];
-	f->prog_fd[1] = pe[1];
+	/* merged: the program's stderr is its stdout's pipe too */
+	f->prog_fd[1] = f->merged ? po[1] : pe[1];
 	return 0;
 }
 
 void out_fwd_launched(struct out_fwd *f)
 {
-	for (int i = 0; i < 2; i++) {
-		if (f->prog_fd[i] >= 0)
-			close(f->prog_fd[i]);
-		f->prog_fd[i] = -1;
-	}
+	if (f->prog_fd[1] >= 0 && f->prog_fd[1] != f->prog_fd[0])
+		close(f->prog_fd[1]);
+	if (f->prog_fd[0] >= 0)
+		close(f->prog_fd[0]);
+	f->prog_fd[0] = f->prog_fd[1] = -1;
 }
 
 static void *grow(void *p, size_t *cap, size_t need)

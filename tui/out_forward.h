@@ -8,6 +8,11 @@
  * tagged copy to hunch for the journal.  If hunch dies (even SIGKILL)
  * the forwarder keeps forwarding and drops the copies, so the program
  * neither loses a byte nor gets a SIGPIPE.
+ *
+ * When hunch's stdout and stderr are one file (2>&1), the program gets
+ * one pipe for both (prog_fd[0] == prog_fd[1]), so the order in which
+ * it wrote its two streams is kept, on the file and in the journal
+ * (whose records are then all stdout).
  */
 #ifndef OUT_FORWARD_H
 #define OUT_FORWARD_H
@@ -21,6 +26,7 @@ struct out_fwd {
 	int copy_fd;           /* hunch's end of the copies; -1 at EOF */
 	int prog_fd[2];        /* the program's stdout/stderr; -1 once
 				  launched (out_fwd_launched) */
+	bool merged;           /* one pipe for both: hunch's are one file */
 	unsigned char *in;     /* copies read, not yet parsed */
 	size_t nin, capin;
 	unsigned char *line[2];  /* each stream's line so far */

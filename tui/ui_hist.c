@@ -20,6 +20,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "pc_search.h"
@@ -27,21 +28,61 @@
 
 #define AXIS_W 9            /* y labels (8 columns: "slowdown") and the axis */
 
+/* A curve is the user's choice of metric and focus (view state, kept
+ * as names) and the instance that shows it in the current search (0:
+ * not enabled in it yet). */
+struct curve {
+	int inst;
+	char *metric;
+	char *path[PC_NHIER];
+};
+
 static struct {
-	const struct pc_consult *pc;   /* the search the curves belong to */
-	int inst[UI_HIST_MAX];
+	const struct pc_consult *pc;   /* the search the instances belong to */
+	struct curve c[UI_HIST_MAX];
 	int n, sel;
 	bool phase;                    /* the current phase's histograms */
 } hs;
 
-/* Curves belong to one search; a new one (a replay, a new session)
- * starts with none. */
+static void curve_free(struct curve *c)
+{
+	free(c->metric);
+	for (int h = 0; h < PC_NHIER; h++)
+		free(c->path[h]);
+	memset(c, 0, sizeof(*c));
+}
+
+/* Curves belong to one search: a new one (a new session) starts with
+ * none.  The replay's searches are one recording seen at other times
+ * (a backward seek makes a new one): there the curves stay, to be
+ * enabled again by ui_hist_follow.  (The replay says so with
+ * ui_hist_new_search: a new search may have a freed one's address.) */
 static void sync_pc(const struct ui *u)
 {
-	if (hs.pc != u->pc) {
-		memset(&hs, 0, sizeof(hs));
-		hs.pc = u->pc;
+	if (hs.pc == u->pc)
+		return;
+	for (int i = 0; i < hs.n; i++) {
+		if (u->replay != NULL)
+			hs.c[i].inst = 0;
+		else
+			curve_free(&hs.c[i]);
 	}
+	if (u->replay == NULL)
+		hs.n = hs.sel = 0;
+	hs.pc = u->pc;
+}
+
+void ui_hist_new_search(struct ui *u)
+{
+	for (int i = 0; i < hs.n; i++)
+		hs.c[i].inst = 0;
+	hs.pc = u->pc;
+}
+
+/* The instance shown by curve i, NULL while it is not enabled. */
+static const struct pc_minst *minst(const struct ui *u, int i)
+{
+	return hs.c[i].inst > 0 ? pc_dm_get(&u->pc->dm, hs.c[i].inst) : NULL;
 }
 
 void ui_hist_tick(struct ui *u)
@@ -55,6 +96,61 @@ int ui_hist_count(void)
 	return hs.n;
 }
 
+/* Enable curve i on the current search: its resources by path (false
+ * while one of them is not discovered yet). */
+static bool enable_curve(struct ui *u, int i, struct hunch_err *e)
+{
+	struct curve *c = &hs.c[i];
+	struct pc_focus f;
+	int id;
+
+	for (int h = 0; h < PC_NHIER; h++)
+		if ((f.r[h] = pc_res_find(u->tree, c->path[h])) == PC_RES_NONE)
+			return false;
+	id = pc_steer_enable(u->pc, c->metric, &f, e);
+	c->inst = id > 0 ? id : -1;   /* -1: refused, not asked again */
+	return true;
+}
+
+int ui_hist_follow(struct ui *u)
+{
+	struct hunch_err e = { 0 };
+	int n = 0;
+
+	sync_pc(u);
+	if (u->pc == NULL)
+		return 0;
+	for (int i = 0; i < hs.n; i++)
+		if (hs.c[i].inst == 0 && enable_curve(u, i, &e))
+			n++;
+	if (n > 0)
+		u->dirty |= UI_D_PANE(UI_PANE_HIST);
+	return n;
+}
+
+static bool same_focus(const struct ui *u, const struct curve *c,
+		       const char *metric, const struct pc_focus *f)
+{
+	if (strcmp(c->metric, metric) != 0)
+		return false;
+	for (int h = 0; h < PC_NHIER; h++)
+		if (strcmp(c->path[h], pc_res_get(u->tree, f->r[h])->path) != 0)
+			return false;
+	return true;
+}
+
+static void keep_curve(struct ui *u, int id, const char *metric,
+		       const struct pc_focus *f)
+{
+	struct curve *c = &hs.c[hs.n];
+
+	c->inst = id;
+	c->metric = strdup(metric);
+	for (int h = 0; h < PC_NHIER; h++)
+		c->path[h] = strdup(pc_res_get(u->tree, f->r[h])->path);
+	hs.sel = hs.n++;
+}
+
 int ui_hist_add(struct ui *u, const char *metric, const struct pc_focus *f)
 {
 	struct hunch_err e = { 0 };
@@ -65,6 +161,12 @@ int ui_hist_add(struct ui *u, const char *metric, const struct pc_focus *f)
 		ui_note(u, "no search yet: nothing to enable %s in", metric);
 		return -1;
 	}
+	for (int i = 0; i < hs.n; i++)
+		if (same_focus(u, &hs.c[i], metric, f)) {   /* already shown */
+			hs.sel = i;
+			u->dirty |= UI_D_PANE(UI_PANE_HIST);
+			return 0;
+		}
 	if (hs.n == UI_HIST_MAX) {
 		ui_note(u, "%d curves already: d in the histograms pane "
 			"removes one", UI_HIST_MAX);
@@ -75,14 +177,7 @@ int ui_hist_add(struct ui *u, const char *metric, const struct pc_focus *f)
 		ui_note(u, "%s", e.msg);
 		return -1;
 	}
-	for (int i = 0; i < hs.n; i++)
-		if (hs.inst[i] == id) {   /* already shown: one reference */
-			pc_steer_release(u->pc, id);
-			hs.sel = i;
-			return 0;
-		}
-	hs.inst[hs.n] = id;
-	hs.sel = hs.n++;
+	keep_curve(u, id, metric, f);
 	u->dirty |= UI_D_PANE(UI_PANE_HIST);
 	return 0;
 }
@@ -91,9 +186,12 @@ static void remove_sel(struct ui *u)
 {
 	if (hs.n == 0)
 		return;
-	pc_steer_release(u->pc, hs.inst[hs.sel]);
-	memmove(&hs.inst[hs.sel], &hs.inst[hs.sel + 1],
-		(size_t)(hs.n - hs.sel - 1) * sizeof(hs.inst[0]));
+	if (hs.c[hs.sel].inst > 0)
+		pc_steer_release(u->pc, hs.c[hs.sel].inst);
+	curve_free(&hs.c[hs.sel]);
+	memmove(&hs.c[hs.sel], &hs.c[hs.sel + 1],
+		(size_t)(hs.n - hs.sel - 1) * sizeof(hs.c[0]));
+	memset(&hs.c[hs.n - 1], 0, sizeof(hs.c[0]));
 	hs.n--;
 	if (hs.sel >= hs.n && hs.sel > 0)
 		hs.sel--;
@@ -165,12 +263,36 @@ static const char *units_of(const struct ui *u, const struct pc_minst *m)
 	return d && d->units ? d->units : "";
 }
 
+/* A curve not enabled in this search: its focus as typed, and why. */
+static void legend_waiting(struct ui *u, const struct ui_rect *r, int y,
+			   int i)
+{
+	const struct curve *c = &hs.c[i];
+	char line[512];
+	size_t n = 0;
+
+	n += (size_t)snprintf(line, sizeof(line), "%s%c %s <",
+			      i == hs.sel ? ">" : " ", 'a' + i, c->metric);
+	for (int h = 0; h < PC_NHIER && n < sizeof(line); h++)
+		n += (size_t)snprintf(line + n, sizeof(line) - n, "%s%s",
+				      h ? "," : "", c->path[h]);
+	if (n < sizeof(line))
+		snprintf(line + n, sizeof(line) - n, ">  %s",
+			 c->inst == 0 ? "not discovered yet" : "refused");
+	ui_put(u, y, r->x, r->w, line, i == hs.sel ? A_BOLD : A_NORMAL);
+}
+
 static void legend_line(struct ui *u, const struct ui_rect *r, int y, int i)
 {
-	const struct pc_minst *m = pc_dm_get(&u->pc->dm, hs.inst[i]);
+	const struct pc_minst *m = minst(u, i);
 	char focus[256], line[512], val[64];
-	double v = last_rate(hist_of(m));
+	double v;
 
+	if (m == NULL) {
+		legend_waiting(u, r, y, i);
+		return;
+	}
+	v = last_rate(hist_of(m));
 	ui_focus_short(u, &m->focus, focus, sizeof(focus));
 	if (m->state == PC_MI_PENDING)
 		snprintf(val, sizeof(val), "enabling");
@@ -288,9 +410,11 @@ static double scale_max(const struct ui *u)
 	double mx = 0;
 
 	for (int i = 0; i < hs.n; i++) {
-		const struct pc_hist *h = hist_of(pc_dm_get(&u->pc->dm,
-							    hs.inst[i]));
+		const struct pc_hist *h;
 
+		if (minst(u, i) == NULL)
+			continue;
+		h = hist_of(minst(u, i));
 		for (int b = 0; b < PC_HIST_BUCKETS; b++)
 			if (!isnan(h->b[b]))
 				mx = fmax(mx, pc_hist_rate(h, b));
@@ -300,8 +424,8 @@ static double scale_max(const struct ui *u)
 
 static void draw_plot(struct ui *u, const struct ui_rect *r, int top)
 {
-	const struct pc_minst *sel = pc_dm_get(&u->pc->dm, hs.inst[hs.sel]);
-	const struct pc_hist *h0 = hist_of(sel);
+	const struct pc_minst *sel = minst(u, hs.sel);
+	const struct pc_hist *h0 = sel ? hist_of(sel) : NULL;
 	struct plot p = {
 		.y = top, .x = r->x + AXIS_W, .rows = r->y + r->h - top - 2,
 		.cols = r->w - AXIS_W - 1, .sub_x = u->utf8 ? 2 : 1,
@@ -311,7 +435,7 @@ static void draw_plot(struct ui *u, const struct ui_rect *r, int top)
 	unsigned char dots[200 * 80];
 	char who[200 * 80];
 
-	if (p.rows < 2 || p.cols < 10)
+	if (p.rows < 2 || p.cols < 10 || sel == NULL)
 		return;
 	if (p.cols > 200)
 		p.cols = 200;
@@ -323,9 +447,8 @@ static void draw_plot(struct ui *u, const struct ui_rect *r, int top)
 	memset(dots, 0, sizeof(dots));
 	memset(who, 0, sizeof(who));
 	for (int i = 0; i < hs.n; i++)
-		if (i != hs.sel)
-			plot_curve(&p, hist_of(pc_dm_get(&u->pc->dm,
-							 hs.inst[i])), i);
+		if (i != hs.sel && minst(u, i) != NULL)
+			plot_curve(&p, hist_of(minst(u, i)), i);
 	plot_curve(&p, h0, hs.sel);   /* the selected curve on top */
 	axes(u, &p, units_of(u, sel));
 	for (int c = 0; c < p.rows * p.cols; c++)
@@ -354,9 +477,13 @@ static void draw(struct ui *u, enum ui_pane pane, const struct ui_rect *r)
 			"10 curves).", ui_attr(u, UI_C_DIM));
 		return;
 	}
-	snprintf(head, sizeof(head), "%s phase, buckets of %gs",
-		 hs.phase ? "current" : "global",
-		 hist_of(pc_dm_get(&u->pc->dm, hs.inst[hs.sel]))->width);
+	if (minst(u, hs.sel) != NULL)
+		snprintf(head, sizeof(head), "%s phase, buckets of %gs",
+			 hs.phase ? "current" : "global",
+			 hist_of(minst(u, hs.sel))->width);
+	else
+		snprintf(head, sizeof(head), "%s phase",
+			 hs.phase ? "current" : "global");
 	ui_put(u, r->y, r->x + 1, r->w - 1, head, A_NORMAL);
 	/* The legend takes at most a third of the pane; it scrolls to keep
 	 * the selected curve in it. */

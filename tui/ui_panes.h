@@ -18,6 +18,11 @@
 /* Enable `metric` on `f` and add its curve to the histogram pane.
  * Returns 0, or -1 with the reason in the hint line. */
 int ui_hist_add(struct ui *u, const char *metric, const struct pc_focus *f);
+/* The replay: enable the curves kept across a seek in the search shown
+ * now (those whose resources it has discovered); how many it enabled. */
+int ui_hist_follow(struct ui *u);
+/* The replay shows another search: its curves are not enabled in it. */
+void ui_hist_new_search(struct ui *u);
 /* After each consultant tick: the curves gained data. */
 void ui_hist_tick(struct ui *u);
 /* Curves shown (tests). */

@@ -5,12 +5,19 @@
  * replay time on by the real time passed times the speed (0.5x to
  * 100x), and the consultant is ticked over every recorded tick up to
  * it, exactly as `hunch replay --batch` ticks it.  Pause stops the clock.
- * A seek forward plays on to the target time at once; a seek backward
- * throws the consultant and the resource tree away and plays the journal
- * again from its start (rewinding the replay source, not reading the
- * index again): the search is deterministic, so the state at time t is
- * the same whichever way it was reached.  bench/README.md has how long
- * a seek to the end of a 10-minute journal takes.
+ * A seek forward plays on to the target time at once.  A seek backward
+ * restores the latest checkpoint before the target (src_replay_ckpt.h:
+ * the consultant, the tree and the source as they were at a tick) and
+ * plays on from there: the search is deterministic, so the state at
+ * time t is the same whichever way it was reached.  Checkpoints are
+ * taken while the search shown is the recording's own; a key that
+ * steers it (an experiment, a metric, a tunable, a reload) stops that
+ * until the next seek back, and one that changes the configuration
+ * drops them all (the next backward seek plays from the start again,
+ * under the new configuration).  The log is given back from an archive
+ * of the recording's lines.  The Histograms pane's curves are view
+ * state: kept across seeks, enabled again in the search shown.
+ * bench/journal/README.md has the times.
  *
  * The loop is the live dashboard's (ui_session.c) without a program:
  * one poll() over the terminal, a signalfd (SIGWINCH, SIGINT, SIGTERM,
@@ -27,68 +34,44 @@
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "pc_report.h"
 #include "pc_steer.h"
 #include "pc_search.h"
 #include "src_replay.h"
+#include "src_replay_ckpt.h"
+#include "ui_replay_int.h"
 
 #define TICK_MS 100
-#define LOG_LINES 20000
 
 static const double speeds[] = { 0.5, 1, 2, 5, 10, 20, 50, 100 };
 #define NSPEEDS (sizeof(speeds) / sizeof(speeds[0]))
 
-struct ui_replay {
-	const struct ui_replay_opts *o;
-	double t_last;               /* the last recorded tick's time */
-	double clock;                /* the replay time shown */
-	int speed;                   /* index in speeds[] */
-	bool playing;
-	double real_last;            /* ui_now() when the clock last moved */
-	bool summed_up;              /* the end's bottlenecks are in the log */
-	bool typing;                 /* `g`: a time is being typed */
-	char typed[24];
-	size_t ntyped;
-};
-
 /* --- the consultant at the replay time ------------------------------- */
-
-static void on_log(void *arg, double t, const char *line)
-{
-	(void)t;
-	ui_log_add(arg, UI_LOG_HUNCH, "%s", line);
-}
-
-static void on_output(void *arg, double ts, int stream, const char *bytes,
-		      size_t len)
-{
-	(void)ts;
-	ui_log_add(arg, stream ? UI_LOG_STDERR : UI_LOG_STDOUT, "%.*s",
-		   (int)(len > 1000 ? 1000 : len), bytes);
-}
 
 /* What the journal could not show, at the top of the log. */
 static void journal_notes(struct ui *u)
 {
 	struct src_replay *rp = u->replay->o->rp;
 
-	ui_log_add(u, UI_LOG_HUNCH, "replaying %s: %zu ticks, %.1f s",
+	urp_log(u, UI_LOG_HUNCH, "replaying %s: %zu ticks, %.1f s",
 		   u->replay->o->journal, src_replay_ticks(rp),
 		   u->replay->t_last);
 	for (size_t i = 0; i < src_replay_nbad(rp); i++)
-		ui_log_add(u, UI_LOG_HUNCH, "skipped: %s", src_replay_bad(rp, i));
+		urp_log(u, UI_LOG_HUNCH, "skipped: %s", src_replay_bad(rp, i));
 	if (src_replay_nbad_total(rp) > src_replay_nbad(rp))
-		ui_log_add(u, UI_LOG_HUNCH, "skipped: %zu more lines",
+		urp_log(u, UI_LOG_HUNCH, "skipped: %zu more lines",
 			   src_replay_nbad_total(rp) - src_replay_nbad(rp));
 	if (src_replay_end_message(rp))
-		ui_log_add(u, UI_LOG_HUNCH, "%s", src_replay_end_message(rp));
+		urp_log(u, UI_LOG_HUNCH, "%s", src_replay_end_message(rp));
 }
 
 /* The status line's search fields, from the consultant: the words of
@@ -156,7 +139,8 @@ static void free_search(struct ui *u)
 }
 
 /* A fresh consultant at the start of the journal, its first tick
- * played (pc_consult_start asks the source for the time). */
+ * played (pc_consult_start asks the source for the time).  Checkpoints
+ * of the search before (another tree, maybe other tunables) go. */
 static void rebuild(struct ui *u)
 {
 	struct ui_replay *x = u->replay;
@@ -166,8 +150,14 @@ static void rebuild(struct ui *u)
 	 * address: the panes tell a new search by its pointer. */
 	struct pc_consult *pc = pc_consult_new(x->o->cfg,
 					       src_replay_source(x->o->rp), tree);
+	double c0 = urp_cpu_now();
 
+	x->moves++;
 	free_search(u);
+	rp_ckpts_clear(x->ck);
+	urp_arch_free(x);
+	x->nlines = 0;
+	x->pristine = true;
 	src_replay_rewind(x->o->rp);
 	ui_log_free(&u->log);
 	ui_log_init(&u->log, LOG_LINES);
@@ -178,12 +168,46 @@ static void rebuild(struct ui *u)
 	journal_notes(u);
 	u->tree = tree;
 	u->pc = pc;
-	pc_consult_set_log(pc, on_log, u);
+	ui_hist_new_search(u);
+	pc_consult_set_log(pc, urp_on_log, u);
 	if (src_replay_ticks(x->o->rp) > 0) {
 		pc_consult_start(u->pc);
 		src_replay_actions(x->o->rp, u->pc);
+		urp_checkpoint(u, urp_cpu_now() - c0);
 	}
 	changed(u);
+}
+
+/* The search as it was at checkpoint k: the consultant, the source and
+ * the tree from the checkpoint, the log from the archive.  False when
+ * k is ahead of the tree (nothing changed then). */
+static bool restore(struct ui *u, const struct rp_ckpt *k)
+{
+	struct ui_replay *x = u->replay;
+	pc_res_id cur = u->where.cur_id;
+	size_t n = rp_ckpt_user(k);
+	struct pc_consult *pc = rp_ckpts_restore(x->ck, k);
+
+	if (pc == NULL)
+		return false;
+	x->moves++;
+	pc_consult_free(u->pc);   /* after: the new one has another address */
+	pc_steer_forget(u->pc);
+	u->pc = pc;
+	ui_hist_new_search(u);
+	pc_consult_set_log(pc, urp_on_log, u);
+	ui_log_free(&u->log);
+	ui_log_init(&u->log, LOG_LINES);
+	for (size_t i = n > LOG_LINES ? n - LOG_LINES : 0; i < n; i++)
+		ui_log_add(u, x->arch[i].kind, "%s", x->arch[i].text);
+	x->nlines = n;
+	x->pristine = true;
+	ui_where_free(&u->where);
+	ui_where_init(&u->where);
+	u->where.cur_id = cur;
+	x->summed_up = false;
+	changed(u);
+	return true;
 }
 
 /* The time of the last tick played (before any: 0). */
@@ -198,12 +222,16 @@ static double played_now(const struct ui *u)
 static bool step_tick(struct ui *u)
 {
 	struct src_replay *rp = u->replay->o->rp;
+	double c0;
 
 	if (src_replay_ticks(rp) == 0 || src_replay_done(rp) ||
 	    pc_consult_ended(u->pc))
 		return false;
+	c0 = urp_cpu_now();
+	u->replay->moves++;
 	pc_consult_tick(u->pc);
 	src_replay_actions(rp, u->pc);   /* the user's pauses, phases */
+	urp_checkpoint(u, urp_cpu_now() - c0);
 	return true;
 }
 
@@ -224,16 +252,30 @@ static void sum_up(struct ui *u)
 
 	u->replay->summed_up = true;
 	if (u->pc->global == NULL) {   /* no tick: the search never began */
-		ui_log_add(u, UI_LOG_HUNCH, "end of the journal: nothing was "
+		urp_log(u, UI_LOG_HUNCH, "end of the journal: nothing was "
 			   "recorded after the header");
 		return;
 	}
 	n = pc_report_bottlenecks(u->pc, u->pc->global, b, 256);
-	ui_log_add(u, UI_LOG_HUNCH, "end of the journal: %zu bottleneck%s",
+	urp_log(u, UI_LOG_HUNCH, "end of the journal: %zu bottleneck%s",
 		   n, n == 1 ? "" : "s");
 	for (size_t i = 0; i < n; i++)
-		ui_log_add(u, UI_LOG_HUNCH, "%zu. %s since %.1f s", i + 1,
+		urp_log(u, UI_LOG_HUNCH, "%zu. %s since %.1f s", i + 1,
 			   b[i]->name, b[i]->t_true_since);
+}
+
+/* The curves the user kept, enabled in the search shown: that steers
+ * it (an instance held by the display), so it is no longer the
+ * recording's own. */
+static void follow_curves(struct ui *u)
+{
+	bool was = u->replay->pristine;
+
+	/* no longer the recording's before enabling: a line it logs is
+	 * not the recording's either (the log's archive) */
+	u->replay->pristine = false;
+	if (ui_hist_follow(u) == 0)
+		u->replay->pristine = was;
 }
 
 /* Play every recorded tick up to time t (ticks after it wait). */
@@ -249,9 +291,31 @@ static void play_to(struct ui *u, double t)
 		sum_up(u);
 	if (any)
 		changed(u);
+	follow_curves(u);
 }
 
-/* Show the state at time t: on from here, or again from the start. */
+/* The last tick at or before time t (0 when t is before the first: a
+ * search starts by playing it). */
+static long tick_at(const struct ui *u, double t)
+{
+	struct src_replay *rp = u->replay->o->rp;
+	size_t lo = 0, hi = src_replay_ticks(rp);
+
+	while (lo < hi) {   /* the first tick after t */
+		size_t mid = (lo + hi) / 2;
+
+		if (src_replay_tick_now(rp, mid) <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > 0 ? (long)lo - 1 : 0;
+}
+
+/* Show the state at time t: on from here, or back from the latest
+ * checkpoint before it (else from the start).  (Not forward through a
+ * checkpoint: the tree is shared and only goes back, the resources
+ * found after now are not in it.) */
 static void seek(struct ui *u, double t)
 {
 	struct ui_replay *x = u->replay;
@@ -260,8 +324,18 @@ static void seek(struct ui *u, double t)
 		t = 0;
 	if (t > x->t_last)
 		t = x->t_last;
-	if (t < played_now(u))
-		rebuild(u);
+	if (t < played_now(u)) {
+		const struct rp_ckpt *k = rp_ckpts_find(x->ck, tick_at(u, t));
+
+		if (k != NULL && restore(u, k)) {
+			restore(u, k);
+			ui_note(u, "%.1f s: back from the checkpoint at %.1f s",
+				t, played_now(u));
+		} else {
+			rebuild(u);
+			ui_note(u, "%.1f s: played again from the start", t);
+		}
+	}
 	play_to(u, t);
 	x->clock = t;
 	u->dirty |= UI_D_STATUS;
@@ -334,6 +408,7 @@ static void next_conclusion(struct ui *u)
 	if (at_end(u) && !x->summed_up)
 		sum_up(u);
 	changed(u);
+	follow_curves(u);
 	if (n == NULL)
 		ui_note(u, "no more conclusions: the end of the journal");
 	else
@@ -427,12 +502,30 @@ static void play_pause(struct ui *u)
 	u->dirty |= UI_D_STATUS;
 }
 
+static bool replay_key(struct ui *u, int key);
+
+/* The replay's keys play the recording's search as it was before the
+ * key (urp_on_key counts any other key as steering until it is seen to
+ * have changed nothing). */
 bool ui_replay_key(struct ui *u, int key)
 {
 	struct ui_replay *x = u->replay;
 
 	if (x == NULL)
 		return false;
+	if (x->in_key)
+		x->pristine = x->key_was;
+	if (replay_key(u, key))
+		return true;
+	if (x->in_key)
+		x->pristine = false;
+	return false;
+}
+
+static bool replay_key(struct ui *u, int key)
+{
+	struct ui_replay *x = u->replay;
+
 	/* Where keys are typed into the panes (the picker, a tunable's
 	 * value, the hypotheses' editor) they stay the panes'. */
 	if (!x->typing && (ui_pick_active() || u->active == UI_PANE_TUNABLES ||
@@ -568,7 +661,7 @@ static int run_loop(struct ui *u, int sigfd, int tfd)
 			ending = SIGHUP;
 		} else if (p[0].revents & POLLIN) {
 			while (!u->quit && (ch = wgetch(stdscr)) != ERR)
-				ui_key(u, ch);
+				urp_on_key(u, ch);
 		}
 		if (u->dirty && !u->quit)
 			ui_draw(u);
@@ -620,7 +713,10 @@ static void init(struct ui *u, struct ui_replay *x,
 	u->t0 = ui_now();
 	ui_where_init(&u->where);
 	ui_log_init(&u->log, LOG_LINES);
-	src_replay_set_output(o->rp, on_output, u);
+	src_replay_set_output(o->rp, urp_on_output, u);
+	x->ck = rp_ckpts_new(o->rp, RP_CKPT_BUDGET, urp_spacing());
+	if (x->ck == NULL)
+		abort();
 }
 
 static void finish(struct ui *u, int sigfd, int tfd, const sigset_t *old)
@@ -630,6 +726,9 @@ static void finish(struct ui *u, int sigfd, int tfd, const sigset_t *old)
 	src_replay_set_output(u->replay->o->rp, NULL, NULL);
 	ui_where_free(&u->where);
 	ui_log_free(&u->log);
+	rp_ckpts_free(u->replay->ck);
+	urp_arch_free(u->replay);
+	free(u->replay->arch);
 	if (sigfd >= 0)
 		close(sigfd);
 	if (tfd >= 0)

@@ -9,9 +9,13 @@
  *   index      src_replay_open: the one pass that builds the index
  *   replay     open + the consultant over every tick (hunch replay --batch
  *              without printing; in the dashboard, `e` right after open)
- *   seek back  after that, rewind and play to the end again: the
- *              dashboard's backward seek to the end (it rebuilds from
- *              the start)
+ *   seek back  after that, rewind and play to the end again: a
+ *              backward seek without checkpoints (from the start)
+ *   seek       play to the end keeping checkpoints as the dashboard
+ *              does (src_replay_ckpt.h), then 20 backward seeks spread
+ *              over the journal, last first, each from the latest
+ *              checkpoint before it: wall and CPU time, the checkpoints'
+ *              count and bytes, and the phase's peak RSS
  *   baseline   every record parsed and kept in memory (jansson objects),
  *              as the replay source did before it streamed
  *
@@ -31,6 +35,7 @@
  *   bench_replay --make BENCH_JOURNAL --dir DIR [--repeat 7]
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,8 +48,10 @@
 #include "jnl_read.h"
 #include "pc_search.h"
 #include "src_replay.h"
+#include "src_replay_ckpt.h"
 
 static const char *hyp_path = "hypotheses/default.json";
+static double spacing = RP_CKPT_SPACING;
 
 static double now_s(void)
 {
@@ -159,13 +166,81 @@ static void played_free(struct played *p)
 	pc_restree_free(p->res);
 }
 
+static double cpu_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* One tick as the dashboard plays it: then maybe a checkpoint. */
+static void tick_ck(struct src_replay *rp, struct played *p,
+		    struct rp_ckpts *ck)
+{
+	double c0 = cpu_s();
+
+	pc_consult_tick(p->pc);
+	src_replay_actions(rp, p->pc);
+	rp_ckpts_tick(ck, p->pc, cpu_s() - c0, 0);
+}
+
+#define NSEEKS 20
+
+/* The dashboard's backward seeks: play to the end keeping checkpoints,
+ * then go back to NSEEKS times spread over the journal, last first
+ * (each in the middle of a twentieth: between checkpoints). */
+static int seeks(struct src_replay *rp, struct played *p, FILE *out)
+{
+	struct rp_ckpts *ck = rp_ckpts_new(rp, RP_CKPT_BUDGET, spacing);
+	size_t n = src_replay_ticks(rp);
+	double t0 = now_s(), c0 = cpu_s(), tplay, cplay, worst = 0, sum = 0;
+	double cworst = 0, csum = 0;
+
+	p->res = pc_restree_new();
+	p->pc = pc_consult_new(p->cfg, src_replay_source(rp), p->res);
+	pc_consult_start(p->pc);
+	src_replay_actions(rp, p->pc);
+	rp_ckpts_tick(ck, p->pc, 0, 0);
+	while (!src_replay_done(rp) && !pc_consult_ended(p->pc))
+		tick_ck(rp, p, ck);
+	tplay = now_s() - t0;
+	cplay = cpu_s() - c0;
+	for (int i = NSEEKS - 1; i >= 0; i--) {
+		long target = (long)((2 * i + 1) * n / (2 * NSEEKS));
+		double s0 = now_s(), c0 = cpu_s(), d, cd;
+		const struct rp_ckpt *k = rp_ckpts_find(ck, target);
+		struct pc_consult *pc;
+
+		if (k == NULL)
+			return 1;
+		pc = rp_ckpts_restore(ck, k);
+		pc_consult_free(p->pc);
+		p->pc = pc;
+		while (src_replay_tick(rp) < target && !src_replay_done(rp))
+			tick_ck(rp, p, ck);
+		d = now_s() - s0;
+		cd = cpu_s() - c0;
+		sum += d;
+		csum += cd;
+		worst = d > worst ? d : worst;
+		cworst = cd > cworst ? cd : cworst;
+	}
+	fprintf(out, "%f %f %f %zu %zu %f %f %f\n", tplay, worst,
+		sum / NSEEKS, rp_ckpts_count(ck), rp_ckpts_bytes(ck), cworst,
+		csum / NSEEKS, cplay);
+	rp_ckpts_free(ck);
+	played_free(p);
+	return 0;
+}
+
 /* In the child: the phase's times, printed to `out` (seconds). */
 static int phase(const char *path, const char *what, FILE *out)
 {
 	struct hunch_err e = { 0 };
 	struct src_replay *rp;
 	struct played p = { 0 };
-	double t0 = now_s(), t1, t2;
+	double t0 = now_s(), t1, t2, c1;
 
 	if (strcmp(what, "baseline") == 0) {
 		struct jnl_reader *rd;
@@ -194,14 +269,18 @@ static int phase(const char *path, const char *what, FILE *out)
 		fprintf(stderr, "%s\n", e.msg);
 		return 1;
 	}
+	if (strcmp(what, "seek") == 0)
+		return seeks(rp, &p, out);
 	t1 = now_s();
+	c1 = cpu_s();
 	play_all(rp, &p);
 	t2 = now_s();
+	c1 = cpu_s() - c1;
 	played_free(&p);
 	src_replay_rewind(rp);
 	play_all(rp, &p);
-	fprintf(out, "%f %f %f %d\n", t1 - t0, t2 - t1, now_s() - t2,
-		src_replay_unrecorded(rp));
+	fprintf(out, "%f %f %f %d %f\n", t1 - t0, t2 - t1, now_s() - t2,
+		src_replay_unrecorded(rp), c1);
 	return 0;
 }
 
@@ -235,8 +314,10 @@ static int measure(const char *path, const char *what, char *line,
 
 static int report(const char *path)
 {
-	char a[256], b[256], c[256];
-	long ra, rb, rc;
+	char a[256], b[256], c[256], d[256];
+	long ra, rb, rc, rd;
+	double tck, worst, mean, cworst, cmean, cck, cplay;
+	size_t nck, ckbytes;
 	double ti, tplay, tseek, tb, ti2;
 	size_t nticks, nrec;
 	int unrec;
@@ -244,16 +325,26 @@ static int report(const char *path)
 
 	if (stat(path, &sb) != 0 || measure(path, "index", a, sizeof(a), &ra) ||
 	    measure(path, "replay", b, sizeof(b), &rb) ||
-	    measure(path, "baseline", c, sizeof(c), &rc))
+	    measure(path, "baseline", c, sizeof(c), &rc) ||
+	    measure(path, "seek", d, sizeof(d), &rd))
 		return -1;
+	sscanf(d, "%lf %lf %lf %zu %zu %lf %lf %lf", &tck, &worst, &mean, &nck,
+	       &ckbytes, &cworst, &cmean, &cck);
 	sscanf(a, "%lf %zu", &ti, &nticks);
-	sscanf(b, "%lf %lf %lf %d", &ti2, &tplay, &tseek, &unrec);
+	sscanf(b, "%lf %lf %lf %d %lf", &ti2, &tplay, &tseek, &unrec, &cplay);
 	sscanf(c, "%lf %zu", &tb, &nrec);
 	printf("| %.1f MB, %zu records, %zu ticks | %.2f s, %.1f MB | %.2f s | %.2f s | %.2f s, %.1f MB | %.1fx less | %.2fx |\n",
 	       sb.st_size / 1e6, nrec, nticks, ti, ra / 1024.0, tplay, tseek,
 	       tb, rc / 1024.0, (double)rc / (double)rb, tb / ti);
 	printf("  (replay peak RSS %.1f MB; %d enables answered \"not recorded\")\n",
 	       rb / 1024.0, unrec);
+	printf("  checkpoints: play all keeping them %.2f s, CPU %.2f s "
+	       "(without: %.2f s, CPU %.2f s), "
+	       "%zu checkpoints, %.1f MB; %d backward seeks: worst %.0f ms, "
+	       "mean %.0f ms (CPU: worst %.0f ms, mean %.0f ms) (rewind + play from the start: %.0f ms to the "
+	       "end); peak RSS %.1f MB (without checkpoints %.1f MB)\n",
+	       tck, cck, tplay, cplay, nck, ckbytes / 1e6, NSEEKS, worst * 1e3,
+	       mean * 1e3, cworst * 1e3, cmean * 1e3, tseek * 1e3, rd / 1024.0, rb / 1024.0);
 	return 0;
 }
 
@@ -262,10 +353,15 @@ int main(int argc, char **argv)
 	const char *journal = NULL, *make = NULL, *dir = "/tmp";
 	char big[4400], made[4096];
 	int k = 0, rc;
+	bool keep = false;
 
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--repeat") == 0 && i + 1 < argc)
 			k = atoi(argv[++i]);
+		else if (strcmp(argv[i], "--keep") == 0)
+			keep = true;
+		else if (strcmp(argv[i], "--spacing-ms") == 0 && i + 1 < argc)
+			spacing = atof(argv[++i]) / 1000;
 		else if (strcmp(argv[i], "--hypotheses") == 0 && i + 1 < argc)
 			hyp_path = argv[++i];
 		else if (strcmp(argv[i], "--make") == 0 && i + 1 < argc)
@@ -284,7 +380,7 @@ int main(int argc, char **argv)
 		journal = made;
 	}
 	if (journal == NULL) {
-		fprintf(stderr, "usage: bench_replay JOURNAL|--make BENCH_JOURNAL [--dir DIR] [--repeat K] [--hypotheses FILE]\n");
+		fprintf(stderr, "usage: bench_replay JOURNAL|--make BENCH_JOURNAL [--dir DIR] [--repeat K [--keep]] [--hypotheses FILE] [--spacing-ms MS]\n");
 		return 2;
 	}
 	printf("| journal | index: time, peak RSS | seek to the end (play all) | seek back to the end (rewind + play all) | baseline: whole journal in memory | peak RSS vs baseline | baseline time / index time |\n|---|---|---|---|---|---|---|\n");
@@ -297,7 +393,10 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		rc = report(big);
-		unlink(big);
+		if (!keep)
+			unlink(big);
+		else
+			fprintf(stderr, "kept %s\n", big);
 		if (rc != 0)
 			return 1;
 	}

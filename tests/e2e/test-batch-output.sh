@@ -92,6 +92,38 @@ tap_ok $(cmp -s "$TMP/kill.out" "$TMP/direct150.out"; echo $?) \
 tap_ok $(program_err "$TMP/kill.err" | cmp -s - "$TMP/direct150.err"; \
 	echo $?) "stderr byte-identical to a direct run"
 
+# --- 2>&1: one file for both streams keeps the order the program wrote -------
+# A direct run into one file is the order a terminal or `2>&1` shows;
+# through hunch the program gets one pipe for both, so it is the same.
+"$OUTLINES" 30 2 > "$TMP/dm.out" 2>&1
+"$HUNCH" run --batch --journal "$TMP/m.jsonl" -- "$OUTLINES" 30 2 \
+	> "$TMP/m.out" 2>&1
+tap_eq $? 0 "2>&1: run --batch --journal: exit 0"
+# hunch's own lines are whole lines among the program's (its last line,
+# with no newline, runs into hunch's next one: cut at the direct size)
+tap_ok $(grep -av '^hunch: ' "$TMP/m.out" |
+	head -c "$(stat -c %s "$TMP/dm.out")" | cmp -s - "$TMP/dm.out";
+	echo $?) "2>&1: the program's lines in the order written, byte-identical to a direct run >f 2>&1"
+tap_ok $(grep -a -m1 -n '^err 1$' "$TMP/m.out" | cut -d: -f1 |
+	{ read -r e; o=$(grep -a -m1 -n '^out 2$' "$TMP/m.out" | cut -d: -f1);
+	  [ "$e" -lt "$o" ]; }; echo $?) \
+	"2>&1: 'err 1' comes before 'out 2', as the program wrote them"
+journal_bytes "$TMP/m.jsonl" stdout > "$TMP/jm.out"
+tap_ok $(cmp -s "$TMP/jm.out" "$TMP/dm.out"; echo $?) \
+	"2>&1: the journal's output records, in journal order, are the merged bytes"
+tap_eq "$(jq -c 'select(.t == "output" and .stream == "stderr")' \
+	"$TMP/m.jsonl" | wc -l)" 0 \
+	"2>&1: every record is stdout (the streams were one)"
+tap_eq "$(jq -r 'select(.t == "output") | .text' "$TMP/m.jsonl" |
+	sed -n '1,4p' | tr '\n' ,)" "out 1,err 1,out 2,err 2," \
+	"2>&1: the journal's first records: out 1, err 1, out 2, err 2"
+# Two different files: two pipes, each stream to its own file as before.
+"$HUNCH" run --batch --journal "$TMP/s.jsonl" -- "$OUTLINES" 5 0 \
+	> "$TMP/s.out" 2> "$TMP/s.err"
+tap_eq "$(jq -c 'select(.t == "output" and .stream == "stderr")' \
+	"$TMP/s.jsonl" | wc -l)" 6 \
+	"separate files: stderr records kept apart (5 lines and 'err end')"
+
 # --- no journal: nothing between the program and its output -------------------
 "$HUNCH" run --batch --no-journal -- "$OUTLINES" 5 0 > "$TMP/nj.out" \
 	2> "$TMP/nj.err"

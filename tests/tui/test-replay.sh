@@ -187,6 +187,165 @@ keys demo C-c
 check_screen demo '^RC=0$' "demo: Ctrl-C quits, status 0"
 TM kill-session -t demo
 
+# --- backward seeks: the screen is the one played forward ---------------
+# A backward seek restores the latest checkpoint before the target and
+# plays on from there; the screen (every line but the hint) must be the
+# one reached by playing forward from the start.  With checkpoints at
+# every tick (HUNCH_REPLAY_CKPT_MS=0), and as shipped (20 ms of play
+# apart: on these short journals, the first tick's only).
+stable() {  # stable NAME: the screen once two captures 0.1 s apart agree
+	local a b i
+	a=$(screen "$1")
+	for ((i = 0; i < 50; i++)); do
+		sleep 0.1
+		b=$(screen "$1")
+		[ "$a" = "$b" ] && break
+		a=$b
+	done
+	screen "$1"   # whole, with its blank last lines
+}
+panes() {  # panes NAME FILE: the search and where panes, hint line cut
+	keys "$1" 1; wait_screen "$1" '\[1 Search\]' >/dev/null
+	stable "$1" | sed '$d' >"$2.1"
+	keys "$1" 2; wait_screen "$1" '\[2 Where\]' >/dev/null
+	stable "$1" | sed '$d' >"$2.2"
+}
+same_panes() { cmp -s "$1.1" "$2.1" && cmp -s "$1.2" "$2.2"; echo $?; }
+for ms in 0 ""; do
+	for j in sim demo; do
+		if [ -n "$ms" ]; then name="$j, checkpoints at every tick"
+		else name="$j, checkpoints as shipped"; fi
+		new_term seek 100 40
+		type_in seek "cd $TMP && HUNCH_REPLAY_CKPT_MS=$ms $HUNCH replay $j.jsonl; echo RC=\$?"
+		wait_screen seek ' paused 1x ' >/dev/null
+		keys seek g 5 . 5 Enter
+		wait_screen seek ' 0:05\.5/' >/dev/null
+		panes seek "$TMP/fwd"
+		keys seek e
+		wait_screen seek ' end 1x ' >/dev/null
+		keys seek g 5 . 5 Enter
+		check_screen seek ' paused 1x +0:05\.5/' "$name: e, then g 5.5 goes back to 0:05.5"
+		# checkpoints were taken while g and e played forward
+		[ -n "$ms" ] && check_screen seek "^5\\.5 s: back from the checkpoint at $([ $j = sim ] && echo 5\\.4 || echo 5\\.[0-5]) s\$" \
+			"$name: the hint says which checkpoint it went back from: the tick before 5.5 s"
+		panes seek "$TMP/back"
+		tap_ok $(same_panes "$TMP/fwd" "$TMP/back") \
+			"$name: the search and where panes and the log after the backward seek are the ones played forward to 5.5 s"
+		keys seek g 7 Enter
+		wait_screen seek ' 0:07\.0/' >/dev/null
+		keys seek g 2 . 5 Enter
+		wait_screen seek ' 0:02\.5/' >/dev/null
+		panes seek "$TMP/back25"
+		keys seek q
+		type_in seek "clear; HUNCH_REPLAY_CKPT_MS=$ms $HUNCH replay $j.jsonl; echo RC=\$?"
+		wait_screen seek ' paused 1x ' >/dev/null
+		keys seek g 2 . 5 Enter
+		wait_screen seek ' 0:02\.5/' >/dev/null
+		panes seek "$TMP/fwd25"
+		tap_ok $(same_panes "$TMP/fwd25" "$TMP/back25") \
+			"$name: 7 s back to 2.5 s: the panes of a fresh replay played to 2.5 s"
+		TM kill-session -t seek
+	done
+done
+
+# --- steering: checkpoints are the recording's search's -----------------
+# A tunable edited makes every checkpoint wrong (they were played under
+# the old value): the next backward seek plays from the start, under
+# the new one, and checkpoints are taken again from there.
+new_term steer 100 40
+type_in steer "cd $TMP && HUNCH_REPLAY_CKPT_MS=0 $HUNCH replay sim.jsonl; echo RC=\$?"
+wait_screen steer ' paused 1x ' >/dev/null
+keys steer g 5 Enter
+wait_screen steer ' 0:05\.0/' >/dev/null
+keys steer g 3 Enter
+check_screen steer '^3\.0 s: back from the checkpoint at 2\.8 s$' \
+	"steer: before any steering, g 3 goes back from the checkpoint at 2.8 s"
+keys steer 4 Enter BSpace BSpace BSpace BSpace BSpace 0 . 1 Enter
+check_screen steer '^ costLimit +0\.1 ' "steer: costLimit edited to 0.1 in the Tunables pane"
+keys steer 1 g 2 Enter
+check_screen steer '^2\.0 s: played again from the start$' \
+	"steer: after the edit, g 2 plays again from the start (the checkpoints were of the old costLimit)"
+keys steer g 3 Enter
+wait_screen steer ' 0:03\.0/' >/dev/null
+keys steer g 1 Enter
+check_screen steer '^1\.0 s: back from the checkpoint at 1\.0 s$' \
+	"steer: and checkpoints are taken again under the new value"
+check_screen steer '^ demo +pid 100 +paused 1x +0:01\.0/0:08\.2 .*cost 0\.0%/10\.0%' \
+	"steer: the status line shows the new limit, 10%"
+keys steer q
+# An experiment started by hand steers the search, and its log line is
+# not the recording's: seeking back and on again, the log is the one a
+# fresh replay shows (no experiment by hand).
+type_in steer "clear; HUNCH_REPLAY_CKPT_MS=0 $HUNCH replay sim.jsonl; echo RC=\$?"
+wait_screen steer ' paused 1x ' >/dev/null
+keys steer g 5 Enter
+wait_screen steer ' 0:05\.0/' >/dev/null
+keys steer 2 Down Down Down Down f x
+check_screen steer '^Start an experiment on /Code/demo/demo\.c/locker' "steer: x on locker opens the picker"
+keys steer Down Down Down Enter
+check_screen steer '^ExcessiveIOBlockingTime on /Code/demo/demo\.c/locker started by hand$' \
+	"steer: ExcessiveIOBlockingTime on locker started by hand"
+check_screen steer '^# \+4\.8\) Experiment ExcessiveIOBlockingTime</Code/demo/demo\.c/locker,' \
+	"steer: the log says so"
+keys steer g 6 Enter
+wait_screen steer ' 0:06\.0/' >/dev/null
+keys steer g 4 Enter
+check_screen steer '^4\.0 s: back from the checkpoint at [34]\.[0-9] s$' "steer: g 4 goes back from a checkpoint"
+no_line steer 'Experiment ExcessiveIOBlockingTime' "steer: the experiment by hand is gone from the log"
+keys steer g 6 Enter
+wait_screen steer ' 0:06\.0/' >/dev/null
+keys steer g 5 . 5 Enter
+check_screen steer '^5\.5 s: back from the checkpoint at 5\.4 s$' "steer: played on to 6 s and back to 5.5 s from a checkpoint"
+panes steer "$TMP/steered"
+keys steer q
+type_in steer "clear; $HUNCH replay sim.jsonl; echo RC=\$?"
+wait_screen steer ' paused 1x ' >/dev/null
+keys steer g 5 . 5 Enter
+wait_screen steer ' 0:05\.5/' >/dev/null
+keys steer 2 Down Down Down Down f   # the same focus: view state
+wait_screen steer '^ focus </Code/demo/demo\.c/locker,' >/dev/null
+panes steer "$TMP/fresh"
+tap_ok $(same_panes "$TMP/steered" "$TMP/fresh") \
+	"steer: the panes and the log at 5.5 s are a fresh replay's: nothing of the steered search kept"
+keys steer q
+TM kill-session -t steer
+
+# --- curves added by hand stay across seeks ------------------------------
+new_term curve 100 40
+type_in curve "cd $TMP && $HUNCH replay sim.jsonl; echo RC=\$?"
+wait_screen curve ' paused 1x ' >/dev/null
+keys curve 2 Down Down Down Down f m
+check_screen curve '^Enable a metric on /Code/demo/demo\.c/locker:$' "curve: m on locker opens the picker"
+keys curve Enter
+check_screen curve '^>a cpu_inclusive /Code/demo/demo\.c/locker ' "curve: cpu_inclusive on locker is a curve"
+keys curve g 6 Enter
+check_screen curve '^>a cpu_inclusive /Code/demo/demo\.c/locker  0\.32 CPUs, 16 pts$' \
+	"curve: played to 6 s, it has 16 points"
+keys curve g 2 Enter
+check_screen curve ' paused 1x +0:02\.0/' "curve: g 2 goes back to 2.0 s"
+check_screen curve '^>a cpu_inclusive /Code/demo/demo\.c/locker  ' \
+	"curve: after the backward seek the curve is still there, enabled again in the search shown"
+keys curve e
+check_screen curve '^>a cpu_inclusive /Code/demo/demo\.c/locker  [0-9.]+ CPUs, 27 pts$' \
+	"curve: and at the end it has its data (27 points)"
+keys curve g 6 Enter
+wait_screen curve ' paused 1x +0:06\.0/' >/dev/null
+keys curve 2 Up f m
+check_screen curve '^Enable a metric on /Code/demo/demo\.c/compute:$' "curve: m on compute"
+keys curve Down Enter
+check_screen curve '^>b sync_wait /Code/demo/demo\.c/compute ' "curve: a second one, sync_wait on compute"
+keys curve g 1 Enter
+check_screen curve ' paused 1x +0:01\.0/' "curve: g 1 goes back to 1.0 s"
+check_screen curve '^ a cpu_inclusive /Code/demo/demo\.c/locker ' "curve: both curves kept: a"
+check_screen curve '^>b sync_wait /Code/demo/demo\.c/compute ' "curve: and b, still selected"
+keys curve d
+check_screen curve '^>a cpu_inclusive /Code/demo/demo\.c/locker ' "curve: d removes the selected one"
+keys curve g 0 Enter
+check_screen curve ' paused 1x +0:00\.0/' "curve: g 0"
+no_line curve 'sync_wait /Code/demo/demo\.c/compute' "curve: a curve removed stays removed after a seek"
+keys curve q
+TM kill-session -t curve
+
 # --- bad journals ------------------------------------------------------
 : >"$TMP/empty.jsonl"
 awk 'NR == 5 { print "not json"; next } { print }' "$SIM" | head -c -30 >"$TMP/bad.jsonl"
