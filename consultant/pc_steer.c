@@ -410,3 +410,11 @@ void pc_steer_forget(const struct pc_consult *pc)
 	nretired = k;
 	pc_steer_jnl_forget(pc);
 }
+
+bool pc_steer_holds(const struct pc_consult *pc)
+{
+	for (size_t i = 0; i < nretired; i++)
+		if (retired[i].pc == pc)
+			return true;
+	return pc_steer_jnl_holds(pc);
+}

@@ -107,4 +107,9 @@ int pc_steer_load_files(struct pc_config *c, const json_t *files,
  * after pc_consult_free. */
 void pc_steer_forget(const struct pc_consult *pc);
 
+/* Does `pc` have steering state kept here, outside the consultant
+ * (definitions a reload replaced, instances held for display)?  A
+ * replay's checkpoint cannot copy it. */
+bool pc_steer_holds(const struct pc_consult *pc);
+
 #endif

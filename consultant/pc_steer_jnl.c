@@ -72,6 +72,13 @@ void pc_steer_jnl_forget(const struct pc_consult *pc)
 	*s = st[--nst];
 }
 
+bool pc_steer_jnl_holds(const struct pc_consult *pc)
+{
+	const struct steer *s = find(pc, false);
+
+	return s != NULL && s->nheld > 0;
+}
+
 /* ---- writing ---- */
 
 /* Write the action `o` (taken) when `pc` is journaled. */

@@ -5,6 +5,8 @@
  * back as they were at one.
  */
 #include "src_replay_ckpt.h"
+
+#include "pc_steer.h"
 #include "src_replay_int.h"
 
 #include <stdlib.h>
@@ -420,6 +422,12 @@ bool rp_ckpts_tick(struct rp_ckpts *c, struct pc_consult *pc, double cpu,
 
 	if (tick < 0 || c->r->acted != tick)
 		return false;   /* only between ticks, actions applied */
+	/* A recorded reload or a metric enabled by hand keeps state outside
+	 * the consultant (the reloaded definitions, the held instances),
+	 * which a clone does not carry: from then on a backward seek goes to
+	 * an earlier checkpoint and plays the recorded action again. */
+	if (pc_steer_holds(pc))
+		return false;
 	if (c->tree != NULL && c->tree != pc->res)
 		rp_ckpts_clear(c);   /* a search on another tree */
 	c->tree = pc->res;

@@ -17,6 +17,7 @@
 #include <math.h>
 
 #include "replay_world.h"
+#include "pc_steer.h"
 #include "src_replay_ckpt.h"
 
 static char path[] = "/tmp/hunch-replay-ckpt-XXXXXX";
@@ -66,6 +67,47 @@ static void user(struct world *w, struct jnl_writer *jw, int second)
 	if (second == 5 && pc_consult_set_tunable(w->pc, "minObservationTime",
 						  2.0, NULL) == 0)
 		act(jw, "tunable", "minObservationTime", -1, 2.0);
+}
+
+/* A user who reloads the hypotheses (adding one) at second 5 and
+ * enables a metric by hand at second 6: state a checkpoint cannot copy
+ * (pc_steer_holds), so seeks back past them go to an earlier one. */
+static char extra[] = "/tmp/hunch-replay-ckpt-hyp-XXXXXX";
+
+static void user_steers(struct world *w, struct jnl_writer *jw, int second)
+{
+	struct hunch_err e = { 0 };
+	struct pc_diags ds = { 0 };
+	struct pc_focus f;
+	int added;
+
+	if (second == 4)
+		pc_steer_journal(w->pc, jw);
+	if (second == 5 &&
+	    pc_steer_reload(w->pc, extra, &ds, &added, &e) != 0)
+		tap_diag("reload: %s", e.msg);
+	if (second == 6) {
+		pc_focus_top(w->res, &f);
+		if (pc_steer_enable(w->pc, "io_ops", &f, &e) < 0)
+			tap_diag("enable: %s", e.msg);
+	}
+	pc_diags_free(&ds);
+}
+
+static void write_extra(void)
+{
+	int fd = mkstemp(extra);
+	FILE *f = fdopen(fd, "w");
+
+	fputs("{ \"version\": 1, \"hypotheses\": { \"Watched\": {\n"
+	      "  \"parent\": \"topLevelHypothesis\",\n"
+	      "  \"description\": \"test: true while cpu > 0.1\",\n"
+	      "  \"metric\": { \"op\": \"/\", \"inputs\": [ "
+	      "\"cpu_inclusive\", { \"metric\": \"active_processes\", "
+	      "\"focus\": \"top\" } ] },\n"
+	      "  \"threshold\": \"PC_CPUThreshold\", \"compare\": \"gt\",\n"
+	      "  \"expand\": \"whyOnly\" } } }\n", f);
+	fclose(f);
 }
 
 /* --- the dump --- */
@@ -223,6 +265,7 @@ static int back_to_every_tick(struct pc_consult **pcp, struct src_replay *rp,
 		}
 		pc = rp_ckpts_restore(ck, k);
 		pc_consult_free(*pcp);
+		pc_steer_forget(*pcp);   /* as the dashboard does */
 		*pcp = pc;
 		(*through) += rp_ckpt_tick(k) < t;
 		while (src_replay_tick(rp) < t && more(pc, rp))
@@ -251,6 +294,7 @@ static void exact(size_t budget, double spacing, const char *what)
 	int through = 0, bad;
 
 	src_replay_rewind(r->rp);
+	pc_steer_forget(r->pc);   /* the header's hypotheses again */
 	pc = pc_consult_new(r->cfg, src_replay_source(r->rp), res);
 	pc_consult_start(pc);
 	src_replay_actions(r->rp, pc);
@@ -299,6 +343,11 @@ int main(void)
 	exact(RP_CKPT_BUDGET, 0, "a checkpoint every tick");
 	exact(RP_CKPT_BUDGET, 4, "one every 4 ticks");
 	exact(2000000, 0, "a 2 MB budget");
+	write_extra();
+	w = rw_record_with(&scenario, path, NULL, user_steers);
+	world_free(w);
+	exact(RP_CKPT_BUDGET, 4, "a reload and a metric by hand recorded, one every 4 ticks");
+	unlink(extra);
 	unlink(path);
 	return tap_done();
 }
