@@ -645,11 +645,22 @@ static void run_storm(const char *prog, int rounds)
 	fx = prepare(&t, pc, "sf_", &n);
 	eng_resume_all(t.p, NULL);
 	refused = storm_rounds(&t, pc, fx, n, rounds);
+	/* Copies a thread was still in (or a stale stack word pointed
+	 * into) at the last removal wait for a later check: commits with
+	 * nothing queued run it.  Under load that takes a few. */
 	eng_funcreloc_stats(t.in, &st);
+	for (int k = 0; k < 40 && st.waiting > 8; k++) {
+		tgt_pump(&t, 50);
+		eng_inst_commit(t.in, NULL);
+		eng_funcreloc_stats(t.in, &st);
+	}
 	/* every round relocates the same functions again: each copy is
-	 * freed after its removal unless a thread is still in it */
-	tap_ok(refused >= 0 && st.built >= 100 * (size_t)rounds &&
-	       st.freed + st.relocated == st.built, "%s: %d rounds on %zu "
+	 * freed after its removal once no thread is in it, and built again
+	 * (a copy still waiting at the next round is reused instead: under
+	 * load, many; so more copies than functions, not one per round) */
+	tap_ok(refused >= 0 && st.built > n &&
+	       st.freed + st.relocated == st.built &&
+	       st.waiting <= 8, "%s: %d rounds on %zu "
 	       "functions, %zu copies built, %zu freed, %zu waiting, %zu "
 	       "refused relocation (traps), %d requests refused", name,
 	       rounds, n, st.built, st.freed, st.waiting, st.refused, refused);
