@@ -116,6 +116,11 @@ check_screen hp '^ +0\.0s +[0-9.]+s$' "histogram: the time axis from the phase s
 fits hp 80 24 "histogram at 80x24"
 
 # --- an experiment by hand -------------------------------------------------
+# The search is paused meanwhile: a running one refines the new node
+# (CPUbound is true for the workers), its children then take the last
+# rows and G would not land on it.
+keys hp 1; keys hp p
+wait_screen hp '^ Global search: .*, paused$' >/dev/null
 keys hp 2; keys hp x
 check_screen hp "^Start an experiment on $WORKER:$" "where: x lists the hypotheses to start on the focus"
 keys hp Enter
@@ -127,6 +132,8 @@ else
 	keys hp 1; keys hp G
 	check_screen hp '^   >[TF?.][*+: ] CPUbound  demo_worker ' "search: the experiment is in the Search pane, under the root"
 fi
+keys hp 1; keys hp p
+wait_screen hp '^ Global search: .*, searching$' >/dev/null
 
 # --- tunables ---------------------------------------------------------------
 keys hp 4
