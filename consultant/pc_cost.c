@@ -279,6 +279,14 @@ double pc_hyp_factor(const struct pc_consult *pc, int hyp)
 	return pc->hyp_factor[hyp];
 }
 
+/* Has a change of this hypothesis' experiments been measured? (0 in
+ * the table: not yet.) */
+static bool measured(const struct pc_consult *pc, int hyp)
+{
+	return hyp >= 0 && (size_t)hyp < pc->nhyp_factor &&
+	       pc->hyp_factor[hyp] > 0;
+}
+
 static void learn_factor(struct pc_consult *pc, int hyp, double f)
 {
 	size_t need = (size_t)hyp + 1;
@@ -289,11 +297,13 @@ static void learn_factor(struct pc_consult *pc, int hyp, double f)
 		if (pc->hyp_factor == NULL)
 			abort();
 		for (size_t i = pc->nhyp_factor; i < need; i++)
-			pc->hyp_factor[i] = 1;
+			pc->hyp_factor[i] = 0;
 		pc->nhyp_factor = need;
 	}
 	if (f > PC_MAX_HYP_FACTOR)
 		f = PC_MAX_HYP_FACTOR;
+	if (f < 1)
+		f = 1;
 	if (f > pc->hyp_factor[hyp])
 		pc->hyp_factor[hyp] = f;
 }
@@ -329,8 +339,13 @@ void pc_cost_probe(struct pc_consult *pc)
 	if (pc->now - since + 1e-9 < p)
 		return;
 	delta = pc->probe_sign * (pc->observed - pc->probe_before);
-	if (delta > 0)
+	if (delta > 0) {
 		learn_factor(pc, n->hyp, delta / n->pred_cost);
+		pc_logf(pc, "Cost of %s measured: %.2f%% (predicted %.3f%%); "
+			"its predictions are scaled by %.0f",
+			pc_node_hyp(pc, n)->name, 100 * delta,
+			100 * n->pred_cost, pc_hyp_factor(pc, n->hyp));
+	}
 	pc->probe = NULL;
 }
 
@@ -475,7 +490,11 @@ void pc_cost_gate(struct pc_consult *pc)
 		}
 		launch(pc, n, c);
 		pc_launch_done(pc, s, n);
-		if (pc->tight) {
+		/* Once the budget proved too small for the predictions,
+		 * launches go one at a time, each measured, until their
+		 * hypothesis' cost is known; then as many as it leaves
+		 * room for. */
+		if (pc->tight && !measured(pc, n->hyp)) {
 			pc->shed_t = pc->now;
 			probe_start(pc, n, +1);
 			return;
