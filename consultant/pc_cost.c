@@ -594,6 +594,13 @@ void pc_cost_shed(struct pc_consult *pc)
 		if (n == NULL)
 			break;
 		estimate -= n->charged_cost * ratio;
+		/* What it really cost is what it was charged times the
+		 * ratio: its hypothesis' predictions scale so from now on
+		 * (a probe measured beside another experiment sharing its
+		 * trampolines sees only the difference it makes). */
+		if (n->pred_cost > 0)
+			learn_factor(pc, n->hyp,
+				     n->charged_cost * ratio / n->pred_cost);
 		pc_node_stop(pc, n, "shed");
 		n->times_shed++;
 		n->unconfirmed = n->truth == PC_TRUE;
