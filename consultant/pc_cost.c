@@ -14,7 +14,9 @@
  *    the queue) until the estimate is under it.
  * Predictions are scaled by how far observed cost has exceeded them
  * (cost_factor), so a source that underestimates cannot make the search
- * oscillate between launching and shedding.
+ * oscillate between launching and shedding, and by what each
+ * hypothesis' experiments were measured to cost (below).  The queue is
+ * ordered by priority, specificity, then the source's evidence.
  */
 #include "pc_search.h"
 
@@ -289,11 +291,14 @@ static struct pc_search *next_queue(struct pc_consult *pc)
  * search makes alone - a launch when launching one at a time, a stop
  * to make room - is measured: the observed cost two sample periods
  * after it, against before, over its prediction, is the factor of its
- * hypothesis (its metrics at its kind of focus), kept at its largest:
- * a measurement blurred by the program's own variation must not make
- * the next launch overshoot.  Predictions of that hypothesis are
- * scaled by it before launch; the gate launches nothing while a
- * measurement is open. */
+ * hypothesis (the same metrics, so the same functions), kept at its
+ * largest: a measurement blurred by the program's own variation must
+ * not make the next launch overshoot.  A shed teaches it too (what the
+ * shed experiment was charged times observed / charged).  Predictions
+ * of that hypothesis are scaled by it before launch; the gate launches
+ * nothing while a measurement is open.  A launch beside experiments
+ * that share its trampolines measures only the difference it makes,
+ * so an underestimate can remain until a shed corrects it. */
 
 double pc_hyp_factor(const struct pc_consult *pc, int hyp)
 {

@@ -354,6 +354,7 @@ void pc_consult_tick(struct pc_consult *pc)
 
 	if (!pc->started || pc->target_ended)
 		return;
+	pc_dm_new_tick(&pc->dm);
 	pc->now = o->now ? o->now(pc->src) : pc->now;
 	poll_resources(pc);
 	if (o->poll_events)
