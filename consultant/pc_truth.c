@@ -237,7 +237,8 @@ static void where_kids(struct pc_consult *pc, const struct pc_focus *f,
 				      NULL : r->path, add_kid_path, k);
 		return;
 	}
-	/* A level with one child is no level (skipSingleChildLevels):
+	/* A level with one child is no level (skipSingleChildLevels, off
+	 * by default):
 	 * /Process/<pid> when hunch searches one process, /SyncObject/Mutex
 	 * when mutexes are the only objects seen.  Its children are
 	 * refined to at once, saving an experiment's observation time per
