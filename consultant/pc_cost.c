@@ -69,16 +69,13 @@ static int why_depth(const struct pc_consult *pc, const struct pc_node *n)
 	return d;
 }
 
-/* How strongly the source's evidence points at a node's resource: its
- * share when it saw the program there; below that unknown (-1: the
- * source could not see that kind of resource), and last none at all
- * (0: it watched and never saw the program there - a function that ran
- * once at start-up, a thread that only sleeps). */
-static double evidence(const struct pc_node *n)
+/* No evidence at all: the source watched and never saw the program in
+ * that resource (a function that ran once at start-up, a thread that
+ * only sleeps).  Unknown (-1: the source cannot see that kind of
+ * resource, a file written through the page cache) is not "none". */
+static bool no_evidence(const struct pc_node *n)
 {
-	if (n->hint > 1e-9)
-		return n->hint;
-	return n->hint < 0 ? 0 : -1;
+	return n->hint >= 0 && n->hint < 1e-9;
 }
 
 /* Does n come before b in the queue (b at depth bd, n at depth d)? */
@@ -89,8 +86,8 @@ static bool runs_before(const struct pc_node *n, int d,
 		return n->priority < b->priority;
 	if (d != bd)
 		return d > bd;
-	if (evidence(n) != evidence(b))
-		return evidence(n) > evidence(b);
+	if (no_evidence(n) != no_evidence(b))
+		return no_evidence(b);
 	return n->seq < b->seq;
 }
 
@@ -98,12 +95,13 @@ static bool runs_before(const struct pc_node *n, int d,
  * more specific hypothesis (a where-refinement of TooManySmallIOOps
  * before one of its parent ExcessiveIOBlockingTime: the narrower why is
  * the better explanation, and under a tight cost limit the first
- * tested); then by the source's evidence, strongest first (rank_kids
- * orders siblings so, this orders the refinements of different
- * parents: on bn_smallwrites the thread doing every write() waited
- * behind bnsw_parse, bnsw_open and bnsw_now, which run once at
- * start-up, and bnsw_write_loop behind the file's refinements, which
- * the hints cannot see); then oldest. */
+ * tested); then a resource with some (or unknown) evidence before one
+ * the source never saw busy (rank_kids orders siblings by evidence;
+ * this demotes, across parents, bnsw_parse, bnsw_open and bnsw_now,
+ * which run once at start-up, behind the thread doing every write()
+ * on bn_smallwrites); then oldest.  Ordering every refinement by its
+ * share instead starved bn_smallwrites' file (unknown: page-cache
+ * writes never block), shed and queued last again and again. */
 static struct pc_node *queue_head(const struct pc_consult *pc,
 				  const struct pc_search *s)
 {

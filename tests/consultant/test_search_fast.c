@@ -3,8 +3,8 @@
  * sooner without concluding anything the data does not show
  * (consultant/README.md, "Where hunch differs"), on the sim source:
  *  - a level with one child is refined past (skipSingleChildLevels);
- *  - the queue orders refinements by the source's evidence across
- *    parents: seen busy, unknown, never seen;
+ *  - the queue puts a resource the source never saw busy after the
+ *    others, across parents;
  *  - the cost of a hypothesis' experiments is measured when one starts
  *    or stops alone, and scales its predictions;
  *  - an experiment with no data where the source saw the program is
@@ -58,9 +58,8 @@ static void test_skip_single_child(void)
 /* main's refinements (locker 0.8, compute unknown, writer 0) are
  * queued before the threads' (0.5 each: /Process/100 concluded after
  * main); with one pending enable at a time, taking two ticks each, they
- * launch by evidence, whatever their parent: a thread the source saw
- * busy before compute, which it could not see, and writer, where it
- * never saw the program, last. */
+ * launch in queue order - but writer, where the source never saw the
+ * program, after the threads. */
 static void test_no_evidence_last(void)
 {
 	const char *sets[] = { "maxPendingEnables=1", NULL };
@@ -82,11 +81,11 @@ static void test_no_evidence_last(void)
 	       th->hint == 0.5, "their evidence: writer 0, compute unknown, "
 	       "the worker thread 0.5");
 	tap_ok(wr && th && wr->seq < th->seq, "writer was queued first");
-	tap_ok(wr && cp && th && th->t_start >= 0 &&
-	       th->t_start < cp->t_start && cp->t_start < wr->t_start,
-	       "the thread ran first, then compute, then writer (%.1f, "
-	       "%.1f, %.1f s)", th ? th->t_start : -1,
-	       cp ? cp->t_start : -1, wr ? wr->t_start : -1);
+	tap_ok(wr && cp && th && cp->t_start >= 0 &&
+	       cp->t_start < th->t_start && th->t_start < wr->t_start,
+	       "compute ran first, then the thread, then writer (%.1f, "
+	       "%.1f, %.1f s)", cp ? cp->t_start : -1,
+	       th ? th->t_start : -1, wr ? wr->t_start : -1);
 	world_free(w);
 }
 

@@ -165,24 +165,24 @@ tap_eq "$(TM display -p -t end '#{alternate_on} #{cursor_flag}')" "0 1" "the ter
 TM kill-session -t end
 
 # --- the live demo's journal ------------------------------------------
-# (CPU, sync and small writes concluded, 15 bottlenecks; tall and wide
+# (CPU, sync and small writes concluded, 8 bottlenecks; tall and wide
 # enough for the log pane to list them whole)
 new_term demo 200 60
 type_in demo "cd $TMP && $HUNCH replay demo.jsonl; echo RC=\$?"
-check_screen demo '^ hunch-demo +pid [0-9]+ +paused 1x +0:00\.3/0:10\.1 ' \
-	"demo: the live demo's journal opens at its first tick, 0:00.3 of 0:10.1"
+check_screen demo '^ hunch-demo +pid [0-9]+ +paused 1x +0:00\.2/0:10\.2 ' \
+	"demo: the live demo's journal opens at its first tick, 0:00.2 of 0:10.2"
 keys demo c
-check_screen demo '^ hunch-demo +pid [0-9]+ +paused 1x +0:01\.9/0:10\.1 ' "demo: c stops at 1.9 s"
-check_screen demo '^1\.9 s: CPUbound</Code,/Process,/SyncObject,/Files> tested true$' \
+check_screen demo '^ hunch-demo +pid [0-9]+ +paused 1x +0:01\.8/0:10\.2 ' "demo: c stops at 1.8 s"
+check_screen demo '^1\.8 s: CPUbound</Code,/Process,/SyncObject,/Files> tested true$' \
 	"demo: CPUbound became true there"
-tap_ok $(grep -q '^ 1\. CPUbound: .* since 4\.7 s' "$TMP/demo.report"; echo $?) \
-	"demo: the report's first bottleneck, refined from it, true since 4.7 s"
+tap_ok $(grep -q '^ 1\. CPUbound: .* since 3\.0 s' "$TMP/demo.report"; echo $?) \
+	"demo: the report's first bottleneck, refined from it, true since 3.0 s"
 keys demo e 6 6
-check_screen demo '^# end of the journal: 15 bottlenecks$' "demo: e: 15 bottlenecks at the end"
+check_screen demo '^# end of the journal: 8 bottlenecks$' "demo: e: 8 bottlenecks at the end"
 tap_eq "$(log_bottlenecks demo)" "$(report_bottlenecks "$TMP/demo.report")" \
 	"demo: the same as hunch replay --batch's"
 TM resize-window -t demo -x 80 -y 24
-check_screen demo '^ hunch-demo +pid [0-9]+ +end 1x +0:10\.1/0:10\.1 ' "demo: resized to 80x24: the status line again"
+check_screen demo '^ hunch-demo +pid [0-9]+ +end 1x +0:10\.2/0:10\.2 ' "demo: resized to 80x24: the status line again"
 tap_eq "$(screen demo | wc -l)" 24 "demo: resized: 24 lines"
 keys demo C-c
 check_screen demo '^RC=0$' "demo: Ctrl-C quits, status 0"
