@@ -439,13 +439,13 @@ static struct pc_node *room_giver(struct pc_consult *pc)
  * I/O node alone costs 4.4% of a 5% limit, and top-level nodes are
  * persistent (Paradyn keeps true nodes instrumented; hunch does too as
  * long as that does not stall the search). */
-static void make_room(struct pc_consult *pc)
+static bool make_room(struct pc_consult *pc)
 {
 	struct pc_node *n = pc->npending ? NULL : room_giver(pc);
 	char focus[512];
 
 	if (n == NULL)
-		return;
+		return false;
 	pc_node_stop(pc, n, "stopped");
 	pc->shed_t = pc->now;
 	pc->tight = true;
@@ -454,6 +454,29 @@ static void make_room(struct pc_consult *pc)
 		"make room for its refinements", pc_node_hyp(pc, n)->name,
 		pc_focus_name(pc->res, &n->focus, focus, sizeof(focus)),
 		n->t_true_since);
+	return true;
+}
+
+/* Nothing will ever free room: nothing pending, and every active
+ * experiment either persistent or concluded (and none of those hands
+ * room down).  A learnt cost can make the head's prediction more than
+ * the whole limit (capped at it), which the persistent nodes' own small
+ * cost would then block for ever (bn_smallwrites stalled 80 s so); such
+ * a head launches alone, measured, and shedding answers for what it
+ * really costs.  (A prediction under the limit waits, as before.) */
+static bool stuck_for_good(const struct pc_consult *pc)
+{
+	struct pc_search *ss[2] = { pc->global, pc->current };
+
+	if (pc->npending)
+		return false;
+	for (int k = 0; k < 2; k++)
+		for (size_t i = 0; ss[k] && i < ss[k]->nn; i++)
+			if (ss[k]->nodes[i]->active &&
+			    ss[k]->nodes[i]->truth == PC_UNKNOWN &&
+			    !ss[k]->nodes[i]->persistent)
+				return false;
+	return true;
 }
 
 void pc_cost_gate(struct pc_consult *pc)
@@ -467,6 +490,7 @@ void pc_cost_gate(struct pc_consult *pc)
 		struct pc_search *s = next_queue(pc);
 		struct pc_node *n;
 		double c, committed;
+		bool capped;
 
 		if (s == NULL)
 			return;
@@ -484,7 +508,8 @@ void pc_cost_gate(struct pc_consult *pc)
 		 * runs once nothing else costs. */
 		c = n->pred_cost * pc_hyp_factor(pc, n->hyp) *
 		    pc->cost_factor;
-		if (c > limit)
+		capped = c > limit;
+		if (capped)
 			c = limit;
 		if (n->pred_cost > limit) {
 			n->queued = false;
@@ -510,7 +535,9 @@ void pc_cost_gate(struct pc_consult *pc)
 			committed = pc->observed;
 		if (committed + pc->pending_cost + c > limit + 1e-12) {
 			throttle(pc, PC_THR_COST);
-			return make_room(pc);
+			if (make_room(pc) || !capped || !stuck_for_good(pc))
+				return;
+			pc->tight = true;   /* launched alone, measured */
 		}
 		if (pc->throttle != PC_THR_NONE) {
 			pc->throttle = PC_THR_NONE;
