@@ -16,6 +16,8 @@ void pc_dm_init(struct pc_dm *dm, struct pc_source *src,
 	dm->current_width = PC_HIST_BASE_WIDTH;
 }
 
+static void forget_predictions(struct pc_dm *dm);
+
 void pc_dm_fini(struct pc_dm *dm)
 {
 	for (size_t i = 0; i < dm->n; i++) {
@@ -24,6 +26,8 @@ void pc_dm_fini(struct pc_dm *dm)
 		free(dm->mi[i]);
 	}
 	free(dm->mi);
+	forget_predictions(dm);
+	free(dm->pred);
 }
 
 /* Ids are positions + 1: instances are never removed, so ids are never
@@ -40,15 +44,57 @@ static bool live(const struct pc_minst *m)
 	return m->state == PC_MI_PENDING || m->state == PC_MI_ENABLED;
 }
 
+static void forget_predictions(struct pc_dm *dm)
+{
+	for (size_t i = 0; i < dm->npred; i++)
+		free(dm->pred[i].metric);
+	dm->npred = 0;
+}
+
+void pc_dm_new_tick(struct pc_dm *dm)
+{
+	dm->gen++;
+}
+
+static bool same_focus(const struct pc_focus *a, const struct pc_focus *b)
+{
+	for (int k = 0; k < PC_NHIER; k++)
+		if (a->r[k] != b->r[k])
+			return false;
+	return true;
+}
+
 double pc_dm_predict(struct pc_dm *dm, const char *metric,
 		     const struct pc_focus *f)
 {
 	struct pc_src_focus sf;
+	struct pc_dm_pred *p;
 
 	if (dm->src->ops->predict_cost == NULL)
 		return 0;
+	if (dm->pred_gen != dm->gen) {
+		forget_predictions(dm);
+		dm->pred_gen = dm->gen;
+	}
+	for (size_t i = 0; i < dm->npred; i++)
+		if (same_focus(&dm->pred[i].f, f) &&
+		    strcmp(dm->pred[i].metric, metric) == 0)
+			return dm->pred[i].v;
+	if (dm->npred == dm->cappred) {
+		dm->cappred = dm->cappred ? dm->cappred * 2 : 32;
+		dm->pred = realloc(dm->pred, dm->cappred * sizeof(*dm->pred));
+		if (dm->pred == NULL)
+			abort();
+	}
+	p = &dm->pred[dm->npred];
 	pc_focus_paths(dm->res, f, &sf);
-	return dm->src->ops->predict_cost(dm->src, metric, &sf);
+	p->v = dm->src->ops->predict_cost(dm->src, metric, &sf);
+	p->metric = strdup(metric);
+	if (p->metric == NULL)
+		abort();
+	p->f = *f;
+	dm->npred++;
+	return p->v;
 }
 
 int pc_dm_acquire(struct pc_dm *dm, const char *metric,

@@ -35,11 +35,25 @@ struct pc_minst {
 	double last_t1;      /* its end */
 };
 
+/* A prediction asked this tick (pc_dm_predict). */
+struct pc_dm_pred {
+	char *metric;
+	struct pc_focus f;
+	double v;
+};
+
 struct pc_dm {
 	struct pc_source *src;
 	const struct pc_restree *res;
 	struct pc_minst **mi;
 	size_t n, cap;
+	/* Predictions asked since the tick began: each (metric, focus) is
+	 * asked of the source once per tick.  The journal answers a replay
+	 * by key and tick, so a second, different answer in the same tick
+	 * (after a launch shared code) would replay as the first's. */
+	struct pc_dm_pred *pred;
+	size_t npred, cappred;
+	uint64_t gen, pred_gen;
 	uint64_t next_req;
 	double global_width;    /* shared by every global histogram */
 	double current_start, current_width;
@@ -57,6 +71,8 @@ void pc_dm_release(struct pc_dm *dm, int id);
 struct pc_minst *pc_dm_get(const struct pc_dm *dm, int id);
 double pc_dm_predict(struct pc_dm *dm, const char *metric,
 		     const struct pc_focus *f);
+/* A new tick: predictions are asked of the source again. */
+void pc_dm_new_tick(struct pc_dm *dm);
 /* Feed from the source. */
 void pc_dm_reply(struct pc_dm *dm, const struct pc_src_reply *r);
 void pc_dm_sample(struct pc_dm *dm, const struct pc_src_sample *s);

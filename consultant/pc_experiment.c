@@ -83,10 +83,46 @@ static int statistical(const struct pc_consult *pc, const struct pc_node *n,
  * Otherwise it would stay active for ever, holding its cost and, when
  * the cost limit is tight, the search (bn_smallwrites stalled on
  * bnsw_open and bnsw_parse, which run once, at the start). */
+/*
+ * But no data where the source's evidence saw the program busy (its
+ * hint) says the instrumentation missed, not that nothing happens: a
+ * function constraint whose function was already on a thread's stack
+ * when it was inserted is set by catchup, which skips a thread stopped
+ * inside trampoline code - on bn_smallwrites, inside write()'s, often -
+ * and bnsw_write_loop never returns to set it again, so bytes per
+ * operation there had no data and was concluded false.  Such an
+ * experiment is enabled again (new code, a new catchup) after
+ * minObservationTime, up to PC_NODATA_RETRIES times, before the rule
+ * above may conclude; still only instrumentation concludes.
+ */
+#define PC_SEEN_HINT 0.25
+#define PC_NODATA_RETRIES 2
+
+static bool retry_no_data(struct pc_consult *pc, struct pc_search *s,
+			  struct pc_node *n)
+{
+	char focus[512];
+
+	if (n->hint < PC_SEEN_HINT || n->nodata_retries >= PC_NODATA_RETRIES ||
+	    pc->now - n->t_start + 1e-9 < pc_tunable_get(pc->cfg,
+							 "minObservationTime"))
+		return false;
+	n->nodata_retries++;
+	pc_node_stop(pc, n, "stopped");
+	pc_logf(pc, "%s for %s had no data where the program was seen "
+		"(evidence %.2f): enabled again", pc_node_hyp(pc, n)->name,
+		pc_focus_name(pc->res, &n->focus, focus, sizeof(focus)),
+		n->hint);
+	pc_queue(pc, s, n, n->priority);
+	return true;
+}
+
 static void no_data(struct pc_consult *pc, struct pc_search *s,
 		    struct pc_node *n)
 {
-	if (n->guess >= 0 || n->truth != PC_UNKNOWN ||
+	if (n->guess >= 0 || n->truth != PC_UNKNOWN)
+		return;
+	if (retry_no_data(pc, s, n) ||
 	    pc->now - n->t_start + 1e-9 < pc_tunable_get(pc->cfg,
 							 "sufficientTime"))
 		return;

@@ -72,6 +72,7 @@ void pc_consult_free(struct pc_consult *pc)
 		pc_search_free(pc->ended[i]);
 	free(pc->ended);
 	pc_dm_fini(&pc->dm);
+	free(pc->hyp_factor);
 	for (size_t i = 0; i < pc->nlog; i++)
 		free(pc->log[i]);
 	free(pc->log);
@@ -328,10 +329,15 @@ static void track_cost(struct pc_consult *pc)
 		pc->peak_observed = pc->observed;
 	pc->sum_observed += pc->observed;
 	pc->ncost_samples++;
-	for (int k = 0; k < 2; k++)
-		for (size_t i = 0; ss[k] && i < ss[k]->nn; i++)
-			if (ss[k]->nodes[i]->active)
-				predicted += ss[k]->nodes[i]->pred_cost;
+	for (int k = 0; k < 2; k++) {
+		for (size_t i = 0; ss[k] && i < ss[k]->nn; i++) {
+			const struct pc_node *n = ss[k]->nodes[i];
+
+			if (n->active)
+				predicted += n->pred_cost *
+					     pc_hyp_factor(pc, n->hyp);
+		}
+	}
 	/* Observed 0 counts too: a factor learnt from experiments that
 	 * have stopped must not outlive them (bn_smallwrites: stale at 100,
 	 * it kept every prediction over the limit with nothing running). */
@@ -348,6 +354,7 @@ void pc_consult_tick(struct pc_consult *pc)
 
 	if (!pc->started || pc->target_ended)
 		return;
+	pc_dm_new_tick(&pc->dm);
 	pc->now = o->now ? o->now(pc->src) : pc->now;
 	poll_resources(pc);
 	if (o->poll_events)
@@ -368,6 +375,7 @@ void pc_consult_tick(struct pc_consult *pc)
 	}
 	evaluate_due(pc);
 	track_cost(pc);
+	pc_cost_probe(pc);
 	pc_cost_shed(pc);
 	if (pc->observed <= pc_tunable_get(pc->cfg, "costLimit"))
 		pc_cost_gate(pc);

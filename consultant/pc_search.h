@@ -50,6 +50,14 @@ struct pc_consult {
 	double cost_factor;           /* observed / predicted, >= 1 */
 	double shed_t;                /* last shedding, -1 never */
 	bool tight;                   /* room was made: launch one at a time */
+	/* Cost learnt per hypothesis (index): observed / predicted for one
+	 * of its experiments, measured when it alone started or stopped
+	 * (pc_cost_probe).  1 until measured. */
+	double *hyp_factor;
+	size_t nhyp_factor;
+	struct pc_node *probe;        /* the change being measured, or NULL */
+	int probe_sign;               /* +1 launched, -1 stopped */
+	double probe_before, probe_t; /* observed cost before it; when */
 	double eval_interval, next_eval;
 	double now;
 	bool started, target_ended;
@@ -112,6 +120,8 @@ int pc_add_node(struct pc_consult *pc, struct pc_search *s, int parent,
 		int hyp, const struct pc_focus *f, bool why);
 void pc_cost_gate(struct pc_consult *pc);
 void pc_cost_shed(struct pc_consult *pc);
+void pc_cost_probe(struct pc_consult *pc);
+double pc_hyp_factor(const struct pc_consult *pc, int hyp);
 bool pc_launch_done(struct pc_consult *pc, struct pc_search *s,
 		    struct pc_node *n);
 void pc_evaluate(struct pc_consult *pc, struct pc_search *s,

@@ -52,6 +52,12 @@ struct pc_node {
 	int tried_hier;             /* bit set of hierarchies refined so far */
 	double pred_cost;
 	double charged_cost;        /* what the cost gate counted at launch */
+	/* The source's cheap evidence for the resource this node refined
+	 * its parent along (pc_queue, first time queued): orders the queue
+	 * among equals.  -1 unknown (no hint, a why-child, a top node). */
+	double hint;
+	bool hinted;
+	int nodata_retries;         /* enabled again for having no data */
 
 	/* the experiment */
 	int inst[PC_MAX_INPUTS];

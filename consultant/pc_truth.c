@@ -201,11 +201,30 @@ static const char *thread_start_fn(const struct pc_consult *pc,
 	return colon ? colon + 1 : NULL;
 }
 
+/* The one live child of r, or NULL when it has none or several. */
+static const struct pc_res *only_child(const struct pc_consult *pc,
+				       const struct pc_res *r)
+{
+	const struct pc_res *one = NULL;
+
+	for (size_t i = 0; i < r->nchildren; i++) {
+		const struct pc_res *c = pc_res_get(pc->res, r->children[i]);
+
+		if (c->retired)
+			continue;
+		if (one != NULL)
+			return NULL;
+		one = c;
+	}
+	return one;
+}
+
 static void where_kids(struct pc_consult *pc, const struct pc_focus *f,
 		       int h, struct kids *k)
 {
 	const struct pc_res *r = pc_res_get(pc->res, f->r[h]);
 	bool callgraph = pc_tunable_get(pc->cfg, "useCallGraphSearch") != 0;
+	bool skip = pc_tunable_get(pc->cfg, "skipSingleChildLevels") != 0;
 
 	k->n = 0;
 	k->res = pc->res;
@@ -218,6 +237,15 @@ static void where_kids(struct pc_consult *pc, const struct pc_focus *f,
 				      NULL : r->path, add_kid_path, k);
 		return;
 	}
+	/* A level with one child is no level (skipSingleChildLevels, off
+	 * by default):
+	 * /Process/<pid> when hunch searches one process, /SyncObject/Mutex
+	 * when mutexes are the only objects seen.  Its children are
+	 * refined to at once, saving an experiment's observation time per
+	 * level (bn_mutex: the mutex and the threads one level sooner). */
+	while (h != 0 && skip && only_child(pc, r) &&
+	       only_child(pc, r)->nchildren)
+		r = only_child(pc, r);
 	for (size_t i = 0; i < r->nchildren && k->n < MAX_KIDS; i++) {
 		const struct pc_res *c = pc_res_get(pc->res, r->children[i]);
 

@@ -168,6 +168,16 @@ static void count(const struct hw *w, const bool *m, size_t *all,
 	}
 }
 
+/* Which kind of observation can name a resource of this hierarchy. */
+static bool can_see(int kind, const char *path)
+{
+	if (strncmp(path, "/Files", 6) == 0)
+		return kind == HW_IO;
+	if (strncmp(path, "/SyncObject", 11) == 0)
+		return kind == HW_SYNC;
+	return true;   /* /Code: 0 when no CPU sample at all, as before */
+}
+
 double hw_hint(const struct hw *w, const char *path)
 {
 	size_t all[HW_NKIND], in[HW_NKIND];
@@ -179,11 +189,13 @@ double hw_hint(const struct hw *w, const char *path)
 	m = matching(w, path);
 	count(w, m, all, in);
 	free(m);
-	best = 0;
 	for (int k = 0; k < HW_NKIND; k++) {
 		double share = all[k] ? (double)in[k] / (double)all[k] : 0;
 
-		if (share > best)
+		/* Only kinds that could see it, and saw something: a file
+		 * no thread was seen blocked on is unknown when none was
+		 * seen blocked in I/O at all (page-cache writes). */
+		if (all[k] && can_see(k, path) && share > best)
 			best = share;
 	}
 	return best;

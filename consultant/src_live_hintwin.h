@@ -17,7 +17,10 @@
  * larger of its share of CPU samples and its share of blocked
  * observations, a mutex its share of the threads seen blocked in sync.
  * A thread path given as the where axis names it ("/Process/7/9:worker")
- * is matched by pid and tid.  < 0: no observation at all in the window.
+ * is matched by pid and tid.  < 0: no observation at all in the window
+ * (for /SyncObject and /Files: no thread seen blocked in sync, or in
+ * I/O - a file written through the page cache never blocks - rather
+ * than a share of 0 that would put it last in the search's queue).
  */
 #ifndef SRC_LIVE_HINTWIN_H
 #define SRC_LIVE_HINTWIN_H

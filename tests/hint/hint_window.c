@@ -95,6 +95,14 @@ int main(void)
 	hint_is(w, SPIN, 0.0);
 	hw_expire(w, 10);
 	tap_ok(hw_hint(w, "/Code") < 0, "everything expired: unknown again");
+	/* Only CPU samples: no thread seen blocked, so what a file or a
+	 * mutex costs is unknown, not 0 (page-cache writes never block). */
+	hw_add(w, 10, HW_CPU, (int[]){ t1, spin }, 2);
+	hint_is(w, SPIN, 1.0);
+	tap_ok(hw_hint(w, "/Files/tmp/x") < 0, "no I/O wait seen: a file's "
+	       "evidence is unknown");
+	tap_ok(hw_hint(w, "/SyncObject/Mutex/m") < 0, "no sync wait seen: "
+	       "a mutex's evidence is unknown");
 	hw_free(w);
 	return tap_done();
 }
