@@ -91,6 +91,14 @@ static void dm_clone(struct pc_dm *c, const struct pc_dm *dm, size_t *bytes)
 	}
 	for (size_t i = 0; i < dm->n; i++)
 		c->mi[i] = minst_clone(dm->mi[i], bytes);
+	/* the predictions asked this tick (asked once per tick) */
+	c->pred = NULL;
+	c->cappred = dm->npred;
+	if (dm->npred > 0)
+		c->pred = dup_mem(dm->pred, dm->npred * sizeof(*dm->pred),
+				  bytes);
+	for (size_t i = 0; i < dm->npred; i++)
+		c->pred[i].metric = dup_str(dm->pred[i].metric, bytes);
 }
 
 static void log_clone(struct pc_consult *c, const struct pc_consult *pc,
@@ -109,6 +117,26 @@ static void log_clone(struct pc_consult *c, const struct pc_consult *pc,
 		c->log[i] = dup_str(pc->log[i], bytes);
 }
 
+/* The clone's node for `n`, a node of one of pc's searches (the node
+ * whose cost change is being measured: pc_cost_probe). */
+static struct pc_node *node_in_clone(const struct pc_consult *pc,
+				     const struct pc_consult *c,
+				     const struct pc_node *n)
+{
+	const struct pc_search *from[2] = { pc->global, pc->current };
+	struct pc_search *to[2] = { c->global, c->current };
+
+	for (int k = 0; k < 2; k++)
+		for (size_t i = 0; from[k] != NULL && i < from[k]->nn; i++)
+			if (from[k]->nodes[i] == n)
+				return to[k]->nodes[i];
+	for (size_t e = 0; e < pc->nended; e++)
+		for (size_t i = 0; i < pc->ended[e]->nn; i++)
+			if (pc->ended[e]->nodes[i] == n)
+				return c->ended[e]->nodes[i];
+	return NULL;
+}
+
 struct pc_consult *rp_consult_clone(const struct pc_consult *pc, bool log,
 				    bool dm, size_t *bytes)
 {
@@ -119,6 +147,8 @@ struct pc_consult *rp_consult_clone(const struct pc_consult *pc, bool log,
 	} else {
 		c->dm.mi = NULL;
 		c->dm.n = c->dm.cap = 0;
+		c->dm.pred = NULL;
+		c->dm.npred = c->dm.cappred = 0;
 	}
 	c->global = search_clone(pc->global, bytes);
 	/* current is the global search's, or a phase's of its own */
@@ -139,5 +169,9 @@ struct pc_consult *rp_consult_clone(const struct pc_consult *pc, bool log,
 		c->log = NULL;
 		c->caplog = 0;
 	}
+	/* the cost learnt per hypothesis, and the change being measured */
+	c->hyp_factor = pc->nhyp_factor ? dup_mem(pc->hyp_factor,
+			pc->nhyp_factor * sizeof(*pc->hyp_factor), bytes) : NULL;
+	c->probe = pc->probe ? node_in_clone(pc, c, pc->probe) : NULL;
 	return c;
 }

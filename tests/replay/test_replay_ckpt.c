@@ -214,6 +214,10 @@ static char *dump(const struct pc_consult *pc, struct src_replay *rp)
 	for (size_t i = 0; i < pc->cfg->ntun; i++)
 		fprintf(f, "tun %s %a\n", pc->cfg->tun[i].name,
 			pc->cfg->tun[i].value);
+	for (size_t i = 0; i < pc->nhyp_factor; i++)   /* learnt costs */
+		fprintf(f, "hyp_factor %zu %a\n", i, pc->hyp_factor[i]);
+	fprintf(f, "probe %d %d %a %a\n", pc->probe ? pc->probe->id : -1,
+		pc->probe_sign, pc->probe_before, pc->probe_t);
 	for (size_t i = 0; i < pc->nlog; i++)
 		fprintf(f, "log %s\n", pc->log[i]);
 	dump_dm(f, &pc->dm);

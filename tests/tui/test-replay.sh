@@ -168,14 +168,14 @@ TM kill-session -t end
 # (tall and wide enough for the log pane to list its 20 bottlenecks whole)
 new_term demo 200 72
 type_in demo "cd $TMP && $HUNCH replay demo.jsonl; echo RC=\$?"
-check_screen demo '^ hunch-demo +pid [0-9]+ +paused 1x +0:00\.2/0:10\.1 ' \
-	"demo: the live demo's journal opens at its first tick, 0:00.2 of 0:10.1"
+check_screen demo '^ hunch-demo +pid [0-9]+ +paused 1x +0:00\.3/0:10\.1 ' \
+	"demo: the live demo's journal opens at its first tick, 0:00.3 of 0:10.1"
 keys demo c
-check_screen demo '^ hunch-demo +pid [0-9]+ +paused 1x +0:02\.2/0:10\.1 ' "demo: c stops at 2.2 s"
-check_screen demo '^2\.2 s: CPUbound</Code,/Process,/SyncObject,/Files> tested true$' \
+check_screen demo '^ hunch-demo +pid [0-9]+ +paused 1x +0:01\.9/0:10\.1 ' "demo: c stops at 1.9 s"
+check_screen demo '^1\.9 s: CPUbound</Code,/Process,/SyncObject,/Files> tested true$' \
 	"demo: CPUbound became true there"
-tap_ok $(grep -q '^ 1\. CPUbound: .* since 3\.8 s' "$TMP/demo.report"; echo $?) \
-	"demo: the report's first bottleneck, refined from it, true since 3.8 s"
+tap_ok $(grep -q '^ 1\. CPUbound: .* since 3\.1 s' "$TMP/demo.report"; echo $?) \
+	"demo: the report's first bottleneck, refined from it, true since 3.1 s"
 keys demo e 6 6
 check_screen demo '^# end of the journal: 20 bottlenecks$' "demo: e: 20 bottlenecks at the end"
 tap_eq "$(log_bottlenecks demo)" "$(report_bottlenecks "$TMP/demo.report")" \
