@@ -29,7 +29,8 @@ hint_line() { screen "$1" | tail -n 1; }
 # The report's bottlenecks as the dashboard's log lists them at the end:
 # "N. Hyp<where,...> since T s".
 report_bottlenecks() {
-	awk '/^ [0-9]+\. [A-Za-z]+: / { n = $1; h = $2; sub(/:$/, "", h);
+	# (bottlenecks only: an earlier finding reads "from T to T")
+	awk '/^ [0-9]+\. [A-Za-z]+: .* since / { n = $1; h = $2; sub(/:$/, "", h);
 		s = $0; sub(/.* since /, "", s); sub(/ s.*/, "", s); next }
 	     n != "" && /^    where: / { w = $0; sub(/^    where: /, "", w);
 		gsub(/, /, ",", w); print n " " h "<" w "> since " s " s"; n = "" }' "$1"
