@@ -234,8 +234,13 @@ MPID=$(pid_on_status mono)
 check_screen mono '^   >T[*+: ] ExcessiveSyncWaitingTime  whole program ' "NO_COLOR: the true node is marked T"
 # at once, while it is on screen (the graph grows and scrolls)
 tap_ok $(TM capture-pane -e -p -t mono | grep 'ExcessiveSyncWaitingTime  whole' | grep -Eq $'\e\\[([0-9;]*;)?1(;[0-9;]*)?m'; echo $?) "NO_COLOR: the true node is in bold (SGR 1, alone or with reverse video)"
+# (taller: with most CPUbound refinements true, the false nodes can all
+# be below the first screenful, as for the filters above)
+TM resize-window -t mono -x 80 -y 70
 WAIT=15 check_screen mono '^ +[>@]F[*+: ] [A-Za-z]+  ' "NO_COLOR: a false one F"
 tap_eq "$(colours mono)" 0 "NO_COLOR: no colour at all on the screen"
+TM resize-window -t mono -x 80 -y 24
+wait_screen mono '^ Global search: ' 5 >/dev/null
 tap_ok $(to_node mono "$ESWT"; echo $?) "NO_COLOR: j reaches the true node"
 keys mono d
 check_screen mono '^ value       [0-9.e+-]+   threshold 0\.2 \(PC_SyncThreshold\)$' "NO_COLOR: its detail"
