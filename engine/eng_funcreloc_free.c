@@ -136,41 +136,28 @@ static bool can_free(struct eng_inst *in, const struct fr_func *f,
 	return true;
 }
 
+static bool registered(const struct fr_func *f)
+{
+	return f->eh_done;
+}
+
 /* One inferior call deregisters the unwind info of every copy in fs[]
  * that has some.  0 done, 1 not now, <0 error. */
 static int deregister(struct eng_inst *in, struct inst_threads *th,
 		      struct fr_func **fs, size_t n, struct hunch_err *err)
 {
 	uint64_t fn = eng_shm_entry(in->shm, HUNCH_RT_ENTRY_FRAMES_DEREGISTER);
-	uint64_t args[2], ret = 0, *list, at = 0;
+	uint64_t ret = 0;
 	size_t k = 0;
 	int rc;
 
 	for (size_t i = 0; i < n; i++)
-		k += fs[i]->eh_done;
+		k += registered(fs[i]);
 	if (k == 0)
 		return 0;
 	if (fn == 0 || fr_in_unwinder(in, th))
 		return 1;       /* older rtlib: such copies stay */
-	if ((list = malloc(k * sizeof *list)) == NULL)
-		return hunch_errf(err, -ENOMEM, "out of memory");
-	k = 0;
-	for (size_t i = 0; i < n; i++)
-		if (fs[i]->eh_done)
-			list[k++] = fs[i]->eh;
-	rc = eng_codemem_alloc(in->mem, fs[0]->copy, k * sizeof *list, &at,
-			       err);
-	if (rc == 0)
-		rc = eng_codemem_write(in->mem, at, list, k * sizeof *list, err);
-	if (rc == 0)
-		rc = eng_codemem_flush(in->mem, &in->st.writes, err);
-	args[0] = at;
-	args[1] = k;
-	if (rc == 0)
-		rc = eng_infcall(in->p, th->t[0].tid, fn, args, 2, &ret, err);
-	free(list);
-	if (at != 0)
-		eng_codemem_free(in->mem, at, k * sizeof *list);
+	rc = fr_call_frames(in, th, fn, fs, n, registered, k, &ret, err);
 	if (rc < 0)
 		return rc;
 	if (ret != k)

@@ -99,5 +99,12 @@ struct inst_threads;
 /* Is any thread in libgcc_s's code, or has a return address there?  It
  * may hold the unwinder's object lock, which (de)registering takes. */
 bool fr_in_unwinder(struct eng_inst *in, const struct inst_threads *th);
+/* Call the rtlib's fn(list, k) with the unwind tables (f->eh) of the k
+ * copies in fs[] that `want` picks (register or deregister them all in
+ * one inferior call).  0 with *ret, or <0 error. */
+int fr_call_frames(struct eng_inst *in, const struct inst_threads *th,
+		   uint64_t fn, struct fr_func **fs, size_t n,
+		   bool (*want)(const struct fr_func *), size_t k,
+		   uint64_t *ret, struct hunch_err *err);
 
 #endif

@@ -113,6 +113,45 @@ bool fr_in_unwinder(struct eng_inst *in, const struct inst_threads *th)
 	return busy;
 }
 
+/* Call the rtlib's fn(list, k) on the first thread, with the k unwind
+ * table addresses of the copies in fs[] chosen by `want`, copied into
+ * trampoline memory near fs[0]'s copy for the call.  0 and *ret, or
+ * <0 error. */
+int fr_call_frames(struct eng_inst *in, const struct inst_threads *th,
+		   uint64_t fn, struct fr_func **fs, size_t n,
+		   bool (*want)(const struct fr_func *), size_t k,
+		   uint64_t *ret, struct hunch_err *err)
+{
+	uint64_t args[2], *list, at = 0;
+	int rc;
+
+	if ((list = malloc(k * sizeof *list)) == NULL)
+		return hunch_errf(err, -ENOMEM, "out of memory");
+	k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (want(fs[i]))
+			list[k++] = fs[i]->eh;
+	rc = eng_codemem_alloc(in->mem, fs[0]->copy, k * sizeof *list, &at,
+			       err);
+	if (rc == 0)
+		rc = eng_codemem_write(in->mem, at, list, k * sizeof *list, err);
+	if (rc == 0)
+		rc = eng_codemem_flush(in->mem, &in->st.writes, err);
+	args[0] = at;
+	args[1] = k;
+	if (rc == 0)
+		rc = eng_infcall(in->p, th->t[0].tid, fn, args, 2, ret, err);
+	free(list);
+	if (at != 0)
+		eng_codemem_free(in->mem, at, k * sizeof *list);
+	return rc;
+}
+
+static bool to_register(const struct fr_func *f)
+{
+	return f->eh != 0 && !f->eh_done;
+}
+
 /* Register the FDEs of the copies in fs[0..n) that need it, with ONE
  * inferior call of the rtlib (rt_frames.c) on an array of their
  * addresses: an inferior call returns to address 0, so if hunch is
@@ -124,12 +163,12 @@ static int register_frames(struct eng_inst *in, struct inst_threads *th,
 			   struct hunch_err *err)
 {
 	uint64_t fn = eng_shm_entry(in->shm, HUNCH_RT_ENTRY_FRAMES_REGISTER);
-	uint64_t args[2], ret = 0, *list, at = 0;
+	uint64_t ret = 0;
 	size_t k = 0;
 	int rc;
 
 	for (size_t i = 0; i < n; i++)
-		k += fs[i]->eh != 0 && !fs[i]->eh_done;
+		k += to_register(fs[i]);
 	if (k == 0)
 		return 0;
 	if (fn == 0)
@@ -138,25 +177,7 @@ static int register_frames(struct eng_inst *in, struct inst_threads *th,
 	if (fr_in_unwinder(in, th))
 		return *why = "a thread is inside libgcc's unwinder; try "
 			      "again later", 1;
-	if ((list = malloc(k * sizeof *list)) == NULL)
-		return hunch_errf(err, -ENOMEM, "out of memory");
-	k = 0;
-	for (size_t i = 0; i < n; i++)
-		if (fs[i]->eh != 0 && !fs[i]->eh_done)
-			list[k++] = fs[i]->eh;
-	rc = eng_codemem_alloc(in->mem, fs[0]->copy, k * sizeof *list, &at,
-			       err);
-	if (rc == 0)
-		rc = eng_codemem_write(in->mem, at, list, k * sizeof *list, err);
-	if (rc == 0)
-		rc = eng_codemem_flush(in->mem, &in->st.writes, err);
-	args[0] = at;
-	args[1] = k;
-	if (rc == 0)
-		rc = eng_infcall(in->p, th->t[0].tid, fn, args, 2, &ret, err);
-	free(list);
-	if (at != 0)
-		eng_codemem_free(in->mem, at, k * sizeof *list);
+	rc = fr_call_frames(in, th, fn, fs, n, to_register, k, &ret, err);
 	if (rc < 0)
 		return rc;
 	if (ret != k)
