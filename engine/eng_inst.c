@@ -14,6 +14,7 @@
 #include "eng_funcreloc.h"
 #include "eng_proc.h"
 #include "eng_shm.h"
+#include "eng_stackwalk.h"
 #include "hunch_abi.h"
 #include "x86_parse.h"
 
@@ -91,6 +92,8 @@ static int make_stubs(struct eng_inst *in, struct hunch_err *err)
 	if (rc == 0) {
 		in->env.stub_call = at + call_off;
 		in->env.stub_reg = at + reg_off;
+		in->stub_lo = at;
+		in->stub_hi = at + (uint64_t)len;
 	}
 	if (!was_stopped)
 		eng_resume_all(in->p, NULL);
@@ -163,6 +166,7 @@ void eng_inst_destroy(struct eng_inst *in)
 	free(in->pf);
 	free(in->trap_mirror);
 	eng_funcreloc_free(in);
+	eng_stackwalk_close(in->sw);
 	eng_codemem_destroy(in->mem);
 	x86_reloc_close(in->reloc);
 	free(in);

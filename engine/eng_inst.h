@@ -121,6 +121,11 @@ struct eng_catchup_info {
 				 * (one run per thread), in all */
 	uint64_t samples_ns;    /* from_samples: CLOCK_MONOTONIC of the oldest
 				 * sample used (the earliest start) */
+	unsigned walked;        /* threads whose stacks CFI walked whole */
+	unsigned scanned;       /* threads with stack words judged by their
+				 * look (above where the walk stopped) */
+	unsigned through_stub;  /* threads inside an rtlib call made by a
+				 * trampoline, walked on from its site */
 };
 /* Stack samples of the target's threads (eng_perfsample.h) that catchup
  * may ask since when an activation has been running; NULL: none.  The

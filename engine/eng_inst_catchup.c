@@ -7,10 +7,15 @@
  *
  * An activation is the top frame (PC inside the function, but not at
  * its first byte: that thread will run the entry snippet itself) or a
- * return address into the function on the thread's stack.  Without
- * frame pointers, a stack word counts as a return address only when the
- * bytes before it are a call instruction, so stale data rarely passes;
- * a thread whose PC is in trampoline memory is skipped (its frame is
+ * return address into the function in a live frame of the thread's
+ * stack, found by walking it with CFI (eng_stackwalk.h).  A stack word
+ * that merely looks like a return address (a call instruction ends
+ * there) is not enough: a callee that returned long ago leaves one in
+ * dead stack that later frames' locals still hold, and an entry snippet
+ * caught up for it is never undone by an exit.  Only above a frame the
+ * walk cannot pass (a relocated copy or trampoline in hunch's code
+ * memory, code without CFI) are words judged by their look.  A thread
+ * whose PC is in trampoline memory is skipped (its frame is
  * mid-instrumentation: devguide caveat 7).
  *
  * When did the activation begin?  A timer started by catchup counts
@@ -50,6 +55,7 @@
 #include "eng_proc.h"
 #include "eng_clock.h"
 #include "eng_shm.h"
+#include "eng_stackwalk.h"
 #include "hunch_abi.h"
 
 #define SCAN_BYTES (512u << 10)
@@ -75,32 +81,148 @@ static bool after_call(struct eng_proc *p, uint64_t ra)
 	return false;
 }
 
-/* Activations of [lo, hi) on one thread: its stack is read from %rsp to
- * the end of its mapping (at most SCAN_BYTES). */
-static int activations(struct eng_proc *p, pid_t tid, uint64_t lo,
-		       uint64_t hi, const struct inst_range *maps, size_t nmaps,
-		       struct eng_codemem *mem)
+/* Counting the frames of [lo, hi) during a walk. */
+struct act_count {
+	const struct eng_inst *in;
+	uint64_t lo, hi;
+	int n;
+	int base;         /* frames counted by an earlier walk */
+};
+
+/* A frame in hunch's code memory ends the walk: no CFI describes it. */
+static bool count_frame(void *arg, int i, uint64_t pc, uint64_t sp)
 {
-	struct user_regs_struct r;
-	uint64_t *w, end;
-	size_t len;
+	struct act_count *c = arg;
+
+	(void)sp;
+	if (i == 0)       /* a walk starts (again): count from its base */
+		c->n = c->base;
+	if (i == 0 ? pc > c->lo && pc < c->hi : pc > c->lo && pc <= c->hi)
+		c->n++;
+	return !eng_codemem_contains(c->in->mem, pc);
+}
+
+/* Stack words in w[from/8, len/8) that are return addresses into
+ * [lo, hi): for the part of the stack the walk could not reach. */
+static int scan_words(struct eng_proc *p, const uint64_t *w, size_t from,
+		      size_t len, uint64_t lo, uint64_t hi)
+{
 	int n = 0;
 
-	if (eng_get_regs(p, tid, &r, NULL) < 0 ||
-	    eng_codemem_contains(mem, r.rip))
+	for (size_t i = from / 8; i < len / 8; i++)
+		if (w[i] > lo && w[i] <= hi && after_call(p, w[i]))
+			n++;
+	return n;
+}
+
+/* The instrumented instruction whose mini made the call that returns
+ * to `ra`, or 0 (a base trampoline's own call: registering the thread). */
+static uint64_t mini_site(const struct eng_inst *in, uint64_t ra)
+{
+	for (size_t i = 0; i < in->nreq; i++) {
+		const struct request *q = &in->req[i];
+
+		if (q->mini != 0 && ra > q->mini && ra <= q->mini + q->mini_len)
+			return q->site;
+	}
+	return 0;
+}
+
+/* The walk stopped in the call stub: the thread is inside an rtlib
+ * primitive (or the vDSO under it) called from a trampoline.  Walk on
+ * from the instrumented instruction, as if the thread were stopped
+ * there (x86_tramp_stub_frame gives its stack pointer); where that
+ * instruction cannot be walked from (a relocated copy, the base's own
+ * call), *scan_from is set to its stack pointer instead: the
+ * trampoline's frame and the red zone it skipped, where stale words
+ * lie, stay out of the scan either way.  True if handled. */
+static bool walk_on(struct eng_inst *in, pid_t tid, const uint64_t *w,
+		    size_t len, uint64_t rsp, struct act_count *c,
+		    struct eng_walk_end *end, uint64_t *scan_from)
+{
+	struct x86_stub_frame sf;
+	struct user_regs_struct r2 = { 0 };
+	uint8_t before[2];
+	uint64_t site;
+
+	if (end->complete || end->last_pc <= in->stub_lo ||
+	    end->last_pc > in->stub_hi ||
+	    eng_read_mem(in->p, end->last_pc - 2, before, 2, NULL) < 0 ||
+	    !x86_tramp_stub_ret(before))
+		return false;
+	x86_tramp_stub_frame(end->rbp, &sf);
+	if (sf.saved_rbp_at < rsp || sf.site_sp > rsp + len)
+		return false;
+	*scan_from = sf.site_sp;
+	site = sf.ra_at + 8 <= rsp + len ? mini_site(in, w[(sf.ra_at - rsp) / 8])
+					 : 0;
+	if (site == 0 || eng_codemem_contains(in->mem, site))
+		return true;
+	r2.rip = site;
+	r2.rsp = sf.site_sp;
+	r2.rbp = w[(sf.saved_rbp_at - rsp) / 8];
+	r2.rbx = end->rbx;
+	r2.r12 = end->r12;
+	r2.r13 = end->r13;
+	r2.r14 = end->r14;
+	r2.r15 = end->r15;
+	c->base = c->n - (end->last_pc > c->lo && end->last_pc <= c->hi);
+	if (eng_stackwalk(in->sw, tid, &r2, w + (sf.site_sp - rsp) / 8,
+			  len - (sf.site_sp - rsp), count_frame, c, end) < 0 ||
+	    end->nframes == 0) {
+		c->n = c->base;
+		return true;
+	}
+	*scan_from = end->complete ? rsp + len : end->stop_sp;
+	return true;
+}
+
+/* Activations of [lo, hi) on one thread: its stack is read from %rsp to
+ * the end of its mapping (at most SCAN_BYTES) and walked by CFI, on
+ * through the call stub into the instrumented code (walk_on); only above
+ * where the walk stopped (a frame in hunch's code memory, code without
+ * CFI) are words taken for return addresses by their look.  The top
+ * frame counts past the function's first byte only, as that thread will
+ * run the entry snippet itself. */
+static int activations(struct eng_inst *in, pid_t tid, uint64_t lo,
+		       uint64_t hi, const struct inst_range *maps, size_t nmaps,
+		       struct eng_catchup_info *ci)
+{
+	struct act_count c = { .in = in, .lo = lo, .hi = hi };
+	struct user_regs_struct r;
+	struct eng_walk_end end = { .complete = false };
+	uint64_t *w, stop, scan_from;
+	size_t len;
+
+	if (eng_get_regs(in->p, tid, &r, NULL) < 0 ||
+	    eng_codemem_contains(in->mem, r.rip))
 		return 0;
-	if (r.rip > lo && r.rip < hi)
-		n++;
-	end = inst_map_end(maps, nmaps, r.rsp);
-	len = end > r.rsp ? end - r.rsp : 0;
+	stop = inst_map_end(maps, nmaps, r.rsp);
+	len = stop > r.rsp ? stop - r.rsp : 0;
 	len = (len > SCAN_BYTES ? SCAN_BYTES : len) & ~(size_t)7;
 	w = len ? malloc(len) : NULL;
-	if (w != NULL && eng_read_mem(p, r.rsp, w, len, NULL) == 0)
-		for (size_t i = 0; i < len / 8; i++)
-			if (w[i] > lo && w[i] <= hi && after_call(p, w[i]))
-				n++;
+	if (w == NULL || eng_read_mem(in->p, r.rsp, w, len, NULL) < 0) {
+		free(w);
+		return r.rip > lo && r.rip < hi;
+	}
+	if (in->sw == NULL)
+		eng_stackwalk_open(eng_proc_pid(in->p), &in->sw);
+	if (in->sw == NULL ||
+	    eng_stackwalk(in->sw, tid, &r, w, len, count_frame, &c, &end) < 0)
+		end.nframes = 0;
+	scan_from = end.stop_sp;
+	if (end.nframes > 0 &&
+	    walk_on(in, tid, w, len, r.rsp, &c, &end, &scan_from))
+		ci->through_stub++;
+	if (end.nframes == 0)  /* no walk: every word is judged by its look */
+		c.n = (r.rip > lo && r.rip < hi) +
+		      scan_words(in->p, w, 0, len, lo, hi);
+	else if (!end.complete && scan_from >= r.rsp)
+		c.n += scan_words(in->p, w, scan_from - r.rsp, len, lo, hi);
+	ci->walked += end.complete;
+	ci->scanned += !end.complete;
 	free(w);
-	return n;
+	return c.n;
 }
 
 /* One snippet as an inferior call of its rtlib primitive. */
@@ -393,8 +515,7 @@ static int catchup(struct eng_inst *in, uint64_t lo, uint64_t hi,
 	nt = eng_proc_threads(in->p, tids, 4096);
 	nmaps = inst_read_maps(eng_proc_pid(in->p), &maps);
 	for (size_t i = 0; i < nt && rc >= 0; i++) {
-		int k = activations(in->p, tids[i], lo, hi, maps, nmaps,
-				    in->mem);
+		int k = activations(in, tids[i], lo, hi, maps, nmaps, ci);
 
 		if (k > 0)
 			rc = catch_thread(in, tids[i], k, lo, hi, s, n, maps,

@@ -109,6 +109,23 @@ int x86_tramp_stubs(const struct x86_tramp_env *env, uint8_t *buf,
 	return (int)o.len;
 }
 
+/* The base trampoline's pre part: red zone skipped, then rax, rcx, rdx
+ * and the flags (in rax) pushed (emit_pre). */
+#define BASE_PRE_BYTES (128 + 4 * 8)
+
+void x86_tramp_stub_frame(uint64_t stub_rbp, struct x86_stub_frame *f)
+{
+	/* %rbp is pushed last, then `mov %rsp,%rbp` (x86_tramp_stubs) */
+	f->saved_rbp_at = stub_rbp;
+	f->ra_at = stub_rbp + 8 * NCALL_SAVED;
+	f->site_sp = f->ra_at + 8 + BASE_PRE_BYTES;
+}
+
+bool x86_tramp_stub_ret(const uint8_t before[2])
+{
+	return before[0] == 0xff && before[1] == 0xd0;   /* call *%rax */
+}
+
 static void emit_rdtsc_rax(struct x86_buf *o)
 {
 	E(o, 0x0f, 0x31);                 /* rdtsc */

@@ -54,6 +54,23 @@ struct x86_tramp_env {
 int x86_tramp_stubs(const struct x86_tramp_env *env, uint8_t *buf,
 		    size_t cap, uint64_t at, size_t *call_off, size_t *reg_off);
 
+/* Unwinding out of instrumentation.  A thread inside a function the
+ * CALL stub called (an rtlib primitive) has %rbp = the stub's frame,
+ * since the callee preserves it: the registers the stub saved sit at
+ * stub_rbp (the program's %rbp first), the stub's return address into
+ * the mini or base trampoline right above them, and above that the
+ * base trampoline's own frame (pushes, then the red zone it skipped).
+ * Minis keep %rsp where the base left it around their calls, so the
+ * site's stack pointer follows from stub_rbp alone. */
+struct x86_stub_frame {
+	uint64_t saved_rbp_at;  /* where the program's %rbp was saved */
+	uint64_t ra_at;         /* the return address into the trampoline */
+	uint64_t site_sp;       /* %rsp at the instrumented instruction */
+};
+void x86_tramp_stub_frame(uint64_t stub_rbp, struct x86_stub_frame *f);
+/* Is `ra` the stub's return address from the function it called? */
+bool x86_tramp_stub_ret(const uint8_t before[2]);
+
 /* ---- snippet AST ---- */
 enum x86_ex_kind {
 	X86_EX_CONST,   /* v */

@@ -1,0 +1,223 @@
+/*
+ * eng_stackwalk.c - the frames of a stopped thread, by CFI (see
+ * eng_stackwalk.h).  The same libdwfl set-up as the stack sampler's
+ * (eng_perfsample.c): registers and stack come from the caller, so the
+ * unwind never touches the process itself.
+ */
+#include "eng_stackwalk.h"
+
+#include <elfutils/libdwfl.h>
+#include <dwarf.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define NREGS 17                 /* DWARF x86-64: rax..r15, rip */
+#define MAX_WALK_FRAMES 4096
+#define RELOAD_NS 1000000000ull  /* re-read the map at most once a second */
+
+struct eng_stackwalk {
+	pid_t pid;
+	Dwfl *dwfl;
+	uint64_t loaded_ns;
+	/* the walk in progress */
+	pid_t tid;
+	Dwarf_Word regs[NREGS];
+	const unsigned char *stack;
+	uint64_t stack_lo;
+	size_t stack_len;
+	eng_frame_fn fn;
+	void *arg;
+	struct eng_walk_end *end;
+	uint64_t last_pc;
+};
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
+{
+	struct eng_stackwalk *sw = arg;
+
+	(void)dwfl;
+	if (*thread_argp != NULL)
+		return 0;
+	*thread_argp = sw;
+	return sw->tid;
+}
+
+static bool get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
+{
+	struct eng_stackwalk *sw = arg;
+
+	(void)dwfl;
+	*thread_argp = sw;
+	return tid == sw->tid;
+}
+
+/* Only the copied stack is readable: a frame that needs more ends the
+ * walk there (it is then incomplete). */
+static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result,
+			void *arg)
+{
+	struct eng_stackwalk *sw = arg;
+
+	(void)dwfl;
+	if (addr < sw->stack_lo || addr + 8 > sw->stack_lo + sw->stack_len)
+		return false;
+	memcpy(result, sw->stack + (addr - sw->stack_lo), 8);
+	return true;
+}
+
+static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
+{
+	struct eng_stackwalk *sw = arg;
+
+	return dwfl_thread_state_registers(thread, 0, NREGS, sw->regs);
+}
+
+static const Dwfl_Thread_Callbacks thread_callbacks = {
+	.next_thread = next_thread,
+	.get_thread = get_thread,
+	.memory_read = memory_read,
+	.set_initial_registers = set_initial_registers,
+};
+
+static const Dwfl_Callbacks proc_callbacks = {
+	.find_elf = dwfl_linux_proc_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+};
+
+static int reload(struct eng_stackwalk *sw)
+{
+	if (sw->dwfl != NULL)
+		dwfl_end(sw->dwfl);
+	sw->loaded_ns = mono_ns();
+	sw->dwfl = dwfl_begin(&proc_callbacks);
+	if (sw->dwfl == NULL)
+		return -ENOMEM;
+	if (dwfl_linux_proc_report(sw->dwfl, sw->pid) != 0 ||
+	    dwfl_report_end(sw->dwfl, NULL, NULL) != 0 ||
+	    !dwfl_attach_state(sw->dwfl, NULL, sw->pid, &thread_callbacks,
+			       sw)) {
+		dwfl_end(sw->dwfl);
+		sw->dwfl = NULL;
+		return -ESRCH;
+	}
+	return 0;
+}
+
+int eng_stackwalk_open(pid_t pid, struct eng_stackwalk **out)
+{
+	struct eng_stackwalk *sw = calloc(1, sizeof(*sw));
+	int rc;
+
+	*out = NULL;
+	if (sw == NULL)
+		return -ENOMEM;
+	sw->pid = pid;
+	rc = reload(sw);
+	if (rc < 0) {
+		free(sw);
+		return rc;
+	}
+	*out = sw;
+	return 0;
+}
+
+void eng_stackwalk_close(struct eng_stackwalk *sw)
+{
+	if (sw == NULL)
+		return;
+	if (sw->dwfl != NULL)
+		dwfl_end(sw->dwfl);
+	free(sw);
+}
+
+static uint64_t reg_or_0(Dwfl_Frame *state, unsigned regno)
+{
+	Dwarf_Word v;
+
+	return dwfl_frame_reg(state, regno, &v) == 0 ? v : 0;
+}
+
+static int on_frame(Dwfl_Frame *state, void *arg)
+{
+	struct eng_stackwalk *sw = arg;
+	struct eng_walk_end *end = sw->end;
+	Dwarf_Addr pc;
+	Dwarf_Word sp = 0;
+	bool act, go_on;
+
+	if (!dwfl_frame_pc(state, &pc, &act) || pc == 0 ||
+	    dwfl_frame_reg(state, 7, &sp) != 0)
+		return DWARF_CB_ABORT;
+	go_on = sw->fn(sw->arg, end->nframes, pc, sp);
+	sw->last_pc = pc;
+	end->stop_sp = sp;
+	end->last_pc = pc;
+	end->rbx = reg_or_0(state, 3);
+	end->rbp = reg_or_0(state, 6);
+	end->r12 = reg_or_0(state, 12);
+	end->r13 = reg_or_0(state, 13);
+	end->r14 = reg_or_0(state, 14);
+	end->r15 = reg_or_0(state, 15);
+	end->nframes++;
+	return go_on && end->nframes < MAX_WALK_FRAMES ? DWARF_CB_OK
+							: DWARF_CB_ABORT;
+}
+
+/* One walk; true when it reached the outermost frame.  libdwfl returns
+ * 0 from dwfl_getthread_frames only when the unwinder found no caller
+ * (CFI marks the return address undefined), not when a callback
+ * aborted or a frame could not be unwound. */
+static bool walk_once(struct eng_stackwalk *sw)
+{
+	memset(sw->end, 0, sizeof(*sw->end));
+	sw->end->stop_sp = sw->stack_lo;
+	sw->last_pc = 0;
+	return dwfl_getthread_frames(sw->dwfl, sw->tid, on_frame, sw) == 0 &&
+	       sw->end->nframes > 0;
+}
+
+int eng_stackwalk(struct eng_stackwalk *sw, pid_t tid,
+		  const struct user_regs_struct *r, const void *stack,
+		  size_t len, eng_frame_fn fn, void *arg,
+		  struct eng_walk_end *end)
+{
+	const Dwarf_Word dw[NREGS] = {
+		r->rax, r->rdx, r->rcx, r->rbx, r->rsi, r->rdi, r->rbp, r->rsp,
+		r->r8, r->r9, r->r10, r->r11, r->r12, r->r13, r->r14, r->r15,
+		r->rip,
+	};
+
+	memset(end, 0, sizeof(*end));
+	memcpy(sw->regs, dw, sizeof(dw));
+	sw->tid = tid;
+	sw->stack = stack;
+	sw->stack_lo = r->rsp;
+	sw->stack_len = len;
+	sw->fn = fn;
+	sw->arg = arg;
+	sw->end = end;
+	if (sw->dwfl == NULL && reload(sw) < 0)
+		return -ESRCH;
+	end->complete = walk_once(sw);
+	if (end->complete || sw->last_pc == 0 ||
+	    dwfl_addrmodule(sw->dwfl, sw->last_pc) != NULL ||
+	    mono_ns() - sw->loaded_ns < RELOAD_NS)
+		return 0;
+	/* stopped in no known module: a library loaded since the map was
+	 * read?  Read it again and walk again (frames are reported anew:
+	 * the caller's callback must start over at i == 0) */
+	if (reload(sw) < 0)
+		return -ESRCH;
+	end->complete = walk_once(sw);
+	return 0;
+}

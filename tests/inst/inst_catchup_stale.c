@@ -1,0 +1,192 @@
+/*
+ * inst_catchup_stale.c - catchup counts live frames only
+ * (progs/inst_stale.c): the target blocks in read() from st_block,
+ * whose uninitialised buffer still holds st_leaf's old return address
+ * into st_outer.  A scan of the stack words (what catchup did before it
+ * walked stacks by CFI) takes that word for an activation of st_outer:
+ * a timer or constraint started there is never stopped, since no exit
+ * of st_outer comes.  Catchup must find the thread inside main and
+ * st_block only, with a whole CFI walk of its stack.
+ *
+ * Then `inst_stale spin`, with a CPU timer on st_work (called in a
+ * loop): stopped while inside the rtlib's timer call (or the vDSO
+ * under it), which a trampoline's mini made through the call stub, the
+ * thread's stack cannot be walked by CFI past the stub.  Catchup walks
+ * on from the instrumented instruction (x86_tramp_stub_frame): main is
+ * found, and the stale word into st_outer_deep, 4 KiB down in dead
+ * stack, is not.
+ */
+#include "inst_util.h"
+#include "tap.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/user.h>
+
+/* Does the stopped thread's stack hold a word that is a return
+ * address into f, as a plain scan would judge it?  The scenario's own
+ * check: without one, this test would prove nothing. */
+static int stale_words(struct tgt *t, const struct eng_func *f)
+{
+	uint64_t lo = t->base + f->addr, hi = lo + f->size, w[4096];
+	struct user_regs_struct r;
+	int n = 0;
+
+	size_t len = sizeof(w);
+
+	if (eng_get_regs(t->p, eng_proc_pid(t->p), &r, NULL) < 0)
+		return -1;
+	/* up to the stack's end: halve until the read stays inside */
+	while (len >= 64 && eng_read_mem(t->p, r.rsp, w, len, NULL) < 0)
+		len /= 2;
+	if (len < 64)
+		return -1;
+	for (size_t i = 0; i < len / 8; i++)
+		if (w[i] > lo && w[i] <= hi)
+			n++;
+	return n;
+}
+
+static void catch_up(struct tgt *t, const char *name, uint64_t h,
+		     int expect, bool stub)
+{
+	const struct eng_func *f = eng_image_func_by_name(t->img, name);
+	struct x86_snip start = { .kind = X86_SN_WALL_START, .handle = h };
+	struct eng_catchup_info ci;
+	struct hunch_err err = { 0 };
+	int caught;
+
+	caught = eng_inst_catchup_info(t->in, t->base + f->addr,
+				       t->base + f->addr + f->size, &start, 1,
+				       &ci, &err);
+	tap_eq(caught, expect, "catchup on %s: %d thread(s) inside (%s)",
+	       name, expect, err.msg);
+	tap_eq((int)ci.activations, expect, "  %s: %d activation(s)", name,
+	       expect);
+	tap_ok(ci.walked == 1 && ci.scanned == 0 &&
+	       ci.through_stub == (stub ? 1u : 0u), "  the stack was walked "
+	       "whole by CFI%s (walked %u, scanned %u, through_stub %u)",
+	       stub ? ", on through the call stub" : "", ci.walked, ci.scanned,
+	       ci.through_stub);
+}
+
+/* The mapping holding addr names one of these? */
+static bool mapped_in(pid_t pid, uint64_t addr, const char *a, const char *b)
+{
+	char path[64], line[512];
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	while (f != NULL && !found && fgets(line, sizeof line, f) != NULL) {
+		unsigned long lo, hi;
+
+		if (sscanf(line, "%lx-%lx", &lo, &hi) == 2 && addr >= lo &&
+		    addr < hi)
+			found = strstr(line, a) != NULL || strstr(line, b) != NULL;
+	}
+	if (f != NULL)
+		fclose(f);
+	return found;
+}
+
+/* CPU timer start/stop at st_work's entry and exits. */
+static int add_cpu_timer(struct tgt *t, const struct x86_func *xf, uint64_t h)
+{
+	struct hunch_err err = { 0 };
+	int n = 0;
+
+	for (size_t k = 0; k < xf->npoints; k++) {
+		struct x86_snip s = { .handle = h };
+		struct eng_inst_point pt;
+		uint32_t id;
+
+		if (xf->points[k].kind == X86_PT_CALL)
+			continue;
+		s.kind = xf->points[k].kind == X86_PT_ENTRY ? X86_SN_CPU_START
+							     : X86_SN_CPU_STOP;
+		eng_inst_point_from(&xf->points[k], t->base, &pt);
+		n += eng_inst_add(t->in, &pt, &s, 1, false, &id, &err) == 0;
+	}
+	return n;
+}
+
+static void spin_case(const char *path)
+{
+	char *av[] = { (char *)path, "spin", NULL };
+	const struct eng_func *fw;
+	struct hunch_err err = { 0 };
+	struct x86_func xf;
+	uint32_t var, tvar;
+	uint64_t h, th;
+	struct tgt t;
+	int tries;
+
+	if (!tap_ok(tgt_launch(&t, path, av) == 0, "spin: launched"))
+		return;
+	eng_sampler_var_alloc(t.smp, ENG_VAR_WALL_TIMER, &var, &h, NULL);
+	eng_sampler_var_alloc(t.smp, ENG_VAR_CPU_TIMER, &tvar, &th, NULL);
+	fw = eng_image_func_by_name(t.img, "st_work");
+	su_parse(t.img, fw, &xf);
+	tap_ok(add_cpu_timer(&t, &xf, th) >= 2, "spin: CPU timer queued at "
+	       "st_work's entry and exit");
+	tap_eq(eng_inst_commit(t.in, &err), 0, "spin: inserted (%s)", err.msg);
+	eng_resume_all(t.p, NULL);
+	tap_ok(tgt_wait_line(&t, "spinning", 10000) == 0, "spin: spinning");
+	/* stop it now and then until it is caught inside the timer's call */
+	for (tries = 0; tries < 2000; tries++) {
+		struct user_regs_struct r;
+
+		tgt_pump(&t, 1);
+		eng_stop_all(t.p, NULL);
+		if (eng_get_regs(t.p, eng_proc_pid(t.p), &r, NULL) == 0 &&
+		    mapped_in(eng_proc_pid(t.p), r.rip, "[vdso]", "libhunchrt"))
+			break;
+		eng_resume_all(t.p, NULL);
+	}
+	if (tap_ok(tries < 2000, "spin: caught inside the rtlib's timer call "
+		   "(or the vDSO) after %d stops", tries + 1)) {
+		tap_ok(stale_words(&t, eng_image_func_by_name(
+				   t.img, "st_outer_deep")) >= 1,
+		       "spin: its stack holds a stale return address into "
+		       "st_outer_deep");
+		catch_up(&t, "st_outer_deep", h, 0, true);
+		catch_up(&t, "main", h, 1, true);
+	}
+	eng_inst_remove_all(t.in, NULL);
+	tap_eq(code_mismatches(&t), 0, "spin: every code byte equals the "
+	       "file's");
+	su_free(&xf);
+	tgt_fini(&t);
+}
+
+int main(int argc, char **argv)
+{
+	char *av[] = { argv[1], NULL };
+	uint32_t var;
+	uint64_t h;
+	struct tgt t;
+
+	if (argc != 2 || !tap_ok(tgt_launch(&t, argv[1], av) == 0, "launched"))
+		return tap_done();
+	eng_sampler_var_alloc(t.smp, ENG_VAR_WALL_TIMER, &var, &h, NULL);
+	eng_resume_all(t.p, NULL);
+	tap_ok(tgt_wait_line(&t, "blocked", 10000) == 0 &&
+	       tgt_wait_asleep(&t, 10000) == 0, "target blocked in read()");
+	eng_stop_all(t.p, NULL);
+	tap_ok(stale_words(&t, eng_image_func_by_name(t.img, "st_outer")) >= 1,
+	       "its stack holds a stale return address into st_outer");
+	catch_up(&t, "st_outer", h, 0, false);
+	catch_up(&t, "st_leaf", h, 0, false);
+	catch_up(&t, "st_block", h, 1, false);
+	catch_up(&t, "main", h, 1, false);
+	eng_resume_all(t.p, NULL);
+	tgt_send(&t, "q\n");
+	tap_ok(tgt_wait_line(&t, "done", 10000) == 0, "target went on");
+	tap_ok(tgt_wait_exit(&t, 10000) == 0 && t.status == 0, "exited 0");
+	tgt_fini(&t);
+	spin_case(argv[1]);
+	return tap_done();
+}
