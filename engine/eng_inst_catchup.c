@@ -59,6 +59,10 @@
 #include "hunch_abi.h"
 
 #define SCAN_BYTES (512u << 10)
+/* A walk ending in no known module reads the memory map again, at most
+ * once a second: catchups are rare, and a library dlopen'ed since
+ * should not cost the walk. */
+#define RESCAN_NS 1000000000ull
 
 /* Is `ra` plausibly a return address (a call instruction ends there)? */
 static bool after_call(struct eng_proc *p, uint64_t ra)
@@ -90,11 +94,13 @@ struct act_count {
 };
 
 /* A frame in hunch's code memory ends the walk: no CFI describes it. */
-static bool count_frame(void *arg, int i, uint64_t pc, uint64_t sp)
+static bool count_frame(void *arg, int i, uint64_t pc, uint64_t sp,
+			bool act)
 {
 	struct act_count *c = arg;
 
 	(void)sp;
+	(void)act;
 	if (i == 0)       /* a walk starts (again): count from its base */
 		c->n = c->base;
 	if (i == 0 ? pc > c->lo && pc < c->hi : pc > c->lo && pc <= c->hi)
@@ -206,7 +212,7 @@ static int activations(struct eng_inst *in, pid_t tid, uint64_t lo,
 		return r.rip > lo && r.rip < hi;
 	}
 	if (in->sw == NULL)
-		eng_stackwalk_open(eng_proc_pid(in->p), &in->sw);
+		eng_stackwalk_open(eng_proc_pid(in->p), RESCAN_NS, &in->sw);
 	if (in->sw == NULL ||
 	    eng_stackwalk(in->sw, tid, &r, w, len, count_frame, &c, &end) < 0)
 		end.nframes = 0;

@@ -15,7 +15,6 @@
 #include "eng_perfsample.h"
 
 #include <dirent.h>
-#include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <stdbool.h>
@@ -28,6 +27,7 @@
 #include <unistd.h>
 
 #include "eng_clock.h"
+#include "eng_stackwalk.h"
 
 #define RING_PAGES 64           /* data pages per thread (power of two) */
 #define RING_PAGES_MIN 8        /* when mlock limits refuse 64 */
@@ -37,7 +37,7 @@
 /* perf's x86-64 user registers, in the order of its enum perf_event_
  * x86_regs: AX BX CX DX SI DI BP SP IP (0-8), R8-R15 (16-23). */
 #define REGS_MASK (0x1ffull | (0xffull << 16))
-#define NREGS 17
+#define NREGS ENG_DWARF_NREGS
 
 struct pthread_ring {
 	pid_t tid;
@@ -64,15 +64,12 @@ struct eng_psampler {
 	bool fp_chains;             /* ENG_PS_FP_CHAINS */
 	struct pthread_ring *th;
 	size_t nth, capth;
-	Dwfl *dwfl;
-	uint64_t dwfl_ns;           /* when the memory map was read */
-	bool maps_changed;          /* eng_psampler_modules_changed */
-	/* the sample being unwound (the dwfl callbacks' argument) */
-	pid_t cur_tid;
+	struct eng_stackwalk *sw;   /* libdwfl over the target's modules */
+	/* the sample being unwound */
 	uint64_t cur_regs[NREGS];   /* DWARF order: rax rdx rcx rbx rsi rdi
 				     * rbp rsp r8..r15 rip */
 	const uint8_t *cur_stack;
-	uint64_t cur_stack_lo, cur_stack_len;
+	uint64_t cur_stack_len;
 	struct eng_psample cur;
 	uint8_t *rec;               /* one record copied out of the ring */
 	size_t rec_cap;
@@ -83,113 +80,30 @@ struct eng_psampler {
 
 /* ---- unwinding: libdwfl over the copied registers and stack ---- */
 
-static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
-{
-	struct eng_psampler *ps = arg;
-
-	(void)dwfl;
-	if (*thread_argp != NULL)
-		return 0;
-	*thread_argp = ps;
-	return ps->cur_tid;
-}
-
-static bool get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
-{
-	struct eng_psampler *ps = arg;
-
-	(void)dwfl;
-	*thread_argp = ps;
-	return tid == ps->cur_tid;
-}
-
-/* Only the copied stack is readable: an unwind that needs anything else
- * (a corrupt or foreign stack) simply ends there. */
-static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result,
-			void *arg)
-{
-	struct eng_psampler *ps = arg;
-
-	(void)dwfl;
-	if (addr < ps->cur_stack_lo ||
-	    addr + 8 > ps->cur_stack_lo + ps->cur_stack_len)
-		return false;
-	memcpy(result, ps->cur_stack + (addr - ps->cur_stack_lo), 8);
-	return true;
-}
-
-static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
-{
-	struct eng_psampler *ps = arg;
-
-	return dwfl_thread_state_registers(thread, 0, NREGS, ps->cur_regs);
-}
-
-static const Dwfl_Thread_Callbacks thread_callbacks = {
-	.next_thread = next_thread,
-	.get_thread = get_thread,
-	.memory_read = memory_read,
-	.set_initial_registers = set_initial_registers,
-};
-
-static const Dwfl_Callbacks proc_callbacks = {
-	.find_elf = dwfl_linux_proc_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-};
-
-/* (Re)read the target's memory map: libraries loaded since are known to
- * the unwinder from now on. */
-static int dwfl_reload(struct eng_psampler *ps)
-{
-	if (ps->dwfl != NULL)
-		dwfl_end(ps->dwfl);
-	ps->dwfl_ns = eng_clock_mono_ns();
-	ps->maps_changed = false;
-	ps->dwfl = dwfl_begin(&proc_callbacks);
-	if (ps->dwfl == NULL)
-		return -ENOMEM;
-	if (dwfl_linux_proc_report(ps->dwfl, ps->pid) != 0 ||
-	    dwfl_report_end(ps->dwfl, NULL, NULL) != 0 ||
-	    !dwfl_attach_state(ps->dwfl, NULL, ps->pid, &thread_callbacks,
-			       ps)) {
-		dwfl_end(ps->dwfl);
-		ps->dwfl = NULL;
-		return -ESRCH;
-	}
-	return 0;
-}
-
-static int on_frame(Dwfl_Frame *state, void *arg)
+static bool on_frame(void *arg, int i, uint64_t pc, uint64_t sp, bool act)
 {
 	struct eng_psample *s = arg;
-	Dwarf_Addr pc;
-	Dwarf_Word sp = 0;
-	bool act;
 
-	if (!dwfl_frame_pc(state, &pc, &act) || pc == 0)
-		return DWARF_CB_ABORT;
-	if (dwfl_frame_reg(state, 7, &sp) != 0)
-		sp = 0;
+	if (i == 0)             /* a walk starts (again) */
+		s->nframes = 0;
 	/* frame i's CFA is the stack pointer of its caller's frame */
 	if (s->nframes > 0)
 		s->cfa[s->nframes - 1] = sp;
 	s->pc[s->nframes] = act ? pc : pc - 1;
 	s->cfa[s->nframes] = 0;
 	s->nframes++;
-	return s->nframes < ENG_PS_MAX_FRAMES ? DWARF_CB_OK : DWARF_CB_ABORT;
+	return s->nframes < ENG_PS_MAX_FRAMES;
 }
 
 static void unwind(struct eng_psampler *ps)
 {
 	struct eng_psample *s = &ps->cur;
+	struct eng_walk_end end;
 
 	s->nframes = 0;
-	if (ps->dwfl == NULL || ps->maps_changed ||
-	    (dwfl_addrmodule(ps->dwfl, ps->cur_regs[16]) == NULL &&
-	     eng_clock_mono_ns() - ps->dwfl_ns > RESCAN_NS))
-		dwfl_reload(ps);
-	if (ps->dwfl != NULL)
-		dwfl_getthread_frames(ps->dwfl, s->tid, on_frame, s);
+	if (eng_stackwalk_dw(ps->sw, s->tid, ps->cur_regs, ps->cur_stack,
+			     ps->cur_stack_len, on_frame, s, &end) < 0)
+		s->nframes = 0;
 	if (s->nframes == 0) {  /* at least where it was */
 		s->pc[0] = ps->cur_regs[16];
 		s->cfa[0] = 0;
@@ -395,7 +309,7 @@ size_t eng_psampler_threads(const struct eng_psampler *ps, pid_t *tids,
 
 void eng_psampler_modules_changed(struct eng_psampler *ps)
 {
-	ps->maps_changed = true;
+	eng_stackwalk_maps_changed(ps->sw);
 }
 
 /* ---- reading the rings ---- */
@@ -448,9 +362,7 @@ static bool parse_sample(struct eng_psampler *ps, const uint8_t *p,
 		memcpy(&dyn, p + size, 8);
 		size = dyn < size ? dyn : size;
 	}
-	ps->cur_tid = ps->cur.tid;
 	ps->cur_stack = data;
-	ps->cur_stack_lo = ps->cur_regs[7];
 	ps->cur_stack_len = size;
 	return true;
 }
@@ -714,9 +626,7 @@ int eng_psampler_unwind_stopped(struct eng_psampler *ps, pid_t tid,
 	ps->cur.tid = tid;
 	ps->cur.t_ns = eng_clock_mono_ns();
 	ps->cur.cpu_ns = 0;
-	ps->cur_tid = tid;
 	ps->cur_stack = stack;
-	ps->cur_stack_lo = r->rsp;
 	ps->cur_stack_len = len;
 	unwind(ps);
 	*out = ps->cur;
@@ -778,7 +688,7 @@ int eng_psampler_open_flags(pid_t pid, double hz, unsigned flags,
 	ps->hz = hz;
 	ps->keep = ENG_PS_KEEP;
 	ps->fp_chains = flags & ENG_PS_FP_CHAINS;
-	if (dwfl_reload(ps) < 0) {
+	if (eng_stackwalk_open(pid, RESCAN_NS, &ps->sw) < 0) {
 		free(ps);
 		return hunch_errf(err, -ESRCH, "cannot read the memory map of "
 				  "pid %d (/proc/%d/maps) to unwind its "
@@ -795,8 +705,7 @@ void eng_psampler_close(struct eng_psampler *ps)
 		return;
 	for (size_t i = 0; i < ps->nth; i++)
 		free_thread(&ps->th[i]);
-	if (ps->dwfl != NULL)
-		dwfl_end(ps->dwfl);
+	eng_stackwalk_close(ps->sw);
 	free(ps->th);
 	free(ps->rec);
 	free(ps);

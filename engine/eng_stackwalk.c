@@ -13,14 +13,15 @@
 #include <string.h>
 #include <time.h>
 
-#define NREGS 17                 /* DWARF x86-64: rax..r15, rip */
+#define NREGS ENG_DWARF_NREGS
 #define MAX_WALK_FRAMES 4096
-#define RELOAD_NS 1000000000ull  /* re-read the map at most once a second */
 
 struct eng_stackwalk {
 	pid_t pid;
 	Dwfl *dwfl;
 	uint64_t loaded_ns;
+	uint64_t rescan_ns;
+	bool maps_changed;
 	/* the walk in progress */
 	pid_t tid;
 	Dwarf_Word regs[NREGS];
@@ -99,6 +100,7 @@ static int reload(struct eng_stackwalk *sw)
 	if (sw->dwfl != NULL)
 		dwfl_end(sw->dwfl);
 	sw->loaded_ns = mono_ns();
+	sw->maps_changed = false;
 	sw->dwfl = dwfl_begin(&proc_callbacks);
 	if (sw->dwfl == NULL)
 		return -ENOMEM;
@@ -113,7 +115,8 @@ static int reload(struct eng_stackwalk *sw)
 	return 0;
 }
 
-int eng_stackwalk_open(pid_t pid, struct eng_stackwalk **out)
+int eng_stackwalk_open(pid_t pid, uint64_t rescan_ns,
+		       struct eng_stackwalk **out)
 {
 	struct eng_stackwalk *sw = calloc(1, sizeof(*sw));
 	int rc;
@@ -122,6 +125,7 @@ int eng_stackwalk_open(pid_t pid, struct eng_stackwalk **out)
 	if (sw == NULL)
 		return -ENOMEM;
 	sw->pid = pid;
+	sw->rescan_ns = rescan_ns;
 	rc = reload(sw);
 	if (rc < 0) {
 		free(sw);
@@ -129,6 +133,11 @@ int eng_stackwalk_open(pid_t pid, struct eng_stackwalk **out)
 	}
 	*out = sw;
 	return 0;
+}
+
+void eng_stackwalk_maps_changed(struct eng_stackwalk *sw)
+{
+	sw->maps_changed = true;
 }
 
 void eng_stackwalk_close(struct eng_stackwalk *sw)
@@ -155,12 +164,14 @@ static int on_frame(Dwfl_Frame *state, void *arg)
 	Dwarf_Word sp = 0;
 	bool act, go_on;
 
-	if (!dwfl_frame_pc(state, &pc, &act) || pc == 0 ||
-	    dwfl_frame_reg(state, 7, &sp) != 0)
+	if (!dwfl_frame_pc(state, &pc, &act) || pc == 0)
 		return DWARF_CB_ABORT;
-	go_on = sw->fn(sw->arg, end->nframes, pc, sp);
+	if (dwfl_frame_reg(state, 7, &sp) != 0)
+		sp = 0;
+	go_on = sw->fn(sw->arg, end->nframes, pc, sp, act);
 	sw->last_pc = pc;
-	end->stop_sp = sp;
+	if (sp != 0)
+		end->stop_sp = sp;
 	end->last_pc = pc;
 	end->rbx = reg_or_0(state, 3);
 	end->rbp = reg_or_0(state, 6);
@@ -186,38 +197,51 @@ static bool walk_once(struct eng_stackwalk *sw)
 	       sw->end->nframes > 0;
 }
 
+/* The map is old and pc lies in no module it knows. */
+static bool stale_map(struct eng_stackwalk *sw, uint64_t pc)
+{
+	return pc != 0 && dwfl_addrmodule(sw->dwfl, pc) == NULL &&
+	       mono_ns() - sw->loaded_ns >= sw->rescan_ns;
+}
+
+int eng_stackwalk_dw(struct eng_stackwalk *sw, pid_t tid,
+		     const uint64_t regs[NREGS], const void *stack,
+		     size_t len, eng_frame_fn fn, void *arg,
+		     struct eng_walk_end *end)
+{
+	memset(end, 0, sizeof(*end));
+	memcpy(sw->regs, regs, sizeof(sw->regs));
+	sw->tid = tid;
+	sw->stack = stack;
+	sw->stack_lo = regs[7];
+	sw->stack_len = len;
+	sw->fn = fn;
+	sw->arg = arg;
+	sw->end = end;
+	if ((sw->dwfl == NULL || sw->maps_changed ||
+	     stale_map(sw, regs[16])) && reload(sw) < 0)
+		return -ESRCH;
+	end->complete = walk_once(sw);
+	if (end->complete || !stale_map(sw, sw->last_pc))
+		return 0;
+	/* stopped in no known module: a library loaded since the map was
+	 * read?  Read it again and walk again (frames are reported anew) */
+	if (reload(sw) < 0)
+		return -ESRCH;
+	end->complete = walk_once(sw);
+	return 0;
+}
+
 int eng_stackwalk(struct eng_stackwalk *sw, pid_t tid,
 		  const struct user_regs_struct *r, const void *stack,
 		  size_t len, eng_frame_fn fn, void *arg,
 		  struct eng_walk_end *end)
 {
-	const Dwarf_Word dw[NREGS] = {
+	const uint64_t dw[NREGS] = {
 		r->rax, r->rdx, r->rcx, r->rbx, r->rsi, r->rdi, r->rbp, r->rsp,
 		r->r8, r->r9, r->r10, r->r11, r->r12, r->r13, r->r14, r->r15,
 		r->rip,
 	};
 
-	memset(end, 0, sizeof(*end));
-	memcpy(sw->regs, dw, sizeof(dw));
-	sw->tid = tid;
-	sw->stack = stack;
-	sw->stack_lo = r->rsp;
-	sw->stack_len = len;
-	sw->fn = fn;
-	sw->arg = arg;
-	sw->end = end;
-	if (sw->dwfl == NULL && reload(sw) < 0)
-		return -ESRCH;
-	end->complete = walk_once(sw);
-	if (end->complete || sw->last_pc == 0 ||
-	    dwfl_addrmodule(sw->dwfl, sw->last_pc) != NULL ||
-	    mono_ns() - sw->loaded_ns < RELOAD_NS)
-		return 0;
-	/* stopped in no known module: a library loaded since the map was
-	 * read?  Read it again and walk again (frames are reported anew:
-	 * the caller's callback must start over at i == 0) */
-	if (reload(sw) < 0)
-		return -ESRCH;
-	end->complete = walk_once(sw);
-	return 0;
+	return eng_stackwalk_dw(sw, tid, dw, stack, len, fn, arg, end);
 }

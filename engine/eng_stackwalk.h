@@ -29,16 +29,25 @@
 struct eng_stackwalk;
 
 /* One libdwfl session over process pid, kept across walks (modules are
- * read lazily; the map is read again when a pc lies in no module). */
-int eng_stackwalk_open(pid_t pid, struct eng_stackwalk **out);
+ * read lazily).  The memory map is read again when told
+ * (eng_stackwalk_maps_changed), or unasked when a walk starts or ends
+ * in no known module and the map is older than rescan_ns: a library
+ * loaded since, or code outside any file (hunch's trampolines, JIT
+ * code), where reading it again would not help, hence the bound. */
+int eng_stackwalk_open(pid_t pid, uint64_t rescan_ns,
+		       struct eng_stackwalk **out);
+void eng_stackwalk_maps_changed(struct eng_stackwalk *sw);
 void eng_stackwalk_close(struct eng_stackwalk *sw);
 
 /* Called per frame, innermost first: pc is where the thread is (frame
- * 0) or a return address (the others, not minus one); sp is the frame's
- * stack pointer.  Returning false ends the walk at this frame (it is
+ * 0, or a frame a signal interrupted: act) or a return address (the
+ * others, not minus one); sp is the frame's stack pointer (0 if CFI
+ * did not say).  Returning false ends the walk at this frame (it is
  * then the last one, and the walk incomplete): for code the caller
- * knows CFI cannot describe, where libdwfl would guess from %rbp. */
-typedef bool (*eng_frame_fn)(void *arg, int i, uint64_t pc, uint64_t sp);
+ * knows CFI cannot describe, where libdwfl would guess from %rbp.  A
+ * walk may start over (i == 0 again) after reading the map again. */
+typedef bool (*eng_frame_fn)(void *arg, int i, uint64_t pc, uint64_t sp,
+			     bool act);
 
 struct eng_walk_end {
 	bool complete;      /* reached the outermost frame */
@@ -58,5 +67,12 @@ int eng_stackwalk(struct eng_stackwalk *sw, pid_t tid,
 		  const struct user_regs_struct *r, const void *stack,
 		  size_t len, eng_frame_fn fn, void *arg,
 		  struct eng_walk_end *end);
+/* The same from registers in DWARF order (rax rdx rcx rbx rsi rdi rbp
+ * rsp r8..r15 rip: ENG_DWARF_NREGS of them), as perf samples carry. */
+#define ENG_DWARF_NREGS 17
+int eng_stackwalk_dw(struct eng_stackwalk *sw, pid_t tid,
+		     const uint64_t regs[ENG_DWARF_NREGS], const void *stack,
+		     size_t len, eng_frame_fn fn, void *arg,
+		     struct eng_walk_end *end);
 
 #endif
