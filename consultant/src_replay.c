@@ -422,8 +422,8 @@ int src_replay_actions(struct src_replay *r, struct pc_consult *pc)
 /* --- open, rewind, query, free --- */
 
 static int open_reader(struct src_replay **out, struct jnl_reader *rd,
-		       struct jnl_reader *ird, const char *name,
-		       struct hunch_err *err)
+		       struct jnl_reader *ird, uint64_t first,
+		       const char *name, struct hunch_err *err)
 {
 	struct src_replay *r = calloc(1, sizeof(*r));
 	int rc;
@@ -442,7 +442,7 @@ static int open_reader(struct src_replay **out, struct jnl_reader *rd,
 	rp_map_init(&r->live, false);
 	if (ird != NULL) {   /* lazy: the first slice now */
 		rp_index_begin(r, ird);
-		rc = rp_index_step(r, SRC_REPLAY_FIRST_SLICE);
+		rc = rp_index_step(r, first);
 		rc = rc < 0 ? rc : 0;
 	} else {
 		rc = rp_index(r);
@@ -472,11 +472,11 @@ int src_replay_open(struct src_replay **out, const char *path,
 	*out = NULL;
 	if ((rc = jnl_reader_open(&rd, path, err)) != 0)
 		return rc;
-	return open_reader(out, rd, NULL, path, err);
+	return open_reader(out, rd, NULL, 0, path, err);
 }
 
 int src_replay_open_lazy(struct src_replay **out, const char *path,
-			 struct hunch_err *err)
+			 uint64_t first, struct hunch_err *err)
 {
 	struct jnl_reader *rd, *ird;
 	struct stat st;
@@ -491,7 +491,7 @@ int src_replay_open_lazy(struct src_replay **out, const char *path,
 		jnl_reader_close(rd);
 		return src_replay_open(out, path, err);
 	}
-	if ((rc = open_reader(out, rd, ird, path, err)) != 0)
+	if ((rc = open_reader(out, rd, ird, first, path, err)) != 0)
 		return rc;
 	if (((*out)->path = strdup(path)) == NULL)
 		abort();
@@ -510,7 +510,7 @@ int src_replay_open_mem(struct src_replay **out, const void *buf, size_t len,
 	*out = NULL;
 	if ((rc = jnl_reader_open_mem(&rd, buf, len, name, err)) != 0)
 		return rc;
-	return open_reader(out, rd, NULL, name, err);
+	return open_reader(out, rd, NULL, 0, name, err);
 }
 
 /* The records of the tick played and the next tick's, read ahead. */

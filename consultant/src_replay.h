@@ -45,13 +45,16 @@ struct src_replay;
  * (empty, not a journal, newer version...): `err` says why, where. */
 int src_replay_open(struct src_replay **out, const char *path,
 		    struct hunch_err *err);
-/* The same, but indexing only the first SRC_REPLAY_FIRST_SLICE bytes
- * now (a small journal: all of it, as src_replay_open); the rest is
+/* The same, but indexing only the first `first` bytes now (the
+ * dashboard: SRC_REPLAY_FIRST_SLICE; a small journal is then indexed
+ * whole, as src_replay_open), after a skim of the file for the keys of
+ * every recorded enable, prediction, hint and callee list; the rest is
  * indexed as playing needs it, or by src_replay_index_step while the
- * dashboard waits for keys.  What the source answers is the same. */
+ * dashboard waits for keys.  What the source answers is the same
+ * (tests/replay/test_replay_lazy.c).  A pipe is indexed at once. */
 #define SRC_REPLAY_FIRST_SLICE (2u << 20)
 int src_replay_open_lazy(struct src_replay **out, const char *path,
-			 struct hunch_err *err);
+			 uint64_t first, struct hunch_err *err);
 /* Index `bytes` more of the journal: 1 when the index is whole, 0 not
  * yet, or a negative errno. */
 int src_replay_index_step(struct src_replay *r, uint64_t bytes);

@@ -150,8 +150,9 @@ static int open_play(const char *journal, const char **sets, size_t nsets,
 	int rc;
 
 	memset(p, 0, sizeof(*p));
-	if ((lazy ? src_replay_open_lazy : src_replay_open)(&p->rp, journal,
-							    &e) != 0) {
+	if ((lazy ? src_replay_open_lazy(&p->rp, journal,
+					 SRC_REPLAY_FIRST_SLICE, &e) :
+		    src_replay_open(&p->rp, journal, &e)) != 0) {
 		fprintf(stderr, "hunch replay: %s\n", e.msg);
 		return HUNCH_EXIT_TARGET;
 	}
