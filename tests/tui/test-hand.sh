@@ -26,7 +26,14 @@ ROW='^ +>[TF?.]'
 trap 'TM kill-server 2>/dev/null; [ -n "$HUNCH_KEEP_TMP" ] && echo "# kept $TMP" || rm -rf "$TMP"' EXIT
 text() { TM send-keys -t "$1" -l "$2"; }
 action() { jq -c --arg a "$1" 'select(.t == "action" and .action == $a) | del(.ts)' "$TMP/live.jsonl"; }
-action_ts() { jq -r --arg a "$1" 'select(.t == "action" and .action == $a) | .ts' "$TMP/live.jsonl" | head -1; }
+# action_at NAME: the `now` of the tick the action follows (a replay
+# applies it after that tick; its own ts is the journal's clock)
+action_at() {
+	jq -rs --arg a "$1" 'reduce .[] as $r ({};
+		if $r.t == "tick" then .now = $r.now
+		elif $r.t == "action" and $r.action == $a and .at == null then .at = .now
+		else . end) | .at' "$TMP/live.jsonl"
+}
 report() { jq -S 'del(.target.mode, .replay)' "$1"; }
 # the pane between the tab line and the log strip (compact layout)
 pane() { screen "$1" | sed -n '4,/^ 6 Log /p' | sed '$d'; }
@@ -96,8 +103,8 @@ tap_ok $(cmp -s <(report "$TMP/live.json") <(report "$TMP/replay.json"); echo $?
 	"replay --batch: the live report, but for the fields naming the replay"
 diff <(report "$TMP/live.json") <(report "$TMP/replay.json") | head -20 | sed 's/^/# /'
 
-t_on=$(action_ts metric_enable)
-t_stop=$(action_ts experiment_stop)
+t_on=$(action_at metric_enable)
+t_stop=$(action_at experiment_stop)
 new_term rp 200 30
 type_in rp "cd $TMP && HUNCH_REPLAY_CKPT_MS=0 $HUNCH replay $TMP/live.jsonl; echo RC=\$?"
 check_screen rp '^ bn_mutex[^ ]* +pid [0-9]+ +paused' "replay: the dashboard opens"
