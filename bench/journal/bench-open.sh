@@ -28,10 +28,10 @@ TM() { tmux -L "$SOCK" -f "$TMP/tmux.conf" "$@"; }
 trap 'TM kill-server 2>/dev/null; rm -rf "$TMP"' EXIT
 
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
-# until SCREEN matches ERE (60 s at most): the milliseconds since $1
+# until SCREEN matches ERE (120 s at most): the milliseconds since $1
 wait_ms() {
 	local t0=$1 re=$2 i
-	for ((i = 0; i < 3000; i++)); do
+	for ((i = 0; i < 6000; i++)); do
 		TM capture-pane -p -t b | head -1 | grep -Eq -- "$re" &&
 			{ echo $(( $(now_ms) - t0 )); return 0; }
 		sleep 0.02
