@@ -44,6 +44,7 @@ struct pc_node {
 	bool queued, pending, active;
 	bool skipped;               /* dropped: its own cost is over the limit */
 	bool failed;                /* the source could not enable it */
+	bool by_hand;               /* started by hand (pc_steer.h): may be stopped so */
 	enum pc_truth truth;
 	int ntrue_parents, ntrue_children;
 	int priority;               /* smaller runs first: 1 top, 5 why, 10 where */

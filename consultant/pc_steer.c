@@ -64,6 +64,8 @@ void pc_steer_release(struct pc_consult *pc, int inst)
 
 /* ---- experiments by hand ---- */
 
+static bool stopped_by_hand(const struct pc_node *n);
+
 static struct pc_search *running_search(struct pc_consult *pc)
 {
 	struct pc_search *s = pc->current ? pc->current : pc->global;
@@ -83,6 +85,7 @@ static int add_persistent(struct pc_consult *pc, struct pc_search *s,
 	struct pc_node *n = pc_node(s, id);
 
 	n->persistent = true;
+	n->by_hand = true;
 	if (n->is_virtual)
 		pc_expand(pc, s, n);
 	else if (!n->queued && !n->active && !n->pending &&
@@ -111,16 +114,64 @@ int pc_steer_experiment(struct pc_consult *pc, const char *hyp,
 				  "%s in", hyp);
 	pc_focus_name(pc->res, f, focus, sizeof(focus));
 	id = pc_shg_find(s, h, f);
-	if (id >= 0) {
+	if (id >= 0 && !stopped_by_hand(pc_node(s, id))) {
 		*existed = true;
 		return id;
 	}
-	id = add_persistent(pc, s, h, f);
+	if (id >= 0)
+		pc_queue(pc, s, pc_node(s, id), 1);   /* started again */
+	else
+		id = add_persistent(pc, s, h, f);
 	pc_logf(pc, "Experiment %s%s started by hand.", hyp, focus);
 	pc_steer_jnl_experiment(pc, s, hyp, f, id);
 	if (pc->started && !pc->target_ended)
 		pc_cost_gate(pc);
 	return id;
+}
+
+static bool running(const struct pc_node *n)
+{
+	return n->queued || n->active || n->pending;
+}
+
+/* A node the user started and then stopped (not one that failed). */
+static bool stopped_by_hand(const struct pc_node *n)
+{
+	return n->by_hand && !running(n) && !n->failed && !n->is_virtual;
+}
+
+/* Only what the user started can be stopped: the search's own nodes
+ * are what its conclusions rest on (a parent waits for them). */
+int pc_steer_stop(struct pc_consult *pc, int search, int node,
+		  struct hunch_err *e)
+{
+	struct pc_search *s = pc_consult_search(pc, search);
+	struct pc_node *n = s ? pc_node(s, node) : NULL;
+	char focus[512];
+	const char *hyp;
+
+	if (n == NULL)
+		return hunch_errf(e, -ENOENT, "no node %d in search %d", node,
+				  search);
+	hyp = pc_node_hyp(pc, n)->name;
+	pc_focus_name(pc->res, &n->focus, focus, sizeof(focus));
+	if (!n->by_hand)
+		return hunch_errf(e, -EPERM, "%s%s was not started by hand: "
+				  "only those can be stopped", hyp, focus);
+	if (!running(n))
+		return hunch_errf(e, -EALREADY, "%s%s is not running", hyp,
+				  focus);
+	if (n->queued) {
+		n->queued = false;
+		pc_node_trace(n, "stopped by hand");
+	} else {
+		pc_node_stop(pc, n, "stopped by hand");
+	}
+	pc_logf(pc, "Experiment %s%s stopped by hand.", hyp, focus);
+	pc_steer_jnl_stop(pc, s, hyp, &n->focus, node);
+	if (pc->started && !pc->target_ended)
+		pc_cost_gate(pc);   /* its room goes to the queue */
+	return 0;
 }
 
 /* ---- the user's hypotheses file ---- */

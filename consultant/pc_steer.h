@@ -7,6 +7,7 @@
  *    any experiment that measures the same pair;
  *  - start an experiment (hypothesis x focus) by hand: a persistent node
  *    under the root, so it runs whatever its would-be parents concluded;
+ *    and stop it again;
  *  - reload the hypotheses files after an edit and apply them to the
  *    running search: changed thresholds and tunables take effect (with
  *    Paradyn's re-test of the refinements they gate), new hypotheses
@@ -42,6 +43,14 @@ int pc_steer_experiment(struct pc_consult *pc, const char *hyp,
 			const struct pc_focus *f, bool *existed,
 			struct hunch_err *e);
 
+/* Stop node `node` of search `search` (pc_consult_search: 0 global, N
+ * phase N), an experiment started by hand: its instances released, its
+ * conclusion so far kept, journaled as "experiment_stop".  The search's
+ * own nodes are refused (-EPERM), as is one not running (-EALREADY);
+ * pc_steer_experiment on it starts it again. */
+int pc_steer_stop(struct pc_consult *pc, int search, int node,
+		  struct hunch_err *e);
+
 /* The file a user edits to change the hypotheses: the last file loaded
  * after the shipped defaults, or, when only the defaults were loaded, a
  * copy of them written to $XDG_CONFIG_HOME/hunch/hypotheses.json (made
@@ -76,6 +85,7 @@ int pc_steer_set_tunable(struct pc_consult *pc, const char *name,
  * `action` record at the moment it takes effect, with what a replay
  * needs to redo it (docs/journal-format.md): "tunable" (name, old,
  * value), "experiment" (hyp, focus, paths, node, phase),
+ * "experiment_stop" (the same),
  * "metric_enable" / "metric_disable" (name, focus, paths, inst),
  * "hypotheses" (files: every file's document, in load order). */
 void pc_steer_journal(const struct pc_consult *pc, struct jnl_writer *w);
@@ -106,6 +116,12 @@ int pc_steer_load_files(struct pc_config *c, const json_t *files,
  * the live source may still point into until the search ends).  Call
  * after pc_consult_free. */
 void pc_steer_forget(const struct pc_consult *pc);
+
+/* The instances a replay holds for display because the recording
+ * enabled them by hand (metric_enable not yet undone by a
+ * metric_disable), in the order enabled: at most `max` into `inst`.
+ * The replay dashboard shows them as curves, as the live one did. */
+size_t pc_steer_held(const struct pc_consult *pc, int *inst, size_t max);
 
 /* Does `pc` have steering state kept here, outside the consultant
  * (definitions a reload replaced, instances held for display)?  A

@@ -15,6 +15,9 @@ void pc_steer_jnl_release(const struct pc_consult *pc, int inst);
 void pc_steer_jnl_experiment(const struct pc_consult *pc,
 			     const struct pc_search *s, const char *hyp,
 			     const struct pc_focus *f, int node);
+void pc_steer_jnl_stop(const struct pc_consult *pc,
+		       const struct pc_search *s, const char *hyp,
+		       const struct pc_focus *f, int node);
 void pc_steer_jnl_reload(const struct pc_consult *pc, int added);
 /* Instances held for display by a replayed metric_enable. */
 bool pc_steer_jnl_holds(const struct pc_consult *pc);

@@ -79,6 +79,17 @@ bool pc_steer_jnl_holds(const struct pc_consult *pc)
 	return s != NULL && s->nheld > 0;
 }
 
+size_t pc_steer_held(const struct pc_consult *pc, int *inst, size_t max)
+{
+	const struct steer *s = find(pc, false);
+	size_t n = 0;
+
+	for (size_t i = 0; s != NULL && i < s->nheld; i++)
+		if (n < max)
+			inst[n++] = s->held[i].inst;
+	return n;
+}
+
 /* ---- writing ---- */
 
 /* Write the action `o` (taken) when `pc` is journaled. */
@@ -159,6 +170,20 @@ void pc_steer_jnl_experiment(const struct pc_consult *pc,
 	if (!journaled(pc))
 		return;
 	o = json_pack("{s:s,s:s,s:i,s:i}", "action", "experiment", "hyp",
+		      hyp, "node", node, "phase", s->id);
+	add_focus(pc, o, f);
+	put(pc, o);
+}
+
+void pc_steer_jnl_stop(const struct pc_consult *pc,
+		       const struct pc_search *s, const char *hyp,
+		       const struct pc_focus *f, int node)
+{
+	json_t *o;
+
+	if (!journaled(pc))
+		return;
+	o = json_pack("{s:s,s:s,s:i,s:i}", "action", "experiment_stop", "hyp",
 		      hyp, "node", node, "phase", s->id);
 	add_focus(pc, o, f);
 	put(pc, o);
@@ -267,6 +292,31 @@ static int replay_experiment(struct pc_consult *pc, const json_t *rec,
 	return r < 0 ? r : 1;
 }
 
+/* The node is found again by hypothesis and focus in the recorded
+ * phase's search, not by its recorded id: a replay with other tunables
+ * (--set) numbers its nodes differently. */
+static int replay_stop(struct pc_consult *pc, const json_t *rec,
+		       struct hunch_err *e)
+{
+	const char *hyp = json_string_value(json_object_get(rec, "hyp"));
+	int sid = (int)json_integer_value(json_object_get(rec, "phase"));
+	const struct pc_search *s = pc_consult_search(pc, sid);
+	struct pc_focus f;
+	int h = hyp ? pc_hypo_find(pc->cfg, hyp) : -1, id, r;
+
+	if (h < 0)
+		return hunch_errf(e, -EINVAL, "no hypothesis %s",
+				  hyp ? hyp : "given");
+	if ((r = focus_of(pc, rec, &f, e)) < 0)
+		return r;
+	id = s ? pc_shg_find(s, h, &f) : -1;
+	if (id < 0)
+		return hunch_errf(e, -ENOENT, "%s is not in search %d", hyp,
+				  sid);
+	r = pc_steer_stop(pc, sid, id, e);
+	return r < 0 ? r : 1;
+}
+
 static int replay_enable(struct pc_consult *pc, const json_t *rec,
 			 struct hunch_err *e)
 {
@@ -302,7 +352,8 @@ static int replay_disable(struct pc_consult *pc, const json_t *rec,
 		if (s->held[i].rec != rec_inst)
 			continue;
 		pc_steer_release(pc, s->held[i].inst);
-		s->held[i] = s->held[--s->nheld];
+		memmove(&s->held[i], &s->held[i + 1],   /* keeps the order */
+			(--s->nheld - i) * sizeof(*s->held));
 		return 1;
 	}
 	return hunch_errf(e, -ENOENT, "instance %lld was not enabled by "
@@ -334,6 +385,8 @@ int pc_steer_replay(struct pc_consult *pc, const json_t *rec)
 		return 0;
 	if (strcmp(a, "experiment") == 0)
 		r = replay_experiment(pc, rec, &e);
+	else if (strcmp(a, "experiment_stop") == 0)
+		r = replay_stop(pc, rec, &e);
 	else if (strcmp(a, "metric_enable") == 0)
 		r = replay_enable(pc, rec, &e);
 	else if (strcmp(a, "metric_disable") == 0)

@@ -3,8 +3,10 @@
 #include "src_replay_int.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "jnl_record.h"
 #include "pc_search.h"
@@ -98,6 +100,7 @@ static double now(struct pc_source *s)
 {
 	struct src_replay *r = impl(s);
 
+	rp_index_to(r, (size_t)(r->cur + 1));
 	if ((size_t)(r->cur + 1) < r->nticks) {
 		r->cur++;
 		load_seg(r);
@@ -200,12 +203,40 @@ static int poll_samples(struct pc_source *s, pc_sample_fn fn, void *arg)
 }
 
 /* A prediction never recorded: 0 (the enable will say "not recorded"). */
+/* rp_lookup, with the rest of the journal indexed first when a partial
+ * index has no answer (one may be recorded later). */
+/* Not in the partial index, but recorded later in the journal (the scan
+ * of a lazy open says which keys ever were). */
+static bool later(const struct src_replay *r, int kind, const char *key)
+{
+	char *s;
+	bool yes;
+
+	if (r->indexed || key == NULL)
+		return false;
+	s = rp_scan_key(kind, key);
+	yes = rp_map_get_s(&r->ever, s) != NULL;
+	free(s);
+	return yes;
+}
+
+static const struct rp_answer *lookup(struct src_replay *r, int kind,
+				      struct rp_answers *as, const char *key)
+{
+	const struct rp_answer *a = rp_lookup(as, key, r->cur);
+
+	if (a != NULL || !later(r, kind, key))
+		return a;
+	rp_index_all(r);
+	return rp_lookup(as, key, r->cur);
+}
+
 static double predict_cost(struct pc_source *s, const char *metric,
 			   const struct pc_src_focus *f)
 {
 	struct src_replay *r = impl(s);
 	char *key = jnl_focus_key(metric, f);
-	const struct rp_answer *a = rp_lookup(&r->pred, key, r->cur);
+	const struct rp_answer *a = lookup(r, RP_SCAN_PREDICT, &r->pred, key);
 
 	free(key);
 	return a ? a->v : 0;
@@ -214,7 +245,7 @@ static double predict_cost(struct pc_source *s, const char *metric,
 static double hint(struct pc_source *s, const char *path)
 {
 	struct src_replay *r = impl(s);
-	const struct rp_answer *a = rp_lookup(&r->hint, path, r->cur);
+	const struct rp_answer *a = lookup(r, RP_SCAN_HINT, &r->hint, path);
 
 	return a ? a->v : -1;
 }
@@ -223,8 +254,8 @@ static int callees(struct pc_source *s, const char *path, pc_path_fn fn,
 		   void *arg)
 {
 	struct src_replay *r = impl(s);
-	const struct rp_answer *a = rp_lookup(&r->callees, path ? path : "",
-					      r->cur);
+	const struct rp_answer *a = lookup(r, RP_SCAN_CALLEES, &r->callees,
+					     path ? path : "");
 
 	if (a == NULL)
 		return -ENOENT;
@@ -253,6 +284,11 @@ static int enable(struct pc_source *s, const char *metric,
 	struct rp_enable *e = NULL;
 	struct pc_src_reply rp;
 
+	if ((k == NULL || r->enc[*k].cursor == RP_NONE) &&
+	    later(r, RP_SCAN_ENABLE, key)) {
+		rp_index_all(r);   /* recorded later, or never? */
+		k = rp_map_get_s(&r->en_keys, key);
+	}
 	free(key);
 	if (k != NULL && r->enc[*k].cursor != RP_NONE) {
 		e = &r->en[r->enc[*k].cursor];
@@ -386,6 +422,7 @@ int src_replay_actions(struct src_replay *r, struct pc_consult *pc)
 /* --- open, rewind, query, free --- */
 
 static int open_reader(struct src_replay **out, struct jnl_reader *rd,
+		       struct jnl_reader *ird, uint64_t first,
 		       const char *name, struct hunch_err *err)
 {
 	struct src_replay *r = calloc(1, sizeof(*r));
@@ -403,7 +440,14 @@ static int open_reader(struct src_replay **out, struct jnl_reader *rd,
 	rp_map_init(&r->hint.keys, true);
 	rp_map_init(&r->callees.keys, true);
 	rp_map_init(&r->live, false);
-	if ((rc = rp_index(r)) != 0) {
+	if (ird != NULL) {   /* lazy: the first slice now */
+		rp_index_begin(r, ird);
+		rc = rp_index_step(r, first);
+		rc = rc < 0 ? rc : 0;
+	} else {
+		rc = rp_index(r);
+	}
+	if (rc != 0) {
 		src_replay_free(r);
 		if (rc == -ESPIPE)
 			return hunch_errf(err, rc, "%s cannot be replayed from "
@@ -428,7 +472,33 @@ int src_replay_open(struct src_replay **out, const char *path,
 	*out = NULL;
 	if ((rc = jnl_reader_open(&rd, path, err)) != 0)
 		return rc;
-	return open_reader(out, rd, path, err);
+	return open_reader(out, rd, NULL, 0, path, err);
+}
+
+int src_replay_open_lazy(struct src_replay **out, const char *path,
+			 uint64_t first, struct hunch_err *err)
+{
+	struct jnl_reader *rd, *ird;
+	struct stat st;
+	int rc;
+
+	*out = NULL;
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))   /* a pipe... */
+		return src_replay_open(out, path, err);
+	if ((rc = jnl_reader_open(&rd, path, err)) != 0)
+		return rc;
+	if (jnl_reader_open(&ird, path, err) != 0) {
+		jnl_reader_close(rd);
+		return src_replay_open(out, path, err);
+	}
+	if ((rc = open_reader(out, rd, ird, first, path, err)) != 0)
+		return rc;
+	if (((*out)->path = strdup(path)) == NULL)
+		abort();
+	rp_map_init(&(*out)->ever, true);
+	if (!(*out)->indexed && rp_scan(&(*out)->ever, path) != 0)
+		rp_index_all(*out);   /* cannot skim it: index it now */
+	return 0;
 }
 
 int src_replay_open_mem(struct src_replay **out, const void *buf, size_t len,
@@ -440,7 +510,7 @@ int src_replay_open_mem(struct src_replay **out, const void *buf, size_t len,
 	*out = NULL;
 	if ((rc = jnl_reader_open_mem(&rd, buf, len, name, err)) != 0)
 		return rc;
-	return open_reader(out, rd, name, err);
+	return open_reader(out, rd, NULL, 0, name, err);
 }
 
 /* The records of the tick played and the next tick's, read ahead. */
@@ -493,6 +563,8 @@ void src_replay_free(struct src_replay *r)
 	free(r->seg);
 	free(r->pending);
 	jnl_reader_close(r->rd);
+	free(r->path);
+	rp_map_free(&r->ever);
 	free(r);
 }
 
@@ -506,9 +578,80 @@ const json_t *src_replay_header(const struct src_replay *r)
 	return r->header;
 }
 
-bool src_replay_done(const struct src_replay *r)
+bool src_replay_done(struct src_replay *r)
 {
+	rp_index_to(r, (size_t)(r->cur + 1));
 	return (size_t)(r->cur + 1) >= r->nticks;
+}
+
+/* The `now` of the last complete tick record in the file's last MiB:
+ * what the index will say, known before it is built.  -1: none there. */
+static double tail_now(const char *path)
+{
+	enum { TAIL = 1 << 20 };
+	FILE *f = fopen(path, "rb");
+	char *buf = malloc(TAIL + 1), *p;
+	double v = -1;
+	long size;
+	size_t n;
+
+	if (f == NULL || buf == NULL || fseek(f, 0, SEEK_END) != 0 ||
+	    (size = ftell(f)) < 0 ||
+	    fseek(f, size > TAIL ? size - TAIL : 0, SEEK_SET) != 0)
+		goto out;
+	n = fread(buf, 1, TAIL, f);
+	buf[n] = '\0';
+	while (n > 0 && buf[n - 1] != '\n')   /* a cut last line */
+		buf[--n] = '\0';
+	for (p = buf + n; v < 0 && p > buf;) {
+		char *line;
+		json_t *j;
+
+		*--p = '\0';
+		while (p > buf && p[-1] != '\n')
+			p--;
+		line = p;
+		if (strncmp(line, "{\"t\":\"tick\",", 12) != 0)
+			continue;
+		if ((j = json_loads(line, 0, NULL)) != NULL &&
+		    json_is_number(json_object_get(j, "now")))
+			v = json_number_value(json_object_get(j, "now"));
+		json_decref(j);
+	}
+out:
+	free(buf);
+	if (f != NULL)
+		fclose(f);
+	return v;
+}
+
+double src_replay_length(struct src_replay *r)
+{
+	double v;
+
+	if (!r->indexed && r->path != NULL && (v = tail_now(r->path)) >= 0)
+		return v;
+	rp_index_all(r);
+	return r->nticks ? r->tick_now[r->nticks - 1] : 0;
+}
+
+bool src_replay_indexed(const struct src_replay *r)
+{
+	return r->indexed;
+}
+
+int src_replay_index_step(struct src_replay *r, uint64_t bytes)
+{
+	return rp_index_step(r, bytes);
+}
+
+size_t src_replay_ticks_to(struct src_replay *r, double t)
+{
+	while (!r->indexed &&
+	       (r->nticks == 0 || r->tick_now[r->nticks - 1] <= t))
+		if (rp_index_step(r, 1u << 20) < 0)
+			break;
+	return r->nticks;
 }
 
 size_t src_replay_ticks(const struct src_replay *r)
@@ -521,8 +664,9 @@ long src_replay_tick(const struct src_replay *r)
 	return r->cur;
 }
 
-double src_replay_tick_now(const struct src_replay *r, size_t i)
+double src_replay_tick_now(struct src_replay *r, size_t i)
 {
+	rp_index_to(r, i);
 	return i < r->nticks ? r->tick_now[i] : 0;
 }
 

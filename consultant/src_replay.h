@@ -45,6 +45,28 @@ struct src_replay;
  * (empty, not a journal, newer version...): `err` says why, where. */
 int src_replay_open(struct src_replay **out, const char *path,
 		    struct hunch_err *err);
+/* The same, but indexing only the first `first` bytes now (the
+ * dashboard: SRC_REPLAY_FIRST_SLICE; a small journal is then indexed
+ * whole, as src_replay_open), after a skim of the file for the keys of
+ * every recorded enable, prediction, hint and callee list; the rest is
+ * indexed as playing needs it, or by src_replay_index_step while the
+ * dashboard waits for keys.  What the source answers is the same
+ * (tests/replay/test_replay_lazy.c).  A pipe is indexed at once. */
+#define SRC_REPLAY_FIRST_SLICE (2u << 20)
+int src_replay_open_lazy(struct src_replay **out, const char *path,
+			 uint64_t first, struct hunch_err *err);
+/* Index `bytes` more of the journal: 1 when the index is whole, 0 not
+ * yet, or a negative errno. */
+int src_replay_index_step(struct src_replay *r, uint64_t bytes);
+/* The whole journal is indexed: src_replay_ticks, the skipped lines and
+ * the end message are final. */
+bool src_replay_indexed(const struct src_replay *r);
+/* The last tick's `now`: the journal's length (before the index is
+ * whole: read from the file's end). */
+double src_replay_length(struct src_replay *r);
+/* Index on until a tick after time t is known (or the end): the ticks
+ * known then. */
+size_t src_replay_ticks_to(struct src_replay *r, double t);
 int src_replay_open_mem(struct src_replay **out, const void *buf, size_t len,
 			const char *name, struct hunch_err *err);
 void src_replay_free(struct src_replay *r);
@@ -55,7 +77,8 @@ const json_t *src_replay_header(const struct src_replay *r);
 
 /* Every recorded tick has been played: the caller's loop stops here even
  * when the journal has no end (truncated, killed). */
-bool src_replay_done(const struct src_replay *r);
+bool src_replay_done(struct src_replay *r);
+/* The ticks indexed so far: all of them after src_replay_open. */
 size_t src_replay_ticks(const struct src_replay *r);
 
 /* Skipped lines (messages with line and byte: the first 1,000 are kept,
@@ -73,7 +96,7 @@ int src_replay_unrecorded(const struct src_replay *r);
 /* The tick played last (-1: none yet), and the source time (`now`) of
  * tick i, known from the index before it is played. */
 long src_replay_tick(const struct src_replay *r);
-double src_replay_tick_now(const struct src_replay *r, size_t i);
+double src_replay_tick_now(struct src_replay *r, size_t i);
 
 /* Back to before the first tick, as just after opening: a consultant
  * made afresh on the source then plays the same search again (the

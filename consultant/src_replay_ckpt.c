@@ -52,6 +52,8 @@ struct rp_pos {
 	uint8_t *en_state;           /* per recorded enable: claimed, answered */
 	uint64_t *en_req;            /* its request under the replay */
 	size_t *enc_cursor;          /* per chain: the first not claimed */
+	size_t nen, nenc;            /* how many there were (an index built
+					lazily grows after) */
 };
 
 struct rp_ckpt {
@@ -203,6 +205,8 @@ static void pos_save(struct rp_pos *p, const struct src_replay *r,
 	}
 	for (size_t i = 0; i < r->nenc; i++)
 		p->enc_cursor[i] = r->enc[i].cursor;
+	p->nen = r->nen;
+	p->nenc = r->nenc;
 	*bytes += r->nen * (1 + sizeof(uint64_t)) +
 		  r->nenc * sizeof(size_t);
 }
@@ -464,6 +468,25 @@ size_t rp_ckpt_user(const struct rp_ckpt *k)
 	return k->user;
 }
 
+
+/* Enables indexed after the checkpoint was taken (a lazy index) were
+ * not claimed then: a chain every enable of which was claimed then
+ * (cursor past its end) goes on at the first of them. */
+static void restore_cursors(struct src_replay *r, const struct rp_pos *p)
+{
+	if (r->nen == p->nen)
+		return;
+	for (size_t i = 0; i < r->nenc && i < p->nenc; i++) {
+		size_t e = r->enc[i].first;
+
+		if (r->enc[i].cursor != RP_NONE)
+			continue;
+		while (e != RP_NONE && r->en[e].claimed)
+			e = r->en[e].next;
+		r->enc[i].cursor = e;
+	}
+}
+
 static void pos_restore(struct src_replay *r, const struct rp_pos *p)
 {
 	rp_undo_to(r, p->nundo);
@@ -481,12 +504,16 @@ static void pos_restore(struct src_replay *r, const struct rp_pos *p)
 	for (size_t i = 0; i < p->nlive; i++)
 		rp_map_put(&r->live, p->live[i], 1);
 	for (size_t i = 0; i < r->nen; i++) {
-		r->en[i].claimed = p->en_state[i] & 1;
-		r->en[i].answered = (p->en_state[i] >> 1) & 1;
-		r->en[i].req_new = p->en_req[i];
+		uint8_t st = i < p->nen ? p->en_state[i] : 0;
+
+		r->en[i].claimed = st & 1;
+		r->en[i].answered = (st >> 1) & 1;
+		r->en[i].req_new = i < p->nen ? p->en_req[i] : 0;
 	}
 	for (size_t i = 0; i < r->nenc; i++)
-		r->enc[i].cursor = p->enc_cursor[i];
+		r->enc[i].cursor = i < p->nenc ? p->enc_cursor[i] :
+				   r->enc[i].first;
+	restore_cursors(r, p);
 	/* lookups walk on from the first answer (they depend only on the
 	 * tick) */
 	rp_answers_rewind(&r->pred);

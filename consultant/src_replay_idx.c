@@ -29,7 +29,7 @@ int rp_grow(void *arr, size_t *cap, size_t n, size_t size)
 	return 0;
 }
 
-static char *record_key(const json_t *j)
+char *rp_record_key(const json_t *j)
 {
 	struct pc_src_focus f;
 	const char *m = json_string_value(json_object_get(j, "metric"));
@@ -61,13 +61,17 @@ static size_t chain_of(struct rp_chain **c, size_t *nc, size_t *capc,
 	return (*nc)++;
 }
 
-/* Append item `i` to chain `k` (`next` fields reached through `link`). */
+/* Append item `i` to chain `k`.  A cursor past the end (every enable
+ * claimed) moves to the new item: an index built a slice at a time may
+ * add one after the replay claimed the others. */
 #define CHAIN_ADD(chains, k, items, i) do {			\
 	struct rp_chain *ch_ = &(chains)[k];			\
 	if (ch_->first == RP_NONE)				\
 		ch_->first = ch_->cursor = (i);			\
 	else							\
 		(items)[ch_->last].next = (i);			\
+	if (ch_->cursor == RP_NONE)				\
+		ch_->cursor = (i);				\
 	ch_->last = (i);					\
 } while (0)
 
@@ -96,7 +100,7 @@ static void add_answer(struct rp_answers *as, const char *key, size_t seg,
 
 static bool add_enable(struct src_replay *r, const json_t *j, size_t seg)
 {
-	char *key = record_key(j);
+	char *key = rp_record_key(j);
 	size_t k = key ? chain_of(&r->enc, &r->nenc, &r->capenc, &r->en_keys,
 				  key) : RP_NONE;
 
@@ -159,7 +163,7 @@ static void index_record(struct src_replay *r, const struct jnl_record *jr,
 		add_reply(r, jr, seg, by_req);
 		break;
 	case JNL_REC_PREDICT: {
-		char *key = record_key(jr->json);
+		char *key = rp_record_key(jr->json);
 
 		add_answer(&r->pred, key, seg, num(jr->json, "cost"), NULL);
 		free(key);
@@ -192,31 +196,84 @@ static void keep_bad(struct src_replay *r, const char *msg)
 		r->bad[r->nbad++] = strdup(msg);
 }
 
-int rp_index(struct src_replay *r)
+int rp_index_begin(struct src_replay *r, struct jnl_reader *ird)
+{
+	rp_map_init(&r->by_req, false);
+	r->header = json_incref((json_t *)jnl_reader_header(ird));
+	r->ird = ird;
+	return 0;
+}
+
+/* The journal's end: what the reader says of it, and the index reader
+ * closed (unless it is the player's, which goes back to the start). */
+static int index_end(struct src_replay *r)
+{
+	const char *msg = NULL;
+
+	rp_map_free(&r->by_req);
+	jnl_reader_end(r->ird, &msg);
+	r->end_msg = msg ? strdup(msg) : NULL;
+	r->indexed = true;
+	if (r->ird == r->rd) {
+		r->ird = NULL;
+		return jnl_reader_rewind(r->rd);
+	}
+	jnl_reader_close(r->ird);
+	r->ird = NULL;
+	return 0;
+}
+
+int rp_index_step(struct src_replay *r, uint64_t bytes)
 {
 	struct jnl_record jr;
 	struct hunch_err e = { 0 };
-	struct rp_map by_req;
-	const char *msg = NULL;
+	uint64_t from = UINT64_MAX;
 	int rc;
 
-	rp_map_init(&by_req, false);
-	r->header = json_incref((json_t *)jnl_reader_header(r->rd));
-	while ((rc = jnl_next(r->rd, &jr, &e)) != JNL_NEXT_END) {
+	if (r->indexed)
+		return 1;
+	while ((rc = jnl_next(r->ird, &jr, &e)) != JNL_NEXT_END) {
 		if (rc == JNL_NEXT_BAD) {
 			keep_bad(r, e.msg);
 			continue;
 		}
-		if (jr.kind == JNL_REC_TICK && add_tick(r, &jr) != 0) {
-			rp_map_free(&by_req);
+		if (jr.kind == JNL_REC_TICK && add_tick(r, &jr) != 0)
 			return -ENOMEM;
-		}
-		index_record(r, &jr, &by_req);
+		index_record(r, &jr, &r->by_req);
+		if (from == UINT64_MAX)
+			from = jr.offset;
+		else if (jr.offset - from >= bytes)
+			return 0;
 	}
-	rp_map_free(&by_req);
-	jnl_reader_end(r->rd, &msg);
-	r->end_msg = msg ? strdup(msg) : NULL;
-	return jnl_reader_rewind(r->rd);
+	rc = index_end(r);
+	return rc < 0 ? rc : 1;
+}
+
+int rp_index(struct src_replay *r)
+{
+	int rc;
+
+	rp_index_begin(r, r->rd);
+	rc = rp_index_step(r, UINT64_MAX);
+	return rc < 0 ? rc : 0;
+}
+
+/* Slices of 1 MiB: a lookup that must wait for the index waits no
+ * longer than it needs. */
+#define RP_SLICE (1u << 20)
+
+void rp_index_to(struct src_replay *r, size_t k)
+{
+	while (!r->indexed && r->nticks <= k + 1)
+		if (rp_index_step(r, RP_SLICE) < 0)
+			return;
+}
+
+void rp_index_all(struct src_replay *r)
+{
+	while (!r->indexed)
+		if (rp_index_step(r, UINT64_MAX) < 0)
+			return;
 }
 
 /* Chains are in journal order, so in tick order, and the current tick
@@ -269,6 +326,10 @@ void rp_index_free(struct src_replay *r)
 	rp_map_free(&r->en_keys);
 	rp_map_free(&r->reply_at);
 	json_decref(r->header);
+	if (!r->indexed)
+		rp_map_free(&r->by_req);
+	if (r->ird != NULL && r->ird != r->rd)
+		jnl_reader_close(r->ird);
 	free(r->tick_now);
 	free(r->tick_off);
 	free(r->en);

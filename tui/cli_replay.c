@@ -144,13 +144,15 @@ static void play_free(struct play *p)
 
 /* Open the journal and configure the search as it was recorded. */
 static int open_play(const char *journal, const char **sets, size_t nsets,
-		     struct play *p)
+		     bool lazy, struct play *p)
 {
 	struct hunch_err e = { 0 };
 	int rc;
 
 	memset(p, 0, sizeof(*p));
-	if (src_replay_open(&p->rp, journal, &e) != 0) {
+	if ((lazy ? src_replay_open_lazy(&p->rp, journal,
+					 SRC_REPLAY_FIRST_SLICE, &e) :
+		    src_replay_open(&p->rp, journal, &e)) != 0) {
 		fprintf(stderr, "hunch replay: %s\n", e.msg);
 		return HUNCH_EXIT_TARGET;
 	}
@@ -165,7 +167,7 @@ static int play(const char *journal, const char **sets, size_t nsets,
 {
 	int rc;
 
-	if ((rc = open_play(journal, sets, nsets, p)) != 0)
+	if ((rc = open_play(journal, sets, nsets, false, p)) != 0)
 		return rc;
 	p->res = pc_restree_new();
 	p->pc = pc_consult_new(p->cfg, src_replay_source(p->rp), p->res);
@@ -203,6 +205,12 @@ static char *target_of(const json_t *hdr, int *pid)
 /* What the journal could not show. */
 static void notes(const struct play *p)
 {
+	if (!src_replay_indexed(p->rp)) {   /* a dashboard left early */
+		fprintf(stderr, "hunch replay: left before the journal was "
+			"read to its end: its skipped lines and end are not "
+			"known\n");
+		return;
+	}
 	for (size_t i = 0; i < src_replay_nbad(p->rp); i++)
 		fprintf(stderr, "hunch replay: skipped: %s\n",
 			src_replay_bad(p->rp, i));
@@ -359,7 +367,7 @@ static int dashboard(const struct replay_opts *o)
 	char *target;
 	int rc;
 
-	if ((rc = open_play(o->journal, o->sets, o->nsets, &p)) != 0)
+	if ((rc = open_play(o->journal, o->sets, o->nsets, true, &p)) != 0)
 		return rc;
 	target = target_of(src_replay_header(p.rp), &u.pid);
 	u.label = json_string_value(json_object_get(src_replay_header(p.rp),

@@ -17,7 +17,7 @@ static const char *const help[] = {
 	"  q, Ctrl-C     quit (asks first while the program is traced:",
 	"                y detaches and leaves it running, code restored)",
 	"Moving: Up/Down k/j, PgUp/PgDn Ctrl-B/F, Home/End g/G",
-	"Search: Enter follow, Bksp back, Left/Right fold, d evidence",
+	"Search: Enter follow, Bksp back, Left/Right fold, d detail, X stop",
 	"  p pause  P new phase  c global/phase  f/i hide false/inactive",
 	"  T/F/? true/false/unknown . untested * active >why @where ^shadow",
 	"Where: Enter/Space open/close  Right/l open  Left/h close, up",

@@ -33,6 +33,7 @@
  * not enabled in it yet). */
 struct curve {
 	int inst;
+	bool recorded;   /* replay: enabled by hand in the recording */
 	char *metric;
 	char *path[PC_NHIER];
 };
@@ -43,6 +44,8 @@ static struct {
 	int n, sel;
 	bool phase;                    /* the current phase's histograms */
 } hs;
+
+static void sync_recorded(struct ui *u);
 
 static void curve_free(struct curve *c)
 {
@@ -120,8 +123,10 @@ int ui_hist_follow(struct ui *u)
 	sync_pc(u);
 	if (u->pc == NULL)
 		return 0;
+	sync_recorded(u);
 	for (int i = 0; i < hs.n; i++)
-		if (hs.c[i].inst == 0 && enable_curve(u, i, &e))
+		if (hs.c[i].inst == 0 && !hs.c[i].recorded &&
+		    enable_curve(u, i, &e))
 			n++;
 	if (n > 0)
 		u->dirty |= UI_D_PANE(UI_PANE_HIST);
@@ -149,6 +154,62 @@ static void keep_curve(struct ui *u, int id, const char *metric,
 	for (int h = 0; h < PC_NHIER; h++)
 		c->path[h] = strdup(pc_res_get(u->tree, f->r[h])->path);
 	hs.sel = hs.n++;
+}
+
+static void drop_curve(int i)
+{
+	curve_free(&hs.c[i]);
+	memmove(&hs.c[i], &hs.c[i + 1], (size_t)(hs.n - i - 1) *
+		sizeof(hs.c[0]));
+	memset(&hs.c[hs.n - 1], 0, sizeof(hs.c[0]));
+	hs.n--;
+	if (hs.sel >= hs.n && hs.sel > 0)
+		hs.sel--;
+	else if (hs.sel > i)
+		hs.sel--;
+}
+
+static bool has_inst(const int *inst, size_t n, int id)
+{
+	for (size_t k = 0; k < n; k++)
+		if (inst[k] == id)
+			return true;
+	return false;
+}
+
+/* A replay: the curves the recording's user enabled by hand are the
+ * instances the replayed search holds for display (pc_steer_held): one
+ * appears when its metric_enable is replayed and goes with its
+ * metric_disable, and a seek back, which restores a search from before
+ * them, takes them away until they are replayed again.  They are not
+ * the viewer's: `d` and ui_hist_follow leave them alone. */
+static void sync_recorded(struct ui *u)
+{
+	int held[UI_HIST_MAX * 4], changed = 0;
+	size_t n;
+
+	if (u->replay == NULL || u->pc == NULL || hs.pc != u->pc)
+		return;
+	n = pc_steer_held(u->pc, held, sizeof(held) / sizeof(held[0]));
+	for (int i = hs.n; i-- > 0;)
+		if (hs.c[i].recorded && !has_inst(held, n, hs.c[i].inst)) {
+			drop_curve(i);
+			changed++;
+		}
+	for (size_t k = 0; k < n && hs.n < UI_HIST_MAX; k++) {
+		const struct pc_minst *m = pc_dm_get(&u->pc->dm, held[k]);
+		bool shown = false;
+
+		for (int i = 0; i < hs.n; i++)
+			shown |= hs.c[i].inst == held[k];
+		if (shown || m == NULL)
+			continue;
+		keep_curve(u, held[k], m->metric, &m->focus);
+		hs.c[hs.sel].recorded = true;
+		changed++;
+	}
+	if (changed)
+		u->dirty |= UI_D_PANE(UI_PANE_HIST);
 }
 
 int ui_hist_add(struct ui *u, const char *metric, const struct pc_focus *f)
@@ -186,15 +247,14 @@ static void remove_sel(struct ui *u)
 {
 	if (hs.n == 0)
 		return;
+	if (hs.c[hs.sel].recorded) {
+		ui_note(u, "%c is the recording's: it goes when the recording "
+			"removed it", 'a' + hs.sel);
+		return;
+	}
 	if (hs.c[hs.sel].inst > 0)
 		pc_steer_release(u->pc, hs.c[hs.sel].inst);
-	curve_free(&hs.c[hs.sel]);
-	memmove(&hs.c[hs.sel], &hs.c[hs.sel + 1],
-		(size_t)(hs.n - hs.sel - 1) * sizeof(hs.c[0]));
-	memset(&hs.c[hs.n - 1], 0, sizeof(hs.c[0]));
-	hs.n--;
-	if (hs.sel >= hs.n && hs.sel > 0)
-		hs.sel--;
+	drop_curve(hs.sel);
 }
 
 static const struct pc_hist *hist_of(const struct pc_minst *m)
@@ -464,6 +524,7 @@ static void draw(struct ui *u, enum ui_pane pane, const struct ui_rect *r)
 
 	(void)pane;
 	sync_pc(u);
+	sync_recorded(u);
 	if (u->pc == NULL) {
 		ui_wrap(u, r, &y, 2, "Empty: no search yet. Histograms show "
 			"the metrics you enable on a focus once the "
@@ -497,6 +558,7 @@ static void draw(struct ui *u, enum ui_pane pane, const struct ui_rect *r)
 static bool key(struct ui *u, int k)
 {
 	sync_pc(u);
+	sync_recorded(u);
 	switch (ui_key_motion(k)) {
 	case UI_K_UP:
 		if (hs.sel > 0)

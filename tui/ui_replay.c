@@ -62,6 +62,12 @@ static void journal_notes(struct ui *u)
 {
 	struct src_replay *rp = u->replay->o->rp;
 
+	if (!src_replay_indexed(rp)) {   /* the rest: index_done() */
+		urp_log(u, UI_LOG_HUNCH, "replaying %s: %.1f s (indexing it "
+			"while it plays)", u->replay->o->journal,
+			u->replay->t_last);
+		return;
+	}
 	urp_log(u, UI_LOG_HUNCH, "replaying %s: %zu ticks, %.1f s",
 		   u->replay->o->journal, src_replay_ticks(rp),
 		   u->replay->t_last);
@@ -170,7 +176,7 @@ static void rebuild(struct ui *u)
 	u->pc = pc;
 	ui_hist_new_search(u);
 	pc_consult_set_log(pc, urp_on_log, u);
-	if (src_replay_ticks(x->o->rp) > 0) {
+	if (src_replay_ticks_to(x->o->rp, -1) > 0) {
 		pc_consult_start(u->pc);
 		src_replay_actions(x->o->rp, u->pc);
 		urp_checkpoint(u, urp_cpu_now() - c0);
@@ -224,7 +230,7 @@ static bool step_tick(struct ui *u)
 	struct src_replay *rp = u->replay->o->rp;
 	double c0;
 
-	if (src_replay_ticks(rp) == 0 || src_replay_done(rp) ||
+	if (src_replay_ticks_to(rp, -1) == 0 || src_replay_done(rp) ||
 	    pc_consult_ended(u->pc))
 		return false;
 	c0 = urp_cpu_now();
@@ -239,7 +245,7 @@ static bool at_end(const struct ui *u)
 {
 	struct src_replay *rp = u->replay->o->rp;
 
-	return src_replay_ticks(rp) == 0 || src_replay_done(rp) ||
+	return src_replay_ticks_to(rp, -1) == 0 || src_replay_done(rp) ||
 	       pc_consult_ended(u->pc);
 }
 
@@ -299,7 +305,7 @@ static void play_to(struct ui *u, double t)
 static long tick_at(const struct ui *u, double t)
 {
 	struct src_replay *rp = u->replay->o->rp;
-	size_t lo = 0, hi = src_replay_ticks(rp);
+	size_t lo = 0, hi = src_replay_ticks_to(rp, t);
 
 	while (lo < hi) {   /* the first tick after t */
 		size_t mid = (lo + hi) / 2;
@@ -641,6 +647,7 @@ static int on_signals(struct ui *u, int sigfd)
 
 static int run_loop(struct ui *u, int sigfd, int tfd)
 {
+	bool indexed = src_replay_indexed(u->replay->o->rp);
 	int ending = 0;
 
 	while (!u->quit) {
@@ -650,8 +657,10 @@ static int run_loop(struct ui *u, int sigfd, int tfd)
 		};
 		int ch;
 
-		if (poll(p, 3, -1) < 0 && errno != EINTR)
+		if (poll(p, 3, indexed ? -1 : 0) < 0 && errno != EINTR)
 			break;
+		if (!indexed)
+			urp_index_more(u, &indexed);
 		if (p[1].revents)
 			ending = on_signals(u, sigfd);
 		if (p[2].revents)
@@ -699,13 +708,11 @@ static int open_tick(void)
 static void init(struct ui *u, struct ui_replay *x,
 		 const struct ui_replay_opts *o)
 {
-	size_t n = src_replay_ticks(o->rp);
-
 	memset(u, 0, sizeof(*u));
 	memset(x, 0, sizeof(*x));
 	x->o = o;
 	x->speed = 1;   /* 1x */
-	x->t_last = n ? src_replay_tick_now(o->rp, n - 1) : 0;
+	x->t_last = src_replay_length(o->rp);
 	u->replay = x;
 	u->label = o->label;
 	u->pid = o->pid;

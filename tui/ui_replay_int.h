@@ -49,6 +49,11 @@ struct ui_replay {
 	size_t ntyped;
 };
 
+/* ui_replay_idx.c: while the journal's index is not whole (`*was`
+ * false), index 1 MiB more; once it is, log what it says and set
+ * `*was`. */
+void urp_index_more(struct ui *u, bool *was);
+
 /* ui_replay_seek.c */
 /* Log a line of the replay (counted; archived while the search is the
  * recording's own), and the consultant's and the target's lines. */

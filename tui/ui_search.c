@@ -22,10 +22,13 @@
  * node's evidence (ui_search_detail.c); f hides false nodes, i those no
  * longer tested (true ones stay); p pauses or resumes the shown search,
  * P starts a new phase, c switches between the global search and the
- * current phase's.
+ * current phase's; X stops an experiment the user started by hand (x in
+ * the where pane), the search's own nodes are not the user's to stop.
  */
 #include "ui_search.h"
+#include "ui_panes.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -33,6 +36,7 @@
 #include <string.h>
 
 #include "pc_search.h"
+#include "pc_steer.h"
 
 #define MAX_DEPTH 64
 #define BAR_W 8
@@ -528,9 +532,36 @@ static void switch_search(struct ui *u)
 	sv.stale = true;
 }
 
+/* X: stop the cursor's node, when the user started it (where pane, x). */
+static void stop_by_hand(struct ui *u, const struct pc_search *s)
+{
+	struct hunch_err e = { 0 };
+	const struct pc_node *n;
+	char focus[512];
+	int r;
+
+	if (sv.nrows == 0)
+		return;
+	n = pc_node(s, sv.rows[sv.cur].node);
+	ui_focus_short(u, &n->focus, focus, sizeof(focus));
+	r = pc_steer_stop(u->pc, s->id, n->id, &e);
+	if (r == -EPERM)
+		ui_note(u, "X stops only what x started by hand");
+	else if (r == -EALREADY)
+		ui_note(u, "%s on %s is not running", pc_node_hyp(u->pc,
+			n)->name, focus);
+	else if (r < 0)
+		ui_note(u, "%s", e.msg);
+	else
+		ui_note(u, "%s on %s stopped by hand", pc_node_hyp(u->pc,
+			n)->name, focus);
+	sv.stale = true;
+}
+
 static bool steer_key(struct ui *u, const struct pc_search *s, int key)
 {
 	switch (key) {
+	case 'X': stop_by_hand(u, s); break;
 	case 'p': toggle_pause(u, s); break;
 	case 'P': new_phase(u); break;
 	case 'c': switch_search(u); break;

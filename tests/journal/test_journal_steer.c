@@ -265,6 +265,79 @@ static void by_hand(void)
 	world_free(live);
 }
 
+/* ---- an experiment by hand, stopped at second 4, started again at 6 ---- */
+
+static int stop_rc[4];
+
+static void user_stop(struct world *w, struct jnl_writer *jw, int sec)
+{
+	struct hunch_err e = { 0 };
+	struct pc_focus f = focus_at(w, 3, "/Files/tmp/data.bin");
+	bool existed;
+	int id = pc_shg_find(w->pc->global, pc_hypo_find(w->cfg, "CPUbound"),
+			     &f);
+
+	if (sec == 1)
+		pc_steer_journal(w->pc, jw);
+	if (sec == 2 || sec == 6)
+		stop_rc[sec == 6 ? 3 : 0] = pc_steer_experiment(w->pc,
+			"CPUbound", &f, &existed, &e) >= 0 && !existed;
+	if (sec == 4) {
+		stop_rc[1] = pc_steer_stop(w->pc, 0, w->pc->global->root, &e);
+		stop_rc[2] = pc_steer_stop(w->pc, 0, id, &e);
+		if (stop_rc[2] == 0)   /* a second time: not running */
+			stop_rc[2] = pc_steer_stop(w->pc, 0, id, &e) ==
+				     -EALREADY ? 0 : -1;
+	}
+}
+
+static void stop(void)
+{
+	char p1[4300];
+	const char *exp = "\"hyp\":\"CPUbound\",\"focus\":\"</Code,/Process,"
+		"/SyncObject,/Files/tmp/data.bin>\",\"paths\":[\"/Code\","
+		"\"/Process\",\"/SyncObject\",\"/Files/tmp/data.bin\"],"
+		"\"node\":17,\"phase\":0}";
+	char want[1024];
+	struct world *live;
+	struct replayed *r;
+	json_t *acts;
+	int id;
+
+	snprintf(p1, sizeof(p1), "%s/stop.jsonl", dir);
+	live = rw_record_with(&scenario, p1, NULL, user_stop);
+	tap_ok(stop_rc[0] == 1, "stop: CPUbound on data.bin started by hand");
+	tap_eq(stop_rc[1], -EPERM, "stop: the search's own root is refused");
+	tap_eq(stop_rc[2], 0, "stop: the experiment stops (then: not running)");
+	tap_ok(stop_rc[3] == 1, "stop: x on it again starts it again");
+	acts = actions(p1);
+	tap_eq(json_array_size(acts), (size_t)3, "stop: three action records");
+	snprintf(want, sizeof(want), "{\"t\":\"action\",\"action\":"
+		 "\"experiment_stop\",%s", exp);
+	record_is(json_array_get(acts, 1), want, "stop: the stop record");
+	snprintf(want, sizeof(want), "{\"t\":\"action\",\"action\":"
+		 "\"experiment\",%s", exp);
+	record_is(json_array_get(acts, 2), want, "stop: started again");
+	json_decref(acts);
+	id = pc_shg_lookup(live->pc->global, live->cfg, "CPUbound",
+			   "</Code,/Process,/SyncObject,/Files/tmp/data.bin>");
+	tap_ok(id >= 0 && strstr(pc_node(live->pc->global, id)->trace,
+				 "stopped by hand") != NULL,
+	       "stop: the node's trace says 'stopped by hand' (%s)",
+	       id >= 0 ? pc_node(live->pc->global, id)->trace : "");
+	same_as_live(live, p1, "stop");
+	r = rw_replay(p1, NULL);
+	id = pc_shg_lookup(r->pc->global, r->cfg, "CPUbound",
+			   "</Code,/Process,/SyncObject,/Files/tmp/data.bin>");
+	tap_ok(id >= 0 && strcmp(pc_node(r->pc->global, id)->trace,
+		pc_node(live->pc->global, pc_shg_lookup(live->pc->global,
+		live->cfg, "CPUbound", "</Code,/Process,/SyncObject,"
+		"/Files/tmp/data.bin>"))->trace) == 0,
+	       "stop: the replayed node's trace is the live one's");
+	rw_replayed_free(r);
+	world_free(live);
+}
+
 /* ---- a hypotheses file reloaded at second 4 ---- */
 
 static const char *good_json =
@@ -386,6 +459,7 @@ int main(void)
 		return 1;
 	tunable();
 	by_hand();
+	stop();
 	reload();
 	bad_record();
 	if (fork() == 0)
