@@ -1,7 +1,8 @@
 /*
  * rt_timer.c - timer accuracy at both timer levels, and a torn-read run.
  *
- * Accuracy: 200 ms asleep in a wall timer reads 200 +- 5 ms; 200 ms of
+ * Accuracy: 200 ms asleep in a wall timer reads the time slept between
+ * the clock reads inside and outside the timer's calls (+- 1 ms); 200 ms of
  * spinning in a CPU timer reads 200 +- 10 ms of CPU; 200 ms asleep in a
  * CPU timer reads about 0; while they run, the sampler computes the
  * running part from outside (a value strictly inside (0, 200) ms is seen).
