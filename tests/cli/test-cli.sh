@@ -196,14 +196,19 @@ expect_error 1 "no function 'nosuchfn' in .*single-O2-pie" "points of an unknown
 
 # Already traced: a second hunch attaches while the first holds the process.
 start_threads "$TMP/wf3" "$TMP/t3.out" "$TMP/t3.err"
-"$HUNCH" attach --seconds 3 "$TPID" 2>/dev/null &
+# The first stays until SIGTERM ends it (it detaches then): a few seconds
+# of its own could run out before the second starts on a loaded machine.
+"$HUNCH" attach --seconds 120 "$TPID" 2>"$TMP/first.err" &
 first=$!
-for ((i = 0; i < 500; i++)); do
+for ((i = 0; i < 3000; i++)); do
 	[ "$(tracer_of "$TPID")" != 0 ] && break; sleep 0.01
 done
 expect_error 2 "already traced.*$first" "attach to a process hunch already traces" -- \
 	"$HUNCH" attach "$TPID"
+kill -TERM "$first"
 wait "$first"
+tap_ok $(grep -q "detached from $TPID" "$TMP/first.err"; echo $?) \
+	"the first hunch, ended by SIGTERM, detached"
 untouched "$TPID" "after the refused second attach"
 finish_threads "$TMP/wf3" "$TMP/t3.out" "after the refused second attach"
 

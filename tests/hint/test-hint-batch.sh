@@ -49,7 +49,7 @@ tap_eq "$first" "$code/spinner" "the search refines /Code first where the sample
 
 # The rate is the tunable hintSampleRate when a hypotheses file defines
 # it (hint-rate.json here); 0 turns the sampler off: every hint unknown.
-"$HUNCH" run --batch --time-limit 4 --kill-at-end --journal "$TMP/j0" \
+"$HUNCH" run --batch --time-limit 10 --kill-at-end --journal "$TMP/j0" \
 	--hypotheses "$HUNCH_SOURCE_ROOT/tests/hint/hint-rate.json" \
 	--set hintSampleRate=0 -- "$TARGET" "$TMP/fifo" 60 \
 	> "$TMP/out0" 2> "$TMP/err0"

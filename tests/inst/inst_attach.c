@@ -22,28 +22,38 @@ static const char expected[] =
 int main(int argc, char **argv)
 {
 	struct hunch_err err = { 0 };
-	int in[2], out[2], st, npts;
+	int in[2], out[2], errp[2], st, npts;
 	struct fn_ctr *c;
 	struct tgt t;
-	char buf[4096];
+	char buf[4096] = "";
 	size_t n, len = 0, counted = 0;
 	ssize_t k;
 	pid_t pid;
 
-	if (argc != 2 || pipe(in) < 0 || pipe(out) < 0)
+	if (argc != 2 || pipe(in) < 0 || pipe(out) < 0 || pipe(errp) < 0)
 		return tap_ok(0, "usage: inst_attach STORM"), tap_done();
 	pid = fork();
 	if (pid == 0) {
 		dup2(in[0], 0);
 		dup2(out[1], 1);
+		dup2(errp[1], 2);
 		close(in[1]);
 		close(out[0]);
+		close(errp[0]);
 		execl(argv[1], argv[1], (char *)NULL);
 		_exit(127);
 	}
 	close(in[0]);
 	close(out[1]);
-	usleep(300000);            /* running, its threads created */
+	close(errp[1]);
+	/* "ready" on stderr once its 8 threads are created (a fixed sleep
+	 * could end first under load, and then attach before them) */
+	while (len < sizeof buf - 1 && strstr(buf, "ready\n") == NULL &&
+	       (k = read(errp[0], buf + len, sizeof buf - 1 - len)) > 0)
+		buf[len += (size_t)k] = 0;
+	tap_ok(strstr(buf, "ready\n") != NULL, "the program runs, its 8 "
+	       "threads created");
+	len = 0;
 	memset(&t, 0, sizeof t);
 	t.to = t.from = -1;
 	if (!tap_ok(eng_shm_create(0, true, &t.shm, &err) == 0 &&

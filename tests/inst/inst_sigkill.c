@@ -385,8 +385,8 @@ static void infcall_child(const char *prog, int in_fd, int out_fd, int pidw)
 		_exit(2);
 	pid = eng_proc_pid(t.p);
 	eng_resume_all(t.p, NULL);
-	usleep(200000);                 /* into its read(2) */
-	if (eng_stop_all(t.p, NULL) < 0 ||
+	/* into its read(2): asleep, not a fixed delay it may not get */
+	if (tgt_wait_asleep(&t, 30000) < 0 || eng_stop_all(t.p, NULL) < 0 ||
 	    write(pidw, &pid, sizeof pid) != sizeof pid)
 		_exit(2);
 	setenv("HUNCH_TEST_KILL_AT", "infcall:0", 1);

@@ -355,6 +355,31 @@ static inline bool wait_output(struct eng_proc *p, int fd,
 	return false;
 }
 
+/* Wait until thread `tid` sleeps in system call `nr` (the first field of
+ * /proc/<tid>/syscall; "running" while it runs): a fixed sleep after its
+ * last output is not enough on a loaded machine. */
+static inline bool wait_in_syscall(pid_t tid, long nr, int timeout_ms)
+{
+	long long end = ms_now() + timeout_ms;
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)tid);
+	do {
+		FILE *f = fopen(path, "r");
+		long got = -2;
+
+		if (f != NULL) {
+			if (fscanf(f, "%ld", &got) != 1)
+				got = -2;
+			fclose(f);
+		}
+		if (got == nr)
+			return true;
+		usleep(1000);
+	} while (ms_now() < end);
+	return false;
+}
+
 static inline void touch(const char *path)
 {
 	int fd = open(path, O_CREAT | O_WRONLY, 0600);

@@ -177,7 +177,9 @@ static void test_attach_errors(void)
 	kid = fork();
 	if (kid == 0)
 		_exit(0);
-	usleep(100000);  /* a zombie until we reap it */
+	/* a zombie until we reap it: WNOWAIT waits for its exit and leaves it
+	 * unreaped (a fixed sleep could end before it ran under load) */
+	waitid(P_PID, (id_t)kid, &(siginfo_t){ 0 }, WEXITED | WNOWAIT);
 	attach_fails("zombie", kid, NULL, "is a zombie", "nothing to attach");
 	waitpid(kid, &st, 0);
 

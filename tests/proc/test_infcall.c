@@ -50,7 +50,8 @@ static void test_blocked(const char *name)
 	       (unsigned long long)ret);
 	eng_resume_all(h.p, &err);
 	wait_output(h.p, h.out, &r, "ready 0\n", 5000);
-	usleep(100000);  /* into read() */
+	tap_ok(wait_in_syscall(pid, 0, 10000), "%s: blocked in read() "
+	       "(/proc/%d/syscall)", name, (int)pid);
 	eng_stop_all(h.p, &err);
 	eng_get_regs(h.p, pid, &before, &err);
 	tap_ok(before.orig_rax == 0 && (long)before.rax == -512,

@@ -1,7 +1,8 @@
 /*
  * rt_timer.c - timer accuracy at both timer levels, and a torn-read run.
  *
- * Accuracy: 200 ms asleep in a wall timer reads 200 +- 5 ms; 200 ms of
+ * Accuracy: 200 ms asleep in a wall timer reads the time slept between
+ * the clock reads inside and outside the timer's calls (+- 1 ms); 200 ms of
  * spinning in a CPU timer reads 200 +- 10 ms of CPU; 200 ms asleep in a
  * CPU timer reads about 0; while they run, the sampler computes the
  * running part from outside (a value strictly inside (0, 200) ms is seen).
@@ -60,7 +61,7 @@ static void accuracy(const char *prog, bool sw)
 	uint32_t ic2;
 	struct eng_var_agg w, cp, c2;
 	char line[64];
-	double slept = 0;
+	double slept = 0, outer = 0;
 
 	if (sw) {
 		setenv(HUNCH_ENV_SW_WALL_TIMER, "1", 1);
@@ -79,7 +80,7 @@ static void accuracy(const char *prog, bool sw)
 	h.ctx = &c;
 	rth_launch(&h, true, args);
 	tap_ok(rth_wait_line(&h, "slept", line, sizeof(line), 20000) == 0 &&
-	       sscanf(line, "slept %lf", &slept) == 1,
+	       sscanf(line, "slept %lf %lf", &slept, &outer) == 2,
 	       "%s level: the sleeping thread says how long it slept", lv);
 	tap_ok(rth_wait_line(&h, "done", NULL, 0, 20000) == 0,
 	       "%s level: timer target finished", lv);
@@ -91,9 +92,12 @@ static void accuracy(const char *prog, bool sw)
 		 "ms; rtlib CPU level %u; running values seen %.1f / %.1f ms",
 		 lv, w.max / 1e6, cp.max / 1e6, c2.max / 1e6,
 		 level_of_threads(&h), c.wall_mid / 1e6, c.cpu_mid / 1e6);
-	tap_ok(slept >= 200 * MS && fabs((double)w.max - slept) <= 5 * MS,
-	       "%s level: 200 ms asleep in a wall timer reads the time slept "
-	       "(%.3f ms) +- 5 ms", lv, slept / 1e6);
+	/* between the sleep's own clock reads and those around the timer's
+	 * calls (1 ms for the TSC's conversion to ns) */
+	tap_ok(slept >= 200 * MS && (double)w.max >= slept - 1 * MS &&
+	       (double)w.max <= outer + 1 * MS, "%s level: 200 ms asleep in a "
+	       "wall timer reads %.3f ms, the time slept (%.3f..%.3f ms) +- 1 "
+	       "ms", lv, w.max / 1e6, slept / 1e6, outer / 1e6);
 	tap_ok(cp.max >= 190 * MS && cp.max <= 210 * MS,
 	       "%s level: 200 ms of spinning in a CPU timer reads 200 +- 10 ms",
 	       lv);
