@@ -567,11 +567,16 @@ void pc_cost_gate(struct pc_consult *pc)
 /* Among equal priorities: one still testing before one that has found
  * its answer true (shedding that loses the finding's evidence: on
  * bn_smallwrites the planted node, concluded, was shed for the launch
- * after it); then the latest started. */
+ * after it); then one on a resource the source never saw busy before
+ * one with some or unknown evidence (bn_smallwrites shed its file, the
+ * latest started, twice, while bnsw_parse and bnsw_open, which ran once
+ * at start-up, kept testing); then the latest started. */
 static bool shed_before(const struct pc_node *n, const struct pc_node *w)
 {
 	if ((n->truth == PC_TRUE) != (w->truth == PC_TRUE))
 		return w->truth == PC_TRUE;
+	if (no_evidence(n) != no_evidence(w))
+		return no_evidence(n);
 	return n->t_start >= w->t_start;
 }
 
