@@ -78,6 +78,19 @@ static bool no_evidence(const struct pc_node *n)
 	return n->hint >= 0 && n->hint < 1e-9;
 }
 
+/* Among equal priorities and hypothesis depths: a dominant descendant
+ * (skipDominantLevels) first, then refinements with some or unknown
+ * evidence, then one on the path to a dominant descendant (its test
+ * mostly answered by the descendant's), then none seen busy. */
+static int evidence_class(const struct pc_node *n)
+{
+	if (no_evidence(n))
+		return 3;
+	if (n->dominant)
+		return 0;
+	return n->implied ? 2 : 1;
+}
+
 /* Does n come before b in the queue (b at depth bd, n at depth d)? */
 static bool runs_before(const struct pc_node *n, int d,
 			const struct pc_node *b, int bd)
@@ -86,8 +99,8 @@ static bool runs_before(const struct pc_node *n, int d,
 		return n->priority < b->priority;
 	if (d != bd)
 		return d > bd;
-	if (no_evidence(n) != no_evidence(b))
-		return no_evidence(b);
+	if (evidence_class(n) != evidence_class(b))
+		return evidence_class(n) < evidence_class(b);
 	return n->seq < b->seq;
 }
 

@@ -423,29 +423,31 @@ static int expand_why(struct pc_consult *pc, struct pc_search *s,
 	return made;
 }
 
-/* A where-child of n along h at resource r (1), or none (0) when
- * suppressed.  `before`: the hierarchies the child counts as tried. */
-static int add_where_kid(struct pc_consult *pc, struct pc_search *s,
-			 struct pc_node *n, int h, pc_res_id r, int before)
+/* A where-child of n along h at resource r, or NULL when suppressed.
+ * `before`: the hierarchies the child counts as tried. */
+static struct pc_node *add_where_kid(struct pc_consult *pc,
+				     struct pc_search *s, struct pc_node *n,
+				     int h, pc_res_id r, int before)
 {
 	struct pc_focus f = n->focus;
 	struct pc_node *c;
 
 	f.r[h] = r;
 	if (suppressed(pc, pc_node_hyp(pc, n), &f))
-		return 0;
+		return NULL;
 	c = pc_node(s, pc_add_node(pc, s, n->id, n->hyp, &f, false));
 	if (c->orig_parent == n->id && c->narrow < 0) {
 		c->narrow = h;
 		c->tried_hier = before | 1 << h;
 	}
-	return 1;
+	return c;
 }
 
 static int refine_along(struct pc_consult *pc, struct pc_search *s,
 			struct pc_node *n, int h)
 {
 	struct kids *k = malloc(sizeof(*k));
+	struct pc_node *c;
 	pc_res_id deep;
 	int made = 0;
 
@@ -458,13 +460,26 @@ static int refine_along(struct pc_consult *pc, struct pc_search *s,
 	n->tried_hier |= 1 << h;
 	where_kids(pc, &n->focus, h, k);
 	rank_kids(pc, k);
-	/* The dominant descendant first: queued before its ancestors'
-	 * refinements, it launches first among equals. */
+	/* The dominant descendant launches first among equals (pc_cost.c,
+	 * runs_before); the kid on the path to it, whose test the
+	 * descendant's mostly answers, after its siblings: under a tight
+	 * cost limit, launched one at a time, the likeliest first. */
 	deep = dominant_descendant(pc, &n->focus, h, k);
-	if (deep != PC_RES_NONE)
-		made += add_where_kid(pc, s, n, h, deep, before);
-	for (size_t i = 0; i < k->n; i++)
-		made += add_where_kid(pc, s, n, h, k->r[i], before);
+	if (deep != PC_RES_NONE && (c = add_where_kid(pc, s, n, h, deep,
+						      before)) != NULL) {
+		if (c->orig_parent == n->id)
+			c->dominant = true;
+		made++;
+	}
+	for (size_t i = 0; i < k->n; i++) {
+		c = add_where_kid(pc, s, n, h, k->r[i], before);
+		if (c == NULL)
+			continue;
+		if (i == 0 && deep != PC_RES_NONE &&
+		    c->orig_parent == n->id && !c->dominant)
+			c->implied = true;
+		made++;
+	}
 	free(k);
 	return made;
 }

@@ -12,7 +12,9 @@
  *  - a guess that tests false: the level-by-level search still finds
  *    compute;
  *  - no dominant child (compute 0.5 of main): no deep node;
- *  - skipDominantLevels=0: level by level, as Paradyn.
+ *  - skipDominantLevels=0: level by level, as Paradyn;
+ *  - in the queue, dominant descendants first and the kids on the path
+ *    to them after their siblings.
  * Exact node-state sequences; every conclusion comes from the sim's
  * scripted metric values, never from the hints.
  */
@@ -162,11 +164,50 @@ static void test_off(void)
 	world_free(w);
 }
 
+/* One enable at a time, two ticks each: the top node's refinements
+ * launch dominant descendants first (work, then the main thread), then
+ * the kids on the path to them (main, /Process/100), whose tests theirs
+ * mostly answer. */
+static void test_dominant_first_in_queue(void)
+{
+	const char *sets[] = { "skipDominantLevels=0.9",
+			       "maxPendingEnables=1", NULL };
+	struct world *w = world_new(NULL, sets);
+	struct pc_node *work, *thr, *main_, *proc;
+
+	hint_deep_chain(w, 0.95);
+	src_sim_enable_delay(w->sim, 2);
+	src_sim_script(w->sim, "cpu_inclusive", "*", 0, 0.9, 0.02);
+	world_run(w, 6.0);
+	work = cpu(w, AT(F_WORK));
+	thr = cpu(w, THREAD("100:main"));
+	main_ = cpu(w, AT(F_MAIN));
+	proc = cpu(w, "</Code,/Process/100,/SyncObject,/Files>");
+	tap_ok(work && thr && main_ && proc, "the four refinements exist");
+	if (!(work && thr && main_ && proc)) {
+		world_free(w);
+		return;
+	}
+	tap_ok(work->dominant && thr->dominant && main_->implied &&
+	       proc->implied && !work->implied && !main_->dominant,
+	       "work and the main thread dominant, main and /Process/100 "
+	       "on their paths");
+	tap_ok(main_->seq < thr->seq, "main was queued before the thread");
+	tap_ok(work->t_start >= 0 && work->t_start < thr->t_start &&
+	       thr->t_start < main_->t_start &&
+	       main_->t_start < proc->t_start,
+	       "launched work, the thread, main, /Process/100 (%.1f, %.1f, "
+	       "%.1f, %.1f s)", work->t_start, thr->t_start, main_->t_start,
+	       proc->t_start);
+	world_free(w);
+}
+
 int main(void)
 {
 	test_deep_first();
 	test_deep_false();
 	test_not_dominant();
 	test_off();
+	test_dominant_first_in_queue();
 	return tap_done();
 }
