@@ -303,11 +303,22 @@ static bool dominant(const struct kids *k, double share, double frac)
  * what to test, instrumentation concludes, and when the guess is false
  * the level-by-level search finds the answer as before.  `k` holds the
  * focus's ranked kids along h. */
+/* skipDominantLevels, or 0 (off) when the configuration has no such
+ * tunable: a journal recorded before it existed carries hypotheses
+ * without it, and its replay must run the search it recorded. */
+static double dominant_fraction(const struct pc_consult *pc)
+{
+	const struct pc_tunable *t = pc_tunable_find(pc->cfg,
+						     "skipDominantLevels");
+
+	return t ? t->value : 0;
+}
+
 static pc_res_id dominant_descendant(struct pc_consult *pc,
 				     const struct pc_focus *f, int h,
 				     const struct kids *k)
 {
-	double frac = pc_tunable_get(pc->cfg, "skipDominantLevels");
+	double frac = dominant_fraction(pc);
 	const struct pc_res *r = pc_res_get(pc->res, f->r[h]);
 	double share = 1.0;
 	pc_res_id seen[DOMINANT_DEPTH], deepest = PC_RES_NONE;

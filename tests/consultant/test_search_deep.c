@@ -14,7 +14,8 @@
  *  - no dominant child (compute 0.5 of main): no deep node;
  *  - skipDominantLevels=0: level by level, as Paradyn;
  *  - in the queue, dominant descendants first and the kids on the path
- *    to them after their siblings.
+ *    to them after their siblings;
+ *  - a configuration without the tunable (an older journal's): off.
  * Exact node-state sequences; every conclusion comes from the sim's
  * scripted metric values, never from the hints.
  */
@@ -202,6 +203,32 @@ static void test_dominant_first_in_queue(void)
 	world_free(w);
 }
 
+/* A journal recorded before skipDominantLevels existed carries
+ * hypotheses without it: its replay runs with the skip off (the search
+ * it recorded), never stops on the missing tunable.  Here the tunable is
+ * renamed away from the loaded configuration. */
+static void test_absent_tunable(void)
+{
+	struct world *w = world_new(NULL, dominant_on);
+	struct pc_tunable *t = pc_tunable_find(w->cfg, "skipDominantLevels");
+	char *name = t ? t->name : NULL;
+	char other[] = "notSkipDominantLevels";
+	struct pc_node *work, *cp;
+
+	if (t)
+		t->name = other;
+	hint_deep_chain(w, 0.95);
+	src_sim_script(w->sim, "cpu_inclusive", "*", 0, 0.9, 0.02);
+	world_run(w, 8.0);
+	work = cpu(w, AT(F_WORK));
+	cp = cpu(w, AT(F_COMPUTE));
+	tap_ok(t && work && cp && work->orig_parent == cp->id,
+	       "no skipDominantLevels: work is a refinement of compute");
+	if (t)
+		t->name = name;
+	world_free(w);
+}
+
 int main(void)
 {
 	test_deep_first();
@@ -209,5 +236,6 @@ int main(void)
 	test_not_dominant();
 	test_off();
 	test_dominant_first_in_queue();
+	test_absent_tunable();
 	return tap_done();
 }
