@@ -78,6 +78,19 @@ static bool no_evidence(const struct pc_node *n)
 	return n->hint >= 0 && n->hint < 1e-9;
 }
 
+/* Among equal priorities and hypothesis depths: a dominant descendant
+ * (skipDominantLevels) first, then refinements with some or unknown
+ * evidence, then one on the path to a dominant descendant (its test
+ * mostly answered by the descendant's), then none seen busy. */
+static int evidence_class(const struct pc_node *n)
+{
+	if (no_evidence(n))
+		return 3;
+	if (n->dominant)
+		return 0;
+	return n->implied ? 2 : 1;
+}
+
 /* Does n come before b in the queue (b at depth bd, n at depth d)? */
 static bool runs_before(const struct pc_node *n, int d,
 			const struct pc_node *b, int bd)
@@ -86,8 +99,8 @@ static bool runs_before(const struct pc_node *n, int d,
 		return n->priority < b->priority;
 	if (d != bd)
 		return d > bd;
-	if (no_evidence(n) != no_evidence(b))
-		return no_evidence(b);
+	if (evidence_class(n) != evidence_class(b))
+		return evidence_class(n) < evidence_class(b);
 	return n->seq < b->seq;
 }
 
@@ -567,11 +580,16 @@ void pc_cost_gate(struct pc_consult *pc)
 /* Among equal priorities: one still testing before one that has found
  * its answer true (shedding that loses the finding's evidence: on
  * bn_smallwrites the planted node, concluded, was shed for the launch
- * after it); then the latest started. */
+ * after it); then one on a resource the source never saw busy before
+ * one with some or unknown evidence (bn_smallwrites shed its file, the
+ * latest started, twice, while bnsw_parse and bnsw_open, which ran once
+ * at start-up, kept testing); then the latest started. */
 static bool shed_before(const struct pc_node *n, const struct pc_node *w)
 {
 	if ((n->truth == PC_TRUE) != (w->truth == PC_TRUE))
 		return w->truth == PC_TRUE;
+	if (no_evidence(n) != no_evidence(w))
+		return no_evidence(n);
 	return n->t_start >= w->t_start;
 }
 

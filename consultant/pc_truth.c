@@ -20,6 +20,8 @@
 #define PRIO_WHY 5
 #define PRIO_WHERE 10
 #define MAX_KIDS 4096
+#define DOMINANT_MIN 0.25    /* least evidence a dominant kid needs */
+#define DOMINANT_DEPTH 16    /* deepest a dominant chain is followed */
 
 const struct pc_hypothesis *pc_node_hyp(const struct pc_consult *pc,
 					const struct pc_node *n)
@@ -167,6 +169,7 @@ void pc_change_truth(struct pc_consult *pc, struct pc_search *s,
 
 struct kids {
 	pc_res_id r[MAX_KIDS];
+	double score[MAX_KIDS];   /* the source's hint, after rank_kids */
 	size_t n;
 	const struct pc_restree *res;
 	const char *only_fn;    /* keep start functions of this name only */
@@ -259,8 +262,10 @@ static void where_kids(struct pc_consult *pc, const struct pc_focus *f,
  * Stable: equal (or unknown) hints keep the source's order. */
 static void rank_kids(struct pc_consult *pc, struct kids *k)
 {
-	double score[MAX_KIDS];
+	double *score = k->score;
 
+	for (size_t i = 0; i < k->n; i++)
+		score[i] = -1;
 	if (pc->src->ops->hint == NULL)
 		return;
 	for (size_t i = 0; i < k->n; i++)
@@ -279,6 +284,77 @@ static void rank_kids(struct pc_consult *pc, struct kids *k)
 		k->r[j] = r;
 		score[j] = sc;
 	}
+}
+
+/* Is the first (ranked) kid dominant: nearly all of `share`, the
+ * parent's evidence, and enough evidence to mean something? */
+static bool dominant(const struct kids *k, double share, double frac)
+{
+	return k->n > 0 && k->score[0] >= DOMINANT_MIN &&
+	       k->score[0] >= frac * share;
+}
+
+/* skipDominantLevels: follow the first kid down while it holds nearly
+ * all of its parent's evidence (a deep call chain whose leaf takes the
+ * CPU; the one process and its one busy thread) and return the deepest
+ * such descendant when it lies two or more levels below the focus
+ * (PC_RES_NONE otherwise).  It is tested at once beside the level's
+ * ordinary refinements, which still run: the evidence only chooses
+ * what to test, instrumentation concludes, and when the guess is false
+ * the level-by-level search finds the answer as before.  `k` holds the
+ * focus's ranked kids along h. */
+/* skipDominantLevels, or 0 (off) when the configuration has no such
+ * tunable: a journal recorded before it existed carries hypotheses
+ * without it, and its replay must run the search it recorded. */
+static double dominant_fraction(const struct pc_consult *pc)
+{
+	const struct pc_tunable *t = pc_tunable_find(pc->cfg,
+						     "skipDominantLevels");
+
+	return t ? t->value : 0;
+}
+
+static pc_res_id dominant_descendant(struct pc_consult *pc,
+				     const struct pc_focus *f, int h,
+				     const struct kids *k)
+{
+	double frac = dominant_fraction(pc);
+	const struct pc_res *r = pc_res_get(pc->res, f->r[h]);
+	double share = 1.0;
+	pc_res_id seen[DOMINANT_DEPTH], deepest = PC_RES_NONE;
+	struct kids *cur, *next;
+	int depth = 0;
+
+	if (frac <= 0 || pc->src->ops->hint == NULL)
+		return PC_RES_NONE;
+	if (r->kind != PC_RES_HIERARCHY)
+		share = pc->src->ops->hint(pc->src, r->path);
+	if (share <= 0 || !dominant(k, share, frac))
+		return PC_RES_NONE;
+	cur = malloc(sizeof(*cur));
+	next = malloc(sizeof(*next));
+	if (cur == NULL || next == NULL)
+		abort();
+	*cur = *k;
+	while (depth < DOMINANT_DEPTH && dominant(cur, share, frac)) {
+		struct pc_focus g = *f;
+		struct kids *t;
+		bool cycle = false;
+
+		for (int i = 0; i < depth; i++)
+			cycle |= seen[i] == cur->r[0];
+		if (cycle)   /* recursion in the call graph */
+			break;
+		deepest = seen[depth++] = cur->r[0];
+		share = cur->score[0];
+		g.r[h] = deepest;
+		where_kids(pc, &g, h, next);
+		rank_kids(pc, next);
+		t = cur, cur = next, next = t;
+	}
+	free(cur);
+	free(next);
+	return depth >= 2 ? deepest : PC_RES_NONE;
 }
 
 static bool suppressed(const struct pc_consult *pc,
@@ -358,11 +434,32 @@ static int expand_why(struct pc_consult *pc, struct pc_search *s,
 	return made;
 }
 
+/* A where-child of n along h at resource r, or NULL when suppressed.
+ * `before`: the hierarchies the child counts as tried. */
+static struct pc_node *add_where_kid(struct pc_consult *pc,
+				     struct pc_search *s, struct pc_node *n,
+				     int h, pc_res_id r, int before)
+{
+	struct pc_focus f = n->focus;
+	struct pc_node *c;
+
+	f.r[h] = r;
+	if (suppressed(pc, pc_node_hyp(pc, n), &f))
+		return NULL;
+	c = pc_node(s, pc_add_node(pc, s, n->id, n->hyp, &f, false));
+	if (c->orig_parent == n->id && c->narrow < 0) {
+		c->narrow = h;
+		c->tried_hier = before | 1 << h;
+	}
+	return c;
+}
+
 static int refine_along(struct pc_consult *pc, struct pc_search *s,
 			struct pc_node *n, int h)
 {
-	const struct pc_hypothesis *hy = pc_node_hyp(pc, n);
 	struct kids *k = malloc(sizeof(*k));
+	struct pc_node *c;
+	pc_res_id deep;
 	int made = 0;
 
 	/* What the children inherit: a wide node's other hierarchies are its
@@ -374,18 +471,24 @@ static int refine_along(struct pc_consult *pc, struct pc_search *s,
 	n->tried_hier |= 1 << h;
 	where_kids(pc, &n->focus, h, k);
 	rank_kids(pc, k);
+	/* The dominant descendant launches first among equals (pc_cost.c,
+	 * runs_before); the kid on the path to it, whose test the
+	 * descendant's mostly answers, after its siblings: under a tight
+	 * cost limit, launched one at a time, the likeliest first. */
+	deep = dominant_descendant(pc, &n->focus, h, k);
+	if (deep != PC_RES_NONE && (c = add_where_kid(pc, s, n, h, deep,
+						      before)) != NULL) {
+		if (c->orig_parent == n->id)
+			c->dominant = true;
+		made++;
+	}
 	for (size_t i = 0; i < k->n; i++) {
-		struct pc_focus f = n->focus;
-		struct pc_node *c;
-
-		f.r[h] = k->r[i];
-		if (suppressed(pc, hy, &f))
+		c = add_where_kid(pc, s, n, h, k->r[i], before);
+		if (c == NULL)
 			continue;
-		c = pc_node(s, pc_add_node(pc, s, n->id, n->hyp, &f, false));
-		if (c->orig_parent == n->id && c->narrow < 0) {
-			c->narrow = h;
-			c->tried_hier = before | 1 << h;
-		}
+		if (i == 0 && deep != PC_RES_NONE &&
+		    c->orig_parent == n->id && !c->dominant)
+			c->implied = true;
 		made++;
 	}
 	free(k);

@@ -33,12 +33,17 @@ throughput() {
 }
 
 # concluded REPORT PHASE-INDEX FINDINGS: seconds, or "-" if never.
+# The phase's true nodes and its earlier findings (true for a while,
+# false at the end: bn_phases' CPU half in the global phase, which turns
+# false once the program moves on to its I/O half).  Earlier findings
+# are only the most refined nodes, so a component named by a less
+# refined node that turned false too is timed late, never early.
 concluded() {
 	local t
 	t=$(jq -L "$HUNCH_SOURCE_ROOT/tests/e2e" --argjson findings "$3" \
 		-f "$HUNCH_SOURCE_ROOT/bench/consultant/concluded.jq" \
-		<(jq ".phases[$2] // {} | (.nodes // []) | map(select(.truth ==
-		\"true\")) " "$1") 2> /dev/null)
+		<(jq ".phases[$2] // {} | ((.nodes // []) | map(select(.truth ==
+		\"true\"))) + (.earlier // [])" "$1") 2> /dev/null)
 	if [ -z "$t" ] || [ "$t" = null ]; then
 		echo "-"
 	elif [ "$2" -gt 0 ]; then

@@ -68,9 +68,10 @@ static inline struct world *world_new(const char *user, const char **sets)
 					  &e) != 0)
 		tap_diag("user: %s", e.msg);
 	/* The sim tests pin Paradyn's level-by-level refinement (their
-	 * exact node sequences name /Process/100), whatever the default;
-	 * test_search_fast turns it on. */
-	if (pc_tunable_set_str(w->cfg, "skipSingleChildLevels=false", &e))
+	 * exact node sequences name /Process/100), whatever the defaults;
+	 * test_search_fast and test_search_deep turn the skips on. */
+	if (pc_tunable_set_str(w->cfg, "skipSingleChildLevels=false", &e) ||
+	    pc_tunable_set_str(w->cfg, "skipDominantLevels=0", &e))
 		tap_diag("%s", e.msg);
 	for (int i = 0; sets && sets[i]; i++)
 		if (pc_tunable_set_str(w->cfg, sets[i], &e) != 0)

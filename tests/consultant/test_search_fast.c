@@ -8,7 +8,8 @@
  *  - the cost of a hypothesis' experiments is measured when one starts
  *    or stops alone, and scales its predictions;
  *  - an experiment with no data where the source saw the program is
- *    enabled again before the no-data rule may conclude.
+ *    enabled again before the no-data rule may conclude;
+ *  - shedding takes a resource the source never saw busy first.
  */
 #include <math.h>
 
@@ -163,11 +164,59 @@ static void test_no_data_retry(void)
 	world_free(w);
 }
 
+/* Shedding with evidence: compute, where the source never saw the
+ * program, reads 0.3 (the threshold: it keeps testing until
+ * sufficientTime); at 4.0 s the instrumentation starts costing twice
+ * its prediction.  compute started at 2.4 s, before main's and the
+ * process's refinements along the other hierarchy (3.6 s), yet it is
+ * shed first; then those still testing, latest first; the true ones
+ * last. */
+static void test_shed_no_evidence_first(void)
+{
+	static const char *want[] = {
+		AT(F_COMPUTE),
+		"<" F_LOCKER ",/Process/100,/SyncObject,/Files>",
+		"<" F_WRITER ",/Process/100,/SyncObject,/Files>",
+		THREAD("101:worker"),
+		THREAD("100:main"),
+	};
+	struct world *w = world_new(NULL, NULL);
+	char line[512];
+	size_t k = 0;
+	bool in_order = true;
+
+	src_sim_hint(w->sim, F_COMPUTE, 0);
+	src_sim_cost(w->sim, "cpu_inclusive", 0.005, 1);
+	src_sim_script(w->sim, "cpu_inclusive", "*", 0, 0.9, 0.05);
+	src_sim_script(w->sim, "cpu_inclusive", AT(F_COMPUTE), 0, 0.3, 0.05);
+	world_run(w, 4.0);
+	src_sim_cost(w->sim, "cpu_inclusive", 0.005, 2);
+	world_run(w, 4.4);
+	for (size_t i = 0; i < w->pc->nlog; i++) {
+		if (strstr(w->pc->log[i], ": shed ") == NULL)
+			continue;
+		snprintf(line, sizeof(line), "+4.2) Observed cost 0.1000 is "
+			 "over the limit 0.0500: shed CPUbound for %s",
+			 k < 5 ? want[k] : "(none)");
+		in_order &= strcmp(w->pc->log[i], line) == 0;
+		k++;
+	}
+	tap_ok(in_order && k == 5, "shed at 4.2 s: compute (no evidence), "
+	       "then locker and writer on /Process/100 (testing, latest "
+	       "first), then the two true threads");
+	if (!in_order || k != 5)
+		world_dump(w);
+	TRACE_IS(w, 0, "CPUbound", AT(F_COMPUTE),
+		 "queued pending active shed queued");
+	world_free(w);
+}
+
 int main(void)
 {
 	test_skip_single_child();
 	test_no_evidence_last();
 	test_learn_cost();
 	test_no_data_retry();
+	test_shed_no_evidence_first();
 	return tap_done();
 }

@@ -23,7 +23,8 @@ SECONDS_RUN=${E2E_SECONDS:-45}
 # fsync blocks only on a disk, and /tmp may be tmpfs: the target's file
 # goes under the build directory.
 TMP=$(mktemp -d -p "$HUNCH_BUILD_ROOT" e2e-$name.XXXXXX)
-trap 'rm -rf "$TMP"' EXIT
+# E2E_KEEP=1 keeps the journal, reports and logs of a failing run.
+trap '[ -n "${E2E_KEEP:-}" ] && echo "# kept $TMP" || rm -rf "$TMP"' EXIT
 export TMPDIR=$TMP XDG_STATE_HOME=$TMP/state
 
 # ---- the truth file ----------------------------------------------------------
