@@ -77,7 +77,9 @@ tap_ok $(grep -q 'killed by signal 9' "$TMP/demo.err"; echo $?) \
 	"--kill-at-end kills the demo when the search stops"
 
 # --- attach --batch ----------------------------------------------------------------
-"$DEMO" --seconds 5 > "$TMP/att-demo.out" &
+# 10 s: the attach (2 s of search) must end while the demo still runs,
+# even when attaching takes long under load
+"$DEMO" --seconds 10 > "$TMP/att-demo.out" &
 dpid=$!
 sleep 0.3
 "$HUNCH" attach --batch --journal "$TMP/j.jsonl" --time-limit 2 \

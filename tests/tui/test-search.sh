@@ -54,13 +54,21 @@ log_has() {
 
 # to_node NAME FULL-NAME: from the top, j until the pane's last line
 # (the cursor's node, in full) is FULL-NAME.
+# Each j waits for the screen to change first (up to 3 s): under load
+# a key pressed before the last one was drawn moved the cursor twice
+# between two looks, past the node.
 to_node() {
-	local i
+	local i t before
 	keys "$1" g
+	sleep 0.1
 	for ((i = 0; i < 60; i++)); do
-		sleep 0.1
-		screen "$1" | grep -qxF -- "$2" && return 0
+		before=$(screen "$1")
+		grep -qxF -- "$2" <<< "$before" && return 0
 		keys "$1" j
+		for ((t = 0; t < 60; t++)); do
+			sleep 0.05
+			[ "$(screen "$1")" != "$before" ] && break
+		done
 	done
 	screen "$1" | sed 's/^/#  | /' >&2
 	return 1
