@@ -244,6 +244,7 @@ bool pc_launch_done(struct pc_consult *pc, struct pc_search *s,
 	pc->nactive++;
 	n->t_start = pc->now;
 	n->guess = -1;
+	n->run_sum = n->run_len = 0;
 	n->accum = n->wn = n->wmean = n->wm2 = 0;
 	pc_node_trace(n, "active");
 	return true;

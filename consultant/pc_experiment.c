@@ -13,6 +13,15 @@
  * [threshold*(1-h), threshold*(1+h)] - but never before the experiment
  * has run minObservationTime.  So clear cases conclude at the floor and
  * borderline ones wait for Paradyn's sufficientTime, the ceiling.
+ *
+ * A value that keeps crossing the band (borderline, noisy: a loaded
+ * machine) flips the guess before it holds sufficientTime, and Paradyn's
+ * rule never concludes.  Such an experiment held its cost for good, and
+ * under a tight cost limit the search waited on it for ever (the cost
+ * control waits for an unknown node to conclude before it makes room:
+ * bn_smallwrites stalled 80 s so).  maxConclusionTime bounds it: an
+ * experiment still unknown that long concludes by the mean of its whole
+ * run against the threshold ("time limit").
  */
 #include "pc_search.h"
 
@@ -130,6 +139,19 @@ static void no_data(struct pc_consult *pc, struct pc_search *s,
 	pc_change_truth(pc, s, n, PC_FALSE);
 }
 
+/* maxConclusionTime has passed since the experiment started (0, or a
+ * configuration without the tunable - a journal recorded before it
+ * existed - means no limit, the search that journal recorded). */
+static bool over_time_limit(const struct pc_consult *pc,
+			    const struct pc_node *n)
+{
+	const struct pc_tunable *t = pc_tunable_find(pc->cfg,
+						     "maxConclusionTime");
+
+	return t != NULL && t->value > 0 && n->run_len > 0 &&
+	       pc->now - n->t_start + 1e-9 >= t->value;
+}
+
 void pc_evaluate(struct pc_consult *pc, struct pc_search *s,
 		 struct pc_node *n, double len)
 {
@@ -157,6 +179,8 @@ void pc_evaluate(struct pc_consult *pc, struct pc_search *s,
 	} else {
 		n->accum += len;
 	}
+	n->run_sum += v * len;
+	n->run_len += len;
 	n->wn += 1;
 	delta = v - n->wmean;
 	n->wmean += delta / n->wn;
@@ -172,6 +196,10 @@ void pc_evaluate(struct pc_consult *pc, struct pc_search *s,
 						      "sufficientTime")) {
 		want = n->guess;
 		snprintf(n->how, sizeof(n->how), "sufficient time");
+	} else if (n->truth == PC_UNKNOWN && over_time_limit(pc, n)) {
+		want = is_true_side(h->cmp, n->run_sum / n->run_len -
+					    n->threshold);
+		snprintf(n->how, sizeof(n->how), "time limit");
 	}
 	if (want < 0 || (want ? PC_TRUE : PC_FALSE) == n->truth)
 		return;

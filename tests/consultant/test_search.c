@@ -113,6 +113,35 @@ static void test_borderline(void)
 	world_free(w);
 }
 
+/* Flipping for ever: 0.31 +- 0.03 against 0.30 with a 5% band crosses
+ * both edges of the band every interval (0.34 > 0.315, then 0.28 <
+ * 0.285 once hysteresis lowered the bar), so no guess holds and the
+ * statistics restart at each flip: Paradyn's rule never concludes
+ * (maxConclusionTime=0).  With the limit (15 s after it started, at the
+ * first evaluation past that: 15.2 s),
+ * the node concludes by its whole run's mean, 0.31 > 0.30: true. */
+static void test_time_limit(void)
+{
+	const char *off[] = { "maxConclusionTime=0", NULL };
+	struct world *w = world_new(NULL, off);
+	struct pc_node *n;
+
+	src_sim_script(w->sim, "cpu_inclusive", "*", 0, 0.31, 0.03);
+	world_run(w, 30.0);
+	TRACE_IS(w, 0, "CPUbound", TOP, "queued pending active");
+	world_free(w);
+	w = world_new(NULL, NULL);
+	src_sim_script(w->sim, "cpu_inclusive", "*", 0, 0.31, 0.03);
+	world_run(w, 15.0);
+	TRACE_IS(w, 0, "CPUbound", TOP, "queued pending active");
+	world_run(w, 16.0);
+	n = world_node(w, 0, "CPUbound", TOP);
+	LOGGED(w, "+15.2) CPUbound tested true for " TOP);
+	tap_ok(strcmp(n->how, "time limit") == 0, "by the time limit (%s)",
+	       n->how);
+	world_free(w);
+}
+
 /* Hysteresis keeps a true node true while the value sits between
  * threshold*(1-h) and threshold (0.29 against 0.30); it becomes false only
  * when the value drops below the band (0.20): the first interval under
@@ -251,6 +280,7 @@ int main(void)
 	test_true_to_false(true);
 	test_true_to_false(false);
 	test_borderline();
+	test_time_limit();
 	test_hysteresis();
 	test_shadow();
 	test_new_path();
