@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "mt_defs.h"
@@ -80,6 +81,29 @@ static int64_t sched_ns(int pid, int tid)
 	return v;
 }
 
+/* Wait (up to 5 s) until thread tid sleeps (state S in its stat):
+ * schedstat adds a running thread's time only at scheduler ticks, so
+ * read while main still runs (printing a phase's answer, on its way
+ * back to read()) it lags the CPU clock by up to a tick (4 ms). */
+static void wait_asleep(int pid, int tid)
+{
+	char path[96], buf[512], *p;
+
+	snprintf(path, sizeof path, "/proc/%d/task/%d/stat", pid, tid);
+	for (int i = 0; i < 5000; i++) {
+		FILE *f = fopen(path, "r");
+		size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+
+		if (f)
+			fclose(f);
+		buf[n] = '\0';
+		p = strrchr(buf, ')');
+		if (p == NULL || (p[1] == ' ' && p[2] == 'S'))
+			return;
+		usleep(1000);
+	}
+}
+
 /* The same summed over every thread but main. */
 static int64_t sched_others_ns(int pid)
 {
@@ -129,9 +153,11 @@ static void in_function(struct mt *t)
 
 	if (mi == NULL)
 		return;
+	wait_asleep(pid, pid);
 	v0 = mt_value(t, mi);
 	s0 = sched_ns(pid, pid);
 	tap_ok(mt_phase(t, "spin 300", 10000) == 0, "main spun 300 ms");
+	wait_asleep(pid, pid);
 	v = mt_value(t, mi) - v0;
 	s = sched_ns(pid, pid) - s0;
 	tap_ok(v > 0 && v <= s && v >= s - TOL_NS, "  timer %.2f ms, main's "
