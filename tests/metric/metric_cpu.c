@@ -185,6 +185,7 @@ static void at_main(struct mt *t, int64_t s0, struct eng_minst **out)
 	tap_eq(info.functions, 2, "  one start function yet: main (its "
 	       "entry clause and its exit clause)");
 	tap_ok(mt_phase(t, "spin 600", 10000) == 0, "main spun 600 ms");
+	wait_asleep(pid, pid);
 	v = mt_value(t, mi);
 	s = sched_ns(pid, pid) - s0;
 	tap_ok(near(v, s, TOL_NS), "  main's timer %.2f ms = main's "
