@@ -20,29 +20,6 @@
 #include <string.h>
 #include <time.h>
 
-static int add_timer(struct tgt *t, const struct x86_func *xf, uint64_t h)
-{
-	struct hunch_err err = { 0 };
-	int n = 0;
-
-	for (size_t k = 0; k < xf->npoints; k++) {
-		struct x86_snip s = { .handle = h };
-		struct eng_inst_point pt;
-		uint32_t id;
-
-		if (xf->points[k].kind == X86_PT_CALL)
-			continue;
-		s.kind = xf->points[k].kind == X86_PT_ENTRY ? X86_SN_WALL_START
-							     : X86_SN_WALL_STOP;
-		eng_inst_point_from(&xf->points[k], t->base, &pt);
-		if (eng_inst_add(t->in, &pt, &s, 1, false, &id, &err) == 0)
-			n++;
-		else
-			tap_diag("add: %s", err.msg);
-	}
-	return n;
-}
-
 static uint64_t mono_ns(void)
 {
 	struct timespec ts;
@@ -108,9 +85,10 @@ int main(int argc, char **argv)
 	tap_ok(tgt_wait_line(&t, "spinning", 10000) == 0, "target spinning");
 	tgt_pump(&t, 1000);
 	eng_stop_all(t.p, NULL);
-	tap_ok(add_timer(&t, &xf, h_cu) > 1 && add_timer(&t, &xf, h_no) > 1,
+	tap_ok(add_timer(&t, &xf, h_cu, false) > 1 &&
+	       add_timer(&t, &xf, h_no, false) > 1,
 	       "timers queued at entry and exit of cu_spin");
-	tap_ok(add_timer(&t, &xm, h_main) > 1, "and of main");
+	tap_ok(add_timer(&t, &xm, h_main, false) > 1, "and of main");
 	tap_eq(eng_inst_commit(t.in, &err), 0, "inserted while stopped (%s)",
 	       err.msg);
 	catch_up(&t, f, h_cu, false, "cu_spin");

@@ -137,32 +137,6 @@ static int wait_line(struct tgt *t, struct eng_psampler *ps,
 	return 0;
 }
 
-static int add_timer(struct tgt *t, const struct x86_func *xf, uint64_t h,
-		     bool cpu)
-{
-	struct hunch_err err = { 0 };
-	int n = 0;
-
-	for (size_t k = 0; k < xf->npoints; k++) {
-		struct x86_snip s = { .handle = h };
-		struct eng_inst_point pt;
-		uint32_t id;
-
-		if (xf->points[k].kind == X86_PT_CALL)
-			continue;
-		if (xf->points[k].kind == X86_PT_ENTRY)
-			s.kind = cpu ? X86_SN_CPU_START : X86_SN_WALL_START;
-		else
-			s.kind = cpu ? X86_SN_CPU_STOP : X86_SN_WALL_STOP;
-		eng_inst_point_from(&xf->points[k], t->base, &pt);
-		if (eng_inst_add(t->in, &pt, &s, 1, false, &id, &err) == 0)
-			n++;
-		else
-			tap_diag("add: %s", err.msg);
-	}
-	return n;
-}
-
 /* Launch `mode` with the stack sampler running from main on. */
 static int start(struct tgt *t, struct eng_psampler **ps, const char *prog,
 		 char *mode)

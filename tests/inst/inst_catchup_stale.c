@@ -92,27 +92,6 @@ static bool mapped_in(pid_t pid, uint64_t addr, const char *a, const char *b)
 	return found;
 }
 
-/* CPU timer start/stop at st_work's entry and exits. */
-static int add_cpu_timer(struct tgt *t, const struct x86_func *xf, uint64_t h)
-{
-	struct hunch_err err = { 0 };
-	int n = 0;
-
-	for (size_t k = 0; k < xf->npoints; k++) {
-		struct x86_snip s = { .handle = h };
-		struct eng_inst_point pt;
-		uint32_t id;
-
-		if (xf->points[k].kind == X86_PT_CALL)
-			continue;
-		s.kind = xf->points[k].kind == X86_PT_ENTRY ? X86_SN_CPU_START
-							     : X86_SN_CPU_STOP;
-		eng_inst_point_from(&xf->points[k], t->base, &pt);
-		n += eng_inst_add(t->in, &pt, &s, 1, false, &id, &err) == 0;
-	}
-	return n;
-}
-
 static void spin_case(const char *path)
 {
 	char *av[] = { (char *)path, "spin", NULL };
@@ -130,7 +109,7 @@ static void spin_case(const char *path)
 	eng_sampler_var_alloc(t.smp, ENG_VAR_CPU_TIMER, &tvar, &th, NULL);
 	fw = eng_image_func_by_name(t.img, "st_work");
 	su_parse(t.img, fw, &xf);
-	tap_ok(add_cpu_timer(&t, &xf, th) >= 2, "spin: CPU timer queued at "
+	tap_ok(add_timer(&t, &xf, th, true) >= 2, "spin: CPU timer queued at "
 	       "st_work's entry and exit");
 	tap_eq(eng_inst_commit(t.in, &err), 0, "spin: inserted (%s)", err.msg);
 	eng_resume_all(t.p, NULL);

@@ -117,6 +117,10 @@ int instrument_counters(struct tgt *t, const char *prefix,
 
 /* Every patched byte equals the file's?  Counts mismatches over every
  * function of the image. */
+/* A wall (cpu false) or CPU timer `h` at every entry and exit point of
+ * xf (started at entries, stopped at exits; call sites left alone):
+ * how many points were queued (the caller commits). */
+int add_timer(struct tgt *t, const struct x86_func *xf, uint64_t h, bool cpu);
 size_t code_mismatches(struct tgt *t);
 
 const char *build_path(const char *rel);
