@@ -26,6 +26,23 @@ uint64_t eng_clock_thread_cpu_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+uint64_t eng_clock_schedstat_ns(pid_t pid, pid_t tid)
+{
+	unsigned long long v = 0;
+	char path[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", (int)pid,
+		 (int)tid);
+	f = fopen(path, "re");
+	if (f == NULL)
+		return 0;
+	if (fscanf(f, "%llu", &v) != 1)
+		v = 0;
+	fclose(f);
+	return v;
+}
+
 /* Both flags on the first "flags" line; a VM that hides them gets the
  * software level, which is slower but always right. */
 static bool tsc_flags_ok(void)

@@ -340,27 +340,6 @@ static bool start_at_begin(struct eng_proc *p, struct eng_shm *shm,
 					  s->kind == X86_SN_CPU_START));
 }
 
-/* A thread's CPU time now (schedstat field 1: the base of CPU timers
- * and of CLOCK_THREAD_CPUTIME_ID), 0 if unreadable. */
-static uint64_t schedstat_cpu(pid_t pid, pid_t tid)
-{
-	char path[64], buf[128];
-	ssize_t len;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", (int)pid,
-		 (int)tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	len = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (len <= 0)
-		return 0;
-	buf[len] = '\0';
-	return strtoull(buf, NULL, 10);
-}
-
 /* What the samples say about one thread's outermost activation of
  * [lo, hi): when the run of samples holding it began, in both clocks. */
 struct sampled {
@@ -429,7 +408,7 @@ static void sample_estimate(struct eng_proc *p, struct eng_shm *shm,
 		return;
 	/* the thread is stopped: its CPU clocks stand still, and the wall
 	 * clocks are read together */
-	cpu = schedstat_cpu(eng_proc_pid(p), tid);
+	cpu = eng_clock_schedstat_ns(eng_proc_pid(p), tid);
 	mono = eng_clock_mono_ns();
 	native = eng_clock_wall_native(eng_shm_clock(shm));
 	if (eng_psampler_cpu_since(ps, tid, run.first_cpu, cpu, &dcpu) < 0 ||
@@ -568,7 +547,7 @@ int eng_catchup_mark_main(struct eng_shm *shm, pid_t pid)
 
 	if (shm == NULL || !thread_view(shm, pid, &v))
 		return -ENOENT;
-	cpu = schedstat_cpu(pid, pid);
+	cpu = eng_clock_schedstat_ns(pid, pid);
 	if (cpu == 0)
 		return -EIO;
 	bh = (volatile void *)v.block;

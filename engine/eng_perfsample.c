@@ -157,25 +157,6 @@ static int open_event(struct eng_psampler *ps, pid_t tid)
 	return fd < 0 ? -errno : fd;
 }
 
-/* A thread's CPU time (schedstat field 1, the base of CPU timers), 0 if
- * unreadable. */
-static uint64_t schedstat_ns(pid_t pid, pid_t tid)
-{
-	unsigned long long v = 0;
-	char path[64];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", (int)pid,
-		 (int)tid);
-	f = fopen(path, "re");
-	if (f == NULL)
-		return 0;
-	if (fscanf(f, "%llu", &v) != 1)
-		v = 0;
-	fclose(f);
-	return v;
-}
-
 static struct pthread_ring *find_thread(const struct eng_psampler *ps,
 					pid_t tid)
 {
@@ -221,7 +202,7 @@ int eng_psampler_add_thread(struct eng_psampler *ps, pid_t tid,
 				  "/proc/sys/kernel/perf_event_paranoid and "
 				  "that hunch may trace the process)", tid,
 				  ps->pid, strerror(-t.fd));
-	t.cpu0 = schedstat_ns(ps->pid, tid);
+	t.cpu0 = eng_clock_schedstat_ns(ps->pid, tid);
 	rc = map_ring(&t, ps->nth);
 	t.cap = ps->keep;
 	t.keep = calloc(t.cap, sizeof(*t.keep));
@@ -443,7 +424,7 @@ static void add_pair(struct eng_psampler *ps, struct pthread_ring *t)
 	if (read(t->fd, &c, sizeof(c)) != sizeof(c))
 		return;
 	t->pcount[t->pnext] = c;
-	t->psched[t->pnext] = schedstat_ns(ps->pid, t->tid);
+	t->psched[t->pnext] = eng_clock_schedstat_ns(ps->pid, t->tid);
 	t->pnext = (t->pnext + 1) % PAIRS;
 	if (t->npair < PAIRS)
 		t->npair++;
