@@ -286,6 +286,20 @@ static void name_object(struct eng_metric *m, uint64_t addr, char *buf,
 				 addr - mm->base - d->addr);
 		return;
 	}
+	/* No data symbol (a stripped file): an object in a module's
+	 * segments is named as perf names code there, <module>+0x<offset>,
+	 * which stays the same from run to run; the heap keeps the bare
+	 * address. */
+	for (size_t i = 0; i < m->nmods; i++) {
+		const struct mmod *mm = &m->mods[i];
+
+		if (mm->img == NULL || addr < mm->base ||
+		    addr - mm->base >= eng_image_span(mm->img))
+			continue;
+		snprintf(buf, len, "%s+%#" PRIx64, eng_image_name(mm->img),
+			 addr - mm->base);
+		return;
+	}
 	snprintf(buf, len, "%#" PRIx64, addr);
 }
 

@@ -51,6 +51,7 @@ struct eng_image {
 	int dbg_fd;
 	Elf *dbg_elf;
 	uint64_t link_base, entry;
+	uint64_t span;   /* relative end of the highest PT_LOAD */
 
 	struct eng_func *funcs;
 	size_t nfuncs;

@@ -130,14 +130,20 @@ static void read_layout(struct eng_image *img)
 	Elf64_Ehdr *eh = elf64_getehdr(img->elf);
 	Elf64_Phdr *ph = elf64_getphdr(img->elf);
 	size_t n = 0;
-	uint64_t lo = UINT64_MAX;
+	uint64_t lo = UINT64_MAX, hi = 0;
 
 	if (ph != NULL && elf_getphdrnum(img->elf, &n) == 0)
-		for (size_t i = 0; i < n; i++)
-			if (ph[i].p_type == PT_LOAD && ph[i].p_vaddr < lo)
+		for (size_t i = 0; i < n; i++) {
+			if (ph[i].p_type != PT_LOAD)
+				continue;
+			if (ph[i].p_vaddr < lo)
 				lo = ph[i].p_vaddr;
+			if (ph[i].p_vaddr + ph[i].p_memsz > hi)
+				hi = ph[i].p_vaddr + ph[i].p_memsz;
+		}
 	img->link_base = img->pie || lo == UINT64_MAX ? 0 : lo & ~(ENG_PAGE - 1);
 	img->entry = eh->e_entry ? eh->e_entry - img->link_base : 0;
+	img->span = hi > img->link_base ? hi - img->link_base : 0;
 }
 
 /* ---- reading symbol tables ------------------------------------------ */
@@ -545,6 +551,7 @@ uint64_t eng_image_link_base(const struct eng_image *img)
 	return img->link_base;
 }
 uint64_t eng_image_entry(const struct eng_image *img) { return img->entry; }
+uint64_t eng_image_span(const struct eng_image *img) { return img->span; }
 bool eng_image_has_dwarf(const struct eng_image *img)
 {
 	return img->has_dwarf;

@@ -61,6 +61,9 @@ bool eng_image_is_pie(const struct eng_image *img);  /* ET_DYN */
 uint64_t eng_image_link_base(const struct eng_image *img);
 /* Image-relative ELF entry point (e_entry), 0 if none. */
 uint64_t eng_image_entry(const struct eng_image *img);
+/* Image-relative end of the loaded segments: relative addresses in
+ * [0, span) are the file's code and data (.bss included) once mapped. */
+uint64_t eng_image_span(const struct eng_image *img);
 bool eng_image_has_dwarf(const struct eng_image *img);
 bool eng_image_stripped(const struct eng_image *img);  /* no .symtab */
 /* Path of the separate debug file that was read, or NULL. */

@@ -8,8 +8,16 @@
 # JSON equal apart from the replay's own fields: docs/replay.md).
 . "$HUNCH_SOURCE_ROOT/tests/lib.sh"
 name=$1
+# `shipped`: the target as a distribution ships it (no --export-dynamic,
+# strip --strip-all: tests/targets/meson.build); the same truth, with
+# every function and object name the strip removed translated to what
+# hunch can know: `<module>+0x<offset>` of the function or object at that
+# address (read from the unstripped link of the same code), `main` still
+# `main` (found from _start), source files `<unknown>`.
+mode=${2:-}
 truth=$HUNCH_SOURCE_ROOT/tests/targets/$name.truth
 prog=$TARGETS_DIR/$name-O2-pie
+[ "$mode" = shipped ] && prog=$TARGETS_DIR/$name-O2-pie-shipped
 module=${prog##*/}
 # The target runs this long (its --seconds): long enough for the search
 # to refine to the planted focus on a loaded 2-core machine; the search
@@ -33,6 +41,34 @@ truth_load "$truth" "$module" "$SECONDS_RUN"
 if [ -n "$TRUTH_BAD" ]; then
 	tap_eq "$TRUTH_BAD" "a truth statement" "$truth: unknown line"
 	tap_done
+fi
+# shipped_names: NAME<TAB>MODULE+0xOFFSET for every symbol of the
+# unstripped link, as a JSON object.
+shipped_names() {
+	local addr type sym
+	nm --defined-only "$prog-g" | while read -r addr type sym; do
+		[ -n "$sym" ] && printf '%s\t%s+%#x\n' "$sym" "$module" "0x$addr"
+	done | jq -R -s -c 'split("\n") | map(select(length > 0) |
+		split("\t") | {key: .[0], value: .[1]}) | from_entries'
+}
+if [ "$mode" = shipped ]; then
+	NAMES=$(shipped_names)
+	for i in 0 1 2; do
+		FINDINGS[$i]=$(jq -c --argjson n "$NAMES" '
+			def fn($f): if $f == "main" then $f
+				else ($n[$f] // $f) end;
+			map(.where |= map(split("/") as $p |
+				if $p[1] == "Code" then
+					$p[0:3] + ["<unknown>", fn($p[4])]
+					| join("/")
+				elif $p[1] == "SyncObject" then
+					$p[0:3] + [fn($p[3])] | join("/")
+				else . end)
+			    | .thread |= (if . == null then null
+					  else fn(.) end))' <<< "${FINDINGS[$i]}")
+	done
+	tap_diag "shipped: findings ${FINDINGS[0]} ${FINDINGS[1]} ${FINDINGS[2]}"
+	name=$name-shipped
 fi
 
 # ---- the live search -------------------------------------------------------------

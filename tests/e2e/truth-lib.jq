@@ -17,7 +17,8 @@ def on_path_of($w): . as $c | [range(1; ($w | length) + 1)]
 
 def is_root: (.[1:] | contains("/")) | not;
 
-def thread_re($start): "^/Process/[0-9]+/[0-9]+:" + $start + "$";
+def thread_re($start): "^/Process/[0-9]+/[0-9]+:" +
+	($start | gsub("(?<c>[.+?^${}()|\\[\\]\\\\])"; "\\\(.c)")) + "$";
 
 # Does bottleneck `.` of hypothesis $f.hyp name the `where` $w?
 def names_where($f; $w): .hypothesis == $f.hyp and
