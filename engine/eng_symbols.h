@@ -30,6 +30,9 @@ struct eng_func {
 	const char *name;       /* raw symbol name (mangled for C++) */
 	bool global;            /* STB_GLOBAL or STB_WEAK */
 	bool from_dynsym;       /* seen only in .dynsym */
+	bool from_fde;          /* no symbol starts here: found from the
+				 * unwind table ("<module>+0x<off>"), or
+				 * main found from _start */
 };
 
 struct eng_datasym {
