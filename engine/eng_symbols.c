@@ -35,6 +35,7 @@ struct sym_scan {
 	size_t nd, capd;
 	size_t capf;
 	bool no_symtabs;         /* neither .symtab nor .dynsym anywhere */
+	unsigned flags;          /* ENG_IMAGE_* */
 };
 
 /* ---- opening and checking the file ---------------------------------- */
@@ -291,10 +292,12 @@ static int scan_elf(struct eng_image *img, struct sym_scan *s, Elf *elf,
 			img->has_dwarf = true;
 		if (sh->sh_type == SHT_SYMTAB) {
 			*have_symtab = true;
-			r = read_table(img, s, elf, scn, sh);
+			if (!(s->flags & ENG_IMAGE_FDE_ONLY))
+				r = read_table(img, s, elf, scn, sh);
 		} else if (sh->sh_type == SHT_DYNSYM && !debug_file) {
 			*have_dynsym = true;
-			r = read_table(img, s, elf, scn, sh);
+			if (!(s->flags & ENG_IMAGE_FDE_ONLY))
+				r = read_table(img, s, elf, scn, sh);
 		}
 	}
 	return r;
@@ -432,7 +435,7 @@ static int fold_funcs(struct eng_image *img, const struct sym_scan *s)
 		shndx[k++] = c[i].shndx;
 	}
 	img->nfuncs = k;
-	if (add_fde_funcs(img, &shndx) < 0) {
+	if (!(s->flags & ENG_IMAGE_NO_FDE) && add_fde_funcs(img, &shndx) < 0) {
 		free(shndx);
 		return -ENOMEM;
 	}
@@ -483,14 +486,15 @@ static int fold_data(struct eng_image *img, struct sym_scan *s)
 static int index_symbols(struct eng_image *img, unsigned flags,
 			 struct hunch_err *err)
 {
-	struct sym_scan s = { 0 };
+	struct sym_scan s = { .flags = flags };
 	int r = scan_sections(img, &s, flags, err);
 
 	if (r == 0 && (fold_funcs(img, &s) < 0 || fold_data(img, &s) < 0 ||
 		       eng_sym_fde_name(img) < 0 || eng_sym_fde_main(img) < 0))
 		r = hunch_errf(err, -ENOMEM, "out of memory indexing the "
 			       "symbols of %s", img->path);
-	if (r == 0 && s.no_symtabs && img->nfuncs == 0)
+	if (r == 0 && (s.no_symtabs || (flags & ENG_IMAGE_FDE_ONLY)) &&
+	    img->nfuncs == 0)
 		r = hunch_errf(err, -ENOENT,
 			       "%s has no symbol table (neither .symtab nor "
 			       ".dynsym) and no unwind table (.eh_frame), so "
