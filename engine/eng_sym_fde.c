@@ -154,8 +154,8 @@ static bool read_enc(const uint8_t **pp, const uint8_t *end, uint8_t enc,
 
 /* ---- the first row's CFA ------------------------------------------------ */
 
-/* Run CFA instructions up to the first advance (the first row) and say
- * whether the CFA there is rsp+8.  Unknown opcodes end the run: what was
+/* Run CFA instructions up to the first advance (the first row) and leave
+ * the CFA there in *reg + *off.  Unknown opcodes end the run: what was
  * read decides, as "unreadable" counts as an ordinary function in
  * eng_coldpart.c too. */
 static void first_row(const uint8_t *p, const uint8_t *end, int64_t daf,
@@ -201,7 +201,13 @@ static void first_row(const uint8_t *p, const uint8_t *end, int64_t daf,
 			uleb(&p, end);
 			p += uleb(&p, end);
 			break;
-		default:   /* advances, set_loc, def_cfa_expression, unknown */
+		case DW_CFA_def_cfa_expression:
+			/* A signal trampoline's: unreadable here, so an
+			 * ordinary function, as eng_coldpart.c judges it. */
+			*reg = 7;
+			*off = 8;
+			return;
+		default:   /* advances, set_loc, unknown */
 			return;
 		}
 	}
@@ -276,8 +282,8 @@ static const struct cie_info *get_cie(struct fde_scan *s, Elf_Data *d,
 		return NULL;
 	tmp->off = off;
 	tmp->daf = e.cie.data_alignment_factor;
-	tmp->cfa_reg = UINT64_MAX;
-	tmp->cfa_off = 0;
+	tmp->cfa_reg = 7;   /* a CIE that sets no CFA: assume rsp+8 */
+	tmp->cfa_off = 8;
 	first_row(e.cie.initial_instructions, e.cie.initial_instructions_end,
 		  tmp->daf, &tmp->cfa_reg, &tmp->cfa_off);
 	if (s->ncies < MAX_CIES) {
