@@ -569,11 +569,32 @@ int eng_sym_fde_merge(struct eng_image *img, const struct eng_sym_range *r,
 	return 0;
 }
 
+/* "0x<hex>" without leading zeros at p, NUL-terminated; its length.
+ * (snprintf took 40% of the time of naming libLLVM's 61,000.) */
+static size_t put_hex(char *p, uint64_t v)
+{
+	static const char dig[] = "0123456789abcdef";
+	char tmp[16];
+	size_t n = 0;
+
+	do {
+		tmp[n++] = dig[v & 15];
+		v >>= 4;
+	} while (v != 0);
+	p[0] = '0';
+	p[1] = 'x';
+	for (size_t i = 0; i < n; i++)
+		p[2 + i] = tmp[n - 1 - i];
+	p[2 + n] = '\0';
+	return 2 + n;
+}
+
 /* "<module>+0x<offset>" for every function no symbol starts, the offset
  * image-relative; all names in one allocation. */
 int eng_sym_fde_name(struct eng_image *img)
 {
-	size_t each = strlen(img->name) + sizeof("+0x") + 16, used = 0;
+	size_t ln = strlen(img->name), each = ln + sizeof("+0x") + 16;
+	size_t used = 0;
 	char *buf;
 
 	if (img->nfde_funcs == 0)
@@ -584,12 +605,14 @@ int eng_sym_fde_name(struct eng_image *img)
 	img->fde_names = buf;
 	for (size_t i = 0; i < img->nfuncs; i++) {
 		struct eng_func *f = &img->funcs[i];
+		char *p = buf + used;
 
 		if (!f->from_fde || used + each > img->nfde_funcs * each)
 			continue;
-		f->name = buf + used;
-		used += (size_t)snprintf(buf + used, each, "%s+0x%" PRIx64,
-					 img->name, f->addr) + 1;
+		memcpy(p, img->name, ln);
+		p[ln] = '+';
+		used += ln + 1 + put_hex(p + ln + 1, f->addr) + 1;
+		f->name = p;
 	}
 	return 0;
 }
