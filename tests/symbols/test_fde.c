@@ -240,6 +240,54 @@ out:
 	eng_image_close(s);
 }
 
+/* gcc -fno-asynchronous-unwind-tables -g: the program's own functions
+ * have FDEs in .debug_frame only (crt code keeps .eh_frame).  Read with
+ * the symbols ignored, every FDE is a function, and each has the
+ * address and size of the symbol the full read gives it. */
+static void test_debug_frame(const char *kind, const char *path)
+{
+	struct hunch_err err = { 0 };
+	struct eng_image *u = open_ok(kind, path), *f = NULL;
+	struct fde_ent *v;
+	size_t nf = readelf_fdes(path, &v), ncold = 0, bad = 0, dbg = 0;
+	char *sec = run_capture("readelf -SW '%s'", path);
+	static const char *const mine[] = { "sf_add", "sf_mul", "sf_loop",
+		"sf_recurse", "sf_indirect", "sf_static_helper", NULL };
+
+	tap_ok(strstr(sec, ".debug_frame") != NULL, "%s: has .debug_frame",
+	       kind);
+	free(sec);
+	if (u == NULL || !tap_ok(eng_image_open_flags(path,
+			ENG_IMAGE_FDE_ONLY | ENG_IMAGE_NO_DEBUG_FILE, &f,
+			&err) == 0, "%s: opens with the symbols ignored", kind))
+		goto out;
+	for (size_t i = 0; i < nf; i++)
+		ncold += v[i].cold;
+	tap_eq(eng_image_nfuncs(f), nf - ncold, "%s: one function per FDE of "
+	       ".eh_frame and .debug_frame (%zu)", kind, nf - ncold);
+	for (size_t i = 0; i < eng_image_nfuncs(f); i++) {
+		const struct eng_func *a = eng_image_func(f, i);
+		const struct eng_func *b = eng_image_func_at(u, a->addr);
+
+		if ((b == NULL || b->addr != a->addr || b->size != a->size) &&
+		    bad++ < 5)
+			tap_diag("  %s: %s", a->name, b ? b->name : "no symbol");
+	}
+	tap_eq(bad, 0, "%s: each has its symbol's address and size", kind);
+	for (size_t i = 0; mine[i]; i++) {
+		const struct eng_func *b = eng_image_func_by_name(u, mine[i]);
+
+		dbg += b && eng_image_func_at(f, b->addr) != NULL &&
+		       eng_image_func_at(f, b->addr)->addr == b->addr;
+	}
+	tap_eq(dbg, 6, "%s: the six C functions (FDEs in .debug_frame only) "
+	       "are among them", kind);
+out:
+	free(v);
+	eng_image_close(f);
+	eng_image_close(u);
+}
+
 /* A stripped Debian program: .dynsym functions keep their names, the
  * rest come from the unwind table, main from _start. */
 static void test_debian(const char *path, const char *dynfunc)
@@ -289,6 +337,10 @@ int main(int argc, char **argv)
 	test_pair("cold", fixture(argc, argv, "cold"),
 		  fixture(argc, argv, "cold-strip-all"), hunch,
 		  "sc_work.cold");
+	test_pair("c-nohdr", fixture(argc, argv, "c-nohdr"),
+		  fixture(argc, argv, "c-nohdr-strip-all"), hunch, NULL);
+	test_debug_frame("c-debug-frame", fixture(argc, argv,
+						  "c-debug-frame"));
 	test_debian("/usr/bin/python3.11", "_PyEval_EvalFrameDefault");
 	test_debian("/usr/bin/gzip", NULL);
 	test_debian("/usr/bin/zstd", NULL);
