@@ -209,6 +209,37 @@ static void check_cold(struct eng_image *u, struct eng_image *s,
 	eng_coldpart_close(cp);
 }
 
+/* A symbol without a size takes its FDE's (8 bytes), where the address
+ * order alone would run it over the 24 bytes after it. */
+static void check_sizeless(const char *kind, const char *path)
+{
+	struct hunch_err err = { 0 };
+	struct eng_image *img = NULL, *nofde = NULL;
+	const struct eng_func *f, *g;
+	struct nm_ent *v;
+	size_t n = parse_readelf(path, false, &v);
+	uint64_t a = nm_addr(v, n, "sc_asm_nosize");
+
+	free(v);
+	if (eng_image_open(path, &img, &err) < 0 ||
+	    eng_image_open_flags(path, ENG_IMAGE_NO_FDE, &nofde, &err) < 0) {
+		tap_ok(0, "%s: opens: %s", kind, err.msg);
+		goto out;
+	}
+	f = eng_image_func_by_name(img, "sc_asm_nosize");
+	g = eng_image_func_by_name(nofde, "sc_asm_nosize");
+	tap_ok(a != 0 && f && f->addr + eng_image_link_base(img) == a &&
+	       f->size == 8 && !f->from_fde, "%s: size-0 symbol "
+	       "sc_asm_nosize has its FDE's size, 8 (got %lu)", kind,
+	       f ? (unsigned long)f->size : 0UL);
+	tap_ok(g && g->size >= 8 + 24, "%s: without the unwind table it runs "
+	       "up to the next function (%lu bytes)", kind,
+	       g ? (unsigned long)g->size : 0UL);
+out:
+	eng_image_close(img);
+	eng_image_close(nofde);
+}
+
 static void test_pair(const char *kind, const char *full,
 		      const char *stripped, const char *hunch,
 		      const char *cold)
@@ -230,8 +261,10 @@ static void test_pair(const char *kind, const char *full,
 			m ? m->addr + eng_image_link_base(u) : 0);
 	check_against_full(u, s, kind, f, nf);
 	check_main(u, s, kind, stripped);
-	if (cold != NULL)
+	if (cold != NULL) {
 		check_cold(u, s, kind, cold, f, nf);
+		check_sizeless(kind, full);
+	}
 	check_where(s, kind, hunch, stripped);
 	free(f);
 	free(f2);
