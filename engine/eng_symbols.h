@@ -30,6 +30,9 @@ struct eng_func {
 	const char *name;       /* raw symbol name (mangled for C++) */
 	bool global;            /* STB_GLOBAL or STB_WEAK */
 	bool from_dynsym;       /* seen only in .dynsym */
+	bool from_fde;          /* no symbol starts here: found from the
+				 * unwind table ("<module>+0x<off>"), or
+				 * main found from _start */
 };
 
 struct eng_datasym {
@@ -52,6 +55,12 @@ void eng_image_close(struct eng_image *img);
 #define ENG_IMAGE_NO_DEBUG_FILE 0x1u   /* read only the file itself */
 int eng_image_open_flags(const char *path, unsigned flags,
 			 struct eng_image **out, struct hunch_err *err);
+
+/* More options of eng_image_open_flags: functions from the symbol tables
+ * only (none from the unwind table), or from the unwind table only, as
+ * if the file had no symbol tables (for comparisons and benchmarks). */
+#define ENG_IMAGE_NO_FDE 0x2u
+#define ENG_IMAGE_FDE_ONLY 0x4u
 
 const char *eng_image_path(const struct eng_image *img);
 /* The module name shown in the where axis: the file's basename. */
