@@ -91,14 +91,19 @@ static enum pc_untested ended(const struct pc_consult *pc,
 			      const struct pc_node *n, const char *stop,
 			      char *detail, size_t len)
 {
+	/* A phase the next one ended (the target may have ended since). */
+	if (s->state == PC_SEARCH_ENDED && s != pc->global &&
+	    s != pc->current) {
+		snprintf(detail, len, "%s", s->end_reason);
+		return PC_UNTESTED_PHASE_ENDED;
+	}
 	if (pc->target_ended) {
 		snprintf(detail, len, "%s", pc->target_end);
 		return PC_UNTESTED_TARGET_ENDED;
 	}
 	if (s->state == PC_SEARCH_ENDED) {
 		snprintf(detail, len, "%s", s->end_reason);
-		return s->id != 0 ? PC_UNTESTED_PHASE_ENDED :
-				    PC_UNTESTED_STOPPED;
+		return PC_UNTESTED_STOPPED;
 	}
 	if (n->queued && pc->throttle == PC_THR_COST) {
 		snprintf(detail, len, "queued, waiting for room under the "
