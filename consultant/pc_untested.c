@@ -122,11 +122,14 @@ enum pc_untested pc_untested_why(const struct pc_consult *pc,
 				 char *detail, size_t len)
 {
 	detail[0] = '\0';
-	if (n->is_virtual || n->id == s->root)
+	/* Only what is still wanted: a refinement whose parents all
+	 * turned false has nothing left to answer. */
+	if (n->is_virtual || n->id == s->root ||
+	    !pc_node_has_true_parent(s, n))
 		return PC_UNTESTED_NONE;
 	if (no_data(pc, n, detail, len))
 		return PC_UNTESTED_NO_DATA;
-	if (n->truth != PC_UNKNOWN || !pc_node_has_true_parent(s, n))
+	if (n->truth != PC_UNKNOWN)
 		return PC_UNTESTED_NONE;
 	if (n->cut_short || (in_progress(n) && stop != NULL))
 		return ended(pc, s, n, stop ? stop : "search ended", detail,
