@@ -95,7 +95,10 @@ static int statistical(const struct pc_consult *pc, const struct pc_node *n,
  * sufficientTime concludes false: there is nothing there to find.
  * Otherwise it would stay active for ever, holding its cost and, when
  * the cost limit is tight, the search (bn_smallwrites stalled on
- * bnsw_open and bnsw_parse, which run once, at the start). */
+ * bnsw_open and bnsw_parse, which run once, at the start).  When an input
+ * (not a ratio over nothing) never had a value, the node records which
+ * (no_input): the source delivered nothing, and the reports list it as
+ * not tested rather than as a finding that nothing is there. */
 /*
  * But no data where the source's evidence saw the program busy (its
  * hint) says the instrumentation missed, not that nothing happens: a
