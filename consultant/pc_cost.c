@@ -228,6 +228,7 @@ bool pc_launch_done(struct pc_consult *pc, struct pc_search *s,
 		reason = "the source refused the request";
 	if (reason) {
 		n->failed = true;
+		snprintf(n->refused, sizeof(n->refused), "%s", reason);
 		pc_node_stop(pc, n, "failed");
 		pc_logf(pc, "Could not enable %s for %s (%s); not tested",
 			pc_node_hyp(pc, n)->name,

@@ -33,15 +33,19 @@
  * a denominator is not positive (no I/O operations means no average I/O
  * size, not a size of 0 - Paradyn's DivideEval returned 0 here, which
  * made TooManySmallIOOps true wherever there was no I/O at all). */
-static double combine(const struct pc_consult *pc, const struct pc_node *n)
+static double combine(const struct pc_consult *pc, const struct pc_node *n,
+		      int *missing)
 {
 	const struct pc_hypothesis *h = pc_node_hyp(pc, n);
 	double v[PC_MAX_INPUTS] = { 0 }, r;
 
+	*missing = -1;
 	for (int i = 0; i < n->nin; i++) {
 		v[i] = pc_dm_get(&pc->dm, n->inst[i])->last;
-		if (isnan(v[i]))
+		if (isnan(v[i])) {
+			*missing = i;   /* no data, not a ratio over nothing */
 			return NAN;
+		}
 	}
 	r = v[0];
 	for (int i = 1; i < n->nin; i++) {
@@ -91,7 +95,10 @@ static int statistical(const struct pc_consult *pc, const struct pc_node *n,
  * sufficientTime concludes false: there is nothing there to find.
  * Otherwise it would stay active for ever, holding its cost and, when
  * the cost limit is tight, the search (bn_smallwrites stalled on
- * bnsw_open and bnsw_parse, which run once, at the start). */
+ * bnsw_open and bnsw_parse, which run once, at the start).  When an input
+ * (not a ratio over nothing) never had a value, the node records which
+ * (no_input): the source delivered nothing, and the reports list it as
+ * not tested rather than as a finding that nothing is there. */
 /*
  * But no data where the source's evidence saw the program busy (its
  * hint) says the instrumentation missed, not that nothing happens: a
@@ -127,7 +134,7 @@ static bool retry_no_data(struct pc_consult *pc, struct pc_search *s,
 }
 
 static void no_data(struct pc_consult *pc, struct pc_search *s,
-		    struct pc_node *n)
+		    struct pc_node *n, int missing)
 {
 	if (n->guess >= 0 || n->truth != PC_UNKNOWN)
 		return;
@@ -136,6 +143,7 @@ static void no_data(struct pc_consult *pc, struct pc_search *s,
 							 "sufficientTime"))
 		return;
 	snprintf(n->how, sizeof(n->how), "no data");
+	n->no_input = missing;
 	pc_change_truth(pc, s, n, PC_FALSE);
 }
 
@@ -157,13 +165,14 @@ void pc_evaluate(struct pc_consult *pc, struct pc_search *s,
 {
 	const struct pc_hypothesis *h = pc_node_hyp(pc, n);
 	double hr = pc_tunable_get(pc->cfg, "hysteresisRange");
-	double v = combine(pc, n), delta;
-	int guess, clear, want = -1;
+	int guess, clear, want = -1, missing;
+	double v = combine(pc, n, &missing), delta;
 
 	if (isnan(v)) {
-		no_data(pc, s, n);
+		no_data(pc, s, n, missing);
 		return;
 	}
+	n->no_input = -1;
 	n->unconfirmed = false;     /* measured again since it was shed */
 	n->value = v;
 	n->threshold = pc_tunable_get(pc->cfg, h->threshold);

@@ -6,6 +6,8 @@
  */
 #include "pc_report.h"
 
+#include "pc_untested.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -202,8 +204,44 @@ const char *pc_report_node_state(const struct pc_node *n)
 	return n->t_start < 0 ? "never run" : "inactive";
 }
 
+/* Why a node was not tested (pc_untested.h): kind, the kind's message,
+ * and the detail the source or the search gave (null when none). */
+static json_t *untested_json(const struct pc_consult *pc,
+			     const struct pc_search *s,
+			     const struct pc_node *n, const char *stop)
+{
+	char detail[512];
+	enum pc_untested k = pc_untested_why(pc, s, n, stop, detail,
+					     sizeof(detail));
+
+	if (k == PC_UNTESTED_NONE)
+		return json_null();
+	return json_pack("{s:s, s:s, s:o}", "kind", pc_untested_key(k),
+			 "reason", pc_untested_message(k),
+			 "detail", detail[0] ? json_string(detail) :
+			 json_null());
+}
+
+/* A not-tested entry of a phase: the node and why. */
+static json_t *not_tested_json(const struct pc_consult *pc,
+			       const struct pc_search *s,
+			       const struct pc_node *n, const char *stop)
+{
+	json_t *o = untested_json(pc, s, n, stop);
+
+	json_object_set_new(o, "node", json_integer(n->id));
+	json_object_set_new(o, "hypothesis",
+			    json_string(pc_node_hyp(pc, n)->name));
+	json_object_set_new(o, "focus", focus_json(pc, n));
+	json_object_set_new(o, "top_level",
+			    json_boolean(pc_untested_top_level(s, n)));
+	json_object_set_new(o, "chain", chain_json(s, n));
+	return o;
+}
+
 static json_t *node_json(const struct pc_consult *pc,
-			 const struct pc_search *s, const struct pc_node *n)
+			 const struct pc_search *s, const struct pc_node *n,
+			 const char *stop)
 {
 	json_t *parents = json_array(), *shadow = json_array();
 	json_t *o;
@@ -231,18 +269,52 @@ static json_t *node_json(const struct pc_consult *pc,
 					   n->t_concluded),
 		"predicted_cost", num_or_null(n->pred_cost),
 		"trace", n->trace);
-	(void)s;
+	json_object_set_new(o, "not_tested", untested_json(pc, s, n, stop));
 	return o;
 }
 
+static const char *stop_of(const struct pc_report_meta *m)
+{
+	return m ? m->stop : NULL;
+}
+
+const char *pc_report_result(const struct pc_consult *pc,
+			     const struct pc_search *s, const char *stop,
+			     char *buf, size_t len)
+{
+	const struct pc_node *b[1];
+	int running, k = pc_untested_top(pc, s, stop, &running);
+
+	if (k > 0)
+		snprintf(buf, len, "incomplete: %d hypothes%s could not be "
+			 "tested", k, k == 1 ? "is" : "es");
+	else if (pc_report_bottlenecks(pc, s, b, 1) > 0)
+		snprintf(buf, len, "bottlenecks found");
+	else if (running > 0)
+		snprintf(buf, len, "not concluded yet: %d hypothes%s still "
+			 "being tested", running, running == 1 ? "is" : "es");
+	else
+		snprintf(buf, len, "no bottleneck found");
+	return buf;
+}
+
+int pc_report_incomplete(const struct pc_consult *pc,
+			 const struct pc_report_meta *m)
+{
+	int running;
+
+	return pc_untested_top(pc, pc->global, stop_of(m), &running);
+}
+
 static json_t *search_json(const struct pc_consult *pc,
-			   const struct pc_search *s)
+			   const struct pc_search *s, const char *stop)
 {
 	const struct pc_node *b[256];
 	size_t nb = pc_report_bottlenecks(pc, s, b, 256);
 	json_t *bj = json_array(), *uj = json_array(), *nj = json_array();
-	json_t *ej = json_array();
+	json_t *ej = json_array(), *tj = json_array(), *o;
 	static const char *const states[] = { "running", "paused", "ended" };
+	char result[96];
 
 	for (size_t i = 0; i < nb; i++)
 		json_array_append_new(bj, bottleneck_json(pc, s, b[i]));
@@ -252,16 +324,23 @@ static json_t *search_json(const struct pc_consult *pc,
 	nb = pc_report_earlier(pc, s, b, 256);
 	for (size_t i = 0; i < nb; i++)
 		json_array_append_new(ej, earlier_json(pc, s, b[i]));
+	nb = pc_untested_list(pc, s, stop, b, 256);
+	for (size_t i = 0; i < nb; i++)
+		json_array_append_new(tj, not_tested_json(pc, s, b[i], stop));
 	for (size_t i = 0; i < s->nn; i++)
-		json_array_append_new(nj, node_json(pc, s, s->nodes[i]));
-	return json_pack("{s:i, s:s, s:f, s:o, s:s, s:o, s:o, s:o, s:o, s:o}",
+		json_array_append_new(nj, node_json(pc, s, s->nodes[i], stop));
+	o = json_pack("{s:i, s:s, s:f, s:o, s:s, s:o, s:s, s:o, s:o, s:o, "
+		      "s:o, s:o}",
 		"id", s->id, "label", s->label, "start_s", s->t_start,
 		"end_s", num_or_null(s->t_end < 0 ? NAN : s->t_end),
 		"state", states[s->state],
 		"end_reason", s->end_reason[0] ? json_string(s->end_reason) :
 			      json_null(),
+		"result", pc_report_result(pc, s, stop, result,
+					   sizeof(result)),
 		"bottlenecks", bj, "unconfirmed", uj, "earlier", ej,
-		"nodes", nj);
+		"not_tested", tj, "nodes", nj);
+	return o;
 }
 
 static json_t *tunables_json(const struct pc_config *cfg)
@@ -291,26 +370,31 @@ static const char *search_outcome(const struct pc_consult *pc,
 json_t *pc_report_json(const struct pc_consult *pc,
 		       const struct pc_report_meta *m)
 {
-	json_t *phases = json_array(), *root, *top_b, *top_u;
-	const struct pc_node *b[1];
-	size_t total = 0;
+	json_t *phases = json_array(), *root, *top_b, *top_u, *top_t;
+	const char *stop = stop_of(m);
+	char result[96];
 
 	if (pc->global)
-		json_array_append_new(phases, search_json(pc, pc->global));
+		json_array_append_new(phases, search_json(pc, pc->global,
+							  stop));
 	for (size_t i = 0; i < pc->nended; i++)
-		json_array_append_new(phases, search_json(pc, pc->ended[i]));
+		json_array_append_new(phases, search_json(pc, pc->ended[i],
+							  stop));
 	if (pc->current)
-		json_array_append_new(phases, search_json(pc, pc->current));
-	total += pc_report_bottlenecks(pc, pc->global, b, 1);
-	/* The global phase's bottlenecks again at the top level: what most
-	 * readers want, without walking the phases. */
+		json_array_append_new(phases, search_json(pc, pc->current,
+							  stop));
+	/* The global phase's bottlenecks (and what it could not test)
+	 * again at the top level: what most readers want, without walking
+	 * the phases. */
 	top_b = json_object_get(json_array_get(phases, 0), "bottlenecks");
 	top_b = top_b ? json_incref(top_b) : json_array();
 	top_u = json_object_get(json_array_get(phases, 0), "unconfirmed");
 	top_u = top_u ? json_incref(top_u) : json_array();
+	top_t = json_object_get(json_array_get(phases, 0), "not_tested");
+	top_t = top_t ? json_incref(top_t) : json_array();
 	root = json_pack("{s:s, s:i, s:{s:o, s:o, s:s}, s:f, s:{s:s, s:o, s:o}, "
 			 "s:s, s:o, s:{s:f, s:f, s:f, s:f, s:i, s:i, s:i}, "
-			 "s:o, s:o, s:o}",
+			 "s:o, s:o, s:o, s:o}",
 		"schema", "hunch-report", "version", PC_REPORT_SCHEMA_VERSION,
 		"target",
 		"command", m && m->target ? json_string(m->target) : json_null(),
@@ -321,7 +405,8 @@ json_t *pc_report_json(const struct pc_consult *pc,
 		"target", pc->target_ended ? json_string(pc->target_end) :
 			  json_null(),
 		"stop", m && m->stop ? json_string(m->stop) : json_null(),
-		"result", total ? "bottlenecks found" : "no bottleneck found",
+		"result", pc_report_result(pc, pc->global, stop, result,
+					   sizeof(result)),
 		"tunables", tunables_json(pc->cfg),
 		"cost",
 		"limit", pc_tunable_get(pc->cfg, "costLimit"),
@@ -333,6 +418,7 @@ json_t *pc_report_json(const struct pc_consult *pc,
 		"shed", pc->shed,
 		"bottlenecks", top_b,
 		"unconfirmed", top_u,
+		"not_tested", top_t,
 		"phases", phases);
 	return root;
 }
@@ -394,14 +480,39 @@ static void text_earlier(const struct pc_consult *pc,
 	fputc('\n', f);
 }
 
+/* What the search could not test: neither true nor false.  One line a
+ * node: its name, the kind's message, the detail in parentheses. */
+static void text_not_tested(const struct pc_consult *pc,
+			    const struct pc_search *s, const char *stop,
+			    FILE *f)
+{
+	const struct pc_node *t[256];
+	size_t nt = pc_untested_list(pc, s, stop, t, 256);
+	char detail[512];
+
+	if (nt > 0)
+		fprintf(f, " not tested (neither true nor false: nothing is "
+			"known of these):\n");
+	for (size_t i = 0; i < nt; i++) {
+		enum pc_untested k = pc_untested_why(pc, s, t[i], stop,
+						     detail, sizeof(detail));
+
+		fprintf(f, " %zu. %s%s: %s", i + 1, t[i]->name,
+			pc_untested_top_level(s, t[i]) ? " (top level)" : "",
+			pc_untested_message(k));
+		fprintf(f, detail[0] ? " (%s)\n" : "\n", detail);
+	}
+}
+
 static void text_search(const struct pc_consult *pc,
-			const struct pc_search *s, FILE *f)
+			const struct pc_search *s, const char *stop, FILE *f)
 {
 	const struct pc_node *b[256], *u[256], *e[256];
 	size_t nb = pc_report_bottlenecks(pc, s, b, 256);
 	size_t nu = pc_report_unconfirmed(pc, s, u, 256);
 	size_t ne = pc_report_earlier(pc, s, e, 256);
 	size_t tested = 0;
+	char result[96];
 
 	for (size_t i = 0; i < s->nn; i++)
 		tested += s->nodes[i]->t_start >= 0;
@@ -412,7 +523,14 @@ static void text_search(const struct pc_consult *pc,
 		fprintf(f, "\nPhase %d, %s (%.1f s - %.1f s):", s->id, s->label,
 			s->t_start, s->t_end < 0 ? pc->now : s->t_end);
 	fprintf(f, " %zu experiments tested, %zu nodes\n", tested, s->nn);
-	if (nb == 0 && nu == 0)
+	pc_report_result(pc, s, stop, result, sizeof(result));
+	if (strncmp(result, "incomplete", 10) == 0)
+		fprintf(f, " %s%s\n", result, nb || nu ? "" :
+			"; of the others none tested true above its "
+			"threshold");
+	else if (nb == 0 && nu == 0 && strncmp(result, "not ", 4) == 0)
+		fprintf(f, " %s\n", result);
+	else if (nb == 0 && nu == 0)
 		fprintf(f, " no bottleneck found: no hypothesis tested true "
 			"above its threshold\n");
 	else if (nb == 0)
@@ -430,6 +548,7 @@ static void text_search(const struct pc_consult *pc,
 			"(the program changed behaviour):\n");
 	for (size_t i = 0; i < ne; i++)
 		text_earlier(pc, e[i], (int)i + 1, f);
+	text_not_tested(pc, s, stop, f);
 }
 
 void pc_report_text(const struct pc_consult *pc,
@@ -449,9 +568,9 @@ void pc_report_text(const struct pc_consult *pc,
 		pc_tunable_get(pc->cfg, "costLimit") * 100,
 		pc->peak_observed * 100, pc->runs, pc->skipped, pc->shed);
 	if (pc->global)
-		text_search(pc, pc->global, f);
+		text_search(pc, pc->global, stop_of(m), f);
 	for (size_t i = 0; i < pc->nended; i++)
-		text_search(pc, pc->ended[i], f);
+		text_search(pc, pc->ended[i], stop_of(m), f);
 	if (pc->current)
-		text_search(pc, pc->current, f);
+		text_search(pc, pc->current, stop_of(m), f);
 }

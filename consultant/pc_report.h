@@ -1,8 +1,9 @@
 /*
  * pc_report.h - what a search concluded, as batch mode prints it: the
  * bottlenecks (the most refined true experiments, each with its evidence
- * and the chain of refinements that led there) and every node of every
- * search with its final state.  JSON (schema: docs/report-schema.md) and
+ * and the chain of refinements that led there), what it could not test
+ * and why (pc_untested.h), and every node of every search with its final
+ * state.  JSON (schema: docs/report-schema.md) and
  * human text come from the same model.
  */
 #ifndef PC_REPORT_H
@@ -13,7 +14,7 @@
 
 #include "pc_search.h"
 
-#define PC_REPORT_SCHEMA_VERSION 1
+#define PC_REPORT_SCHEMA_VERSION 2
 
 struct pc_report_meta {
 	const char *target;   /* command line or program path */
@@ -44,6 +45,20 @@ size_t pc_report_earlier(const struct pc_consult *pc,
  * on a wider focus (a where-refinement); NaN otherwise. */
 double pc_report_share(const struct pc_consult *pc, const struct pc_search *s,
 		       const struct pc_node *n);
+
+/* The result of search s, as the reports say it (in buf[len]):
+ * "incomplete: N hypotheses could not be tested" while any top-level
+ * hypothesis was not tested (pc_untested.h), else "bottlenecks found",
+ * "not concluded yet: N hypotheses still being tested" (a snapshot of a
+ * running search), or "no bottleneck found" (every top-level hypothesis
+ * tested, none true).  stop: as pc_report_meta's. */
+const char *pc_report_result(const struct pc_consult *pc,
+			     const struct pc_search *s, const char *stop,
+			     char *buf, size_t len);
+/* How many top-level hypotheses of the global phase were not tested:
+ * the search is incomplete when any was (batch mode's exit status). */
+int pc_report_incomplete(const struct pc_consult *pc,
+			 const struct pc_report_meta *m);
 
 json_t *pc_report_json(const struct pc_consult *pc,
 		       const struct pc_report_meta *m);

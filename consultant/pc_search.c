@@ -174,6 +174,8 @@ static void search_end(struct pc_consult *pc, struct pc_search *s,
 	for (size_t i = 0; i < s->nn; i++) {
 		struct pc_node *n = s->nodes[i];
 
+		/* Cut short: the reports say so (pc_untested.h). */
+		n->cut_short = n->active || n->pending || n->queued;
 		if (n->active || n->pending)
 			pc_node_stop(pc, n, "ended");
 		if (n->queued) {

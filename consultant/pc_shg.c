@@ -92,6 +92,7 @@ int pc_shg_add(struct pc_search *s, int parent, int hyp,
 	n->orig_parent = parent;
 	n->narrow = -1;
 	n->guess = -1;
+	n->no_input = -1;
 	n->hint = -1;
 	n->t_created = t;
 	n->t_start = n->t_concluded = n->t_true_since = -1;

@@ -44,7 +44,9 @@ struct pc_node {
 	bool queued, pending, active;
 	bool skipped;               /* dropped: its own cost is over the limit */
 	bool failed;                /* the source could not enable it */
+	char refused[256];          /* the source's reason, when failed */
 	bool by_hand;               /* started by hand (pc_steer.h): may be stopped so */
+	bool cut_short;             /* in progress when its search ended */
 	enum pc_truth truth;
 	int ntrue_parents, ntrue_children;
 	int priority;               /* smaller runs first: 1 top, 5 why, 10 where */
@@ -76,6 +78,11 @@ struct pc_node {
 	double value, threshold;    /* last interval's value; threshold used */
 	double held_s;              /* how long the guess had held at conclusion */
 	char how[16];               /* "statistics" or "sufficient time" */
+	/* Concluded "no data" because input this (index) never had a
+	 * value from the source, -1 otherwise (a ratio over nothing is
+	 * a measured nothing: tested).  The reports list the node as
+	 * not tested (pc_report.h). */
+	int no_input;
 	int times_shed;
 	bool unconfirmed;           /* true when shed or skipped for cost,
 				       not measured since (listed apart) */

@@ -2,7 +2,8 @@
  * cli.h - the hunch commands (main.c dispatches to these).
  *
  * Exit codes (documented in README): a command that ran returns 0; usage
- * errors 1; a target that could not be run or attached 2.  `hunch run`
+ * errors 1; a target that could not be run or attached 2; a batch search
+ * that could not test a top-level hypothesis 3 (incomplete).  `hunch run`
  * passes on the program's own exit status (128+N when killed by signal N)
  * so that hunch can stand in for the program in scripts.
  */
@@ -14,6 +15,9 @@
 #define HUNCH_EXIT_OK     0
 #define HUNCH_EXIT_USAGE  1
 #define HUNCH_EXIT_TARGET 2
+/* Batch mode (and its replay): the search ran, but a top-level
+ * hypothesis could not be tested (pc_report_incomplete). */
+#define HUNCH_EXIT_INCOMPLETE 3
 
 int cli_where(int argc, char **argv);
 int cli_points(int argc, char **argv);

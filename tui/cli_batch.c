@@ -294,7 +294,9 @@ static char *command_of(const struct batch_target *t)
 }
 
 /* Text on stdout; JSON to --report.  A report that cannot be written is
- * a setup error (exit 1): the search's result would be lost silently. */
+ * a setup error (exit 1): the search's result would be lost silently.
+ * A search that could not test a top-level hypothesis is incomplete
+ * (exit 3): a script must not take it for "no bottleneck found". */
 static int write_reports(struct batch *b)
 {
 	char *cmd = command_of(b->t);
@@ -308,6 +310,8 @@ static int write_reports(struct batch *b)
 	fflush(stdout);
 	pc_report_text(b->pc, &m, stdout);
 	fflush(stdout);
+	if (pc_report_incomplete(b->pc, &m) > 0)
+		rc = HUNCH_EXIT_INCOMPLETE;
 	if (b->o->report == NULL) {
 		free(cmd);
 		return rc;

@@ -340,9 +340,14 @@ static int run(const struct replay_opts *o)
 		return rc;
 	target = target_of(src_replay_header(p.rp), &m.pid);
 	m.target = target;
+	/* The live search's stop, from the journal's end reason
+	 * (cli_batch.c): what was still running was stopped, in both. */
 	if (src_replay_end_reason(p.rp) &&
 	    strcmp(src_replay_end_reason(p.rp), "time_limit") == 0)
 		m.stop = "time limit";
+	else if (src_replay_end_reason(p.rp) &&
+		 strcmp(src_replay_end_reason(p.rp), "signal") == 0)
+		m.stop = "interrupted";
 	pc_report_text(p.pc, &m, stdout);
 	if (o->nsets > 0)
 		changes = compare(o, &p);
@@ -353,9 +358,13 @@ static int run(const struct replay_opts *o)
 	else
 		json_decref(changes);
 	bad |= exports(o, &p);
+	/* The recorded search's verdict, as batch mode gave it: exit 3
+	 * when a top-level hypothesis could not be tested. */
+	if (!bad && pc_report_incomplete(p.pc, &m) > 0)
+		rc = HUNCH_EXIT_INCOMPLETE;
 	free(target);
 	play_free(&p);
-	return bad ? HUNCH_EXIT_TARGET : HUNCH_EXIT_OK;
+	return bad ? HUNCH_EXIT_TARGET : rc;
 }
 
 /* The dashboard on the recorded search (ui_replay.c); UI_FALLBACK when

@@ -56,7 +56,9 @@ void cli_usage(void)
 "run or attached.  With --batch: 0 the search completed (whatever the\n"
 "program's status; the report says how it ended), 1 usage or setup\n"
 "error (options, hypotheses, report file), 2 the program could not be\n"
-"run or attached.\n", stderr);
+"run or attached, 3 the search is incomplete: a top-level hypothesis\n"
+"could not be tested (the report lists it and why; replay --batch of\n"
+"its journal exits 3 too).\n", stderr);
 }
 
 int main(int argc, char **argv)

@@ -5,8 +5,10 @@
  * concluded, its estimated and charged cost beside the search's observed
  * cost, where it sits in the graph, the metric instances behind it with
  * their histograms as sparklines, and the trace of states it went
- * through.  Numbers are the consultant's own (struct pc_node): nothing
- * here computes a conclusion.
+ * through; for a node the search could not test, why (pc_untested.h:
+ * the kind's message and the source's own text, wrapped to the pane).
+ * Numbers are the consultant's own (struct pc_node): nothing here
+ * computes a conclusion.
  */
 #include "ui_search.h"
 
@@ -15,6 +17,7 @@
 #include <string.h>
 
 #include "pc_search.h"
+#include "pc_untested.h"
 
 #define LABEL_W 12
 
@@ -88,8 +91,7 @@ static const char *truth_words(const struct pc_node *n)
 	case 'T': return "true";
 	case 'F': return "false";
 	case '?': return "unknown (tested, not concluded)";
-	case 'x': return n->failed ? "not tested (could not enable)" :
-			 "not tested (over the cost limit)";
+	case 'x': return "not tested";
 	default: return "never evaluated";
 	}
 }
@@ -108,6 +110,22 @@ static void head(struct dl *d, const struct pc_consult *pc,
 	line(d, "focus", n->name + (h ? strlen(h->name) : 0), A_NORMAL);
 }
 
+/* Why the search could not test it, when it could not: the kind's
+ * message, then what the source (or the search) said. */
+static void not_tested(struct dl *d, const struct pc_consult *pc,
+		       const struct pc_search *s, const struct pc_node *n)
+{
+	char detail[512], buf[640];
+	enum pc_untested k = pc_untested_why(pc, s, n, NULL, detail,
+					     sizeof(detail));
+
+	if (k == PC_UNTESTED_NONE)
+		return;
+	snprintf(buf, sizeof(buf), "%s%s%s%s", pc_untested_message(k),
+		 detail[0] ? " (" : "", detail, detail[0] ? ")" : "");
+	line(d, "not tested", buf, A_NORMAL);
+}
+
 static void numbers(struct dl *d, const struct pc_consult *pc,
 		    const struct pc_node *n)
 {
@@ -117,7 +135,8 @@ static void numbers(struct dl *d, const struct pc_consult *pc,
 	if (n->is_virtual) {
 		line(d, "value", "none: true when any child is", A_NORMAL);
 	} else if (strchr(".x", ui_search_letter(n)) != NULL) {
-		snprintf(buf, sizeof(buf), "not measured yet   threshold %s",
+		snprintf(buf, sizeof(buf), "not measured%s   threshold %s",
+			 ui_search_letter(n) == 'x' ? "" : " yet",
 			 h && h->threshold ? h->threshold : "-");
 		line(d, "value", buf, A_NORMAL);
 	} else {
@@ -256,6 +275,7 @@ static void draw_all(struct dl *d, const struct pc_search *s,
 		     const struct pc_node *n)
 {
 	head(d, d->u->pc, n);
+	not_tested(d, d->u->pc, s, n);
 	numbers(d, d->u->pc, n);
 	graph(d, d->u->pc, s, n);
 	instances(d, d->u->pc, s, n);

@@ -1,7 +1,9 @@
 /*
  * test_report.c - the report model on the sim source: the bottleneck is
  * the most refined true experiment, with its evidence and chain; every
- * node appears with its final state; the text says when nothing is true.
+ * node appears with its final state; the text says when nothing is true;
+ * what the search could not test is listed with its reason's kind, and
+ * makes the result "incomplete", never "no bottleneck found".
  */
 #include <math.h>
 
@@ -41,8 +43,8 @@ static void test_cpu_report(void)
 	tap_ok(j != NULL, "the report builds");
 	tap_ok(strcmp(json_string_value(json_object_get(j, "schema")),
 		      "hunch-report") == 0, "schema hunch-report");
-	tap_eq(json_integer_value(json_object_get(j, "version")), 1,
-	       "report version 1");
+	tap_eq(json_integer_value(json_object_get(j, "version")), 2,
+	       "report version 2");
 	tap_ok(strcmp(json_string_value(json_object_get(j, "result")),
 		      "bottlenecks found") == 0, "bottlenecks found");
 	nb = json_array_size(json_object_get(j, "bottlenecks"));
@@ -161,10 +163,154 @@ static void test_earlier(void)
 	world_free(w);
 }
 
+/* not_tested[i] of phase ph: "kind|detail|top_level|node name". */
+static void untested_is(json_t *ph, size_t i, const char *want,
+			const char *what)
+{
+	json_t *t = json_array_get(json_object_get(ph, "not_tested"), i);
+	json_t *chain = json_object_get(t, "chain");
+	char got[1024];
+
+	snprintf(got, sizeof(got), "%s|%s|%s|%s",
+		 json_string_value(json_object_get(t, "kind")),
+		 json_string_value(json_object_get(t, "detail")),
+		 json_is_true(json_object_get(t, "top_level")) ? "top" : "-",
+		 json_string_value(json_array_get(chain,
+			json_array_size(chain) - 1)));
+	tap_ok(strcmp(got, want) == 0, "%s", what);
+	if (tap_failed)
+		tap_diag("got  %s\nwant %s", got, want);
+}
+
+static const char *str(json_t *o, const char *key)
+{
+	const char *v = json_string_value(json_object_get(o, key));
+
+	return v ? v : "(null)";
+}
+
+/* Three top-level hypotheses the search cannot test, each for its own
+ * reason: the source refuses CPUbound's metric, FrequentSyncOperations'
+ * predicted cost is over the limit, ExcessiveIOBlockingTime's metric
+ * never has a value.  The other two test false: incomplete, exit 3. */
+static void test_not_tested(void)
+{
+	struct world *w = world_new(NULL, NULL);
+	struct pc_report_meta m = { .target = "demo", .mode = "sim" };
+	json_t *j, *ph, *node;
+	char *text;
+
+	src_sim_fail(w->sim, "cpu_inclusive", "none of its functions is in "
+		     "the program");
+	src_sim_cost(w->sim, "sync_ops", 0.2, 1.0);
+	src_sim_script(w->sim, "io_wait", TOP, 0, NAN, 0);
+	world_run(w, 8.0);
+	tap_ok(pc_consult_idle(w->pc), "not tested: the search is idle");
+	j = pc_report_json(w->pc, &m);
+	ph = json_array_get(json_object_get(j, "phases"), 0);
+	tap_ok(strcmp(str(j, "result"), "incomplete: 3 hypotheses could not "
+		      "be tested") == 0, "result: incomplete, 3 hypotheses");
+	tap_ok(strcmp(str(ph, "result"), str(j, "result")) == 0,
+	       "the global phase's result is the report's");
+	tap_eq(pc_report_incomplete(w->pc, &m), 3,
+	       "pc_report_incomplete: 3 top-level hypotheses not tested");
+	tap_eq(json_array_size(json_object_get(j, "not_tested")), 3,
+	       "three not tested, at the top level too");
+	untested_is(ph, 0, "refused|none of its functions is in the program|"
+		    "top|CPUbound" TOP, "CPUbound: refused, the source's text");
+	untested_is(ph, 1, "cost_limit|predicted cost 20.00%, over the limit "
+		    "5.0%|top|FrequentSyncOperations" TOP,
+		    "FrequentSyncOperations: over the cost limit");
+	untested_is(ph, 2, "no_data|no value of io_wait in 6.2 s of "
+		    "measurement|top|ExcessiveIOBlockingTime" TOP,
+		    "ExcessiveIOBlockingTime: no data");
+	node = json_array_get(json_object_get(ph, "nodes"), 1);
+	tap_ok(strcmp(str(json_object_get(node, "not_tested"), "reason"),
+		      "the source could not enable it") == 0,
+	       "the node says why too, with the kind's message");
+	node = json_array_get(json_object_get(ph, "nodes"), 2);
+	tap_ok(json_is_null(json_object_get(node, "not_tested")) &&
+	       strcmp(str(node, "truth"), "false") == 0,
+	       "a tested node's not_tested is null");
+	text = text_of(w, &m);
+	tap_ok(strstr(text, "\n incomplete: 3 hypotheses could not be tested; "
+		      "of the others none tested true above its threshold\n"
+		      " not tested (neither true nor false: nothing is known "
+		      "of these):\n"
+		      " 1. CPUbound" TOP " (top level): the source could not "
+		      "enable it (none of its functions is in the program)\n"
+		      " 2. FrequentSyncOperations" TOP " (top level): the cost "
+		      "limit did not allow it (predicted cost 20.00%, over "
+		      "the limit 5.0%)\n"
+		      " 3. ExcessiveIOBlockingTime" TOP " (top level): "
+		      "enabled, but its metric never had a value (no value "
+		      "of io_wait in 6.2 s of measurement)\n") != NULL &&
+	       strstr(text, "no bottleneck found") == NULL,
+	       "the text: incomplete, and each with its reason");
+	if (tap_failed)
+		tap_diag("%s", text);
+	free(text);
+	json_decref(j);
+	world_free(w);
+}
+
+/* Cut short: the target ends, the caller stops the search, a phase
+ * ends, each before the top-level experiments concluded; while the
+ * search runs they are not concluded yet (not "not tested"). */
+static void test_cut_short(void)
+{
+	struct world *w = world_new(NULL, NULL);
+	struct pc_report_meta m = { .target = "demo", .mode = "sim" };
+	json_t *j, *ph;
+	char *text;
+
+	world_run(w, 0.6);
+	j = pc_report_json(w->pc, &m);
+	tap_ok(strcmp(str(j, "result"), "not concluded yet: 5 hypotheses "
+		      "still being tested") == 0 &&
+	       json_array_size(json_object_get(j, "not_tested")) == 0,
+	       "running: not concluded yet, none listed as not tested");
+	json_decref(j);
+	m.stop = "time limit";
+	j = pc_report_json(w->pc, &m);
+	ph = json_array_get(json_object_get(j, "phases"), 0);
+	tap_ok(strcmp(str(j, "result"), "incomplete: 5 hypotheses could not "
+		      "be tested") == 0, "stopped: incomplete, 5 hypotheses");
+	untested_is(ph, 0, "stopped|time limit|top|CPUbound" TOP,
+		    "stopped by the time limit while it ran");
+	json_decref(j);
+	m.stop = NULL;
+	tap_eq(pc_consult_phase_start(w->pc, "one"), 1, "phase 1 started");
+	world_run(w, 1.0);
+	tap_eq(pc_consult_phase_start(w->pc, "two"), 2, "phase 2 ends it");
+	src_sim_end(w->sim, PC_TARGET_EXITED, 0);
+	world_run(w, 1.4);
+	j = pc_report_json(w->pc, &m);
+	ph = json_array_get(json_object_get(j, "phases"), 0);
+	untested_is(ph, 4, "target_ended|target exited with status 0|top|"
+		    "ExcessiveAllocationTime" TOP,
+		    "the target ended while it ran");
+	ph = json_array_get(json_object_get(j, "phases"), 1);
+	untested_is(ph, 0, "phase_ended|end of phase|top|CPUbound" TOP,
+		    "its phase ended while it ran");
+	text = text_of(w, &m);
+	tap_ok(strstr(text, " 5. ExcessiveAllocationTime" TOP " (top level): "
+		      "the target ended before it concluded (target exited "
+		      "with status 0)\n") != NULL,
+	       "the text: the target ended before it concluded");
+	if (tap_failed)
+		tap_diag("%s", text);
+	free(text);
+	json_decref(j);
+	world_free(w);
+}
+
 int main(void)
 {
 	test_cpu_report();
 	test_nothing();
 	test_earlier();
+	test_not_tested();
+	test_cut_short();
 	return tap_done();
 }

@@ -2,8 +2,10 @@
 # test-batch.sh - batch mode end to end: `hunch run --batch` hunts the
 # bundled demo (exit 0, text report on stdout, JSON report that names what
 # the search truly finds, the program's own output unchanged), attach
-# --batch, the demo hunt with no program, the journal, and the exit
-# statuses of usage errors (1) and targets that cannot run (2).
+# --batch, the demo hunt with no program, the journal, a search that
+# cannot test a hypothesis (incomplete, exit 3) beside a complete one
+# (exit 0) and its replay, and the exit statuses of usage errors (1) and
+# targets that cannot run (2).
 . "$HUNCH_SOURCE_ROOT/tests/lib.sh"
 DEMO=$TARGETS_DIR/hunch-demo
 TMP=$(mktemp -d)
@@ -12,6 +14,10 @@ export XDG_STATE_HOME=$TMP/state   # default journals land here
 
 # The program's output: hunch's stdout up to its report.
 program_part() { sed '/^hunch report: /,$d' "$1"; }
+# The exit status a JSON report calls for: 3 when the search could not
+# test a top-level hypothesis (a short --time-limit may stop it before
+# one concluded), else 0.
+status_of() { jq -r '.result | if startswith("incomplete") then 3 else 0 end' "$1"; }
 
 # --- run --batch on the demo -------------------------------------------------
 "$DEMO" --seconds 1 > "$TMP/direct.out"
@@ -66,9 +72,13 @@ jq -c '.bottlenecks[] | [.hypothesis, .focus, .value]' "$TMP/r.json" |
 	while read -r b; do tap_diag "bottleneck $b"; done
 
 # --- the bundled demo with no program -------------------------------------------
+# 3 s of search: the top-level experiments may still be running when
+# it stops (then the search is incomplete: exit 3, the report says so).
 "$HUNCH" --batch --no-journal --time-limit 3 --kill-at-end \
-	> "$TMP/demo.out" 2> "$TMP/demo.err"
-tap_eq $? 0 "hunch --batch (the demo): exit 0"
+	--report "$TMP/d.json" > "$TMP/demo.out" 2> "$TMP/demo.err"
+tap_eq $? "$(status_of "$TMP/d.json")" \
+	"hunch --batch (the demo): exit 0, or 3 when the report says incomplete"
+tap_diag "the demo's 3 s search: $(jq -r .result "$TMP/d.json")"
 tap_ok $(grep -q 'hunting the bundled demo' "$TMP/demo.err"; echo $?) \
 	"it says it hunts the bundled demo"
 tap_ok $(grep -q '^hunch report: ' "$TMP/demo.out"; echo $?) \
@@ -84,7 +94,9 @@ dpid=$!
 sleep 0.3
 "$HUNCH" attach --batch --journal "$TMP/j.jsonl" --time-limit 2 \
 	--report "$TMP/a.json" "$dpid" > "$TMP/att.out" 2> "$TMP/att.err"
-tap_eq $? 0 "attach --batch: exit 0"
+tap_eq $? "$(status_of "$TMP/a.json")" \
+	"attach --batch: exit 0, or 3 when the report says incomplete"
+tap_diag "the attach's 2 s search: $(jq -r .result "$TMP/a.json")"
 tap_ok $(grep -q "detached from .*which runs on" "$TMP/att.err"; echo $?) \
 	"the attached program is detached and runs on"
 wait "$dpid"
@@ -95,6 +107,49 @@ tap_ok $(jq -e '.target' "$TMP/a.json" > /dev/null; echo $?) \
 	"attach --batch --report writes the JSON report"
 tap_ok $([ -s "$TMP/j.jsonl" ] && head -1 "$TMP/j.jsonl" | jq -e . \
 	> /dev/null; echo $?) "--journal FILE writes the journal there"
+
+# --- a hypothesis the search cannot test: incomplete, exit 3 -------------
+# tests/e2e/untestable.json adds a top-level hypothesis whose metric
+# counts calls of a function no program has: the live source refuses to
+# enable it.  bn_sleepy has no bottleneck (bn_sleepy.truth), so every
+# other hypothesis tests false and the search completes in seconds.
+SLEEPY=$TARGETS_DIR/bn_sleepy-O2-pie
+"$HUNCH" run --batch --time-limit 30 --kill-at-end \
+	--hypotheses "$HUNCH_SOURCE_ROOT/tests/e2e/untestable.json" \
+	--journal "$TMP/u.jsonl" --report "$TMP/u.json" -- \
+	"$SLEEPY" --seconds 40 > "$TMP/u.out" 2> "$TMP/u.err"
+tap_eq $? 3 "incomplete search: exit 3"
+sed -n '/^hunch report: /,$p' "$TMP/u.out" > "$TMP/u.txt"
+ABSENT='CallsAbsentFunction</Code,/Process,/SyncObject,/Files>'
+REFUSAL='metric absent_calls on the whole program: none of its functions is in the program; nothing to measure here'
+tap_eq "$(sed -n '/^Global phase/,$p' "$TMP/u.txt" | sed 1d)" \
+" incomplete: 1 hypothesis could not be tested; of the others none tested true above its threshold
+ not tested (neither true nor false: nothing is known of these):
+ 1. $ABSENT (top level): the source could not enable it ($REFUSAL)" \
+	"incomplete: the text report says so, and why, in the source's words"
+tap_eq "$(jq -r .result "$TMP/u.json")" \
+	"incomplete: 1 hypothesis could not be tested" "incomplete: JSON result"
+tap_eq "$(jq -c .not_tested "$TMP/u.json")" \
+	"[{\"kind\":\"refused\",\"reason\":\"the source could not enable it\",\"detail\":\"$REFUSAL\",\"node\":6,\"hypothesis\":\"CallsAbsentFunction\",\"focus\":[\"/Code\",\"/Process\",\"/SyncObject\",\"/Files\"],\"top_level\":true,\"chain\":[\"$ABSENT\"]}]" \
+	"incomplete: JSON not_tested"
+tap_eq "$(jq -c '[.version, .end.search, (.bottlenecks | length),
+	([.phases[0].nodes[] | select(.truth == "false")] | length)]' \
+	"$TMP/u.json")" '[2,"completed",0,5]' \
+	"incomplete: schema 2, the search completed, no bottleneck, the other 5 false"
+"$HUNCH" replay --batch "$TMP/u.jsonl" > "$TMP/ur.txt" 2> /dev/null
+tap_eq $? 3 "the replay of the incomplete search: exit 3"
+tap_ok $(cmp -s "$TMP/u.txt" "$TMP/ur.txt"; echo $?) \
+	"the replay prints the identical report"
+# The same search without that hypothesis: complete, nothing true.
+"$HUNCH" run --batch --no-journal --time-limit 30 --kill-at-end \
+	--report "$TMP/c.json" -- "$SLEEPY" --seconds 40 > "$TMP/c.out" \
+	2> /dev/null
+tap_eq $? 0 "complete search with nothing true: exit 0"
+tap_eq "$(jq -c '[.result, .end.search, (.not_tested | length)]' \
+	"$TMP/c.json")" '["no bottleneck found","completed",0]' \
+	"complete: no bottleneck found, nothing untested"
+tap_ok $(grep -qx ' no bottleneck found: no hypothesis tested true above its threshold' \
+	"$TMP/c.out"; echo $?) "complete: the text report says no bottleneck found"
 
 # --- usage errors: exit 1 ------------------------------------------------------------
 usage() {  # usage MESSAGE-REGEX NAME ARGS...
