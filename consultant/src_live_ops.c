@@ -638,6 +638,7 @@ size_t slo_ninstances(const struct slo *o)
 	size_t n = 0;
 
 	for (size_t i = 0; i < o->ninst; i++)
-		n += o->inst[i].live && !o->inst[i].internal;
+		n += o->inst[i].live && !o->inst[i].internal &&
+		     !o->inst[i].kernel;
 	return n;
 }
