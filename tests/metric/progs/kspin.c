@@ -35,7 +35,8 @@ static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
  * its CPU time must not move once stopped. */
 static pthread_cond_t never = PTHREAD_COND_INITIALIZER;
 static volatile int stop_spin, go;
-static long spin_tid;
+static long spin_tid;             /* the last thread started by start() */
+static long spinner_tid, waiter_tid, burst_tid;
 static int64_t spin_ns;
 static long go_ms;
 
@@ -112,7 +113,7 @@ __attribute__((noinline)) static void *ks_burst(void *arg)
 	int64_t ns = ks_spin_for((long)(intptr_t)arg);
 
 	pthread_mutex_lock(&mu);
-	spin_tid = syscall(SYS_gettid);
+	burst_tid = syscall(SYS_gettid);
 	pthread_mutex_unlock(&mu);
 	return (void *)(intptr_t)ns;
 }
@@ -130,7 +131,8 @@ int main(void)
 		switch (line[0]) {
 		case 'r':
 			stop_spin = 0;
-			printf("run %ld\n", start(&spinner, ks_spinner, NULL));
+			spinner_tid = start(&spinner, ks_spinner, NULL);
+			printf("run %ld\n", spinner_tid);
 			break;
 		case 's':
 			pthread_mutex_lock(&mu);
@@ -138,13 +140,14 @@ int main(void)
 			stop_spin = 1;
 			while (spin_ns == 0)
 				pthread_cond_wait(&cv, &mu);
-			printf("stopped %ld %lld\n", spin_tid,
+			printf("stopped %ld %lld\n", spinner_tid,
 			       (long long)spin_ns);
 			pthread_mutex_unlock(&mu);
 			break;
 		case 'w':
 			go = 0;
-			printf("waiting %ld\n", start(&waiter, ks_waiter, NULL));
+			waiter_tid = start(&waiter, ks_waiter, NULL);
+			printf("waiting %ld\n", waiter_tid);
 			break;
 		case 'g':
 			pthread_mutex_lock(&mu);
@@ -153,7 +156,7 @@ int main(void)
 			pthread_cond_broadcast(&cv);
 			pthread_mutex_unlock(&mu);
 			pthread_join(waiter, &ret);
-			printf("exited %ld %lld\n", spin_tid,
+			printf("exited %ld %lld\n", waiter_tid,
 			       (long long)(intptr_t)ret);
 			break;
 		case 'x':
@@ -161,7 +164,7 @@ int main(void)
 			pthread_create(&burst, NULL, ks_burst,
 				       (void *)(intptr_t)ms);
 			pthread_join(burst, &ret);
-			printf("exited %ld %lld\n", spin_tid,
+			printf("exited %ld %lld\n", burst_tid,
 			       (long long)(intptr_t)ret);
 			break;
 		case 'q':
