@@ -6,7 +6,8 @@
 # true on </Code,/Process,..>, on </Code,/Process/PID,..> and on the busy
 # thread (cpu_inclusive there is read from the kernel: no symbols, no
 # instrumentation), and for python within 3 s of search (the report's
-# conclusion times against its phase's start, not wall-clock sleeps).
+# conclusion times against its phase's start, not wall-clock sleeps);
+# the python run's journal replays to the same report.
 . "$HUNCH_SOURCE_ROOT/tests/lib.sh"
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
@@ -23,7 +24,8 @@ node_true() {
 			and .focus[3] == "/Files"
 			and (.focus[1] | test($re)))]
 		| if length == 0 then "none"
-		  else .[0] | "\(.truth) \((.concluded_s // 1e9) - $ph.start_s)"
+		  else .[0] | "\(.truth) \(((.concluded_s // 1e9) - $ph.start_s) * 1000
+			       | round / 1000)"
 		  end' "$1"
 }
 
@@ -32,6 +34,7 @@ hunt() {
 	local name=$1 report=$2
 	shift 3
 	"$HUNCH" run --batch --time-limit 8 --kill-at-end --report "$report" \
+		--journal "$TMP/$name.jsonl" \
 		-- "$@" > "$TMP/$name.out" 2> "$TMP/$name.err"
 	tap_eq $? 0 "$name: hunch run --batch exits 0"
 	grep -E 'Could not enable CPUbound' "$TMP/$name.err" | head -3 |
@@ -75,4 +78,15 @@ tap_ok $([ -z "$(nm "$py" 2>&1 | grep -v 'no symbols')" ]; echo $?) \
 hunt python "$TMP/py.json" -- "$py" -c \
 	'while True: sum(i*i for i in range(1000))'
 check python "$TMP/py.json" "$(jq -r .target.pid "$TMP/py.json"):" 3
+
+# The kernel's samples are journaled like any other: the replay of the
+# python run reaches the same report, byte for byte.
+sed -n '/^hunch report: /,$p' "$TMP/python.out" > "$TMP/live.txt"
+"$HUNCH" replay --batch "$TMP/python.jsonl" > "$TMP/replay.txt" \
+	2> "$TMP/replay.err"
+tap_eq $? 0 "python: hunch replay --batch exits 0"
+tap_ok $(cmp -s "$TMP/live.txt" "$TMP/replay.txt"; echo $?) \
+	"python: the replayed text report is byte-identical to the live one"
+diff "$TMP/live.txt" "$TMP/replay.txt" | head -10 |
+	while read -r l; do tap_diag "$l"; done
 tap_done
