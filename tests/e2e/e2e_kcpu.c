@@ -113,6 +113,7 @@ static void pump_once(struct t *t)
 static void cmd(struct t *t, const char *c, char *line, size_t len)
 {
 	char *nl;
+	size_t n;
 
 	if (c != NULL && (write(t->to, c, strlen(c)) < 0 ||
 			  write(t->to, "\n", 1) < 0))
@@ -123,7 +124,9 @@ static void cmd(struct t *t, const char *c, char *line, size_t len)
 	if (nl == NULL)
 		return;
 	*nl = '\0';
-	snprintf(line, len, "%s", t->out);
+	n = strlen(t->out) < len ? strlen(t->out) : len - 1;
+	memcpy(line, t->out, n);
+	line[n] = '\0';
 	memmove(t->out, nl + 1, t->outlen - (size_t)(nl + 1 - t->out) + 1);
 	t->outlen -= (size_t)(nl + 1 - t->out);
 }

@@ -19,7 +19,6 @@
  * kernel counts for it afterwards is NS plus the few µs it takes to
  * block or exit.
  */
-#define _GNU_SOURCE
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
