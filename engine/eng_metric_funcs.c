@@ -21,7 +21,9 @@ static void mod_close(struct mmod *mm)
 	memset(mm, 0, sizeof *mm);
 }
 
-/* The module list grows with dlopen; images are opened once per path. */
+/* The module list grows with dlopen; images are opened once per path,
+ * and again when a debug file fetched by debuginfod arrived for one
+ * (eng_image_debug_arrived): the functions it names become reachable. */
 int mfuncs_refresh(struct eng_metric *m, struct hunch_err *err)
 {
 	size_t n = eng_proc_nmodules(m->p);
@@ -31,7 +33,9 @@ int mfuncs_refresh(struct eng_metric *m, struct hunch_err *err)
 		size_t i = 0;
 
 		while (i < n && strcmp(m->mods[i].path,
-				       eng_proc_module(m->p, i)->path) == 0)
+				       eng_proc_module(m->p, i)->path) == 0 &&
+		       !(m->mods[i].img &&
+			 eng_image_debug_arrived(m->mods[i].img)))
 			i++;
 		if (i == n)
 			return 0;
@@ -45,7 +49,8 @@ int mfuncs_refresh(struct eng_metric *m, struct hunch_err *err)
 		mods[i].path = strdup(em->path);
 		for (size_t j = 0; j < m->nmods; j++)
 			if (m->mods[j].img != NULL &&
-			    strcmp(m->mods[j].path, em->path) == 0) {
+			    strcmp(m->mods[j].path, em->path) == 0 &&
+			    !eng_image_debug_arrived(m->mods[j].img)) {
 				mods[i].img = m->mods[j].img;
 				m->mods[j].img = NULL;
 			}
