@@ -124,12 +124,14 @@ static const char *basename_of(const char *path)
 	return slash ? slash + 1 : path;
 }
 
-/* Queue the discovery of one function of a module. */
+/* Queue the discovery (or retirement) of one function of a module. */
 static void report_func(struct src_live *l, const struct live_module *m,
-			struct eng_image *img, const struct eng_func *f)
+			struct eng_image *img, const struct eng_func *f,
+			bool retired)
 {
 	struct pc_discovery d = {
 		.kind = PC_DISC_FUNCTION,
+		.retired = retired,
 		.module = eng_image_name(img),
 		.srcfile = basename_of(eng_func_source_file(img, f)),
 		.function = eng_func_display_name(img, f),
@@ -144,7 +146,7 @@ static void report_module(struct src_live *l, struct live_module *m)
 {
 	m->reported = true;
 	for (size_t i = 0; m->img != NULL && i < eng_image_nfuncs(m->img); i++)
-		report_func(l, m, m->img, eng_image_func(m->img, i));
+		report_func(l, m, m->img, eng_image_func(m->img, i), false);
 }
 
 struct upgrade_arg {
@@ -152,12 +154,20 @@ struct upgrade_arg {
 	struct live_module *m;
 };
 
+static void report_renamed(void *arg, struct eng_image *img,
+			   const struct eng_func *f)
+{
+	struct upgrade_arg *a = arg;
+
+	report_func(a->l, a->m, img, f, true);
+}
+
 static void report_upgraded(void *arg, struct eng_image *img,
 			    const struct eng_func *f)
 {
 	struct upgrade_arg *a = arg;
 
-	report_func(a->l, a->m, img, f);
+	report_func(a->l, a->m, img, f, false);
 }
 
 /* Debug files fetched from debuginfod since the modules were opened:
@@ -170,6 +180,7 @@ static void upgrade_modules(struct src_live *l)
 		struct live_module *m = &l->mods[i];
 		struct upgrade_arg a = { l, m };
 		struct eng_image *img = sld_upgrade(m->path, m->img,
+			m->reported ? report_renamed : NULL,
 			m->reported ? report_upgraded : NULL, &a);
 
 		if (img == NULL)

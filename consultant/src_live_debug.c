@@ -19,16 +19,28 @@ bool sld_changed(unsigned *gen)
 	return true;
 }
 
-/* Was f known to old, same address and same name? */
-static bool known(const struct eng_image *old, const struct eng_func *f)
+static bool same_src(struct eng_image *a, const struct eng_func *fa,
+		     struct eng_image *b, const struct eng_func *fb)
 {
-	const struct eng_func *o = eng_image_func_at(old, f->addr);
+	const char *sa = eng_func_source_file(a, fa);
+	const char *sb = eng_func_source_file(b, fb);
 
-	return o != NULL && o->addr == f->addr && strcmp(o->name, f->name) == 0;
+	return sa == sb || (sa != NULL && sb != NULL && strcmp(sa, sb) == 0);
+}
+
+/* Does `in` have f (of img) at the same address, by the same name and in
+ * the same source file, i.e. the same /Code resource? */
+static bool same_in(struct eng_image *in, struct eng_image *img,
+		    const struct eng_func *f)
+{
+	const struct eng_func *o = eng_image_func_at(in, f->addr);
+
+	return o != NULL && o->addr == f->addr &&
+	       strcmp(o->name, f->name) == 0 && same_src(in, o, img, f);
 }
 
 struct eng_image *sld_upgrade(const char *path, struct eng_image *old,
-			      sld_func_fn fn, void *arg)
+			      sld_func_fn gone, sld_func_fn added, void *arg)
 {
 	struct eng_image *img;
 
@@ -39,11 +51,17 @@ struct eng_image *sld_upgrade(const char *path, struct eng_image *old,
 		eng_image_close(img);   /* the cached file did not fit */
 		return NULL;
 	}
-	for (size_t i = 0; fn != NULL && i < eng_image_nfuncs(img); i++) {
+	for (size_t i = 0; gone != NULL && i < eng_image_nfuncs(old); i++) {
+		const struct eng_func *f = eng_image_func(old, i);
+
+		if (!same_in(img, old, f))
+			gone(arg, old, f);
+	}
+	for (size_t i = 0; added != NULL && i < eng_image_nfuncs(img); i++) {
 		const struct eng_func *f = eng_image_func(img, i);
 
-		if (!known(old, f))
-			fn(arg, img, f);
+		if (!same_in(old, img, f))
+			added(arg, img, f);
 	}
 	return img;
 }

@@ -4,10 +4,11 @@
  *
  * An image opened while its debuginfod fetch was under way has only the
  * names the stripped file gives.  Once the fetch ends, the image is
- * opened again (the debug file is now in debuginfod's cache) and the
- * functions it names that the first image did not are reported as new
- * resources.  Resources already reported under the first image's names
- * (`<module>+0x<offset>`, or none) stay as they are.
+ * opened again (the debug file is now in debuginfod's cache): the
+ * functions whose resource changes (a `<module>+0x<offset>` or .dynsym
+ * name replaced, a source file gained) are retired under their old path
+ * and reported under the new one, and functions the file did not name
+ * at all are reported as new.
  */
 #ifndef SRC_LIVE_DEBUG_H
 #define SRC_LIVE_DEBUG_H
@@ -24,11 +25,13 @@ typedef void (*sld_func_fn)(void *arg, struct eng_image *img,
 bool sld_changed(unsigned *gen);
 
 /* The fuller image of `old` (opened from `path`) if its debuginfod fetch
- * arrived, else NULL.  `fn` (may be NULL) is called for every function
- * of the new image that `old` did not have under that name at that
- * address.  The caller keeps `old` open: pointers into it may be held. */
+ * arrived, else NULL.  `gone` is called for every function of `old`
+ * whose /Code resource (name, source file) the new image does not have,
+ * then `added` for every function of the new image that `old` did not
+ * have; either may be NULL.  The caller keeps `old` open: pointers into
+ * it may be held. */
 struct eng_image *sld_upgrade(const char *path, struct eng_image *old,
-			      sld_func_fn fn, void *arg);
+			      sld_func_fn gone, sld_func_fn added, void *arg);
 
 /* Wait up to timeout_ms for every fetch to end (command-line use). */
 int sld_wait(int timeout_ms);

@@ -11,7 +11,13 @@
 # more from the client cache with the server stopped.  A server that
 # accepts but never answers must not hold up the open: `hunch where`
 # gives up after --debuginfod-wait and prints the file's own names.
-# Every server is killed at the end, whatever happens.
+#
+# Live: a batch search of the stripped tests/targets build (its .dynsym
+# names every function, without source files) whose debug file is held
+# back by a proxy until hunch has reported the functions: the journal
+# must show each renamed function retired under its old /Code path and
+# added under the new one, and the search goes on meanwhile.
+# Every server and process is killed at the end, whatever happens.
 set -u
 . "$HUNCH_SOURCE_ROOT/tests/lib.sh"
 
@@ -24,6 +30,8 @@ fi
 tmp=$(mktemp -d /tmp/hunch-debuginfod-XXXXXX)
 server=
 silent=
+proxy=
+run=
 stop_server() {
 	if [ -n "$server" ]; then
 		kill "$server" 2>/dev/null
@@ -32,11 +40,12 @@ stop_server() {
 	fi
 }
 cleanup() {
+	local p
 	stop_server
-	if [ -n "$silent" ]; then
-		kill "$silent" 2>/dev/null
-		wait "$silent" 2>/dev/null
-	fi
+	for p in $silent $proxy $run; do
+		kill "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -56,11 +65,11 @@ print(urllib.request.urlopen("http://127.0.0.1:%s/metrics" % sys.argv[1],
 EOF
 }
 
-# Wait (at most 60 s) until the server has scanned both files of srv/.
+# Wait (at most 60 s) until the server has scanned the 4 files of srv/.
 wait_scanned() {
 	local port=$1 i
 	for ((i = 0; i < 600; i++)); do
-		metrics "$port" | grep -q '^scanned_files_total{source="file"} 2$' && return 0
+		metrics "$port" | grep -q '^scanned_files_total{source="file"} 4$' && return 0
 		kill -0 "$server" 2>/dev/null || return 1
 		sleep 0.1
 	done
@@ -73,6 +82,10 @@ cp "$full" "$tmp/ref/$name"
 objcopy --only-keep-debug "$full" "$tmp/srv/$name.debug"
 strip --strip-all -o "$tmp/prog/$name" "$full"
 cp "$tmp/prog/$name" "$tmp/srv/$name"
+live=bn_cpu_deep-O2-pie
+cp "$TARGETS_DIR/$live-stripped" "$tmp/prog/"
+cp "$TARGETS_DIR/$live-stripped" "$tmp/srv/"
+objcopy --only-keep-debug "$TARGETS_DIR/$live" "$tmp/srv/$live.debug"
 id=$(readelf -n "$full" | sed -n 's/^ *Build ID: *//p')
 tap_ok "$([ ${#id} -eq 40 ]; echo $?)" "the target has a GNU build-id ($id)"
 
@@ -107,6 +120,73 @@ tap_eq "$(wc -l <"$tmp/err1")" 2 "nothing else on stderr"
 tap_ok "$(cmp -s "$tmp/cache/$id/debuginfo" "$tmp/srv/$name.debug"; echo $?)" \
 	"the debug file is in the private cache, byte for byte"
 
+# Live: the proxy answers only once the gate file exists.
+cat >"$tmp/proxy.py" <<'EOF'
+import http.server, os, sys, time, urllib.request
+port, upstream, gate = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+class Gate(http.server.BaseHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+    def do_GET(self):
+        while not os.path.exists(gate):
+            time.sleep(0.05)
+        try:
+            data = urllib.request.urlopen(upstream + self.path, timeout=30).read()
+        except Exception:
+            self.send_response(404)
+            self.end_headers()
+            return
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+server = http.server.ThreadingHTTPServer(("127.0.0.1", port), Gate)
+print("listening", flush=True)
+server.serve_forever()
+EOF
+pport=$(free_port)
+python3 "$tmp/proxy.py" "$pport" "http://127.0.0.1:$port" "$tmp/gate" \
+	>"$tmp/proxy.out" 2>&1 &
+proxy=$!
+wait_file() {  # wait_file FILE PATTERN: at most 60 s
+	local i
+	for ((i = 0; i < 600; i++)); do
+		grep -aq "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+wait_file "$tmp/proxy.out" listening
+export DEBUGINFOD_URLS=http://127.0.0.1:$pport
+export DEBUGINFOD_CACHE_PATH=$tmp/cache-live
+lid=$(readelf -n "$TARGETS_DIR/$live" | sed -n 's/^ *Build ID: *//p')
+"$HUNCH" run --batch --time-limit 4 --kill-at-end --journal "$tmp/journal" \
+	-- "$tmp/prog/$live-stripped" >"$tmp/live.out" 2>"$tmp/live.err" &
+run=$!
+tap_ok "$(wait_file "$tmp/journal" '"function":"bncpu_hot_loop"'; echo $?)" \
+	"live: the functions are reported under their .dynsym names first"
+touch "$tmp/gate"
+wait "$run"
+tap_eq "$?" 0 "live: the batch search ends normally"
+run=
+tap_eq "$(grep -a '"function":"bncpu_hot_loop"' "$tmp/journal" |
+	sed 's/"ts":[0-9.e-]*,//; s/,"addr":[0-9]*//')" \
+'{"t":"resource","op":"add","kind":"function","module":"'$live'-stripped","function":"bncpu_hot_loop"}
+{"t":"resource","op":"retire","kind":"function","module":"'$live'-stripped","function":"bncpu_hot_loop"}
+{"t":"resource","op":"add","kind":"function","module":"'$live'-stripped","srcfile":"bn_cpu_deep.c","function":"bncpu_hot_loop"}' \
+	"live: once the debug file arrives, bncpu_hot_loop moves to bn_cpu_deep.c"
+tap_eq "$(grep -ac '"op":"retire","kind":"function","module":"'$live'-stripped"' "$tmp/journal")" \
+	"$(grep -c "^/Code/$name/bn_cpu_deep.c/" <<<"$want")" \
+	"live: every function of bn_cpu_deep.c is retired under <unknown> once"
+tap_eq "$(grep -c "from debuginfod" "$tmp/live.err")" 4 \
+	"live: two fetches (the program, libgcc_s) logged as started and ended"
+tap_eq "$(grep "build-id $lid" "$tmp/live.err" | sed 's/, [0-9]* KiB in .*//')" \
+	"hunch: fetching debug info for $tmp/prog/$live-stripped (build-id $lid) from debuginfod...
+hunch: fetching debug info for $tmp/prog/$live-stripped (build-id $lid) from debuginfod: done" \
+	"live: the log says the program's debug info was fetched"
+
+export DEBUGINFOD_URLS=http://127.0.0.1:$port
+export DEBUGINFOD_CACHE_PATH=$tmp/cache
 stop_server
 tap_ok "$(metrics "$port" | grep -q scanned; [ $? -ne 0 ]; echo $?)" \
 	"the server is stopped"
