@@ -10,7 +10,10 @@
  * to copy a string.  The thread starts on the first request; at exit the
  * progress callback tells a download under way to stop, and exit waits
  * at most EXIT_WAIT_MS for it, so that libdebuginfod's destructor does
- * not run under a transfer.
+ * not run under a transfer.  libdebuginfod records a stopped download as
+ * a miss in its cache (an empty file that makes every lookup of that
+ * build-id fail for cache_miss_s, 10 minutes); quitting hunch must not
+ * do that, so the empty file of a download we stopped is removed.
  */
 #include "eng_sym_debuginfod.h"
 
@@ -45,6 +48,7 @@ static struct {
 	size_t note_head, nnotes;
 	unsigned gen;
 	bool started, running, stopping;
+	bool cancelled;          /* the running download was told to stop */
 } g = { .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
 
 bool eng_sym_debuginfod_enabled(void)
@@ -111,8 +115,24 @@ static int progress(debuginfod_client *c, long a, long b)
 	(void)b;
 	pthread_mutex_lock(&g.mu);
 	stop = g.stopping;
+	g.cancelled |= stop;
 	pthread_mutex_unlock(&g.mu);
 	return stop;
+}
+
+static char *cache_dir(void);
+
+/* Undo the miss libdebuginfod recorded for a download we stopped. */
+static void forget_miss(const char *id)
+{
+	char *dir = cache_dir(), *path = NULL;
+	struct stat st;
+
+	if (dir != NULL && asprintf(&path, "%s/%s/debuginfo", dir, id) >= 0 &&
+	    stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0)
+		unlink(path);
+	free(path);
+	free(dir);
 }
 
 static void finish_locked(struct job *j, int fd, char *dbg)
@@ -171,7 +191,10 @@ static void *helper(void *arg)
 		     debuginfod_find_debuginfo(c, (const unsigned char *)id,
 					       0, &dbg);
 		pthread_mutex_lock(&g.mu);
+		if (g.cancelled && fd < 0 && id != NULL)
+			forget_miss(id);
 		g.running = false;
+		g.cancelled = false;
 		finish_locked(find_locked(id), fd, dbg);
 		free(id);
 	}

@@ -229,5 +229,7 @@ tap_eq "$(cat "$tmp/err4")" \
 	"hunch: fetching debug info for $tmp/prog/$name (build-id $id) from debuginfod...
 hunch where: debuginfod had not answered after 1 s; the files still being fetched keep the names they give themselves (wait longer with --debuginfod-wait SECONDS)" \
 	"silent server: the wait ends after --debuginfod-wait, saying so"
+tap_ok "$([ ! -e "$tmp/cache2/$id/debuginfo" ]; echo $?)" \
+	"silent server: the download stopped at exit leaves no miss in the cache"
 
 tap_done
