@@ -155,19 +155,11 @@ struct upgrade_arg {
 };
 
 static void report_renamed(void *arg, struct eng_image *img,
-			   const struct eng_func *f)
+			   const struct eng_func *f, bool retired)
 {
 	struct upgrade_arg *a = arg;
 
-	report_func(a->l, a->m, img, f, true);
-}
-
-static void report_upgraded(void *arg, struct eng_image *img,
-			    const struct eng_func *f)
-{
-	struct upgrade_arg *a = arg;
-
-	report_func(a->l, a->m, img, f, false);
+	report_func(a->l, a->m, img, f, retired);
 }
 
 /* Debug files fetched from debuginfod since the modules were opened:
@@ -180,8 +172,7 @@ static void upgrade_modules(struct src_live *l)
 		struct live_module *m = &l->mods[i];
 		struct upgrade_arg a = { l, m };
 		struct eng_image *img = sld_upgrade(m->path, m->img,
-			m->reported ? report_renamed : NULL,
-			m->reported ? report_upgraded : NULL, &a);
+			m->reported ? report_renamed : NULL, &a);
 
 		if (img == NULL)
 			continue;
@@ -315,6 +306,7 @@ static int poll_resources(struct pc_source *s, pc_disc_fn fn, void *arg)
 	struct src_live *l = live_of(s);
 	size_t n;
 
+	upgrade_modules(l);
 	for (size_t i = 0; i < l->nmods; i++)
 		if (!l->mods[i].reported)
 			report_module(l, &l->mods[i]);
@@ -849,18 +841,4 @@ int src_live_due_ms(const struct pc_source *s)
 	const struct src_live *l = live_of(s);
 
 	return l->slo ? slo_due_ms(l->slo) : -1;
-}
-
-int src_live_debug_wait(struct pc_source *s, int timeout_ms)
-{
-	int rc = sld_wait(timeout_ms);
-
-	upgrade_modules(live_of(s));
-	return rc;
-}
-
-bool src_live_note(struct pc_source *s, char *buf, size_t len)
-{
-	(void)s;
-	return sld_note(buf, len);
 }

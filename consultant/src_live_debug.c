@@ -4,6 +4,7 @@
  * src_live_debug.h).
  */
 #include "src_live_debug.h"
+#include "src_live.h"
 
 #include <string.h>
 
@@ -40,7 +41,7 @@ static bool same_in(struct eng_image *in, struct eng_image *img,
 }
 
 struct eng_image *sld_upgrade(const char *path, struct eng_image *old,
-			      sld_func_fn gone, sld_func_fn added, void *arg)
+			      sld_func_fn fn, void *arg)
 {
 	struct eng_image *img;
 
@@ -51,27 +52,27 @@ struct eng_image *sld_upgrade(const char *path, struct eng_image *old,
 		eng_image_close(img);   /* the cached file did not fit */
 		return NULL;
 	}
-	for (size_t i = 0; gone != NULL && i < eng_image_nfuncs(old); i++) {
+	for (size_t i = 0; fn != NULL && i < eng_image_nfuncs(old); i++) {
 		const struct eng_func *f = eng_image_func(old, i);
 
 		if (!same_in(img, old, f))
-			gone(arg, old, f);
+			fn(arg, old, f, true);
 	}
-	for (size_t i = 0; added != NULL && i < eng_image_nfuncs(img); i++) {
+	for (size_t i = 0; fn != NULL && i < eng_image_nfuncs(img); i++) {
 		const struct eng_func *f = eng_image_func(img, i);
 
 		if (!same_in(old, img, f))
-			added(arg, img, f);
+			fn(arg, img, f, false);
 	}
 	return img;
 }
 
-int sld_wait(int timeout_ms)
+int src_live_debug_wait(int timeout_ms)
 {
 	return eng_sym_debuginfod_wait(timeout_ms);
 }
 
-bool sld_note(char *buf, size_t len)
+bool src_live_debug_note(char *buf, size_t len)
 {
 	return eng_sym_debuginfod_note(buf, len);
 }

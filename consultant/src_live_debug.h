@@ -18,25 +18,21 @@
 
 #include "eng_symbols.h"
 
+/* A function whose resource goes (retired) or comes. */
 typedef void (*sld_func_fn)(void *arg, struct eng_image *img,
-			    const struct eng_func *f);
+			    const struct eng_func *f, bool retired);
 
 /* Has any fetch ended since *gen was last updated?  Updates *gen. */
 bool sld_changed(unsigned *gen);
 
 /* The fuller image of `old` (opened from `path`) if its debuginfod fetch
- * arrived, else NULL.  `gone` is called for every function of `old`
- * whose /Code resource (name, source file) the new image does not have,
- * then `added` for every function of the new image that `old` did not
- * have; either may be NULL.  The caller keeps `old` open: pointers into
- * it may be held. */
+ * arrived, else NULL.  `fn` (may be NULL) is called, retired, for every
+ * function of `old` whose /Code resource (name, source file) the new
+ * image does not have, then for every function of the new image that
+ * `old` did not have.  The caller keeps `old` open: pointers into it may
+ * be held.  (src_live_debug_wait and src_live_debug_note, for the
+ * command line and the dashboard, are declared in src_live.h.) */
 struct eng_image *sld_upgrade(const char *path, struct eng_image *old,
-			      sld_func_fn gone, sld_func_fn added, void *arg);
-
-/* Wait up to timeout_ms for every fetch to end (command-line use). */
-int sld_wait(int timeout_ms);
-
-/* The oldest progress message of the fetches. */
-bool sld_note(char *buf, size_t len);
+			      sld_func_fn fn, void *arg);
 
 #endif

@@ -20,6 +20,7 @@
 #include <elfutils/debuginfod.h>
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -217,16 +218,25 @@ static void at_exit(void)
 	pthread_mutex_unlock(&g.mu);
 }
 
+/* The helper blocks every signal: hunch reads its signals from a
+ * signalfd in the loop thread, and a signal delivered to the helper
+ * instead would never reach it. */
 static void start_locked(void)
 {
+	sigset_t all, old;
 	pthread_t t;
+	int rc;
 
 	if (g.started)
 		return;
 	g.started = true;
-	if (pthread_create(&t, NULL, helper, NULL) != 0) {
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(&t, NULL, helper, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0) {
 		note_locked("cannot start the debuginfod thread: %s; no debug "
-			    "info will be fetched", strerror(errno));
+			    "info will be fetched", strerror(rc));
 		return;
 	}
 	pthread_detach(t);

@@ -198,7 +198,7 @@ static void search_loop(struct batch *b)
 		char note[1200];
 
 		src_live_pump(b->live, 0, &b->st);
-		while (src_live_note(b->live, note, sizeof(note)))
+		while (src_live_debug_note(note, sizeof(note)))
 			fprintf(stderr, "hunch: %s\n", note);
 		journal_output(b);
 		pc_consult_tick(b->pc);

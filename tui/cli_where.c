@@ -98,12 +98,12 @@ static void print_tree(struct pc_restree *t, const struct where_opts *o)
 }
 
 /* Debug files still coming from debuginfod: wait for them, saying so. */
-static void wait_debug(struct pc_source *src, const struct where_opts *o)
+static void wait_debug(const struct where_opts *o)
 {
 	char note[1200];
-	int rc = src_live_debug_wait(src, (int)o->dbg_wait_s * 1000);
+	int rc = src_live_debug_wait((int)o->dbg_wait_s * 1000);
 
-	while (src_live_note(src, note, sizeof(note)))
+	while (src_live_debug_note(note, sizeof(note)))
 		fprintf(stderr, "hunch: %s\n", note);
 	if (rc == -ETIMEDOUT)
 		fprintf(stderr, "hunch where: debuginfod had not answered "
@@ -133,7 +133,7 @@ int cli_where(int argc, char **argv)
 	/* the process runs on while debug files arrive */
 	if (o.pid != 0 && src_live_detach(src, &err) < 0)
 		fprintf(stderr, "hunch: %s\n", err.msg);
-	wait_debug(src, &o);
+	wait_debug(&o);
 	tree = pc_restree_new();
 	src->ops->poll_resources(src, pc_where_apply_cb, tree);
 	src->ops->close(src);

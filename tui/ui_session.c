@@ -102,7 +102,7 @@ static void pump(struct ui *u, struct loop *lp)
 	if (u->detached || u->st.ended)
 		return;
 	src_live_pump(u->src, 0, &u->st);
-	while (src_live_note(u->src, note, sizeof(note)))
+	while (src_live_debug_note(note, sizeof(note)))
 		ui_log_add(u, UI_LOG_HUNCH, "%s", note);
 	ui_consult_pump(u, &lp->c);
 	if (memcmp(&old, &u->st, sizeof(old)) != 0)
