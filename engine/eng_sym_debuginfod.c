@@ -153,7 +153,8 @@ static void finish_locked(struct job *j, int fd, char *dbg)
 		note_locked("fetching debug info for %s (build-id %s) from "
 			    "debuginfod: failed (%s); its functions keep the "
 			    "names the file itself gives", j->path, j->id,
-			    strerror(fd < 0 ? -fd : ENOENT));
+			    fd == -ENOENT ? "no server has it"
+					  : strerror(fd < 0 ? -fd : EIO));
 	}
 	if (fd >= 0)
 		close(fd);
@@ -184,15 +185,19 @@ static void *helper(void *arg)
 		}
 		/* jobs may move (realloc) while we download: keep the id */
 		id = strdup(j->id);
+		if (id == NULL || c == NULL) {
+			finish_locked(j, -ENOMEM, NULL);
+			free(id);
+			continue;
+		}
 		g.running = true;
 		note_locked("fetching debug info for %s (build-id %s) from "
 			    "debuginfod...", j->path, j->id);
 		pthread_mutex_unlock(&g.mu);
-		fd = c == NULL || id == NULL ? -ENOMEM :
-		     debuginfod_find_debuginfo(c, (const unsigned char *)id,
-					       0, &dbg);
+		fd = debuginfod_find_debuginfo(c, (const unsigned char *)id, 0,
+					       &dbg);
 		pthread_mutex_lock(&g.mu);
-		if (g.cancelled && fd < 0 && id != NULL)
+		if (g.cancelled && fd < 0)
 			forget_miss(id);
 		g.running = false;
 		g.cancelled = false;
