@@ -17,6 +17,10 @@ PACKAGES=(gcc g++ clang make meson ninja-build pkg-config python3 binutils
 	libelf-dev libdw-dev libcapstone-dev libjansson-dev libncurses-dev
 	libc6-dbg tmux procps file coreutils
 	python3.11 sqlite3 lua5.4 zstd gzip
+	liblzma-dev        # MiniDebugInfo (.gnu_debugdata) is xz-compressed
+	xz-utils           # xz, to build the MiniDebugInfo test fixture
+	libdebuginfod-dev  # fetching debug files by build-id
+	debuginfod         # the server the debuginfod test fetches from
 	libclang-rt-14-dev)  # libFuzzer, for the journal reader's fuzz test
 BENCH_PACKAGES=(libllvm14 uftrace bpftrace)
 

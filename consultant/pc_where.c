@@ -115,6 +115,12 @@ static pc_res_id retire(struct pc_restree *t, const struct pc_discovery *d)
 		/* a whole module went away (dlclose) */
 		snprintf(path, sizeof(path), "/Code/%s", d->module);
 		id = pc_res_find(t, path);
+	} else if (d->kind == PC_DISC_FUNCTION) {
+		/* one function renamed (its debug file arrived late) */
+		snprintf(path, sizeof(path), "/Code/%s/%s/%s", d->module,
+			 d->srcfile ? d->srcfile : PC_UNKNOWN_SRCFILE,
+			 d->function);
+		id = pc_res_find(t, path);
 	}
 	pc_res_retire(t, id);
 	return id;

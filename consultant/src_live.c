@@ -27,6 +27,7 @@
 #include "eng_unwind.h"
 #include "eng_points.h"
 #include "src_live_cg.h"
+#include "src_live_debug.h"
 #include "src_live_hint.h"
 #include "src_live_ops.h"
 
@@ -68,6 +69,9 @@ struct src_live {
 	char **starts;           /* start functions of threads seen */
 	size_t nstarts;
 	struct slh *hint;        /* cheap evidence, with the metric side */
+	unsigned dbg_gen;        /* debuginfod fetches seen ended */
+	struct eng_image **old_imgs;  /* replaced by fuller ones; pointers */
+	size_t nold;                  /* into them may still be held */
 };
 
 static struct src_live *live_of(const struct pc_source *s)
@@ -120,26 +124,64 @@ static const char *basename_of(const char *path)
 	return slash ? slash + 1 : path;
 }
 
+/* Queue the discovery (or retirement) of one function of a module. */
+static void report_func(struct src_live *l, const struct live_module *m,
+			struct eng_image *img, const struct eng_func *f,
+			bool retired)
+{
+	struct pc_discovery d = {
+		.kind = PC_DISC_FUNCTION,
+		.retired = retired,
+		.module = eng_image_name(img),
+		.srcfile = basename_of(eng_func_source_file(img, f)),
+		.function = eng_func_display_name(img, f),
+		.addr = m->bias + eng_image_link_base(img) + f->addr,
+	};
+
+	enqueue(l, &d);
+}
+
 /* Queue one discovery per function of a module. */
 static void report_module(struct src_live *l, struct live_module *m)
 {
-	struct eng_image *img = m->img;
-	size_t n;
-
 	m->reported = true;
-	if (img == NULL)
+	for (size_t i = 0; m->img != NULL && i < eng_image_nfuncs(m->img); i++)
+		report_func(l, m, m->img, eng_image_func(m->img, i), false);
+}
+
+struct upgrade_arg {
+	struct src_live *l;
+	struct live_module *m;
+};
+
+static void report_renamed(void *arg, struct eng_image *img,
+			   const struct eng_func *f, bool retired)
+{
+	struct upgrade_arg *a = arg;
+
+	report_func(a->l, a->m, img, f, retired);
+}
+
+/* Debug files fetched from debuginfod since the modules were opened:
+ * their functions gain names (src_live_debug.h). */
+static void upgrade_modules(struct src_live *l)
+{
+	if (!sld_changed(&l->dbg_gen))
 		return;
-	n = eng_image_nfuncs(img);
-	for (size_t i = 0; i < n; i++) {
-		const struct eng_func *f = eng_image_func(img, i);
-		struct pc_discovery d = {
-			.kind = PC_DISC_FUNCTION,
-			.module = eng_image_name(img),
-			.srcfile = basename_of(eng_func_source_file(img, f)),
-			.function = eng_func_display_name(img, f),
-			.addr = m->bias + eng_image_link_base(img) + f->addr,
-		};
-		enqueue(l, &d);
+	for (size_t i = 0; i < l->nmods; i++) {
+		struct live_module *m = &l->mods[i];
+		struct upgrade_arg a = { l, m };
+		struct eng_image *img = sld_upgrade(m->path, m->img,
+			m->reported ? report_renamed : NULL, &a);
+
+		if (img == NULL)
+			continue;
+		l->old_imgs = realloc(l->old_imgs,
+				      (l->nold + 1) * sizeof(*l->old_imgs));
+		if (l->old_imgs == NULL)
+			abort();
+		l->old_imgs[l->nold++] = m->img;
+		m->img = img;
 	}
 }
 
@@ -264,6 +306,7 @@ static int poll_resources(struct pc_source *s, pc_disc_fn fn, void *arg)
 	struct src_live *l = live_of(s);
 	size_t n;
 
+	upgrade_modules(l);
 	for (size_t i = 0; i < l->nmods; i++)
 		if (!l->mods[i].reported)
 			report_module(l, &l->mods[i]);
@@ -293,6 +336,9 @@ static void live_close(struct pc_source *s)
 		eng_image_close(l->mods[i].img);
 		free(l->mods[i].path);
 	}
+	for (size_t i = 0; i < l->nold; i++)
+		eng_image_close(l->old_imgs[i]);
+	free(l->old_imgs);
 	for (size_t i = 0; i < l->nqueue; i++)
 		for (int k = 0; k < 3; k++)
 			free(l->queue[i].strs[k]);
@@ -744,6 +790,7 @@ int src_live_pump(struct pc_source *s, int timeout_ms,
 			handle_event(l, &evs[i]);
 		timeout_ms = 0;
 	} while (n == 16);
+	upgrade_modules(l);
 	if (l->npending > 0)
 		name_pending_threads(l);
 	if (l->slo != NULL && !l->status.ended)

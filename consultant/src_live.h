@@ -10,6 +10,7 @@
 #define SRC_LIVE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 #include "eng_err.h"
@@ -71,6 +72,15 @@ size_t src_live_ninstances(const struct pc_source *s);
 int src_live_due_ms(const struct pc_source *s);
 
 pid_t src_live_pid(const struct pc_source *s);
+/* Debug files fetched from debuginfod in the background (DEBUGINFOD_URLS
+ * set, no local debug file; src_live_debug.c): each pump and each
+ * poll_resources gives the modules whose file arrived their names, as
+ * function resources.  A command-line tool may wait for every fetch (up
+ * to timeout_ms; -ETIMEDOUT) before reading the resources.
+ * src_live_debug_note takes the next progress message for hunch's log
+ * ("fetching debug info for ... from debuginfod..."). */
+int src_live_debug_wait(int timeout_ms);
+bool src_live_debug_note(char *buf, size_t len);
 /* Main address and whether the launch stopped there (for messages). */
 bool src_live_rtlib_ready(const struct pc_source *s);
 

@@ -590,6 +590,9 @@ void eng_metric_destroy(struct eng_metric *m)
 		eng_image_close(m->mods[i].img);
 	}
 	free(m->mods);
+	for (size_t i = 0; i < m->nold; i++)
+		eng_image_close(m->old_imgs[i]);
+	free(m->old_imgs);
 	if (m->own_pc)
 		eng_points_cache_free(m->pc);
 	for (size_t i = 0; i < m->nrates; i++) {

@@ -21,7 +21,31 @@ static void mod_close(struct mmod *mm)
 	memset(mm, 0, sizeof *mm);
 }
 
-/* The module list grows with dlopen; images are opened once per path. */
+/* An image whose debug file arrived from debuginfod is opened again (the
+ * functions it names become reachable); the old one stays open until the
+ * metric compiler is freed. */
+static int retire_arrived(struct eng_metric *m)
+{
+	for (size_t j = 0; j < m->nmods; j++) {
+		struct eng_image *img = m->mods[j].img;
+		void *v;
+
+		if (img == NULL || !eng_image_debug_arrived(img))
+			continue;
+		v = realloc(m->old_imgs, (m->nold + 1) * sizeof(*m->old_imgs));
+		if (v == NULL)
+			return -ENOMEM;
+		m->old_imgs = v;
+		m->old_imgs[m->nold++] = img;
+		if (m->pc != NULL)
+			eng_points_forget(m->pc, img);
+		m->mods[j].img = NULL;
+	}
+	return 0;
+}
+
+/* The module list grows with dlopen; images are opened once per path,
+ * and again when a debug file arrived for one (retire_arrived). */
 int mfuncs_refresh(struct eng_metric *m, struct hunch_err *err)
 {
 	size_t n = eng_proc_nmodules(m->p);
@@ -31,14 +55,18 @@ int mfuncs_refresh(struct eng_metric *m, struct hunch_err *err)
 		size_t i = 0;
 
 		while (i < n && strcmp(m->mods[i].path,
-				       eng_proc_module(m->p, i)->path) == 0)
+				       eng_proc_module(m->p, i)->path) == 0 &&
+		       !(m->mods[i].img &&
+			 eng_image_debug_arrived(m->mods[i].img)))
 			i++;
 		if (i == n)
 			return 0;
 	}
 	mods = calloc(n + 1, sizeof *mods);
-	if (mods == NULL)
+	if (mods == NULL || retire_arrived(m) < 0) {
+		free(mods);
 		return hunch_errf(err, -ENOMEM, "metric compiler: out of memory");
+	}
 	for (size_t i = 0; i < n; i++) {
 		const struct eng_module *em = eng_proc_module(m->p, i);
 

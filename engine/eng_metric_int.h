@@ -133,6 +133,10 @@ struct eng_metric {
 	struct eng_funcreloc_checker *frc;
 	struct mreloc { const struct eng_func *f; bool ok; } *rel;
 	size_t nrel, caprel;
+	/* Images replaced by one with a debug file from debuginfod, kept
+	 * open: watches and flags still compare their function pointers. */
+	struct eng_image **old_imgs;
+	size_t nold;
 };
 
 /* ---- eng_metric_funcs.c: which functions a clause names ---- */

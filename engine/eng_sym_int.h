@@ -1,7 +1,9 @@
 /*
  * eng_sym_int.h - the inside of an eng_image, shared by the files that
  * implement eng_symbols.h (eng_symbols.c: ELF tables and lookups;
- * eng_sym_lazy.c: DWARF source files, demangling, the name index).
+ * eng_sym_lazy.c: DWARF source files, demangling, the name index;
+ * eng_sym_debug.c and eng_sym_minidebug.c: where the debug symbols of a
+ * stripped file come from).
  * Nothing outside those files includes this.
  */
 #ifndef ENG_SYM_INT_H
@@ -45,11 +47,16 @@ struct eng_image {
 	const unsigned char *raw;  /* whole file, mapped by libelf */
 	size_t rawsize;
 	bool pie, stripped, has_dwarf;
-	/* Separate debug file (/usr/lib/debug/.build-id/xx/yyyy.debug),
-	 * used for its .symtab and DWARF when the file has no DWARF. */
+	/* Separate debug file (build-id, .gnu_debuglink, debuginfod) or
+	 * the decompressed MiniDebugInfo, used for its .symtab and DWARF
+	 * when the file has no DWARF (eng_sym_debug.c). */
 	char *dbg_path;
 	int dbg_fd;
 	Elf *dbg_elf;
+	void *dbg_mem;          /* MiniDebugInfo's ELF image, owned */
+	enum eng_debug_source dbg_source;
+	bool dbg_pending;       /* a debuginfod fetch was under way */
+	char build_id[129];     /* lowercase hex, "" if none */
 	uint64_t link_base, entry;
 	uint64_t span;   /* relative end of the highest PT_LOAD */
 
@@ -81,9 +88,13 @@ struct eng_image {
 	bool cus_built;
 };
 
-/* eng_sym_debug.c: 0 and img->dbg_* set, or -ENOENT. */
+/* eng_sym_debug.c: 0 and img->dbg_* set, or -ENOENT (and maybe a
+ * debuginfod fetch started, img->dbg_pending). */
 int eng_sym_open_debug_file(struct eng_image *img);
 void eng_sym_close_debug_file(struct eng_image *img);
+
+/* eng_sym_minidebug.c: .gnu_debugdata into img->dbg_*, or -ENOENT. */
+int eng_sym_minidebug_open(struct eng_image *img);
 
 /* eng_sym_lazy.c */
 void eng_sym_lazy_free(struct eng_image *img);

@@ -48,11 +48,18 @@ int eng_image_open(const char *path, struct eng_image **out,
 		   struct hunch_err *err);
 void eng_image_close(struct eng_image *img);
 
-/* eng_image_open with options.  By default a stripped file's separate
- * debug file (/usr/lib/debug/.build-id/<xx>/<rest>.debug, from Debian's
- * -dbg and -dbgsym packages) is read too when it is installed: its
- * .symtab adds local functions and its DWARF gives source files. */
-#define ENG_IMAGE_NO_DEBUG_FILE 0x1u   /* read only the file itself */
+/* eng_image_open with options.  By default a file without DWARF gets
+ * the symbols of a separate debug file, found in this order: by build-id
+ * (/usr/lib/debug/.build-id/<xx>/<rest>.debug, from Debian's -dbg and
+ * -dbgsym packages), by its .gnu_debuglink name (CRC checked) beside the
+ * file, in its .debug/ folder and under /usr/lib/debug/<its folder>/,
+ * in debuginfod's cache when DEBUGINFOD_URLS is set; else its own
+ * MiniDebugInfo (.gnu_debugdata).  Its .symtab adds local functions and
+ * its DWARF gives source files.  With DEBUGINFOD_URLS set and no local
+ * debug file, a background fetch starts (eng_sym_debuginfod.h) and the
+ * open returns at once without it. */
+#define ENG_IMAGE_NO_DEBUG_FILE 0x1u   /* read only the file's own
+					* .symtab and .dynsym */
 int eng_image_open_flags(const char *path, unsigned flags,
 			 struct eng_image **out, struct hunch_err *err);
 
@@ -75,8 +82,26 @@ uint64_t eng_image_entry(const struct eng_image *img);
 uint64_t eng_image_span(const struct eng_image *img);
 bool eng_image_has_dwarf(const struct eng_image *img);
 bool eng_image_stripped(const struct eng_image *img);  /* no .symtab */
-/* Path of the separate debug file that was read, or NULL. */
+/* Path of the separate debug file that was read (for MiniDebugInfo the
+ * file itself), or NULL. */
 const char *eng_image_debug_file(const struct eng_image *img);
+/* Where the extra symbols came from (eng_sym_debug.c). */
+enum eng_debug_source {
+	ENG_DEBUG_NONE,         /* the file's own tables only */
+	ENG_DEBUG_BUILD_ID,     /* /usr/lib/debug/.build-id/xx/rest.debug */
+	ENG_DEBUG_LINK,         /* .gnu_debuglink name, CRC checked */
+	ENG_DEBUG_DEBUGINFOD,   /* debuginfod's cache */
+	ENG_DEBUG_MINI,         /* .gnu_debugdata (MiniDebugInfo) */
+};
+enum eng_debug_source eng_image_debug_source(const struct eng_image *img);
+const char *eng_debug_source_name(enum eng_debug_source s);
+/* GNU build-id as lowercase hex, "" if the file has none. */
+const char *eng_image_build_id(const struct eng_image *img);
+/* A debuginfod fetch for this file was under way when it was opened
+ * (eng_sym_debuginfod.h), and (arrived) has since put the debug file in
+ * the cache: opening the file again gives it its full names. */
+bool eng_image_debug_pending(const struct eng_image *img);
+bool eng_image_debug_arrived(const struct eng_image *img);
 
 /* Functions, sorted by address, one entry per address (aliases folded:
  * the global name wins over a local one). */

@@ -195,8 +195,11 @@ static void search_loop(struct batch *b)
 
 	for (;;) {
 		int due = src_live_due_ms(b->live);
+		char note[1200];
 
 		src_live_pump(b->live, 0, &b->st);
+		while (src_live_debug_note(note, sizeof(note)))
+			fprintf(stderr, "hunch: %s\n", note);
 		journal_output(b);
 		pc_consult_tick(b->pc);
 		pc_phase_at_live(&b->phases, b->pc, now_s() - b->start, b->jw);

@@ -150,7 +150,11 @@ static void run_loop(struct session *s)
 	struct pollfd pfd = { .fd = s->sigfd, .events = POLLIN };
 
 	for (;;) {
+		char note[1200];
+
 		src_live_pump(s->src, 0, &s->st);
+		while (src_live_debug_note(note, sizeof(note)))
+			fprintf(stderr, "hunch: %s\n", note);
 		sync_tree(s);
 		if (s->st.ended)
 			return;

@@ -97,10 +97,13 @@ static void ui_init(struct ui *u, const struct ui_opts *o)
 static void pump(struct ui *u, struct loop *lp)
 {
 	struct src_live_status old = u->st;
+	char note[1200];
 
 	if (u->detached || u->st.ended)
 		return;
 	src_live_pump(u->src, 0, &u->st);
+	while (src_live_debug_note(note, sizeof(note)))
+		ui_log_add(u, UI_LOG_HUNCH, "%s", note);
 	ui_consult_pump(u, &lp->c);
 	if (memcmp(&old, &u->st, sizeof(old)) != 0)
 		u->dirty |= UI_D_STATUS;
