@@ -18,6 +18,13 @@ struct obs {
 	enum hw_kind kind;
 	int *ids;
 	int nids;
+	int root;              /* outermost function of its stack, or -1 */
+};
+
+/* A call edge seen on stacks; `seq` orders ties by first sight. */
+struct edge {
+	int caller, callee;    /* -1: an empty slot */
+	unsigned long count, seq;
 };
 
 struct hw {
@@ -26,6 +33,8 @@ struct hw {
 	size_t npaths, cappaths;
 	struct obs *obs;       /* oldest first */
 	size_t nobs, capobs;
+	struct edge *edges;    /* open addressing, capedges a power of 2 */
+	size_t nedges, capedges;
 };
 
 static void *xrealloc(void *p, size_t n)
@@ -56,6 +65,7 @@ void hw_free(struct hw *w)
 		free(w->obs[i].ids);
 	free(w->paths);
 	free(w->obs);
+	free(w->edges);
 	free(w);
 }
 
@@ -84,8 +94,8 @@ static bool has_id(const int *ids, int n, int id)
 	return false;
 }
 
-void hw_add(struct hw *w, double t, enum hw_kind kind, const int *ids,
-	    int nids)
+static struct obs *add_obs(struct hw *w, double t, enum hw_kind kind,
+			   const int *ids, int nids, int extra)
 {
 	struct obs *o;
 
@@ -96,11 +106,75 @@ void hw_add(struct hw *w, double t, enum hw_kind kind, const int *ids,
 	o = &w->obs[w->nobs++];
 	o->t = t;
 	o->kind = kind;
-	o->ids = xrealloc(NULL, (size_t)nids * sizeof(int));
+	o->ids = xrealloc(NULL, (size_t)(nids + extra) * sizeof(int));
 	o->nids = 0;
+	o->root = -1;
 	for (int i = 0; i < nids; i++)
 		if (!has_id(o->ids, o->nids, ids[i]))
 			o->ids[o->nids++] = ids[i];
+	return o;
+}
+
+void hw_add(struct hw *w, double t, enum hw_kind kind, const int *ids,
+	    int nids)
+{
+	add_obs(w, t, kind, ids, nids, 0);
+}
+
+static size_t edge_slot(const struct edge *e, size_t cap, int caller,
+			int callee)
+{
+	size_t i = ((size_t)caller * 2654435761u ^ (size_t)callee) & (cap - 1);
+
+	while (e[i].caller >= 0 &&
+	       (e[i].caller != caller || e[i].callee != callee))
+		i = (i + 1) & (cap - 1);
+	return i;
+}
+
+static void grow_edges(struct hw *w)
+{
+	size_t cap = w->capedges ? w->capedges * 2 : 256;
+	struct edge *e = xrealloc(NULL, cap * sizeof(*e));
+
+	for (size_t i = 0; i < cap; i++)
+		e[i].caller = -1;
+	for (size_t i = 0; i < w->capedges; i++)
+		if (w->edges[i].caller >= 0)
+			e[edge_slot(e, cap, w->edges[i].caller,
+				    w->edges[i].callee)] = w->edges[i];
+	free(w->edges);
+	w->edges = e;
+	w->capedges = cap;
+}
+
+static void add_edge(struct hw *w, int caller, int callee)
+{
+	struct edge *e;
+
+	if (caller == callee)
+		return;   /* recursion: no edge to refine along */
+	if (2 * (w->nedges + 1) > w->capedges)
+		grow_edges(w);
+	e = &w->edges[edge_slot(w->edges, w->capedges, caller, callee)];
+	if (e->caller < 0) {
+		*e = (struct edge){ caller, callee, 0, w->nedges++ };
+	}
+	e->count++;
+}
+
+void hw_add_stack(struct hw *w, double t, enum hw_kind kind, const int *ids,
+		  int nids, const int *stack, int nstack)
+{
+	struct obs *o = add_obs(w, t, kind, ids, nids, nstack);
+
+	for (int i = 0; i < nstack; i++) {
+		if (!has_id(o->ids, o->nids, stack[i]))
+			o->ids[o->nids++] = stack[i];
+		if (i + 1 < nstack)
+			add_edge(w, stack[i + 1], stack[i]);
+	}
+	o->root = nstack > 0 ? stack[nstack - 1] : -1;
 }
 
 void hw_expire(struct hw *w, double now)
@@ -199,6 +273,87 @@ double hw_hint(const struct hw *w, const char *path)
 			best = share;
 	}
 	return best;
+}
+
+const char *hw_path(const struct hw *w, int id)
+{
+	return id >= 0 && (size_t)id < w->npaths ? w->paths[id] : NULL;
+}
+
+static int find_id(const struct hw *w, const char *path)
+{
+	for (size_t i = 0; i < w->npaths; i++)
+		if (strcmp(w->paths[i], path) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* Ids with counts, for a ranked answer. */
+struct ranked {
+	int id;
+	unsigned long count, seq;
+};
+
+static int by_count(const void *a, const void *b)
+{
+	const struct ranked *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+void hw_callees(const struct hw *w, const char *path, hw_path_fn fn,
+		void *arg)
+{
+	struct ranked *r = xrealloc(NULL, (w->nedges + 1) * sizeof(*r));
+	size_t n = 0;
+	int caller = find_id(w, path);
+
+	for (size_t i = 0; caller >= 0 && i < w->capedges; i++)
+		if (w->edges[i].caller == caller)
+			r[n++] = (struct ranked){ w->edges[i].callee,
+				w->edges[i].count, w->edges[i].seq };
+	qsort(r, n, sizeof(*r), by_count);
+	for (size_t i = 0; i < n; i++)
+		fn(arg, w->paths[r[i].id]);
+	free(r);
+}
+
+static bool holds_any(const struct obs *o, const int *ids, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (has_id(o->ids, o->nids, ids[i]))
+			return true;
+	return false;
+}
+
+void hw_roots(const struct hw *w, const char *const *starts, size_t nstarts,
+	      hw_path_fn fn, void *arg)
+{
+	struct ranked *r = xrealloc(NULL, (w->nobs + 1) * sizeof(*r));
+	int *sid = xrealloc(NULL, (nstarts + 1) * sizeof(int));
+	size_t n = 0, ns = 0, k;
+
+	for (size_t i = 0; i < nstarts; i++)
+		if ((sid[ns] = find_id(w, starts[i])) >= 0)
+			ns++;
+	for (size_t i = 0; i < w->nobs; i++) {
+		const struct obs *o = &w->obs[i];
+
+		if (o->root < 0 || holds_any(o, sid, ns))
+			continue;
+		for (k = 0; k < n && r[k].id != o->root; k++)
+			;
+		if (k == n)
+			r[n++] = (struct ranked){ o->root, 0, i };
+		r[k].count++;
+	}
+	qsort(r, n, sizeof(*r), by_count);
+	for (size_t i = 0; i < n && r[i].count >= HW_ROOT_MIN; i++)
+		fn(arg, w->paths[r[i].id]);
+	free(r);
+	free(sid);
 }
 
 size_t hw_count(const struct hw *w, enum hw_kind kind)

@@ -40,9 +40,35 @@ int hw_intern(struct hw *w, const char *path);
  * (duplicates are ignored).  Times must not go backwards. */
 void hw_add(struct hw *w, double t, enum hw_kind kind, const int *ids,
 	    int nids);
+/* The same with the stack the observation was made on (a CPU sample's,
+ * or a blocked thread's): `stack` holds the ids of the functions on it,
+ * innermost first, frames that name no function left out (so a caller
+ * is joined to the nearest function it reached, through code without
+ * names).  Each pair of neighbours is a call edge (stack[i + 1] called
+ * stack[i]; a function calling itself is none), counted for the
+ * window's life, and the outermost function is the stack's root while
+ * the observation is in the window.  The stack's ids fall in the
+ * observation as `ids` do. */
+void hw_add_stack(struct hw *w, double t, enum hw_kind kind, const int *ids,
+		  int nids, const int *stack, int nstack);
 /* Forget observations older than now - window. */
 void hw_expire(struct hw *w, double now);
 double hw_hint(const struct hw *w, const char *path);
+typedef void (*hw_path_fn)(void *arg, const char *path);
+/* The functions `path` was seen calling (hw_add_stack's edges), each
+ * once, the most seen first (ties: first seen first). */
+void hw_callees(const struct hw *w, const char *path, hw_path_fn fn,
+		void *arg);
+/* The roots of the window's stacks that hold none of the functions
+ * `starts` (paths): each once, the roots of the most stacks first, and
+ * only those of at least HW_ROOT_MIN stacks (one stray unwind is not a
+ * place to search).  The static call graph from the start functions
+ * does not reach what these stacks ran. */
+#define HW_ROOT_MIN 2
+void hw_roots(const struct hw *w, const char *const *starts, size_t nstarts,
+	      hw_path_fn fn, void *arg);
+/* The path of an interned id. */
+const char *hw_path(const struct hw *w, int id);
 /* Observations of a kind in the window (tests, messages). */
 size_t hw_count(const struct hw *w, enum hw_kind kind);
 /* Observations of a kind that fall in `path`. */

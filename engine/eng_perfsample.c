@@ -23,6 +23,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -76,6 +77,7 @@ struct eng_psampler {
 	struct eng_psampler_stats st;
 	eng_psample_fn sink;        /* eng_psampler_set_sink */
 	void *sink_arg;
+	uint8_t *blocked_stack;     /* eng_psampler_unwind_blocked's copy */
 };
 
 /* ---- unwinding: libdwfl over the copied registers and stack ---- */
@@ -614,6 +616,43 @@ int eng_psampler_unwind_stopped(struct eng_psampler *ps, pid_t tid,
 	return out->nframes;
 }
 
+int eng_psampler_unwind_blocked(struct eng_psampler *ps, pid_t tid,
+				uint64_t sp, uint64_t pc,
+				struct eng_psample *out)
+{
+	uint64_t dw[NREGS] = { 0 };
+	struct iovec local, remote;
+	struct eng_walk_end end;
+	uint8_t *stack;
+	ssize_t got;
+
+	if (ps->fp_chains || sp == 0 || pc == 0)
+		return -EINVAL;
+	if (ps->blocked_stack == NULL &&
+	    (ps->blocked_stack = malloc(ENG_PS_STACK_BYTES)) == NULL)
+		return -ENOMEM;
+	stack = ps->blocked_stack;
+	local = (struct iovec){ stack, ENG_PS_STACK_BYTES };
+	remote = (struct iovec){ (void *)(uintptr_t)sp, ENG_PS_STACK_BYTES };
+	/* short when the stack's mapping ends within the copy (the top of
+	 * the main thread's stack): the walk stops where the copy does */
+	got = process_vm_readv(ps->pid, &local, 1, &remote, 1, 0);
+	if (got <= 0)
+		return got < 0 ? -errno : -EFAULT;
+	dw[7] = sp;
+	dw[16] = pc;
+	memset(out, 0, sizeof(*out));
+	out->tid = tid;
+	out->t_ns = eng_clock_mono_ns();
+	if (eng_stackwalk_dw_known(ps->sw, tid, dw, 1u << 7 | 1u << 16, stack,
+				   (size_t)got, on_frame, out, &end) < 0 ||
+	    out->nframes == 0) {
+		out->pc[0] = pc;
+		out->nframes = 1;
+	}
+	return out->nframes;
+}
+
 int eng_psampler_set_keep(struct eng_psampler *ps, size_t n)
 {
 	if (n < 2 || n > 65536)
@@ -689,5 +728,6 @@ void eng_psampler_close(struct eng_psampler *ps)
 	eng_stackwalk_close(ps->sw);
 	free(ps->th);
 	free(ps->rec);
+	free(ps->blocked_stack);
 	free(ps);
 }

@@ -164,6 +164,20 @@ int eng_psampler_unwind_stopped(struct eng_psampler *ps, pid_t tid,
 				const void *stack, size_t len,
 				struct eng_psample *out);
 
+/* Unwind a thread blocked in a system call, which is not stopped: from
+ * its stack pointer and pc at the call (/proc/TID/syscall, struct
+ * eng_taskstate), over a copy of ENG_PS_STACK_BYTES of its stack read
+ * with process_vm_readv.  The stack does not move while the thread stays
+ * blocked; the other registers are unknown, so a frame whose CFA needs
+ * one (a function with a frame pointer) ends the walk.  This is the
+ * off-CPU stack: cpu-clock samples never see a blocked thread, and a
+ * perf sched_switch tracepoint needs tracefs (root).  Returns the number
+ * of frames (at least 1: pc), or -errno when the stack cannot be read
+ * (the thread woke and exited). */
+int eng_psampler_unwind_blocked(struct eng_psampler *ps, pid_t tid,
+				uint64_t sp, uint64_t pc,
+				struct eng_psample *out);
+
 /* The newest retained sample of a thread, or NULL. */
 const struct eng_psample *eng_psampler_latest(const struct eng_psampler *ps,
 					      pid_t tid);
