@@ -99,6 +99,10 @@ struct pc_constraint_def {
 	struct pc_loc loc;
 };
 
+/* What the kernel can measure instead of the base clause where the
+ * focus does not constrain /Code ("kernel" in the JSON). */
+enum pc_kernel { PC_KERNEL_NONE, PC_KERNEL_CPU };
+
 struct pc_metric_def {
 	char *name;
 	char *title;
@@ -107,6 +111,8 @@ struct pc_metric_def {
 	char *aggregate;           /* "sum", "avg", "min", "max" */
 	char *style;               /* "event_counter", "sampled_function" */
 	enum pc_base_type type;
+	enum pc_kernel kernel;     /* "cpu": thread CPU time from the kernel
+				    * on foci that leave /Code unconstrained */
 	char **constraints;        /* names of applicable constraints */
 	size_t nconstraints;
 	struct pc_instr *instr;    /* the base clause */

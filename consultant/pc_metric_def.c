@@ -16,8 +16,10 @@
 
 static const char *const metric_fields[] = {
 	"title", "description", "units", "unit_style", "aggregate", "style",
-	"type", "constraints", "base", NULL
+	"type", "kernel", "constraints", "base", NULL
 };
+/* "kernel" values, in enum pc_kernel order after PC_KERNEL_NONE. */
+static const char *const kernels[] = { "cpu", NULL };
 static const char *const con_fields[] = {
 	"description", "hierarchy", "match", "replace", "type", "base", NULL
 };
@@ -486,6 +488,29 @@ static char *enum_dup(struct pc_lctx *l, json_t *o, const char *path,
 	return pc_xstrdup(names[k]);
 }
 
+/* "kernel": "cpu" stands for a CPU timer: the kernel counts each
+ * thread's CPU time, nothing else. */
+static bool parse_kernel(struct pc_lctx *l, json_t *o, const char *path,
+			 struct pc_metric_def *m)
+{
+	int k = pc_jx_enum(l, o, path, "kernel", kernels, -2);
+	char sub[256];
+
+	if (k == -2)
+		return true;
+	if (k < 0)
+		return false;
+	m->kernel = (enum pc_kernel)(k + 1);
+	if (m->type == PC_BASE_CPU_TIMER)
+		return true;
+	pc_path(sub, sizeof(sub), "%s.kernel", path);
+	pc_lerr(l, sub, "\"kernel\": \"%s\" reads threads' CPU time from "
+		"the kernel in place of a CPU timer; metric \"%s\" is of "
+		"type \"%s\": use \"type\": \"cpu_timer\" or remove "
+		"\"kernel\"", kernels[k], m->name, base_types[m->type]);
+	return false;
+}
+
 static bool parse_metric(struct pc_lctx *l, const char *name, json_t *o,
 			 const char *path, struct pc_metric_def *m)
 {
@@ -511,6 +536,7 @@ static bool parse_metric(struct pc_lctx *l, const char *name, json_t *o,
 	if (k < 0)
 		return false;
 	m->type = (enum pc_base_type)k;
+	ok &= parse_kernel(l, o, path, m);
 	pc_jx_strlist(l, o, path, "constraints", &m->constraints,
 		      &m->nconstraints);
 	ok &= parse_instrs(l, o, path, m->type, false, &m->instr, &m->ninstr);

@@ -448,6 +448,49 @@ static int tr_focus(struct slm *s, const struct pc_config *cfg,
 	return 0;
 }
 
+/* ---- the kernel's CPU time ---- */
+
+static bool is_root(const char *path)
+{
+	return path == NULL || depth(path) <= 0;
+}
+
+int slm_kernel_focus(const struct pc_metric_def *md,
+		     const struct pc_src_focus *f, pid_t pid,
+		     struct slm_kernel *k, struct hunch_err *err)
+{
+	const char *p = f->path[1], *end;
+	long fpid, tid;
+
+	memset(k, 0, sizeof(*k));
+	if (md->kernel != PC_KERNEL_CPU || !is_root(f->path[0]) ||
+	    !is_root(f->path[2]) || !is_root(f->path[3]))
+		return 0;
+	k->use = true;
+	if (is_root(p))
+		return 0;
+	/* "/Process/<pid>[/<tid>[:<start function>]]" */
+	fpid = strtol(p + 9, (char **)&end, 10);
+	if (strncmp(p, "/Process/", 9) != 0 || end == p + 9 ||
+	    (*end != '\0' && *end != '/'))
+		return hunch_errf(err, -EINVAL, "metric %s: focus %s is not "
+				  "/Process/<pid>[/<tid>]", md->name, p);
+	if (fpid != pid)
+		return hunch_errf(err, -ENOENT, "metric %s: focus %s is not "
+				  "the process hunch follows (%d)", md->name,
+				  p, (int)pid);
+	if (*end == '\0')
+		return 0;
+	p = end + 1;
+	tid = strtol(p, (char **)&end, 10);
+	if (end == p || tid <= 0 || (*end != '\0' && *end != ':'))
+		return hunch_errf(err, -EINVAL, "metric %s: focus %s is not "
+				  "/Process/<pid>/<tid>[:<start function>]",
+				  md->name, f->path[1]);
+	k->tid = (pid_t)tid;
+	return 0;
+}
+
 static enum eng_mvar_type var_type(enum pc_base_type t)
 {
 	return t == PC_BASE_WALL_TIMER ? ENG_MVAR_WALL_TIMER :

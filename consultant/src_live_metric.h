@@ -25,6 +25,10 @@
  *   is the whole program (hunch follows one process), /SyncObject/<class>
  *   keeps the metric's functions of that class (pthread_mutex_* for
  *   Mutex, ...) when the metric accepts a /SyncObject constraint.
+ * - A metric with "kernel": "cpu" is read from the kernel where the
+ *   focus leaves /Code, /SyncObject and /Files unconstrained
+ *   (slm_kernel_focus); slm_translate still compiles its base clause
+ *   for the foci that need instrumentation.
  * - `internal` metrics (active_threads, observed_cost) are hunch's own
  *   and have nothing to compile: refused with that reason.
  */
@@ -50,6 +54,23 @@ struct slm_resolved {
 };
 
 struct slm;
+
+/* A metric with "kernel": "cpu" on a focus whose /Code, /SyncObject and
+ * /Files are all the root is the kernel's CPU time of the whole process
+ * (/Process, /Process/<pid>) or of one thread (/Process/<pid>/<tid>...),
+ * not instrumentation.  Where /Code (or an object) constrains the focus,
+ * the base clause and the constraints apply as for any metric. */
+struct slm_kernel {
+	bool use;               /* false: instrument (slm_translate) */
+	pid_t tid;              /* 0: every thread of the process */
+};
+
+/* Decides for `md` on `f` in process `pid`.  Returns 0 (k->use says
+ * which way), or < 0 with the reason when the focus names another
+ * process or is not /Process/<pid>/<tid>[:<start function>]. */
+int slm_kernel_focus(const struct pc_metric_def *md,
+		     const struct pc_src_focus *f, pid_t pid,
+		     struct slm_kernel *k, struct hunch_err *err);
 
 int slm_translate(const struct pc_config *cfg, const struct pc_metric_def *md,
 		  const struct pc_src_focus *f, const struct slm_resolved *r,

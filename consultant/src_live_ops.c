@@ -5,6 +5,13 @@
  * Object keys: a focus on /SyncObject/<class>/<name> or /Files/<name>
  * needs the object's address or descriptor, which only discovery knows;
  * every object seen is remembered by its resource path for that.
+ *
+ * Kernel CPU: a metric with "kernel": "cpu" on a focus that leaves /Code
+ * (and the objects) unconstrained is the kernel's count of the threads'
+ * CPU time (engine/eng_taskcpu.h): the process CPU clock for /Process
+ * and /Process/<pid>, one thread's schedstat for a thread.  Nothing is
+ * inserted in the target, so it is predicted to cost nothing and needs
+ * no symbols.  cpu_share reads the same reader's run-queue waits.
  */
 #include "src_live_ops.h"
 
@@ -20,6 +27,7 @@
 #include "eng_metric.h"
 #include "eng_proc.h"
 #include "eng_sampler.h"
+#include "eng_taskcpu.h"
 #include "src_live_metric.h"
 
 /* The sampler's rate until the consultant asks for another. */
@@ -32,6 +40,8 @@ struct slo_inst {
 	bool internal, live, replied;
 	bool processes;          /* internal: active_processes */
 	bool share;              /* internal: cpu_share */
+	bool kernel;             /* the kernel's CPU time (eng_taskcpu) */
+	pid_t ktid;              /* kernel: the thread, 0 the process */
 	int status;
 	char *reason;
 	int64_t prev;            /* value at prev_t (ns for timers) */
@@ -67,6 +77,8 @@ struct slo {
 	size_t nseen;
 	struct task_sched *sched;    /* cpu_share's previous readings */
 	size_t nsched;
+	struct eng_taskcpu *tc;      /* opened at the first kernel read */
+	double tc_t;                 /* slo_now() of its last refresh */
 };
 
 static void *grow(void *p, size_t *cap, size_t n, size_t elem)
@@ -138,6 +150,7 @@ void slo_free(struct slo *o, bool target_alive)
 	free(o->smpq);
 	free(o->seen);
 	free(o->sched);
+	eng_taskcpu_close(o->tc);
 	free(o);
 }
 
@@ -173,6 +186,56 @@ static int translate(struct slo *o, const char *metric,
 	return slm_translate(o->cfg, md, f, &r, out, err);
 }
 
+static int kernel_focus(const struct slo *o, const char *metric,
+			const struct pc_src_focus *f, struct slm_kernel *k,
+			struct hunch_err *err)
+{
+	const struct pc_metric_def *md = pc_metric_find(o->cfg, metric);
+
+	memset(k, 0, sizeof(*k));
+	if (md == NULL)
+		return 0;
+	return slm_kernel_focus(md, f, eng_proc_pid(o->proc), k, err);
+}
+
+/* Read the kernel's counters now, opening the reader the first time. */
+static int taskcpu_refresh(struct slo *o, struct hunch_err *err)
+{
+	int rc;
+
+	if (o->tc == NULL)
+		rc = eng_taskcpu_open(eng_proc_pid(o->proc), &o->tc, err);
+	else
+		rc = eng_taskcpu_refresh(o->tc);
+	if (rc == 0)
+		o->tc_t = slo_now(o);
+	else if (err != NULL && err->msg[0] == '\0')
+		hunch_errf(err, rc, "cannot read the CPU time of process %d "
+			   "from /proc: %s", eng_proc_pid(o->proc),
+			   strerror(-rc));
+	return rc;
+}
+
+/* The kernel's CPU ns of an instance's process or thread; false when
+ * the thread is not (or no longer) listed. */
+static bool kernel_value(const struct slo *o, const struct slo_inst *in,
+			 int64_t *ns)
+{
+	const struct eng_taskcpu_thread *t;
+
+	if (o->tc == NULL)
+		return false;
+	if (in->ktid == 0) {
+		*ns = (int64_t)eng_taskcpu_process_ns(o->tc);
+		return true;
+	}
+	t = eng_taskcpu_thread(o->tc, in->ktid);
+	if (t == NULL)
+		return false;
+	*ns = (int64_t)t->run_ns;
+	return true;
+}
+
 static bool is_internal(const struct slo *o, const char *metric)
 {
 	const struct pc_metric_def *md = pc_metric_find(o->cfg, metric);
@@ -184,11 +247,14 @@ double slo_predict(struct slo *o, const char *metric,
 		   const struct pc_src_focus *f)
 {
 	struct eng_metric_cost c;
+	struct slm_kernel k;
 	struct slm *s;
 	double cost = 0;
 
 	if (is_internal(o, metric))
 		return 0;  /* computed by hunch from what it reads anyway */
+	if (kernel_focus(o, metric, f, &k, NULL) < 0 || k.use)
+		return 0;  /* the kernel counts it anyway; or refused */
 	if (translate(o, metric, f, &s, NULL) < 0)
 		return 0;  /* enable will refuse it with the reason */
 	if (eng_metric_predict(o->m, slm_def(s), slm_focus(s), &c, NULL) == 0)
@@ -216,6 +282,38 @@ static double scale_of(const struct pc_metric_def *md)
 	       md->type == PC_BASE_CPU_TIMER ? 1e9 : 1.0;
 }
 
+/* A kernel CPU instance: the thread must be there; its value starts
+ * from a reading taken now. */
+static int enable_kernel(struct slo *o, struct slo_inst *in, pid_t tid)
+{
+	struct hunch_err err = { 0 };
+	const struct eng_taskcpu_thread *t;
+	char msg[200];
+
+	in->kernel = true;
+	in->ktid = tid;
+	in->scale = 1e9;
+	in->status = taskcpu_refresh(o, &err);
+	if (in->status == 0 && tid != 0 &&
+	    ((t = eng_taskcpu_thread(o->tc, tid)) == NULL || !t->alive)) {
+		snprintf(msg, sizeof(msg), "thread %d of process %d has "
+			 "exited (or never was): no CPU time to read",
+			 (int)tid, eng_proc_pid(o->proc));
+		in->status = -ESRCH;
+		in->reason = strdup(msg);
+		return 0;
+	}
+	if (in->status < 0) {
+		in->reason = strdup(err.msg[0] ? err.msg : "refused");
+		return 0;
+	}
+	kernel_value(o, in, &in->prev);
+	in->h = ++o->next_h;
+	in->live = true;
+	in->prev_t = o->tc_t;
+	return 0;
+}
+
 int slo_enable(struct slo *o, const char *metric,
 	       const struct pc_src_focus *f, uint64_t req)
 {
@@ -231,6 +329,17 @@ int slo_enable(struct slo *o, const char *metric,
 		in->status = -ENOTSUP;
 		in->reason = strdup("internal metric not measured by the "
 				    "live source");
+		return 0;
+	}
+	if (!in->internal) {
+		struct slm_kernel k;
+
+		in->status = kernel_focus(o, metric, f, &k, &err);
+		if (in->status == 0 && k.use)
+			return enable_kernel(o, in, k.tid);
+	}
+	if (in->status < 0) {
+		in->reason = strdup(err.msg[0] ? err.msg : "refused");
 		return 0;
 	}
 	if (!in->internal) {
@@ -341,6 +450,13 @@ static void sample_inst(struct slo *o, struct slo_inst *in, double now,
 		return;
 	if (in->internal) {
 		s.value = in->processes ? 1 : in->share ? share : nthreads;
+	} else if (in->kernel) {
+		/* an exited thread adds nothing after its last reading */
+		if (!kernel_value(o, in, &v))
+			v = in->prev;
+		s.value = (double)(v - in->prev) / in->scale /
+			  (now - in->prev_t);
+		in->prev = v;
 	} else {
 		if (eng_metric_value(o->m, in->mi, &v) < 0)
 			return;
@@ -401,26 +517,6 @@ static double active_threads(const struct slo *o)
 	return n < 1 ? 1 : n;
 }
 
-/* A thread's run time and run-queue wait so far (the first two fields
- * of /proc/PID/task/TID/schedstat, ns); false when it is gone. */
-static bool read_sched(int pid, int tid, uint64_t *run, uint64_t *wait)
-{
-	char path[64];
-	unsigned long long r, w;
-	FILE *f;
-	int n;
-
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", pid, tid);
-	f = fopen(path, "r");
-	if (f == NULL)
-		return false;
-	n = fscanf(f, "%llu %llu", &r, &w);
-	fclose(f);
-	*run = r;
-	*wait = w;
-	return n == 2;
-}
-
 static const struct task_sched *prev_sched(const struct slo *o, int tid)
 {
 	for (size_t i = 0; i < o->nsched; i++)
@@ -431,42 +527,39 @@ static const struct task_sched *prev_sched(const struct slo *o, int tid)
 
 /* cpu_share: of the time the program's threads were runnable since the
  * last reading, the fraction they actually ran: run time ÷ (run time +
- * run-queue wait), summed over the threads (schedstat).  1 on an idle
- * machine; 0.25 when a busy thread gets a quarter of a CPU because four
- * tasks share it.  CPUbound divides CPU time by it, so the value is the
- * CPU time the code used or waited for, and a hot loop reads the same
- * on a loaded machine as on a quiet one (hypotheses/README.md).  A
- * thread's first reading counts from its birth; threads that exited
- * between readings are not counted.  No CPU time at all reads 1. */
+ * run-queue wait), summed over the threads (schedstat, through the
+ * kernel CPU reader refreshed this tick).  1 on an idle machine; 0.25
+ * when a busy thread gets a quarter of a CPU because four tasks share
+ * it.  CPUbound divides CPU time by it, so the value is the CPU time
+ * the code used or waited for, and a hot loop reads the same on a
+ * loaded machine as on a quiet one (hypotheses/README.md).  A thread's
+ * first reading counts from its birth; threads that exited between
+ * readings are not counted.  No CPU time at all reads 1. */
 static double cpu_share(struct slo *o)
 {
-	int pid = eng_proc_pid(o->proc);
-	struct task_sched *now = NULL;
+	size_t nt = o->tc != NULL ? eng_taskcpu_nthreads(o->tc) : 0;
+	struct task_sched *now = calloc(nt + 1, sizeof(*now));
 	uint64_t run = 0, wait = 0;
-	size_t n = 0, cap = 0;
-	struct dirent *e;
-	char path[64];
-	DIR *d;
+	size_t n = 0;
 
-	snprintf(path, sizeof(path), "/proc/%d/task", pid);
-	d = opendir(path);
-	if (d == NULL)
-		return 1;
-	while ((e = readdir(d)) != NULL) {
+	if (now == NULL)
+		abort();
+	for (size_t i = 0; i < nt; i++) {
+		const struct eng_taskcpu_thread *t =
+			eng_taskcpu_thread_at(o->tc, i);
 		const struct task_sched *p, born = { 0 };
-		struct task_sched t = { .tid = atoi(e->d_name) };
 
-		if (t.tid <= 0 || !read_sched(pid, t.tid, &t.run_ns, &t.wait_ns))
+		if (!t->alive)
 			continue;
-		p = prev_sched(o, t.tid);
-		if (p == NULL || p->run_ns > t.run_ns || p->wait_ns > t.wait_ns)
+		p = prev_sched(o, t->tid);
+		if (p == NULL || p->run_ns > t->run_ns ||
+		    p->wait_ns > t->wait_ns)
 			p = &born;
-		run += t.run_ns - p->run_ns;
-		wait += t.wait_ns - p->wait_ns;
-		now = grow(now, &cap, n, sizeof(*now));
-		now[n++] = t;
+		run += t->run_ns - p->run_ns;
+		wait += t->wait_ns - p->wait_ns;
+		now[n++] = (struct task_sched){ .tid = t->tid,
+			.run_ns = t->run_ns, .wait_ns = t->wait_ns };
 	}
-	closedir(d);
 	free(o->sched);
 	o->sched = now;
 	o->nsched = n;
@@ -511,7 +604,7 @@ void slo_tick(struct slo *o, pc_disc_fn fn, void *arg)
 {
 	struct seen_ctx c = { .o = o, .fn = fn, .arg = arg };
 	double now, nthreads, share;
-	bool want_share = false;
+	bool want_share = false, want_kernel = false;
 
 	if (slo_due_ms(o) > 0 || eng_proc_ended(o->proc))
 		return;
@@ -523,6 +616,7 @@ void slo_tick(struct slo *o, pc_disc_fn fn, void *arg)
 	for (size_t i = 0; i < o->ninst; i++) {
 		const struct slo_inst *in = &o->inst[i];
 
+		want_kernel |= in->live && in->kernel;
 		if (!in->live || !in->internal || in->processes)
 			continue;
 		if (in->share)
@@ -530,6 +624,8 @@ void slo_tick(struct slo *o, pc_disc_fn fn, void *arg)
 		else if (nthreads == 0)
 			nthreads = active_threads(o);
 	}
+	if (want_share || want_kernel)
+		taskcpu_refresh(o, NULL);  /* a failure keeps the last values */
 	share = want_share ? cpu_share(o) : 1;
 	for (size_t i = 0; i < o->ninst; i++)
 		if (o->inst[i].live)
