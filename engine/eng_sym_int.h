@@ -57,6 +57,13 @@ struct eng_image {
 	struct eng_datasym *data;
 	size_t ndata;
 
+	/* Functions found from the unwind table only (eng_sym_fde.c): their
+	 * "<module>+0x<off>" names, and main's index when it was found from
+	 * _start (SIZE_MAX when not). */
+	size_t nfde_funcs;
+	char *fde_names;
+	size_t main_fde;
+
 	/* Every function symbol (aliases too), for the by-name index. */
 	struct eng_sym_cand *fcands;
 	size_t nfcands;
@@ -76,6 +83,24 @@ struct eng_image {
 /* eng_sym_debug.c: 0 and img->dbg_* set, or -ENOENT. */
 int eng_sym_open_debug_file(struct eng_image *img);
 void eng_sym_close_debug_file(struct eng_image *img);
+
+/* eng_sym_fde.c: function ranges [lo, hi) from .eh_frame (through
+ * .eh_frame_hdr when there is one) and .debug_frame, image-relative,
+ * sorted, one per start, PLT stubs and cold parts left out. */
+struct eng_sym_range {
+	uint64_t lo, hi;
+};
+int eng_sym_fde_ranges(const struct eng_image *img,
+		       struct eng_sym_range **out, size_t *n);
+/* Add the ranges no symbol covers to img->funcs (symbols only, sorted,
+ * sizes as the symbols gave them); shndx parallels funcs and is grown
+ * with it (0 for the new ones).  Size-0 symbols take their FDE's size. */
+int eng_sym_fde_merge(struct eng_image *img, const struct eng_sym_range *r,
+		      size_t n, uint32_t **shndx);
+/* Name the functions the merge added "<module>+0x<offset>". */
+int eng_sym_fde_name(struct eng_image *img);
+/* Name main from the entry function's code when no symbol does. */
+int eng_sym_fde_main(struct eng_image *img);
 
 /* eng_sym_lazy.c */
 void eng_sym_lazy_free(struct eng_image *img);

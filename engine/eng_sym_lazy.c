@@ -200,6 +200,29 @@ const char *eng_func_source_basename(struct eng_image *img,
 
 /* ---- lookup by name ------------------------------------------------------ */
 
+/* Functions no symbol names (eng_sym_fde.c): main found from _start,
+ * and "<module>+0x<offset>", whose name says where it is. */
+static const struct eng_func *fde_by_name(const struct eng_image *img,
+					  const char *name)
+{
+	size_t ln = strlen(img->name);
+	const struct eng_func *f;
+	char *end;
+	uint64_t a;
+
+	if (img->main_fde < img->nfuncs && strcmp(name, "main") == 0)
+		return &img->funcs[img->main_fde];
+	if (img->nfde_funcs == 0 || strncmp(name, img->name, ln) != 0 ||
+	    strncmp(name + ln, "+0x", 3) != 0)
+		return NULL;
+	a = strtoull(name + ln + 3, &end, 16);
+	if (*end != '\0')
+		return NULL;
+	f = eng_image_func_at(img, a);
+	return f != NULL && f->addr == a && f->from_fde &&
+	       strcmp(f->name, name) == 0 ? f : NULL;
+}
+
 /* A linear scan over every function symbol, aliases included (so "write"
  * finds libc's write even though its display name may be another alias).
  * The default version of a versioned name wins over name@OLD.  About
@@ -218,5 +241,6 @@ const struct eng_func *eng_image_func_by_name(const struct eng_image *img,
 		if (best == NULL || (best->hidden_ver && !c->hidden_ver))
 			best = c;
 	}
-	return best ? eng_image_func_at(img, best->addr) : NULL;
+	return best ? eng_image_func_at(img, best->addr) : fde_by_name(img,
+									  name);
 }

@@ -34,6 +34,8 @@ struct sym_scan {
 	struct eng_sym_cand *d;  /* data candidates */
 	size_t nd, capd;
 	size_t capf;
+	bool no_symtabs;         /* neither .symtab nor .dynsym anywhere */
+	unsigned flags;          /* ENG_IMAGE_* */
 };
 
 /* ---- opening and checking the file ---------------------------------- */
@@ -290,10 +292,12 @@ static int scan_elf(struct eng_image *img, struct sym_scan *s, Elf *elf,
 			img->has_dwarf = true;
 		if (sh->sh_type == SHT_SYMTAB) {
 			*have_symtab = true;
-			r = read_table(img, s, elf, scn, sh);
+			if (!(s->flags & ENG_IMAGE_FDE_ONLY))
+				r = read_table(img, s, elf, scn, sh);
 		} else if (sh->sh_type == SHT_DYNSYM && !debug_file) {
 			*have_dynsym = true;
-			r = read_table(img, s, elf, scn, sh);
+			if (!(s->flags & ENG_IMAGE_FDE_ONLY))
+				r = read_table(img, s, elf, scn, sh);
 		}
 	}
 	return r;
@@ -320,12 +324,7 @@ static int scan_sections(struct eng_image *img, struct sym_scan *s,
 	    scan_elf(img, s, img->dbg_elf, true, &dbg_symtab, &dbg_symtab) < 0)
 		return hunch_errf(err, -ENOMEM, "out of memory reading the "
 				  "symbols of %s", img->dbg_path);
-	if (!have_symtab && !have_dynsym && !dbg_symtab)
-		return hunch_errf(err, -ENOENT,
-				  "%s has no symbol table (neither .symtab nor "
-				  ".dynsym), so hunch cannot name its code; "
-				  "rebuild it without stripping, or link it "
-				  "with -Wl,--export-dynamic", img->path);
+	s->no_symtabs = !have_symtab && !have_dynsym && !dbg_symtab;
 	return 0;
 }
 
@@ -392,6 +391,20 @@ static uint64_t sec_end(const struct eng_image *img, const struct sym_scan *s,
 	return s->secs[shndx].end - img->link_base;
 }
 
+/* Functions from the unwind table that no symbol covers (stripped
+ * code), and FDE sizes for size-0 symbols (eng_sym_fde.c). */
+static int add_fde_funcs(struct eng_image *img, uint32_t **shndx)
+{
+	struct eng_sym_range *r;
+	size_t n;
+	int rc = eng_sym_fde_ranges(img, &r, &n);
+
+	if (rc == 0 && n > 0)
+		rc = eng_sym_fde_merge(img, r, n, shndx);
+	free(r);
+	return rc;
+}
+
 static int fold_funcs(struct eng_image *img, const struct sym_scan *s)
 {
 	const struct eng_sym_cand *c = img->fcands;
@@ -422,6 +435,11 @@ static int fold_funcs(struct eng_image *img, const struct sym_scan *s)
 		shndx[k++] = c[i].shndx;
 	}
 	img->nfuncs = k;
+	if (!(s->flags & ENG_IMAGE_NO_FDE) && add_fde_funcs(img, &shndx) < 0) {
+		free(shndx);
+		return -ENOMEM;
+	}
+	k = img->nfuncs;
 	/* Sizes: a zero size, or one that runs into the next function, ends
 	 * at the next function or at the end of the section. */
 	for (size_t i = 0; i < k; i++) {
@@ -468,12 +486,21 @@ static int fold_data(struct eng_image *img, struct sym_scan *s)
 static int index_symbols(struct eng_image *img, unsigned flags,
 			 struct hunch_err *err)
 {
-	struct sym_scan s = { 0 };
+	struct sym_scan s = { .flags = flags };
 	int r = scan_sections(img, &s, flags, err);
 
-	if (r == 0 && (fold_funcs(img, &s) < 0 || fold_data(img, &s) < 0))
+	if (r == 0 && (fold_funcs(img, &s) < 0 || fold_data(img, &s) < 0 ||
+		       eng_sym_fde_name(img) < 0 || eng_sym_fde_main(img) < 0))
 		r = hunch_errf(err, -ENOMEM, "out of memory indexing the "
 			       "symbols of %s", img->path);
+	if (r == 0 && (s.no_symtabs || (flags & ENG_IMAGE_FDE_ONLY)) &&
+	    img->nfuncs == 0)
+		r = hunch_errf(err, -ENOENT,
+			       "%s has no symbol table (neither .symtab nor "
+			       ".dynsym) and no unwind table (.eh_frame), so "
+			       "hunch cannot find its code; rebuild it "
+			       "without stripping, or link it with "
+			       "-Wl,--export-dynamic", img->path);
 	free(s.secs);
 	free(s.d);
 	return r;
@@ -500,6 +527,7 @@ int eng_image_open_flags(const char *path, unsigned flags,
 	}
 	img->fd = -1;
 	img->dbg_fd = -1;
+	img->main_fde = SIZE_MAX;
 	slash = strrchr(img->path, '/');
 	img->name = slash ? slash + 1 : img->path;
 	elf_version(EV_CURRENT);
@@ -527,6 +555,7 @@ void eng_image_close(struct eng_image *img)
 	free(img->funcs);
 	free(img->data);
 	free(img->fcands);
+	free(img->fde_names);
 	if (img->elf)
 		elf_end(img->elf);
 	if (img->fd >= 0)

@@ -30,6 +30,9 @@ struct eng_func {
 	const char *name;       /* raw symbol name (mangled for C++) */
 	bool global;            /* STB_GLOBAL or STB_WEAK */
 	bool from_dynsym;       /* seen only in .dynsym */
+	bool from_fde;          /* no symbol starts here: found from the
+				 * unwind table ("<module>+0x<off>"), or
+				 * main found from _start */
 };
 
 struct eng_datasym {
@@ -50,6 +53,11 @@ void eng_image_close(struct eng_image *img);
  * -dbg and -dbgsym packages) is read too when it is installed: its
  * .symtab adds local functions and its DWARF gives source files. */
 #define ENG_IMAGE_NO_DEBUG_FILE 0x1u   /* read only the file itself */
+/* Functions from the symbol tables only (no unwind-table functions). */
+#define ENG_IMAGE_NO_FDE 0x2u
+/* Functions from the unwind table only, as if the file had no symbol
+ * tables (for comparisons and benchmarks). */
+#define ENG_IMAGE_FDE_ONLY 0x4u
 int eng_image_open_flags(const char *path, unsigned flags,
 			 struct eng_image **out, struct hunch_err *err);
 

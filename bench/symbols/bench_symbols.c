@@ -87,6 +87,25 @@ static double time_reader(const char *path, enum step step, size_t *nfuncs,
 	return now() - t0;
 }
 
+/* Open with `flags` (no debug file either way) and close; seconds. */
+static double time_open_flags(const char *path, unsigned flags,
+			      size_t *nfuncs)
+{
+	struct hunch_err err = { 0 };
+	struct eng_image *img;
+	double t0 = now(), t;
+
+	if (eng_image_open_flags(path, flags | ENG_IMAGE_NO_DEBUG_FILE, &img,
+				 &err) < 0) {
+		fprintf(stderr, "%s\n", err.msg);
+		return -1;
+	}
+	*nfuncs = eng_image_nfuncs(img);
+	eng_image_close(img);
+	t = now() - t0;
+	return t;
+}
+
 static double best(double v[RUNS])
 {
 	double b = v[0];
@@ -126,6 +145,29 @@ static int bench_file(const char *path)
 	return sum == 0;   /* never true; uses sum */
 }
 
+/* Functions from the unwind table alone (symbols ignored: what a fully
+ * stripped file costs) against functions from the symbol tables alone,
+ * interleaved in the same run.  Goal: at most 2x. */
+static void bench_fde(const char *path)
+{
+	double sym[RUNS], fde[RUNS], bs, bf;
+	size_t ns = 0, nf = 0;
+	const char *b = strrchr(path, '/');
+
+	if (access(path, R_OK) != 0)
+		return;
+	for (int r = 0; r < RUNS; r++) {
+		sym[r] = time_open_flags(path, ENG_IMAGE_NO_FDE, &ns);
+		fde[r] = time_open_flags(path, ENG_IMAGE_FDE_ONLY, &nf);
+	}
+	bs = best(sym);
+	bf = best(fde);
+	printf("%-22s symbol tables %7.2f ms (%zu funcs), unwind table "
+	       "%7.2f ms (%zu funcs): %.2fx%s\n", b ? b + 1 : path, bs * 1e3,
+	       ns, bf * 1e3, nf, bs > 0 ? bf / bs : 0.0,
+	       bs > 0 && bf / bs <= 2.0 ? "" : "  (goal 2x missed)");
+}
+
 int main(int argc, char **argv)
 {
 	static const char *const defaults[] = {
@@ -135,12 +177,22 @@ int main(int argc, char **argv)
 		HUNCH_BENCH_SELF,
 	};
 
+	size_t nd = sizeof(defaults) / sizeof(*defaults);
+
 	printf("symbol reader vs nm -D --defined-only, best of %d\n", RUNS);
 	if (argc > 1)
 		for (int i = 1; i < argc; i++)
 			bench_file(argv[i]);
 	else
-		for (size_t i = 0; i < sizeof(defaults) / sizeof(*defaults); i++)
+		for (size_t i = 0; i < nd; i++)
 			bench_file(defaults[i]);
+	printf("\nfunctions from the unwind table (symbols ignored) vs from "
+	       "the symbol tables, best of %d\n", RUNS);
+	if (argc > 1)
+		for (int i = 1; i < argc; i++)
+			bench_fde(argv[i]);
+	else
+		for (size_t i = 0; i < nd; i++)
+			bench_fde(defaults[i]);
 	return 0;
 }

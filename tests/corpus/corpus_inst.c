@@ -22,13 +22,19 @@
  * OUTDIR/<name>.refused; trap functions to OUTDIR/<name>.trap.
  *
  *   corpus_inst OUTDIR NAME STDIN [--used=LIB]... [--balanced=FUNC]...
- *               PROGRAM ARG...
+ *               [--stripped] PROGRAM ARG...
  *
  * "Counted > 0" is asserted for the executable (when the symbol table
  * knows any of its functions), for libc, and for each --used=LIB (file
  * name, e.g. libsqlite3.so.0); other libraries the program links may not
  * be called by the workload at all (readline with stdin not a terminal)
  * and are only reported.
+ *
+ * --stripped asserts that the executable is stripped and that its
+ * functions found from the unwind table alone (no symbol: named
+ * "<module>+0x<offset>", engine/eng_sym_fde.c) are counted like any
+ * other: at least one counted > 0, and entries == exits for every one
+ * of them that is a fully instrumented leaf (their number is printed).
  *
  * --balanced=FUNC asserts entries == exits (and > 0) for a function of
  * the executable that is not a leaf but returns only by its `ret`s
@@ -325,6 +331,8 @@ int main(int argc, char **argv)
 	struct mod mods[32];
 	size_t nmods = 0, npts = 0, total_refused = 0, total_fns = 0;
 	size_t len, mism = 0, leaves = 0, nused = 0, nbal = 0, nbal_seen = 0;
+	size_t fde_leaves = 0, fde_mism = 0, fde_counted = 0;
+	bool stripped = false;
 	const char *used[8], *bal[4];
 	double tdirect;
 	int dst, in_fd, out_fd, failed, same;
@@ -345,6 +353,8 @@ int main(int argc, char **argv)
 			used[nused++] = pargv[0] + 7;
 		else if (strncmp(pargv[0], "--balanced=", 11) == 0 && nbal < 4)
 			bal[nbal++] = pargv[0] + 11;
+		else if (strcmp(pargv[0], "--stripped") == 0)
+			stripped = true;
 	}
 	snprintf(dout, sizeof dout, "%s/%s.direct.out", outdir, name);
 	snprintf(hout, sizeof hout, "%s/%s.inst.out", outdir, name);
@@ -456,6 +466,8 @@ int main(int argc, char **argv)
 			eng_sampler_var_agg(t.smp, c->exit_var, &b);
 			if (a.sum > 0)
 				m->ncounted++;
+			if (i == 0 && c->f->from_fde && a.sum > 0)
+				fde_counted++;
 			if (c->ntrap && a.sum + b.sum > 100000)
 				tap_diag("%s: %s: %s: %lld entries, %lld exits"
 					 " through %zu trap points", name,
@@ -475,8 +487,10 @@ int main(int argc, char **argv)
 			if (c->ncall == 0 && c->nentry == 1 && c->nexit > 0 &&
 			    c->nexit == c->nexit_pts && c->nrefused == 0) {
 				leaves++;
+				fde_leaves += i == 0 && c->f->from_fde;
 				if (a.sum != b.sum) {
 					mism++;
+					fde_mism += i == 0 && c->f->from_fde;
 					tap_diag("%s: %s: %s: %lld entries, "
 						 "%lld exits", name, m->name,
 						 c->f->name, (long long)a.sum,
@@ -485,11 +499,10 @@ int main(int argc, char **argv)
 			}
 		}
 		if (m->njmp + m->nreloc + m->ntrap == 0) {
-			/* A stripped file that exports no function (gzip):
-			 * the symbol table knows none of its functions. */
+			/* Neither a symbol nor an FDE names any function. */
 			tap_diag("%s: %s: no function known to the symbol "
-				 "table (stripped, no exported function): "
-				 "nothing to count", name, m->name);
+				 "or unwind tables: nothing to count", name,
+				 m->name);
 			continue;
 		}
 		must = i == 0 || m->libc;
@@ -515,6 +528,15 @@ int main(int argc, char **argv)
 		       "the executable", name, nbal_seen, nbal);
 	tap_ok(mism == 0, "%s: entries == exits for all %zu fully "
 	       "instrumented leaf functions (%zu differ)", name, leaves, mism);
+	if (stripped) {
+		tap_ok(nmods > 0 && eng_image_stripped(mods[0].img) &&
+		       fde_counted > 0, "%s: %s is stripped, and %zu of its "
+		       "functions found from the unwind table alone were "
+		       "counted > 0", name, mods[0].name, fde_counted);
+		tap_ok(fde_leaves > 0 && fde_mism == 0, "%s: entries == exits "
+		       "for all %zu of them that are fully instrumented leaf "
+		       "functions (%zu differ)", name, fde_leaves, fde_mism);
+	}
 	tap_diag("%s: %zu functions in %zu modules, %zu refused", name,
 		 total_fns, nmods, total_refused);
 	tgt_fini(&t);

@@ -7,7 +7,7 @@
  * local, weak and indirect code symbols; aliases share an address).
  * readelf's FUNC/IFUNC entries give the same number and are checked too.
  */
-#include "sym_util.h"
+#include "fde_util.h"
 
 #include <time.h>
 #include <unistd.h>
@@ -72,12 +72,13 @@ static void test_libc_debug(struct eng_image *img)
 	       "a plain name beats .symtab's pthread_mutex_lock@@GLIBC_2.2.5");
 }
 
-/* Without the debug file: exactly the distinct .dynsym code addresses. */
+/* Without the debug file: exactly the distinct .dynsym code addresses,
+ * and the FDEs no symbol covers (fde_util.h). */
 static void test_libc_dynsym_only(const char *path)
 {
 	struct hunch_err err = { 0 };
 	struct eng_image *img = NULL;
-	size_t n, dyn = 0;
+	size_t n, dyn = 0, fde = 0, ndyn, nx;
 	char cmd[512];
 
 	if (eng_image_open_flags(path, ENG_IMAGE_NO_DEBUG_FILE, &img,
@@ -87,14 +88,20 @@ static void test_libc_dynsym_only(const char *path)
 		return;
 	}
 	n = eng_image_nfuncs(img);
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		dyn += eng_image_func(img, i)->from_dynsym;
+		fde += eng_image_func(img, i)->from_fde;
+	}
 	snprintf(cmd, sizeof(cmd), "readelf -W --dyn-syms '%s' | awk "
 		 "'($4 == \"FUNC\" || $4 == \"IFUNC\") && $7 != \"UND\" "
 		 "{print $2}' | sort -u | wc -l", path);
-	tap_eq(n, count_cmd(cmd), "libc.so.6 without its debug file: one "
-	       "function per .dynsym code address");
-	tap_eq(dyn, n, "and all of them from .dynsym");
+	ndyn = count_cmd(cmd);
+	nx = fde_only_count(path, true);
+	tap_eq(n, ndyn + nx, "libc.so.6 without its debug file: one function "
+	       "per .dynsym code address (%zu) and per FDE no symbol covers "
+	       "(%zu)", ndyn, nx);
+	tap_ok(dyn == ndyn && fde == nx, "and %zu of them from .dynsym, %zu "
+	       "from the unwind table alone", dyn, fde);
 	tap_ok(eng_image_debug_file(img) == NULL && !eng_image_has_dwarf(img),
 	       "and no debug file, no DWARF");
 	eng_image_close(img);
@@ -149,7 +156,7 @@ static void test_llvm(void)
 	const char *path = LIBDIR "libLLVM-14.so.1";
 	double t0 = now();
 	struct eng_image *img = open_or_skip(path);
-	size_t n, by_nm, by_readelf, mangled = 0;
+	size_t n, by_nm, by_readelf, mangled = 0, named = 0, nx;
 	const struct eng_func *f;
 	char cmd[512];
 
@@ -158,9 +165,13 @@ static void test_llvm(void)
 	n = eng_image_nfuncs(img);
 	for (size_t i = 0; i < n; i++) {
 		f = eng_image_func(img, i);
+		if (f->from_fde)
+			continue;
+		named++;
 		mangled += strcmp(eng_func_display_name(img, f), f->name) != 0;
 	}
-	tap_diag("open + %zu display names: %.1f ms", n, (now() - t0) * 1e3);
+	tap_diag("open + %zu display names: %.1f ms", named,
+		 (now() - t0) * 1e3);
 	snprintf(cmd, sizeof(cmd), "nm -D --defined-only '%s' | awk "
 		 "'$2 ~ /^[TtWwi]$/ {print $1}' | sort -u | wc -l", path);
 	by_nm = count_cmd(cmd);
@@ -168,12 +179,15 @@ static void test_llvm(void)
 		 "'($4 == \"FUNC\" || $4 == \"IFUNC\") && $7 != \"UND\" "
 		 "{print $2}' | sort -u | wc -l", path);
 	by_readelf = count_cmd(cmd);
-	tap_eq(n, by_nm, "libLLVM-14: %zu functions, as many as nm's distinct "
-	       "code addresses", n);
-	tap_eq(n, by_readelf, "libLLVM-14: and as readelf's FUNC/IFUNC "
+	nx = fde_only_count(path, true);
+	tap_eq(named, by_nm, "libLLVM-14: %zu functions named by symbols, as "
+	       "many as nm's distinct code addresses", named);
+	tap_eq(named, by_readelf, "libLLVM-14: and as readelf's FUNC/IFUNC "
 	       "addresses");
-	tap_ok(mangled > n / 2, "libLLVM-14: %zu of %zu names demangled",
-	       mangled, n);
+	tap_eq(n, named + nx, "libLLVM-14: and %zu more from FDEs no symbol "
+	       "covers", nx);
+	tap_ok(mangled > named / 2, "libLLVM-14: %zu of %zu symbol names "
+	       "demangled", mangled, named);
 	f = eng_image_func_by_name(img, "_ZN4llvm11raw_ostream5writeEPKcm");
 	tap_ok(f && strcmp(eng_func_display_name(img, f),
 			   "llvm::raw_ostream::write(char const*, unsigned "

@@ -4,7 +4,7 @@
  * stripped copy, C++ and a shared library.  binutils (nm, readelf) give
  * the independent answers for sizes, addresses and entry points.
  */
-#include "sym_util.h"
+#include "fde_util.h"
 
 #include <errno.h>
 
@@ -91,7 +91,7 @@ static void check_vs_readelf(struct eng_image *img, const char *kind,
 			const char *path, bool dynamic)
 {
 	uint64_t lb = eng_image_link_base(img), prev = UINT64_MAX;
-	size_t n, bad_addr = 0, bad_size = 0, sized = 0, distinct = 0;
+	size_t n, bad_addr = 0, bad_size = 0, sized = 0, distinct = 0, extra;
 	struct nm_ent *v;
 
 	n = parse_readelf(path, dynamic, &v);
@@ -124,9 +124,10 @@ static void check_vs_readelf(struct eng_image *img, const char *kind,
 	tap_ok(bad_size == 0 && sized > 0,
 	       "%s: sizes of all %zu sized functions match readelf", kind, sized);
 	check_vs_nm_sizes(img, kind, path, dynamic);
-	tap_eq(eng_image_nfuncs(img), distinct,
-	       "%s: one function per distinct symbol address (%zu)", kind,
-	       distinct);
+	extra = fde_only_count(path, dynamic);
+	tap_eq(eng_image_nfuncs(img), distinct + extra,
+	       "%s: one function per distinct symbol address (%zu) and per "
+	       "FDE no symbol covers (%zu)", kind, distinct, extra);
 	free(v);
 }
 
@@ -265,13 +266,41 @@ static void test_c(const char *kind, const char *path, bool pie)
 	eng_image_close(img);
 }
 
-/* A stripped image has exactly its exported functions (`must`), all
- * from .dynsym, none with a source file. */
+/* The functions the unwind table adds to a stripped file, as
+ * fde_util.h computes them from readelf: "<module>+0x<offset>", or main
+ * at the address _start loads (objdump). */
+static size_t fde_names(const char *path, uint64_t lb, const char **v)
+{
+	struct nm_ent *dyn;
+	size_t nd = parse_readelf(path, true, &dyn), nf, n;
+	struct fde_ent *f;
+	uint64_t *starts, m = objdump_main(path);
+
+	qsort(dyn, nd, sizeof(*dyn), cmp_ent_addr);
+	nf = readelf_fdes(path, &f);
+	n = fde_only_starts(f, nf, dyn, nd, &starts);
+	for (size_t i = 0; i < n; i++) {
+		char b[256];
+
+		snprintf(b, sizeof(b), "%s+0x%lx", base(path),
+			 (unsigned long)(starts[i] - lb));
+		v[i] = starts[i] == m ? "main" : strdup(b);
+	}
+	free(starts);
+	free(f);
+	free(dyn);
+	return n;
+}
+
+/* A stripped image has exactly its exported functions (`must`), from
+ * .dynsym, and the functions of its unwind table no symbol covers
+ * (named "<module>+0x<offset>"); none has a source file. */
 static void test_stripped(const char *kind, const char *path, bool pie,
 			  const char *const *must, const char *must_not)
 {
 	struct eng_image *img = open_ok(kind, path);
-	size_t n, with_src = 0, missing = 0;
+	size_t n, nm = 0, nx, with_src = 0, neither = 0;
+	const char **want;
 
 	if (img == NULL)
 		return;
@@ -283,26 +312,34 @@ static void test_stripped(const char *kind, const char *path, bool pie,
 		const struct eng_func *f = eng_image_func(img, i);
 
 		with_src += eng_func_source_file(img, f) != NULL;
-		if (!f->from_dynsym)
-			missing++;
+		if (f->from_dynsym == f->from_fde)
+			neither++;
 	}
 	tap_eq(with_src, 0, "%s: no function has a source file", kind);
-	tap_eq(missing, 0, "%s: every function came from .dynsym", kind);
+	tap_eq(neither, 0, "%s: every function came from .dynsym or from "
+	       "the unwind table alone", kind);
+	while (must[nm])
+		nm++;
+	want = malloc((nm + n + 1) * sizeof(*want));
+	memcpy(want, must, nm * sizeof(*want));
+	nx = fde_names(path, eng_image_link_base(img), want + nm);
 	{
 		const char **v = malloc((n + 1) * sizeof(*v));
 
 		for (size_t i = 0; i < n; i++)
 			v[i] = eng_image_func(img, i)->name;
-		check_names(join_sorted(v, n), join_list(must), kind,
-			    "functions are exactly the exported ones");
+		check_names(join_sorted(v, n), join_sorted(want, nm + nx),
+			    kind, "functions are exactly the exported ones and "
+			    "the unwind table's others");
 		free(v);
 	}
+	free(want);   /* the strdup'd names are left to the process end */
 	for (size_t i = 0; must[i]; i++)
 		if (!tap_ok(eng_image_func_by_name(img, must[i]) != NULL,
 			    "%s: exported %s found by name", kind, must[i]))
 			break;
 	tap_ok(eng_image_func_by_name(img, must_not) == NULL,
-	       "%s: static %s is gone", kind, must_not);
+	       "%s: static %s is not found by its name", kind, must_not);
 	check_vs_readelf(img, kind, path, true);
 	eng_image_close(img);
 }
