@@ -40,7 +40,7 @@ struct pc_slot {
 struct pending {
 	double t;
 	enum hw_kind kind;
-	int nids, nstack;
+	int nids, nstack, complete;
 	int ids[ENG_PS_MAX_FRAMES + 2], stack[ENG_PS_MAX_FRAMES];
 };
 
@@ -50,7 +50,7 @@ struct pending {
 struct blocked {
 	pid_t tid;
 	uint64_t sp, pc;
-	int nids, nstack;
+	int nids, nstack, complete;
 	int ids[ENG_PS_MAX_FRAMES], stack[ENG_PS_MAX_FRAMES];
 };
 
@@ -175,10 +175,9 @@ static int resolve_pc(struct slh *h, uint64_t pc)
 	return slot->id;
 }
 
-/* A stack's frames: every resource into ids (functions and modules),
- * the functions alone into stack, innermost first, a function repeated
- * in the next frame (recursion, or code between them without a name)
- * kept once.  Returns the number of functions. */
+/* A stack's frames: the functions into stack, innermost first (the
+ * window folds recursion and joins repeats, hw_add_stack), frames in a
+ * module but no function into ids.  Returns the number of functions. */
 static int resolve_stack(struct slh *h, const uint64_t *pcs, int n,
 			 int *ids, int *nids, int *stack)
 {
@@ -189,21 +188,23 @@ static int resolve_stack(struct slh *h, const uint64_t *pcs, int n,
 
 		if (id < 0)
 			continue;
-		ids[(*nids)++] = id;
-		if (h->cache[(pcs[i] >> 2) % PC_CACHE].fn &&
-		    (ns == 0 || stack[ns - 1] != id))
+		if (h->cache[(pcs[i] >> 2) % PC_CACHE].fn)
 			stack[ns++] = id;
+		else
+			ids[(*nids)++] = id;
 	}
 	return ns;
 }
 
 static void observe(struct slh *h, double t, enum hw_kind kind,
-		    const int *ids, int nids, const int *stack, int nstack)
+		    const int *ids, int nids, const int *stack, int nstack,
+		    int complete)
 {
 	struct pending *p;
 
 	if (h->in_tick) {
-		hw_add_stack(h->win, t, kind, ids, nids, stack, nstack);
+		hw_add_stack(h->win, t, kind, ids, nids, stack, nstack,
+			     complete);
 		return;
 	}
 	if (h->npend == h->cappend) {
@@ -217,6 +218,7 @@ static void observe(struct slh *h, double t, enum hw_kind kind,
 	p->kind = kind;
 	p->nids = nids;
 	p->nstack = nstack;
+	p->complete = complete;
 	memcpy(p->ids, ids, (size_t)nids * sizeof(int));
 	memcpy(p->stack, stack, (size_t)nstack * sizeof(int));
 }
@@ -237,7 +239,7 @@ static void on_sample(void *arg, const struct eng_psample *s)
 
 	ids[n++] = thread_id(h, s->tid);
 	ns = resolve_stack(h, s->pc, s->nframes, ids, &n, stack);
-	observe(h, secs(h, s->t_ns), HW_CPU, ids, n, stack, ns);
+	observe(h, secs(h, s->t_ns), HW_CPU, ids, n, stack, ns, s->complete);
 	h->st.cpu_obs++;
 }
 
@@ -331,11 +333,13 @@ static const struct blocked *blocked_stack(struct slh *h,
 		return b;
 	b->sp = st->sp;
 	b->pc = st->pc;
-	b->nids = b->nstack = 0;
+	b->nids = b->nstack = b->complete = 0;
 	if (eng_psampler_unwind_blocked(h->ps, st->tid, st->sp, st->pc,
-					&s) > 0)
+					&s) > 0) {
 		b->nstack = resolve_stack(h, s.pc, s.nframes, b->ids,
 					  &b->nids, b->stack);
+		b->complete = s.complete;
+	}
 	h->st.blocked_unwinds++;
 	return b;
 }
@@ -363,7 +367,8 @@ static void observe_thread(struct slh *h, pid_t tid, double now)
 	n += ids[n] >= 0;
 	b = blocked_stack(h, &st);
 	memcpy(ids + n, b->ids, (size_t)b->nids * sizeof(int));
-	observe(h, now, kind, ids, n + b->nids, b->stack, b->nstack);
+	observe(h, now, kind, ids, n + b->nids, b->stack, b->nstack,
+		b->complete);
 }
 
 /* Threads gone: their cached stacks go. */
@@ -393,7 +398,8 @@ void slh_tick(struct slh *h, int force)
 	for (size_t i = 0; i < h->npend; i++)
 		hw_add_stack(h->win, h->pend[i].t, h->pend[i].kind,
 			     h->pend[i].ids, h->pend[i].nids,
-			     h->pend[i].stack, h->pend[i].nstack);
+			     h->pend[i].stack, h->pend[i].nstack,
+			     h->pend[i].complete);
 	h->npend = 0;
 	/* drain before following threads: an exited thread's last samples
 	 * are still in its ring */

@@ -152,8 +152,6 @@ static void add_edge(struct hw *w, int caller, int callee)
 {
 	struct edge *e;
 
-	if (caller == callee)
-		return;   /* recursion: no edge to refine along */
 	if (2 * (w->nedges + 1) > w->capedges)
 		grow_edges(w);
 	e = &w->edges[edge_slot(w->edges, w->capedges, caller, callee)];
@@ -163,10 +161,42 @@ static void add_edge(struct hw *w, int caller, int callee)
 	e->count++;
 }
 
-void hw_add_stack(struct hw *w, double t, enum hw_kind kind, const int *ids,
-		  int nids, const int *stack, int nstack)
+/* Fold a stack (innermost first) from its outermost frame in: a
+ * function found again inside its own activation takes the place of
+ * every frame between the two, so that an interpreter's loop entered
+ * again through a builtin and a generator (eval -> sum -> next -> eval)
+ * is one activation of eval and the frames between are not on the
+ * stack: the time under the inner activation is the loop's, not the
+ * builtin's.  Returns the folded length (out: innermost first). */
+static int fold(const int *stack, int n, int *out)
 {
-	struct obs *o = add_obs(w, t, kind, ids, nids, nstack);
+	int k = 0;
+
+	for (int i = n - 1; i >= 0; i--) {
+		int j = 0;
+
+		while (j < k && out[j] != stack[i])
+			j++;
+		if (j < k)
+			k = j + 1;    /* back to the outer activation */
+		else
+			out[k++] = stack[i];
+	}
+	for (int i = 0; i < k / 2; i++) {
+		int x = out[i];
+
+		out[i] = out[k - 1 - i];
+		out[k - 1 - i] = x;
+	}
+	return k;
+}
+
+void hw_add_stack(struct hw *w, double t, enum hw_kind kind, const int *ids,
+		  int nids, const int *given, int ngiven, int complete)
+{
+	struct obs *o = add_obs(w, t, kind, ids, nids, ngiven);
+	int *stack = xrealloc(NULL, (size_t)(ngiven + 1) * sizeof(int));
+	int nstack = fold(given, ngiven, stack);
 
 	for (int i = 0; i < nstack; i++) {
 		if (!has_id(o->ids, o->nids, stack[i]))
@@ -174,7 +204,8 @@ void hw_add_stack(struct hw *w, double t, enum hw_kind kind, const int *ids,
 		if (i + 1 < nstack)
 			add_edge(w, stack[i + 1], stack[i]);
 	}
-	o->root = nstack > 0 ? stack[nstack - 1] : -1;
+	o->root = complete && nstack > 0 ? stack[nstack - 1] : -1;
+	free(stack);
 }
 
 void hw_expire(struct hw *w, double now)

@@ -13,7 +13,8 @@
  * hint(path) is the largest, over the three kinds, of the share of the
  * window's observations of that kind that fall in the resource (an
  * observation falls in it when one of its paths is `path` or below it).
- * So a function gets its inclusive share of CPU samples, a thread the
+ * So a function gets its inclusive share of CPU samples (of the stacks
+ * as folded, hw_add_stack), a thread the
  * larger of its share of CPU samples and its share of blocked
  * observations, a mutex its share of the threads seen blocked in sync.
  * A thread path given as the where axis names it ("/Process/7/9:worker")
@@ -44,13 +45,19 @@ void hw_add(struct hw *w, double t, enum hw_kind kind, const int *ids,
  * or a blocked thread's): `stack` holds the ids of the functions on it,
  * innermost first, frames that name no function left out (so a caller
  * is joined to the nearest function it reached, through code without
- * names).  Each pair of neighbours is a call edge (stack[i + 1] called
- * stack[i]; a function calling itself is none), counted for the
- * window's life, and the outermost function is the stack's root while
- * the observation is in the window.  The stack's ids fall in the
+ * names).  Recursion is folded first: a function found again inside
+ * its own activation (directly, or eval -> sum -> next -> eval in an
+ * interpreter) replaces every frame between the two, so the inner
+ * activation's time is the outer one's and the frames between hold
+ * only the samples outside it.  Then each pair of neighbours is a call
+ * edge (stack[i + 1] called stack[i]), counted for the window's life.  A `complete` stack (unwound to the thread's first
+ * frame) has a root, its outermost function, while the observation is
+ * in the window; a stack cut short (unwinding stopped in code without
+ * CFI, or past the stack copied) has none: its outermost function is
+ * only where the unwinding gave up.  The stack's ids fall in the
  * observation as `ids` do. */
 void hw_add_stack(struct hw *w, double t, enum hw_kind kind, const int *ids,
-		  int nids, const int *stack, int nstack);
+		  int nids, const int *stack, int nstack, int complete);
 /* Forget observations older than now - window. */
 void hw_expire(struct hw *w, double now);
 double hw_hint(const struct hw *w, const char *path);

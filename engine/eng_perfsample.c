@@ -103,9 +103,12 @@ static void unwind(struct eng_psampler *ps)
 	struct eng_walk_end end;
 
 	s->nframes = 0;
+	s->complete = 0;
 	if (eng_stackwalk_dw(ps->sw, s->tid, ps->cur_regs, ps->cur_stack,
 			     ps->cur_stack_len, on_frame, s, &end) < 0)
 		s->nframes = 0;
+	else
+		s->complete = end.complete && s->nframes < ENG_PS_MAX_FRAMES;
 	if (s->nframes == 0) {  /* at least where it was */
 		s->pc[0] = ps->cur_regs[16];
 		s->cfa[0] = 0;
@@ -367,6 +370,7 @@ static bool parse_chain(struct eng_psampler *ps, const uint8_t *p,
 	memcpy(&nr, p + 24, 8);
 	p += 32;
 	s->nframes = 0;
+	s->complete = 0;
 	for (uint64_t i = 0; i < nr && end - p >= 8; i++, p += 8) {
 		memcpy(&ip, p, 8);
 		if (ip >= (uint64_t)-4095 || s->nframes == ENG_PS_MAX_FRAMES)
@@ -649,6 +653,9 @@ int eng_psampler_unwind_blocked(struct eng_psampler *ps, pid_t tid,
 	    out->nframes == 0) {
 		out->pc[0] = pc;
 		out->nframes = 1;
+	} else {
+		out->complete = end.complete &&
+				out->nframes < ENG_PS_MAX_FRAMES;
 	}
 	return out->nframes;
 }

@@ -44,6 +44,10 @@ struct eng_psample {
 	uint64_t cpu_ns;        /* the thread's CPU time counted by its
 				 * event so far (since it was opened) */
 	int nframes;
+	int complete;           /* the unwind reached the outermost frame
+				 * (CFI marks its return address undefined:
+				 * _start, clone3), so pc[nframes - 1] is the
+				 * thread's first function */
 	uint64_t pc[ENG_PS_MAX_FRAMES];
 	uint64_t cfa[ENG_PS_MAX_FRAMES];
 };
