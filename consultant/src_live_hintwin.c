@@ -18,7 +18,9 @@ struct obs {
 	enum hw_kind kind;
 	int *ids;
 	int nids;
-	int root;              /* outermost function of its stack, or -1 */
+	int *stack;            /* its complete stack, folded, innermost
+				* first; NULL when it has none */
+	int nstack;
 };
 
 /* A call edge seen on stacks; `seq` orders ties by first sight. */
@@ -61,8 +63,10 @@ void hw_free(struct hw *w)
 		return;
 	for (size_t i = 0; i < w->npaths; i++)
 		free(w->paths[i]);
-	for (size_t i = 0; i < w->nobs; i++)
+	for (size_t i = 0; i < w->nobs; i++) {
 		free(w->obs[i].ids);
+		free(w->obs[i].stack);
+	}
 	free(w->paths);
 	free(w->obs);
 	free(w->edges);
@@ -108,7 +112,8 @@ static struct obs *add_obs(struct hw *w, double t, enum hw_kind kind,
 	o->kind = kind;
 	o->ids = xrealloc(NULL, (size_t)(nids + extra) * sizeof(int));
 	o->nids = 0;
-	o->root = -1;
+	o->stack = NULL;
+	o->nstack = 0;
 	for (int i = 0; i < nids; i++)
 		if (!has_id(o->ids, o->nids, ids[i]))
 			o->ids[o->nids++] = ids[i];
@@ -204,16 +209,22 @@ void hw_add_stack(struct hw *w, double t, enum hw_kind kind, const int *ids,
 		if (i + 1 < nstack)
 			add_edge(w, stack[i + 1], stack[i]);
 	}
-	o->root = complete && nstack > 0 ? stack[nstack - 1] : -1;
-	free(stack);
+	if (complete && nstack > 0) {
+		o->stack = stack;
+		o->nstack = nstack;
+	} else {
+		free(stack);
+	}
 }
 
 void hw_expire(struct hw *w, double now)
 {
 	size_t k = 0;
 
-	while (k < w->nobs && w->obs[k].t < now - w->window)
+	while (k < w->nobs && w->obs[k].t < now - w->window) {
+		free(w->obs[k].stack);
 		free(w->obs[k++].ids);
+	}
 	if (k == 0)
 		return;
 	memmove(w->obs, w->obs + k, (w->nobs - k) * sizeof(*w->obs));
@@ -359,25 +370,45 @@ static bool holds_any(const struct obs *o, const int *ids, size_t n)
 	return false;
 }
 
+/* The root of an uncovered stack: its outermost function that no
+ * covered stack holds (`covered`, by id), so that the thread entry code
+ * every thread runs (clone3, start_thread) is not where a thread with an
+ * unknown start function begins; -1 when there is none. */
+static int root_of(const struct obs *o, const bool *covered)
+{
+	for (int i = o->nstack - 1; i >= 0; i--)
+		if (!covered[o->stack[i]])
+			return o->stack[i];
+	return -1;
+}
+
 void hw_roots(const struct hw *w, const char *const *starts, size_t nstarts,
 	      hw_path_fn fn, void *arg)
 {
 	struct ranked *r = xrealloc(NULL, (w->nobs + 1) * sizeof(*r));
 	int *sid = xrealloc(NULL, (nstarts + 1) * sizeof(int));
+	bool *covered = xrealloc(NULL, (w->npaths + 1) * sizeof(bool));
 	size_t n = 0, ns = 0, k;
 
 	for (size_t i = 0; i < nstarts; i++)
 		if ((sid[ns] = find_id(w, starts[i])) >= 0)
 			ns++;
+	memset(covered, 0, (w->npaths + 1) * sizeof(bool));
+	for (size_t i = 0; i < w->nobs; i++)
+		if (w->obs[i].stack && holds_any(&w->obs[i], sid, ns))
+			for (int f = 0; f < w->obs[i].nstack; f++)
+				covered[w->obs[i].stack[f]] = true;
 	for (size_t i = 0; i < w->nobs; i++) {
 		const struct obs *o = &w->obs[i];
+		int root;
 
-		if (o->root < 0 || holds_any(o, sid, ns))
+		if (o->stack == NULL || holds_any(o, sid, ns) ||
+		    (root = root_of(o, covered)) < 0)
 			continue;
-		for (k = 0; k < n && r[k].id != o->root; k++)
+		for (k = 0; k < n && r[k].id != root; k++)
 			;
 		if (k == n)
-			r[n++] = (struct ranked){ o->root, 0, i };
+			r[n++] = (struct ranked){ root, 0, i };
 		r[k].count++;
 	}
 	qsort(r, n, sizeof(*r), by_count);
@@ -385,6 +416,7 @@ void hw_roots(const struct hw *w, const char *const *starts, size_t nstarts,
 		fn(arg, w->paths[r[i].id]);
 	free(r);
 	free(sid);
+	free(covered);
 }
 
 size_t hw_count(const struct hw *w, enum hw_kind kind)

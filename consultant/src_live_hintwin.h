@@ -50,12 +50,12 @@ void hw_add(struct hw *w, double t, enum hw_kind kind, const int *ids,
  * interpreter) replaces every frame between the two, so the inner
  * activation's time is the outer one's and the frames between hold
  * only the samples outside it.  Then each pair of neighbours is a call
- * edge (stack[i + 1] called stack[i]), counted for the window's life.  A `complete` stack (unwound to the thread's first
- * frame) has a root, its outermost function, while the observation is
- * in the window; a stack cut short (unwinding stopped in code without
- * CFI, or past the stack copied) has none: its outermost function is
- * only where the unwinding gave up.  The stack's ids fall in the
- * observation as `ids` do. */
+ * edge (stack[i + 1] called stack[i]), counted for the window's life.
+ * A `complete` stack (unwound to the thread's first frame) is kept
+ * with the observation for hw_roots; a stack cut short (unwinding
+ * stopped in code without CFI, or past the stack copied) is not: its
+ * outermost function is only where the unwinding gave up.  The stack's
+ * ids fall in the observation as `ids` do. */
 void hw_add_stack(struct hw *w, double t, enum hw_kind kind, const int *ids,
 		  int nids, const int *stack, int nstack, int complete);
 /* Forget observations older than now - window. */
@@ -66,11 +66,14 @@ typedef void (*hw_path_fn)(void *arg, const char *path);
  * once, the most seen first (ties: first seen first). */
 void hw_callees(const struct hw *w, const char *path, hw_path_fn fn,
 		void *arg);
-/* The roots of the window's stacks that hold none of the functions
- * `starts` (paths): each once, the roots of the most stacks first, and
- * only those of at least HW_ROOT_MIN stacks (one stray unwind is not a
- * place to search).  The static call graph from the start functions
- * does not reach what these stacks ran. */
+/* The roots of the window's complete stacks that hold none of the
+ * functions `starts` (paths): the static call graph from the start
+ * functions does not reach what these stacks ran.  A stack's root is
+ * its outermost function that no stack holding a start function holds
+ * (so not clone3 or start_thread, which every thread runs, when other
+ * threads' start functions are known).  Each once, the roots of the
+ * most stacks first, and only those of at least HW_ROOT_MIN stacks (one
+ * stray unwind is not a place to search). */
 #define HW_ROOT_MIN 2
 void hw_roots(const struct hw *w, const char *const *starts, size_t nstarts,
 	      hw_path_fn fn, void *arg);

@@ -115,9 +115,31 @@ static void stacks(void)
 		     (int[]){ cb, hw_intern(w, F("lone")) }, 2, 1);
 	tap_ok(strcmp(roots(w, &mainp, 1), F("worker")) == 0, "a root of "
 	       "one stack only is not given (HW_ROOT_MIN %d)", HW_ROOT_MIN);
+	/* threads: spinner is a known start function; a thread whose start
+	 * function is unknown (brief) begins in the same clone3 and
+	 * start_thread: its root is brief, not clone3 */
+	{
+		int clone = hw_intern(w, F("clone3"));
+		int st = hw_intern(w, F("start_thread"));
+		int spinner = hw_intern(w, F("spinner"));
+		int brief = hw_intern(w, F("brief"));
+		const char *sp = F("spinner");
+
+		for (int i = 0; i < 2; i++) {
+			hw_add_stack(w, 0.8, HW_CPU, (int[]){ thr }, 1,
+				     (int[]){ add, spinner, st, clone }, 4, 1);
+			hw_add_stack(w, 0.8, HW_CPU, (int[]){ thr }, 1,
+				     (int[]){ cb, brief, st, clone }, 4, 1);
+		}
+		tap_ok(strcmp(roots(w, &sp, 1), F("_start") " " F("worker")
+			       " " F("brief")) == 0, "with spinner known: "
+		       "brief is the other thread's root, not the clone3 "
+		       "every thread begins in");
+	}
 	hw_expire(w, 2.35);
-	tap_ok(strcmp(roots(w, &mainp, 1), "") == 0, "expired stacks give "
-	       "no root (worker's left the window)");
+	tap_ok(strcmp(roots(w, &mainp, 1), F("clone3")) == 0, "expired "
+	       "stacks give no root (worker's left the window); the threads' "
+	       "stacks hold no main: clone3");
 	tap_ok(strcmp(callees(w, F("worker")), F("cb")) == 0, "edges "
 	       "outlive the window");
 	hw_free(w);
