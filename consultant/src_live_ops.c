@@ -314,6 +314,25 @@ static int enable_kernel(struct slo *o, struct slo_inst *in, pid_t tid)
 	return 0;
 }
 
+static double cpu_share(struct slo *o);
+
+/* The first cpu_share instance starts from the threads' readings now,
+ * so its first sample covers the same interval as the CPU time it
+ * divides (from the enable to the tick), not each thread's whole life:
+ * over a whole life the share is not this interval's, and CPUbound's
+ * first value was off by a third on a loaded machine.  Later instances
+ * share the readings (one cpu_share per tick for all). */
+static void share_start(struct slo *o, struct slo_inst *in)
+{
+	for (size_t i = 0; i < o->ninst; i++)
+		if (&o->inst[i] != in && o->inst[i].live && o->inst[i].share)
+			return;
+	if (taskcpu_refresh(o, NULL) < 0)
+		return;
+	(void)cpu_share(o);
+	in->prev_t = o->tc_t;
+}
+
 int slo_enable(struct slo *o, const char *metric,
 	       const struct pc_src_focus *f, uint64_t req)
 {
@@ -360,6 +379,8 @@ int slo_enable(struct slo *o, const char *metric,
 	in->h = ++o->next_h;
 	in->live = true;
 	in->prev_t = slo_now(o);
+	if (in->share)
+		share_start(o, in);
 	return 0;
 }
 
@@ -638,6 +659,7 @@ size_t slo_ninstances(const struct slo *o)
 	size_t n = 0;
 
 	for (size_t i = 0; i < o->ninst; i++)
-		n += o->inst[i].live && !o->inst[i].internal;
+		n += o->inst[i].live && !o->inst[i].internal &&
+		     !o->inst[i].kernel;
 	return n;
 }

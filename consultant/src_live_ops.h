@@ -55,7 +55,8 @@ void slo_tick(struct slo *o, pc_disc_fn fn, void *arg);
 /* Tell the cost predictor that `function` starts a thread (it runs once
  * per thread, not at the default call rate). */
 void slo_note_start(struct slo *o, const char *function);
-/* How many instances are enabled (for tests and messages). */
+/* How many instrumented instances are enabled (for tests and messages;
+ * kernel CPU instances insert nothing and are not counted). */
 size_t slo_ninstances(const struct slo *o);
 
 #endif

@@ -10,7 +10,6 @@
  * Threads are kept sorted by tid so a refresh merges the directory's
  * list with the table in one pass after a sort.
  */
-#define _GNU_SOURCE
 #include "eng_taskcpu.h"
 
 #include <dirent.h>

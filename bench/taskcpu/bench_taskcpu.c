@@ -15,7 +15,6 @@
  *
  * Usage: bench_taskcpu TARGET [THREADS [TICKS]]   (1000, 200)
  */
-#define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>

@@ -47,6 +47,12 @@ static const struct bad_case bad_cases[] = {
 	  "PC_CPUThreshold = 1.5 is out of its tunable's range [0, 1]" },
 	{ "wrong_version.json", "2:3: $.version: unsupported version 2; this "
 	  "hunch reads version 1" },
+	{ "kernel_value.json", "4:53: $.metrics.busy.kernel: unknown kernel "
+	  "\"cpus\"; expected one of: cpu (did you mean \"cpu\"?)" },
+	{ "kernel_type.json", "4:57: $.metrics.waiting.kernel: \"kernel\": "
+	  "\"cpu\" reads threads' CPU time from the kernel in place of a CPU "
+	  "timer; metric \"waiting\" is of type \"wall_timer\": use "
+	  "\"type\": \"cpu_timer\" or remove \"kernel\"" },
 };
 
 static struct pc_config *load_defaults(void)
@@ -92,6 +98,12 @@ static void test_defaults(void)
 	tap_ok(pc_metric_find(c, "cpu_inclusive") &&
 	       pc_metric_find(c, "cpu_inclusive")->type == PC_BASE_CPU_TIMER,
 	       "cpu_inclusive is a CPU timer");
+	tap_ok(pc_metric_find(c, "cpu_inclusive") &&
+	       pc_metric_find(c, "cpu_inclusive")->kernel == PC_KERNEL_CPU,
+	       "read from the kernel where /Code is not constrained");
+	tap_ok(pc_metric_find(c, "sync_wait") &&
+	       pc_metric_find(c, "sync_wait")->kernel == PC_KERNEL_NONE,
+	       "sync_wait is not");
 	pc_diags_free(&ds);
 	pc_config_free(c);
 }
