@@ -28,8 +28,6 @@
 
 #include <dwarf.h>
 #include <errno.h>
-#include <inttypes.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,8 +43,7 @@ struct cie_info {
 	Dwarf_Off off;
 	uint8_t enc;      /* DW_EH_PE_* of initial_location */
 	bool z;           /* FDEs carry an augmentation length */
-	bool entry_cfa;   /* CIE's initial CFA is rsp+8 */
-	uint64_t cfa_reg;
+	uint64_t cfa_reg; /* CIE's initial CFA: cfa_reg + cfa_off */
 	int64_t cfa_off, daf;
 };
 

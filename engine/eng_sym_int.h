@@ -84,6 +84,9 @@ struct eng_image {
 int eng_sym_open_debug_file(struct eng_image *img);
 void eng_sym_close_debug_file(struct eng_image *img);
 
+/* eng_sym_lazy.c */
+void eng_sym_lazy_free(struct eng_image *img);
+
 /* eng_sym_fde.c: function ranges [lo, hi) from .eh_frame (through
  * .eh_frame_hdr when there is one) and .debug_frame, image-relative,
  * sorted, one per start, PLT stubs and cold parts left out. */
@@ -101,8 +104,5 @@ int eng_sym_fde_merge(struct eng_image *img, const struct eng_sym_range *r,
 int eng_sym_fde_name(struct eng_image *img);
 /* Name main from the entry function's code when no symbol does. */
 int eng_sym_fde_main(struct eng_image *img);
-
-/* eng_sym_lazy.c */
-void eng_sym_lazy_free(struct eng_image *img);
 
 #endif

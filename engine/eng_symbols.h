@@ -53,13 +53,14 @@ void eng_image_close(struct eng_image *img);
  * -dbg and -dbgsym packages) is read too when it is installed: its
  * .symtab adds local functions and its DWARF gives source files. */
 #define ENG_IMAGE_NO_DEBUG_FILE 0x1u   /* read only the file itself */
-/* Functions from the symbol tables only (no unwind-table functions). */
-#define ENG_IMAGE_NO_FDE 0x2u
-/* Functions from the unwind table only, as if the file had no symbol
- * tables (for comparisons and benchmarks). */
-#define ENG_IMAGE_FDE_ONLY 0x4u
 int eng_image_open_flags(const char *path, unsigned flags,
 			 struct eng_image **out, struct hunch_err *err);
+
+/* More options of eng_image_open_flags: functions from the symbol tables
+ * only (none from the unwind table), or from the unwind table only, as
+ * if the file had no symbol tables (for comparisons and benchmarks). */
+#define ENG_IMAGE_NO_FDE 0x2u
+#define ENG_IMAGE_FDE_ONLY 0x4u
 
 const char *eng_image_path(const struct eng_image *img);
 /* The module name shown in the where axis: the file's basename. */

@@ -97,7 +97,11 @@ static inline size_t readelf_fdes(const char *path, struct fde_ent **out)
 		char cfa[32];
 		const char *p;
 
-		if (strstr(l, " CIE") && sscanf(l, "%lx", &off) == 1 &&
+		if (strncmp(l, "Contents of the ", 16) == 0) {
+			ncies = 0;   /* each section has its own offsets */
+			cur = -1;
+			in_cie = false;
+		} else if (strstr(l, " CIE") && sscanf(l, "%lx", &off) == 1 &&
 		    ncies < 256) {
 			cies[ncies].off = off;
 			snprintf(cies[ncies++].cfa, 32, "rsp+8");

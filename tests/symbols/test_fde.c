@@ -209,6 +209,37 @@ static void check_cold(struct eng_image *u, struct eng_image *s,
 	eng_coldpart_close(cp);
 }
 
+/* A symbol without a size takes its FDE's (8 bytes), where the address
+ * order alone would run it over the 24 bytes after it. */
+static void check_sizeless(const char *kind, const char *path)
+{
+	struct hunch_err err = { 0 };
+	struct eng_image *img = NULL, *nofde = NULL;
+	const struct eng_func *f, *g;
+	struct nm_ent *v;
+	size_t n = parse_readelf(path, false, &v);
+	uint64_t a = nm_addr(v, n, "sc_asm_nosize");
+
+	free(v);
+	if (eng_image_open(path, &img, &err) < 0 ||
+	    eng_image_open_flags(path, ENG_IMAGE_NO_FDE, &nofde, &err) < 0) {
+		tap_ok(0, "%s: opens: %s", kind, err.msg);
+		goto out;
+	}
+	f = eng_image_func_by_name(img, "sc_asm_nosize");
+	g = eng_image_func_by_name(nofde, "sc_asm_nosize");
+	tap_ok(a != 0 && f && f->addr + eng_image_link_base(img) == a &&
+	       f->size == 8 && !f->from_fde, "%s: size-0 symbol "
+	       "sc_asm_nosize has its FDE's size, 8 (got %lu)", kind,
+	       f ? (unsigned long)f->size : 0UL);
+	tap_ok(g && g->size >= 8 + 24, "%s: without the unwind table it runs "
+	       "up to the next function (%lu bytes)", kind,
+	       g ? (unsigned long)g->size : 0UL);
+out:
+	eng_image_close(img);
+	eng_image_close(nofde);
+}
+
 static void test_pair(const char *kind, const char *full,
 		      const char *stripped, const char *hunch,
 		      const char *cold)
@@ -230,14 +261,64 @@ static void test_pair(const char *kind, const char *full,
 			m ? m->addr + eng_image_link_base(u) : 0);
 	check_against_full(u, s, kind, f, nf);
 	check_main(u, s, kind, stripped);
-	if (cold != NULL)
+	if (cold != NULL) {
 		check_cold(u, s, kind, cold, f, nf);
+		check_sizeless(kind, full);
+	}
 	check_where(s, kind, hunch, stripped);
 	free(f);
 	free(f2);
 out:
 	eng_image_close(u);
 	eng_image_close(s);
+}
+
+/* gcc -fno-asynchronous-unwind-tables -g: the program's own functions
+ * have FDEs in .debug_frame only (crt code keeps .eh_frame).  Read with
+ * the symbols ignored, every FDE is a function, and each has the
+ * address and size of the symbol the full read gives it. */
+static void test_debug_frame(const char *kind, const char *path)
+{
+	struct hunch_err err = { 0 };
+	struct eng_image *u = open_ok(kind, path), *f = NULL;
+	struct fde_ent *v;
+	size_t nf = readelf_fdes(path, &v), ncold = 0, bad = 0, dbg = 0;
+	char *sec = run_capture("readelf -SW '%s'", path);
+	static const char *const mine[] = { "sf_add", "sf_mul", "sf_loop",
+		"sf_recurse", "sf_indirect", "sf_static_helper", NULL };
+
+	tap_ok(strstr(sec, ".debug_frame") != NULL, "%s: has .debug_frame",
+	       kind);
+	free(sec);
+	if (u == NULL || !tap_ok(eng_image_open_flags(path,
+			ENG_IMAGE_FDE_ONLY | ENG_IMAGE_NO_DEBUG_FILE, &f,
+			&err) == 0, "%s: opens with the symbols ignored", kind))
+		goto out;
+	for (size_t i = 0; i < nf; i++)
+		ncold += v[i].cold;
+	tap_eq(eng_image_nfuncs(f), nf - ncold, "%s: one function per FDE of "
+	       ".eh_frame and .debug_frame (%zu)", kind, nf - ncold);
+	for (size_t i = 0; i < eng_image_nfuncs(f); i++) {
+		const struct eng_func *a = eng_image_func(f, i);
+		const struct eng_func *b = eng_image_func_at(u, a->addr);
+
+		if ((b == NULL || b->addr != a->addr || b->size != a->size) &&
+		    bad++ < 5)
+			tap_diag("  %s: %s", a->name, b ? b->name : "no symbol");
+	}
+	tap_eq(bad, 0, "%s: each has its symbol's address and size", kind);
+	for (size_t i = 0; mine[i]; i++) {
+		const struct eng_func *b = eng_image_func_by_name(u, mine[i]);
+
+		dbg += b && eng_image_func_at(f, b->addr) != NULL &&
+		       eng_image_func_at(f, b->addr)->addr == b->addr;
+	}
+	tap_eq(dbg, 6, "%s: the six C functions (FDEs in .debug_frame only) "
+	       "are among them", kind);
+out:
+	free(v);
+	eng_image_close(f);
+	eng_image_close(u);
 }
 
 /* A stripped Debian program: .dynsym functions keep their names, the
@@ -289,6 +370,10 @@ int main(int argc, char **argv)
 	test_pair("cold", fixture(argc, argv, "cold"),
 		  fixture(argc, argv, "cold-strip-all"), hunch,
 		  "sc_work.cold");
+	test_pair("c-nohdr", fixture(argc, argv, "c-nohdr"),
+		  fixture(argc, argv, "c-nohdr-strip-all"), hunch, NULL);
+	test_debug_frame("c-debug-frame", fixture(argc, argv,
+						  "c-debug-frame"));
 	test_debian("/usr/bin/python3.11", "_PyEval_EvalFrameDefault");
 	test_debian("/usr/bin/gzip", NULL);
 	test_debian("/usr/bin/zstd", NULL);
