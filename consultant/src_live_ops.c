@@ -300,7 +300,7 @@ int slo_poll_samples(struct slo *o, pc_sample_fn fn, void *arg)
 
 double slo_observed(const struct slo *o)
 {
-	return eng_sampler_stats(o->smp)->obs_fraction;
+	return eng_sampler_stats(o->smp)->obs_slowdown;
 }
 
 void slo_set_period(struct slo *o, double seconds)

@@ -228,8 +228,7 @@ static int sink_cost(void *arg, const struct mfunc *fn,
 	struct cost_arg *ca = arg;
 	bool jump = xp->ok || relocates(ca->m, fn);
 	double ns_call = mcal_cost(ca->m, s, ns) +
-			 (jump ? ENG_METRIC_BASE_COST_NS
-			       : ENG_METRIC_TRAP_COST_NS);
+			 (jump ? mcal_base(ca->m) : ENG_METRIC_TRAP_COST_NS);
 
 	(void)prepend;
 	(void)err;

@@ -216,9 +216,6 @@ void eng_metric_info(const struct eng_metric *m, const struct eng_minst *mi,
  * Paradyn used a fixed guess too; a wrong guess is corrected by the
  * observed cost once the instance runs. */
 #define ENG_METRIC_DEFAULT_CALLS_PER_S 1000.0
-/* The base trampoline's share of a point (save, guard, cost update),
- * in ns, on top of x86_snip_cost_ns. */
-#define ENG_METRIC_BASE_COST_NS 3u
 /* A point that falls back to int3 costs a signal delivery in the target:
  * bench/inst measures ~104 µs while hunch is attached (ptrace sees each
  * SIGTRAP first), which is when instances run (~4 µs once detached). */
@@ -230,15 +227,16 @@ void eng_metric_info(const struct eng_metric *m, const struct eng_minst *mi,
 int eng_metric_set_call_rate(struct eng_metric *m, const char *module,
 			     const char *function, double calls_per_s);
 
-/* Measured costs of the inline snippet kinds, by running the code
- * x86_snip_code generates for this target's environment in hunch itself
- * (call once at start-up; until then x86_snip_cost_ns's model is used).
- * Kinds that call the runtime library keep the model. */
+/* The costs predictions use, as measured when the instrumentation
+ * manager was created (eng_inst_cost.h: generated code run in hunch
+ * between calls of a stand-in library function).  -EIO: the
+ * measurement failed and these are the model's figures. */
 struct eng_metric_cal {
 	double add_ns;          /* counter add/set */
-	double if_ns;           /* a predicate over a variable */
+	double if_ns;           /* a predicate's test */
 	double wall_pair_ns;    /* rdtsc wall timer start + stop (0 when
 				   the wall timer is the software level) */
+	double base_ns;         /* the base trampoline's share of a pass */
 };
 int eng_metric_calibrate(struct eng_metric *m, struct eng_metric_cal *out);
 

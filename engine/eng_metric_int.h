@@ -122,8 +122,6 @@ struct eng_metric {
 	struct mrate *rates;
 	size_t nrates;
 	bool no_discovery;
-	bool calibrated;
-	struct eng_metric_cal cal;
 	struct mwatch *watches, *wdead;
 	struct mknown *known;
 	size_t nknown, capknown;
@@ -206,6 +204,8 @@ void msock_name(int pid, char *buf, size_t len);
 /* ---- eng_metric_cal.c ---- */
 double mcal_cost(const struct eng_metric *m, const struct x86_snip *s,
 		 size_t n);
+/* The base trampoline's share of a pass, ns. */
+double mcal_base(const struct eng_metric *m);
 
 /* ---- eng_metric_key.c: identity of requests ---- */
 /* Canonical text of a clause list / focus part, appended to `f`. */
