@@ -189,6 +189,7 @@ int msink_insert(void *arg, const struct mfunc *fn,
 struct cost_arg {
 	struct eng_metric *m;
 	struct eng_metric_cost *c;
+	struct mprobe_wants wants;
 };
 
 /* A point without room for a jump is instrumented in a relocated copy
@@ -232,6 +233,10 @@ static int sink_cost(void *arg, const struct mfunc *fn,
 
 	(void)prepend;
 	(void)err;
+	/* A trap costs so much that the guess already rules it out; a
+	 * probe would be a trap too. */
+	if (jump && mprobe_want(ca->m, &ca->wants, fn) < 0)
+		return -ENOMEM;
 	ca->c->points++;
 	ca->c->ns_per_s += ns_call * mfuncs_rate(ca->m, fn);
 	return 0;
@@ -597,6 +602,7 @@ void eng_metric_destroy(struct eng_metric *m)
 	}
 	free(m->rates);
 	free(m->rel);
+	mprobe_free(m);
 	eng_funcreloc_checker_free(m->frc);
 	mseen_free(m);
 	free(m);
@@ -681,13 +687,17 @@ int eng_metric_predict(struct eng_metric *m, const struct eng_mdef *def,
 		       const struct eng_mfocus *f, struct eng_metric_cost *c,
 		       struct hunch_err *err)
 {
-	struct cost_arg ca = { m, c };
+	struct cost_arg ca = { m, c, { NULL, 0, 0 } };
 	struct mgen_sink sink = { .emit = sink_cost, .arg = &ca, .dry = true };
 	struct mnode *n = NULL;
 	int rc;
 
+	eng_metric_probe_poll(m);
 	memset(c, 0, sizeof *c);
 	rc = build_node(m, def, f, NULL, &sink, &n, err);
 	c->slowdown = c->ns_per_s / 1e9;
+	/* After the dry build: a probe is an instance of its own. */
+	c->probing = rc == 0 ? mprobe_start(m, &ca.wants) : 0;
+	free(ca.wants.f);
 	return rc;
 }

@@ -244,10 +244,24 @@ struct eng_metric_cost {
 	size_t points;          /* snippet lists that would be inserted */
 	double ns_per_s;        /* predicted instrumentation ns per second */
 	double slowdown;        /* ns_per_s / 1e9 (a fraction of one CPU) */
+	/* Functions whose call rate is being measured now (a counter at
+	 * their entry for 0.1 s, eng_metric_probe.c): the prediction used
+	 * the guess for them; ask again once eng_metric_probe_poll has
+	 * ended their probes. */
+	size_t probing;
 };
 /* Compile without inserting: the cost of each snippet list times the
  * call rate of its function (constraint code included, shared code
  * already inserted excluded). */
+/* End the call-rate probes whose window is over: read, record the rate
+ * (calls per second of the target's CPU time), remove the counter.
+ * Called by eng_metric_predict, and should be called every sample tick
+ * so that no probe outlives its window by more than a tick. */
+void eng_metric_probe_poll(struct eng_metric *m);
+size_t eng_metric_probes_running(const struct eng_metric *m);
+/* ms until the first running probe's window ends, -1 if none. */
+int eng_metric_probe_due_ms(const struct eng_metric *m);
+
 int eng_metric_predict(struct eng_metric *m, const struct eng_mdef *def,
 		       const struct eng_mfocus *f, struct eng_metric_cost *c,
 		       struct hunch_err *err);

@@ -131,7 +131,24 @@ struct eng_metric {
 	struct eng_funcreloc_checker *frc;
 	struct mreloc { const struct eng_func *f; bool ok; } *rel;
 	size_t nrel, caprel;
+	/* call-rate probes running (eng_metric_probe.c) */
+	struct mprobe *probes;
+	size_t nprobes, capprobes;
 };
+
+/* ---- eng_metric_probe.c: call rates measured before predicting ---- */
+/* Functions a prediction needs a rate for, collected during its dry
+ * build (a probe cannot be enabled in the middle of one). */
+struct mprobe_wants {
+	struct mfunc *f;
+	size_t n, cap;
+};
+int mprobe_want(struct eng_metric *m, struct mprobe_wants *w,
+		const struct mfunc *fn);
+/* Start a probe for each wanted function not probed yet (frees w's
+ * list); returns how many of them are being probed now. */
+size_t mprobe_start(struct eng_metric *m, struct mprobe_wants *w);
+void mprobe_free(struct eng_metric *m);
 
 /* ---- eng_metric_funcs.c: which functions a clause names ---- */
 int mfuncs_refresh(struct eng_metric *m, struct hunch_err *err);
