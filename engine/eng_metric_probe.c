@@ -212,8 +212,10 @@ static void finish(struct eng_metric *m, struct mprobe *p, uint64_t cpu)
 	eng_metric_value(m, p->mi, &calls);
 	if (s < MPROBE_MIN_CPU_S)
 		s = MPROBE_MIN_CPU_S;
+	/* Not called in the window is not "free": one call a second,
+	 * what a function run once per thread is given. */
 	eng_metric_set_call_rate(m, p->module, p->function,
-				 calls > 0 ? (double)calls / s : 0);
+				 calls > s ? (double)calls / s : 1.0);
 	eng_metric_disable(m, p->mi, NULL);
 	free(p->module);
 	free(p->function);
