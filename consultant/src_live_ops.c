@@ -316,11 +316,16 @@ void slo_set_psampler(struct slo *o, struct eng_psampler *ps)
 	eng_inst_set_psampler(o->in, ps);
 }
 
-int slo_due_ms(const struct slo *o)
+static int sample_due_ms(const struct slo *o)
 {
 	double left = o->last_tick + o->period - slo_now(o);
-	int probe = eng_metric_probe_due_ms(o->m);
-	int ms = left <= 0 ? 0 : (int)(left * 1000) + 1;
+
+	return left <= 0 ? 0 : (int)(left * 1000) + 1;
+}
+
+int slo_due_ms(const struct slo *o)
+{
+	int probe = eng_metric_probe_due_ms(o->m), ms = sample_due_ms(o);
 
 	return probe >= 0 && probe < ms ? probe : ms;
 }
@@ -517,7 +522,7 @@ void slo_tick(struct slo *o, pc_disc_fn fn, void *arg)
 
 	if (!eng_proc_ended(o->proc))
 		eng_metric_probe_poll(o->m);   /* call-rate probes end on time */
-	if (slo_due_ms(o) > 0 || eng_proc_ended(o->proc))
+	if (sample_due_ms(o) > 0 || eng_proc_ended(o->proc))
 		return;
 	eng_sampler_tick(o->smp, NULL);
 	now = slo_now(o);

@@ -31,7 +31,11 @@
  * 25% while it is in, 4% of a 0.2 s sample period. */
 #define MPROBE_WINDOW_NS 30000000ull
 #define MPROBE_MIN_CPU_S 0.001         /* rate denominator floor */
-#define MPROBE_MAX_RUNNING 128         /* more functions: the guess */
+#define MPROBE_MAX_RUNNING 128
+/* A prediction needing more rates than this (a whole module's
+ * functions) keeps the guess: probing them all would cost more than
+ * the guess risks. */
+#define MPROBE_MAX_WANTS 64
 
 struct mprobe {
 	char *module, *function;
@@ -169,6 +173,13 @@ size_t mprobe_start(struct eng_metric *m, struct mprobe_wants *w)
 	size_t n = 0, first = m->nprobes;
 	bool stopped = false, tried = false;
 	uint64_t t0, cpu0;
+
+	if (w->n > MPROBE_MAX_WANTS) {
+		free(w->f);
+		w->f = NULL;
+		w->n = w->cap = 0;
+		return 0;
+	}
 
 	for (size_t i = 0; i < w->n; i++) {
 		const char *mod = base_of(w->f[i].mod->path);

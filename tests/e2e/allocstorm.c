@@ -3,8 +3,9 @@
  * (test-cost.sh): an experiment on them costs far more than the cost
  * limit, and hunch must know that before launching it.
  *
- *   allocstorm [SECONDS]     default 6; prints "allocstorm done", and
- *                            its rounds per CPU second on stderr
+ *   allocstorm [SECONDS [ROUNDS]]   default 6 s; with ROUNDS, a fixed
+ *                                   amount of work (bench/cost)
+ * prints "allocstorm done", and its rounds per CPU second on stderr
  *
  * Each round does a little arithmetic between the calls, so that the
  * calls are a library-heavy share of the time, not all of it.
@@ -40,10 +41,10 @@ __attribute__((noinline)) void as_round(unsigned long i)
 int main(int argc, char **argv)
 {
 	double secs = argc > 1 ? atof(argv[1]) : 6, t0 = as_now();
-	unsigned long i = 0;
+	unsigned long n = argc > 2 ? strtoul(argv[2], NULL, 10) : 0, i = 0;
 	struct timespec cpu;
 
-	while (as_now() - t0 < secs)
+	while (n ? i < n : as_now() - t0 < secs)
 		for (int k = 0; k < 100000; k++)
 			as_round(i++);
 	printf("allocstorm done\n");
