@@ -44,9 +44,12 @@ struct pending {
 	int ids[ENG_PS_MAX_FRAMES + 2], stack[ENG_PS_MAX_FRAMES];
 };
 
-/* A blocked thread's stack, kept while it stays blocked at the same
- * place (its stack pointer and pc at the system call): a thread pool
- * asleep is unwound once, not every tick. */
+/* A blocked thread's stack, kept for the place it blocked at (its stack
+ * pointer and pc at the system call) and used again whenever it is
+ * found blocked at that place: a thread pool asleep, or a loop blocking
+ * in the same fsync, is unwound once, not every tick.  (Two call paths
+ * reaching one system call with the very same stack pointer would share
+ * the first one's stack.) */
 struct blocked {
 	pid_t tid;
 	uint64_t sp, pc;
