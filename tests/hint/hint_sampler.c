@@ -411,6 +411,12 @@ int main(int argc, char **argv)
 		 (unsigned long long)eng_psampler_stats(slh_sampler(h))->frames,
 		 (unsigned long long)
 		 eng_psampler_stats(slh_sampler(h))->unwind_fail);
+	tap_diag("hunch CPU per tick %.0f us over %llu ticks (one thread "
+		 "spinning, four blocked, their stacks unwound %llu times)",
+		 (double)slh_stats(h)->tick_cpu_ns / 1e3 /
+		 (double)(slh_stats(h)->ticks ? slh_stats(h)->ticks : 1),
+		 (unsigned long long)slh_stats(h)->ticks,
+		 (unsigned long long)slh_stats(h)->blocked_unwinds);
 	check_code(h, &t);
 	check_blocked(h, &t, fifo);
 	check_blocked_stack(h, &t);
