@@ -26,6 +26,8 @@
 /* A measured factor beyond this is noise (a cost the program's own
  * variation made, over a prediction of nearly nothing). */
 #define PC_MAX_HYP_FACTOR 1000.0
+/* Sheds after which an experiment is not run again (give_up). */
+#define PC_MAX_SHEDS 2
 
 /* The source's evidence for the resource a where-refinement narrowed
  * its parent to: the first component that differs.  -1 when unknown. */
@@ -47,7 +49,8 @@ static double node_hint(struct pc_consult *pc, struct pc_search *s,
 void pc_queue(struct pc_consult *pc, struct pc_search *s, struct pc_node *n,
 	      int priority)
 {
-	if (n->is_virtual || n->queued || n->active || n->pending)
+	if (n->is_virtual || n->queued || n->active || n->pending ||
+	    n->given_up)
 		return;
 	if (!n->hinted) {
 		n->hint = node_hint(pc, s, n);
@@ -125,7 +128,7 @@ static struct pc_node *queue_head(const struct pc_consult *pc,
 		struct pc_node *n = s->nodes[i];
 		int d;
 
-		if (!n->queued)
+		if (!n->queued || n->rate_wait)
 			continue;
 		d = why_depth(pc, n);
 		if (best == NULL || runs_before(n, d, best, bd)) {
@@ -165,18 +168,52 @@ static void focus_of_input(struct pc_consult *pc, const struct pc_node *n,
  * code of the same metric on the whole process and was predicted free,
  * but once that was stopped to make room it needs code of its own (on
  * bn_smallwrites, 4.5%: launched as free, it overshot and was shed). */
-static double predict_now(struct pc_consult *pc, const struct pc_node *n)
+static double predict_now(struct pc_consult *pc, const struct pc_node *n,
+			  bool *measuring)
 {
 	const struct pc_hypothesis *h = pc_node_hyp(pc, n);
 	double c = 0;
 
+	*measuring = false;
 	for (int i = 0; i < h->nin; i++) {
 		struct pc_focus f;
 
 		focus_of_input(pc, n, i, &f);
 		c += pc_dm_predict(&pc->dm, h->in[i].metric, &f);
+		*measuring |= pc_dm_measuring(&pc->dm, h->in[i].metric, &f);
 	}
 	return c;
+}
+
+/* The source is measuring how often the node's functions are called
+ * (the live source counts calls at their entry for 0.1 s): its
+ * prediction with the guessed rate (1000 calls/s) would launch an
+ * experiment on malloc in a program that calls it 10^7 times a second
+ * as nearly free, and it would overshoot the limit before the observed
+ * cost showed it.  The node waits for the measured rate, out of the
+ * queue for this tick; others launch meanwhile. */
+static void wait_for_rates(struct pc_consult *pc, struct pc_node *n)
+{
+	char focus[512];
+
+	n->rate_wait = true;
+	pc->rates_measured = true;
+	pc->rates_t = pc->now;
+	if (n->rate_logged)
+		return;
+	n->rate_logged = true;
+	pc_logf(pc, "Measuring call rates to predict the cost of %s for %s",
+		pc_node_hyp(pc, n)->name,
+		pc_focus_name(pc->res, &n->focus, focus, sizeof(focus)));
+}
+
+static void clear_rate_waits(struct pc_consult *pc)
+{
+	struct pc_search *ss[2] = { pc->global, pc->current };
+
+	for (int k = 0; k < 2; k++)
+		for (size_t i = 0; ss[k] && i < ss[k]->nn; i++)
+			ss[k]->nodes[i]->rate_wait = false;
 }
 
 static void launch(struct pc_consult *pc, struct pc_node *n, double c)
@@ -402,6 +439,16 @@ static bool settling(const struct pc_consult *pc)
 	       pc->now - pc->shed_t < 2 * pc_consult_sample_period(pc);
 }
 
+/* The source's call-rate measurements cost too (a counter at the entry
+ * of each function for 0.03 s), and the observed cost shows them for
+ * up to two sample periods after: they are not the experiments' cost,
+ * and shedding one for them would give up a node that fits. */
+static bool measured_rates(const struct pc_consult *pc)
+{
+	return pc->rates_measured &&
+	       pc->now - pc->rates_t < 2 * pc_consult_sample_period(pc);
+}
+
 static bool has_queued_kid(const struct pc_search *s, const struct pc_node *n)
 {
 	for (size_t i = 0; i < n->nkids; i++)
@@ -501,11 +548,12 @@ void pc_cost_gate(struct pc_consult *pc)
 	int max_pending = (int)pc_tunable_get(pc->cfg, "maxPendingEnables");
 	char focus[512];
 
+	clear_rate_waits(pc);
 	for (;;) {
 		struct pc_search *s = next_queue(pc);
 		struct pc_node *n;
 		double c, committed;
-		bool capped;
+		bool capped, measuring;
 
 		if (s == NULL)
 			return;
@@ -515,7 +563,11 @@ void pc_cost_gate(struct pc_consult *pc)
 			pc_node_trace(n, "dequeued");
 			continue;
 		}
-		n->pred_cost = predict_now(pc, n);
+		n->pred_cost = predict_now(pc, n, &measuring);
+		if (measuring) {
+			wait_for_rates(pc, n);
+			continue;
+		}
 		/* Dropped for good only on its own prediction: cost_factor
 		 * is learnt from whatever runs now (one write()-heavy
 		 * experiment can make it 50) and says little about this
@@ -623,13 +675,51 @@ static struct pc_node *shed_candidate(struct pc_consult *pc,
 	return worst;
 }
 
+/* How many charged experiments are active (shed candidates). */
+static int charged_active(struct pc_consult *pc)
+{
+	struct pc_search *ss[2] = { pc->global, pc->current };
+	int n = 0;
+
+	for (int k = 0; k < 2; k++)
+		for (size_t i = 0; ss[k] && i < ss[k]->nn; i++)
+			n += ss[k]->nodes[i]->active &&
+			     ss[k]->nodes[i]->charged_cost > 0;
+	return n;
+}
+
+/* A shed experiment goes back to the queue, unless running it again
+ * would overshoot again: it was the only experiment charged a cost (it
+ * alone costs more than the limit), or it has been shed
+ * PC_MAX_SHEDS times (each relaunch learnt a larger factor and still
+ * overshot).  Relaunching such a node was the flapping of sqlite3's
+ * top-level experiments, launched and shed every 0.6 s for the whole
+ * run.  It is reported as not tested for cost (times_shed > 0, not
+ * queued: pc_untested.c). */
+static bool give_up(struct pc_consult *pc, struct pc_node *n, bool alone,
+		    double cost)
+{
+	char focus[512];
+
+	if (!alone && n->times_shed < PC_MAX_SHEDS)
+		return false;
+	n->given_up = true;
+	pc_logf(pc, "Cost limit: %s for %s not run again: %s (about "
+		"%.1f%%)", pc_node_hyp(pc, n)->name,
+		pc_focus_name(pc->res, &n->focus, focus, sizeof(focus)),
+		alone ? "alone it costs more than the limit" :
+			"shed twice", 100 * cost);
+	return true;
+}
+
 void pc_cost_shed(struct pc_consult *pc)
 {
 	double limit = pc_tunable_get(pc->cfg, "costLimit");
 	double estimate = pc->observed, charged = active_charged(pc), ratio;
+	bool alone = charged_active(pc) == 1;
 	char focus[512];
 
-	if (pc->observed <= limit || settling(pc))
+	if (pc->observed <= limit || settling(pc) || measured_rates(pc))
 		return;
 	throttle(pc, PC_THR_COST);
 	pc->shed_t = pc->now;
@@ -659,6 +749,7 @@ void pc_cost_shed(struct pc_consult *pc)
 			"%s for %s", pc->observed, limit,
 			pc_node_hyp(pc, n)->name,
 			pc_focus_name(pc->res, &n->focus, focus, sizeof(focus)));
-		pc_queue(pc, s, n, n->priority);
+		if (!give_up(pc, n, alone, n->charged_cost * ratio))
+			pc_queue(pc, s, n, n->priority);
 	}
 }

@@ -64,8 +64,25 @@ static bool same_focus(const struct pc_focus *a, const struct pc_focus *b)
 	return true;
 }
 
+static double predict_raw(struct pc_dm *dm, const char *metric,
+			  const struct pc_focus *f);
+
 double pc_dm_predict(struct pc_dm *dm, const char *metric,
 		     const struct pc_focus *f)
+{
+	double v = predict_raw(dm, metric, f);
+
+	return v < 0 ? 0 : v;
+}
+
+bool pc_dm_measuring(struct pc_dm *dm, const char *metric,
+		     const struct pc_focus *f)
+{
+	return predict_raw(dm, metric, f) < 0;
+}
+
+static double predict_raw(struct pc_dm *dm, const char *metric,
+			  const struct pc_focus *f)
 {
 	struct pc_src_focus sf;
 	struct pc_dm_pred *p;

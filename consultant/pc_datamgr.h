@@ -69,7 +69,11 @@ int pc_dm_acquire(struct pc_dm *dm, const char *metric,
 		  const struct pc_focus *f, double now);
 void pc_dm_release(struct pc_dm *dm, int id);
 struct pc_minst *pc_dm_get(const struct pc_dm *dm, int id);
+/* The source's prediction, asked once per tick; 0 while the source is
+ * still measuring for it (pc_dm_measuring says so). */
 double pc_dm_predict(struct pc_dm *dm, const char *metric,
+		     const struct pc_focus *f);
+bool pc_dm_measuring(struct pc_dm *dm, const char *metric,
 		     const struct pc_focus *f);
 /* A new tick: predictions are asked of the source again. */
 void pc_dm_new_tick(struct pc_dm *dm);

@@ -49,6 +49,8 @@ struct pc_consult {
 	int ncost_samples;
 	double cost_factor;           /* observed / predicted, >= 1 */
 	double shed_t;                /* last shedding, -1 never */
+	bool rates_measured;          /* the source measured call rates, */
+	double rates_t;               /* last at rates_t (pc_cost.c) */
 	bool tight;                   /* room was made: launch one at a time */
 	/* Cost learnt per hypothesis (index): observed / predicted for one
 	 * of its experiments, measured when it alone started or stopped

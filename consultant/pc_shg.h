@@ -43,6 +43,10 @@ struct pc_node {
 	bool is_virtual, persistent, expanded;
 	bool queued, pending, active;
 	bool skipped;               /* dropped: its own cost is over the limit */
+	bool rate_wait;             /* this tick: the source measures call
+				       rates for its prediction */
+	bool rate_logged;           /* said so once */
+	bool given_up;              /* shed and not run again (pc_cost.c) */
 	bool failed;                /* the source could not enable it */
 	char refused[256];          /* the source's reason, when failed */
 	bool by_hand;               /* started by hand (pc_steer.h): may be stopped so */

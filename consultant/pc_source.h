@@ -91,6 +91,9 @@ typedef void (*pc_path_fn)(void *arg, const char *path);
 
 struct pc_source;
 
+/* A prediction not known yet (predict_cost). */
+#define PC_SRC_MEASURING (-1.0)
+
 struct pc_source_ops {
 	const char *kind;  /* "live", "replay", "sim" */
 	/* Report every resource discovered or retired since the last call. */
@@ -100,7 +103,9 @@ struct pc_source_ops {
 	/* Seconds since the target started. */
 	double (*now)(struct pc_source *s);
 	/* Predicted cost of enabling `metric` on `f`, as a slowdown fraction
-	 * (seconds of instrumentation per second of run time). */
+	 * (seconds of instrumentation per second of run time), or
+	 * PC_SRC_MEASURING: the source is measuring what it needs to know
+	 * (how often the functions are called); ask again next tick. */
 	double (*predict_cost)(struct pc_source *s, const char *metric,
 			       const struct pc_src_focus *f);
 	/* Ask for an instance; the answer comes through poll_replies with

@@ -172,7 +172,6 @@ struct kids {
 	double score[MAX_KIDS];   /* the source's hint, after rank_kids */
 	size_t n;
 	const struct pc_restree *res;
-	const char *only_fn;    /* keep start functions of this name only */
 };
 
 static void add_kid_path(void *arg, const char *path)
@@ -182,8 +181,6 @@ static void add_kid_path(void *arg, const char *path)
 	const struct pc_res *r = pc_res_get(k->res, id);
 
 	if (id == PC_RES_NONE || r->retired || k->n == MAX_KIDS)
-		return;
-	if (k->only_fn && strcmp(r->name, k->only_fn) != 0)
 		return;
 	for (size_t i = 0; i < k->n; i++)
 		if (k->r[i] == id)
@@ -202,6 +199,22 @@ static const char *thread_start_fn(const struct pc_consult *pc,
 		return NULL;
 	colon = strchr(t->name, ':');
 	return colon ? colon + 1 : NULL;
+}
+
+/* A thread's /Code refinement starts at its start function, when the
+ * source names it among the roots; otherwise (a stripped main, a
+ * thread started in code without names) at every root it gave: the
+ * roots of sampled stacks. */
+static void keep_start_fn(const struct pc_consult *pc, struct kids *k,
+			  const char *fn)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; fn != NULL && i < k->n; i++)
+		if (strcmp(pc_res_get(pc->res, k->r[i])->name, fn) == 0)
+			k->r[n++] = k->r[i];
+	if (n > 0)
+		k->n = n;
 }
 
 /* The one live child of r, or NULL when it has none or several. */
@@ -231,13 +244,12 @@ static void where_kids(struct pc_consult *pc, const struct pc_focus *f,
 
 	k->n = 0;
 	k->res = pc->res;
-	k->only_fn = NULL;
 	if (h == 0 && callgraph && pc->src->ops->callees &&
 	    (r->kind == PC_RES_HIERARCHY || r->kind == PC_RES_FUNCTION)) {
-		if (r->kind == PC_RES_HIERARCHY)
-			k->only_fn = thread_start_fn(pc, f);
 		pc->src->ops->callees(pc->src, r->kind == PC_RES_HIERARCHY ?
 				      NULL : r->path, add_kid_path, k);
+		if (r->kind == PC_RES_HIERARCHY)
+			keep_start_fn(pc, k, thread_start_fn(pc, f));
 		return;
 	}
 	/* A level with one child is no level (skipSingleChildLevels, off

@@ -441,8 +441,9 @@ static int live_poll_events(struct pc_source *s, pc_event_fn fn, void *arg)
 	return 1;
 }
 
-/* The static call graph (src_live_cg.c); with path NULL, the start
- * functions of the threads seen so far. */
+/* The static call graph and the sampled edges (src_live_cg.c); with
+ * path NULL, the start functions of the threads seen so far and the
+ * roots of the sampled stacks they do not cover. */
 static int live_callees(struct pc_source *s, const char *path,
 			pc_path_fn fn, void *arg)
 {
@@ -458,12 +459,9 @@ static int live_callees(struct pc_source *s, const char *path,
 	}
 	if (l->pcache == NULL && eng_points_cache_new(&l->pcache, NULL) < 0)
 		l->pcache = NULL;
-	if (path == NULL)
-		rc = slcg_starts(mods, l->nmods, (const char *const *)l->starts,
-				 l->nstarts, fn, arg);
-	else
-		rc = l->pcache ? slcg_callees(l->pcache, mods, l->nmods, path,
-					      fn, arg) : -ENOMEM;
+	rc = slcg_answer(l->pcache, mods, l->nmods,
+			 (const char *const *)l->starts, l->nstarts, l->hint,
+			 path, fn, arg);
 	free(mods);
 	return rc;
 }

@@ -5,6 +5,13 @@
  * through the PLT is named by the function it reaches (the same name in
  * another module), so refinement goes from main into libc's
  * pthread_mutex_lock rather than stopping at a stub.
+ *
+ * slcg_answer adds what the hint sampler's stacks saw (src_live_hint.h):
+ * the callees reached through pointers (callbacks, comparators, an
+ * interpreter's dispatch) and tail calls the parser cannot follow, and
+ * at the root, the outermost functions of stacks that hold no start
+ * function (a stripped executable's main has no name; a thread started
+ * by code without symbols).
  */
 #include "src_live_cg.h"
 
@@ -14,6 +21,7 @@
 
 #include "eng_points.h"
 #include "pc_where.h"
+#include "src_live_hint.h"
 
 #define MAX_CALLEES 256
 
@@ -143,4 +151,54 @@ int slcg_starts(const struct slcg_module *mods, size_t nmods,
 		}
 	}
 	return 0;
+}
+
+/* The answer being built: every path once, in the order first given. */
+struct answer {
+	char **p;
+	size_t n, cap;
+};
+
+static void answer_add(void *arg, const char *path)
+{
+	struct answer *a = arg;
+
+	for (size_t i = 0; i < a->n; i++)
+		if (strcmp(a->p[i], path) == 0)
+			return;
+	if (a->n == a->cap) {
+		a->cap = a->cap ? a->cap * 2 : 32;
+		a->p = realloc(a->p, a->cap * sizeof(*a->p));
+		if (a->p == NULL)
+			abort();
+	}
+	if ((a->p[a->n] = strdup(path)) == NULL)
+		abort();
+	a->n++;
+}
+
+int slcg_answer(struct eng_points_cache *pc, const struct slcg_module *mods,
+		size_t nmods, const char *const *starts, size_t nstarts,
+		struct slh *hint, const char *path, pc_path_fn fn, void *arg)
+{
+	struct answer a = { 0 };
+	int rc;
+
+	if (path == NULL) {
+		rc = slcg_starts(mods, nmods, starts, nstarts, answer_add, &a);
+		if (hint != NULL)
+			slh_roots(hint, (const char *const *)a.p, a.n,
+				  answer_add, &a);
+	} else {
+		rc = pc ? slcg_callees(pc, mods, nmods, path, answer_add, &a)
+			: 0;
+		if (hint != NULL)
+			slh_callees(hint, path, answer_add, &a);
+	}
+	for (size_t i = 0; i < a.n; i++) {
+		fn(arg, a.p[i]);
+		free(a.p[i]);
+	}
+	free(a.p);
+	return rc;
 }

@@ -14,6 +14,7 @@
 #include "pc_source.h"
 
 struct eng_points_cache;
+struct slh;
 
 struct slcg_module {
 	const char *name;          /* display name (file basename) */
@@ -29,5 +30,15 @@ int slcg_callees(struct eng_points_cache *pc, const struct slcg_module *mods,
 int slcg_starts(const struct slcg_module *mods, size_t nmods,
 		const char *const *names, size_t nnames, pc_path_fn fn,
 		void *arg);
+
+/* The live source's `callees` answer: for `path`, its static callees
+ * (slcg_callees, without the points cache `pc` when NULL) then the ones
+ * the hint sampler's stacks saw it call; for NULL (the /Code root), the
+ * start functions (slcg_starts) then the outermost functions of the
+ * sampled stacks that hold none of them (slh_roots).  Every path once.
+ * `hint` NULL: the static graph alone. */
+int slcg_answer(struct eng_points_cache *pc, const struct slcg_module *mods,
+		size_t nmods, const char *const *starts, size_t nstarts,
+		struct slh *hint, const char *path, pc_path_fn fn, void *arg);
 
 #endif

@@ -29,6 +29,32 @@ struct sobj {
 struct pc_slot {
 	uint64_t pc;
 	int id;                   /* -1: resolves to nothing */
+	bool fn;                  /* id is a function (else a module) */
+};
+
+/* An observation resolved but not yet in the window: samples drained
+ * between ticks (by catchup) wait for the next tick, so that the
+ * window, and every answer taken from it, changes only at a tick: the
+ * consultant asks the same question twice in one tick and the replay
+ * gives the answer recorded last in that tick. */
+struct pending {
+	double t;
+	enum hw_kind kind;
+	int nids, nstack, complete;
+	int ids[ENG_PS_MAX_FRAMES + 2], stack[ENG_PS_MAX_FRAMES];
+};
+
+/* A blocked thread's stack, kept for the place it blocked at (its stack
+ * pointer and pc at the system call) and used again whenever it is
+ * found blocked at that place: a thread pool asleep, or a loop blocking
+ * in the same fsync, is unwound once, not every tick.  (Two call paths
+ * reaching one system call with the very same stack pointer would share
+ * the first one's stack.) */
+struct blocked {
+	pid_t tid;
+	uint64_t sp, pc;
+	int nids, nstack, complete;
+	int ids[ENG_PS_MAX_FRAMES], stack[ENG_PS_MAX_FRAMES];
 };
 
 struct slh {
@@ -43,6 +69,11 @@ struct slh {
 	size_t nobjs;
 	struct pc_slot cache[PC_CACHE];
 	struct slh_stats st;
+	bool in_tick;
+	struct pending *pend;
+	size_t npend, cappend;
+	struct blocked *blk;
+	size_t nblk, capblk;
 };
 
 static void on_sample(void *arg, const struct eng_psample *s);
@@ -101,6 +132,8 @@ void slh_free(struct slh *h)
 	eng_psampler_close(h->ps);
 	hw_free(h->win);
 	free(h->objs);
+	free(h->pend);
+	free(h->blk);
 	free(h);
 }
 
@@ -127,6 +160,7 @@ static int resolve_pc(struct slh *h, uint64_t pc)
 		return slot->id;
 	slot->pc = pc;
 	slot->id = -1;
+	slot->fn = false;
 	img = h->image_at(h->arg, pc, &base);
 	if (img == NULL)
 		return -1;
@@ -138,9 +172,58 @@ static int resolve_pc(struct slh *h, uint64_t pc)
 		snprintf(path, sizeof(path), "/Code/%s/%s/%s",
 			 eng_image_name(img), src ? src : PC_UNKNOWN_SRCFILE,
 			 eng_func_display_name(img, f));
+		slot->fn = true;
 	}
 	slot->id = hw_intern(h->win, path);
 	return slot->id;
+}
+
+/* A stack's frames: the functions into stack, innermost first (the
+ * window folds recursion and joins repeats, hw_add_stack), frames in a
+ * module but no function into ids.  Returns the number of functions. */
+static int resolve_stack(struct slh *h, const uint64_t *pcs, int n,
+			 int *ids, int *nids, int *stack)
+{
+	int ns = 0;
+
+	for (int i = 0; i < n; i++) {
+		int id = resolve_pc(h, pcs[i]);
+
+		if (id < 0)
+			continue;
+		if (h->cache[(pcs[i] >> 2) % PC_CACHE].fn)
+			stack[ns++] = id;
+		else
+			ids[(*nids)++] = id;
+	}
+	return ns;
+}
+
+static void observe(struct slh *h, double t, enum hw_kind kind,
+		    const int *ids, int nids, const int *stack, int nstack,
+		    int complete)
+{
+	struct pending *p;
+
+	if (h->in_tick) {
+		hw_add_stack(h->win, t, kind, ids, nids, stack, nstack,
+			     complete);
+		return;
+	}
+	if (h->npend == h->cappend) {
+		h->cappend = h->cappend ? h->cappend * 2 : 64;
+		h->pend = realloc(h->pend, h->cappend * sizeof(*h->pend));
+		if (h->pend == NULL)
+			abort();
+	}
+	p = &h->pend[h->npend++];
+	p->t = t;
+	p->kind = kind;
+	p->nids = nids;
+	p->nstack = nstack;
+	p->complete = complete;
+	memcpy(p->ids, ids, (size_t)nids * sizeof(int));
+	memcpy(p->stack, stack, (size_t)nstack * sizeof(int));
 }
 
 static int thread_id(struct slh *h, pid_t tid)
@@ -155,16 +238,11 @@ static int thread_id(struct slh *h, pid_t tid)
 static void on_sample(void *arg, const struct eng_psample *s)
 {
 	struct slh *h = arg;
-	int ids[ENG_PS_MAX_FRAMES + 1], n = 0;
+	int ids[ENG_PS_MAX_FRAMES + 1], stack[ENG_PS_MAX_FRAMES], n = 0, ns;
 
 	ids[n++] = thread_id(h, s->tid);
-	for (int i = 0; i < s->nframes; i++) {
-		int id = resolve_pc(h, s->pc[i]);
-
-		if (id >= 0)
-			ids[n++] = id;
-	}
-	hw_add(h->win, secs(h, s->t_ns), HW_CPU, ids, n);
+	ns = resolve_stack(h, s->pc, s->nframes, ids, &n, stack);
+	observe(h, secs(h, s->t_ns), HW_CPU, ids, n, stack, ns, s->complete);
 	h->st.cpu_obs++;
 }
 
@@ -231,10 +309,50 @@ static int file_id(struct slh *h, int fd)
 	return hw_intern(h->win, path);
 }
 
+static struct blocked *blocked_of(struct slh *h, pid_t tid)
+{
+	for (size_t i = 0; i < h->nblk; i++)
+		if (h->blk[i].tid == tid)
+			return &h->blk[i];
+	if (h->nblk == h->capblk) {
+		h->capblk = h->capblk ? h->capblk * 2 : 16;
+		h->blk = realloc(h->blk, h->capblk * sizeof(*h->blk));
+		if (h->blk == NULL)
+			abort();
+	}
+	h->blk[h->nblk] = (struct blocked){ .tid = tid };
+	return &h->blk[h->nblk++];
+}
+
+/* The functions on a blocked thread's stack (the system call's wrapper
+ * in libc, its callers), unwound once per place it blocks at. */
+static const struct blocked *blocked_stack(struct slh *h,
+					   const struct eng_taskstate *st)
+{
+	struct blocked *b = blocked_of(h, st->tid);
+	struct eng_psample s;
+
+	if (b->sp == st->sp && b->pc == st->pc && b->sp != 0)
+		return b;
+	b->sp = st->sp;
+	b->pc = st->pc;
+	b->nids = b->nstack = b->complete = 0;
+	if (eng_psampler_unwind_blocked(h->ps, st->tid, st->sp, st->pc,
+					&s) > 0) {
+		b->nstack = resolve_stack(h, s.pc, s.nframes, b->ids,
+					  &b->nids, b->stack);
+		b->complete = s.complete;
+	}
+	h->st.blocked_unwinds++;
+	return b;
+}
+
 static void observe_thread(struct slh *h, pid_t tid, double now)
 {
 	struct eng_taskstate st;
-	int ids[2], n = 0;
+	const struct blocked *b;
+	int ids[ENG_PS_MAX_FRAMES + 2], n = 0;
+	enum hw_kind kind;
 
 	if (eng_taskstate_read(h->pid, tid, &st) < 0 ||
 	    (st.wait != ENG_TASK_SYNC && st.wait != ENG_TASK_IO))
@@ -242,14 +360,30 @@ static void observe_thread(struct slh *h, pid_t tid, double now)
 	ids[n++] = thread_id(h, tid);
 	if (st.wait == ENG_TASK_SYNC) {
 		ids[n] = sync_id(h, st.args[0]);
-		n += ids[n] >= 0;
-		hw_add(h->win, now, HW_SYNC, ids, n);
+		kind = HW_SYNC;
 		h->st.sync_obs++;
 	} else {
 		ids[n] = file_id(h, (int)st.args[0]);
-		n += ids[n] >= 0;
-		hw_add(h->win, now, HW_IO, ids, n);
+		kind = HW_IO;
 		h->st.io_obs++;
+	}
+	n += ids[n] >= 0;
+	b = blocked_stack(h, &st);
+	memcpy(ids + n, b->ids, (size_t)b->nids * sizeof(int));
+	observe(h, now, kind, ids, n + b->nids, b->stack, b->nstack,
+		b->complete);
+}
+
+/* Threads gone: their cached stacks go. */
+static void forget_blocked(struct slh *h, const pid_t *tids, size_t n)
+{
+	for (size_t i = h->nblk; i-- > 0;) {
+		bool alive = false;
+
+		for (size_t k = 0; k < n && !alive; k++)
+			alive = tids[k] == h->blk[i].tid;
+		if (!alive)
+			h->blk[i] = h->blk[--h->nblk];
 	}
 }
 
@@ -263,14 +397,23 @@ void slh_tick(struct slh *h, int force)
 	if (!force && now - h->last_tick < SLH_TICK_S)
 		return;
 	h->last_tick = now;
+	h->in_tick = true;
+	for (size_t i = 0; i < h->npend; i++)
+		hw_add_stack(h->win, h->pend[i].t, h->pend[i].kind,
+			     h->pend[i].ids, h->pend[i].nids,
+			     h->pend[i].stack, h->pend[i].nstack,
+			     h->pend[i].complete);
+	h->npend = 0;
 	/* drain before following threads: an exited thread's last samples
 	 * are still in its ring */
 	eng_psampler_drain(h->ps, on_sample, h);
 	eng_psampler_sync_threads(h->ps);
 	n = eng_psampler_threads(h->ps, tids, MAX_THREADS);
+	forget_blocked(h, tids, n);
 	for (size_t i = 0; i < n; i++)
 		observe_thread(h, tids[i], now);
 	hw_expire(h->win, now);
+	h->in_tick = false;
 	h->st.ticks++;
 	h->st.tick_cpu_ns += eng_clock_thread_cpu_ns() - c0;
 }
@@ -307,6 +450,17 @@ void slh_note(struct slh *h, const struct pc_discovery *d)
 double slh_hint(struct slh *h, const char *path)
 {
 	return hw_hint(h->win, path);
+}
+
+void slh_callees(struct slh *h, const char *path, pc_path_fn fn, void *arg)
+{
+	hw_callees(h->win, path, fn, arg);
+}
+
+void slh_roots(struct slh *h, const char *const *starts, size_t nstarts,
+	       pc_path_fn fn, void *arg)
+{
+	hw_roots(h->win, starts, nstarts, fn, arg);
 }
 
 const struct slh_stats *slh_stats(const struct slh *h)

@@ -41,6 +41,7 @@ struct slh_stats {
 	uint64_t ticks;
 	uint64_t tick_cpu_ns;   /* hunch CPU time in slh_tick, all ticks */
 	uint64_t cpu_obs, sync_obs, io_obs;   /* observations made */
+	uint64_t blocked_unwinds;  /* blocked threads' stacks unwound */
 };
 
 /* The rate to sample at: the tunable hintSampleRate when the loaded
@@ -67,6 +68,15 @@ void slh_note(struct slh *h, const struct pc_discovery *d);
 /* The share (0..1) of the window's evidence in the resource at `path`,
  * < 0 when there is none. */
 double slh_hint(struct slh *h, const char *path);
+/* The functions seen called by the one at `path` on the stacks sampled
+ * (CPU samples and blocked threads' stacks), the most seen first: calls
+ * through pointers and tail calls the static call graph lacks. */
+void slh_callees(struct slh *h, const char *path, pc_path_fn fn, void *arg);
+/* The outermost functions of the window's stacks that hold none of the
+ * `starts` (paths of the start functions the static call graph begins
+ * at): where the search must begin to reach what those stacks ran. */
+void slh_roots(struct slh *h, const char *const *starts, size_t nstarts,
+	       pc_path_fn fn, void *arg);
 const struct slh_stats *slh_stats(const struct slh *h);
 /* The sampler itself: recent stacks per thread, with times (see
  * eng_psampler_on_stack_since). */

@@ -18,6 +18,15 @@ struct obs {
 	enum hw_kind kind;
 	int *ids;
 	int nids;
+	int *stack;            /* its complete stack, folded, innermost
+				* first; NULL when it has none */
+	int nstack;
+};
+
+/* A call edge seen on stacks; `seq` orders ties by first sight. */
+struct edge {
+	int caller, callee;    /* -1: an empty slot */
+	unsigned long count, seq;
 };
 
 struct hw {
@@ -26,6 +35,8 @@ struct hw {
 	size_t npaths, cappaths;
 	struct obs *obs;       /* oldest first */
 	size_t nobs, capobs;
+	struct edge *edges;    /* open addressing, capedges a power of 2 */
+	size_t nedges, capedges;
 };
 
 static void *xrealloc(void *p, size_t n)
@@ -52,10 +63,13 @@ void hw_free(struct hw *w)
 		return;
 	for (size_t i = 0; i < w->npaths; i++)
 		free(w->paths[i]);
-	for (size_t i = 0; i < w->nobs; i++)
+	for (size_t i = 0; i < w->nobs; i++) {
 		free(w->obs[i].ids);
+		free(w->obs[i].stack);
+	}
 	free(w->paths);
 	free(w->obs);
+	free(w->edges);
 	free(w);
 }
 
@@ -84,8 +98,8 @@ static bool has_id(const int *ids, int n, int id)
 	return false;
 }
 
-void hw_add(struct hw *w, double t, enum hw_kind kind, const int *ids,
-	    int nids)
+static struct obs *add_obs(struct hw *w, double t, enum hw_kind kind,
+			   const int *ids, int nids, int extra)
 {
 	struct obs *o;
 
@@ -96,19 +110,121 @@ void hw_add(struct hw *w, double t, enum hw_kind kind, const int *ids,
 	o = &w->obs[w->nobs++];
 	o->t = t;
 	o->kind = kind;
-	o->ids = xrealloc(NULL, (size_t)nids * sizeof(int));
+	o->ids = xrealloc(NULL, (size_t)(nids + extra) * sizeof(int));
 	o->nids = 0;
+	o->stack = NULL;
+	o->nstack = 0;
 	for (int i = 0; i < nids; i++)
 		if (!has_id(o->ids, o->nids, ids[i]))
 			o->ids[o->nids++] = ids[i];
+	return o;
+}
+
+void hw_add(struct hw *w, double t, enum hw_kind kind, const int *ids,
+	    int nids)
+{
+	add_obs(w, t, kind, ids, nids, 0);
+}
+
+static size_t edge_slot(const struct edge *e, size_t cap, int caller,
+			int callee)
+{
+	size_t i = ((size_t)caller * 2654435761u ^ (size_t)callee) & (cap - 1);
+
+	while (e[i].caller >= 0 &&
+	       (e[i].caller != caller || e[i].callee != callee))
+		i = (i + 1) & (cap - 1);
+	return i;
+}
+
+static void grow_edges(struct hw *w)
+{
+	size_t cap = w->capedges ? w->capedges * 2 : 256;
+	struct edge *e = xrealloc(NULL, cap * sizeof(*e));
+
+	for (size_t i = 0; i < cap; i++)
+		e[i].caller = -1;
+	for (size_t i = 0; i < w->capedges; i++)
+		if (w->edges[i].caller >= 0)
+			e[edge_slot(e, cap, w->edges[i].caller,
+				    w->edges[i].callee)] = w->edges[i];
+	free(w->edges);
+	w->edges = e;
+	w->capedges = cap;
+}
+
+static void add_edge(struct hw *w, int caller, int callee)
+{
+	struct edge *e;
+
+	if (2 * (w->nedges + 1) > w->capedges)
+		grow_edges(w);
+	e = &w->edges[edge_slot(w->edges, w->capedges, caller, callee)];
+	if (e->caller < 0) {
+		*e = (struct edge){ caller, callee, 0, w->nedges++ };
+	}
+	e->count++;
+}
+
+/* Fold a stack (innermost first) from its outermost frame in: a
+ * function found again inside its own activation takes the place of
+ * every frame between the two, so that an interpreter's loop entered
+ * again through a builtin and a generator (eval -> sum -> next -> eval)
+ * is one activation of eval and the frames between are not on the
+ * stack: the time under the inner activation is the loop's, not the
+ * builtin's.  Returns the folded length (out: innermost first). */
+static int fold(const int *stack, int n, int *out)
+{
+	int k = 0;
+
+	for (int i = n - 1; i >= 0; i--) {
+		int j = 0;
+
+		while (j < k && out[j] != stack[i])
+			j++;
+		if (j < k)
+			k = j + 1;    /* back to the outer activation */
+		else
+			out[k++] = stack[i];
+	}
+	for (int i = 0; i < k / 2; i++) {
+		int x = out[i];
+
+		out[i] = out[k - 1 - i];
+		out[k - 1 - i] = x;
+	}
+	return k;
+}
+
+void hw_add_stack(struct hw *w, double t, enum hw_kind kind, const int *ids,
+		  int nids, const int *given, int ngiven, int complete)
+{
+	struct obs *o = add_obs(w, t, kind, ids, nids, ngiven);
+	int *stack = xrealloc(NULL, (size_t)(ngiven + 1) * sizeof(int));
+	int nstack = fold(given, ngiven, stack);
+
+	for (int i = 0; i < nstack; i++) {
+		if (!has_id(o->ids, o->nids, stack[i]))
+			o->ids[o->nids++] = stack[i];
+		if (i + 1 < nstack)
+			add_edge(w, stack[i + 1], stack[i]);
+	}
+	if (complete && nstack > 0) {
+		o->stack = stack;
+		o->nstack = nstack;
+	} else {
+		free(stack);
+	}
 }
 
 void hw_expire(struct hw *w, double now)
 {
 	size_t k = 0;
 
-	while (k < w->nobs && w->obs[k].t < now - w->window)
+	while (k < w->nobs && w->obs[k].t < now - w->window) {
+		free(w->obs[k].stack);
 		free(w->obs[k++].ids);
+	}
 	if (k == 0)
 		return;
 	memmove(w->obs, w->obs + k, (w->nobs - k) * sizeof(*w->obs));
@@ -199,6 +315,108 @@ double hw_hint(const struct hw *w, const char *path)
 			best = share;
 	}
 	return best;
+}
+
+const char *hw_path(const struct hw *w, int id)
+{
+	return id >= 0 && (size_t)id < w->npaths ? w->paths[id] : NULL;
+}
+
+static int find_id(const struct hw *w, const char *path)
+{
+	for (size_t i = 0; i < w->npaths; i++)
+		if (strcmp(w->paths[i], path) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* Ids with counts, for a ranked answer. */
+struct ranked {
+	int id;
+	unsigned long count, seq;
+};
+
+static int by_count(const void *a, const void *b)
+{
+	const struct ranked *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+void hw_callees(const struct hw *w, const char *path, hw_path_fn fn,
+		void *arg)
+{
+	struct ranked *r = xrealloc(NULL, (w->nedges + 1) * sizeof(*r));
+	size_t n = 0;
+	int caller = find_id(w, path);
+
+	for (size_t i = 0; caller >= 0 && i < w->capedges; i++)
+		if (w->edges[i].caller == caller)
+			r[n++] = (struct ranked){ w->edges[i].callee,
+				w->edges[i].count, w->edges[i].seq };
+	qsort(r, n, sizeof(*r), by_count);
+	for (size_t i = 0; i < n; i++)
+		fn(arg, w->paths[r[i].id]);
+	free(r);
+}
+
+static bool holds_any(const struct obs *o, const int *ids, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (has_id(o->ids, o->nids, ids[i]))
+			return true;
+	return false;
+}
+
+/* The root of an uncovered stack: its outermost function that no
+ * covered stack holds (`covered`, by id), so that the thread entry code
+ * every thread runs (clone3, start_thread) is not where a thread with an
+ * unknown start function begins; -1 when there is none. */
+static int root_of(const struct obs *o, const bool *covered)
+{
+	for (int i = o->nstack - 1; i >= 0; i--)
+		if (!covered[o->stack[i]])
+			return o->stack[i];
+	return -1;
+}
+
+void hw_roots(const struct hw *w, const char *const *starts, size_t nstarts,
+	      hw_path_fn fn, void *arg)
+{
+	struct ranked *r = xrealloc(NULL, (w->nobs + 1) * sizeof(*r));
+	int *sid = xrealloc(NULL, (nstarts + 1) * sizeof(int));
+	bool *covered = xrealloc(NULL, (w->npaths + 1) * sizeof(bool));
+	size_t n = 0, ns = 0, k;
+
+	for (size_t i = 0; i < nstarts; i++)
+		if ((sid[ns] = find_id(w, starts[i])) >= 0)
+			ns++;
+	memset(covered, 0, (w->npaths + 1) * sizeof(bool));
+	for (size_t i = 0; i < w->nobs; i++)
+		if (w->obs[i].stack && holds_any(&w->obs[i], sid, ns))
+			for (int f = 0; f < w->obs[i].nstack; f++)
+				covered[w->obs[i].stack[f]] = true;
+	for (size_t i = 0; i < w->nobs; i++) {
+		const struct obs *o = &w->obs[i];
+		int root;
+
+		if (o->stack == NULL || holds_any(o, sid, ns) ||
+		    (root = root_of(o, covered)) < 0)
+			continue;
+		for (k = 0; k < n && r[k].id != root; k++)
+			;
+		if (k == n)
+			r[n++] = (struct ranked){ root, 0, i };
+		r[k].count++;
+	}
+	qsort(r, n, sizeof(*r), by_count);
+	for (size_t i = 0; i < n && r[i].count >= HW_ROOT_MIN; i++)
+		fn(arg, w->paths[r[i].id]);
+	free(r);
+	free(sid);
+	free(covered);
 }
 
 size_t hw_count(const struct hw *w, enum hw_kind kind)

@@ -13,7 +13,8 @@
  * hint(path) is the largest, over the three kinds, of the share of the
  * window's observations of that kind that fall in the resource (an
  * observation falls in it when one of its paths is `path` or below it).
- * So a function gets its inclusive share of CPU samples, a thread the
+ * So a function gets its inclusive share of CPU samples (of the stacks
+ * as folded, hw_add_stack), a thread the
  * larger of its share of CPU samples and its share of blocked
  * observations, a mutex its share of the threads seen blocked in sync.
  * A thread path given as the where axis names it ("/Process/7/9:worker")
@@ -40,9 +41,44 @@ int hw_intern(struct hw *w, const char *path);
  * (duplicates are ignored).  Times must not go backwards. */
 void hw_add(struct hw *w, double t, enum hw_kind kind, const int *ids,
 	    int nids);
+/* The same with the stack the observation was made on (a CPU sample's,
+ * or a blocked thread's): `stack` holds the ids of the functions on it,
+ * innermost first, frames that name no function left out (so a caller
+ * is joined to the nearest function it reached, through code without
+ * names).  Recursion is folded first: a function found again inside
+ * its own activation (directly, or eval -> sum -> next -> eval in an
+ * interpreter) replaces every frame between the two, so the inner
+ * activation's time is the outer one's and the frames between hold
+ * only the samples outside it.  Then each pair of neighbours is a call
+ * edge (stack[i + 1] called stack[i]), counted for the window's life.
+ * A `complete` stack (unwound to the thread's first frame) is kept
+ * with the observation for hw_roots; a stack cut short (unwinding
+ * stopped in code without CFI, or past the stack copied) is not: its
+ * outermost function is only where the unwinding gave up.  The stack's
+ * ids fall in the observation as `ids` do. */
+void hw_add_stack(struct hw *w, double t, enum hw_kind kind, const int *ids,
+		  int nids, const int *stack, int nstack, int complete);
 /* Forget observations older than now - window. */
 void hw_expire(struct hw *w, double now);
 double hw_hint(const struct hw *w, const char *path);
+typedef void (*hw_path_fn)(void *arg, const char *path);
+/* The functions `path` was seen calling (hw_add_stack's edges), each
+ * once, the most seen first (ties: first seen first). */
+void hw_callees(const struct hw *w, const char *path, hw_path_fn fn,
+		void *arg);
+/* The roots of the window's complete stacks that hold none of the
+ * functions `starts` (paths): the static call graph from the start
+ * functions does not reach what these stacks ran.  A stack's root is
+ * its outermost function that no stack holding a start function holds
+ * (so not clone3 or start_thread, which every thread runs, when other
+ * threads' start functions are known).  Each once, the roots of the
+ * most stacks first, and only those of at least HW_ROOT_MIN stacks (one
+ * stray unwind is not a place to search). */
+#define HW_ROOT_MIN 2
+void hw_roots(const struct hw *w, const char *const *starts, size_t nstarts,
+	      hw_path_fn fn, void *arg);
+/* The path of an interned id. */
+const char *hw_path(const struct hw *w, int id);
 /* Observations of a kind in the window (tests, messages). */
 size_t hw_count(const struct hw *w, enum hw_kind kind);
 /* Observations of a kind that fall in `path`. */

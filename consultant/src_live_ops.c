@@ -258,7 +258,7 @@ double slo_predict(struct slo *o, const char *metric,
 	if (translate(o, metric, f, &s, NULL) < 0)
 		return 0;  /* enable will refuse it with the reason */
 	if (eng_metric_predict(o->m, slm_def(s), slm_focus(s), &c, NULL) == 0)
-		cost = c.slowdown;
+		cost = c.probing ? PC_SRC_MEASURING : c.slowdown;
 	slm_free(s);
 	return cost;
 }
@@ -430,7 +430,7 @@ int slo_poll_samples(struct slo *o, pc_sample_fn fn, void *arg)
 
 double slo_observed(const struct slo *o)
 {
-	return eng_sampler_stats(o->smp)->obs_fraction;
+	return eng_sampler_stats(o->smp)->obs_slowdown;
 }
 
 void slo_set_period(struct slo *o, double seconds)
@@ -446,11 +446,18 @@ void slo_set_psampler(struct slo *o, struct eng_psampler *ps)
 	eng_inst_set_psampler(o->in, ps);
 }
 
-int slo_due_ms(const struct slo *o)
+static int sample_due_ms(const struct slo *o)
 {
 	double left = o->last_tick + o->period - slo_now(o);
 
 	return left <= 0 ? 0 : (int)(left * 1000) + 1;
+}
+
+int slo_due_ms(const struct slo *o)
+{
+	int probe = eng_metric_probe_due_ms(o->m), ms = sample_due_ms(o);
+
+	return probe >= 0 && probe < ms ? probe : ms;
 }
 
 static void push_sample(struct slo *o, const struct pc_src_sample *s)
@@ -627,7 +634,9 @@ void slo_tick(struct slo *o, pc_disc_fn fn, void *arg)
 	double now, nthreads, share;
 	bool want_share = false, want_kernel = false;
 
-	if (slo_due_ms(o) > 0 || eng_proc_ended(o->proc))
+	if (!eng_proc_ended(o->proc))
+		eng_metric_probe_poll(o->m);   /* call-rate probes end on time */
+	if (sample_due_ms(o) > 0 || eng_proc_ended(o->proc))
 		return;
 	eng_sampler_tick(o->smp, NULL);
 	now = slo_now(o);

@@ -129,6 +129,10 @@ int eng_inst_create(struct eng_proc *p, struct eng_shm *shm,
 	in->env.shadow_stack = shadow_stack_on(eng_proc_pid(p));
 	in->tsc_mult = h->tsc_mult;
 	in->tsc_shift = h->tsc_shift;
+	/* What a pass costs, measured here once (eng_inst_cost.h); the
+	 * model's safe-side figures if that cannot be done. */
+	eng_inst_cost_model(&in->cost, &in->env);
+	(void)eng_inst_cost_measure(&in->cost, &in->env);
 	if (in->env.fn_block == 0 || in->env.fn_cpu_start == 0 ||
 	    in->env.fs_block_off == 0) {
 		free(in);
@@ -175,6 +179,18 @@ void eng_inst_destroy(struct eng_inst *in)
 const struct x86_tramp_env *eng_inst_env(const struct eng_inst *in)
 {
 	return &in->env;
+}
+
+const struct eng_inst_cost *eng_inst_costs(const struct eng_inst *in)
+{
+	return &in->cost;
+}
+
+double inst_native_per_ns(const struct eng_inst *in)
+{
+	if (in->wall_ns || in->tsc_mult == 0)
+		return 1;
+	return (double)(1ull << in->tsc_shift) / (double)in->tsc_mult;
 }
 
 /* ---- points ---- */
@@ -402,6 +418,8 @@ int eng_inst_add(struct eng_inst *in, const struct eng_inst_point *pt,
 	uint32_t pi = 0;
 	int len, rc;
 	struct eng_inst_point tp, rp;
+	struct x86_snip *charged;
+	size_t ncharged;
 
 	/* the first fallback: the point of a relocated copy of its function */
 	if ((rc = eng_funcreloc_route(in, pt, &rp, err)) < 0)
@@ -420,7 +438,14 @@ int eng_inst_add(struct eng_inst *in, const struct eng_inst_point *pt,
 		return hunch_errf(err, -EINVAL, "point 0x%" PRIx64 ": bad patch "
 				  "[0x%" PRIx64 ", +%u)", pt->addr,
 				  pt->patch_start, pt->patch_len);
-	len = x86_snip_code(&in->env, s, n, code, sizeof code - 16);
+	/* Predicate bodies charge their own cost where they run. */
+	if (eng_inst_cost_charge_bodies(&in->cost, &in->env,
+					inst_native_per_ns(in), s, n, &charged,
+					&ncharged) < 0)
+		return hunch_errf(err, -ENOMEM, "out of memory");
+	len = x86_snip_code(&in->env, charged, ncharged, code,
+			    sizeof code - 16);
+	free(charged);
 	if (len < 0)
 		return hunch_errf(err, len, "point 0x%" PRIx64 ": the snippet "
 				  "cannot be compiled (%s)", pt->addr,
@@ -437,7 +462,7 @@ int eng_inst_add(struct eng_inst *in, const struct eng_inst_point *pt,
 		return hunch_errf(err, -ENOMEM, "out of memory");
 	memcpy(r->code, code, (size_t)len);
 	r->code_len = (size_t)len;
-	r->cost_ns = x86_snip_cost_ns(&in->env, s, n);
+	r->cost_ns = eng_inst_cost_snips(&in->cost, &in->env, s, n, false);
 	r->prepend = prepend;
 	r->point = pi;
 	r->site = pt->addr;

@@ -43,11 +43,9 @@ int inst_defer_free(struct eng_inst *in, uint64_t a, size_t len)
 	return 0;
 }
 
-static uint32_t cost_native(const struct eng_inst *in, unsigned ns)
+static uint32_t cost_native(const struct eng_inst *in, double ns)
 {
-	if (in->wall_ns || in->tsc_mult == 0)
-		return ns;
-	return (uint32_t)(((uint64_t)ns << in->tsc_shift) / in->tsc_mult);
+	return (uint32_t)eng_inst_cost_ceil(ns * inst_native_per_ns(in));
 }
 
 /* Write the jumps of one site's chain, slot -> minis -> BACK, and the
@@ -67,7 +65,7 @@ static int relink_site(struct eng_inst *in, struct ipoint *ip, size_t s,
 	uint64_t back = ip->base + st->back_off;
 	uint64_t from = ip->base + st->slot_off;
 	bool src_new = base_new;
-	unsigned ns = BASE_COST_NS;
+	double ns = in->cost.base_ns;
 	uint8_t j[5];
 	uint32_t cost;
 	int rc;

@@ -11,6 +11,7 @@
 
 #include "eng_codemem.h"
 #include "eng_inst.h"
+#include "eng_inst_cost.h"
 #include "x86_reloc.h"
 
 /* Every stopped thread, read once per commit. */
@@ -46,7 +47,6 @@ int inst_threads_write_regs(struct eng_proc *p, struct inst_threads *th,
 
 #define BASE_MAX 1024      /* bytes of one base trampoline, at most */
 #define MINI_MAX 2048
-#define BASE_COST_NS 3
 struct chain {
 	uint32_t *id;            /* request ids, in execution order */
 	size_t n, cap;
@@ -82,7 +82,7 @@ struct request {
 	uint64_t site;           /* the instruction it instruments */
 	uint8_t *code;           /* snippet code, position independent */
 	size_t code_len;
-	unsigned cost_ns;
+	double cost_ns;          /* charged per pass (eng_inst_cost.h) */
 	bool prepend;
 	uint64_t mini;           /* address of the mini, 0 if none */
 	size_t mini_len;
@@ -102,6 +102,7 @@ struct eng_inst {
 	uint64_t tsc_mult;
 	uint32_t tsc_shift;
 	bool wall_ns;
+	struct eng_inst_cost cost;  /* measured at creation */
 
 	struct ipoint *pts;
 	size_t npts, cappts;
@@ -134,6 +135,8 @@ int inst_grow(void **arr, size_t *cap, size_t need, size_t elem);
 struct request *inst_req_get(const struct eng_inst *in, uint32_t id);
 int inst_site_index(const struct ipoint *ip, uint64_t addr);
 size_t inst_point_minis(const struct ipoint *ip);
+/* Observed-cost units (the wall timer's native units) per ns. */
+double inst_native_per_ns(const struct eng_inst *in);
 void inst_req_release(struct request *r, enum eng_req_state st);
 /* Program code is written at once; trampoline memory through the
  * codemem shadow (flushed before the program's code is patched). */

@@ -189,7 +189,36 @@ int msink_insert(void *arg, const struct mfunc *fn,
 struct cost_arg {
 	struct eng_metric *m;
 	struct eng_metric_cost *c;
+	struct mprobe_wants wants;
+	/* Exits per function: a call leaves by one of them, so the
+	 * costliest is charged once per call, not every one (glibc's
+	 * pthread_mutex_lock has three: its exit timer was predicted at
+	 * three times its cost). */
+	struct cost_exit { const struct eng_func *f; double ns, rate; } *ex;
+	size_t nex, capex;
 };
+
+static int charge_exit(struct cost_arg *ca, const struct mfunc *fn,
+		       double ns, double rate)
+{
+	for (size_t i = 0; i < ca->nex; i++)
+		if (ca->ex[i].f == fn->f) {
+			if (ns > ca->ex[i].ns)
+				ca->ex[i].ns = ns;
+			return 0;
+		}
+	if (ca->nex == ca->capex) {
+		size_t cap = ca->capex ? 2 * ca->capex : 16;
+		struct cost_exit *e = realloc(ca->ex, cap * sizeof *e);
+
+		if (e == NULL)
+			return -ENOMEM;
+		ca->ex = e;
+		ca->capex = cap;
+	}
+	ca->ex[ca->nex++] = (struct cost_exit){ fn->f, ns, rate };
+	return 0;
+}
 
 /* A point without room for a jump is instrumented in a relocated copy
  * of its function when relocation works for it (eng_inst_add routes it
@@ -228,12 +257,17 @@ static int sink_cost(void *arg, const struct mfunc *fn,
 	struct cost_arg *ca = arg;
 	bool jump = xp->ok || relocates(ca->m, fn);
 	double ns_call = mcal_cost(ca->m, s, ns) +
-			 (jump ? ENG_METRIC_BASE_COST_NS
-			       : ENG_METRIC_TRAP_COST_NS);
+			 (jump ? mcal_base(ca->m) : ENG_METRIC_TRAP_COST_NS);
 
 	(void)prepend;
 	(void)err;
+	/* A trap costs so much that the guess already rules it out; a
+	 * probe would be a trap too. */
+	if (jump && mprobe_want(ca->m, &ca->wants, fn) < 0)
+		return -ENOMEM;
 	ca->c->points++;
+	if (xp->kind == X86_PT_EXIT)
+		return charge_exit(ca, fn, ns_call, mfuncs_rate(ca->m, fn));
 	ca->c->ns_per_s += ns_call * mfuncs_rate(ca->m, fn);
 	return 0;
 }
@@ -601,6 +635,7 @@ void eng_metric_destroy(struct eng_metric *m)
 	}
 	free(m->rates);
 	free(m->rel);
+	mprobe_free(m);
 	eng_funcreloc_checker_free(m->frc);
 	mseen_free(m);
 	free(m);
@@ -685,13 +720,20 @@ int eng_metric_predict(struct eng_metric *m, const struct eng_mdef *def,
 		       const struct eng_mfocus *f, struct eng_metric_cost *c,
 		       struct hunch_err *err)
 {
-	struct cost_arg ca = { m, c };
+	struct cost_arg ca = { m, c, { NULL, 0, 0 }, NULL, 0, 0 };
 	struct mgen_sink sink = { .emit = sink_cost, .arg = &ca, .dry = true };
 	struct mnode *n = NULL;
 	int rc;
 
+	eng_metric_probe_poll(m);
 	memset(c, 0, sizeof *c);
 	rc = build_node(m, def, f, NULL, &sink, &n, err);
+	for (size_t i = 0; i < ca.nex; i++)
+		c->ns_per_s += ca.ex[i].ns * ca.ex[i].rate;
+	free(ca.ex);
 	c->slowdown = c->ns_per_s / 1e9;
+	/* After the dry build: a probe is an instance of its own. */
+	c->probing = rc == 0 ? mprobe_start(m, &ca.wants) : 0;
+	free(ca.wants.f);
 	return rc;
 }

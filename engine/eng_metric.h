@@ -216,9 +216,6 @@ void eng_metric_info(const struct eng_metric *m, const struct eng_minst *mi,
  * Paradyn used a fixed guess too; a wrong guess is corrected by the
  * observed cost once the instance runs. */
 #define ENG_METRIC_DEFAULT_CALLS_PER_S 1000.0
-/* The base trampoline's share of a point (save, guard, cost update),
- * in ns, on top of x86_snip_cost_ns. */
-#define ENG_METRIC_BASE_COST_NS 3u
 /* A point that falls back to int3 costs a signal delivery in the target:
  * bench/inst measures ~104 µs while hunch is attached (ptrace sees each
  * SIGTRAP first), which is when instances run (~4 µs once detached). */
@@ -230,15 +227,16 @@ void eng_metric_info(const struct eng_metric *m, const struct eng_minst *mi,
 int eng_metric_set_call_rate(struct eng_metric *m, const char *module,
 			     const char *function, double calls_per_s);
 
-/* Measured costs of the inline snippet kinds, by running the code
- * x86_snip_code generates for this target's environment in hunch itself
- * (call once at start-up; until then x86_snip_cost_ns's model is used).
- * Kinds that call the runtime library keep the model. */
+/* The costs predictions use, as measured when the instrumentation
+ * manager was created (eng_inst_cost.h: generated code run in hunch
+ * between calls of a stand-in library function).  -EIO: the
+ * measurement failed and these are the model's figures. */
 struct eng_metric_cal {
 	double add_ns;          /* counter add/set */
-	double if_ns;           /* a predicate over a variable */
+	double if_ns;           /* a predicate's test */
 	double wall_pair_ns;    /* rdtsc wall timer start + stop (0 when
 				   the wall timer is the software level) */
+	double base_ns;         /* the base trampoline's share of a pass */
 };
 int eng_metric_calibrate(struct eng_metric *m, struct eng_metric_cal *out);
 
@@ -246,10 +244,24 @@ struct eng_metric_cost {
 	size_t points;          /* snippet lists that would be inserted */
 	double ns_per_s;        /* predicted instrumentation ns per second */
 	double slowdown;        /* ns_per_s / 1e9 (a fraction of one CPU) */
+	/* Functions whose call rate is being measured now (a counter at
+	 * their entry for 0.1 s, eng_metric_probe.c): the prediction used
+	 * the guess for them; ask again once eng_metric_probe_poll has
+	 * ended their probes. */
+	size_t probing;
 };
 /* Compile without inserting: the cost of each snippet list times the
  * call rate of its function (constraint code included, shared code
  * already inserted excluded). */
+/* End the call-rate probes whose window is over: read, record the rate
+ * (calls per second of the target's CPU time), remove the counter.
+ * Called by eng_metric_predict, and should be called every sample tick
+ * so that no probe outlives its window by more than a tick. */
+void eng_metric_probe_poll(struct eng_metric *m);
+size_t eng_metric_probes_running(const struct eng_metric *m);
+/* ms until the first running probe's window ends, -1 if none. */
+int eng_metric_probe_due_ms(const struct eng_metric *m);
+
 int eng_metric_predict(struct eng_metric *m, const struct eng_mdef *def,
 		       const struct eng_mfocus *f, struct eng_metric_cost *c,
 		       struct hunch_err *err);

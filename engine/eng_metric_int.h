@@ -122,8 +122,6 @@ struct eng_metric {
 	struct mrate *rates;
 	size_t nrates;
 	bool no_discovery;
-	bool calibrated;
-	struct eng_metric_cal cal;
 	struct mwatch *watches, *wdead;
 	struct mknown *known;
 	size_t nknown, capknown;
@@ -137,7 +135,24 @@ struct eng_metric {
 	 * open: watches and flags still compare their function pointers. */
 	struct eng_image **old_imgs;
 	size_t nold;
+	/* call-rate probes running (eng_metric_probe.c) */
+	struct mprobe *probes;
+	size_t nprobes, capprobes;
 };
+
+/* ---- eng_metric_probe.c: call rates measured before predicting ---- */
+/* Functions a prediction needs a rate for, collected during its dry
+ * build (a probe cannot be enabled in the middle of one). */
+struct mprobe_wants {
+	struct mfunc *f;
+	size_t n, cap;
+};
+int mprobe_want(struct eng_metric *m, struct mprobe_wants *w,
+		const struct mfunc *fn);
+/* Start a probe for each wanted function not probed yet (frees w's
+ * list); returns how many of them are being probed now. */
+size_t mprobe_start(struct eng_metric *m, struct mprobe_wants *w);
+void mprobe_free(struct eng_metric *m);
 
 /* ---- eng_metric_funcs.c: which functions a clause names ---- */
 int mfuncs_refresh(struct eng_metric *m, struct hunch_err *err);
@@ -210,6 +225,8 @@ void msock_name(int pid, char *buf, size_t len);
 /* ---- eng_metric_cal.c ---- */
 double mcal_cost(const struct eng_metric *m, const struct x86_snip *s,
 		 size_t n);
+/* The base trampoline's share of a pass, ns. */
+double mcal_base(const struct eng_metric *m);
 
 /* ---- eng_metric_key.c: identity of requests ---- */
 /* Canonical text of a clause list / focus part, appended to `f`. */

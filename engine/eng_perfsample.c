@@ -23,6 +23,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -76,6 +77,7 @@ struct eng_psampler {
 	struct eng_psampler_stats st;
 	eng_psample_fn sink;        /* eng_psampler_set_sink */
 	void *sink_arg;
+	uint8_t *blocked_stack;     /* eng_psampler_unwind_blocked's copy */
 };
 
 /* ---- unwinding: libdwfl over the copied registers and stack ---- */
@@ -101,9 +103,12 @@ static void unwind(struct eng_psampler *ps)
 	struct eng_walk_end end;
 
 	s->nframes = 0;
+	s->complete = 0;
 	if (eng_stackwalk_dw(ps->sw, s->tid, ps->cur_regs, ps->cur_stack,
 			     ps->cur_stack_len, on_frame, s, &end) < 0)
 		s->nframes = 0;
+	else
+		s->complete = end.complete && s->nframes < ENG_PS_MAX_FRAMES;
 	if (s->nframes == 0) {  /* at least where it was */
 		s->pc[0] = ps->cur_regs[16];
 		s->cfa[0] = 0;
@@ -365,6 +370,7 @@ static bool parse_chain(struct eng_psampler *ps, const uint8_t *p,
 	memcpy(&nr, p + 24, 8);
 	p += 32;
 	s->nframes = 0;
+	s->complete = 0;
 	for (uint64_t i = 0; i < nr && end - p >= 8; i++, p += 8) {
 		memcpy(&ip, p, 8);
 		if (ip >= (uint64_t)-4095 || s->nframes == ENG_PS_MAX_FRAMES)
@@ -614,6 +620,46 @@ int eng_psampler_unwind_stopped(struct eng_psampler *ps, pid_t tid,
 	return out->nframes;
 }
 
+int eng_psampler_unwind_blocked(struct eng_psampler *ps, pid_t tid,
+				uint64_t sp, uint64_t pc,
+				struct eng_psample *out)
+{
+	uint64_t dw[NREGS] = { 0 };
+	struct iovec local, remote;
+	struct eng_walk_end end;
+	uint8_t *stack;
+	ssize_t got;
+
+	if (ps->fp_chains || sp == 0 || pc == 0)
+		return -EINVAL;
+	if (ps->blocked_stack == NULL &&
+	    (ps->blocked_stack = malloc(ENG_PS_STACK_BYTES)) == NULL)
+		return -ENOMEM;
+	stack = ps->blocked_stack;
+	local = (struct iovec){ stack, ENG_PS_STACK_BYTES };
+	remote = (struct iovec){ (void *)(uintptr_t)sp, ENG_PS_STACK_BYTES };
+	/* short when the stack's mapping ends within the copy (the top of
+	 * the main thread's stack): the walk stops where the copy does */
+	got = process_vm_readv(ps->pid, &local, 1, &remote, 1, 0);
+	if (got <= 0)
+		return got < 0 ? -errno : -EFAULT;
+	dw[7] = sp;
+	dw[16] = pc;
+	memset(out, 0, sizeof(*out));
+	out->tid = tid;
+	out->t_ns = eng_clock_mono_ns();
+	if (eng_stackwalk_dw_known(ps->sw, tid, dw, 1u << 7 | 1u << 16, stack,
+				   (size_t)got, on_frame, out, &end) < 0 ||
+	    out->nframes == 0) {
+		out->pc[0] = pc;
+		out->nframes = 1;
+	} else {
+		out->complete = end.complete &&
+				out->nframes < ENG_PS_MAX_FRAMES;
+	}
+	return out->nframes;
+}
+
 int eng_psampler_set_keep(struct eng_psampler *ps, size_t n)
 {
 	if (n < 2 || n > 65536)
@@ -689,5 +735,6 @@ void eng_psampler_close(struct eng_psampler *ps)
 	eng_stackwalk_close(ps->sw);
 	free(ps->th);
 	free(ps->rec);
+	free(ps->blocked_stack);
 	free(ps);
 }

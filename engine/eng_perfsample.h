@@ -44,6 +44,10 @@ struct eng_psample {
 	uint64_t cpu_ns;        /* the thread's CPU time counted by its
 				 * event so far (since it was opened) */
 	int nframes;
+	int complete;           /* the unwind reached the outermost frame
+				 * (CFI marks its return address undefined:
+				 * _start, clone3), so pc[nframes - 1] is the
+				 * thread's first function */
 	uint64_t pc[ENG_PS_MAX_FRAMES];
 	uint64_t cfa[ENG_PS_MAX_FRAMES];
 };
@@ -162,6 +166,20 @@ int eng_psampler_cpu_since(const struct eng_psampler *ps, pid_t tid,
 int eng_psampler_unwind_stopped(struct eng_psampler *ps, pid_t tid,
 				const struct user_regs_struct *r,
 				const void *stack, size_t len,
+				struct eng_psample *out);
+
+/* Unwind a thread blocked in a system call, which is not stopped: from
+ * its stack pointer and pc at the call (/proc/TID/syscall, struct
+ * eng_taskstate), over a copy of ENG_PS_STACK_BYTES of its stack read
+ * with process_vm_readv.  The stack does not move while the thread stays
+ * blocked; the other registers are unknown, so a frame whose CFA needs
+ * one (a function with a frame pointer) ends the walk.  This is the
+ * off-CPU stack: cpu-clock samples never see a blocked thread, and a
+ * perf sched_switch tracepoint needs tracefs (root).  Returns the number
+ * of frames (at least 1: pc), or -errno when the stack cannot be read
+ * (the thread woke and exited). */
+int eng_psampler_unwind_blocked(struct eng_psampler *ps, pid_t tid,
+				uint64_t sp, uint64_t pc,
 				struct eng_psample *out);
 
 /* The newest retained sample of a thread, or NULL. */

@@ -606,6 +606,7 @@ static void observed_cost(struct eng_sampler *s)
 	s->st.obs_cost_ns = eng_clock_wall_to_ns(s->clk, s->obs_tick);
 	s->st.target_cpu_ns = 0;
 	s->st.obs_fraction = 0;
+	s->st.obs_slowdown = 0;
 	if (!s->pid_clock_ok || clock_gettime(s->pid_clock, &ts) != 0)
 		return;
 	cpu = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
@@ -613,6 +614,14 @@ static void observed_cost(struct eng_sampler *s)
 		s->st.target_cpu_ns = cpu - s->last_target_cpu;
 		s->st.obs_fraction = (double)s->st.obs_cost_ns /
 				     (double)s->st.target_cpu_ns;
+		/* A 5% limit means 5% slower: cost over the time without
+		 * it.  (As a share of the time with it, a cost of 50% of
+		 * the CPU read as 0.5 where the program ran 2x slower.) */
+		s->st.obs_slowdown = s->st.obs_fraction >= 1 - 1e-9 ?
+			ENG_SAMPLER_MAX_SLOWDOWN :
+			s->st.obs_fraction / (1 - s->st.obs_fraction);
+		if (s->st.obs_slowdown > ENG_SAMPLER_MAX_SLOWDOWN)
+			s->st.obs_slowdown = ENG_SAMPLER_MAX_SLOWDOWN;
 	}
 	s->last_target_cpu = cpu;
 }

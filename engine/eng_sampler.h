@@ -98,10 +98,16 @@ struct eng_sampler_stats {
 	/* Observed cost of the last tick, and in all (native units). */
 	uint64_t obs_cost_ns, target_cpu_ns, obs_cost_total;
 	double obs_fraction;       /* obs_cost_ns / target_cpu_ns */
+	/* The slowdown it is: obs_cost_ns over the CPU time the target
+	 * would have used without it (target_cpu_ns - obs_cost_ns), what
+	 * the cost limit bounds; ENG_SAMPLER_MAX_SLOWDOWN when the
+	 * instrumentation took the whole tick. */
+	double obs_slowdown;
 	/* The sampler's own cost. */
 	uint64_t last_cpu_ns, last_wall_ns, total_cpu_ns;
 	double cost_fraction;      /* of one core at the current rate */
 };
+#define ENG_SAMPLER_MAX_SLOWDOWN 100.0
 const struct eng_sampler_stats *eng_sampler_stats(const struct eng_sampler *s);
 /* The last thing rejected from the segment, "" if nothing. */
 const char *eng_sampler_problem(const struct eng_sampler *s);

@@ -25,6 +25,7 @@ struct eng_stackwalk {
 	/* the walk in progress */
 	pid_t tid;
 	Dwarf_Word regs[NREGS];
+	uint32_t known;           /* which of regs hold values (bit = regno) */
 	const unsigned char *stack;
 	uint64_t stack_lo;
 	size_t stack_len;
@@ -80,7 +81,15 @@ static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
 {
 	struct eng_stackwalk *sw = arg;
 
-	return dwfl_thread_state_registers(thread, 0, NREGS, sw->regs);
+	if (sw->known == (1u << NREGS) - 1)
+		return dwfl_thread_state_registers(thread, 0, NREGS, sw->regs);
+	/* a register left unset is undefined to libdwfl: a frame whose
+	 * CFA needs it ends the walk rather than being guessed */
+	for (int i = 0; i < NREGS; i++)
+		if ((sw->known & 1u << i) &&
+		    !dwfl_thread_state_registers(thread, i, 1, &sw->regs[i]))
+			return false;
+	return true;
 }
 
 static const Dwfl_Thread_Callbacks thread_callbacks = {
@@ -209,8 +218,18 @@ int eng_stackwalk_dw(struct eng_stackwalk *sw, pid_t tid,
 		     size_t len, eng_frame_fn fn, void *arg,
 		     struct eng_walk_end *end)
 {
+	return eng_stackwalk_dw_known(sw, tid, regs, (1u << NREGS) - 1,
+				      stack, len, fn, arg, end);
+}
+
+int eng_stackwalk_dw_known(struct eng_stackwalk *sw, pid_t tid,
+			   const uint64_t regs[NREGS], uint32_t known,
+			   const void *stack, size_t len, eng_frame_fn fn,
+			   void *arg, struct eng_walk_end *end)
+{
 	memset(end, 0, sizeof(*end));
 	memcpy(sw->regs, regs, sizeof(sw->regs));
+	sw->known = known;
 	sw->tid = tid;
 	sw->stack = stack;
 	sw->stack_lo = regs[7];

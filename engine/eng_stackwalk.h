@@ -74,5 +74,14 @@ int eng_stackwalk_dw(struct eng_stackwalk *sw, pid_t tid,
 		     const uint64_t regs[ENG_DWARF_NREGS], const void *stack,
 		     size_t len, eng_frame_fn fn, void *arg,
 		     struct eng_walk_end *end);
+/* The same when only some registers are known (bit i of `known`: DWARF
+ * register i; rsp (7) and rip (16) are needed): a thread blocked in a
+ * system call shows only its stack pointer and pc (/proc/TID/syscall).
+ * A frame whose CFA needs an unknown register ends the walk there. */
+int eng_stackwalk_dw_known(struct eng_stackwalk *sw, pid_t tid,
+			   const uint64_t regs[ENG_DWARF_NREGS],
+			   uint32_t known, const void *stack, size_t len,
+			   eng_frame_fn fn, void *arg,
+			   struct eng_walk_end *end);
 
 #endif

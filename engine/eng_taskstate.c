@@ -72,9 +72,14 @@ static void read_syscall(pid_t pid, pid_t tid, struct eng_taskstate *st)
 	for (int i = 0; i < 6; i++) {
 		st->args[i] = strtoull(p, &end, 16);
 		if (end == p)
-			break;
+			return;
 		p = end;
 	}
+	st->sp = strtoull(p, &end, 16);
+	if (end != p)
+		st->pc = strtoull(p = end, &end, 16);
+	if (end == p)
+		st->sp = st->pc = 0;
 }
 
 int eng_taskstate_read(pid_t pid, pid_t tid, struct eng_taskstate *out)

@@ -20,9 +20,16 @@ def is_root: (.[1:] | contains("/")) | not;
 def thread_re($start): "^/Process/[0-9]+/[0-9]+:" +
 	($start | gsub("(?<c>[.+?^${}()|\\[\\]\\\\])"; "\\\(.c)")) + "$";
 
-# Does bottleneck `.` of hypothesis $f.hyp name the `where` $w?
+# A /Code component the finding may be refined to past its /Code where:
+# one of its `below` functions (the library call its code waits in).
+def is_below($f): startswith("/Code/") and
+	any(($f.below // [])[]; . as $b | glob_match($b));
+
+# Does bottleneck `.` of hypothesis $f.hyp name the `where` $w (at it or
+# below it; a /Code where also at one of the finding's `below`)?
 def names_where($f; $w): .hypothesis == $f.hyp and
-	any(.focus[]; at_or_below($w));
+	any(.focus[]; at_or_below($w) or
+	    ($w | startswith("/Code/")) and is_below($f));
 def names_thread($f): .hypothesis == $f.hyp and
 	(.focus[1] | test(thread_re($f.thread)));
 
@@ -31,7 +38,7 @@ def names_thread($f): .hypothesis == $f.hyp and
 # the path of one of the finding's where/thread components?
 def explained_by($f; $ancestors): (.hypothesis as $h | $h == $f.hyp or
 	 any(($ancestors[$f.hyp] // [])[]; . == $h))
-	and all(.focus[]; is_root or (. as $c | any($f.where[];
+	and all(.focus[]; is_root or is_below($f) or (. as $c | any($f.where[];
 		. as $w | $c | on_path_of($w)) or
 		($f.thread != null and
 		 ($c | test("^/Process/[0-9]+$") or

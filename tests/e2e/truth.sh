@@ -1,7 +1,8 @@
 # truth.sh - read a bottleneck target's .truth (tests/targets/README.md,
 # "Truth files") for the end-to-end tests and bench/consultant.  Source
 # it, then `truth_load FILE MODULE SECONDS`:
-#   FINDINGS[0]  JSON [{hyp, where, thread}] of "why" lines (global phase)
+#   FINDINGS[0]  JSON [{hyp, where, below, thread}] of "why" lines (global
+#                phase)
 #   FINDINGS[1], FINDINGS[2]  the same for "phase 1" and "phase 2" lines
 #   MAY          JSON [HYPOTHESIS...]; NONE 1 for a "none" line
 #   ARGS         the "args" words, --seconds replaced by SECONDS
@@ -12,7 +13,7 @@
 truth_add() {  # truth_add PHASE HYP
 	TRUTH_CUR=$1
 	FINDINGS[$TRUTH_CUR]=$(jq -c --arg h "$2" '. + [{hyp: $h, where: [],
-		thread: null}]' <<< "${FINDINGS[$TRUTH_CUR]}")
+		below: [], thread: null}]' <<< "${FINDINGS[$TRUTH_CUR]}")
 }
 
 truth_edit() {  # truth_edit JQ-EXPR VALUE: change the last finding
@@ -31,6 +32,7 @@ truth_load() {  # truth_load FILE MODULE SECONDS
 		why) truth_add 0 "$rest" ;;
 		phase) truth_add "${rest%% *}" "${rest#* }" ;;
 		where) truth_edit '.where += [$v]' "${rest//<module>/$2}" ;;
+		below) truth_edit '.below += [$v]' "${rest//<module>/$2}" ;;
 		thread) truth_edit '.thread = $v' "$rest" ;;
 		may) MAY=$(jq -c --arg h "$rest" '. + [$h]' <<< "$MAY") ;;
 		none) NONE=1 ;;

@@ -27,6 +27,7 @@
 
 #include "eng_perfsample.h"
 #include "eng_symbols.h"
+#include "eng_taskstate.h"
 #include "src_live_hint.h"
 #include "tap.h"
 
@@ -190,6 +191,45 @@ static void check_blocked(struct slh *h, struct target *t,
 	tap_ok(hint(h, "/Process/%d/%d", t->pid, t->sock) == 0.5,
 	       "the socket thread: 0.5 of the I/O observations");
 	tap_ok(hint(h, "/Files/dev/null") == 0, "another file reads 0");
+	/* each blocked thread's stack is unwound where it waits: its start
+	 * function holds its share of the observations of its kind */
+	tap_ok(hint(h, CODE "locker") == 0.5 && hint(h, CODE "heaplock") ==
+	       0.5, "locker and heaplock (stacks unwound while blocked in "
+	       "futex): 0.5 of the sync observations each");
+	tap_ok(hint(h, CODE "reader") == 0.5 && hint(h, CODE "sock") == 0.5,
+	       "reader and sock (blocked in read and recv): 0.5 of the I/O "
+	       "observations each");
+	tap_ok(slh_stats(h)->blocked_unwinds <= 8, "each blocked thread was "
+	       "unwound once per place it blocks at, not every tick (%llu "
+	       "unwinds for 4 threads)",
+	       (unsigned long long)slh_stats(h)->blocked_unwinds);
+}
+
+/* The off-CPU stack of the reader thread, which is not stopped: from its
+ * stack pointer and pc in /proc/TID/syscall, unwound to clone3. */
+static void check_blocked_stack(struct slh *h, struct target *t)
+{
+	const struct eng_func *f = eng_image_func_by_name(t->img, "reader");
+	uint64_t lo = t->base + f->addr, hi = lo + f->size;
+	struct eng_taskstate st;
+	struct eng_psample s;
+	int n, at = -1;
+
+	tap_ok(eng_taskstate_read(t->pid, t->read, &st) == 0 &&
+	       st.wait == ENG_TASK_IO && st.sp != 0 && st.pc != 0,
+	       "the reader thread is blocked in I/O; /proc gives its stack "
+	       "pointer and pc");
+	n = eng_psampler_unwind_blocked(slh_sampler(h), t->read, st.sp,
+					st.pc, &s);
+	for (int i = 0; i < n; i++)
+		if (s.pc[i] >= lo && s.pc[i] < hi)
+			at = i;
+	tap_ok(n >= 3 && at >= 1 && s.pc[0] == st.pc, "unwound while "
+	       "blocked: frame 0 at the system call, reader at frame %d of "
+	       "%d", at, n);
+	tap_eq(s.complete, 1, "the walk reached the thread's first frame");
+	tap_eq(tracer_state(t->pid), 0, "and nobody stopped the thread "
+	       "(TracerPid 0)");
 }
 
 static void check_since(struct slh *h, struct target *t)
@@ -371,8 +411,15 @@ int main(int argc, char **argv)
 		 (unsigned long long)eng_psampler_stats(slh_sampler(h))->frames,
 		 (unsigned long long)
 		 eng_psampler_stats(slh_sampler(h))->unwind_fail);
+	tap_diag("hunch CPU per tick %.0f us over %llu ticks (one thread "
+		 "spinning, four blocked, their stacks unwound %llu times)",
+		 (double)slh_stats(h)->tick_cpu_ns / 1e3 /
+		 (double)(slh_stats(h)->ticks ? slh_stats(h)->ticks : 1),
+		 (unsigned long long)slh_stats(h)->ticks,
+		 (unsigned long long)slh_stats(h)->blocked_unwinds);
 	check_code(h, &t);
 	check_blocked(h, &t, fifo);
+	check_blocked_stack(h, &t);
 	check_since(h, &t);
 	check_run(h, &t);
 	check_cpu_since(h, &t);

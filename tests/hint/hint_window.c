@@ -2,7 +2,9 @@
  * hint_window.c - the arithmetic of the hint window (src_live_hintwin.h):
  * exact shares per kind, inclusive /Code prefixes, thread names matched
  * by tid, duplicates counted once, expiry at the window's edge, and < 0
- * for an empty window.
+ * for an empty window; stacks: sampled call edges ranked by how often
+ * seen, recursion folded, the roots of complete stacks that hold no
+ * start function.
  */
 #include <string.h>
 
@@ -21,6 +23,126 @@ static void hint_is(struct hw *w, const char *path, double want)
 
 	if (!tap_ok(got == want, "hint(%s) = %g", path, want))
 		tap_diag("  got %.17g", got);
+}
+
+struct answer {
+	char s[1024];
+};
+
+static void on_path(void *arg, const char *path)
+{
+	struct answer *a = arg;
+
+	if (a->s[0])
+		strcat(a->s, " ");
+	strcat(a->s, path);
+}
+
+static const char *callees(struct hw *w, const char *path)
+{
+	static struct answer a;
+
+	a.s[0] = '\0';
+	hw_callees(w, path, on_path, &a);
+	return a.s;
+}
+
+static const char *roots(struct hw *w, const char *const *starts, size_t n)
+{
+	static struct answer a;
+
+	a.s[0] = '\0';
+	hw_roots(w, starts, n, on_path, &a);
+	return a.s;
+}
+
+#define F(x) "/Code/p/p.c/" x
+
+/* Stacks: call edges (through pointers too: the window only sees
+ * neighbours), recursion folded, roots of complete stacks that hold no
+ * start function. */
+static void stacks(void)
+{
+	struct hw *w = hw_new(2.0);
+	int start = hw_intern(w, F("_start")), main_ = hw_intern(w, F("main"));
+	int eval = hw_intern(w, F("eval")), sum = hw_intern(w, F("sum"));
+	int next = hw_intern(w, F("next")), add = hw_intern(w, F("add"));
+	int cb = hw_intern(w, F("cb")), worker = hw_intern(w, F("worker"));
+	int thr = hw_intern(w, "/Process/1/1"), lib = hw_intern(w, "/Code/q");
+	const char *mainp = F("main");
+
+	/* eval -> sum -> next -> eval -> add: the inner eval folded into
+	 * the outer one, twice; then one sample in sum itself */
+	for (int i = 0; i < 2; i++)
+		hw_add_stack(w, 0.1 * i, HW_CPU, (int[]){ thr, lib }, 2,
+			     (int[]){ add, eval, next, sum, eval, main_,
+				      start }, 7, 1);
+	hw_add_stack(w, 0.2, HW_CPU, (int[]){ thr }, 1,
+		     (int[]){ sum, eval, main_, start }, 4, 1);
+	/* a thread whose stack holds no start function: worker -> cb */
+	hw_add_stack(w, 0.3, HW_CPU, (int[]){ thr }, 1,
+		     (int[]){ cb, worker }, 2, 1);
+	hw_add_stack(w, 0.4, HW_CPU, (int[]){ thr }, 1,
+		     (int[]){ cb, worker }, 2, 1);
+	/* cut short: its outermost function is no root */
+	hw_add_stack(w, 0.5, HW_CPU, (int[]){ thr }, 1,
+		     (int[]){ add, next }, 2, 0);
+	hw_add_stack(w, 0.6, HW_CPU, (int[]){ thr }, 1,
+		     (int[]){ add, next }, 2, 0);
+
+	tap_ok(strcmp(callees(w, F("eval")), F("add") " " F("sum")) == 0,
+	       "eval's sampled callees: add (2 stacks), then sum (1)");
+	tap_ok(strcmp(callees(w, F("sum")), "") == 0, "sum calls nothing "
+	       "seen: next -> eval was folded into the outer eval");
+	tap_ok(strcmp(callees(w, F("next")), F("add")) == 0, "next calls "
+	       "add (a stack cut short still has edges)");
+	tap_ok(strcmp(callees(w, F("main")), F("eval")) == 0 &&
+	       strcmp(callees(w, F("worker")), F("cb")) == 0 &&
+	       strcmp(callees(w, F("_start")), F("main")) == 0,
+	       "main calls eval, worker cb, _start main");
+	tap_ok(strcmp(callees(w, F("nosuch")), "") == 0,
+	       "a path never seen has no callee");
+	hint_is(w, F("eval"), 3.0 / 7.0);
+	hint_is(w, F("sum"), 1.0 / 7.0);
+	hint_is(w, F("add"), 4.0 / 7.0);
+	hint_is(w, "/Code/q", 2.0 / 7.0);
+	tap_ok(strcmp(roots(w, &mainp, 1), F("worker")) == 0, "roots with "
+	       "start main: worker (2 complete stacks without main); the "
+	       "stacks cut short give none");
+	tap_ok(strcmp(roots(w, NULL, 0), F("_start") " " F("worker")) == 0,
+	       "roots with no start function: _start (3 stacks), worker (2)");
+	hw_add_stack(w, 0.7, HW_CPU, (int[]){ thr }, 1,
+		     (int[]){ cb, hw_intern(w, F("lone")) }, 2, 1);
+	tap_ok(strcmp(roots(w, &mainp, 1), F("worker")) == 0, "a root of "
+	       "one stack only is not given (HW_ROOT_MIN %d)", HW_ROOT_MIN);
+	/* threads: spinner is a known start function; a thread whose start
+	 * function is unknown (brief) begins in the same clone3 and
+	 * start_thread: its root is brief, not clone3 */
+	{
+		int clone = hw_intern(w, F("clone3"));
+		int st = hw_intern(w, F("start_thread"));
+		int spinner = hw_intern(w, F("spinner"));
+		int brief = hw_intern(w, F("brief"));
+		const char *sp = F("spinner");
+
+		for (int i = 0; i < 2; i++) {
+			hw_add_stack(w, 0.8, HW_CPU, (int[]){ thr }, 1,
+				     (int[]){ add, spinner, st, clone }, 4, 1);
+			hw_add_stack(w, 0.8, HW_CPU, (int[]){ thr }, 1,
+				     (int[]){ cb, brief, st, clone }, 4, 1);
+		}
+		tap_ok(strcmp(roots(w, &sp, 1), F("_start") " " F("worker")
+			       " " F("brief")) == 0, "with spinner known: "
+		       "brief is the other thread's root, not the clone3 "
+		       "every thread begins in");
+	}
+	hw_expire(w, 2.35);
+	tap_ok(strcmp(roots(w, &mainp, 1), F("clone3")) == 0, "expired "
+	       "stacks give no root (worker's left the window); the threads' "
+	       "stacks hold no main: clone3");
+	tap_ok(strcmp(callees(w, F("worker")), F("cb")) == 0, "edges "
+	       "outlive the window");
+	hw_free(w);
 }
 
 int main(void)
@@ -104,5 +226,6 @@ int main(void)
 	tap_ok(hw_hint(w, "/SyncObject/Mutex/m") < 0, "no sync wait seen: "
 	       "a mutex's evidence is unknown");
 	hw_free(w);
+	stacks();
 	return tap_done();
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "mt_defs.h"
 #include "mt_util.h"
@@ -68,6 +69,8 @@ static void predict(struct mt *t)
 	tap_ok(eng_metric_predict(t->m, &sleep_def, &all, &c1, &err) == 0,
 	       "predict a timer pair at the default call rate");
 	tap_eq(c1.points, 2, "  2 snippet lists (entry, exit)");
+	tap_eq(c1.probing, 1, "  mc_sleep's call rate is being measured (a "
+	       "counter at its entry), the guess used meanwhile");
 	tap_ok(c1.ns_per_s > 0 && c1.ns_per_s < 1e6, "  %.0f ns/s",
 	       c1.ns_per_s);
 	eng_metric_set_call_rate(t->m, NULL, "mc_sleep", 1e6);
@@ -83,6 +86,13 @@ static void predict(struct mt *t)
 	eng_metric_predict(t->m, &sleep_def, &all, &c1, &err);
 	tap_ok(c1.ns_per_s > 0, "  the timer pair at 1e6 calls/s with "
 	       "measured costs: %.4f slowdown", c1.slowdown);
+	/* The probe ends 30 ms after it went in (polled as a tick would). */
+	for (int i = 0; eng_metric_probes_running(t->m) && i < 1000; i++) {
+		usleep(10000);
+		eng_metric_probe_poll(t->m);
+	}
+	tap_eq(eng_metric_probes_running(t->m), 0, "  the call-rate probe "
+	       "ended and its counter was removed");
 }
 
 static const char *const inside_fn[] = { "mc_inside_phase" };

@@ -1,0 +1,58 @@
+#!/bin/bash
+# test-python-where.sh - hunch against perf on Debian's stripped
+# /usr/bin/python3.11 running a pure-Python CPU loop.  perf record
+# (cpu-clock, 999 Hz) on the same workload names the function with the
+# most self samples (_PyEval_EvalFrameDefault on this Python); then
+# `hunch run --batch` on it must conclude CPUbound on the process and on
+# its thread within 3 s of search (the kernel's CPU time needs no
+# symbols), and every CPUbound bottleneck with a /Code constraint must be
+# exactly perf's function: /Code refinement reaches the interpreter loop
+# through the sampled call edges (the static graph from the stripped
+# executable reaches nothing), and stops there.
+. "$HUNCH_SOURCE_ROOT/tests/lib.sh"
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+PY=/usr/bin/python3.11
+# A loop in one Python function: every step is bytecode in one frame of
+# the interpreter loop.  (With sum() over a generator the loop re-enters
+# the interpreter through builtin_sum and the generator's next: hunch
+# folds that recursion for its evidence, but builtin_sum's inclusive CPU
+# is the whole loop, so CPUbound there is true and deeper than the
+# interpreter loop, while perf's self time names the interpreter loop.)
+WORK=$'def work():\n    x = 0\n    while True:\n        for i in range(1000):\n            x = (x + i * i) % 1000003\nwork()'
+
+perf record -q -e cpu-clock -F 999 -o "$TMP/perf.data" -- \
+	timeout 3 "$PY" -c "$WORK" > /dev/null 2> "$TMP/perf.err"
+perf report -i "$TMP/perf.data" --stdio --sort sym 2> /dev/null |
+	grep -v '^#' | grep '%' > "$TMP/perf.top"
+top=$(awk 'NR == 1 { print $3 }' "$TMP/perf.top")
+tap_diag "perf's top self functions:"
+head -3 "$TMP/perf.top" | tap_lines
+tap_ok $([ -n "$top" ] && [ "${top#0x}" = "$top" ]; echo $?) \
+	"perf names the function with the most self samples: $top"
+
+"$HUNCH" run --batch --report "$TMP/r.json" --kill-at-end --time-limit 15 \
+	--journal "$TMP/j" -- "$PY" -c "$WORK" > "$TMP/out" 2> "$TMP/err"
+tap_eq "$?" 0 "hunch run --batch on python3.11: exit 0"
+pid=$(jq -r '.target.pid' "$TMP/r.json")
+# seconds from the search's start to a node's conclusion (true)
+at() { jq -r --arg p "$1" --arg t "$2" '.phases[0] as $ph | [$ph.nodes[] |
+	select(.hypothesis == "CPUbound" and .truth == "true" and
+	       .focus[0] == "/Code" and (.focus[1] | test($p)))] |
+	if length == 0 then "never" else
+	(.[0].since_s - $ph.start_s) * 100 | round / 100 end' "$TMP/r.json"; }
+t=$(at "^/Process/$pid\$")
+tap_ok $([ "$t" != never ] && jq -ne "$t <= 3" > /dev/null; echo $?) \
+	"CPUbound true on /Process/$pid within 3 s of search ($t s)"
+t=$(at "^/Process/$pid/$pid:")
+tap_ok $([ "$t" != never ] && jq -ne "$t <= 3" > /dev/null; echo $?) \
+	"CPUbound true on its thread within 3 s of search ($t s)"
+jq -r '.bottlenecks[] | select(.hypothesis == "CPUbound" and
+	.focus[0] != "/Code") | .focus[0]' "$TMP/r.json" | sort -u > "$TMP/where"
+tap_diag "CPUbound bottlenecks' /Code:"
+tap_lines < "$TMP/where"
+tap_ok $([ "$(wc -l < "$TMP/where")" = 1 ] &&
+	 grep -qx "/Code/python3.11/[^/]*/$top" "$TMP/where"; echo $?) \
+	"the deepest CPUbound /Code where is perf's $top, and only it" ||
+	grep -E 'true|skipped|shed' "$TMP/err" | head -20 | tap_lines
+tap_done
