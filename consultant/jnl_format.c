@@ -36,7 +36,7 @@ static const struct jnl_field enable_fields[] = {
 };
 static const struct jnl_field reply_fields[] = {
 	TS, REQ("req", INTEGER), REQ("status", INTEGER), OPT("inst", INTEGER),
-	OPT("reason", STRING), END_FIELDS
+	OPT("reason", STRING), OPT("sampled", BOOL), END_FIELDS
 };
 static const struct jnl_field disable_fields[] = {
 	TS, REQ("inst", INTEGER), OPT("reason", STRING), END_FIELDS

@@ -429,6 +429,8 @@ json_t *jnl_reply_json(const struct pc_src_reply *r)
 	if (r->status == 0)
 		set_int(o, "inst", (long long)r->handle);
 	set_str(o, "reason", r->reason);
+	if (r->sampled)
+		json_object_set_new(o, "sampled", json_true());
 	return o;
 }
 
@@ -442,5 +444,6 @@ int jnl_reply_decode(const json_t *rec, struct pc_src_reply *r,
 	r->status = (int)get_int(rec, "status");
 	r->handle = (pc_src_handle)get_int(rec, "inst");
 	r->reason = get_str(rec, "reason");
+	r->sampled = json_is_true(json_object_get(rec, "sampled"));
 	return 0;
 }

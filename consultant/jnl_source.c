@@ -238,7 +238,8 @@ static int enable(struct pc_source *s, const char *metric,
 	jnl_write_enable(j->w, ts(j), metric, f, req, recall(j, metric, f),
 			 -1, -1);
 	if (rc < 0) {   /* not even requested: no reply will come */
-		struct pc_src_reply r = { req, rc, 0, "the request failed" };
+		struct pc_src_reply r = { req, rc, 0, "the request failed",
+					   false };
 
 		jnl_write_reply(j->w, ts(j), &r);
 	}

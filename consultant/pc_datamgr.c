@@ -187,6 +187,7 @@ void pc_dm_reply(struct pc_dm *dm, const struct pc_src_reply *r)
 		}
 		m->handle = r->handle;
 		m->state = PC_MI_ENABLED;
+		m->sampled = r->sampled;
 		if (m->refs == 0) {   /* released while pending */
 			if (dm->src->ops->disable)
 				dm->src->ops->disable(dm->src, m->handle);

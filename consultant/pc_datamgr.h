@@ -25,6 +25,7 @@ struct pc_minst {
 	struct pc_focus focus;
 	int refs;
 	enum pc_mi_state state;
+	bool sampled;        /* the source estimated it from stack samples */
 	uint64_t req;
 	pc_src_handle handle;
 	char *fail_reason;

@@ -41,7 +41,11 @@ static double combine(const struct pc_consult *pc, const struct pc_node *n,
 
 	*missing = -1;
 	for (int i = 0; i < n->nin; i++) {
-		v[i] = pc_dm_get(&pc->dm, n->inst[i])->last;
+		const struct pc_minst *m = pc_dm_get(&pc->dm, n->inst[i]);
+
+		v[i] = m->last;
+		if (m->sampled)   /* the report says how it was measured */
+			((struct pc_node *)n)->sampled = true;
 		if (isnan(v[i])) {
 			*missing = i;   /* no data, not a ratio over nothing */
 			return NAN;

@@ -157,7 +157,8 @@ static json_t *bottleneck_json(const struct pc_consult *pc,
 {
 	const struct pc_hypothesis *h = pc_node_hyp(pc, n);
 
-	return json_pack("{s:s, s:o, s:o, s:o, s:s, s:f, s:f, s:o, s:s, s:o}",
+	return json_pack("{s:s, s:o, s:o, s:o, s:s, s:f, s:f, s:o, s:s, s:o, "
+			 "s:o}",
 		"hypothesis", h->name,
 		"focus", focus_json(pc, n),
 		"value", num_or_null(evaluated(n, n->value)),
@@ -167,6 +168,7 @@ static json_t *bottleneck_json(const struct pc_consult *pc,
 		"held_s", pc->now - n->t_true_since,
 		"share_of_parent", num_or_null(pc_report_share(pc, s, n)),
 		"concluded_by", n->how,
+		"sampled", json_boolean(n->sampled),
 		"chain", chain_json(s, n));
 }
 
@@ -464,6 +466,10 @@ static void text_bottleneck(const struct pc_consult *pc,
 			fprintf(f, " %s%s", chain[i]->name, i ? " ->" : "");
 	}
 	fputc('\n', f);
+	if (n->sampled)
+		fprintf(f, "    sampled: estimated from CPU stack samples (the "
+			"code could not be instrumented within the cost "
+			"limit)\n");
 }
 
 static void text_earlier(const struct pc_consult *pc,

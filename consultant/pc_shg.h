@@ -51,6 +51,8 @@ struct pc_node {
 	char refused[256];          /* the source's reason, when failed */
 	bool by_hand;               /* started by hand (pc_steer.h): may be stopped so */
 	bool cut_short;             /* in progress when its search ended */
+	bool sampled;               /* judged on an input the source estimated
+				       from stack samples (pc_src_reply) */
 	enum pc_truth truth;
 	int ntrue_parents, ntrue_children;
 	int priority;               /* smaller runs first: 1 top, 5 why, 10 where */

@@ -67,6 +67,10 @@ struct pc_src_reply {
 	int status;
 	pc_src_handle handle;
 	const char *reason;
+	/* Estimated from stack samples, not counted by instrumentation
+	 * (the live source's fallback for code it cannot instrument within
+	 * the cost limit): the report labels what it concludes. */
+	bool sampled;
 };
 
 /* One sample: the instance's average over [t0, t1].  Event counters and

@@ -509,8 +509,10 @@ int src_live_metrics_start(struct pc_source *s, const struct pc_config *cfg,
 		    image_at, l, &l->hint, NULL) < 0)
 		l->hint = NULL;
 	/* catchup dates activations by the hint's stack samples */
-	if (l->hint != NULL)
+	if (l->hint != NULL) {
 		slo_set_psampler(l->slo, slh_sampler(l->hint));
+		slo_set_hints(l->slo, l->hint);
+	}
 	return rc;
 }
 

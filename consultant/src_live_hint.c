@@ -468,6 +468,14 @@ const struct slh_stats *slh_stats(const struct slh *h)
 	return &h->st;
 }
 
+void slh_cpu_counts(const struct slh *h, const char *path,
+		    const char *within, double after, size_t *n_within,
+		    size_t *n_both, double *latest)
+{
+	hw_count_after(h->win, HW_CPU, after, path, within, n_within, n_both,
+		       latest);
+}
+
 struct eng_psampler *slh_sampler(struct slh *h)
 {
 	return h->ps;

@@ -78,6 +78,12 @@ void slh_callees(struct slh *h, const char *path, pc_path_fn fn, void *arg);
 void slh_roots(struct slh *h, const char *const *starts, size_t nstarts,
 	       pc_path_fn fn, void *arg);
 const struct slh_stats *slh_stats(const struct slh *h);
+/* CPU samples newer than `after` in the thread `within` (a /Process
+ * path; NULL or the process: every thread), and how many of them had
+ * the /Code resource `path` on their stack (hw_count_after). */
+void slh_cpu_counts(const struct slh *h, const char *path,
+		    const char *within, double after, size_t *n_within,
+		    size_t *n_both, double *latest);
 /* The sampler itself: recent stacks per thread, with times (see
  * eng_psampler_on_stack_since). */
 struct eng_psampler *slh_sampler(struct slh *h);

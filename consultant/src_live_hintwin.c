@@ -437,3 +437,31 @@ size_t hw_count_in(const struct hw *w, enum hw_kind kind, const char *path)
 	free(m);
 	return in[kind];
 }
+
+/* One pass over the observations of `kind` newer than `after`. */
+void hw_count_after(const struct hw *w, enum hw_kind kind, double after,
+		    const char *path, const char *within, size_t *n_within,
+		    size_t *n_both, double *latest)
+{
+	bool *mp = matching(w, path), *mw = within ? matching(w, within) : NULL;
+
+	*n_within = *n_both = 0;
+	*latest = after;
+	for (size_t i = 0; i < w->nobs; i++) {
+		const struct obs *o = &w->obs[i];
+		bool in_p = false, in_w = mw == NULL;
+
+		if (o->kind != kind || !(o->t > after))
+			continue;
+		for (int k = 0; k < o->nids; k++) {
+			in_p |= mp[o->ids[k]];
+			in_w |= mw != NULL && mw[o->ids[k]];
+		}
+		if (o->t > *latest)
+			*latest = o->t;
+		*n_within += in_w;
+		*n_both += in_w && in_p;
+	}
+	free(mp);
+	free(mw);
+}

@@ -77,6 +77,15 @@ void hw_callees(const struct hw *w, const char *path, hw_path_fn fn,
 #define HW_ROOT_MIN 2
 void hw_roots(const struct hw *w, const char *const *starts, size_t nstarts,
 	      hw_path_fn fn, void *arg);
+/* Observations of `kind` newer than `after` (seconds): `*n_within`
+ * those that fall in `within` (every one when NULL), `*n_both` those of
+ * them that also fall in `path`; `*latest` the newest time of any
+ * observation of `kind` newer than `after`, in `within` or not (`after`
+ * when none: a drain brings every thread's samples up to its time).  A caller that passes its last `*latest` back
+ * counts every observation once, however late it was drained. */
+void hw_count_after(const struct hw *w, enum hw_kind kind, double after,
+		    const char *path, const char *within, size_t *n_within,
+		    size_t *n_both, double *latest);
 /* The path of an interned id. */
 const char *hw_path(const struct hw *w, int id);
 /* Observations of a kind in the window (tests, messages). */

@@ -463,9 +463,22 @@ int slm_kernel_focus(const struct pc_metric_def *md,
 	long fpid, tid;
 
 	memset(k, 0, sizeof(*k));
-	if (md->kernel != PC_KERNEL_CPU || !is_root(f->path[0]) ||
+	if (md->kernel != PC_KERNEL_CPU ||
 	    !is_root(f->path[2]) || !is_root(f->path[3]))
 		return 0;
+	if (!is_root(f->path[0])) {
+		/* /Code constrains it: instrumented, or estimated from
+		 * the stack samples when the process part is ours. */
+		struct slm_kernel t;
+
+		if (slm_kernel_focus(md, &(struct pc_src_focus){ .path = {
+			    NULL, f->path[1], NULL, NULL } }, pid, &t,
+			    NULL) == 0) {
+			k->can_sample = true;
+			k->tid = t.tid;
+		}
+		return 0;
+	}
 	k->use = true;
 	if (is_root(p))
 		return 0;

@@ -62,6 +62,10 @@ struct slm;
  * the base clause and the constraints apply as for any metric. */
 struct slm_kernel {
 	bool use;               /* false: instrument (slm_translate) */
+	/* /Code constrains the focus and the rest is this process or one
+	 * of its threads: the CPU time in that code can also be estimated
+	 * from stack samples (the live source's fallback) */
+	bool can_sample;
 	pid_t tid;              /* 0: every thread of the process */
 };
 

@@ -12,6 +12,18 @@
  * and /Process/<pid>, one thread's schedstat for a thread.  Nothing is
  * inserted in the target, so it is predicted to cost nothing and needs
  * no symbols.  cpu_share reads the same reader's run-queue waits.
+ *
+ * Sampled CPU: the same metric on a focus that /Code constrains is
+ * instrumented, unless that cannot be done within the cost limit (its
+ * predicted slowdown is over costLimit, or the code cannot be
+ * instrumented at all: an interpreter's eval loop whose entry needs a
+ * trap, at ~100 µs a call while hunch traces it).  Then it is estimated
+ * from the hint sampler's stack samples: the kernel's CPU time of the
+ * process (or of the focus thread) times the share of its CPU samples
+ * that had the focus code on their stack, interval by interval.  The
+ * reply says so (`sampled`), the journal keeps it and the report labels
+ * the finding: an estimate from ~20 samples a tick per busy thread, not
+ * a count.
  */
 #include "src_live_ops.h"
 
@@ -28,6 +40,7 @@
 #include "eng_proc.h"
 #include "eng_sampler.h"
 #include "eng_taskcpu.h"
+#include "src_live_hint.h"
 #include "src_live_metric.h"
 
 /* The sampler's rate until the consultant asks for another. */
@@ -42,6 +55,9 @@ struct slo_inst {
 	bool share;              /* internal: cpu_share */
 	bool kernel;             /* the kernel's CPU time (eng_taskcpu) */
 	pid_t ktid;              /* kernel: the thread, 0 the process */
+	bool sampled;            /* kernel time × share of stack samples */
+	char *code, *within;     /* sampled: the /Code path, the thread's */
+	double hw_after;         /* sampled: the last sample time counted */
 	int status;
 	char *reason;
 	int64_t prev;            /* value at prev_t (ns for timers) */
@@ -78,6 +94,7 @@ struct slo {
 	struct task_sched *sched;    /* cpu_share's previous readings */
 	size_t nsched;
 	struct eng_taskcpu *tc;      /* opened at the first kernel read */
+	struct slh *hints;           /* stack samples, or NULL */
 	double tc_t;                 /* slo_now() of its last refresh */
 };
 
@@ -142,8 +159,11 @@ void slo_free(struct slo *o, bool target_alive)
 	eng_metric_destroy(o->m);
 	eng_inst_destroy(o->in);
 	eng_sampler_destroy(o->smp);
-	for (size_t i = 0; i < o->ninst; i++)
+	for (size_t i = 0; i < o->ninst; i++) {
 		free(o->inst[i].reason);
+		free(o->inst[i].code);
+		free(o->inst[i].within);
+	}
 	for (size_t i = 0; i < o->nseen; i++)
 		free(o->seen[i].path);
 	free(o->inst);
@@ -243,24 +263,46 @@ static bool is_internal(const struct slo *o, const char *metric)
 	return md != NULL && md->type == PC_BASE_INTERNAL;
 }
 
+/* The instrumentation's predicted slowdown, PC_SRC_MEASURING while
+ * call rates are being measured, or -2 when it cannot be compiled. */
+static double predict_inst(struct slo *o, const char *metric,
+			   const struct pc_src_focus *f)
+{
+	struct eng_metric_cost c;
+	struct slm *s;
+	double cost = 0;
+
+	if (translate(o, metric, f, &s, NULL) < 0)
+		return -2;
+	if (eng_metric_predict(o->m, slm_def(s), slm_focus(s), &c, NULL) == 0)
+		cost = c.probing ? PC_SRC_MEASURING : c.slowdown;
+	slm_free(s);
+	return cost;
+}
+
+/* Sampled instead of instrumented (the header comment says when)? */
+static bool use_samples(struct slo *o, const struct slm_kernel *k,
+			double inst_cost)
+{
+	return k->can_sample && o->hints != NULL &&
+	       (inst_cost == -2 ||
+		inst_cost > pc_tunable_get(o->cfg, "costLimit"));
+}
+
 double slo_predict(struct slo *o, const char *metric,
 		   const struct pc_src_focus *f)
 {
-	struct eng_metric_cost c;
 	struct slm_kernel k;
-	struct slm *s;
-	double cost = 0;
+	double cost;
 
 	if (is_internal(o, metric))
 		return 0;  /* computed by hunch from what it reads anyway */
 	if (kernel_focus(o, metric, f, &k, NULL) < 0 || k.use)
 		return 0;  /* the kernel counts it anyway; or refused */
-	if (translate(o, metric, f, &s, NULL) < 0)
-		return 0;  /* enable will refuse it with the reason */
-	if (eng_metric_predict(o->m, slm_def(s), slm_focus(s), &c, NULL) == 0)
-		cost = c.probing ? PC_SRC_MEASURING : c.slowdown;
-	slm_free(s);
-	return cost;
+	cost = predict_inst(o, metric, f);
+	if (cost == PC_SRC_MEASURING || use_samples(o, &k, cost))
+		return cost == PC_SRC_MEASURING ? cost : 0;
+	return cost < 0 ? 0 : cost;   /* < 0: enable refuses, says why */
 }
 
 static struct slo_inst *new_inst(struct slo *o, uint64_t req)
@@ -314,6 +356,23 @@ static int enable_kernel(struct slo *o, struct slo_inst *in, pid_t tid)
 	return 0;
 }
 
+/* A sampled CPU instance: a kernel one whose value is scaled by the
+ * share of the samples that hold the focus code. */
+static int enable_sampled(struct slo *o, struct slo_inst *in,
+			  const struct pc_src_focus *f, pid_t tid)
+{
+	enable_kernel(o, in, tid);
+	if (in->status < 0)
+		return 0;
+	in->sampled = true;
+	in->code = strdup(f->path[0]);
+	in->within = tid ? strdup(f->path[1]) : NULL;
+	in->hw_after = in->prev_t;
+	if (in->code == NULL || (tid && in->within == NULL))
+		abort();
+	return 0;
+}
+
 static double cpu_share(struct slo *o);
 
 /* The first cpu_share instance starts from the threads' readings now,
@@ -356,6 +415,9 @@ int slo_enable(struct slo *o, const char *metric,
 		in->status = kernel_focus(o, metric, f, &k, &err);
 		if (in->status == 0 && k.use)
 			return enable_kernel(o, in, k.tid);
+		if (in->status == 0 && k.can_sample &&
+		    use_samples(o, &k, predict_inst(o, metric, f)))
+			return enable_sampled(o, in, f, k.tid);
 	}
 	if (in->status < 0) {
 		in->reason = strdup(err.msg[0] ? err.msg : "refused");
@@ -407,6 +469,7 @@ int slo_poll_replies(struct slo *o, pc_reply_fn fn, void *arg)
 		struct pc_src_reply r = {
 			.req = in->req, .status = in->status,
 			.handle = in->h, .reason = in->reason,
+			.sampled = in->sampled,
 		};
 
 		if (in->replied)
@@ -441,6 +504,11 @@ void slo_set_period(struct slo *o, double seconds)
 		o->period = seconds;
 }
 
+void slo_set_hints(struct slo *o, struct slh *h)
+{
+	o->hints = h;
+}
+
 void slo_set_psampler(struct slo *o, struct eng_psampler *ps)
 {
 	eng_inst_set_psampler(o->in, ps);
@@ -466,6 +534,25 @@ static void push_sample(struct slo *o, const struct pc_src_sample *s)
 	o->smpq[o->nsmp++] = *s;
 }
 
+/* Scale a sampled instance's CPU rate by the share of its samples that
+ * hold its code.  CPU time used with no sample drained yet (the hint
+ * sampler drains every 0.1 s) waits for the next tick, which then covers
+ * both intervals; samples are counted by their own time, each once. */
+static bool sampled_share(struct slo *o, struct slo_inst *in, int64_t v,
+			  double *value)
+{
+	size_t nw, nb;
+	double latest;
+
+	slh_cpu_counts(o->hints, in->code, in->within, in->hw_after, &nw,
+		       &nb, &latest);
+	if (nw == 0 && v != in->prev)
+		return false;
+	*value = nw ? *value * (double)nb / (double)nw : 0;
+	in->hw_after = latest;
+	return true;
+}
+
 static void sample_inst(struct slo *o, struct slo_inst *in, double now,
 			double nthreads, double share)
 {
@@ -484,6 +571,8 @@ static void sample_inst(struct slo *o, struct slo_inst *in, double now,
 			v = in->prev;
 		s.value = (double)(v - in->prev) / in->scale /
 			  (now - in->prev_t);
+		if (in->sampled && !sampled_share(o, in, v, &s.value))
+			return;
 		in->prev = v;
 	} else {
 		if (eng_metric_value(o->m, in->mi, &v) < 0)

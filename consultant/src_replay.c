@@ -297,7 +297,7 @@ static int enable(struct pc_source *s, const char *metric,
 	if (e == NULL) {
 		r->unrecorded++;
 		rp = (struct pc_src_reply){ req, -ENODATA, 0,
-					    SRC_REPLAY_NOT_RECORDED };
+					    SRC_REPLAY_NOT_RECORDED, false };
 		return owe_reply(r, &rp);
 	}
 	e->claimed = true;

@@ -149,7 +149,7 @@ static void start_experiment(struct jnl_writer *w, double ts, int e)
 		const char *metric = i ? "cpu_time" : "wall_time";
 		double cost = 0.001 + frand() * 0.01;
 		uint64_t req = (uint64_t)(e * INST_PER_EXP + i);
-		struct pc_src_reply r = { req, 0, req, NULL };
+		struct pc_src_reply r = { req, 0, req, NULL, false };
 
 		jnl_write_predict(w, ts, metric, &sf, cost);
 		jnl_write_enable(w, ts, metric, &sf, req, cost, e + 1, 0);

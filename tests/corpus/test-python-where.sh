@@ -55,4 +55,14 @@ tap_ok $([ "$(wc -l < "$TMP/where")" = 1 ] &&
 	 grep -qx "/Code/python3.11/[^/]*/$top" "$TMP/where"; echo $?) \
 	"the deepest CPUbound /Code where is perf's $top, and only it" ||
 	grep -E 'true|skipped|shed' "$TMP/err" | head -20 | tap_lines
+# This Python's eval loop cannot take a jump at its entry (its computed
+# gotos could land anywhere), and a trap costs ~100 µs a call while
+# hunch traces the program: far over the cost limit.  Its CPU time is
+# then estimated from the stack samples, and the report must say so.
+tap_eq "$(jq -r --arg f "$(cat "$TMP/where")" '[.bottlenecks[] |
+	select(.hypothesis == "CPUbound" and .focus[0] == $f) | .sampled] |
+	unique | join(",")' "$TMP/r.json")" true \
+	"the report labels that finding as estimated from stack samples"
+tap_ok $(grep -q '^    sampled: estimated from CPU stack samples' \
+	"$TMP/out"; echo $?) "the text report says so under it"
 tap_done

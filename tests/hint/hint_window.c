@@ -145,6 +145,35 @@ static void stacks(void)
 	hw_free(w);
 }
 
+/* hw_count_after, the sampled CPU estimate's counts: by the samples'
+ * own times, in a thread or in all, each counted once when the caller
+ * passes back the latest time it was given. */
+static void counts_after(struct hw *w)
+{
+	size_t nw, nb;
+	double latest;
+
+	hw_count_after(w, HW_CPU, -1, SPIN, NULL, &nw, &nb, &latest);
+	tap_ok(nw == 4 && nb == 3 && latest == 0.1 * 3, "count after: 4 CPU samples, 3 "
+	       "with spin, the newest at 0.3 s");
+	hw_count_after(w, HW_CPU, 0.1, SPIN, "/Process/10/11:worker", &nw,
+		       &nb, &latest);
+	tap_ok(nw == 2 && nb == 1, "count after 0.1 s in thread 11: 2 "
+	       "samples, 1 with spin (the one at 0.2 s)");
+	hw_count_after(w, HW_CPU, 0.1, SPIN, "/Process/10/12", &nw, &nb,
+		       &latest);
+	tap_ok(nw == 0 && nb == 0 && latest == 0.1 * 3, "thread 12 has no "
+	       "CPU sample: none, and the latest time is still the newest "
+	       "CPU sample's (a drain brings every thread's samples up to "
+	       "its time)");
+	hw_count_after(w, HW_CPU, 0.1 * 3, MID, NULL, &nw, &nb, &latest);
+	tap_ok(nw == 0 && latest == 0.1 * 3, "nothing newer than the newest");
+	hw_count_after(w, HW_SYNC, 0.55, "/SyncObject/Mutex/m", NULL, &nw,
+		       &nb, &latest);
+	tap_ok(nw == 2 && nb == 1, "another kind: 2 sync observations after "
+	       "0.55 s, 1 in the mutex");
+}
+
 int main(void)
 {
 	struct hw *w = hw_new(2.0);
@@ -198,6 +227,7 @@ int main(void)
 	hint_is(w, "/SyncObject/Mutex/n", 0.0);
 	hint_is(w, "/Files/tmp/x", 1.0);
 	hint_is(w, "/Files/tmp/y", 0.0);
+	counts_after(w);
 
 	/* The window is 2 s: at 2.15 the samples at 0 and 0.1 are gone. */
 	hw_expire(w, 2.15);

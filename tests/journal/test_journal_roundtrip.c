@@ -116,9 +116,9 @@ static char big[BIG_LEN];
 /* The source side (pc_source_ops), as the live loop will record it. */
 static const struct pc_src_focus focus = { { "/Code/prog/x.c/f<int, char>",
 	"/Process/4242", "/SyncObject", "/Files" } };
-static const struct pc_src_reply reply_ok = { 17, 0, 1ull << 33, NULL };
+static const struct pc_src_reply reply_ok = { 17, 0, 1ull << 33, NULL, true };
 static const struct pc_src_reply reply_bad = { 18, -EPERM, 0,
-	"cannot instrument f: no room for a jump" };
+	"cannot instrument f: no room for a jump", false };
 static const struct pc_src_sample srcs[] = {
 	{ 1, 0.2, 0.4, 0.25 }, { 2, 0.2, 0.4, 0.5 }, { 3, 0.3, 0.4, 0.125 },
 };
@@ -411,7 +411,8 @@ static bool reply_is(struct walk *wk, const struct pc_src_reply *want)
 	return step(wk) && wk->rec.kind == JNL_REC_REPLY &&
 	       jnl_reply_decode(wk->rec.json, &r, NULL) == 0 &&
 	       r.req == want->req && r.status == want->status &&
-	       r.handle == want->handle && streq(r.reason, want->reason);
+	       r.handle == want->handle && streq(r.reason, want->reason) &&
+	       r.sampled == want->sampled;
 }
 
 static bool samples_are(struct walk *wk, const struct pc_src_sample *want,
@@ -458,7 +459,7 @@ static void check_source(struct walk *wk)
 	tap_ok(step(wk) && wk->rec.kind == JNL_REC_ENABLE &&
 	       field(wk, "node") == NULL && field(wk, "phase") == NULL,
 	       "enable without a node: no node or phase field");
-	tap_ok(reply_is(wk, &reply_ok), "reply: success with a 64-bit handle");
+	tap_ok(reply_is(wk, &reply_ok), "reply: success with a 64-bit handle, sampled");
 	tap_ok(reply_is(wk, &reply_bad) && field(wk, "inst") == NULL,
 	       "reply: failure with status and reason, no handle");
 	tap_ok(samples_are(wk, srcs, 2, false) && samples_are(wk, srcs + 2, 1, true),
