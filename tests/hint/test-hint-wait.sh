@@ -13,7 +13,7 @@
 . "$HUNCH_SOURCE_ROOT/tests/lib.sh"
 TMP=$(mktemp -d -p "$HUNCH_BUILD_ROOT")
 trap 'rm -rf "$TMP"' EXIT
-PROG=$HUNCH_BUILD_ROOT/tests/hint/bn_fsync-shipped
+PROG=$TARGETS_DIR/bn_fsync-O2-pie-shipped
 
 tap_ok $(readelf -S "$PROG" | grep -qE '\.symtab|\.debug_'; [ $? = 1 ]; echo $?) \
 	"bn_fsync-shipped has no .symtab and no DWARF"

@@ -33,12 +33,30 @@ TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
 nvariants=0
+# The functions of FUNCTIONS_FILE that the where axis of SHIPPED (the
+# stripped copy of REF, linked without exported symbols) does not list
+# under <unknown> as <module>+0x<address in REF> (main: main, found from
+# _start); empty when it lists them all.
+shipped_names() {  # shipped_names SHIPPED REF FUNCTIONS_FILE
+	local mod addr type sym
+	mod=$(basename "$1")
+	"$HUNCH" where "$1" | sed -n "s|^/Code/$mod/<unknown>/||p" |
+		LC_ALL=C sort > "$TMPW/got"
+	nm --defined-only "$2" | while read -r addr type sym; do
+		grep -qx "[^ ]* $sym" "$3" || continue
+		if [ "$sym" = main ]; then echo main
+		else printf '%s+%#x\n' "$mod" "0x$addr"; fi
+	done | LC_ALL=C sort -u | LC_ALL=C comm -23 - "$TMPW/got"
+}
+TMPW=$(mktemp -d)
+trap 'rm -rf "$TMPW"' EXIT
+
 for fns in "$SRC"/*.functions; do
 	prog=$(basename "$fns" .functions)
 	want=$(LC_ALL=C sort "$fns")
 	srcs=$(cut -d' ' -f1 "$fns" | sort -u | tr '\n' ' ')
 	for exe in "$TARGETS_DIR/$prog"-*; do
-		case $exe in *.so|*.p|*-stripped) continue ;; esac
+		case $exe in *.so|*.p|*-stripped|*-shipped) continue ;; esac
 		[ -x "$exe" ] && [ -f "$exe" ] || continue
 		nvariants=$((nvariants + 1))
 		got=$(where_pairs "$exe" $srcs)
@@ -47,6 +65,10 @@ for fns in "$SRC"/*.functions; do
 			got=$(stripped_names "$exe-stripped" "$fns")
 			tap_eq "$got" "$(cut -d' ' -f2- "$fns" | LC_ALL=C sort)" \
 				"stripped $(basename "$exe") still shows every function (dynsym), under <unknown>"
+		fi
+		if [ -x "${exe%-g}" ] && [ "${exe%-shipped-g}" != "$exe" ]; then
+			got=$(shipped_names "${exe%-g}" "$exe" "$fns")
+			tap_eq "$got" "" "$(basename "${exe%-g}") (no symbol left) shows every function of $srcs at its address, as <module>+0x<offset> (main as main)"
 		fi
 	done
 done
