@@ -21,6 +21,8 @@ PACKAGES=(gcc g++ clang make meson ninja-build pkg-config python3 binutils
 	xz-utils           # xz, to build the MiniDebugInfo test fixture
 	libdebuginfod-dev  # fetching debug files by build-id
 	debuginfod         # the server the debuginfod test fetches from
+	linux-perf         # the baseline the tests hunting shipped programs compare with
+	jq                 # the tests read reports and journals with it
 	libclang-rt-14-dev)  # libFuzzer, for the journal reader's fuzz test
 BENCH_PACKAGES=(libllvm14 uftrace bpftrace)
 

@@ -151,6 +151,24 @@ tap_eq "$(jq -c '[.result, .end.search, (.not_tested | length)]' \
 tap_ok $(grep -qx ' no bottleneck found: no hypothesis tested true above its threshold' \
 	"$TMP/c.out"; echo $?) "complete: the text report says no bottleneck found"
 
+# CPUbound itself untestable: tests/e2e/nocpu.json redefines cpu_inclusive
+# as a timer at a function no program has, without "kernel": "cpu", so
+# there is no point to put it at and nothing reads it from the kernel.
+# The stripped bn_onebusy is CPU bound: the report must not say "no
+# bottleneck found" of it.
+"$HUNCH" run --batch --no-journal --time-limit 30 --kill-at-end \
+	--hypotheses "$HUNCH_SOURCE_ROOT/tests/e2e/nocpu.json" \
+	--report "$TMP/n.json" -- "$TARGETS_DIR/bn_onebusy-O2-pie-shipped" \
+	--seconds 40 > "$TMP/n.out" 2> /dev/null
+tap_eq $? 3 "CPUbound untestable: exit 3"
+CPUREF='metric cpu_inclusive on the whole program: none of its functions is in the program; nothing to measure here'
+tap_ok $(grep -qxF " 1. CPUbound</Code,/Process,/SyncObject,/Files> (top level): the source could not enable it ($CPUREF)" \
+	"$TMP/n.out"; echo $?) "CPUbound untestable: the text report names it and why"
+tap_eq "$(jq -c '[.result, (.not_tested | map([.hypothesis, .kind,
+	.detail, .top_level]))]' "$TMP/n.json")" \
+	"[\"incomplete: 1 hypothesis could not be tested\",[[\"CPUbound\",\"refused\",\"$CPUREF\",true]]]" \
+	"CPUbound untestable: JSON result and not_tested"
+
 # --- usage errors: exit 1 ------------------------------------------------------------
 usage() {  # usage MESSAGE-REGEX NAME ARGS...
 	local re=$1 name=$2
