@@ -4,7 +4,7 @@
  * instrumentation parser, each target named by its /Code path.  A call
  * through the PLT is named by the function it reaches (the same name in
  * another module), so refinement goes from main into libc's
- * pthread_mutex_lock rather than stopping at a stub.
+ * pthread_mutex_lock rather than stopping at its PLT entry.
  *
  * slcg_answer adds what the hint sampler's stacks saw (src_live_hint.h):
  * the callees reached through pointers (callbacks, comparators, an
