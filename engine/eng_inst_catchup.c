@@ -59,6 +59,9 @@
 #include "hunch_abi.h"
 
 #define SCAN_BYTES (512u << 10)
+/* The copy of a stack starts this far under %rsp: the System V red
+ * zone, where a leaf's epilogue leaves the registers it popped. */
+#define RED_ZONE 128u
 /* A walk ending in no known module reads the memory map again, at most
  * once a second: catchups are rare, and a library dlopen'ed since
  * should not cost the walk. */
@@ -141,9 +144,11 @@ static uint64_t mini_site(const struct eng_inst *in, uint64_t ra)
  * instruction cannot be walked from (a relocated copy, the base's own
  * call), *scan_from is set to its stack pointer instead: the
  * trampoline's frame and the red zone it skipped, where stale words
- * lie, stay out of the scan either way.  True if handled. */
+ * lie, stay out of the scan either way.  w holds the stack from rsp
+ * up, with `red` bytes of the red zone readable under it.  True if
+ * handled. */
 static bool walk_on(struct eng_inst *in, pid_t tid, const uint64_t *w,
-		    size_t len, uint64_t rsp, struct act_count *c,
+		    size_t red, size_t len, uint64_t rsp, struct act_count *c,
 		    struct eng_walk_end *end, uint64_t *scan_from)
 {
 	struct x86_stub_frame sf;
@@ -173,8 +178,8 @@ static bool walk_on(struct eng_inst *in, pid_t tid, const uint64_t *w,
 	r2.r14 = end->r14;
 	r2.r15 = end->r15;
 	c->base = c->n - (end->last_pc > c->lo && end->last_pc <= c->hi);
-	if (eng_stackwalk(in->sw, tid, &r2, w + (sf.site_sp - rsp) / 8,
-			  len - (sf.site_sp - rsp), count_frame, c, end) < 0 ||
+	if (eng_stackwalk_from(in->sw, tid, &r2, w - red / 8, rsp - red,
+			       len + red, count_frame, c, end) < 0 ||
 	    end->nframes == 0) {
 		c->n = c->base;
 		return true;
@@ -197,8 +202,8 @@ static int activations(struct eng_inst *in, pid_t tid, uint64_t lo,
 	struct act_count c = { .in = in, .lo = lo, .hi = hi };
 	struct user_regs_struct r;
 	struct eng_walk_end end = { .complete = false };
-	uint64_t *w, stop, scan_from;
-	size_t len;
+	uint64_t *buf, *w, stop, scan_from;
+	size_t len, red;
 
 	if (eng_get_regs(in->p, tid, &r, NULL) < 0 ||
 	    eng_codemem_contains(in->mem, r.rip))
@@ -206,19 +211,26 @@ static int activations(struct eng_inst *in, pid_t tid, uint64_t lo,
 	stop = inst_map_end(maps, nmaps, r.rsp);
 	len = stop > r.rsp ? stop - r.rsp : 0;
 	len = (len > SCAN_BYTES ? SCAN_BYTES : len) & ~(size_t)7;
-	w = len ? malloc(len) : NULL;
-	if (w == NULL || eng_read_mem(in->p, r.rsp, w, len, NULL) < 0) {
-		free(w);
+	/* w is the stack from %rsp up; buf adds the red zone under it */
+	buf = len ? malloc(RED_ZONE + len) : NULL;
+	if (buf == NULL ||
+	    eng_read_mem(in->p, r.rsp, buf + RED_ZONE / 8, len, NULL) < 0) {
+		free(buf);
 		return r.rip > lo && r.rip < hi;
 	}
+	w = buf + RED_ZONE / 8;
+	/* unreadable (a guard page under the stack): walk without it */
+	red = eng_read_mem(in->p, r.rsp - RED_ZONE, buf, RED_ZONE, NULL) < 0
+		      ? 0 : RED_ZONE;
 	if (in->sw == NULL)
 		eng_stackwalk_open(eng_proc_pid(in->p), RESCAN_NS, &in->sw);
 	if (in->sw == NULL ||
-	    eng_stackwalk(in->sw, tid, &r, w, len, count_frame, &c, &end) < 0)
+	    eng_stackwalk_from(in->sw, tid, &r, w - red / 8, r.rsp - red,
+			       red + len, count_frame, &c, &end) < 0)
 		end.nframes = 0;
 	scan_from = end.stop_sp;
 	if (end.nframes > 0 &&
-	    walk_on(in, tid, w, len, r.rsp, &c, &end, &scan_from))
+	    walk_on(in, tid, w, red, len, r.rsp, &c, &end, &scan_from))
 		ci->through_stub++;
 	if (end.nframes == 0)  /* no walk: every word is judged by its look */
 		c.n = (r.rip > lo && r.rip < hi) +
@@ -227,7 +239,7 @@ static int activations(struct eng_inst *in, pid_t tid, uint64_t lo,
 		c.n += scan_words(in->p, w, scan_from - r.rsp, len, lo, hi);
 	ci->walked += end.complete;
 	ci->scanned += !end.complete;
-	free(w);
+	free(buf);
 	return c.n;
 }
 

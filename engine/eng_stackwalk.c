@@ -27,7 +27,8 @@ struct eng_stackwalk {
 	Dwarf_Word regs[NREGS];
 	uint32_t known;           /* which of regs hold values (bit = regno) */
 	const unsigned char *stack;
-	uint64_t stack_lo;
+	uint64_t stack_lo;        /* address of stack[0]: at or under %rsp */
+	uint64_t sp0;             /* the innermost frame's %rsp */
 	size_t stack_len;
 	eng_frame_fn fn;
 	void *arg;
@@ -200,7 +201,7 @@ static int on_frame(Dwfl_Frame *state, void *arg)
 static bool walk_once(struct eng_stackwalk *sw)
 {
 	memset(sw->end, 0, sizeof(*sw->end));
-	sw->end->stop_sp = sw->stack_lo;
+	sw->end->stop_sp = sw->sp0;
 	sw->last_pc = 0;
 	return dwfl_getthread_frames(sw->dwfl, sw->tid, on_frame, sw) == 0 &&
 	       sw->end->nframes > 0;
@@ -222,17 +223,19 @@ int eng_stackwalk_dw(struct eng_stackwalk *sw, pid_t tid,
 				      stack, len, fn, arg, end);
 }
 
-int eng_stackwalk_dw_known(struct eng_stackwalk *sw, pid_t tid,
-			   const uint64_t regs[NREGS], uint32_t known,
-			   const void *stack, size_t len, eng_frame_fn fn,
-			   void *arg, struct eng_walk_end *end)
+/* The walk itself, over a copy of the stack that starts at stack_lo. */
+static int walk(struct eng_stackwalk *sw, pid_t tid,
+		const uint64_t regs[NREGS], uint32_t known,
+		const void *stack, uint64_t stack_lo, size_t len,
+		eng_frame_fn fn, void *arg, struct eng_walk_end *end)
 {
 	memset(end, 0, sizeof(*end));
 	memcpy(sw->regs, regs, sizeof(sw->regs));
 	sw->known = known;
 	sw->tid = tid;
 	sw->stack = stack;
-	sw->stack_lo = regs[7];
+	sw->stack_lo = stack_lo;
+	sw->sp0 = regs[7];
 	sw->stack_len = len;
 	sw->fn = fn;
 	sw->arg = arg;
@@ -251,10 +254,18 @@ int eng_stackwalk_dw_known(struct eng_stackwalk *sw, pid_t tid,
 	return 0;
 }
 
-int eng_stackwalk(struct eng_stackwalk *sw, pid_t tid,
-		  const struct user_regs_struct *r, const void *stack,
-		  size_t len, eng_frame_fn fn, void *arg,
-		  struct eng_walk_end *end)
+int eng_stackwalk_dw_known(struct eng_stackwalk *sw, pid_t tid,
+			   const uint64_t regs[NREGS], uint32_t known,
+			   const void *stack, size_t len, eng_frame_fn fn,
+			   void *arg, struct eng_walk_end *end)
+{
+	return walk(sw, tid, regs, known, stack, regs[7], len, fn, arg, end);
+}
+
+int eng_stackwalk_from(struct eng_stackwalk *sw, pid_t tid,
+		       const struct user_regs_struct *r, const void *stack,
+		       uint64_t stack_lo, size_t len, eng_frame_fn fn,
+		       void *arg, struct eng_walk_end *end)
 {
 	const uint64_t dw[NREGS] = {
 		r->rax, r->rdx, r->rcx, r->rbx, r->rsi, r->rdi, r->rbp, r->rsp,
@@ -262,5 +273,15 @@ int eng_stackwalk(struct eng_stackwalk *sw, pid_t tid,
 		r->rip,
 	};
 
-	return eng_stackwalk_dw(sw, tid, dw, stack, len, fn, arg, end);
+	return walk(sw, tid, dw, (1u << NREGS) - 1, stack, stack_lo, len, fn,
+		    arg, end);
+}
+
+int eng_stackwalk(struct eng_stackwalk *sw, pid_t tid,
+		  const struct user_regs_struct *r, const void *stack,
+		  size_t len, eng_frame_fn fn, void *arg,
+		  struct eng_walk_end *end)
+{
+	return eng_stackwalk_from(sw, tid, r, stack, r->rsp, len, fn, arg,
+				  end);
 }

@@ -67,6 +67,15 @@ int eng_stackwalk(struct eng_stackwalk *sw, pid_t tid,
 		  const struct user_regs_struct *r, const void *stack,
 		  size_t len, eng_frame_fn fn, void *arg,
 		  struct eng_walk_end *end);
+/* The same over a copy that starts at stack_lo, under r->rsp: the red
+ * zone, where a function's epilogue leaves the callee-saved registers
+ * it has already popped (CFI still locates them there until the
+ * return, so without those bytes a thread stopped between a `pop` and
+ * its `ret` loses them, %rbp among them). */
+int eng_stackwalk_from(struct eng_stackwalk *sw, pid_t tid,
+		       const struct user_regs_struct *r, const void *stack,
+		       uint64_t stack_lo, size_t len, eng_frame_fn fn,
+		       void *arg, struct eng_walk_end *end);
 /* The same from registers in DWARF order (rax rdx rcx rbx rsi rdi rbp
  * rsp r8..r15 rip: ENG_DWARF_NREGS of them), as perf samples carry. */
 #define ENG_DWARF_NREGS 17
