@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #define IN_CHUNK 65536
 
@@ -15,6 +16,7 @@ enum line_st { LINE_OK, LINE_HUGE, LINE_PARTIAL, LINE_EOF, LINE_ERROR };
 struct jnl_reader {
 	char *name;
 	int fd;                   /* -1 for a memory buffer */
+	gzFile gz;                /* a gzip-compressed file, read through fd */
 	const char *mem;
 	size_t mem_len, mem_pos;
 	char *chunk;              /* fd input */
@@ -36,6 +38,20 @@ struct jnl_reader {
 	struct jnl_read_stats st;
 };
 
+/* Uncompressed bytes of a gzip journal.  A stream cut short (hunch
+ * killed while its compressor wrote) ends where the data ends: zlib
+ * reports that as Z_BUF_ERROR, and the reader then sees a last line cut
+ * short, as for a plain journal. */
+static ssize_t gz_fill(struct jnl_reader *r)
+{
+	int n = gzread(r->gz, r->chunk, IN_CHUNK), zerr;
+
+	if (n >= 0)
+		return n;
+	gzerror(r->gz, &zerr);
+	return zerr == Z_BUF_ERROR ? 0 : -1;
+}
+
 /* Next input chunk: 1 if there is one, 0 at end of input, -1 on error. */
 static int fill(struct jnl_reader *r)
 {
@@ -50,11 +66,14 @@ static int fill(struct jnl_reader *r)
 		r->in_pos = 0;
 		return 1;
 	}
-	do
-		n = read(r->fd, r->chunk, IN_CHUNK);
-	while (n < 0 && errno == EINTR);
+	if (r->gz != NULL)
+		n = gz_fill(r);
+	else
+		do
+			n = read(r->fd, r->chunk, IN_CHUNK);
+		while (n < 0 && errno == EINTR);
 	if (n < 0) {
-		r->read_errno = errno;
+		r->read_errno = r->gz != NULL ? EIO : errno;
 		return -1;
 	}
 	r->in = r->chunk;
@@ -393,6 +412,16 @@ static int open_common(struct jnl_reader **out, struct jnl_reader *r,
 	return 0;
 }
 
+/* A file that starts with gzip's magic (journals are often kept
+ * compressed: `gzip run.jsonl`).  Only a file that can be read at an
+ * offset is looked at: a pipe is taken as it comes. */
+static bool is_gzip(int fd)
+{
+	unsigned char m[2];
+
+	return pread(fd, m, 2, 0) == 2 && m[0] == 0x1f && m[1] == 0x8b;
+}
+
 int jnl_reader_open_fd(struct jnl_reader **out, int fd, const char *name,
 		       struct hunch_err *err)
 {
@@ -405,6 +434,14 @@ int jnl_reader_open_fd(struct jnl_reader **out, int fd, const char *name,
 		return hunch_errf(err, -ENOMEM, "out of memory reading %s", name);
 	}
 	r->fd = fd;
+	if (is_gzip(fd) && (r->gz = gzdopen(dup(fd), "rb")) == NULL) {
+		jnl_reader_close(r);
+		*out = NULL;
+		return hunch_errf(err, -ENOMEM, "cannot decompress %s: out of "
+				  "memory", name);
+	}
+	if (r->gz != NULL)
+		gzbuffer(r->gz, IN_CHUNK);
 	return open_common(out, r, name, err);
 }
 
@@ -446,7 +483,12 @@ int jnl_reader_seek(struct jnl_reader *r, uint64_t off)
 {
 	if (off < r->body_off)
 		return -EINVAL;
-	if (r->fd >= 0) {
+	if (r->gz != NULL) {
+		/* offsets are of the uncompressed text: zlib seeks back by
+		 * decompressing again from the start */
+		if (gzseek(r->gz, (z_off_t)off, SEEK_SET) < 0)
+			return -EIO;
+	} else if (r->fd >= 0) {
 		if (lseek(r->fd, (off_t)off, SEEK_SET) < 0)
 			return -errno;
 	} else {
@@ -492,6 +534,8 @@ void jnl_reader_close(struct jnl_reader *r)
 {
 	if (r == NULL)
 		return;
+	if (r->gz != NULL)
+		gzclose(r->gz);
 	if (r->fd >= 0)
 		close(r->fd);
 	json_decref(r->header);

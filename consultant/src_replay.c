@@ -585,16 +585,22 @@ bool src_replay_done(struct src_replay *r)
 }
 
 /* The `now` of the last complete tick record in the file's last MiB:
- * what the index will say, known before it is built.  -1: none there. */
+ * what the index will say, known before it is built.  -1: none there,
+ * or a compressed journal, whose end is reached only by decompressing
+ * it all (the index does that). */
 static double tail_now(const char *path)
 {
 	enum { TAIL = 1 << 20 };
 	FILE *f = fopen(path, "rb");
 	char *buf = malloc(TAIL + 1), *p;
+	unsigned char magic[2] = { 0, 0 };
 	double v = -1;
 	long size;
 	size_t n;
 
+	if (f != NULL && fread(magic, 1, 2, f) == 2 && magic[0] == 0x1f &&
+	    magic[1] == 0x8b)
+		goto out;
 	if (f == NULL || buf == NULL || fseek(f, 0, SEEK_END) != 0 ||
 	    (size = ftell(f)) < 0 ||
 	    fseek(f, size > TAIL ? size - TAIL : 0, SEEK_SET) != 0)

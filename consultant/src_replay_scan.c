@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 static const char *const kinds[] = { "enable", "predict", "hint",
 				     "callees" };
@@ -106,18 +107,22 @@ static void scan_line(struct rp_map *ever, const char *p, size_t n)
 int rp_scan(struct rp_map *ever, const char *path)
 {
 	enum { CHUNK = 4 << 20 };
-	FILE *f = fopen(path, "rb");
+	gzFile f = gzopen(path, "rb");   /* plain or gzip-compressed */
 	char *buf = malloc(CHUNK);
 	size_t have = 0, got;
+	int n;
 
 	if (f == NULL || buf == NULL) {
 		free(buf);
 		if (f != NULL)
-			fclose(f);
+			gzclose(f);
 		return -1;
 	}
-	while ((got = fread(buf + have, 1, CHUNK - have, f)) > 0 ||
-	       have > 0) {
+	for (;;) {
+		n = gzread(f, buf + have, (unsigned)(CHUNK - have));
+		got = n > 0 ? (size_t)n : 0;
+		if (got == 0 && have == 0)
+			break;
 		char *p = buf, *end = buf + have + got, *nl;
 
 		while ((nl = memchr(p, '\n', (size_t)(end - p))) != NULL) {
@@ -135,6 +140,6 @@ int rp_scan(struct rp_map *ever, const char *path)
 		memmove(buf, p, have);
 	}
 	free(buf);
-	fclose(f);
+	gzclose(f);
 	return have == CHUNK ? -1 : 0;
 }

@@ -26,6 +26,9 @@ int cli_attach(int argc, char **argv);
 int cli_demo(int argc, char **argv);
 int cli_check(int argc, char **argv);
 int cli_replay(int argc, char **argv);
+/* The journals in dir (NULL: the default journal directory), newest
+ * first, on stdout (cli_journals.c). */
+int cli_journals_list(const char *dir);
 
 /* Hypotheses (cli_check.c): the shipped default.json, and a merged
  * configuration (defaults, XDG user file, `user_file`, --set values);

@@ -12,12 +12,15 @@
  *
  * On a terminal without --batch (and without --report or exports, which
  * are files of the end state) the dashboard opens on the recorded search
- * with time controls instead (ui_replay.c).
+ * with time controls instead (ui_replay.c).  A journal may be
+ * gzip-compressed.  Without a journal, or given a directory, it lists
+ * the journals there to pick from (cli_journals.c).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -51,7 +54,8 @@ static int usage(const char *why)
 	fprintf(stderr, "hunch replay: %s\n", why);
 	fputs("usage: hunch replay [--batch] [--report FILE] [--set NAME=VALUE]...\n"
 	      "           [--export-dot FILE] [--export-shg-json FILE]\n"
-	      "           [--export-where-json FILE] [--export-csv DIR] JOURNAL\n",
+	      "           [--export-where-json FILE] [--export-csv DIR]\n"
+	      "           JOURNAL (.jsonl or .jsonl.gz) | DIRECTORY (lists its journals)\n",
 	      stderr);
 	return HUNCH_EXIT_USAGE;
 }
@@ -87,7 +91,7 @@ static int parse(int argc, char **argv, struct replay_opts *o)
 		if (slot && (*slot = value(argc, argv, &i)) == NULL)
 			return usage("an option lacks its value");
 	}
-	return o->journal ? 0 : usage("which journal?");
+	return 0;
 }
 
 /* The journal's hypotheses document, else the shipped one; then the
@@ -404,8 +408,15 @@ static bool wants_dashboard(const struct replay_opts *o)
 int cli_replay(int argc, char **argv)
 {
 	struct replay_opts o = { 0 };
+	struct stat st;
 	int rc = parse(argc, argv, &o);
 
+	/* no journal, or a directory: list the journals to pick from */
+	if (rc == 0 && (o.journal == NULL ||
+			(stat(o.journal, &st) == 0 && S_ISDIR(st.st_mode)))) {
+		rc = cli_journals_list(o.journal);
+		goto out;
+	}
 	if (rc == 0 && wants_dashboard(&o)) {
 		if ((rc = dashboard(&o)) != UI_FALLBACK)
 			goto out;

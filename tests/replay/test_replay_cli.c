@@ -7,7 +7,9 @@
  * fields (target.mode and the "replay" object).  The exports are checked
  * against the recorded search: every SHG node and edge in the dot file
  * (and `dot` parses it when installed), valid JSON, one CSV per metric
- * instance with a row per histogram bucket.  Then --set and bad journals.
+ * instance with a row per histogram bucket.  Then --set and bad journals,
+ * the journal compressed with gzip (whole, and cut short), and the
+ * listing of a directory of journals, newest first.
  */
 #include <sys/stat.h>
 
@@ -285,6 +287,103 @@ static void test_bad(void)
 	free(mid);
 }
 
+/* `line` (1-based) of the last command's stdout starts with `want`. */
+static void out_line(int line, const char *want, const char *what)
+{
+	char *out = slurp(in_dir("out.txt")), *p = out;
+
+	for (int i = 1; p != NULL && i < line; i++)
+		p = (p = strchr(p, '\n')) ? p + 1 : NULL;
+	tap_ok(p != NULL && strncmp(p, want, strlen(want)) == 0,
+	       "%s: line %d is \"%.*s\"%s", what, line,
+	       (int)strcspn(want, "\n"), want,
+	       strchr(want, '\n') ? "" : "...");
+	if (p == NULL || strncmp(p, want, strlen(want)) != 0)
+		tap_diag("stdout:\n%s", out ? out : "");
+	free(out);
+}
+
+static int sh(const char *fmt, const char *a, const char *b)
+{
+	char cmd[1024];
+
+	snprintf(cmd, sizeof cmd, fmt, a, b);
+	return system(cmd);
+}
+
+static void test_gzip(void)
+{
+	char gz[300], cut[300], *a, *b, *err;
+	int rc;
+
+	snprintf(gz, sizeof gz, "%s/search.jsonl.gz", dir);
+	snprintf(cut, sizeof cut, "%s/cut.jsonl.gz", dir);
+	sh("gzip -9 -c %s >%s", journal, gz);
+	rc = hunch(gz);
+	a = slurp(in_dir("live.txt"));
+	b = slurp(in_dir("out.txt"));
+	tap_ok(rc == 0 && a && b && strcmp(a, b) == 0, "gzip-compressed "
+	       "journal: exit 0 (%d), the live report byte for byte", rc);
+	free(b);
+	/* the compressed stream cut at 2/3: killed while gzip wrote */
+	sh("f=%s; head -c $(( $(stat -c %%s $f) * 2 / 3 )) $f >%s", gz, cut);
+	rc = hunch(cut);
+	err = slurp(in_dir("err.txt"));
+	tap_ok(rc == 0 && err && strstr(err, "is incomplete: the journal was "
+					   "cut there"),
+	       "gzip-compressed journal cut short: exit 0 (%d), \"is "
+	       "incomplete: the journal was cut there\"", rc);
+	free(err);
+	free(a);
+}
+
+/* `line` of the last stdout holds both strings. */
+static void a_line_has(int line, const char *x, const char *y)
+{
+	char *out = slurp(in_dir("out.txt")), *p = out, *nl;
+
+	for (int i = 1; p != NULL && i < line; i++)
+		p = (p = strchr(p, '\n')) ? p + 1 : NULL;
+	if (p != NULL && (nl = strchr(p, '\n')) != NULL)
+		*nl = '\0';
+	tap_ok(p != NULL && strstr(p, x) && strstr(p, y),
+	       "line %d names the file that is no journal and why: %s", line,
+	       p ? p : "(none)");
+	free(out);
+}
+
+static void test_listing(void)
+{
+	char l[300], want[400];
+	int rc;
+
+	snprintf(l, sizeof l, "%s/list", dir);
+
+	sh("mkdir %s%s", l, "");
+	sh("cp %s/search.jsonl.gz %s/new.jsonl.gz", dir, l);
+	sh("cp %s %s/old.jsonl", journal, l);
+	sh("echo shopping >%s/notes.txt && echo list >%s/bad.jsonl", l, l);
+	sh("touch -d '2026-01-01 10:00' %s/old.jsonl %s/notes.txt", l, l);
+	sh("touch -d '2026-01-02 10:00' %s/bad.jsonl%s", l, "");
+	rc = hunch(l);
+	tap_eq(rc, 0, "hunch replay DIR: exit 0");
+	snprintf(want, sizeof want, "hunch replay: 3 journals in %s, newest "
+		 "first:\n", l);
+	out_line(1, want, "hunch replay DIR");
+	out_line(2, "  new.jsonl.gz ", "hunch replay DIR: the newest first");
+	out_line(3, "  bad.jsonl ", "hunch replay DIR");
+	out_line(4, "  old.jsonl ", "hunch replay DIR: the oldest last");
+	snprintf(want, sizeof want, "replay one: hunch replay %s/new.jsonl.gz"
+		 "\n", l);
+	out_line(5, want, "hunch replay DIR: how to replay one");
+	a_line_has(3, "(cannot read its header: ", "not a hunch journal");
+	rc = sh("XDG_STATE_HOME=%s \"$HUNCH\" replay >%s/out.txt", l, dir);
+	snprintf(want, sizeof want, "hunch replay: no journals yet: "
+		 "searches write them in %s/hunch/journals\n", l);
+	tap_eq(rc, 0, "hunch replay alone: exit 0");
+	out_line(1, want, "hunch replay alone: the default directory");
+}
+
 int main(void)
 {
 	struct world *live;
@@ -299,6 +398,8 @@ int main(void)
 	test_exports(live);
 	test_set();
 	test_bad();
+	test_gzip();
+	test_listing();
 	world_free(live);
 	snprintf(journal, sizeof(journal), "rm -rf %s", dir);
 	if (system(journal) != 0)

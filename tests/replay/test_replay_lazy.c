@@ -6,16 +6,20 @@
  * the search ask for experiments the recording ran later or never ("not
  * recorded" must still be known at once); cut short; indexed between
  * ticks a slice at a time as the dashboard does; and through checkpoints
- * taken while the index was still growing.
+ * taken while the index was still growing.  The same journal compressed
+ * with gzip replays, lazily and through seeks back to checkpoints, to
+ * the search of the plain file.
  */
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "replay_world.h"
 #include "src_replay_ckpt.h"
 
 static char path[] = "/tmp/hunch-replay-lazy-XXXXXX";
 static char cut[] = "/tmp/hunch-replay-lazy-cut-XXXXXX";
+static char gz[] = "/tmp/hunch-replay-lazy-gz-XXXXXX";
 
 static void sc_sync(struct src_sim *sim)
 {
@@ -63,13 +67,13 @@ static const char *str(const char *s)
 
 /* Lazy and whole: the same nodes, traces, log, report, ticks, skipped
  * lines, end and "not recorded" count. */
-static void same(const char *what, const char *file, const char **sets,
-		 uint64_t first, uint64_t slices)
+static void same_as(const char *what, const char *file, const char *lfile,
+		    const char **sets, uint64_t first, uint64_t slices)
 {
 	struct pc_report_meta m = { .target = "demo", .pid = 100,
 				    .mode = "replay" };
 	struct replayed *whole = rw_replay(file, sets);
-	struct replayed *lazy = lazy_replay(file, sets, first, slices);
+	struct replayed *lazy = lazy_replay(lfile, sets, first, slices);
 	char *a = rw_text(whole->pc, &m), *b = rw_text(lazy->pc, &m);
 
 	tap_eq(rw_diff(whole->pc, lazy->pc), 0,
@@ -90,6 +94,12 @@ static void same(const char *what, const char *file, const char **sets,
 	free(b);
 	rw_replayed_free(whole);
 	rw_replayed_free(lazy);
+}
+
+static void same(const char *what, const char *file, const char **sets,
+		 uint64_t first, uint64_t slices)
+{
+	same_as(what, file, file, sets, first, slices);
 }
 
 static void opens_partly(void)
@@ -119,12 +129,12 @@ static void opens_partly(void)
 
 /* Checkpoints taken while the index grows, then a seek back to each:
  * the search played on from there is the one played straight. */
-static void through_checkpoints(void)
+static void through_checkpoints(const char *what, const char *file)
 {
 	struct pc_report_meta m = { .target = "demo", .pid = 100,
 				    .mode = "replay" };
 	struct replayed *whole = rw_replay(path, NULL);
-	struct replayed *lazy = lazy_replay(path, NULL, 1, 0);
+	struct replayed *lazy = lazy_replay(file, NULL, 1, 0);
 	struct pc_restree *res = pc_restree_new();
 	struct rp_ckpts *ck;
 	struct pc_consult *pc;
@@ -135,7 +145,7 @@ static void through_checkpoints(void)
 	/* a fresh lazy source: checkpoints at every tick */
 	pc_consult_free(lazy->pc);
 	src_replay_free(lazy->rp);
-	src_replay_open_lazy(&lazy->rp, path, 1, &e);
+	src_replay_open_lazy(&lazy->rp, file, 1, &e);
 	ck = rp_ckpts_new(lazy->rp, RP_CKPT_BUDGET, 0);
 	pc = pc_consult_new(lazy->cfg, src_replay_source(lazy->rp), res);
 	pc_consult_start(pc);
@@ -164,10 +174,10 @@ static void through_checkpoints(void)
 		bad += rw_diff(whole->pc, pc) != 0 || strcmp(a, b) != 0;
 		free(b);
 	}
-	tap_ok(rp_ckpts_count(ck) > 30, "checkpoints: %zu taken",
+	tap_ok(rp_ckpts_count(ck) > 30, "%s checkpoints: %zu taken", what,
 	       rp_ckpts_count(ck));
-	tap_eq(bad, 0, "back to ticks 5, 12, 19, 26, 33 and played on: the "
-	       "search played straight");
+	tap_eq(bad, 0, "%s: back to ticks 5, 12, 19, 26, 33 and played on: "
+	       "the search of the plain journal played straight", what);
 	free(a);
 	rp_ckpts_free(ck);
 	pc_consult_free(pc);
@@ -196,6 +206,25 @@ static void make_cut(void)
 	free(buf);
 }
 
+/* The journal compressed as `gzip` would. */
+static void make_gz(void)
+{
+	FILE *in = fopen(path, "rb");
+	gzFile out;
+	char buf[65536];
+	size_t n;
+
+	close(mkstemp(gz));
+	out = gzopen(gz, "wb9");
+	while (in != NULL && out != NULL &&
+	       (n = fread(buf, 1, sizeof buf, in)) > 0)
+		gzwrite(out, buf, (unsigned)n);
+	if (out != NULL)
+		gzclose(out);
+	if (in != NULL)
+		fclose(in);
+}
+
 int main(void)
 {
 	static const char *cpu05[] = { "PC_CPUThreshold=0.5", NULL };
@@ -207,14 +236,21 @@ int main(void)
 	w = rw_record(&scenario, path, NULL);
 	world_free(w);
 	make_cut();
+	make_gz();
 	opens_partly();
 	same("index one record ahead", path, NULL, 1, 0);
 	same("slices between ticks", path, NULL, 1, 2048);
 	same("--set PC_CPUThreshold=0.5", path, cpu05, 1, 0);
 	same("--set PC_CPUThreshold=0.03", path, cpu003, 1, 0);
 	same("cut at 2/3", cut, NULL, 1, 0);
-	through_checkpoints();
+	same_as("gzip-compressed, against the plain journal", path, gz, NULL,
+		1, 0);
+	same_as("gzip-compressed, --set PC_CPUThreshold=0.5", path, gz, cpu05,
+		1, 0);
+	through_checkpoints("plain", path);
+	through_checkpoints("gzip-compressed", gz);
 	unlink(path);
 	unlink(cut);
+	unlink(gz);
 	return tap_done();
 }
