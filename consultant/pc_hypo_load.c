@@ -544,9 +544,18 @@ static char *read_all(const char *file, struct hunch_err *e)
 	char chunk[4096];
 	size_t r;
 
+	struct stat st;
+
 	if (f == NULL) {
 		hunch_errf(e, -errno, "cannot read hypotheses file %s: %s",
 			   file, strerror(errno));
+		return NULL;
+	}
+	/* fopen opens a directory for reading; fread then fails */
+	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+		fclose(f);
+		hunch_errf(e, -EISDIR, "cannot read hypotheses file %s: it is "
+			   "a directory; name a .json file in it", file);
 		return NULL;
 	}
 	m = open_memstream(&buf, &len);

@@ -22,6 +22,10 @@ tap_eq "$(echo "$err" | tail -1)" "$BAD/missing_parent.json: invalid" "and the v
 tap_eq "$rc" 1 "two broken files: exit 1"
 tap_eq "$(grep -c ': invalid$' "$TMP/two")" 2 "both reported"
 
+err=$("$HUNCH" check "$BAD" 2>&1 >/dev/null); rc=$?
+tap_eq "$rc" 1 "a directory: exit 1"
+tap_eq "$(echo "$err" | head -1)" "cannot read hypotheses file $BAD: it is a directory; name a .json file in it" "a directory is named as one, not as a syntax error"
+
 mkdir -p "$XDG_CONFIG_HOME/hunch"
 cat > "$XDG_CONFIG_HOME/hunch/hypotheses.json" <<'JSON'
 { "version": 1,
