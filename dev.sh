@@ -23,6 +23,9 @@ PACKAGES=(gcc g++ clang make meson ninja-build pkg-config python3 binutils
 	debuginfod         # the server the debuginfod test fetches from
 	linux-perf         # the baseline the tests hunting shipped programs compare with
 	jq                 # the tests read reports and journals with it
+	scdoc              # builds the man page hunch(1) from docs/man/hunch.1.scd
+	bash-completion    # where hunch's bash completion installs, and its test
+	man-db             # man -l, to check the built page renders
 	libclang-rt-14-dev)  # libFuzzer, for the journal reader's fuzz test
 BENCH_PACKAGES=(libllvm14 uftrace bpftrace)
 

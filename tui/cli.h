@@ -10,7 +10,9 @@
 #ifndef CLI_H
 #define CLI_H
 
+#include <getopt.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #define HUNCH_EXIT_OK     0
 #define HUNCH_EXIT_USAGE  1
@@ -26,6 +28,21 @@ int cli_attach(int argc, char **argv);
 int cli_demo(int argc, char **argv);
 int cli_check(int argc, char **argv);
 int cli_replay(int argc, char **argv);
+/* Help (cli_help.c): a command's help (NULL: hunch's) on `out`; 1 for
+ * a command that does not exist.  cli_usage: hunch's, on stderr. */
+int cli_help(const char *cmd, FILE *out);
+int cli_version(void);
+/* A parser's unknown option (cli_opts.c): named, with the nearest long
+ * option in `opts`; cli_opts_error after getopt_long returned '?' or
+ * ':' (optstring starting "+:", opterr 0).  Both return
+ * HUNCH_EXIT_USAGE. */
+int cli_opts_unknown(const char *cmd, const char *arg,
+		     const struct option *opts);
+int cli_opts_error(const char *cmd, int c, char **argv,
+		   const struct option *opts);
+/* The name in opts nearest arg (its dashes and =value ignored) when
+ * near enough to be a slip of the keyboard, else NULL. */
+const char *cli_opts_nearest(const char *arg, const struct option *opts);
 /* The journals in dir (NULL: the default journal directory), newest
  * first, on stdout (cli_journals.c). */
 int cli_journals_list(const char *dir);

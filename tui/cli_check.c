@@ -22,7 +22,7 @@
 const char *cli_hypotheses_path(void)
 {
 	static char path[PATH_MAX];
-	char exe[PATH_MAX - 32];
+	char exe[PATH_MAX - 128];
 	const char *env = getenv("HUNCH_HYPOTHESES_DEFAULT");
 	ssize_t n;
 
@@ -37,6 +37,12 @@ const char *cli_hypotheses_path(void)
 		if (slash)
 			*slash = '\0';
 		snprintf(path, sizeof(path), "%s/consultant/default.json", exe);
+		if (access(path, R_OK) == 0)
+			return path;
+		/* a relocated install (DESTDIR, a copied prefix) */
+		snprintf(path, sizeof(path), "%s/%s/hypotheses/default.json",
+			 HUNCH_DATADIR_FROM_BINDIR[0] == '/' ? "" : exe,
+			 HUNCH_DATADIR_FROM_BINDIR);
 		if (access(path, R_OK) == 0)
 			return path;
 	}
@@ -103,15 +109,12 @@ static void list_tunables(const struct pc_config *c)
 	}
 }
 
-static int check_usage(void)
-{
-	fputs("usage: hunch check [--list] [--set NAME=VALUE]... [FILE...]\n"
-	      "  validates hypotheses files on top of the shipped defaults "
-	      "(and the\n  user file in $XDG_CONFIG_HOME/hunch) without "
-	      "running anything;\n  exit status 0 when valid, 1 otherwise\n",
-	      stderr);
-	return HUNCH_EXIT_USAGE;
-}
+static const struct option check_opts[] = {
+	{ "list", no_argument, NULL, 'l' },
+	{ "set", required_argument, NULL, 's' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
 
 /* Each FILE is checked on its own over the defaults, so one file's error
  * cannot hide or excuse another's. */
@@ -148,10 +151,16 @@ int cli_check(int argc, char **argv)
 			sets[nsets++] = argv[++i];
 		else if (strncmp(argv[i], "--set=", 6) == 0)
 			sets[nsets++] = argv[i] + 6;
-		else if (argv[i][0] == '-' && argv[i][1]) {
+		else if (strcmp(argv[i], "--help") == 0 ||
+			 strcmp(argv[i], "-h") == 0) {
 			free(sets);
 			free(files);
-			return check_usage();
+			return cli_help("check", stdout);
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			free(sets);
+			free(files);
+			return cli_opts_unknown("hunch check", argv[i],
+						check_opts);
 		} else
 			files[nfiles++] = argv[i];
 	}

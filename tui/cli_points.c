@@ -36,19 +36,25 @@ static int parse_points_args(int argc, char **argv,
 	static const struct option longopts[] = {
 		{ "all", no_argument, NULL, 'a' },
 		{ "refused", no_argument, NULL, 'r' },
+		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
 	*mode = SRC_POINTS_SUMMARY;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+ar", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:arh", longopts, NULL)) != -1) {
 		if (c == 'a')
 			*mode = SRC_POINTS_ALL;
 		else if (c == 'r')
 			*mode = SRC_POINTS_REFUSED;
-		else
+		else if (c == 'h')
+			return 0;
+		else {
+			cli_opts_error("hunch points", c, argv, longopts);
 			return -1;
+		}
 	}
 	if (optind >= argc) {
 		fprintf(stderr, "hunch points: name a program file\n");
@@ -65,6 +71,8 @@ int cli_points(int argc, char **argv)
 
 	if (first < 0)
 		return HUNCH_EXIT_USAGE;
+	if (first == 0)
+		return cli_help("points", stdout);
 	rc = src_live_points(argv[first], argv + first + 1, argc - first - 1,
 			     mode, &err);
 	if (rc == 1)

@@ -34,7 +34,7 @@
 #include "ui_session.h"
 
 struct replay_opts {
-	bool batch;
+	bool batch, help;
 	const char *report, *dot, *shg, *where, *csv;
 	const char **sets;
 	size_t nsets;
@@ -47,6 +47,18 @@ struct play {
 	struct pc_restree *res;
 	struct src_replay *rp;
 	struct pc_consult *pc;
+};
+
+static const struct option replay_opts[] = {
+	{ "batch", no_argument, NULL, 0 },
+	{ "report", required_argument, NULL, 0 },
+	{ "set", required_argument, NULL, 0 },
+	{ "export-dot", required_argument, NULL, 0 },
+	{ "export-shg-json", required_argument, NULL, 0 },
+	{ "export-where-json", required_argument, NULL, 0 },
+	{ "export-csv", required_argument, NULL, 0 },
+	{ "help", no_argument, NULL, 0 },
+	{ NULL, 0, NULL, 0 },
 };
 
 static int usage(const char *why)
@@ -76,6 +88,10 @@ static int parse(int argc, char **argv, struct replay_opts *o)
 			o->batch = true;
 			continue;
 		}
+		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+			o->help = true;
+			return 0;
+		}
 		if (strcmp(a, "--report") == 0) slot = &o->report;
 		else if (strcmp(a, "--export-dot") == 0) slot = &o->dot;
 		else if (strcmp(a, "--export-shg-json") == 0) slot = &o->shg;
@@ -83,7 +99,7 @@ static int parse(int argc, char **argv, struct replay_opts *o)
 		else if (strcmp(a, "--export-csv") == 0) slot = &o->csv;
 		else if (strcmp(a, "--set") == 0) slot = &o->sets[o->nsets++];
 		else if (a[0] == '-' && a[1] != '\0')
-			return usage("unknown option");
+			return cli_opts_unknown("hunch replay", a, replay_opts);
 		else if (o->journal != NULL)
 			return usage("one journal at a time");
 		else
@@ -411,6 +427,10 @@ int cli_replay(int argc, char **argv)
 	struct stat st;
 	int rc = parse(argc, argv, &o);
 
+	if (rc == 0 && o.help) {
+		rc = cli_help("replay", stdout);
+		goto out;
+	}
 	/* no journal, or a directory: list the journals to pick from */
 	if (rc == 0 && (o.journal == NULL ||
 			(stat(o.journal, &st) == 0 && S_ISDIR(st.st_mode)))) {

@@ -266,14 +266,20 @@ static int parse_session(int argc, char **argv, struct session_opts *o,
 		{ "no-journal", no_argument, NULL, 'J' },
 		{ "kill-at-end", no_argument, NULL, 'K' },
 		{ "phase-at", required_argument, NULL, 'P' },
+		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char *end;
+	char *end, name[32];
 	int c;
 
+	snprintf(name, sizeof name, "hunch%s%s", strcmp(cmd, "demo") ? " " : "",
+		 strcmp(cmd, "demo") ? cmd : "");
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+nwvs:", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:nwvs:h", longopts, NULL)) !=
+	       -1) {
 		switch (c) {
+		case 'h': exit(cli_help(cmd, stdout));  /* nothing started */
 		case 'n': o->rtlib = false; break;
 		case 'w': o->where = true; break;
 		case 'v': o->verbose = true; break;
@@ -323,6 +329,7 @@ static int parse_session(int argc, char **argv, struct session_opts *o,
 			}
 			break;
 		default:
+			cli_opts_error(name, c, argv, longopts);
 			return -1;
 		}
 	}

@@ -37,6 +37,7 @@ static int parse_where(int argc, char **argv, struct where_opts *o)
 		{ "hierarchy", required_argument, NULL, 'H' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "debuginfod-wait", required_argument, NULL, 'w' },
+		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char *end;
@@ -45,8 +46,11 @@ static int parse_where(int argc, char **argv, struct where_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->dbg_wait_s = 120;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+tH:p:w:", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:tH:p:w:h", longopts, NULL)) !=
+	       -1) {
 		switch (c) {
+		case 'h': return 1;
 		case 't': o->tree = true; break;
 		case 'H': o->hierarchy = optarg; break;
 		case 'p':
@@ -68,6 +72,7 @@ static int parse_where(int argc, char **argv, struct where_opts *o)
 			}
 			break;
 		default:
+			cli_opts_error("hunch where", c, argv, longopts);
 			return -1;
 		}
 	}
@@ -120,8 +125,10 @@ int cli_where(int argc, char **argv)
 	struct hunch_err err = { 0 };
 	int rc;
 
-	if (parse_where(argc, argv, &o) < 0)
+	if ((rc = parse_where(argc, argv, &o)) < 0)
 		return HUNCH_EXIT_USAGE;
+	if (rc == 1)
+		return cli_help("where", stdout);
 	if (o.pid != 0)
 		rc = src_live_attach((pid_t)o.pid, NULL, &src, &err);
 	else

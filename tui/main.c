@@ -1,64 +1,33 @@
 /* main.c - the hunch command line: argument parsing and mode dispatch. */
 #include "cli.h"
-#include "hunch_config.h"
 
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
-void cli_usage(void)
+/* `hunch NAME ...` where NAME is no command: a program only if it is an
+ * existing file named with a path (`hunch ./prog`); a bare word is far
+ * more often a mistyped command than a program (`hunch verison`). */
+static int not_a_command(int argc, char **argv)
 {
-	fputs(
-"usage: hunch [--batch [batch options]] [--screenshot F]\n"
-"                                      run the bundled demo; with --batch,\n"
-"                                      hunt its bottlenecks and report\n"
-"       hunch run [options] [--] PROGRAM [ARGS...]\n"
-"                                      run PROGRAM under hunch\n"
-"       hunch attach [options] PID     attach to a running process\n"
-"       hunch where [--tree] [--hierarchy NAME] [--debuginfod-wait S]\n"
-"                   PROGRAM | --pid PID print the where axis\n"
-"       hunch check [--list] [--set NAME=VALUE]... [FILE...]\n"
-"                                      validate hypotheses files\n"
-"       hunch points [--all|--refused] PROGRAM [FUNCTION...]\n"
-"                                      instrumentation points and verdicts\n"
-"       hunch replay [--batch] [--report F] [--set NAME=VALUE]... JOURNAL\n"
-"                                      replay a recorded search (--export-dot,\n"
-"                                      --export-shg-json, --export-where-json F,\n"
-"                                      --export-csv DIR)\n"
-"\n"
-"options of run and attach:\n"
-"  --where          print the where axis once the program is stopped\n"
-"  --verbose        report threads and libraries as they come and go\n"
-"  --no-rtlib       do not load the runtime library into the program\n"
-"  --seconds N      attach: stay attached N seconds (default 0)\n"
-"  --batch          no dashboard, even on a terminal\n"
-"  --screenshot F   dashboard: save the last screen as text in F\n"
-"                   (S saves the screen at any time)\n"
-"\n"
-"batch mode (--batch): the Performance Consultant searches the program;\n"
-"progress on stderr, the report on stdout:\n"
-"  --report FILE        also write the report as JSON (docs/report-schema.md)\n"
-"  --time-limit S       stop the search after S seconds\n"
-"  --hypotheses FILE    hypotheses and metrics on top of the defaults\n"
-"  --set NAME=VALUE     set a tunable (repeatable; hunch check --list)\n"
-"  --journal FILE       journal the search there (default: a file in\n"
-"                       $XDG_STATE_HOME/hunch/journals)\n"
-"  --no-journal         no journal\n"
-"  --kill-at-end        kill a launched program when the search stops\n"
-"                       (default: wait for it to finish)\n"
-"  --phase-at S         start a current phase after S seconds of search\n"
-"                       (repeatable); the search runs at least until then\n"
-"\n"
-"On a terminal, run, attach and the demo open the dashboard (? lists\n"
-"its keys); with --batch, or when stdout is not a terminal, they print.\n"
-"\n"
-"exit status: run passes on the program's status (128+N if killed by\n"
-"signal N); otherwise 0 done, 1 usage error, 2 the program could not be\n"
-"run or attached.  With --batch: 0 the search completed (whatever the\n"
-"program's status; the report says how it ended), 1 usage or setup\n"
-"error (options, hypotheses, report file), 2 the program could not be\n"
-"run or attached, 3 the search is incomplete: a top-level hypothesis\n"
-"could not be tested (the report lists it and why; replay --batch of\n"
-"its journal exits 3 too).\n", stderr);
+	static const struct option cmds[] = {
+		{ "run", 0, NULL, 0 }, { "attach", 0, NULL, 0 },
+		{ "where", 0, NULL, 0 }, { "check", 0, NULL, 0 },
+		{ "points", 0, NULL, 0 }, { "replay", 0, NULL, 0 },
+		{ "help", 0, NULL, 0 }, { "version", 0, NULL, 0 },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *cmd = argv[1], *near;
+
+	if (strchr(cmd, '/') != NULL && access(cmd, F_OK) == 0)
+		return cli_run(argc, argv);
+	near = cli_opts_nearest(cmd, cmds);
+	fprintf(stderr, "hunch: '%s' is not a hunch command%s%s%s (run, "
+		"attach, where, check, points, replay, help, version); to run "
+		"a program of that name: hunch run %s\n", cmd,
+		near ? "; did you mean '" : "", near ? near : "",
+		near ? "'?" : "", cmd);
+	return HUNCH_EXIT_USAGE;
 }
 
 int main(int argc, char **argv)
@@ -68,14 +37,13 @@ int main(int argc, char **argv)
 	if (cmd == NULL || strcmp(cmd, "--batch") == 0 ||
 	    strcmp(cmd, "--screenshot") == 0)
 		return cli_demo(argc, argv);
-	if (strcmp(cmd, "--version") == 0) {
-		printf("hunch %s\n", HUNCH_VERSION);
-		return HUNCH_EXIT_OK;
-	}
-	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
-		cli_usage();
-		return HUNCH_EXIT_OK;
-	}
+	if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0 ||
+	    strcmp(cmd, "version") == 0)
+		return cli_version();
+	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0)
+		return cli_help(NULL, stdout);
+	if (strcmp(cmd, "help") == 0)
+		return cli_help(argc > 2 ? argv[2] : NULL, stdout);
 	if (strcmp(cmd, "run") == 0)
 		return cli_run(argc - 1, argv + 1);
 	if (strcmp(cmd, "attach") == 0)
@@ -88,9 +56,9 @@ int main(int argc, char **argv)
 		return cli_points(argc - 1, argv + 1);
 	if (strcmp(cmd, "replay") == 0)
 		return cli_replay(argc - 1, argv + 1);
-	if (cmd[0] != '-')  /* hunch PROGRAM ARGS... is hunch run */
-		return cli_run(argc, argv);
-	fprintf(stderr, "hunch: unknown option '%s'\n", cmd);
-	cli_usage();
-	return HUNCH_EXIT_USAGE;
+	if (strcmp(cmd, "--") == 0 && argc > 2)
+		return cli_run(argc - 1, argv + 1);
+	if (cmd[0] != '-')
+		return not_a_command(argc, argv);
+	return cli_demo(argc, argv);   /* the demo's options, or their error */
 }
