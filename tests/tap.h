@@ -3,7 +3,7 @@
  *
  * Each test program prints "ok N - name" or "not ok N - name" per check
  * and a plan at the end; meson runs them with protocol 'tap', and
- * tests/run-tests.sh counts every check as one test case.
+ * tests/count-tap.py counts every check as one test case.
  */
 #ifndef HUNCH_TAP_H
 #define HUNCH_TAP_H
