@@ -5,8 +5,9 @@
 
 _hunch_tunables()
 {
-	# the names `hunch check --list` prints (one per tunable, unindented)
-	hunch check --list 2>/dev/null | awk '/^[A-Za-z]/ && !/: ok / {print $1}'
+	# the names `hunch check --list` prints: "NAME  VALUE  [MIN, MAX] ..."
+	hunch check --list 2>/dev/null |
+		awk '/^[A-Za-z_][A-Za-z0-9_]* +[-0-9.]/ {print $1}'
 }
 
 _hunch()

@@ -5,6 +5,7 @@
  * --set assignments).
  */
 #include "cli.h"
+#include "pc_config_diff.h"
 #include "hunch_config.h"
 
 #include <limits.h>
@@ -116,6 +117,39 @@ static const struct option check_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+static void print_difference(void *arg, const char *line)
+{
+	(void)arg;
+	printf("  %s\n", line);
+}
+
+/* Every file loaded, and how the result differs from the shipped
+ * defaults: a user's overlay is used by every run, so say it. */
+static void print_loaded(const struct pc_config *c)
+{
+	struct pc_config *shipped;
+	struct hunch_err e = { 0 };
+	size_t n;
+
+	printf("loaded:");
+	for (size_t i = 0; i < c->nfiles; i++)
+		printf("%s %s", i ? "," : "", c->files[i]);
+	printf("\n");
+	shipped = pc_config_new();
+	if (pc_config_load_file(shipped, cli_hypotheses_path(), NULL, &e) != 0) {
+		pc_config_free(shipped);
+		return;
+	}
+	n = pc_config_diff(c, shipped, NULL, NULL);
+	if (n == 0)
+		printf("the shipped defaults, unchanged\n");
+	else
+		printf("differs from the shipped defaults in %zu place%s:\n",
+		       n, n == 1 ? "" : "s");
+	pc_config_diff(c, shipped, print_difference, NULL);
+	pc_config_free(shipped);
+}
+
 /* Each FILE is checked on its own over the defaults, so one file's error
  * cannot hide or excuse another's. */
 static int check_file(const char *file, const char *const *sets,
@@ -130,6 +164,7 @@ static int check_file(const char *file, const char *const *sets,
 	}
 	printf("%s: ok (%zu hypotheses, %zu metrics, %zu tunables)\n",
 	       file ? file : cli_hypotheses_path(), c->nhyp, c->nmet, c->ntun);
+	print_loaded(c);
 	if (list)
 		list_tunables(c);
 	pc_config_free(c);

@@ -10,8 +10,10 @@ export XDG_CONFIG_HOME="$TMP/xdg"
 
 out=$("$HUNCH" check 2>&1); rc=$?
 tap_eq "$rc" 0 "the shipped defaults are valid"
-case "$out" in *": ok (7 hypotheses, 11 metrics, 19 tunables)") s=0;; *) s=1;; esac
-tap_ok $s "check says what it loaded: $out"
+case "$(echo "$out" | head -1)" in *": ok (7 hypotheses, 11 metrics, 19 tunables)") s=0;; *) s=1;; esac
+tap_ok $s "check says what it loaded: $(echo "$out" | head -1)"
+tap_eq "$(echo "$out" | sed -n 2p)" "loaded: $(echo "$out" | head -1 | sed 's/: ok (.*//')" "the one file loaded"
+tap_eq "$(echo "$out" | sed -n 3p)" "the shipped defaults, unchanged" "and nothing differs from them"
 
 err=$("$HUNCH" check "$BAD/missing_parent.json" 2>&1 >/dev/null); rc=$?
 tap_eq "$rc" 1 "a broken file: exit 1"
@@ -38,6 +40,12 @@ tap_eq "$rc" 0 "defaults + the XDG user file"
 case "$out" in *": ok (8 hypotheses,"*) s=0;; *) s=1;; esac
 tap_ok $s "the user file's hypothesis is added"
 tap_eq "$(echo "$out" | grep '^PC_CPUThreshold' | awk '{print $2}')" 0.4 "its \"set\" applies"
+out=$("$HUNCH" check --set costLimit=0.1 2>&1)
+tap_eq "$(echo "$out" | sed -n '2p' | sed 's/^loaded: .*, //')" "$XDG_CONFIG_HOME/hunch/hypotheses.json" "the XDG file is listed as loaded"
+tap_eq "$(echo "$out" | sed -n '3,$p')" "differs from the shipped defaults in 3 places:
+  tunable costLimit = 0.1 (shipped: 0.05)
+  tunable PC_CPUThreshold = 0.4 (shipped: 0.3)
+  hypothesis HotSpin: new, defined in $XDG_CONFIG_HOME/hunch/hypotheses.json:2" "every value that differs from the shipped defaults, and where"
 
 echo '{ "version": 1, "set": { "costLimit": 0 } }' > "$XDG_CONFIG_HOME/hunch/hypotheses.json"
 err=$("$HUNCH" check 2>&1 >/dev/null); rc=$?
