@@ -92,6 +92,18 @@ static void parse_one(struct pc_lctx *l, const char *name, json_t *o,
 	bool ok = true;
 
 	pc_loc_set(l, &t.loc, path);
+	/* an overlay that gives a known tunable only a new default means to
+	 * set its value: say how, instead of listing missing fields */
+	if (pc_tunable_find(l->c, name) != NULL &&
+	    json_object_get(o, "min") == NULL &&
+	    json_object_get(o, "description") == NULL) {
+		pc_lerr(l, path, "tunable %s is already defined: to change its "
+			"value, write \"set\": { \"%s\": VALUE } at the top "
+			"level (redefining it needs type, default, min, max "
+			"and description)", name, name);
+		pc_tunable_free(&t);
+		return;
+	}
 	t.used_as_threshold = pc_lctx_is_threshold(l, name);
 	pc_jx_fields(l, o, path, tun_fields);
 	i = pc_jx_enum(l, o, path, "type", tun_types, 0);

@@ -53,6 +53,11 @@ tap_eq "$rc" 1 "a broken XDG file fails the check"
 tap_eq "$(echo "$err" | head -1)" "$XDG_CONFIG_HOME/hunch/hypotheses.json:1:26: \$.set.costLimit: tunable costLimit = 0 is out of its range [0.001, 1]" "and names the XDG file"
 rm "$XDG_CONFIG_HOME/hunch/hypotheses.json"
 
+echo '{ "version": 1, "tunables": { "costLimit": { "default": 0.1 } } }' > "$TMP/ov.json"
+err=$("$HUNCH" check "$TMP/ov.json" 2>&1 >/dev/null); rc=$?
+tap_eq "$rc" 1 "an overlay giving a known tunable only a default: exit 1"
+tap_eq "$(echo "$err" | head -1)" "$TMP/ov.json:1:31: \$.tunables.costLimit: tunable costLimit is already defined: to change its value, write \"set\": { \"costLimit\": VALUE } at the top level (redefining it needs type, default, min, max and description)" "and the error points to \"set\""
+
 err=$("$HUNCH" check --set maxPendingEnables=0 2>&1 >/dev/null); rc=$?
 tap_eq "$rc" 1 "--set out of range: exit 1"
 tap_eq "$(echo "$err" | head -1)" "hunch: --set: tunable maxPendingEnables = 0 is out of its range [1, 1000]" "--set message"
