@@ -36,6 +36,7 @@
 #include <time.h>
 
 #include "hunch_abi.h"
+#include "eng_fault.h"
 
 static int64_t now_ms(void)
 {
@@ -69,22 +70,6 @@ static uint64_t scratch_used(struct eng_thread *t, uint64_t rsp)
 void eng_set_infcall_return(struct eng_proc *p, uint64_t addr)
 {
 	p->infcall_ret = addr;
-}
-
-/* HUNCH_TEST_KILL_AT=infcall:N: hunch SIGKILLs itself once its
- * inferior call N is running (from 0, counting the calls started while
- * the variable is set, so a test may set it once the target runs). */
-static long infcalls_started;
-
-static void test_kill_point(void)
-{
-	const char *e = getenv("HUNCH_TEST_KILL_AT");
-	long n;
-
-	if (e == NULL || sscanf(e, "infcall:%ld", &n) != 1)
-		return;
-	if (n == infcalls_started++)
-		raise(SIGKILL);
 }
 
 /* The return address and, with the rtlib, the save area above it (one
@@ -216,7 +201,7 @@ static int run_call(struct eng_proc *p, struct eng_thread *t, uint64_t fn,
 	int rc = eng_thread_cont(p, t, first_signal(p, t));
 
 	if (rc == 0)
-		test_kill_point();
+		eng_fault_hit(ENG_FAULT_INFCALL);
 	while (rc == 0) {
 		int64_t left = deadline - now_ms();
 

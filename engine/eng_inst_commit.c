@@ -16,6 +16,7 @@
 #include "eng_proc.h"
 #include "eng_shm.h"
 #include "hunch_abi.h"
+#include "eng_fault.h"
 
 /* ---- writing into the target ---- */
 
@@ -674,18 +675,6 @@ static int commit_ended(struct eng_inst *in)
 	return failed;
 }
 
-/* HUNCH_TEST_KILL_AT=C:N (see eng_mem_kill_countdown). */
-static void arm_test_kill(const struct eng_inst *in)
-{
-	const char *e = getenv("HUNCH_TEST_KILL_AT");
-	unsigned long long c;
-	long n;
-
-	if (e != NULL && sscanf(e, "%llu:%ld", &c, &n) == 2 &&
-	    c == in->st.commits + 1)
-		eng_mem_kill_countdown = n;
-}
-
 int eng_inst_commit(struct eng_inst *in, struct hunch_err *err)
 {
 	struct commit c = { 0 };
@@ -699,7 +688,7 @@ int eng_inst_commit(struct eng_inst *in, struct hunch_err *err)
 		return commit_ended(in);
 	if (!was_stopped && (rc = eng_stop_all(in->p, err)) < 0)
 		return rc;
-	arm_test_kill(in);
+	eng_fault_commit_start(in->st.commits + 1);
 	rc = eng_funcreloc_compact(in, err);
 	if (rc == 0)
 		rc = inst_threads_read(in->p, &c.th, err);

@@ -149,10 +149,5 @@ int inst_rehash(struct eng_inst *in);
 int inst_trap_set(struct eng_inst *in, uint64_t addr, uint64_t tramp,
 		  struct hunch_err *err);
 
-/* Test hook (eng_mem.c): writes into the target left before hunch
- * SIGKILLs itself, -1 for never.  HUNCH_TEST_KILL_AT=C:N arms it with N
- * at the start of commit number C (1 = the first), so a test can kill
- * hunch at every write boundary of a commit. */
-extern long eng_mem_kill_countdown;
 
 #endif

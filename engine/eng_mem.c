@@ -7,6 +7,7 @@
  * process_vm_readv, and everything to word-wise PEEK/POKE.
  */
 #include "eng_proc_int.h"
+#include "eng_fault.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -105,18 +106,6 @@ int eng_read_mem(struct eng_proc *p, uint64_t addr, void *buf, size_t len,
 	return 0;
 }
 
-/* Test hook (eng_inst_int.h): page writes left before hunch SIGKILLs
- * itself, or -1.  Armed by a commit when HUNCH_TEST_KILL_AT says so. */
-long eng_mem_kill_countdown = -1;
-
-static void kill_point(void)
-{
-	if (eng_mem_kill_countdown == 0)
-		raise(SIGKILL);
-	if (eng_mem_kill_countdown > 0)
-		eng_mem_kill_countdown--;
-}
-
 /* One write per page: the kernel may stop a /proc/pid/mem write at any
  * page boundary when a SIGKILL is pending (and at every 4 KiB of it),
  * so hunch cuts its writes there itself.  Then what the program can
@@ -130,7 +119,7 @@ static int write_pages(struct eng_proc *p, uint64_t addr,
 
 		if (n > len)
 			n = len;
-		kill_point();
+		eng_fault_hit(ENG_FAULT_COMMIT_WRITE);
 		if (pwrite(p->memfd, buf, n, (off_t)addr) != (ssize_t)n)
 			return -1;
 		addr += n;

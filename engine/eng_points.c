@@ -10,6 +10,7 @@
 
 #include "eng_coldpart.h"
 #include "x86_decode.h"
+#include "eng_fault.h"
 
 const char eng_points_why_nobits[] = "the function's bytes are not in the file";
 
@@ -382,7 +383,7 @@ static uint32_t tail_room(const struct img_entry *e, const struct eng_func *f,
 
 	/* For tests of whole-function relocation, whose targets' small
 	 * functions would otherwise fit in place (and to compare). */
-	if (getenv("HUNCH_NO_TAILPAD") != NULL)
+	if (eng_fault_no_tailpad())
 		return 0;
 	if (eng_image_func_at(e->img, end) != NULL)
 		return 0;   /* overlapping symbols: not padding */

@@ -139,7 +139,7 @@ enum eng_peek {
 enum eng_peek eng_sig_peek(struct eng_proc *p, struct eng_thread *t);
 /* Collect a parked stop: its signal becomes owed (hunch holds it). */
 void eng_unpark(struct eng_proc *p, struct eng_thread *t);
-/* HUNCH_TEST_KILL_AT=signal:N: count one signal stop taken. */
+/* One signal stop taken, for the fault points (eng_fault.h). */
 void eng_test_kill_signal(const struct eng_proc *p);
 
 /* eng_ptrace.c */

@@ -32,6 +32,7 @@
  * of our own int3s and steps.
  */
 #include "eng_proc_int.h"
+#include "eng_fault.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -41,27 +42,14 @@
 #include <sys/ptrace.h>
 #include <sys/wait.h>
 
-/* HUNCH_TEST_KILL_AT=signal:N: hunch SIGKILLs itself right after the
- * signal-delivery-stop N it parks or takes (from 0, counting those seen
- * while the variable is set), the moment it holds the most;
- * signal-in-commit:N counts only those seen while every thread is kept
- * stopped (eng_stop_all: a signal that beat the interrupt), and
- * signal-in-step:N those seen during a step over our int3. */
-static long signal_stops;
-
+/* A signal stop taken: the fault points that count it (eng_fault.h). */
 void eng_test_kill_signal(const struct eng_proc *p)
 {
-	const char *e = getenv("HUNCH_TEST_KILL_AT");
-	long n;
-
-	if (e == NULL)
-		return;
-	if (sscanf(e, "signal:%ld", &n) != 1 &&
-	    (!p->want_stop || sscanf(e, "signal-in-commit:%ld", &n) != 1) &&
-	    (p->hold == 0 || sscanf(e, "signal-in-step:%ld", &n) != 1))
-		return;
-	if (n == signal_stops++)
-		raise(SIGKILL);
+	eng_fault_hit(ENG_FAULT_SIGNAL);
+	if (p->want_stop)
+		eng_fault_hit(ENG_FAULT_SIGNAL_IN_COMMIT);
+	if (p->hold != 0)
+		eng_fault_hit(ENG_FAULT_SIGNAL_IN_STEP);
 }
 
 /* May this signal-delivery-stop of t wait uncollected until t's resume?

@@ -12,7 +12,7 @@
  *   inst_sigkill --infcall-time PROGRAM   1000 calls each way, timed
  *   inst_sigkill --kill-signal PROGRAM COUNT INCOMMIT INFCALLS
  *        the deterministic form: hunch SIGKILLs itself right after
- *        its signal-delivery-stop N (HUNCH_TEST_KILL_AT=signal:N) for
+ *        its signal-delivery-stop N (fault point signal:N) for
  *        N = 0..COUNT-1, then after the one N seen while it kept every
  *        thread stopped (signal-in-commit:N) for N = 0..INCOMMIT-1; the
  *        target ("tkill" variant) tgkills SIGUSR2 and queues SIGRTMIN
@@ -34,10 +34,11 @@
  *
  * The second form: progs/inst_readline.c waits in read(2); hunch stops
  * it and calls hunchrt_ping on that thread, and is SIGKILLed during the
- * call (HUNCH_TEST_KILL_AT=infcall:0).  The rtlib must put the thread
+ * call (fault point infcall:0).  The rtlib must put the thread
  * back into its read, restarted as the kernel would have: the lines
  * sent after are read exactly.
  */
+#include "eng_fault.h"
 #include "inst_util.h"
 #include "tap.h"
 
@@ -161,7 +162,7 @@ static void kill_signal_child(const char *prog, const char *at,
 	if (write(pidw, &pid, sizeof pid) != sizeof pid)
 		_exit(2);
 	c = fns_prepare(&t, "sl_f", &n);
-	setenv("HUNCH_TEST_KILL_AT", at, 1);
+	eng_fault_arm(at);
 	eng_resume_all(t.p, NULL);
 	if (calls)
 		infcall_churn(&t, pid);
@@ -273,7 +274,7 @@ static void kill_step_child(char *const *argv, const char *at, int out_fd,
 	pid = eng_proc_pid(t.p);
 	if (write(pidw, &pid, sizeof pid) != sizeof pid)
 		_exit(2);
-	setenv("HUNCH_TEST_KILL_AT", at, 1);
+	eng_fault_arm(at);
 	eng_resume_all(t.p, NULL);
 	while (!t.ended)
 		tgt_pump(&t, 10);
@@ -389,7 +390,7 @@ static void infcall_child(const char *prog, int in_fd, int out_fd, int pidw)
 	if (tgt_wait_asleep(&t, 30000) < 0 || eng_stop_all(t.p, NULL) < 0 ||
 	    write(pidw, &pid, sizeof pid) != sizeof pid)
 		_exit(2);
-	setenv("HUNCH_TEST_KILL_AT", "infcall:0", 1);
+	eng_fault_arm("infcall:0");
 	eng_infcall(t.p, pid, eng_shm_entry(t.shm, HUNCH_RT_ENTRY_PING), NULL,
 		    0, &ret, NULL);
 	_exit(3);                       /* not killed */

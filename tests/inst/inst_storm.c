@@ -12,18 +12,19 @@
  *                                  with correct output on its own.
  *   inst_storm --kill-each PROGRAM C FROM STEP
  *                                  hunch is SIGKILLed by its engine
- *                                  (HUNCH_TEST_KILL_AT=C:N) after write
+ *                                  (fault point C:N) after write
  *                                  N of commit C, for N = FROM, +STEP...
  *                                  until the commit has no write N:
  *                                  every state between two writes must
  *                                  be a correct program.
  *   inst_storm --kill-infcall PROGRAM C
  *                                  hunch is SIGKILLed while its inferior
- *                                  call N runs (HUNCH_TEST_KILL_AT=
+ *                                  call N runs (fault point
  *                                  infcall:N), N = 0, 1, ... for every
  *                                  call made by the end of commit C (the
  *                                  rtlib puts the thread back).
  */
+#include "eng_fault.h"
 #include "inst_util.h"
 #include "tap.h"
 
@@ -44,6 +45,8 @@ static const char expected[] =
 /* Where the storm is, for a diag after a kill: shared with the parent
  * (MAP_SHARED before the fork), written without a system call. */
 static volatile int *where_now;
+/* infcall:N is armed once the target runs (each_child) */
+static char kill_later[64];
 static const char *const where_names[] = {
 	"starting", "in an insert commit", "running instrumented",
 	"in a remove commit", "running clean",
@@ -225,9 +228,8 @@ static void each_child(const char *prog, int in_fd, int out_fd, int pidw,
 	pid = eng_proc_pid(t.p);
 	if (write(pidw, &pid, sizeof pid) != sizeof pid)
 		_exit(2);
-	if (getenv("HUNCH_TEST_KILL_AT_LATER") != NULL)
-		setenv("HUNCH_TEST_KILL_AT",
-		       getenv("HUNCH_TEST_KILL_AT_LATER"), 1);
+	if (kill_later[0] != '\0')
+		eng_fault_arm(kill_later);
 	c = fns_prepare(&t, "sf_", &n);
 	eng_resume_all(t.p, NULL);
 	for (int r = 0; r < 100000; r++) {
@@ -284,8 +286,10 @@ static int kill_at(const char *prog, int commit, long n, bool infcall)
 			snprintf(env, sizeof env, "infcall:%ld", n);
 		else
 			snprintf(env, sizeof env, "%d:%ld", commit, n);
-		setenv(infcall ? "HUNCH_TEST_KILL_AT_LATER" :
-		       "HUNCH_TEST_KILL_AT", env, 1);
+		if (infcall)
+			snprintf(kill_later, sizeof kill_later, "%s", env);
+		else
+			eng_fault_arm(env);
 		close(in[1]);
 		close(out[0]);
 		close(pw[0]);
