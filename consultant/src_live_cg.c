@@ -2,8 +2,9 @@
  * src_live_cg.c - the static call graph for the live source's `callees`
  * operation (see src_live_cg.h): direct calls and tail calls found by the
  * instrumentation parser, each target named by its /Code path.  A call
- * through the PLT is named by the function it reaches (the same name in
- * another module), so refinement goes from main into libc's
+ * or tail call through the PLT is named by the function it reaches (the
+ * same name in another module: the stub's symbol, or its GOT slot's
+ * relocation, eng_sym_plt.h), so refinement goes from main into libc's
  * pthread_mutex_lock rather than stopping at its PLT entry.
  *
  * slcg_answer adds what the hint sampler's stacks saw (src_live_hint.h):
@@ -20,6 +21,7 @@
 #include <string.h>
 
 #include "eng_points.h"
+#include "eng_sym_plt.h"
 #include "pc_where.h"
 #include "src_live_hint.h"
 
@@ -74,14 +76,35 @@ static bool emit_plt(const struct slcg_module *mods, size_t nmods,
 	return true;  /* a stub whose target is unknown: nothing to name */
 }
 
+/* The function `name` in the first module defining it, if any. */
+static void emit_plt_name(const struct slcg_module *mods, size_t nmods,
+			  const char *name, pc_path_fn fn, void *arg)
+{
+	for (size_t i = 0; i < nmods; i++) {
+		const struct eng_func *f = mods[i].img ?
+			eng_image_func_by_name(mods[i].img, name) : NULL;
+
+		if (f != NULL) {
+			emit(&mods[i], f, fn, arg);
+			return;
+		}
+	}
+}
+
 static void emit_target(const struct slcg_module *mods, size_t nmods,
 			const struct slcg_module *m, uint64_t target,
 			pc_path_fn fn, void *arg)
 {
 	const struct eng_func *f = eng_image_func_at(m->img, target);
+	char name[512];
 
-	if (f == NULL)
-		return;
+	if (f == NULL || f->addr != target) {
+		/* A PLT stub (no function there): the one it reaches. */
+		if (eng_sym_plt_name(m->img, target, name, sizeof(name)))
+			emit_plt_name(mods, nmods, name, fn, arg);
+		if (f == NULL)
+			return;
+	}
 	if (!emit_plt(mods, nmods, eng_func_display_name(m->img, f), fn, arg))
 		emit(m, f, fn, arg);
 }

@@ -32,81 +32,13 @@
 #include "eng_metric_int.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <gelf.h>
 #include <string.h>
-#include <unistd.h>
+
+#include "eng_sym_plt.h"
 
 static bool same(const struct mfunc *a, const struct mfunc *b)
 {
 	return a->mod == b->mod && a->f == b->f;
-}
-
-/* The GOT slot (image-relative) a PLT stub at `at` jumps through:
- * `jmp *d(%rip)`, after `endbr64` and a `bnd` prefix in .plt.sec. */
-static bool plt_slot(const struct eng_image *img, uint64_t at, uint64_t *slot)
-{
-	uint8_t b[16];
-	size_t i = 0;
-	int32_t d;
-
-	if (eng_image_read(img, at, b, sizeof(b)) < 0)
-		return false;
-	if (b[0] == 0xf3 && b[1] == 0x0f && b[2] == 0x1e && b[3] == 0xfa)
-		i = 4;
-	if (b[i] == 0xf2)
-		i++;
-	if (b[i] != 0xff || b[i + 1] != 0x25)
-		return false;
-	memcpy(&d, b + i + 2, 4);
-	*slot = at + i + 6 + (uint64_t)(int64_t)d;
-	return true;
-}
-
-/* The symbol whose JUMP_SLOT relocation fills `slot` (link-time). */
-static bool slot_name(const char *path, uint64_t slot, char *name,
-		      size_t len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	Elf *e = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
-	Elf_Scn *scn = NULL;
-	bool found = false;
-
-	while (e != NULL && !found && (scn = elf_nextscn(e, scn)) != NULL) {
-		GElf_Shdr sh, lsh;
-		Elf_Data *d;
-		Elf_Scn *sym;
-
-		if (gelf_getshdr(scn, &sh) == NULL || sh.sh_type != SHT_RELA ||
-		    (sym = elf_getscn(e, sh.sh_link)) == NULL ||
-		    gelf_getshdr(sym, &lsh) == NULL ||
-		    (d = elf_getdata(scn, NULL)) == NULL)
-			continue;
-		for (size_t k = 0; sh.sh_entsize &&
-		     k < sh.sh_size / sh.sh_entsize && !found; k++) {
-			GElf_Rela r;
-			GElf_Sym s;
-			Elf_Data *sd = elf_getdata(sym, NULL);
-			const char *nm;
-
-			if (gelf_getrela(d, (int)k, &r) == NULL ||
-			    r.r_offset != slot ||
-			    GELF_R_TYPE(r.r_info) != R_X86_64_JUMP_SLOT ||
-			    sd == NULL ||
-			    gelf_getsym(sd, (int)GELF_R_SYM(r.r_info), &s) ==
-			    NULL ||
-			    (nm = elf_strptr(e, lsh.sh_link, s.st_name)) ==
-			    NULL)
-				continue;
-			snprintf(name, len, "%s", nm);
-			found = true;
-		}
-	}
-	if (e != NULL)
-		elf_end(e);
-	if (fd >= 0)
-		close(fd);
-	return found;
 }
 
 /* The function a PLT stub at `at` of mod reaches: the function its
@@ -114,12 +46,9 @@ static bool slot_name(const char *path, uint64_t slot, char *name,
 static bool through_plt(const struct eng_metric *m, const struct mmod *mod,
 			uint64_t at, struct mfunc *out)
 {
-	uint64_t slot;
 	char name[256];
 
-	if (!plt_slot(mod->img, at, &slot) ||
-	    !slot_name(mod->path, slot + eng_image_link_base(mod->img), name,
-		       sizeof(name)))
+	if (!eng_sym_plt_name(mod->img, at, name, sizeof(name)))
 		return false;
 	for (size_t i = 0; i < m->nmods; i++) {
 		const struct eng_func *f = m->mods[i].img ?
