@@ -266,8 +266,13 @@ int slcg_answer(struct eng_points_cache *pc, const struct slcg_module *mods,
 		if (hint != NULL)
 			slh_callees(hint, path, answer_add, &a);
 	}
+	/* Not the function itself (a recursive call): the same resource is
+	 * no refinement, and as the busiest callee of a recursive function
+	 * (libc's msort_with_tmp under qsort) it stopped skipDominantLevels
+	 * there, short of the comparator below it. */
 	for (size_t i = 0; i < a.n; i++) {
-		fn(arg, a.p[i]);
+		if (path == NULL || strcmp(a.p[i], path) != 0)
+			fn(arg, a.p[i]);
 		free(a.p[i]);
 	}
 	free(a.p);

@@ -9,8 +9,9 @@
  *     bntc_c (reached by bntc_b's tail call: bntc_b has no frame while
  *     it runs), bntc_pong and bntc_hot (through ping's and pong's tail
  *     calls, transitively);
- *   - bntc_ping's are exactly bntc_pong, bntc_hot and bntc_ping itself
- *     (mutual recursion through jmps, walked once);
+ *   - bntc_ping's are exactly bntc_pong and bntc_hot (mutual recursion
+ *     through jmps, walked once; bntc_ping itself, reached through
+ *     bntc_pong, is no refinement of itself and is left out);
  *   - bntc_c's are exactly bntc_hot (a call, no tail call).
  *
  * usage: where_tailcallees PROGRAM
@@ -71,8 +72,7 @@ int main(int argc, char **argv)
 	static const char *const b[] = { "bntc_c" };
 	static const char *const a[] = { "bntc_now", "bntc_b", "bntc_ping",
 					 "bntc_c", "bntc_pong", "bntc_hot" };
-	static const char *const ping[] = { "bntc_pong", "bntc_hot",
-					    "bntc_ping" };
+	static const char *const ping[] = { "bntc_pong", "bntc_hot" };
 	static const char *const c[] = { "bntc_hot" };
 	struct hunch_err err = { 0 };
 	struct pc_source *src = NULL;
@@ -93,9 +93,9 @@ int main(int argc, char **argv)
 	tap_ok(exactly(src, prog, "bntc_a", a, 6),
 	       "bntc_a's callees: bntc_now, bntc_b, bntc_ping, and through "
 	       "tail calls bntc_c, bntc_pong, bntc_hot");
-	tap_ok(exactly(src, prog, "bntc_ping", ping, 3),
-	       "bntc_ping's callees: bntc_pong, bntc_hot and itself (mutual "
-	       "tail recursion)");
+	tap_ok(exactly(src, prog, "bntc_ping", ping, 2),
+	       "bntc_ping's callees: bntc_pong and bntc_hot, not itself "
+	       "(mutual tail recursion)");
 	tap_ok(exactly(src, prog, "bntc_c", c, 1),
 	       "bntc_c's callees: exactly bntc_hot");
 	src->ops->close(src);
