@@ -2,9 +2,16 @@
  * src_live_cg.c - the static call graph for the live source's `callees`
  * operation (see src_live_cg.h): direct calls and tail calls found by the
  * instrumentation parser, each target named by its /Code path.  A call
- * through the PLT is named by the function it reaches (the same name in
- * another module), so refinement goes from main into libc's
+ * or tail call through the PLT is named by the function it reaches (the
+ * same name in another module: the stub's symbol, or its GOT slot's
+ * relocation, eng_sym_plt.h), so refinement goes from main into libc's
  * pthread_mutex_lock rather than stopping at its PLT entry.
+ *
+ * A function reached by a tail call is a callee of the function that
+ * jumps to it and also of that function's callers (its frame is gone
+ * while the tail-called one runs), transitively through chains of tail
+ * calls within a module: slcg_callees of bntc_a names bntc_c, which
+ * bntc_b, called by bntc_a, only jumps to.
  *
  * slcg_answer adds what the hint sampler's stacks saw (src_live_hint.h):
  * the callees reached through pointers (callbacks, comparators, an
@@ -15,11 +22,13 @@
  */
 #include "src_live_cg.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "eng_points.h"
+#include "eng_sym_plt.h"
 #include "pc_where.h"
 #include "src_live_hint.h"
 
@@ -74,14 +83,35 @@ static bool emit_plt(const struct slcg_module *mods, size_t nmods,
 	return true;  /* a stub whose target is unknown: nothing to name */
 }
 
+/* The function `name` in the first module defining it, if any. */
+static void emit_plt_name(const struct slcg_module *mods, size_t nmods,
+			  const char *name, pc_path_fn fn, void *arg)
+{
+	for (size_t i = 0; i < nmods; i++) {
+		const struct eng_func *f = mods[i].img ?
+			eng_image_func_by_name(mods[i].img, name) : NULL;
+
+		if (f != NULL) {
+			emit(&mods[i], f, fn, arg);
+			return;
+		}
+	}
+}
+
 static void emit_target(const struct slcg_module *mods, size_t nmods,
 			const struct slcg_module *m, uint64_t target,
 			pc_path_fn fn, void *arg)
 {
 	const struct eng_func *f = eng_image_func_at(m->img, target);
+	char name[512];
 
-	if (f == NULL)
-		return;
+	if (f == NULL || f->addr != target) {
+		/* A PLT stub (no function there): the one it reaches. */
+		if (eng_sym_plt_name(m->img, target, name, sizeof(name)))
+			emit_plt_name(mods, nmods, name, fn, arg);
+		if (f == NULL)
+			return;
+	}
 	if (!emit_plt(mods, nmods, eng_func_display_name(m->img, f), fn, arg))
 		emit(m, f, fn, arg);
 }
@@ -110,28 +140,69 @@ static const struct slcg_module *parse(const struct slcg_module *mods,
 	return NULL;
 }
 
+/* Functions already walked for one answer (a tail closure may cycle:
+ * mutual recursion through jmps). */
+struct walked {
+	const struct eng_func *f[MAX_CALLEES];
+	size_t n;
+};
+
+static bool walk_once(struct walked *w, const struct eng_func *f)
+{
+	for (size_t i = 0; i < w->n; i++)
+		if (w->f[i] == f)
+			return false;
+	if (w->n == MAX_CALLEES)
+		return false;
+	w->f[w->n++] = f;
+	return true;
+}
+
+/* The callees of f in m: its direct calls and tail calls; with `tails`
+ * (the function was reached by a call or tail call), only its tail
+ * calls.  A function f reaches by a tail call runs with f's frame gone,
+ * as a callee of whoever called f: so every function reached by a chain
+ * of tail calls from a callee is a callee too, transitively (mutual
+ * recursion included), within the module. */
+static void callees_of(struct eng_points_cache *pc,
+		       const struct slcg_module *mods, size_t nmods,
+		       const struct slcg_module *m, const struct eng_func *f,
+		       bool tails, struct walked *w, pc_path_fn fn, void *arg)
+{
+	const struct x86_func *xf = eng_points_of(pc, m->img, f, NULL);
+
+	for (size_t i = 0; xf != NULL && i < xf->npoints && i < MAX_CALLEES;
+	     i++) {
+		const struct x86_point *p = &xf->points[i];
+		bool tail = p->kind == X86_PT_EXIT && p->tail_call;
+		const struct eng_func *to;
+
+		if (!(tail || (!tails && p->kind == X86_PT_CALL)) ||
+		    p->indirect || p->target == 0)
+			continue;
+		emit_target(mods, nmods, m, p->target, fn, arg);
+		to = eng_image_func_at(m->img, p->target);
+		if (to != NULL && to->addr == p->target && walk_once(w, to))
+			callees_of(pc, mods, nmods, m, to, true, w, fn, arg);
+	}
+}
+
 int slcg_callees(struct eng_points_cache *pc, const struct slcg_module *mods,
 		 size_t nmods, const char *path, pc_path_fn fn, void *arg)
 {
 	const struct slcg_module *m;
 	const struct eng_func *f;
-	const struct x86_func *xf;
 	const char *name;
+	struct walked *w;
 
 	m = parse(mods, nmods, path, &name);
 	if (m == NULL || (f = find_fn(m, name)) == NULL)
 		return 0;
-	xf = eng_points_of(pc, m->img, f, NULL);
-	if (xf == NULL)
-		return 0;
-	for (size_t i = 0; i < xf->npoints && i < MAX_CALLEES; i++) {
-		const struct x86_point *p = &xf->points[i];
-		bool call = p->kind == X86_PT_CALL ||
-			    (p->kind == X86_PT_EXIT && p->tail_call);
-
-		if (call && !p->indirect && p->target != 0)
-			emit_target(mods, nmods, m, p->target, fn, arg);
-	}
+	if ((w = calloc(1, sizeof(*w))) == NULL)
+		return -ENOMEM;
+	walk_once(w, f);
+	callees_of(pc, mods, nmods, m, f, false, w, fn, arg);
+	free(w);
 	return 0;
 }
 
@@ -195,8 +266,13 @@ int slcg_answer(struct eng_points_cache *pc, const struct slcg_module *mods,
 		if (hint != NULL)
 			slh_callees(hint, path, answer_add, &a);
 	}
+	/* Not the function itself (a recursive call): the same resource is
+	 * no refinement, and as the busiest callee of a recursive function
+	 * (libc's msort_with_tmp under qsort) it stopped skipDominantLevels
+	 * there, short of the comparator below it. */
 	for (size_t i = 0; i < a.n; i++) {
-		fn(arg, a.p[i]);
+		if (path == NULL || strcmp(a.p[i], path) != 0)
+			fn(arg, a.p[i]);
 		free(a.p[i]);
 	}
 	free(a.p);

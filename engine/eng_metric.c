@@ -48,8 +48,10 @@ static void node_free_vars(struct eng_metric *m, struct mnode *n)
 		eng_sampler_var_free(m->smp, n->var_id);
 	if (n->has_flag)
 		eng_sampler_var_free(m->smp, n->flag_id);
+	if (n->has_tail)
+		eng_sampler_var_free(m->smp, n->tail_id);
 	n->kind = ENG_VAR_NONE;
-	n->has_flag = false;
+	n->has_flag = n->has_tail = false;
 }
 
 static void node_free(struct mnode *n)

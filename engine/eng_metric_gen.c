@@ -392,10 +392,62 @@ static int after_call(struct mgen *g, const struct mfunc *fn,
 	return 1;
 }
 
+/* An exit clause's list (a->s, *n snippets, unguarded) under the
+ * tail-call rules of its point (eng_metric_tail.c), T the node's
+ * tail slot.  Wrappers go at the end of a->body, past the predicates. */
+static int tail_wrap(struct mgen *g, struct arena *a, enum mtail_role role,
+		     struct x86_snip **list, size_t *n, struct hunch_err *err)
+{
+	uint64_t t = g->node->tail_h;
+	struct x86_snip *top = &a->body[MAX_SNIP - 2];
+	struct x86_snip *aux = &a->body[MAX_SNIP - 4];
+	const struct x86_expr *sp = ex(a, X86_EX_SP, NULL, NULL);
+	const struct x86_expr *at_t = ex(a, X86_EX_EQ, sp, ex_var(a, t));
+	const struct x86_expr *zero = ex(a, X86_EX_EQ, ex_var(a, t),
+					 ex_const(a, 0));
+	const struct x86_expr *off_t = ex(a, X86_EX_NE, sp, ex_var(a, t));
+	struct x86_snip clear = { .kind = X86_SN_SET, .handle = t };
+
+	if (a->nbody > MAX_SNIP - 4 || *n + 2 > MAX_SNIP || at_t == NULL ||
+	    zero == NULL || off_t == NULL)
+		return hunch_errf(err, -E2BIG, "metric %s: too many "
+				  "primitives", g->def->name);
+	switch (role) {
+	case MTAIL_F_EXIT:
+		aux[0] = clear;
+		a->s[(*n)++] = (struct x86_snip){ .kind = X86_SN_IF,
+			.cond = at_t, .body = aux, .nbody = 1 };
+		return 0;
+	case MTAIL_F_TAIL:
+		aux[0] = (struct x86_snip){ .kind = X86_SN_SET, .handle = t,
+					    .value = sp };
+		top[0] = (struct x86_snip){ .kind = X86_SN_IF, .cond = zero,
+					    .body = aux, .nbody = 1 };
+		top[1] = (struct x86_snip){ .kind = X86_SN_IF, .cond = off_t,
+					    .body = a->s, .nbody = *n };
+		*list = top;
+		*n = 2;
+		return 0;
+	case MTAIL_G_EXIT:
+		a->s[(*n)++] = clear;
+		/* fall through */
+	case MTAIL_G_TO_F:
+		top[0] = (struct x86_snip){ .kind = X86_SN_IF, .cond = at_t,
+					    .body = a->s, .nbody = *n };
+		*list = top;
+		*n = 1;
+		return 0;
+	case MTAIL_PLAIN:
+	case MTAIL_G_ON:
+		break;
+	}
+	return 0;
+}
+
 /* The snippet list of a clause at one point. */
 static int clause_at(struct mgen *g, const struct eng_mclause *c,
 		     const struct mfunc *fn, const struct x86_point *xp,
-		     struct hunch_err *err)
+		     enum mtail_role role, struct hunch_err *err)
 {
 	struct arena *a = calloc(1, sizeof *a);
 	struct at at = { c->point, c->after };
@@ -430,6 +482,8 @@ static int clause_at(struct mgen *g, const struct eng_mclause *c,
 		list = a->s;
 		n = 1;
 	}
+	if (rc == 0 && gd == NULL && n > 0 && role != MTAIL_PLAIN)
+		rc = tail_wrap(g, a, role, &list, &n, err);
 	if (rc == 0 && n > 0 && c->point == ENG_MPT_CALL && c->after) {
 		const char *why = NULL;
 
@@ -456,26 +510,38 @@ static int clause_at(struct mgen *g, const struct eng_mclause *c,
 	return rc;
 }
 
+/* The clause at every matching point of fn; t: the focus function's
+ * tail closure when its exits follow tail calls (fn is its function or
+ * one of the closure: then only the points, eng_metric_tail.c). */
 static int clause_fn(struct mgen *g, const struct eng_mclause *c,
-		     const struct mfunc *fn, struct hunch_err *err)
+		     const struct mfunc *fn, const struct mtail *t,
+		     struct hunch_err *err)
 {
 	struct at at = { c->point, c->after };
 	const struct x86_func *xf = eng_points_of(g->m->pc, fn->mod->img,
 						  fn->f, err);
-	bool any = false;
+	bool any = false, callee = t != NULL && fn->f != t->f.f;
 	int rc = 0;
 
 	if (xf == NULL)
 		return -ENOMEM;
 	for (size_t k = 0; rc == 0 && k < xf->npoints; k++) {
+		enum mtail_role role = MTAIL_PLAIN;
+
 		if (!point_matches(g, c, fn, &xf->points[k]))
 			continue;
-		if (!any && flag_needed(g, c, &at))
+		if (t != NULL)
+			role = mtail_role(g->m, t, fn, &xf->points[k]);
+		if (role == MTAIL_G_ON)
+			continue;
+		if (!any && !callee && flag_needed(g, c, &at))
 			rc = set_flag(g, fn, xf, err);
 		if (rc == 0)
-			rc = clause_at(g, c, fn, &xf->points[k], err);
+			rc = clause_at(g, c, fn, &xf->points[k], role, err);
 		any = true;
 	}
+	if (callee)
+		return rc;
 	if (any && !g->sink.dry && !g->is_constraint)
 		rc = rc < 0 ? rc : mseen_watch(g->m, g->node, fn, xf, err);
 	if (any)
@@ -508,6 +574,51 @@ static struct eng_mclause clause_for_focus(const struct mgen *g,
 	return r;
 }
 
+/* An unguarded exit clause of the one focus function that stops a
+ * timer or leaves a nesting count: it follows the function's tail calls
+ * (eng_metric_tail.c). */
+static bool follows_tails(const struct eng_mclause *c, size_t nf)
+{
+	if (nf != 1 || c->point != ENG_MPT_EXIT || c->constrained ||
+	    c->funcs != ENG_MF_FOCUS || c->nprims == 0)
+		return false;
+	for (size_t i = 0; i < c->nprims; i++)
+		if (c->prims[i].op != ENG_MOP_STOP &&
+		    c->prims[i].op != ENG_MOP_DEC)
+			return false;
+	return true;
+}
+
+/* The exit clause at fn and at every function of its tail closure;
+ * plain when fn makes no direct tail call. */
+static int clause_tails(struct mgen *g, const struct eng_mclause *c,
+			const struct mfunc *fn, struct hunch_err *err)
+{
+	struct mtail *t = calloc(1, sizeof *t);
+	struct mnode *n = g->node;
+	int rc;
+
+	if (t == NULL)
+		return hunch_errf(err, -ENOMEM, "out of memory");
+	rc = mtail_closure(g->m, fn, t, err);
+	if (rc == 0 && t->n == 0) {
+		rc = clause_fn(g, c, fn, NULL, err);
+		goto out;
+	}
+	if (rc == 0 && !g->sink.dry && !n->has_tail) {
+		rc = eng_sampler_var_alloc(g->m->smp, ENG_VAR_COUNTER,
+					   &n->tail_id, &n->tail_h, err);
+		n->has_tail = rc == 0;
+	}
+	if (rc == 0)
+		rc = clause_fn(g, c, fn, t, err);
+	for (size_t i = 0; rc == 0 && i < t->n; i++)
+		rc = clause_fn(g, c, &t->fn[i], t, err);
+out:
+	free(t);
+	return rc;
+}
+
 static bool skipped(const struct mgen *g, const struct mfunc *fn)
 {
 	uint64_t a = fn->mod->base + fn->f->addr;
@@ -529,8 +640,12 @@ int mgen_clauses(struct mgen *g, const struct eng_mclause *c, size_t n,
 
 		rc = mfuncs_of(g->m, &cl, g->f, &fns, &nf, err);
 		for (size_t k = 0; rc == 0 && k < nf; k++)
-			if (!skipped(g, &fns[k]))
-				rc = clause_fn(g, &cl, &fns[k], err);
+			if (skipped(g, &fns[k]))
+				continue;
+			else if (follows_tails(&cl, nf))
+				rc = clause_tails(g, &cl, &fns[k], err);
+			else
+				rc = clause_fn(g, &cl, &fns[k], NULL, err);
 		free(fns);
 		if (rc < 0)
 			return rc;

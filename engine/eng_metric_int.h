@@ -80,6 +80,9 @@ struct mnode {
 	bool has_flag;           /* object flag (see eng_metric_gen.c) */
 	uint32_t flag_id;
 	uint64_t flag_h;
+	bool has_tail;           /* tail-call slot T (eng_metric_tail.c) */
+	uint32_t tail_id;
+	uint64_t tail_h;
 	uint32_t *reqs;
 	size_t nreqs, capreqs;
 	const struct eng_func **flagged;  /* functions whose entry sets
@@ -190,6 +193,30 @@ struct mgen {
 };
 int mgen_clauses(struct mgen *g, const struct eng_mclause *c, size_t n,
 		 struct hunch_err *err);
+
+/* ---- eng_metric_tail.c: timers through tail calls ---- */
+#define MTAIL_MAX 32
+/* The focus function f and the functions it reaches by direct tail
+ * calls, transitively (f not among them). */
+struct mtail {
+	struct mfunc f;
+	struct mfunc fn[MTAIL_MAX];
+	size_t n;
+};
+int mtail_closure(struct eng_metric *m, const struct mfunc *f,
+		  struct mtail *t, struct hunch_err *err);
+/* What an exit clause does at point xp of `at` (f or a closure
+ * function): the rules in eng_metric_tail.c. */
+enum mtail_role {
+	MTAIL_PLAIN,    /* as without tail calls */
+	MTAIL_F_EXIT,   /* list; if (SP == T) T = 0 */
+	MTAIL_F_TAIL,   /* if (T == 0) T = SP; if (T != SP) list */
+	MTAIL_G_EXIT,   /* if (SP == T) { list; T = 0 } */
+	MTAIL_G_TO_F,   /* if (SP == T) list */
+	MTAIL_G_ON,     /* nothing */
+};
+enum mtail_role mtail_role(const struct eng_metric *m, const struct mtail *t,
+			   const struct mfunc *at, const struct x86_point *xp);
 
 /* eng_metric.c: the sink that queues requests for node n. */
 struct minsert_arg {

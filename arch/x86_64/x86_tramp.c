@@ -230,6 +230,13 @@ static int emit_expr(struct x86_buf *o, const struct x86_expr *e, int depth)
 	case X86_EX_RET:
 		x86_emit_load(o, X86_RAX, X86_RSP, depth + SAVE_RAX);
 		return 0;
+	case X86_EX_SP:
+		/* lea disp32(%rsp),%rax: above the base's pushes and the
+		 * red zone it skipped (minis keep %rsp where it left it) */
+		E(o, 0x48, 0x8d, 0x84);
+		x86_emit_u8(o, 0x24);
+		x86_emit_u32(o, (uint32_t)(BASE_PRE_BYTES + depth));
+		return 0;
 	case X86_EX_ADD: case X86_EX_SUB: case X86_EX_AND:
 	case X86_EX_EQ: case X86_EX_NE: case X86_EX_LT: case X86_EX_GT:
 		return emit_binary(o, e, depth);

@@ -77,6 +77,9 @@ enum x86_ex_kind {
 	X86_EX_VAR,     /* the calling thread's counter at `handle` */
 	X86_EX_ARG,     /* integer argument `arg` (0..5), at entry */
 	X86_EX_RET,     /* %rax, at exit */
+	X86_EX_SP,      /* %rsp at the instrumented instruction, before it
+			   runs (at an entry or a tail-call jmp: where the
+			   return address is) */
 	X86_EX_ADD, X86_EX_SUB, X86_EX_AND,
 	X86_EX_EQ, X86_EX_NE, X86_EX_LT, X86_EX_GT, /* signed, 0 or 1 */
 };

@@ -102,6 +102,19 @@ static void stacks(void)
 	       "main calls eval, worker cb, _start main");
 	tap_ok(strcmp(callees(w, F("nosuch")), "") == 0,
 	       "a path never seen has no callee");
+	/* direct recursion (libc's msort_with_tmp), folded: msort -> msort
+	 * -> msort -> cmp gives msort no edge to itself */
+	{
+		struct hw *r = hw_new(2.0);
+		int ms = hw_intern(r, F("msort")), cmp = hw_intern(r, F("cmp"));
+		int rt = hw_intern(r, "/Process/1/1");
+
+		hw_add_stack(r, 0.05, HW_CPU, (int[]){ rt }, 1,
+			     (int[]){ cmp, ms, ms, ms }, 4, 1);
+		tap_ok(strcmp(callees(r, F("msort")), F("cmp")) == 0,
+		       "a recursive function's callees: cmp, not itself");
+		hw_free(r);
+	}
 	hint_is(w, F("eval"), 3.0 / 7.0);
 	hint_is(w, F("sum"), 1.0 / 7.0);
 	hint_is(w, F("add"), 4.0 / 7.0);
