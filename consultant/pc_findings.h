@@ -59,6 +59,11 @@ struct pc_finding {
 	size_t nnodes;
 	const struct pc_node **chain;   /* the lead's chain, top first */
 	size_t nchain;
+	/* What identifies it for pc_findings_tell: the nodes below the
+	 * top level on the chains of the leaves that are its own (not
+	 * compatible with another finding too). */
+	const struct pc_node **ident;
+	size_t nident;
 };
 
 struct pc_findings {
@@ -73,6 +78,10 @@ struct pc_findings {
 void pc_findings_build(const struct pc_consult *pc, const struct pc_search *s,
 		       struct pc_findings *out);
 void pc_findings_free(struct pc_findings *fs);
+/* Whether hypothesis hyp is measured in seconds per second (its first
+ * input's units are CPUs: CPU time, or time blocked summed over the
+ * threads, per second). */
+bool pc_findings_in_seconds(const struct pc_consult *pc, int hyp);
 
 /* One finding in plain words, with units, no newline, e.g.
  * "4 threads spend 69% of their time waiting for mutex `demo_lock`, in

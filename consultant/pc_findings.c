@@ -1,0 +1,694 @@
+/*
+ * pc_findings.c - grouping the most refined true nodes of a search into
+ * findings, and ranking them (see pc_findings.h).  The words, the JSON
+ * and which findings were told are in pc_findings_text.c.
+ *
+ * Three steps, all from the nodes as they are now:
+ *  1. per hypothesis, the most refined true nodes ("leaves"), the most
+ *     specific first, join the first group whose where they are
+ *     compatible with in every hierarchy (one resource is the other's
+ *     ancestor, or in /Code on the other's chain of refinements down
+ *     the call graph); a leaf compatible with several groups (the
+ *     process, when three functions are each true) is evidence of each
+ *     and identifies none;
+ *  2. groups that name the same function, sync object or file join,
+ *     whatever their hypotheses (the mutex waited for and locked very
+ *     often; the function whose CPU is its tiny writes);
+ *  3. each group's cause, where, impact, threads; then the ranking.
+ */
+#include "pc_findings.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAXL 256   /* leaves considered, as the reports list at most */
+
+struct ctx {
+	const struct pc_consult *pc;
+	const struct pc_search *s;
+	const struct pc_node *leaf[MAXL];
+	size_t nl;
+	int ng;
+	int ghyp[MAXL];
+	pc_res_id gwhere[MAXL][PC_NHIER];
+	const struct pc_node *gcode[MAXL];   /* leaf giving the /Code where */
+	unsigned char mem[MAXL][MAXL];       /* [group][leaf]: 1 own,
+						2 compatible with others too */
+	int uf[MAXL];
+};
+
+static const struct pc_res *res(const struct ctx *c, pc_res_id id)
+{
+	return pc_res_get(c->pc->res, id);
+}
+
+static int depth(const struct ctx *c, pc_res_id id)
+{
+	int d = 0;
+
+	for (const struct pc_res *r = res(c, id);
+	     r && r->kind != PC_RES_HIERARCHY && r->kind != PC_RES_ROOT;
+	     r = res(c, r->parent))
+		d++;
+	return d;
+}
+
+static bool is_root(const struct ctx *c, pc_res_id id)
+{
+	return res(c, id)->kind == PC_RES_HIERARCHY;
+}
+
+/* a is b or one of its ancestors in the resource tree. */
+static bool res_anc(const struct ctx *c, pc_res_id a, pc_res_id b)
+{
+	for (const struct pc_res *r = res(c, b); r; r = r->parent ?
+	     res(c, r->parent) : NULL) {
+		if (r->id == a)
+			return true;
+		if (r->kind == PC_RES_ROOT)
+			break;
+	}
+	return false;
+}
+
+/* A /Code resource refined on n's chain (the call graph search refines
+ * a caller to its callees: they are not ancestors in the tree). */
+static bool on_chain(const struct ctx *c, const struct pc_node *n,
+		     pc_res_id code)
+{
+	for (const struct pc_node *p = n; p && p->id != c->s->root;
+	     p = pc_node(c->s, p->orig_parent))
+		if (p->focus.r[0] == code)
+			return true;
+	return false;
+}
+
+static bool compat(const struct ctx *c, int h, pc_res_id a,
+		   const struct pc_node *na, pc_res_id b,
+		   const struct pc_node *nb)
+{
+	if (a == b || res_anc(c, a, b) || res_anc(c, b, a))
+		return true;
+	return h == 0 && ((nb && on_chain(c, nb, a)) ||
+			  (na && on_chain(c, na, b)));
+}
+
+static int chain_len(const struct ctx *c, const struct pc_node *n)
+{
+	int k = 0;
+
+	for (const struct pc_node *p = n; p && p->id != c->s->root;
+	     p = pc_node(c->s, p->orig_parent))
+		k++;
+	return k;
+}
+
+static int spec(const struct ctx *c, const struct pc_node *n)
+{
+	int d = 0;
+
+	for (int h = 0; h < PC_NHIER; h++)
+		d += depth(c, n->focus.r[h]);
+	return d * 64 + chain_len(c, n);
+}
+
+static bool is_leaf(const struct pc_search *s, const struct pc_node *n)
+{
+	if (n->truth != PC_TRUE || n->is_virtual)
+		return false;
+	for (size_t i = 0; i < n->nkids; i++)
+		if (pc_node(s, n->kids[i].child)->truth == PC_TRUE)
+			return false;
+	return true;
+}
+
+static void collect_leaves(struct ctx *c)
+{
+	for (size_t i = 0; i < c->s->nn && c->nl < MAXL; i++)
+		if (is_leaf(c->s, c->s->nodes[i]))
+			c->leaf[c->nl++] = c->s->nodes[i];
+	/* Most specific first, then oldest: insertion sort, small lists. */
+	for (size_t i = 1; i < c->nl; i++) {
+		const struct pc_node *x = c->leaf[i];
+		int sx = spec(c, x);
+		size_t j = i;
+
+		while (j > 0 && (spec(c, c->leaf[j - 1]) < sx ||
+				 (spec(c, c->leaf[j - 1]) == sx &&
+				  c->leaf[j - 1]->id > x->id))) {
+			c->leaf[j] = c->leaf[j - 1];
+			j--;
+		}
+		c->leaf[j] = x;
+	}
+}
+
+static bool fits_group(const struct ctx *c, int g, const struct pc_node *n)
+{
+	if (c->ghyp[g] != n->hyp)
+		return false;
+	for (int h = 0; h < PC_NHIER; h++)
+		if (!compat(c, h, c->gwhere[g][h], h ? NULL : c->gcode[g],
+			    n->focus.r[h], n))
+			return false;
+	return true;
+}
+
+static void new_group(struct ctx *c, size_t l)
+{
+	const struct pc_node *n = c->leaf[l];
+	int g = c->ng++;
+
+	c->ghyp[g] = n->hyp;
+	memcpy(c->gwhere[g], n->focus.r, sizeof(c->gwhere[g]));
+	c->gcode[g] = n;
+	c->mem[g][l] = 1;
+	c->uf[g] = g;
+}
+
+/* Step 1. */
+static void group_per_hypothesis(struct ctx *c)
+{
+	for (size_t l = 0; l < c->nl; l++) {
+		int fit[MAXL], nf = 0;
+
+		for (int g = 0; g < c->ng; g++)
+			if (fits_group(c, g, c->leaf[l]))
+				fit[nf++] = g;
+		if (nf == 0) {
+			new_group(c, l);
+			continue;
+		}
+		for (int i = 0; i < nf; i++)
+			c->mem[fit[i]][l] = nf == 1 ? 1 : 2;
+		if (nf > 1)
+			continue;
+		for (int h = 0; h < PC_NHIER; h++)
+			if (depth(c, c->leaf[l]->focus.r[h]) >
+			    depth(c, c->gwhere[fit[0]][h])) {
+				c->gwhere[fit[0]][h] = c->leaf[l]->focus.r[h];
+				if (h == 0)
+					c->gcode[fit[0]] = c->leaf[l];
+			}
+	}
+}
+
+static int uf_find(struct ctx *c, int g)
+{
+	while (c->uf[g] != g)
+		g = c->uf[g] = c->uf[c->uf[g]];
+	return g;
+}
+
+/* A resource that names one cause: a function, a sync object, a file. */
+static bool names_cause(const struct ctx *c, pc_res_id id)
+{
+	enum pc_res_kind k = res(c, id)->kind;
+
+	return k == PC_RES_FUNCTION || k == PC_RES_SYNCOBJ ||
+	       k == PC_RES_FILE;
+}
+
+/* Step 2. */
+static void join_groups(struct ctx *c)
+{
+	for (int a = 0; a < c->ng; a++)
+		for (int b = a + 1; b < c->ng; b++)
+			for (int h = 0; h < PC_NHIER; h++) {
+				pc_res_id r = c->gwhere[a][h];
+
+				if (r == c->gwhere[b][h] && names_cause(c, r)) {
+					int ra = uf_find(c, a), rb = uf_find(c, b);
+
+					c->uf[ra > rb ? ra : rb] = ra < rb ? ra : rb;
+				}
+			}
+}
+
+/* ---- step 3: one finding per joined group ---- */
+
+/* A generic hypothesis: one measured with the kernel's CPU clock
+ * (CPUbound): a wait or I/O cause seen in the same code is the more
+ * specific explanation. */
+static bool is_generic(const struct pc_consult *pc, int hyp)
+{
+	const struct pc_hypothesis *h = &pc->cfg->hyp[hyp];
+
+	for (int i = 0; i < h->nin; i++) {
+		const struct pc_metric_def *m = pc_metric_find(pc->cfg,
+							       h->in[i].metric);
+
+		if (m && m->kernel == PC_KERNEL_CPU)
+			return true;
+	}
+	return false;
+}
+
+/* Measured in seconds per second: its first input is in CPUs (CPU
+ * time, or blocked time summed over threads, per second). */
+bool pc_findings_in_seconds(const struct pc_consult *pc, int hyp)
+{
+	const struct pc_hypothesis *h = &pc->cfg->hyp[hyp];
+	const struct pc_metric_def *m;
+
+	if (h->is_virtual || h->nin == 0)
+		return false;
+	m = pc_metric_find(pc->cfg, h->in[0].metric);
+	return m && m->units && strcmp(m->units, "CPUs") == 0;
+}
+
+static int why_depth(const struct pc_consult *pc, int hyp)
+{
+	int d = 0;
+
+	for (int h = hyp; h >= 0 && d < 64; h = pc->cfg->hyp[h].parent_idx)
+		d++;
+	return d;
+}
+
+/* Better lead hypothesis: specific before generic, deeper in the why
+ * axis, measured in seconds. */
+static bool better_hyp(const struct pc_consult *pc, int a, int b)
+{
+	if (is_generic(pc, a) != is_generic(pc, b))
+		return !is_generic(pc, a);
+	if (why_depth(pc, a) != why_depth(pc, b))
+		return why_depth(pc, a) > why_depth(pc, b);
+	if (pc_findings_in_seconds(pc, a) != pc_findings_in_seconds(pc, b))
+		return pc_findings_in_seconds(pc, a);
+	return a < b;
+}
+
+static void pool_add(struct pc_findings *fs, const struct pc_node *n)
+{
+	if (fs->npool == fs->cappool) {
+		fs->cappool = fs->cappool ? 2 * fs->cappool : 256;
+		fs->pool = realloc(fs->pool, fs->cappool * sizeof(*fs->pool));
+		if (fs->pool == NULL)
+			abort();
+	}
+	fs->pool[fs->npool++] = n;
+}
+
+static bool listed_in(struct pc_findings *fs, size_t from,
+		      const struct pc_node *n)
+{
+	for (size_t i = from; i < fs->npool; i++)
+		if (fs->pool[i] == n)
+			return true;
+	return false;
+}
+
+/* A true node of a why-ancestor of hyp whose focus holds the finding's
+ * where in every hierarchy: its measure in seconds (the I/O blocking
+ * time of the code doing small I/O). */
+static bool holds_where(const struct ctx *c, const struct pc_node *n,
+			const pc_res_id *where, const struct pc_node *lead)
+{
+	for (int h = 0; h < PC_NHIER; h++)
+		if (!res_anc(c, n->focus.r[h], where[h]) &&
+		    !(h == 0 && on_chain(c, lead, n->focus.r[0])))
+			return false;
+	return true;
+}
+
+struct fbuild {
+	int root;                   /* union-find root */
+	size_t leaves[MAXL];        /* leaf indices, own first */
+	unsigned char own[MAXL];
+	size_t n;
+};
+
+static void members(struct ctx *c, int root, struct fbuild *b)
+{
+	b->root = root;
+	b->n = 0;
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t l = 0; l < c->nl; l++) {
+			int own = 0, any = 0;
+
+			for (int g = 0; g < c->ng; g++) {
+				if (uf_find(c, g) != root || !c->mem[g][l])
+					continue;
+				any = 1;
+				own |= c->mem[g][l] == 1;
+			}
+			/* Compatible with groups of this finding only:
+			 * then it is this finding's own. */
+			if (any && !own) {
+				own = 1;
+				for (int g = 0; g < c->ng; g++)
+					if (c->mem[g][l] && uf_find(c, g) != root)
+						own = 0;
+			}
+			if (any && own == (pass == 0)) {
+				b->own[b->n] = (unsigned char)own;
+				b->leaves[b->n++] = l;
+			}
+		}
+}
+
+static void pick_lead(struct ctx *c, const struct fbuild *b,
+		      struct pc_finding *f)
+{
+	f->lead = NULL;
+	for (size_t i = 0; i < b->n; i++) {
+		const struct pc_node *n = c->leaf[b->leaves[i]];
+
+		if (!b->own[i] && b->n > 1)
+			continue;
+		if (f->lead == NULL || better_hyp(c->pc, n->hyp, f->lead->hyp))
+			f->lead = n;
+	}
+	if (f->lead == NULL)
+		f->lead = c->leaf[b->leaves[0]];
+	f->hyp = f->lead->hyp;
+	memcpy(f->where, f->lead->focus.r, sizeof(f->where));
+	for (size_t i = 0; i < b->n; i++) {
+		const struct pc_node *n = c->leaf[b->leaves[i]];
+
+		if (!b->own[i])
+			continue;
+		for (int h = 0; h < PC_NHIER; h++)
+			if (depth(c, n->focus.r[h]) > depth(c, f->where[h]))
+				f->where[h] = n->focus.r[h];
+	}
+}
+
+/* The impact: per hypothesis measured in seconds among the leaves, the
+ * smallest value (each leaf measures the cause restricted to its focus:
+ * the smallest is the tightest), the largest over hypotheses; when the
+ * cause is not measured in seconds, its why-ancestors' true nodes that
+ * hold its where (added as evidence). */
+static void impact(struct ctx *c, const struct fbuild *b,
+		   struct pc_findings *fs, struct pc_finding *f)
+{
+	f->impact = NAN;
+	for (size_t i = 0; i < b->n; i++) {
+		const struct pc_node *n = c->leaf[b->leaves[i]];
+		double lo = n->value;
+
+		if (!pc_findings_in_seconds(c->pc, n->hyp) || isnan(lo))
+			continue;
+		for (size_t j = 0; j < b->n; j++) {
+			const struct pc_node *m = c->leaf[b->leaves[j]];
+
+			if (m->hyp == n->hyp && m->value < lo)
+				lo = m->value;
+		}
+		if (isnan(f->impact) || lo > f->impact)
+			f->impact = lo;
+	}
+	if (pc_findings_in_seconds(c->pc, f->hyp))
+		return;
+	for (int a = c->pc->cfg->hyp[f->hyp].parent_idx; a >= 0;
+	     a = c->pc->cfg->hyp[a].parent_idx) {
+		double lo = NAN;
+
+		if (!pc_findings_in_seconds(c->pc, a))
+			continue;
+		for (size_t i = 0; i < c->s->nn; i++) {
+			const struct pc_node *n = c->s->nodes[i];
+
+			if (n->hyp != a || n->truth != PC_TRUE ||
+			    !holds_where(c, n, f->where, f->lead))
+				continue;
+			if (!listed_in(fs, fs->npool - f->nnodes, n)) {
+				pool_add(fs, n);
+				f->nnodes++;
+			}
+			if (isnan(lo) || n->value < lo)
+				lo = n->value;
+		}
+		if (!isnan(lo) && (isnan(f->impact) || lo > f->impact))
+			f->impact = lo;
+		if (!isnan(lo))
+			break;
+	}
+}
+
+/* Threads: those the leaves name; else, where the finding is in a
+ * function, the threads started there (named "<tid>:<function>"). */
+static int threads(struct ctx *c, const struct fbuild *b,
+		   const struct pc_finding *f)
+{
+	pc_res_id seen[MAXL];
+	int k = 0;
+	const struct pc_res *fn = res(c, f->where[0]);
+	const struct pc_res *proc;
+
+	for (size_t i = 0; i < b->n; i++) {
+		pc_res_id t = c->leaf[b->leaves[i]]->focus.r[1];
+		int dup = 0;
+
+		if (res(c, t)->kind != PC_RES_THREAD)
+			continue;
+		for (int j = 0; j < k; j++)
+			dup |= seen[j] == t;
+		if (!dup)
+			seen[k++] = t;
+	}
+	if (k > 0 || fn->kind != PC_RES_FUNCTION)
+		return k;
+	proc = res(c, f->where[1]);
+	if (proc->kind == PC_RES_HIERARCHY && proc->nchildren == 1)
+		proc = res(c, proc->children[0]);
+	if (proc->kind != PC_RES_PROCESS)
+		return 0;
+	for (size_t i = 0; i < proc->nchildren; i++) {
+		const char *colon = strchr(res(c, proc->children[i])->name, ':');
+
+		k += colon && strcmp(colon + 1, fn->name) == 0;
+	}
+	return k;
+}
+
+static void chain_of(struct ctx *c, struct pc_findings *fs,
+		     struct pc_finding *f)
+{
+	const struct pc_node *ch[128];
+	size_t k = 0;
+
+	for (const struct pc_node *p = f->lead; p && p->id != c->s->root &&
+	     k < 128; p = pc_node(c->s, p->orig_parent))
+		ch[k++] = p;
+	f->nchain = k;
+	while (k > 0)
+		pool_add(fs, ch[--k]);
+	f->id = -1;
+	for (size_t i = fs->npool - f->nchain; i < fs->npool; i++)
+		if (!fs->pool[i]->persistent || f->id < 0) {
+			f->id = fs->pool[i]->id;
+			if (!fs->pool[i]->persistent)
+				break;
+		}
+}
+
+/* The told identity: the chains of its own leaves below the top-level
+ * nodes (pc_findings_tell). */
+static void ident_of(struct ctx *c, const struct fbuild *b,
+		     struct pc_findings *fs, struct pc_finding *f)
+{
+	size_t from = fs->npool;
+
+	for (size_t i = 0; i < b->n; i++) {
+		if (!b->own[i])
+			continue;
+		for (const struct pc_node *p = c->leaf[b->leaves[i]];
+		     p && p->id != c->s->root; p = pc_node(c->s, p->orig_parent))
+			if (!p->persistent && !listed_in(fs, from, p))
+				pool_add(fs, p);
+	}
+	f->nident = fs->npool - from;
+}
+
+static void build_one(struct ctx *c, const struct fbuild *b,
+		      struct pc_findings *fs, struct pc_finding *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->symptom_of = -1;
+	pick_lead(c, b, f);
+	f->since_s = INFINITY;
+	f->unconfirmed = true;
+	/* nodes: the lead, the other leaves, then evidence (impact) */
+	pool_add(fs, f->lead);
+	f->nnodes = 1;
+	for (size_t i = 0; i < b->n; i++) {
+		const struct pc_node *n = c->leaf[b->leaves[i]];
+
+		if (n != f->lead) {
+			pool_add(fs, n);
+			f->nnodes++;
+		}
+		if (n->t_true_since < f->since_s)
+			f->since_s = n->t_true_since;
+		f->sampled |= n->sampled;
+		if (b->own[i] || b->n == 1)
+			f->unconfirmed &= n->unconfirmed;
+	}
+	impact(c, b, fs, f);
+	f->nthreads = threads(c, b, f);
+	chain_of(c, fs, f);
+	ident_of(c, b, fs, f);
+}
+
+/* ---- symptoms and ranking ---- */
+
+static bool hyp_in(const struct pc_consult *pc, const struct pc_finding *f,
+		   int hyp)
+{
+	for (size_t i = 0; i < f->nnodes; i++)
+		for (int a = f->nodes[i]->hyp; a >= 0;
+		     a = pc->cfg->hyp[a].parent_idx)
+			if (a == hyp && !pc->cfg->hyp[a].is_virtual)
+				return true;
+	return false;
+}
+
+/* CPU in a function where another finding's hypothesis is true or still
+ * being tested (not concluded false there): maybe that cause's time. */
+static bool maybe_symptom(struct ctx *c, const struct pc_finding *a,
+			  const struct pc_finding *b)
+{
+	bool open = false;
+
+	if (!is_generic(c->pc, a->hyp) || is_generic(c->pc, b->hyp) ||
+	    res(c, a->where[0])->kind != PC_RES_FUNCTION)
+		return false;
+	for (size_t i = 0; i < c->s->nn; i++) {
+		const struct pc_node *n = c->s->nodes[i];
+		bool wide = true;
+
+		if (n->focus.r[0] != a->where[0] || !hyp_in(c->pc, b, n->hyp))
+			continue;
+		for (int h = 1; h < PC_NHIER; h++)
+			wide &= is_root(c, n->focus.r[h]);
+		if (wide && n->truth == PC_FALSE)
+			return false;
+		open |= n->truth == PC_TRUE ||
+			(n->truth == PC_UNKNOWN && !n->failed);
+	}
+	return open;
+}
+
+static int rank_cmp(const struct pc_finding *x, const struct pc_finding *y)
+{
+	bool sx = x->symptom_of >= 0, sy = y->symptom_of >= 0;
+
+	if (sx != sy)
+		return sx ? 1 : -1;
+	if (isnan(x->impact) != isnan(y->impact))
+		return isnan(x->impact) ? 1 : -1;
+	if (!isnan(x->impact) && x->impact != y->impact)
+		return x->impact > y->impact ? -1 : 1;
+	if (x->since_s != y->since_s)
+		return x->since_s < y->since_s ? -1 : 1;
+	return x->id - y->id;
+}
+
+static void rank(struct ctx *c, struct pc_findings *fs)
+{
+	int *by_id = malloc((fs->n + 1) * sizeof(*by_id));
+
+	if (by_id == NULL)
+		abort();
+	/* symptom_of holds a finding's id until the sort, then its rank */
+	for (size_t i = 0; i < fs->n; i++) {
+		double best = -1;
+
+		for (size_t j = 0; j < fs->n; j++) {
+			double im = isnan(fs->f[j].impact) ? 0 : fs->f[j].impact;
+
+			if (j != i && maybe_symptom(c, &fs->f[i], &fs->f[j]) &&
+			    im > best) {
+				best = im;
+				fs->f[i].symptom_of = fs->f[j].id;
+			}
+		}
+	}
+	for (size_t i = 1; i < fs->n; i++) {
+		struct pc_finding x = fs->f[i];
+		size_t j = i;
+
+		while (j > 0 && rank_cmp(&fs->f[j - 1], &x) > 0) {
+			fs->f[j] = fs->f[j - 1];
+			j--;
+		}
+		fs->f[j] = x;
+	}
+	for (size_t i = 0; i < fs->n; i++)
+		by_id[i] = fs->f[i].id;
+	for (size_t i = 0; i < fs->n; i++) {
+		int want = fs->f[i].symptom_of;
+
+		fs->f[i].symptom_of = -1;
+		for (size_t j = 0; want >= 0 && j < fs->n; j++)
+			if (by_id[j] == want)
+				fs->f[i].symptom_of = (int)j;
+	}
+	free(by_id);
+}
+
+void pc_findings_free(struct pc_findings *fs)
+{
+	free(fs->f);
+	free(fs->pool);
+	memset(fs, 0, sizeof(*fs));
+}
+
+/* Pointers into the pool are set once it stops moving. */
+static void fix_pointers(struct pc_findings *fs, const size_t *at)
+{
+	for (size_t i = 0; i < fs->n; i++) {
+		struct pc_finding *f = &fs->f[i];
+
+		f->nodes = fs->pool + at[3 * i];
+		f->chain = fs->pool + at[3 * i + 1];
+		f->ident = fs->pool + at[3 * i + 2];
+	}
+}
+
+void pc_findings_build(const struct pc_consult *pc, const struct pc_search *s,
+		       struct pc_findings *out)
+{
+	struct ctx *c = calloc(1, sizeof(*c));
+	size_t *at;
+
+	pc_findings_free(out);
+	if (c == NULL)
+		abort();
+	c->pc = pc;
+	c->s = s ? s : pc->global;
+	if (c->s == NULL) {
+		free(c);
+		return;
+	}
+	collect_leaves(c);
+	group_per_hypothesis(c);
+	join_groups(c);
+	out->f = calloc((size_t)c->ng + 1, sizeof(*out->f));
+	at = calloc(3 * ((size_t)c->ng + 1), sizeof(*at));
+	if (out->f == NULL || at == NULL)
+		abort();
+	for (int g = 0; g < c->ng; g++) {
+		struct fbuild b;
+		struct pc_finding *f = &out->f[out->n];
+
+		if (uf_find(c, g) != g)
+			continue;
+		members(c, g, &b);
+		at[3 * out->n] = out->npool;
+		build_one(c, &b, out, f);
+		at[3 * out->n + 1] = out->npool - f->nident - f->nchain;
+		at[3 * out->n + 2] = out->npool - f->nident;
+		/* nodes point into the pool too: fixed below, the evidence
+		 * found by impact() included */
+		f->nodes = out->pool + at[3 * out->n];
+		out->n++;
+		fix_pointers(out, at);
+	}
+	rank(c, out);
+	free(at);
+	free(c);
+}
