@@ -376,36 +376,37 @@ static void pick_lead(struct ctx *c, const struct fbuild *b,
 	}
 }
 
-/* The impact: per hypothesis measured in seconds among the leaves, the
- * smallest value (each leaf measures the cause restricted to its focus:
- * the smallest is the tightest), the largest over hypotheses; when the
- * cause is not measured in seconds, its why-ancestors' true nodes that
- * hold its where (added as evidence). */
+/* The smallest value of hypothesis hyp among the finding's leaves (each
+ * measures the cause restricted to its focus: the smallest is the
+ * tightest); NaN when none. */
+static double tightest(struct ctx *c, const struct fbuild *b, int hyp)
+{
+	double lo = NAN;
+
+	for (size_t i = 0; i < b->n; i++) {
+		const struct pc_node *n = c->leaf[b->leaves[i]];
+
+		if (n->hyp == hyp && !isnan(n->value) &&
+		    (isnan(lo) || n->value < lo))
+			lo = n->value;
+	}
+	return lo;
+}
+
+/* The impact: the cause's own measure in seconds (its tightest value);
+ * for a cause measured otherwise (bytes per operation), its
+ * why-ancestors' true nodes that hold its where (added as evidence);
+ * else the largest measure in seconds of the other hypotheses joined,
+ * specific ones before the generic CPU. */
 static void impact(struct ctx *c, const struct fbuild *b,
 		   struct pc_findings *fs, struct pc_finding *f)
 {
-	f->impact = NAN;
-	for (size_t i = 0; i < b->n; i++) {
-		const struct pc_node *n = c->leaf[b->leaves[i]];
-		double lo = n->value;
-
-		if (!pc_findings_in_seconds(c->pc, n->hyp) || isnan(lo))
-			continue;
-		for (size_t j = 0; j < b->n; j++) {
-			const struct pc_node *m = c->leaf[b->leaves[j]];
-
-			if (m->hyp == n->hyp && m->value < lo)
-				lo = m->value;
-		}
-		if (isnan(f->impact) || lo > f->impact)
-			f->impact = lo;
-	}
-	if (pc_findings_in_seconds(c->pc, f->hyp))
+	f->impact = pc_findings_in_seconds(c->pc, f->hyp) ?
+		    tightest(c, b, f->hyp) : NAN;
+	if (!isnan(f->impact))
 		return;
 	for (int a = c->pc->cfg->hyp[f->hyp].parent_idx; a >= 0;
 	     a = c->pc->cfg->hyp[a].parent_idx) {
-		double lo = NAN;
-
 		if (!pc_findings_in_seconds(c->pc, a))
 			continue;
 		for (size_t i = 0; i < c->s->nn; i++) {
@@ -418,14 +419,24 @@ static void impact(struct ctx *c, const struct fbuild *b,
 				pool_add(fs, n);
 				f->nnodes++;
 			}
-			if (isnan(lo) || n->value < lo)
-				lo = n->value;
+			if (isnan(f->impact) || n->value < f->impact)
+				f->impact = n->value;
 		}
-		if (!isnan(lo) && (isnan(f->impact) || lo > f->impact))
-			f->impact = lo;
-		if (!isnan(lo))
-			break;
+		if (!isnan(f->impact))
+			return;
 	}
+	for (int generic = 0; generic < 2 && isnan(f->impact); generic++)
+		for (size_t i = 0; i < b->n; i++) {
+			int h = c->leaf[b->leaves[i]]->hyp;
+			double v;
+
+			if (is_generic(c->pc, h) != generic ||
+			    !pc_findings_in_seconds(c->pc, h))
+				continue;
+			v = tightest(c, b, h);
+			if (!isnan(v) && (isnan(f->impact) || v > f->impact))
+				f->impact = v;
+		}
 }
 
 /* Threads: those the leaves name; else, where the finding is in a
@@ -560,7 +571,8 @@ static bool maybe_symptom(struct ctx *c, const struct pc_finding *a,
 		const struct pc_node *n = c->s->nodes[i];
 		bool wide = true;
 
-		if (n->focus.r[0] != a->where[0] || !hyp_in(c->pc, b, n->hyp))
+		if (n->focus.r[0] != a->where[0] || is_generic(c->pc, n->hyp) ||
+		    !hyp_in(c->pc, b, n->hyp))
 			continue;
 		for (int h = 1; h < PC_NHIER; h++)
 			wide &= is_root(c, n->focus.r[h]);

@@ -101,7 +101,8 @@ json_t *pc_finding_json(const struct pc_consult *pc,
  * finding, the dashboard's strip): a finding is new when no node of
  * its chain below the top level was in a finding told before; one of
  * top-level nodes only (not refined yet) is new once nothing below it
- * is still queued or being tested. */
+ * is still queued or being tested; one that may be another's symptom
+ * (symptom_of) is not told while it may be. */
 struct pc_findings_told {
 	int *ids;
 	size_t n, cap;

@@ -136,7 +136,7 @@ static void say_short(const struct pc_consult *pc, const struct pc_node *n,
 	if (is(pc, n->hyp, "FrequentSyncOperations"))
 		say(w, "%.0f lock operations per second", n->value);
 	else if (is(pc, n->hyp, "CPUbound"))
-		say(w, "%.2f CPUs", n->value);
+		say(w, "using %.2f CPUs", n->value);
 	else if (is(pc, n->hyp, "TooManySmallIOOps"))
 		say(w, "%.0f bytes per I/O operation", n->value);
 	else if (is(pc, n->hyp, "ExcessiveIOBlockingTime"))
@@ -341,6 +341,8 @@ bool pc_findings_tell(struct pc_findings_told *t,
 {
 	bool seen = false;
 
+	if (f->symptom_of >= 0)
+		return false;   /* told when it stands alone, if it does */
 	if (f->nident == 0) {
 		if (refining(s, f->lead) || told_has(t, f->lead->id))
 			return false;
