@@ -439,6 +439,20 @@ static void impact(struct ctx *c, const struct fbuild *b,
 		}
 }
 
+/* The threads of proc started in function `name` ("<tid>:<name>"). */
+static int started_in(struct ctx *c, const struct pc_res *proc,
+		      const char *name)
+{
+	int k = 0;
+
+	for (size_t i = 0; i < proc->nchildren; i++) {
+		const char *colon = strchr(res(c, proc->children[i])->name, ':');
+
+		k += colon && strcmp(colon + 1, name) == 0;
+	}
+	return k;
+}
+
 /* Threads: those the leaves name; else, where the finding is in a
  * function, the threads started there (named "<tid>:<function>"). */
 static int threads(struct ctx *c, const struct fbuild *b,
@@ -467,11 +481,15 @@ static int threads(struct ctx *c, const struct fbuild *b,
 		proc = res(c, proc->children[0]);
 	if (proc->kind != PC_RES_PROCESS)
 		return 0;
-	for (size_t i = 0; i < proc->nchildren; i++) {
-		const char *colon = strchr(res(c, proc->children[i])->name, ':');
-
-		k += colon && strcmp(colon + 1, fn->name) == 0;
-	}
+	k = started_in(c, proc, fn->name);
+	/* Deeper down the call graph: the threads started in the outermost
+	 * function of its chain (main, a thread's start function). */
+	for (const struct pc_node *p = f->lead; k == 0 && p &&
+	     p->id != c->s->root; p = pc_node(c->s, p->orig_parent))
+		if (res(c, p->focus.r[0])->kind == PC_RES_FUNCTION &&
+		    (p->orig_parent < 0 || res(c, pc_node(c->s,
+		     p->orig_parent)->focus.r[0])->kind != PC_RES_FUNCTION))
+			k = started_in(c, proc, res(c, p->focus.r[0])->name);
 	return k;
 }
 
