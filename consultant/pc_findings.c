@@ -210,20 +210,51 @@ static bool names_cause(const struct ctx *c, pc_res_id id)
 	       k == PC_RES_FILE;
 }
 
+static void uf_join(struct ctx *c, int a, int b)
+{
+	int ra = uf_find(c, a), rb = uf_find(c, b);
+
+	c->uf[ra > rb ? ra : rb] = ra < rb ? ra : rb;
+}
+
+static bool is_generic(const struct pc_consult *pc, int hyp);
+
+/* The CPU of function F (generic group a) is the time of group b's
+ * cause when b's chain of refinements runs through F (b is in F or in
+ * what F calls) and b's hypothesis tested true at F itself: measured
+ * there, not guessed (demo_writer's CPU is its write()s'). */
+static bool cpu_spent_in(struct ctx *c, int a, int b)
+{
+	pc_res_id fn = c->gwhere[a][0];
+	struct pc_focus at;
+	int id;
+
+	if (!is_generic(c->pc, c->ghyp[a]) || is_generic(c->pc, c->ghyp[b]) ||
+	    res(c, fn)->kind != PC_RES_FUNCTION || c->gcode[b] == NULL ||
+	    !on_chain(c, c->gcode[b], fn))
+		return false;
+	pc_focus_top(c->pc->res, &at);
+	at.r[0] = fn;
+	id = pc_shg_find(c->s, c->ghyp[b], &at);
+	return id >= 0 && pc_node(c->s, id)->truth == PC_TRUE;
+}
+
 /* Step 2. */
 static void join_groups(struct ctx *c)
 {
 	for (int a = 0; a < c->ng; a++)
-		for (int b = a + 1; b < c->ng; b++)
-			for (int h = 0; h < PC_NHIER; h++) {
+		for (int b = 0; b < c->ng; b++) {
+			if (a == b)
+				continue;
+			if (cpu_spent_in(c, a, b))
+				uf_join(c, a, b);
+			for (int h = 0; b > a && h < PC_NHIER; h++) {
 				pc_res_id r = c->gwhere[a][h];
 
-				if (r == c->gwhere[b][h] && names_cause(c, r)) {
-					int ra = uf_find(c, a), rb = uf_find(c, b);
-
-					c->uf[ra > rb ? ra : rb] = ra < rb ? ra : rb;
-				}
+				if (r == c->gwhere[b][h] && names_cause(c, r))
+					uf_join(c, a, b);
 			}
+		}
 }
 
 /* ---- step 3: one finding per joined group ---- */
@@ -394,8 +425,9 @@ static double tightest(struct ctx *c, const struct fbuild *b, int hyp)
 }
 
 /* The impact: the cause's own measure in seconds (its tightest value);
- * for a cause measured otherwise (bytes per operation), its
- * why-ancestors' true nodes that hold its where (added as evidence);
+ * for a cause measured otherwise (bytes per operation), the smallest
+ * value of its why-ancestor's concluded nodes that hold its where
+ * (added as evidence);
  * else the largest measure in seconds of the other hypotheses joined,
  * specific ones before the generic CPU. */
 static void impact(struct ctx *c, const struct fbuild *b,
@@ -412,7 +444,11 @@ static void impact(struct ctx *c, const struct fbuild *b,
 		for (size_t i = 0; i < c->s->nn; i++) {
 			const struct pc_node *n = c->s->nodes[i];
 
-			if (n->hyp != a || n->truth != PC_TRUE ||
+			/* True or not: a measure of a narrower focus that
+			 * tested false (0 s blocked in I/O where 1-byte
+			 * operations were counted) is the tighter one. */
+			if (n->hyp != a || n->truth == PC_UNKNOWN ||
+			    isnan(n->value) ||
 			    !holds_where(c, n, f->where, f->lead))
 				continue;
 			if (!listed_in(fs, fs->npool - f->nnodes, n)) {
@@ -532,6 +568,42 @@ static void ident_of(struct ctx *c, const struct fbuild *b,
 	f->nident = fs->npool - from;
 }
 
+static pc_res_id module_of(struct ctx *c, pc_res_id fn)
+{
+	const struct pc_res *r = res(c, fn);
+
+	while (r->kind != PC_RES_MODULE && r->kind != PC_RES_HIERARCHY &&
+	       r->kind != PC_RES_ROOT)
+		r = res(c, r->parent);
+	return r->id;
+}
+
+/* The program's own function that calls into a library where the
+ * finding is (pc_finding.caller). */
+static pc_res_id caller_of(struct ctx *c, const struct pc_finding *f)
+{
+	const struct pc_node *leaf = NULL, *p;
+	pc_res_id outer = PC_RES_NONE, found = PC_RES_NONE;
+
+	if (res(c, f->where[0])->kind != PC_RES_FUNCTION)
+		return PC_RES_NONE;
+	for (size_t i = 0; i < f->nnodes && leaf == NULL; i++)
+		if (f->nodes[i]->focus.r[0] == f->where[0])
+			leaf = f->nodes[i];
+	for (p = leaf; p && p->id != c->s->root;
+	     p = pc_node(c->s, p->orig_parent))
+		if (res(c, p->focus.r[0])->kind == PC_RES_FUNCTION)
+			outer = module_of(c, p->focus.r[0]);
+	if (outer == PC_RES_NONE || outer == module_of(c, f->where[0]))
+		return PC_RES_NONE;
+	for (p = leaf; p && p->id != c->s->root && found == PC_RES_NONE;
+	     p = pc_node(c->s, p->orig_parent))
+		if (res(c, p->focus.r[0])->kind == PC_RES_FUNCTION &&
+		    module_of(c, p->focus.r[0]) == outer)
+			found = p->focus.r[0];
+	return found;
+}
+
 static void build_one(struct ctx *c, const struct fbuild *b,
 		      struct pc_findings *fs, struct pc_finding *f)
 {
@@ -557,6 +629,8 @@ static void build_one(struct ctx *c, const struct fbuild *b,
 			f->unconfirmed &= n->unconfirmed;
 	}
 	impact(c, b, fs, f);
+	f->nodes = fs->pool + fs->npool - f->nnodes;
+	f->caller = caller_of(c, f);
 	f->nthreads = threads(c, b, f);
 	chain_of(c, fs, f);
 	ident_of(c, b, fs, f);

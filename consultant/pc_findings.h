@@ -47,6 +47,10 @@ struct pc_finding {
 	/* The most specific resource in each hierarchy (PC_HIER_* order of
 	 * pc_focus), the hierarchy's root when unconstrained. */
 	pc_res_id where[PC_NHIER];
+	/* When the function is in another module than the code its chain
+	 * starts in (a library's write() called from the program), the
+	 * deepest function of that module on the chain, else PC_RES_NONE. */
+	pc_res_id caller;
 	double impact;                  /* seconds per second; NaN unknown */
 	int nthreads;                   /* threads it is seen in, 0 unknown */
 	double since_s;                 /* first of its nodes true */

@@ -188,6 +188,9 @@ static void say_main(const struct pc_consult *pc, const struct pc_finding *f,
 		    h->cmp == PC_CMP_GT ? ">" : "<", f->lead->threshold);
 	}
 	say_code(pc, f->where[0], w);
+	if (f->caller != PC_RES_NONE)
+		say(w, ", called from `%s` (%s)", rs(pc, f->caller)->name,
+		    rs(pc, rs(pc, f->caller)->parent)->name);
 }
 
 char *pc_finding_line(const struct pc_consult *pc, const struct pc_finding *f,
@@ -260,9 +263,9 @@ static json_t *evidence_json(const struct pc_consult *pc,
 {
 	const struct pc_hypothesis *h = pc_node_hyp(pc, n);
 
-	return json_pack("{s:i, s:s, s:o, s:o, s:o, s:s, s:b, s:b}",
+	return json_pack("{s:i, s:s, s:o, s:s, s:o, s:o, s:s, s:b, s:b}",
 		"node", n->id, "hypothesis", h->name,
-		"focus", focus_json(pc, n),
+		"focus", focus_json(pc, n), "truth", pc_truth_name(n->truth),
 		"value", num_or_null(n->value),
 		"threshold", num_or_null(n->threshold),
 		"compare", h->cmp == PC_CMP_GT ? "gt" : "lt",
@@ -281,7 +284,7 @@ json_t *pc_finding_json(const struct pc_consult *pc,
 		json_array_append_new(ev, evidence_json(pc, f->nodes[i]));
 	for (size_t i = 0; i < f->nchain; i++)
 		json_array_append_new(chain, json_string(f->chain[i]->name));
-	return json_pack("{s:i, s:s, s:s, s:o, s:{s:o, s:o, s:o, s:o}, "
+	return json_pack("{s:i, s:s, s:s, s:o, s:{s:o, s:o, s:o, s:o, s:o}, "
 			 "s:o, s:o, s:f, s:b, s:b, s:o, s:o, s:o}",
 		"id", f->id, "hypothesis", hyp_name(pc, f->hyp),
 		"text", pc_finding_line(pc, f, line, sizeof(line)),
@@ -291,6 +294,8 @@ json_t *pc_finding_json(const struct pc_consult *pc,
 		"threads", path_or_null(pc, f->where[1]),
 		"object", path_or_null(pc, f->where[2]),
 		"file", path_or_null(pc, f->where[3]),
+		"caller", f->caller == PC_RES_NONE ? json_null() :
+			  json_string(rs(pc, f->caller)->path),
 		"nthreads", f->nthreads ? json_integer(f->nthreads) :
 			    json_null(),
 		"value", num_or_null(f->lead->value),
