@@ -13,7 +13,10 @@
  *     and identifies none;
  *  2. groups that name the same function, sync object or file join,
  *     whatever their hypotheses (the mutex waited for and locked very
- *     often; the function whose CPU is its tiny writes);
+ *     often); so do a hypothesis and its why-refinement on compatible
+ *     foci (blocked in I/O on a thread, small I/O in its function), and
+ *     the CPU of a function with a cause that tested true in it and
+ *     whose chain runs through it (a writer's CPU is its write()s');
  *  3. each group's cause, where, impact, threads; then the ranking.
  */
 #include "pc_findings.h"
@@ -84,11 +87,21 @@ static bool on_chain(const struct ctx *c, const struct pc_node *n,
 	return false;
 }
 
+/* Two threads of one process: one cause may hold several threads (the
+ * finding's threads are a set; its where is then the process). */
+static bool sibling_threads(const struct ctx *c, pc_res_id a, pc_res_id b)
+{
+	return res(c, a)->kind == PC_RES_THREAD &&
+	       res(c, b)->kind == PC_RES_THREAD &&
+	       res(c, a)->parent == res(c, b)->parent;
+}
+
 static bool compat(const struct ctx *c, int h, pc_res_id a,
 		   const struct pc_node *na, pc_res_id b,
 		   const struct pc_node *nb)
 {
-	if (a == b || res_anc(c, a, b) || res_anc(c, b, a))
+	if (a == b || res_anc(c, a, b) || res_anc(c, b, a) ||
+	    (h == 1 && sibling_threads(c, a, b)))
 		return true;
 	return h == 0 && ((nb && on_chain(c, nb, a)) ||
 			  (na && on_chain(c, na, b)));
@@ -184,13 +197,18 @@ static void group_per_hypothesis(struct ctx *c)
 			c->mem[fit[i]][l] = nf == 1 ? 1 : 2;
 		if (nf > 1)
 			continue;
-		for (int h = 0; h < PC_NHIER; h++)
-			if (depth(c, c->leaf[l]->focus.r[h]) >
-			    depth(c, c->gwhere[fit[0]][h])) {
-				c->gwhere[fit[0]][h] = c->leaf[l]->focus.r[h];
+		for (int h = 0; h < PC_NHIER; h++) {
+			pc_res_id *gw = &c->gwhere[fit[0]][h];
+			pc_res_id r = c->leaf[l]->focus.r[h];
+
+			if (sibling_threads(c, *gw, r))
+				*gw = res(c, r)->parent;
+			else if (depth(c, r) > depth(c, *gw)) {
+				*gw = r;
 				if (h == 0)
 					c->gcode[fit[0]] = c->leaf[l];
 			}
+		}
 	}
 }
 
@@ -239,6 +257,31 @@ static bool cpu_spent_in(struct ctx *c, int a, int b)
 	return id >= 0 && pc_node(c->s, id)->truth == PC_TRUE;
 }
 
+/* hyp a is hyp b or one of its why-ancestors (ExcessiveIOBlockingTime
+ * of TooManySmallIOOps). */
+static bool why_anc(const struct ctx *c, int a, int b)
+{
+	for (int h = b; h >= 0; h = c->pc->cfg->hyp[h].parent_idx)
+		if (h == a)
+			return true;
+	return false;
+}
+
+/* One cause seen by a hypothesis and its why-refinement, on foci that
+ * refine each other (I/O blocking on a thread and file; small I/O in
+ * the function that thread runs). */
+static bool same_family(struct ctx *c, int a, int b)
+{
+	if (c->ghyp[a] == c->ghyp[b] || !(why_anc(c, c->ghyp[a], c->ghyp[b]) ||
+					  why_anc(c, c->ghyp[b], c->ghyp[a])))
+		return false;
+	for (int h = 0; h < PC_NHIER; h++)
+		if (!compat(c, h, c->gwhere[a][h], h ? NULL : c->gcode[a],
+			    c->gwhere[b][h], h ? NULL : c->gcode[b]))
+			return false;
+	return true;
+}
+
 /* Step 2. */
 static void join_groups(struct ctx *c)
 {
@@ -246,7 +289,7 @@ static void join_groups(struct ctx *c)
 		for (int b = 0; b < c->ng; b++) {
 			if (a == b)
 				continue;
-			if (cpu_spent_in(c, a, b))
+			if (cpu_spent_in(c, a, b) || same_family(c, a, b))
 				uf_join(c, a, b);
 			for (int h = 0; b > a && h < PC_NHIER; h++) {
 				pc_res_id r = c->gwhere[a][h];
@@ -402,26 +445,60 @@ static void pick_lead(struct ctx *c, const struct fbuild *b,
 		if (!b->own[i])
 			continue;
 		for (int h = 0; h < PC_NHIER; h++)
-			if (depth(c, n->focus.r[h]) > depth(c, f->where[h]))
+			if (sibling_threads(c, f->where[h], n->focus.r[h]))
+				f->where[h] = res(c, n->focus.r[h])->parent;
+			else if (depth(c, n->focus.r[h]) >
+				 depth(c, f->where[h]))
 				f->where[h] = n->focus.r[h];
 	}
 }
 
-/* The smallest value of hypothesis hyp among the finding's leaves (each
- * measures the cause restricted to its focus: the smallest is the
- * tightest); NaN when none. */
+/* The cause's measure by hypothesis hyp among the finding's leaves:
+ * each measures it restricted to its focus, so the smallest is the
+ * tightest; leaves of single threads measure a part of it each: their
+ * sum (one value a thread, its smallest), when no leaf covers the
+ * threads together.  NaN when no leaf of hyp has a value. */
 static double tightest(struct ctx *c, const struct fbuild *b, int hyp)
 {
-	double lo = NAN;
+	double lo = NAN, sum = 0;
+	bool any_thread = false;
 
 	for (size_t i = 0; i < b->n; i++) {
 		const struct pc_node *n = c->leaf[b->leaves[i]];
 
-		if (n->hyp == hyp && !isnan(n->value) &&
-		    (isnan(lo) || n->value < lo))
+		if (n->hyp != hyp || isnan(n->value) ||
+		    res(c, n->focus.r[1])->kind == PC_RES_THREAD)
+			continue;
+		if (isnan(lo) || n->value < lo)
 			lo = n->value;
 	}
-	return lo;
+	if (!isnan(lo))
+		return lo;
+	for (size_t i = 0; i < b->n; i++) {
+		const struct pc_node *n = c->leaf[b->leaves[i]];
+		double t = n->value;
+		bool first = true;
+
+		if (n->hyp != hyp || isnan(t) || !b->own[i] ||
+		    res(c, n->focus.r[1])->kind != PC_RES_THREAD)
+			continue;
+		for (size_t j = 0; j < b->n; j++) {
+			const struct pc_node *m = c->leaf[b->leaves[j]];
+
+			if (m->hyp != hyp || !b->own[j] || isnan(m->value) ||
+			    m->focus.r[1] != n->focus.r[1])
+				continue;
+			if (j < i)
+				first = false;
+			if (m->value < t)
+				t = m->value;
+		}
+		if (first) {
+			sum += t;
+			any_thread = true;
+		}
+	}
+	return any_thread ? sum : NAN;
 }
 
 /* The impact: the cause's own measure in seconds (its tightest value);
@@ -444,12 +521,15 @@ static void impact(struct ctx *c, const struct fbuild *b,
 		for (size_t i = 0; i < c->s->nn; i++) {
 			const struct pc_node *n = c->s->nodes[i];
 
-			/* True or not: a measure of a narrower focus that
-			 * tested false (0 s blocked in I/O where 1-byte
-			 * operations were counted) is the tighter one. */
-			if (n->hyp != a || n->truth == PC_UNKNOWN ||
-			    isnan(n->value) ||
-			    !holds_where(c, n, f->where, f->lead))
+			/* True ones that hold the where, and the one at the
+			 * cause's own focus even when it tested false (0 s
+			 * blocked in I/O where 1-byte operations were
+			 * counted): the tightest measure. */
+			if (n->hyp != a || isnan(n->value) ||
+			    !(n->truth == PC_TRUE ? holds_where(c, n, f->where,
+								f->lead) :
+			      n->truth == PC_FALSE &&
+			      pc_focus_eq(&n->focus, &f->lead->focus)))
 				continue;
 			if (!listed_in(fs, fs->npool - f->nnodes, n)) {
 				pool_add(fs, n);
@@ -489,7 +569,7 @@ static int started_in(struct ctx *c, const struct pc_res *proc,
 	return k;
 }
 
-/* Threads: those the leaves name; else, where the finding is in a
+/* Threads: those its own leaves name; else, where the finding is in a
  * function, the threads started there (named "<tid>:<function>"). */
 static int threads(struct ctx *c, const struct fbuild *b,
 		   const struct pc_finding *f)
@@ -503,7 +583,7 @@ static int threads(struct ctx *c, const struct fbuild *b,
 		pc_res_id t = c->leaf[b->leaves[i]]->focus.r[1];
 		int dup = 0;
 
-		if (res(c, t)->kind != PC_RES_THREAD)
+		if (!b->own[i] || res(c, t)->kind != PC_RES_THREAD)
 			continue;
 		for (int j = 0; j < k; j++)
 			dup |= seen[j] == t;
