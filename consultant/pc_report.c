@@ -573,8 +573,7 @@ static void text_search(const struct pc_consult *pc,
 	text_not_tested(pc, s, stop, f);
 }
 
-/* The head: the global phase's findings in plain words, ranked. */
-static void text_findings(const struct pc_consult *pc, FILE *f)
+void pc_report_findings_text(const struct pc_consult *pc, FILE *f)
 {
 	struct pc_findings fs = { 0 };
 	char line[1024], imp[64];
@@ -617,7 +616,7 @@ void pc_report_text(const struct pc_consult *pc,
 		pc_tunable_get(pc->cfg, "costLimit") * 100,
 		pc->peak_observed * 100, pc->runs, pc->skipped, pc->shed);
 	if (pc->global)
-		text_findings(pc, f);
+		pc_report_findings_text(pc, f);
 	if (pc->global)
 		text_search(pc, pc->global, stop_of(m), f);
 	for (size_t i = 0; i < pc->nended; i++)

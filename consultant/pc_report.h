@@ -67,6 +67,12 @@ json_t *pc_report_json(const struct pc_consult *pc,
  * word for it). */
 const char *pc_report_node_state(const struct pc_node *n);
 
+/* The text report's head: "findings, most impact first:", each finding
+ * in plain words and its impact, then the line that announces the
+ * details; nothing when there is no finding (the dashboard prints it
+ * after `q`). */
+void pc_report_findings_text(const struct pc_consult *pc, FILE *f);
+
 int pc_report_write_json(const struct pc_consult *pc,
 			 const struct pc_report_meta *m, FILE *f);
 void pc_report_text(const struct pc_consult *pc,
