@@ -20,53 +20,38 @@
  *  3. each group's cause, where, impact, threads; then the ranking.
  */
 #include "pc_findings.h"
+#include "pc_findings_int.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define MAXL 256   /* leaves considered, as the reports list at most */
-
-struct ctx {
-	const struct pc_consult *pc;
-	const struct pc_search *s;
-	const struct pc_node *leaf[MAXL];
-	size_t nl;
-	int ng;
-	int ghyp[MAXL];
-	pc_res_id gwhere[MAXL][PC_NHIER];
-	const struct pc_node *gcode[MAXL];   /* leaf giving the /Code where */
-	unsigned char mem[MAXL][MAXL];       /* [group][leaf]: 1 own,
-						2 compatible with others too */
-	int uf[MAXL];
-};
-
-static const struct pc_res *res(const struct ctx *c, pc_res_id id)
+const struct pc_res *pc_findings_res(const struct pc_findings_ctx *c, pc_res_id id)
 {
 	return pc_res_get(c->pc->res, id);
 }
 
-static int depth(const struct ctx *c, pc_res_id id)
+static int depth(const struct pc_findings_ctx *c, pc_res_id id)
 {
 	int d = 0;
 
-	for (const struct pc_res *r = res(c, id);
+	for (const struct pc_res *r = pc_findings_res(c, id);
 	     r && r->kind != PC_RES_HIERARCHY && r->kind != PC_RES_ROOT;
-	     r = res(c, r->parent))
+	     r = pc_findings_res(c, r->parent))
 		d++;
 	return d;
 }
 
-static bool is_root(const struct ctx *c, pc_res_id id)
+bool pc_findings_is_root(const struct pc_findings_ctx *c, pc_res_id id)
 {
-	return res(c, id)->kind == PC_RES_HIERARCHY;
+	return pc_findings_res(c, id)->kind == PC_RES_HIERARCHY;
 }
 
 /* a is b or one of its ancestors in the resource tree. */
-static bool res_anc(const struct ctx *c, pc_res_id a, pc_res_id b)
+static bool res_anc(const struct pc_findings_ctx *c, pc_res_id a, pc_res_id b)
 {
-	for (const struct pc_res *r = res(c, b); r; r = r->parent ?
-	     res(c, r->parent) : NULL) {
+	for (const struct pc_res *r = pc_findings_res(c, b); r; r = r->parent ?
+	     pc_findings_res(c, r->parent) : NULL) {
 		if (r->id == a)
 			return true;
 		if (r->kind == PC_RES_ROOT)
@@ -77,7 +62,7 @@ static bool res_anc(const struct ctx *c, pc_res_id a, pc_res_id b)
 
 /* A /Code resource refined on n's chain (the call graph search refines
  * a caller to its callees: they are not ancestors in the tree). */
-static bool on_chain(const struct ctx *c, const struct pc_node *n,
+static bool on_chain(const struct pc_findings_ctx *c, const struct pc_node *n,
 		     pc_res_id code)
 {
 	for (const struct pc_node *p = n; p && p->id != c->s->root;
@@ -89,14 +74,14 @@ static bool on_chain(const struct ctx *c, const struct pc_node *n,
 
 /* Two threads of one process: one cause may hold several threads (the
  * finding's threads are a set; its where is then the process). */
-static bool sibling_threads(const struct ctx *c, pc_res_id a, pc_res_id b)
+static bool sibling_threads(const struct pc_findings_ctx *c, pc_res_id a, pc_res_id b)
 {
-	return res(c, a)->kind == PC_RES_THREAD &&
-	       res(c, b)->kind == PC_RES_THREAD &&
-	       res(c, a)->parent == res(c, b)->parent;
+	return pc_findings_res(c, a)->kind == PC_RES_THREAD &&
+	       pc_findings_res(c, b)->kind == PC_RES_THREAD &&
+	       pc_findings_res(c, a)->parent == pc_findings_res(c, b)->parent;
 }
 
-static bool compat(const struct ctx *c, int h, pc_res_id a,
+static bool compat(const struct pc_findings_ctx *c, int h, pc_res_id a,
 		   const struct pc_node *na, pc_res_id b,
 		   const struct pc_node *nb)
 {
@@ -107,7 +92,7 @@ static bool compat(const struct ctx *c, int h, pc_res_id a,
 			  (na && on_chain(c, na, b)));
 }
 
-static int chain_len(const struct ctx *c, const struct pc_node *n)
+static int chain_len(const struct pc_findings_ctx *c, const struct pc_node *n)
 {
 	int k = 0;
 
@@ -117,7 +102,7 @@ static int chain_len(const struct ctx *c, const struct pc_node *n)
 	return k;
 }
 
-static int spec(const struct ctx *c, const struct pc_node *n)
+static int spec(const struct pc_findings_ctx *c, const struct pc_node *n)
 {
 	int d = 0;
 
@@ -136,7 +121,7 @@ static bool is_leaf(const struct pc_search *s, const struct pc_node *n)
 	return true;
 }
 
-static void collect_leaves(struct ctx *c)
+static void collect_leaves(struct pc_findings_ctx *c)
 {
 	for (size_t i = 0; i < c->s->nn && c->nl < MAXL; i++)
 		if (is_leaf(c->s, c->s->nodes[i]))
@@ -157,7 +142,7 @@ static void collect_leaves(struct ctx *c)
 	}
 }
 
-static bool fits_group(const struct ctx *c, int g, const struct pc_node *n)
+static bool fits_group(const struct pc_findings_ctx *c, int g, const struct pc_node *n)
 {
 	if (c->ghyp[g] != n->hyp)
 		return false;
@@ -168,7 +153,7 @@ static bool fits_group(const struct ctx *c, int g, const struct pc_node *n)
 	return true;
 }
 
-static void new_group(struct ctx *c, size_t l)
+static void new_group(struct pc_findings_ctx *c, size_t l)
 {
 	const struct pc_node *n = c->leaf[l];
 	int g = c->ng++;
@@ -181,7 +166,7 @@ static void new_group(struct ctx *c, size_t l)
 }
 
 /* Step 1. */
-static void group_per_hypothesis(struct ctx *c)
+static void group_per_hypothesis(struct pc_findings_ctx *c)
 {
 	for (size_t l = 0; l < c->nl; l++) {
 		int fit[MAXL], nf = 0;
@@ -202,7 +187,7 @@ static void group_per_hypothesis(struct ctx *c)
 			pc_res_id r = c->leaf[l]->focus.r[h];
 
 			if (sibling_threads(c, *gw, r))
-				*gw = res(c, r)->parent;
+				*gw = pc_findings_res(c, r)->parent;
 			else if (depth(c, r) > depth(c, *gw)) {
 				*gw = r;
 				if (h == 0)
@@ -212,7 +197,7 @@ static void group_per_hypothesis(struct ctx *c)
 	}
 }
 
-static int uf_find(struct ctx *c, int g)
+static int uf_find(struct pc_findings_ctx *c, int g)
 {
 	while (c->uf[g] != g)
 		g = c->uf[g] = c->uf[c->uf[g]];
@@ -220,35 +205,34 @@ static int uf_find(struct ctx *c, int g)
 }
 
 /* A resource that names one cause: a function, a sync object, a file. */
-static bool names_cause(const struct ctx *c, pc_res_id id)
+static bool names_cause(const struct pc_findings_ctx *c, pc_res_id id)
 {
-	enum pc_res_kind k = res(c, id)->kind;
+	enum pc_res_kind k = pc_findings_res(c, id)->kind;
 
 	return k == PC_RES_FUNCTION || k == PC_RES_SYNCOBJ ||
 	       k == PC_RES_FILE;
 }
 
-static void uf_join(struct ctx *c, int a, int b)
+static void uf_join(struct pc_findings_ctx *c, int a, int b)
 {
 	int ra = uf_find(c, a), rb = uf_find(c, b);
 
 	c->uf[ra > rb ? ra : rb] = ra < rb ? ra : rb;
 }
 
-static bool is_generic(const struct pc_consult *pc, int hyp);
 
 /* The CPU of function F (generic group a) is the time of group b's
  * cause when b's chain of refinements runs through F (b is in F or in
  * what F calls) and b's hypothesis tested true at F itself: measured
  * there, not guessed (demo_writer's CPU is its write()s'). */
-static bool cpu_spent_in(struct ctx *c, int a, int b)
+static bool cpu_spent_in(struct pc_findings_ctx *c, int a, int b)
 {
 	pc_res_id fn = c->gwhere[a][0];
 	struct pc_focus at;
 	int id;
 
-	if (!is_generic(c->pc, c->ghyp[a]) || is_generic(c->pc, c->ghyp[b]) ||
-	    res(c, fn)->kind != PC_RES_FUNCTION || c->gcode[b] == NULL ||
+	if (!pc_findings_is_generic(c->pc, c->ghyp[a]) || pc_findings_is_generic(c->pc, c->ghyp[b]) ||
+	    pc_findings_res(c, fn)->kind != PC_RES_FUNCTION || c->gcode[b] == NULL ||
 	    !on_chain(c, c->gcode[b], fn))
 		return false;
 	pc_focus_top(c->pc->res, &at);
@@ -259,7 +243,7 @@ static bool cpu_spent_in(struct ctx *c, int a, int b)
 
 /* hyp a is hyp b or one of its why-ancestors (ExcessiveIOBlockingTime
  * of TooManySmallIOOps). */
-static bool why_anc(const struct ctx *c, int a, int b)
+static bool why_anc(const struct pc_findings_ctx *c, int a, int b)
 {
 	for (int h = b; h >= 0; h = c->pc->cfg->hyp[h].parent_idx)
 		if (h == a)
@@ -270,7 +254,7 @@ static bool why_anc(const struct ctx *c, int a, int b)
 /* One cause seen by a hypothesis and its why-refinement, on foci that
  * refine each other (I/O blocking on a thread and file; small I/O in
  * the function that thread runs). */
-static bool same_family(struct ctx *c, int a, int b)
+static bool same_family(struct pc_findings_ctx *c, int a, int b)
 {
 	if (c->ghyp[a] == c->ghyp[b] || !(why_anc(c, c->ghyp[a], c->ghyp[b]) ||
 					  why_anc(c, c->ghyp[b], c->ghyp[a])))
@@ -283,7 +267,7 @@ static bool same_family(struct ctx *c, int a, int b)
 }
 
 /* Step 2. */
-static void join_groups(struct ctx *c)
+static void join_groups(struct pc_findings_ctx *c)
 {
 	for (int a = 0; a < c->ng; a++)
 		for (int b = 0; b < c->ng; b++) {
@@ -305,7 +289,7 @@ static void join_groups(struct ctx *c)
 /* A generic hypothesis: one measured with the kernel's CPU clock
  * (CPUbound): a wait or I/O cause seen in the same code is the more
  * specific explanation. */
-static bool is_generic(const struct pc_consult *pc, int hyp)
+bool pc_findings_is_generic(const struct pc_consult *pc, int hyp)
 {
 	const struct pc_hypothesis *h = &pc->cfg->hyp[hyp];
 
@@ -345,8 +329,8 @@ static int why_depth(const struct pc_consult *pc, int hyp)
  * axis, measured in seconds. */
 static bool better_hyp(const struct pc_consult *pc, int a, int b)
 {
-	if (is_generic(pc, a) != is_generic(pc, b))
-		return !is_generic(pc, a);
+	if (pc_findings_is_generic(pc, a) != pc_findings_is_generic(pc, b))
+		return !pc_findings_is_generic(pc, a);
 	if (why_depth(pc, a) != why_depth(pc, b))
 		return why_depth(pc, a) > why_depth(pc, b);
 	if (pc_findings_in_seconds(pc, a) != pc_findings_in_seconds(pc, b))
@@ -377,7 +361,7 @@ static bool listed_in(struct pc_findings *fs, size_t from,
 /* A true node of a why-ancestor of hyp whose focus holds the finding's
  * where in every hierarchy: its measure in seconds (the I/O blocking
  * time of the code doing small I/O). */
-static bool holds_where(const struct ctx *c, const struct pc_node *n,
+static bool holds_where(const struct pc_findings_ctx *c, const struct pc_node *n,
 			const pc_res_id *where, const struct pc_node *lead)
 {
 	for (int h = 0; h < PC_NHIER; h++)
@@ -394,7 +378,7 @@ struct fbuild {
 	size_t n;
 };
 
-static void members(struct ctx *c, int root, struct fbuild *b)
+static void members(struct pc_findings_ctx *c, int root, struct fbuild *b)
 {
 	b->root = root;
 	b->n = 0;
@@ -423,7 +407,7 @@ static void members(struct ctx *c, int root, struct fbuild *b)
 		}
 }
 
-static void pick_lead(struct ctx *c, const struct fbuild *b,
+static void pick_lead(struct pc_findings_ctx *c, const struct fbuild *b,
 		      struct pc_finding *f)
 {
 	f->lead = NULL;
@@ -446,7 +430,7 @@ static void pick_lead(struct ctx *c, const struct fbuild *b,
 			continue;
 		for (int h = 0; h < PC_NHIER; h++)
 			if (sibling_threads(c, f->where[h], n->focus.r[h]))
-				f->where[h] = res(c, n->focus.r[h])->parent;
+				f->where[h] = pc_findings_res(c, n->focus.r[h])->parent;
 			else if (depth(c, n->focus.r[h]) >
 				 depth(c, f->where[h]))
 				f->where[h] = n->focus.r[h];
@@ -458,7 +442,7 @@ static void pick_lead(struct ctx *c, const struct fbuild *b,
  * tightest; leaves of single threads measure a part of it each: their
  * sum (one value a thread, its smallest), when no leaf covers the
  * threads together.  NaN when no leaf of hyp has a value. */
-static double tightest(struct ctx *c, const struct fbuild *b, int hyp)
+static double tightest(struct pc_findings_ctx *c, const struct fbuild *b, int hyp)
 {
 	double lo = NAN, sum = 0;
 	bool any_thread = false;
@@ -467,7 +451,7 @@ static double tightest(struct ctx *c, const struct fbuild *b, int hyp)
 		const struct pc_node *n = c->leaf[b->leaves[i]];
 
 		if (n->hyp != hyp || isnan(n->value) ||
-		    res(c, n->focus.r[1])->kind == PC_RES_THREAD)
+		    pc_findings_res(c, n->focus.r[1])->kind == PC_RES_THREAD)
 			continue;
 		if (isnan(lo) || n->value < lo)
 			lo = n->value;
@@ -480,7 +464,7 @@ static double tightest(struct ctx *c, const struct fbuild *b, int hyp)
 		bool first = true;
 
 		if (n->hyp != hyp || isnan(t) || !b->own[i] ||
-		    res(c, n->focus.r[1])->kind != PC_RES_THREAD)
+		    pc_findings_res(c, n->focus.r[1])->kind != PC_RES_THREAD)
 			continue;
 		for (size_t j = 0; j < b->n; j++) {
 			const struct pc_node *m = c->leaf[b->leaves[j]];
@@ -507,7 +491,7 @@ static double tightest(struct ctx *c, const struct fbuild *b, int hyp)
  * (added as evidence);
  * else the largest measure in seconds of the other hypotheses joined,
  * specific ones before the generic CPU. */
-static void impact(struct ctx *c, const struct fbuild *b,
+static void impact(struct pc_findings_ctx *c, const struct fbuild *b,
 		   struct pc_findings *fs, struct pc_finding *f)
 {
 	f->impact = pc_findings_in_seconds(c->pc, f->hyp) ?
@@ -546,7 +530,7 @@ static void impact(struct ctx *c, const struct fbuild *b,
 			int h = c->leaf[b->leaves[i]]->hyp;
 			double v;
 
-			if (is_generic(c->pc, h) != generic ||
+			if (pc_findings_is_generic(c->pc, h) != generic ||
 			    !pc_findings_in_seconds(c->pc, h))
 				continue;
 			v = tightest(c, b, h);
@@ -556,13 +540,13 @@ static void impact(struct ctx *c, const struct fbuild *b,
 }
 
 /* The threads of proc started in function `name` ("<tid>:<name>"). */
-static int started_in(struct ctx *c, const struct pc_res *proc,
+static int started_in(struct pc_findings_ctx *c, const struct pc_res *proc,
 		      const char *name)
 {
 	int k = 0;
 
 	for (size_t i = 0; i < proc->nchildren; i++) {
-		const char *colon = strchr(res(c, proc->children[i])->name, ':');
+		const char *colon = strchr(pc_findings_res(c, proc->children[i])->name, ':');
 
 		k += colon && strcmp(colon + 1, name) == 0;
 	}
@@ -571,19 +555,19 @@ static int started_in(struct ctx *c, const struct pc_res *proc,
 
 /* Threads: those its own leaves name; else, where the finding is in a
  * function, the threads started there (named "<tid>:<function>"). */
-static int threads(struct ctx *c, const struct fbuild *b,
+static int threads(struct pc_findings_ctx *c, const struct fbuild *b,
 		   const struct pc_finding *f)
 {
 	pc_res_id seen[MAXL];
 	int k = 0;
-	const struct pc_res *fn = res(c, f->where[0]);
+	const struct pc_res *fn = pc_findings_res(c, f->where[0]);
 	const struct pc_res *proc;
 
 	for (size_t i = 0; i < b->n; i++) {
 		pc_res_id t = c->leaf[b->leaves[i]]->focus.r[1];
 		int dup = 0;
 
-		if (!b->own[i] || res(c, t)->kind != PC_RES_THREAD)
+		if (!b->own[i] || pc_findings_res(c, t)->kind != PC_RES_THREAD)
 			continue;
 		for (int j = 0; j < k; j++)
 			dup |= seen[j] == t;
@@ -592,9 +576,9 @@ static int threads(struct ctx *c, const struct fbuild *b,
 	}
 	if (k > 0 || fn->kind != PC_RES_FUNCTION)
 		return k;
-	proc = res(c, f->where[1]);
+	proc = pc_findings_res(c, f->where[1]);
 	if (proc->kind == PC_RES_HIERARCHY && proc->nchildren == 1)
-		proc = res(c, proc->children[0]);
+		proc = pc_findings_res(c, proc->children[0]);
 	if (proc->kind != PC_RES_PROCESS)
 		return 0;
 	k = started_in(c, proc, fn->name);
@@ -602,14 +586,14 @@ static int threads(struct ctx *c, const struct fbuild *b,
 	 * function of its chain (main, a thread's start function). */
 	for (const struct pc_node *p = f->lead; k == 0 && p &&
 	     p->id != c->s->root; p = pc_node(c->s, p->orig_parent))
-		if (res(c, p->focus.r[0])->kind == PC_RES_FUNCTION &&
-		    (p->orig_parent < 0 || res(c, pc_node(c->s,
+		if (pc_findings_res(c, p->focus.r[0])->kind == PC_RES_FUNCTION &&
+		    (p->orig_parent < 0 || pc_findings_res(c, pc_node(c->s,
 		     p->orig_parent)->focus.r[0])->kind != PC_RES_FUNCTION))
-			k = started_in(c, proc, res(c, p->focus.r[0])->name);
+			k = started_in(c, proc, pc_findings_res(c, p->focus.r[0])->name);
 	return k;
 }
 
-static void chain_of(struct ctx *c, struct pc_findings *fs,
+static void chain_of(struct pc_findings_ctx *c, struct pc_findings *fs,
 		     struct pc_finding *f)
 {
 	const struct pc_node *ch[128];
@@ -632,7 +616,7 @@ static void chain_of(struct ctx *c, struct pc_findings *fs,
 
 /* The told identity: the chains of its own leaves below the top-level
  * nodes (pc_findings_tell). */
-static void ident_of(struct ctx *c, const struct fbuild *b,
+static void ident_of(struct pc_findings_ctx *c, const struct fbuild *b,
 		     struct pc_findings *fs, struct pc_finding *f)
 {
 	size_t from = fs->npool;
@@ -648,43 +632,43 @@ static void ident_of(struct ctx *c, const struct fbuild *b,
 	f->nident = fs->npool - from;
 }
 
-static pc_res_id module_of(struct ctx *c, pc_res_id fn)
+static pc_res_id module_of(struct pc_findings_ctx *c, pc_res_id fn)
 {
-	const struct pc_res *r = res(c, fn);
+	const struct pc_res *r = pc_findings_res(c, fn);
 
 	while (r->kind != PC_RES_MODULE && r->kind != PC_RES_HIERARCHY &&
 	       r->kind != PC_RES_ROOT)
-		r = res(c, r->parent);
+		r = pc_findings_res(c, r->parent);
 	return r->id;
 }
 
 /* The program's own function that calls into a library where the
  * finding is (pc_finding.caller). */
-static pc_res_id caller_of(struct ctx *c, const struct pc_finding *f)
+static pc_res_id caller_of(struct pc_findings_ctx *c, const struct pc_finding *f)
 {
 	const struct pc_node *leaf = NULL, *p;
 	pc_res_id outer = PC_RES_NONE, found = PC_RES_NONE;
 
-	if (res(c, f->where[0])->kind != PC_RES_FUNCTION)
+	if (pc_findings_res(c, f->where[0])->kind != PC_RES_FUNCTION)
 		return PC_RES_NONE;
 	for (size_t i = 0; i < f->nnodes && leaf == NULL; i++)
 		if (f->nodes[i]->focus.r[0] == f->where[0])
 			leaf = f->nodes[i];
 	for (p = leaf; p && p->id != c->s->root;
 	     p = pc_node(c->s, p->orig_parent))
-		if (res(c, p->focus.r[0])->kind == PC_RES_FUNCTION)
+		if (pc_findings_res(c, p->focus.r[0])->kind == PC_RES_FUNCTION)
 			outer = module_of(c, p->focus.r[0]);
 	if (outer == PC_RES_NONE || outer == module_of(c, f->where[0]))
 		return PC_RES_NONE;
 	for (p = leaf; p && p->id != c->s->root && found == PC_RES_NONE;
 	     p = pc_node(c->s, p->orig_parent))
-		if (res(c, p->focus.r[0])->kind == PC_RES_FUNCTION &&
+		if (pc_findings_res(c, p->focus.r[0])->kind == PC_RES_FUNCTION &&
 		    module_of(c, p->focus.r[0]) == outer)
 			found = p->focus.r[0];
 	return found;
 }
 
-static void build_one(struct ctx *c, const struct fbuild *b,
+static void build_one(struct pc_findings_ctx *c, const struct fbuild *b,
 		      struct pc_findings *fs, struct pc_finding *f)
 {
 	memset(f, 0, sizeof(*f));
@@ -718,102 +702,6 @@ static void build_one(struct ctx *c, const struct fbuild *b,
 
 /* ---- symptoms and ranking ---- */
 
-static bool hyp_in(const struct pc_consult *pc, const struct pc_finding *f,
-		   int hyp)
-{
-	for (size_t i = 0; i < f->nnodes; i++)
-		for (int a = f->nodes[i]->hyp; a >= 0;
-		     a = pc->cfg->hyp[a].parent_idx)
-			if (a == hyp && !pc->cfg->hyp[a].is_virtual)
-				return true;
-	return false;
-}
-
-/* CPU in a function where another finding's hypothesis is true or still
- * being tested (not concluded false there): maybe that cause's time. */
-static bool maybe_symptom(struct ctx *c, const struct pc_finding *a,
-			  const struct pc_finding *b)
-{
-	bool open = false;
-
-	if (!is_generic(c->pc, a->hyp) || is_generic(c->pc, b->hyp) ||
-	    res(c, a->where[0])->kind != PC_RES_FUNCTION)
-		return false;
-	for (size_t i = 0; i < c->s->nn; i++) {
-		const struct pc_node *n = c->s->nodes[i];
-		bool wide = true;
-
-		if (n->focus.r[0] != a->where[0] || is_generic(c->pc, n->hyp) ||
-		    !hyp_in(c->pc, b, n->hyp))
-			continue;
-		for (int h = 1; h < PC_NHIER; h++)
-			wide &= is_root(c, n->focus.r[h]);
-		if (wide && n->truth == PC_FALSE)
-			return false;
-		open |= n->truth == PC_TRUE ||
-			(n->truth == PC_UNKNOWN && !n->failed);
-	}
-	return open;
-}
-
-static int rank_cmp(const struct pc_finding *x, const struct pc_finding *y)
-{
-	bool sx = x->symptom_of >= 0, sy = y->symptom_of >= 0;
-
-	if (sx != sy)
-		return sx ? 1 : -1;
-	if (isnan(x->impact) != isnan(y->impact))
-		return isnan(x->impact) ? 1 : -1;
-	if (!isnan(x->impact) && x->impact != y->impact)
-		return x->impact > y->impact ? -1 : 1;
-	if (x->since_s != y->since_s)
-		return x->since_s < y->since_s ? -1 : 1;
-	return x->id - y->id;
-}
-
-static void rank(struct ctx *c, struct pc_findings *fs)
-{
-	int *by_id = malloc((fs->n + 1) * sizeof(*by_id));
-
-	if (by_id == NULL)
-		abort();
-	/* symptom_of holds a finding's id until the sort, then its rank */
-	for (size_t i = 0; i < fs->n; i++) {
-		double best = -1;
-
-		for (size_t j = 0; j < fs->n; j++) {
-			double im = isnan(fs->f[j].impact) ? 0 : fs->f[j].impact;
-
-			if (j != i && maybe_symptom(c, &fs->f[i], &fs->f[j]) &&
-			    im > best) {
-				best = im;
-				fs->f[i].symptom_of = fs->f[j].id;
-			}
-		}
-	}
-	for (size_t i = 1; i < fs->n; i++) {
-		struct pc_finding x = fs->f[i];
-		size_t j = i;
-
-		while (j > 0 && rank_cmp(&fs->f[j - 1], &x) > 0) {
-			fs->f[j] = fs->f[j - 1];
-			j--;
-		}
-		fs->f[j] = x;
-	}
-	for (size_t i = 0; i < fs->n; i++)
-		by_id[i] = fs->f[i].id;
-	for (size_t i = 0; i < fs->n; i++) {
-		int want = fs->f[i].symptom_of;
-
-		fs->f[i].symptom_of = -1;
-		for (size_t j = 0; want >= 0 && j < fs->n; j++)
-			if (by_id[j] == want)
-				fs->f[i].symptom_of = (int)j;
-	}
-	free(by_id);
-}
-
 void pc_findings_free(struct pc_findings *fs)
 {
 	free(fs->f);
@@ -836,7 +724,7 @@ static void fix_pointers(struct pc_findings *fs, const size_t *at)
 void pc_findings_build(const struct pc_consult *pc, const struct pc_search *s,
 		       struct pc_findings *out)
 {
-	struct ctx *c = calloc(1, sizeof(*c));
+	struct pc_findings_ctx *c = calloc(1, sizeof(*c));
 	size_t *at;
 
 	pc_findings_free(out);
@@ -872,7 +760,7 @@ void pc_findings_build(const struct pc_consult *pc, const struct pc_search *s,
 		out->n++;
 		fix_pointers(out, at);
 	}
-	rank(c, out);
+	pc_findings_rank(c, out);
 	free(at);
 	free(c);
 }
