@@ -254,7 +254,8 @@ static json_t *focus_json(const struct pc_consult *pc, const struct pc_node *n)
 	json_t *a = json_array();
 
 	for (int i = 0; i < PC_NHIER; i++)
-		json_array_append_new(a, json_string(rs(pc, n->focus.r[i])->path));
+		json_array_append_new(a, json_string(
+			rs(pc, n->focus.r[i])->path));
 	return a;
 }
 
