@@ -562,8 +562,8 @@ static int started_in(struct pc_findings_ctx *c, const struct pc_res *proc,
 	int k = 0;
 
 	for (size_t i = 0; i < proc->nchildren; i++) {
-		const char *name = res(c, proc->children[i])->name;
-		const char *colon = strchr(name, ':');
+		const char *tname = res(c, proc->children[i])->name;
+		const char *colon = strchr(tname, ':');
 
 		k += colon && strcmp(colon + 1, name) == 0;
 	}
