@@ -705,12 +705,16 @@ static void build_one(struct pc_findings_ctx *c, const struct fbuild *b,
 			pool_add(fs, n);
 			f->nnodes++;
 		}
+		f->nown += b->own[i] && n != f->lead;
+		if (!b->own[i] && n != f->lead)
+			continue;
 		if (n->t_true_since < f->since_s)
 			f->since_s = n->t_true_since;
 		f->sampled |= n->sampled;
-		if (b->own[i] || b->n == 1)
-			f->unconfirmed &= n->unconfirmed;
+		f->unconfirmed &= n->unconfirmed;
 	}
+	f->nown++;              /* the lead */
+	f->nleaves = f->nnodes;
 	impact(c, b, fs, f);
 	f->nodes = fs->pool + fs->npool - f->nnodes;
 	f->caller = caller_of(c, f);
