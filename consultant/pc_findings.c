@@ -570,7 +570,7 @@ static int started_in(struct pc_findings_ctx *c, const struct pc_res *proc,
 	return k;
 }
 
-/* Threads: those its own leaves name; else, where the finding is in a
+/* Threads: those its own leaves name (with its function, if any); else, where the finding is in a
  * function, the threads started there (named "<tid>:<function>"). */
 static int threads(struct pc_findings_ctx *c, const struct fbuild *b,
 		   const struct pc_finding *f)
@@ -584,7 +584,11 @@ static int threads(struct pc_findings_ctx *c, const struct fbuild *b,
 		pc_res_id t = c->leaf[b->leaves[i]]->focus.r[1];
 		int dup = 0;
 
-		if (!b->own[i] || res(c, t)->kind != PC_RES_THREAD)
+		/* A thread's node says where that thread is only when
+		 * it names the function too (or the finding none). */
+		if (!b->own[i] || res(c, t)->kind != PC_RES_THREAD ||
+		    (c->leaf[b->leaves[i]]->focus.r[0] != f->where[0] &&
+		     !pc_findings_is_root(c, f->where[0])))
 			continue;
 		for (int j = 0; j < k; j++)
 			dup |= seen[j] == t;
