@@ -422,6 +422,20 @@ static void members(struct pc_findings_ctx *c, int root, struct fbuild *b)
 		}
 }
 
+/* An own leaf of b names both where[0] and where[1]. */
+static bool names_both(struct pc_findings_ctx *c, const struct fbuild *b,
+		       const pc_res_id *where)
+{
+	for (size_t i = 0; i < b->n; i++) {
+		const struct pc_node *n = c->leaf[b->leaves[i]];
+
+		if (b->own[i] && n->focus.r[0] == where[0] &&
+		    n->focus.r[1] == where[1])
+			return true;
+	}
+	return false;
+}
+
 static void pick_lead(struct pc_findings_ctx *c, const struct fbuild *b,
 		      struct pc_finding *f)
 {
@@ -450,6 +464,12 @@ static void pick_lead(struct pc_findings_ctx *c, const struct fbuild *b,
 				 depth(c, f->where[h]))
 				f->where[h] = n->focus.r[h];
 	}
+	/* One thread is where the finding is only when a node names it
+	 * with the finding's function: ESWT on thread 1161 and in
+	 * demo_worker is 4 threads' cause seen in one. */
+	if (res(c, f->where[1])->kind == PC_RES_THREAD &&
+	    !pc_findings_is_root(c, f->where[0]) && !names_both(c, b, f->where))
+		f->where[1] = res(c, f->where[1])->parent;
 }
 
 /* The cause's measure by hypothesis hyp among the finding's leaves:
@@ -598,6 +618,8 @@ static int threads(struct pc_findings_ctx *c, const struct fbuild *b,
 	if (k > 0 || fn->kind != PC_RES_FUNCTION)
 		return k;
 	proc = res(c, f->where[1]);
+	if (proc->kind == PC_RES_THREAD)
+		proc = res(c, proc->parent);
 	if (proc->kind == PC_RES_HIERARCHY && proc->nchildren == 1)
 		proc = res(c, proc->children[0]);
 	if (proc->kind != PC_RES_PROCESS)
