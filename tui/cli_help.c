@@ -50,7 +50,7 @@ static const char session_text[] =
 "  -h, --help           this help\n"
 "\n"
 "batch mode (--batch): the Performance Consultant searches the program;\n"
-"progress on stderr, the report on stdout:\n"
+"a line per new finding and progress on stderr, the report on stdout:\n"
 "  --report FILE        also write the report as JSON (docs/report-schema.md)\n"
 "  --time-limit S       stop the search after S seconds\n"
 "  --hypotheses FILE    hypotheses and metrics on top of the defaults\n"

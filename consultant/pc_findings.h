@@ -1,0 +1,123 @@
+/*
+ * pc_findings.h - findings, not nodes: the true nodes of a search that
+ * describe one cause, grouped into one finding, ranked by impact, and
+ * said in plain words with units.
+ *
+ * A finding groups the most refined true nodes (pc_report_bottlenecks and
+ * pc_report_unconfirmed) of one hypothesis whose foci refine each other
+ * across hierarchies (a function, a thread, an object, a file: one
+ * cause seen from several sides), then joins groups of different
+ * hypotheses that name the same object, file or function (a mutex
+ * waited for and locked very often; an I/O path blocking in small
+ * pieces; the CPU a function spends doing that I/O).  It carries the
+ * most specific resource found in each hierarchy, the node whose value
+ * measures it, the chain of refinements to it and every node grouped.
+ *
+ * Impact: the seconds per second of the program that the cause explains
+ * (a hypothesis whose metric is in CPUs/seconds per second: its value;
+ * one measured otherwise, bytes per operation or operations per second:
+ * the seconds per second of its why-parent or of the group it joined;
+ * NaN when nothing measures it in seconds).  Findings are ranked by
+ * impact, larger first; those with no impact after, by the time they
+ * became true.  A finding whose function may be spent in another
+ * finding's cause (CPU in a function where a wait or I/O hypothesis is
+ * true or still being tested) is ranked after the findings that are
+ * not (`symptom_of`).
+ *
+ * Built from the search state at any moment (the dashboard calls it at
+ * every redraw; batch mode at every tick and for the report), and only
+ * from the nodes: a replay builds the same findings as the live search.
+ */
+#ifndef PC_FINDINGS_H
+#define PC_FINDINGS_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "pc_search.h"
+
+struct pc_finding {
+	/* Stable while the search refines it: the id of the first node of
+	 * its chain below the top-level hypothesis (or of the top-level
+	 * node when it has not been refined). */
+	int id;
+	int hyp;                        /* the cause: index into cfg->hyp */
+	const struct pc_node *lead;     /* the node whose value measures it */
+	/* The most specific resource in each hierarchy (PC_HIER_* order of
+	 * pc_focus), the hierarchy's root when unconstrained. */
+	pc_res_id where[PC_NHIER];
+	/* When the function is in another module than the code its chain
+	 * starts in (a library's write() called from the program), the
+	 * deepest function of that module on the chain, else PC_RES_NONE. */
+	pc_res_id caller;
+	double impact;                  /* seconds per second; NaN unknown */
+	int nthreads;                   /* threads it is seen in, 0 unknown */
+	double since_s;                 /* first of its nodes true */
+	bool sampled;                   /* a node judged on stack samples */
+	bool unconfirmed;               /* every node shed before confirmed */
+	int symptom_of;                 /* index of the finding that may
+					   explain it, -1 none */
+	const struct pc_node **nodes;   /* every node grouped: the lead,
+					   its other own most refined true
+					   nodes (nown in all), those it
+					   shares with other findings (up to
+					   nleaves), then the why-parent's
+					   nodes its impact came from */
+	size_t nnodes, nown, nleaves;
+	const struct pc_node **chain;   /* the lead's chain, top first */
+	size_t nchain;
+	/* What identifies it for pc_findings_tell: the nodes below the
+	 * top level on the chains of the leaves that are its own (not
+	 * compatible with another finding too). */
+	const struct pc_node **ident;
+	size_t nident;
+};
+
+struct pc_findings {
+	struct pc_finding *f;           /* ranked: most impact first */
+	size_t n;
+	const struct pc_node **pool;    /* storage of nodes and chains */
+	size_t npool, cappool;
+};
+
+/* The findings of search s now (s NULL: pc's global search), into `out`
+ * (freed and rebuilt when reused). */
+void pc_findings_build(const struct pc_consult *pc, const struct pc_search *s,
+		       struct pc_findings *out);
+void pc_findings_free(struct pc_findings *fs);
+/* Whether hypothesis hyp is measured in seconds per second (its first
+ * input's units are CPUs: CPU time, or time blocked summed over the
+ * threads, per second). */
+bool pc_findings_in_seconds(const struct pc_consult *pc, int hyp);
+
+/* One finding in plain words, with units, no newline, e.g.
+ * "4 threads spend 69% of their time waiting for mutex `demo_lock`, in
+ * `demo_worker` (demo.c)".  Returns buf. */
+char *pc_finding_line(const struct pc_consult *pc, const struct pc_finding *f,
+		      char *buf, size_t len);
+/* Its impact in words: "2.55 s/s", "0.98 CPUs", "impact not measured". */
+char *pc_finding_impact(const struct pc_finding *f, char *buf, size_t len);
+
+/* The finding as the report's JSON `findings` entries (schema:
+ * docs/report-schema.md). */
+json_t *pc_finding_json(const struct pc_consult *pc,
+			const struct pc_search *s,
+			const struct pc_finding *f);
+
+/* Which findings were told already (batch mode's one line per new
+ * finding, the dashboard's strip): a finding is new when no node of
+ * its chain below the top level was in a finding told before; one of
+ * top-level nodes only (not refined yet) is new once nothing below it
+ * is still queued or being tested; one that may be another's symptom
+ * (symptom_of) is not told while it may be. */
+struct pc_findings_told {
+	int *ids;
+	size_t n, cap;
+};
+/* True when f is new (and remembers it as told). */
+bool pc_findings_tell(struct pc_findings_told *t,
+		      const struct pc_search *s, const struct pc_finding *f);
+void pc_findings_told_free(struct pc_findings_told *t);
+
+#endif
