@@ -542,6 +542,8 @@ static json_t *header_json(const struct jnl_header *h)
 	if (h->hypotheses_files != NULL)
 		json_object_set_new(o, "hypotheses_files",
 				    json_deep_copy(h->hypotheses_files));
+	if (h->config != NULL)
+		json_object_set_new(o, "config", json_deep_copy(h->config));
 	json_object_set_new(o, "tunables", h->tunables
 			    ? json_deep_copy(h->tunables) : json_null());
 	return o;

@@ -41,6 +41,8 @@ struct jnl_header {
 	const json_t *hypotheses;     /* the full document in effect, or NULL */
 	const json_t *hypotheses_files; /* several files: [{file, document}] */
 	const json_t *tunables;       /* the values in effect, or NULL */
+	const json_t *config;         /* files loaded, differences from the
+				       * shipped defaults, or NULL */
 };
 
 struct jnl_writer_opts {

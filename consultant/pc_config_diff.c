@@ -14,6 +14,7 @@
 #include "pc_config_diff.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 struct diff {
@@ -132,4 +133,48 @@ size_t pc_config_diff(const struct pc_config *c,
 		defined(&d, "list", c->lists[i].name, &c->lists[i].loc,
 			HAS(s->lists, s->nlists, c->lists[i].name));
 	return d.n;
+}
+
+static void append_line(void *arg, const char *line)
+{
+	json_array_append_new(arg, json_string(line));
+}
+
+json_t *pc_config_summary(const struct pc_config *c,
+			  const struct pc_config *shipped)
+{
+	json_t *files = json_array(), *differs = json_array();
+
+	for (size_t i = 0; i < c->nfiles; i++)
+		json_array_append_new(files, json_string(c->files[i]));
+	pc_config_diff(c, shipped, append_line, differs);
+	return json_pack("{s:o, s:o}", "files", files, "differs", differs);
+}
+
+char *pc_config_summary_line(const json_t *summary)
+{
+	const json_t *files = json_object_get(summary, "files");
+	size_t nd = json_array_size(json_object_get(summary, "differs"));
+	char *buf = NULL;
+	size_t len = 0, i;
+	FILE *m;
+	json_t *f;
+
+	if (!json_is_array(files) || json_array_size(files) == 0 ||
+	    (m = open_memstream(&buf, &len)) == NULL)
+		return NULL;
+	if (nd == 0 && json_array_size(files) == 1) {
+		fprintf(m, "the shipped defaults (%s)",
+			json_string_value(json_array_get(files, 0)));
+	} else {
+		json_array_foreach(files, i, f)
+			fprintf(m, "%s%s", i ? ", " : "", json_string_value(f));
+		if (nd == 0)
+			fprintf(m, " (the same values as the shipped defaults)");
+		else
+			fprintf(m, " (%zu difference%s from the shipped "
+				"defaults)", nd, nd == 1 ? "" : "s");
+	}
+	fclose(m);
+	return buf;
 }

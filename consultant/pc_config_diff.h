@@ -9,6 +9,8 @@
 
 #include <stddef.h>
 
+#include <jansson.h>
+
 #include "pc_config.h"
 
 typedef void (*pc_config_diff_fn)(void *arg, const char *line);
@@ -21,5 +23,13 @@ typedef void (*pc_config_diff_fn)(void *arg, const char *line);
 size_t pc_config_diff(const struct pc_config *c,
 		      const struct pc_config *shipped, pc_config_diff_fn fn,
 		      void *arg);
+
+/* The same as JSON for the journal header and the reports:
+ * {"files": [every file loaded, in order], "differs": [the lines]}. */
+json_t *pc_config_summary(const struct pc_config *c,
+			  const struct pc_config *shipped);
+/* One line for a report: "the shipped defaults (FILE)", or "FILE, FILE
+ * (N differences from the shipped defaults)"; NULL for no summary. */
+char *pc_config_summary_line(const json_t *summary);
 
 #endif

@@ -5,6 +5,7 @@
  * a reader must be able to tell "measured zero" from "not measured".
  */
 #include "pc_report.h"
+#include "pc_config_diff.h"
 
 #include "pc_findings.h"
 #include "pc_untested.h"
@@ -438,6 +439,9 @@ json_t *pc_report_json(const struct pc_consult *pc,
 		"not_tested", top_t,
 		"phases", phases);
 	json_object_set_new(root, "findings", top_f);
+	if (m && m->config)
+		json_object_set_new(root, "configuration",
+				    json_deep_copy(m->config));
 	return root;
 }
 
@@ -599,6 +603,23 @@ void pc_report_findings_text(const struct pc_consult *pc, FILE *f)
 	pc_findings_free(&fs);
 }
 
+/* The hypotheses in effect, when they are not the shipped defaults
+ * alone: a run under a user's overlay must not pass for a default one. */
+static void text_config(const struct pc_report_meta *m, FILE *f)
+{
+	char *line = m ? pc_config_summary_line(m->config) : NULL;
+	const json_t *d = m ? json_object_get(m->config, "differs") : NULL;
+	size_t i;
+	json_t *v;
+
+	if (line == NULL)
+		return;
+	fprintf(f, "hypotheses: %s\n", line);
+	json_array_foreach(d, i, v)
+		fprintf(f, "  %s\n", json_string_value(v));
+	free(line);
+}
+
 void pc_report_text(const struct pc_consult *pc,
 		    const struct pc_report_meta *m, FILE *f)
 {
@@ -615,6 +636,7 @@ void pc_report_text(const struct pc_consult *pc,
 		"%d skipped, %d shed\n",
 		pc_tunable_get(pc->cfg, "costLimit") * 100,
 		pc->peak_observed * 100, pc->runs, pc->skipped, pc->shed);
+	text_config(m, f);
 	if (pc->global)
 		pc_report_findings_text(pc, f);
 	if (pc->global)

@@ -14,7 +14,7 @@
 
 #include "pc_search.h"
 
-#define PC_REPORT_SCHEMA_VERSION 3
+#define PC_REPORT_SCHEMA_VERSION 4
 
 struct pc_report_meta {
 	const char *target;   /* command line or program path */
@@ -22,6 +22,9 @@ struct pc_report_meta {
 	const char *mode;     /* "run", "attach", "replay", "sim" */
 	const char *stop;     /* why the search stopped, when the caller
 				 stopped it ("time limit"); NULL otherwise */
+	const json_t *config; /* the hypotheses files loaded and how they
+			       * differ from the shipped defaults
+			       * (pc_config_summary), or NULL */
 };
 
 /* The most refined true experiments of a search: true, not virtual, and

@@ -11,6 +11,7 @@
 #define CLI_H
 
 #include <getopt.h>
+#include <jansson.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -43,6 +44,11 @@ int cli_opts_error(const char *cmd, int c, char **argv,
 /* The name in opts nearest arg (its dashes and =value ignored) when
  * near enough to be a slip of the keyboard, else NULL. */
 const char *cli_opts_nearest(const char *arg, const struct option *opts);
+/* The hypotheses files in c and how c differs from the shipped
+ * defaults (pc_config_summary), or NULL when the shipped file cannot be
+ * read (cli_check.c). */
+struct pc_config;
+json_t *cli_config_summary(const struct pc_config *c);
 /* The journals in dir (NULL: the default journal directory), newest
  * first, on stdout (cli_journals.c). */
 int cli_journals_list(const char *dir);

@@ -71,6 +71,7 @@ struct batch {
 	struct pc_phase_at phases;      /* --phase-at, still to start */
 	const char *stop;               /* why hunch stopped the search */
 	int signo;                      /* hunch's ending signal, or 0 */
+	json_t *config;                 /* files loaded, differences */
 };
 
 static double now_s(void)
@@ -158,6 +159,8 @@ static void open_journal(struct batch *b, const struct pc_config *cfg)
 	h.hypotheses = hyp;
 	h.hypotheses_files = files;
 	h.tunables = tun;
+	b->config = cli_config_summary(cfg);
+	h.config = b->config;
 	clock_gettime(CLOCK_REALTIME, &h.start_wall);
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	h.start_mono_ns = (uint64_t)ts.tv_sec * 1000000000u +
@@ -373,6 +376,7 @@ static int write_reports(struct batch *b)
 	struct pc_report_meta m = {
 		.target = cmd ? cmd : b->t->label, .pid = (int)b->t->pid,
 		.mode = b->t->argv ? "run" : "attach", .stop = b->stop,
+		.config = b->config,
 	};
 	FILE *f;
 	int rc = HUNCH_EXIT_OK;
@@ -467,6 +471,7 @@ static void finish(struct batch *b, struct pc_config *cfg)
 	b->live->ops->close(b->live);
 	pc_consult_free(b->pc);
 	pc_restree_free(b->res);
+	json_decref(b->config);
 	pc_config_free(cfg);
 }
 

@@ -117,6 +117,20 @@ static const struct option check_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+json_t *cli_config_summary(const struct pc_config *c)
+{
+	struct pc_config *shipped = pc_config_new();
+	const char *path = cli_hypotheses_path();
+	struct hunch_err e = { 0 };
+	json_t *j = NULL;
+
+	if (path != NULL &&
+	    pc_config_load_file(shipped, path, NULL, &e) == 0)
+		j = pc_config_summary(c, shipped);
+	pc_config_free(shipped);
+	return j;
+}
+
 static void print_difference(void *arg, const char *line)
 {
 	(void)arg;

@@ -348,18 +348,40 @@ static json_t *compare(const struct replay_opts *o, const struct play *now)
 	return j;
 }
 
+/* The recorded hypotheses summary (the live report's), with the
+ * what-if values of --set added to what differs. */
+static json_t *replay_config(const json_t *hdr, const struct replay_opts *o)
+{
+	const json_t *rec = json_object_get(hdr, "config");
+	json_t *c, *d;
+
+	if (!json_is_object(rec))
+		return NULL;
+	c = json_deep_copy(rec);
+	d = json_object_get(c, "differs");
+	for (size_t i = 0; json_is_array(d) && i < o->nsets; i++) {
+		char line[300];
+
+		snprintf(line, sizeof line, "tunable %s (replay --set)",
+			 o->sets[i]);
+		json_array_append_new(d, json_string(line));
+	}
+	return c;
+}
+
 static int run(const struct replay_opts *o)
 {
 	struct play p;
 	struct pc_report_meta m = { .mode = "replay" };
 	char *target;
-	json_t *changes = NULL;
+	json_t *changes = NULL, *cfg;
 	int rc, bad = 0;
 
 	if ((rc = play(o->journal, o->sets, o->nsets, &p)) != 0)
 		return rc;
 	target = target_of(src_replay_header(p.rp), &m.pid);
 	m.target = target;
+	m.config = cfg = replay_config(src_replay_header(p.rp), o);
 	/* The live search's stop, from the journal's end reason
 	 * (cli_batch.c): what was still running was stopped, in both. */
 	if (src_replay_end_reason(p.rp) &&
@@ -383,6 +405,7 @@ static int run(const struct replay_opts *o)
 	if (!bad && pc_report_incomplete(p.pc, &m) > 0)
 		rc = HUNCH_EXIT_INCOMPLETE;
 	free(target);
+	json_decref(cfg);
 	play_free(&p);
 	return bad ? HUNCH_EXIT_TARGET : rc;
 }
