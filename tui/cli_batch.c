@@ -353,17 +353,13 @@ static void say_end(const struct batch *b)
  * (so both reports agree); or the attached program. */
 static char *command_of(const struct batch_target *t)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
+	size_t n = 0;
 
-	if (f == NULL)
-		return NULL;
-	fputs(t->label, f);
-	for (char *const *a = t->argv ? t->argv + 1 : NULL; a && *a; a++)
-		fprintf(f, " %s", *a);
-	fclose(f);
-	return buf;
+	while (t->argv != NULL && t->argv[n + 1] != NULL)
+		n++;
+	return cli_quote_argv(t->label,
+			      t->argv ? (const char *const *)t->argv + 1 : NULL,
+			      n);
 }
 
 /* Text on stdout; JSON to --report.  A report that cannot be written is

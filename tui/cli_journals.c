@@ -83,34 +83,15 @@ static struct journal_ent *scan(const char *dir, size_t *n)
 	return v != NULL ? v : calloc(1, sizeof(*v));
 }
 
-/* The command line a header recorded, arguments with blanks or
- * newlines quoted so that the line stays one line. */
+/* The command line a header recorded, on one line. */
 static void print_argv(const json_t *argv)
 {
-	size_t i, shown = 0;
+	size_t i;
 	json_t *a;
 
 	json_array_foreach(argv, i, a) {
-		const char *s = json_string_value(a);
-
-		if (s == NULL)
-			continue;
-		fputs(shown++ ? " " : "", stdout);
-		if (strpbrk(s, " \t\n'\"") == NULL && *s != '\0') {
-			fputs(s, stdout);
-			continue;
-		}
-		fputs("$'", stdout);
-		for (; *s; s++)
-			if (*s == '\n')
-				fputs("\\n", stdout);
-			else if (*s == '\t')
-				fputs("\\t", stdout);
-			else if (*s == '\'' || *s == '\\')
-				printf("\\%c", *s);
-			else
-				putchar(*s);
-		putchar('\'');
+		fputs(i ? " " : "", stdout);
+		cli_quote_word(json_string_value(a) ?: "", stdout);
 	}
 }
 

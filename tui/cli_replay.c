@@ -214,8 +214,10 @@ static char *target_of(const json_t *hdr, int *pid)
 
 	*pid = (int)json_integer_value(json_object_get(t, "pid"));
 	if (json_array_size(argv) > 0)
-		json_array_foreach(argv, i, a)
-			fprintf(f, "%s%s", i ? " " : "", json_string_value(a));
+		json_array_foreach(argv, i, a) {
+			fputs(i ? " " : "", f);   /* quoted as batch mode did */
+			cli_quote_word(json_string_value(a) ?: "", f);
+		}
 	else
 		fputs(json_string_value(json_object_get(hdr, "program")), f);
 	fclose(f);

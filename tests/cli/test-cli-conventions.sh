@@ -38,6 +38,20 @@ tap_eq "$out" "--help" "hunch run PROG --help passes --help to PROG"
 tap_eq "$?:$(cat "$TMP/err")" "1:hunch help: no command 'frob'; the commands: run, attach, where, check, points, replay, help, version" \
 	"hunch help of no command: exit 1, the commands listed"
 
+# --- arguments shown as a shell reads them back -----------------------------
+"$HUNCH" run --batch --time-limit 1 --kill-at-end --journal "$TMP/q.jsonl" -- \
+	/bin/sh -c 'x=1
+while :; do x=$((x+1)); done' 'it'"'"'s' plain >"$TMP/q.out" 2>/dev/null
+tap_eq "$(grep '^hunch report: ' "$TMP/q.out" | sed 's/ (pid .*//')" \
+	"hunch report: /bin/sh -c \$'x=1\\nwhile :; do x=\$((x+1)); done' \$'it\\'s' plain" \
+	"a multi-line argument is one escaped word in the report's header"
+"$HUNCH" replay --batch "$TMP/q.jsonl" 2>/dev/null | grep '^hunch report: ' >"$TMP/q.rp"
+tap_eq "$(sed 's/ (pid .*//' "$TMP/q.rp")" "$(grep '^hunch report: ' "$TMP/q.out" | sed 's/ (pid .*//')" \
+	"and the same in its replay"
+eval "set -- $(sed -e 's/^hunch report: //' -e 's/ (pid .*//' "$TMP/q.rp")"
+tap_eq "$#:$3" "5:x=1
+while :; do x=\$((x+1)); done" "the shell reads the header's words back exactly"
+
 # --- version --------------------------------------------------------------
 v=$("$HUNCH" version)
 tap_ok $(echo "$v" | grep -qE '^hunch [0-9]+\.[0-9]+\.[0-9]+$'; echo $?) "hunch version: $v"
