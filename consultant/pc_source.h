@@ -4,7 +4,7 @@
  * The consultant never talks to ptrace or files: it talks to a source.
  * A live source wraps the engine (src_live.c); a replay source reads a
  * journal; a sim source scripts values for tests (src_sim.c).  It carries
- * resource discovery and target events, and (issue 5) the metric side:
+ * resource discovery and target events, and the metric side:
  * predicted cost, enable and disable, samples, observed cost, the static
  * call graph and the sampling period.
  *

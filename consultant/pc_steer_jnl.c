@@ -1,6 +1,6 @@
 /*
  * pc_steer_jnl.c - the dashboard's steering in the journal, and again in
- * a replay (issue 6).
+ * a replay.
  *
  * What a user does by hand changes the search as much as the data does,
  * so a replay that skipped it would diverge at the first edit.  Each

@@ -1,6 +1,6 @@
 /*
  * eng_funcreloc.h - whole-function relocation, the first fallback for
- * points too small for a jmp (issue 4; devguide §1.18 "Function
+ * points too small for a jmp (devguide §1.18 "Function
  * relocation"; DESIGN §6).  The copy is built by arch/x86_64/
  * x86_funcreloc.h; this side decides, allocates, registers unwind
  * information in the target, and patches the original entry.

@@ -1,5 +1,5 @@
 /*
- * eng_funcreloc_free.c - giving relocated copies back (issue 4: "free
+ * eng_funcreloc_free.c - giving relocated copies back ("free
  * trampoline memory only when no thread can be executing it").
  *
  * When a copy's last request goes, eng_funcreloc_after puts the original

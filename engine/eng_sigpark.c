@@ -8,8 +8,8 @@
  * exit_code, which is the signal it delivers when it resumes.  From then
  * on the signal lived only in hunch until its PTRACE_CONT(sig); a hunch
  * SIGKILLed meanwhile left the thread to be resumed by the kernel
- * (exit_ptrace) with exit_code 0, and the signal was lost (issue 4:
- * inst_sigkill lost one SIGRTMIN of 20,000 in a run in three).
+ * (exit_ptrace) with exit_code 0, and the signal was lost
+ * (inst_sigkill lost one SIGRTMIN of 20,000 in a run in three).
  *
  * So hunch never takes such a stop.  Each poll of a thread peeks first
  * (waitid WNOWAIT: the report and exit_code stay); a signal-delivery-stop

@@ -102,7 +102,7 @@ static void chain(int sig, siginfo_t *si, void *uc)
 	 * (the rtlib is preloaded), which only records the program's wish,
 	 * so raise() came back to this handler, and with SA_NODEFER it
 	 * recursed until the thread's stack ran out: the demo's SIGSEGV
-	 * with an 8 MB stack used up (issue 4, inst_trapdemo). */
+	 * with an 8 MB stack used up (inst_trapdemo). */
 	struct sigaction dfl;
 
 	memset(&dfl, 0, sizeof dfl);

@@ -1,6 +1,6 @@
 /*
  * cli_replay.c - hunch replay: a recorded search played back with no
- * program and no ptrace (issue 6; docs/replay.md).
+ * program and no ptrace (docs/replay.md).
  *
  * The consultant runs again on the replay source with the hypotheses and
  * tunables the journal's header recorded, so it reaches the recorded

@@ -7,7 +7,7 @@
  *
  * Without arguments: libLLVM-14.so.1, libc.so.6, python3.11 and the
  * hunch executable itself (which has DWARF, so the source-file column
- * means something).  Goal (issue 2): libLLVM-14 under 500 ms.
+ * means something).  Goal: libLLVM-14 under 500 ms.
  */
 #include <spawn.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /*
- * ui_bench.c - the dashboard's two costs (issue 7's benchmarks).
+ * ui_bench.c - the dashboard's two costs.
  *
  * 1. Frame time with 100,000 where-axis resources: the real pc_restree
  *    filled through pc_where_apply with 100,000 functions (10 modules x

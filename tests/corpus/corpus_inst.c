@@ -1,5 +1,5 @@
 /*
- * corpus_inst.c - the instrumented robustness corpus (issue 4): a real
+ * corpus_inst.c - the instrumented robustness corpus: a real
  * program runs its workload once directly and once under hunch's engine
  * (launched stopped at main with the runtime library), with an entry
  * counter and an exit counter at every point of every function of the

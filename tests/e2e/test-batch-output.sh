@@ -1,6 +1,6 @@
 #!/bin/bash
 # test-batch-output.sh - batch mode journals a launched program's output
-# (issue 6) while the program's bytes still reach hunch's stdout and
+# while the program's bytes still reach hunch's stdout and
 # stderr exactly as without hunch, and still do after hunch is SIGKILLed.
 . "$HUNCH_SOURCE_ROOT/tests/lib.sh"
 BIN=$HUNCH_BUILD_ROOT/tests/e2e

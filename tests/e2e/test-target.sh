@@ -1,6 +1,6 @@
 #!/bin/bash
 # test-target.sh TARGET - the live search end to end on one bottleneck
-# target (issue 5) and its replay (issue 6): `hunch run --batch` hunts
+# target and its replay: `hunch run --batch` hunts
 # TARGET-O2-pie with the arguments of TARGET.truth, the report names
 # every planted why and where and no bottleneck that is not there
 # (tests/targets/README.md, "Truth files"), and `hunch replay --batch`

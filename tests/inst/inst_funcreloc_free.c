@@ -1,6 +1,6 @@
 /*
  * inst_funcreloc_free.c - relocated copies are freed once no thread can
- * be executing them (engine/eng_funcreloc_free.c; issue 4):
+ * be executing them (engine/eng_funcreloc_free.c):
  *
  *   inst_funcreloc_free --blocked FR_BLOCK
  *       progs/fr_block.c: main waits in read(2) called from the copy of

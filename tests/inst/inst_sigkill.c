@@ -1,6 +1,6 @@
 /*
- * inst_sigkill.c - the program's own signals survive a SIGKILLed hunch
- * (issue 4): progs/inst_sigloop.c queues SIGUSR1 and SIGRTMIN to itself
+ * inst_sigkill.c - the program's own signals survive a SIGKILLed hunch:
+ * progs/inst_sigloop.c queues SIGUSR1 and SIGRTMIN to itself
  * 20,000 times each while hunch (a child here) inserts and removes
  * counters on sl_f in a loop, stopping every thread for each commit;
  * hunch is SIGKILLed after MS ms, for several MS.  A signal that hunch

@@ -1,6 +1,6 @@
 /*
  * inst_trapdemo.c - trap points on the demo's hottest function
- * (issue 4, "a trapped exit crashes the demo"): demo_hot_loop's exit is
+ * ("a trapped exit crashes the demo"): demo_hot_loop's exit is
  * a one-byte `ret` that is also a branch target, so it can only be
  * trapped.  hunch-demo runs 1 s; every point of demo_hot_loop and
  * demo_step (whose call of demo_transform tail-calls it) is forced to an int3 and counted, the

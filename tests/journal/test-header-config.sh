@@ -1,7 +1,7 @@
 #!/bin/bash
 # test-header-config.sh - a journal's header holds the configuration the
 # search ran with, so a replay elsewhere (other files, none) searches
-# with the same hypotheses and tunables (issue 6, docs/journal-format.md):
+# with the same hypotheses and tunables (docs/journal-format.md):
 # batch mode with the defaults writes the defaults' document; with a
 # second file (--hypotheses) every file's document in load order
 # (hypotheses_files); --set and a file's "set" values in `tunables`.

@@ -1,6 +1,6 @@
 /*
- * test_journal_steer.c - the dashboard's steering journaled and replayed
- * (issue 6), on the sim source: a tunable changed by hand, an
+ * test_journal_steer.c - the dashboard's steering journaled and replayed,
+ * on the sim source: a tunable changed by hand, an
  * experiment started by hand, a metric enabled and released by hand,
  * and a hypotheses file reloaded are written as `action` records with
  * exact fields (pc_steer_jnl.c), and a replay of the journal applies

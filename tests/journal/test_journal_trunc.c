@@ -18,7 +18,7 @@ struct journal {
 	size_t nlines;
 };
 
-static uint64_t rng = 6;   /* issue 6: deterministic */
+static uint64_t rng = 6;   /* deterministic */
 
 static uint64_t xorshift(void)
 {

@@ -1,4 +1,4 @@
-/* bn_condvar.c - issue 5 bottleneck target: producer/consumer where the
+/* bn_condvar.c - bottleneck target: producer/consumer where the
  * consumers mostly wait on a condition variable.  One bncv_producer makes
  * an item every 2 ms (bncv_produce: nanosleep, as if waiting for a slow
  * source, plus a little work) and queues it under bncv_lock, signalling

@@ -1,4 +1,4 @@
-/* bn_cpu_deep.c - issue 5 bottleneck target: a CPU hotspot deep in a call
+/* bn_cpu_deep.c - bottleneck target: a CPU hotspot deep in a call
  * chain.  main -> bncpu_a -> bncpu_b -> bncpu_c -> bncpu_d ->
  * bncpu_hot_loop, where almost all the time goes; bncpu_light does a
  * little work once per round, so it is a function that runs but is not

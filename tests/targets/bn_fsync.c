@@ -1,4 +1,4 @@
-/* bn_fsync.c - issue 5 bottleneck target: an fsync-heavy writer.
+/* bn_fsync.c - bottleneck target: an fsync-heavy writer.
  * main -> bnfs_write_loop: write a 64 KiB block (bnfs_fill makes it),
  * fsync, repeat; blocks are large, so this is I/O blocking, not "too
  * many small operations".  The file is PATH given with --file (created

@@ -1,4 +1,4 @@
-/* bn_mutex.c - issue 5 bottleneck target: a contended global mutex.
+/* bn_mutex.c - bottleneck target: a contended global mutex.
  * N threads (bnmx_worker) loop: lock bnmx_lock, do ~0.1 ms of work in
  * bnmx_locked_work, unlock, do a little work outside (bnmx_outside_work,
  * about 1/20 of the locked work).  Only one thread can hold the lock, so

@@ -1,4 +1,4 @@
-/* bn_onebusy.c - issue 5 bottleneck target: one busy thread among idle
+/* bn_onebusy.c - bottleneck target: one busy thread among idle
  * ones.  bnob_busy_worker computes all the time (bnob_busy_work);
  * N bnob_idle_worker threads wake every 10 ms for a little work
  * (bnob_idle_work) and sleep again.  main sleeps for the run time (it

@@ -1,4 +1,4 @@
-/* bn_phases.c - issue 5 bottleneck target: the bottleneck changes half
+/* bn_phases.c - bottleneck target: the bottleneck changes half
  * way.  Phase 1 (the first S/2 seconds): main -> bnph_cpu_phase ->
  * bnph_hot_loop, pure computation.  Phase 2 (the last S/2 seconds):
  * main -> bnph_io_phase, which writes a 64 KiB block and fsyncs it,

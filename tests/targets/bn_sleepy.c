@@ -1,4 +1,4 @@
-/* bn_sleepy.c - issue 5 target with no bottleneck: main -> bnsl_run
+/* bn_sleepy.c - target with no bottleneck: main -> bnsl_run
  * sleeps 50 ms at a time (nanosleep) and does a little work
  * (bnsl_tick) at each wake-up.  It uses almost no CPU, takes no locks
  * and does no I/O besides stdout.  Single-threaded.

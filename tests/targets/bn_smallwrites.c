@@ -1,4 +1,4 @@
-/* bn_smallwrites.c - issue 5 bottleneck target: too many small I/O
+/* bn_smallwrites.c - bottleneck target: too many small I/O
  * operations.  main -> bnsw_write_loop write()s one byte at a time to a
  * file: PATH given with --file (created or truncated, kept), or else
  * $TMPDIR/bn_smallwrites-XXXXXX ($TMPDIR defaults to /tmp; created with
