@@ -48,7 +48,7 @@ static const struct bad_case bad_cases[] = {
 	{ "wrong_version.json", "2:3: $.version: unsupported version 2; this "
 	  "hunch reads version 1" },
 	{ "kernel_value.json", "4:53: $.metrics.busy.kernel: unknown kernel "
-	  "\"cpus\"; expected one of: cpu (did you mean \"cpu\"?)" },
+	  "\"cpus\"; expected one of: cpu, runqueue (did you mean \"cpu\"?)" },
 	{ "kernel_type.json", "4:57: $.metrics.waiting.kernel: \"kernel\": "
 	  "\"cpu\" reads threads' CPU time from the kernel in place of a CPU "
 	  "timer; metric \"waiting\" is of type \"wall_timer\": use "
