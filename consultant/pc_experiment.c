@@ -27,9 +27,11 @@
  * inside the band: the guess alone (the last value against the band)
  * kept a node true at a mean of 0.94 under a threshold of 0.95, and the
  * report listed "0.9407 > 0.95".  So a guess that held sufficientTime
- * concludes only when its mean agrees, and a true node whose mean
- * crosses the threshold turns false ("mean crossed"); pc_node_judged
- * is the value the reports give.
+ * concludes only when its mean agrees, and a true node whose guess
+ * stays true while its mean since then crosses the threshold (values
+ * inside the band, below it, for long) turns false ("mean crossed");
+ * a guess that flips is judged by the rules above as before.
+ * pc_node_judged is the value the reports give.
  */
 #include "pc_search.h"
 
@@ -213,7 +215,8 @@ void pc_evaluate(struct pc_consult *pc, struct pc_search *s,
 	if (clear >= 0 && clear == n->guess) {
 		want = clear;
 		snprintf(n->how, sizeof(n->how), "statistics");
-	} else if (n->truth == PC_TRUE && !pc_node_holds(n, h->cmp)) {
+	} else if (n->truth == PC_TRUE && n->guess == 1 &&
+		   !pc_node_holds(n, h->cmp)) {
 		want = 0;   /* true only while its mean is: pc_shg.h */
 		snprintf(n->how, sizeof(n->how), "mean crossed");
 	} else if (n->accum + 1e-9 >= pc_tunable_get(pc->cfg,
