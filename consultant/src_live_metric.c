@@ -533,6 +533,11 @@ int slm_translate(const struct pc_config *cfg, const struct pc_metric_def *md,
 		return hunch_errf(err, -ENOTSUP, "metric %s is internal: hunch "
 				  "computes it itself (threads, cost), there "
 				  "is nothing to instrument", md->name);
+	if (md->kernel == PC_KERNEL_RUNQUEUE)
+		return hunch_errf(err, -ENOTSUP, "metric %s is the kernel's "
+				  "run-queue wait (schedstat): the live source "
+				  "reads it, there is nothing to instrument",
+				  md->name);
 	s = calloc(1, sizeof *s);
 	if (s == NULL)
 		return hunch_errf(err, -ENOMEM, "out of memory");
