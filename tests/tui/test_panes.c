@@ -221,8 +221,7 @@ static void test_ten_curves(void)
 	LINE("10 curves already: d in the histograms pane removes one",
 	     "with the reason in the hint line");
 	keys("3");
-	LINE(">j active_processes whole program  1 processes, 12 pts",
-	     "the tenth curve is "
+	LINE(">j active_threads whole program  enabling", "the tenth curve is "
 	     "selected: j");
 	for (int i = 0; i < 9; i++)
 		keys("d");
