@@ -45,11 +45,14 @@ for i in 1 2 3; do
 	LOOPS+=($!)
 done
 # spin1 spins until its stdin closes: a pipe from a sleep that outlives
-# the search (--kill-at-end ends spin1).
-sleep 60 | "$HUNCH" run --batch --time-limit 8 --kill-at-end \
+# the search (--kill-at-end ends spin1), killed as soon as it is over.
+exec 3< <(exec sleep 120)
+LOOPS+=($!)
+"$HUNCH" run --batch --time-limit 8 --kill-at-end \
 	--report "$TMP/spin.json" --journal "$TMP/spin.jsonl" \
-	-- "$SPIN1" > "$TMP/spin.out" 2> "$TMP/spin.err"
-rc=${PIPESTATUS[1]}
+	-- "$SPIN1" <&3 > "$TMP/spin.out" 2> "$TMP/spin.err"
+rc=$?
+exec 3<&-
 tap_ok $([ "$rc" = 0 ] || [ "$rc" = 3 ]; echo $?) \
 	"spin1 beside 3 busy loops: hunch run --batch exits 0 or 3 ($rc)"
 for p in "${LOOPS[@]}"; do kill "$p" 2>/dev/null; done
