@@ -100,8 +100,10 @@ struct pc_constraint_def {
 };
 
 /* What the kernel can measure instead of the base clause where the
- * focus does not constrain /Code ("kernel" in the JSON). */
-enum pc_kernel { PC_KERNEL_NONE, PC_KERNEL_CPU };
+ * focus does not constrain /Code ("kernel" in the JSON): the threads'
+ * CPU time, or their run-queue wait (which only the kernel knows: a
+ * metric of it has no base clause). */
+enum pc_kernel { PC_KERNEL_NONE, PC_KERNEL_CPU, PC_KERNEL_RUNQUEUE };
 
 struct pc_metric_def {
 	char *name;
@@ -112,7 +114,8 @@ struct pc_metric_def {
 	char *style;               /* "event_counter", "sampled_function" */
 	enum pc_base_type type;
 	enum pc_kernel kernel;     /* "cpu": thread CPU time from the kernel
-				    * on foci that leave /Code unconstrained */
+				    * on foci that leave /Code unconstrained;
+				    * "runqueue": their run-queue wait */
 	char **constraints;        /* names of applicable constraints */
 	size_t nconstraints;
 	struct pc_instr *instr;    /* the base clause */

@@ -22,6 +22,16 @@
  * bn_smallwrites stalled 80 s so).  maxConclusionTime bounds it: an
  * experiment still unknown that long concludes by the mean of its whole
  * run against the threshold ("time limit").
+ *
+ * A true node's mean stays on the true side of the threshold, not just
+ * inside the band: the guess alone (the last value against the band)
+ * kept a node true at a mean of 0.94 under a threshold of 0.95, and the
+ * report listed "0.9407 > 0.95".  So a guess that held sufficientTime
+ * concludes only when its mean agrees, and a true node whose guess
+ * stays true while its mean since then crosses the threshold (values
+ * inside the band, below it, for long) turns false ("mean crossed");
+ * a guess that flips is judged by the rules above as before.
+ * pc_node_judged is the value the reports give.
  */
 #include "pc_search.h"
 
@@ -205,8 +215,14 @@ void pc_evaluate(struct pc_consult *pc, struct pc_search *s,
 	if (clear >= 0 && clear == n->guess) {
 		want = clear;
 		snprintf(n->how, sizeof(n->how), "statistics");
+	} else if (n->truth == PC_TRUE && n->guess == 1 &&
+		   !pc_node_holds(n, h->cmp)) {
+		want = 0;   /* true only while its mean is: pc_shg.h */
+		snprintf(n->how, sizeof(n->how), "mean crossed");
 	} else if (n->accum + 1e-9 >= pc_tunable_get(pc->cfg,
-						      "sufficientTime")) {
+						      "sufficientTime") &&
+		   is_true_side(h->cmp, n->wmean - n->threshold) ==
+		   n->guess) {
 		want = n->guess;
 		snprintf(n->how, sizeof(n->how), "sufficient time");
 	} else if (n->truth == PC_UNKNOWN && over_time_limit(pc, n)) {

@@ -19,7 +19,7 @@ static const char *const metric_fields[] = {
 	"type", "kernel", "constraints", "base", NULL
 };
 /* "kernel" values, in enum pc_kernel order after PC_KERNEL_NONE. */
-static const char *const kernels[] = { "cpu", NULL };
+static const char *const kernels[] = { "cpu", "runqueue", NULL };
 static const char *const con_fields[] = {
 	"description", "hierarchy", "match", "replace", "type", "base", NULL
 };
@@ -489,11 +489,14 @@ static char *enum_dup(struct pc_lctx *l, json_t *o, const char *path,
 }
 
 /* "kernel": "cpu" stands for a CPU timer: the kernel counts each
- * thread's CPU time, nothing else. */
+ * thread's CPU time, nothing else.  "runqueue" is the time the threads
+ * were runnable and waited for a CPU: wall time no code can time, so a
+ * wall_timer with no base clause. */
 static bool parse_kernel(struct pc_lctx *l, json_t *o, const char *path,
 			 struct pc_metric_def *m)
 {
 	int k = pc_jx_enum(l, o, path, "kernel", kernels, -2);
+	enum pc_base_type want;
 	char sub[256];
 
 	if (k == -2)
@@ -501,13 +504,17 @@ static bool parse_kernel(struct pc_lctx *l, json_t *o, const char *path,
 	if (k < 0)
 		return false;
 	m->kernel = (enum pc_kernel)(k + 1);
-	if (m->type == PC_BASE_CPU_TIMER)
+	want = m->kernel == PC_KERNEL_CPU ? PC_BASE_CPU_TIMER :
+	       PC_BASE_WALL_TIMER;
+	if (m->type == want)
 		return true;
 	pc_path(sub, sizeof(sub), "%s.kernel", path);
-	pc_lerr(l, sub, "\"kernel\": \"%s\" reads threads' CPU time from "
-		"the kernel in place of a CPU timer; metric \"%s\" is of "
-		"type \"%s\": use \"type\": \"cpu_timer\" or remove "
-		"\"kernel\"", kernels[k], m->name, base_types[m->type]);
+	pc_lerr(l, sub, "\"kernel\": \"%s\" reads threads' %s from the "
+		"kernel in place of a %s; metric \"%s\" is of type \"%s\": "
+		"use \"type\": \"%s\" or remove \"kernel\"", kernels[k],
+		m->kernel == PC_KERNEL_CPU ? "CPU time" : "run-queue wait",
+		m->kernel == PC_KERNEL_CPU ? "CPU timer" : "wall timer",
+		m->name, base_types[m->type], base_types[want]);
 	return false;
 }
 
@@ -540,10 +547,12 @@ static bool parse_metric(struct pc_lctx *l, const char *name, json_t *o,
 	pc_jx_strlist(l, o, path, "constraints", &m->constraints,
 		      &m->nconstraints);
 	ok &= parse_instrs(l, o, path, m->type, false, &m->instr, &m->ninstr);
-	if (ok && m->type != PC_BASE_INTERNAL && m->ninstr == 0) {
+	if (ok && m->type != PC_BASE_INTERNAL &&
+	    m->kernel != PC_KERNEL_RUNQUEUE && m->ninstr == 0) {
 		pc_lerr(l, path, "metric \"%s\" has no \"base\" instrumentation"
 			"; only \"type\": \"internal\" metrics (supplied by "
-			"hunch itself) may omit it", name);
+			"hunch itself) and \"kernel\": \"runqueue\" ones may "
+			"omit it", name);
 		ok = false;
 	}
 	return ok;

@@ -109,16 +109,28 @@ size_t pc_report_earlier(const struct pc_consult *pc,
 	return listed(s, L_EARLIER, out, max);
 }
 
+/* A share of a parent only means something for a metric that adds up
+ * over a focus' parts: one measured at the node's focus, or divided by
+ * a whole-program normaliser.  A ratio of two of the focus' own counts
+ * (bytes per operation) has no share. */
+static bool additive(const struct pc_hypothesis *h)
+{
+	for (int i = 1; i < h->nin; i++)
+		if (!h->in[i].top_focus && h->op != PC_PM_ADD)
+			return false;
+	return true;
+}
+
 double pc_report_share(const struct pc_consult *pc, const struct pc_search *s,
 		       const struct pc_node *n)
 {
 	const struct pc_node *p = pc_node(s, n->orig_parent);
 
-	(void)pc;
 	if (p == NULL || p->hyp != n->hyp || p->t_start < 0 ||
-	    !(p->value > 0) || isnan(n->value))
+	    !additive(pc_node_hyp(pc, n)) || !(pc_node_judged(p) > 0) ||
+	    isnan(pc_node_judged(n)))
 		return NAN;
-	return n->value / p->value;
+	return pc_node_judged(n) / pc_node_judged(p);
 }
 
 static json_t *num_or_null(double v)
@@ -163,7 +175,7 @@ static json_t *bottleneck_json(const struct pc_consult *pc,
 			 "s:o}",
 		"hypothesis", h->name,
 		"focus", focus_json(pc, n),
-		"value", num_or_null(evaluated(n, n->value)),
+		"value", num_or_null(evaluated(n, pc_node_judged(n))),
 		"threshold", num_or_null(evaluated(n, n->threshold)),
 		"compare", h->cmp == PC_CMP_GT ? "gt" : "lt",
 		"since_s", n->t_true_since,
@@ -265,7 +277,7 @@ static json_t *node_json(const struct pc_consult *pc,
 		"state", pc_report_node_state(n),
 		"persistent", n->persistent,
 		"parents", parents, "shadow_parents", shadow,
-		"value", num_or_null(evaluated(n, n->value)),
+		"value", num_or_null(evaluated(n, pc_node_judged(n))),
 		"threshold", num_or_null(evaluated(n, n->threshold)),
 		"since_s", num_or_null(n->truth == PC_TRUE ?
 				       n->t_true_since : NAN),
@@ -466,10 +478,12 @@ static void text_bottleneck(const struct pc_consult *pc,
 	double share = pc_report_share(pc, s, n);
 
 	fprintf(f, " %d. %s: %.4g %s %.4g since %.1f s (held %.1f s",
-		k, h->name, n->value, h->cmp == PC_CMP_GT ? ">" : "<",
+		k, h->name, pc_node_judged(n), h->cmp == PC_CMP_GT ? ">" : "<",
 		n->threshold, n->t_true_since, pc->now - n->t_true_since);
 	if (!isnan(share))
-		fprintf(f, ", %.0f%% of its parent", share * 100);
+		fprintf(f, ", %.0f%% of its parent%s", share * 100,
+			share > 1.005 ? ": more than it, because the two "
+			"were measured over different intervals" : "");
 	fprintf(f, ")\n    where:");
 	for (int i = 0; i < PC_NHIER; i++)
 		fprintf(f, "%s %s", i ? "," : "",

@@ -141,3 +141,17 @@ const char *pc_truth_name(enum pc_truth t)
 {
 	return t == PC_TRUE ? "true" : t == PC_FALSE ? "false" : "unknown";
 }
+
+double pc_node_judged(const struct pc_node *n)
+{
+	if (strcmp(n->how, "time limit") == 0 && n->run_len > 0)
+		return n->run_sum / n->run_len;
+	return n->wn > 0 ? n->wmean : n->value;
+}
+
+bool pc_node_holds(const struct pc_node *n, enum pc_cmp cmp)
+{
+	double v = pc_node_judged(n);
+
+	return cmp == PC_CMP_GT ? v > n->threshold : v < n->threshold;
+}

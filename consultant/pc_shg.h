@@ -130,4 +130,16 @@ int pc_shg_lookup(const struct pc_search *s, const struct pc_config *cfg,
 		  const char *hyp, const char *focus_name);
 const char *pc_truth_name(enum pc_truth t);
 
+/* The value a node's truth rests on: the mean of its interval values
+ * since its guess last flipped (what the statistics judged), or over
+ * its whole run when it was concluded by maxConclusionTime; the last
+ * interval's value (n->value) when it has no such mean.  n->value alone
+ * can sit inside the hysteresis band, on the other side of the
+ * threshold from the truth ("0.9407 > 0.95"): reports give this one. */
+double pc_node_judged(const struct pc_node *n);
+/* Is the judged value strictly on the true side of the threshold
+ * (above it for `gt`, below for `lt`)?  A node is only true while it
+ * is (pc_experiment.c). */
+bool pc_node_holds(const struct pc_node *n, enum pc_cmp cmp);
+
 #endif

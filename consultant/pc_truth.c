@@ -139,7 +139,7 @@ void pc_change_truth(struct pc_consult *pc, struct pc_search *s,
 	n->t_concluded = pc->now;
 	if (t == PC_TRUE) {
 		n->t_true_since = pc->now;
-		n->was_value = n->value;   /* kept for "earlier" (pc_report) */
+		n->was_value = pc_node_judged(n);   /* for "earlier" */
 		pc_node_trace(n, "true");
 		pc_logf(pc, "%s tested true for %s", pc_node_hyp(pc, n)->name,
 			focus);

@@ -448,7 +448,7 @@ static int tr_focus(struct slm *s, const struct pc_config *cfg,
 	return 0;
 }
 
-/* ---- the kernel's CPU time ---- */
+/* ---- the kernel's CPU time and run-queue wait ---- */
 
 static bool is_root(const char *path)
 {
@@ -463,7 +463,17 @@ int slm_kernel_focus(const struct pc_metric_def *md,
 	long fpid, tid;
 
 	memset(k, 0, sizeof(*k));
-	if (md->kernel != PC_KERNEL_CPU ||
+	if (md->kernel == PC_KERNEL_RUNQUEUE)
+		for (int i = 0; i < 4; i++)
+			if (i != 1 && !is_root(f->path[i]))
+				return hunch_errf(err, -ENOTSUP, "metric %s "
+					"cannot be constrained to %s: the "
+					"kernel counts a thread's run-queue "
+					"wait, not the code or object it "
+					"waits in; choose a focus on the "
+					"program, its process or a thread",
+					md->name, f->path[i]);
+	if (md->kernel == PC_KERNEL_NONE ||
 	    !is_root(f->path[2]) || !is_root(f->path[3]))
 		return 0;
 	if (!is_root(f->path[0])) {
@@ -523,6 +533,11 @@ int slm_translate(const struct pc_config *cfg, const struct pc_metric_def *md,
 		return hunch_errf(err, -ENOTSUP, "metric %s is internal: hunch "
 				  "computes it itself (threads, cost), there "
 				  "is nothing to instrument", md->name);
+	if (md->kernel == PC_KERNEL_RUNQUEUE)
+		return hunch_errf(err, -ENOTSUP, "metric %s is the kernel's "
+				  "run-queue wait (schedstat): the live source "
+				  "reads it, there is nothing to instrument",
+				  md->name);
 	s = calloc(1, sizeof *s);
 	if (s == NULL)
 		return hunch_errf(err, -ENOMEM, "out of memory");

@@ -25,6 +25,8 @@
  *   is the whole program (hunch follows one process), /SyncObject/<class>
  *   keeps the metric's functions of that class (pthread_mutex_* for
  *   Mutex, ...) when the metric accepts a /SyncObject constraint.
+ * - A metric with "kernel": "runqueue" (the threads' run-queue wait)
+ *   is only read from the kernel, on the program, process or a thread.
  * - A metric with "kernel": "cpu" is read from the kernel where the
  *   focus leaves /Code, /SyncObject and /Files unconstrained
  *   (slm_kernel_focus); slm_translate still compiles its base clause
@@ -71,7 +73,9 @@ struct slm_kernel {
 
 /* Decides for `md` on `f` in process `pid`.  Returns 0 (k->use says
  * which way), or < 0 with the reason when the focus names another
- * process or is not /Process/<pid>/<tid>[:<start function>]. */
+ * process or is not /Process/<pid>/<tid>[:<start function>].  A
+ * "kernel": "runqueue" metric is always read from the kernel: a focus
+ * that /Code, /SyncObject or /Files constrains is refused with why. */
 int slm_kernel_focus(const struct pc_metric_def *md,
 		     const struct pc_src_focus *f, pid_t pid,
 		     struct slm_kernel *k, struct hunch_err *err);

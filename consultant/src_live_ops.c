@@ -11,7 +11,17 @@
  * CPU time (engine/eng_taskcpu.h): the process CPU clock for /Process
  * and /Process/<pid>, one thread's schedstat for a thread.  Nothing is
  * inserted in the target, so it is predicted to cost nothing and needs
- * no symbols.  cpu_share reads the same reader's run-queue waits.
+ * no symbols.  A "kernel": "runqueue" metric reads the same reader's
+ * run-queue waits (schedstat's second field): the process's summed over
+ * its threads, or one thread's; so does cpu_share.
+ *
+ * CPU used is never more than the CPUs the program may run on: a CPU
+ * time (kernel or CPU timer) over an interval is at most that many CPUs
+ * (one for a thread), the CPUs of the target's affinity mask.  The
+ * kernel's counters lag a running thread by up to a scheduler tick, so
+ * an interval can read a tick more than the CPUs ran and the next one a
+ * tick less; the excess is carried into the next interval, not dropped,
+ * so the values still add up to the kernel's total.
  *
  * Sampled CPU: the same metric on a focus that /Code constrains is
  * instrumented, unless that cannot be done within the cost limit (its
@@ -29,10 +39,12 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "eng_clock.h"
 #include "eng_inst.h"
@@ -54,6 +66,8 @@ struct slo_inst {
 	bool processes;          /* internal: active_processes */
 	bool share;              /* internal: cpu_share */
 	bool kernel;             /* the kernel's CPU time (eng_taskcpu) */
+	bool wait;               /* kernel: run-queue wait, not CPU time */
+	bool cpu;                /* CPU time: at most `cpus` per second */
 	pid_t ktid;              /* kernel: the thread, 0 the process */
 	bool sampled;            /* kernel time × share of stack samples */
 	char *code, *within;     /* sampled: the /Code path, the thread's */
@@ -96,6 +110,7 @@ struct slo {
 	struct eng_taskcpu *tc;      /* opened at the first kernel read */
 	struct slh *hints;           /* stack samples, or NULL */
 	double tc_t;                 /* slo_now() of its last refresh */
+	int cpus;                    /* CPUs the target may run on */
 };
 
 static void *grow(void *p, size_t *cap, size_t n, size_t elem)
@@ -107,6 +122,20 @@ static void *grow(void *p, size_t *cap, size_t n, size_t elem)
 	if (p == NULL)
 		abort();
 	return p;
+}
+
+/* The CPUs of the process's affinity mask (its main thread's, which
+ * threads inherit), or those online when it cannot be read. */
+static int cpus_available(pid_t pid)
+{
+	cpu_set_t set;
+	long n;
+
+	if (sched_getaffinity(pid, sizeof(set), &set) == 0 &&
+	    CPU_COUNT(&set) > 0)
+		return CPU_COUNT(&set);
+	n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (int)n : 1;
 }
 
 int slo_new(struct eng_proc *p, struct eng_shm *shm,
@@ -122,6 +151,7 @@ int slo_new(struct eng_proc *p, struct eng_shm *shm,
 	o->cfg = cfg;
 	o->t0_ns = t0_ns;
 	o->period = DEFAULT_PERIOD_S;
+	o->cpus = cpus_available(eng_proc_pid(p));
 	rc = eng_sampler_create(shm, &o->smp, err);
 	if (rc == 0) {
 		eng_sampler_set_pid(o->smp, eng_proc_pid(p));
@@ -236,8 +266,8 @@ static int taskcpu_refresh(struct slo *o, struct hunch_err *err)
 	return rc;
 }
 
-/* The kernel's CPU ns of an instance's process or thread; false when
- * the thread is not (or no longer) listed. */
+/* The kernel's CPU ns (or run-queue wait ns) of an instance's process
+ * or thread; false when the thread is not (or no longer) listed. */
 static bool kernel_value(const struct slo *o, const struct slo_inst *in,
 			 int64_t *ns)
 {
@@ -246,13 +276,14 @@ static bool kernel_value(const struct slo *o, const struct slo_inst *in,
 	if (o->tc == NULL)
 		return false;
 	if (in->ktid == 0) {
-		*ns = (int64_t)eng_taskcpu_process_ns(o->tc);
+		*ns = (int64_t)(in->wait ? eng_taskcpu_process_wait_ns(o->tc) :
+				eng_taskcpu_process_ns(o->tc));
 		return true;
 	}
 	t = eng_taskcpu_thread(o->tc, in->ktid);
 	if (t == NULL)
 		return false;
-	*ns = (int64_t)t->run_ns;
+	*ns = (int64_t)(in->wait ? t->wait_ns : t->run_ns);
 	return true;
 }
 
@@ -324,15 +355,18 @@ static double scale_of(const struct pc_metric_def *md)
 	       md->type == PC_BASE_CPU_TIMER ? 1e9 : 1.0;
 }
 
-/* A kernel CPU instance: the thread must be there; its value starts
- * from a reading taken now. */
-static int enable_kernel(struct slo *o, struct slo_inst *in, pid_t tid)
+/* A kernel CPU (or run-queue wait) instance: the thread must be there;
+ * its value starts from a reading taken now. */
+static int enable_kernel(struct slo *o, struct slo_inst *in, pid_t tid,
+			 bool wait)
 {
 	struct hunch_err err = { 0 };
 	const struct eng_taskcpu_thread *t;
 	char msg[200];
 
 	in->kernel = true;
+	in->wait = wait;
+	in->cpu = !wait;
 	in->ktid = tid;
 	in->scale = 1e9;
 	in->status = taskcpu_refresh(o, &err);
@@ -361,7 +395,7 @@ static int enable_kernel(struct slo *o, struct slo_inst *in, pid_t tid)
 static int enable_sampled(struct slo *o, struct slo_inst *in,
 			  const struct pc_src_focus *f, pid_t tid)
 {
-	enable_kernel(o, in, tid);
+	enable_kernel(o, in, tid, false);
 	if (in->status < 0)
 		return 0;
 	in->sampled = true;
@@ -414,7 +448,9 @@ int slo_enable(struct slo *o, const char *metric,
 
 		in->status = kernel_focus(o, metric, f, &k, &err);
 		if (in->status == 0 && k.use)
-			return enable_kernel(o, in, k.tid);
+			return enable_kernel(o, in, k.tid,
+				pc_metric_find(o->cfg, metric)->kernel ==
+				PC_KERNEL_RUNQUEUE);
 		if (in->status == 0 && k.can_sample &&
 		    use_samples(o, &k, predict_inst(o, metric, f)))
 			return enable_sampled(o, in, f, k.tid);
@@ -435,6 +471,8 @@ int slo_enable(struct slo *o, const char *metric,
 			return 0;
 		}
 		in->scale = scale_of(pc_metric_find(o->cfg, metric));
+		in->cpu = pc_metric_find(o->cfg, metric)->type ==
+			  PC_BASE_CPU_TIMER;
 		/* A shared instance already counts: start from its value. */
 		eng_metric_value(o->m, in->mi, &in->prev);
 	}
@@ -538,7 +576,7 @@ static void push_sample(struct slo *o, const struct pc_src_sample *s)
  * hold its code.  CPU time used with no sample drained yet (the hint
  * sampler drains every 0.1 s) waits for the next tick, which then covers
  * both intervals; samples are counted by their own time, each once. */
-static bool sampled_share(struct slo *o, struct slo_inst *in, int64_t v,
+static bool sampled_share(struct slo *o, struct slo_inst *in, bool used,
 			  double *value)
 {
 	size_t nw, nb;
@@ -546,11 +584,33 @@ static bool sampled_share(struct slo *o, struct slo_inst *in, int64_t v,
 
 	slh_cpu_counts(o->hints, in->code, in->within, in->hw_after, &nw,
 		       &nb, &latest);
-	if (nw == 0 && v != in->prev)
+	if (nw == 0 && used)
 		return false;
 	*value = nw ? *value * (double)nb / (double)nw : 0;
 	in->hw_after = latest;
 	return true;
+}
+
+/* What an instance counted since its last sample, advancing its
+ * reading: for CPU time at most the CPUs available over the interval
+ * (one for a thread), the rest carried into the next interval (the
+ * header comment says why), but never more than one interval's worth:
+ * a count that keeps running ahead of the CPUs is not time to repay. */
+static int64_t counted(const struct slo *o, struct slo_inst *in, int64_t v,
+		       double dt)
+{
+	int64_t d = v - in->prev, most;
+
+	if (in->cpu) {
+		most = (int64_t)((in->kernel && in->ktid ? 1 : o->cpus) * dt *
+				 in->scale);
+		if (d > 2 * most)
+			in->prev = v - 2 * most;
+		if (d > most)
+			d = most;
+	}
+	in->prev += d;
+	return d;
 }
 
 static void sample_inst(struct slo *o, struct slo_inst *in, double now,
@@ -559,9 +619,10 @@ static void sample_inst(struct slo *o, struct slo_inst *in, double now,
 	struct pc_src_sample s = {
 		.handle = in->h, .t0 = in->prev_t, .t1 = now,
 	};
-	int64_t v;
+	double dt = now - in->prev_t;
+	int64_t v, d, prev;
 
-	if (now - in->prev_t < 1e-6)
+	if (dt < 1e-6)
 		return;
 	if (in->internal) {
 		s.value = in->processes ? 1 : in->share ? share : nthreads;
@@ -569,17 +630,18 @@ static void sample_inst(struct slo *o, struct slo_inst *in, double now,
 		/* an exited thread adds nothing after its last reading */
 		if (!kernel_value(o, in, &v))
 			v = in->prev;
-		s.value = (double)(v - in->prev) / in->scale /
-			  (now - in->prev_t);
-		if (in->sampled && !sampled_share(o, in, v, &s.value))
+		prev = in->prev;
+		d = counted(o, in, v, dt);
+		s.value = (double)d / in->scale / dt;
+		if (in->sampled && !sampled_share(o, in, v != prev,
+						  &s.value)) {
+			in->prev = prev;
 			return;
-		in->prev = v;
+		}
 	} else {
 		if (eng_metric_value(o->m, in->mi, &v) < 0)
 			return;
-		s.value = (double)(v - in->prev) / in->scale /
-			  (now - in->prev_t);
-		in->prev = v;
+		s.value = (double)counted(o, in, v, dt) / in->scale / dt;
 	}
 	in->prev_t = now;
 	push_sample(o, &s);
@@ -730,6 +792,7 @@ void slo_tick(struct slo *o, pc_disc_fn fn, void *arg)
 	eng_sampler_tick(o->smp, NULL);
 	now = slo_now(o);
 	o->last_tick = now;
+	o->cpus = cpus_available(eng_proc_pid(o->proc));
 	/* /proc is read only when an instance wants the thread count */
 	nthreads = 0;
 	for (size_t i = 0; i < o->ninst; i++) {

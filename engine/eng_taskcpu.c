@@ -34,6 +34,7 @@ struct eng_taskcpu {
 	bool has_pclock;
 	uint64_t pclock0, process_ns;
 	uint64_t forgotten_ns;  /* run_ns of threads dropped from the table */
+	uint64_t forgotten_wait_ns;  /* and their wait_ns */
 	bool opened;            /* the opening refresh is done */
 	struct ent *t;
 	size_t n, cap;
@@ -160,6 +161,7 @@ static struct ent *find(const struct eng_taskcpu *tc, size_t n, pid_t tid)
 static void drop(struct eng_taskcpu *tc, struct ent *e)
 {
 	tc->forgotten_ns += e->pub.run_ns - e->pub.base_ns;
+	tc->forgotten_wait_ns += e->pub.wait_ns - e->pub.wait_base_ns;
 	if (e->fd >= 0) {
 		close(e->fd);
 		tc->nfds--;
@@ -191,11 +193,13 @@ static void read_one(struct eng_taskcpu *tc, struct ent *e)
 		e->pub.alive = false;
 		return;
 	}
-	if (!tc->opened)
+	if (!tc->opened) {
 		e->pub.base_ns = run;
+		e->pub.wait_base_ns = wait;
+	}
 	/* a reused tid's new thread reads less: count it from birth */
-	if (run < e->pub.base_ns)
-		e->pub.base_ns = 0;
+	if (run < e->pub.base_ns || wait < e->pub.wait_base_ns)
+		e->pub.base_ns = e->pub.wait_base_ns = 0;
 	e->pub.run_ns = run;
 	e->pub.wait_ns = wait;
 }
@@ -345,6 +349,15 @@ uint64_t eng_taskcpu_threads_ns(const struct eng_taskcpu *tc)
 
 	for (size_t i = 0; i < tc->n; i++)
 		s += tc->t[i].pub.run_ns - tc->t[i].pub.base_ns;
+	return s;
+}
+
+uint64_t eng_taskcpu_process_wait_ns(const struct eng_taskcpu *tc)
+{
+	uint64_t s = tc->forgotten_wait_ns;
+
+	for (size_t i = 0; i < tc->n; i++)
+		s += tc->t[i].pub.wait_ns - tc->t[i].pub.wait_base_ns;
 	return s;
 }
 

@@ -44,6 +44,7 @@ struct eng_taskcpu_thread {
 	uint64_t wait_ns;       /* runnable, waiting for a CPU */
 	uint64_t base_ns;       /* run_ns at the opening refresh; 0 when
 				 * born later: sums count run_ns - base_ns */
+	uint64_t wait_base_ns;  /* wait_ns likewise */
 	bool born;              /* first seen after the opening refresh */
 	bool alive;             /* read at the last refresh */
 };
@@ -65,6 +66,12 @@ uint64_t eng_taskcpu_process_ns(const struct eng_taskcpu *tc);
  * since the base (exited threads' last partial interval is missing:
  * that is what eng_taskcpu_process_ns adds). */
 uint64_t eng_taskcpu_threads_ns(const struct eng_taskcpu *tc);
+/* The run-queue wait (runnable, not on a CPU) summed over the threads
+ * since the opening refresh, as of the last refresh.  The kernel keeps
+ * no process-wide total of it: a thread's wait counts up to its last
+ * reading (the wait of a thread born and gone between two refreshes,
+ * or of an exited one's last partial interval, is missing). */
+uint64_t eng_taskcpu_process_wait_ns(const struct eng_taskcpu *tc);
 /* Does the kernel let hunch read the process clock?  When it does not,
  * eng_taskcpu_process_ns falls back to the sum over threads. */
 bool eng_taskcpu_has_process_clock(const struct eng_taskcpu *tc);

@@ -48,11 +48,16 @@ static const struct bad_case bad_cases[] = {
 	{ "wrong_version.json", "2:3: $.version: unsupported version 2; this "
 	  "hunch reads version 1" },
 	{ "kernel_value.json", "4:53: $.metrics.busy.kernel: unknown kernel "
-	  "\"cpus\"; expected one of: cpu (did you mean \"cpu\"?)" },
+	  "\"cpus\"; expected one of: cpu, runqueue (did you mean \"cpu\"?)" },
 	{ "kernel_type.json", "4:57: $.metrics.waiting.kernel: \"kernel\": "
 	  "\"cpu\" reads threads' CPU time from the kernel in place of a CPU "
 	  "timer; metric \"waiting\" is of type \"wall_timer\": use "
 	  "\"type\": \"cpu_timer\" or remove \"kernel\"" },
+	{ "kernel_runqueue_type.json", "4:59: $.metrics.starved.kernel: "
+	  "\"kernel\": \"runqueue\" reads threads' run-queue wait from the "
+	  "kernel in place of a wall timer; metric \"starved\" is of type "
+	  "\"cpu_timer\": use \"type\": \"wall_timer\" or remove "
+	  "\"kernel\"" },
 };
 
 static struct pc_config *load_defaults(void)
@@ -78,7 +83,7 @@ static void test_defaults(void)
 	tap_ok(r == 0, "default.json loads with no error%s%s",
 	       r ? ": " : "", r ? e.msg : "");
 	tap_eq(ds.n, 0, "no diagnostics for the defaults");
-	tap_eq(c->nhyp, 7, "seven hypotheses (root + six)");
+	tap_eq(c->nhyp, 9, "nine hypotheses (root + eight)");
 	cpu = pc_hypo_find(c, "CPUbound");
 	io = pc_hypo_find(c, "ExcessiveIOBlockingTime");
 	small = pc_hypo_find(c, "TooManySmallIOOps");
@@ -92,6 +97,30 @@ static void test_defaults(void)
 	tap_ok(io >= 0 && c->hyp[io].expand == PC_EXP_WHY_AND_WHERE &&
 	       c->hyp[io].prune[2], "I/O blocking: whyAndWhere, prunes "
 	       "/SyncObject");
+	{
+		int st = pc_hypo_find(c, "CPUstarved");
+		int dm = pc_hypo_find(c, "CPUdemand");
+		const struct pc_metric_def *w = pc_metric_find(c, "cpu_wait");
+
+		tap_ok(st >= 0 && c->hyp[st].parent_idx ==
+		       pc_hypo_find(c, "topLevelHypothesis") &&
+		       c->hyp[st].expand == PC_EXP_WHY_ONLY &&
+		       strcmp(c->hyp[st].in[0].metric, "cpu_wait") == 0 &&
+		       strcmp(c->hyp[st].threshold, "PC_CPUStarvedThreshold")
+		       == 0, "CPUstarved: cpu_wait against "
+		       "PC_CPUStarvedThreshold, top level, whyOnly");
+		tap_ok(dm >= 0 && c->hyp[dm].parent_idx == st &&
+		       strcmp(c->hyp[dm].in[1].metric, "cpu_share") == 0,
+		       "CPUdemand: under CPUstarved, divided by cpu_share");
+		tap_ok(cpu >= 0 && strcmp(c->hyp[cpu].in[1].metric,
+					  "active_processes") == 0,
+		       "CPUbound: CPUs used, divided by active_processes");
+		tap_ok(w && w->kernel == PC_KERNEL_RUNQUEUE &&
+		       w->type == PC_BASE_WALL_TIMER && w->ninstr == 0,
+		       "cpu_wait: the kernel's run-queue wait, no base");
+		tap_ok(pc_tunable_get(c, "PC_CPUStarvedThreshold") == 0.25,
+		       "starved 0.25");
+	}
 	tap_ok(pc_tunable_get(c, "costLimit") == 0.05, "cost limit 5%%");
 	tap_ok(pc_tunable_get(c, "PC_CPUThreshold") == 0.30, "CPU 0.30");
 	tap_ok(pc_tunable_get(c, "PC_IOOpThreshold") == 4096, "4096 bytes");
@@ -233,7 +262,7 @@ static void test_override(void)
 	int cpu = pc_hypo_find(c, "CPUbound");
 
 	tap_eq(r, 0, "a user file extends and overrides the defaults");
-	tap_eq(c->nhyp, 8, "HotLoop added, CPUbound replaced");
+	tap_eq(c->nhyp, 10, "HotLoop added, CPUbound replaced");
 	tap_ok(cpu >= 0 && !c->hyp[cpu].prune[2] && c->hyp[cpu].prune[3],
 	       "the override's prune list replaces the default one");
 	tap_ok(pc_tunable_get(c, "PC_CPUThreshold") == 0.5,

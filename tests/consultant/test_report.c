@@ -266,7 +266,7 @@ static void test_cut_short(void)
 
 	world_run(w, 0.6);
 	j = pc_report_json(w->pc, &m);
-	tap_ok(strcmp(str(j, "result"), "not concluded yet: 5 hypotheses "
+	tap_ok(strcmp(str(j, "result"), "not concluded yet: 6 hypotheses "
 		      "still being tested") == 0 &&
 	       json_array_size(json_object_get(j, "not_tested")) == 0,
 	       "running: not concluded yet, none listed as not tested");
@@ -274,8 +274,8 @@ static void test_cut_short(void)
 	m.stop = "time limit";
 	j = pc_report_json(w->pc, &m);
 	ph = json_array_get(json_object_get(j, "phases"), 0);
-	tap_ok(strcmp(str(j, "result"), "incomplete: 5 hypotheses could not "
-		      "be tested") == 0, "stopped: incomplete, 5 hypotheses");
+	tap_ok(strcmp(str(j, "result"), "incomplete: 6 hypotheses could not "
+		      "be tested") == 0, "stopped: incomplete, 6 hypotheses");
 	untested_is(ph, 0, "stopped|time limit|top|CPUbound" TOP,
 		    "stopped by the time limit while it ran");
 	json_decref(j);
@@ -305,9 +305,65 @@ static void test_cut_short(void)
 	world_free(w);
 }
 
+/* Shares of a parent: both values are means over their own intervals.
+ * The program computes at 0.5 CPUs for 3 s, then 0.9, all of it in
+ * main: main, refined once the top was true and measured at 0.9 only,
+ * reads more than the top's mean since it turned true (~0.76), and the
+ * text says why.  Bytes per operation do not add up over parts: a
+ * TooManySmallIOOps refinement has no share. */
+static void test_shares(void)
+{
+	struct world *w = world_new(NULL, NULL);
+	struct pc_report_meta m = { .target = "demo", .mode = "sim" };
+	json_t *j, *b;
+	const char *h, *c;
+	double share;
+	int over = 0, ratio = 0, ratio_null = 0;
+	char *text;
+
+	src_sim_script(w->sim, "cpu_inclusive", "*", 0, 0.05, 0);
+	src_sim_script(w->sim, "cpu_inclusive", TOP, 0, 0.5, 0);
+	src_sim_script(w->sim, "cpu_inclusive", TOP, 3.0, 0.9, 0);
+	src_sim_script(w->sim, "cpu_inclusive", AT(F_MAIN), 0, 0.9, 0);
+	src_sim_script(w->sim, "io_wait", "*", 0, 0.5, 0);
+	src_sim_script(w->sim, "io_ops", "*", 0, 1000, 0);
+	src_sim_script(w->sim, "io_bytes", "*", 0, 1000, 0);
+	world_run(w, 8.0);
+	j = pc_report_json(w->pc, &m);
+	for (size_t i = 0; i < json_array_size(json_object_get(j,
+						"bottlenecks")); i++) {
+		b = json_array_get(json_object_get(j, "bottlenecks"), i);
+		h = json_string_value(json_object_get(b, "hypothesis"));
+		c = json_string_value(json_array_get(json_object_get(b,
+							"focus"), 0));
+		share = json_real_value(json_object_get(b, "share_of_parent"));
+		if (strcmp(h, "CPUbound") == 0 && strcmp(c, F_MAIN) == 0)
+			over += share > 1.1;
+		if (strcmp(h, "TooManySmallIOOps") == 0 &&
+		    strcmp(c, "/Code") != 0) {
+			ratio++;
+			ratio_null += json_is_null(json_object_get(b,
+						"share_of_parent"));
+		}
+	}
+	tap_eq(over, 1, "CPUbound at main: more than its parent's mean");
+	text = text_of(w, &m);
+	tap_ok(strstr(text, "% of its parent: more than it, because the two "
+		      "were measured over different intervals)") != NULL,
+	       "the text says why a share is over 100%%");
+	tap_ok(ratio > 0 && ratio_null == ratio, "bytes per operation: no "
+	       "share of a parent (%d of %d refinements)", ratio_null, ratio);
+	if (tap_failed)
+		tap_diag("%s", text);
+	free(text);
+	json_decref(j);
+	world_free(w);
+}
+
 int main(void)
 {
 	test_cpu_report();
+	test_shares();
 	test_nothing();
 	test_earlier();
 	test_not_tested();

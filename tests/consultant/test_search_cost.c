@@ -83,8 +83,8 @@ static void test_shed(void)
 	src_sim_cost(w->sim, "cpu_inclusive", 0.01, 1);
 	src_sim_script(w->sim, "cpu_inclusive", "*", 0, 0.9, 0.05);
 	world_run(w, 3.0);
-	tap_eq(w->pc->nactive, 9, "nine active, five of them on cpu_inclusive "
-	       "at 0.01 each");
+	tap_eq(w->pc->nactive, 10, "ten active, five of them on "
+	       "cpu_inclusive at 0.01 each");
 	tap_ok(w->pc->observed > 0.0499 && w->pc->observed < 0.0501,
 	       "observed 0.05: at the limit");
 	src_sim_cost(w->sim, "cpu_inclusive", 0.01, 2);
@@ -173,12 +173,16 @@ static void test_priority(void)
 	const char *user =
 		"{\"version\": 1, \"hypotheses\": {"
 		"\"P\": {\"parent\": \"topLevelHypothesis\", \"metric\": "
-		"\"alloc_time\", \"threshold\": \"PC_AllocThreshold\", "
+		"\"alloc_time\", \"threshold\": \"PC_IOThreshold\", "
 		"\"expand\": \"whereAndWhy\", \"prune\": [\"/Process\", "
 		"\"/SyncObject\", \"/Files\"]},"
 		"\"Q\": {\"parent\": \"P\", \"metric\": \"alloc_time\", "
-		"\"threshold\": \"PC_AllocThreshold\"}}}";
-	const char *sets[] = { "maxPendingEnables=1", NULL };
+		"\"threshold\": \"PC_IOThreshold\"}}}";
+	/* ExcessiveAllocationTime (alloc_time too) stays false, so P's
+	 * where-child shares no instance already enabled by its
+	 * refinements: it needs an enable of its own. */
+	const char *sets[] = { "maxPendingEnables=1", "PC_AllocThreshold=0.9",
+			       NULL };
 	struct world *w = world_new(user, sets);
 	struct pc_node *q, *pm;
 
@@ -193,6 +197,7 @@ static void test_priority(void)
 	tap_ok(q && pm && q->t_start < pm->t_start,
 	       "the why-child ran first (%.1f s before %.1f s)",
 	       q ? q->t_start : -1, pm ? pm->t_start : -1);
+
 	world_free(w);
 }
 

@@ -1,7 +1,7 @@
 /*
  * spin1.c - a single thread that is always runnable: it spins in
  * spin_work until its stdin is closed (checked every few ms with a
- * non-blocking poll), then prints "done" and exits.  e2e_cpu_share pins
+ * non-blocking poll), then prints "done" and exits.  e2e_cpu_values pins
  * it to one CPU beside competing spinners.
  */
 #include <poll.h>

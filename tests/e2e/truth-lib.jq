@@ -25,18 +25,25 @@ def thread_re($start): "^/Process/[0-9]+/[0-9]+:" +
 def is_below($f): startswith("/Code/") and
 	any(($f.below // [])[]; . as $b | glob_match($b));
 
+# Is bottleneck `.` of the finding's hypothesis $h?  A CPUbound finding
+# is also CPUdemand's: on a machine loaded enough that the program is
+# CPU-starved, its hot code gets too little CPU to be CPU bound by CPUs
+# used, and CPUdemand (CPU used or waited for) finds it instead.
+def of_hyp($h): .hypothesis == $h or
+	($h == "CPUbound" and .hypothesis == "CPUdemand");
+
 # Does bottleneck `.` of hypothesis $f.hyp name the `where` $w (at it or
 # below it; a /Code where also at one of the finding's `below`)?
-def names_where($f; $w): .hypothesis == $f.hyp and
+def names_where($f; $w): of_hyp($f.hyp) and
 	any(.focus[]; at_or_below($w) or
 	    ($w | startswith("/Code/")) and is_below($f));
-def names_thread($f): .hypothesis == $f.hyp and
+def names_thread($f): of_hyp($f.hyp) and
 	(.focus[1] | test(thread_re($f.thread)));
 
 # Is bottleneck `.` explained by finding $f: the finding's hypothesis or
 # an ancestor, and every focus component the root of its hierarchy or on
 # the path of one of the finding's where/thread components?
-def explained_by($f; $ancestors): (.hypothesis as $h | $h == $f.hyp or
+def explained_by($f; $ancestors): (.hypothesis as $h | of_hyp($f.hyp) or
 	 any(($ancestors[$f.hyp] // [])[]; . == $h))
 	and all(.focus[]; is_root or is_below($f) or (. as $c | any($f.where[];
 		. as $w | $c | on_path_of($w)) or

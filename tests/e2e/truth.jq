@@ -23,7 +23,7 @@ include "truth-lib";
     else "not ok\t\($f.hyp) in thread \($f.thread)" end)),
   ($b[] | . as $x |
    (.hypothesis + "<" + (.focus | join(",")) + ">") as $name |
-   if any($may[]; . == $x.hypothesis) then "may\t\($name)"
+   if any($may[]; . as $m | $x | of_hyp($m)) then "may\t\($name)"
    elif any($explain[]; . as $f | $x | explained_by($f; $ancestors))
    then "planted\t\($name)"
    else "extra\t\($name)" end)

@@ -24,7 +24,9 @@ truth_edit() {  # truth_edit JQ-EXPR VALUE: change the last finding
 truth_load() {  # truth_load FILE MODULE SECONDS
 	local word rest i
 	declare -gA FINDINGS=([0]='[]' [1]='[]' [2]='[]')
-	MAY='[]' NONE=0 ARGS=() TRUTH_BAD= TRUTH_CUR=0
+	# CPUstarved is the machine's load, not a planted bottleneck: the
+	# suite's other tests can starve any busy target.
+	MAY='["CPUstarved"]' NONE=0 ARGS=() TRUTH_BAD= TRUTH_CUR=0
 	while read -r word rest; do
 		case $word in
 		''|'#'*) ;;

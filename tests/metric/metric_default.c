@@ -5,8 +5,8 @@
  * its libc) on every kind of focus its constraints cover: the whole
  * program, a function, a source file, a module, the process, a thread, the Mutex class,
  * a mutex, a file.  Internal
- * metrics and foci a metric has no constraint for are refused with a
- * reason.  Then the translated sync_ops on mt_lock and io_bytes on
+ * metrics, the kernel's run-queue wait (read, not instrumented) and foci
+ * a metric has no constraint for are refused with a reason.  Then the translated sync_ops on mt_lock and io_bytes on
  * stdout run to the end of the program and count exactly.
  */
 #include <stdio.h>
@@ -84,7 +84,8 @@ static struct eng_minst *compile(struct mt *t, const struct pc_config *cfg,
 	struct slm *s = NULL;
 	struct eng_minst *mi = NULL;
 	struct eng_minst_info info = { 0 };
-	bool want = lists(md, fo->needs) && md->type != PC_BASE_INTERNAL;
+	bool want = lists(md, fo->needs) && md->type != PC_BASE_INTERNAL &&
+		    md->kernel != PC_KERNEL_RUNQUEUE;
 	int rc = slm_translate(cfg, md, &fo->f, &fo->r, &s, &err);
 
 	if (rc == 0)

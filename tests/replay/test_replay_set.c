@@ -149,6 +149,86 @@ static void test_lowered(const char *path)
 	rw_replayed_free(now);
 }
 
+/* Borderline: the program and main read 1.0 for 12 s, then 0.93
+ * (+-0.01) for 48 s: against a threshold of 0.95 they turn true at
+ * once, then sit inside the hysteresis band [0.9025, 0.9975] below the
+ * threshold, where the guess stays true; their mean since they turned
+ * true crosses 0.95 about 20 s later. */
+static void sc_border(struct src_sim *sim)
+{
+	src_sim_script(sim, "cpu_inclusive", "*", 0, 0.05, 0);
+	src_sim_script(sim, "cpu_inclusive", TOP, 0, 1.0, 0.01);
+	src_sim_script(sim, "cpu_inclusive", AT(F_MAIN), 0, 1.0, 0.01);
+	src_sim_script(sim, "cpu_inclusive", TOP, 12, 0.93, 0.01);
+	src_sim_script(sim, "cpu_inclusive", AT(F_MAIN), 12, 0.93, 0.01);
+}
+
+static const struct scenario border = { "borderline", sc_border, 60.0 };
+
+/* The what-if: replayed with PC_CPUThreshold=0.95, every node true is
+ * true by the value the report gives (its mean, pc_node_judged), and
+ * every "value > threshold" line of the text report says so. */
+static void test_whatif(const char *path)
+{
+	static const char *sets[] = { "PC_CPUThreshold=0.95", NULL };
+	struct replayed *r = rw_replay(path, sets);
+	const struct pc_search *s = pc_consult_search(r->pc, 0);
+	struct pc_report_meta m = { .target = "demo", .mode = "replay" };
+	int ntrue = 0, bad = 0, lastbad = 0, lines = 0, badlines = 0;
+	char *text = rw_text(r->pc, &m), *line, *save = NULL;
+	int nearlier = 0, badearlier = 0;
+
+	for (size_t i = 0; i < s->nn; i++) {
+		const struct pc_node *n = s->nodes[i];
+
+		if (n->truth != PC_TRUE || n->is_virtual ||
+		    pc_node_hyp(r->pc, n)->cmp != PC_CMP_GT)
+			continue;
+		ntrue++;
+		bad += !(pc_node_judged(n) > n->threshold);
+		lastbad += !(n->value > n->threshold);
+	}
+	tap_eq(bad, 0, "threshold 0.95: every true node's mean is above "
+	       "0.95 (%d true, %d whose last interval alone was not)", ntrue,
+	       lastbad);
+	for (line = strtok_r(text, "\n", &save); line != NULL;
+	     line = strtok_r(NULL, "\n", &save)) {
+		double v, t;
+		char hyp[64];
+
+		if (sscanf(line, " %*d. %63[^:]: %lf > %lf", hyp, &v,
+			   &t) != 3)
+			continue;
+		if (strstr(line, " since ") == NULL) {
+			nearlier++;
+			badearlier += !(v > t);
+			continue;
+		}
+		lines++;
+		if (!(v > t)) {
+			badlines++;
+			tap_diag("listed: %s", line);
+		}
+	}
+	tap_eq(badlines, 0, "threshold 0.95: none of the %d bottlenecks "
+	       "listed is below its threshold", lines);
+	for (int k = 0; k < 2; k++) {
+		const char *f = k ? AT(F_MAIN) : TOP;
+		const char *tr = world_trace((struct world *)&(struct world){
+				.pc = r->pc, .cfg = r->cfg }, 0, CPU, f);
+		const char *t = strstr(tr, "true");
+
+		tap_ok(t != NULL && strstr(t, "false") != NULL, "threshold "
+		       "0.95: %s turned true, then false when its mean "
+		       "crossed 0.95 (%s)", k ? "main" : "the program", tr);
+	}
+	tap_ok(nearlier > 0 && badearlier == 0, "threshold 0.95: the "
+	       "report lists %d as earlier findings, each with the mean it "
+	       "was true with, above 0.95", nearlier);
+	free(text);
+	rw_replayed_free(r);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/hunch-replay-XXXXXX", path[300];
@@ -166,6 +246,10 @@ int main(void)
 	test_same(path);
 	test_raised(path);
 	test_lowered(path);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/border.jsonl", dir);
+	world_free(rw_record(&border, path, NULL));
+	test_whatif(path);
 	unlink(path);
 	rmdir(dir);
 	return tap_done();

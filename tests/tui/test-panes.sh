@@ -145,7 +145,7 @@ check_screen hp "refused: threshold PC_CPUThreshold = 5 is out of its tunable's 
 keys hp Enter; text hp 0.95; keys hp Enter
 check_screen hp '^ PC_CPUThreshold = 0\.95 \(was 0\.3\)$' "tunables: 0.95 is applied"
 keys hp 5
-check_screen hp '^   CPUbound  cpu_inclusive / cpu_share@top > PC_CPUThreshold = 0\.95$' "hypotheses: CPUbound's threshold shows the new value"
+check_screen hp '^   CPUbound  cpu_inclusive / active_processes@top > PC_CPUThreshold = 0\.95$' "hypotheses: CPUbound's threshold shows the new value"
 
 # --- hypotheses edited with $EDITOR ----------------------------------------
 FILE=$TMP/cfg-hp/hunch/hypotheses.json

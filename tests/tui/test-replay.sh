@@ -57,7 +57,7 @@ check_screen sim '^# replaying sim\.jsonl: 42 ticks, 8\.2 s$' "sim: the log says
 check_screen sim '^       100:main$' "sim: the where pane has the recorded process and threads"
 no_line sim 'demo: second' "sim: no output yet at 0.0 s"
 keys sim 1
-check_screen sim '^ Global search: 6 nodes, 0 true, 0 active, searching$' \
+check_screen sim '^ Global search: 7 nodes, 0 true, 0 active, searching$' \
 	"sim: the search pane at 0.0 s: the top-level nodes being enabled, none true"
 
 keys sim '?'

@@ -280,7 +280,7 @@ static void test_hypotheses(void)
 	keys("5");
 	LINE(" topLevelHypothesis  (true when a child is)",
 	     "Hypotheses: the virtual root");
-	LINE("   CPUbound  cpu_inclusive / cpu_share@top > "
+	LINE("   CPUbound  cpu_inclusive / active_processes@top > "
 	     "PC_CPUThreshold = 0.8", "CPUbound's expression, comparison "
 	     "and the threshold's current value");
 }

@@ -1,17 +1,19 @@
 /*
- * e2e_cpu_share.c - CPUbound reads what the code demands, not what a
- * busy machine lets it have (hypotheses/README.md, cpu_share).
+ * e2e_cpu_values.c - CPU used and run-queue wait, as the live source
+ * gives them to the consultant, checked against the kernel's own
+ * counters read by the test (/proc/PID/task/TID/schedstat: field 1 ns
+ * on a CPU, field 2 ns waiting on a run queue).
  *
  * spin1 (always runnable) is pinned to CPU 0 with two spinner processes
- * of ours beside it, so it gets about a third of that CPU.  Through the
- * live source's operations, as the consultant uses them: cpu_inclusive
- * on the whole program reads that third, cpu_share the fraction of its
- * runnable time it ran, and their quotient (the CPUbound value) one CPU:
- * a thread that never waits for anything but the CPU demands one whole
- * CPU however many tasks compete for it.  Then the competitors go and
- * the quotient still reads one CPU.
+ * of ours beside it, so it gets about a third of that CPU and waits for
+ * it the rest of the time.  cpu_inclusive on the whole program must
+ * read the CPU it used (never more than the one CPU it may run on: no
+ * interval over 1), cpu_wait the time it waited, each as the test's
+ * own schedstat readings over the same seconds give them, and the two
+ * add up to the one thread it has.  Then the competitors go: CPU used
+ * and wait still match schedstat and still add up to one thread.
  *
- * usage: e2e_cpu_share SPIN1   (env HUNCHRT, HUNCH_SOURCE_ROOT)
+ * usage: e2e_cpu_values SPIN1   (env HUNCHRT, HUNCH_SOURCE_ROOT)
  */
 #include <dirent.h>
 #include <fcntl.h>
@@ -34,10 +36,12 @@ struct t {
 	struct pc_source *src;
 	struct src_live_status st;
 	int to, from;
-	pc_src_handle h[2];          /* cpu_inclusive, cpu_share */
+	pc_src_handle h[2];          /* cpu_inclusive, cpu_wait */
 	int refused;
-	double cpu, demand, span;    /* integrals over the samples */
-	double share_min;
+	double cpu, wait;            /* integrals over the samples */
+	double span[2];              /* seconds sampled, per instance */
+	double cpu_max;              /* the largest CPU sample */
+	double k_run, k_wait, k_t;   /* the test's schedstat: s, s, when */
 };
 
 static double mono(void)
@@ -61,27 +65,51 @@ static void on_reply(void *arg, const struct pc_src_reply *r)
 	}
 }
 
-/* Both instances are sampled at the same ticks over the same intervals:
- * pair them by interval. */
-static double last_cpu, last_t0 = -1;
-
 static void on_sample(void *arg, const struct pc_src_sample *s)
 {
 	struct t *t = arg;
 	double dt = s->t1 - s->t0;
 
 	if (s->handle == t->h[0]) {
-		last_cpu = s->value;
-		last_t0 = s->t0;
-		return;
+		t->cpu += s->value * dt;
+		t->span[0] += dt;
+		if (s->value > t->cpu_max)
+			t->cpu_max = s->value;
+	} else if (s->handle == t->h[1]) {
+		t->wait += s->value * dt;
+		t->span[1] += dt;
 	}
-	if (s->handle != t->h[1] || last_t0 != s->t0 || s->value <= 0)
+}
+
+/* The sums over every thread of PID of schedstat's two fields, in
+ * seconds. */
+static void schedstat(int pid, double *run, double *wait)
+{
+	unsigned long long r, w;
+	char path[300];
+	struct dirent *e;
+	DIR *d;
+	FILE *f;
+
+	*run = *wait = 0;
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	d = opendir(path);
+	if (d == NULL)
 		return;
-	t->cpu += last_cpu * dt;
-	t->demand += last_cpu / s->value * dt;
-	t->span += dt;
-	if (s->value < t->share_min)
-		t->share_min = s->value;
+	while ((e = readdir(d)) != NULL) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/schedstat",
+			 pid, e->d_name);
+		f = fopen(path, "r");
+		if (f != NULL && fscanf(f, "%llu %llu", &r, &w) == 2) {
+			*run += (double)r / 1e9;
+			*wait += (double)w / 1e9;
+		}
+		if (f != NULL)
+			fclose(f);
+	}
+	closedir(d);
 }
 
 static void pump(struct t *t, double secs)
@@ -95,12 +123,45 @@ static void pump(struct t *t, double secs)
 	} while (mono() < end && !t->st.ended);
 }
 
+/* The samples of `secs` seconds, and the test's own schedstat over
+ * the same seconds (from the first tick after the start to the last
+ * one before the end: the ticks come every 0.2 s, so the two windows
+ * differ by at most a tick at each end). */
 static void measure(struct t *t, double secs)
 {
+	int pid = src_live_pid(t->src);
+	double r0, w0, t0;
+
 	pump(t, 0.5);  /* past the tick that straddles the change */
-	t->cpu = t->demand = t->span = 0;
-	t->share_min = 1;
+	t->cpu = t->wait = t->span[0] = t->span[1] = t->cpu_max = 0;
+	schedstat(pid, &r0, &w0);
+	t0 = mono();
 	pump(t, secs);
+	schedstat(pid, &t->k_run, &t->k_wait);
+	t->k_t = mono() - t0;
+	t->k_run -= r0;
+	t->k_wait -= w0;
+}
+
+/* Rates over the measured seconds against schedstat's: the same to
+ * 0.1 of a CPU (a tick at each end of ~2 s, and the competitors' and
+ * the machine's other load changing the share meanwhile). */
+static void check(struct t *t, const char *when)
+{
+	double cpu = t->cpu / t->span[0], wait = t->wait / t->span[1];
+	double kcpu = t->k_run / t->k_t, kwait = t->k_wait / t->k_t;
+
+	tap_ok(t->span[0] > 1.5 && t->span[1] > 1.5, "%s: sampled %.2f s "
+	       "and %.2f s", when, t->span[0], t->span[1]);
+	tap_ok(t->cpu_max <= 1.0 + 1e-9, "%s: no interval reads more than "
+	       "the 1 CPU spin1 may run on (largest %.3f CPUs)", when,
+	       t->cpu_max);
+	tap_ok(cpu > kcpu - 0.1 && cpu < kcpu + 0.1, "%s: CPU used %.3f "
+	       "CPUs, schedstat's run time %.3f", when, cpu, kcpu);
+	tap_ok(wait > kwait - 0.1 && wait < kwait + 0.1, "%s: run-queue "
+	       "wait %.3f threads, schedstat's wait %.3f", when, wait, kwait);
+	tap_ok(cpu + wait > 0.85 && cpu + wait < 1.1, "%s: used + waited "
+	       "= %.3f: the one thread, always runnable", when, cpu + wait);
 }
 
 static struct pc_config *load_config(void)
@@ -191,8 +252,8 @@ static void enable(struct t *t)
 	const struct pc_source_ops *ops = t->src->ops;
 
 	tap_ok(ops->enable(t->src, "cpu_inclusive", &top, 0) == 0 &&
-	       ops->enable(t->src, "cpu_share", &top, 1) == 0,
-	       "cpu_inclusive and cpu_share enabled on the whole program");
+	       ops->enable(t->src, "cpu_wait", &top, 1) == 0,
+	       "cpu_inclusive and cpu_wait enabled on the whole program");
 	pump(t, 0.1);
 	tap_ok(t->refused == 0 && t->h[0] && t->h[1], "both accepted");
 }
@@ -216,22 +277,16 @@ static void run(const char *prog)
 		comp[i] = competitor();
 	src_live_resume(t.src, NULL);
 	measure(&t, 2.0);
-	tap_ok(t.span > 1.5, "sampled %.2f s with %d spinners beside it",
-	       t.span, NCOMPETE);
-	tap_ok(t.cpu / t.span < 0.6, "  CPU time used: %.3f CPUs (a share "
-	       "of CPU 0, lowest sampled cpu_share %.3f)", t.cpu / t.span,
-	       t.share_min);
-	tap_ok(t.demand / t.span > 0.85 && t.demand / t.span < 1.1,
-	       "  CPU time used or waited for: %.3f CPUs (one whole CPU)",
-	       t.demand / t.span);
+	check(&t, "2 spinners beside it");
+	tap_ok(t.cpu / t.span[0] < 0.6 && t.wait / t.span[1] > 0.4,
+	       "  it used a share of CPU 0 (%.3f) and waited the rest "
+	       "(%.3f)", t.cpu / t.span[0], t.wait / t.span[1]);
 	for (int i = 0; i < NCOMPETE; i++) {
 		kill(comp[i], SIGKILL);
 		waitpid(comp[i], NULL, 0);
 	}
-	measure(&t, 1.0);
-	tap_ok(t.demand / t.span > 0.85 && t.demand / t.span < 1.1,
-	       "competitors gone: still %.3f CPUs (used %.3f)",
-	       t.demand / t.span, t.cpu / t.span);
+	measure(&t, 2.0);
+	check(&t, "competitors gone");
 	close(t.to);
 	pump(&t, 5);
 	tap_ok(t.st.ended && t.st.exit_code == 0, "spin1 exited 0 when its "
@@ -244,7 +299,7 @@ static void run(const char *prog)
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
-		fprintf(stderr, "usage: e2e_cpu_share SPIN1\n");
+		fprintf(stderr, "usage: e2e_cpu_values SPIN1\n");
 		return 2;
 	}
 	run(argv[1]);
