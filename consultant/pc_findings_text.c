@@ -137,6 +137,10 @@ static void say_short(const struct pc_consult *pc, const struct pc_node *n,
 		say(w, "%.0f lock operations per second", n->value);
 	else if (is(pc, n->hyp, "CPUbound"))
 		say(w, "using %.2f CPUs", n->value);
+	else if (is(pc, n->hyp, "CPUdemand"))
+		say(w, "wanting %.2f CPUs", n->value);
+	else if (is(pc, n->hyp, "CPUstarved"))
+		say(w, "%.2f s per second waiting for a CPU", n->value);
 	else if (is(pc, n->hyp, "TooManySmallIOOps"))
 		say(w, "%.0f bytes per I/O operation", n->value);
 	else if (is(pc, n->hyp, "ExcessiveIOBlockingTime"))
@@ -157,6 +161,15 @@ static void say_main(const struct pc_consult *pc, const struct pc_finding *f,
 	if (is(pc, f->hyp, "CPUbound")) {
 		say_who(pc, f, w, "uses", "use");
 		say(w, " %.2f CPUs computing", v);
+	} else if (is(pc, f->hyp, "CPUdemand")) {
+		/* under load: CPU used plus CPU waited for */
+		say_who(pc, f, w, "wants", "want");
+		say(w, " %.2f CPUs computing (used, or waited for while other "
+		    "load held the CPUs)", v);
+	} else if (is(pc, f->hyp, "CPUstarved")) {
+		say_who(pc, f, w, "waits", "wait");
+		say(w, " %.2f s per second for a CPU: other load on this "
+		    "machine starves the program", v);
 	} else if (is(pc, f->hyp, "ExcessiveSyncWaitingTime")) {
 		say_who(pc, f, w, "spends", "spend");
 		say(w, " ");

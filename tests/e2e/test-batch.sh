@@ -107,12 +107,14 @@ tap_ok $([ "$n" -le 15 ]; echo $?) "hunch --batch: $n lines of stderr (at most 1
 tap_eq "$(grep -c '+[0-9.]*) ' "$TMP/d10.err")" 0 \
 	"hunch --batch: one time stamp a line"
 # The three problems, in any order among the three leading findings:
-# CPU in demo_hot_loop; waiting for demo_lock in demo_worker's threads;
+# CPU in demo_hot_loop (CPUbound, or CPUdemand when other load starves
+# the demo of CPU); waiting for demo_lock in demo_worker's threads;
 # 1-byte I/O in demo_writer on its file (in demo_writer, or in libc's
 # write called from demo_writer).
 tap_eq "$(jq -r 'def last_of(p): (p // "-") | split("/") | last;
 	.findings[0:3] | map(
-	if .hypothesis == "CPUbound" then "cpu " + last_of(.where.function)
+	if .hypothesis == "CPUbound" or .hypothesis == "CPUdemand"
+	then "cpu " + last_of(.where.function)
 	elif .hypothesis == "ExcessiveSyncWaitingTime" then "wait " +
 		last_of(.where.object) + " " + last_of(.where.function) +
 		" " + (.nthreads | tostring)
