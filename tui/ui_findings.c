@@ -4,8 +4,9 @@
  * grouped into one finding, ranked by impact, each in plain words with
  * units), one line each, best first; once the program has ended, a
  * summary line above them (how it ended, when, and the search's result,
- * "incomplete: ..." included); after the dashboard closes, the findings
- * printed as batch mode's report begins.
+ * "incomplete: ..." included); after the dashboard closes, the batch
+ * report's head printed to the terminal: pc_report_text's lines up to
+ * the end of its findings (the whole report when there is none).
  *
  * The strip sits over the log strip (ui_layout.c) and is as high as
  * what it lists, up to the rows the layout gives it; a line too long
@@ -19,6 +20,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "pc_findings.h"
@@ -219,28 +221,42 @@ const char *ui_findings_line(int i)
 	return i >= 0 && i < fs.n ? fs.line[i] : NULL;
 }
 
+/* The batch report's text, up to the end of its findings: the lines
+ * before the first blank line that follows the findings' own heading
+ * ("findings, ..."); all of it when there is none (no finding: the
+ * report is short, and says what was not tested and why). */
+static void print_head(const char *text, FILE *f)
+{
+	const char *p = text, *nl;
+	bool in_findings = false;
+
+	for (; *p != '\0'; p = nl + 1) {
+		nl = strchr(p, '\n');
+		if (nl == NULL)
+			nl = p + strlen(p) - 1;
+		if (in_findings && nl == p)
+			return;
+		if (strncmp(p, "findings", 8) == 0)
+			in_findings = true;
+		fwrite(p, 1, (size_t)(nl - p) + 1, f);
+	}
+}
+
 void ui_findings_print(const struct ui *u, const struct pc_report_meta *m,
 		       FILE *f)
 {
-	struct pc_findings fl = { 0 };
-	char result[160], impact[48], words[LINE_LEN];
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem;
 
 	if (u->pc == NULL || !u->pc->started || u->pc->global == NULL)
 		return;
-	pc_findings_build(u->pc, u->pc->global, &fl);
-	pc_report_result(u->pc, u->pc->global, m->stop, result,
-			 sizeof(result));
-	fprintf(f, "hunch findings: %s", m->target);
-	if (m->pid)
-		fprintf(f, " (pid %d)", m->pid);
-	fprintf(f, ", %.1f s; search: %s\n", u->pc->now, result);
-	for (size_t i = 0; i < fl.n; i++) {
-		pc_finding_impact(&fl.f[i], impact, sizeof(impact));
-		pc_finding_line(u->pc, &fl.f[i], words, sizeof(words));
-		fprintf(f, "%2zu. %s (%s)\n", i + 1, words, impact);
-	}
-	if (fl.n == 0)
-		fprintf(f, "no finding\n");
-	pc_findings_free(&fl);
+	mem = open_memstream(&text, &len);
+	if (mem == NULL)
+		return;
+	pc_report_text(u->pc, m, mem);
+	if (fclose(mem) == 0 && text != NULL)
+		print_head(text, f);
+	free(text);
 	fflush(f);
 }
