@@ -180,7 +180,7 @@ static void draw_title(struct ui *u, const struct ui_rect *r)
 	       " Findings ", A_BOLD);
 	if (fs.total == 0)
 		return;
-	snprintf(right, sizeof(right), " %d finding%s, by impact ", fs.total,
+	snprintf(right, sizeof(right), " %d finding%s, by impact", fs.total,
 		 fs.total == 1 ? "" : "s");
 	ui_put(u, r->y, r->x + r->w - ui_width(u, right), r->w, right,
 	       A_NORMAL);
