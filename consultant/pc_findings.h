@@ -47,6 +47,10 @@ struct pc_finding {
 	/* The most specific resource in each hierarchy (PC_HIER_* order of
 	 * pc_focus), the hierarchy's root when unconstrained. */
 	pc_res_id where[PC_NHIER];
+	/* When the function is in another module than the code its chain
+	 * starts in (a library's write() called from the program), the
+	 * deepest function of that module on the chain, else PC_RES_NONE. */
+	pc_res_id caller;
 	double impact;                  /* seconds per second; NaN unknown */
 	int nthreads;                   /* threads it is seen in, 0 unknown */
 	double since_s;                 /* first of its nodes true */
@@ -59,6 +63,11 @@ struct pc_finding {
 	size_t nnodes;
 	const struct pc_node **chain;   /* the lead's chain, top first */
 	size_t nchain;
+	/* What identifies it for pc_findings_tell: the nodes below the
+	 * top level on the chains of the leaves that are its own (not
+	 * compatible with another finding too). */
+	const struct pc_node **ident;
+	size_t nident;
 };
 
 struct pc_findings {
@@ -73,6 +82,10 @@ struct pc_findings {
 void pc_findings_build(const struct pc_consult *pc, const struct pc_search *s,
 		       struct pc_findings *out);
 void pc_findings_free(struct pc_findings *fs);
+/* Whether hypothesis hyp is measured in seconds per second (its first
+ * input's units are CPUs: CPU time, or time blocked summed over the
+ * threads, per second). */
+bool pc_findings_in_seconds(const struct pc_consult *pc, int hyp);
 
 /* One finding in plain words, with units, no newline, e.g.
  * "4 threads spend 69% of their time waiting for mutex `demo_lock`, in
@@ -92,7 +105,8 @@ json_t *pc_finding_json(const struct pc_consult *pc,
  * finding, the dashboard's strip): a finding is new when no node of
  * its chain below the top level was in a finding told before; one of
  * top-level nodes only (not refined yet) is new once nothing below it
- * is still queued or being tested. */
+ * is still queued or being tested; one that may be another's symptom
+ * (symptom_of) is not told while it may be. */
 struct pc_findings_told {
 	int *ids;
 	size_t n, cap;

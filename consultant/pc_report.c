@@ -6,6 +6,7 @@
  */
 #include "pc_report.h"
 
+#include "pc_findings.h"
 #include "pc_untested.h"
 
 #include <errno.h>
@@ -317,6 +318,17 @@ static json_t *search_json(const struct pc_consult *pc,
 	json_t *ej = json_array(), *tj = json_array(), *o;
 	static const char *const states[] = { "running", "paused", "ended" };
 	char result[96];
+	struct pc_findings fs = { 0 };
+	json_t *fj = json_array();
+
+	pc_findings_build(pc, s, &fs);
+	for (size_t i = 0; i < fs.n; i++) {
+		json_t *e = pc_finding_json(pc, s, &fs.f[i]);
+
+		json_object_set_new(e, "rank", json_integer((json_int_t)i + 1));
+		json_array_append_new(fj, e);
+	}
+	pc_findings_free(&fs);
 
 	for (size_t i = 0; i < nb; i++)
 		json_array_append_new(bj, bottleneck_json(pc, s, b[i]));
@@ -342,6 +354,7 @@ static json_t *search_json(const struct pc_consult *pc,
 					   sizeof(result)),
 		"bottlenecks", bj, "unconfirmed", uj, "earlier", ej,
 		"not_tested", tj, "nodes", nj);
+	json_object_set_new(o, "findings", fj);
 	return o;
 }
 
@@ -372,7 +385,7 @@ static const char *search_outcome(const struct pc_consult *pc,
 json_t *pc_report_json(const struct pc_consult *pc,
 		       const struct pc_report_meta *m)
 {
-	json_t *phases = json_array(), *root, *top_b, *top_u, *top_t;
+	json_t *phases = json_array(), *root, *top_b, *top_u, *top_t, *top_f;
 	const char *stop = stop_of(m);
 	char result[96];
 
@@ -394,6 +407,8 @@ json_t *pc_report_json(const struct pc_consult *pc,
 	top_u = top_u ? json_incref(top_u) : json_array();
 	top_t = json_object_get(json_array_get(phases, 0), "not_tested");
 	top_t = top_t ? json_incref(top_t) : json_array();
+	top_f = json_object_get(json_array_get(phases, 0), "findings");
+	top_f = top_f ? json_incref(top_f) : json_array();
 	root = json_pack("{s:s, s:i, s:{s:o, s:o, s:s}, s:f, s:{s:s, s:o, s:o}, "
 			 "s:s, s:o, s:{s:f, s:f, s:f, s:f, s:i, s:i, s:i}, "
 			 "s:o, s:o, s:o, s:o}",
@@ -422,6 +437,7 @@ json_t *pc_report_json(const struct pc_consult *pc,
 		"unconfirmed", top_u,
 		"not_tested", top_t,
 		"phases", phases);
+	json_object_set_new(root, "findings", top_f);
 	return root;
 }
 
@@ -557,6 +573,32 @@ static void text_search(const struct pc_consult *pc,
 	text_not_tested(pc, s, stop, f);
 }
 
+void pc_report_findings_text(const struct pc_consult *pc, FILE *f)
+{
+	struct pc_findings fs = { 0 };
+	char line[1024], imp[64];
+
+	pc_findings_build(pc, pc->global, &fs);
+	if (fs.n > 0)
+		fprintf(f, "\nfindings, most impact first:\n");
+	for (size_t i = 0; i < fs.n; i++) {
+		const struct pc_finding *x = &fs.f[i];
+
+		fprintf(f, " %zu. %s\n    impact %s, true since %.1f s", i + 1,
+			pc_finding_line(pc, x, line, sizeof(line)),
+			pc_finding_impact(x, imp, sizeof(imp)), x->since_s);
+		if (x->symptom_of >= 0)
+			fprintf(f, "; may be the time of finding %d (not "
+				"concluded false in this function)",
+				x->symptom_of + 1);
+		fprintf(f, "\n");
+	}
+	if (fs.n > 0)
+		fprintf(f, "\ndetails (every most refined true node, what was "
+			"not tested):\n");
+	pc_findings_free(&fs);
+}
+
 void pc_report_text(const struct pc_consult *pc,
 		    const struct pc_report_meta *m, FILE *f)
 {
@@ -573,6 +615,8 @@ void pc_report_text(const struct pc_consult *pc,
 		"%d skipped, %d shed\n",
 		pc_tunable_get(pc->cfg, "costLimit") * 100,
 		pc->peak_observed * 100, pc->runs, pc->skipped, pc->shed);
+	if (pc->global)
+		pc_report_findings_text(pc, f);
 	if (pc->global)
 		text_search(pc, pc->global, stop_of(m), f);
 	for (size_t i = 0; i < pc->nended; i++)

@@ -14,7 +14,7 @@
 
 #include "pc_search.h"
 
-#define PC_REPORT_SCHEMA_VERSION 2
+#define PC_REPORT_SCHEMA_VERSION 3
 
 struct pc_report_meta {
 	const char *target;   /* command line or program path */
@@ -66,6 +66,12 @@ json_t *pc_report_json(const struct pc_consult *pc,
  * skipped, failed, inactive or "never run" (the reports' and exports'
  * word for it). */
 const char *pc_report_node_state(const struct pc_node *n);
+
+/* The text report's head: "findings, most impact first:", each finding
+ * in plain words and its impact, then the line that announces the
+ * details; nothing when there is no finding (the dashboard prints it
+ * after `q`). */
+void pc_report_findings_text(const struct pc_consult *pc, FILE *f);
 
 int pc_report_write_json(const struct pc_consult *pc,
 			 const struct pc_report_meta *m, FILE *f);

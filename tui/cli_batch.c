@@ -13,6 +13,11 @@
  * before the report is printed, so that its output and the report do
  * not interleave on stdout; with a journal its output goes through a
  * forwarder (out_forward.h), read to its end before the report too.
+ *
+ * stderr stays short: one line per new finding (pc_findings.h) as the
+ * search concludes it, and a progress line (rewritten in place on a
+ * terminal, a line every few seconds otherwise).  The search's event
+ * log goes to the journal as `log` records, and to stderr with -v.
  */
 #include "cli_batch.h"
 
@@ -30,13 +35,18 @@
 #include "jnl_path.h"
 #include "jnl_source.h"
 #include "out_forward.h"
+#include "pc_findings.h"
 #include "pc_report.h"
 #include "pc_search.h"
 #include "pc_steer.h"
 #include "src_live.h"
 
-/* How often a progress line reports cost and experiments. */
-#define PROGRESS_EVERY_S 2.0
+/* How often a progress line reports cost and experiments: a new line
+ * when stderr is not a terminal, the line rewritten when it is. */
+#define PROGRESS_EVERY_S 4.0
+#define PROGRESS_TTY_EVERY_S 0.5
+/* How often the findings are grouped again to tell the new ones. */
+#define FINDINGS_EVERY_S 0.2
 /* The longest sleep of the loop: bounds how late a time limit is seen. */
 #define MAX_WAIT_MS 50
 /* After the program's end, how long the forwarder may stay silent before
@@ -53,7 +63,11 @@ struct batch {
 	struct pc_consult *pc;
 	struct pc_restree *res;
 	struct src_live_status st;
-	double start, last_progress;
+	double start, last_progress, last_findings;
+	bool tty;                       /* stderr is a terminal */
+	bool progress_shown;            /* a progress line is on it, open */
+	struct pc_findings_told told;
+	int nfindings;
 	struct pc_phase_at phases;      /* --phase-at, still to start */
 	const char *stop;               /* why hunch stopped the search */
 	int signo;                      /* hunch's ending signal, or 0 */
@@ -67,10 +81,33 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* Before a line of its own: the open progress line is wiped. */
+static void clear_progress(struct batch *b)
+{
+	if (b->progress_shown)
+		fputs("\r\033[K", stderr);
+	b->progress_shown = false;
+}
+
+/* The search's event log: always journaled; on stderr with -v, without
+ * the consultant's own "+T) " stamp (the line has its time). */
 static void on_log(void *arg, double t, const char *line)
 {
-	(void)arg;
-	fprintf(stderr, "hunch: %6.1f s  %s\n", t, line);
+	struct batch *b = arg;
+	const char *text = line;
+
+	if (b->jw != NULL) {
+		json_t *o = json_pack("{s:s, s:f}", "text", line, "at", t);
+
+		jnl_write_json(b->jw, "log", jnl_ts_now(b->jw), o);
+		json_decref(o);
+	}
+	if (!b->o->verbose)
+		return;
+	if (line[0] == '+' && strstr(line, ") ") != NULL)
+		text = strstr(line, ") ") + 2;
+	clear_progress(b);
+	fprintf(stderr, "hunch: %6.1f s  %s\n", t, text);
 }
 
 static const char *base_name(const char *path)
@@ -165,13 +202,40 @@ static void progress(struct batch *b)
 {
 	double now = now_s();
 
-	if (now - b->last_progress < PROGRESS_EVERY_S)
+	if (now - b->last_progress < (b->tty ? PROGRESS_TTY_EVERY_S :
+				      PROGRESS_EVERY_S))
 		return;
 	b->last_progress = now;
-	fprintf(stderr, "hunch: %6.1f s  %d experiments active, %d pending, "
-		"%d run; cost %.2f%% (peak %.2f%%)\n", now - b->start,
+	clear_progress(b);
+	fprintf(stderr, "hunch: %6.1f s  %d finding%s; %d experiments active, "
+		"%d pending, %d run; cost %.2f%% (peak %.2f%%)%s",
+		now - b->start, b->nfindings, b->nfindings == 1 ? "" : "s",
 		b->pc->nactive, b->pc->npending, b->pc->runs,
-		100 * b->pc->observed, 100 * b->pc->peak_observed);
+		100 * b->pc->observed, 100 * b->pc->peak_observed,
+		b->tty ? "" : "\n");
+	b->progress_shown = b->tty;
+}
+
+/* One line per finding the search has not told yet. */
+static void tell_findings(struct batch *b)
+{
+	struct pc_findings fs = { 0 };
+	double now = now_s();
+	char line[1024];
+
+	if (now - b->last_findings < FINDINGS_EVERY_S)
+		return;
+	b->last_findings = now;
+	pc_findings_build(b->pc, b->pc->global, &fs);
+	for (size_t i = 0; i < fs.n; i++) {
+		if (!pc_findings_tell(&b->told, b->pc->global, &fs.f[i]))
+			continue;
+		b->nfindings++;
+		clear_progress(b);
+		fprintf(stderr, "hunch: %6.1f s  finding: %s\n", b->pc->now,
+			pc_finding_line(b->pc, &fs.f[i], line, sizeof(line)));
+	}
+	pc_findings_free(&fs);
 }
 
 /* Whether the search should stop now, and why (b->stop). */
@@ -198,13 +262,16 @@ static void search_loop(struct batch *b)
 		char note[1200];
 
 		src_live_pump(b->live, 0, &b->st);
-		while (src_live_debug_note(note, sizeof(note)))
+		while (src_live_debug_note(note, sizeof(note))) {
+			clear_progress(b);
 			fprintf(stderr, "hunch: %s\n", note);
+		}
 		journal_output(b);
 		pc_consult_tick(b->pc);
 		pc_phase_at_live(&b->phases, b->pc, now_s() - b->start, b->jw);
 		if (b->jw != NULL)
 			jnl_tick(b->jw);
+		tell_findings(b);
 		if (search_done(b))
 			return;
 		progress(b);
@@ -412,11 +479,18 @@ int cli_batch_search(struct pc_source *live, struct pc_config *cfg,
 	int rc;
 
 	b.start = b.last_progress = now_s();
+	b.last_findings = -1;
+	b.tty = isatty(STDERR_FILENO);
 	fprintf(stderr, "hunch: searching %s (pid %d)%s\n", t->label,
 		(int)t->pid, o->time_limit >= 0 ? " with a time limit" : "");
 	rc = start(&b, cfg);
 	if (rc == HUNCH_EXIT_OK)
 		search_loop(&b);
+	if (b.pc != NULL && rc == HUNCH_EXIT_OK) {
+		b.last_findings = -1;   /* what the last tick concluded */
+		tell_findings(&b);
+	}
+	clear_progress(&b);
 	if (b.pc != NULL && rc == HUNCH_EXIT_OK)
 		fprintf(stderr, "hunch: %6.1f s  search %s; %d experiments "
 			"run, peak cost %.2f%%\n", now_s() - b.start,
@@ -431,5 +505,6 @@ int cli_batch_search(struct pc_source *live, struct pc_config *cfg,
 	if (rc == HUNCH_EXIT_OK)
 		rc = write_reports(&b);
 	finish(&b, cfg);
+	pc_findings_told_free(&b.told);
 	return rc;
 }

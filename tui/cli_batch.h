@@ -29,6 +29,8 @@ struct batch_opts {
 	bool kill_at_end;          /* launched: kill instead of letting it
 				      finish */
 	struct pc_phase_at phases; /* --phase-at S: current phases */
+	bool verbose;              /* -v: the search's event log on stderr
+				      (always in the journal) */
 };
 
 struct batch_target {

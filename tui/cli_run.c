@@ -276,7 +276,7 @@ static int parse_session(int argc, char **argv, struct session_opts *o,
 		switch (c) {
 		case 'n': o->rtlib = false; break;
 		case 'w': o->where = true; break;
-		case 'v': o->verbose = true; break;
+		case 'v': o->verbose = o->bo.verbose = true; break;
 		case 'b': o->batch = true; break;
 		case 'S': o->screenshot = optarg; break;
 		case 'r': o->bo.report = optarg; break;

@@ -43,8 +43,8 @@ static void test_cpu_report(void)
 	tap_ok(j != NULL, "the report builds");
 	tap_ok(strcmp(json_string_value(json_object_get(j, "schema")),
 		      "hunch-report") == 0, "schema hunch-report");
-	tap_eq(json_integer_value(json_object_get(j, "version")), 2,
-	       "report version 2");
+	tap_eq(json_integer_value(json_object_get(j, "version")), 3,
+	       "report version 3");
 	tap_ok(strcmp(json_string_value(json_object_get(j, "result")),
 		      "bottlenecks found") == 0, "bottlenecks found");
 	nb = json_array_size(json_object_get(j, "bottlenecks"));

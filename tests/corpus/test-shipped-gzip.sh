@@ -33,7 +33,7 @@ tap_ok $([ -n "$top" ]; echo $?) "perf names gzip's hottest address ($top)"
 	--report "$TMP/r.json" -- "$GZIP_BIN" -9 -c "$TMP/words.txt" \
 	> "$TMP/out" 2> "$TMP/err"
 tap_eq $? 0 "gzip -9: hunch run --batch exits 0"
-grep -E 'tested true|Could not|incomplete' "$TMP/err" | head -30 |
+grep -E 'finding:|Could not|incomplete' "$TMP/err" | head -30 |
 	while read -r l; do tap_diag "$l"; done
 pid=$(jq -r .target.pid "$TMP/r.json")
 cpu() {  # cpu JQ-CONDITION-ON-FOCUS: CPUbound bottlenecks matching it

@@ -34,10 +34,22 @@ tap_ok $(grep -q '^hunch report: ' "$TMP/run.out"; echo $?) \
 	"the text report is on stdout"
 tap_ok $(grep -q 'search time limit' "$TMP/run.err"; echo $?) \
 	"progress on stderr ends with the time limit"
-tap_ok $(grep -q 'tested true for' "$TMP/run.err"; echo $?) \
-	"conclusions appear on stderr as they happen"
-tap_ok $(grep -q 'experiments active.*cost' "$TMP/run.err"; echo $?) \
-	"progress lines report cost"
+tap_ok $(grep -qE '^hunch: +[0-9.]+ s  finding: ' "$TMP/run.err"; echo $?) \
+	"new findings appear on stderr as they are concluded"
+tap_ok $(grep -q 'findings\?; [0-9]* experiments active.*cost' "$TMP/run.err"; echo $?) \
+	"progress lines report findings and cost"
+tap_eq "$(grep -c 'tested true for\|Search slowed\|had no data' "$TMP/run.err")" 0 \
+	"without -v, no event log on stderr"
+J=$(ls "$TMP"/state/hunch/journals/*.jsonl 2>/dev/null | head -1)
+tap_ok $(jq -e -s '[.[] | select(.t == "log") | .text |
+	select(test("tested true for"))] | length > 0' "$J" > /dev/null; echo $?) \
+	"the event log is in the journal (log records)"
+"$HUNCH" replay --batch --report "$TMP/rr.json" "$J" > /dev/null 2>&1
+tap_ok $(jq -e -n --slurpfile a "$TMP/r.json" --slurpfile b "$TMP/rr.json" \
+	'$a[0].findings == $b[0].findings and ($a[0].findings | length) > 0' \
+	> /dev/null; echo $?) "the replay's report has the same findings"
+tap_ok $(jq -e '[.findings[] | .text | length > 0] | all' "$TMP/r.json" \
+	> /dev/null; echo $?) "every finding is said in words"
 tap_eq "$(jq -r '.result' "$TMP/r.json")" "bottlenecks found" \
 	"the report's result: bottlenecks found"
 tap_eq "$(jq -r '.end.stop' "$TMP/r.json")" "time limit" \
@@ -85,6 +97,39 @@ tap_ok $(grep -q '^hunch report: ' "$TMP/demo.out"; echo $?) \
 	"and prints its report"
 tap_ok $(grep -q 'killed by signal 9' "$TMP/demo.err"; echo $?) \
 	"--kill-at-end kills the demo when the search stops"
+
+# --- the bundled demo, 10 s: quiet stderr, its three problems lead ---------
+"$HUNCH" --batch --no-journal --report "$TMP/d10.json" > "$TMP/d10.out" \
+	2> "$TMP/d10.err"
+tap_eq $? "$(status_of "$TMP/d10.json")" "hunch --batch, 10 s: exit status"
+n=$(wc -l < "$TMP/d10.err")
+tap_ok $([ "$n" -le 15 ]; echo $?) "hunch --batch: $n lines of stderr (at most 15)"
+tap_eq "$(grep -c '+[0-9.]*) ' "$TMP/d10.err")" 0 \
+	"hunch --batch: one time stamp a line"
+# The three problems, in any order among the three leading findings:
+# CPU in demo_hot_loop; waiting for demo_lock in demo_worker's threads;
+# 1-byte I/O in demo_writer on its file (in demo_writer, or in libc's
+# write called from demo_writer).
+tap_eq "$(jq -r '.findings[0:3] | map(
+	if .hypothesis == "CPUbound" then "cpu " + (.where.function | split("/") | last)
+	elif .hypothesis == "ExcessiveSyncWaitingTime" then "wait " +
+		(.where.object | split("/") | last) + " " +
+		(.where.function | split("/") | last) + " " + (.nthreads | tostring)
+	elif .hypothesis == "TooManySmallIOOps" then "io " +
+		(.where.caller // .where.function | split("/") | last) + " " +
+		(.where.file | test("^/Files/tmp/hunch-demo-") | tostring) + " " +
+		(.value | tostring)
+	else .hypothesis end) | sort | join(", ")' "$TMP/d10.json")" \
+	"cpu demo_hot_loop, io demo_writer true 1, wait demo_lock demo_worker 4" \
+	"hunch --batch: the demo's three problems are the three leading findings"
+jq -r '.findings[] | "\(.rank). \(.text)"' "$TMP/d10.json" |
+	while read -r l; do tap_diag "finding $l"; done
+# -v: the event log on stderr, one time stamp a line
+"$HUNCH" run --batch -v --no-journal --time-limit 3 --kill-at-end -- \
+	"$DEMO" --seconds 10 > /dev/null 2> "$TMP/v.err"
+tap_ok $(grep -qE '^hunch: +[0-9.]+ s  CPUbound tested (true|false) for </Code,/Process,/SyncObject,/Files>$' \
+	"$TMP/v.err"; echo $?) "-v: the event log on stderr"
+tap_eq "$(grep -c '+[0-9.]*) ' "$TMP/v.err")" 0 "-v: one time stamp a line"
 
 # --- attach --batch ----------------------------------------------------------------
 # 10 s: the attach (2 s of search) must end while the demo still runs,
@@ -134,8 +179,8 @@ tap_eq "$(jq -c .not_tested "$TMP/u.json")" \
 	"incomplete: JSON not_tested"
 tap_eq "$(jq -c '[.version, .end.search, (.bottlenecks | length),
 	([.phases[0].nodes[] | select(.truth == "false")] | length)]' \
-	"$TMP/u.json")" '[2,"completed",0,5]' \
-	"incomplete: schema 2, the search completed, no bottleneck, the other 5 false"
+	"$TMP/u.json")" '[3,"completed",0,5]' \
+	"incomplete: schema 3, the search completed, no bottleneck, the other 5 false"
 "$HUNCH" replay --batch "$TMP/u.jsonl" > "$TMP/ur.txt" 2> /dev/null
 tap_eq $? 3 "the replay of the incomplete search: exit 3"
 tap_ok $(cmp -s "$TMP/u.txt" "$TMP/ur.txt"; echo $?) \

@@ -84,7 +84,7 @@ tap_eq $? 0 "$name: hunch run --batch exits 0"
 sed -n '/^hunch report: /,$p' "$TMP/live.out" > "$TMP/live.txt"
 tap_ok $(jq -e '.schema == "hunch-report"' "$TMP/live.json" > /dev/null
 	 echo $?) "$name: the JSON report is written"
-grep -E 'tested true|shed|Could not|skipped' "$TMP/live.err" | head -40 |
+grep -E 'finding:|Could not|incomplete' "$TMP/live.err" | head -40 |
 	while read -r l; do tap_diag "$l"; done
 
 # judge PHASE-INDEX FINDINGS-JSON EXPLAIN-JSON WHAT [LISTS]: the

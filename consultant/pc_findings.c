@@ -1,0 +1,766 @@
+/*
+ * pc_findings.c - grouping the most refined true nodes of a search into
+ * findings, and ranking them (see pc_findings.h).  The words, the JSON
+ * and which findings were told are in pc_findings_text.c.
+ *
+ * Three steps, all from the nodes as they are now:
+ *  1. per hypothesis, the most refined true nodes ("leaves"), the most
+ *     specific first, join the first group whose where they are
+ *     compatible with in every hierarchy (one resource is the other's
+ *     ancestor, or in /Code on the other's chain of refinements down
+ *     the call graph); a leaf compatible with several groups (the
+ *     process, when three functions are each true) is evidence of each
+ *     and identifies none;
+ *  2. groups that name the same function, sync object or file join,
+ *     whatever their hypotheses (the mutex waited for and locked very
+ *     often); so do a hypothesis and its why-refinement on compatible
+ *     foci (blocked in I/O on a thread, small I/O in its function), and
+ *     the CPU of a function with a cause that tested true in it and
+ *     whose chain runs through it (a writer's CPU is its write()s');
+ *  3. each group's cause, where, impact, threads; then the ranking.
+ */
+#include "pc_findings.h"
+#include "pc_findings_int.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const struct pc_res *pc_findings_res(const struct pc_findings_ctx *c, pc_res_id id)
+{
+	return pc_res_get(c->pc->res, id);
+}
+
+static int depth(const struct pc_findings_ctx *c, pc_res_id id)
+{
+	int d = 0;
+
+	for (const struct pc_res *r = pc_findings_res(c, id);
+	     r && r->kind != PC_RES_HIERARCHY && r->kind != PC_RES_ROOT;
+	     r = pc_findings_res(c, r->parent))
+		d++;
+	return d;
+}
+
+bool pc_findings_is_root(const struct pc_findings_ctx *c, pc_res_id id)
+{
+	return pc_findings_res(c, id)->kind == PC_RES_HIERARCHY;
+}
+
+/* a is b or one of its ancestors in the resource tree. */
+static bool res_anc(const struct pc_findings_ctx *c, pc_res_id a, pc_res_id b)
+{
+	for (const struct pc_res *r = pc_findings_res(c, b); r; r = r->parent ?
+	     pc_findings_res(c, r->parent) : NULL) {
+		if (r->id == a)
+			return true;
+		if (r->kind == PC_RES_ROOT)
+			break;
+	}
+	return false;
+}
+
+/* A /Code resource refined on n's chain (the call graph search refines
+ * a caller to its callees: they are not ancestors in the tree). */
+static bool on_chain(const struct pc_findings_ctx *c, const struct pc_node *n,
+		     pc_res_id code)
+{
+	for (const struct pc_node *p = n; p && p->id != c->s->root;
+	     p = pc_node(c->s, p->orig_parent))
+		if (p->focus.r[0] == code)
+			return true;
+	return false;
+}
+
+/* Two threads of one process: one cause may hold several threads (the
+ * finding's threads are a set; its where is then the process). */
+static bool sibling_threads(const struct pc_findings_ctx *c, pc_res_id a, pc_res_id b)
+{
+	return pc_findings_res(c, a)->kind == PC_RES_THREAD &&
+	       pc_findings_res(c, b)->kind == PC_RES_THREAD &&
+	       pc_findings_res(c, a)->parent == pc_findings_res(c, b)->parent;
+}
+
+static bool compat(const struct pc_findings_ctx *c, int h, pc_res_id a,
+		   const struct pc_node *na, pc_res_id b,
+		   const struct pc_node *nb)
+{
+	if (a == b || res_anc(c, a, b) || res_anc(c, b, a) ||
+	    (h == 1 && sibling_threads(c, a, b)))
+		return true;
+	return h == 0 && ((nb && on_chain(c, nb, a)) ||
+			  (na && on_chain(c, na, b)));
+}
+
+static int chain_len(const struct pc_findings_ctx *c, const struct pc_node *n)
+{
+	int k = 0;
+
+	for (const struct pc_node *p = n; p && p->id != c->s->root;
+	     p = pc_node(c->s, p->orig_parent))
+		k++;
+	return k;
+}
+
+static int spec(const struct pc_findings_ctx *c, const struct pc_node *n)
+{
+	int d = 0;
+
+	for (int h = 0; h < PC_NHIER; h++)
+		d += depth(c, n->focus.r[h]);
+	return d * 64 + chain_len(c, n);
+}
+
+static bool is_leaf(const struct pc_search *s, const struct pc_node *n)
+{
+	if (n->truth != PC_TRUE || n->is_virtual)
+		return false;
+	for (size_t i = 0; i < n->nkids; i++)
+		if (pc_node(s, n->kids[i].child)->truth == PC_TRUE)
+			return false;
+	return true;
+}
+
+static void collect_leaves(struct pc_findings_ctx *c)
+{
+	for (size_t i = 0; i < c->s->nn && c->nl < MAXL; i++)
+		if (is_leaf(c->s, c->s->nodes[i]))
+			c->leaf[c->nl++] = c->s->nodes[i];
+	/* Most specific first, then oldest: insertion sort, small lists. */
+	for (size_t i = 1; i < c->nl; i++) {
+		const struct pc_node *x = c->leaf[i];
+		int sx = spec(c, x);
+		size_t j = i;
+
+		while (j > 0 && (spec(c, c->leaf[j - 1]) < sx ||
+				 (spec(c, c->leaf[j - 1]) == sx &&
+				  c->leaf[j - 1]->id > x->id))) {
+			c->leaf[j] = c->leaf[j - 1];
+			j--;
+		}
+		c->leaf[j] = x;
+	}
+}
+
+static bool fits_group(const struct pc_findings_ctx *c, int g, const struct pc_node *n)
+{
+	if (c->ghyp[g] != n->hyp)
+		return false;
+	for (int h = 0; h < PC_NHIER; h++)
+		if (!compat(c, h, c->gwhere[g][h], h ? NULL : c->gcode[g],
+			    n->focus.r[h], n))
+			return false;
+	return true;
+}
+
+static void new_group(struct pc_findings_ctx *c, size_t l)
+{
+	const struct pc_node *n = c->leaf[l];
+	int g = c->ng++;
+
+	c->ghyp[g] = n->hyp;
+	memcpy(c->gwhere[g], n->focus.r, sizeof(c->gwhere[g]));
+	c->gcode[g] = n;
+	c->mem[g][l] = 1;
+	c->uf[g] = g;
+}
+
+/* Step 1. */
+static void group_per_hypothesis(struct pc_findings_ctx *c)
+{
+	for (size_t l = 0; l < c->nl; l++) {
+		int fit[MAXL], nf = 0;
+
+		for (int g = 0; g < c->ng; g++)
+			if (fits_group(c, g, c->leaf[l]))
+				fit[nf++] = g;
+		if (nf == 0) {
+			new_group(c, l);
+			continue;
+		}
+		for (int i = 0; i < nf; i++)
+			c->mem[fit[i]][l] = nf == 1 ? 1 : 2;
+		if (nf > 1)
+			continue;
+		for (int h = 0; h < PC_NHIER; h++) {
+			pc_res_id *gw = &c->gwhere[fit[0]][h];
+			pc_res_id r = c->leaf[l]->focus.r[h];
+
+			if (sibling_threads(c, *gw, r))
+				*gw = pc_findings_res(c, r)->parent;
+			else if (depth(c, r) > depth(c, *gw)) {
+				*gw = r;
+				if (h == 0)
+					c->gcode[fit[0]] = c->leaf[l];
+			}
+		}
+	}
+}
+
+static int uf_find(struct pc_findings_ctx *c, int g)
+{
+	while (c->uf[g] != g)
+		g = c->uf[g] = c->uf[c->uf[g]];
+	return g;
+}
+
+/* A resource that names one cause: a function, a sync object, a file. */
+static bool names_cause(const struct pc_findings_ctx *c, pc_res_id id)
+{
+	enum pc_res_kind k = pc_findings_res(c, id)->kind;
+
+	return k == PC_RES_FUNCTION || k == PC_RES_SYNCOBJ ||
+	       k == PC_RES_FILE;
+}
+
+static void uf_join(struct pc_findings_ctx *c, int a, int b)
+{
+	int ra = uf_find(c, a), rb = uf_find(c, b);
+
+	c->uf[ra > rb ? ra : rb] = ra < rb ? ra : rb;
+}
+
+
+/* The CPU of function F (generic group a) is the time of group b's
+ * cause when b's chain of refinements runs through F (b is in F or in
+ * what F calls) and b's hypothesis tested true at F itself: measured
+ * there, not guessed (demo_writer's CPU is its write()s'). */
+static bool cpu_spent_in(struct pc_findings_ctx *c, int a, int b)
+{
+	pc_res_id fn = c->gwhere[a][0];
+	struct pc_focus at;
+	int id;
+
+	if (!pc_findings_is_generic(c->pc, c->ghyp[a]) || pc_findings_is_generic(c->pc, c->ghyp[b]) ||
+	    pc_findings_res(c, fn)->kind != PC_RES_FUNCTION || c->gcode[b] == NULL ||
+	    !on_chain(c, c->gcode[b], fn))
+		return false;
+	pc_focus_top(c->pc->res, &at);
+	at.r[0] = fn;
+	id = pc_shg_find(c->s, c->ghyp[b], &at);
+	return id >= 0 && pc_node(c->s, id)->truth == PC_TRUE;
+}
+
+/* hyp a is hyp b or one of its why-ancestors (ExcessiveIOBlockingTime
+ * of TooManySmallIOOps). */
+static bool why_anc(const struct pc_findings_ctx *c, int a, int b)
+{
+	for (int h = b; h >= 0; h = c->pc->cfg->hyp[h].parent_idx)
+		if (h == a)
+			return true;
+	return false;
+}
+
+/* One cause seen by a hypothesis and its why-refinement, on foci that
+ * refine each other (I/O blocking on a thread and file; small I/O in
+ * the function that thread runs). */
+static bool same_family(struct pc_findings_ctx *c, int a, int b)
+{
+	if (c->ghyp[a] == c->ghyp[b] || !(why_anc(c, c->ghyp[a], c->ghyp[b]) ||
+					  why_anc(c, c->ghyp[b], c->ghyp[a])))
+		return false;
+	for (int h = 0; h < PC_NHIER; h++)
+		if (!compat(c, h, c->gwhere[a][h], h ? NULL : c->gcode[a],
+			    c->gwhere[b][h], h ? NULL : c->gcode[b]))
+			return false;
+	return true;
+}
+
+/* Step 2. */
+static void join_groups(struct pc_findings_ctx *c)
+{
+	for (int a = 0; a < c->ng; a++)
+		for (int b = 0; b < c->ng; b++) {
+			if (a == b)
+				continue;
+			if (cpu_spent_in(c, a, b) || same_family(c, a, b))
+				uf_join(c, a, b);
+			for (int h = 0; b > a && h < PC_NHIER; h++) {
+				pc_res_id r = c->gwhere[a][h];
+
+				if (r == c->gwhere[b][h] && names_cause(c, r))
+					uf_join(c, a, b);
+			}
+		}
+}
+
+/* ---- step 3: one finding per joined group ---- */
+
+/* A generic hypothesis: one measured with the kernel's CPU clock
+ * (CPUbound): a wait or I/O cause seen in the same code is the more
+ * specific explanation. */
+bool pc_findings_is_generic(const struct pc_consult *pc, int hyp)
+{
+	const struct pc_hypothesis *h = &pc->cfg->hyp[hyp];
+
+	for (int i = 0; i < h->nin; i++) {
+		const struct pc_metric_def *m = pc_metric_find(pc->cfg,
+							       h->in[i].metric);
+
+		if (m && m->kernel == PC_KERNEL_CPU)
+			return true;
+	}
+	return false;
+}
+
+/* Measured in seconds per second: its first input is in CPUs (CPU
+ * time, or blocked time summed over threads, per second). */
+bool pc_findings_in_seconds(const struct pc_consult *pc, int hyp)
+{
+	const struct pc_hypothesis *h = &pc->cfg->hyp[hyp];
+	const struct pc_metric_def *m;
+
+	if (h->is_virtual || h->nin == 0)
+		return false;
+	m = pc_metric_find(pc->cfg, h->in[0].metric);
+	return m && m->units && strcmp(m->units, "CPUs") == 0;
+}
+
+static int why_depth(const struct pc_consult *pc, int hyp)
+{
+	int d = 0;
+
+	for (int h = hyp; h >= 0 && d < 64; h = pc->cfg->hyp[h].parent_idx)
+		d++;
+	return d;
+}
+
+/* Better lead hypothesis: specific before generic, deeper in the why
+ * axis, measured in seconds. */
+static bool better_hyp(const struct pc_consult *pc, int a, int b)
+{
+	if (pc_findings_is_generic(pc, a) != pc_findings_is_generic(pc, b))
+		return !pc_findings_is_generic(pc, a);
+	if (why_depth(pc, a) != why_depth(pc, b))
+		return why_depth(pc, a) > why_depth(pc, b);
+	if (pc_findings_in_seconds(pc, a) != pc_findings_in_seconds(pc, b))
+		return pc_findings_in_seconds(pc, a);
+	return a < b;
+}
+
+static void pool_add(struct pc_findings *fs, const struct pc_node *n)
+{
+	if (fs->npool == fs->cappool) {
+		fs->cappool = fs->cappool ? 2 * fs->cappool : 256;
+		fs->pool = realloc(fs->pool, fs->cappool * sizeof(*fs->pool));
+		if (fs->pool == NULL)
+			abort();
+	}
+	fs->pool[fs->npool++] = n;
+}
+
+static bool listed_in(struct pc_findings *fs, size_t from,
+		      const struct pc_node *n)
+{
+	for (size_t i = from; i < fs->npool; i++)
+		if (fs->pool[i] == n)
+			return true;
+	return false;
+}
+
+/* A true node of a why-ancestor of hyp whose focus holds the finding's
+ * where in every hierarchy: its measure in seconds (the I/O blocking
+ * time of the code doing small I/O). */
+static bool holds_where(const struct pc_findings_ctx *c, const struct pc_node *n,
+			const pc_res_id *where, const struct pc_node *lead)
+{
+	for (int h = 0; h < PC_NHIER; h++)
+		if (!res_anc(c, n->focus.r[h], where[h]) &&
+		    !(h == 0 && on_chain(c, lead, n->focus.r[0])))
+			return false;
+	return true;
+}
+
+struct fbuild {
+	int root;                   /* union-find root */
+	size_t leaves[MAXL];        /* leaf indices, own first */
+	unsigned char own[MAXL];
+	size_t n;
+};
+
+static void members(struct pc_findings_ctx *c, int root, struct fbuild *b)
+{
+	b->root = root;
+	b->n = 0;
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t l = 0; l < c->nl; l++) {
+			int own = 0, any = 0;
+
+			for (int g = 0; g < c->ng; g++) {
+				if (uf_find(c, g) != root || !c->mem[g][l])
+					continue;
+				any = 1;
+				own |= c->mem[g][l] == 1;
+			}
+			/* Compatible with groups of this finding only:
+			 * then it is this finding's own. */
+			if (any && !own) {
+				own = 1;
+				for (int g = 0; g < c->ng; g++)
+					if (c->mem[g][l] && uf_find(c, g) != root)
+						own = 0;
+			}
+			if (any && own == (pass == 0)) {
+				b->own[b->n] = (unsigned char)own;
+				b->leaves[b->n++] = l;
+			}
+		}
+}
+
+static void pick_lead(struct pc_findings_ctx *c, const struct fbuild *b,
+		      struct pc_finding *f)
+{
+	f->lead = NULL;
+	for (size_t i = 0; i < b->n; i++) {
+		const struct pc_node *n = c->leaf[b->leaves[i]];
+
+		if (!b->own[i] && b->n > 1)
+			continue;
+		if (f->lead == NULL || better_hyp(c->pc, n->hyp, f->lead->hyp))
+			f->lead = n;
+	}
+	if (f->lead == NULL)
+		f->lead = c->leaf[b->leaves[0]];
+	f->hyp = f->lead->hyp;
+	memcpy(f->where, f->lead->focus.r, sizeof(f->where));
+	for (size_t i = 0; i < b->n; i++) {
+		const struct pc_node *n = c->leaf[b->leaves[i]];
+
+		if (!b->own[i])
+			continue;
+		for (int h = 0; h < PC_NHIER; h++)
+			if (sibling_threads(c, f->where[h], n->focus.r[h]))
+				f->where[h] = pc_findings_res(c, n->focus.r[h])->parent;
+			else if (depth(c, n->focus.r[h]) >
+				 depth(c, f->where[h]))
+				f->where[h] = n->focus.r[h];
+	}
+}
+
+/* The cause's measure by hypothesis hyp among the finding's leaves:
+ * each measures it restricted to its focus, so the smallest is the
+ * tightest; leaves of single threads measure a part of it each: their
+ * sum (one value a thread, its smallest), when no leaf covers the
+ * threads together.  NaN when no leaf of hyp has a value. */
+static double tightest(struct pc_findings_ctx *c, const struct fbuild *b, int hyp)
+{
+	double lo = NAN, sum = 0;
+	bool any_thread = false;
+
+	for (size_t i = 0; i < b->n; i++) {
+		const struct pc_node *n = c->leaf[b->leaves[i]];
+
+		if (n->hyp != hyp || isnan(n->value) ||
+		    pc_findings_res(c, n->focus.r[1])->kind == PC_RES_THREAD)
+			continue;
+		if (isnan(lo) || n->value < lo)
+			lo = n->value;
+	}
+	if (!isnan(lo))
+		return lo;
+	for (size_t i = 0; i < b->n; i++) {
+		const struct pc_node *n = c->leaf[b->leaves[i]];
+		double t = n->value;
+		bool first = true;
+
+		if (n->hyp != hyp || isnan(t) || !b->own[i] ||
+		    pc_findings_res(c, n->focus.r[1])->kind != PC_RES_THREAD)
+			continue;
+		for (size_t j = 0; j < b->n; j++) {
+			const struct pc_node *m = c->leaf[b->leaves[j]];
+
+			if (m->hyp != hyp || !b->own[j] || isnan(m->value) ||
+			    m->focus.r[1] != n->focus.r[1])
+				continue;
+			if (j < i)
+				first = false;
+			if (m->value < t)
+				t = m->value;
+		}
+		if (first) {
+			sum += t;
+			any_thread = true;
+		}
+	}
+	return any_thread ? sum : NAN;
+}
+
+/* The impact: the cause's own measure in seconds (its tightest value);
+ * for a cause measured otherwise (bytes per operation), the smallest
+ * value of its why-ancestor's concluded nodes that hold its where
+ * (added as evidence);
+ * else the largest measure in seconds of the other hypotheses joined,
+ * specific ones before the generic CPU. */
+static void impact(struct pc_findings_ctx *c, const struct fbuild *b,
+		   struct pc_findings *fs, struct pc_finding *f)
+{
+	f->impact = pc_findings_in_seconds(c->pc, f->hyp) ?
+		    tightest(c, b, f->hyp) : NAN;
+	if (!isnan(f->impact))
+		return;
+	for (int a = c->pc->cfg->hyp[f->hyp].parent_idx; a >= 0;
+	     a = c->pc->cfg->hyp[a].parent_idx) {
+		if (!pc_findings_in_seconds(c->pc, a))
+			continue;
+		for (size_t i = 0; i < c->s->nn; i++) {
+			const struct pc_node *n = c->s->nodes[i];
+
+			/* True ones that hold the where, and the one at the
+			 * cause's own focus even when it tested false (0 s
+			 * blocked in I/O where 1-byte operations were
+			 * counted): the tightest measure. */
+			if (n->hyp != a || isnan(n->value) ||
+			    !(n->truth == PC_TRUE ? holds_where(c, n, f->where,
+								f->lead) :
+			      n->truth == PC_FALSE &&
+			      pc_focus_eq(&n->focus, &f->lead->focus)))
+				continue;
+			if (!listed_in(fs, fs->npool - f->nnodes, n)) {
+				pool_add(fs, n);
+				f->nnodes++;
+			}
+			if (isnan(f->impact) || n->value < f->impact)
+				f->impact = n->value;
+		}
+		if (!isnan(f->impact))
+			return;
+	}
+	for (int generic = 0; generic < 2 && isnan(f->impact); generic++)
+		for (size_t i = 0; i < b->n; i++) {
+			int h = c->leaf[b->leaves[i]]->hyp;
+			double v;
+
+			if (pc_findings_is_generic(c->pc, h) != generic ||
+			    !pc_findings_in_seconds(c->pc, h))
+				continue;
+			v = tightest(c, b, h);
+			if (!isnan(v) && (isnan(f->impact) || v > f->impact))
+				f->impact = v;
+		}
+}
+
+/* The threads of proc started in function `name` ("<tid>:<name>"). */
+static int started_in(struct pc_findings_ctx *c, const struct pc_res *proc,
+		      const char *name)
+{
+	int k = 0;
+
+	for (size_t i = 0; i < proc->nchildren; i++) {
+		const char *colon = strchr(pc_findings_res(c, proc->children[i])->name, ':');
+
+		k += colon && strcmp(colon + 1, name) == 0;
+	}
+	return k;
+}
+
+/* Threads: those its own leaves name; else, where the finding is in a
+ * function, the threads started there (named "<tid>:<function>"). */
+static int threads(struct pc_findings_ctx *c, const struct fbuild *b,
+		   const struct pc_finding *f)
+{
+	pc_res_id seen[MAXL];
+	int k = 0;
+	const struct pc_res *fn = pc_findings_res(c, f->where[0]);
+	const struct pc_res *proc;
+
+	for (size_t i = 0; i < b->n; i++) {
+		pc_res_id t = c->leaf[b->leaves[i]]->focus.r[1];
+		int dup = 0;
+
+		if (!b->own[i] || pc_findings_res(c, t)->kind != PC_RES_THREAD)
+			continue;
+		for (int j = 0; j < k; j++)
+			dup |= seen[j] == t;
+		if (!dup)
+			seen[k++] = t;
+	}
+	if (k > 0 || fn->kind != PC_RES_FUNCTION)
+		return k;
+	proc = pc_findings_res(c, f->where[1]);
+	if (proc->kind == PC_RES_HIERARCHY && proc->nchildren == 1)
+		proc = pc_findings_res(c, proc->children[0]);
+	if (proc->kind != PC_RES_PROCESS)
+		return 0;
+	k = started_in(c, proc, fn->name);
+	/* Deeper down the call graph: the threads started in the outermost
+	 * function of its chain (main, a thread's start function). */
+	for (const struct pc_node *p = f->lead; k == 0 && p &&
+	     p->id != c->s->root; p = pc_node(c->s, p->orig_parent))
+		if (pc_findings_res(c, p->focus.r[0])->kind == PC_RES_FUNCTION &&
+		    (p->orig_parent < 0 || pc_findings_res(c, pc_node(c->s,
+		     p->orig_parent)->focus.r[0])->kind != PC_RES_FUNCTION))
+			k = started_in(c, proc, pc_findings_res(c, p->focus.r[0])->name);
+	return k;
+}
+
+static void chain_of(struct pc_findings_ctx *c, struct pc_findings *fs,
+		     struct pc_finding *f)
+{
+	const struct pc_node *ch[128];
+	size_t k = 0;
+
+	for (const struct pc_node *p = f->lead; p && p->id != c->s->root &&
+	     k < 128; p = pc_node(c->s, p->orig_parent))
+		ch[k++] = p;
+	f->nchain = k;
+	while (k > 0)
+		pool_add(fs, ch[--k]);
+	f->id = -1;
+	for (size_t i = fs->npool - f->nchain; i < fs->npool; i++)
+		if (!fs->pool[i]->persistent || f->id < 0) {
+			f->id = fs->pool[i]->id;
+			if (!fs->pool[i]->persistent)
+				break;
+		}
+}
+
+/* The told identity: the chains of its own leaves below the top-level
+ * nodes (pc_findings_tell). */
+static void ident_of(struct pc_findings_ctx *c, const struct fbuild *b,
+		     struct pc_findings *fs, struct pc_finding *f)
+{
+	size_t from = fs->npool;
+
+	for (size_t i = 0; i < b->n; i++) {
+		if (!b->own[i])
+			continue;
+		for (const struct pc_node *p = c->leaf[b->leaves[i]];
+		     p && p->id != c->s->root; p = pc_node(c->s, p->orig_parent))
+			if (!p->persistent && !listed_in(fs, from, p))
+				pool_add(fs, p);
+	}
+	f->nident = fs->npool - from;
+}
+
+static pc_res_id module_of(struct pc_findings_ctx *c, pc_res_id fn)
+{
+	const struct pc_res *r = pc_findings_res(c, fn);
+
+	while (r->kind != PC_RES_MODULE && r->kind != PC_RES_HIERARCHY &&
+	       r->kind != PC_RES_ROOT)
+		r = pc_findings_res(c, r->parent);
+	return r->id;
+}
+
+/* The program's own function that calls into a library where the
+ * finding is (pc_finding.caller). */
+static pc_res_id caller_of(struct pc_findings_ctx *c, const struct pc_finding *f)
+{
+	const struct pc_node *leaf = NULL, *p;
+	pc_res_id outer = PC_RES_NONE, found = PC_RES_NONE;
+
+	if (pc_findings_res(c, f->where[0])->kind != PC_RES_FUNCTION)
+		return PC_RES_NONE;
+	for (size_t i = 0; i < f->nnodes && leaf == NULL; i++)
+		if (f->nodes[i]->focus.r[0] == f->where[0])
+			leaf = f->nodes[i];
+	for (p = leaf; p && p->id != c->s->root;
+	     p = pc_node(c->s, p->orig_parent))
+		if (pc_findings_res(c, p->focus.r[0])->kind == PC_RES_FUNCTION)
+			outer = module_of(c, p->focus.r[0]);
+	if (outer == PC_RES_NONE || outer == module_of(c, f->where[0]))
+		return PC_RES_NONE;
+	for (p = leaf; p && p->id != c->s->root && found == PC_RES_NONE;
+	     p = pc_node(c->s, p->orig_parent))
+		if (pc_findings_res(c, p->focus.r[0])->kind == PC_RES_FUNCTION &&
+		    module_of(c, p->focus.r[0]) == outer)
+			found = p->focus.r[0];
+	return found;
+}
+
+static void build_one(struct pc_findings_ctx *c, const struct fbuild *b,
+		      struct pc_findings *fs, struct pc_finding *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->symptom_of = -1;
+	pick_lead(c, b, f);
+	f->since_s = INFINITY;
+	f->unconfirmed = true;
+	/* nodes: the lead, the other leaves, then evidence (impact) */
+	pool_add(fs, f->lead);
+	f->nnodes = 1;
+	for (size_t i = 0; i < b->n; i++) {
+		const struct pc_node *n = c->leaf[b->leaves[i]];
+
+		if (n != f->lead) {
+			pool_add(fs, n);
+			f->nnodes++;
+		}
+		if (n->t_true_since < f->since_s)
+			f->since_s = n->t_true_since;
+		f->sampled |= n->sampled;
+		if (b->own[i] || b->n == 1)
+			f->unconfirmed &= n->unconfirmed;
+	}
+	impact(c, b, fs, f);
+	f->nodes = fs->pool + fs->npool - f->nnodes;
+	f->caller = caller_of(c, f);
+	f->nthreads = threads(c, b, f);
+	chain_of(c, fs, f);
+	ident_of(c, b, fs, f);
+}
+
+/* ---- symptoms and ranking ---- */
+
+void pc_findings_free(struct pc_findings *fs)
+{
+	free(fs->f);
+	free(fs->pool);
+	memset(fs, 0, sizeof(*fs));
+}
+
+/* Pointers into the pool are set once it stops moving. */
+static void fix_pointers(struct pc_findings *fs, const size_t *at)
+{
+	for (size_t i = 0; i < fs->n; i++) {
+		struct pc_finding *f = &fs->f[i];
+
+		f->nodes = fs->pool + at[3 * i];
+		f->chain = fs->pool + at[3 * i + 1];
+		f->ident = fs->pool + at[3 * i + 2];
+	}
+}
+
+void pc_findings_build(const struct pc_consult *pc, const struct pc_search *s,
+		       struct pc_findings *out)
+{
+	struct pc_findings_ctx *c = calloc(1, sizeof(*c));
+	size_t *at;
+
+	pc_findings_free(out);
+	if (c == NULL)
+		abort();
+	c->pc = pc;
+	c->s = s ? s : pc->global;
+	if (c->s == NULL) {
+		free(c);
+		return;
+	}
+	collect_leaves(c);
+	group_per_hypothesis(c);
+	join_groups(c);
+	out->f = calloc((size_t)c->ng + 1, sizeof(*out->f));
+	at = calloc(3 * ((size_t)c->ng + 1), sizeof(*at));
+	if (out->f == NULL || at == NULL)
+		abort();
+	for (int g = 0; g < c->ng; g++) {
+		struct fbuild b;
+		struct pc_finding *f = &out->f[out->n];
+
+		if (uf_find(c, g) != g)
+			continue;
+		members(c, g, &b);
+		at[3 * out->n] = out->npool;
+		build_one(c, &b, out, f);
+		at[3 * out->n + 1] = out->npool - f->nident - f->nchain;
+		at[3 * out->n + 2] = out->npool - f->nident;
+		/* nodes point into the pool too: fixed below, the evidence
+		 * found by impact() included */
+		f->nodes = out->pool + at[3 * out->n];
+		out->n++;
+		fix_pointers(out, at);
+	}
+	pc_findings_rank(c, out);
+	free(at);
+	free(c);
+}

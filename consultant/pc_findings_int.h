@@ -1,0 +1,37 @@
+/*
+ * pc_findings_int.h - what pc_findings.c shares with pc_findings_rank.c:
+ * the state of one build (the leaves, the groups they form and join),
+ * and the helpers the ranking needs.
+ */
+#ifndef PC_FINDINGS_INT_H
+#define PC_FINDINGS_INT_H
+
+#include "pc_findings.h"
+
+#define MAXL 256   /* leaves considered, as the reports list at most */
+
+struct pc_findings_ctx {  /* one pc_findings_build */
+	const struct pc_consult *pc;
+	const struct pc_search *s;
+	const struct pc_node *leaf[MAXL];
+	size_t nl;
+	int ng;
+	int ghyp[MAXL];
+	pc_res_id gwhere[MAXL][PC_NHIER];
+	const struct pc_node *gcode[MAXL];   /* leaf giving the /Code where */
+	unsigned char mem[MAXL][MAXL];       /* [group][leaf]: 1 own,
+						2 compatible with others too */
+	int uf[MAXL];
+};
+
+const struct pc_res *pc_findings_res(const struct pc_findings_ctx *c, pc_res_id id);
+/* id is a hierarchy's root (/Code, /Process, ...). */
+bool pc_findings_is_root(const struct pc_findings_ctx *c, pc_res_id id);
+/* Measured with the kernel's CPU clock (CPUbound): a wait or I/O
+ * cause seen in the same code is the more specific explanation. */
+bool pc_findings_is_generic(const struct pc_consult *pc, int hyp);
+
+/* symptom_of, then the ranking (pc_findings.h), in place. */
+void pc_findings_rank(struct pc_findings_ctx *c, struct pc_findings *fs);
+
+#endif

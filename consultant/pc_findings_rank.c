@@ -1,0 +1,130 @@
+/*
+ * pc_findings_rank.c - the ranking of findings (see pc_findings.h): by
+ * impact in seconds per second, after every other one a CPU finding
+ * that may be the time of another's cause (symptom_of).
+ */
+#include "pc_findings_int.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+/* The hypotheses of f's nodes and their why-ancestors (not virtual):
+ * in[hyp] set. */
+static void hyps_of(const struct pc_consult *pc, const struct pc_finding *f,
+		    bool *in)
+{
+	for (size_t i = 0; i < f->nnodes; i++)
+		for (int a = f->nodes[i]->hyp; a >= 0;
+		     a = pc->cfg->hyp[a].parent_idx)
+			in[a] = !pc->cfg->hyp[a].is_virtual;
+}
+
+/* CPU in a function where another finding's hypothesis is true or still
+ * being tested (not concluded false there): maybe that cause's time.
+ * at[]: the nodes of specific hypotheses in a's function. */
+static bool maybe_symptom(struct pc_findings_ctx *c, const struct pc_finding *b,
+			  const bool *bh, const struct pc_node **at, size_t nat)
+{
+	bool open = false;
+
+	if (pc_findings_is_generic(c->pc, b->hyp))
+		return false;
+	for (size_t i = 0; i < nat; i++) {
+		const struct pc_node *n = at[i];
+		bool wide = true;
+
+		if (!bh[n->hyp])
+			continue;
+		for (int h = 1; h < PC_NHIER; h++)
+			wide &= pc_findings_is_root(c, n->focus.r[h]);
+		if (wide && n->truth == PC_FALSE)
+			return false;
+		open |= n->truth == PC_TRUE ||
+			(n->truth == PC_UNKNOWN && !n->failed);
+	}
+	return open;
+}
+
+/* symptom_of, as the id of the finding f may be the time of. */
+static void symptoms(struct pc_findings_ctx *c, struct pc_findings *fs)
+{
+	size_t nh = c->pc->cfg->nhyp;
+	bool *hy = calloc(fs->n * nh + 1, sizeof(*hy));
+	const struct pc_node **at = malloc((c->s->nn + 1) * sizeof(*at));
+
+	if (hy == NULL || at == NULL)
+		abort();
+	for (size_t i = 0; i < fs->n; i++)
+		hyps_of(c->pc, &fs->f[i], hy + i * nh);
+	for (size_t i = 0; i < fs->n; i++) {
+		struct pc_finding *a = &fs->f[i];
+		double best = -1;
+		size_t nat = 0;
+
+		if (!pc_findings_is_generic(c->pc, a->hyp) ||
+		    pc_findings_res(c, a->where[0])->kind != PC_RES_FUNCTION)
+			continue;
+		for (size_t k = 0; k < c->s->nn; k++)
+			if (c->s->nodes[k]->focus.r[0] == a->where[0] &&
+			    !pc_findings_is_generic(c->pc, c->s->nodes[k]->hyp))
+				at[nat++] = c->s->nodes[k];
+		for (size_t j = 0; nat > 0 && j < fs->n; j++) {
+			double im = isnan(fs->f[j].impact) ? 0 : fs->f[j].impact;
+
+			if (j != i && im > best &&
+			    maybe_symptom(c, &fs->f[j], hy + j * nh, at, nat)) {
+				best = im;
+				a->symptom_of = fs->f[j].id;
+			}
+		}
+	}
+	free(at);
+	free(hy);
+}
+
+static int rank_cmp(const struct pc_finding *x, const struct pc_finding *y)
+{
+	bool sx = x->symptom_of >= 0, sy = y->symptom_of >= 0;
+
+	if (sx != sy)
+		return sx ? 1 : -1;
+	if (isnan(x->impact) != isnan(y->impact))
+		return isnan(x->impact) ? 1 : -1;
+	if (!isnan(x->impact) && x->impact != y->impact)
+		return x->impact > y->impact ? -1 : 1;
+	if (x->since_s != y->since_s)
+		return x->since_s < y->since_s ? -1 : 1;
+	return x->id - y->id;
+}
+
+void pc_findings_rank(struct pc_findings_ctx *c, struct pc_findings *fs)
+{
+	int *by_id = malloc((fs->n + 1) * sizeof(*by_id));
+
+	if (by_id == NULL)
+		abort();
+	/* symptom_of holds a finding's id until the sort, then its rank */
+	symptoms(c, fs);
+	for (size_t i = 1; i < fs->n; i++) {
+		struct pc_finding x = fs->f[i];
+		size_t j = i;
+
+		while (j > 0 && rank_cmp(&fs->f[j - 1], &x) > 0) {
+			fs->f[j] = fs->f[j - 1];
+			j--;
+		}
+		fs->f[j] = x;
+	}
+	for (size_t i = 0; i < fs->n; i++)
+		by_id[i] = fs->f[i].id;
+	for (size_t i = 0; i < fs->n; i++) {
+		int want = fs->f[i].symptom_of;
+
+		fs->f[i].symptom_of = -1;
+		for (size_t j = 0; want >= 0 && j < fs->n; j++)
+			if (by_id[j] == want)
+				fs->f[i].symptom_of = (int)j;
+	}
+	free(by_id);
+}
+

@@ -1,0 +1,368 @@
+/*
+ * pc_findings_text.c - findings in words and JSON, and which were told
+ * (see pc_findings.h).  The shipped hypotheses have their own sentences;
+ * one loaded from a user's file is said by its name, value and
+ * threshold.
+ */
+#include "pc_findings.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct words {
+	char *buf;
+	size_t len, n;
+};
+
+static void say(struct words *w, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void say(struct words *w, const char *fmt, ...)
+{
+	va_list ap;
+	int k;
+
+	if (w->n >= w->len)
+		return;
+	va_start(ap, fmt);
+	k = vsnprintf(w->buf + w->n, w->len - w->n, fmt, ap);
+	va_end(ap);
+	if (k > 0)
+		w->n += (size_t)k;
+	if (w->n >= w->len)
+		w->n = w->len - 1;
+}
+
+static const struct pc_res *rs(const struct pc_consult *pc, pc_res_id id)
+{
+	return pc_res_get(pc->res, id);
+}
+
+static const char *hyp_name(const struct pc_consult *pc, int hyp)
+{
+	return pc->cfg->hyp[hyp].name;
+}
+
+static bool is(const struct pc_consult *pc, int hyp, const char *name)
+{
+	return strcmp(hyp_name(pc, hyp), name) == 0;
+}
+
+/* ", in `f` (file.c)" for the /Code where, "" when unconstrained. */
+static void say_code(const struct pc_consult *pc, pc_res_id id,
+		     struct words *w)
+{
+	const struct pc_res *r = rs(pc, id);
+	const struct pc_res *up = rs(pc, r->parent);
+
+	if (r->kind == PC_RES_FUNCTION)
+		say(w, ", in `%s` (%s)", r->name, up->name);
+	else if (r->kind == PC_RES_SRCFILE || r->kind == PC_RES_MODULE)
+		say(w, ", in %s `%s`", r->kind == PC_RES_MODULE ? "module" :
+		    "source file", r->name);
+}
+
+/* "mutex `demo_lock`", "a mutex", "synchronization objects". */
+static void say_object(const struct pc_consult *pc, pc_res_id id,
+		       struct words *w)
+{
+	const struct pc_res *r = rs(pc, id);
+	char cls[64];
+
+	snprintf(cls, sizeof(cls), "%s",
+		 r->kind == PC_RES_SYNCOBJ ? rs(pc, r->parent)->name :
+		 r->name);
+	for (char *p = cls; *p; p++)
+		if (*p >= 'A' && *p <= 'Z')
+			*p = (char)(*p - 'A' + 'a');
+	if (r->kind == PC_RES_SYNCOBJ)
+		say(w, "%s `%s`", cls, r->name);
+	else if (r->kind == PC_RES_SYNCCLASS)
+		say(w, "a %s", cls);
+	else
+		say(w, "locks");
+}
+
+/* " on `/tmp/x`" for the /Files where. */
+static void say_file(const struct pc_consult *pc, pc_res_id id,
+		     struct words *w)
+{
+	const struct pc_res *r = rs(pc, id);
+
+	if (r->kind == PC_RES_FILE)
+		say(w, " on `%s`", r->path + strlen("/Files"));
+}
+
+/* Who: "4 threads", "thread `26555:main`", "the program". */
+static void say_who(const struct pc_consult *pc, const struct pc_finding *f,
+		    struct words *w, const char *one, const char *many)
+{
+	const struct pc_res *t = rs(pc, f->where[1]);
+
+	if (f->nthreads > 1)
+		say(w, "%d threads %s", f->nthreads, many);
+	else if (t->kind == PC_RES_THREAD)
+		say(w, "thread `%s` %s", t->name, one);
+	else if (f->nthreads == 1)
+		say(w, "1 thread %s", one);
+	else
+		say(w, "the program's threads %s", many);
+}
+
+static double measure(const struct pc_consult *pc, const struct pc_finding *f)
+{
+	return pc_findings_in_seconds(pc, f->hyp) && !isnan(f->impact) ?
+	       f->impact : f->lead->value;
+}
+
+/* "69% of their time" per thread when threads are known and it fits,
+ * else "2.55 s per second". */
+static void say_time(const struct pc_finding *f, double v, struct words *w)
+{
+	if (f->nthreads > 0 && v / f->nthreads <= 1.0)
+		say(w, "%.0f%% of %s time", 100 * v / f->nthreads,
+		    f->nthreads > 1 ? "their" : "its");
+	else
+		say(w, "%.2f s per second", v);
+}
+
+/* A short measure of a node, for the evidence of another hypothesis. */
+static void say_short(const struct pc_consult *pc, const struct pc_node *n,
+		      struct words *w)
+{
+	if (is(pc, n->hyp, "FrequentSyncOperations"))
+		say(w, "%.0f lock operations per second", n->value);
+	else if (is(pc, n->hyp, "CPUbound"))
+		say(w, "using %.2f CPUs", n->value);
+	else if (is(pc, n->hyp, "TooManySmallIOOps"))
+		say(w, "%.0f bytes per I/O operation", n->value);
+	else if (is(pc, n->hyp, "ExcessiveIOBlockingTime"))
+		say(w, "%.2f s per second blocked in I/O", n->value);
+	else if (is(pc, n->hyp, "ExcessiveSyncWaitingTime"))
+		say(w, "%.2f s per second waiting for locks", n->value);
+	else
+		say(w, "%s %.4g", hyp_name(pc, n->hyp), n->value);
+}
+
+static void say_main(const struct pc_consult *pc, const struct pc_finding *f,
+		     struct words *w)
+{
+	double v = measure(pc, f);
+	const struct pc_hypothesis *h = &pc->cfg->hyp[f->hyp];
+	const struct pc_tunable *t = pc_tunable_find(pc->cfg, h->threshold);
+
+	if (is(pc, f->hyp, "CPUbound")) {
+		say_who(pc, f, w, "uses", "use");
+		say(w, " %.2f CPUs computing", v);
+	} else if (is(pc, f->hyp, "ExcessiveSyncWaitingTime")) {
+		say_who(pc, f, w, "spends", "spend");
+		say(w, " ");
+		say_time(f, v, w);
+		say(w, " waiting for ");
+		say_object(pc, f->where[2], w);
+	} else if (is(pc, f->hyp, "FrequentSyncOperations")) {
+		say_who(pc, f, w, "makes", "make");
+		say(w, " %.0f lock operations per second on ", v);
+		say_object(pc, f->where[2], w);
+	} else if (is(pc, f->hyp, "ExcessiveIOBlockingTime")) {
+		say_who(pc, f, w, "spends", "spend");
+		say(w, " ");
+		say_time(f, v, w);
+		say(w, " blocked in I/O");
+		say_file(pc, f->where[3], w);
+	} else if (is(pc, f->hyp, "TooManySmallIOOps")) {
+		say_who(pc, f, w, "does", "do");
+		say(w, " I/O in %.0f-byte operations", f->lead->value);
+		say_file(pc, f->where[3], w);
+	} else if (is(pc, f->hyp, "ExcessiveAllocationTime")) {
+		say_who(pc, f, w, "spends", "spend");
+		say(w, " ");
+		say_time(f, v, w);
+		say(w, " in malloc and free");
+	} else {
+		say(w, "%s: %.4g %s %s %.4g", h->name, f->lead->value,
+		    t && t->units ? t->units : "",
+		    h->cmp == PC_CMP_GT ? ">" : "<", f->lead->threshold);
+	}
+	say_code(pc, f->where[0], w);
+	if (f->caller != PC_RES_NONE)
+		say(w, ", called from `%s` (%s)", rs(pc, f->caller)->name,
+		    rs(pc, rs(pc, f->caller)->parent)->name);
+}
+
+char *pc_finding_line(const struct pc_consult *pc, const struct pc_finding *f,
+		      char *buf, size_t len)
+{
+	struct words w = { buf, len, 0 };
+	bool told[64] = { false };
+
+	if (len == 0)
+		return buf;
+	buf[0] = '\0';
+	say_main(pc, f, &w);
+	/* The other hypotheses' measures of the same cause, once each: the
+	 * smallest (the most restricted focus) of each. */
+	for (size_t i = 0; i < f->nnodes; i++) {
+		const struct pc_node *n = f->nodes[i];
+
+		if (n->hyp == f->hyp || n->hyp >= 64 || told[n->hyp])
+			continue;
+		told[n->hyp] = true;
+		for (size_t j = i + 1; j < f->nnodes; j++)
+			if (f->nodes[j]->hyp == n->hyp &&
+			    f->nodes[j]->value < n->value)
+				n = f->nodes[j];
+		say(&w, "; ");
+		say_short(pc, n, &w);
+	}
+	if (f->sampled)
+		say(&w, " (estimated from stack samples)");
+	if (f->unconfirmed)
+		say(&w, " (unconfirmed: shed for cost before measured again)");
+	return buf;
+}
+
+char *pc_finding_impact(const struct pc_finding *f, char *buf, size_t len)
+{
+	if (isnan(f->impact))
+		snprintf(buf, len, "impact not measured in seconds");
+	else
+		snprintf(buf, len, "%.2f s/s", f->impact);
+	return buf;
+}
+
+/* ---- JSON ---- */
+
+static json_t *num_or_null(double v)
+{
+	return isnan(v) || isinf(v) ? json_null() : json_real(v);
+}
+
+static json_t *path_or_null(const struct pc_consult *pc, pc_res_id id)
+{
+	const struct pc_res *r = rs(pc, id);
+
+	return r->kind == PC_RES_HIERARCHY ? json_null() :
+	       json_string(r->path);
+}
+
+static json_t *focus_json(const struct pc_consult *pc, const struct pc_node *n)
+{
+	json_t *a = json_array();
+
+	for (int i = 0; i < PC_NHIER; i++)
+		json_array_append_new(a, json_string(rs(pc, n->focus.r[i])->path));
+	return a;
+}
+
+static json_t *evidence_json(const struct pc_consult *pc,
+			     const struct pc_node *n)
+{
+	const struct pc_hypothesis *h = pc_node_hyp(pc, n);
+
+	return json_pack("{s:i, s:s, s:o, s:s, s:o, s:o, s:s, s:b, s:b}",
+		"node", n->id, "hypothesis", h->name,
+		"focus", focus_json(pc, n), "truth", pc_truth_name(n->truth),
+		"value", num_or_null(n->value),
+		"threshold", num_or_null(n->threshold),
+		"compare", h->cmp == PC_CMP_GT ? "gt" : "lt",
+		"sampled", n->sampled, "unconfirmed", n->unconfirmed);
+}
+
+json_t *pc_finding_json(const struct pc_consult *pc,
+			const struct pc_search *s,
+			const struct pc_finding *f)
+{
+	json_t *ev = json_array(), *chain = json_array();
+	char line[1024];
+
+	(void)s;
+	for (size_t i = 0; i < f->nnodes; i++)
+		json_array_append_new(ev, evidence_json(pc, f->nodes[i]));
+	for (size_t i = 0; i < f->nchain; i++)
+		json_array_append_new(chain, json_string(f->chain[i]->name));
+	return json_pack("{s:i, s:s, s:s, s:o, s:{s:o, s:o, s:o, s:o, s:o}, "
+			 "s:o, s:o, s:f, s:b, s:b, s:o, s:o, s:o}",
+		"id", f->id, "hypothesis", hyp_name(pc, f->hyp),
+		"text", pc_finding_line(pc, f, line, sizeof(line)),
+		"impact_s_per_s", num_or_null(f->impact),
+		"where",
+		"function", path_or_null(pc, f->where[0]),
+		"threads", path_or_null(pc, f->where[1]),
+		"object", path_or_null(pc, f->where[2]),
+		"file", path_or_null(pc, f->where[3]),
+		"caller", f->caller == PC_RES_NONE ? json_null() :
+			  json_string(rs(pc, f->caller)->path),
+		"nthreads", f->nthreads ? json_integer(f->nthreads) :
+			    json_null(),
+		"value", num_or_null(f->lead->value),
+		"since_s", f->since_s,
+		"sampled", f->sampled, "unconfirmed", f->unconfirmed,
+		"symptom_of", f->symptom_of >= 0 ?
+			      json_integer(f->symptom_of + 1) : json_null(),
+		"evidence", ev, "chain", chain);
+}
+
+/* ---- told ---- */
+
+static bool told_has(const struct pc_findings_told *t, int id)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (t->ids[i] == id)
+			return true;
+	return false;
+}
+
+static void told_add(struct pc_findings_told *t, int id)
+{
+	if (told_has(t, id))
+		return;
+	if (t->n == t->cap) {
+		t->cap = t->cap ? 2 * t->cap : 64;
+		t->ids = realloc(t->ids, t->cap * sizeof(*t->ids));
+		if (t->ids == NULL)
+			abort();
+	}
+	t->ids[t->n++] = id;
+}
+
+/* A top-level node's refinements still to conclude. */
+static bool refining(const struct pc_search *s, const struct pc_node *n)
+{
+	for (size_t i = 0; i < n->nkids; i++) {
+		const struct pc_node *k = pc_node(s, n->kids[i].child);
+
+		if (k->queued || k->pending || k->active)
+			return true;
+	}
+	return false;
+}
+
+bool pc_findings_tell(struct pc_findings_told *t,
+		      const struct pc_search *s, const struct pc_finding *f)
+{
+	bool seen = false;
+
+	if (f->symptom_of >= 0)
+		return false;   /* told when it stands alone, if it does */
+	if (f->nident == 0) {
+		if (refining(s, f->lead) || told_has(t, f->lead->id))
+			return false;
+		told_add(t, f->lead->id);
+		return true;
+	}
+	for (size_t i = 0; i < f->nident; i++)
+		seen |= told_has(t, f->ident[i]->id);
+	for (size_t i = 0; i < f->nident; i++)
+		told_add(t, f->ident[i]->id);
+	return !seen;
+}
+
+void pc_findings_told_free(struct pc_findings_told *t)
+{
+	free(t->ids);
+	memset(t, 0, sizeof(*t));
+}

@@ -1,0 +1,212 @@
+/*
+ * test_findings.c - findings on the sim source (sim_world.h): the true
+ * nodes of one cause grouped into one finding across hierarchies and
+ * hypotheses (a mutex waited for and locked often, in one function; a
+ * function's small I/O on a file and the CPU it costs), ranked by
+ * seconds per second, said in plain words; which are new to tell; the
+ * report's text head and JSON `findings`.
+ */
+#include <math.h>
+
+#include "pc_findings.h"
+#include "pc_report.h"
+#include "sim_world.h"
+
+#define AT(f) "<" f ",/Process,/SyncObject,/Files>"
+#define OBJ(o) "</Code,/Process,/SyncObject/" o ",/Files>"
+#define FILE_AT(p) "</Code,/Process,/SyncObject,/Files" p ">"
+
+static char *line_of(struct world *w, const struct pc_finding *f)
+{
+	static char buf[1024];
+
+	return pc_finding_line(w->pc, f, buf, sizeof(buf));
+}
+
+static void line_is(struct world *w, const struct pc_finding *f,
+		    const char *want, const char *what)
+{
+	const char *got = f ? line_of(w, f) : "(none)";
+
+	tap_ok(strcmp(got, want) == 0, "%s", what);
+	if (tap_failed)
+		tap_diag("got  %s\nwant %s", got, want);
+}
+
+static size_t count_hyp(struct world *w, const struct pc_finding *f,
+			const char *hyp)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < f->nnodes; i++)
+		k += strcmp(w->cfg->hyp[f->nodes[i]->hyp].name, hyp) == 0;
+	return k;
+}
+
+/* A mutex in `locker`: waited for (sync_wait) and locked very often
+ * (sync_ops), seen as a function, the process and the object under
+ * both hypotheses: one finding. */
+static void test_sync(void)
+{
+	struct world *w = world_new(NULL, NULL);
+	struct pc_findings fs = { 0 };
+	struct pc_findings_told told = { 0 };
+	const char *hot[] = { TOP, AT(F_MAIN), AT(F_LOCKER),
+			      "</Code,/Process/100,/SyncObject,/Files>",
+			      OBJ("Mutex"), OBJ("Mutex/big_lock") };
+	const struct pc_finding *f;
+
+	src_sim_script(w->sim, "cpu_inclusive", "*", 0, 0.05, 0);
+	src_sim_script(w->sim, "sync_wait", "*", 0, 0, 0);
+	src_sim_script(w->sim, "sync_ops", "*", 0, 0, 0);
+	for (size_t i = 0; i < sizeof(hot) / sizeof(hot[0]); i++) {
+		src_sim_script(w->sim, "sync_wait", hot[i], 0, 0.6, 0);
+		src_sim_script(w->sim, "sync_ops", hot[i], 0, 2e5, 0);
+	}
+	world_run(w, 12.0);
+	pc_findings_build(w->pc, NULL, &fs);
+	tap_eq(fs.n, 1, "sync: one finding for the mutex's 6 true leaves");
+	f = fs.n ? &fs.f[0] : NULL;
+	tap_ok(f && strcmp(w->cfg->hyp[f->hyp].name,
+			   "ExcessiveSyncWaitingTime") == 0,
+	       "sync: its cause is the waiting, not the operations");
+	tap_ok(f && strcmp(pc_res_get(w->res, f->where[0])->path,
+			   F_LOCKER) == 0 &&
+	       strcmp(pc_res_get(w->res, f->where[1])->path,
+		      "/Process/100") == 0 &&
+	       strcmp(pc_res_get(w->res, f->where[2])->path,
+		      "/SyncObject/Mutex/big_lock") == 0 &&
+	       strcmp(pc_res_get(w->res, f->where[3])->path, "/Files") == 0,
+	       "sync: where: locker, process 100, big_lock, no file");
+	tap_eq(f ? (long)count_hyp(w, f, "ExcessiveSyncWaitingTime") : -1, 3,
+	       "sync: 3 waiting nodes (function, process, object)");
+	tap_eq(f ? (long)count_hyp(w, f, "FrequentSyncOperations") : -1, 3,
+	       "sync: 3 lock-operation nodes, the same three");
+	tap_ok(f && fabs(f->impact - 0.6) < 1e-9, "sync: impact 0.6 s/s");
+	tap_eq(f ? f->nthreads : -1, 1, "sync: the 1 thread started in main");
+	tap_ok(f && f->nchain == 3 && strcmp(f->chain[2]->name,
+	       "ExcessiveSyncWaitingTime" AT(F_LOCKER)) == 0,
+	       "sync: chain top -> main -> locker");
+	line_is(w, f, "1 thread spends 60% of its time waiting for mutex "
+		"`big_lock`, in `locker` (demo.c); 200000 lock operations "
+		"per second", "sync: in plain words, with units");
+	tap_ok(f && pc_findings_tell(&told, pc_consult_search(w->pc, 0), f),
+	       "sync: new the first time");
+	tap_ok(f && !pc_findings_tell(&told, pc_consult_search(w->pc, 0), f),
+	       "sync: not new the second time");
+	pc_findings_told_free(&told);
+	pc_findings_free(&fs);
+	world_free(w);
+}
+
+/* `writer` does 10-byte I/O on /tmp/out.log (blocked 0.5 s/s), which
+ * also costs it 0.5 CPUs; `work` computes 0.4 CPUs.  Two findings, the
+ * I/O first. */
+static void test_io_and_cpu(void)
+{
+	struct world *w = world_new(NULL, NULL);
+	struct pc_report_meta m = { .target = "demo", .pid = 100,
+				    .mode = "sim" };
+	struct pc_findings fs = { 0 };
+	const char *io[] = { TOP, AT(F_MAIN), AT(F_WRITER),
+			     FILE_AT("/tmp/out.log") };
+	json_t *j, *jf;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *tf;
+
+	src_sim_script(w->sim, "cpu_inclusive", "*", 0, 0.05, 0);
+	src_sim_script(w->sim, "cpu_inclusive", TOP, 0, 0.9, 0);
+	src_sim_script(w->sim, "cpu_inclusive", AT(F_MAIN), 0, 0.9, 0);
+	src_sim_script(w->sim, "cpu_inclusive", AT(F_WRITER), 0, 0.5, 0);
+	src_sim_script(w->sim, "cpu_inclusive", AT(F_COMPUTE), 0, 0.4, 0);
+	src_sim_script(w->sim, "cpu_inclusive", AT(F_WORK), 0, 0.4, 0);
+	src_sim_script(w->sim, "io_wait", "*", 0, 0, 0);
+	src_sim_script(w->sim, "io_bytes", "*", 0, 100, 0);
+	for (size_t i = 0; i < sizeof(io) / sizeof(io[0]); i++) {
+		src_sim_script(w->sim, "io_wait", io[i], 0, 0.5, 0);
+		src_sim_script(w->sim, "io_ops", io[i], 0, 10, 0);
+	}
+	world_run(w, 14.0);
+	pc_findings_build(w->pc, NULL, &fs);
+	tap_eq(fs.n, 2, "io+cpu: two findings");
+	line_is(w, fs.n > 0 ? &fs.f[0] : NULL,
+		"1 thread does I/O in 10-byte operations on `/tmp/out.log`, "
+		"in `writer` (io.c); using 0.50 CPUs; 0.50 s per second "
+		"blocked in I/O", "io+cpu: first the small I/O, with the "
+		"CPU it costs and the time blocked");
+	tap_ok(fs.n > 0 && fabs(fs.f[0].impact - 0.5) < 1e-9,
+	       "io+cpu: its impact is the time blocked: 0.5 s/s");
+	line_is(w, fs.n > 1 ? &fs.f[1] : NULL,
+		"1 thread uses 0.40 CPUs computing, in `work` (demo.c)",
+		"io+cpu: then the computing, at its deepest function");
+	tap_ok(fs.n > 1 && fs.f[1].symptom_of == -1 && fs.f[1].nchain == 4,
+	       "io+cpu: the CPU one stands alone, chain of 4");
+
+	j = pc_report_json(w->pc, &m);
+	jf = json_object_get(j, "findings");
+	tap_eq(json_integer_value(json_object_get(j, "version")), 3,
+	       "report schema version 3");
+	tap_eq(json_array_size(jf), 2, "JSON: 2 findings");
+	tap_ok(json_equal(jf, json_object_get(json_array_get(
+		json_object_get(j, "phases"), 0), "findings")),
+	       "JSON: the global phase's findings at the top level");
+	tap_ok(strcmp(json_string_value(json_object_get(json_array_get(jf, 0),
+		"hypothesis")), "TooManySmallIOOps") == 0 &&
+	       json_integer_value(json_object_get(json_array_get(jf, 0),
+		"rank")) == 1 &&
+	       strcmp(json_string_value(json_object_get(json_object_get(
+		json_array_get(jf, 0), "where"), "file")),
+		"/Files/tmp/out.log") == 0 &&
+	       json_is_null(json_object_get(json_object_get(
+		json_array_get(jf, 0), "where"), "object")),
+	       "JSON: finding 1's hypothesis, rank, file, no object");
+	tf = open_memstream(&text, &len);
+	pc_report_text(w->pc, &m, tf);
+	fclose(tf);
+	tap_ok(strstr(text, "\nfindings, most impact first:\n 1. 1 thread "
+		      "does I/O in 10-byte operations") != NULL &&
+	       strstr(text, "\n    impact 0.50 s/s, true since ") != NULL &&
+	       strstr(text, "\n 2. 1 thread uses 0.40 CPUs computing, in "
+		      "`work` (demo.c)\n") != NULL &&
+	       strstr(text, "\ndetails (every most refined true node") <
+	       strstr(text, "\nGlobal phase"),
+	       "text: the findings lead, the details follow");
+	if (tap_failed)
+		tap_diag("%s", text);
+	free(text);
+	json_decref(j);
+	pc_findings_free(&fs);
+	world_free(w);
+}
+
+/* Nothing true: no finding, and the text has no findings head. */
+static void test_none(void)
+{
+	struct world *w = world_new(NULL, NULL);
+	struct pc_findings fs = { 0 };
+	char *text = NULL;
+	size_t len = 0;
+	FILE *tf;
+
+	src_sim_script(w->sim, "cpu_inclusive", "*", 0, 0.05, 0);
+	world_run(w, 8.0);
+	pc_findings_build(w->pc, NULL, &fs);
+	tap_eq(fs.n, 0, "nothing true: no finding");
+	tf = open_memstream(&text, &len);
+	pc_report_text(w->pc, NULL, tf);
+	fclose(tf);
+	tap_ok(strstr(text, "findings") == NULL && strstr(text, "\n\nGlobal "
+		      "phase") != NULL, "nothing true: no findings head");
+	free(text);
+	pc_findings_free(&fs);
+	world_free(w);
+}
+
+int main(void)
+{
+	test_sync();
+	test_io_and_cpu();
+	test_none();
+	return tap_done();
+}
