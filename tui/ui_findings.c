@@ -40,7 +40,6 @@ struct strip {
 	int total;                      /* findings, shown or not */
 	char summary[LINE_LEN];         /* "" until the program ended */
 	double gathered;                /* ui_now() of the last gathering */
-	int rows;                       /* rows the layout gave for this */
 	const struct pc_consult *pc;    /* the search gathered from */
 };
 
@@ -90,7 +89,7 @@ static void summarise(const struct ui *u, char *buf, size_t len)
  * words. */
 static void gather(struct ui *u, struct strip *g)
 {
-	static struct pc_findings f;
+	static struct pc_findings f;    /* rebuilt in place each time */
 
 	g->n = g->total = 0;
 	if (u->pc == NULL || !u->pc->started || u->pc->global == NULL)
