@@ -26,32 +26,43 @@
 #include <stdlib.h>
 #include <string.h>
 
-const struct pc_res *pc_findings_res(const struct pc_findings_ctx *c, pc_res_id id)
+const struct pc_res *pc_findings_res(const struct pc_findings_ctx *c,
+				     pc_res_id id)
 {
 	return pc_res_get(c->pc->res, id);
+}
+
+static const struct pc_res *res(const struct pc_findings_ctx *c, pc_res_id id)
+{
+	return pc_findings_res(c, id);
+}
+
+static bool is_generic(const struct pc_consult *pc, int hyp)
+{
+	return pc_findings_is_generic(pc, hyp);
 }
 
 static int depth(const struct pc_findings_ctx *c, pc_res_id id)
 {
 	int d = 0;
 
-	for (const struct pc_res *r = pc_findings_res(c, id);
+	for (const struct pc_res *r = res(c, id);
 	     r && r->kind != PC_RES_HIERARCHY && r->kind != PC_RES_ROOT;
-	     r = pc_findings_res(c, r->parent))
+	     r = res(c, r->parent))
 		d++;
 	return d;
 }
 
 bool pc_findings_is_root(const struct pc_findings_ctx *c, pc_res_id id)
 {
-	return pc_findings_res(c, id)->kind == PC_RES_HIERARCHY;
+	return res(c, id)->kind == PC_RES_HIERARCHY;
 }
 
 /* a is b or one of its ancestors in the resource tree. */
 static bool res_anc(const struct pc_findings_ctx *c, pc_res_id a, pc_res_id b)
 {
-	for (const struct pc_res *r = pc_findings_res(c, b); r; r = r->parent ?
-	     pc_findings_res(c, r->parent) : NULL) {
+	for (const struct pc_res *r = res(c, b); r; r = r->parent ?
+	     res(c, r->parent) : NULL) {
 		if (r->id == a)
 			return true;
 		if (r->kind == PC_RES_ROOT)
@@ -74,11 +85,12 @@ static bool on_chain(const struct pc_findings_ctx *c, const struct pc_node *n,
 
 /* Two threads of one process: one cause may hold several threads (the
  * finding's threads are a set; its where is then the process). */
-static bool sibling_threads(const struct pc_findings_ctx *c, pc_res_id a, pc_res_id b)
+static bool sibling_threads(const struct pc_findings_ctx *c, pc_res_id a,
+			    pc_res_id b)
 {
-	return pc_findings_res(c, a)->kind == PC_RES_THREAD &&
-	       pc_findings_res(c, b)->kind == PC_RES_THREAD &&
-	       pc_findings_res(c, a)->parent == pc_findings_res(c, b)->parent;
+	return res(c, a)->kind == PC_RES_THREAD &&
+	       res(c, b)->kind == PC_RES_THREAD &&
+	       res(c, a)->parent == res(c, b)->parent;
 }
 
 static bool compat(const struct pc_findings_ctx *c, int h, pc_res_id a,
@@ -142,7 +154,8 @@ static void collect_leaves(struct pc_findings_ctx *c)
 	}
 }
 
-static bool fits_group(const struct pc_findings_ctx *c, int g, const struct pc_node *n)
+static bool fits_group(const struct pc_findings_ctx *c, int g,
+		       const struct pc_node *n)
 {
 	if (c->ghyp[g] != n->hyp)
 		return false;
@@ -187,7 +200,7 @@ static void group_per_hypothesis(struct pc_findings_ctx *c)
 			pc_res_id r = c->leaf[l]->focus.r[h];
 
 			if (sibling_threads(c, *gw, r))
-				*gw = pc_findings_res(c, r)->parent;
+				*gw = res(c, r)->parent;
 			else if (depth(c, r) > depth(c, *gw)) {
 				*gw = r;
 				if (h == 0)
@@ -207,7 +220,7 @@ static int uf_find(struct pc_findings_ctx *c, int g)
 /* A resource that names one cause: a function, a sync object, a file. */
 static bool names_cause(const struct pc_findings_ctx *c, pc_res_id id)
 {
-	enum pc_res_kind k = pc_findings_res(c, id)->kind;
+	enum pc_res_kind k = res(c, id)->kind;
 
 	return k == PC_RES_FUNCTION || k == PC_RES_SYNCOBJ ||
 	       k == PC_RES_FILE;
@@ -231,8 +244,8 @@ static bool cpu_spent_in(struct pc_findings_ctx *c, int a, int b)
 	struct pc_focus at;
 	int id;
 
-	if (!pc_findings_is_generic(c->pc, c->ghyp[a]) || pc_findings_is_generic(c->pc, c->ghyp[b]) ||
-	    pc_findings_res(c, fn)->kind != PC_RES_FUNCTION || c->gcode[b] == NULL ||
+	if (!is_generic(c->pc, c->ghyp[a]) || is_generic(c->pc, c->ghyp[b]) ||
+	    res(c, fn)->kind != PC_RES_FUNCTION || c->gcode[b] == NULL ||
 	    !on_chain(c, c->gcode[b], fn))
 		return false;
 	pc_focus_top(c->pc->res, &at);
@@ -361,7 +374,8 @@ static bool listed_in(struct pc_findings *fs, size_t from,
 /* A true node of a why-ancestor of hyp whose focus holds the finding's
  * where in every hierarchy: its measure in seconds (the I/O blocking
  * time of the code doing small I/O). */
-static bool holds_where(const struct pc_findings_ctx *c, const struct pc_node *n,
+static bool holds_where(const struct pc_findings_ctx *c,
+			const struct pc_node *n,
 			const pc_res_id *where, const struct pc_node *lead)
 {
 	for (int h = 0; h < PC_NHIER; h++)
@@ -397,7 +411,8 @@ static void members(struct pc_findings_ctx *c, int root, struct fbuild *b)
 			if (any && !own) {
 				own = 1;
 				for (int g = 0; g < c->ng; g++)
-					if (c->mem[g][l] && uf_find(c, g) != root)
+					if (c->mem[g][l] &&
+					    uf_find(c, g) != root)
 						own = 0;
 			}
 			if (any && own == (pass == 0)) {
@@ -405,6 +420,20 @@ static void members(struct pc_findings_ctx *c, int root, struct fbuild *b)
 				b->leaves[b->n++] = l;
 			}
 		}
+}
+
+/* An own leaf of b names both where[0] and where[1]. */
+static bool names_both(struct pc_findings_ctx *c, const struct fbuild *b,
+		       const pc_res_id *where)
+{
+	for (size_t i = 0; i < b->n; i++) {
+		const struct pc_node *n = c->leaf[b->leaves[i]];
+
+		if (b->own[i] && n->focus.r[0] == where[0] &&
+		    n->focus.r[1] == where[1])
+			return true;
+	}
+	return false;
 }
 
 static void pick_lead(struct pc_findings_ctx *c, const struct fbuild *b,
@@ -430,11 +459,17 @@ static void pick_lead(struct pc_findings_ctx *c, const struct fbuild *b,
 			continue;
 		for (int h = 0; h < PC_NHIER; h++)
 			if (sibling_threads(c, f->where[h], n->focus.r[h]))
-				f->where[h] = pc_findings_res(c, n->focus.r[h])->parent;
+				f->where[h] = res(c, n->focus.r[h])->parent;
 			else if (depth(c, n->focus.r[h]) >
 				 depth(c, f->where[h]))
 				f->where[h] = n->focus.r[h];
 	}
+	/* One thread is where the finding is only when a node names it
+	 * with the finding's function: ESWT on thread 1161 and in
+	 * demo_worker is 4 threads' cause seen in one. */
+	if (res(c, f->where[1])->kind == PC_RES_THREAD &&
+	    !pc_findings_is_root(c, f->where[0]) && !names_both(c, b, f->where))
+		f->where[1] = res(c, f->where[1])->parent;
 }
 
 /* The cause's measure by hypothesis hyp among the finding's leaves:
@@ -442,7 +477,8 @@ static void pick_lead(struct pc_findings_ctx *c, const struct fbuild *b,
  * tightest; leaves of single threads measure a part of it each: their
  * sum (one value a thread, its smallest), when no leaf covers the
  * threads together.  NaN when no leaf of hyp has a value. */
-static double tightest(struct pc_findings_ctx *c, const struct fbuild *b, int hyp)
+static double tightest(struct pc_findings_ctx *c, const struct fbuild *b,
+		       int hyp)
 {
 	double lo = NAN, sum = 0;
 	bool any_thread = false;
@@ -451,7 +487,7 @@ static double tightest(struct pc_findings_ctx *c, const struct fbuild *b, int hy
 		const struct pc_node *n = c->leaf[b->leaves[i]];
 
 		if (n->hyp != hyp || isnan(n->value) ||
-		    pc_findings_res(c, n->focus.r[1])->kind == PC_RES_THREAD)
+		    res(c, n->focus.r[1])->kind == PC_RES_THREAD)
 			continue;
 		if (isnan(lo) || n->value < lo)
 			lo = n->value;
@@ -464,7 +500,7 @@ static double tightest(struct pc_findings_ctx *c, const struct fbuild *b, int hy
 		bool first = true;
 
 		if (n->hyp != hyp || isnan(t) || !b->own[i] ||
-		    pc_findings_res(c, n->focus.r[1])->kind != PC_RES_THREAD)
+		    res(c, n->focus.r[1])->kind != PC_RES_THREAD)
 			continue;
 		for (size_t j = 0; j < b->n; j++) {
 			const struct pc_node *m = c->leaf[b->leaves[j]];
@@ -530,7 +566,7 @@ static void impact(struct pc_findings_ctx *c, const struct fbuild *b,
 			int h = c->leaf[b->leaves[i]]->hyp;
 			double v;
 
-			if (pc_findings_is_generic(c->pc, h) != generic ||
+			if (is_generic(c->pc, h) != generic ||
 			    !pc_findings_in_seconds(c->pc, h))
 				continue;
 			v = tightest(c, b, h);
@@ -546,28 +582,33 @@ static int started_in(struct pc_findings_ctx *c, const struct pc_res *proc,
 	int k = 0;
 
 	for (size_t i = 0; i < proc->nchildren; i++) {
-		const char *colon = strchr(pc_findings_res(c, proc->children[i])->name, ':');
+		const char *tname = res(c, proc->children[i])->name;
+		const char *colon = strchr(tname, ':');
 
 		k += colon && strcmp(colon + 1, name) == 0;
 	}
 	return k;
 }
 
-/* Threads: those its own leaves name; else, where the finding is in a
+/* Threads: those its own leaves name (with its function, if any); else, where the finding is in a
  * function, the threads started there (named "<tid>:<function>"). */
 static int threads(struct pc_findings_ctx *c, const struct fbuild *b,
 		   const struct pc_finding *f)
 {
 	pc_res_id seen[MAXL];
 	int k = 0;
-	const struct pc_res *fn = pc_findings_res(c, f->where[0]);
+	const struct pc_res *fn = res(c, f->where[0]);
 	const struct pc_res *proc;
 
 	for (size_t i = 0; i < b->n; i++) {
 		pc_res_id t = c->leaf[b->leaves[i]]->focus.r[1];
 		int dup = 0;
 
-		if (!b->own[i] || pc_findings_res(c, t)->kind != PC_RES_THREAD)
+		/* A thread's node says where that thread is only when
+		 * it names the function too (or the finding none). */
+		if (!b->own[i] || res(c, t)->kind != PC_RES_THREAD ||
+		    (c->leaf[b->leaves[i]]->focus.r[0] != f->where[0] &&
+		     !pc_findings_is_root(c, f->where[0])))
 			continue;
 		for (int j = 0; j < k; j++)
 			dup |= seen[j] == t;
@@ -576,9 +617,11 @@ static int threads(struct pc_findings_ctx *c, const struct fbuild *b,
 	}
 	if (k > 0 || fn->kind != PC_RES_FUNCTION)
 		return k;
-	proc = pc_findings_res(c, f->where[1]);
+	proc = res(c, f->where[1]);
+	if (proc->kind == PC_RES_THREAD)
+		proc = res(c, proc->parent);
 	if (proc->kind == PC_RES_HIERARCHY && proc->nchildren == 1)
-		proc = pc_findings_res(c, proc->children[0]);
+		proc = res(c, proc->children[0]);
 	if (proc->kind != PC_RES_PROCESS)
 		return 0;
 	k = started_in(c, proc, fn->name);
@@ -586,10 +629,10 @@ static int threads(struct pc_findings_ctx *c, const struct fbuild *b,
 	 * function of its chain (main, a thread's start function). */
 	for (const struct pc_node *p = f->lead; k == 0 && p &&
 	     p->id != c->s->root; p = pc_node(c->s, p->orig_parent))
-		if (pc_findings_res(c, p->focus.r[0])->kind == PC_RES_FUNCTION &&
-		    (p->orig_parent < 0 || pc_findings_res(c, pc_node(c->s,
+		if (res(c, p->focus.r[0])->kind == PC_RES_FUNCTION &&
+		    (p->orig_parent < 0 || res(c, pc_node(c->s,
 		     p->orig_parent)->focus.r[0])->kind != PC_RES_FUNCTION))
-			k = started_in(c, proc, pc_findings_res(c, p->focus.r[0])->name);
+			k = started_in(c, proc, res(c, p->focus.r[0])->name);
 	return k;
 }
 
@@ -625,7 +668,8 @@ static void ident_of(struct pc_findings_ctx *c, const struct fbuild *b,
 		if (!b->own[i])
 			continue;
 		for (const struct pc_node *p = c->leaf[b->leaves[i]];
-		     p && p->id != c->s->root; p = pc_node(c->s, p->orig_parent))
+		     p && p->id != c->s->root;
+		     p = pc_node(c->s, p->orig_parent))
 			if (!p->persistent && !listed_in(fs, from, p))
 				pool_add(fs, p);
 	}
@@ -634,35 +678,36 @@ static void ident_of(struct pc_findings_ctx *c, const struct fbuild *b,
 
 static pc_res_id module_of(struct pc_findings_ctx *c, pc_res_id fn)
 {
-	const struct pc_res *r = pc_findings_res(c, fn);
+	const struct pc_res *r = res(c, fn);
 
 	while (r->kind != PC_RES_MODULE && r->kind != PC_RES_HIERARCHY &&
 	       r->kind != PC_RES_ROOT)
-		r = pc_findings_res(c, r->parent);
+		r = res(c, r->parent);
 	return r->id;
 }
 
 /* The program's own function that calls into a library where the
  * finding is (pc_finding.caller). */
-static pc_res_id caller_of(struct pc_findings_ctx *c, const struct pc_finding *f)
+static pc_res_id caller_of(struct pc_findings_ctx *c,
+			   const struct pc_finding *f)
 {
 	const struct pc_node *leaf = NULL, *p;
 	pc_res_id outer = PC_RES_NONE, found = PC_RES_NONE;
 
-	if (pc_findings_res(c, f->where[0])->kind != PC_RES_FUNCTION)
+	if (res(c, f->where[0])->kind != PC_RES_FUNCTION)
 		return PC_RES_NONE;
 	for (size_t i = 0; i < f->nnodes && leaf == NULL; i++)
 		if (f->nodes[i]->focus.r[0] == f->where[0])
 			leaf = f->nodes[i];
 	for (p = leaf; p && p->id != c->s->root;
 	     p = pc_node(c->s, p->orig_parent))
-		if (pc_findings_res(c, p->focus.r[0])->kind == PC_RES_FUNCTION)
+		if (res(c, p->focus.r[0])->kind == PC_RES_FUNCTION)
 			outer = module_of(c, p->focus.r[0]);
 	if (outer == PC_RES_NONE || outer == module_of(c, f->where[0]))
 		return PC_RES_NONE;
 	for (p = leaf; p && p->id != c->s->root && found == PC_RES_NONE;
 	     p = pc_node(c->s, p->orig_parent))
-		if (pc_findings_res(c, p->focus.r[0])->kind == PC_RES_FUNCTION &&
+		if (res(c, p->focus.r[0])->kind == PC_RES_FUNCTION &&
 		    module_of(c, p->focus.r[0]) == outer)
 			found = p->focus.r[0];
 	return found;
@@ -686,12 +731,16 @@ static void build_one(struct pc_findings_ctx *c, const struct fbuild *b,
 			pool_add(fs, n);
 			f->nnodes++;
 		}
+		f->nown += b->own[i] && n != f->lead;
+		if (!b->own[i] && n != f->lead)
+			continue;
 		if (n->t_true_since < f->since_s)
 			f->since_s = n->t_true_since;
 		f->sampled |= n->sampled;
-		if (b->own[i] || b->n == 1)
-			f->unconfirmed &= n->unconfirmed;
+		f->unconfirmed &= n->unconfirmed;
 	}
+	f->nown++;              /* the lead */
+	f->nleaves = f->nnodes;
 	impact(c, b, fs, f);
 	f->nodes = fs->pool + fs->npool - f->nnodes;
 	f->caller = caller_of(c, f);

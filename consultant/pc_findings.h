@@ -58,9 +58,13 @@ struct pc_finding {
 	bool unconfirmed;               /* every node shed before confirmed */
 	int symptom_of;                 /* index of the finding that may
 					   explain it, -1 none */
-	const struct pc_node **nodes;   /* every node grouped: the most
-					   refined true ones first */
-	size_t nnodes;
+	const struct pc_node **nodes;   /* every node grouped: the lead,
+					   its other own most refined true
+					   nodes (nown in all), those it
+					   shares with other findings (up to
+					   nleaves), then the why-parent's
+					   nodes its impact came from */
+	size_t nnodes, nown, nleaves;
 	const struct pc_node **chain;   /* the lead's chain, top first */
 	size_t nchain;
 	/* What identifies it for pc_findings_tell: the nodes below the

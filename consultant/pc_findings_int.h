@@ -24,7 +24,8 @@ struct pc_findings_ctx {  /* one pc_findings_build */
 	int uf[MAXL];
 };
 
-const struct pc_res *pc_findings_res(const struct pc_findings_ctx *c, pc_res_id id);
+const struct pc_res *pc_findings_res(const struct pc_findings_ctx *c,
+				     pc_res_id id);
 /* id is a hierarchy's root (/Code, /Process, ...). */
 bool pc_findings_is_root(const struct pc_findings_ctx *c, pc_res_id id);
 /* Measured with the kernel's CPU clock (CPUbound): a wait or I/O

@@ -69,7 +69,8 @@ static void symptoms(struct pc_findings_ctx *c, struct pc_findings *fs)
 			    !pc_findings_is_generic(c->pc, c->s->nodes[k]->hyp))
 				at[nat++] = c->s->nodes[k];
 		for (size_t j = 0; nat > 0 && j < fs->n; j++) {
-			double im = isnan(fs->f[j].impact) ? 0 : fs->f[j].impact;
+			double im = isnan(fs->f[j].impact) ? 0 :
+				    fs->f[j].impact;
 
 			if (j != i && im > best &&
 			    maybe_symptom(c, &fs->f[j], hy + j * nh, at, nat)) {

@@ -208,11 +208,13 @@ char *pc_finding_line(const struct pc_consult *pc, const struct pc_finding *f,
 	for (size_t i = 0; i < f->nnodes; i++) {
 		const struct pc_node *n = f->nodes[i];
 
-		if (n->hyp == f->hyp || n->hyp >= 64 || told[n->hyp])
+		if (n->hyp == f->hyp || n->hyp >= 64 || told[n->hyp] ||
+		    (i >= f->nown && i < f->nleaves))
 			continue;
 		told[n->hyp] = true;
 		for (size_t j = i + 1; j < f->nnodes; j++)
 			if (f->nodes[j]->hyp == n->hyp &&
+			    (j < f->nown || j >= f->nleaves) &&
 			    f->nodes[j]->value < n->value)
 				n = f->nodes[j];
 		say(&w, "; ");
@@ -254,7 +256,8 @@ static json_t *focus_json(const struct pc_consult *pc, const struct pc_node *n)
 	json_t *a = json_array();
 
 	for (int i = 0; i < PC_NHIER; i++)
-		json_array_append_new(a, json_string(rs(pc, n->focus.r[i])->path));
+		json_array_append_new(a, json_string(
+			rs(pc, n->focus.r[i])->path));
 	return a;
 }
 

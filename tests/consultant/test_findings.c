@@ -99,6 +99,44 @@ static void test_sync(void)
 	world_free(w);
 }
 
+/* The same mutex, and one thread's node that does not name `locker`:
+ * evidence of the finding, not its where (the process stays), and its
+ * threads still counted from the chain's start function. */
+static void test_sync_thread(void)
+{
+	struct world *w = world_new(NULL, NULL);
+	struct pc_findings fs = { 0 };
+	const char *hot[] = { TOP, AT(F_MAIN), AT(F_LOCKER),
+			      "</Code,/Process/100,/SyncObject,/Files>",
+			      "</Code,/Process/100/101:worker,/SyncObject,/Files>",
+			      OBJ("Mutex"), OBJ("Mutex/big_lock") };
+	const struct pc_finding *f;
+	size_t k = 0;
+
+	src_sim_script(w->sim, "cpu_inclusive", "*", 0, 0.05, 0);
+	src_sim_script(w->sim, "sync_wait", "*", 0, 0, 0);
+	src_sim_script(w->sim, "sync_ops", "*", 0, 0, 0);
+	for (size_t i = 0; i < sizeof(hot) / sizeof(hot[0]); i++)
+		src_sim_script(w->sim, "sync_wait", hot[i], 0, 0.6, 0);
+	world_run(w, 12.0);
+	pc_findings_build(w->pc, NULL, &fs);
+	tap_eq(fs.n, 1, "sync, a thread: one finding");
+	f = fs.n ? &fs.f[0] : NULL;
+	for (size_t i = 0; f && i < f->nnodes; i++)
+		k += strcmp(f->nodes[i]->name, "ExcessiveSyncWaitingTime"
+			    "</Code,/Process/100/101:worker,/SyncObject,"
+			    "/Files>") == 0;
+	tap_eq(k, 1, "sync, a thread: the thread's node is its evidence");
+	tap_ok(f && strcmp(pc_res_get(w->res, f->where[1])->path,
+			   "/Process/100") == 0,
+	       "sync, a thread: its where is the process, not that thread");
+	line_is(w, f, "1 thread spends 60% of its time waiting for mutex "
+		"`big_lock`, in `locker` (demo.c)",
+		"sync, a thread: the same words");
+	pc_findings_free(&fs);
+	world_free(w);
+}
+
 /* `writer` does 10-byte I/O on /tmp/out.log (blocked 0.5 s/s), which
  * also costs it 0.5 CPUs; `work` computes 0.4 CPUs.  Two findings, the
  * I/O first. */
@@ -206,6 +244,7 @@ static void test_none(void)
 int main(void)
 {
 	test_sync();
+	test_sync_thread();
 	test_io_and_cpu();
 	test_none();
 	return tap_done();
