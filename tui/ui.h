@@ -46,6 +46,7 @@ enum {
 	UI_D_FOCUS  = 1u << 1,
 	UI_D_HINT   = 1u << 2,
 	UI_D_PANES  = 1u << 3,   /* + pane number: 1u << (3 + pane) */
+	UI_D_FIND   = 1u << 12,  /* the findings strip (ui_findings.c) */
 	UI_D_ALL    = 0xffffu,
 };
 #define UI_D_PANE(p) (1u << (3 + (p)))
@@ -160,6 +161,10 @@ struct ui {
 	enum ui_pane main_pane;     /* compact: shown pane; wide: right */
 	struct ui_rect r_status, r_focus, r_hint, r_pane[UI_NPANES];
 	bool shown[UI_NPANES];
+	/* The findings strip (ui_findings.c): over the log strip, in a live
+	 * session with a search; r_find.h is 0 when it is not shown. */
+	bool find_on;
+	struct ui_rect r_find;
 	enum ui_prompt prompt;
 	bool help;                  /* the `?` overlay is up */
 	char message[160];          /* one-off note in the hint line */

@@ -27,6 +27,7 @@
 #include "pc_search.h"
 #include "pc_steer.h"
 #include "pc_where.h"
+#include "ui_findings.h"
 #include "ui_panes.h"
 #include "ui_search.h"
 
@@ -382,6 +383,22 @@ static void write_report(struct ui *u, struct ui_consult *c)
 	if (f != NULL && fclose(f) != 0)
 		fprintf(stderr, "hunch: cannot write the report %s: %s\n",
 			c->o->report, strerror(errno));
+	free(cmd);
+}
+
+void ui_consult_print_findings(struct ui *u, struct ui_consult *c, FILE *f)
+{
+	char *cmd;
+	struct pc_report_meta m = { .pid = (int)u->pid };
+
+	if (u->pc == NULL || !u->pc->started || c->o == NULL)
+		return;
+	cmd = command_of(u, c);
+	m.target = cmd ? cmd : u->label;
+	m.mode = c->o->argv ? "run" : "attach";
+	if (!u->st.ended)
+		m.stop = u->detached ? "detached" : "interrupted";
+	ui_findings_print(u, &m, f);
 	free(cmd);
 }
 

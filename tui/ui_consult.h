@@ -7,6 +7,7 @@
 #define UI_CONSULT_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "ui.h"
 #include "ui_session.h"
@@ -54,6 +55,9 @@ int ui_consult_due_ms(const struct ui *u, const struct ui_consult *c);
 /* Before a detach: take every instance's code out (the program runs on
  * as it was). */
 void ui_consult_stop(struct ui *u, struct ui_consult *c);
+/* After the dashboard has closed: the search's findings to f, as batch
+ * mode's report begins (nothing when the search never ran). */
+void ui_consult_print_findings(struct ui *u, struct ui_consult *c, FILE *f);
 /* The journal's end and everything freed; `why` is the end record's
  * reason.  Closes the source (u->src). */
 void ui_consult_close(struct ui *u, struct ui_consult *c, const char *why);

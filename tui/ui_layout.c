@@ -9,10 +9,16 @@
  * Wide (140x40 and up): the where axis on the left, the chosen pane
  * (the search by default) on the right, the log across the bottom.
  *
+ * In a session with a search, the findings strip (ui_findings.c) sits
+ * over the log strip, as high as the findings it lists (its rows come
+ * out of the log's, which keeps a title and two lines); it asks for a
+ * new layout only when that height changes.
+ *
  * Every rectangle is recomputed from the terminal size, so a resize is
  * one call to ui_layout() and a full repaint.
  */
 #include "ui.h"
+#include "ui_findings.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -50,9 +56,33 @@ static struct ui_rect rect(int y, int x, int h, int w)
 	return r;
 }
 
+/* The findings strip above the log strip, which starts at row `logy`
+ * and is `*logh` rows: its rows come out of the log's, down to a title
+ * and two lines, then out of the pane above (which keeps `keep` rows).
+ * Returns the rows taken from the pane above. */
+static int place_findings(struct ui *u, int logy, int *logh, int above,
+			  int keep, int maxlines)
+{
+	int want, from_log, from_above;
+
+	if (!u->find_on || *logh == 0)
+		return 0;
+	want = ui_findings_rows(u, maxlines);
+	from_log = *logh > 3 ? *logh - 3 : 0;
+	if (from_log > want)
+		from_log = want;
+	from_above = want - from_log;
+	if (from_above > above - keep)
+		from_above = above - keep > 0 ? above - keep : 0;
+	want = from_log + from_above;
+	*logh -= from_log;
+	u->r_find = rect(logy - from_above, 0, want, u->cols);
+	return from_above;
+}
+
 static void layout_compact(struct ui *u, int top, int h)
 {
-	int logh = h >= 16 ? h / 3 : (h >= 10 ? 4 : 0);
+	int logh = h >= 16 ? h / 3 : (h >= 10 ? 4 : 0), mainh;
 
 	if (u->main_pane == UI_PANE_LOG || logh == 0) {
 		u->r_pane[u->main_pane] = rect(top, 0, h, u->cols);
@@ -61,7 +91,9 @@ static void layout_compact(struct ui *u, int top, int h)
 			u->active = u->main_pane;
 		return;
 	}
-	u->r_pane[u->main_pane] = rect(top, 0, h - logh, u->cols);
+	mainh = h - logh;
+	mainh -= place_findings(u, top + mainh, &logh, mainh, 8, 3);
+	u->r_pane[u->main_pane] = rect(top, 0, mainh, u->cols);
 	u->r_pane[UI_PANE_LOG] = rect(top + h - logh, 0, logh, u->cols);
 	u->shown[u->main_pane] = u->shown[UI_PANE_LOG] = true;
 	if (u->active != u->main_pane && u->active != UI_PANE_LOG)
@@ -76,9 +108,10 @@ static void layout_wide(struct ui *u, int top, int h)
 	if (right == UI_PANE_WHERE || right == UI_PANE_LOG)
 		right = UI_PANE_SEARCH;
 	u->main_pane = right;
+	toph -= place_findings(u, top + toph, &logh, toph, 12, 8);
 	u->r_pane[UI_PANE_WHERE] = rect(top, 0, toph, leftw);
 	u->r_pane[right] = rect(top, leftw + 1, toph, u->cols - leftw - 1);
-	u->r_pane[UI_PANE_LOG] = rect(top + toph, 0, logh, u->cols);
+	u->r_pane[UI_PANE_LOG] = rect(top + h - logh, 0, logh, u->cols);
 	u->shown[UI_PANE_WHERE] = u->shown[right] = true;
 	u->shown[UI_PANE_LOG] = true;
 	if (!u->shown[u->active])
@@ -91,6 +124,7 @@ void ui_layout(struct ui *u)
 
 	memset(u->shown, 0, sizeof(u->shown));
 	memset(u->r_pane, 0, sizeof(u->r_pane));
+	memset(&u->r_find, 0, sizeof(u->r_find));
 	u->r_status = rect(0, 0, 1, u->cols);
 	u->r_focus = rect(1, 0, 1, u->cols);
 	u->r_hint = rect(u->rows - 1, 0, 1, u->cols);
@@ -222,6 +256,8 @@ void ui_draw(struct ui *u)
 		for (int p = 0; p < UI_NPANES; p++)
 			if (u->shown[p] && (d & UI_D_PANE(p)))
 				draw_pane(u, (enum ui_pane)p);
+		if (u->r_find.h > 0 && (d & UI_D_FIND))
+			ui_findings_draw(u, &u->r_find);
 		if (u->wide && d == UI_D_ALL)
 			draw_divider(u);
 		if (u->help)

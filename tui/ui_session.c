@@ -34,6 +34,8 @@
 #include <unistd.h>
 
 #include "ui_consult.h"
+#include "ui_findings.h"
+#include "pc_search.h"
 #include "ui_search.h"
 
 #define TICK_MS 250
@@ -86,7 +88,10 @@ static void ui_init(struct ui *u, const struct ui_opts *o)
 	memset(u, 0, sizeof(*u));
 	u->label = o->label;
 	u->shot_path = o->screenshot;
-	u->active = u->main_pane = UI_PANE_WHERE;
+	/* With a search, the dashboard opens on it and its findings. */
+	u->active = u->main_pane = o->cfg != NULL ? UI_PANE_SEARCH :
+				   UI_PANE_WHERE;
+	u->find_on = o->cfg != NULL;
 	u->t0 = ui_now();
 	ui_where_init(&u->where);
 	ui_log_init(&u->log, LOG_LINES);
@@ -119,12 +124,15 @@ static void pump(struct ui *u, struct loop *lp)
 			ui_log_add(u, UI_LOG_HUNCH, "%s (pid %d) exited with "
 				   "status %d", u->label, (int)u->pid,
 				   u->st.exit_code);
-		ui_note(u, "the program has ended: q quits");
+		ui_note(u, u->pc != NULL && u->pc->started ? "the program has "
+			"ended: q quits and prints the findings" :
+			"the program has ended: q quits");
 	} else if (u->st.stopped != old.stopped) {
 		ui_log_add(u, UI_LOG_HUNCH, "%s (pid %d) %s", u->label,
 			   (int)u->pid, u->st.stopped ? "stopped (job control)"
 			   : "continued");
 	}
+	ui_findings_tick(u);
 }
 
 /* --- the loop ------------------------------------------------------- */
@@ -385,6 +393,10 @@ static int finish(struct ui *u, struct loop *lp)
 			u->shot_path = NULL;  /* reported below */
 	}
 	ui_screen_end(u);
+	/* The findings, as the batch report begins, where the dashboard
+	 * was (not to a terminal that hung up). */
+	if (lp->ending_signal != SIGHUP)
+		ui_consult_print_findings(u, &lp->c, stdout);
 	/* The search is over: its journal is closed before hunch perhaps
 	 * follows a detached program's output to its end. */
 	ui_consult_close(u, &lp->c, end_reason(u, lp));

@@ -342,7 +342,7 @@ int main(int argc, char **argv)
 		char *a2[] = { hunch, "run", "--", "/bin/sh", "-c", chatty,
 			       NULL };
 
-		bandwidth("demo, where pane + log", a1, 10, NULL);
+		bandwidth("demo, where pane + log", a1, 10, "2");  /* it opens on the search */
 		bandwidth("demo, Search pane + log", a1, 10, "1");
 		bandwidth("sh printing 100 lines/s", a2, 10, NULL);
 	}

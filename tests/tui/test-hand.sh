@@ -36,7 +36,9 @@ action_at() {
 }
 report() { jq -S 'del(.target.mode, .replay)' "$1"; }
 # the pane between the tab line and the log strip (compact layout)
-pane() { screen "$1" | sed -n '4,/^ 6 Log /p' | sed '$d'; }
+# (down to the findings strip, which the live dashboard has and the
+# replay's not, or to the log)
+pane() { screen "$1" | sed -n '4,/^ \(Findings\|6 Log\) /p' | sed '$d'; }
 # cursor_to S REGEX: move the Search pane's cursor up from the end until
 # the pane's last line (the cursor's full name) matches
 cursor_to() {

@@ -312,7 +312,8 @@ end_plain rs "$RSPID"
 # --- wide: the where axis and the search side by side --------------------
 new_term wide 160 44
 type_in wide "cd $TMP && $HUNCH run -- $DEMO --seconds 30; echo RC=\$?"
-WAIT=15 check_screen wide '│ 1 Search ─' "160x44: the Search pane beside the where axis"
+# (it has the keyboard from the start: its title is not ruled)
+WAIT=15 check_screen wide '^ 2 Where ─+ [0-9]+ resources │ 1 Search$' "160x44: the Search pane beside the where axis"
 WAIT=15 check_screen wide '│   >T[*+: ] ExcessiveSyncWaitingTime  whole program ' "160x44: with its rows"
 WPID=$(pid_on_status wide)
 end_plain wide "$WPID"

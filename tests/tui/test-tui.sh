@@ -177,6 +177,10 @@ DPID=$(pid_on_status demo)
 tap_eq "$(cat /proc/$DPID/comm 2>/dev/null)" hunch-demo "demo: the pid on the status line is the demo's ($DPID)"
 WAIT=15 check_screen demo '^ hunch-demo +pid [0-9]+ .*\| [0-9]+Hz [0-9.]+%/5%( exp)? [0-9]+\+[0-9]+ [a-z]+$' \
 	"demo: the status line shows the search's sample rate, cost against the limit, experiments and state"
+check_screen demo '^\[1 Search\]  2 Where   3 Histograms' "demo: the dashboard opens on the Search pane"
+check_screen demo '^ Findings ─' "demo: with the findings strip under it"
+keys demo 2
+check_screen demo '^ 1 Search  \[2 Where\]' "demo: 2 shows the where pane"
 tap_ok $(screen demo | grep -A12 '▾ demo.c$' | grep -q '^         demo_hot_loop$'; echo $?) \
 	"demo: the where pane shows demo_hot_loop under demo.c"
 check_screen demo '^ *6 Log ─' "demo: the log pane is on screen at 80x24"
@@ -465,6 +469,8 @@ run_plain() {
 	type_in "$s" "env $* $HUNCH run -- $THREADS --threads 2 --wait-file $TMP/wf-$s; echo RC=\$?"
 	wait_screen "$s" '^ threads-O2-pie +pid [0-9]+ +running' 10 >/dev/null
 	wait_screen "$s" '^. ready$' 5 >/dev/null
+	keys "$s" 2  # (it opens on the search)
+	wait_screen "$s" '\[2 Where\]' 5 >/dev/null
 }
 end_plain() {
 	keys "$1" q; wait_screen "$1" 'Detach from' 5 >/dev/null; keys "$1" y

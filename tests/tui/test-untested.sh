@@ -3,7 +3,10 @@
 # in the source's words, wrapped at 80 columns: a real search of
 # bn_sleepy with a hypothesis whose metric counts calls of a function no
 # program has (tests/e2e/untestable.json: the live source refuses it),
-# then its journal in the replay dashboard at its end.
+# then its journal in the replay dashboard at its end; and the same
+# search live in the dashboard: it opens on the Search pane, `d` gives
+# the reason there too, the findings strip says the result is
+# incomplete when the program ends, and `q` prints that result.
 . "$HUNCH_SOURCE_ROOT/tests/lib.sh"
 TMP=$(mktemp -d)
 SOCK=hunch-untested-$$
@@ -57,4 +60,40 @@ while IFS= read -r line; do
 done < <(screen u)
 tap_eq "$wide" 0 "d: no line wider than 80 columns"
 keys u q
+
+# --- live: the dashboard on the same search ---------------------------------
+new_term l 80 24
+type_in l "cd $TMP && $HUNCH run --journal $TMP/live.jsonl --hypotheses $HUNCH_SOURCE_ROOT/tests/e2e/untestable.json -- $TARGETS_DIR/bn_sleepy-O2-pie --seconds 6; echo RC=\$?"
+check_screen l '^\[1 Search\]  2 Where   3 Histograms   4 Tunables   5 Hypotheses   6 Log$' \
+	"live: the dashboard opens on the Search pane"
+check_screen l '^ Findings ─+$' "live: the findings strip is under it"
+WAIT=20 check_screen l '^   >x  CallsAbsentFunction  whole program ' \
+	"live: the node is marked x (not tested)"
+tap_ok $(down l 'CallsAbsentFunction</Code,/Process,/SyncObject,/Files>'
+	 echo $?) "live: j: the cursor is on it"
+keys l d
+check_screen l '^ x  CallsAbsentFunction: not tested, inactive   \(d or Bksp: back\)$' \
+	"live: d: the head says not tested"
+check_screen l '^ not tested  the source could not enable it \(metric absent_calls on the whole$' \
+	"live: d: why, with the source's words"
+check_screen l '^             program: none of its functions is in the program; nothing to$' \
+	"live: d: the reason wraps under itself"
+check_screen l '^             measure here\)$' "live: d: to its end"
+keys l BSpace
+WAIT=20 check_screen l '^ bn_sleepy-O2-pie +pid [0-9]+ +exited 0 ' "live: the program ends"
+check_screen l '^ Findings at the end ─+$' "live: the strip says the program has ended (no finding: no count)"
+check_screen l '^ exited 0 at 0:0[6-9]: incomplete: 1 hypothesis could not be tested$' \
+	"live: its summary: how the program ended, when, and the incomplete result"
+tap_eq "$(screen l | sed -n '/^ Findings at the end/,/^ 6 Log/p' | wc -l)" 3 \
+	"live: the strip is its title and the summary, nothing else"
+keys l q
+wait_screen l '^RC=' 10 >/dev/null
+# (no finding: the whole report, which is short; the batch report of
+# the same search, replayed from its journal, is the reference)
+got=$(screen_all l | sed -n '/^hunch report: /,/^hunch: journal /p' | sed '$d')
+"$HUNCH" replay --batch "$TMP/live.jsonl" >"$TMP/replay.txt" 2>/dev/null
+tap_eq "$got" "$(cat "$TMP/replay.txt")" "live: q prints the report's head: the batch report of the same search (no finding: all of it)"
+tap_ok $(grep -q '^ incomplete: 1 hypothesis could not be tested' <<< "$got"; echo $?) \
+	"live: it says the search is incomplete"
+tap_ok $(screen_all l | grep -qx 'RC=0'; echo $?) "live: hunch exits with the program's status, 0"
 tap_done

@@ -5,7 +5,9 @@
  *
  * Checks: the status line fits 80 columns in every state, with long names
  * too; the where pane's default folds, `/` with n/N over closed subtrees,
- * focus text; the log's sanitising, line splitting and ring.
+ * focus text; the log's sanitising, line splitting and ring; where the
+ * findings strip goes at each size (its rows out of the log strip's,
+ * then the pane's), and its title and summary rows.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +16,7 @@
 #include "pc_where.h"
 #include "tap.h"
 #include "ui.h"
+#include "ui_findings.h"
 
 static struct ui u;
 static char shot_path[] = "/tmp/hunch-test-ui-XXXXXX";
@@ -210,6 +213,95 @@ static void test_log(void)
 		      "message 19") == 0, "log: and the newest line");
 }
 
+static void size_to(int cols, int rows)
+{
+	resize_term(rows, cols);
+	u.rows = rows;
+	u.cols = cols;
+	ui_layout(&u);
+}
+
+static bool rect_is(const struct ui_rect *r, int y, int x, int h, int w)
+{
+	if (r->y == y && r->x == x && r->h == h && r->w == w)
+		return true;
+	tap_diag("  got y %d x %d h %d w %d, want %d %d %d %d", r->y, r->x,
+		 r->h, r->w, y, x, h, w);
+	return false;
+}
+
+static bool line_is(int y, const char *want)
+{
+	const char *got = screen_line(y);
+
+	if (strcmp(got, want) == 0)
+		return true;
+	tap_diag("  row %d: got '%s', want '%s'", y, got, want);
+	return false;
+}
+
+static char *rule(char *buf, const char *head, int cols)
+{
+	int n = cols - (int)strlen(head);
+
+	strcpy(buf, head);
+	for (int i = 0; i < n; i++)
+		strcat(buf, "\xe2\x94\x80");   /* ─ */
+	return buf;
+}
+
+static void test_findings_layout(void)
+{
+	char buf[1024];
+
+	u.find_on = true;
+	u.active = u.main_pane = UI_PANE_WHERE;
+	size_to(80, 24);
+	tap_ok(rect_is(&u.r_pane[UI_PANE_WHERE], 2, 0, 14, 80),
+	       "80x24: the where pane keeps its 14 rows beside the strip");
+	tap_ok(rect_is(&u.r_find, 16, 0, 2, 80),
+	       "80x24: the strip under it, its title and one row");
+	tap_ok(rect_is(&u.r_pane[UI_PANE_LOG], 18, 0, 5, 80),
+	       "80x24: the log strip gives it its two rows");
+	tap_ok(line_is(16, rule(buf, " Findings ", 80)),
+	       "80x24: the strip's title, ruled to the edge");
+	tap_ok(line_is(17, "  no search"), "80x24: no search, and it says so");
+	size_to(160, 44);
+	tap_ok(rect_is(&u.r_find, 30, 0, 2, 160),
+	       "160x44: the strip across the screen over the log");
+	tap_ok(rect_is(&u.r_pane[UI_PANE_LOG], 32, 0, 11, 160),
+	       "160x44: the log strip gives it two rows");
+	tap_ok(rect_is(&u.r_pane[UI_PANE_WHERE], 2, 0, 28, 64),
+	       "160x44: the where axis keeps its rows");
+	size_to(80, 14);
+	tap_ok(rect_is(&u.r_find, 9, 0, 1, 80) &&
+	       rect_is(&u.r_pane[UI_PANE_LOG], 10, 0, 3, 80) &&
+	       rect_is(&u.r_pane[u.main_pane], 2, 0, 7, 80),
+	       "80x14: the title alone: the log keeps a title and two lines, "
+	       "the pane its rows");
+	size_to(80, 12);
+	tap_eq(u.r_find.h, 0, "80x12: no log strip, no findings strip");
+	size_to(80, 24);
+	ui_select_pane(&u, UI_PANE_LOG);
+	ui_select_pane(&u, UI_PANE_LOG);
+	tap_eq(u.r_find.h, 0, "6 6: the log's whole body hides the strip");
+	ui_select_pane(&u, UI_PANE_WHERE);
+	u.st.ended = true;
+	u.t_end = u.t0 + 75.4;
+	ui_findings_tick(&u);
+	tap_ok(rect_is(&u.r_find, 16, 0, 2, 80),
+	       "program ended: the summary takes the row (no new layout)");
+	tap_ok(line_is(16, rule(buf, " Findings at the end ", 80)),
+	       "program ended: the title says so");
+	tap_ok(line_is(17, " exited 0 at 1:15: the search never ran"),
+	       "program ended: the summary: how, when, and the search's "
+	       "result");
+	tap_eq(ui_findings_line(0) == NULL, 1, "and no finding row");
+	u.st.ended = false;
+	u.find_on = false;
+	ui_layout(&u);
+}
+
 int main(void)
 {
 	int fd = mkstemp(shot_path);
@@ -220,6 +312,7 @@ int main(void)
 	test_status();
 	test_where();
 	test_log();
+	test_findings_layout();
 	ui_screen_end(&u);
 	unlink(shot_path);
 	return tap_done();
