@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "cli_quote.h"
+
 #define HUNCH_EXIT_OK     0
 #define HUNCH_EXIT_USAGE  1
 #define HUNCH_EXIT_TARGET 2
@@ -49,12 +51,6 @@ const char *cli_opts_nearest(const char *arg, const struct option *opts);
  * read (cli_check.c). */
 struct pc_config;
 json_t *cli_config_summary(const struct pc_config *c);
-/* A command line as one line a shell reads back (cli_quote.c): plain
- * words as they are, others '...' or $'...' with escapes.  The argv form
- * is malloc'ed: `first` (if not NULL), then rest[0..nrest). */
-void cli_quote_word(const char *s, FILE *out);
-char *cli_quote_argv(const char *first, const char *const *rest,
-		     size_t nrest);
 /* The journals in dir (NULL: the default journal directory), newest
  * first, on stdout (cli_journals.c). */
 int cli_journals_list(const char *dir);

@@ -350,8 +350,11 @@ static int dashboard_opts(const struct session_opts *o, const char *label,
 	};
 	if (!o->rtlib)
 		return HUNCH_EXIT_OK;
-	return cli_load_config(o->bo.hypotheses, o->bo.sets, o->bo.nsets,
-			       &uo->cfg);
+	if (cli_load_config(o->bo.hypotheses, o->bo.sets, o->bo.nsets,
+			    &uo->cfg) != HUNCH_EXIT_OK)
+		return HUNCH_EXIT_USAGE;
+	uo->config = cli_config_summary(uo->cfg);
+	return HUNCH_EXIT_OK;
 }
 
 static const char *base_name(const char *path)
@@ -440,6 +443,7 @@ static int launch_session(char **argv, const struct session_opts *o)
 		if (rc != HUNCH_EXIT_OK)
 			return rc;
 		rc = ui_run_launch(argv, &uo);
+		json_decref(uo.config);
 
 		if (rc != UI_FALLBACK)
 			return rc;
@@ -551,6 +555,7 @@ int cli_attach(int argc, char **argv)
 		if (rc != HUNCH_EXIT_OK)
 			return rc;
 		rc = ui_run_attach((pid_t)pid, &uo);
+		json_decref(uo.config);
 
 		if (rc != UI_FALLBACK)
 			return rc;

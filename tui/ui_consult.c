@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli_quote.h"
 #include "jnl_path.h"
 #include "jnl_source.h"
 #include "pc_report.h"
@@ -96,6 +97,7 @@ static void open_journal(struct ui *u, struct ui_consult *c)
 	h.hypotheses = hyp;
 	h.hypotheses_files = files;
 	h.tunables = tun;
+	h.config = c->o->config;
 	clock_gettime(CLOCK_REALTIME, &h.start_wall);
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	h.start_mono_ns = (uint64_t)ts.tv_sec * 1000000000u +
@@ -350,19 +352,13 @@ void ui_consult_stop(struct ui *u, struct ui_consult *c)
  * names it so too): the command line, or the program's name. */
 static char *command_of(const struct ui *u, const struct ui_consult *c)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
+	size_t n = 0;
 
-	if (f == NULL)
-		return NULL;
-	if (c->o->argv != NULL)
-		for (const char *const *a = c->o->argv; *a; a++)
-			fprintf(f, "%s%s", a == c->o->argv ? "" : " ", *a);
-	else
-		fputs(u->label, f);
-	fclose(f);
-	return buf;
+	if (c->o->argv == NULL)
+		return cli_quote_argv(u->label, NULL, 0);
+	while (c->o->argv[n] != NULL)
+		n++;
+	return cli_quote_argv(NULL, c->o->argv, n);   /* as batch mode */
 }
 
 /* --report FILE: the JSON report batch mode writes, of the search as the
@@ -374,6 +370,7 @@ static void write_report(struct ui *u, struct ui_consult *c)
 	struct pc_report_meta m = {
 		.target = cmd ? cmd : u->label, .pid = (int)u->pid,
 		.mode = c->o->argv ? "run" : "attach",
+		.config = c->o->config,
 	};
 	FILE *f = fopen(c->o->report, "w");
 
@@ -396,6 +393,7 @@ void ui_consult_print_findings(struct ui *u, struct ui_consult *c, FILE *f)
 	cmd = command_of(u, c);
 	m.target = cmd ? cmd : u->label;
 	m.mode = c->o->argv ? "run" : "attach";
+	m.config = c->o->config;
 	if (!u->st.ended)
 		m.stop = u->detached ? "detached" : "interrupted";
 	ui_findings_print(u, &m, f);

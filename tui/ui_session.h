@@ -9,6 +9,8 @@
 #define UI_SESSION_H
 
 #include <stdbool.h>
+
+#include <jansson.h>
 #include <sys/types.h>
 
 /* Returned when the terminal cannot be used (unknown TERM): the caller
@@ -28,6 +30,10 @@ struct ui_opts {
 	bool no_journal;         /* --no-journal */
 	const char *report;      /* --report FILE: the JSON report at the end */
 	const char *const *argv; /* launched: for the journal's header */
+	/* The hypotheses files loaded and how they differ from the shipped
+	 * defaults (cli_config_summary): the journal's header and the
+	 * printed report say it; the caller keeps it. */
+	json_t *config;
 };
 
 bool ui_wanted(bool batch);
