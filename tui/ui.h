@@ -1,5 +1,5 @@
 /*
- * ui.h - the ncurses dashboard (issue 7): one context, the panes, and the
+ * ui.h - the ncurses dashboard: one context, the panes, and the
  * functions each ui_*.c file offers the others.
  *
  * The dashboard is drawn on stdscr only, each pane inside a rectangle of

@@ -1,5 +1,5 @@
 /*
- * ui_consult.c - the consultant inside the live dashboard (issue 7).
+ * ui_consult.c - the consultant inside the live dashboard.
  *
  * The search runs as batch mode runs it (tui/cli_batch.c): metrics on
  * the live source, the journal wrapped around it, the consultant over

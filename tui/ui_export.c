@@ -1,5 +1,5 @@
 /*
- * ui_export.c - `E`: export what the dashboard shows (issue 6).
+ * ui_export.c - `E`: export what the dashboard shows.
  *
  * A menu in the hint line picks the kind (c histograms as CSV, d the
  * search history graph as dot, j the same as JSON, w the where axis as

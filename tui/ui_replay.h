@@ -1,6 +1,6 @@
 /*
  * ui_replay.h - `hunch replay JOURNAL` on a terminal: the dashboard over
- * a recorded search, with time controls (issue 6; docs/replay.md).
+ * a recorded search, with time controls (docs/replay.md).
  *
  * The same consultant runs on the replay source (consultant/src_replay.h)
  * as in `hunch replay --batch`; a replay clock decides how much recorded

@@ -1,5 +1,5 @@
 /*
- * ui_search.c - the Search pane: the search history graph (issue 7) as
+ * ui_search.c - the Search pane: the search history graph as
  * an indented DAG, one row per experiment (hypothesis x focus).
  *
  * A row reads, left to right: the refinement that led to it (why '>',

@@ -1,6 +1,6 @@
 #!/bin/bash
 # test-hand.sh - what the user does by hand in a live dashboard, seen
-# again in the replay dashboard (issue 6), in tmux, on bn_mutex:
+# again in the replay dashboard, in tmux, on bn_mutex:
 #  - `m` enables cpu_inclusive on bnmx_outside_work (a histogram curve);
 #    the replay's Histograms pane has no curve before the time it was
 #    enabled, the same curve after it, and at the end the same pane as

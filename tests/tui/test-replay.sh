@@ -1,6 +1,6 @@
 #!/bin/bash
 # test-replay.sh - `hunch replay JOURNAL` on a terminal: the dashboard
-# over a recorded search with time controls (issue 6), in tmux.  Two
+# over a recorded search with time controls, in tmux.  Two
 # journals, both deterministic to replay: a sim search with the
 # target's output recorded (tests/replay/rw_journal.c, written here) and
 # a live batch hunt of the bundled demo kept in tests/replay/data (the

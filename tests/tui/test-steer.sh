@@ -1,6 +1,6 @@
 #!/bin/bash
-# test-steer.sh - a steered dashboard session journaled and replayed
-# (issue 6), in tmux: on bn_mutex (a contended mutex) the user edits a
+# test-steer.sh - a steered dashboard session journaled and replayed,
+# in tmux: on bn_mutex (a contended mutex) the user edits a
 # tunable, enables a metric and starts an experiment by hand, and
 # reloads the hypotheses after $EDITOR (a script) added one; the program
 # is killed, `E` exports the search graph, and the session quits writing its
