@@ -243,11 +243,44 @@ int pc_consult_pause(struct pc_consult *pc, int search_id, bool pause)
 	return 0;
 }
 
+/* The program replaced its image (exec): the search goes on over the
+ * new one.  Experiments running on the old image lost their
+ * instrumentation with it: each is enabled again on the new image (on a
+ * focus that named the old image's code, the enable fails and says
+ * why).  Code 1: the new image is measured by the kernel only. */
+static void restart_search(struct pc_consult *pc, struct pc_search *s)
+{
+	for (size_t i = 0; s != NULL && s->state != PC_SEARCH_ENDED &&
+			   i < s->nn; i++) {
+		struct pc_node *n = s->nodes[i];
+
+		if (!n->active && !n->pending)
+			continue;
+		pc_node_stop(pc, n, "stopped");
+		pc_queue(pc, s, n, n->priority);
+	}
+}
+
+static void on_exec(struct pc_consult *pc, const struct pc_src_event *e)
+{
+	pc->nexec++;
+	pc->exec_kernel_only = e->code == 1;
+	pc_logf(pc, "The program replaced its image (exec)%s; the search goes "
+		"on over the new one.", e->code == 1 ? ", which cannot be "
+		"instrumented: kernel-side measures only" : "");
+	restart_search(pc, pc->global);
+	restart_search(pc, pc->current);
+}
+
 static void on_event(void *arg, const struct pc_src_event *e)
 {
 	struct pc_consult *pc = arg;
 	char why[160];
 
+	if (e->ev == PC_TARGET_EXEC) {
+		on_exec(pc, e);
+		return;
+	}
 	switch (e->ev) {
 	case PC_TARGET_EXITED:
 		snprintf(why, sizeof(why), "target exited with status %d",
@@ -256,9 +289,6 @@ static void on_event(void *arg, const struct pc_src_event *e)
 	case PC_TARGET_KILLED:
 		snprintf(why, sizeof(why), "target killed by signal %d",
 			 e->code);
-		break;
-	case PC_TARGET_EXEC:
-		snprintf(why, sizeof(why), "target replaced itself (exec)");
 		break;
 	default:
 		snprintf(why, sizeof(why), "detached from the target");

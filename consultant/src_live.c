@@ -12,7 +12,7 @@
  * held back briefly and named at the next pump that finds it older than
  * THREAD_NAME_DELAY_MS (one short stop for all such threads together).
  */
-#include "src_live.h"
+#include "src_live_int.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -33,47 +33,6 @@
 
 #define THREAD_NAME_DELAY_MS 100
 
-struct live_module {
-	char *path;
-	uint64_t bias;
-	struct eng_image *img;   /* NULL if the file could not be read */
-	bool reported;
-};
-
-struct pending_thread {
-	pid_t tid;
-	uint64_t seen_ms;
-};
-
-struct queued {
-	struct pc_discovery d;
-	char *strs[3];           /* owned copies of the strings in d */
-};
-
-struct src_live {
-	struct pc_source src;
-	struct eng_proc *proc;   /* NULL when reading a file only */
-	struct eng_shm *shm;
-	bool rtlib_ready;
-	struct live_module *mods;
-	size_t nmods;
-	struct pending_thread *pending;
-	size_t npending;
-	struct queued *queue;
-	size_t nqueue, capqueue;
-	struct src_live_status status;
-	uint64_t t0_ns;          /* CLOCK_MONOTONIC when the target started */
-	struct slo *slo;         /* the metric side, once enabled */
-	bool told_end;           /* the end event went to the consultant */
-	struct eng_points_cache *pcache;  /* for callees, made on first use */
-	char **starts;           /* start functions of threads seen */
-	size_t nstarts;
-	struct slh *hint;        /* cheap evidence, with the metric side */
-	unsigned dbg_gen;        /* debuginfod fetches seen ended */
-	struct eng_image **old_imgs;  /* replaced by fuller ones; pointers */
-	size_t nold;                  /* into them may still be held */
-};
-
 static struct src_live *live_of(const struct pc_source *s)
 {
 	return s->impl;
@@ -92,7 +51,7 @@ static char *dup_or_null(const char *s)
 	return s ? strdup(s) : NULL;
 }
 
-static void enqueue(struct src_live *l, const struct pc_discovery *d)
+void src_live_enqueue(struct src_live *l, const struct pc_discovery *d)
 {
 	struct queued *q;
 
@@ -138,7 +97,7 @@ static void report_func(struct src_live *l, const struct live_module *m,
 		.addr = m->bias + eng_image_link_base(img) + f->addr,
 	};
 
-	enqueue(l, &d);
+	src_live_enqueue(l, &d);
 }
 
 /* Queue one discovery per function of a module. */
@@ -185,8 +144,8 @@ static void upgrade_modules(struct src_live *l)
 	}
 }
 
-static int add_module(struct src_live *l, const char *path, uint64_t bias,
-		      struct hunch_err *err)
+int src_live_add_module(struct src_live *l, const char *path, uint64_t bias,
+			struct hunch_err *err)
 {
 	struct live_module *m;
 	int rc;
@@ -273,7 +232,7 @@ static void report_thread(struct src_live *l, pid_t tid)
 	if (l->slo != NULL)
 		slo_note_start(l->slo, d.function);
 	note_start(l, d.function);
-	enqueue(l, &d);
+	src_live_enqueue(l, &d);
 }
 
 static void report_process(struct src_live *l)
@@ -284,7 +243,7 @@ static void report_process(struct src_live *l)
 		.kind = PC_DISC_PROCESS, .pid = eng_proc_pid(l->proc),
 	};
 
-	enqueue(l, &d);
+	src_live_enqueue(l, &d);
 	for (size_t i = 0; i < n && i < 4096; i++)
 		report_thread(l, tids[i]);
 	l->status.nthreads = (int)n;
@@ -297,7 +256,7 @@ static void load_modules(struct src_live *l)
 	for (size_t i = 0; i < n; i++) {
 		const struct eng_module *m = eng_proc_module(l->proc, i);
 
-		add_module(l, m->path, m->bias, NULL);
+		src_live_add_module(l, m->path, m->bias, NULL);
 	}
 }
 
@@ -339,6 +298,8 @@ static void live_close(struct pc_source *s)
 	for (size_t i = 0; i < l->nold; i++)
 		eng_image_close(l->old_imgs[i]);
 	free(l->old_imgs);
+	free(l->rtlib);
+	free(l->execq);
 	for (size_t i = 0; i < l->nqueue; i++)
 		for (int k = 0; k < 3; k++)
 			free(l->queue[i].strs[k]);
@@ -424,9 +385,10 @@ static int live_poll_events(struct pc_source *s, pc_event_fn fn, void *arg)
 {
 	struct src_live *l = live_of(s);
 	struct pc_src_event e = { .t = live_now(s) };
+	int n = src_live_exec_events(l, fn, arg);
 
 	if (!l->status.ended || l->told_end || l->proc == NULL)
-		return 0;
+		return n;
 	l->told_end = true;
 	if (l->status.killed) {
 		e.ev = PC_TARGET_KILLED;
@@ -438,7 +400,7 @@ static int live_poll_events(struct pc_source *s, pc_event_fn fn, void *arg)
 		e.ev = PC_TARGET_DETACHED;
 	}
 	fn(arg, &e);
-	return 1;
+	return n + 1;
 }
 
 /* The static call graph and the sampled edges (src_live_cg.c); with
@@ -498,22 +460,32 @@ int src_live_metrics_start(struct pc_source *s, const struct pc_config *cfg,
 
 	if (l->slo != NULL)
 		return 0;
-	if (l->proc == NULL || !l->rtlib_ready)
+	l->cfg = cfg;
+	if (l->proc != NULL && l->kernel_only)
+		rc = src_live_exec_kernel_side(l, err);
+	else if (l->proc == NULL || !l->rtlib_ready)
 		return hunch_errf(err, -ENOTSUP, "measuring needs a running "
 				  "target with the runtime library");
-	rc = slo_new(l->proc, l->shm, cfg, l->t0_ns, &l->slo, err);
+	else
+		rc = slo_new(l->proc, l->shm, cfg, l->t0_ns, &l->slo, err);
 	/* Hints are only an ordering: without perf the search runs in the
 	 * source's order, so a refusal is not an error. */
 	if (rc == 0 && slh_rate(cfg) > 0 &&
 	    slh_new(eng_proc_pid(l->proc), slh_rate(cfg), l->t0_ns,
 		    image_at, l, &l->hint, NULL) < 0)
 		l->hint = NULL;
-	/* catchup dates activations by the hint's stack samples */
-	if (l->hint != NULL) {
+	if (rc == 0)
+		src_live_hook_hints(l);
+	return rc;
+}
+
+/* catchup dates activations by the hint's stack samples */
+void src_live_hook_hints(struct src_live *l)
+{
+	if (l->hint != NULL && l->slo != NULL) {
 		slo_set_psampler(l->slo, slh_sampler(l->hint));
 		slo_set_hints(l->slo, l->hint);
 	}
-	return rc;
 }
 
 void src_live_metrics_stop(struct pc_source *s)
@@ -522,6 +494,7 @@ void src_live_metrics_stop(struct pc_source *s)
 
 	slo_free(l->slo, l->proc != NULL && !l->status.ended);
 	l->slo = NULL;
+	l->cfg = NULL;
 	slh_free(l->hint);
 	l->hint = NULL;
 }
@@ -535,7 +508,7 @@ size_t src_live_ninstances(const struct pc_source *s)
 
 static void enqueue_cb(void *arg, const struct pc_discovery *d)
 {
-	enqueue(arg, d);
+	src_live_enqueue(arg, d);
 }
 
 static struct src_live *live_new(void)
@@ -554,7 +527,7 @@ int src_live_open_file(const char *path, struct pc_source **out,
 		       struct hunch_err *err)
 {
 	struct src_live *l = live_new();
-	int rc = add_module(l, path, 0, err);
+	int rc = src_live_add_module(l, path, 0, err);
 
 	if (rc < 0) {
 		live_close(&l->src);
@@ -564,11 +537,14 @@ int src_live_open_file(const char *path, struct pc_source **out,
 	return 0;
 }
 
-/* The process is stopped: read its modules and threads once. */
-static int finish_open(struct src_live *l, bool rtlib,
+/* The process is stopped: read its modules and threads once.  An
+ * image it execs is followed (src_live_exec.c). */
+static int finish_open(struct src_live *l, const char *rtlib,
 		       struct pc_source **out)
 {
-	l->rtlib_ready = rtlib;
+	l->rtlib_ready = rtlib != NULL;
+	l->rtlib = rtlib ? strdup(rtlib) : NULL;
+	eng_exec_follow(l->proc, true);
 	load_modules(l);
 	report_process(l);
 	*out = &l->src;
@@ -596,7 +572,7 @@ int src_live_launch(const struct src_live_launch *o, struct pc_source **out,
 	rc = eng_launch(&lo, &l->proc, err);
 	if (rc < 0)
 		goto fail;
-	return finish_open(l, o->rtlib != NULL, out);
+	return finish_open(l, o->rtlib, out);
 fail:
 	live_close(&l->src);
 	return rc;
@@ -616,7 +592,7 @@ int src_live_attach(pid_t pid, const char *rtlib, struct pc_source **out,
 	rc = eng_attach(pid, rtlib, l->shm, &l->proc, err);
 	if (rc < 0)
 		goto fail;
-	return finish_open(l, rtlib != NULL, out);
+	return finish_open(l, rtlib, out);
 fail:
 	live_close(&l->src);
 	return rc;
@@ -719,7 +695,7 @@ static void retire_process(struct src_live *l)
 	};
 
 	if (!l->status.ended)
-		enqueue(l, &d);
+		src_live_enqueue(l, &d);
 }
 
 static void handle_event(struct src_live *l, const struct eng_event *ev)
@@ -739,11 +715,11 @@ static void handle_event(struct src_live *l, const struct eng_event *ev)
 			d.kind = PC_DISC_THREAD;
 			d.tid = ev->tid;
 			d.retired = true;
-			enqueue(l, &d);
+			src_live_enqueue(l, &d);
 		}
 		break;
 	case ENG_EV_LIB_LOAD:
-		add_module(l, ev->path, ev->bias, NULL);
+		src_live_add_module(l, ev->path, ev->bias, NULL);
 		if (l->hint != NULL)
 			slh_modules_changed(l->hint);
 		break;
@@ -753,7 +729,7 @@ static void handle_event(struct src_live *l, const struct eng_event *ev)
 		d.kind = PC_DISC_FUNCTION;
 		d.retired = true;
 		d.module = basename_of(ev->path);
-		enqueue(l, &d);
+		src_live_enqueue(l, &d);
 		break;
 	case ENG_EV_EXITED:
 		retire_process(l);
@@ -773,6 +749,10 @@ static void handle_event(struct src_live *l, const struct eng_event *ev)
 		note_stop_signal(l, ev->signo);
 		break;
 	case ENG_EV_EXEC:
+		src_live_exec_begin(l, ev);
+		break;
+	case ENG_EV_EXEC_ENTRY:
+		src_live_exec_entry(l);
 		break;
 	}
 }
