@@ -193,6 +193,9 @@ void src_live_exec_entry(struct src_live *l)
 		if (rc < 0)
 			l->slo = NULL;
 	}
+	if (rc == -ENOENT && l->rtlib != NULL)
+		snprintf(err.msg, sizeof(err.msg), "a static program: no "
+			 "dynamic linker to load the runtime library with");
 	if (rc < 0) {
 		kernel_reason(l, err.msg[0] ? err.msg : strerror(-rc), why,
 			      sizeof(why));
