@@ -5,12 +5,8 @@
  * poll_resources, so the engine can report at any time (inside a pump)
  * and the consultant consumes at its own pace.
  *
- * Threads are named by their start function.  For threads that exist when
- * hunch arrives (attach, or the main thread at launch) the stack is
- * unwound while the process is stopped.  A thread created later has not
- * yet called its start routine when its clone event arrives, so it is
- * held back briefly and named at the next pump that finds it older than
- * THREAD_NAME_DELAY_MS (one short stop for all such threads together).
+ * Threads are named in src_live_threads.c, exec is followed in
+ * src_live_exec.c.
  */
 #include "src_live_int.h"
 
@@ -30,8 +26,6 @@
 #include "src_live_debug.h"
 #include "src_live_hint.h"
 #include "src_live_ops.h"
-
-#define THREAD_NAME_DELAY_MS 100
 
 static struct src_live *live_of(const struct pc_source *s)
 {
@@ -163,26 +157,6 @@ int src_live_add_module(struct src_live *l, const char *path, uint64_t bias,
 	return rc;
 }
 
-/* The display name of the function containing a runtime address. */
-static const char *function_at(struct src_live *l, uint64_t pc)
-{
-	for (size_t i = 0; i < l->nmods; i++) {
-		struct live_module *m = &l->mods[i];
-		const struct eng_func *f;
-		uint64_t base;
-
-		if (m->img == NULL)
-			continue;
-		base = m->bias + eng_image_link_base(m->img);
-		if (pc < base)
-			continue;
-		f = eng_image_func_at(m->img, pc - base);
-		if (f != NULL)
-			return eng_func_display_name(m->img, f);
-	}
-	return NULL;
-}
-
 /* For the hint sampler: the image mapped at a runtime address. */
 static struct eng_image *image_at(void *arg, uint64_t addr, uint64_t *base)
 {
@@ -200,53 +174,6 @@ static struct eng_image *image_at(void *arg, uint64_t addr, uint64_t *base)
 			return m->img;
 	}
 	return NULL;
-}
-
-/* Remember a thread start function (the call graph's roots). */
-static void note_start(struct src_live *l, const char *fn)
-{
-	if (fn == NULL)
-		return;
-	for (size_t i = 0; i < l->nstarts; i++)
-		if (strcmp(l->starts[i], fn) == 0)
-			return;
-	l->starts = realloc(l->starts, (l->nstarts + 1) * sizeof(char *));
-	if (l->starts == NULL)
-		abort();
-	l->starts[l->nstarts++] = strdup(fn);
-}
-
-/* Name and queue a thread; the process must be stopped. */
-static void report_thread(struct src_live *l, pid_t tid)
-{
-	pid_t pid = eng_proc_pid(l->proc);
-	struct pc_discovery d = {
-		.kind = PC_DISC_THREAD, .pid = pid, .tid = tid,
-	};
-	uint64_t pc;
-
-	if (tid == pid)
-		d.function = "main";
-	else if (eng_thread_start_function(pid, tid, &pc, NULL) == 0)
-		d.function = function_at(l, pc);
-	if (l->slo != NULL)
-		slo_note_start(l->slo, d.function);
-	note_start(l, d.function);
-	src_live_enqueue(l, &d);
-}
-
-static void report_process(struct src_live *l)
-{
-	pid_t tids[4096];
-	size_t n = eng_proc_threads(l->proc, tids, 4096);
-	struct pc_discovery d = {
-		.kind = PC_DISC_PROCESS, .pid = eng_proc_pid(l->proc),
-	};
-
-	src_live_enqueue(l, &d);
-	for (size_t i = 0; i < n && i < 4096; i++)
-		report_thread(l, tids[i]);
-	l->status.nthreads = (int)n;
 }
 
 static void load_modules(struct src_live *l)
@@ -546,7 +473,7 @@ static int finish_open(struct src_live *l, const char *rtlib,
 	l->rtlib = rtlib ? strdup(rtlib) : NULL;
 	eng_exec_follow(l->proc, true);
 	load_modules(l);
-	report_process(l);
+	src_live_threads_report_process(l);
 	*out = &l->src;
 	return 0;
 }
@@ -601,51 +528,6 @@ fail:
 int src_live_resume(struct pc_source *s, struct hunch_err *err)
 {
 	return eng_resume_all(live_of(s)->proc, err);
-}
-
-static void add_pending(struct src_live *l, pid_t tid)
-{
-	l->pending = realloc(l->pending,
-			     (l->npending + 1) * sizeof(*l->pending));
-	if (l->pending == NULL)
-		abort();
-	l->pending[l->npending].tid = tid;
-	l->pending[l->npending].seen_ms = now_ms();
-	l->npending++;
-}
-
-/* Drop a pending thread that exited before it was named; returns whether
- * it was pending (then it was never reported, so nothing to retire). */
-static bool drop_pending(struct src_live *l, pid_t tid)
-{
-	for (size_t i = 0; i < l->npending; i++) {
-		if (l->pending[i].tid == tid) {
-			l->pending[i] = l->pending[--l->npending];
-			return true;
-		}
-	}
-	return false;
-}
-
-/* Name threads that had time to reach their start routine. */
-static void name_pending_threads(struct src_live *l)
-{
-	uint64_t now = now_ms();
-	size_t i, keep = 0;
-	bool due = false;
-
-	for (i = 0; i < l->npending; i++)
-		due |= now - l->pending[i].seen_ms >= THREAD_NAME_DELAY_MS;
-	if (!due || l->status.ended || eng_stop_all(l->proc, NULL) < 0)
-		return;
-	for (i = 0; i < l->npending; i++) {
-		if (now - l->pending[i].seen_ms >= THREAD_NAME_DELAY_MS)
-			report_thread(l, l->pending[i].tid);
-		else
-			l->pending[keep++] = l->pending[i];
-	}
-	l->npending = keep;
-	eng_resume_all(l->proc, NULL);
 }
 
 /* Does the program catch or ignore signal sig?  From the SigCgt and
@@ -705,13 +587,13 @@ static void handle_event(struct src_live *l, const struct eng_event *ev)
 	switch (ev->kind) {
 	case ENG_EV_THREAD_NEW:
 		l->status.nthreads++;
-		add_pending(l, ev->tid);
+		src_live_threads_new(l, ev->tid);
 		if (l->hint != NULL)
 			slh_thread_new(l->hint, ev->tid);
 		break;
 	case ENG_EV_THREAD_EXIT:
 		l->status.nthreads--;
-		if (!drop_pending(l, ev->tid)) {
+		if (!src_live_threads_gone(l, ev->tid)) {
 			d.kind = PC_DISC_THREAD;
 			d.tid = ev->tid;
 			d.retired = true;
@@ -772,7 +654,7 @@ int src_live_pump(struct pc_source *s, int timeout_ms,
 	} while (n == 16);
 	upgrade_modules(l);
 	if (l->npending > 0)
-		name_pending_threads(l);
+		src_live_threads_name_pending(l);
 	if (l->slo != NULL && !l->status.ended)
 		slo_tick(l->slo, enqueue_cb, l);
 	if (l->hint != NULL && !l->status.ended)

@@ -68,6 +68,14 @@ int src_live_add_module(struct src_live *l, const char *path, uint64_t bias,
 /* Hook the hint sampler (if any) into a new metric side. */
 void src_live_hook_hints(struct src_live *l);
 
+/* src_live_threads.c: the process and its threads at the start; a
+ * thread new (named after a delay), gone (false: it was never reported,
+ * nothing to retire); name those due (the process is stopped briefly). */
+void src_live_threads_report_process(struct src_live *l);
+void src_live_threads_new(struct src_live *l, pid_t tid);
+bool src_live_threads_gone(struct src_live *l, pid_t tid);
+void src_live_threads_name_pending(struct src_live *l);
+
 /* src_live_exec.c */
 void src_live_exec_begin(struct src_live *l, const struct eng_event *ev);
 void src_live_exec_entry(struct src_live *l);
