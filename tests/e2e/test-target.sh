@@ -17,11 +17,15 @@ name=$1
 # `sh`, `env`, `nice`: the target behind a wrapper that execs it (`sh -c
 # 'exec T ARGS'`, `env T ARGS`, `nice T ARGS`): hunch follows the exec
 # into the target, so the same truth holds, and the report says that the
-# program replaced its image once and was instrumented.
+# program replaced its image once and was instrumented.  `late`: `sh -c
+# 'sleep 3; exec T ARGS'`, the exec after the search began on sh: the
+# search starts over on the new image (its phase starts after the exec)
+# and the old image's code is retired (journal: `retire` of /Code/dash).
 mode=${2:-}
 WRAP=()
 case $mode in
 sh) WRAP=(sh -c 'exec "$0" "$@"') ;;
+late) WRAP=(sh -c 'sleep 3; exec "$0" "$@"') ;;
 env) WRAP=(env) ;;
 nice) WRAP=(nice) ;;
 esac
@@ -103,6 +107,16 @@ if [ ${#WRAP[@]} -gt 0 ]; then
 		"$name: the report says the exec was followed, instrumented"
 	tap_eq "$(jq -c 'select(.t == "target" and .event == "exec") |
 		.code' "$TMP/j.jsonl")" 0 "$name: the journal has the exec"
+fi
+if [ "$mode" = late ]; then
+	at=$(jq 'select(.t == "target" and .event == "exec") | .at' "$TMP/j.jsonl")
+	tap_ok $(jq -e --argjson at "$at" '.phases[0].start_s >= $at' \
+		"$TMP/live.json" > /dev/null; echo $?) \
+		"$name: the global phase started again after the exec (at $at s)"
+	tap_eq "$(jq -r 'select(.t == "resource" and .op == "retire" and
+		.kind == "function") | .module' "$TMP/j.jsonl" |
+		grep -cx -e dash -e libhunchrt.so)" 2 \
+		"$name: the old image's modules are retired in the journal"
 fi
 
 # judge PHASE-INDEX FINDINGS-JSON EXPLAIN-JSON WHAT [LISTS]: the
