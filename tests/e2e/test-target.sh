@@ -18,14 +18,16 @@ name=$1
 # 'exec T ARGS'`, `env T ARGS`, `nice T ARGS`): hunch follows the exec
 # into the target, so the same truth holds, and the report says that the
 # program replaced its image once and was instrumented.  `late`: `sh -c
-# 'sleep 3; exec T ARGS'`, the exec after the search began on sh: the
+# 'sleep 1.5 & while kill -0 $!; do :; done; exec T ARGS'`, the exec
+# after the search began on sh, busy (an idle sh would end the search
+# before the exec: every hypothesis false): the
 # search starts over on the new image (its phase starts after the exec)
 # and the old image's code is retired (journal: `retire` of /Code/dash).
 mode=${2:-}
 WRAP=()
 case $mode in
 sh) WRAP=(sh -c 'exec "$0" "$@"') ;;
-late) WRAP=(sh -c 'sleep 3; exec "$0" "$@"') ;;
+late) WRAP=(sh -c 'sleep 1.5 & while kill -0 $! 2>/dev/null; do :; done; exec "$0" "$@"') ;;
 env) WRAP=(env) ;;
 nice) WRAP=(nice) ;;
 esac
@@ -110,6 +112,10 @@ if [ ${#WRAP[@]} -gt 0 ]; then
 fi
 if [ "$mode" = late ]; then
 	at=$(jq 'select(.t == "target" and .event == "exec") | .at' "$TMP/j.jsonl")
+	tap_ok $(jq -s -e '([.[] | select(.t == "enable")][0].ts) <
+		([.[] | select(.t == "target" and .event == "exec")][0].ts)' \
+		"$TMP/j.jsonl" > /dev/null; echo $?) \
+		"$name: the search had enabled experiments on sh before the exec"
 	tap_ok $(jq -e --argjson at "$at" '.phases[0].start_s >= $at' \
 		"$TMP/live.json" > /dev/null; echo $?) \
 		"$name: the global phase started again after the exec (at $at s)"
