@@ -24,6 +24,12 @@
  * reply says so (`sampled`), the journal keeps it and the report labels
  * the finding: an estimate from ~20 samples a tick per busy thread, not
  * a count.
+ *
+ * Kernel only (`slo_new_kernel`): over an image hunch cannot instrument
+ * (a static program the live source followed through exec) there is no
+ * sampler, instrumentation manager or compiler; kernel CPU, sampled CPU
+ * and the internal metrics work as above, every other enable is refused
+ * with the reason given.
  */
 #include "src_live_ops.h"
 
