@@ -22,6 +22,7 @@ struct live_module {
 struct pending_thread {
 	pid_t tid;
 	uint64_t seen_ms;
+	int tries;               /* namings that found no start function */
 };
 
 struct queued {

@@ -7,7 +7,9 @@
  * unwound while the process is stopped.  A thread created later has not
  * yet called its start routine when its clone event arrives, so it is
  * held back briefly and named at the next pump that finds it older than
- * THREAD_NAME_DELAY_MS (one short stop for all such threads together).
+ * THREAD_NAME_DELAY_MS (one short stop for all such threads together);
+ * if its start function cannot be found then, it is tried again a delay
+ * later, THREAD_NAME_TRIES times in all, before it is reported unnamed.
  * The start functions seen are the call graph's roots (`callees`).
  */
 #include "src_live_int.h"
@@ -21,6 +23,7 @@
 #include "eng_unwind.h"
 
 #define THREAD_NAME_DELAY_MS 100
+#define THREAD_NAME_TRIES 3
 
 static uint64_t now_ms(void)
 {
@@ -64,8 +67,11 @@ static void note_start(struct src_live *l, const char *fn)
 	l->starts[l->nstarts++] = strdup(fn);
 }
 
-/* Name and queue a thread; the process must be stopped. */
-static void report_thread(struct src_live *l, pid_t tid)
+/* Name and queue a thread; the process must be stopped.  Unless it is
+ * the last try, a thread whose start function cannot be found now (its
+ * stack not unwindable at this instant: seen while a new image was being
+ * instrumented as its threads started) is left for a later try: false. */
+static bool report_thread(struct src_live *l, pid_t tid, bool last_try)
 {
 	pid_t pid = eng_proc_pid(l->proc);
 	struct pc_discovery d = {
@@ -77,10 +83,13 @@ static void report_thread(struct src_live *l, pid_t tid)
 		d.function = "main";
 	else if (eng_thread_start_function(pid, tid, &pc, NULL) == 0)
 		d.function = function_at(l, pc);
+	if (d.function == NULL && !last_try)
+		return false;
 	if (l->slo != NULL)
 		slo_note_start(l->slo, d.function);
 	note_start(l, d.function);
 	src_live_enqueue(l, &d);
+	return true;
 }
 
 void src_live_threads_report_process(struct src_live *l)
@@ -93,7 +102,7 @@ void src_live_threads_report_process(struct src_live *l)
 
 	src_live_enqueue(l, &d);
 	for (size_t i = 0; i < n && i < 4096; i++)
-		report_thread(l, tids[i]);
+		report_thread(l, tids[i], true);
 	l->status.nthreads = (int)n;
 }
 
@@ -105,6 +114,7 @@ void src_live_threads_new(struct src_live *l, pid_t tid)
 		abort();
 	l->pending[l->npending].tid = tid;
 	l->pending[l->npending].seen_ms = now_ms();
+	l->pending[l->npending].tries = 0;
 	l->npending++;
 }
 
@@ -133,10 +143,16 @@ void src_live_threads_name_pending(struct src_live *l)
 	if (!due || l->status.ended || eng_stop_all(l->proc, NULL) < 0)
 		return;
 	for (i = 0; i < l->npending; i++) {
-		if (now - l->pending[i].seen_ms >= THREAD_NAME_DELAY_MS)
-			report_thread(l, l->pending[i].tid);
-		else
-			l->pending[keep++] = l->pending[i];
+		struct pending_thread *t = &l->pending[i];
+
+		if (now - t->seen_ms >= THREAD_NAME_DELAY_MS &&
+		    report_thread(l, t->tid, t->tries + 1 >= THREAD_NAME_TRIES))
+			continue;
+		if (now - t->seen_ms >= THREAD_NAME_DELAY_MS) {
+			t->tries++;    /* unnamed yet: again a delay later */
+			t->seen_ms = now;
+		}
+		l->pending[keep++] = *t;
 	}
 	l->npending = keep;
 	eng_resume_all(l->proc, NULL);
