@@ -226,6 +226,7 @@ static void live_close(struct pc_source *s)
 		eng_image_close(l->old_imgs[i]);
 	free(l->old_imgs);
 	free(l->rtlib);
+	free(l->kernel_why);
 	free(l->execq);
 	for (size_t i = 0; i < l->nqueue; i++)
 		for (int k = 0; k < 3; k++)

@@ -128,6 +128,8 @@ void src_live_exec_begin(struct src_live *l, const struct eng_event *ev)
 			 "kernel's measures only (CPU time, thread states)",
 			 ev->path);
 		l->kernel_only = true;
+		free(l->kernel_why);
+		l->kernel_why = strdup(why);
 		if (l->cfg != NULL)
 			slo_new_kernel(l->proc, l->cfg, l->t0_ns, why,
 				       &l->slo);
@@ -154,13 +156,15 @@ static void kernel_reason(struct src_live *l, const char *err, char *why,
 		 "states)", exe, err);
 }
 
+/* The metric side starts after the exec: the reason found then. */
 int src_live_exec_kernel_side(struct src_live *l, struct hunch_err *err)
 {
 	char why[2048];
 
 	(void)err;
 	kernel_reason(l, "no runtime library in it", why, sizeof(why));
-	return slo_new_kernel(l->proc, l->cfg, l->t0_ns, why, &l->slo);
+	return slo_new_kernel(l->proc, l->cfg, l->t0_ns,
+			      l->kernel_why ? l->kernel_why : why, &l->slo);
 }
 
 /* The runtime library in the held image, with a new named segment. */
@@ -187,20 +191,22 @@ void src_live_exec_entry(struct src_live *l)
 	char why[2048];
 	int rc = load_rtlib(l, &err);
 
+	if (rc == -ENOENT && l->rtlib != NULL)
+		snprintf(err.msg, sizeof(err.msg), "a static program: no "
+			 "dynamic linker to load the runtime library with");
 	l->rtlib_ready = rc == 0;
 	if (rc == 0 && l->cfg != NULL) {
 		rc = slo_new(l->proc, l->shm, l->cfg, l->t0_ns, &l->slo, &err);
 		if (rc < 0)
 			l->slo = NULL;
 	}
-	if (rc == -ENOENT && l->rtlib != NULL)
-		snprintf(err.msg, sizeof(err.msg), "a static program: no "
-			 "dynamic linker to load the runtime library with");
 	if (rc < 0) {
 		kernel_reason(l, err.msg[0] ? err.msg : strerror(-rc), why,
 			      sizeof(why));
 		l->kernel_only = true;
 		l->rtlib_ready = false;
+		free(l->kernel_why);
+		l->kernel_why = strdup(why);
 		if (l->cfg != NULL)
 			slo_new_kernel(l->proc, l->cfg, l->t0_ns, why,
 				       &l->slo);

@@ -58,6 +58,7 @@ struct src_live {
 	const struct pc_config *cfg;  /* the metric side's, to rebuild it */
 	pc_src_handle last_h;         /* handles go on across images */
 	bool kernel_only;             /* the image cannot be instrumented */
+	char *kernel_why;             /* and why */
 	struct pc_src_event *execq;   /* exec events for the consultant */
 	size_t nexecq;
 };
