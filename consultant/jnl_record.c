@@ -258,7 +258,7 @@ struct jnl_target jnl_target_from_pc(enum pc_target_event ev, int pid,
 	switch (ev) {
 	case PC_TARGET_EXITED: t.event = JNL_TEV_EXIT; t.code = code; break;
 	case PC_TARGET_KILLED: t.event = JNL_TEV_KILLED; t.signal = code; break;
-	case PC_TARGET_EXEC: t.event = JNL_TEV_EXEC; break;
+	case PC_TARGET_EXEC: t.event = JNL_TEV_EXEC; t.code = code; break;
 	case PC_TARGET_DETACHED: t.event = JNL_TEV_DETACHED; break;
 	}
 	return t;
@@ -280,7 +280,7 @@ int jnl_target_to_src(const struct jnl_target *t, struct pc_src_event *e)
 	switch (t->event) {
 	case JNL_TEV_EXIT: e->ev = PC_TARGET_EXITED; e->code = t->code; return 0;
 	case JNL_TEV_KILLED: e->ev = PC_TARGET_KILLED; e->code = t->signal; return 0;
-	case JNL_TEV_EXEC: e->ev = PC_TARGET_EXEC; return 0;
+	case JNL_TEV_EXEC: e->ev = PC_TARGET_EXEC; e->code = t->code; return 0;
 	case JNL_TEV_DETACHED: e->ev = PC_TARGET_DETACHED; return 0;
 	default: return -ENOENT;
 	}
@@ -297,7 +297,7 @@ json_t *jnl_target_json(const struct jnl_target *t)
 		set_int(o, "pid", t->pid);
 	if (t->tid)
 		set_int(o, "tid", t->tid);
-	if (t->event == JNL_TEV_EXIT)
+	if (t->event == JNL_TEV_EXIT || t->event == JNL_TEV_EXEC)
 		set_int(o, "code", t->code);
 	if (t->event == JNL_TEV_SIGNAL || t->event == JNL_TEV_KILLED)
 		set_int(o, "signal", t->signal);

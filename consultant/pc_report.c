@@ -454,6 +454,11 @@ json_t *pc_report_json(const struct pc_consult *pc,
 	if (m && m->config)
 		json_object_set_new(root, "configuration",
 				    json_deep_copy(m->config));
+	if (pc->nexec > 0)   /* the program exec'ed: hunch followed it */
+		json_object_set_new(json_object_get(root, "target"), "exec",
+			json_pack("{s:i, s:s}", "count", pc->nexec, "measures",
+				  pc->exec_kernel_only ? "kernel" :
+				  "instrumented"));
 	return root;
 }
 
@@ -646,6 +651,12 @@ void pc_report_text(const struct pc_consult *pc,
 		fprintf(f, " (%s)", pc->target_end);
 	else if (m && m->stop)
 		fprintf(f, " (%s)", m->stop);
+	if (pc->nexec > 0)
+		fprintf(f, "\nexec: the program replaced its image %d time%s; "
+			"hunch followed it%s", pc->nexec,
+			pc->nexec == 1 ? "" : "s", pc->exec_kernel_only ?
+			" with kernel-side measures only (the new program "
+			"cannot be instrumented)" : "");
 	fprintf(f, "\ncost: limit %.1f%%, peak %.1f%%, %d experiments, "
 		"%d skipped, %d shed\n",
 		pc_tunable_get(pc->cfg, "costLimit") * 100,

@@ -71,6 +71,9 @@ void pc_consult_free(struct pc_consult *pc)
 	for (size_t i = 0; i < pc->nended; i++)
 		pc_search_free(pc->ended[i]);
 	free(pc->ended);
+	for (size_t i = 0; i < pc->ngone; i++)
+		pc_search_free(pc->gone[i]);
+	free(pc->gone);
 	pc_dm_fini(&pc->dm);
 	free(pc->hyp_factor);
 	for (size_t i = 0; i < pc->nlog; i++)
@@ -243,11 +246,62 @@ int pc_consult_pause(struct pc_consult *pc, int search_id, bool pause)
 	return 0;
 }
 
+/* The program replaced its image (exec): what was learnt is about an
+ * image that is gone (a wrapper, `sh -c 'exec T'`, is not what the user
+ * wants diagnosed), and the old image's code was retired from the where
+ * axis, so the search starts over on the new image, as if hunch had
+ * started the new program: the old searches end (kept until the
+ * consultant is freed, for the journal's log they wrote), new ones
+ * begin.  When the new image was ready before the search began there is
+ * nothing to redo.  Code 1:
+ * the new image is measured by the kernel only. */
+static struct pc_search *restart(struct pc_consult *pc, struct pc_search *s,
+				 const char *label)
+{
+	if (s == NULL)
+		return NULL;
+	search_end(pc, s, "the program replaced its image (exec)");
+	pc->gone = realloc(pc->gone, (pc->ngone + 1) * sizeof(*pc->gone));
+	if (pc->gone == NULL)
+		abort();
+	pc->gone[pc->ngone++] = s;
+	return search_begin(pc, s->id, label);
+}
+
+static void on_exec(struct pc_consult *pc, const struct pc_src_event *e)
+{
+	char label[64];
+
+	pc->nexec++;
+	pc->exec_kernel_only = e->code == 1;
+	pc_logf(pc, "The program replaced its image (exec)%s.", e->code == 1 ?
+		", which cannot be instrumented: kernel-side measures only" :
+		"");
+	/* The new image was ready (e->t) before the search began: every
+	 * enable went to it already. */
+	if (!pc->started || pc->global == NULL ||
+	    e->t <= pc->global->t_start)
+		return;
+	pc->probe = NULL;
+	pc->global = restart(pc, pc->global, "global");
+	if (pc->current != NULL) {
+		snprintf(label, sizeof(label), "%s", pc->current->label);
+		pc->current = restart(pc, pc->current, label);
+	}
+	pc_logf(pc, "Search for the global phase started again over the new "
+		"image.");
+	pc_cost_gate(pc);
+}
+
 static void on_event(void *arg, const struct pc_src_event *e)
 {
 	struct pc_consult *pc = arg;
 	char why[160];
 
+	if (e->ev == PC_TARGET_EXEC) {
+		on_exec(pc, e);
+		return;
+	}
 	switch (e->ev) {
 	case PC_TARGET_EXITED:
 		snprintf(why, sizeof(why), "target exited with status %d",
@@ -256,9 +310,6 @@ static void on_event(void *arg, const struct pc_src_event *e)
 	case PC_TARGET_KILLED:
 		snprintf(why, sizeof(why), "target killed by signal %d",
 			 e->code);
-		break;
-	case PC_TARGET_EXEC:
-		snprintf(why, sizeof(why), "target replaced itself (exec)");
 		break;
 	default:
 		snprintf(why, sizeof(why), "detached from the target");

@@ -65,6 +65,10 @@ struct pc_consult {
 	bool started, target_ended;
 	bool idle_told;               /* the idle line was logged */
 	char target_end[160];
+	int nexec;                    /* images the program exec'ed */
+	struct pc_search **gone;      /* searches over images exec replaced */
+	size_t ngone;
+	bool exec_kernel_only;        /* the last one: kernel measures only */
 	int runs, skipped, shed;      /* experiments launched, dropped, shed */
 	char **log;
 	size_t nlog, caplog;

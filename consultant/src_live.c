@@ -5,14 +5,10 @@
  * poll_resources, so the engine can report at any time (inside a pump)
  * and the consultant consumes at its own pace.
  *
- * Threads are named by their start function.  For threads that exist when
- * hunch arrives (attach, or the main thread at launch) the stack is
- * unwound while the process is stopped.  A thread created later has not
- * yet called its start routine when its clone event arrives, so it is
- * held back briefly and named at the next pump that finds it older than
- * THREAD_NAME_DELAY_MS (one short stop for all such threads together).
+ * Threads are named in src_live_threads.c, exec is followed in
+ * src_live_exec.c.
  */
-#include "src_live.h"
+#include "src_live_int.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -30,49 +26,6 @@
 #include "src_live_debug.h"
 #include "src_live_hint.h"
 #include "src_live_ops.h"
-
-#define THREAD_NAME_DELAY_MS 100
-
-struct live_module {
-	char *path;
-	uint64_t bias;
-	struct eng_image *img;   /* NULL if the file could not be read */
-	bool reported;
-};
-
-struct pending_thread {
-	pid_t tid;
-	uint64_t seen_ms;
-};
-
-struct queued {
-	struct pc_discovery d;
-	char *strs[3];           /* owned copies of the strings in d */
-};
-
-struct src_live {
-	struct pc_source src;
-	struct eng_proc *proc;   /* NULL when reading a file only */
-	struct eng_shm *shm;
-	bool rtlib_ready;
-	struct live_module *mods;
-	size_t nmods;
-	struct pending_thread *pending;
-	size_t npending;
-	struct queued *queue;
-	size_t nqueue, capqueue;
-	struct src_live_status status;
-	uint64_t t0_ns;          /* CLOCK_MONOTONIC when the target started */
-	struct slo *slo;         /* the metric side, once enabled */
-	bool told_end;           /* the end event went to the consultant */
-	struct eng_points_cache *pcache;  /* for callees, made on first use */
-	char **starts;           /* start functions of threads seen */
-	size_t nstarts;
-	struct slh *hint;        /* cheap evidence, with the metric side */
-	unsigned dbg_gen;        /* debuginfod fetches seen ended */
-	struct eng_image **old_imgs;  /* replaced by fuller ones; pointers */
-	size_t nold;                  /* into them may still be held */
-};
 
 static struct src_live *live_of(const struct pc_source *s)
 {
@@ -92,7 +45,7 @@ static char *dup_or_null(const char *s)
 	return s ? strdup(s) : NULL;
 }
 
-static void enqueue(struct src_live *l, const struct pc_discovery *d)
+void src_live_enqueue(struct src_live *l, const struct pc_discovery *d)
 {
 	struct queued *q;
 
@@ -138,7 +91,7 @@ static void report_func(struct src_live *l, const struct live_module *m,
 		.addr = m->bias + eng_image_link_base(img) + f->addr,
 	};
 
-	enqueue(l, &d);
+	src_live_enqueue(l, &d);
 }
 
 /* Queue one discovery per function of a module. */
@@ -185,8 +138,8 @@ static void upgrade_modules(struct src_live *l)
 	}
 }
 
-static int add_module(struct src_live *l, const char *path, uint64_t bias,
-		      struct hunch_err *err)
+int src_live_add_module(struct src_live *l, const char *path, uint64_t bias,
+			struct hunch_err *err)
 {
 	struct live_module *m;
 	int rc;
@@ -202,26 +155,6 @@ static int add_module(struct src_live *l, const char *path, uint64_t bias,
 	if (rc < 0)
 		m->img = NULL;  /* keep the module; its functions stay unknown */
 	return rc;
-}
-
-/* The display name of the function containing a runtime address. */
-static const char *function_at(struct src_live *l, uint64_t pc)
-{
-	for (size_t i = 0; i < l->nmods; i++) {
-		struct live_module *m = &l->mods[i];
-		const struct eng_func *f;
-		uint64_t base;
-
-		if (m->img == NULL)
-			continue;
-		base = m->bias + eng_image_link_base(m->img);
-		if (pc < base)
-			continue;
-		f = eng_image_func_at(m->img, pc - base);
-		if (f != NULL)
-			return eng_func_display_name(m->img, f);
-	}
-	return NULL;
 }
 
 /* For the hint sampler: the image mapped at a runtime address. */
@@ -243,53 +176,6 @@ static struct eng_image *image_at(void *arg, uint64_t addr, uint64_t *base)
 	return NULL;
 }
 
-/* Remember a thread start function (the call graph's roots). */
-static void note_start(struct src_live *l, const char *fn)
-{
-	if (fn == NULL)
-		return;
-	for (size_t i = 0; i < l->nstarts; i++)
-		if (strcmp(l->starts[i], fn) == 0)
-			return;
-	l->starts = realloc(l->starts, (l->nstarts + 1) * sizeof(char *));
-	if (l->starts == NULL)
-		abort();
-	l->starts[l->nstarts++] = strdup(fn);
-}
-
-/* Name and queue a thread; the process must be stopped. */
-static void report_thread(struct src_live *l, pid_t tid)
-{
-	pid_t pid = eng_proc_pid(l->proc);
-	struct pc_discovery d = {
-		.kind = PC_DISC_THREAD, .pid = pid, .tid = tid,
-	};
-	uint64_t pc;
-
-	if (tid == pid)
-		d.function = "main";
-	else if (eng_thread_start_function(pid, tid, &pc, NULL) == 0)
-		d.function = function_at(l, pc);
-	if (l->slo != NULL)
-		slo_note_start(l->slo, d.function);
-	note_start(l, d.function);
-	enqueue(l, &d);
-}
-
-static void report_process(struct src_live *l)
-{
-	pid_t tids[4096];
-	size_t n = eng_proc_threads(l->proc, tids, 4096);
-	struct pc_discovery d = {
-		.kind = PC_DISC_PROCESS, .pid = eng_proc_pid(l->proc),
-	};
-
-	enqueue(l, &d);
-	for (size_t i = 0; i < n && i < 4096; i++)
-		report_thread(l, tids[i]);
-	l->status.nthreads = (int)n;
-}
-
 static void load_modules(struct src_live *l)
 {
 	size_t n = eng_proc_nmodules(l->proc);
@@ -297,7 +183,7 @@ static void load_modules(struct src_live *l)
 	for (size_t i = 0; i < n; i++) {
 		const struct eng_module *m = eng_proc_module(l->proc, i);
 
-		add_module(l, m->path, m->bias, NULL);
+		src_live_add_module(l, m->path, m->bias, NULL);
 	}
 }
 
@@ -339,6 +225,9 @@ static void live_close(struct pc_source *s)
 	for (size_t i = 0; i < l->nold; i++)
 		eng_image_close(l->old_imgs[i]);
 	free(l->old_imgs);
+	free(l->rtlib);
+	free(l->kernel_why);
+	free(l->execq);
 	for (size_t i = 0; i < l->nqueue; i++)
 		for (int k = 0; k < 3; k++)
 			free(l->queue[i].strs[k]);
@@ -424,9 +313,10 @@ static int live_poll_events(struct pc_source *s, pc_event_fn fn, void *arg)
 {
 	struct src_live *l = live_of(s);
 	struct pc_src_event e = { .t = live_now(s) };
+	int n = src_live_exec_events(l, fn, arg);
 
 	if (!l->status.ended || l->told_end || l->proc == NULL)
-		return 0;
+		return n;
 	l->told_end = true;
 	if (l->status.killed) {
 		e.ev = PC_TARGET_KILLED;
@@ -438,7 +328,7 @@ static int live_poll_events(struct pc_source *s, pc_event_fn fn, void *arg)
 		e.ev = PC_TARGET_DETACHED;
 	}
 	fn(arg, &e);
-	return 1;
+	return n + 1;
 }
 
 /* The static call graph and the sampled edges (src_live_cg.c); with
@@ -498,22 +388,32 @@ int src_live_metrics_start(struct pc_source *s, const struct pc_config *cfg,
 
 	if (l->slo != NULL)
 		return 0;
-	if (l->proc == NULL || !l->rtlib_ready)
+	l->cfg = cfg;
+	if (l->proc != NULL && l->kernel_only)
+		rc = src_live_exec_kernel_side(l, err);
+	else if (l->proc == NULL || !l->rtlib_ready)
 		return hunch_errf(err, -ENOTSUP, "measuring needs a running "
 				  "target with the runtime library");
-	rc = slo_new(l->proc, l->shm, cfg, l->t0_ns, &l->slo, err);
+	else
+		rc = slo_new(l->proc, l->shm, cfg, l->t0_ns, &l->slo, err);
 	/* Hints are only an ordering: without perf the search runs in the
 	 * source's order, so a refusal is not an error. */
 	if (rc == 0 && slh_rate(cfg) > 0 &&
 	    slh_new(eng_proc_pid(l->proc), slh_rate(cfg), l->t0_ns,
 		    image_at, l, &l->hint, NULL) < 0)
 		l->hint = NULL;
-	/* catchup dates activations by the hint's stack samples */
-	if (l->hint != NULL) {
+	if (rc == 0)
+		src_live_hook_hints(l);
+	return rc;
+}
+
+/* catchup dates activations by the hint's stack samples */
+void src_live_hook_hints(struct src_live *l)
+{
+	if (l->hint != NULL && l->slo != NULL) {
 		slo_set_psampler(l->slo, slh_sampler(l->hint));
 		slo_set_hints(l->slo, l->hint);
 	}
-	return rc;
 }
 
 void src_live_metrics_stop(struct pc_source *s)
@@ -522,6 +422,7 @@ void src_live_metrics_stop(struct pc_source *s)
 
 	slo_free(l->slo, l->proc != NULL && !l->status.ended);
 	l->slo = NULL;
+	l->cfg = NULL;
 	slh_free(l->hint);
 	l->hint = NULL;
 }
@@ -535,7 +436,7 @@ size_t src_live_ninstances(const struct pc_source *s)
 
 static void enqueue_cb(void *arg, const struct pc_discovery *d)
 {
-	enqueue(arg, d);
+	src_live_enqueue(arg, d);
 }
 
 static struct src_live *live_new(void)
@@ -554,7 +455,7 @@ int src_live_open_file(const char *path, struct pc_source **out,
 		       struct hunch_err *err)
 {
 	struct src_live *l = live_new();
-	int rc = add_module(l, path, 0, err);
+	int rc = src_live_add_module(l, path, 0, err);
 
 	if (rc < 0) {
 		live_close(&l->src);
@@ -564,13 +465,16 @@ int src_live_open_file(const char *path, struct pc_source **out,
 	return 0;
 }
 
-/* The process is stopped: read its modules and threads once. */
-static int finish_open(struct src_live *l, bool rtlib,
+/* The process is stopped: read its modules and threads once.  An
+ * image it execs is followed (src_live_exec.c). */
+static int finish_open(struct src_live *l, const char *rtlib,
 		       struct pc_source **out)
 {
-	l->rtlib_ready = rtlib;
+	l->rtlib_ready = rtlib != NULL;
+	l->rtlib = rtlib ? strdup(rtlib) : NULL;
+	eng_exec_follow(l->proc, true);
 	load_modules(l);
-	report_process(l);
+	src_live_threads_report_process(l);
 	*out = &l->src;
 	return 0;
 }
@@ -596,7 +500,7 @@ int src_live_launch(const struct src_live_launch *o, struct pc_source **out,
 	rc = eng_launch(&lo, &l->proc, err);
 	if (rc < 0)
 		goto fail;
-	return finish_open(l, o->rtlib != NULL, out);
+	return finish_open(l, o->rtlib, out);
 fail:
 	live_close(&l->src);
 	return rc;
@@ -616,7 +520,7 @@ int src_live_attach(pid_t pid, const char *rtlib, struct pc_source **out,
 	rc = eng_attach(pid, rtlib, l->shm, &l->proc, err);
 	if (rc < 0)
 		goto fail;
-	return finish_open(l, rtlib != NULL, out);
+	return finish_open(l, rtlib, out);
 fail:
 	live_close(&l->src);
 	return rc;
@@ -625,51 +529,6 @@ fail:
 int src_live_resume(struct pc_source *s, struct hunch_err *err)
 {
 	return eng_resume_all(live_of(s)->proc, err);
-}
-
-static void add_pending(struct src_live *l, pid_t tid)
-{
-	l->pending = realloc(l->pending,
-			     (l->npending + 1) * sizeof(*l->pending));
-	if (l->pending == NULL)
-		abort();
-	l->pending[l->npending].tid = tid;
-	l->pending[l->npending].seen_ms = now_ms();
-	l->npending++;
-}
-
-/* Drop a pending thread that exited before it was named; returns whether
- * it was pending (then it was never reported, so nothing to retire). */
-static bool drop_pending(struct src_live *l, pid_t tid)
-{
-	for (size_t i = 0; i < l->npending; i++) {
-		if (l->pending[i].tid == tid) {
-			l->pending[i] = l->pending[--l->npending];
-			return true;
-		}
-	}
-	return false;
-}
-
-/* Name threads that had time to reach their start routine. */
-static void name_pending_threads(struct src_live *l)
-{
-	uint64_t now = now_ms();
-	size_t i, keep = 0;
-	bool due = false;
-
-	for (i = 0; i < l->npending; i++)
-		due |= now - l->pending[i].seen_ms >= THREAD_NAME_DELAY_MS;
-	if (!due || l->status.ended || eng_stop_all(l->proc, NULL) < 0)
-		return;
-	for (i = 0; i < l->npending; i++) {
-		if (now - l->pending[i].seen_ms >= THREAD_NAME_DELAY_MS)
-			report_thread(l, l->pending[i].tid);
-		else
-			l->pending[keep++] = l->pending[i];
-	}
-	l->npending = keep;
-	eng_resume_all(l->proc, NULL);
 }
 
 /* Does the program catch or ignore signal sig?  From the SigCgt and
@@ -719,7 +578,7 @@ static void retire_process(struct src_live *l)
 	};
 
 	if (!l->status.ended)
-		enqueue(l, &d);
+		src_live_enqueue(l, &d);
 }
 
 static void handle_event(struct src_live *l, const struct eng_event *ev)
@@ -729,21 +588,21 @@ static void handle_event(struct src_live *l, const struct eng_event *ev)
 	switch (ev->kind) {
 	case ENG_EV_THREAD_NEW:
 		l->status.nthreads++;
-		add_pending(l, ev->tid);
+		src_live_threads_new(l, ev->tid);
 		if (l->hint != NULL)
 			slh_thread_new(l->hint, ev->tid);
 		break;
 	case ENG_EV_THREAD_EXIT:
 		l->status.nthreads--;
-		if (!drop_pending(l, ev->tid)) {
+		if (!src_live_threads_gone(l, ev->tid)) {
 			d.kind = PC_DISC_THREAD;
 			d.tid = ev->tid;
 			d.retired = true;
-			enqueue(l, &d);
+			src_live_enqueue(l, &d);
 		}
 		break;
 	case ENG_EV_LIB_LOAD:
-		add_module(l, ev->path, ev->bias, NULL);
+		src_live_add_module(l, ev->path, ev->bias, NULL);
 		if (l->hint != NULL)
 			slh_modules_changed(l->hint);
 		break;
@@ -753,7 +612,7 @@ static void handle_event(struct src_live *l, const struct eng_event *ev)
 		d.kind = PC_DISC_FUNCTION;
 		d.retired = true;
 		d.module = basename_of(ev->path);
-		enqueue(l, &d);
+		src_live_enqueue(l, &d);
 		break;
 	case ENG_EV_EXITED:
 		retire_process(l);
@@ -773,6 +632,10 @@ static void handle_event(struct src_live *l, const struct eng_event *ev)
 		note_stop_signal(l, ev->signo);
 		break;
 	case ENG_EV_EXEC:
+		src_live_exec_begin(l, ev);
+		break;
+	case ENG_EV_EXEC_ENTRY:
+		src_live_exec_entry(l);
 		break;
 	}
 }
@@ -792,7 +655,7 @@ int src_live_pump(struct pc_source *s, int timeout_ms,
 	} while (n == 16);
 	upgrade_modules(l);
 	if (l->npending > 0)
-		name_pending_threads(l);
+		src_live_threads_name_pending(l);
 	if (l->slo != NULL && !l->status.ended)
 		slo_tick(l->slo, enqueue_cb, l);
 	if (l->hint != NULL && !l->status.ended)

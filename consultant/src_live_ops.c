@@ -34,6 +34,12 @@
  * reply says so (`sampled`), the journal keeps it and the report labels
  * the finding: an estimate from ~20 samples a tick per busy thread, not
  * a count.
+ *
+ * Kernel only (`slo_new_kernel`): over an image hunch cannot instrument
+ * (a static program the live source followed through exec) there is no
+ * sampler, instrumentation manager or compiler; kernel CPU, sampled CPU
+ * and the internal metrics work as above, every other enable is refused
+ * with the reason given.
  */
 #include "src_live_ops.h"
 
@@ -111,6 +117,8 @@ struct slo {
 	struct slh *hints;           /* stack samples, or NULL */
 	double tc_t;                 /* slo_now() of its last refresh */
 	int cpus;                    /* CPUs the target may run on */
+	char *kernel_only;           /* no instrumentation (m, in, smp NULL):
+				      * why, for every refused enable */
 };
 
 static void *grow(void *p, size_t *cap, size_t n, size_t elem)
@@ -171,12 +179,42 @@ int slo_new(struct eng_proc *p, struct eng_shm *shm,
 	return 0;
 }
 
+/* Only the kernel's measures: the kernel CPU metrics, sampled CPU
+ * and the internal ones; every other enable is refused with `why`. */
+int slo_new_kernel(struct eng_proc *p, const struct pc_config *cfg,
+		   uint64_t t0_ns, const char *why, struct slo **out)
+{
+	struct slo *o = calloc(1, sizeof(*o));
+
+	if (o == NULL || (o->kernel_only = strdup(why)) == NULL)
+		abort();
+	o->proc = p;
+	o->cfg = cfg;
+	o->t0_ns = t0_ns;
+	o->period = DEFAULT_PERIOD_S;
+	o->last_tick = slo_now(o);
+	*out = o;
+	return 0;
+}
+
+/* Handles are never reused, across metric sides too. */
+pc_src_handle slo_last_handle(const struct slo *o)
+{
+	return o->next_h;
+}
+
+void slo_handles_after(struct slo *o, pc_src_handle h)
+{
+	if (o->next_h < h)
+		o->next_h = h;
+}
+
 /* A start function runs once per thread: left at the predictor's
  * default rate (1000 calls/s), a timer on main and the thread start
  * routines looked like a 10% slowdown and CPUbound was never tested. */
 void slo_note_start(struct slo *o, const char *function)
 {
-	if (function != NULL)
+	if (function != NULL && o->m != NULL)
 		eng_metric_set_call_rate(o->m, NULL, function, 1.0);
 }
 
@@ -201,6 +239,7 @@ void slo_free(struct slo *o, bool target_alive)
 	free(o->seen);
 	free(o->sched);
 	eng_taskcpu_close(o->tc);
+	free(o->kernel_only);
 	free(o);
 }
 
@@ -303,7 +342,7 @@ static double predict_inst(struct slo *o, const char *metric,
 	struct slm *s;
 	double cost = 0;
 
-	if (translate(o, metric, f, &s, NULL) < 0)
+	if (o->m == NULL || translate(o, metric, f, &s, NULL) < 0)
 		return -2;
 	if (eng_metric_predict(o->m, slm_def(s), slm_focus(s), &c, NULL) == 0)
 		cost = c.probing ? PC_SRC_MEASURING : c.slowdown;
@@ -459,6 +498,11 @@ int slo_enable(struct slo *o, const char *metric,
 		in->reason = strdup(err.msg[0] ? err.msg : "refused");
 		return 0;
 	}
+	if (!in->internal && o->kernel_only != NULL) {
+		in->status = -ENOTSUP;
+		in->reason = strdup(o->kernel_only);
+		return 0;
+	}
 	if (!in->internal) {
 		in->status = translate(o, metric, f, &s, &err);
 		if (in->status == 0)
@@ -531,14 +575,15 @@ int slo_poll_samples(struct slo *o, pc_sample_fn fn, void *arg)
 
 double slo_observed(const struct slo *o)
 {
-	return eng_sampler_stats(o->smp)->obs_slowdown;
+	return o->smp ? eng_sampler_stats(o->smp)->obs_slowdown : 0;
 }
 
 void slo_set_period(struct slo *o, double seconds)
 {
 	if (seconds < 0.001)
 		seconds = 0.001;
-	if (eng_sampler_set_rate(o->smp, 1.0 / seconds, NULL) == 0)
+	if (o->smp == NULL ||
+	    eng_sampler_set_rate(o->smp, 1.0 / seconds, NULL) == 0)
 		o->period = seconds;
 }
 
@@ -549,7 +594,8 @@ void slo_set_hints(struct slo *o, struct slh *h)
 
 void slo_set_psampler(struct slo *o, struct eng_psampler *ps)
 {
-	eng_inst_set_psampler(o->in, ps);
+	if (o->in != NULL)
+		eng_inst_set_psampler(o->in, ps);
 }
 
 static int sample_due_ms(const struct slo *o)
@@ -561,7 +607,8 @@ static int sample_due_ms(const struct slo *o)
 
 int slo_due_ms(const struct slo *o)
 {
-	int probe = eng_metric_probe_due_ms(o->m), ms = sample_due_ms(o);
+	int probe = o->m ? eng_metric_probe_due_ms(o->m) : -1;
+	int ms = sample_due_ms(o);
 
 	return probe >= 0 && probe < ms ? probe : ms;
 }
@@ -785,11 +832,12 @@ void slo_tick(struct slo *o, pc_disc_fn fn, void *arg)
 	double now, nthreads, share;
 	bool want_share = false, want_kernel = false;
 
-	if (!eng_proc_ended(o->proc))
+	if (!eng_proc_ended(o->proc) && o->m != NULL)
 		eng_metric_probe_poll(o->m);   /* call-rate probes end on time */
 	if (sample_due_ms(o) > 0 || eng_proc_ended(o->proc))
 		return;
-	eng_sampler_tick(o->smp, NULL);
+	if (o->smp != NULL)
+		eng_sampler_tick(o->smp, NULL);
 	now = slo_now(o);
 	o->last_tick = now;
 	o->cpus = cpus_available(eng_proc_pid(o->proc));
@@ -812,7 +860,8 @@ void slo_tick(struct slo *o, pc_disc_fn fn, void *arg)
 	for (size_t i = 0; i < o->ninst; i++)
 		if (o->inst[i].live)
 			sample_inst(o, &o->inst[i], now, nthreads, share);
-	eng_metric_poll_seen(o->m, on_seen, &c);
+	if (o->m != NULL)
+		eng_metric_poll_seen(o->m, on_seen, &c);
 }
 
 size_t slo_ninstances(const struct slo *o)

@@ -32,6 +32,14 @@ int slo_new(struct eng_proc *p, struct eng_shm *shm,
 	    struct hunch_err *err);
 /* Removes every instance's code from a running target, then frees. */
 void slo_free(struct slo *o, bool target_alive);
+/* Only the kernel's measures (an image hunch cannot instrument): every
+ * enable that needs instrumentation is refused with `why`. */
+int slo_new_kernel(struct eng_proc *p, const struct pc_config *cfg,
+		   uint64_t t0_ns, const char *why, struct slo **out);
+/* Handles go on from one metric side to the next (pc_source.h: never
+ * reused). */
+pc_src_handle slo_last_handle(const struct slo *o);
+void slo_handles_after(struct slo *o, pc_src_handle h);
 
 double slo_now(const struct slo *o);
 double slo_predict(struct slo *o, const char *metric,

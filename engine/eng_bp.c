@@ -37,7 +37,7 @@ int eng_bp_insert(struct eng_proc *p, uint64_t addr, enum eng_bp_kind k,
 	bp->kind = k;
 	rc = eng_read_mem(p, addr, &bp->orig, 1, err);
 	if (rc == 0)
-		rc = eng_write_mem(p, addr, &int3, 1, err);
+		rc = eng_mem_write_any(p, addr, &int3, 1, err);
 	if (rc < 0) {
 		hunch_err_prefix(err, "cannot set a breakpoint: ");
 		return rc;
@@ -53,7 +53,7 @@ int eng_bp_remove(struct eng_proc *p, uint64_t addr)
 
 	if (bp == NULL)
 		return 0;
-	rc = eng_write_mem(p, addr, &bp->orig, 1, NULL);
+	rc = eng_mem_write_any(p, addr, &bp->orig, 1, NULL);
 	*bp = p->bps[--p->nbps];
 	/* A thread parked on it no longer needs stepping over. */
 	for (size_t i = 0; i < p->nth; i++)
@@ -118,11 +118,11 @@ int eng_step_over(struct eng_proc *p, struct eng_thread *t)
 			others[nothers++] = u->tid;
 		eng_thread_interrupt_wait(p, u);
 	}
-	rc = eng_write_mem(p, addr, &bp->orig, 1, NULL);
+	rc = eng_mem_write_any(p, addr, &bp->orig, 1, NULL);
 	if (rc == 0)
 		rc = single_step(p, t);
 	if (!p->ended && eng_bp_find(p, addr) != NULL)
-		eng_write_mem(p, addr, &int3, 1, NULL);
+		eng_mem_write_any(p, addr, &int3, 1, NULL);
 	p->hold--;
 	for (size_t i = 0; i < nothers; i++) {
 		struct eng_thread *u = eng_thread_find(p, others[i]);

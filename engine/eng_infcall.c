@@ -250,6 +250,8 @@ static int check_callable(struct eng_proc *p, struct eng_thread *t,
 	if (t == NULL)
 		return hunch_errf(err, -ESRCH, "thread %d is not a thread of "
 				  "process %d", (int)tid, (int)p->pid);
+	if (eng_exec_fenced(p, "call a function in it", err) < 0)
+		return -ESTALE;
 	if (t->state != TS_STOPPED || t->in_infcall)
 		return hunch_errf(err, -EBUSY, "thread %d of process %d is "
 			"not stopped: stop it (eng_stop_all) before an "

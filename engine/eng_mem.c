@@ -132,6 +132,14 @@ static int write_pages(struct eng_proc *p, uint64_t addr,
 int eng_write_mem(struct eng_proc *p, uint64_t addr, const void *buf,
 		  size_t len, struct hunch_err *err)
 {
+	int rc = eng_exec_fenced(p, "write into it", err);
+
+	return rc < 0 ? rc : eng_mem_write_any(p, addr, buf, len, err);
+}
+
+int eng_mem_write_any(struct eng_proc *p, uint64_t addr, const void *buf,
+		      size_t len, struct hunch_err *err)
+{
 	int rc;
 
 	if (len == 0)

@@ -107,7 +107,10 @@ enum eng_event_kind {
 	ENG_EV_LIB_LOAD,       /* path, bias */
 	ENG_EV_LIB_UNLOAD,     /* path */
 	ENG_EV_SIGNAL,         /* signo delivered to the program (tid) */
-	ENG_EV_EXEC,           /* the process called execve (path) */
+	ENG_EV_EXEC,           /* the process called execve (path); status
+				  ENG_EXEC_FOREIGN: not an x86-64 image */
+	ENG_EV_EXEC_ENTRY,     /* with eng_exec_follow: the new image is
+				  held stopped at its entry point */
 	ENG_EV_EXITED,         /* status: exit code (-1: unknown, the
 				  process was reaped by someone else) */
 	ENG_EV_KILLED,         /* signo: killed by that signal; core */
@@ -129,6 +132,21 @@ struct eng_event {
  * inside and never reach the program. */
 int eng_poll_events(struct eng_proc *p, struct eng_event *evs, int max,
 		    int timeout_ms);
+
+/* Following execve.  From the exec event until eng_exec_load_rtlib or
+ * eng_exec_release, nothing is written into the program and no
+ * inferior call runs (they fail with -ESTALE): the client drops what it
+ * built on the old image first.  With eng_exec_follow(p, true) a new
+ * x86-64 image is held stopped at its entry point, its libraries
+ * loaded (ENG_EV_EXEC_ENTRY), until eng_exec_release; meanwhile
+ * eng_exec_load_rtlib loads the runtime library into it by dlopen and
+ * hands it the named segment `shm`, as eng_attach does (a static
+ * program has no dlopen: -ENOENT, and the error says so). */
+#define ENG_EXEC_FOREIGN 1
+void eng_exec_follow(struct eng_proc *p, bool on);
+int eng_exec_load_rtlib(struct eng_proc *p, const char *rtlib_path,
+			struct eng_shm *shm, struct hunch_err *err);
+int eng_exec_release(struct eng_proc *p, struct hunch_err *err);
 
 /* Has the target ended (exited or killed)? */
 bool eng_proc_ended(const struct eng_proc *p);

@@ -103,6 +103,11 @@ struct eng_proc {
 	int infcall_timeout_ms;
 	uint64_t trap_table, trap_cap;  /* eng_trap.c */
 	uint64_t infcall_ret;   /* the rtlib's return int3, 0: return to 0 */
+	/* eng_exec.c: after an exec nothing is written into the program
+	 * and no inferior call runs (the fence) until its client has let
+	 * go of the old image; with exec_follow the new image is held at
+	 * its entry point (exec_held) for its runtime library. */
+	bool exec_fence, exec_follow, exec_held;
 
 	struct eng_bp bps[ENG_MAX_BPS];
 	size_t nbps;
@@ -178,6 +183,9 @@ int eng_set_xstate(struct eng_proc *p, pid_t tid, const void *buf,
 
 /* eng_mem.c */
 int eng_mem_open(struct eng_proc *p);
+/* eng_write_mem through the exec fence: hunch's own int3s. */
+int eng_mem_write_any(struct eng_proc *p, uint64_t addr, const void *buf,
+		      size_t len, struct hunch_err *err);
 int eng_read_str(struct eng_proc *p, uint64_t addr, char *buf, size_t len);
 
 /* eng_bp.c (breakpoints, step-over) */
@@ -195,6 +203,15 @@ int eng_solib_hit(struct eng_proc *p);
 int eng_mod_set_exe(struct eng_proc *p);
 void eng_mods_clear(struct eng_proc *p);
 int eng_read_auxv(pid_t pid, uint64_t type, uint64_t *val);
+
+/* eng_exec.c: the exec fence's refusal (-ESTALE and why), 0 if down */
+int eng_exec_fenced(struct eng_proc *p, const char *what,
+		    struct hunch_err *err);
+/* eng_exec.c: classify a new image at its exec event: false when it is
+ * not an x86-64 ELF (then nothing of it is read or patched). */
+bool eng_exec_image_ok(struct eng_proc *p);
+/* eng_exec.c: the new image reached its entry point. */
+void eng_exec_at_entry(struct eng_proc *p);
 
 /* eng_inject.c */
 int eng_inject_rtlib(struct eng_proc *p, const char *rtlib,

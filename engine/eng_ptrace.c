@@ -144,7 +144,10 @@ static void on_clone(struct eng_proc *p, struct eng_thread *parent)
 		eng_settle(p, t);
 }
 
-/* execve replaced the image: threads, int3s and modules are gone. */
+/* execve replaced the image: threads, int3s and modules are gone.
+ * Until the client has let go of the old image nothing is written
+ * into the new one (eng_exec.c's fence); an image that is not x86-64
+ * is not read at all. */
 static void on_exec(struct eng_proc *p, struct eng_thread *t)
 {
 	struct eng_event ev;
@@ -153,6 +156,9 @@ static void on_exec(struct eng_proc *p, struct eng_thread *t)
 	int st;
 
 	p->trap_table = 0;      /* the new image has no trap points */
+	p->infcall_ret = 0;     /* nor the old runtime library */
+	p->exec_fence = p->exec_follow;  /* a client that follows lets go */
+	p->exec_held = false;
 	/* execve killed every other thread; their death reports may
 	 * come or not, so they are over now. */
 	for (size_t i = 0; i < p->nth; i++)
@@ -169,13 +175,16 @@ static void on_exec(struct eng_proc *p, struct eng_thread *t)
 	p->memfd = -1;
 	eng_mem_open(p);
 	eng_mods_clear(p);
-	eng_mod_set_exe(p);
-	/* Track the new image's libraries once its ld.so has run. */
-	if (eng_read_auxv(p->pid, AT_ENTRY, &p->entry) == 0)
-		eng_bp_insert(p, p->entry, BP_EXEC_ENTRY, NULL);
 	memset(&ev, 0, sizeof(ev));
 	ev.kind = ENG_EV_EXEC;
 	ev.tid = t->tid;
+	ev.status = eng_exec_image_ok(p) ? 0 : ENG_EXEC_FOREIGN;
+	if (ev.status == 0) {
+		eng_mod_set_exe(p);
+		/* Track the new image's libraries once its ld.so has run. */
+		if (eng_read_auxv(p->pid, AT_ENTRY, &p->entry) == 0)
+			eng_bp_insert(p, p->entry, BP_EXEC_ENTRY, NULL);
+	}
 	snprintf(link, sizeof(link), "/proc/%d/exe", (int)p->pid);
 	n = readlink(link, ev.path, sizeof(ev.path) - 1);
 	ev.path[n > 0 ? n : 0] = '\0';
@@ -223,6 +232,7 @@ static enum eng_stop on_trap(struct eng_proc *p, struct eng_thread *t,
 	} else if (bp->kind == BP_EXEC_ENTRY) {
 		eng_bp_remove(p, bp->addr);  /* one shot: runs on from here */
 		eng_solib_init(p, NULL);
+		eng_exec_at_entry(p);
 	}
 	return SK_BREAK;
 }
@@ -525,7 +535,8 @@ int eng_thread_resume(struct eng_proc *p, struct eng_thread *t)
 
 int eng_settle(struct eng_proc *p, struct eng_thread *t)
 {
-	if (t->state != TS_STOPPED || p->want_stop || t->in_infcall)
+	if (t->state != TS_STOPPED || p->want_stop || t->in_infcall ||
+	    p->exec_held)
 		return 0;
 	if (p->hold > 0) {
 		/* e.g. a thread created during a step-over: run it after. */

@@ -6,7 +6,8 @@
 # stopped at main, resumed): stdout byte-identical, same status, same
 # stderr apart from hunch's own lines.  Then hunch attaches to a running
 # python3.11 with three busy threads, lists its where axis and detaches;
-# the interpreter finishes as if nothing happened.
+# the interpreter finishes as if nothing happened.  gzip and zstd also
+# run behind wrappers that exec them (`sh -c 'exec …'`, `env`).
 . "$HUNCH_SOURCE_ROOT/tests/lib.sh"
 . "$HUNCH_SOURCE_ROOT/tests/targets/cases.sh"
 HERE=$HUNCH_SOURCE_ROOT/tests/corpus
@@ -37,6 +38,23 @@ both "zstd decompress" "$TMP/input.zst" /usr/bin/zstd -q -d -c
 both "gzip -9 compress" "$TMP/input" /usr/bin/gzip -c -9
 gzip -c <"$TMP/input" >"$TMP/input.gz"
 both "gzip decompress" "$TMP/input.gz" /usr/bin/gzip -d -c
+
+# Through wrappers that exec the program: hunch follows the exec and
+# loads its runtime library into the new image at its entry point.
+both "sh -c 'exec gzip -9'" "$TMP/input" sh -c 'exec /usr/bin/gzip -c -9'
+(cd "$TMP" && /usr/bin/zstd -q -c -T2 -5 <"$TMP/input" >"$TMP/d.out")
+(cd "$TMP" && "$HUNCH" run --batch --no-journal --report "$TMP/w.json" -- \
+	env /usr/bin/zstd -q -c -T2 -5 <"$TMP/input" >"$TMP/h.out" 2>"$TMP/h.err")
+n=$(wc -c <"$TMP/d.out")
+tap_ok $(cmp -s -n "$n" "$TMP/d.out" "$TMP/h.out"; echo $?) \
+	"env zstd -T2 under hunch run --batch: the output byte-identical ($n bytes)"
+tap_eq "$(tail -c +$((n + 1)) "$TMP/h.out" | head -1 | cut -c1-14)" \
+	"hunch report: " "and the report right after it"
+tap_eq "$(jq -c .target.exec "$TMP/w.json")" \
+	'{"count":1,"measures":"instrumented"}' \
+	"env zstd: the exec was followed, zstd instrumented"
+tap_eq "$(jq -r .end.target "$TMP/w.json")" "target exited with status 0" \
+	"env zstd: zstd exited with status 0"
 
 # The where axis of a stripped real binary comes from .dynsym.
 n=$("$HUNCH" where "$PY" | grep -c '^/Code/python3.11/<unknown>/')

@@ -14,7 +14,23 @@ name=$1
 # hunch can know: `<module>+0x<offset>` of the function or object at that
 # address (read from the unstripped link of the same code), `main` still
 # `main` (found from _start), source files `<unknown>`.
+# `sh`, `env`, `nice`: the target behind a wrapper that execs it (`sh -c
+# 'exec T ARGS'`, `env T ARGS`, `nice T ARGS`): hunch follows the exec
+# into the target, so the same truth holds, and the report says that the
+# program replaced its image once and was instrumented.  `late`: `sh -c
+# 'sleep 1.5 & while kill -0 $!; do :; done; exec T ARGS'`, the exec
+# after the search began on sh, busy (an idle sh would end the search
+# before the exec: every hypothesis false): the
+# search starts over on the new image (its phase starts after the exec)
+# and the old image's code is retired (journal: `retire` of /Code/dash).
 mode=${2:-}
+WRAP=()
+case $mode in
+sh) WRAP=(sh -c 'exec "$0" "$@"') ;;
+late) WRAP=(sh -c 'sleep 1.5 & while kill -0 $! 2>/dev/null; do :; done; exec "$0" "$@"') ;;
+env) WRAP=(env) ;;
+nice) WRAP=(nice) ;;
+esac
 truth=$HUNCH_SOURCE_ROOT/tests/targets/$name.truth
 prog=$TARGETS_DIR/$name-O2-pie
 [ "$mode" = shipped ] && prog=$TARGETS_DIR/$name-O2-pie-shipped
@@ -79,13 +95,35 @@ PHASE_AT=()
 "$HUNCH" run --batch --time-limit $((SECONDS_RUN - 2)) --kill-at-end \
 	"${PHASE_AT[@]}" \
 	--journal "$TMP/j.jsonl" --report "$TMP/live.json" -- \
-	"$prog" "${ARGS[@]}" > "$TMP/live.out" 2> "$TMP/live.err"
+	"${WRAP[@]}" "$prog" "${ARGS[@]}" > "$TMP/live.out" 2> "$TMP/live.err"
 tap_eq $? 0 "$name: hunch run --batch exits 0"
 sed -n '/^hunch report: /,$p' "$TMP/live.out" > "$TMP/live.txt"
 tap_ok $(jq -e '.schema == "hunch-report"' "$TMP/live.json" > /dev/null
 	 echo $?) "$name: the JSON report is written"
 grep -E 'finding:|Could not|incomplete' "$TMP/live.err" | head -40 |
 	while read -r l; do tap_diag "$l"; done
+if [ ${#WRAP[@]} -gt 0 ]; then
+	name=$name-$mode
+	tap_eq "$(jq -c .target.exec "$TMP/live.json")" \
+		'{"count":1,"measures":"instrumented"}' \
+		"$name: the report says the exec was followed, instrumented"
+	tap_eq "$(jq -c 'select(.t == "target" and .event == "exec") |
+		.code' "$TMP/j.jsonl")" 0 "$name: the journal has the exec"
+fi
+if [ "$mode" = late ]; then
+	at=$(jq 'select(.t == "target" and .event == "exec") | .at' "$TMP/j.jsonl")
+	tap_ok $(jq -s -e '([.[] | select(.t == "enable")][0].ts) <
+		([.[] | select(.t == "target" and .event == "exec")][0].ts)' \
+		"$TMP/j.jsonl" > /dev/null; echo $?) \
+		"$name: the search had enabled experiments on sh before the exec"
+	tap_ok $(jq -e --argjson at "$at" '.phases[0].start_s >= $at' \
+		"$TMP/live.json" > /dev/null; echo $?) \
+		"$name: the global phase started again after the exec (at $at s)"
+	tap_eq "$(jq -r 'select(.t == "resource" and .op == "retire" and
+		.kind == "function") | .module' "$TMP/j.jsonl" |
+		grep -cx -e dash -e libhunchrt.so)" 2 \
+		"$name: the old image's modules are retired in the journal"
+fi
 
 # judge PHASE-INDEX FINDINGS-JSON EXPLAIN-JSON WHAT [LISTS]: the
 # findings of one search of the report, then every bottleneck it reports

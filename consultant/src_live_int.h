@@ -1,0 +1,90 @@
+/*
+ * src_live_int.h - the live source's private state, shared by
+ * src_live.c and src_live_exec.c (following exec).
+ */
+#ifndef SRC_LIVE_INT_H
+#define SRC_LIVE_INT_H
+
+#include "src_live.h"
+#include "src_live_ops.h"
+
+struct eng_image;
+struct eng_points_cache;
+struct eng_event;
+
+struct live_module {
+	char *path;
+	uint64_t bias;
+	struct eng_image *img;   /* NULL if the file could not be read */
+	bool reported;
+};
+
+struct pending_thread {
+	pid_t tid;
+	uint64_t seen_ms;
+	int tries;               /* namings that found no start function */
+};
+
+struct queued {
+	struct pc_discovery d;
+	char *strs[3];           /* owned copies of the strings in d */
+};
+
+struct src_live {
+	struct pc_source src;
+	struct eng_proc *proc;   /* NULL when reading a file only */
+	struct eng_shm *shm;
+	bool rtlib_ready;
+	struct live_module *mods;
+	size_t nmods;
+	struct pending_thread *pending;
+	size_t npending;
+	struct queued *queue;
+	size_t nqueue, capqueue;
+	struct src_live_status status;
+	uint64_t t0_ns;          /* CLOCK_MONOTONIC when the target started */
+	struct slo *slo;         /* the metric side, once enabled */
+	bool told_end;           /* the end event went to the consultant */
+	struct eng_points_cache *pcache;  /* for callees, made on first use */
+	char **starts;           /* start functions of threads seen */
+	size_t nstarts;
+	struct slh *hint;        /* cheap evidence, with the metric side */
+	unsigned dbg_gen;        /* debuginfod fetches seen ended */
+	struct eng_image **old_imgs;  /* replaced by fuller ones, or by an */
+	size_t nold;                  /* exec; pointers into them may still
+				       * be held */
+	/* Following exec (src_live_exec.c) */
+	char *rtlib;                  /* loaded into each new image */
+	const struct pc_config *cfg;  /* the metric side's, to rebuild it */
+	pc_src_handle last_h;         /* handles go on across images */
+	bool kernel_only;             /* the image cannot be instrumented */
+	char *kernel_why;             /* and why */
+	struct pc_src_event *execq;   /* exec events for the consultant */
+	size_t nexecq;
+};
+
+/* src_live.c */
+void src_live_enqueue(struct src_live *l, const struct pc_discovery *d);
+int src_live_add_module(struct src_live *l, const char *path, uint64_t bias,
+			struct hunch_err *err);
+/* Hook the hint sampler (if any) into a new metric side. */
+void src_live_hook_hints(struct src_live *l);
+
+/* src_live_threads.c: the process and its threads at the start; a
+ * thread new (named after a delay), gone (false: it was never reported,
+ * nothing to retire); name those due (the process is stopped briefly). */
+void src_live_threads_report_process(struct src_live *l);
+void src_live_threads_new(struct src_live *l, pid_t tid);
+bool src_live_threads_gone(struct src_live *l, pid_t tid);
+void src_live_threads_name_pending(struct src_live *l);
+
+/* src_live_exec.c */
+void src_live_exec_begin(struct src_live *l, const struct eng_event *ev);
+void src_live_exec_entry(struct src_live *l);
+/* The exec events not yet told, then none (poll_events). */
+int src_live_exec_events(struct src_live *l, pc_event_fn fn, void *arg);
+/* A metric side that reads only the kernel (an image that cannot be
+ * instrumented), 0 or an error. */
+int src_live_exec_kernel_side(struct src_live *l, struct hunch_err *err);
+
+#endif
