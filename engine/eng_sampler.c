@@ -602,8 +602,8 @@ static void check_header(struct eng_sampler *s)
 /* A tick in which the target ran less CPU than this (it was stopped to
  * insert code, or other programs held the CPUs) is not a ratio of its
  * own: its instrumentation cost is carried to the next tick.  A cost
- * over a few microseconds of CPU read as the whole tick (the figure's
- * 100x cap). */
+ * over a few microseconds of CPU can read as anything up to the
+ * figure's 100x cap. */
 #define OBS_MIN_CPU_NS 2000000u
 
 static void observed_cost(struct eng_sampler *s)
