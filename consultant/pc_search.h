@@ -60,6 +60,8 @@ struct pc_consult {
 	struct pc_node *probe;        /* the change being measured, or NULL */
 	int probe_sign;               /* +1 launched, -1 stopped */
 	double probe_before, probe_t; /* observed cost before it; when */
+	int batch_n;                  /* charged launches not yet shown by */
+	double batch_t;               /* the observed cost; the last one's */
 	double eval_interval, next_eval;
 	double now;
 	bool started, target_ended;

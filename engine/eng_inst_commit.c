@@ -46,7 +46,7 @@ int inst_defer_free(struct eng_inst *in, uint64_t a, size_t len)
 
 static uint32_t cost_native(const struct eng_inst *in, double ns)
 {
-	return (uint32_t)eng_inst_cost_ceil(ns * inst_native_per_ns(in));
+	return (uint32_t)eng_inst_cost_native(ns * inst_native_per_ns(in));
 }
 
 /* Write the jumps of one site's chain, slot -> minis -> BACK, and the

@@ -245,9 +245,9 @@ struct eng_metric_cost {
 	double ns_per_s;        /* predicted instrumentation ns per second */
 	double slowdown;        /* ns_per_s / 1e9 (a fraction of one CPU) */
 	/* Functions whose call rate is being measured now (a counter at
-	 * their entry for 0.1 s, eng_metric_probe.c): the prediction used
-	 * the guess for them; ask again once eng_metric_probe_poll has
-	 * ended their probes. */
+	 * their entry for 20 ms of the target's CPU time,
+	 * eng_metric_probe.c): the prediction used the guess for them;
+	 * ask again once eng_metric_probe_poll has ended their probes. */
 	size_t probing;
 };
 /* Compile without inserting: the cost of each snippet list times the

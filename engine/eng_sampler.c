@@ -66,6 +66,7 @@ struct eng_sampler {
 	uint32_t evq_head, evq_n;
 	uint64_t obs_tick;             /* native, this tick */
 	uint64_t last_target_cpu;
+	uint64_t obs_carry;            /* native, since last_target_cpu */
 	struct eng_sampler_stats st;
 	char problem[256];
 };
@@ -153,6 +154,7 @@ void eng_sampler_set_pid(struct eng_sampler *s, pid_t pid)
 	s->pid = pid;
 	s->pid_clock_ok = clock_getcpuclockid(pid, &s->pid_clock) == 0;
 	s->last_target_cpu = 0;
+	s->obs_carry = 0;
 }
 
 int eng_sampler_set_rate(struct eng_sampler *s, double hz,
@@ -597,33 +599,47 @@ static void check_header(struct eng_sampler *s)
 	s->st.rt_no_index = LD(&h->rt_no_index);
 }
 
+/* A tick in which the target ran less CPU than this (it was stopped to
+ * insert code, or other programs held the CPUs) is not a ratio of its
+ * own: its instrumentation cost is carried to the next tick.  A cost
+ * over a few microseconds of CPU can read as anything up to the
+ * figure's 100x cap. */
+#define OBS_MIN_CPU_NS 2000000u
+
 static void observed_cost(struct eng_sampler *s)
 {
 	struct timespec ts;
 	uint64_t cpu;
 
 	s->st.obs_cost_total += s->obs_tick;
-	s->st.obs_cost_ns = eng_clock_wall_to_ns(s->clk, s->obs_tick);
-	s->st.target_cpu_ns = 0;
-	s->st.obs_fraction = 0;
-	s->st.obs_slowdown = 0;
-	if (!s->pid_clock_ok || clock_gettime(s->pid_clock, &ts) != 0)
+	s->obs_carry += s->obs_tick;
+	if (!s->pid_clock_ok || clock_gettime(s->pid_clock, &ts) != 0) {
+		s->st.obs_cost_ns = s->st.target_cpu_ns = 0;
+		s->st.obs_fraction = s->st.obs_slowdown = 0;
 		return;
-	cpu = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-	if (s->last_target_cpu != 0 && cpu > s->last_target_cpu) {
-		s->st.target_cpu_ns = cpu - s->last_target_cpu;
-		s->st.obs_fraction = (double)s->st.obs_cost_ns /
-				     (double)s->st.target_cpu_ns;
-		/* A 5% limit means 5% slower: cost over the time without
-		 * it.  (As a share of the time with it, a cost of 50% of
-		 * the CPU read as 0.5 where the program ran 2x slower.) */
-		s->st.obs_slowdown = s->st.obs_fraction >= 1 - 1e-9 ?
-			ENG_SAMPLER_MAX_SLOWDOWN :
-			s->st.obs_fraction / (1 - s->st.obs_fraction);
-		if (s->st.obs_slowdown > ENG_SAMPLER_MAX_SLOWDOWN)
-			s->st.obs_slowdown = ENG_SAMPLER_MAX_SLOWDOWN;
 	}
+	cpu = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	if (s->last_target_cpu == 0 || cpu < s->last_target_cpu) {
+		s->last_target_cpu = cpu;
+		s->obs_carry = 0;
+		return;
+	}
+	if (cpu - s->last_target_cpu < OBS_MIN_CPU_NS)
+		return;   /* the last tick's figures stand */
+	s->st.obs_cost_ns = eng_clock_wall_to_ns(s->clk, s->obs_carry);
+	s->st.target_cpu_ns = cpu - s->last_target_cpu;
+	s->st.obs_fraction = (double)s->st.obs_cost_ns /
+			     (double)s->st.target_cpu_ns;
+	/* A 5% limit means 5% slower: cost over the time without it.  (As
+	 * a share of the time with it, a cost of 50% of the CPU read as 0.5
+	 * where the program ran 2x slower.) */
+	s->st.obs_slowdown = s->st.obs_fraction >= 1 - 1e-9 ?
+		ENG_SAMPLER_MAX_SLOWDOWN :
+		s->st.obs_fraction / (1 - s->st.obs_fraction);
+	if (s->st.obs_slowdown > ENG_SAMPLER_MAX_SLOWDOWN)
+		s->st.obs_slowdown = ENG_SAMPLER_MAX_SLOWDOWN;
 	s->last_target_cpu = cpu;
+	s->obs_carry = 0;
 }
 
 int eng_sampler_tick(struct eng_sampler *s, struct hunch_err *err)

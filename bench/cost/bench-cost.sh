@@ -18,8 +18,10 @@
 # runs the search with --set costLimit=X (the default limit, 5%, keeps
 # the instrumentation so cheap that the slowdown is lost in the noise;
 # 0.5 lets the expensive experiments run, and shows whether their cost
-# is observed as it is).  Needs HUNCH, HUNCH_BUILD_ROOT (meson benchmark
-# 'cost' sets them).
+# is observed as it is).  HUNCH_BASE=other/hunch adds, interleaved with
+# the same runs, RUNS runs under that build (before/after a change, on
+# the same machine load), printed as a second table.  Needs HUNCH,
+# HUNCH_BUILD_ROOT (meson benchmark 'cost' sets them).
 set -u
 RUNS=${1:-3}
 shift || true
@@ -40,9 +42,10 @@ cat /usr/lib/x86_64-linux-gnu/lib*.so* 2>/dev/null | head -c 30000000 > "$TMP/da
 
 # run PROG MODE N: one run, its CPU line appended to $TMP/PROG.MODE.
 run() {
-	local p=$1 mode=$2 n=$3 pre=()
-	[ "$mode" = hunch ] && pre=("$HUNCH" run --batch --report \
-		"$TMP/$p.r$n.json" --journal "$TMP/$p.j$n.jsonl"
+	local p=$1 mode=$2 n=$3 pre=() h=$HUNCH
+	[ "$mode" = base ] && h=$HUNCH_BASE
+	[ "$mode" != direct ] && pre=("$h" run --batch --report \
+		"$TMP/$p.$mode.r$n.json" --journal "$TMP/$p.$mode.j$n.jsonl"
 		${COST_LIMIT:+--set costLimit=$COST_LIMIT} --)
 	export COST_BENCH_CPU_FILE=$TMP/$p.$mode.cpu
 	case $p in
@@ -60,12 +63,14 @@ for p in "${PROGS[@]}"; do
 	for n in $(seq "$RUNS"); do
 		run "$p" direct "$n"
 		run "$p" hunch "$n"
+		[ -n "${HUNCH_BASE:-}" ] && run "$p" base "$n"
 	done
 done
 
-python3 - "$TMP" "$RUNS" "${PROGS[@]}" <<'PY'
+python3 - "$TMP" "$RUNS" "${HUNCH_BASE:+base}" "${PROGS[@]}" <<'PY'
 import json, statistics, sys
-tmp, runs, progs = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+tmp, runs, base, progs = sys.argv[1], int(sys.argv[2]), sys.argv[3], \
+    sys.argv[4:]
 
 def cpu_lines(path, prog):
     """(cpu, wall) of the program's own lines (not hunch's, nor of a
@@ -85,28 +90,36 @@ def observed(journal, wall):
     share = over / wall
     return share / (1 - share), len(cs)
 
-print("| program | direct CPU s | with hunch CPU s | measured slowdown "
-      "| observed slowdown | ratio | peak observed | direct spread |")
-print("|---|---:|---:|---:|---:|---:|---:|---:|")
-for p in progs:
-    d = cpu_lines(f"{tmp}/{p}.direct.cpu", p)
-    h = cpu_lines(f"{tmp}/{p}.hunch.cpu", p)
-    if len(d) != runs or len(h) != runs:
-        print(f"| {p} | runs missing: {len(d)} direct, {len(h)} hunch |")
-        continue
-    obs, peaks = [], []
-    for n in range(1, runs + 1):
-        o, _ = observed(f"{tmp}/{p}.j{n}.jsonl", h[n - 1][1])
-        obs.append(o)
-        peaks.append(json.load(open(f"{tmp}/{p}.r{n}.json"))["cost"]
-                     ["peak_observed"])
-    md = statistics.median(c for c, _ in d)
-    mh = statistics.median(c for c, _ in h)
-    meas = mh / md - 1
-    ob = statistics.median(obs)
-    spread = max(c for c, _ in d) / min(c for c, _ in d) - 1
-    ratio = f"{ob / meas:.2f}" if meas > 0.005 else "-"
-    print(f"| {p} | {md:.2f} | {mh:.2f} | {100 * meas:.1f}% | "
-          f"{100 * ob:.1f}% | {ratio} | {100 * max(peaks):.1f}% | "
-          f"{100 * spread:.1f}% |")
+def table(mode):
+    print("| program | direct CPU s | with hunch CPU s | measured slowdown "
+          "| observed slowdown | ratio | peak observed | direct spread |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for p in progs:
+        d = cpu_lines(f"{tmp}/{p}.direct.cpu", p)
+        h = cpu_lines(f"{tmp}/{p}.{mode}.cpu", p)
+        if len(d) != runs or len(h) != runs:
+            print(f"| {p} | runs missing: {len(d)} direct, {len(h)} {mode} |")
+            continue
+        obs, peaks = [], []
+        for n in range(1, runs + 1):
+            o, _ = observed(f"{tmp}/{p}.{mode}.j{n}.jsonl", h[n - 1][1])
+            obs.append(o)
+            peaks.append(json.load(open(f"{tmp}/{p}.{mode}.r{n}.json"))
+                         ["cost"]["peak_observed"])
+        md = statistics.median(c for c, _ in d)
+        mh = statistics.median(c for c, _ in h)
+        meas = mh / md - 1
+        ob = statistics.median(obs)
+        spread = max(c for c, _ in d) / min(c for c, _ in d) - 1
+        ratio = f"{ob / meas:.2f}" if meas > 0.005 else "-"
+        print(f"| {p} | {md:.2f} | {mh:.2f} | {100 * meas:.1f}% | "
+              f"{100 * ob:.1f}% | {ratio} | {100 * max(peaks):.1f}% | "
+              f"{100 * spread:.1f}% |")
+
+table("hunch")
+if base:
+    print()
+    print("Baseline build (HUNCH_BASE), the same direct runs:")
+    print()
+    table("base")
 PY
