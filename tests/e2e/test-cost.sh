@@ -15,8 +15,10 @@ trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$TMP"' EXIT
 TOP='</Code,/Process,/SyncObject,/Files>'
 
 "$HUNCH" run --batch --time-limit 8 --kill-at-end --report "$TMP/r.json" \
-	--journal "$TMP/j.jsonl" -- "$PROG" 30 > "$TMP/out" 2> "$TMP/err"
+	--journal "$TMP/j.jsonl" -- "$PROG" 30 > "$TMP/out" 2> "$TMP/stderr"
 rc=$?
+# The search's event log (stderr with -v; always in the journal).
+jq -r 'select(.t == "log") | .text' "$TMP/j.jsonl" > "$TMP/err"
 # ExcessiveAllocationTime, a top-level hypothesis, cannot be tested
 # within the limit: the search is incomplete, and says so (exit 3).
 tap_eq "$rc" 3 "hunch run --batch on allocstorm: exit 3 (incomplete)"
