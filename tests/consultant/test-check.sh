@@ -10,7 +10,7 @@ export XDG_CONFIG_HOME="$TMP/xdg"
 
 out=$("$HUNCH" check 2>&1); rc=$?
 tap_eq "$rc" 0 "the shipped defaults are valid"
-case "$out" in *": ok (7 hypotheses, 11 metrics, 19 tunables)") s=0;; *) s=1;; esac
+case "$out" in *": ok (7 hypotheses, 11 metrics, 20 tunables)") s=0;; *) s=1;; esac
 tap_ok $s "check says what it loaded: $out"
 
 err=$("$HUNCH" check "$BAD/missing_parent.json" 2>&1 >/dev/null); rc=$?
