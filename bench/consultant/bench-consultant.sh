@@ -13,7 +13,7 @@
 #     test and the program runs on uninstrumented ("searched": how long
 #     the search ran);
 #   - peak observed cost and experiments run (the JSON report);
-#   - false findings: reported bottlenecks (true at the end, or true for
+#   - not planted: reported bottlenecks (true at the end, or true for
 #     a while: "earlier") that no planted finding explains and no `may`
 #     line allows (tests/e2e/truth.jq's "extra"), listed under the table;
 #   - the machine's 1-minute load average when the target started.
@@ -76,7 +76,7 @@ ratio() {  # ratio HUNCH DIRECT: slowdown in percent
 		if (d > 0) printf "%.1f%%", 100 * (1 - h / d); else print "-" }'
 }
 
-echo "| target | load | concluded (s) | false findings | searched (s) | throughput direct | with hunch | slowdown | peak cost | experiments |"
+echo "| target | load | concluded (s) | not planted | searched (s) | throughput direct | with hunch | slowdown | peak cost | experiments |"
 echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 : > "$TMP/extras"
 for t in "${TARGETS[@]}"; do
@@ -91,10 +91,11 @@ for t in "${TARGETS[@]}"; do
 	"$prog" "${ARGS[@]}" > /dev/null 2> "$TMP/d.err" &
 	PHASE_AT=()
 	[ "${FINDINGS[2]}" != '[]' ] && PHASE_AT=(--phase-at $((S / 2 + 1)))
+	rm -f "$TMP/r.json"
 	"$HUNCH" run --batch --no-journal --time-limit $((S - 1)) \
 		"${PHASE_AT[@]}" --report "$TMP/r.json" -- "$prog" \
-		"${ARGS[@]}" > /dev/null 2> "$TMP/h.err" ||
-		grep -m3 '^hunch: [a-z]' "$TMP/h.err" >&2
+		"${ARGS[@]}" > /dev/null 2> "$TMP/h.err"
+	[ -s "$TMP/r.json" ] || grep -m3 '^hunch: [a-z]' "$TMP/h.err" >&2
 	wait
 	read -ra d <<< "$(throughput "$TMP/d.err")"
 	read -ra h <<< "$(throughput "$TMP/h.err")"
@@ -131,6 +132,6 @@ for t in "${TARGETS[@]}"; do
 done
 if [ -s "$TMP/extras" ]; then
 	echo
-	echo "False findings:"
+	echo "Not planted:"
 	sed 's/^/- /' "$TMP/extras"
 fi
