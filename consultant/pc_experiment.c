@@ -8,11 +8,25 @@
  * held for sufficientTime becomes the conclusion.
  *
  * hunch: the mean of the interval values since the guess last flipped,
- * with a confidence interval of confidenceZ standard errors, concludes as
- * soon as the whole interval lies outside the band
- * [threshold*(1-h), threshold*(1+h)] - but never before the experiment
- * has run minObservationTime.  So clear cases conclude at the floor and
- * borderline ones wait for Paradyn's sufficientTime, the ceiling.
+ * with a confidence interval around it, concludes as soon as the whole
+ * interval lies outside the band [threshold*(1-h), threshold*(1+h)] - but
+ * never before the experiment has run minObservationTime.  So clear cases
+ * conclude at the floor and borderline ones wait for Paradyn's
+ * sufficientTime, the ceiling.
+ *
+ * The interval (studentT) is a sequential test: the mean of n interval
+ * values with unknown variance is judged with Student's t quantile for
+ * n-1 degrees of freedom, not the normal quantile (which held only 76%
+ * confidence for 2 values, and let a short observation take a little
+ * noise for a finding), and the error confidenceZ allows (2.576: 1%) is
+ * spent over the repeated looks: the k-th look since the guess last
+ * flipped allows alpha * 6/(pi^2 k^2), which sums to alpha.  So with
+ * interval values independent and normal, an experiment concludes on
+ * the wrong side of the band before sufficientTime with probability at
+ * most 1%, however many intervals it is looked at.  The looks start at 3
+ * values (at 2, 104 standard errors: a look spent for nothing): the
+ * first takes 12.8 standard errors, the third (5 values) 9.5, the fifth
+ * (7 values) 7.8.
  *
  * A value that keeps crossing the band (borderline, noisy: a loaded
  * machine) flips the guess before it holds sufficientTime, and Paradyn's
@@ -84,16 +98,84 @@ static bool is_true_side(enum pc_cmp cmp, double adjusted)
 	return cmp == PC_CMP_GT ? adjusted > 0 : adjusted < 0;
 }
 
-/* 1 clearly true, 0 clearly false, -1 not clear (yet). */
-static int statistical(const struct pc_consult *pc, const struct pc_node *n,
-		       enum pc_cmp cmp, double hr)
+/* P(|T| <= t) for Student's t with df degrees of freedom, in terms of
+ * theta = atan(t / sqrt(df)): the finite series of Abramowitz & Stegun
+ * 26.7.3 (odd df) and 26.7.4 (even df). */
+static double t_central(double theta, int df)
+{
+	double s = sin(theta), c2 = cos(theta) * cos(theta);
+	double term = 1, sum = 1;
+
+	if (df % 2 == 0) {
+		for (int k = 2; k <= df - 2; k += 2) {
+			term *= c2 * (k - 1) / k;
+			sum += term;
+		}
+		return s * sum;
+	}
+	if (df == 1)
+		return 2 * theta / M_PI;
+	for (int k = 3; k <= df - 2; k += 2) {
+		term *= c2 * (k - 1) / k;
+		sum += term;
+	}
+	return 2 / M_PI * (theta + s * cos(theta) * sum);
+}
+
+/* The two-sided t quantile: P(|T| <= t) = conf with df degrees of
+ * freedom, by bisection on theta (the series is monotone in it).  Past
+ * 200 degrees of freedom (40 s of intervals) 200's quantile is used:
+ * larger by under 0.5%, so a little more cautious, and the series stays
+ * short. */
+static double t_quantile(double conf, int df)
+{
+	double lo = 0, hi = M_PI / 2;
+
+	if (df > 200)
+		df = 200;
+	for (int i = 0; i < 60; i++) {
+		double mid = (lo + hi) / 2;
+
+		if (t_central(mid, df) < conf)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return tan((lo + hi) / 2) * sqrt(df);
+}
+
+/* The interval's half-width in standard errors for n values at the
+ * k-th look: the t quantile at the confidence left for that look, or
+ * confidenceZ itself when studentT is off or absent (a journal recorded
+ * before it existed replays the search it recorded). */
+static bool studentT(const struct pc_consult *pc)
+{
+	const struct pc_tunable *t = pc_tunable_find(pc->cfg, "studentT");
+
+	return t != NULL && t->value != 0;
+}
+
+static double crit_value(const struct pc_consult *pc, int n, int k)
 {
 	double z = pc_tunable_get(pc->cfg, "confidenceZ");
-	double lo_band = n->threshold * (1 - hr), hi_band = n->threshold * (1 + hr);
-	double se, lo, hi;
+	double alpha;
 
-	if (n->wn < 2)
+	if (!studentT(pc))
+		return z;
+	alpha = erfc(z / M_SQRT2) * 6 / (M_PI * M_PI * k * k);
+	return t_quantile(1 - alpha, n - 1);
+}
+
+/* 1 clearly true, 0 clearly false, -1 not clear (yet). */
+static int statistical(const struct pc_consult *pc, struct pc_node *n,
+		       enum pc_cmp cmp, double hr)
+{
+	double lo_band = n->threshold * (1 - hr), hi_band = n->threshold * (1 + hr);
+	double se, lo, hi, z;
+
+	if (n->wn < 2 || (studentT(pc) && n->wn < 3))
 		return -1;
+	z = crit_value(pc, (int)n->wn, ++n->wlooks);
 	se = sqrt(n->wm2 / (n->wn - 1) / n->wn);
 	lo = n->wmean - z * se;
 	hi = n->wmean + z * se;
@@ -197,6 +279,7 @@ void pc_evaluate(struct pc_consult *pc, struct pc_search *s,
 		n->hys = guess ? 1 - hr : 1 + hr;
 		n->accum = len;
 		n->wn = 0;
+		n->wlooks = 0;
 		n->wmean = n->wm2 = 0;
 		n->guess = guess;
 	} else {

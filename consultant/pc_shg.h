@@ -80,6 +80,7 @@ struct pc_node {
 	int guess;                  /* -1 none yet, 0 false, 1 true */
 	double accum;               /* seconds the current guess has held */
 	double wn, wmean, wm2;      /* statistics since the guess last flipped */
+	int wlooks;                 /* statistical tests of them (pc_experiment.c) */
 	double run_sum, run_len;    /* value x seconds, seconds: since started */
 	double value, threshold;    /* last interval's value; threshold used */
 	double held_s;              /* how long the guess had held at conclusion */

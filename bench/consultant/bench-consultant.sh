@@ -12,7 +12,13 @@
 #     Over the whole run: the search stops when it has nothing left to
 #     test and the program runs on uninstrumented ("searched": how long
 #     the search ran);
-#   - peak observed cost and experiments run (the JSON report).
+#   - peak observed cost and experiments run (the JSON report);
+#   - not planted: reported bottlenecks (true at the end, or true for
+#     a while: "earlier") that no planted finding explains and no `may`
+#     line allows (tests/e2e/truth.jq's "extra"), listed under the table;
+#   - the machine's 1-minute load average when the target started.
+# TARGET "demo" is hunch's bundled demo with bench/consultant/demo.truth:
+# its three problems are timed one by one ("a / b / c" in truth order).
 # Prints a markdown table.  Needs HUNCH, HUNCHRT, TARGETS_DIR,
 # HUNCH_SOURCE_ROOT (meson benchmark 'consultant' sets them).
 set -u
@@ -20,7 +26,7 @@ S=${1:-30}
 shift || true
 TARGETS=("$@")
 [ ${#TARGETS[@]} -eq 0 ] && TARGETS=(bn_cpu_deep bn_mutex bn_condvar
-	bn_smallwrites bn_fsync bn_onebusy bn_phases bn_sleepy)
+	bn_smallwrites bn_fsync bn_onebusy bn_phases bn_sleepy demo)
 . "$HUNCH_SOURCE_ROOT/tests/e2e/truth.sh"
 TMP=$(mktemp -d -p "${HUNCH_BUILD_ROOT:-.}" bench-consultant.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
@@ -54,42 +60,78 @@ concluded() {
 	fi
 }
 
+# extra REPORT PHASE-INDEX EXPLAIN: the phase's false findings, one name a
+# line (its bottlenecks and its earlier findings).
+extra() {
+	jq -r --argjson findings '[]' --argjson may "$MAY" \
+		--argjson explain "$3" --argjson ancestors "$ANCESTORS" \
+		-L "$HUNCH_SOURCE_ROOT/tests/e2e" \
+		-f "$HUNCH_SOURCE_ROOT/tests/e2e/truth.jq" \
+		<(jq ".phases[$2] // {} | (.bottlenecks // []) + (.earlier // [])" \
+		"$1") | sed -n 's/^extra\t//p'
+}
+
 ratio() {  # ratio HUNCH DIRECT: slowdown in percent
 	awk -v h="$1" -v d="$2" 'BEGIN {
 		if (d > 0) printf "%.1f%%", 100 * (1 - h / d); else print "-" }'
 }
 
-echo "| target | concluded (s) | searched (s) | throughput direct | with hunch | slowdown | peak cost | experiments |"
-echo "|---|---:|---:|---:|---:|---:|---:|---:|"
+echo "| target | load | concluded (s) | not planted | searched (s) | throughput direct | with hunch | slowdown | peak cost | experiments |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+: > "$TMP/extras"
 for t in "${TARGETS[@]}"; do
 	prog=$TARGETS_DIR/$t-O2-pie
-	truth_load "$HUNCH_SOURCE_ROOT/tests/targets/$t.truth" "${prog##*/}" "$S"
+	truth=$HUNCH_SOURCE_ROOT/tests/targets/$t.truth
+	if [ "$t" = demo ]; then
+		prog=$TARGETS_DIR/hunch-demo
+		truth=$HUNCH_SOURCE_ROOT/bench/consultant/demo.truth
+	fi
+	truth_load "$truth" "${prog##*/}" "$S"
+	load=$(cut -d' ' -f1 /proc/loadavg)
 	"$prog" "${ARGS[@]}" > /dev/null 2> "$TMP/d.err" &
 	PHASE_AT=()
 	[ "${FINDINGS[2]}" != '[]' ] && PHASE_AT=(--phase-at $((S / 2 + 1)))
+	rm -f "$TMP/r.json"
 	"$HUNCH" run --batch --no-journal --time-limit $((S - 1)) \
 		"${PHASE_AT[@]}" --report "$TMP/r.json" -- "$prog" \
 		"${ARGS[@]}" > /dev/null 2> "$TMP/h.err"
+	[ -s "$TMP/r.json" ] || grep -m3 '^hunch: [a-z]' "$TMP/h.err" >&2
 	wait
 	read -ra d <<< "$(throughput "$TMP/d.err")"
 	read -ra h <<< "$(throughput "$TMP/h.err")"
 	if [ "$NONE" = 1 ]; then
 		when="none planted; $(jq -r '.bottlenecks | length' \
 			"$TMP/r.json") found"
+		extra "$TMP/r.json" 0 '[]' > "$TMP/x"
 	elif [ "${FINDINGS[0]}" != '[]' ]; then
-		when=$(concluded "$TMP/r.json" 0 "${FINDINGS[0]}")
+		when=
+		for i in $(seq 0 $(($(jq length <<< "${FINDINGS[0]}") - 1))); do
+			when+="${when:+ / }$(concluded "$TMP/r.json" 0 \
+				"$(jq -c ".[$i:$i + 1]" <<< "${FINDINGS[0]}")")"
+		done
+		extra "$TMP/r.json" 0 "${FINDINGS[0]}" > "$TMP/x"
 	else
 		when="$(concluded "$TMP/r.json" 0 "${FINDINGS[1]}") / $(concluded \
 			"$TMP/r.json" 1 "${FINDINGS[2]}")"
+		{ extra "$TMP/r.json" 0 "$(jq -c -n --argjson a "${FINDINGS[1]}" \
+			--argjson b "${FINDINGS[2]}" '$a + $b')"
+		  extra "$TMP/r.json" 1 "${FINDINGS[2]}"; } > "$TMP/x"
 	fi
+	sed "s/^/$t: /" "$TMP/x" >> "$TMP/extras"
 	thr_d= thr_h= slow=
 	for i in "${!d[@]}"; do
 		thr_d+="${thr_d:+ / }${d[i]}"
 		thr_h+="${thr_h:+ / }${h[i]:--}"
 		slow+="${slow:+ / }$(ratio "${h[i]:-0}" "${d[i]}")"
 	done
-	echo "| $t | $when | $(jq -r '.duration_s * 10 | round / 10' \
+	echo "| $t | $load | $when | $(wc -l < "$TMP/x") | $(jq -r \
+		'.duration_s * 10 | round / 10' \
 		"$TMP/r.json") | $thr_d | $thr_h | $slow |" \
 		"$(jq -r '.cost.peak_observed * 1000 | round / 10 | tostring + "%"' \
 		"$TMP/r.json") | $(jq -r .cost.experiments_run "$TMP/r.json") |"
 done
+if [ -s "$TMP/extras" ]; then
+	echo
+	echo "Not planted:"
+	sed 's/^/- /' "$TMP/extras"
+fi

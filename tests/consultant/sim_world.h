@@ -69,9 +69,13 @@ static inline struct world *world_new(const char *user, const char **sets)
 		tap_diag("user: %s", e.msg);
 	/* The sim tests pin Paradyn's level-by-level refinement (their
 	 * exact node sequences name /Process/100), whatever the defaults;
-	 * test_search_fast and test_search_deep turn the skips on. */
+	 * test_search_fast and test_search_deep turn the skips on.  And
+	 * Paradyn's 1 s floor (0.4 s intervals) with the normal-quantile
+	 * interval: their exact conclusion times are counted in those. */
 	if (pc_tunable_set_str(w->cfg, "skipSingleChildLevels=false", &e) ||
-	    pc_tunable_set_str(w->cfg, "skipDominantLevels=0", &e))
+	    pc_tunable_set_str(w->cfg, "skipDominantLevels=0", &e) ||
+	    pc_tunable_set_str(w->cfg, "minObservationTime=1", &e) ||
+	    pc_tunable_set_str(w->cfg, "studentT=false", &e))
 		tap_diag("%s", e.msg);
 	for (int i = 0; sets && sets[i]; i++)
 		if (pc_tunable_set_str(w->cfg, sets[i], &e) != 0)

@@ -9,7 +9,11 @@
  *    or stops alone, and scales its predictions;
  *  - an experiment with no data where the source saw the program is
  *    enabled again before the no-data rule may conclude;
- *  - shedding takes a resource the source never saw busy first.
+ *  - shedding takes a resource the source never saw busy first;
+ *  - a short observation (minObservationTime 0.5 s) concludes a clear
+ *    value by the sequential t test, looked at from 3 values on, and
+ *    does not take the first high intervals of a value whose mean is
+ *    under the threshold for a finding, as the normal quantile did.
  */
 #include <math.h>
 
@@ -211,6 +215,50 @@ static void test_shed_no_evidence_first(void)
 	world_free(w);
 }
 
+/* CPUbound at the top after `until` s of cpu_inclusive `value` +-
+ * `noise` (alternating every 0.4 s), observed for 0.5 s at least. */
+static struct pc_node *short_run(const char *student, double value,
+				 double noise, double until,
+				 struct world **wp)
+{
+	const char *sets[] = { "minObservationTime=0.5", student, NULL };
+	struct world *w = world_new(NULL, sets);
+
+	src_sim_script(w->sim, "cpu_inclusive", "*", 0, value, noise);
+	world_run(w, until);
+	*wp = w;
+	return world_node(w, 0, "CPUbound", TOP);
+}
+
+/* CPU 0.9 against CPUbound's 0.3: clear, by statistics, before 1.2 s;
+ * 0.2 +- 0.15 (CPUbound's threshold inside the swing): never true. */
+static void test_sequential_t(void)
+{
+	struct world *w;
+	struct pc_node *n = short_run("studentT=true", 0.9, 0, 1.2, &w);
+
+	tap_ok(n && n->truth == PC_TRUE, "0.9 CPUs: CPUbound true");
+	tap_ok(n && strcmp(n->how, "statistics") == 0, "by statistics (%s)",
+	       n ? n->how : "");
+	tap_ok(n && n->wlooks == (int)n->wn - 2, "looked at from 3 values on "
+	       "(%d looks, %g values)", n ? n->wlooks : -1, n ? n->wn : -1);
+	tap_ok(n && n->t_concluded < 1.2 - 1e-9, "before 1.2 s (%g)",
+	       n ? n->t_concluded : -1);
+	world_free(w);
+	/* 0.35, 0.35, 0.05, 0.05, ... from 0.4 s: the mean 0.2 is under 0.3 */
+	n = short_run("studentT=false", 0.2, -0.15, 1.0, &w);
+	tap_ok(n && n->truth == PC_TRUE &&
+	       strcmp(n->how, "statistics") == 0,
+	       "normal quantile: the first high intervals taken for a "
+	       "finding (truth %d)", n ? (int)n->truth : -1);
+	world_free(w);
+	n = short_run("studentT=true", 0.2, -0.15, 3.0, &w);
+	tap_ok(n && n->truth == PC_UNKNOWN,
+	       "sequential t: not a finding, still unknown at 3 s (truth %d)",
+	       n ? (int)n->truth : -1);
+	world_free(w);
+}
+
 int main(void)
 {
 	test_skip_single_child();
@@ -218,5 +266,6 @@ int main(void)
 	test_learn_cost();
 	test_no_data_retry();
 	test_shed_no_evidence_first();
+	test_sequential_t();
 	return tap_done();
 }
