@@ -96,7 +96,7 @@ bool pc_findings_in_seconds(const struct pc_consult *pc, int hyp);
  * `demo_worker` (demo.c)".  Returns buf. */
 char *pc_finding_line(const struct pc_consult *pc, const struct pc_finding *f,
 		      char *buf, size_t len);
-/* Its impact in words: "2.55 s/s", "0.98 CPUs", "impact not measured". */
+/* Its impact in words: "2.55 s/s", or "not measured in seconds". */
 char *pc_finding_impact(const struct pc_finding *f, char *buf, size_t len);
 
 /* The finding as the report's JSON `findings` entries (schema:

@@ -243,7 +243,7 @@ char *pc_finding_line(const struct pc_consult *pc, const struct pc_finding *f,
 char *pc_finding_impact(const struct pc_finding *f, char *buf, size_t len)
 {
 	if (isnan(f->impact))
-		snprintf(buf, len, "impact not measured in seconds");
+		snprintf(buf, len, "not measured in seconds");
 	else
 		snprintf(buf, len, "%.2f s/s", f->impact);
 	return buf;
