@@ -36,9 +36,11 @@ struct points_run {
 	size_t nplace[PL_N];
 };
 
-static void print_why(const char *why, uint64_t at)
+static void print_why(enum x86_refusal why, uint64_t at)
 {
-	printf("refused: %s", why ? why : "unknown");
+	const char *s = x86_refusal_str(why);
+
+	printf("refused: %s", s ? s : "unknown");
 	if (at != 0)
 		printf(" (at +0x%llx)", (unsigned long long)at);
 }
@@ -101,28 +103,31 @@ static bool has_entry(const struct x86_func *xf)
  * nothing can be patched (PL_NONE).  Why a jmp in place is not enough
  * is the parser's verdict, printed before. */
 static enum place place_of(struct points_run *r, const struct eng_func *f,
-			   const struct x86_func *xf, const char **why)
+			   const struct x86_func *xf, enum eng_refusal *why)
 {
-	int rc;
+	enum eng_funcreloc_verdict v;
 
-	*why = NULL;
+	*why = ENG_REFUSAL_NONE;
 	if (xf->ok)
 		return PL_INPLACE;
 	if (xf->npoints == 0 || !has_entry(xf))
-		return *why = xf->why ? xf->why : "no entry point", PL_NONE;
-	rc = eng_funcreloc_check(r->fr, r->cache, r->img, f, why);
-	if (rc == 1)
-		return *why = NULL, PL_RELOC;
-	return rc == 0 ? PL_INPLACE : PL_TRAP;
+		return *why = xf->why ? eng_refusal_of_x86(xf->why) :
+			eng_refusal_of_x86(X86_REFUSAL_FR_NO_ENTRY), PL_NONE;
+	v = eng_funcreloc_check(r->fr, r->cache, r->img, f, why);
+	if (v == ENG_FUNCRELOC_RELOCATED)
+		return *why = ENG_REFUSAL_NONE, PL_RELOC;
+	return v == ENG_FUNCRELOC_IN_PLACE ? PL_INPLACE : PL_TRAP;
 }
 
-static void print_place(enum place pl, const char *why)
+static void print_place(enum place pl, enum eng_refusal why)
 {
+	const char *s = eng_refusal_str(why);
+
 	printf("; %s", place_name[pl]);
 	if (pl == PL_TRAP)
-		printf(" (not relocated: %s)", why ? why : "unknown");
+		printf(" (not relocated: %s)", s ? s : "unknown");
 	else if (pl == PL_NONE)
-		printf(" (%s)", why);
+		printf(" (%s)", s);
 }
 
 static int show_func(struct points_run *r, const struct eng_func *f,
@@ -130,7 +135,7 @@ static int show_func(struct points_run *r, const struct eng_func *f,
 {
 	struct hunch_err err = { 0 };
 	const struct x86_func *xf = eng_points_of(r->cache, r->img, f, &err);
-	const char *why;
+	enum eng_refusal why;
 	enum place pl;
 
 	if (xf == NULL) {

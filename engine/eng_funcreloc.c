@@ -185,7 +185,7 @@ static bool body_busy(const struct eng_inst *in, uint64_t lo, uint64_t hi,
 	return false;
 }
 
-static int refuse(struct fr_func *f, const char *why)
+static int refuse(struct fr_func *f, enum eng_refusal why)
 {
 	f->state = FR_REFUSED;
 	f->why = why;
@@ -235,7 +235,8 @@ static int place_copy(struct eng_inst *in, struct eng_funcreloc *r,
 	}
 	if (rc == -ENOMEM)
 		return hunch_errf(err, rc, "out of memory");
-	return refuse(f, f->fr.why ? f->fr.why : "the copy does not fit"), 1;
+	return refuse(f, f->fr.why ? eng_refusal_of_x86(f->fr.why) :
+		      ENG_REFUSAL_FR_NO_FIT), 1;
 }
 
 /* Parse the copy: every point must take a jmp now. */
@@ -248,9 +249,9 @@ static int parse_copy(struct eng_funcreloc *r, struct fr_func *f)
 		return -ENOMEM;
 	for (size_t i = 0; i < f->cf.npoints; i++)
 		if (!f->cf.points[i].ok)
-			return refuse(f, "a point of the copy still cannot "
-				      "take a jmp"), 1;
-	return f->cf.npoints == 0 ? (refuse(f, "the copy has no points"), 1) : 0;
+			return refuse(f, ENG_REFUSAL_FR_COPY_POINT), 1;
+	return f->cf.npoints == 0 ?
+		(refuse(f, ENG_REFUSAL_FR_COPY_NO_POINTS), 1) : 0;
 }
 
 /* Unwind info for the copy, written next to it. */
@@ -260,7 +261,7 @@ static int place_cfi(struct eng_inst *in, struct fr_img *m,
 {
 	uint8_t *blob = NULL;
 	size_t len = 0;
-	const char *why = NULL;
+	enum eng_refusal why = ENG_REFUSAL_NONE;
 	int rc;
 
 	rc = fr_cfi_build(&m->elf, xf->addr + eng_image_link_base(m->img),
@@ -290,7 +291,7 @@ static int build(struct eng_inst *in, struct eng_funcreloc *r,
 		return hunch_errf(err, -ENOMEM, "out of memory");
 	if (eng_image_read(m->img, xf->addr, code, xf->size) < 0) {
 		free(code);
-		return refuse(f, "its bytes are not in the file");
+		return refuse(f, ENG_REFUSAL_FR_NO_BYTES);
 	}
 	rc = place_copy(in, r, f, xf, m->base, code, err);
 	free(code);
@@ -322,18 +323,18 @@ static int decide(struct eng_inst *in, struct fr_img *m,
 		  const struct eng_func *ef, struct fr_func *f,
 		  const struct x86_func *xf, struct hunch_err *err)
 {
-	const char *why;
+	enum x86_refusal why;
 
-	if ((why = x86_fr_refusal(xf)) != NULL)
-		return refuse(f, why);
+	if ((why = x86_fr_refusal(xf)) != X86_REFUSAL_NONE)
+		return refuse(f, eng_refusal_of_x86(why));
 	/* glibc >= 2.41's cancellation handler checks that the PC is
 	 * inside this function's own code */
 	if (strcmp(ef->name, "__syscall_cancel_arch") == 0)
-		return refuse(f, "glibc checks PCs against its address range");
+		return refuse(f, ENG_REFUSAL_FR_GLIBC_PC);
 	/* a copy of the unwinder's own code could hold the lock that
 	 * registering copies takes, out of in_unwinder's sight */
 	if (strstr(eng_image_path(m->img), "/libgcc_s.so") != NULL)
-		return refuse(f, "libgcc_s: the unwinder is not relocated");
+		return refuse(f, ENG_REFUSAL_FR_LIBGCC);
 	return build(in, in->fr, m, f, xf, err);
 }
 
@@ -422,11 +423,11 @@ int eng_funcreloc_route(struct eng_inst *in, const struct eng_inst_point *pt,
 	return map_point(f, pt, out, err);
 }
 
-const char *eng_funcreloc_why(const struct eng_inst *in, uint64_t addr)
+enum eng_refusal eng_funcreloc_why(const struct eng_inst *in, uint64_t addr)
 {
 	struct fr_func *f = in->fr ? fr_find(in->fr, addr) : NULL;
 
-	return f && f->state == FR_REFUSED ? f->why : NULL;
+	return f && f->state == FR_REFUSED ? f->why : ENG_REFUSAL_NONE;
 }
 
 int eng_funcreloc_copy_range(const struct eng_inst *in, uint64_t lo,

@@ -54,6 +54,7 @@
 #include <stdint.h>
 
 #include "eng_err.h"
+#include "eng_refusal.h"
 
 struct eng_inst;
 struct eng_inst_point;
@@ -91,12 +92,12 @@ int eng_funcreloc_route(struct eng_inst *in, const struct eng_inst_point *pt,
  * error. */
 int eng_funcreloc_after_call(struct eng_inst *in,
 			     const struct eng_inst_point *call,
-			     struct eng_inst_point *out, const char **why,
+			     struct eng_inst_point *out, enum eng_refusal *why,
 			     struct hunch_err *err);
 
-/* Why the function at absolute address `addr` is not relocated (NULL:
- * it is, or it was never asked). */
-const char *eng_funcreloc_why(const struct eng_inst *in, uint64_t addr);
+/* Why the function at absolute address `addr` is not relocated
+ * (ENG_REFUSAL_NONE: it is, or it was never asked). */
+enum eng_refusal eng_funcreloc_why(const struct eng_inst *in, uint64_t addr);
 /* The copy of the function [lo, hi) when relocated and live: 1 and
  * *clo, *chi; else 0. */
 int eng_funcreloc_copy_range(const struct eng_inst *in, uint64_t lo,
@@ -143,15 +144,20 @@ void eng_funcreloc_drop(struct eng_inst *in, uint64_t lo, uint64_t hi);
 
 
 /* Offline (no process): what relocation would do with function f of
- * img, for reports (the shares of `tests/inst/inst_funcreloc --shares`).
- * Returns 0 (every point takes a jmp in place), 1 (relocated: the copy
- * builds, every point of it takes a jmp, its unwind info builds), or -1
- * with *why (traps or refusal stay). */
+ * img, for reports (`hunch points`, the shares of
+ * `tests/inst/inst_funcreloc --shares`) and the cost predictor. */
+enum eng_funcreloc_verdict {
+	ENG_FUNCRELOC_IN_PLACE,    /* every point takes a jmp in place */
+	ENG_FUNCRELOC_RELOCATED,   /* the copy builds, every point of it
+	                              takes a jmp, its unwind info builds */
+	ENG_FUNCRELOC_REFUSED,     /* *why: traps or refusal stay */
+};
 struct eng_funcreloc_checker;
 int eng_funcreloc_checker_new(struct eng_funcreloc_checker **out);
 void eng_funcreloc_checker_free(struct eng_funcreloc_checker *c);
-int eng_funcreloc_check(struct eng_funcreloc_checker *c,
-			struct eng_points_cache *pc, struct eng_image *img,
-			const struct eng_func *f, const char **why);
+enum eng_funcreloc_verdict
+eng_funcreloc_check(struct eng_funcreloc_checker *c,
+		    struct eng_points_cache *pc, struct eng_image *img,
+		    const struct eng_func *f, enum eng_refusal *why);
 
 #endif

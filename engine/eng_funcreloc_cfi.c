@@ -164,8 +164,8 @@ static bool read_ptr(uint8_t enc, const uint8_t *p, uint64_t at,
 
 /* The CIE's FDE pointer encoding and LSDA encoding, from its
  * augmentation ("z" then P, L, R, S in any order). */
-static const char *cie_encodings(const Dwarf_CIE *c, uint8_t *fde_enc,
-				 uint8_t *lsda_enc)
+static enum eng_refusal cie_encodings(const Dwarf_CIE *c, uint8_t *fde_enc,
+				      uint8_t *lsda_enc)
 {
 	struct rd r = { c->augmentation_data,
 			c->augmentation_data + c->augmentation_data_size,
@@ -175,7 +175,7 @@ static const char *cie_encodings(const Dwarf_CIE *c, uint8_t *fde_enc,
 	*fde_enc = DW_EH_PE_absptr;
 	*lsda_enc = DW_EH_PE_omit;
 	if (a[0] != 'z' && a[0] != 0)
-		return "unknown CIE augmentation";
+		return ENG_REFUSAL_CFI_AUGMENTATION;
 	for (a = a[0] ? a + 1 : a; *a; a++) {
 		uint8_t e;
 
@@ -191,18 +191,18 @@ static const char *cie_encodings(const Dwarf_CIE *c, uint8_t *fde_enc,
 			rd_skip(&r, enc_size(e) ? enc_size(e) : 8);
 			break;
 		case 'S':
-			return "a signal frame's CIE";
+			return ENG_REFUSAL_CFI_SIGNAL_FRAME;
 		default:
-			return "unknown CIE augmentation";
+			return ENG_REFUSAL_CFI_AUGMENTATION;
 		}
 	}
-	return r.bad ? "truncated CIE augmentation" : NULL;
+	return r.bad ? ENG_REFUSAL_CFI_AUG_TRUNCATED : ENG_REFUSAL_NONE;
 }
 
 /* Rewrite a CFA program: advance_loc steps move to the copy. */
-static const char *rewrite_insns(struct rd *r, uint64_t loc,
-				 const struct x86_fr *fr, uint64_t bias,
-				 struct blob *o)
+static enum eng_refusal rewrite_insns(struct rd *r, uint64_t loc,
+				      const struct x86_fr *fr, uint64_t bias,
+				      struct blob *o)
 {
 	uint64_t nloc = fr->to;
 
@@ -246,7 +246,7 @@ static const char *rewrite_insns(struct rd *r, uint64_t loc,
 				rd_skip(r, rd_uleb(r));
 				break;
 			default:
-				return "a CFI instruction hunch does not know";
+				return ENG_REFUSAL_CFI_UNKNOWN_INSN;
 			}
 		}
 		if (!adv) {
@@ -256,12 +256,12 @@ static const char *rewrite_insns(struct rd *r, uint64_t loc,
 		loc += delta;
 		cl = x86_fr_cfi(fr, loc + bias);
 		if (cl == 0 || cl < nloc)
-			return "a CFI row starts inside an instruction";
+			return ENG_REFUSAL_CFI_ROW_INSIDE;
 		put_u8(o, DW_CFA_advance_loc4);
 		put_u32(o, (uint32_t)(cl - nloc));
 		nloc = cl;
 	}
-	return r->bad ? "truncated CFI instructions" : NULL;
+	return r->bad ? ENG_REFUSAL_CFI_TRUNCATED : ENG_REFUSAL_NONE;
 }
 
 static void pad8(struct blob *o, size_t from)
@@ -331,7 +331,7 @@ static bool hdr_lookup(const struct fr_elf *e, uint64_t link, uint64_t *off)
 
 int fr_cfi_build(const struct fr_elf *e, uint64_t link, uint64_t bias,
 		 const struct x86_fr *fr, uint8_t **out, size_t *outlen,
-		 const char **why)
+		 enum eng_refusal *why)
 {
 	Dwarf_CFI_Entry fde, cie;
 	Dwarf_Off off, next;
@@ -346,29 +346,27 @@ int fr_cfi_build(const struct fr_elf *e, uint64_t link, uint64_t bias,
 	*outlen = 0;
 	if (e->eh == NULL || e->hdr_len < 12 || e->hdr[0] != 1 ||
 	    e->hdr[2] != 0x03 || e->hdr[3] != 0x3b)
-		return *why = "its file's unwind table cannot be searched "
-			      "(no .eh_frame_hdr table)", -ENOTSUP;
+		return *why = ENG_REFUSAL_CFI_NO_HDR, -ENOTSUP;
 	if (!hdr_lookup(e, link, &off))
 		return 1;           /* no CFI: unwinds as the original does */
 	if (dwarf_next_cfi(e->ident, e->eh, true, off, &next, &fde) != 0 ||
 	    dwarf_cfi_cie_p(&fde) ||
 	    dwarf_next_cfi(e->ident, e->eh, true, fde.fde.CIE_pointer, &next,
 			   &cie) != 0 || !dwarf_cfi_cie_p(&cie))
-		return *why = "its FDE cannot be read", -ENOTSUP;
-	if ((*why = cie_encodings(&cie.cie, &fenc, &lenc)) != NULL)
+		return *why = ENG_REFUSAL_CFI_FDE, -ENOTSUP;
+	if ((*why = cie_encodings(&cie.cie, &fenc, &lenc)) != ENG_REFUSAL_NONE)
 		return -ENOTSUP;
 	n = enc_size(fenc);
 	if (n == 0 || !read_ptr(fenc, fde.fde.start, e->eh_addr +
 			       (uint64_t)(fde.fde.start -
 					  (const uint8_t *)e->eh->d_buf), &pc))
-		return *why = "unsupported FDE pointer encoding", -ENOTSUP;
+		return *why = ENG_REFUSAL_CFI_ENCODING, -ENOTSUP;
 	range = 0;
 	memcpy(&range, fde.fde.start + n, n);
 	if (link < pc || link >= pc + range)
 		return 1;           /* not covered: no CFI for it */
 	if (pc != link || range != fr->size)
-		return *why = "its FDE does not cover exactly the function",
-		       -ENOTSUP;
+		return *why = ENG_REFUSAL_CFI_COVER, -ENOTSUP;
 	r = (struct rd){ fde.fde.start + 2 * n, fde.fde.end, false };
 	if (cie.cie.augmentation[0] == 'z') {
 		uint64_t alen = rd_uleb(&r);
@@ -377,11 +375,10 @@ int fr_cfi_build(const struct fr_elf *e, uint64_t link, uint64_t bias,
 		rd_skip(&r, alen);
 		for (uint64_t i = 0; i < alen && lenc != DW_EH_PE_omit; i++)
 			if (a[i] != 0)
-				return *why = "it has C++ cleanups or catch "
-				       "blocks (an LSDA)", -ENOTSUP;
+				return *why = ENG_REFUSAL_CFI_LSDA, -ENOTSUP;
 	}
 	if (cie.cie.code_alignment_factor != 1)
-		return *why = "CFI code alignment is not 1", -ENOTSUP;
+		return *why = ENG_REFUSAL_CFI_ALIGN, -ENOTSUP;
 	emit_cie(&o, &cie.cie);
 	at = o.len;
 	put_u32(&o, 0);
@@ -390,7 +387,7 @@ int fr_cfi_build(const struct fr_elf *e, uint64_t link, uint64_t bias,
 	put_u64(&o, fr->len);
 	put_uleb(&o, 0);
 	*why = rewrite_insns(&r, pc, fr, bias, &o);
-	if (*why != NULL) {
+	if (*why != ENG_REFUSAL_NONE) {
 		free(o.b);
 		return -ENOTSUP;
 	}

@@ -48,71 +48,77 @@ void eng_funcreloc_checker_free(struct eng_funcreloc_checker *c)
 }
 
 /* Copy parse and unwind info, as eng_funcreloc.c does them live. */
-static int check_copy(struct eng_funcreloc_checker *c, struct eng_image *img,
-		      const struct x86_func *xf, const struct x86_fr *fr,
-		      uint64_t base, const char **why)
+static enum eng_funcreloc_verdict
+check_copy(struct eng_funcreloc_checker *c, struct eng_image *img,
+	   const struct x86_func *xf, const struct x86_fr *fr, uint64_t base,
+	   enum eng_refusal *why)
 {
 	struct x86_parse_ctx ctx = { .read = x86_fr_read, .arg = (void *)fr };
 	struct x86_func cf;
 	uint8_t *blob = NULL;
 	size_t len;
+	bool ok;
 	int rc;
 
 	if (x86_parse_function(c->dec, fr->code, fr->code_len, fr->to, &ctx,
 			       &cf) < 0)
-		return -1;
-	rc = cf.npoints > 0 ? 1 : -1;
+		return ENG_FUNCRELOC_REFUSED;
+	ok = cf.npoints > 0;
 	for (size_t i = 0; i < cf.npoints; i++)
 		if (!cf.points[i].ok)
-			rc = -1;
+			ok = false;
 	x86_func_free(&cf);
-	if (rc < 0)
-		return *why = "a point of the copy still cannot take a jmp", -1;
+	if (!ok)
+		return *why = ENG_REFUSAL_FR_COPY_POINT, ENG_FUNCRELOC_REFUSED;
 	rc = fr_cfi_build(&c->elf, xf->addr + eng_image_link_base(img),
 			  base - eng_image_link_base(img), fr, &blob, &len, why);
 	free(blob);
-	return rc < 0 ? -1 : 1;
+	return rc < 0 ? ENG_FUNCRELOC_REFUSED : ENG_FUNCRELOC_RELOCATED;
 }
 
-int eng_funcreloc_check(struct eng_funcreloc_checker *c,
-			struct eng_points_cache *pc, struct eng_image *img,
-			const struct eng_func *f, const char **why)
+enum eng_funcreloc_verdict
+eng_funcreloc_check(struct eng_funcreloc_checker *c,
+		    struct eng_points_cache *pc, struct eng_image *img,
+		    const struct eng_func *f, enum eng_refusal *why)
 {
 	const uint64_t base = 0x100000000000ull;
 	const struct x86_func *xf = eng_points_of(pc, img, f, NULL);
+	enum eng_funcreloc_verdict v;
 	struct x86_fr fr;
 	uint8_t *code;
 	int rc;
 
-	*why = NULL;
+	*why = ENG_REFUSAL_NONE;
 	if (xf == NULL)
-		return *why = "out of memory", -1;
+		return *why = ENG_REFUSAL_NO_MEMORY, ENG_FUNCRELOC_REFUSED;
 	if (xf->ok)
-		return 0;
-	if ((*why = x86_fr_refusal(xf)) != NULL)
-		return -1;
+		return ENG_FUNCRELOC_IN_PLACE;
+	if ((*why = eng_refusal_of_x86(x86_fr_refusal(xf))) != ENG_REFUSAL_NONE)
+		return ENG_FUNCRELOC_REFUSED;
 	if (c->img != img) {
 		fr_elf_close(&c->elf);
 		c->img = NULL;
 		if (fr_elf_open(&c->elf, eng_image_path(img)) < 0)
-			return *why = "cannot read its unwind sections", -1;
+			return *why = ENG_REFUSAL_FR_NO_UNWIND,
+			       ENG_FUNCRELOC_REFUSED;
 		c->img = img;
 	}
 	if ((code = malloc(xf->size + 1)) == NULL)
-		return *why = "out of memory", -1;
+		return *why = ENG_REFUSAL_NO_MEMORY, ENG_FUNCRELOC_REFUSED;
 	if (eng_image_read(img, xf->addr, code, xf->size) < 0) {
 		free(code);
-		return *why = "its bytes are not in the file", -1;
+		return *why = ENG_REFUSAL_FR_NO_BYTES, ENG_FUNCRELOC_REFUSED;
 	}
 	rc = x86_fr_build(c->reloc, c->dec, xf, base, code,
 			  base + xf->addr + 0x20000000, &fr);
 	free(code);
 	if (rc < 0) {
-		*why = fr.why ? fr.why : "out of memory";
+		*why = fr.why ? eng_refusal_of_x86(fr.why) :
+			ENG_REFUSAL_NO_MEMORY;
 		x86_fr_free(&fr);
-		return -1;
+		return ENG_FUNCRELOC_REFUSED;
 	}
-	rc = check_copy(c, img, xf, &fr, base, why);
+	v = check_copy(c, img, xf, &fr, base, why);
 	x86_fr_free(&fr);
-	return rc;
+	return v;
 }

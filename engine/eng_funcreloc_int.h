@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "eng_funcreloc.h"
+#include "eng_refusal.h"
 #include "x86_funcreloc.h"
 #include "x86_parse.h"
 
@@ -35,7 +36,7 @@ void fr_elf_close(struct fr_elf *e);
  * unwinds as the original does); -ENOTSUP with *why; -ENOMEM. */
 int fr_cfi_build(const struct fr_elf *e, uint64_t link, uint64_t bias,
 		 const struct x86_fr *fr, uint8_t **out, size_t *outlen,
-		 const char **why);
+		 enum eng_refusal *why);
 
 struct fr_img {
 	struct eng_image *img;
@@ -53,7 +54,7 @@ enum fr_state { FR_NOT_NEEDED, FR_REFUSED, FR_COPY, FR_FREED };
 struct fr_func {
 	uint64_t lo, hi;         /* the original function, runtime */
 	enum fr_state state;
-	const char *why;         /* FR_REFUSED */
+	enum eng_refusal why;    /* FR_REFUSED */
 	struct x86_fr fr;        /* the copy and its maps */
 	struct x86_func cf;      /* the copy, parsed (runtime addresses) */
 	uint64_t copy;

@@ -159,7 +159,7 @@ static bool to_register(const struct fr_func *f)
  * as small as the engine's other inferior calls.  0 done, 1 not now
  * (*why), <0 error. */
 static int register_frames(struct eng_inst *in, struct inst_threads *th,
-			   struct fr_func **fs, size_t n, const char **why,
+			   struct fr_func **fs, size_t n, enum eng_refusal *why,
 			   struct hunch_err *err)
 {
 	uint64_t fn = eng_shm_entry(in->shm, HUNCH_RT_ENTRY_FRAMES_REGISTER);
@@ -172,17 +172,14 @@ static int register_frames(struct eng_inst *in, struct inst_threads *th,
 	if (k == 0)
 		return 0;
 	if (fn == 0)
-		return *why = "the runtime library cannot register unwind "
-			      "information (older build?)", 1;
+		return *why = ENG_REFUSAL_LINK_NO_RT, 1;
 	if (fr_in_unwinder(in, th))
-		return *why = "a thread is inside libgcc's unwinder; try "
-			      "again later", 1;
+		return *why = ENG_REFUSAL_LINK_UNWINDER, 1;
 	rc = fr_call_frames(in, th, fn, fs, n, to_register, k, &ret, err);
 	if (rc < 0)
 		return rc;
 	if (ret != k)
-		return *why = "the runtime library's table of unwind "
-			      "information is full", 1;
+		return *why = ENG_REFUSAL_LINK_TABLE_FULL, 1;
 	for (size_t i = 0; i < n; i++)
 		if (fs[i]->eh != 0 && !fs[i]->eh_done) {
 			fs[i]->eh_done = true;
@@ -222,28 +219,26 @@ static int move_pcs(struct eng_inst *in, struct inst_threads *th,
 /* Can the original entry be patched now?  0 yes, 1 not now (*why),
  * <0 error. */
 static int can_link(struct eng_inst *in, const struct inst_threads *th,
-		    struct fr_func *f, const char **why, struct hunch_err *err)
+		    struct fr_func *f, enum eng_refusal *why,
+		    struct hunch_err *err)
 {
 	uint64_t rb = eng_proc_r_brk(in->p);
 	int rc;
 
 	if (inst_threads_word_in(th, f->epatch + 1, f->epatch + f->eplen))
-		return *why = "a stack word points into the function's entry "
-			      "(maybe a return address); try again later", 1;
+		return *why = ENG_REFUSAL_LINK_STACK, 1;
 	if (rb >= f->epatch && rb < f->epatch + f->eplen)
-		return *why = "hunch's breakpoint on the dynamic linker's "
-			      "r_brk is in the function's entry", 1;
+		return *why = ENG_REFUSAL_LINK_R_BRK, 1;
 	if ((rc = eng_read_mem(in->p, f->epatch, f->eorig, f->eplen, err)) < 0)
 		return rc;
 	if (f->eorig[0] == 0xcc)
-		return *why = "an int3 is already at the function's entry", 1;
+		return *why = ENG_REFUSAL_LINK_INT3, 1;
 	for (size_t i = 0; i < th->n; i++) {
 		uint64_t pc = th->t[i].regs.rip;
 
 		if (pc > f->epatch && pc < f->epatch + f->eplen &&
 		    x86_fr_slot(&f->fr, pc) == 0)
-			return *why = "a thread stopped between instructions "
-				      "of the function's entry", 1;
+			return *why = ENG_REFUSAL_LINK_THREAD, 1;
 	}
 	return 0;
 }
@@ -270,7 +265,7 @@ static int link_one(struct eng_inst *in, struct inst_threads *th,
  * with the reason, as a patch refused in place would (the caller may
  * ask again). */
 static int fail_pending(struct eng_inst *in, const struct fr_func *f,
-			const char *why)
+			enum eng_refusal why)
 {
 	int n = 0;
 
@@ -293,7 +288,7 @@ static int to_link(struct eng_inst *in, struct inst_threads *th,
 		   struct hunch_err *err)
 {
 	struct eng_funcreloc *r = in->fr;
-	const char *why = NULL;
+	enum eng_refusal why = ENG_REFUSAL_NONE;
 	int rc;
 
 	*n = 0;
@@ -304,7 +299,7 @@ static int to_link(struct eng_inst *in, struct inst_threads *th,
 			continue;
 		if (!fr_loaded(in, f)) {        /* unloaded, never dropped */
 			f->state = FR_REFUSED;
-			f->why = "its library was unloaded";
+			f->why = ENG_REFUSAL_UNLOADED;
 			continue;
 		}
 		if ((rc = can_link(in, th, f, &why, err)) < 0)
@@ -321,7 +316,7 @@ int eng_funcreloc_before(struct eng_inst *in, struct inst_threads *th,
 			 int *failed, struct hunch_err *err)
 {
 	struct eng_funcreloc *r = in->fr;
-	const char *why = NULL;
+	enum eng_refusal why = ENG_REFUSAL_NONE;
 	struct fr_func **fs;
 	size_t n = 0;
 	int rc;
@@ -378,7 +373,7 @@ int eng_funcreloc_after(struct eng_inst *in, struct inst_threads *th,
 		f->patched = false;
 		if (!fr_loaded(in, f)) {        /* nothing of it to restore */
 			f->state = FR_REFUSED;
-			f->why = "its library was unloaded";
+			f->why = ENG_REFUSAL_UNLOADED;
 			continue;
 		}
 		if ((rc = inst_wmem(in, f->epatch, f->eorig, f->eplen, err)) < 0)

@@ -73,15 +73,14 @@ static bool is_call_at(const struct x86_func *cf, uint64_t a)
 /* The patch after the call at copy address `call`: whole instructions
  * from the return address, at least 5 bytes.  0 and *out, or *why. */
 static int patch_after(const struct fr_func *f, uint64_t call,
-		       struct eng_inst_point *out, const char **why)
+		       struct eng_inst_point *out, enum eng_refusal *why)
 {
 	const struct x86_func *cf = &f->cf;
 	long k = insn_index(cf, call);
 	uint64_t end = f->copy + f->fr.code_len, ret, at;
 
 	if (k < 0 || (size_t)k + 1 >= cf->ninsns)
-		return *why = "the call has no instruction after it in the "
-			      "relocated copy", 1;
+		return *why = ENG_REFUSAL_POST_NO_NEXT, 1;
 	ret = at = cf->insns[k + 1];
 	memset(out, 0, sizeof *out);
 	out->addr = out->patch_start = ret;
@@ -89,52 +88,46 @@ static int patch_after(const struct fr_func *f, uint64_t call,
 		uint64_t next = i + 1 < cf->ninsns ? cf->insns[i + 1] : end;
 
 		if (i >= cf->ninsns || next > end)
-			return *why = "the function ends too soon after the "
-				      "call", 1;
+			return *why = ENG_REFUSAL_POST_ENDS, 1;
 		if (at != ret && is_target(cf, at))
-			return *why = "a branch target follows the call too "
-				      "closely for a jmp", 1;
+			return *why = ENG_REFUSAL_POST_TARGET, 1;
 		if (at != ret && is_call_at(cf, cf->insns[i - 1]))
-			return *why = "another call follows too closely for "
-				      "a jmp", 1;
+			return *why = ENG_REFUSAL_POST_CALL, 1;
 		if (at == ret)
 			out->insn_len = (uint8_t)(next - at);
 		at = next;
 	}
 	for (size_t d = 0; d < cf->ndata; d++)
 		if (cf->data[d].start < at && cf->data[d].end > ret)
-			return *why = "data follows the call", 1;
+			return *why = ENG_REFUSAL_POST_DATA, 1;
 	out->patch_len = (uint8_t)(at - ret);
 	return 0;
 }
 
 int eng_funcreloc_after_call(struct eng_inst *in,
 			     const struct eng_inst_point *call,
-			     struct eng_inst_point *out, const char **why,
+			     struct eng_inst_point *out, enum eng_refusal *why,
 			     struct hunch_err *err)
 {
 	struct fr_func *f;
 	int rc = 0;
 
-	*why = NULL;
+	*why = ENG_REFUSAL_NONE;
 	if (in->fr == NULL || in->fr->nimg == 0)
-		return *why = "whole-function relocation is not on for its "
-			      "file", 0;
+		return *why = ENG_REFUSAL_POST_OFF, 0;
 	f = fr_find(in->fr, call->addr);
 	if (f != NULL && f->state == FR_COPY && !fr_loaded(in, f))
-		return *why = "its library was unloaded", 0;
+		return *why = ENG_REFUSAL_UNLOADED, 0;
 	if (f == NULL || f->state == FR_NOT_NEEDED) {
 		f = fr_consider(in, call->addr, true, &rc, err);
 		if (rc < 0)
 			return rc;
 		if (f == NULL)
-			return *why = "other points of the function are "
-				      "instrumented in place (or queued); "
-				      "request the after-call point first", 0;
+			return *why = ENG_REFUSAL_POST_IN_PLACE, 0;
 	}
 	if (f->state != FR_COPY)
-		return *why = f->why ? f->why : "the function cannot be "
-			      "relocated", 0;
+		return *why = f->why ? f->why : ENG_REFUSAL_POST_NOT_RELOCATED,
+		       0;
 	rc = patch_after(f, x86_fr_at(&f->fr, call->addr), out, why);
 	return rc == 0 ? 1 : 0;
 }

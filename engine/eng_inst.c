@@ -496,12 +496,12 @@ int eng_inst_remove(struct eng_inst *in, uint32_t id)
 }
 
 enum eng_req_state eng_inst_state(const struct eng_inst *in, uint32_t id,
-				  const char **why)
+				  enum eng_refusal *why)
 {
 	const struct request *r = inst_req_get(in, id);
 
 	if (why != NULL)
-		*why = r && r->why ? r->why : "";
+		*why = r ? r->why : ENG_REFUSAL_NONE;
 	return r ? r->state : ENG_REQ_FREE;
 }
 

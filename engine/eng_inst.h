@@ -28,6 +28,7 @@
 #include <sys/types.h>
 
 #include "eng_err.h"
+#include "eng_refusal.h"
 #include "x86_tramp.h"
 
 struct eng_proc;
@@ -82,7 +83,7 @@ enum eng_req_state {
 	ENG_REQ_FAILED,         /* refused: why says why (released) */
 };
 enum eng_req_state eng_inst_state(const struct eng_inst *in, uint32_t id,
-				  const char **why);
+				  enum eng_refusal *why);
 
 /* Remove every request and restore every patched byte (for detach and
  * every exit path); commits. */

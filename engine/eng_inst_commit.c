@@ -156,7 +156,7 @@ static int mark_dirty(struct eng_inst *in, struct commit *c, struct ipoint *ip)
 
 /* Checks before the first patch of a point's bytes. */
 static int check_fresh(struct eng_inst *in, struct commit *c,
-		       struct ipoint *ip, const char **why,
+		       struct ipoint *ip, enum eng_refusal *why,
 		       struct hunch_err *err)
 {
 	const struct eng_inst_point *pt = &ip->pt;
@@ -165,28 +165,26 @@ static int check_fresh(struct eng_inst *in, struct commit *c,
 	if (!pt->trap && inst_threads_word_in(&c->th, pt->patch_start + 1,
 					      pt->patch_start + pt->patch_len)) {
 		in->st.refused_stack++;
-		return *why = "a stack word points into the bytes to patch "
-			      "(maybe a return address); try again later", 1;
+		return *why = ENG_REFUSAL_PATCH_STACK, 1;
 	}
 	if ((rc = eng_read_mem(in->p, pt->patch_start, ip->orig,
 			       pt->patch_len, err)) < 0)
 		return rc;
 	if (ip->orig[0] == 0xcc)
-		return *why = "an int3 is already there (a debugger or hunch's "
-			      "own breakpoint)", 1;
+		return *why = ENG_REFUSAL_PATCH_INT3, 1;
 	/* the dynamic linker's r_brk carries hunch's own int3 (eng_bp),
 	 * which would be written back over the patch later */
 	if (eng_proc_r_brk(in->p) >= pt->patch_start &&
 	    eng_proc_r_brk(in->p) < pt->patch_start + pt->patch_len)
-		return *why = "hunch's breakpoint on the dynamic linker's "
-			      "r_brk is in these bytes", 1;
+		return *why = ENG_REFUSAL_PATCH_R_BRK, 1;
 	return 0;
 }
 
 /* Threads stopped inside the bytes about to change resume in their
  * relocated copies (written to the threads after the code). */
 static int move_pcs(struct eng_inst *in, struct commit *c, struct ipoint *ip,
-		    const struct x86_base *nb, uint64_t at, const char **why)
+		    const struct x86_base *nb, uint64_t at,
+		    enum eng_refusal *why)
 {
 	const struct eng_inst_point *pt = &ip->pt;
 
@@ -199,8 +197,7 @@ static int move_pcs(struct eng_inst *in, struct commit *c, struct ipoint *ip,
 			continue;
 		npc = x86_tramp_map_pc(nb, pt->patch_start, ip->site, at, pc);
 		if (npc == 0)
-			return *why = "a thread stopped between instructions "
-				      "of the patch", 1;
+			return *why = ENG_REFUSAL_PATCH_THREAD, 1;
 	}
 	for (size_t i = 0; i < c->th.n; i++) {
 		struct inst_thread *t = &c->th.t[i];
@@ -260,7 +257,7 @@ static int base_alloc(struct eng_inst *in, struct ipoint *ip, size_t alloc,
  * with a new site (not yet written: c->newbase).  Returns 0, 1 (refused,
  * *why), or -errno. */
 static int prepare_point(struct eng_inst *in, struct commit *c,
-			 struct ipoint *ip, size_t k, const char **why,
+			 struct ipoint *ip, size_t k, enum eng_refusal *why,
 			 struct hunch_err *err)
 {
 	const struct eng_inst_point *pt = &ip->pt;
@@ -284,7 +281,7 @@ static int prepare_point(struct eng_inst *in, struct commit *c,
 			    pt->patch_start, ip->site, ip->nsite,
 			    pt->patch_start, buf, sizeof buf, &nb);
 	if (rc < 0)
-		return *why = nb.why, 1;
+		return *why = eng_refusal_of_x86(nb.why), 1;
 	alloc = nb.len + 64;
 	if ((rc = base_alloc(in, ip, alloc, buf, &nb, &at, &gen, err)) < 0)
 		return rc;
@@ -293,7 +290,8 @@ static int prepare_point(struct eng_inst *in, struct commit *c,
 	    (fresh && move_pcs(in, c, ip, &nb, at, why) != 0)) {
 		eng_codemem_free(in->mem, at, alloc);
 		if (rc < 0 || nb.len > alloc)
-			*why = rc < 0 ? nb.why : "trampoline grew";
+			*why = rc < 0 ? eng_refusal_of_x86(nb.why) :
+				ENG_REFUSAL_PATCH_GREW;
 		return 1;
 	}
 	c->newbase[k] = malloc(nb.len);
@@ -389,7 +387,7 @@ static int do_adds(struct eng_inst *in, struct commit *c, int *failed,
 		uint32_t id = in->queue[q];
 		struct request *r = inst_req_get(in, id);
 		struct ipoint *ip;
-		const char *why = NULL;
+		enum eng_refusal why = ENG_REFUSAL_NONE;
 		int rc;
 
 		if (r == NULL || r->state != ENG_REQ_PENDING)
@@ -665,7 +663,7 @@ static int commit_ended(struct eng_inst *in)
 		if (r->state == ENG_REQ_REMOVING) {
 			inst_req_release(r, ENG_REQ_FREE);
 		} else if (r->state == ENG_REQ_PENDING) {
-			r->why = "the process has ended";
+			r->why = ENG_REFUSAL_PROCESS_ENDED;
 			inst_req_release(r, ENG_REQ_FAILED);
 			failed++;
 		}

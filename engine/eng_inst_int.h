@@ -88,7 +88,7 @@ struct request {
 	size_t mini_len;
 	size_t tail_off;         /* its tail jump (code, then nops) */
 	bool linked;             /* its tail jump is written: reachable */
-	const char *why;
+	enum eng_refusal why;    /* ENG_REQ_FAILED: why */
 };
 
 struct pending_free { uint64_t addr; size_t len; };

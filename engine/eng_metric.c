@@ -229,7 +229,7 @@ static int charge_exit(struct cost_arg *ca, const struct mfunc *fn,
  * trap costs ~30,000 times more. */
 static bool relocates(struct eng_metric *m, const struct mfunc *fn)
 {
-	const char *why;
+	enum eng_refusal why;
 	struct mreloc *r;
 	bool ok;
 
@@ -240,7 +240,7 @@ static bool relocates(struct eng_metric *m, const struct mfunc *fn)
 		return false;
 	ok = fn->mod->img != NULL && m->pc != NULL &&
 	     eng_funcreloc_check(m->frc, m->pc, fn->mod->img, fn->f,
-				 &why) == 1;
+				 &why) == ENG_FUNCRELOC_RELOCATED;
 	if (m->nrel == m->caprel) {
 		size_t cap = m->caprel ? 2 * m->caprel : 16;
 
@@ -388,7 +388,7 @@ static int gen_node(struct eng_metric *m, const struct eng_mdef *def,
 				"%s finds no function to instrument%s%s; check "
 				"the focus names a function of the program",
 				def->name, fo, con->name, n->why ? ": " : "",
-				n->why ? n->why : "");
+				n->why ? eng_refusal_str(n->why) : "");
 	}
 	return rc;
 }
@@ -452,11 +452,11 @@ static void node_check(struct eng_metric *m, struct mnode *n)
 {
 	n->refused = 0;
 	for (size_t i = 0; i < n->nreqs; i++) {
-		const char *why = NULL;
+		enum eng_refusal why = ENG_REFUSAL_NONE;
 
 		if (eng_inst_state(m->in, n->reqs[i], &why) == ENG_REQ_FAILED) {
 			n->refused++;
-			if (why != NULL)
+			if (why != ENG_REFUSAL_NONE)
 				n->why = why;
 		}
 	}
@@ -484,10 +484,10 @@ static int check_built(struct eng_metric *m, const struct eng_mdef *def,
 				  "functions is in the program%s%s; nothing to "
 				  "measure here", def->name, fo,
 				  n->why ? " or instrumentable: " : "",
-				  n->why ? n->why : "");
+				  n->why ? eng_refusal_str(n->why) : "");
 	return hunch_errf(err, -ENOENT, "metric %s on %s: every point was "
 			  "refused (%s); try another focus", def->name, fo,
-			  n->why ? n->why : "no reason given");
+			  n->why ? eng_refusal_str(n->why) : "no reason given");
 }
 
 /* Threads already inside the functions of freshly inserted code missed

@@ -41,6 +41,7 @@
 #include <sys/types.h>
 
 #include "eng_err.h"
+#include "eng_refusal.h"
 
 struct eng_proc;
 struct eng_inst;
@@ -198,7 +199,7 @@ struct eng_minst_info {
 	size_t points;          /* requests active (incl. constraints') */
 	size_t refused;         /* requests refused at commit */
 	size_t traps;           /* points that went to the int3 fallback */
-	const char *why;        /* one refusal reason, or NULL */
+	enum eng_refusal why;   /* one refusal reason, or none */
 	uint32_t var_id;        /* the sampled variable (eng_sampler ids) */
 	uint64_t var_handle;
 	/* Timers started by catchup on threads already inside: at the

@@ -373,7 +373,7 @@ static int note_catchup(struct mgen *g, const struct mfunc *fn,
  * cost, nothing built).  0: no such point (*why). */
 static int after_call(struct mgen *g, const struct mfunc *fn,
 		      const struct x86_point *xp, struct x86_point *out,
-		      const char **why, struct hunch_err *err)
+		      enum eng_refusal *why, struct hunch_err *err)
 {
 	struct eng_inst_point cp, ap;
 	int rc;
@@ -485,10 +485,10 @@ static int clause_at(struct mgen *g, const struct eng_mclause *c,
 	if (rc == 0 && gd == NULL && n > 0 && role != MTAIL_PLAIN)
 		rc = tail_wrap(g, a, role, &list, &n, err);
 	if (rc == 0 && n > 0 && c->point == ENG_MPT_CALL && c->after) {
-		const char *why = NULL;
+		enum eng_refusal why = ENG_REFUSAL_NONE;
 
 		rc = after_call(g, fn, xp, &post, &why, err);
-		if (rc == 0 && g->node->why == NULL)
+		if (rc == 0 && g->node->why == ENG_REFUSAL_NONE)
 			g->node->why = why;     /* that call site is left out */
 		n = rc > 0 ? n : 0;
 		rc = rc < 0 ? rc : 0;
@@ -498,10 +498,8 @@ static int clause_at(struct mgen *g, const struct eng_mclause *c,
 		rc = g->sink.emit(g->sink.arg, fn, xp, list, n, c->prepend,
 				  err);
 	if (rc == -EBUSY && xp == &post) {      /* left out, as above */
-		if (g->node->why == NULL)
-			g->node->why = "the point after the call overlaps an "
-				       "instrumented point of the relocated "
-				       "copy (request both in one metric)";
+		if (g->node->why == ENG_REFUSAL_NONE)
+			g->node->why = ENG_REFUSAL_POST_OVERLAP;
 		rc = 0;
 	}
 	if (rc == 0 && gd == NULL && xp->kind == X86_PT_ENTRY)
@@ -546,8 +544,8 @@ static int clause_fn(struct mgen *g, const struct eng_mclause *c,
 		rc = rc < 0 ? rc : mseen_watch(g->m, g->node, fn, xf, err);
 	if (any)
 		g->nfuncs++;
-	else if (g->node->why == NULL && !xf->ok)
-		g->node->why = xf->why;
+	else if (g->node->why == ENG_REFUSAL_NONE && !xf->ok)
+		g->node->why = eng_refusal_of_x86(xf->why);
 	return rc;
 }
 

@@ -89,7 +89,7 @@ struct mnode {
 					     the flag */
 	size_t nflagged, capflagged;
 	size_t functions, refused, traps;
-	const char *why;         /* static (eng_inst or parser reason) */
+	enum eng_refusal why;    /* one refusal (eng_inst or parser) */
 	struct mcatch *catch;    /* entry snippets for catchup */
 	size_t ncatch, capcatch;
 	/* catchup's timer starts, by where they count from */

@@ -12,7 +12,6 @@
 #include "x86_decode.h"
 #include "eng_fault.h"
 
-const char eng_points_why_nobits[] = "the function's bytes are not in the file";
 
 #define NO_SIBLING UINT32_MAX
 
@@ -364,7 +363,7 @@ static int parse_raw(struct eng_points_cache *c, const struct eng_image *img,
 		memset(out, 0, sizeof(*out));
 		out->addr = f->addr;
 		out->size = f->size;
-		out->why = eng_points_why_nobits;
+		out->why = X86_REFUSAL_NO_BYTES;
 		return 0;
 	}
 	rc = x86_parse_function(c->dec, code, f->size, f->addr, &tctx, out);

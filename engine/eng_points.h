@@ -64,7 +64,4 @@ void eng_points_forget(struct eng_points_cache *c,
 /* Functions parsed so far in this cache (all images), for diagnostics. */
 size_t eng_points_parsed(const struct eng_points_cache *c);
 
-/* The reason given for a function whose bytes the file does not hold. */
-extern const char eng_points_why_nobits[];
-
 #endif

@@ -33,16 +33,6 @@ struct iinfo {
 	uint64_t target;        /* IK_LEA_TABLE: the table's index */
 };
 
-static const char why_loop[] = "loop/jrcxz has no 32-bit form";
-static const char why_cold[] =
-	"a jump into another part of the function (.cold) would leave the copy";
-static const char why_far_slot[] =
-	"a call through a rip-relative slot out of reach of the copy";
-static const char why_bad[] =
-	"an instruction capstone cannot decode (AVX-512?)";
-static const char why_xbegin[] =
-	"xbegin (its abort address is relative to where it runs)";
-
 /* xbegin rel16/rel32 (c7 f8): a relative target x86_reloc_insn does not
  * know about. */
 static bool is_xbegin(const uint8_t *b, size_t len)
@@ -54,34 +44,32 @@ static bool is_xbegin(const uint8_t *b, size_t len)
 	return p + 1 < len && b[p] == 0xc7 && b[p + 1] == 0xf8;
 }
 
-const char *x86_fr_refusal(const struct x86_func *xf)
+enum x86_refusal x86_fr_refusal(const struct x86_func *xf)
 {
 	if (xf->npoints == 0 || xf->points[0].kind != X86_PT_ENTRY)
-		return "no entry point";
+		return X86_REFUSAL_FR_NO_ENTRY;
 	if (!xf->points[0].ok)
-		return "the entry itself cannot take a jmp";
+		return X86_REFUSAL_FR_ENTRY;
 	if (xf->size > X86_FR_MAX_SIZE)
-		return "function larger than 16384 bytes";
+		return X86_REFUSAL_FR_LARGE;
 	if (xf->njtables != xf->njump_tables)
-		return "has a jump table (its entries would lead back into "
-		       "the original)";
+		return X86_REFUSAL_FR_TABLE;
 	for (size_t i = 0; i < xf->njtables; i++) {
 		if (xf->jtables[i].entry_size != 4)
-			return "has an absolute jump table (its entries would "
-			       "lead back into the original)";
+			return X86_REFUSAL_FR_ABS_TABLE;
 		if (xf->jtables[i].lea_at[0] == 0 ||
 		    xf->jtables[i].lea_at[1] == 0)
-			return "has a jump table whose base lea is not known";
+			return X86_REFUSAL_FR_TABLE_LEA;
 	}
 	if (xf->unresolved_indirect_jump)
-		return "unresolved indirect jump";
+		return X86_REFUSAL_FR_UNRESOLVED;
 	if (xf->code_address_taken)
-		return "takes code addresses inside itself";
+		return X86_REFUSAL_FR_CODE_ADDR;
 	if (xf->ndata > 0)
-		return "data inside the function";
+		return X86_REFUSAL_FR_DATA;
 	if (xf->noutside_targets > 0)
-		return "has a cold part that jumps back into it";
-	return NULL;
+		return X86_REFUSAL_FR_COLD_BACK;
+	return X86_REFUSAL_NONE;
 }
 
 /* The jump table whose base `lea` is at a, or -1. */
@@ -156,35 +144,35 @@ static int classify(struct x86_reloc *r, struct x86_decoder *d,
 
 	memset(ii, 0, sizeof *ii);
 	if (x86_decode_one(d, b, avail, rel, &xi) < 0)
-		return fr->why = why_bad, fr->why_at = rel, -ENOTSUP;
+		return fr->why = X86_REFUSAL_FR_CAPSTONE, fr->why_at = rel, -ENOTSUP;
 	ii->len = xi.len;
 	ii->kind = IK_PLAIN;
 	if (is_xbegin(b, xi.len))
-		return fr->why = why_xbegin, fr->why_at = rel, -ENOTSUP;
+		return fr->why = X86_REFUSAL_FR_XBEGIN, fr->why_at = rel, -ENOTSUP;
 	t = xi.target;
 	inside = t >= xf->addr && t < xf->addr + xf->size;
 	if (table_lea_at(xf, rel) >= 0) {
 		ii->disp_off = rip_lea_disp(b, xi.len);
 		if (ii->disp_off < 0)
-			return fr->why = "a jump table's base is not loaded by "
-			       "lea d(%rip)", fr->why_at = rel, -ENOTSUP;
+			return fr->why = X86_REFUSAL_FR_TABLE_BASE,
+			       fr->why_at = rel, -ENOTSUP;
 		ii->kind = IK_LEA_TABLE;
 		ii->target = (uint64_t)table_lea_at(xf, rel);
 		return 0;
 	}
 	if (xi.is_jump && xi.has_target) {
 		if (xi.is_cond && x86_insn_jcc(r, b, avail, rel, &cc, &t) == 0)
-			return fr->why = why_loop, fr->why_at = rel, -ENOTSUP;
+			return fr->why = X86_REFUSAL_RELOC_LOOP, fr->why_at = rel, -ENOTSUP;
 		if (!inside && !is_exit_at(xf, rel))
-			return fr->why = why_cold, fr->why_at = rel, -ENOTSUP;
+			return fr->why = X86_REFUSAL_FR_COLD_JUMP, fr->why_at = rel, -ENOTSUP;
 		ii->kind = xi.is_cond ? (inside ? IK_JCC_IN : IK_JCC_OUT) :
 			   (inside ? IK_JMP_IN : IK_JMP_OUT);
 		ii->cc = (uint8_t)cc;
 		ii->target = t;
 	} else if (xi.is_call && xi.has_target) {
 		if (inside && t != xf->addr)  /* call 1f (thunks) */
-			return fr->why = "a call into the middle of the "
-			       "function", fr->why_at = rel, -ENOTSUP;
+			return fr->why = X86_REFUSAL_FR_CALL_MIDDLE,
+			       fr->why_at = rel, -ENOTSUP;
 		ii->kind = IK_CALL;
 		ii->target = t;
 	} else if (xi.is_call) {
@@ -309,8 +297,7 @@ static int emit_tables(const struct x86_func *xf, struct x86_buf *o,
 						 fr->from);
 
 			if (s == 0 || (int64_t)(s - at) != (int32_t)(s - at))
-				return fr->why = "a jump table entry into the "
-				       "middle of an instruction",
+				return fr->why = X86_REFUSAL_FR_TABLE_MIDDLE,
 				       fr->why_at = t->jmp_at, -ENOTSUP;
 			x86_emit_u32(o, (uint32_t)(s - at));
 		}
@@ -338,7 +325,7 @@ static int emit_one(struct x86_reloc *r, const struct x86_func *xf,
 
 	if ((ii->kind == IK_JMP_IN || ii->kind == IK_JCC_IN) &&
 	    slot_of(fr, xf->addr, ii->target) == 0)
-		return fr->why = "a jump into the middle of an instruction",
+		return fr->why = X86_REFUSAL_FR_JUMP_MIDDLE,
 		       fr->why_at = rel, -ENOTSUP;
 	switch (ii->kind) {
 	case IK_JMP_IN:
@@ -369,7 +356,7 @@ static int emit_one(struct x86_reloc *r, const struct x86_func *xf,
 		return 0;
 	case IK_CALL_RIP:
 		if (!x86_rel32_fits(x86_pc(o) + ii->len, t))
-			return fr->why = why_far_slot, fr->why_at = rel, -ENOTSUP;
+			return fr->why = X86_REFUSAL_FR_FAR_SLOT, fr->why_at = rel, -ENOTSUP;
 		memcpy(tmp, b, ii->len);
 		nd = (int32_t)(t - (x86_pc(o) + ii->len));
 		memcpy(tmp + ii->disp_off, &nd, 4);
@@ -415,7 +402,7 @@ int x86_fr_build(struct x86_reloc *r, struct x86_decoder *d,
 	fr->from = xf->addr + base;
 	fr->size = xf->size;
 	fr->to = to;
-	if ((fr->why = x86_fr_refusal(xf)) != NULL)
+	if ((fr->why = x86_fr_refusal(xf)) != X86_REFUSAL_NONE)
 		return -ENOTSUP;
 	ii = calloc(xf->ninsns + 1, sizeof *ii);
 	if (ii == NULL || alloc_maps(fr, xf->ninsns) < 0) {
@@ -445,7 +432,7 @@ int x86_fr_build(struct x86_reloc *r, struct x86_decoder *d,
 			      &o, fr, xf->insns[i]);
 		if (rc == 0 && x86_pc(&o) != fr->at[i] +
 		    emit_size(&ii[i], fr->at[i], base))
-			fr->why = "the copy's layout changed while emitting",
+			fr->why = X86_REFUSAL_FR_LAYOUT,
 			rc = -ENOTSUP;
 		for (unsigned k = 0; ii[i].post_int3 && k < ii[i].post; k++)
 			x86_emit_u8(&o, 0xcc);
@@ -455,7 +442,7 @@ int x86_fr_build(struct x86_reloc *r, struct x86_decoder *d,
 	if (rc == 0)
 		rc = emit_tables(xf, &o, fr);
 	if (rc == 0 && (o.overflow || o.len != fr->len))
-		fr->why = "the copy's size changed while emitting", rc = -ENOTSUP;
+		fr->why = X86_REFUSAL_FR_SIZE, rc = -ENOTSUP;
 	free(ii);
 	return rc;
 }

@@ -33,6 +33,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "x86_refusal.h"
+
 struct x86_reloc;
 struct x86_decoder;
 struct x86_func;
@@ -51,16 +53,16 @@ struct x86_fr {
 	uint64_t *at;           /* copy: the instruction itself */
 	uint64_t *cfi;          /* copy: where the original CFI row of
 	                           orig[i] starts (end of insn i-1's code) */
-	const char *why;        /* when refused */
+	enum x86_refusal why;   /* when refused */
 	uint64_t why_at;
 };
 
 /* Why a parsed function (addresses image-relative or absolute, as
- * parsed) cannot be relocated, or NULL: jump tables other than the PIC
+ * parsed) cannot be relocated, or X86_REFUSAL_NONE: jump tables other than the PIC
  * form with its base lea known (absolute tables), unresolved indirect
  * jumps, code addresses taken, data inside, an entry that cannot take a
  * jmp itself, size.  Instruction-level refusals come from x86_fr_build. */
-const char *x86_fr_refusal(const struct x86_func *xf);
+enum x86_refusal x86_fr_refusal(const struct x86_func *xf);
 
 /* Build the copy of function xf (parsed at addresses xf->addr...; its
  * runtime addresses are those + `base`), whose bytes are code[0..size),

@@ -498,7 +498,7 @@ static int table_entries(const struct x86_code *c, const struct val *v,
 	}
 	if (read_table(c, v->c, raw, n * esz) != 0) {
 		free(raw);
-		out->why = "jump table not readable";
+		out->why = X86_REFUSAL_JT_UNREADABLE;
 		return 0;
 	}
 	for (size_t k = 0; k < n; k++) {
@@ -530,7 +530,7 @@ static int table_entries(const struct x86_code *c, const struct val *v,
 	else if (inside == 0 && zero == 0 && esz == 8)
 		out->kind = X86_IJ_TAIL;  /* a table of function pointers */
 	else
-		out->why = "jump table entries outside the function";
+		out->why = X86_REFUSAL_JT_OUTSIDE;
 	return 0;
 }
 
@@ -555,12 +555,12 @@ static int classify(const struct win *w, struct x86_ij *out)
 	}
 	if (!(v.k == V_REL || (v.k == V_LOAD && v.tbl_known &&
 			       v.size == 8 && v.scale == 8))) {
-		out->why = "jump target computed from memory we cannot size";
+		out->why = X86_REFUSAL_JT_UNSIZED;
 		return 0;
 	}
 	n = find_bound(w, v.idx, v.idx_at);
 	if (n == 0) {
-		out->why = "no bound check before the jump table";
+		out->why = X86_REFUSAL_JT_NO_BOUND;
 		return 0;
 	}
 	return table_entries(w->c, &v, n, out);
@@ -573,7 +573,7 @@ int x86_indirect_jump(struct x86_decoder *d, const struct x86_code *c,
 
 	memset(out, 0, sizeof(*out));
 	out->kind = X86_IJ_UNRESOLVED;
-	out->why = "indirect jump we cannot follow";
+	out->why = X86_REFUSAL_JT_UNKNOWN;
 	if (n == 0 || n > X86_WINDOW)
 		return 0;
 	for (size_t k = 0; k < n; k++) {

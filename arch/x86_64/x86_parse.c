@@ -27,22 +27,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char x86_why_small[] = "function smaller than 5 bytes";
-const char x86_why_target[] =
-	"a branch target lies inside the bytes the jump would replace";
-const char x86_why_unresolved[] =
-	"unresolved indirect jump (possible jump table)";
-const char x86_why_undecodable[] = "undecodable bytes";
-static const char why_misaligned[] =
-	"a branch target is not on an instruction boundary (data in code?)";
-static const char why_table_before[] =
-	"a jump table inside the function lies before its jump";
-static const char why_overlap[] =
-	"an instruction runs into a jump table inside the function";
-static const char why_bad_insn[] =
-	"unsupported control transfer (far jump or call, iret, "
-	"operand-size prefix on a branch)";
-
 
 static int push_u64(uint64_t **v, size_t *n, size_t *cap, uint64_t x)
 {
@@ -280,7 +264,7 @@ static int add_table(struct pstate *s, size_t ji, const struct x86_ij *ij)
 	if (te <= s->c.addr || ts >= s->c.addr + s->c.len)
 		return 0;
 	if (ts < s->c.addr + s->in[ji].off + s->in[ji].len) {
-		set_fatal(s, why_table_before, ts);
+		set_fatal(s, X86_REFUSAL_TABLE_BEFORE, ts);
 		return 0;
 	}
 	if (te > s->c.addr + s->c.len)
@@ -344,7 +328,7 @@ static int retry_unresolved(struct pstate *s)
 
 	for (i = 0; i < s->n && !(s->in[i].flags & PF_UNRESOLVED); i++)
 		;
-	if (i == s->n || s->fatal != NULL)
+	if (i == s->n || s->fatal != X86_REFUSAL_NONE)
 		return 0;
 	all = malloc(s->n * sizeof(*all));
 	if (all == NULL)
@@ -416,17 +400,18 @@ static int sweep(struct pstate *s)
 			continue;
 		}
 		if (!decode_at(s, off, &pi)) {
-			set_fatal(s, x86_why_undecodable, s->c.addr + off);
+			set_fatal(s, X86_REFUSAL_UNDECODABLE, s->c.addr + off);
 			return 0;
 		}
 		for (size_t k = 1; k < pi.len; k++)
 			if (s->marks[off + k] & M_DATA)
-				set_fatal(s, why_overlap, s->c.addr + off);
+				set_fatal(s, X86_REFUSAL_TABLE_OVERLAP,
+					  s->c.addr + off);
 		s->marks[off] |= M_START;
 		if (push_insn(s, &pi) < 0)
 			return -ENOMEM;
 		if (pi.kind == PK_BAD)
-			set_fatal(s, why_bad_insn, s->c.addr + off);
+			set_fatal(s, X86_REFUSAL_BAD_TRANSFER, s->c.addr + off);
 		if (pi.kind == PK_JMP_IND &&
 		    (rc = indirect_jump(s, s->n - 1, false)) < 0)
 			return rc;
@@ -538,7 +523,7 @@ static int find_targets(struct pstate *s)
 	for (size_t off = 0; off < s->c.len; off++)
 		if ((s->marks[off] & (M_TARGET | M_START)) == M_TARGET &&
 		    !skips_lock(s, off)) {
-			set_fatal(s, why_misaligned, s->c.addr + off);
+			set_fatal(s, X86_REFUSAL_MISALIGNED, s->c.addr + off);
 			break;
 		}
 	return 0;

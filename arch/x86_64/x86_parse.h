@@ -38,6 +38,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "x86_refusal.h"
+
 struct x86_decoder;
 
 enum x86_point_kind {
@@ -58,7 +60,7 @@ struct x86_point {
 	uint64_t patch_start;
 	uint8_t patch_len;
 	bool ok;                /* a jmp can be patched here */
-	const char *why;        /* when !ok: a static, human-readable reason */
+	enum x86_refusal why;   /* when !ok: why (x86_refusal_str words it) */
 	/* Added fields (the parser's owner). */
 	uint64_t why_at;        /* the address `why` is about (a target, a
 	                           call, ...), or 0 */
@@ -94,7 +96,7 @@ struct x86_jtable {
 struct x86_func {
 	uint64_t addr, size;
 	bool ok;                /* every point is patchable */
-	const char *why;        /* when !ok: the function-level reason */
+	enum x86_refusal why;   /* when !ok: the function-level reason */
 	struct x86_point *points;
 	size_t npoints;
 	uint64_t *insns;        /* start of every instruction, sorted */
@@ -143,13 +145,6 @@ struct x86_parse_ctx {
 	 * smaller than 5 bytes can then take a jump at its entry). */
 	uint32_t tail_max;
 };
-
-/* The reasons the parser gives (x86_func.why, x86_point.why), so that
- * callers and tests can compare pointers or text. */
-extern const char x86_why_small[];       /* "function smaller than 5 bytes" */
-extern const char x86_why_target[];      /* "a branch target lies inside the bytes the jump would replace" */
-extern const char x86_why_unresolved[];  /* "unresolved indirect jump (possible jump table)" */
-extern const char x86_why_undecodable[]; /* "undecodable bytes" (why_at) */
 
 /* Parse `len` bytes of code at `addr`.  Returns 0 (out filled, free with
  * x86_func_free) or a negative errno; a function that cannot be decoded

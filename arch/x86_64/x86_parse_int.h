@@ -25,7 +25,7 @@ struct x86_ij {
 	size_t nentries;
 	uint8_t entry_size;      /* 4 (relative to table) or 8 (absolute) */
 	uint64_t *targets;       /* TABLE: nentries targets (malloc) */
-	const char *why;         /* UNRESOLVED: why, for diagnostics */
+	enum x86_refusal why;    /* UNRESOLVED: why, for diagnostics */
 	/* TABLE, entry_size 4: the `lea tbl(%rip)` instructions that give
 	 * the base the entry is loaded from and the base it is added to
 	 * (often the same one), 0 when not known. */
@@ -94,13 +94,14 @@ struct pstate {
 	uint64_t *tabt;       /* jump-table targets */
 	size_t ntabt, tabt_cap;
 	size_t points_cap;    /* capacity of f->points */
-	const char *fatal;    /* function-level reason, first one wins */
+	enum x86_refusal fatal; /* function-level reason, first one wins */
 	uint64_t fatal_at;
 };
 
-static inline void set_fatal(struct pstate *s, const char *why, uint64_t at)
+static inline void set_fatal(struct pstate *s, enum x86_refusal why,
+			     uint64_t at)
 {
-	if (s->fatal == NULL) {
+	if (s->fatal == X86_REFUSAL_NONE) {
 		s->fatal = why;
 		s->fatal_at = at;
 	}

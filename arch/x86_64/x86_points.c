@@ -10,15 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char why_call[] =
-	"a call lies inside the bytes the jump would replace";
-static const char why_end[] = "not enough bytes before the function's end";
-static const char why_start[] =
-	"not enough instructions before the point to borrow";
-static const char why_data[] = "the bytes to replace include data";
-static const char why_points[] = "a point cannot be patched";
-static const char why_empty[] = "no code (size 0)";
-
 static bool is_tgt(const struct pstate *s, size_t i)
 {
 	return s->marks[s->in[i].off] & M_TARGET;
@@ -39,11 +30,11 @@ struct area {
 	size_t first, last;
 	uint32_t len;
 	uint32_t tail;          /* of len, padding after the function */
-	const char *why;
+	enum x86_refusal why;
 	uint64_t why_at;
 };
 
-static bool area_fail(struct area *a, const char *why, uint64_t at)
+static bool area_fail(struct area *a, enum x86_refusal why, uint64_t at)
 {
 	a->why = why;
 	a->why_at = at;
@@ -58,7 +49,7 @@ static bool area_clean(const struct pstate *s, struct area *a)
 
 	for (uint32_t k = start + 1; k < start + a->len; k++)
 		if (s->marks[k] & M_TARGET)
-			return area_fail(a, x86_why_target, s->c.addr + k);
+			return area_fail(a, X86_REFUSAL_TARGET, s->c.addr + k);
 	return true;
 }
 
@@ -121,10 +112,10 @@ static bool borrow_tail(const struct pstate *s, struct area *a)
 	if (last->off + last->len != s->c.len ||
 	    (last->kind != PK_RET && last->kind != PK_JMP &&
 	     last->kind != PK_JMP_IND))
-		return area_fail(a, why_end, 0);
+		return area_fail(a, X86_REFUSAL_AT_END, 0);
 	pad = tail_padding(s);
 	if (a->len + pad < PATCH_LEN)
-		return area_fail(a, why_end, 0);
+		return area_fail(a, X86_REFUSAL_AT_END, 0);
 	if (!area_clean(s, a))
 		return false;
 	a->tail = PATCH_LEN - a->len;
@@ -144,14 +135,14 @@ static bool borrow_after(const struct pstate *s, size_t i, bool pad_only,
 		if (++j >= s->n)
 			return borrow_tail(s, a);
 		if (!adjacent(s, j - 1, j))
-			return area_fail(a, why_data, s->c.addr + s->in[j].off);
+			return area_fail(a, X86_REFUSAL_DATA, s->c.addr + s->in[j].off);
 		if (pad_only && s->in[j].kind != PK_PAD)
-			return area_fail(a, why_end, 0);
+			return area_fail(a, X86_REFUSAL_AT_END, 0);
 		if (is_tgt(s, j))
-			return area_fail(a, x86_why_target,
+			return area_fail(a, X86_REFUSAL_TARGET,
 					 s->c.addr + s->in[j].off);
 		if (is_call(&s->in[j - 1]))
-			return area_fail(a, why_call,
+			return area_fail(a, X86_REFUSAL_CALL_INSIDE,
 					 s->c.addr + s->in[j - 1].off);
 		a->len += s->in[j].len;
 		a->last = j;
@@ -167,15 +158,15 @@ static bool borrow_before(const struct pstate *s, size_t i, struct area *a)
 	*a = (struct area){ .first = i, .last = i, .len = s->in[i].len };
 	while (a->len < PATCH_LEN) {
 		if (is_tgt(s, j))
-			return area_fail(a, x86_why_target,
+			return area_fail(a, X86_REFUSAL_TARGET,
 					 s->c.addr + s->in[j].off);
 		if (j == 0)
-			return area_fail(a, why_start, 0);
+			return area_fail(a, X86_REFUSAL_AT_START, 0);
 		if (!adjacent(s, j - 1, j))
-			return area_fail(a, why_data, s->c.addr + s->in[j].off);
+			return area_fail(a, X86_REFUSAL_DATA, s->c.addr + s->in[j].off);
 		j--;
 		if (is_call(&s->in[j]))
-			return area_fail(a, why_call, s->c.addr + s->in[j].off);
+			return area_fail(a, X86_REFUSAL_CALL_INSIDE, s->c.addr + s->in[j].off);
 		a->len += s->in[j].len;
 		a->first = j;
 	}
@@ -209,7 +200,7 @@ static int add_point(struct pstate *s, size_t i, enum x86_point_kind k,
 	pt = &f->points[f->npoints++];
 	*pt = (struct x86_point){ .kind = k, .addr = s->c.addr + p->off,
 				  .insn_len = p->len, .ok = found,
-				  .why = found ? NULL : a->why,
+				  .why = found ? X86_REFUSAL_NONE : a->why,
 				  .why_at = found ? 0 : a->why_at };
 	pt->indirect = p->kind == PK_CALL_IND || p->kind == PK_JMP_IND;
 	pt->tail_call = k == X86_PT_EXIT && p->kind != PK_RET;
@@ -224,9 +215,9 @@ static int add_point(struct pstate *s, size_t i, enum x86_point_kind k,
 	if (found && f->unresolved_indirect_jump && a->last != a->first) {
 		/* Unknown targets may land on any interior boundary. */
 		pt->ok = false;
-		pt->why = x86_why_unresolved;
+		pt->why = X86_REFUSAL_UNRESOLVED;
 	}
-	if (s->fatal != NULL) {
+	if (s->fatal != X86_REFUSAL_NONE) {
 		pt->ok = false;
 		pt->why = s->fatal;
 		pt->why_at = s->fatal_at;
@@ -291,9 +282,9 @@ int x86_make_points(struct pstate *s)
 	int rc = 0;
 
 	if (s->c.len == 0)
-		set_fatal(s, why_empty, 0);
+		set_fatal(s, X86_REFUSAL_EMPTY, 0);
 	else if (s->c.len + tail_padding(s) < PATCH_LEN)
-		set_fatal(s, x86_why_small, 0);
+		set_fatal(s, X86_REFUSAL_SMALL, 0);
 	if (s->n == 0)
 		return 0;
 	if (entry_point(s) < 0)
@@ -333,13 +324,14 @@ int x86_fill_out(struct pstate *s)
 	for (size_t off = 0; off < s->c.len; off++)
 		if (s->marks[off] & M_TARGET)
 			f->targets[f->ntargets++] = s->c.addr + off;
-	f->ok = s->fatal == NULL && f->npoints > 0;
+	f->ok = s->fatal == X86_REFUSAL_NONE && f->npoints > 0;
 	f->why = s->fatal;
 	f->why_at = s->fatal_at;
 	for (size_t i = 0; i < f->npoints && f->ok; i++)
 		if (!f->points[i].ok) {
 			f->ok = false;
-			f->why = f->points[i].why ? f->points[i].why : why_points;
+			f->why = f->points[i].why ? f->points[i].why :
+				 X86_REFUSAL_A_POINT;
 			f->why_at = f->points[i].why_at;
 		}
 	return 0;

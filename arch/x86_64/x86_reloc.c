@@ -101,7 +101,7 @@ static int find_disp(struct x86_reloc *r, const uint8_t *code, size_t len,
 	return -1;
 }
 
-static int fail(struct x86_reloc_info *info, int code, const char *why)
+static int fail(struct x86_reloc_info *info, int code, enum x86_refusal why)
 {
 	info->why = why;
 	return code;
@@ -148,11 +148,9 @@ static int reloc_rip(struct x86_reloc *r, const uint8_t *code, uint8_t len,
 	int32_t nd;
 
 	if (off < 0)
-		return fail(info, -ENOTSUP,
-			    "cannot locate the rip-relative displacement");
+		return fail(info, -ENOTSUP, X86_REFUSAL_RELOC_NO_DISP);
 	if (!x86_rel32_fits(x86_pc(o) + len, target))
-		return fail(info, -ERANGE,
-			    "rip-relative operand out of reach of the trampoline");
+		return fail(info, -ERANGE, X86_REFUSAL_RELOC_FAR);
 	nd = (int32_t)(target - (x86_pc(o) + len));
 	memcpy(tmp, code, len);
 	memcpy(tmp + off, &nd, 4);
@@ -175,8 +173,7 @@ static int indirect_call(const cs_insn *in, const uint8_t *code,
 	    (op->type == X86_OP_MEM && (op->mem.base == X86_REG_RSP ||
 					op->mem.index == X86_REG_RSP)) ||
 	    (op->type != X86_OP_REG && op->type != X86_OP_MEM))
-		return fail(info, -ENOTSUP, "an indirect call through the "
-			    "stack pointer cannot be moved");
+		return fail(info, -ENOTSUP, X86_REFUSAL_RELOC_RSP_CALL);
 	memcpy(b, code, in->size);
 	for (size_t i = 0; i + 1 < in->size; i++)
 		if (b[i] == 0xff && b[i + 1] == x->modrm &&
@@ -185,7 +182,7 @@ static int indirect_call(const cs_insn *in, const uint8_t *code,
 			x86_emit(o, b, in->size);
 			return 0;
 		}
-	return fail(info, -ENOTSUP, "cannot find the call's ModRM byte");
+	return fail(info, -ENOTSUP, X86_REFUSAL_RELOC_NO_MODRM);
 }
 
 static int reloc_branch(struct x86_reloc *r, const uint8_t *code,
@@ -211,7 +208,7 @@ static int reloc_branch(struct x86_reloc *r, const uint8_t *code,
 
 			if (!x86_rel32_fits(x86_pc(o) + 6, slot))
 				return fail(info, -ERANGE,
-					    "call through a far rip-relative slot");
+					    X86_REFUSAL_RELOC_FAR_SLOT);
 			memcpy(j + 2, &nd, 4);
 			x86_emit(o, j, 6);
 			return 0;
@@ -246,14 +243,14 @@ int x86_reloc_insn(struct x86_reloc *r, const uint8_t *code, size_t avail,
 
 	memset(info, 0, sizeof *info);
 	if (!decode(r, code, avail, from))
-		return fail(info, -EINVAL, "bytes do not decode as x86-64");
+		return fail(info, -EINVAL, X86_REFUSAL_RELOC_UNDECODABLE);
 	in = r->insn;
 	info->len = (uint8_t)in->size;
 	memcpy(bytes, code, in->size);
 	switch (in->id) {
 	case X86_INS_LOOP: case X86_INS_LOOPE: case X86_INS_LOOPNE:
 	case X86_INS_JRCXZ: case X86_INS_JECXZ:
-		return fail(info, -ENOTSUP, "loop/jrcxz has no 32-bit form");
+		return fail(info, -ENOTSUP, X86_REFUSAL_RELOC_LOOP);
 	case X86_INS_RET: case X86_INS_RETF:
 		info->is_ret = true;
 		break;

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "x86_emit.h"
+#include "x86_refusal.h"
 
 struct x86_reloc;
 
@@ -30,7 +31,7 @@ struct x86_reloc_info {
 	bool is_call;        /* relocated as push + jmp: nothing after it runs */
 	bool is_ret;
 	bool is_uncond_jmp;  /* control never falls through */
-	const char *why;     /* reason when the call failed (static) */
+	enum x86_refusal why; /* reason when the call failed */
 };
 
 /* Decode the instruction at code[0..avail) (originally at `from`) and

@@ -461,7 +461,7 @@ static size_t cond_site(struct x86_reloc *r, const struct x86_tramp_env *env,
 	return len;
 }
 
-static int fail(struct x86_base *b, int code, const char *why)
+static int fail(struct x86_base *b, int code, enum x86_refusal why)
 {
 	b->why = why;
 	return code;
@@ -480,17 +480,17 @@ int x86_tramp_base(struct x86_reloc *r, const struct x86_tramp_env *env,
 	memset(b, 0, sizeof *b);
 	x86_buf_init(&o, buf, cap, at);
 	if (nsites == 0 || nsites > X86_TRAMP_MAX_SITES)
-		return fail(b, -EINVAL, "bad number of points in one patch");
+		return fail(b, -EINVAL, X86_REFUSAL_TRAMP_NSITES);
 	for (size_t i = 0; i < nsites; i++)
 		if (sites[i] < pstart || sites[i] >= pstart + plen ||
 		    (i > 0 && sites[i] <= sites[i - 1]))
-			return fail(b, -EINVAL, "point outside its patch");
+			return fail(b, -EINVAL, X86_REFUSAL_TRAMP_OUTSIDE);
 	while (off < plen) {
 		struct x86_reloc_info ri;
 		int rc;
 
 		if (b->ninsn == X86_TRAMP_MAX_INSNS)
-			return fail(b, -ENOTSUP, "too many instructions in patch");
+			return fail(b, -ENOTSUP, X86_REFUSAL_TRAMP_INSNS);
 		if (b->nsite < nsites && pstart + off == sites[b->nsite]) {
 			size_t n = cond_site(r, env, orig + off, plen - off,
 					     pstart + off, &o, &b->site[b->nsite],
@@ -521,25 +521,23 @@ int x86_tramp_base(struct x86_reloc *r, const struct x86_tramp_env *env,
 		if (rc < 0)
 			return fail(b, rc, ri.why);
 		if (off + ri.len > plen)
-			return fail(b, -EINVAL,
-				    "an instruction crosses the end of the patch");
+			return fail(b, -EINVAL, X86_REFUSAL_TRAMP_CROSS);
 		if (ri.is_call && off + ri.len != plen)
 			return fail(b, -ENOTSUP,
-				    "a call in the middle of the patched bytes");
+				    X86_REFUSAL_TRAMP_CALL_MIDDLE);
 		if (ri.is_call && env->shadow_stack)
-			return fail(b, -ENOTSUP, "a call in the patch cannot "
-				    "be moved under a CET shadow stack");
+			return fail(b, -ENOTSUP, X86_REFUSAL_TRAMP_CET);
 		if ((ri.is_ret || ri.is_uncond_jmp || ri.is_call) && pre_done)
 			dead = true;
 		off += ri.len;
 	}
 	if (!pre_done || b->nsite != nsites)
-		return fail(b, -EINVAL, "point is not an instruction boundary");
+		return fail(b, -EINVAL, X86_REFUSAL_TRAMP_BOUNDARY);
 	x86_emit_jmp(&o, pstart + plen);
 	for (size_t i = 0; i < nsites; i++)
 		emit_slow(&o, env, &L[i]);
 	if (o.overflow)
-		return fail(b, -ENOSPC, "trampoline buffer too small");
+		return fail(b, -ENOSPC, X86_REFUSAL_TRAMP_SPACE);
 	for (size_t i = 0; i < nsites; i++) {
 		struct x86_site *st = &b->site[i];
 		int32_t slot = (int32_t)(st->back_off - (st->slot_off + 5));

@@ -140,7 +140,7 @@ struct x86_base {
 	size_t ninsn;           /* original instructions in the patch */
 	uint8_t orig_off[X86_TRAMP_MAX_INSNS];
 	uint16_t new_off[X86_TRAMP_MAX_INSNS];
-	const char *why;
+	enum x86_refusal why;   /* when x86_tramp_base fails */
 };
 
 /* Generate the base trampoline for code `orig` (plen bytes at pstart,

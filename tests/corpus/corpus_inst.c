@@ -258,7 +258,7 @@ static size_t queue(struct tgt *t, struct mod *m)
 			n++;
 		}
 		if (xf->npoints == 0 && c->why == NULL)
-			c->why = xf->why ? xf->why : "no points";
+			c->why = xf->why ? x86_refusal_str(xf->why) : "no points";
 	}
 	return n;
 }
@@ -282,13 +282,14 @@ static void settle(struct tgt *t, struct mod *m, FILE *ref, FILE *trap)
 			c->ntrap = 0;   /* its points are jmps in the copy */
 
 		for (size_t k = 0; k < c->npts; k++) {
-			const char *why = NULL;
+			enum eng_refusal why = ENG_REFUSAL_NONE;
 
 			if (eng_inst_state(t->in, c->req[k], &why) ==
 			    ENG_REQ_FAILED) {
 				c->nrefused++;
 				if (c->why == NULL)
-					c->why = why ? why : "refused";
+					c->why = why ? eng_refusal_str(why)
+						     : "refused";
 			} else if (c->kind[k] == X86_PT_ENTRY) {
 				c->nentry++;
 				hasentry = 1;
@@ -308,7 +309,8 @@ static void settle(struct tgt *t, struct mod *m, FILE *ref, FILE *trap)
 			for (size_t k = 0; k < c->xf->npoints; k++)
 				if (!c->xf->points[k].ok &&
 				    c->xf->points[k].kind != X86_PT_CALL)
-					tw = c->xf->points[k].why;
+					tw = x86_refusal_str(
+						c->xf->points[k].why);
 			m->ntrap++;
 			fprintf(trap, "%s\t%s\t%#llx\t%zu trap points\t%s\n",
 				m->name, c->f->name,

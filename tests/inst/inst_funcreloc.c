@@ -110,11 +110,12 @@ static void insert(struct tgt *t, struct eng_points_cache *pc,
 		tap_diag("commit: %s", err.msg);
 	for (size_t i = 0; *failed > 0 && i < n; i++)
 		for (size_t k = 0; k < fx[i].nreq; k++) {
-			const char *why;
+			enum eng_refusal why;
 
 			if (eng_inst_state(t->in, fx[i].req[k], &why) ==
 			    ENG_REQ_FAILED && getenv("FR_VERBOSE"))
-				tap_diag("%s: refused: %s", fx[i].f->name, why);
+				tap_diag("%s: refused: %s", fx[i].f->name,
+					 eng_refusal_str(why));
 		}
 }
 
@@ -286,7 +287,8 @@ static size_t list_needing(struct eng_points_cache *pc, struct tgt *t,
 			continue;
 		need++;
 		tap_ok(relocated(t, fx[i].f), "%s %s: needs room (%s), "
-		       "relocated", name, fx[i].f->name, xf->why);
+		       "relocated", name, fx[i].f->name,
+		       x86_refusal_str(xf->why));
 	}
 	return need;
 }
@@ -814,7 +816,7 @@ static void shares(const char *path)
 	struct eng_funcreloc_checker *ck = NULL;
 	struct eng_points_cache *pc = NULL;
 	struct eng_image *img = NULL;
-	struct { const char *why; size_t n; } why[32];
+	struct { enum eng_refusal why; size_t n; } why[32];
 	size_t nwhy = 0, nf, cnt[3] = { 0 };
 	struct hunch_err err = { 0 };
 
@@ -825,18 +827,20 @@ static void shares(const char *path)
 		return;
 	nf = eng_image_nfuncs(img);
 	for (size_t i = 0; i < nf; i++) {
-		const char *w = NULL;
-		int rc = eng_funcreloc_check(ck, pc, img, eng_image_func(img, i),
-					     &w);
+		enum eng_refusal w;
+		enum eng_funcreloc_verdict v =
+			eng_funcreloc_check(ck, pc, img, eng_image_func(img, i),
+					    &w);
 		size_t k = 0;
 
-		cnt[rc < 0 ? 2 : rc]++;
+		cnt[v]++;
 		if (getenv("FR_LIST") != NULL)   /* one verdict a line */
-			printf("%s %s\n", rc == 0 ? "jmp" : rc == 1 ?
-			       "relocated" : "trap", eng_image_func(img, i)->name);
-		if (rc >= 0 || w == NULL)
+			printf("%s %s\n", v == ENG_FUNCRELOC_IN_PLACE ? "jmp" :
+			       v == ENG_FUNCRELOC_RELOCATED ? "relocated" :
+			       "trap", eng_image_func(img, i)->name);
+		if (v != ENG_FUNCRELOC_REFUSED || w == ENG_REFUSAL_NONE)
 			continue;
-		while (k < nwhy && strcmp(why[k].why, w) != 0)
+		while (k < nwhy && why[k].why != w)
 			k++;
 		if (k == nwhy && nwhy < 32) {
 			why[nwhy].why = w;
@@ -851,7 +855,7 @@ static void shares(const char *path)
 	       100.0 * cnt[1] / nf, 100.0 * (cnt[0] + cnt[1]) / nf, cnt[2],
 	       100.0 * cnt[2] / nf);
 	for (size_t k = 0; k < nwhy; k++)
-		tap_diag("  %6zu  %s", why[k].n, why[k].why);
+		tap_diag("  %6zu  %s", why[k].n, eng_refusal_str(why[k].why));
 	eng_funcreloc_checker_free(ck);
 	eng_points_cache_free(pc);
 	eng_image_close(img);

@@ -369,14 +369,15 @@ static int pc_request(struct tgt *t, struct eng_points_cache *pc,
 	for (size_t k = 0; xf && k < xf->npoints && rc == 0; k++) {
 		const struct x86_point *xp = &xf->points[k];
 		struct eng_inst_point cp, ap;
-		const char *why;
+		enum eng_refusal why;
 
 		if (xp->kind != X86_PT_CALL)
 			continue;
 		eng_inst_point_from(xp, t->base, &cp);
 		if (eng_funcreloc_after_call(t->in, &cp, &ap, &why, &err) != 1)
 			return tap_diag("after call %d: %s", ncall,
-					why ? why : err.msg), -1;
+					why ? eng_refusal_str(why) : err.msg),
+			       -1;
 		rc = pc_add(t, v, &ap, ncall, false);
 		if (rc == 0 && ncall == 0)
 			rc = pc_add(t, v, &ap, 2, true);
@@ -407,7 +408,7 @@ static void pc_refused(struct tgt *t, struct eng_points_cache *pc,
 	struct x86_snip s = { .kind = X86_SN_ADD, .delta = 1 };
 	struct eng_inst_point pt, cp, ap;
 	struct hunch_err err = { 0 };
-	const char *why = NULL;
+	enum eng_refusal why = ENG_REFUSAL_NONE;
 	uint32_t id = 0, h;
 	uint64_t handle;
 	int rc = -1;
@@ -425,9 +426,9 @@ static void pc_refused(struct tgt *t, struct eng_points_cache *pc,
 							      &why, &err);
 			break;
 		}
-	tap_ok(rc == 0 && why != NULL && strstr(why, "in place") != NULL,
+	tap_ok(rc == 0 && why == ENG_REFUSAL_POST_IN_PLACE,
 	       "%s: main's entry queued in place: its after-call point is "
-	       "refused (%s)", name, why ? why : err.msg);
+	       "refused (%s)", name, why ? eng_refusal_str(why) : err.msg);
 	eng_inst_remove(t->in, id);
 }
 

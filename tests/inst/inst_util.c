@@ -287,7 +287,7 @@ static int add_point(struct tgt *t, struct fn_ctr *c,
 	if (xp->kind == X86_PT_CALL && !(t->count_calls && mode == IM_COUNTERS))
 		return 0;
 	if (!xp->ok)
-		c->trap_why = xp->why;    /* relocated, or else a trap */
+		c->trap_why = x86_refusal_str(xp->why); /* relocated, or a trap */
 	if (c->nreq == 16)
 		return 0;
 	if (mode == IM_BOTH)
@@ -340,7 +340,7 @@ struct fn_ctr *fns_prepare(struct tgt *t, const char *prefix, size_t *nout)
 		alloc_vars(t, cc);
 		su_parse(t->img, f, &cc->xf);
 		if (cc->xf.npoints == 0)     /* else the engine chooses how */
-			cc->why = cc->xf.why;
+			cc->why = x86_refusal_str(cc->xf.why);
 	}
 	*nout = n;
 	return c;
@@ -394,7 +394,7 @@ struct fn_ctr *fns_prepare_lib(struct tgt *t, const char *lib,
 		alloc_vars(t, cc);
 		su_parse(img, f, &cc->xf);
 		if (cc->xf.npoints == 0)
-			cc->why = cc->xf.why;
+			cc->why = x86_refusal_str(cc->xf.why);
 		n++;
 	}
 	*nout = n;
@@ -431,11 +431,11 @@ int fns_instrument(struct tgt *t, struct fn_ctr *c, size_t n,
 	}
 	for (size_t i = 0; i < n; i++)
 		for (size_t k = 0; k < c[i].nreq; k++) {
-			const char *why;
+			enum eng_refusal why;
 
 			if (eng_inst_state(t->in, c[i].req[k], &why) ==
 			    ENG_REQ_FAILED) {
-				c[i].why = why;
+				c[i].why = why ? eng_refusal_str(why) : "";
 				c[i].nrefused++;
 				if (c[i].req_kind[k] == X86_PT_ENTRY)
 					c[i].nentry--;

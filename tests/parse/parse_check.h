@@ -50,7 +50,7 @@ static inline bool pc_invariants(const struct x86_func *f, char *buf,
 		uint64_t ps = p->patch_start, pe = ps + p->patch_len;
 
 		if (!p->ok) {
-			if (p->why == NULL) {
+			if (p->why == X86_REFUSAL_NONE) {
 				snprintf(buf, len, "refused point without a "
 					 "reason at +0x%llx",
 					 (unsigned long long)p->addr);
@@ -86,7 +86,7 @@ static inline bool pc_invariants(const struct x86_func *f, char *buf,
 				return false;
 			}
 	}
-	if (f->ok && f->why != NULL) {
+	if (f->ok && f->why != X86_REFUSAL_NONE) {
 		snprintf(buf, len, "ok function with a reason");
 		return false;
 	}

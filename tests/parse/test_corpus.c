@@ -20,14 +20,14 @@
 #define MAX_WHY 16
 
 struct tally {
-	const char *why[MAX_WHY];
+	enum x86_refusal why[MAX_WHY];
 	size_t n[MAX_WHY];
 };
 
-static void count_why(struct tally *t, const char *why)
+static void count_why(struct tally *t, enum x86_refusal why)
 {
 	for (int k = 0; k < MAX_WHY; k++) {
-		if (t->why[k] == NULL)
+		if (t->why[k] == X86_REFUSAL_NONE)
 			t->why[k] = why;
 		if (t->why[k] == why) {
 			t->n[k]++;
@@ -89,7 +89,8 @@ static void corpus(const char *path, double floor_pct)
 		 "(%.1f%%)", path, ok, n, 100.0 * (double)ok / (double)n,
 		 points_ok, points, 100.0 * (double)points_ok / (double)points);
 	for (int k = 0; k < MAX_WHY && t.why[k]; k++)
-		tap_diag("  refused %6zu: %s", t.n[k], t.why[k]);
+		tap_diag("  refused %6zu: %s", t.n[k],
+			 x86_refusal_str(t.why[k]));
 	tap_ok(100.0 * (double)ok >= floor_pct * (double)n,
 	       "%s: at least %.1f%% of functions ok", path, floor_pct);
 	eng_points_cache_free(c);

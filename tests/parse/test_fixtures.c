@@ -12,6 +12,7 @@
 
 #include "eng_points.h"
 #include "eng_symbols.h"
+#include "parse_why.h"
 #include "tap.h"
 #include "x86_decode.h"
 #include "x86_parse.h"
@@ -42,8 +43,8 @@ static const char *kind_name(enum x86_point_kind k)
 	return x86_point_kind_name(k);
 }
 
-/* Points as "KIND +OFF +PATCHOFF/LEN ok" or "... no:WHYPREFIX@OFF",
- * one string per point, in order. */
+/* Points as "KIND +OFF +PATCHOFF/LEN ok" or "... no:WHY@OFF" (WHY:
+ * parse_why_name), one string per point, in order. */
 static void check_points(const char *name, const struct x86_func *f,
 			 uint64_t base, const char *const *want, size_t n)
 {
@@ -61,7 +62,7 @@ static void check_points(const char *name, const struct x86_func *f,
 			snprintf(got + len, sizeof(got) - (size_t)len, "ok");
 		else
 			snprintf(got + len, sizeof(got) - (size_t)len,
-				 "no:%.12s@%lld", p->why,
+				 "no:%s@%lld", parse_why_name(p->why),
 				 p->why_at ? (long long)(p->why_at - base) : -1LL);
 		if (!tap_ok(strcmp(got, want[i]) == 0, "%s: point %zu is %s",
 			    name, i, want[i]))
@@ -70,14 +71,13 @@ static void check_points(const char *name, const struct x86_func *f,
 }
 
 static void check_verdict(const char *name, const struct x86_func *f,
-			  uint64_t base, bool ok, const char *why,
+			  uint64_t base, bool ok, enum x86_refusal why,
 			  long long why_off)
 {
 	tap_eq(f->ok, ok, "%s: %s", name, ok ? "ok" : "refused");
-	if (why != NULL) {
-		tap_ok(f->why != NULL && strcmp(f->why, why) == 0,
-		       "%s: why is '%s' (got '%s')", name, why,
-		       f->why ? f->why : "(null)");
+	if (why != X86_REFUSAL_NONE) {
+		tap_ok(f->why == why, "%s: why is %s (got %s)", name,
+		       parse_why_name(why), parse_why_name(f->why));
 		tap_eq(f->why_at ? (long long)(f->why_at - base) : -1LL,
 		       why_off, "%s: why at +%lld", name, why_off);
 	}
@@ -113,21 +113,20 @@ static void small_and_loops(struct fx *fx)
 	uint64_t b;
 
 	if ((f = get(fx, "pf_tiny", &b)) != NULL) {
-		check_verdict("pf_tiny", f, b, false, x86_why_small, -1);
-		POINTS("pf_tiny", f, b, "entry +0 +0/3 no:function sma@-1",
-		       "exit +2 +0/3 no:function sma@-1");
+		check_verdict("pf_tiny", f, b, false, X86_REFUSAL_SMALL, -1);
+		POINTS("pf_tiny", f, b, "entry +0 +0/3 no:SMALL@-1",
+		       "exit +2 +0/3 no:SMALL@-1");
 	}
 	if ((f = get(fx, "pf_loop2", &b)) != NULL) {
-		check_verdict("pf_loop2", f, b, false, x86_why_target, 2);
-		POINTS("pf_loop2", f, b, "entry +0 +0/2 no:a branch tar@2",
+		check_verdict("pf_loop2", f, b, false, X86_REFUSAL_TARGET, 2);
+		POINTS("pf_loop2", f, b, "entry +0 +0/2 no:TARGET@2",
 		       "exit +10 +5/6 ok");
 		TARGETS("pf_loop2", f, b, 2);
 		tap_eq(f->ninsns, 5, "pf_loop2: 5 instructions");
 	}
 	if ((f = get(fx, "pf_misaligned", &b)) != NULL)
 		check_verdict("pf_misaligned", f, b, false,
-			      "a branch target is not on an instruction "
-			      "boundary (data in code?)", 2);
+			      X86_REFUSAL_MISALIGNED, 2);
 }
 
 static void switches(struct fx *fx)
@@ -136,7 +135,7 @@ static void switches(struct fx *fx)
 	uint64_t b;
 
 	if ((f = get(fx, "pf_pic_switch", &b)) != NULL) {
-		check_verdict("pf_pic_switch", f, b, true, NULL, 0);
+		check_verdict("pf_pic_switch", f, b, true, X86_REFUSAL_NONE, 0);
 		tap_ok(f->has_jump_table && f->njump_tables == 1 &&
 		       !f->unresolved_indirect_jump,
 		       "pf_pic_switch: one resolved jump table");
@@ -151,16 +150,16 @@ static void switches(struct fx *fx)
 		       "pf_o0_switch: gcc -O0's table resolved");
 		TARGETS("pf_o0_switch", f, b, 48, 55, 62, 69, 74);
 		POINTS("pf_o0_switch", f, b, "entry +0 +0/7 ok",
-		       "exit +75 +74/2 no:a branch tar@74");
+		       "exit +75 +74/2 no:TARGET@74");
 	}
 	if ((f = get(fx, "pf_abs_switch", &b)) != NULL) {
-		check_verdict("pf_abs_switch", f, b, true, NULL, 0);
+		check_verdict("pf_abs_switch", f, b, true, X86_REFUSAL_NONE, 0);
 		tap_ok(f->has_jump_table && f->njump_tables == 1,
 		       "pf_abs_switch: absolute table resolved");
 		TARGETS("pf_abs_switch", f, b, 14, 20, 26, 32);
 	}
 	if ((f = get(fx, "pf_table_in_text", &b)) != NULL) {
-		check_verdict("pf_table_in_text", f, b, true, NULL, 0);
+		check_verdict("pf_table_in_text", f, b, true, X86_REFUSAL_NONE, 0);
 		tap_ok(f->ndata == 1 && f->data[0].start - b == 16 &&
 		       f->data[0].end - b == 32,
 		       "pf_table_in_text: the table's 16 bytes are data");
@@ -169,12 +168,12 @@ static void switches(struct fx *fx)
 		       "(padding decoded, table skipped)");
 	}
 	if ((f = get(fx, "pf_unresolved", &b)) != NULL) {
-		check_verdict("pf_unresolved", f, b, false, x86_why_target, 16);
+		check_verdict("pf_unresolved", f, b, false, X86_REFUSAL_TARGET, 16);
 		tap_ok(f->unresolved_indirect_jump && !f->has_jump_table,
 		       "pf_unresolved: no bound, so unresolved");
 		POINTS("pf_unresolved", f, b, "entry +0 +0/7 ok",
-		       "exit +18 +16/3 no:a branch tar@16",
-		       "exit +24 +19/6 no:unresolved i@-1");
+		       "exit +18 +16/3 no:TARGET@16",
+		       "exit +24 +19/6 no:UNRESOLVED@-1");
 	}
 }
 
@@ -184,13 +183,12 @@ static void data_in_code(struct fx *fx)
 	uint64_t b;
 
 	if ((f = get(fx, "pf_data", &b)) != NULL) {
-		check_verdict("pf_data", f, b, false, x86_why_undecodable, 7);
-		POINTS("pf_data", f, b, "entry +0 +0/5 no:undecodable @7");
+		check_verdict("pf_data", f, b, false, X86_REFUSAL_UNDECODABLE, 7);
+		POINTS("pf_data", f, b, "entry +0 +0/5 no:UNDECODABLE@7");
 	}
 	if ((f = get(fx, "pf_data_hidden", &b)) != NULL)
 		check_verdict("pf_data_hidden", f, b, false,
-			      "a branch target is not on an instruction "
-			      "boundary (data in code?)", 13);
+			      X86_REFUSAL_MISALIGNED, 13);
 }
 
 static void tails_and_exits(struct fx *fx)
@@ -199,7 +197,7 @@ static void tails_and_exits(struct fx *fx)
 	uint64_t b;
 
 	if ((f = get(fx, "pf_tail", &b)) != NULL) {
-		check_verdict("pf_tail", f, b, true, NULL, 0);
+		check_verdict("pf_tail", f, b, true, X86_REFUSAL_NONE, 0);
 		POINTS("pf_tail", f, b, "entry +0 +0/5 ok", "exit +5 +5/5 ok");
 		tap_ok(f->npoints == 2 && f->points[1].tail_call &&
 		       !f->points[1].indirect &&
@@ -214,7 +212,7 @@ static void tails_and_exits(struct fx *fx)
 		       "pf_tail_got: jmp *slot(%%rip) is an indirect tail call");
 	}
 	if ((f = get(fx, "pf_tail_ptr", &b)) != NULL) {
-		check_verdict("pf_tail_ptr", f, b, true, NULL, 0);
+		check_verdict("pf_tail_ptr", f, b, true, X86_REFUSAL_NONE, 0);
 		POINTS("pf_tail_ptr", f, b, "entry +0 +0/8 ok", "exit +8 +4/6 ok");
 	}
 	if ((f = get(fx, "pf_tail_cond", &b)) != NULL) {
@@ -227,7 +225,7 @@ static void tails_and_exits(struct fx *fx)
 		       "the two exit areas overlap");
 	}
 	if ((f = get(fx, "pf_retpad", &b)) != NULL) {
-		check_verdict("pf_retpad", f, b, true, NULL, 0);
+		check_verdict("pf_retpad", f, b, true, X86_REFUSAL_NONE, 0);
 		POINTS("pf_retpad", f, b, "entry +0 +0/6 ok", "exit +11 +11/5 ok");
 		tap_ok(f->npoints == 2 && f->points[1].start_is_target,
 		       "pf_retpad: the ret is a target, so the patch takes "
@@ -242,25 +240,24 @@ static void entries_and_calls(struct fx *fx)
 
 	if ((f = get(fx, "pf_endbr", &b)) != NULL) {
 		check_verdict("pf_endbr", f, b, false,
-			      "a call lies inside the bytes the jump would "
-			      "replace", 7);
+			      X86_REFUSAL_CALL_INSIDE, 7);
 		POINTS("pf_endbr", f, b, "entry +4 +4/8 ok", "call +7 +7/5 ok",
-		       "exit +15 +12/4 no:a call lies @7");
+		       "exit +15 +12/4 no:CALL_INSIDE@7");
 		tap_ok(f->endbr && f->npoints > 0 && f->points[0].after_endbr,
 		       "pf_endbr: entry after endbr64, which stays in place");
 	}
 	if ((f = get(fx, "pf_call_target", &b)) != NULL) {
-		check_verdict("pf_call_target", f, b, false, x86_why_target, 9);
+		check_verdict("pf_call_target", f, b, false, X86_REFUSAL_TARGET, 9);
 		POINTS("pf_call_target", f, b, "entry +0 +0/6 ok",
-		       "call +11 +9/4 no:a branch tar@9", "call +13 +13/5 ok",
+		       "call +11 +9/4 no:TARGET@9", "call +13 +13/5 ok",
 		       "exit +22 +18/5 ok");
 		tap_ok(f->npoints == 4 && f->points[1].indirect &&
 		       !f->points[2].indirect,
 		       "pf_call_target: indirect and direct call sites");
 	}
 	if ((f = get(fx, "pf_victim", &b)) != NULL) {
-		check_verdict("pf_victim", f, b, false, x86_why_target, 2);
-		POINTS("pf_victim", f, b, "entry +0 +0/2 no:a branch tar@2",
+		check_verdict("pf_victim", f, b, false, X86_REFUSAL_TARGET, 2);
+		POINTS("pf_victim", f, b, "entry +0 +0/2 no:TARGET@2",
 		       "exit +10 +5/6 ok");
 	}
 	if ((f = get(fx, "pf_intruder", &b)) != NULL)
@@ -271,19 +268,19 @@ static void entries_and_calls(struct fx *fx)
 		       "jmp *%%rax unresolved, not a tail call");
 		TARGETS("pf_cgoto", f, b, 7, 10);
 		POINTS("pf_cgoto", f, b, "entry +0 +0/5 ok",
-		       "exit +9 +7/3 no:a branch tar@7",
-		       "exit +15 +10/6 no:unresolved i@-1");
+		       "exit +9 +7/3 no:TARGET@7",
+		       "exit +15 +10/6 no:UNRESOLVED@-1");
 	}
 	if ((f = get(fx, "pf_hot", &b)) != NULL) {
-		check_verdict("pf_hot", f, b, false, x86_why_target, 32);
+		check_verdict("pf_hot", f, b, false, X86_REFUSAL_TARGET, 32);
 		tap_ok(f->has_jump_table && !f->unresolved_indirect_jump,
 		       "pf_hot: its table, with entries in pf_hot.cold, resolves");
 		POINTS("pf_hot", f, b, "entry +0 +0/9 ok",
-		       "exit +32 +32/1 no:a branch tar@32");
+		       "exit +32 +32/1 no:TARGET@32");
 	}
 	if ((f = get(fx, "pf_hot.cold", &b)) != NULL) {
-		check_verdict("pf_hot.cold", f, b, false, x86_why_target, 2);
-		POINTS("pf_hot.cold", f, b, "entry +0 +0/2 no:a branch tar@2");
+		check_verdict("pf_hot.cold", f, b, false, X86_REFUSAL_TARGET, 2);
+		POINTS("pf_hot.cold", f, b, "entry +0 +0/2 no:TARGET@2");
 	}
 	if ((f = get(fx, "main", &b)) != NULL)
 		POINTS("main", f, b, "entry +0 +0/5 ok", "exit +6 +2/5 ok");
@@ -301,12 +298,12 @@ static void raw_buffers(void)
 		return;
 	tap_eq(x86_parse_function(d, empty_ret, 1, 0x400, NULL, &f), 0,
 	       "a 1-byte function parses without a context");
-	tap_ok(!f.ok && f.why == x86_why_small && f.npoints == 2,
+	tap_ok(!f.ok && f.why == X86_REFUSAL_SMALL && f.npoints == 2,
 	       "... refused as too small, with entry and exit");
 	x86_func_free(&f);
 	tap_eq(x86_parse_function(d, trunc, sizeof(trunc), 0x400, NULL, &f),
 	       0, "a call cut by the function's end parses");
-	tap_ok(!f.ok && f.why == x86_why_undecodable && f.why_at == 0x404,
+	tap_ok(!f.ok && f.why == X86_REFUSAL_UNDECODABLE && f.why_at == 0x404,
 	       "... refused: undecodable bytes at the cut instruction");
 	x86_func_free(&f);
 	tap_eq(x86_parse_function(d, empty_ret, 0, 0x400, NULL, &f), 0,

@@ -16,6 +16,7 @@
 #include "eng_points.h"
 #include "eng_symbols.h"
 #include "parse_check.h"
+#include "parse_why.h"
 #include "tap.h"
 
 static const char *const progs[] = {
@@ -33,7 +34,8 @@ struct expect {
 /* verdicts.expected: "noexit PROG FUNC" or "refused SUBSTR FUNC WHY". */
 struct verdict {
 	bool noexit;
-	char where[32], func[64], why[160];
+	char where[32], func[64];
+	enum x86_refusal why;   /* refused: the entry's refusal */
 };
 
 struct run {
@@ -87,8 +89,10 @@ static void load_expect(struct run *r)
 					     v.where, v.func, &used) != 3)
 			continue;
 		v.noexit = strcmp(kind, "noexit") == 0;
-		snprintf(v.why, sizeof(v.why), "%s", line + used);
-		v.why[strcspn(v.why, "\n")] = '\0';
+		line[strcspn(line, "\n")] = '\0';
+		v.why = parse_why_of(line + used);
+		if (!v.noexit && v.why == X86_REFUSAL_NONE)
+			tap_diag("%s: unknown refusal '%s'", path, line + used);
 		r->vd = realloc(r->vd, (r->nvd + 1) * sizeof(*r->vd));
 		r->vd[r->nvd++] = v;
 	}
@@ -203,16 +207,16 @@ static bool entry_as_expected(const struct run *r, const struct x86_func *xf,
 {
 	const struct verdict *v = verdict_for(r, false, variant, name);
 	bool have = xf->npoints > 0 && xf->points[0].kind == X86_PT_ENTRY;
-	const char *why = have ? xf->points[0].why : xf->why;
+	enum x86_refusal why = have ? xf->points[0].why : xf->why;
 
 	if (have && xf->points[0].ok && v == NULL)
 		return true;
-	if (have && !xf->points[0].ok && v != NULL && why != NULL &&
-	    strcmp(why, v->why) == 0)
+	if (have && !xf->points[0].ok && v != NULL &&
+	    why != X86_REFUSAL_NONE && why == v->why)
 		return true;
 	tap_diag("  %s: %s: entry %s: %s", variant, name,
 		 have && xf->points[0].ok ? "ok" : "refused",
-		 why ? why : "-");
+		 parse_why_name(why));
 	return false;
 }
 
