@@ -15,14 +15,6 @@ bool pc_focus_eq(const struct pc_focus *a, const struct pc_focus *b)
 	return memcmp(a->r, b->r, sizeof(a->r)) == 0;
 }
 
-bool pc_focus_is_top(const struct pc_restree *t, const struct pc_focus *f)
-{
-	struct pc_focus top;
-
-	pc_focus_top(t, &top);
-	return pc_focus_eq(&top, f);
-}
-
 void pc_focus_paths(const struct pc_restree *t, const struct pc_focus *f,
 		    struct pc_src_focus *out)
 {

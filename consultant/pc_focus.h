@@ -20,7 +20,6 @@ struct pc_focus {
 /* The top-level focus: every hierarchy's root. */
 void pc_focus_top(const struct pc_restree *t, struct pc_focus *f);
 bool pc_focus_eq(const struct pc_focus *a, const struct pc_focus *b);
-bool pc_focus_is_top(const struct pc_restree *t, const struct pc_focus *f);
 void pc_focus_paths(const struct pc_restree *t, const struct pc_focus *f,
 		    struct pc_src_focus *out);
 /* "</Code,/Process,/SyncObject,/Files>" into buf. */

@@ -317,11 +317,6 @@ double hw_hint(const struct hw *w, const char *path)
 	return best;
 }
 
-const char *hw_path(const struct hw *w, int id)
-{
-	return id >= 0 && (size_t)id < w->npaths ? w->paths[id] : NULL;
-}
-
 static int find_id(const struct hw *w, const char *path)
 {
 	for (size_t i = 0; i < w->npaths; i++)

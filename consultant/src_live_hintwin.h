@@ -86,8 +86,6 @@ void hw_roots(const struct hw *w, const char *const *starts, size_t nstarts,
 void hw_count_after(const struct hw *w, enum hw_kind kind, double after,
 		    const char *path, const char *within, size_t *n_within,
 		    size_t *n_both, double *latest);
-/* The path of an interned id. */
-const char *hw_path(const struct hw *w, int id);
 /* Observations of a kind in the window (tests, messages). */
 size_t hw_count(const struct hw *w, enum hw_kind kind);
 /* Observations of a kind that fall in `path`. */

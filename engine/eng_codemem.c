@@ -326,11 +326,6 @@ size_t eng_codemem_used(const struct eng_codemem *m)
 	return n;
 }
 
-size_t eng_codemem_nregions(const struct eng_codemem *m)
-{
-	return m->nr;
-}
-
 static struct region *region_of(const struct eng_codemem *m, uint64_t a,
 				size_t len)
 {

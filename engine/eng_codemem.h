@@ -51,8 +51,7 @@ void eng_codemem_sync(struct eng_codemem *m, uint64_t addr, const void *buf,
 
 /* Is addr inside any region (generated code)? */
 int eng_codemem_contains(const struct eng_codemem *m, uint64_t addr);
-/* Bytes in use, and regions mapped. */
+/* Bytes in use. */
 size_t eng_codemem_used(const struct eng_codemem *m);
-size_t eng_codemem_nregions(const struct eng_codemem *m);
 
 #endif

@@ -423,13 +423,6 @@ int eng_funcreloc_route(struct eng_inst *in, const struct eng_inst_point *pt,
 	return map_point(f, pt, out, err);
 }
 
-enum eng_refusal eng_funcreloc_why(const struct eng_inst *in, uint64_t addr)
-{
-	struct fr_func *f = in->fr ? fr_find(in->fr, addr) : NULL;
-
-	return f && f->state == FR_REFUSED ? f->why : ENG_REFUSAL_NONE;
-}
-
 int eng_funcreloc_copy_range(const struct eng_inst *in, uint64_t lo,
 			     uint64_t hi, uint64_t *clo, uint64_t *chi)
 {

@@ -95,9 +95,6 @@ int eng_funcreloc_after_call(struct eng_inst *in,
 			     struct eng_inst_point *out, enum eng_refusal *why,
 			     struct hunch_err *err);
 
-/* Why the function at absolute address `addr` is not relocated
- * (ENG_REFUSAL_NONE: it is, or it was never asked). */
-enum eng_refusal eng_funcreloc_why(const struct eng_inst *in, uint64_t addr);
 /* The copy of the function [lo, hi) when relocated and live: 1 and
  * *clo, *chi; else 0. */
 int eng_funcreloc_copy_range(const struct eng_inst *in, uint64_t lo,

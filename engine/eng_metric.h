@@ -285,9 +285,6 @@ struct eng_seen {
 				    /proc/<pid>/fd ("pipe:[123]" for pipes),
 				    sockets by peer ("tcp:a:p->b:q") */
 };
-/* On by default; off: no discovery snippets for instances enabled from
- * now on. */
-void eng_metric_set_discovery(struct eng_metric *m, bool on);
 /* Report each object seen for the first time since the last poll (call
  * after eng_sampler_tick).  Returns how many were reported. */
 int eng_metric_poll_seen(struct eng_metric *m,

@@ -54,11 +54,6 @@ static const char *plain(const char *name)
 	return name;
 }
 
-void eng_metric_set_discovery(struct eng_metric *m, bool on)
-{
-	m->no_discovery = !on;
-}
-
 int mseen_class(const char *name)
 {
 	static const struct { const char *prefix; int cls; } sync[] = {

@@ -182,11 +182,6 @@ uint32_t eng_vars_cap(const struct eng_vars *v)
 	return v->nid;
 }
 
-uint32_t eng_vars_live(const struct eng_vars *v)
-{
-	return v->live;
-}
-
 uint64_t eng_vars_extent(const struct eng_vars *v)
 {
 	return v->bump;

@@ -41,7 +41,6 @@ enum eng_var_kind eng_vars_kind(const struct eng_vars *v, uint32_t id);
 uint64_t eng_vars_handle(const struct eng_vars *v, uint32_t id);
 /* Ids are < cap; live ones have a kind. */
 uint32_t eng_vars_cap(const struct eng_vars *v);
-uint32_t eng_vars_live(const struct eng_vars *v);
 /* Bytes of every block that have ever held a variable (incl. header). */
 uint64_t eng_vars_extent(const struct eng_vars *v);
 

@@ -167,11 +167,6 @@ int eng_sampler_set_rate(struct eng_sampler *s, double hz,
 	return 0;
 }
 
-uint64_t eng_sampler_period_ns(const struct eng_sampler *s)
-{
-	return s->period_ns;
-}
-
 /* ---- variables ---- */
 
 static int grow_i64(int64_t **a, uint32_t *cap, uint32_t want)

@@ -3,7 +3,7 @@
  * memory, without stopping it (devguide §1.9, §1.10, §1.15).
  *
  * One sampler per target process.  The caller drives it: call
- * eng_sampler_tick() every eng_sampler_period_ns() (a timerfd in the main
+ * eng_sampler_tick() once per sample period (a timerfd in the main
  * loop).  Each tick drains the thread-event ring, scans the thread table
  * (new threads; exiting threads get a final sample, their block cleaned
  * and their index freed), reads every live variable of every live thread
@@ -41,7 +41,6 @@ void eng_sampler_set_pid(struct eng_sampler *s, pid_t pid);
 /* Sampling rate: 0.1 .. 1000 Hz (default 5). */
 int eng_sampler_set_rate(struct eng_sampler *s, double hz,
 			 struct hunch_err *err);
-uint64_t eng_sampler_period_ns(const struct eng_sampler *s);
 
 /* Variables (hunch is the only allocator).  The handle goes to the
  * instrumentation.  Free only once no instrumentation uses the handle:

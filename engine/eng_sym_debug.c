@@ -197,11 +197,6 @@ const char *eng_debug_source_name(enum eng_debug_source s)
 	return "none";
 }
 
-const char *eng_image_build_id(const struct eng_image *img)
-{
-	return img->build_id;
-}
-
 bool eng_image_debug_pending(const struct eng_image *img)
 {
 	return img->dbg_pending;

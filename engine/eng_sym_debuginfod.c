@@ -353,16 +353,6 @@ unsigned eng_sym_debuginfod_generation(void)
 	return gen;
 }
 
-size_t eng_sym_debuginfod_pending(void)
-{
-	size_t n;
-
-	pthread_mutex_lock(&g.mu);
-	n = g.npending;
-	pthread_mutex_unlock(&g.mu);
-	return n;
-}
-
 int eng_sym_debuginfod_wait(int timeout_ms)
 {
 	struct timespec until;

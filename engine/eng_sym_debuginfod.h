@@ -24,8 +24,6 @@ bool eng_sym_debuginfod_enabled(void);
  * last value seen to know when to look at the images again. */
 unsigned eng_sym_debuginfod_generation(void);
 
-/* Fetches asked for and not yet ended. */
-size_t eng_sym_debuginfod_pending(void);
 
 /* Wait until no fetch is pending: 0, or -ETIMEDOUT after timeout_ms
  * (for command-line tools only; never from a search loop). */

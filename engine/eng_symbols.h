@@ -95,8 +95,6 @@ enum eng_debug_source {
 };
 enum eng_debug_source eng_image_debug_source(const struct eng_image *img);
 const char *eng_debug_source_name(enum eng_debug_source s);
-/* GNU build-id as lowercase hex, "" if the file has none. */
-const char *eng_image_build_id(const struct eng_image *img);
 /* A debuginfod fetch for this file was under way when it was opened
  * (eng_sym_debuginfod.h), and (arrived) has since put the debug file in
  * the cache: opening the file again gives it its full names. */

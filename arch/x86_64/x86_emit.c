@@ -99,13 +99,6 @@ size_t x86_emit_jcc_fwd(struct x86_buf *o, unsigned cc)
 	return o->len;
 }
 
-size_t x86_emit_jmp_fwd(struct x86_buf *o)
-{
-	x86_emit_u8(o, 0xe9);
-	x86_emit_u32(o, 0);
-	return o->len;
-}
-
 void x86_fix_fwd(struct x86_buf *o, size_t pos)
 {
 	int32_t d = (int32_t)(o->len - pos);
@@ -179,12 +172,5 @@ void x86_emit_load(struct x86_buf *o, int reg, int base, int32_t disp)
 {
 	rex(o, true, reg, base);
 	x86_emit_u8(o, 0x8b);
-	mem_operand(o, reg, base, disp);
-}
-
-void x86_emit_store(struct x86_buf *o, int base, int32_t disp, int reg)
-{
-	rex(o, true, reg, base);
-	x86_emit_u8(o, 0x89);
 	mem_operand(o, reg, base, disp);
 }

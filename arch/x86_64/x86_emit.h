@@ -46,10 +46,9 @@ void x86_emit_jcc(struct x86_buf *o, unsigned cc, uint64_t to);
 /* Encode `jmp rel32` at address `at` into 5 bytes. */
 void x86_jmp5_bytes(uint8_t out[5], uint64_t at, uint64_t to);
 
-/* Forward short/near labels: emit a jcc/jmp rel32 with a zero
+/* Forward near labels: emit a jcc rel32 with a zero
  * displacement, remember its position, and fix it later. */
 size_t x86_emit_jcc_fwd(struct x86_buf *o, unsigned cc);
-size_t x86_emit_jmp_fwd(struct x86_buf *o);
 void x86_fix_fwd(struct x86_buf *o, size_t pos);  /* to the current pc */
 
 /* Registers by hardware number (rax=0 .. r15=15). */
@@ -65,8 +64,7 @@ void x86_emit_mov_imm(struct x86_buf *o, int reg, uint64_t v);
 void x86_emit_mov_fs(struct x86_buf *o, int reg, int32_t off);
 /* lea disp(%rsp), %rsp (flags untouched) */
 void x86_emit_lea_rsp(struct x86_buf *o, int32_t disp);
-/* mov disp(%base), %reg / mov %reg, disp(%base), 64-bit */
+/* mov disp(%base), %reg, 64-bit */
 void x86_emit_load(struct x86_buf *o, int reg, int base, int32_t disp);
-void x86_emit_store(struct x86_buf *o, int base, int32_t disp, int reg);
 
 #endif

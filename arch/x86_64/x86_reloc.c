@@ -58,12 +58,6 @@ static bool decode(struct x86_reloc *r, const uint8_t *code, size_t avail,
 	return cs_disasm_iter(r->cs, &p, &n, &a, r->insn);
 }
 
-size_t x86_insn_len(struct x86_reloc *r, const uint8_t *code, size_t avail,
-		    uint64_t from)
-{
-	return decode(r, code, avail, from) ? r->insn->size : 0;
-}
-
 static const cs_x86_op *rip_operand(const cs_insn *in)
 {
 	const cs_x86 *x = &in->detail->x86;

@@ -47,8 +47,5 @@ int x86_reloc_insn(struct x86_reloc *r, const uint8_t *code, size_t avail,
 size_t x86_insn_jcc(struct x86_reloc *r, const uint8_t *code, size_t avail,
 		    uint64_t from, unsigned *cc, uint64_t *target);
 
-/* Length of the instruction at code (0 if it cannot be decoded). */
-size_t x86_insn_len(struct x86_reloc *r, const uint8_t *code, size_t avail,
-		    uint64_t from);
 
 #endif
