@@ -25,6 +25,12 @@ def thread_re($start): "^/Process/[0-9]+/[0-9]+:" +
 def is_below($f): startswith("/Code/") and
 	any(($f.below // [])[]; . as $b | glob_match($b));
 
+# A /Code component on the finding's call path above its /Code where:
+# one of its `above` functions (a caller whose inclusive time holds the
+# finding's, as bn_qsort's bnqs_sort does through `jmp qsort@plt`).
+def is_above($f): startswith("/Code/") and
+	any(($f.above // [])[]; . as $b | glob_match($b));
+
 # Is bottleneck `.` of the finding's hypothesis $h?  A CPUbound finding
 # is also CPUdemand's: on a machine loaded enough that the program is
 # CPU-starved, its hot code gets too little CPU to be CPU bound by CPUs
@@ -45,7 +51,8 @@ def names_thread($f): of_hyp($f.hyp) and
 # the path of one of the finding's where/thread components?
 def explained_by($f; $ancestors): (.hypothesis as $h | of_hyp($f.hyp) or
 	 any(($ancestors[$f.hyp] // [])[]; . == $h))
-	and all(.focus[]; is_root or is_below($f) or (. as $c | any($f.where[];
+	and all(.focus[]; is_root or is_below($f) or is_above($f) or
+		(. as $c | any($f.where[];
 		. as $w | $c | on_path_of($w)) or
 		($f.thread != null and
 		 ($c | test("^/Process/[0-9]+$") or

@@ -13,7 +13,7 @@
 truth_add() {  # truth_add PHASE HYP
 	TRUTH_CUR=$1
 	FINDINGS[$TRUTH_CUR]=$(jq -c --arg h "$2" '. + [{hyp: $h, where: [],
-		below: [], thread: null}]' <<< "${FINDINGS[$TRUTH_CUR]}")
+		below: [], above: [], thread: null}]' <<< "${FINDINGS[$TRUTH_CUR]}")
 }
 
 truth_edit() {  # truth_edit JQ-EXPR VALUE: change the last finding
@@ -35,6 +35,7 @@ truth_load() {  # truth_load FILE MODULE SECONDS
 		phase) truth_add "${rest%% *}" "${rest#* }" ;;
 		where) truth_edit '.where += [$v]' "${rest//<module>/$2}" ;;
 		below) truth_edit '.below += [$v]' "${rest//<module>/$2}" ;;
+		above) truth_edit '.above += [$v]' "${rest//<module>/$2}" ;;
 		thread) truth_edit '.thread = $v' "$rest" ;;
 		may) MAY=$(jq -c --arg h "$rest" '. + [$h]' <<< "$MAY") ;;
 		none) NONE=1 ;;
