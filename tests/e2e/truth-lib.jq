@@ -23,13 +23,13 @@ def thread_re($start): "^/Process/[0-9]+/[0-9]+:" +
 # A /Code component the finding may be refined to past its /Code where:
 # one of its `below` functions (the library call its code waits in).
 def is_below($f): startswith("/Code/") and
-	any(($f.below // [])[]; . as $b | glob_match($b));
+	(. as $c | any(($f.below // [])[]; . as $b | $c | glob_match($b)));
 
 # A /Code component on the finding's call path above its /Code where:
 # one of its `above` functions (a caller whose inclusive time holds the
 # finding's, as bn_qsort's bnqs_sort does through `jmp qsort@plt`).
 def is_above($f): startswith("/Code/") and
-	any(($f.above // [])[]; . as $b | glob_match($b));
+	(. as $c | any(($f.above // [])[]; . as $b | $c | glob_match($b)));
 
 # Is bottleneck `.` of the finding's hypothesis $h?  A CPUbound finding
 # is also CPUdemand's: on a machine loaded enough that the program is
