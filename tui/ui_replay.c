@@ -81,20 +81,7 @@ static void journal_notes(struct ui *u)
 }
 
 /* The status line's search fields, from the consultant: the words of
- * the live dashboard's (ui_consult.c). */
-static const char *state_word(const struct pc_consult *pc)
-{
-	if (pc->global == NULL)
-		return "starting";
-	if (pc->global->state == PC_SEARCH_ENDED || pc_consult_ended(pc))
-		return "ended";
-	if (pc->global->state == PC_SEARCH_PAUSED)
-		return "paused";
-	if (pc->throttle == PC_THR_COST)
-		return "slowed";
-	return pc_consult_idle(pc) ? "idle" : "searching";
-}
-
+ * the live dashboard's and the Search pane's header (ui_search.c). */
 static void fill_search(struct ui *u)
 {
 	const struct pc_consult *pc = u->pc;
@@ -105,7 +92,7 @@ static void fill_search(struct ui *u)
 		.cost = pc->observed,
 		.cost_limit = pc_tunable_get(pc->cfg, "costLimit"),
 		.active = pc->nactive, .pending = pc->npending,
-		.state = state_word(pc),
+		.state = ui_search_state_word(pc, ui_search_shown(u)),
 	};
 }
 
