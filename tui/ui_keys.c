@@ -80,7 +80,7 @@ static bool global_key(struct ui *u, int key)
 {
 	switch (key) {
 	case 'q': case UI_CTRL('c'): ask_quit(u); return true;
-	case '?': u->help = true; u->dirty |= UI_D_ALL; return true;
+	case '?': ui_help_open(u); return true;
 	case '\t': ui_next_pane(u, +1); return true;
 	case KEY_BTAB: ui_next_pane(u, -1); return true;
 	case 'S': ui_shot_key(u); return true;
@@ -105,6 +105,8 @@ void ui_key(struct ui *u, int key)
 	if (key == KEY_RESIZE)
 		return;  /* the signalfd's SIGWINCH does the work */
 	if (u->help) {
+		if (ui_help_key(u, key))
+			return;   /* scrolled */
 		u->help = false;
 		u->dirty = UI_D_ALL;
 		return;
