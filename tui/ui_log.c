@@ -25,6 +25,8 @@
 
 #define LONG_LINE 4096   /* an unfinished line this long is shown anyway */
 
+static size_t wrapped_shown;   /* lines the wrapped pane showed: a page */
+
 void ui_log_init(struct ui_log *l, size_t cap)
 {
 	memset(l, 0, sizeof(*l));
@@ -251,6 +253,7 @@ static void draw_wrapped(struct ui *u, const struct ui_rect *r)
 		l->scroll--;
 	}
 	used = 0;
+	wrapped_shown = 0;
 	for (i = last; i > 0 && used < r->h; i--) {
 		k = wrapped(u, r, line_at(l, i - 1), -1, 0, 0);
 		if (used + k <= r->h)
@@ -260,6 +263,7 @@ static void draw_wrapped(struct ui *u, const struct ui_rect *r)
 			wrapped(u, r, line_at(l, i - 1), r->y, used + k - r->h,
 				r->y + r->h);
 		used += k;
+		wrapped_shown++;
 	}
 }
 
@@ -311,6 +315,10 @@ bool ui_log_key(struct ui *u, int key)
 	struct ui_log *l = &u->log;
 	size_t page = (size_t)(u->r_pane[UI_PANE_LOG].h > 2 ?
 			       u->r_pane[UI_PANE_LOG].h - 2 : 1);
+
+	/* wrapped: a page is the lines shown, less one kept in sight */
+	if (u->active == UI_PANE_LOG && wrapped_shown > 0)
+		page = wrapped_shown > 1 ? wrapped_shown - 1 : 1;
 	size_t max = l->n;
 
 	switch (ui_key_motion(key)) {

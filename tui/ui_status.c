@@ -81,7 +81,9 @@ static void search_text(const struct ui *u, int tier, char *buf,
 }
 
 /* The target's part on the left, the search's part on the right.  When
- * both do not fit, the gaps narrow, then the target's name gives way. */
+ * both do not fit, the gaps narrow and the search's fields shorten; then
+ * the target's name gives way down to 8 columns, and last the thread
+ * count: the search's state word, at the end, is never cut at 80. */
 void ui_draw_status(struct ui *u)
 {
 	char state[64], el[32], srch[160], left[256], line[512];
@@ -92,15 +94,18 @@ void ui_draw_status(struct ui *u)
 
 	ui_state_text(u, state, sizeof(state));
 	elapsed_text(u, el, sizeof(el));
-	for (int pass = 0; pass < 8; pass++) {
-		gap = pass % 2 ? " " : "  ";
-		search_text(u, pass / 2, srch, sizeof(srch));
+	for (int pass = 0; pass < 9; pass++) {
+		gap = pass % 2 || pass == 8 ? " " : "  ";
+		search_text(u, pass < 8 ? pass / 2 : 3, srch, sizeof(srch));
 		sw = ui_width(u, srch);
-		snprintf(left, sizeof(left), "%spid %d%s%s%s%s%s%d thread%s",
-			 gap, (int)u->pid, gap, state, gap, el, gap, nthr,
-			 nthr == 1 ? "" : "s");
+		snprintf(left, sizeof(left), "%spid %d%s%s%s%s", gap,
+			 (int)u->pid, gap, state, gap, el);
+		if (pass < 8)   /* last, the thread count goes (pane 2 has it) */
+			snprintf(left + strlen(left), sizeof(left) -
+				 strlen(left), "%s%d thread%s", gap, nthr,
+				 nthr == 1 ? "" : "s");
 		rest = u->cols - 1 - ui_width(u, left) - 2 - sw;
-		if (name <= rest)
+		if (name <= rest || (pass == 7 && rest >= 8))
 			break;
 	}
 	if (name > rest)
