@@ -26,6 +26,7 @@
 #define LONG_LINE 4096   /* an unfinished line this long is shown anyway */
 
 static size_t wrapped_shown;   /* lines the wrapped pane showed: a page */
+static bool wrapped_top;       /* Home: the first line at the top */
 
 void ui_log_init(struct ui_log *l, size_t cap)
 {
@@ -242,6 +243,14 @@ static void draw_wrapped(struct ui *u, const struct ui_rect *r)
 	size_t last = l->n - l->scroll, i;
 	int used = 0, k;
 
+	if (wrapped_top) {   /* from the first line down */
+		wrapped_shown = 0;
+		for (i = 0; i < l->n && used < r->h; i++, wrapped_shown++)
+			used += wrapped(u, r, line_at(l, i), r->y + used, 0,
+					r->y + r->h);
+		l->scroll = l->n - i;
+		return;
+	}
 	/* scrolled near the top: show lines from the first downwards */
 	for (;;) {
 		used = 0;
@@ -322,15 +331,19 @@ bool ui_log_key(struct ui *u, int key)
 	size_t max = l->n;
 
 	switch (ui_key_motion(key)) {
-	case UI_K_UP: l->scroll++; break;
+	case UI_K_UP: l->scroll += !wrapped_top; break;
 	case UI_K_DOWN: l->scroll = l->scroll ? l->scroll - 1 : 0; break;
-	case UI_K_PGUP: l->scroll += page; break;
+	case UI_K_PGUP: l->scroll += wrapped_top ? 0 : page; break;
 	case UI_K_PGDN: l->scroll = l->scroll > page ? l->scroll - page : 0;
 		break;
 	case UI_K_HOME: l->scroll = max; break;
 	case UI_K_END: l->scroll = 0; break;
 	default: return false;
 	}
+	wrapped_top = ui_key_motion(key) == UI_K_HOME ||
+		      (wrapped_top && (ui_key_motion(key) == UI_K_UP ||
+				       ui_key_motion(key) == UI_K_PGUP));
+	wrapped_top &= u->active == UI_PANE_LOG;
 	if (l->scroll > max)
 		l->scroll = max;
 	u->dirty |= UI_D_PANE(UI_PANE_LOG);

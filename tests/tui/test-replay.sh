@@ -64,9 +64,9 @@ keys sim '?'
 check_screen sim 'hunch dashboard: keys' "?: the help"
 check_screen sim '^replay: s play/pause  > next conclusion  t go to time  \+/- speed  \$ end$' \
 	"?: and the replay's keys on the hint line under it"
-check_screen sim '  Replay \(hunch replay\): these keys work in every pane  ' "?: the help's replay keys come first"
-check_screen sim '    s play/pause \(at the end: again\)  > next conclusion  \$ end  ' "?: s, >, \$"
-check_screen sim '    t go to time \(seconds or m:ss\)  \+/- speed \(0\.5x to 100x\)  ' "?: t, +/-"
+check_screen sim '  Replay \(hunch replay\): these keys work in every pane( |$)' "?: the help's replay keys come first"
+check_screen sim '    s play/pause \(at the end: again\)  > next conclusion  \$ end( |$)' "?: s, >, \$"
+check_screen sim '    t go to time \(seconds or m:ss\)  \+/- speed \(0\.5x to 100x\)( |$)' "?: t, +/-"
 keys sim x
 keys sim '>'   # in the Search pane: c is the pane's (global/phase)
 check_screen sim '^ demo +pid 100 +paused 1x +0:01\.2/0:08\.2 ' \
