@@ -41,7 +41,7 @@ WAIT=20 check_screen live '(searching|idle|slowed)$' "live: the search runs"
 
 # a tunable: PC_CPUThreshold 0.3 -> 0.9
 keys live 4
-n=$(XDG_CONFIG_HOME=$TMP/none $HUNCH check --list | grep -E '^[A-Za-z]' | grep -v '\[developer\]' | grep -n '^PC_CPUThreshold ' | cut -d: -f1)
+n=$(XDG_CONFIG_HOME=$TMP/none $HUNCH check --list | grep -E '^[A-Za-z][A-Za-z_]* +[^ ]+ +\[' | grep -v '\[developer\]' | grep -n '^PC_CPUThreshold ' | cut -d: -f1)
 for ((i = 1; i < n; i++)); do keys live j; done
 keys live Enter; text live 0.9; keys live Enter
 check_screen live '^ PC_CPUThreshold = 0\.9 \(was 0\.3\)$' "live: the tunable is applied"
@@ -166,7 +166,7 @@ keys rp '?'
 check_screen rp 'E export' "help: ? lists E"
 check_screen rp '[─-] 1-20 of 42: ↑↓ j/k PgDn scroll, any other key closes [─-]' "help: at 80x24 it scrolls, and says so"
 keys rp G
-check_screen rp '^ +Findings: rank, impact in seconds per second \(- when none\) +$' "help: G shows its last line"
+check_screen rp '  Findings: rank, impact in seconds per second \(- when none\)( |$)' "help: G shows its last line"
 check_screen rp '[─-] 23-42 of 42: ↑↓ j/k PgDn scroll, any other key closes [─-]' "help: the footer follows"
 keys rp Escape; keys rp q
 check_screen rp '^RC=0$' "replay: q quits"
