@@ -6,6 +6,7 @@
 #include "ui.h"
 #include "ui_export.h"
 #include "ui_replay.h"
+#include "ui_search.h"
 
 #include <string.h>
 
@@ -100,7 +101,17 @@ static bool global_key(struct ui *u, int key)
 	return false;
 }
 
-void ui_key(struct ui *u, int key)
+static void dispatch(struct ui *u, int key);
+
+/* Every key; then the status line's search state word follows what the
+ * key did (the Search pane's header says the same). */
+void ui_key(struct ui *u, int k)
+{
+	dispatch(u, k);
+	ui_search_sync_state(u);
+}
+
+static void dispatch(struct ui *u, int key)
 {
 	if (key == KEY_RESIZE)
 		return;  /* the signalfd's SIGWINCH does the work */

@@ -402,6 +402,22 @@ static void header_text(const struct ui *u, const struct pc_search *s,
 		 sv.hide_inactive ? " -inactive" : "");
 }
 
+/* After a key (p pauses, c shows the other search): the status line's
+ * word follows at once, not at the next tick, which a paused replay
+ * would not have. */
+void ui_search_sync_state(struct ui *u)
+{
+	const char *w;
+
+	if (!u->search.have || u->pc == NULL)
+		return;
+	w = ui_search_state_word(u->pc, ui_search_shown(u));
+	if (w != u->search.state) {
+		u->search.state = w;
+		u->dirty |= UI_D_STATUS | UI_D_PANE(UI_PANE_SEARCH);
+	}
+}
+
 /* One word for the search's state, the same in the pane's header and
  * the status line (live and replay): ended, paused, slowed (the cost
  * limit holds new experiments back), idle (nothing left to test now),

@@ -107,7 +107,18 @@ for size in 80x24 200x50; do
 	check_screen $s '^ hunch-demo +pid [0-9]+ +paused 0\.5x ' "$size: s pauses"
 	keys $s +
 
-	keys $s '$'
+	# p in the Search pane is its own: the search pauses; the header and
+	# the status line say so at once, though the replay is paused
+	keys $s 1 p
+	check_screen $s 'Global search: [0-9]+ nodes, [0-9]+ true, [0-9]+ active, paused( |$)' "$size: p in the Search pane pauses the search"
+	check_screen $s '^ hunch-demo +pid [0-9]+ +paused 1x .*\| .* paused$' "$size: the status line says paused too"
+	keys $s p
+	check_screen $s 'Global search: [0-9]+ nodes, [0-9]+ true, [0-9]+ active, (searching|slowed|idle)( |$)' "$size: p again resumes it"
+	tap_eq "$(status $s | awk '{ print $NF }')" \
+		"$(screen $s | grep -Eo 'Global search: [0-9]+ nodes, [0-9]+ true, [0-9]+ active, [a-z]+' | awk '{ print $NF }')" \
+		"$size: header and status line, one word"
+
+	keys $s 5 '$'
 	check_screen $s '^ hunch-demo +pid [0-9]+ +end 1x +0:10\.1/0:10\.1 ' "$size: \$ in pane 5: the end"
 
 	# the Search pane: a true '<' hypothesis's bar is full; g goes to top
