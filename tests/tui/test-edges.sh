@@ -2,7 +2,9 @@
 # test-edges.sh - the dashboard where long text meets the terminal's
 # edge, at 80x24 and at 200x50: the live demo's journal in the replay
 # dashboard (the hint and `?` give the replay's keys, which move time in
-# every pane; the status line fits while playing, its state word last;
+# every pane; `p` in the Search pane pauses the search and the header
+# and the status line say so with one word; the status line fits while
+# playing, its state word last;
 # a true `<` hypothesis, TooManySmallIOOps, draws a full bar; the Log
 # pane wraps a long line that the strip cuts with an ellipsis; `e` in
 # the Hypotheses pane says where the hypotheses are saved and that later
