@@ -138,7 +138,7 @@ wait_screen hp '^ Global search: .*, (searching|slowed|idle)$' >/dev/null
 # --- tunables ---------------------------------------------------------------
 keys hp 4
 check_screen hp '^ costLimit +0\.05 +\[0\.001, 1\] +slowdown$' "tunables: value, range and units"
-n=$(XDG_CONFIG_HOME=$TMP/none $HUNCH check --list | grep -E '^[A-Za-z][A-Za-z_]* +[^ ]+ +\[' | grep -v '\[developer\]' | grep -n '^PC_CPUThreshold ' | cut -d: -f1)
+n=$(XDG_CONFIG_HOME=$TMP/none $HUNCH check --list | grep -E '^[A-Za-z_][A-Za-z0-9_]* +[-0-9.]' | grep -v '\[developer\]' | grep -n '^PC_CPUThreshold ' | cut -d: -f1)
 for ((i = 1; i < n; i++)); do keys hp j; done
 keys hp Enter; text hp 5; keys hp Enter
 check_screen hp "refused: threshold PC_CPUThreshold = 5 is out of its tunable's range \\[0, 1\\]" "tunables: 5 is refused with the range"

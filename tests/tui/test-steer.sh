@@ -41,7 +41,7 @@ WAIT=20 check_screen live '(searching|idle|slowed)$' "live: the search runs"
 
 # a tunable: PC_CPUThreshold 0.3 -> 0.9
 keys live 4
-n=$(XDG_CONFIG_HOME=$TMP/none $HUNCH check --list | grep -E '^[A-Za-z][A-Za-z_]* +[^ ]+ +\[' | grep -v '\[developer\]' | grep -n '^PC_CPUThreshold ' | cut -d: -f1)
+n=$(XDG_CONFIG_HOME=$TMP/none $HUNCH check --list | grep -E '^[A-Za-z_][A-Za-z0-9_]* +[-0-9.]' | grep -v '\[developer\]' | grep -n '^PC_CPUThreshold ' | cut -d: -f1)
 for ((i = 1; i < n; i++)); do keys live j; done
 keys live Enter; text live 0.9; keys live Enter
 check_screen live '^ PC_CPUThreshold = 0\.9 \(was 0\.3\)$' "live: the tunable is applied"
