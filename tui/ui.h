@@ -209,6 +209,8 @@ int ui_put(struct ui *u, int y, int x, int w, const char *s, attr_t a);
 void ui_clear_rect(struct ui *u, const struct ui_rect *r);
 /* Columns the UTF-8 string takes (as ui_put would draw it). */
 int ui_width(const struct ui *u, const char *s);
+/* Bytes of the longest prefix of s that fits w columns. */
+size_t ui_fit(const struct ui *u, const char *s, int w);
 double ui_now(void);
 
 /* A pane: its title, how it draws its body (the rectangle under its
@@ -272,6 +274,9 @@ bool ui_log_key(struct ui *u, int key);
 
 /* ui_help.c */
 void ui_help_draw(struct ui *u);
+void ui_help_open(struct ui *u);
+/* A key while the help is up: true if it scrolled it (it stays up). */
+bool ui_help_key(struct ui *u, int key);
 
 /* ui_keys.c */
 enum ui_key_action {

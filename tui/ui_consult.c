@@ -252,20 +252,6 @@ static void sync_tree(struct ui *u, struct ui_consult *c)
 
 /* --- the search ---------------------------------------------------------- */
 
-static const char *state_word(const struct pc_consult *pc,
-			      const struct pc_search *s)
-{
-	if (s->state == PC_SEARCH_ENDED || pc_consult_ended(pc))
-		return "ended";
-	if (s->state == PC_SEARCH_PAUSED)
-		return "paused";
-	if (pc->throttle == PC_THR_COST)
-		return "slowed";
-	if (pc_consult_idle(pc))
-		return "idle";
-	return "searching";
-}
-
 static void fill_status(struct ui *u)
 {
 	const struct pc_consult *pc = u->pc;
@@ -278,7 +264,7 @@ static void fill_status(struct ui *u)
 		.cost = pc->observed,
 		.cost_limit = pc_tunable_get(pc->cfg, "costLimit"),
 		.active = pc->nactive, .pending = pc->npending,
-		.state = s ? state_word(pc, s) : "starting",
+		.state = ui_search_state_word(pc, s),
 	};
 	if (memcmp(&old, &u->search, sizeof(old)) != 0)
 		u->dirty |= UI_D_STATUS;

@@ -35,6 +35,7 @@ static struct {
 	size_t nerr;
 	char msg[256];
 	bool msg_err;
+	bool saved;                 /* say where the file is, and its use */
 } hy;
 
 static void clear_errors(void)
@@ -133,6 +134,8 @@ static void draw_errors(struct ui *u, const struct ui_rect *r, int y)
 			return;
 }
 
+static void draw_saved(struct ui *u, const struct ui_rect *r, int *y);
+
 static void draw(struct ui *u, enum ui_pane pane, const struct ui_rect *r)
 {
 	int *order, y = r->y;
@@ -146,9 +149,11 @@ static void draw(struct ui *u, enum ui_pane pane, const struct ui_rect *r)
 			"that of the running search.", ui_attr(u, UI_C_DIM));
 		return;
 	}
-	if (hy.msg[0])
-		ui_put(u, y++, r->x + 1, r->w - 1, hy.msg, hy.msg_err ?
-		       ui_attr(u, UI_C_WARN) | A_BOLD : A_BOLD);
+	if (hy.msg[0])   /* wrapped: a path under $HOME is long */
+		ui_wrap(u, r, &y, 1, hy.msg, hy.msg_err ?
+			ui_attr(u, UI_C_WARN) | A_BOLD : A_BOLD);
+	if (hy.msg[0] && hy.saved)
+		draw_saved(u, r, &y);
 	if (hy.nerr) {
 		draw_errors(u, r, y);
 		return;
@@ -191,6 +196,26 @@ static void note(bool err, const char *fmt, ...)
 	vsnprintf(hy.msg, sizeof(hy.msg), fmt, ap);
 	va_end(ap);
 	hy.msg_err = err;
+	hy.saved = false;
+}
+
+/* Under the message of an edit kept: where the file is (~ for $HOME)
+ * and that it is not this session's only: every later hunch loads it. */
+static void draw_saved(struct ui *u, const struct ui_rect *r, int *y)
+{
+	const char *home = getenv("HOME"), *f = hy.file;
+	size_t hl = home ? strlen(home) : 0;
+	char buf[4400];
+
+	if (hl > 1 && strncmp(f, home, hl) == 0 && f[hl] == '/')
+		snprintf(buf, sizeof(buf), "Saved in ~%s: every later hunch "
+			 "run loads it too (remove it to go back to the "
+			 "defaults).", f + hl);
+	else
+		snprintf(buf, sizeof(buf), "Saved in %s: every later hunch "
+			 "run loads it too (remove it to go back to the "
+			 "defaults).", f);
+	ui_wrap(u, r, y, 1, buf, A_NORMAL);
 }
 
 /* Load and apply the edited file; keep the errors if it is not valid. */
@@ -212,6 +237,7 @@ static void apply(struct ui *u)
 	} else {
 		note(false, "applied %s: %d new hypothes%s", hy.file, added,
 		     added == 1 ? "is" : "es");
+		hy.saved = true;
 		free(hy.backup);
 		hy.backup = NULL;
 		hy.made = false;
@@ -245,9 +271,10 @@ static void edit(struct ui *u)
 	}
 	after = slurp(hy.file);
 	if (hy.nerr == 0 && after && hy.backup &&
-	    strcmp(after, hy.backup) == 0)
+	    strcmp(after, hy.backup) == 0) {
 		note(false, "%s is unchanged", hy.file);
-	else
+		hy.saved = true;
+	} else
 		apply(u);
 	free(after);
 }

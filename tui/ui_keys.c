@@ -6,6 +6,7 @@
 #include "ui.h"
 #include "ui_export.h"
 #include "ui_replay.h"
+#include "ui_search.h"
 
 #include <string.h>
 
@@ -80,7 +81,7 @@ static bool global_key(struct ui *u, int key)
 {
 	switch (key) {
 	case 'q': case UI_CTRL('c'): ask_quit(u); return true;
-	case '?': u->help = true; u->dirty |= UI_D_ALL; return true;
+	case '?': ui_help_open(u); return true;
 	case '\t': ui_next_pane(u, +1); return true;
 	case KEY_BTAB: ui_next_pane(u, -1); return true;
 	case 'S': ui_shot_key(u); return true;
@@ -100,11 +101,23 @@ static bool global_key(struct ui *u, int key)
 	return false;
 }
 
-void ui_key(struct ui *u, int key)
+static void dispatch(struct ui *u, int key);
+
+/* Every key; then the status line's search state word follows what the
+ * key did (the Search pane's header says the same). */
+void ui_key(struct ui *u, int k)
+{
+	dispatch(u, k);
+	ui_search_sync_state(u);
+}
+
+static void dispatch(struct ui *u, int key)
 {
 	if (key == KEY_RESIZE)
 		return;  /* the signalfd's SIGWINCH does the work */
 	if (u->help) {
+		if (ui_help_key(u, key))
+			return;   /* scrolled */
 		u->help = false;
 		u->dirty = UI_D_ALL;
 		return;

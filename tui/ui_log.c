@@ -25,6 +25,9 @@
 
 #define LONG_LINE 4096   /* an unfinished line this long is shown anyway */
 
+static size_t wrapped_shown;   /* lines the wrapped pane showed: a page */
+static bool wrapped_top;       /* Home: the first line at the top */
+
 void ui_log_init(struct ui_log *l, size_t cap)
 {
 	memset(l, 0, sizeof(*l));
@@ -158,18 +161,119 @@ bool ui_log_read(struct ui *u, int stream)
 	return true;  /* more to read: the loop comes back */
 }
 
+static attr_t line_attr(const struct ui *u, const struct ui_log_line *ln)
+{
+	return ln->kind == UI_LOG_HUNCH ? ui_attr(u, UI_C_HUNCH) :
+	       ln->kind == UI_LOG_STDERR ? ui_attr(u, UI_C_STDERR) :
+	       A_NORMAL;
+}
+
+/* The log strip: one row a line, a cut line ending in the ellipsis. */
 static void draw_line(struct ui *u, int y, const struct ui_rect *r,
 		      const struct ui_log_line *ln)
 {
 	static const char marks[] = { '#', ' ', '!' };
 	char mark[3] = { marks[ln->kind], ' ', '\0' };
-	attr_t a = ln->kind == UI_LOG_HUNCH ? ui_attr(u, UI_C_HUNCH) :
-		   ln->kind == UI_LOG_STDERR ? ui_attr(u, UI_C_STDERR) :
-		   A_NORMAL;
-	int x = r->x;
+	attr_t a = line_attr(u, ln);
+	int x = r->x, w;
 
 	x += ui_put(u, y, x, r->w, mark, a);
-	ui_put(u, y, x, r->x + r->w - x, ln->text, a);
+	w = r->x + r->w - x;
+	if (ui_width(u, ln->text) <= w) {
+		ui_put(u, y, x, w, ln->text, a);
+		return;
+	}
+	x += ui_put(u, y, x, w - 1, ln->text, a);
+	ui_put(u, y, x, 1, u->g->ellipsis, ui_attr(u, UI_C_DIM));
+}
+
+/* Where the next row of a wrapped line starts: after the last space or
+ * comma of the row's second half, else where the row is full. */
+static size_t wrap_cut(const struct ui *u, const char *s, int w)
+{
+	size_t n = ui_fit(u, s, w);
+
+	if (s[n] == '\0' || n == 0)
+		return n ? n : strlen(s);
+	for (size_t k = n; k > n / 2; k--)
+		if (s[k - 1] == ' ' || s[k - 1] == ',')
+			return k;
+	return n;
+}
+
+/* Rows a line takes wrapped to the pane (text `w` columns wide after
+ * the 2-column mark); with y >= 0, draws them, leaving out the first
+ * `skip` and stopping at `ymax`. */
+static int wrapped(struct ui *u, const struct ui_rect *r,
+		   const struct ui_log_line *ln, int y, int skip, int ymax)
+{
+	static const char marks[] = { '#', ' ', '!' };
+	char mark[3] = { marks[ln->kind], ' ', '\0' };
+	const char *s = ln->text;
+	int w = r->w - 2, rows = 0;
+	attr_t a = line_attr(u, ln);
+
+	if (w < 8)
+		w = 8;
+	do {
+		size_t n = wrap_cut(u, s, w);
+		char buf[LONG_LINE + 8];
+
+		if (y >= 0 && rows >= skip && y < ymax) {
+			if (n >= sizeof(buf))
+				n = sizeof(buf) - 1;
+			memcpy(buf, s, n);
+			buf[n] = '\0';
+			if (rows == 0)
+				ui_put(u, y, r->x, 2, mark, a);
+			ui_put(u, y++, r->x + 2, w, buf, a);
+		}
+		rows++;
+		s += n;
+	} while (*s != '\0');
+	return rows;
+}
+
+/* The Log pane (6): long lines wrap.  `scroll` still counts lines up
+ * from the end; the last line shown sits on the bottom row, and the
+ * ones above fill the pane (the top one cut when it does not fit). */
+static void draw_wrapped(struct ui *u, const struct ui_rect *r)
+{
+	struct ui_log *l = &u->log;
+	size_t last = l->n - l->scroll, i;
+	int used = 0, k;
+
+	if (wrapped_top) {   /* from the first line down */
+		wrapped_shown = 0;
+		for (i = 0; i < l->n && used < r->h; i++, wrapped_shown++)
+			used += wrapped(u, r, line_at(l, i), r->y + used, 0,
+					r->y + r->h);
+		l->scroll = l->n - i;
+		return;
+	}
+	/* scrolled near the top: show lines from the first downwards */
+	for (;;) {
+		used = 0;
+		for (i = last; i > 0 && used < r->h; i--)
+			used += wrapped(u, r, line_at(l, i - 1), -1, 0, 0);
+		if (used >= r->h || last >= l->n)
+			break;
+		last++;
+		l->scroll--;
+	}
+	used = 0;
+	wrapped_shown = 0;
+	for (i = last; i > 0 && used < r->h; i--) {
+		k = wrapped(u, r, line_at(l, i - 1), -1, 0, 0);
+		if (used + k <= r->h)
+			wrapped(u, r, line_at(l, i - 1),
+				r->y + r->h - used - k, 0, r->y + r->h);
+		else
+			wrapped(u, r, line_at(l, i - 1), r->y, used + k - r->h,
+				r->y + r->h);
+		used += k;
+		wrapped_shown++;
+	}
 }
 
 void ui_log_draw(struct ui *u, const struct ui_rect *r)
@@ -178,12 +282,18 @@ void ui_log_draw(struct ui *u, const struct ui_rect *r)
 	size_t rows = (size_t)r->h, last, first;
 	char buf[96];
 
-	if (l->scroll + rows > l->n)
-		l->scroll = l->n > rows ? l->n - rows : 0;
-	last = l->n - l->scroll;           /* one past the last shown */
-	first = last > rows ? last - rows : 0;
-	for (size_t i = first; i < last; i++)
-		draw_line(u, r->y + (int)(i - first), r, line_at(l, i));
+	if (u->active == UI_PANE_LOG) {
+		if (l->scroll >= l->n)
+			l->scroll = l->n ? l->n - 1 : 0;
+		draw_wrapped(u, r);
+	} else {
+		if (l->scroll + rows > l->n)
+			l->scroll = l->n > rows ? l->n - rows : 0;
+		last = l->n - l->scroll;   /* one past the last shown */
+		first = last > rows ? last - rows : 0;
+		for (size_t i = first; i < last; i++)
+			draw_line(u, r->y + (int)(i - first), r, line_at(l, i));
+	}
 	if (l->n == 0)
 		ui_put(u, r->y, r->x, r->w, u->launched ?
 		       "  (nothing yet: hunch's messages and the program's "
@@ -214,18 +324,26 @@ bool ui_log_key(struct ui *u, int key)
 	struct ui_log *l = &u->log;
 	size_t page = (size_t)(u->r_pane[UI_PANE_LOG].h > 2 ?
 			       u->r_pane[UI_PANE_LOG].h - 2 : 1);
+
+	/* wrapped: a page is the lines shown, less one kept in sight */
+	if (u->active == UI_PANE_LOG && wrapped_shown > 0)
+		page = wrapped_shown > 1 ? wrapped_shown - 1 : 1;
 	size_t max = l->n;
 
 	switch (ui_key_motion(key)) {
-	case UI_K_UP: l->scroll++; break;
+	case UI_K_UP: l->scroll += !wrapped_top; break;
 	case UI_K_DOWN: l->scroll = l->scroll ? l->scroll - 1 : 0; break;
-	case UI_K_PGUP: l->scroll += page; break;
+	case UI_K_PGUP: l->scroll += wrapped_top ? 0 : page; break;
 	case UI_K_PGDN: l->scroll = l->scroll > page ? l->scroll - page : 0;
 		break;
 	case UI_K_HOME: l->scroll = max; break;
 	case UI_K_END: l->scroll = 0; break;
 	default: return false;
 	}
+	wrapped_top = ui_key_motion(key) == UI_K_HOME ||
+		      (wrapped_top && (ui_key_motion(key) == UI_K_UP ||
+				       ui_key_motion(key) == UI_K_PGUP));
+	wrapped_top &= u->active == UI_PANE_LOG;
 	if (l->scroll > max)
 		l->scroll = max;
 	u->dirty |= UI_D_PANE(UI_PANE_LOG);

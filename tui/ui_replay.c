@@ -81,20 +81,7 @@ static void journal_notes(struct ui *u)
 }
 
 /* The status line's search fields, from the consultant: the words of
- * the live dashboard's (ui_consult.c). */
-static const char *state_word(const struct pc_consult *pc)
-{
-	if (pc->global == NULL)
-		return "starting";
-	if (pc->global->state == PC_SEARCH_ENDED || pc_consult_ended(pc))
-		return "ended";
-	if (pc->global->state == PC_SEARCH_PAUSED)
-		return "paused";
-	if (pc->throttle == PC_THR_COST)
-		return "slowed";
-	return pc_consult_idle(pc) ? "idle" : "searching";
-}
-
+ * the live dashboard's and the Search pane's header (ui_search.c). */
 static void fill_search(struct ui *u)
 {
 	const struct pc_consult *pc = u->pc;
@@ -105,7 +92,7 @@ static void fill_search(struct ui *u)
 		.cost = pc->observed,
 		.cost_limit = pc_tunable_get(pc->cfg, "costLimit"),
 		.active = pc->nactive, .pending = pc->npending,
-		.state = state_word(pc),
+		.state = ui_search_state_word(pc, ui_search_shown(u)),
 	};
 }
 
@@ -528,32 +515,45 @@ bool ui_replay_key(struct ui *u, int key)
 	return false;
 }
 
+/* The replay's keys work in every pane: s play/pause, > next
+ * conclusion, t go to time, + - speed, $ end.  The first letters they
+ * had (p, c, e) work too where the pane shown does not use them itself:
+ * p is the Search pane's pause and the Histograms pane's phase, c the
+ * Search pane's global/phase, e the Hypotheses pane's editor.  (g went
+ * back to being "top of the list" everywhere.) */
+static bool pane_owns(const struct ui *u, int key)
+{
+	switch (u->active) {
+	case UI_PANE_SEARCH: return key == 'p' || key == 'c';
+	case UI_PANE_HIST: return key == 'p';
+	case UI_PANE_HYP: return key == 'e';
+	default: return false;
+	}
+}
+
 static bool replay_key(struct ui *u, int key)
 {
 	struct ui_replay *x = u->replay;
 
-	/* Where keys are typed into the panes (the picker, a tunable's
-	 * value, the hypotheses' editor) they stay the panes'. */
-	if (!x->typing && (ui_pick_active() || u->active == UI_PANE_TUNABLES ||
-			   u->active == UI_PANE_HYP))
-		return false;
 	if (x->typing) {
 		typing_key(u, key);
 		return true;
 	}
+	/* Where keys are typed into the where pane's picker they stay its. */
+	if (ui_pick_active() || pane_owns(u, key))
+		return false;
 	switch (key) {
 	case '?':   /* the help box leaves the hint line in sight */
-		ui_note(u, "replay: p play/pause  c next conclusion  g go to "
-			"time  +/- speed  e end");
+		ui_note(u, "%s", UI_REPLAY_KEYS);
 		return false;
-	case 'p': play_pause(u); return true;
-	case 'c': next_conclusion(u); return true;
-	case 'e':
+	case 's': case 'p': play_pause(u); return true;
+	case '>': case 'c': next_conclusion(u); return true;
+	case '$': case 'e':
 		x->playing = false;
 		seek(u, x->t_last);
 		ui_note(u, "the end of the journal: %.1f s", x->t_last);
 		return true;
-	case 'g':
+	case 't':
 		x->typing = true;
 		x->typed[0] = '\0';
 		x->ntyped = 0;
@@ -619,7 +619,7 @@ static void on_tick(struct ui *u, int tfd)
 		x->playing = false;
 		x->clock = x->t_last;
 		play_to(u, x->clock);
-		ui_note(u, "the end of the journal: %.1f s (p plays again)",
+		ui_note(u, "the end of the journal: %.1f s (s plays again)",
 			x->t_last);
 	}
 	u->dirty |= UI_D_STATUS;
@@ -760,8 +760,7 @@ int ui_replay_run(const struct ui_replay_opts *o)
 	ui_layout(&u);
 	rebuild(&u);
 	x.clock = played_now(&u);
-	ui_note(&u, "paused at %.1f s: p play/pause  c next conclusion  "
-		"g go to time  +/- speed  e end", x.clock);
+	ui_note(&u, "paused at %.1f s: %s", x.clock, UI_REPLAY_KEYS_SHORT);
 	ui_draw(&u);
 	ending = run_loop(&u, sigfd, tfd);
 	finish(&u, sigfd, tfd, &old);

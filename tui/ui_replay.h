@@ -31,8 +31,14 @@ struct ui_replay_opts {
  * UI_FALLBACK (ui_session.h) when the terminal cannot be used. */
 int ui_replay_run(const struct ui_replay_opts *o);
 
-/* The replay's keys (p, c, g, e, +, -): true when the key was one.
- * ui_key() asks here first in a replay. */
+/* The replay's keys (s > t + - $ in every pane; p c e where the pane
+ * shown does not use them): true when the key was one.  ui_key() asks
+ * here first in a replay.  Their line on the hint line (`?`, at the
+ * start), within 80 columns. */
+#define UI_REPLAY_KEYS \
+	"replay: s play/pause  > next conclusion  t go to time  +/- speed  $ end"
+#define UI_REPLAY_KEYS_SHORT \
+	"s play/pause  > next conclusion  t time  +/- speed  $ end"
 bool ui_replay_key(struct ui *u, int key);
 /* The status line's state word and clock in a replay: "paused
  * 2x" and "0:03.6/0:10.2". */

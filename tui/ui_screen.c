@@ -247,6 +247,25 @@ int ui_put(struct ui *u, int y, int x, int w, const char *s, attr_t a)
 	return cols;
 }
 
+/* Bytes of s's longest prefix that fits w columns (never half a
+ * character): where a wrapped line is cut. */
+size_t ui_fit(const struct ui *u, const char *s, int w)
+{
+	const char *p = s;
+	int cols = 0, cw;
+	wchar_t wc;
+
+	while (*p != '\0') {
+		size_t len = next_char(u, p, &wc, &cw);
+
+		if (cols + cw > w)
+			break;
+		cols += cw;
+		p += len;
+	}
+	return (size_t)(p - s);
+}
+
 void ui_clear_rect(struct ui *u, const struct ui_rect *r)
 {
 	(void)u;

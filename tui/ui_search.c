@@ -102,6 +102,8 @@ bool ui_search_changed(struct ui *u)
 	const struct pc_search *s = ui_search_shown(u);
 	uint64_t sig = s ? signature(s) : 0;
 
+	/* the header's state word, which the status line shows too */
+	sig = sig * 31u + (uintptr_t)ui_search_state_word(u->pc, s);
 	if (sig == sv.sig)
 		return false;
 	sv.sig = sig;
@@ -281,17 +283,21 @@ int ui_search_cursor_node(const struct ui *u)
 
 /* --- drawing -------------------------------------------------------------- */
 
-/* "[####....]"-like: BAR_W cells, full at twice the threshold, so the
- * threshold is the middle. */
+/* "[####....]"-like: BAR_W cells, half full at the threshold, so that
+ * the bar grows as the hypothesis holds more: for ">" full at twice the
+ * threshold, for "<" (TooManySmallIOOps) full at 0, empty at twice it. */
 static void draw_bar(struct ui *u, int y, int x, const struct pc_node *n,
-		     attr_t a)
+		     const struct pc_hypothesis *h, attr_t a)
 {
 	double ratio = n->threshold > 0 && isfinite(n->value) ?
 		       n->value / n->threshold : -1;
-	int fill = ratio < 0 ? 0 : (int)lround(ratio * BAR_W / 2);
+	int fill;
 
 	if (ratio < 0 || n->is_virtual)
 		return;
+	if (h != NULL && h->cmp == PC_CMP_LT)
+		ratio = ratio >= 2 ? 0 : 2 - ratio;
+	fill = (int)lround(ratio * BAR_W / 2);
 	for (int i = 0; i < BAR_W; i++)
 		ui_put(u, y, x + i, 1, i < fill ? (u->utf8 ? "\xe2\x96\x88"
 		       : "#") : (i == BAR_W / 2 ? "|" : (u->utf8 ?
@@ -368,7 +374,7 @@ static void draw_row(struct ui *u, const struct pc_search *s,
 	ui_put(u, y, x, lw - 1, left, a);
 	if (rw == 0)
 		return;
-	draw_bar(u, y, rc->x + rc->w - rw, n, a);
+	draw_bar(u, y, rc->x + rc->w - rw, n, h, a);
 	right_text(n, right, sizeof(right));
 	ui_put(u, y, rc->x + rc->w - rw + BAR_W + 1, rw - BAR_W - 1, right,
 	       a);
@@ -378,8 +384,7 @@ static void header_text(const struct ui *u, const struct pc_search *s,
 			char *buf, size_t len)
 {
 	size_t ntrue = 0, nact = 0;
-	const char *st = s->state == PC_SEARCH_PAUSED ? "paused" :
-			 s->state == PC_SEARCH_ENDED ? "ended" : "searching";
+	const char *st = ui_search_state_word(u->pc, s);
 
 	for (size_t i = 0; i < s->nn; i++) {
 		ntrue += s->nodes[i]->truth == PC_TRUE;
@@ -395,7 +400,40 @@ static void header_text(const struct ui *u, const struct pc_search *s,
 		 name, s->nn, ntrue, nact, st, sv.root >= 0 ? " (followed; "
 		 "Bksp back)" : "", sv.hide_false ? " -false" : "",
 		 sv.hide_inactive ? " -inactive" : "");
-	(void)u;
+}
+
+/* After a key (p pauses, c shows the other search): the status line's
+ * word follows at once, not at the next tick, which a paused replay
+ * would not have. */
+void ui_search_sync_state(struct ui *u)
+{
+	const char *w;
+
+	if (!u->search.have || u->pc == NULL)
+		return;
+	w = ui_search_state_word(u->pc, ui_search_shown(u));
+	if (w != u->search.state) {
+		u->search.state = w;
+		u->dirty |= UI_D_STATUS | UI_D_PANE(UI_PANE_SEARCH);
+	}
+}
+
+/* One word for the search's state, the same in the pane's header and
+ * the status line (live and replay): ended, paused, slowed (the cost
+ * limit holds new experiments back), idle (nothing left to test now),
+ * searching. */
+const char *ui_search_state_word(const struct pc_consult *pc,
+				 const struct pc_search *s)
+{
+	if (pc == NULL || s == NULL)
+		return "starting";
+	if (s->state == PC_SEARCH_ENDED || pc_consult_ended(pc))
+		return "ended";
+	if (s->state == PC_SEARCH_PAUSED)
+		return "paused";
+	if (pc->throttle == PC_THR_COST)
+		return "slowed";
+	return pc_consult_idle(pc) ? "idle" : "searching";
 }
 
 static void draw_empty(struct ui *u, const struct ui_rect *r)

@@ -24,6 +24,14 @@ bool ui_search_changed(struct ui *u);
 void ui_search_rebuild(struct ui *u);
 int ui_search_cursor_node(const struct ui *u);
 
+/* The search's state in one word, as the header and the status line
+ * both say it: starting, ended, paused, slowed, idle, searching. */
+struct pc_consult;
+const char *ui_search_state_word(const struct pc_consult *pc,
+				 const struct pc_search *s);
+/* The status line's word set to it after a key that changed it. */
+void ui_search_sync_state(struct ui *u);
+
 /* What a node is, as a row shows it: the state letter (T F ? . x), the
  * activity (* + : or blank), its colour, when it reached its state, and
  * its focus shortened to the constrained parts. */

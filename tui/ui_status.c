@@ -81,7 +81,10 @@ static void search_text(const struct ui *u, int tier, char *buf,
 }
 
 /* The target's part on the left, the search's part on the right.  When
- * both do not fit, the gaps narrow, then the target's name gives way. */
+ * both do not fit, the gaps narrow and the search's fields shorten; then
+ * the target's name gives way down to 8 columns, then the thread
+ * count goes, then the name shrinks further; the search's part is drawn
+ * whole, right-aligned, so its state word is never cut at 80. */
 void ui_draw_status(struct ui *u)
 {
 	char state[64], el[32], srch[160], left[256], line[512];
@@ -92,27 +95,35 @@ void ui_draw_status(struct ui *u)
 
 	ui_state_text(u, state, sizeof(state));
 	elapsed_text(u, el, sizeof(el));
-	for (int pass = 0; pass < 8; pass++) {
-		gap = pass % 2 ? " " : "  ";
-		search_text(u, pass / 2, srch, sizeof(srch));
+	for (int pass = 0; pass < 9; pass++) {
+		gap = pass % 2 || pass == 8 ? " " : "  ";
+		search_text(u, pass < 8 ? pass / 2 : 3, srch, sizeof(srch));
 		sw = ui_width(u, srch);
-		snprintf(left, sizeof(left), "%spid %d%s%s%s%s%s%d thread%s",
-			 gap, (int)u->pid, gap, state, gap, el, gap, nthr,
-			 nthr == 1 ? "" : "s");
+		snprintf(left, sizeof(left), "%spid %d%s%s%s%s", gap,
+			 (int)u->pid, gap, state, gap, el);
+		if (pass < 8)   /* last, the thread count goes (pane 2 has it) */
+			snprintf(left + strlen(left), sizeof(left) -
+				 strlen(left), "%s%d thread%s", gap, nthr,
+				 nthr == 1 ? "" : "s");
 		rest = u->cols - 1 - ui_width(u, left) - 2 - sw;
-		if (name <= rest)
+		if (name <= rest || (pass == 7 && rest >= 8))
 			break;
 	}
 	if (name > rest)
-		name = rest > 8 ? rest : 8;
+		name = rest > 1 ? rest : 1;
 	snprintf(line, sizeof(line), " %.*s%s", name, u->label, left);
 	wattrset(stdscr, a);
 	mvwhline(stdscr, u->r_status.y, 0, ' ', u->cols);
-	lw = ui_put(u, u->r_status.y, 0, u->cols, line, a);
-	if (lw + 2 + sw <= u->cols)  /* right-aligned */
+	if (sw + 2 + 16 <= u->cols) {
+		/* the search's part right-aligned, whole; the target's part
+		 * cut where they would meet (its elapsed time, when even
+		 * that does not fit) */
+		ui_put(u, u->r_status.y, 0, u->cols - sw - 2, line, a);
 		ui_put(u, u->r_status.y, u->cols - sw, sw, srch, a);
-	else  /* what fits of it: rate and cost come first */
+	} else {   /* a tiny terminal: what fits, rate and cost first */
+		lw = ui_put(u, u->r_status.y, 0, u->cols, line, a);
 		ui_put(u, u->r_status.y, lw + 2, u->cols - lw - 2, srch, a);
+	}
 	u->shown_second = (int)((u->t_end > 0 ? u->t_end : ui_now()) - u->t0);
 }
 

@@ -117,11 +117,11 @@ type_in rp "cd $TMP && HUNCH_REPLAY_CKPT_MS=0 $HUNCH replay $TMP/live.jsonl; ech
 check_screen rp '^ bn_mutex[^ ]* +pid [0-9]+ +paused' "replay: the dashboard opens"
 keys rp 3
 check_screen rp '^ +No curves yet\.' "replay: no curve at the first tick (before the user's m)"
-keys rp g; text rp "$t_on"; keys rp Enter
+keys rp t; text rp "$t_on"; keys rp Enter
 check_screen rp "^>a cpu_inclusive $WORK  " "replay: at $t_on s (m's time) the recorded curve is there"
 keys rp d
 check_screen rp "^a is the recording's: it goes when the recording removed it$" "replay: d leaves the recording's curve"
-keys rp g; text rp "$t_stop"; keys rp Enter; keys rp 6
+keys rp t; text rp "$t_stop"; keys rp Enter; keys rp 6
 check_screen rp "^# \\+[0-9.]+\\) Experiment $FULL stopped by hand\\.$" "replay: at $t_stop s the log has the stop"
 keys rp e; keys rp 1
 check_screen rp '^ bn_mutex[^ ]* +pid [0-9]+ +end ' "replay: e goes to the end"
@@ -136,7 +136,7 @@ sed 's/^/# /' "$TMP/hist.diff" | head -20
 # curve (a fixed 0.5 s was after m once: under load the live m came at
 # 0.4 s)
 t_first=$(jq -rs 'map(select(.t == "tick"))[0].now' "$TMP/live.jsonl")
-keys rp g; text rp "$t_first"; keys rp Enter
+keys rp t; text rp "$t_first"; keys rp Enter
 check_screen rp '^ +No curves yet\.' "replay: a seek back before m ($t_first s): no curve"
 keys rp e
 check_screen rp "^>a cpu_inclusive $WORK  [0-9.e+-]+ CPUs" "replay: forward again: the curve"

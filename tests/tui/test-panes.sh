@@ -133,7 +133,7 @@ else
 	check_screen hp '^   >[TF?.][*+: ] CPUbound  demo_worker ' "search: the experiment is in the Search pane, under the root"
 fi
 keys hp 1; keys hp p
-wait_screen hp '^ Global search: .*, searching$' >/dev/null
+wait_screen hp '^ Global search: .*, (searching|slowed|idle)$' >/dev/null
 
 # --- tunables ---------------------------------------------------------------
 keys hp 4

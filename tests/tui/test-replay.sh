@@ -51,7 +51,7 @@ new_term sim 80 24
 type_in sim "cd $TMP && $HUNCH replay sim.jsonl; echo RC=\$?"
 check_screen sim '^ demo +pid 100 +paused 1x +0:00\.0/0:08\.2 +2 threads ' \
 	"sim: opens paused at the first tick: target, recorded pid, 'paused 1x', 0:00.0 of 0:08.2, 2 threads"
-check_screen sim '^paused at 0\.0 s: p play/pause  c next conclusion  g go to time  \+/- speed  e en' \
+check_screen sim '^paused at 0\.0 s: s play/pause  > next conclusion  t time  \+/- speed  \$ end$' \
 	"sim: the hint line gives the replay's keys"
 check_screen sim '^# replaying sim\.jsonl: 42 ticks, 8\.2 s$' "sim: the log says what is replayed"
 check_screen sim '^       100:main$' "sim: the where pane has the recorded process and threads"
@@ -62,10 +62,13 @@ check_screen sim '^ Global search: 7 nodes, 0 true, 0 active, searching$' \
 
 keys sim '?'
 check_screen sim 'hunch dashboard: keys' "?: the help"
-check_screen sim '^replay: p play/pause  c next conclusion  g go to time  \+/- speed  e end$' \
+check_screen sim '^replay: s play/pause  > next conclusion  t go to time  \+/- speed  \$ end$' \
 	"?: and the replay's keys on the hint line under it"
+check_screen sim '  Replay \(hunch replay\): these keys work in every pane( |$)' "?: the help's replay keys come first"
+check_screen sim '    s play/pause \(at the end: again\)  > next conclusion  \$ end( |$)' "?: s, >, \$"
+check_screen sim '    t go to time \(seconds or m:ss\)  \+/- speed \(0\.5x to 100x\)( |$)' "?: t, +/-"
 keys sim x
-keys sim c
+keys sim '>'   # in the Search pane: c is the pane's (global/phase)
 check_screen sim '^ demo +pid 100 +paused 1x +0:01\.2/0:08\.2 ' \
 	"c: the replay stops at 1.2 s"
 check_screen sim '^1\.2 s: CPUbound</Code,/Process,/SyncObject,/Files> tested true$' \
@@ -77,7 +80,7 @@ check_screen sim '^# \+1\.2\) CPUbound tested true for </Code,/Process,/SyncObje
 	"c: the log has the conclusion at its recorded time"
 check_screen sim '^  demo: second 1$' "c: the output recorded at 1 s is in the log"
 no_line sim 'demo: second 2' "c: and nothing recorded later"
-keys sim 1 c
+keys sim 1 '>'
 check_screen sim '^ demo +pid 100 +paused 1x +0:02\.4/0:08\.2 ' "c again: 2.4 s"
 check_screen sim '^2\.4 s: CPUbound</Code/demo/demo\.c/main,/Process,/SyncObject,/Files> tested true$' \
 	"c again: CPUbound at main became true"
@@ -85,13 +88,13 @@ check_screen sim '^     @T\* CPUbound  main .* 2\.4s$' \
 	"c again: the search pane shows it, true since 2.4 s, under the whole program"
 tap_ok $(grep -q '^ 1\. CPUbound: .* since 2\.4 s' "$TMP/sim.report"; echo $?) \
 	"c again: the report gives that bottleneck the same time (since 2.4 s)"
-keys sim g 1 . 5 Enter
+keys sim t 1 . 5 Enter
 check_screen sim '^ demo +pid 100 +paused 1x +0:01\.5/0:08\.2 ' "g 1.5 (back): 0:01.5"
 check_screen sim '^     @[?.][*+ ] CPUbound  main ' "g 1.5: the search pane has CPUbound at main not concluded yet"
 no_line sim '^     @T' "g 1.5: no refinement is true yet"
 keys sim 6 6
 
-keys sim g
+keys sim t
 check_screen sim '^go to time \(seconds or m:ss, Enter; Esc cancels\): _$' "g: asks for a time"
 keys sim 5 . 5
 check_screen sim '^go to time \(seconds or m:ss, Enter; Esc cancels\): 5\.5_$' "g: shows what is typed"
@@ -99,22 +102,26 @@ keys sim Enter
 check_screen sim '^ demo +pid 100 +paused 1x +0:05\.5/0:08\.2 ' "g 5.5: the replay time is 0:05.5"
 check_screen sim '^  demo: second 5$' "g 5.5: output up to 5 s in the log"
 no_line sim 'demo: second 6' "g 5.5: none from 6 s"
+keys sim PPage   # the log pane wraps its long lines: fewer fit
 check_screen sim '^! demo: warning at 3 s$' "g 5.5: the recorded stderr line, marked !"
+keys sim End
 check_screen sim '^# \+4\.8\) ' "g 5.5: the search's messages up to 4.8 s"
 no_line sim '^# \+6\.0\) ' "g 5.5: and none from 6.0 s"
-keys sim g 0 : 0 3 . 5 Enter
+keys sim t 0 : 0 3 . 5 Enter
 check_screen sim '^ demo +pid 100 +paused 1x +0:03\.5/0:08\.2 ' "g 0:03.5 (back): the replay time is 0:03.5"
 check_screen sim '^  demo: second 3$' "g back: the log is rebuilt to 3.5 s: output of 3 s"
 no_line sim 'demo: second [45]' "g back: the lines of 4 s and 5 s are gone"
 no_line sim '^# \+(3\.6|4\.8)\) ' "g back: so are the search's later messages"
+keys sim Home
 check_screen sim '^# replaying sim\.jsonl: 42 ticks, 8\.2 s$' "g back: the log starts again from the journal's first line"
-keys sim g x y
+keys sim End
+keys sim t x y
 check_screen sim '^go to time \(seconds or m:ss, Enter; Esc cancels\): _$' "g: letters are not taken"
 keys sim Enter
 check_screen sim '^go to time: nothing typed$' "g, Enter with nothing typed: says so"
-keys sim g 1 : 7 5 Enter
+keys sim t 1 : 7 5 Enter
 check_screen sim "^go to time: '1:75' is not a time \(seconds, or m:ss\)$" "g 1:75: not a time"
-keys sim g 1 Escape
+keys sim t 1 Escape
 check_screen sim '^go to time: cancelled$' "g then Esc: cancelled"
 check_screen sim '^ demo +pid 100 +paused 1x +0:03\.5/0:08\.2 ' "g then Esc: the time stays"
 
@@ -132,18 +139,27 @@ check_screen sim '^  demo: second 4$' "playing: the output of 4 s arrives in the
 keys sim + + + +
 WAIT=20 check_screen sim '^ demo +pid 100 +end 10x +0:08\.2/0:08\.2 ' \
 	"+ while playing: 10x, and it reaches the end of the journal: 'end', 0:08.2"
-check_screen sim '^the end of the journal: 8\.2 s \(p plays again\)$' "the hint says so"
+check_screen sim '^the end of the journal: 8\.2 s \(s plays again\)$' "the hint says so"
 check_screen sim '^# 21\. ExcessiveSyncWaitingTime</Code/demo/demo\.c/locker,' "the log lists the bottlenecks at the end (the 21st last)"
 
 # --- the end: the bottlenecks are the --batch report's ------------------
 TM kill-session -t sim
 new_term end 139 70   # compact layout, lines wide enough for every focus
-type_in end "cd $TMP && $HUNCH replay sim.jsonl; echo RC=\$?"
+type_in end "cd $TMP && EDITOR=true XDG_CONFIG_HOME=$TMP/cfg $HUNCH replay sim.jsonl; echo RC=\$?"
 check_screen end '^ demo +pid 100 +paused 1x +0:00\.0/0:08\.2 ' "end: opens at 0:00.0 (139x70)"
-keys end 4 e +
-sleep 0.5
+keys end 5 e
+check_screen end "^ cannot edit the hypotheses: " \
+	"in the Hypotheses pane e is the pane's (which does not edit a journal's hypotheses)"
 tap_ok $(status_line end | grep -Eq '^ demo +pid 100 +paused 1x +0:00\.0/0:08\.2 '; echo $?) \
-	"in the Tunables pane e and + stay the pane's: the replay does not move, speed 1x"
+	"e in the Hypotheses pane: the replay does not move"
+keys end + 
+check_screen end '^ demo +pid 100 +paused 2x +0:00\.0/0:08\.2 ' "+ in the Hypotheses pane: 2x"
+keys end 4 -
+check_screen end '^ demo +pid 100 +paused 1x +0:00\.0/0:08\.2 ' "- in the Tunables pane: 1x"
+keys end '$'
+check_screen end '^ demo +pid 100 +end 1x +0:08\.2/0:08\.2 ' "\$ in the Tunables pane: the end"
+keys end t 0 Enter
+check_screen end '^ demo +pid 100 +paused 1x +0:00\.0/0:08\.2 ' "t 0 in the Tunables pane: back to the start"
 keys end 2 m
 check_screen end '^Enable a metric on ' "m in the where pane opens the metric picker"
 keys end e
@@ -219,12 +235,12 @@ for ms in 0 ""; do
 		new_term seek 100 40
 		type_in seek "cd $TMP && HUNCH_REPLAY_CKPT_MS=$ms $HUNCH replay $j.jsonl; echo RC=\$?"
 		wait_screen seek ' paused 1x ' >/dev/null
-		keys seek g 5 . 5 Enter
+		keys seek t 5 . 5 Enter
 		wait_screen seek ' 0:05\.5/' >/dev/null
 		panes seek "$TMP/fwd"
 		keys seek e
 		wait_screen seek ' end 1x ' >/dev/null
-		keys seek g 5 . 5 Enter
+		keys seek t 5 . 5 Enter
 		check_screen seek ' paused 1x +0:05\.5/' "$name: e, then g 5.5 goes back to 0:05.5"
 		# checkpoints were taken while g and e played forward
 		[ -n "$ms" ] && check_screen seek "^5\\.5 s: back from the checkpoint at $([ $j = sim ] && echo 5\\.4 || echo 5\\.[0-5]) s\$" \
@@ -232,15 +248,15 @@ for ms in 0 ""; do
 		panes seek "$TMP/back"
 		tap_ok $(same_panes "$TMP/fwd" "$TMP/back") \
 			"$name: the search and where panes and the log after the backward seek are the ones played forward to 5.5 s"
-		keys seek g 7 Enter
+		keys seek t 7 Enter
 		wait_screen seek ' 0:07\.0/' >/dev/null
-		keys seek g 2 . 5 Enter
+		keys seek t 2 . 5 Enter
 		wait_screen seek ' 0:02\.5/' >/dev/null
 		panes seek "$TMP/back25"
 		keys seek q
 		type_in seek "clear; HUNCH_REPLAY_CKPT_MS=$ms $HUNCH replay $j.jsonl; echo RC=\$?"
 		wait_screen seek ' paused 1x ' >/dev/null
-		keys seek g 2 . 5 Enter
+		keys seek t 2 . 5 Enter
 		wait_screen seek ' 0:02\.5/' >/dev/null
 		panes seek "$TMP/fwd25"
 		tap_ok $(same_panes "$TMP/fwd25" "$TMP/back25") \
@@ -256,19 +272,19 @@ done
 new_term steer 100 40
 type_in steer "cd $TMP && HUNCH_REPLAY_CKPT_MS=0 $HUNCH replay sim.jsonl; echo RC=\$?"
 wait_screen steer ' paused 1x ' >/dev/null
-keys steer g 5 Enter
+keys steer t 5 Enter
 wait_screen steer ' 0:05\.0/' >/dev/null
-keys steer g 3 Enter
+keys steer t 3 Enter
 check_screen steer '^3\.0 s: back from the checkpoint at 2\.8 s$' \
 	"steer: before any steering, g 3 goes back from the checkpoint at 2.8 s"
 keys steer 4 Enter BSpace BSpace BSpace BSpace BSpace 0 . 1 Enter
 check_screen steer '^ costLimit +0\.1 ' "steer: costLimit edited to 0.1 in the Tunables pane"
-keys steer 1 g 2 Enter
+keys steer 1 t 2 Enter
 check_screen steer '^2\.0 s: played again from the start$' \
 	"steer: after the edit, g 2 plays again from the start (the checkpoints were of the old costLimit)"
-keys steer g 3 Enter
+keys steer t 3 Enter
 wait_screen steer ' 0:03\.0/' >/dev/null
-keys steer g 1 Enter
+keys steer t 1 Enter
 check_screen steer '^1\.0 s: back from the checkpoint at 1\.0 s$' \
 	"steer: and checkpoints are taken again under the new value"
 check_screen steer '^ demo +pid 100 +paused 1x +0:01\.0/0:08\.2 .*cost 0\.0%/10\.0%' \
@@ -279,7 +295,7 @@ keys steer q
 # fresh replay shows (no experiment by hand).
 type_in steer "clear; HUNCH_REPLAY_CKPT_MS=0 $HUNCH replay sim.jsonl; echo RC=\$?"
 wait_screen steer ' paused 1x ' >/dev/null
-keys steer g 5 Enter
+keys steer t 5 Enter
 wait_screen steer ' 0:05\.0/' >/dev/null
 keys steer 2 Down Down Down Down f x
 check_screen steer '^Start an experiment on /Code/demo/demo\.c/locker' "steer: x on locker opens the picker"
@@ -288,20 +304,20 @@ check_screen steer '^ExcessiveIOBlockingTime on /Code/demo/demo\.c/locker starte
 	"steer: ExcessiveIOBlockingTime on locker started by hand"
 check_screen steer '^# \+4\.8\) Experiment ExcessiveIOBlockingTime</Code/demo/demo\.c/locker,' \
 	"steer: the log says so"
-keys steer g 6 Enter
+keys steer t 6 Enter
 wait_screen steer ' 0:06\.0/' >/dev/null
-keys steer g 4 Enter
+keys steer t 4 Enter
 check_screen steer '^4\.0 s: back from the checkpoint at [34]\.[0-9] s$' "steer: g 4 goes back from a checkpoint"
 no_line steer 'Experiment ExcessiveIOBlockingTime' "steer: the experiment by hand is gone from the log"
-keys steer g 6 Enter
+keys steer t 6 Enter
 wait_screen steer ' 0:06\.0/' >/dev/null
-keys steer g 5 . 5 Enter
+keys steer t 5 . 5 Enter
 check_screen steer '^5\.5 s: back from the checkpoint at 5\.4 s$' "steer: played on to 6 s and back to 5.5 s from a checkpoint"
 panes steer "$TMP/steered"
 keys steer q
 type_in steer "clear; $HUNCH replay sim.jsonl; echo RC=\$?"
 wait_screen steer ' paused 1x ' >/dev/null
-keys steer g 5 . 5 Enter
+keys steer t 5 . 5 Enter
 wait_screen steer ' 0:05\.5/' >/dev/null
 keys steer 2 Down Down Down Down f   # the same focus: view state
 wait_screen steer '^ focus </Code/demo/demo\.c/locker,' >/dev/null
@@ -319,29 +335,29 @@ keys curve 2 Down Down Down Down f m
 check_screen curve '^Enable a metric on /Code/demo/demo\.c/locker:$' "curve: m on locker opens the picker"
 keys curve Enter
 check_screen curve '^>a cpu_inclusive /Code/demo/demo\.c/locker ' "curve: cpu_inclusive on locker is a curve"
-keys curve g 6 Enter
+keys curve t 6 Enter
 check_screen curve '^>a cpu_inclusive /Code/demo/demo\.c/locker  0\.32 CPUs, 16 pts$' \
 	"curve: played to 6 s, it has 16 points"
-keys curve g 2 Enter
+keys curve t 2 Enter
 check_screen curve ' paused 1x +0:02\.0/' "curve: g 2 goes back to 2.0 s"
 check_screen curve '^>a cpu_inclusive /Code/demo/demo\.c/locker  ' \
 	"curve: after the backward seek the curve is still there, enabled again in the search shown"
 keys curve e
 check_screen curve '^>a cpu_inclusive /Code/demo/demo\.c/locker  [0-9.]+ CPUs, 27 pts$' \
 	"curve: and at the end it has its data (27 points)"
-keys curve g 6 Enter
+keys curve t 6 Enter
 wait_screen curve ' paused 1x +0:06\.0/' >/dev/null
 keys curve 2 Up f m
 check_screen curve '^Enable a metric on /Code/demo/demo\.c/compute:$' "curve: m on compute"
 keys curve Down Enter
 check_screen curve '^>b sync_wait /Code/demo/demo\.c/compute ' "curve: a second one, sync_wait on compute"
-keys curve g 1 Enter
+keys curve t 1 Enter
 check_screen curve ' paused 1x +0:01\.0/' "curve: g 1 goes back to 1.0 s"
 check_screen curve '^ a cpu_inclusive /Code/demo/demo\.c/locker ' "curve: both curves kept: a"
 check_screen curve '^>b sync_wait /Code/demo/demo\.c/compute ' "curve: and b, still selected"
 keys curve d
 check_screen curve '^>a cpu_inclusive /Code/demo/demo\.c/locker ' "curve: d removes the selected one"
-keys curve g 0 Enter
+keys curve t 0 Enter
 check_screen curve ' paused 1x +0:00\.0/' "curve: g 0"
 no_line curve 'sync_wait /Code/demo/demo\.c/compute' "curve: a curve removed stays removed after a seek"
 keys curve q
@@ -370,7 +386,7 @@ check_screen bad '^hunch replay: skipped: bad\.jsonl: line 5' "damaged journal: 
 head -1 "$SIM" >"$TMP/header.jsonl"
 type_in bad "clear; $HUNCH replay header.jsonl; echo RC=\$?"
 check_screen bad '^ demo +pid 100 +end 1x +0:00\.0/0:00\.0 ' "header only: the dashboard opens at its end, 0:00.0 of 0:00.0"
-keys bad 6 6 e c p g 1 Enter
+keys bad 6 6 e c p t 1 Enter
 check_screen bad '^# end of the journal: nothing was recorded after the header$' \
 	"header only: e, c, p and g say there is nothing to replay"
 keys bad q

@@ -100,7 +100,7 @@ check_screen demo '^ hunch-demo +pid [0-9]+ +running' "demo: the status line nam
 WAIT=15 check_screen demo '^ hunch-demo +pid [0-9]+ .*\| [0-9]+Hz [0-9.]+%/5%( exp)? [0-9]+\+[0-9]+ (searching|slowed|idle)$' \
 	"demo: the status line shows the sample rate, cost against the 5% limit, experiments and the search's state"
 keys demo 1
-check_screen demo '^ Global search: [0-9]+ nodes, [0-9]+ true, [0-9]+ active, (searching|paused|ended)' \
+check_screen demo '^ Global search: [0-9]+ nodes, [0-9]+ true, [0-9]+ active, (searching|slowed|idle|paused|ended)' \
 	"demo: 1 shows the Search pane with the global search's counts"
 check_screen demo '^  [T?.][*+: ] topLevelHypothesis  whole program ' "demo: the graph's root, the top-level hypothesis"
 check_screen demo '^   >[TF?.x][*+: ] CPUbound  whole program ' "demo: CPUbound under it, marked '>' (a why-refinement)"
@@ -188,7 +188,7 @@ tap_ok $(log_has run '^# \+[0-9.]+\) Search for the global phase paused\.$'; ech
 p1=$(nodes run); sleep 2.5; p2=$(nodes run)
 tap_ok $([ -n "$p1" ] && [ "$p1" = "$p2" ]; echo $?) "pause: the node count stops changing ($p1, then $p2)"
 keys run p
-check_screen run '^ Global search: .*, searching$' "resume: p again resumes it"
+check_screen run '^ Global search: .*, (searching|slowed|idle)$' "resume: p again resumes it"
 check_screen run '\| [0-9]+Hz [0-9.]+%/5%( exp)? [0-9]+\+[0-9]+ (searching|slowed|idle)$' "resume: the status line follows"
 keys run P
 check_screen run '^ Phase 1 search: [0-9]+ nodes' "phase: P starts a phase, and the pane shows its search"

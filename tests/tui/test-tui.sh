@@ -120,7 +120,7 @@ clean_screen_paused() {  # clean_screen_paused NAME TEST-NAME
 	# flushed with the typeahead: press it again if the pane is not up)
 	wait_screen "$1" '^ Global search: ' 5 >/dev/null 2>&1 || keys "$1" 1
 	# (p before the search exists does nothing: wait for it to run)
-	wait_screen "$1" '^ Global search: .*, searching$' 15 >/dev/null
+	wait_screen "$1" '^ Global search: .*, (searching|slowed|idle)$' 15 >/dev/null
 	keys "$1" p
 	check_screen "$1" '^ Global search: .*, paused$' "$2: p pauses the search before the repaint check"
 	keys "$1" 2
@@ -264,7 +264,7 @@ done
 tap_eq "$(screen run | grep '\[function at')" "$first" "run: N goes back to the previous one"
 keys run '?'
 check_screen run 'hunch dashboard: keys' "run: ? shows the keys"
-check_screen run 'any key closes' "run: the help says how to close it"
+check_screen run 'any (other )?key closes' "run: the help says how to close it"
 fits run 80 24 "run with help"
 keys run x
 tap_ok $(wait_no_screen run 'hunch dashboard: keys' 5; echo $?) "run: any key closes the help"

@@ -3,7 +3,8 @@
 # in the source's words, wrapped at 80 columns: a real search of
 # bn_sleepy with a hypothesis whose metric counts calls of a function no
 # program has (tests/e2e/untestable.json: the live source refuses it),
-# then its journal in the replay dashboard at its end; and the same
+# then its journal in the replay dashboard at its end (80x24, then
+# 200x50); and the same
 # search live in the dashboard: it opens on the Search pane, `d` gives
 # the reason there too, the findings strip says the result is
 # incomplete when the program ends, and `q` prints that result.
@@ -60,6 +61,33 @@ while IFS= read -r line; do
 done < <(screen u)
 tap_eq "$wide" 0 "d: no line wider than 80 columns"
 keys u q
+
+# --- the same at 200x50: the where pane on the left, the reason in the
+# Search pane on the right, wrapped at its width ------------------------------
+new_term w 200 50
+type_in w "cd $TMP && $HUNCH replay j.jsonl"
+check_screen w '^ bn_sleep[^ ]* +pid [0-9]+ +paused' "200x50: the replay dashboard opens"
+keys w '$'
+check_screen w '^ bn_sleep[^ ]* +pid [0-9]+ +end ' "200x50: \$: at the journal's end"
+keys w 1
+check_screen w '│   >x  CallsAbsentFunction  whole program ' "200x50: the node is marked x"
+for ((i = 0; i < 20; i++)); do
+	screen w | grep -q '│CallsAbsentFunction</Code,/Process,/SyncObject,/Files>$' && break
+	before=$(screen w); keys w j
+	for ((t = 0; t < 60; t++)); do sleep 0.05; [ "$(screen w)" != "$before" ] && break; done
+done
+tap_ok $(screen w | grep -q '│CallsAbsentFunction</Code,/Process,/SyncObject,/Files>$'; echo $?) "200x50: j: the cursor is on it"
+keys w d
+check_screen w '│ x  CallsAbsentFunction: not tested, inactive   \(d or Bksp: back\)$' "200x50: d: the head says not tested"
+check_screen w '│ not tested  the source could not enable it \(metric absent_calls on the whole program: none of its functions is in the$' \
+	"200x50: d: why, with the source's words, to the pane's edge"
+check_screen w '│             program; nothing to measure here\)$' "200x50: d: the reason wraps under itself"
+wide=0
+while IFS= read -r line; do
+	[ "${#line}" -le 200 ] || wide=$((wide + 1))
+done < <(screen w)
+tap_eq "$wide" 0 "200x50: d: no line wider than 200 columns"
+keys w q
 
 # --- live: the dashboard on the same search ---------------------------------
 new_term l 80 24

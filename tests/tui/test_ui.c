@@ -131,6 +131,28 @@ static void test_status(void)
 	       && ui_width(&u, screen_line(0)) <= 80,
 	       "status line: the search's fields once it supplies them, "
 	       "within 80 columns (%s)", screen_line(0));
+	/* the longest left part: the thread count gives way, never the
+	 * search's state word at the end */
+	u.pid = 4194304;
+	u.label = "a-program-with-a-very-long-name-indeed";
+	u.st = (struct src_live_status){
+		.ended = true, .killed = true, .signo = 11, .core = true,
+	};
+	u.t_end = u.t0 + 36000;
+	u.search.active = 1000;
+	u.search.pending = 1000;
+	tap_ok(strcmp(screen_line(0), " a pid 4194304 killed SIGSEGV (core) "
+		      "10:00:00  | 5Hz 1.2%/5% 1000+1000 searching")
+	       == 0, "status line: killed, 10 hours, 2000 experiments: the "
+	       "thread count goes, then the name, the state word stays "
+	       "at the end (%s)",
+	       screen_line(0));
+	u.pid = 1234567;
+	u.label = "prog";
+	u.t_end = 0;
+	u.search.active = 3;
+	u.search.pending = 1;
+	u.st = (struct src_live_status){ .nthreads = 1 };
 	resize_term(24, 160);
 	u.cols = 160;
 	ui_layout(&u);
