@@ -9,6 +9,7 @@
  * src_live_exec.c.
  */
 #include "src_live_int.h"
+#include "src_live_kids.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -228,6 +229,7 @@ static void live_close(struct pc_source *s)
 	free(l->rtlib);
 	free(l->kernel_why);
 	free(l->execq);
+	slk_free(l->kids);
 	for (size_t i = 0; i < l->nqueue; i++)
 		for (int k = 0; k < 3; k++)
 			free(l->queue[i].strs[k]);
@@ -410,6 +412,8 @@ int src_live_metrics_start(struct pc_source *s, const struct pc_config *cfg,
 /* catchup dates activations by the hint's stack samples */
 void src_live_hook_hints(struct src_live *l)
 {
+	if (l->slo != NULL)   /* and the children, for kernel measures */
+		slo_set_kids(l->slo, l->kids);
 	if (l->hint != NULL && l->slo != NULL) {
 		slo_set_psampler(l->slo, slh_sampler(l->hint));
 		slo_set_hints(l->slo, l->hint);
@@ -473,6 +477,8 @@ static int finish_open(struct src_live *l, const char *rtlib,
 	l->rtlib_ready = rtlib != NULL;
 	l->rtlib = rtlib ? strdup(rtlib) : NULL;
 	eng_exec_follow(l->proc, true);
+	l->kids = slk_new();
+	src_live_fork_follow(l, eng_proc_launched(l->proc));
 	load_modules(l);
 	src_live_threads_report_process(l);
 	*out = &l->src;
@@ -637,6 +643,9 @@ static void handle_event(struct src_live *l, const struct eng_event *ev)
 	case ENG_EV_EXEC_ENTRY:
 		src_live_exec_entry(l);
 		break;
+	case ENG_EV_FORK:
+		src_live_fork_event(l, ev);
+		break;
 	}
 }
 
@@ -660,6 +669,7 @@ int src_live_pump(struct pc_source *s, int timeout_ms,
 		slo_tick(l->slo, enqueue_cb, l);
 	if (l->hint != NULL && !l->status.ended)
 		slh_tick(l->hint, 0);
+	src_live_fork_tick(l);
 	*st = l->status;
 	return n < 0 ? n : 0;
 }

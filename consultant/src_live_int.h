@@ -61,6 +61,11 @@ struct src_live {
 	char *kernel_why;             /* and why */
 	struct pc_src_event *execq;   /* exec events for the consultant */
 	size_t nexecq;
+	/* Following child processes (src_live_fork.c) */
+	bool follow;
+	struct slk *kids;             /* the children, from /proc */
+	size_t forks;                 /* fork events seen */
+	size_t fork_restored;         /* patches removed from children */
 };
 
 /* src_live.c */
@@ -86,5 +91,11 @@ int src_live_exec_events(struct src_live *l, pc_event_fn fn, void *arg);
 /* A metric side that reads only the kernel (an image that cannot be
  * instrumented), 0 or an error. */
 int src_live_exec_kernel_side(struct src_live *l, struct hunch_err *err);
+
+/* src_live_fork.c */
+void src_live_fork_follow(struct src_live *l, bool on);
+void src_live_fork_event(struct src_live *l, const struct eng_event *ev);
+/* New children, threads and ends found in /proc, as discoveries. */
+void src_live_fork_tick(struct src_live *l);
 
 #endif

@@ -43,7 +43,6 @@
  */
 #include "src_live_ops.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <sched.h>
 #include <stdio.h>
@@ -59,6 +58,7 @@
 #include "eng_sampler.h"
 #include "eng_taskcpu.h"
 #include "src_live_hint.h"
+#include "src_live_kids.h"
 #include "src_live_metric.h"
 
 /* The sampler's rate until the consultant asks for another. */
@@ -75,6 +75,7 @@ struct slo_inst {
 	bool wait;               /* kernel: run-queue wait, not CPU time */
 	bool cpu;                /* CPU time: at most `cpus` per second */
 	pid_t ktid;              /* kernel: the thread, 0 the process */
+	pid_t kpid;              /* kernel: the process, 0 all of them */
 	bool sampled;            /* kernel time × share of stack samples */
 	char *code, *within;     /* sampled: the /Code path, the thread's */
 	double hw_after;         /* sampled: the last sample time counted */
@@ -117,6 +118,7 @@ struct slo {
 	struct slh *hints;           /* stack samples, or NULL */
 	double tc_t;                 /* slo_now() of its last refresh */
 	int cpus;                    /* CPUs the target may run on */
+	struct slk *kids;            /* the children followed, or NULL */
 	char *kernel_only;           /* no instrumentation (m, in, smp NULL):
 				      * why, for every refused enable */
 };
@@ -284,7 +286,8 @@ static int kernel_focus(const struct slo *o, const char *metric,
 	memset(k, 0, sizeof(*k));
 	if (md == NULL)
 		return 0;
-	return slm_kernel_focus(md, f, eng_proc_pid(o->proc), k, err);
+	return slm_kernel_focus(md, f, eng_proc_pid(o->proc), o->kids, k,
+				err);
 }
 
 /* Read the kernel's counters now, opening the reader the first time. */
@@ -311,12 +314,18 @@ static bool kernel_value(const struct slo *o, const struct slo_inst *in,
 			 int64_t *ns)
 {
 	const struct eng_taskcpu_thread *t;
+	int64_t kids = 0;
 
+	if (in->kpid != 0 && in->kpid != eng_proc_pid(o->proc))
+		return slk_value(o->kids, in->kpid, in->ktid, in->wait, ns);
 	if (o->tc == NULL)
 		return false;
 	if (in->ktid == 0) {
-		*ns = (int64_t)(in->wait ? eng_taskcpu_process_wait_ns(o->tc) :
-				eng_taskcpu_process_ns(o->tc));
+		if (in->kpid == 0)  /* every process: the children's too */
+			slk_value(o->kids, 0, 0, in->wait, &kids);
+		*ns = kids + (int64_t)(in->wait ?
+			eng_taskcpu_process_wait_ns(o->tc) :
+			eng_taskcpu_process_ns(o->tc));
 		return true;
 	}
 	t = eng_taskcpu_thread(o->tc, in->ktid);
@@ -396,9 +405,10 @@ static double scale_of(const struct pc_metric_def *md)
 
 /* A kernel CPU (or run-queue wait) instance: the thread must be there;
  * its value starts from a reading taken now. */
-static int enable_kernel(struct slo *o, struct slo_inst *in, pid_t tid,
-			 bool wait)
+static int enable_kernel(struct slo *o, struct slo_inst *in,
+			 const struct slm_kernel *k, bool wait)
 {
+	pid_t tid = k->tid;
 	struct hunch_err err = { 0 };
 	const struct eng_taskcpu_thread *t;
 	char msg[200];
@@ -407,13 +417,16 @@ static int enable_kernel(struct slo *o, struct slo_inst *in, pid_t tid,
 	in->wait = wait;
 	in->cpu = !wait;
 	in->ktid = tid;
+	in->kpid = k->pid;
 	in->scale = 1e9;
 	in->status = taskcpu_refresh(o, &err);
-	if (in->status == 0 && tid != 0 &&
-	    ((t = eng_taskcpu_thread(o->tc, tid)) == NULL || !t->alive)) {
+	slk_refresh(o->kids);
+	if (in->status == 0 && (k->child ? !kernel_value(o, in, &in->prev) :
+	    tid != 0 && ((t = eng_taskcpu_thread(o->tc, tid)) == NULL ||
+			 !t->alive))) {
 		snprintf(msg, sizeof(msg), "thread %d of process %d has "
 			 "exited (or never was): no CPU time to read",
-			 (int)tid, eng_proc_pid(o->proc));
+			 (int)tid, k->pid ? (int)k->pid : eng_proc_pid(o->proc));
 		in->status = -ESRCH;
 		in->reason = strdup(msg);
 		return 0;
@@ -432,9 +445,12 @@ static int enable_kernel(struct slo *o, struct slo_inst *in, pid_t tid,
 /* A sampled CPU instance: a kernel one whose value is scaled by the
  * share of the samples that hold the focus code. */
 static int enable_sampled(struct slo *o, struct slo_inst *in,
-			  const struct pc_src_focus *f, pid_t tid)
+			  const struct pc_src_focus *f,
+			  const struct slm_kernel *k)
 {
-	enable_kernel(o, in, tid, false);
+	pid_t tid = k->tid;
+
+	enable_kernel(o, in, k, false);
 	if (in->status < 0)
 		return 0;
 	in->sampled = true;
@@ -487,12 +503,12 @@ int slo_enable(struct slo *o, const char *metric,
 
 		in->status = kernel_focus(o, metric, f, &k, &err);
 		if (in->status == 0 && k.use)
-			return enable_kernel(o, in, k.tid,
+			return enable_kernel(o, in, &k,
 				pc_metric_find(o->cfg, metric)->kernel ==
 				PC_KERNEL_RUNQUEUE);
 		if (in->status == 0 && k.can_sample &&
 		    use_samples(o, &k, predict_inst(o, metric, f)))
-			return enable_sampled(o, in, f, k.tid);
+			return enable_sampled(o, in, f, &k);
 	}
 	if (in->status < 0) {
 		in->reason = strdup(err.msg[0] ? err.msg : "refused");
@@ -694,29 +710,9 @@ static void sample_inst(struct slo *o, struct slo_inst *in, double now,
 	push_sample(o, &s);
 }
 
-/* Is the thread running or runnable ('R' in /proc/PID/task/TID/stat)?
- * The state follows the command name, which is in parentheses and may
- * itself contain spaces and parentheses: take the last ')'. */
-static bool task_running(int pid, const char *tid)
-{
-	char path[320], buf[512], *paren;
-	FILE *f;
-	size_t n;
-
-	snprintf(path, sizeof(path), "/proc/%d/task/%s/stat", pid, tid);
-	f = fopen(path, "r");
-	if (f == NULL)
-		return false;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	paren = strrchr(buf, ')');
-	return paren != NULL && paren[1] == ' ' && paren[2] == 'R';
-}
-
-/* active_processes: the processes of the search, always 1 here (hunch
- * searches one process); what the default hypotheses divide by, as
- * Paradyn's did (hypotheses/README.md says why).
+/* active_processes: always 1 (the job: values of /Process are summed
+ * over every process followed); what the default hypotheses divide by,
+ * as Paradyn's did (hypotheses/README.md says why).
  *
  * active_threads: the threads running or runnable now, at least one.
  * Threads blocked in a lock, a read or a sleep are not active: CPUbound
@@ -727,20 +723,7 @@ static bool task_running(int pid, const char *tid)
  * count as a whole thread's time. */
 static double active_threads(const struct slo *o)
 {
-	int pid = eng_proc_pid(o->proc), n = 0;
-	char path[64];
-	struct dirent *e;
-	DIR *d;
-
-	snprintf(path, sizeof(path), "/proc/%d/task", pid);
-	d = opendir(path);
-	if (d == NULL)
-		return 1;
-	while ((e = readdir(d)) != NULL)
-		if (e->d_name[0] != '.' && task_running(pid, e->d_name))
-			n++;
-	closedir(d);
-	return n < 1 ? 1 : n;
+	return slk_active_threads(eng_proc_pid(o->proc));
 }
 
 static const struct task_sched *prev_sched(const struct slo *o, int tid)
@@ -856,12 +839,24 @@ void slo_tick(struct slo *o, pc_disc_fn fn, void *arg)
 	}
 	if (want_share || want_kernel)
 		taskcpu_refresh(o, NULL);  /* a failure keeps the last values */
+	if (want_kernel)
+		slk_refresh(o->kids);
 	share = want_share ? cpu_share(o) : 1;
 	for (size_t i = 0; i < o->ninst; i++)
 		if (o->inst[i].live)
 			sample_inst(o, &o->inst[i], now, nthreads, share);
 	if (o->m != NULL)
 		eng_metric_poll_seen(o->m, on_seen, &c);
+}
+
+void slo_set_kids(struct slo *o, struct slk *kids)
+{
+	o->kids = kids;
+}
+
+struct eng_inst *slo_engine_inst(const struct slo *o)
+{
+	return o->in;
 }
 
 size_t slo_ninstances(const struct slo *o)
