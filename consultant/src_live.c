@@ -159,7 +159,8 @@ int src_live_add_module(struct src_live *l, const char *path, uint64_t bias,
 }
 
 /* For the hint sampler: the image mapped at a runtime address. */
-static struct eng_image *image_at(void *arg, uint64_t addr, uint64_t *base)
+struct eng_image *src_live_image_at(void *arg, uint64_t addr,
+				    uint64_t *base)
 {
 	struct src_live *l = arg;
 
@@ -402,7 +403,7 @@ int src_live_metrics_start(struct pc_source *s, const struct pc_config *cfg,
 	 * source's order, so a refusal is not an error. */
 	if (rc == 0 && slh_rate(cfg) > 0 &&
 	    slh_new(eng_proc_pid(l->proc), slh_rate(cfg), l->t0_ns,
-		    image_at, l, &l->hint, NULL) < 0)
+		    src_live_image_at, l, &l->hint, NULL) < 0)
 		l->hint = NULL;
 	if (rc == 0)
 		src_live_hook_hints(l);
@@ -694,6 +695,8 @@ int src_live_detach(struct pc_source *s, struct hunch_err *err)
 
 int src_live_kill(struct pc_source *s)
 {
+	if (eng_proc_launched(live_of(s)->proc))   /* its children too */
+		slk_kill(live_of(s)->kids);
 	return eng_kill(live_of(s)->proc);
 }
 

@@ -16,13 +16,21 @@
  * /proc.  A child's end retires it in the where axis.
  *
  * Launched programs are followed; attached ones when asked
- * (src_live_follow).
+ * (src_live_follow), and with their descendants of the moment
+ * (src_live_adopt_tree: those children carry no patch of hunch's).
  */
 #include "src_live_int.h"
+
+#include <dirent.h>
+#include <stdio.h>
 
 #include "eng_inst.h"
 #include "eng_proc.h"
 #include "src_live_kids.h"
+#include "src_live_hint.h"
+
+#include <string.h>
+#include <unistd.h>
 
 /* Called by the engine with the parent and the child stopped. */
 static void fork_hook(void *arg, pid_t child)
@@ -59,9 +67,39 @@ static void enqueue_cb(void *arg, const struct pc_discovery *d)
 	src_live_enqueue(arg, d);
 }
 
+/* Does process pid run the program's executable (forked, not exec'ed
+ * since)?  Then the program's images resolve its stacks. */
+static bool same_exe(pid_t pid, pid_t parent)
+{
+	char a[64], b[64], pa[4096], pb[4096];
+	ssize_t na, nb;
+
+	snprintf(a, sizeof(a), "/proc/%d/exe", (int)pid);
+	snprintf(b, sizeof(b), "/proc/%d/exe", (int)parent);
+	na = readlink(a, pa, sizeof(pa));
+	nb = readlink(b, pb, sizeof(pb));
+	return na > 0 && na == nb && memcmp(pa, pb, (size_t)na) == 0;
+}
+
+/* A child's own hint sampler: its stack samples estimate the CPU time
+ * of its code (slo's sampled instances), as for the program's. */
+static struct slh *make_hint(void *arg, pid_t pid)
+{
+	struct src_live *l = arg;
+	struct slh *h = NULL;
+
+	if (l->cfg == NULL || !same_exe(pid, eng_proc_pid(l->proc)) ||
+	    slh_new(pid, slh_rate(l->cfg), l->t0_ns, src_live_image_at, l,
+		    &h, NULL) < 0)
+		return NULL;
+	return h;
+}
+
 void src_live_fork_tick(struct src_live *l)
 {
 	slk_scan(l->kids, enqueue_cb, l);
+	if (l->hint != NULL)
+		slk_hints(l->kids, make_hint, l);
 }
 
 size_t src_live_processes(const struct pc_source *s)
@@ -76,4 +114,41 @@ size_t src_live_fork_restored(const struct pc_source *s)
 	const struct src_live *l = s->impl;
 
 	return l->fork_restored;
+}
+
+/* The children of one process, as /proc lists them: followed. */
+static void adopt_children(struct src_live *l, pid_t pid)
+{
+	char path[64], cpath[320];
+	struct dirent *e;
+	long cpid;
+	DIR *d;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	if ((d = opendir(path)) == NULL)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(cpath, sizeof(cpath), "%s/%s/children", path,
+			 e->d_name);
+		if ((f = fopen(cpath, "r")) == NULL)
+			continue;
+		while (fscanf(f, "%ld", &cpid) == 1)
+			slk_add(l->kids, (pid_t)cpid, pid);
+		fclose(f);
+	}
+	closedir(d);
+}
+
+void src_live_adopt_tree(struct pc_source *s)
+{
+	struct src_live *l = s->impl;
+
+	if (l->proc == NULL || l->kids == NULL)
+		return;
+	src_live_fork_follow(l, true);
+	/* The children now; theirs are found by the next scans. */
+	adopt_children(l, eng_proc_pid(l->proc));
 }

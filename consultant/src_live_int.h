@@ -92,6 +92,10 @@ int src_live_exec_events(struct src_live *l, pc_event_fn fn, void *arg);
  * instrumented), 0 or an error. */
 int src_live_exec_kernel_side(struct src_live *l, struct hunch_err *err);
 
+/* The image at a runtime address of the program (slh_image_fn). */
+struct eng_image *src_live_image_at(void *arg, uint64_t addr,
+				    uint64_t *base);
+
 /* src_live_fork.c */
 void src_live_fork_follow(struct src_live *l, bool on);
 void src_live_fork_event(struct src_live *l, const struct eng_event *ev);

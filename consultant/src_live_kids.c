@@ -5,11 +5,13 @@
 #include "src_live_kids.h"
 
 #include <dirent.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "eng_taskcpu.h"
+#include "src_live_hint.h"
 
 struct kid {
 	pid_t pid, parent;
@@ -17,12 +19,14 @@ struct kid {
 	uint64_t cpu_ns, wait_ns; /* process totals at the last reading */
 	pid_t *tids;              /* threads reported */
 	size_t ntids;
-	bool reported, ended;
+	struct slh *hint;         /* its stack samples, or NULL */
+	bool reported, ended, hint_tried;
 };
 
 struct slk {
 	struct kid *k;
 	size_t n;
+	uint64_t share_run, share_wait;  /* totals at slk_share_delta */
 };
 
 struct slk *slk_new(void)
@@ -40,6 +44,7 @@ void slk_free(struct slk *k)
 		return;
 	for (size_t i = 0; i < k->n; i++) {
 		eng_taskcpu_close(k->k[i].tc);
+		slh_free(k->k[i].hint);
 		free(k->k[i].tids);
 	}
 	free(k->k);
@@ -271,5 +276,49 @@ void slk_scan(struct slk *k, pc_disc_fn fn, void *arg)
 			continue;
 		}
 		scan_threads(k, i, fn, arg);
+	}
+}
+
+void slk_share_delta(struct slk *k, uint64_t *run, uint64_t *wait)
+{
+	uint64_t r = 0, w = 0;
+
+	if (k == NULL)
+		return;
+	for (size_t i = 0; i < k->n; i++) {
+		r += k->k[i].cpu_ns;
+		w += k->k[i].wait_ns;
+	}
+	*run += r - k->share_run;
+	*wait += w - k->share_wait;
+	k->share_run = r;
+	k->share_wait = w;
+}
+
+void slk_kill(struct slk *k)
+{
+	for (size_t i = 0; k != NULL && i < k->n; i++)
+		if (!k->k[i].ended)
+			kill(k->k[i].pid, SIGKILL);
+}
+
+struct slh *slk_hint(const struct slk *k, pid_t pid)
+{
+	const struct kid *c = k ? find(k, pid) : NULL;
+
+	return c ? c->hint : NULL;
+}
+
+void slk_hints(struct slk *k, slk_hint_fn make, void *arg)
+{
+	for (size_t i = 0; k != NULL && i < k->n; i++) {
+		struct kid *c = &k->k[i];
+
+		if (!c->hint_tried && !c->ended) {
+			c->hint_tried = true;
+			c->hint = make(arg, c->pid);
+		}
+		if (c->hint != NULL && !c->ended)
+			slh_tick(c->hint, 0);
 	}
 }

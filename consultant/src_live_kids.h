@@ -38,6 +38,19 @@ bool slk_value(const struct slk *k, pid_t pid, pid_t tid, bool wait,
 void slk_scan(struct slk *k, pc_disc_fn fn, void *arg);
 /* Live children (those not ended). */
 size_t slk_live(const struct slk *k);
+/* The children's CPU and run-queue wait since the last call, added to
+ * *run and *wait (cpu_share over every process of the job). */
+void slk_share_delta(struct slk *k, uint64_t *run, uint64_t *wait);
+/* SIGKILL every live child (the program is killed at the end). */
+void slk_kill(struct slk *k);
+/* The stack samples of child pid (the hint sampler of the live source,
+ * run on the child), NULL when it has none. */
+struct slh;
+struct slh *slk_hint(const struct slk *k, pid_t pid);
+/* Give each new child its sampler (make returns NULL: none; the child
+ * frees it) and tick the live children's samplers. */
+typedef struct slh *(*slk_hint_fn)(void *arg, pid_t pid);
+void slk_hints(struct slk *k, slk_hint_fn make, void *arg);
 /* Threads of process pid running or runnable now, at least one. */
 double slk_active_threads(pid_t pid);
 

@@ -474,6 +474,19 @@ int slm_kernel_focus(const struct pc_metric_def *md,
 	memset(k, 0, sizeof(*k));
 	fpid = focus_pid(p);
 	k->child = fpid > 0 && fpid != pid && slk_has(kids, (pid_t)fpid);
+	if (k->child && md->kernel == PC_KERNEL_CPU &&
+	    !is_root(f->path[0]) && is_root(f->path[2]) &&
+	    is_root(f->path[3]) && slk_hint(kids, (pid_t)fpid) != NULL) {
+		/* code in a child: only from its stack samples */
+		struct slm_kernel t;
+		int rc = slm_kernel_focus(md, &(struct pc_src_focus){ .path = {
+			NULL, f->path[1], NULL, NULL } }, pid, kids, &t, err);
+
+		k->can_sample = rc == 0;
+		k->tid = t.tid;
+		k->pid = (pid_t)fpid;
+		return rc;
+	}
 	if (k->child && (md->kernel == PC_KERNEL_NONE ||
 	    !is_root(f->path[0]) || !is_root(f->path[2]) ||
 	    !is_root(f->path[3])))

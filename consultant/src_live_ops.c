@@ -78,6 +78,7 @@ struct slo_inst {
 	pid_t kpid;              /* kernel: the process, 0 all of them */
 	bool sampled;            /* kernel time × share of stack samples */
 	char *code, *within;     /* sampled: the /Code path, the thread's */
+	struct slh *hints;       /* sampled: the process's stack samples */
 	double hw_after;         /* sampled: the last sample time counted */
 	int status;
 	char *reason;
@@ -363,9 +364,10 @@ static double predict_inst(struct slo *o, const char *metric,
 static bool use_samples(struct slo *o, const struct slm_kernel *k,
 			double inst_cost)
 {
-	return k->can_sample && o->hints != NULL &&
-	       (inst_cost == -2 ||
-		inst_cost > pc_tunable_get(o->cfg, "costLimit"));
+	struct slh *h = k->child ? slk_hint(o->kids, k->pid) : o->hints;
+
+	return k->can_sample && h != NULL && (k->child || inst_cost == -2 ||
+	       inst_cost > pc_tunable_get(o->cfg, "costLimit"));
 }
 
 double slo_predict(struct slo *o, const char *metric,
@@ -376,8 +378,8 @@ double slo_predict(struct slo *o, const char *metric,
 
 	if (is_internal(o, metric))
 		return 0;  /* computed by hunch from what it reads anyway */
-	if (kernel_focus(o, metric, f, &k, NULL) < 0 || k.use)
-		return 0;  /* the kernel counts it anyway; or refused */
+	if (kernel_focus(o, metric, f, &k, NULL) < 0 || k.use || k.child)
+		return 0;  /* the kernel counts it (or samples); or refused */
 	cost = predict_inst(o, metric, f);
 	if (cost == PC_SRC_MEASURING || use_samples(o, &k, cost))
 		return cost == PC_SRC_MEASURING ? cost : 0;
@@ -454,6 +456,7 @@ static int enable_sampled(struct slo *o, struct slo_inst *in,
 	if (in->status < 0)
 		return 0;
 	in->sampled = true;
+	in->hints = k->child ? slk_hint(o->kids, k->pid) : o->hints;
 	in->code = strdup(f->path[0]);
 	in->within = tid ? strdup(f->path[1]) : NULL;
 	in->hw_after = in->prev_t;
@@ -507,7 +510,7 @@ int slo_enable(struct slo *o, const char *metric,
 				pc_metric_find(o->cfg, metric)->kernel ==
 				PC_KERNEL_RUNQUEUE);
 		if (in->status == 0 && k.can_sample &&
-		    use_samples(o, &k, predict_inst(o, metric, f)))
+		    use_samples(o, &k, k.child ? 0 : predict_inst(o, metric, f)))
 			return enable_sampled(o, in, f, &k);
 	}
 	if (in->status < 0) {
@@ -645,7 +648,7 @@ static bool sampled_share(struct slo *o, struct slo_inst *in, bool used,
 	size_t nw, nb;
 	double latest;
 
-	slh_cpu_counts(o->hints, in->code, in->within, in->hw_after, &nw,
+	slh_cpu_counts(in->hints, in->code, in->within, in->hw_after, &nw,
 		       &nb, &latest);
 	if (nw == 0 && used)
 		return false;
@@ -772,6 +775,7 @@ static double cpu_share(struct slo *o)
 	free(o->sched);
 	o->sched = now;
 	o->nsched = n;
+	slk_share_delta(o->kids, &run, &wait);  /* the children's too */
 	return run == 0 ? 1 : (double)run / (double)(run + wait);
 }
 
@@ -839,7 +843,7 @@ void slo_tick(struct slo *o, pc_disc_fn fn, void *arg)
 	}
 	if (want_share || want_kernel)
 		taskcpu_refresh(o, NULL);  /* a failure keeps the last values */
-	if (want_kernel)
+	if (want_kernel || want_share)
 		slk_refresh(o->kids);
 	share = want_share ? cpu_share(o) : 1;
 	for (size_t i = 0; i < o->ninst; i++)

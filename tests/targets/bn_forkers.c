@@ -4,7 +4,10 @@
  * exits.  So the program's CPU time is the workers', in bnfk_work, and
  * the parent only waits.
  *
- *   bn_forkers [--seconds S]               S fractional, default 10
+ *   bn_forkers [--seconds S] [--delay D]   S fractional, default 10;
+ *                                          D: main computes D seconds
+ *                                          (bnfk_prepare) before it
+ *                                          forks, default 0
  *
  * stdout: the configuration line, then "bn_forkers done" (the workers
  * print nothing).  stderr: "worker <i> pid <pid>" for each worker, in
@@ -52,22 +55,37 @@ TGT_NOINLINE void bnfk_worker(double seconds)
 	_exit(0);
 }
 
+/* The parent's own work before it forks (instrumented by then). */
+TGT_NOINLINE void bnfk_prepare(double seconds)
+{
+	double end = bnfk_now() + seconds;
+	unsigned long x = 3;
+
+	while (bnfk_now() < end)
+		x = bnfk_work(x);
+	bnfk_sink = x;
+}
+
 int main(int argc, char **argv)
 {
-	double seconds = 10;
+	double seconds = 10, delay = 0;
 	pid_t pid[BNFK_WORKERS];
 	int bad = 0, st;
 
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc) {
 			seconds = atof(argv[++i]);
+		} else if (strcmp(argv[i], "--delay") == 0 && i + 1 < argc) {
+			delay = atof(argv[++i]);
 		} else {
-			fprintf(stderr, "usage: bn_forkers [--seconds S]\n");
+			fprintf(stderr, "usage: bn_forkers [--seconds S] "
+				"[--delay D]\n");
 			return 2;
 		}
 	}
 	printf("bn_forkers workers=%d seconds=%g\n", BNFK_WORKERS, seconds);
 	fflush(stdout);
+	bnfk_prepare(delay);
 	for (int i = 0; i < BNFK_WORKERS; i++) {
 		pid[i] = fork();
 		if (pid[i] < 0) {
