@@ -584,8 +584,10 @@ static void retire_process(struct src_live *l)
 		.pid = eng_proc_pid(l->proc),
 	};
 
-	if (!l->status.ended)
+	if (!l->status.ended) {
+		src_live_fork_tick(l);   /* the children's ends first */
 		src_live_enqueue(l, &d);
+	}
 }
 
 static void handle_event(struct src_live *l, const struct eng_event *ev)
