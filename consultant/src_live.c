@@ -585,7 +585,7 @@ static void retire_process(struct src_live *l)
 	};
 
 	if (!l->status.ended) {
-		src_live_fork_tick(l);   /* the children's ends first */
+		src_live_fork_tick(l, true);   /* the children's ends first */
 		src_live_enqueue(l, &d);
 	}
 }
@@ -672,7 +672,7 @@ int src_live_pump(struct pc_source *s, int timeout_ms,
 		slo_tick(l->slo, enqueue_cb, l);
 	if (l->hint != NULL && !l->status.ended)
 		slh_tick(l->hint, 0);
-	src_live_fork_tick(l);
+	src_live_fork_tick(l, false);
 	*st = l->status;
 	return n < 0 ? n : 0;
 }

@@ -30,7 +30,10 @@
 #include "src_live_hint.h"
 
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+
+#define FORK_SCAN_S 0.1   /* the hint samplers' own tick (SLH_TICK_S) */
 
 /* Called by the engine with the parent and the child stopped. */
 static void fork_hook(void *arg, pid_t child)
@@ -95,8 +98,16 @@ static struct slh *make_hint(void *arg, pid_t pid)
 	return h;
 }
 
-void src_live_fork_tick(struct src_live *l)
+void src_live_fork_tick(struct src_live *l, bool force)
 {
+	struct timespec ts;
+	double t;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	t = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	if (!force && t < l->fork_next_scan)
+		return;  /* /proc is read at most every FORK_SCAN_S */
+	l->fork_next_scan = t + FORK_SCAN_S;
 	slk_scan(l->kids, enqueue_cb, l);
 	if (l->hint != NULL)
 		slk_hints(l->kids, make_hint, l);

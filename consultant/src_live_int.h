@@ -66,6 +66,7 @@ struct src_live {
 	struct slk *kids;             /* the children, from /proc */
 	size_t forks;                 /* fork events seen */
 	size_t fork_restored;         /* patches removed from children */
+	double fork_next_scan;        /* CLOCK_MONOTONIC s of the next */
 };
 
 /* src_live.c */
@@ -99,7 +100,8 @@ struct eng_image *src_live_image_at(void *arg, uint64_t addr,
 /* src_live_fork.c */
 void src_live_fork_follow(struct src_live *l, bool on);
 void src_live_fork_event(struct src_live *l, const struct eng_event *ev);
-/* New children, threads and ends found in /proc, as discoveries. */
-void src_live_fork_tick(struct src_live *l);
+/* New children, threads and ends found in /proc, as discoveries (at
+ * most every 0.1 s unless forced). */
+void src_live_fork_tick(struct src_live *l, bool force);
 
 #endif
