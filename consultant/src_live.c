@@ -212,7 +212,8 @@ static void live_close(struct pc_source *s)
 {
 	struct src_live *l = live_of(s);
 
-	slo_free(l->slo, l->proc != NULL && !l->status.ended);
+	slo_free(l->slo, l->proc != NULL && !l->status.ended &&
+		 !l->parent_ended);
 	slh_free(l->hint);
 	if (l->proc != NULL) {
 		if (!l->status.ended)
@@ -425,7 +426,8 @@ void src_live_metrics_stop(struct pc_source *s)
 {
 	struct src_live *l = live_of(s);
 
-	slo_free(l->slo, l->proc != NULL && !l->status.ended);
+	slo_free(l->slo, l->proc != NULL && !l->status.ended &&
+		 !l->parent_ended);
 	l->slo = NULL;
 	l->cfg = NULL;
 	slh_free(l->hint);
@@ -625,13 +627,13 @@ static void handle_event(struct src_live *l, const struct eng_event *ev)
 		break;
 	case ENG_EV_EXITED:
 		retire_process(l);
-		l->status.ended = true;
+		src_live_fork_parent_end(l);
 		l->status.stopped = false;
 		l->status.exit_code = ev->status;
 		break;
 	case ENG_EV_KILLED:
 		retire_process(l);
-		l->status.ended = true;
+		src_live_fork_parent_end(l);
 		l->status.stopped = false;
 		l->status.killed = true;
 		l->status.signo = ev->signo;
@@ -659,6 +661,8 @@ int src_live_pump(struct pc_source *s, int timeout_ms,
 	struct eng_event evs[16];
 	int n;
 
+	if (l->parent_ended && !l->status.ended && timeout_ms > 0)
+		src_live_fork_wait(timeout_ms);  /* the engine has none */
 	do {
 		n = eng_poll_events(l->proc, evs, 16, timeout_ms);
 		for (int i = 0; i < n; i++)
@@ -670,9 +674,11 @@ int src_live_pump(struct pc_source *s, int timeout_ms,
 		src_live_threads_name_pending(l);
 	if (l->slo != NULL && !l->status.ended)
 		slo_tick(l->slo, enqueue_cb, l);
-	if (l->hint != NULL && !l->status.ended)
+	if (l->hint != NULL && !l->status.ended && !l->parent_ended)
 		slh_tick(l->hint, 0);
 	src_live_fork_tick(l, false);
+	if (l->parent_ended && slk_live(l->kids) == 0)
+		l->status.ended = true;   /* the last process of the job */
 	*st = l->status;
 	return n < 0 ? n : 0;
 }
@@ -684,6 +690,10 @@ int src_live_detach(struct pc_source *s, struct hunch_err *err)
 
 	if (l->status.ended)
 		return 0;
+	if (l->parent_ended) {   /* its children run untraced already */
+		l->status.ended = true;
+		return 0;
+	}
 	/* Every instrumented byte goes back before the target runs alone. */
 	slo_free(l->slo, true);
 	l->slo = NULL;

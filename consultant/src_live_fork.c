@@ -29,6 +29,8 @@
 #include "src_live_kids.h"
 #include "src_live_hint.h"
 
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -71,17 +73,20 @@ static void enqueue_cb(void *arg, const struct pc_discovery *d)
 }
 
 /* Does process pid run the program's executable (forked, not exec'ed
- * since)?  Then the program's images resolve its stacks. */
-static bool same_exe(pid_t pid, pid_t parent)
+ * since)?  Then the program's images resolve its stacks.  (Compared
+ * with the file the program's first module was read from: the program
+ * may have ended already.) */
+static bool same_exe(struct src_live *l, pid_t pid)
 {
-	char a[64], b[64], pa[4096], pb[4096];
-	ssize_t na, nb;
+	char a[64], pa[PATH_MAX], pb[PATH_MAX];
+	ssize_t na;
 
 	snprintf(a, sizeof(a), "/proc/%d/exe", (int)pid);
-	snprintf(b, sizeof(b), "/proc/%d/exe", (int)parent);
-	na = readlink(a, pa, sizeof(pa));
-	nb = readlink(b, pb, sizeof(pb));
-	return na > 0 && na == nb && memcmp(pa, pb, (size_t)na) == 0;
+	na = readlink(a, pa, sizeof(pa) - 1);
+	if (na <= 0 || l->nmods == 0 || realpath(l->mods[0].path, pb) == NULL)
+		return false;
+	pa[na] = '\0';
+	return strcmp(pa, pb) == 0;
 }
 
 /* A child's own hint sampler: its stack samples estimate the CPU time
@@ -91,7 +96,7 @@ static struct slh *make_hint(void *arg, pid_t pid)
 	struct src_live *l = arg;
 	struct slh *h = NULL;
 
-	if (l->cfg == NULL || !same_exe(pid, eng_proc_pid(l->proc)) ||
+	if (l->cfg == NULL || !same_exe(l, pid) ||
 	    slh_new(pid, slh_rate(l->cfg), l->t0_ns, src_live_image_at, l,
 		    &h, NULL) < 0)
 		return NULL;
@@ -162,4 +167,19 @@ void src_live_adopt_tree(struct pc_source *s)
 	src_live_fork_follow(l, true);
 	/* The children now; theirs are found by the next scans. */
 	adopt_children(l, eng_proc_pid(l->proc));
+}
+
+void src_live_fork_parent_end(struct src_live *l)
+{
+	l->parent_ended = true;
+	src_live_fork_tick(l, true);
+	l->status.ended = slk_live(l->kids) == 0;
+}
+
+void src_live_fork_wait(int timeout_ms)
+{
+	struct timespec ts = { 0, (long)(timeout_ms < 50 ? timeout_ms : 50) *
+				  1000000L };
+
+	nanosleep(&ts, NULL);
 }

@@ -67,6 +67,8 @@ struct src_live {
 	size_t forks;                 /* fork events seen */
 	size_t fork_restored;         /* patches removed from children */
 	double fork_next_scan;        /* CLOCK_MONOTONIC s of the next */
+	bool parent_ended;            /* the program ended; the search goes
+				       * on while children live */
 };
 
 /* src_live.c */
@@ -103,5 +105,10 @@ void src_live_fork_event(struct src_live *l, const struct eng_event *ev);
 /* New children, threads and ends found in /proc, as discoveries (at
  * most every 0.1 s unless forced). */
 void src_live_fork_tick(struct src_live *l, bool force);
+/* The program itself ended: the job ends with its last child. */
+void src_live_fork_parent_end(struct src_live *l);
+/* Sleep up to timeout_ms (at most 50), the pump's wait once the engine
+ * has no process left to wait for. */
+void src_live_fork_wait(int timeout_ms);
 
 #endif

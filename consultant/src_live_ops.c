@@ -319,8 +319,9 @@ static bool kernel_value(const struct slo *o, const struct slo_inst *in,
 
 	if (in->kpid != 0 && in->kpid != eng_proc_pid(o->proc))
 		return slk_value(o->kids, in->kpid, in->ktid, in->wait, ns);
-	if (o->tc == NULL)
-		return false;
+	if (o->tc == NULL)   /* the program ended first: its children's */
+		return in->kpid == 0 && in->ktid == 0 &&
+		       slk_value(o->kids, 0, 0, in->wait, ns);
 	if (in->ktid == 0) {
 		if (in->kpid == 0)  /* every process: the children's too */
 			slk_value(o->kids, 0, 0, in->wait, &kids);
@@ -423,6 +424,8 @@ static int enable_kernel(struct slo *o, struct slo_inst *in,
 	in->scale = 1e9;
 	in->status = taskcpu_refresh(o, &err);
 	slk_refresh(o->kids);
+	if (in->status < 0 && (k->child || (!k->pid && !tid && slk_live(o->kids))))
+		in->status = 0;   /* the program ended: its children are read */
 	if (in->status == 0 && (k->child ? !kernel_value(o, in, &in->prev) :
 	    tid != 0 && ((t = eng_taskcpu_thread(o->tc, tid)) == NULL ||
 			 !t->alive))) {
@@ -724,11 +727,6 @@ static void sample_inst(struct slo *o, struct slo_inst *in, double now,
  * the sync and I/O hypotheses' business).  The floor of one keeps a
  * program that only waits from dividing by zero, so its waits still
  * count as a whole thread's time. */
-static double active_threads(const struct slo *o)
-{
-	return slk_active_threads(eng_proc_pid(o->proc));
-}
-
 static const struct task_sched *prev_sched(const struct slo *o, int tid)
 {
 	for (size_t i = 0; i < o->nsched; i++)
@@ -821,7 +819,8 @@ void slo_tick(struct slo *o, pc_disc_fn fn, void *arg)
 
 	if (!eng_proc_ended(o->proc) && o->m != NULL)
 		eng_metric_probe_poll(o->m);   /* call-rate probes end on time */
-	if (sample_due_ms(o) > 0 || eng_proc_ended(o->proc))
+	if (sample_due_ms(o) > 0 ||
+	    (eng_proc_ended(o->proc) && slk_live(o->kids) == 0))
 		return;
 	if (o->smp != NULL)
 		eng_sampler_tick(o->smp, NULL);
@@ -839,7 +838,7 @@ void slo_tick(struct slo *o, pc_disc_fn fn, void *arg)
 		if (in->share)
 			want_share = true;
 		else if (nthreads == 0)
-			nthreads = active_threads(o);
+			nthreads = slk_active_threads(eng_proc_pid(o->proc));
 	}
 	if (want_share || want_kernel)
 		taskcpu_refresh(o, NULL);  /* a failure keeps the last values */

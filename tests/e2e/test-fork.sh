@@ -6,6 +6,9 @@
 #   waitpid: the CPU findings name worker processes and bnfk_work, never
 #   the parent; every worker is a /Process/<pid> in the journal, retired
 #   at its end; the replay prints the same report.
+# - bn_forkers --no-wait (the program exits at once): the search goes on
+#   while the workers live, and names them; each end is journaled.
+# - --no-follow: only the parent is a process of the search.
 # - bn_pipeline: writer | reader, the work planted in the reader: the CPU
 #   findings name the reader's process only.
 # - bn_forkers --delay: workers forked while the parent is patched carry
@@ -87,6 +90,43 @@ tap_eq "$(jq -r 'select(.t == "resource" and .kind == "process" and .op == "add"
 tap_eq $? 0 "forkers: hunch replay --batch exits 0"
 tap_ok $(cmp -s "$d/live.txt" "$d/replay.txt"; echo $?) \
 	"forkers: the replayed report is byte-identical to the live one"
+
+# --- the program ends first: the search goes on with its children ---
+d=$TMP/nowait
+mkdir -p "$d"
+"$HUNCH" run --batch --time-limit 25 --journal "$d/j.jsonl" \
+	--report "$d/live.json" -- "$forkers" --seconds 9 --no-wait \
+	> "$d/live.out" 2> "$d/live.err"
+tap_eq $? 3 "no-wait: exits 3 (what needs the program's instrumentation could not be enabled)"
+sed -n '/^hunch report: /,$p' "$d/live.out" > "$d/live.txt"
+parent=$(jq -r '.target.pid' "$d/live.json")
+workers=$(sed -n 's/^worker [0-2] pid //p' "$d/live.err" | sort -u)
+tap_eq "$(jq -r 'select(.t == "resource" and .kind == "process" and .op == "retire") | .pid' "$d/j.jsonl")" \
+	"$(echo "$parent"; echo "$workers")" \
+	"no-wait: the journal retires the program, then each worker at its end"
+named=$(cpu_pids "$d/live.json")
+tap_ok $([ -n "$named" ] && [ -z "$(comm -23 <(echo "$named") <(echo "$workers"))" ]; echo $?) \
+	"no-wait: the CPU findings found after the program ended name workers only"
+tap_ok $(jq -e '[.bottlenecks[] | select(.focus[0] | test("/bn_forkers.c/bnfk_work(er)?$"))] | length > 0' \
+	"$d/live.json" > /dev/null; echo $?) \
+	"no-wait: and the workers' code, from their stack samples"
+"$HUNCH" replay --batch "$d/j.jsonl" > "$d/replay.txt" 2> "$d/replay.err"
+tap_eq $? 3 "no-wait: hunch replay --batch exits 3 too"
+tap_ok $(cmp -s "$d/live.txt" "$d/replay.txt"; echo $?) \
+	"no-wait: the replayed report is byte-identical to the live one"
+
+# --- --no-follow: the parent alone ---
+d=$TMP/nofollow
+mkdir -p "$d"
+"$HUNCH" run --batch --no-follow --time-limit 25 --journal "$d/j.jsonl" \
+	--report "$d/live.json" -- "$forkers" --seconds 4 \
+	> "$d/live.out" 2> "$d/live.err"
+tap_eq $? 0 "no-follow: hunch run --batch --no-follow exits 0"
+tap_eq "$(jq -r 'select(.t == "resource" and .kind == "process") | .pid' "$d/j.jsonl")" \
+	"$(jq -r '.target.pid' "$d/live.json")" \
+	"no-follow: the journal has the parent as its only process"
+tap_eq "$(grep -c '^bn_forkers done$' "$d/live.out")" 1 \
+	"no-follow: the program finished with its usual output"
 
 # --- bn_pipeline: the reader ---
 d=$TMP/pipeline

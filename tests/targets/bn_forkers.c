@@ -8,6 +8,8 @@
  *                                          D: main computes D seconds
  *                                          (bnfk_prepare) before it
  *                                          forks, default 0
+ *   --no-wait: main exits as soon as it has forked (the workers,
+ *   orphaned, go on computing)
  *
  * stdout: the configuration line, then "bn_forkers done" (the workers
  * print nothing).  stderr: "worker <i> pid <pid>" for each worker, in
@@ -69,17 +71,20 @@ TGT_NOINLINE void bnfk_prepare(double seconds)
 int main(int argc, char **argv)
 {
 	double seconds = 10, delay = 0;
+	int no_wait = 0;
 	pid_t pid[BNFK_WORKERS];
 	int bad = 0, st;
 
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc) {
 			seconds = atof(argv[++i]);
+		} else if (strcmp(argv[i], "--no-wait") == 0) {
+			no_wait = 1;
 		} else if (strcmp(argv[i], "--delay") == 0 && i + 1 < argc) {
 			delay = atof(argv[++i]);
 		} else {
 			fprintf(stderr, "usage: bn_forkers [--seconds S] "
-				"[--delay D]\n");
+				"[--delay D] [--no-wait]\n");
 			return 2;
 		}
 	}
@@ -96,7 +101,7 @@ int main(int argc, char **argv)
 			bnfk_worker(seconds);
 		fprintf(stderr, "worker %d pid %d\n", i, (int)pid[i]);
 	}
-	for (int i = 0; i < BNFK_WORKERS; i++) {
+	for (int i = 0; i < BNFK_WORKERS && !no_wait; i++) {
 		while (waitpid(pid[i], &st, 0) < 0)
 			;
 		bad += !WIFEXITED(st) || WEXITSTATUS(st) != 0;
