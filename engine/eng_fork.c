@@ -16,8 +16,8 @@
  * its exec or exit with the parent suspended by the kernel.  Then the
  * child is detached: hunch measures children from /proc, which needs no
  * tracing, and no child is ever left traced or stopped, whatever
- * happens to hunch.  Without following, the child is detached at once,
- * as if it had never been stopped.
+ * happens to hunch.  Without following, the child is cleaned the same
+ * way (its inherited patches would only cost) but not reported.
  */
 #include "eng_proc_int.h"
 
@@ -89,7 +89,7 @@ void eng_fork_event(struct eng_proc *p, struct eng_thread *parent)
 	if (!WIFSTOPPED(status))
 		return;  /* gone already: nothing inherited runs */
 	shared = shares_memory(p->pid, child);
-	if (p->fork_follow && !shared) {
+	if (!shared) {   /* followed or not, nothing inherited stays dead */
 		restore_bps(p, child);
 		if (p->fork_hook != NULL)
 			p->fork_hook(p->fork_arg, child);

@@ -153,12 +153,13 @@ int eng_exec_load_rtlib(struct eng_proc *p, const char *rtlib_path,
 int eng_exec_release(struct eng_proc *p, struct hunch_err *err);
 
 /* Child processes (eng_fork.c).  A new child is stopped by the kernel
- * before its first instruction; with eng_fork_follow(p, true, hook,
- * arg), unless it shares the parent's memory (vfork), hunch's int3s are
- * restored in it and hook(arg, child) is called while the parent and the
- * child are both stopped, to restore the client's patches (with
- * eng_fork_write); then the child is detached and ENG_EV_FORK queued.
- * Without following, a child is detached at once and not reported. */
+ * before its first instruction; unless it shares the parent's memory
+ * (vfork), hunch's int3s are restored in it and hook(arg, child) (set by
+ * eng_fork_follow, NULL: none) is called while the parent and the child
+ * are both stopped, to restore the client's patches (with
+ * eng_fork_write); then the child is detached.  With following on
+ * (eng_fork_follow(p, true, ...)) ENG_EV_FORK is queued; without, the
+ * child is not reported. */
 typedef void (*eng_fork_fn)(void *arg, pid_t child);
 void eng_fork_follow(struct eng_proc *p, bool on, eng_fork_fn hook,
 		     void *arg);

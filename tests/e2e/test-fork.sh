@@ -119,8 +119,14 @@ tap_ok $(cmp -s "$d/live.txt" "$d/replay.txt"; echo $?) \
 d=$TMP/nofollow
 mkdir -p "$d"
 "$HUNCH" run --batch --no-follow --time-limit 25 --journal "$d/j.jsonl" \
-	--report "$d/live.json" -- "$forkers" --seconds 4 \
-	> "$d/live.out" 2> "$d/live.err"
+	--report "$d/live.json" -- "$forkers" --seconds 4 --delay 4 \
+	> "$d/live.out" 2> "$d/live.err" &
+hp=$!
+wait_for "$d/live.err" '^worker 2 pid '
+workers=$(sed -n 's/^worker [0-2] pid //p' "$d/live.err")
+tap_eq "$(for w in $workers; do $textcmp "$w" | tail -1 | sed 's/.* differ //'; done | sort -u)" 0 \
+	"no-follow: the workers are not followed, but carry none of the parent's patches either"
+wait $hp
 tap_eq $? 0 "no-follow: hunch run --batch --no-follow exits 0"
 tap_eq "$(jq -r 'select(.t == "resource" and .kind == "process") | .pid' "$d/j.jsonl")" \
 	"$(jq -r '.target.pid' "$d/live.json")" \
