@@ -5,10 +5,12 @@
 #include "src_live_kids.h"
 
 #include <dirent.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "eng_taskcpu.h"
 #include "src_live_hint.h"
@@ -321,4 +323,16 @@ void slk_hints(struct slk *k, slk_hint_fn make, void *arg)
 		if (c->hint != NULL && !c->ended)
 			slh_tick(c->hint, 0);
 	}
+}
+
+int slk_cpus_available(pid_t pid)
+{
+	cpu_set_t set;
+	long n;
+
+	if (sched_getaffinity(pid, sizeof(set), &set) == 0 &&
+	    CPU_COUNT(&set) > 0)
+		return CPU_COUNT(&set);
+	n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (int)n : 1;
 }

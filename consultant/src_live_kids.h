@@ -51,6 +51,9 @@ struct slh *slk_hint(const struct slk *k, pid_t pid);
  * frees it) and tick the live children's samplers. */
 typedef struct slh *(*slk_hint_fn)(void *arg, pid_t pid);
 void slk_hints(struct slk *k, slk_hint_fn make, void *arg);
+/* The CPUs of process pid's affinity mask (its main thread's, which
+ * threads inherit), or those online when it cannot be read. */
+int slk_cpus_available(pid_t pid);
 /* Threads of process pid running or runnable now, at least one. */
 double slk_active_threads(pid_t pid);
 

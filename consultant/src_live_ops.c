@@ -15,6 +15,13 @@
  * run-queue waits (schedstat's second field): the process's summed over
  * its threads, or one thread's; so does cpu_share.
  *
+ * Children (src_live_kids.h): /Process sums the program's and every
+ * followed child's counters (cpu_share too); /Process/<child> and its
+ * threads read the child's; code in a child is always sampled, from the
+ * child's own stack samples; anything else there is refused.  Code on
+ * /Process is the program's own (instrumented, or its CPU time alone
+ * times its samples' share).
+ *
  * CPU used is never more than the CPUs the program may run on: a CPU
  * time (kernel or CPU timer) over an interval is at most that many CPUs
  * (one for a thread), the CPUs of the target's affinity mask.  The
@@ -44,7 +51,6 @@
 #include "src_live_ops.h"
 
 #include <errno.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,20 +141,6 @@ static void *grow(void *p, size_t *cap, size_t n, size_t elem)
 	return p;
 }
 
-/* The CPUs of the process's affinity mask (its main thread's, which
- * threads inherit), or those online when it cannot be read. */
-static int cpus_available(pid_t pid)
-{
-	cpu_set_t set;
-	long n;
-
-	if (sched_getaffinity(pid, sizeof(set), &set) == 0 &&
-	    CPU_COUNT(&set) > 0)
-		return CPU_COUNT(&set);
-	n = sysconf(_SC_NPROCESSORS_ONLN);
-	return n > 0 ? (int)n : 1;
-}
-
 int slo_new(struct eng_proc *p, struct eng_shm *shm,
 	    const struct pc_config *cfg, uint64_t t0_ns, struct slo **out,
 	    struct hunch_err *err)
@@ -162,7 +154,7 @@ int slo_new(struct eng_proc *p, struct eng_shm *shm,
 	o->cfg = cfg;
 	o->t0_ns = t0_ns;
 	o->period = DEFAULT_PERIOD_S;
-	o->cpus = cpus_available(eng_proc_pid(p));
+	o->cpus = slk_cpus_available(eng_proc_pid(p));
 	rc = eng_sampler_create(shm, &o->smp, err);
 	if (rc == 0) {
 		eng_sampler_set_pid(o->smp, eng_proc_pid(p));
@@ -453,9 +445,12 @@ static int enable_sampled(struct slo *o, struct slo_inst *in,
 			  const struct pc_src_focus *f,
 			  const struct slm_kernel *k)
 {
+	struct slm_kernel own = *k;   /* the program's code: its CPU alone */
 	pid_t tid = k->tid;
 
-	enable_kernel(o, in, k, false);
+	if (!k->child)
+		own.pid = eng_proc_pid(o->proc);
+	enable_kernel(o, in, &own, false);
 	if (in->status < 0)
 		return 0;
 	in->sampled = true;
@@ -826,7 +821,7 @@ void slo_tick(struct slo *o, pc_disc_fn fn, void *arg)
 		eng_sampler_tick(o->smp, NULL);
 	now = slo_now(o);
 	o->last_tick = now;
-	o->cpus = cpus_available(eng_proc_pid(o->proc));
+	o->cpus = slk_cpus_available(eng_proc_pid(o->proc));
 	/* /proc is read only when an instance wants the thread count */
 	nthreads = 0;
 	for (size_t i = 0; i < o->ninst; i++) {
