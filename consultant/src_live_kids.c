@@ -10,10 +10,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "eng_taskcpu.h"
 #include "src_live_hint.h"
+
+#define SLK_HINT_CPUS 0.05   /* a child this busy gets a sampler */
+#define SLK_HINT_S 0.5       /* over at least this long */
 
 struct kid {
 	pid_t pid, parent;
@@ -22,6 +26,8 @@ struct kid {
 	pid_t *tids;              /* threads reported */
 	size_t ntids;
 	struct slh *hint;         /* its stack samples, or NULL */
+	uint64_t busy_ns;         /* cpu_ns when busy_t was taken */
+	double busy_t;            /* CLOCK_MONOTONIC s, 0: not yet */
 	bool reported, ended, hint_tried;
 };
 
@@ -311,12 +317,36 @@ struct slh *slk_hint(const struct slk *k, pid_t pid)
 	return c ? c->hint : NULL;
 }
 
+/* Has the child used at least SLK_HINT_CPUS CPUs over the last
+ * SLK_HINT_S seconds or more (its readings, slk_refresh)?  An idle
+ * child gets no sampler: in a pool of mostly idle workers the samplers'
+ * /proc reads were most of what following them cost. */
+static bool busy(struct kid *c)
+{
+	struct timespec ts;
+	double t, rate;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	t = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	if (c->busy_t == 0 || c->cpu_ns < c->busy_ns) {
+		c->busy_t = t;
+		c->busy_ns = c->cpu_ns;
+		return false;
+	}
+	if (t - c->busy_t < SLK_HINT_S)
+		return false;
+	rate = (double)(c->cpu_ns - c->busy_ns) / 1e9 / (t - c->busy_t);
+	c->busy_t = t;
+	c->busy_ns = c->cpu_ns;
+	return rate >= SLK_HINT_CPUS;
+}
+
 void slk_hints(struct slk *k, slk_hint_fn make, void *arg)
 {
 	for (size_t i = 0; k != NULL && i < k->n; i++) {
 		struct kid *c = &k->k[i];
 
-		if (!c->hint_tried && !c->ended) {
+		if (!c->hint_tried && !c->ended && busy(c)) {
 			c->hint_tried = true;
 			c->hint = make(arg, c->pid);
 		}

@@ -47,8 +47,9 @@ void slk_kill(struct slk *k);
  * run on the child), NULL when it has none. */
 struct slh;
 struct slh *slk_hint(const struct slk *k, pid_t pid);
-/* Give each new child its sampler (make returns NULL: none; the child
- * frees it) and tick the live children's samplers. */
+/* Give each child its sampler once it is seen busy (0.05 CPUs over
+ * 0.5 s of its readings; make returns NULL: none; the child frees it)
+ * and tick the live children's samplers. */
 typedef struct slh *(*slk_hint_fn)(void *arg, pid_t pid);
 void slk_hints(struct slk *k, slk_hint_fn make, void *arg);
 /* The CPUs of process pid's affinity mask (its main thread's, which
