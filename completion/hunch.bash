@@ -18,7 +18,8 @@ _hunch()
 	local cmds="run attach where check points replay help version"
 	local session="--where --verbose --no-rtlib --seconds --batch
 		--screenshot --report --time-limit --hypotheses --set --journal
-		--no-journal --kill-at-end --phase-at --help"
+		--no-journal --kill-at-end --phase-at --follow --no-follow --tree
+		--help"
 	local cmd="" i
 	for ((i = 1; i < cword; i++)); do
 		case ${words[i]} in

@@ -9,6 +9,7 @@
  * src_live_exec.c.
  */
 #include "src_live_int.h"
+#include "src_live_kids.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -158,7 +159,8 @@ int src_live_add_module(struct src_live *l, const char *path, uint64_t bias,
 }
 
 /* For the hint sampler: the image mapped at a runtime address. */
-static struct eng_image *image_at(void *arg, uint64_t addr, uint64_t *base)
+struct eng_image *src_live_image_at(void *arg, uint64_t addr,
+				    uint64_t *base)
 {
 	struct src_live *l = arg;
 
@@ -210,7 +212,8 @@ static void live_close(struct pc_source *s)
 {
 	struct src_live *l = live_of(s);
 
-	slo_free(l->slo, l->proc != NULL && !l->status.ended);
+	slo_free(l->slo, l->proc != NULL && !l->status.ended &&
+		 !l->parent_ended);
 	slh_free(l->hint);
 	if (l->proc != NULL) {
 		if (!l->status.ended)
@@ -228,6 +231,7 @@ static void live_close(struct pc_source *s)
 	free(l->rtlib);
 	free(l->kernel_why);
 	free(l->execq);
+	slk_free(l->kids);
 	for (size_t i = 0; i < l->nqueue; i++)
 		for (int k = 0; k < 3; k++)
 			free(l->queue[i].strs[k]);
@@ -400,7 +404,7 @@ int src_live_metrics_start(struct pc_source *s, const struct pc_config *cfg,
 	 * source's order, so a refusal is not an error. */
 	if (rc == 0 && slh_rate(cfg) > 0 &&
 	    slh_new(eng_proc_pid(l->proc), slh_rate(cfg), l->t0_ns,
-		    image_at, l, &l->hint, NULL) < 0)
+		    src_live_image_at, l, &l->hint, NULL) < 0)
 		l->hint = NULL;
 	if (rc == 0)
 		src_live_hook_hints(l);
@@ -410,6 +414,8 @@ int src_live_metrics_start(struct pc_source *s, const struct pc_config *cfg,
 /* catchup dates activations by the hint's stack samples */
 void src_live_hook_hints(struct src_live *l)
 {
+	if (l->slo != NULL)   /* and the children, for kernel measures */
+		slo_set_kids(l->slo, l->kids);
 	if (l->hint != NULL && l->slo != NULL) {
 		slo_set_psampler(l->slo, slh_sampler(l->hint));
 		slo_set_hints(l->slo, l->hint);
@@ -420,7 +426,8 @@ void src_live_metrics_stop(struct pc_source *s)
 {
 	struct src_live *l = live_of(s);
 
-	slo_free(l->slo, l->proc != NULL && !l->status.ended);
+	slo_free(l->slo, l->proc != NULL && !l->status.ended &&
+		 !l->parent_ended);
 	l->slo = NULL;
 	l->cfg = NULL;
 	slh_free(l->hint);
@@ -473,6 +480,8 @@ static int finish_open(struct src_live *l, const char *rtlib,
 	l->rtlib_ready = rtlib != NULL;
 	l->rtlib = rtlib ? strdup(rtlib) : NULL;
 	eng_exec_follow(l->proc, true);
+	l->kids = slk_new();
+	src_live_fork_follow(l, eng_proc_launched(l->proc));
 	load_modules(l);
 	src_live_threads_report_process(l);
 	*out = &l->src;
@@ -577,8 +586,10 @@ static void retire_process(struct src_live *l)
 		.pid = eng_proc_pid(l->proc),
 	};
 
-	if (!l->status.ended)
+	if (!l->status.ended) {
+		src_live_fork_tick(l, true);   /* the children's ends first */
 		src_live_enqueue(l, &d);
+	}
 }
 
 static void handle_event(struct src_live *l, const struct eng_event *ev)
@@ -616,13 +627,13 @@ static void handle_event(struct src_live *l, const struct eng_event *ev)
 		break;
 	case ENG_EV_EXITED:
 		retire_process(l);
-		l->status.ended = true;
+		src_live_fork_parent_end(l);
 		l->status.stopped = false;
 		l->status.exit_code = ev->status;
 		break;
 	case ENG_EV_KILLED:
 		retire_process(l);
-		l->status.ended = true;
+		src_live_fork_parent_end(l);
 		l->status.stopped = false;
 		l->status.killed = true;
 		l->status.signo = ev->signo;
@@ -637,6 +648,9 @@ static void handle_event(struct src_live *l, const struct eng_event *ev)
 	case ENG_EV_EXEC_ENTRY:
 		src_live_exec_entry(l);
 		break;
+	case ENG_EV_FORK:
+		src_live_fork_event(l, ev);
+		break;
 	}
 }
 
@@ -647,6 +661,8 @@ int src_live_pump(struct pc_source *s, int timeout_ms,
 	struct eng_event evs[16];
 	int n;
 
+	if (l->parent_ended && !l->status.ended && timeout_ms > 0)
+		src_live_fork_wait(timeout_ms);  /* the engine has none */
 	do {
 		n = eng_poll_events(l->proc, evs, 16, timeout_ms);
 		for (int i = 0; i < n; i++)
@@ -658,8 +674,11 @@ int src_live_pump(struct pc_source *s, int timeout_ms,
 		src_live_threads_name_pending(l);
 	if (l->slo != NULL && !l->status.ended)
 		slo_tick(l->slo, enqueue_cb, l);
-	if (l->hint != NULL && !l->status.ended)
+	if (l->hint != NULL && !l->status.ended && !l->parent_ended)
 		slh_tick(l->hint, 0);
+	src_live_fork_tick(l, false);
+	if (l->parent_ended && slk_live(l->kids) == 0)
+		l->status.ended = true;   /* the last process of the job */
 	*st = l->status;
 	return n < 0 ? n : 0;
 }
@@ -671,6 +690,10 @@ int src_live_detach(struct pc_source *s, struct hunch_err *err)
 
 	if (l->status.ended)
 		return 0;
+	if (l->parent_ended) {   /* its children run untraced already */
+		l->status.ended = true;
+		return 0;
+	}
 	/* Every instrumented byte goes back before the target runs alone. */
 	slo_free(l->slo, true);
 	l->slo = NULL;
@@ -684,6 +707,8 @@ int src_live_detach(struct pc_source *s, struct hunch_err *err)
 
 int src_live_kill(struct pc_source *s)
 {
+	if (eng_proc_launched(live_of(s)->proc))   /* its children too */
+		slk_kill(live_of(s)->kids);
 	return eng_kill(live_of(s)->proc);
 }
 

@@ -84,4 +84,16 @@ bool src_live_debug_note(char *buf, size_t len);
 /* Main address and whether the launch stopped there (for messages). */
 bool src_live_rtlib_ready(const struct pc_source *s);
 
+/* Follow child processes (fork, vfork, process clones) as
+ * /Process/<pid> with the kernel's measures: on for a launched program,
+ * off for an attached one until asked (src_live_fork.c). */
+void src_live_follow(struct pc_source *s, bool on);
+/* Attach --tree: follow, and take the process's children (and, found
+ * under them later, their descendants) as children followed. */
+void src_live_adopt_tree(struct pc_source *s);
+/* Processes seen (the program and every child followed), and the
+ * patches removed from children at their fork. */
+size_t src_live_processes(const struct pc_source *s);
+size_t src_live_fork_restored(const struct pc_source *s);
+
 #endif

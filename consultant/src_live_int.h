@@ -61,6 +61,14 @@ struct src_live {
 	char *kernel_why;             /* and why */
 	struct pc_src_event *execq;   /* exec events for the consultant */
 	size_t nexecq;
+	/* Following child processes (src_live_fork.c) */
+	bool follow;
+	struct slk *kids;             /* the children, from /proc */
+	size_t forks;                 /* fork events seen */
+	size_t fork_restored;         /* patches removed from children */
+	double fork_next_scan;        /* CLOCK_MONOTONIC s of the next */
+	bool parent_ended;            /* the program ended; the search goes
+				       * on while children live */
 };
 
 /* src_live.c */
@@ -86,5 +94,21 @@ int src_live_exec_events(struct src_live *l, pc_event_fn fn, void *arg);
 /* A metric side that reads only the kernel (an image that cannot be
  * instrumented), 0 or an error. */
 int src_live_exec_kernel_side(struct src_live *l, struct hunch_err *err);
+
+/* The image at a runtime address of the program (slh_image_fn). */
+struct eng_image *src_live_image_at(void *arg, uint64_t addr,
+				    uint64_t *base);
+
+/* src_live_fork.c */
+void src_live_fork_follow(struct src_live *l, bool on);
+void src_live_fork_event(struct src_live *l, const struct eng_event *ev);
+/* New children, threads and ends found in /proc, as discoveries (at
+ * most every 0.1 s unless forced). */
+void src_live_fork_tick(struct src_live *l, bool force);
+/* The program itself ended: the job ends with its last child. */
+void src_live_fork_parent_end(struct src_live *l);
+/* Sleep up to timeout_ms (at most 50), the pump's wait once the engine
+ * has no process left to wait for. */
+void src_live_fork_wait(int timeout_ms);
 
 #endif

@@ -3,6 +3,7 @@
  * (see src_live_metric.h for the rules).
  */
 #include "src_live_metric.h"
+#include "src_live_kids.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -455,14 +456,44 @@ static bool is_root(const char *path)
 	return path == NULL || depth(path) <= 0;
 }
 
+/* The pid a /Process/<pid>... path names, 0 when none. */
+static pid_t focus_pid(const char *p)
+{
+	return p != NULL && strncmp(p, "/Process/", 9) == 0 ?
+	       (pid_t)strtol(p + 9, NULL, 10) : 0;
+}
+
 int slm_kernel_focus(const struct pc_metric_def *md,
 		     const struct pc_src_focus *f, pid_t pid,
-		     struct slm_kernel *k, struct hunch_err *err)
+		     const struct slk *kids, struct slm_kernel *k,
+		     struct hunch_err *err)
 {
 	const char *p = f->path[1], *end;
 	long fpid, tid;
 
 	memset(k, 0, sizeof(*k));
+	fpid = focus_pid(p);
+	k->child = fpid > 0 && fpid != pid && slk_has(kids, (pid_t)fpid);
+	if (k->child && md->kernel == PC_KERNEL_CPU &&
+	    !is_root(f->path[0]) && is_root(f->path[2]) &&
+	    is_root(f->path[3]) && slk_hint(kids, (pid_t)fpid) != NULL) {
+		/* code in a child: only from its stack samples */
+		struct slm_kernel t;
+		int rc = slm_kernel_focus(md, &(struct pc_src_focus){ .path = {
+			NULL, f->path[1], NULL, NULL } }, pid, kids, &t, err);
+
+		k->can_sample = rc == 0;
+		k->tid = t.tid;
+		k->pid = (pid_t)fpid;
+		return rc;
+	}
+	if (k->child && (md->kernel == PC_KERNEL_NONE ||
+	    !is_root(f->path[0]) || !is_root(f->path[2]) ||
+	    !is_root(f->path[3])))
+		return hunch_errf(err, -ENOTSUP, "metric %s cannot be "
+			"measured in %s: hunch follows that child process "
+			"with the kernel's measures only (CPU time, run-queue "
+			"wait, thread states)", md->name, f->path[1]);
 	if (md->kernel == PC_KERNEL_RUNQUEUE)
 		for (int i = 0; i < 4; i++)
 			if (i != 1 && !is_root(f->path[i]))
@@ -482,7 +513,7 @@ int slm_kernel_focus(const struct pc_metric_def *md,
 		struct slm_kernel t;
 
 		if (slm_kernel_focus(md, &(struct pc_src_focus){ .path = {
-			    NULL, f->path[1], NULL, NULL } }, pid, &t,
+			    NULL, f->path[1], NULL, NULL } }, pid, kids, &t,
 			    NULL) == 0) {
 			k->can_sample = true;
 			k->tid = t.tid;
@@ -498,7 +529,8 @@ int slm_kernel_focus(const struct pc_metric_def *md,
 	    (*end != '\0' && *end != '/'))
 		return hunch_errf(err, -EINVAL, "metric %s: focus %s is not "
 				  "/Process/<pid>[/<tid>]", md->name, p);
-	if (fpid != pid)
+	k->pid = (pid_t)fpid;
+	if (fpid != pid && !k->child)
 		return hunch_errf(err, -ENOENT, "metric %s: focus %s is not "
 				  "the process hunch follows (%d)", md->name,
 				  p, (int)pid);

@@ -69,16 +69,23 @@ struct slm_kernel {
 	 * from stack samples (the live source's fallback) */
 	bool can_sample;
 	pid_t tid;              /* 0: every thread of the process */
+	pid_t pid;              /* the focus's process, 0: every process */
+	bool child;             /* pid is a child followed (src_live_kids.h)
+				 * rather than the program hunch traces */
 };
 
-/* Decides for `md` on `f` in process `pid`.  Returns 0 (k->use says
+/* Decides for `md` on `f` in process `pid` (or one of its children
+ * `kids`, which only the kernel's measures reach: any other metric, or
+ * one that /Code or an object constrains, is refused there with why).  Returns 0 (k->use says
  * which way), or < 0 with the reason when the focus names another
  * process or is not /Process/<pid>/<tid>[:<start function>].  A
  * "kernel": "runqueue" metric is always read from the kernel: a focus
  * that /Code, /SyncObject or /Files constrains is refused with why. */
+struct slk;
 int slm_kernel_focus(const struct pc_metric_def *md,
 		     const struct pc_src_focus *f, pid_t pid,
-		     struct slm_kernel *k, struct hunch_err *err);
+		     const struct slk *kids, struct slm_kernel *k,
+		     struct hunch_err *err);
 
 int slm_translate(const struct pc_config *cfg, const struct pc_metric_def *md,
 		  const struct pc_src_focus *f, const struct slm_resolved *r,

@@ -15,6 +15,13 @@
  * run-queue waits (schedstat's second field): the process's summed over
  * its threads, or one thread's; so does cpu_share.
  *
+ * Children (src_live_kids.h): /Process sums the program's and every
+ * followed child's counters (cpu_share too); /Process/<child> and its
+ * threads read the child's; code in a child is always sampled, from the
+ * child's own stack samples; anything else there is refused.  Code on
+ * /Process is the program's own (instrumented, or its CPU time alone
+ * times its samples' share).
+ *
  * CPU used is never more than the CPUs the program may run on: a CPU
  * time (kernel or CPU timer) over an interval is at most that many CPUs
  * (one for a thread), the CPUs of the target's affinity mask.  The
@@ -43,9 +50,7 @@
  */
 #include "src_live_ops.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +64,7 @@
 #include "eng_sampler.h"
 #include "eng_taskcpu.h"
 #include "src_live_hint.h"
+#include "src_live_kids.h"
 #include "src_live_metric.h"
 
 /* The sampler's rate until the consultant asks for another. */
@@ -75,8 +81,10 @@ struct slo_inst {
 	bool wait;               /* kernel: run-queue wait, not CPU time */
 	bool cpu;                /* CPU time: at most `cpus` per second */
 	pid_t ktid;              /* kernel: the thread, 0 the process */
+	pid_t kpid;              /* kernel: the process, 0 all of them */
 	bool sampled;            /* kernel time × share of stack samples */
 	char *code, *within;     /* sampled: the /Code path, the thread's */
+	struct slh *hints;       /* sampled: the process's stack samples */
 	double hw_after;         /* sampled: the last sample time counted */
 	int status;
 	char *reason;
@@ -117,6 +125,7 @@ struct slo {
 	struct slh *hints;           /* stack samples, or NULL */
 	double tc_t;                 /* slo_now() of its last refresh */
 	int cpus;                    /* CPUs the target may run on */
+	struct slk *kids;            /* the children followed, or NULL */
 	char *kernel_only;           /* no instrumentation (m, in, smp NULL):
 				      * why, for every refused enable */
 };
@@ -132,20 +141,6 @@ static void *grow(void *p, size_t *cap, size_t n, size_t elem)
 	return p;
 }
 
-/* The CPUs of the process's affinity mask (its main thread's, which
- * threads inherit), or those online when it cannot be read. */
-static int cpus_available(pid_t pid)
-{
-	cpu_set_t set;
-	long n;
-
-	if (sched_getaffinity(pid, sizeof(set), &set) == 0 &&
-	    CPU_COUNT(&set) > 0)
-		return CPU_COUNT(&set);
-	n = sysconf(_SC_NPROCESSORS_ONLN);
-	return n > 0 ? (int)n : 1;
-}
-
 int slo_new(struct eng_proc *p, struct eng_shm *shm,
 	    const struct pc_config *cfg, uint64_t t0_ns, struct slo **out,
 	    struct hunch_err *err)
@@ -159,7 +154,7 @@ int slo_new(struct eng_proc *p, struct eng_shm *shm,
 	o->cfg = cfg;
 	o->t0_ns = t0_ns;
 	o->period = DEFAULT_PERIOD_S;
-	o->cpus = cpus_available(eng_proc_pid(p));
+	o->cpus = slk_cpus_available(eng_proc_pid(p));
 	rc = eng_sampler_create(shm, &o->smp, err);
 	if (rc == 0) {
 		eng_sampler_set_pid(o->smp, eng_proc_pid(p));
@@ -284,7 +279,8 @@ static int kernel_focus(const struct slo *o, const char *metric,
 	memset(k, 0, sizeof(*k));
 	if (md == NULL)
 		return 0;
-	return slm_kernel_focus(md, f, eng_proc_pid(o->proc), k, err);
+	return slm_kernel_focus(md, f, eng_proc_pid(o->proc), o->kids, k,
+				err);
 }
 
 /* Read the kernel's counters now, opening the reader the first time. */
@@ -311,12 +307,19 @@ static bool kernel_value(const struct slo *o, const struct slo_inst *in,
 			 int64_t *ns)
 {
 	const struct eng_taskcpu_thread *t;
+	int64_t kids = 0;
 
-	if (o->tc == NULL)
-		return false;
+	if (in->kpid != 0 && in->kpid != eng_proc_pid(o->proc))
+		return slk_value(o->kids, in->kpid, in->ktid, in->wait, ns);
+	if (o->tc == NULL)   /* the program ended first: its children's */
+		return in->kpid == 0 && in->ktid == 0 &&
+		       slk_value(o->kids, 0, 0, in->wait, ns);
 	if (in->ktid == 0) {
-		*ns = (int64_t)(in->wait ? eng_taskcpu_process_wait_ns(o->tc) :
-				eng_taskcpu_process_ns(o->tc));
+		if (in->kpid == 0)  /* every process: the children's too */
+			slk_value(o->kids, 0, 0, in->wait, &kids);
+		*ns = kids + (int64_t)(in->wait ?
+			eng_taskcpu_process_wait_ns(o->tc) :
+			eng_taskcpu_process_ns(o->tc));
 		return true;
 	}
 	t = eng_taskcpu_thread(o->tc, in->ktid);
@@ -354,9 +357,10 @@ static double predict_inst(struct slo *o, const char *metric,
 static bool use_samples(struct slo *o, const struct slm_kernel *k,
 			double inst_cost)
 {
-	return k->can_sample && o->hints != NULL &&
-	       (inst_cost == -2 ||
-		inst_cost > pc_tunable_get(o->cfg, "costLimit"));
+	struct slh *h = k->child ? slk_hint(o->kids, k->pid) : o->hints;
+
+	return k->can_sample && h != NULL && (k->child || inst_cost == -2 ||
+	       inst_cost > pc_tunable_get(o->cfg, "costLimit"));
 }
 
 double slo_predict(struct slo *o, const char *metric,
@@ -367,8 +371,8 @@ double slo_predict(struct slo *o, const char *metric,
 
 	if (is_internal(o, metric))
 		return 0;  /* computed by hunch from what it reads anyway */
-	if (kernel_focus(o, metric, f, &k, NULL) < 0 || k.use)
-		return 0;  /* the kernel counts it anyway; or refused */
+	if (kernel_focus(o, metric, f, &k, NULL) < 0 || k.use || k.child)
+		return 0;  /* the kernel counts it (or samples); or refused */
 	cost = predict_inst(o, metric, f);
 	if (cost == PC_SRC_MEASURING || use_samples(o, &k, cost))
 		return cost == PC_SRC_MEASURING ? cost : 0;
@@ -396,9 +400,10 @@ static double scale_of(const struct pc_metric_def *md)
 
 /* A kernel CPU (or run-queue wait) instance: the thread must be there;
  * its value starts from a reading taken now. */
-static int enable_kernel(struct slo *o, struct slo_inst *in, pid_t tid,
-			 bool wait)
+static int enable_kernel(struct slo *o, struct slo_inst *in,
+			 const struct slm_kernel *k, bool wait)
 {
+	pid_t tid = k->tid;
 	struct hunch_err err = { 0 };
 	const struct eng_taskcpu_thread *t;
 	char msg[200];
@@ -407,13 +412,18 @@ static int enable_kernel(struct slo *o, struct slo_inst *in, pid_t tid,
 	in->wait = wait;
 	in->cpu = !wait;
 	in->ktid = tid;
+	in->kpid = k->pid;
 	in->scale = 1e9;
 	in->status = taskcpu_refresh(o, &err);
-	if (in->status == 0 && tid != 0 &&
-	    ((t = eng_taskcpu_thread(o->tc, tid)) == NULL || !t->alive)) {
+	slk_refresh(o->kids);
+	if (in->status < 0 && (k->child || (!k->pid && !tid && slk_live(o->kids))))
+		in->status = 0;   /* the program ended: its children are read */
+	if (in->status == 0 && (k->child ? !kernel_value(o, in, &in->prev) :
+	    tid != 0 && ((t = eng_taskcpu_thread(o->tc, tid)) == NULL ||
+			 !t->alive))) {
 		snprintf(msg, sizeof(msg), "thread %d of process %d has "
 			 "exited (or never was): no CPU time to read",
-			 (int)tid, eng_proc_pid(o->proc));
+			 (int)tid, k->pid ? (int)k->pid : eng_proc_pid(o->proc));
 		in->status = -ESRCH;
 		in->reason = strdup(msg);
 		return 0;
@@ -432,12 +442,19 @@ static int enable_kernel(struct slo *o, struct slo_inst *in, pid_t tid,
 /* A sampled CPU instance: a kernel one whose value is scaled by the
  * share of the samples that hold the focus code. */
 static int enable_sampled(struct slo *o, struct slo_inst *in,
-			  const struct pc_src_focus *f, pid_t tid)
+			  const struct pc_src_focus *f,
+			  const struct slm_kernel *k)
 {
-	enable_kernel(o, in, tid, false);
+	struct slm_kernel own = *k;   /* the program's code: its CPU alone */
+	pid_t tid = k->tid;
+
+	if (!k->child)
+		own.pid = eng_proc_pid(o->proc);
+	enable_kernel(o, in, &own, false);
 	if (in->status < 0)
 		return 0;
 	in->sampled = true;
+	in->hints = k->child ? slk_hint(o->kids, k->pid) : o->hints;
 	in->code = strdup(f->path[0]);
 	in->within = tid ? strdup(f->path[1]) : NULL;
 	in->hw_after = in->prev_t;
@@ -487,12 +504,12 @@ int slo_enable(struct slo *o, const char *metric,
 
 		in->status = kernel_focus(o, metric, f, &k, &err);
 		if (in->status == 0 && k.use)
-			return enable_kernel(o, in, k.tid,
+			return enable_kernel(o, in, &k,
 				pc_metric_find(o->cfg, metric)->kernel ==
 				PC_KERNEL_RUNQUEUE);
 		if (in->status == 0 && k.can_sample &&
-		    use_samples(o, &k, predict_inst(o, metric, f)))
-			return enable_sampled(o, in, f, k.tid);
+		    use_samples(o, &k, k.child ? 0 : predict_inst(o, metric, f)))
+			return enable_sampled(o, in, f, &k);
 	}
 	if (in->status < 0) {
 		in->reason = strdup(err.msg[0] ? err.msg : "refused");
@@ -629,7 +646,7 @@ static bool sampled_share(struct slo *o, struct slo_inst *in, bool used,
 	size_t nw, nb;
 	double latest;
 
-	slh_cpu_counts(o->hints, in->code, in->within, in->hw_after, &nw,
+	slh_cpu_counts(in->hints, in->code, in->within, in->hw_after, &nw,
 		       &nb, &latest);
 	if (nw == 0 && used)
 		return false;
@@ -694,29 +711,9 @@ static void sample_inst(struct slo *o, struct slo_inst *in, double now,
 	push_sample(o, &s);
 }
 
-/* Is the thread running or runnable ('R' in /proc/PID/task/TID/stat)?
- * The state follows the command name, which is in parentheses and may
- * itself contain spaces and parentheses: take the last ')'. */
-static bool task_running(int pid, const char *tid)
-{
-	char path[320], buf[512], *paren;
-	FILE *f;
-	size_t n;
-
-	snprintf(path, sizeof(path), "/proc/%d/task/%s/stat", pid, tid);
-	f = fopen(path, "r");
-	if (f == NULL)
-		return false;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	paren = strrchr(buf, ')');
-	return paren != NULL && paren[1] == ' ' && paren[2] == 'R';
-}
-
-/* active_processes: the processes of the search, always 1 here (hunch
- * searches one process); what the default hypotheses divide by, as
- * Paradyn's did (hypotheses/README.md says why).
+/* active_processes: always 1 (the job: values of /Process are summed
+ * over every process followed); what the default hypotheses divide by,
+ * as Paradyn's did (hypotheses/README.md says why).
  *
  * active_threads: the threads running or runnable now, at least one.
  * Threads blocked in a lock, a read or a sleep are not active: CPUbound
@@ -725,24 +722,6 @@ static bool task_running(int pid, const char *tid)
  * the sync and I/O hypotheses' business).  The floor of one keeps a
  * program that only waits from dividing by zero, so its waits still
  * count as a whole thread's time. */
-static double active_threads(const struct slo *o)
-{
-	int pid = eng_proc_pid(o->proc), n = 0;
-	char path[64];
-	struct dirent *e;
-	DIR *d;
-
-	snprintf(path, sizeof(path), "/proc/%d/task", pid);
-	d = opendir(path);
-	if (d == NULL)
-		return 1;
-	while ((e = readdir(d)) != NULL)
-		if (e->d_name[0] != '.' && task_running(pid, e->d_name))
-			n++;
-	closedir(d);
-	return n < 1 ? 1 : n;
-}
-
 static const struct task_sched *prev_sched(const struct slo *o, int tid)
 {
 	for (size_t i = 0; i < o->nsched; i++)
@@ -789,6 +768,7 @@ static double cpu_share(struct slo *o)
 	free(o->sched);
 	o->sched = now;
 	o->nsched = n;
+	slk_share_delta(o->kids, &run, &wait);  /* the children's too */
 	return run == 0 ? 1 : (double)run / (double)(run + wait);
 }
 
@@ -834,13 +814,14 @@ void slo_tick(struct slo *o, pc_disc_fn fn, void *arg)
 
 	if (!eng_proc_ended(o->proc) && o->m != NULL)
 		eng_metric_probe_poll(o->m);   /* call-rate probes end on time */
-	if (sample_due_ms(o) > 0 || eng_proc_ended(o->proc))
+	if (sample_due_ms(o) > 0 ||
+	    (eng_proc_ended(o->proc) && slk_live(o->kids) == 0))
 		return;
 	if (o->smp != NULL)
 		eng_sampler_tick(o->smp, NULL);
 	now = slo_now(o);
 	o->last_tick = now;
-	o->cpus = cpus_available(eng_proc_pid(o->proc));
+	o->cpus = slk_cpus_available(eng_proc_pid(o->proc));
 	/* /proc is read only when an instance wants the thread count */
 	nthreads = 0;
 	for (size_t i = 0; i < o->ninst; i++) {
@@ -852,16 +833,28 @@ void slo_tick(struct slo *o, pc_disc_fn fn, void *arg)
 		if (in->share)
 			want_share = true;
 		else if (nthreads == 0)
-			nthreads = active_threads(o);
+			nthreads = slk_active_threads(eng_proc_pid(o->proc));
 	}
 	if (want_share || want_kernel)
 		taskcpu_refresh(o, NULL);  /* a failure keeps the last values */
+	if (want_kernel || want_share)
+		slk_refresh(o->kids);
 	share = want_share ? cpu_share(o) : 1;
 	for (size_t i = 0; i < o->ninst; i++)
 		if (o->inst[i].live)
 			sample_inst(o, &o->inst[i], now, nthreads, share);
 	if (o->m != NULL)
 		eng_metric_poll_seen(o->m, on_seen, &c);
+}
+
+void slo_set_kids(struct slo *o, struct slk *kids)
+{
+	o->kids = kids;
+}
+
+struct eng_inst *slo_engine_inst(const struct slo *o)
+{
+	return o->in;
 }
 
 size_t slo_ninstances(const struct slo *o)

@@ -70,5 +70,11 @@ void slo_note_start(struct slo *o, const char *function);
 /* How many instrumented instances are enabled (for tests and messages;
  * kernel CPU instances insert nothing and are not counted). */
 size_t slo_ninstances(const struct slo *o);
+/* The children followed (kernel CPU for /Process/<child> and its
+ * threads, and summed into /Process); borrowed, NULL: none. */
+struct slk;
+void slo_set_kids(struct slo *o, struct slk *kids);
+/* The instrumentation manager (NULL: kernel only), for a fork hook. */
+struct eng_inst *slo_engine_inst(const struct slo *o);
 
 #endif

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #define SEIZE_OPTS (PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC | \
+		    PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | \
 		    PTRACE_O_TRACESYSGOOD)
 
 /* The value of "Field:" in /proc/pid/status, trimmed. */

@@ -89,6 +89,11 @@ enum eng_req_state eng_inst_state(const struct eng_inst *in, uint32_t id,
  * every exit path); commits. */
 int eng_inst_remove_all(struct eng_inst *in, struct hunch_err *err);
 
+/* From an eng_fork_follow hook: every patched byte of the parent gets
+ * the program's bytes back in the stopped child (eng_inst_fork.c); the
+ * number of patches restored. */
+size_t eng_inst_fork_restore(struct eng_inst *in, pid_t child);
+
 /* A library in [lo, hi) was unloaded (dlclose): forget its points
  * without writing there (the bytes are gone; another library may be
  * mapped there next), release its requests (state ENG_REQ_FREE) and

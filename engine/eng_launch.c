@@ -28,6 +28,7 @@
 extern char **environ;
 
 #define SEIZE_OPTS (PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC | \
+		    PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | \
 		    PTRACE_O_TRACESYSGOOD)
 
 /* What the child tells us when it fails before or at execve. */

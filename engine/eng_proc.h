@@ -114,6 +114,10 @@ enum eng_event_kind {
 	ENG_EV_EXITED,         /* status: exit code (-1: unknown, the
 				  process was reaped by someone else) */
 	ENG_EV_KILLED,         /* signo: killed by that signal; core */
+	ENG_EV_FORK,           /* with eng_fork_follow: tid is a new child
+				  process (already detached), status the
+				  thread that made it, signo 1 if it shares
+				  the parent's memory (vfork) */
 };
 
 struct eng_event {
@@ -147,6 +151,20 @@ void eng_exec_follow(struct eng_proc *p, bool on);
 int eng_exec_load_rtlib(struct eng_proc *p, const char *rtlib_path,
 			struct eng_shm *shm, struct hunch_err *err);
 int eng_exec_release(struct eng_proc *p, struct hunch_err *err);
+
+/* Child processes (eng_fork.c).  A new child is stopped by the kernel
+ * before its first instruction; unless it shares the parent's memory
+ * (vfork), hunch's int3s are restored in it and hook(arg, child) (set by
+ * eng_fork_follow, NULL: none) is called while the parent and the child
+ * are both stopped, to restore the client's patches (with
+ * eng_fork_write); then the child is detached.  With following on
+ * (eng_fork_follow(p, true, ...)) ENG_EV_FORK is queued; without, the
+ * child is not reported. */
+typedef void (*eng_fork_fn)(void *arg, pid_t child);
+void eng_fork_follow(struct eng_proc *p, bool on, eng_fork_fn hook,
+		     void *arg);
+/* Write into a stopped child's memory (from a fork hook only). */
+int eng_fork_write(pid_t child, uint64_t addr, const void *buf, size_t len);
 
 /* Has the target ended (exited or killed)? */
 bool eng_proc_ended(const struct eng_proc *p);

@@ -108,6 +108,11 @@ struct eng_proc {
 	 * go of the old image; with exec_follow the new image is held at
 	 * its entry point (exec_held) for its runtime library. */
 	bool exec_fence, exec_follow, exec_held;
+	/* eng_fork.c: children are cleaned and reported (fork_follow),
+	 * the client's patches restored in them by fork_hook. */
+	bool fork_follow;
+	eng_fork_fn fork_hook;
+	void *fork_arg;
 
 	struct eng_bp bps[ENG_MAX_BPS];
 	size_t nbps;
@@ -187,6 +192,10 @@ int eng_mem_open(struct eng_proc *p);
 int eng_mem_write_any(struct eng_proc *p, uint64_t addr, const void *buf,
 		      size_t len, struct hunch_err *err);
 int eng_read_str(struct eng_proc *p, uint64_t addr, char *buf, size_t len);
+
+/* eng_fork.c: a fork or vfork event of thread parent (the child is
+ * waited for, cleaned, detached, reported). */
+void eng_fork_event(struct eng_proc *p, struct eng_thread *parent);
 
 /* eng_bp.c (breakpoints, step-over) */
 int eng_bp_insert(struct eng_proc *p, uint64_t addr, enum eng_bp_kind k,

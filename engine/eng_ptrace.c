@@ -361,6 +361,11 @@ enum eng_stop eng_dispatch(struct eng_proc *p, struct eng_thread *t,
 		on_clone(p, t);
 		return SK_OTHER;
 	}
+	if (event == PTRACE_EVENT_FORK || event == PTRACE_EVENT_VFORK) {
+		t->stop = SK_OTHER;
+		eng_fork_event(p, t);
+		return SK_OTHER;
+	}
 	if (event == PTRACE_EVENT_EXEC) {
 		on_exec(p, t);
 		return t->stop = SK_EXEC;

@@ -36,6 +36,8 @@ struct session_opts {
 	bool batch;          /* never the dashboard */
 	const char *screenshot;  /* dashboard: save the last screen here */
 	struct batch_opts bo;    /* --batch: the search's options */
+	int follow;          /* children: 0 the default, -1 no, 1 yes */
+	bool tree;           /* attach: the process's descendants too */
 };
 
 struct session {
@@ -266,6 +268,9 @@ static int parse_session(int argc, char **argv, struct session_opts *o,
 		{ "no-journal", no_argument, NULL, 'J' },
 		{ "kill-at-end", no_argument, NULL, 'K' },
 		{ "phase-at", required_argument, NULL, 'P' },
+		{ "follow", no_argument, NULL, 'F' },
+		{ "no-follow", no_argument, NULL, 'N' },
+		{ "tree", no_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -290,6 +295,9 @@ static int parse_session(int argc, char **argv, struct session_opts *o,
 		case 'j': o->bo.journal = optarg; break;
 		case 'J': o->bo.no_journal = true; break;
 		case 'K': o->bo.kill_at_end = true; break;
+		case 'F': o->follow = 1; break;
+		case 'N': o->follow = -1; break;
+		case 't': o->tree = true; o->follow = 1; break;
 		case 'e':
 			if (o->bo.nsets == CLI_BATCH_MAX_SETS) {
 				fprintf(stderr, "hunch %s: too many --set\n",
@@ -409,6 +417,8 @@ static int batch_launch(char **argv, const struct session_opts *o)
 		lo.stderr_fd = fwd.prog_fd[1];
 	}
 	rc = src_live_launch(&lo, &src, &err);
+	if (rc == 0 && o->follow != 0)
+		src_live_follow(src, o->follow > 0);
 	if (t.fwd != NULL)
 		out_fwd_launched(t.fwd);
 	if (rc < 0) {
@@ -514,6 +524,10 @@ static int batch_attach(pid_t pid, const struct session_opts *o)
 		pc_config_free(cfg);
 		return HUNCH_EXIT_TARGET;
 	}
+	if (o->follow != 0)
+		src_live_follow(src, o->follow > 0);
+	if (o->tree)
+		src_live_adopt_tree(src);
 	t.label = comm_of(pid);
 	rc = cli_batch_search(src, cfg, &o->bo, &t);
 	close(t.sigfd);

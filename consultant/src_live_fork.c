@@ -1,0 +1,185 @@
+/*
+ * src_live_fork.c - the live source follows the program's child
+ * processes (fork, vfork, a clone that makes a process).
+ *
+ * The engine stops each new child before its first instruction; while
+ * the parent still sits at its fork event, the child gets the program's
+ * bytes back at every patch (eng_inst_fork_restore), so that nothing it
+ * inherited jumps into trampolines whose snippets are dead there (the
+ * runtime library is inert in a forked child: its counters are the
+ * parent's).  Then the child runs untraced and is measured from /proc
+ * (src_live_kids.h): it is /Process/<pid> with its threads, its CPU
+ * time and run-queue wait are summed into /Process (every process of the
+ * job), and each of its processes and threads can be the focus of a
+ * kernel measure; what needs instrumentation is refused in a child with
+ * the reason.  Children of children are found under the children in
+ * /proc.  A child's end retires it in the where axis.
+ *
+ * Launched programs are followed; attached ones when asked
+ * (src_live_follow), and with their descendants of the moment
+ * (src_live_adopt_tree: those children carry no patch of hunch's).
+ */
+#include "src_live_int.h"
+
+#include <dirent.h>
+#include <stdio.h>
+
+#include "eng_inst.h"
+#include "eng_proc.h"
+#include "src_live_kids.h"
+#include "src_live_hint.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define FORK_SCAN_S 0.1   /* the hint samplers' own tick (SLH_TICK_S) */
+
+/* Called by the engine with the parent and the child stopped. */
+static void fork_hook(void *arg, pid_t child)
+{
+	struct src_live *l = arg;
+	struct eng_inst *in = l->slo ? slo_engine_inst(l->slo) : NULL;
+
+	if (in != NULL)
+		l->fork_restored += eng_inst_fork_restore(in, child);
+}
+
+void src_live_fork_follow(struct src_live *l, bool on)
+{
+	l->follow = on;
+	if (l->proc != NULL)
+		eng_fork_follow(l->proc, on, fork_hook, l);
+}
+
+void src_live_follow(struct pc_source *s, bool on)
+{
+	src_live_fork_follow(s->impl, on);
+}
+
+void src_live_fork_event(struct src_live *l, const struct eng_event *ev)
+{
+	if (l->kids == NULL)
+		return;
+	l->forks++;
+	slk_add(l->kids, ev->tid, eng_proc_pid(l->proc));
+}
+
+static void enqueue_cb(void *arg, const struct pc_discovery *d)
+{
+	src_live_enqueue(arg, d);
+}
+
+/* Does process pid run the program's executable (forked, not exec'ed
+ * since)?  Then the program's images resolve its stacks.  (Compared
+ * with the file the program's first module was read from: the program
+ * may have ended already.) */
+static bool same_exe(struct src_live *l, pid_t pid)
+{
+	char a[64], pa[PATH_MAX], pb[PATH_MAX];
+	ssize_t na;
+
+	snprintf(a, sizeof(a), "/proc/%d/exe", (int)pid);
+	na = readlink(a, pa, sizeof(pa) - 1);
+	if (na <= 0 || l->nmods == 0 || realpath(l->mods[0].path, pb) == NULL)
+		return false;
+	pa[na] = '\0';
+	return strcmp(pa, pb) == 0;
+}
+
+/* A child's own hint sampler: its stack samples estimate the CPU time
+ * of its code (slo's sampled instances), as for the program's. */
+static struct slh *make_hint(void *arg, pid_t pid)
+{
+	struct src_live *l = arg;
+	struct slh *h = NULL;
+
+	if (l->cfg == NULL || !same_exe(l, pid) ||
+	    slh_new(pid, slh_rate(l->cfg), l->t0_ns, src_live_image_at, l,
+		    &h, NULL) < 0)
+		return NULL;
+	return h;
+}
+
+void src_live_fork_tick(struct src_live *l, bool force)
+{
+	struct timespec ts;
+	double t;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	t = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	if (!force && t < l->fork_next_scan)
+		return;  /* /proc is read at most every FORK_SCAN_S */
+	l->fork_next_scan = t + FORK_SCAN_S;
+	slk_scan(l->kids, enqueue_cb, l);
+	if (l->hint != NULL)
+		slk_hints(l->kids, make_hint, l);
+}
+
+size_t src_live_processes(const struct pc_source *s)
+{
+	const struct src_live *l = s->impl;
+
+	return 1 + slk_count(l->kids);
+}
+
+size_t src_live_fork_restored(const struct pc_source *s)
+{
+	const struct src_live *l = s->impl;
+
+	return l->fork_restored;
+}
+
+/* The children of one process, as /proc lists them: followed. */
+static void adopt_children(struct src_live *l, pid_t pid)
+{
+	char path[64], cpath[320];
+	struct dirent *e;
+	long cpid;
+	DIR *d;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	if ((d = opendir(path)) == NULL)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(cpath, sizeof(cpath), "%s/%s/children", path,
+			 e->d_name);
+		if ((f = fopen(cpath, "r")) == NULL)
+			continue;
+		while (fscanf(f, "%ld", &cpid) == 1)
+			slk_add(l->kids, (pid_t)cpid, pid);
+		fclose(f);
+	}
+	closedir(d);
+}
+
+void src_live_adopt_tree(struct pc_source *s)
+{
+	struct src_live *l = s->impl;
+
+	if (l->proc == NULL || l->kids == NULL)
+		return;
+	src_live_fork_follow(l, true);
+	/* The children now; theirs are found by the next scans. */
+	adopt_children(l, eng_proc_pid(l->proc));
+}
+
+void src_live_fork_parent_end(struct src_live *l)
+{
+	l->parent_ended = true;
+	src_live_fork_tick(l, true);
+	l->status.ended = slk_live(l->kids) == 0;
+}
+
+void src_live_fork_wait(int timeout_ms)
+{
+	struct timespec ts = { 0, (long)(timeout_ms < 50 ? timeout_ms : 50) *
+				  1000000L };
+
+	nanosleep(&ts, NULL);
+}

@@ -1,0 +1,368 @@
+/*
+ * src_live_kids.c - the followed child processes as the kernel sees
+ * them (see src_live_kids.h).
+ */
+#include "src_live_kids.h"
+
+#include <dirent.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "eng_taskcpu.h"
+#include "src_live_hint.h"
+
+#define SLK_HINT_CPUS 0.05   /* a child this busy gets a sampler */
+#define SLK_HINT_S 0.5       /* over at least this long */
+
+struct kid {
+	pid_t pid, parent;
+	struct eng_taskcpu *tc;   /* NULL: not opened yet, or gone */
+	uint64_t cpu_ns, wait_ns; /* process totals at the last reading */
+	pid_t *tids;              /* threads reported */
+	size_t ntids;
+	struct slh *hint;         /* its stack samples, or NULL */
+	uint64_t busy_ns;         /* cpu_ns when busy_t was taken */
+	double busy_t;            /* CLOCK_MONOTONIC s, 0: not yet */
+	bool reported, ended, hint_tried;
+};
+
+struct slk {
+	struct kid *k;
+	size_t n;
+	uint64_t share_run, share_wait;  /* totals at slk_share_delta */
+};
+
+struct slk *slk_new(void)
+{
+	struct slk *k = calloc(1, sizeof(*k));
+
+	if (k == NULL)
+		abort();
+	return k;
+}
+
+void slk_free(struct slk *k)
+{
+	if (k == NULL)
+		return;
+	for (size_t i = 0; i < k->n; i++) {
+		eng_taskcpu_close(k->k[i].tc);
+		slh_free(k->k[i].hint);
+		free(k->k[i].tids);
+	}
+	free(k->k);
+	free(k);
+}
+
+static struct kid *find(const struct slk *k, pid_t pid)
+{
+	for (size_t i = 0; i < k->n; i++)
+		if (k->k[i].pid == pid)
+			return &k->k[i];
+	return NULL;
+}
+
+bool slk_has(const struct slk *k, pid_t pid)
+{
+	return k != NULL && find(k, pid) != NULL;
+}
+
+size_t slk_count(const struct slk *k)
+{
+	return k ? k->n : 0;
+}
+
+size_t slk_live(const struct slk *k)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; k != NULL && i < k->n; i++)
+		n += !k->k[i].ended;
+	return n;
+}
+
+bool slk_add(struct slk *k, pid_t pid, pid_t parent)
+{
+	struct kid *c;
+
+	if (find(k, pid) != NULL)
+		return false;
+	k->k = realloc(k->k, (k->n + 1) * sizeof(*k->k));
+	if (k->k == NULL)
+		abort();
+	c = &k->k[k->n++];
+	memset(c, 0, sizeof(*c));
+	c->pid = pid;
+	c->parent = parent;
+	/* The base is now: a child's CPU time counts from its fork. */
+	if (eng_taskcpu_open(pid, &c->tc, NULL) < 0)
+		c->tc = NULL;
+	return true;
+}
+
+static void refresh_one(struct kid *c)
+{
+	if (c->ended || c->tc == NULL || eng_taskcpu_refresh(c->tc) < 0)
+		return;
+	c->cpu_ns = eng_taskcpu_process_ns(c->tc);
+	c->wait_ns = eng_taskcpu_process_wait_ns(c->tc);
+}
+
+void slk_refresh(struct slk *k)
+{
+	for (size_t i = 0; k != NULL && i < k->n; i++)
+		refresh_one(&k->k[i]);
+}
+
+bool slk_value(const struct slk *k, pid_t pid, pid_t tid, bool wait,
+	       int64_t *ns)
+{
+	const struct eng_taskcpu_thread *t;
+	const struct kid *c;
+	uint64_t sum = 0;
+
+	if (k == NULL)
+		return false;
+	if (pid == 0) {
+		for (size_t i = 0; i < k->n; i++)
+			sum += wait ? k->k[i].wait_ns : k->k[i].cpu_ns;
+		*ns = (int64_t)sum;
+		return true;
+	}
+	if ((c = find(k, pid)) == NULL || c->tc == NULL)
+		return false;
+	if (tid == 0) {
+		*ns = (int64_t)(wait ? c->wait_ns : c->cpu_ns);
+		return true;
+	}
+	t = eng_taskcpu_thread(c->tc, tid);
+	if (t == NULL)
+		return false;
+	*ns = (int64_t)(wait ? t->wait_ns : t->run_ns);
+	return true;
+}
+
+/* The process state letter from /proc/PID/stat ('?' when unreadable):
+ * it follows the command name, in parentheses that may hold ')'. */
+static char proc_state(pid_t pid, const char *tid)
+{
+	char path[320], buf[512], *paren;
+	FILE *f;
+	size_t n;
+
+	if (tid != NULL)
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/stat",
+			 (int)pid, tid);
+	else
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (f == NULL)
+		return '?';
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	paren = strrchr(buf, ')');
+	return paren != NULL && paren[1] == ' ' ? paren[2] : '?';
+}
+
+double slk_active_threads(pid_t pid)
+{
+	char path[64];
+	struct dirent *e;
+	int n = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (d == NULL)
+		return 1;
+	while ((e = readdir(d)) != NULL)
+		if (e->d_name[0] != '.' && proc_state(pid, e->d_name) == 'R')
+			n++;
+	closedir(d);
+	return n < 1 ? 1 : n;
+}
+
+static bool has_tid(const struct kid *c, pid_t tid)
+{
+	for (size_t i = 0; i < c->ntids; i++)
+		if (c->tids[i] == tid)
+			return true;
+	return false;
+}
+
+/* The children of one thread of a followed child: followed too. */
+static void scan_children(struct slk *k, pid_t pid, const char *tid)
+{
+	char path[320];
+	long cpid;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%s/children", (int)pid,
+		 tid);
+	f = fopen(path, "r");
+	if (f == NULL)
+		return;
+	while (fscanf(f, "%ld", &cpid) == 1)
+		slk_add(k, (pid_t)cpid, pid);
+	fclose(f);
+}
+
+/* New threads of a live child are reported (and its new children
+ * added); threads gone are retired. */
+static void scan_threads(struct slk *k, size_t i, pc_disc_fn fn, void *arg)
+{
+	struct pc_discovery d = { .kind = PC_DISC_THREAD, .pid = k->k[i].pid };
+	pid_t seen[1024];
+	size_t nseen = 0, keep = 0;
+	char path[64];
+	struct dirent *e;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)d.pid);
+	if ((dir = opendir(path)) == NULL)
+		return;
+	while ((e = readdir(dir)) != NULL && nseen < 1024) {
+		if (e->d_name[0] == '.')
+			continue;
+		seen[nseen++] = (pid_t)atoi(e->d_name);
+		scan_children(k, d.pid, e->d_name);
+	}
+	closedir(dir);
+	struct kid *c = &k->k[i];   /* scan_children may move k->k */
+
+	for (size_t j = 0; j < nseen; j++) {
+		if (has_tid(c, seen[j]))
+			continue;
+		c->tids = realloc(c->tids, (c->ntids + 1) * sizeof(pid_t));
+		if (c->tids == NULL)
+			abort();
+		c->tids[c->ntids++] = d.tid = seen[j];
+		fn(arg, &d);
+	}
+	for (size_t j = 0; j < c->ntids; j++) {
+		bool alive = false;
+
+		for (size_t m = 0; m < nseen && !alive; m++)
+			alive = seen[m] == c->tids[j];
+		if (alive) {
+			c->tids[keep++] = c->tids[j];
+		} else {
+			d.tid = c->tids[j];
+			d.retired = true;
+			fn(arg, &d);
+			d.retired = false;
+		}
+	}
+	c->ntids = keep;
+}
+
+void slk_scan(struct slk *k, pc_disc_fn fn, void *arg)
+{
+	for (size_t i = 0; k != NULL && i < k->n; i++) {
+		struct pc_discovery d = { .kind = PC_DISC_PROCESS,
+					  .pid = k->k[i].pid };
+		char st;
+
+		if (k->k[i].ended)
+			continue;
+		if (!k->k[i].reported) {
+			k->k[i].reported = true;
+			fn(arg, &d);
+		}
+		st = proc_state(k->k[i].pid, NULL);
+		if (st == '?' || st == 'Z' || st == 'X') {
+			refresh_one(&k->k[i]);   /* its last CPU time */
+			k->k[i].ended = true;
+			d.retired = true;
+			fn(arg, &d);
+			continue;
+		}
+		scan_threads(k, i, fn, arg);
+	}
+}
+
+void slk_share_delta(struct slk *k, uint64_t *run, uint64_t *wait)
+{
+	uint64_t r = 0, w = 0;
+
+	if (k == NULL)
+		return;
+	for (size_t i = 0; i < k->n; i++) {
+		r += k->k[i].cpu_ns;
+		w += k->k[i].wait_ns;
+	}
+	*run += r - k->share_run;
+	*wait += w - k->share_wait;
+	k->share_run = r;
+	k->share_wait = w;
+}
+
+void slk_kill(struct slk *k)
+{
+	for (size_t i = 0; k != NULL && i < k->n; i++)
+		if (!k->k[i].ended)
+			kill(k->k[i].pid, SIGKILL);
+}
+
+struct slh *slk_hint(const struct slk *k, pid_t pid)
+{
+	const struct kid *c = k ? find(k, pid) : NULL;
+
+	return c ? c->hint : NULL;
+}
+
+/* Has the child used at least SLK_HINT_CPUS CPUs over the last
+ * SLK_HINT_S seconds or more (its readings, slk_refresh)?  An idle
+ * child gets no sampler: in a pool of mostly idle workers the samplers'
+ * /proc reads were most of what following them cost. */
+static bool busy(struct kid *c)
+{
+	struct timespec ts;
+	double t, rate;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	t = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	if (c->busy_t == 0 || c->cpu_ns < c->busy_ns) {
+		c->busy_t = t;
+		c->busy_ns = c->cpu_ns;
+		return false;
+	}
+	if (t - c->busy_t < SLK_HINT_S)
+		return false;
+	rate = (double)(c->cpu_ns - c->busy_ns) / 1e9 / (t - c->busy_t);
+	c->busy_t = t;
+	c->busy_ns = c->cpu_ns;
+	return rate >= SLK_HINT_CPUS;
+}
+
+void slk_hints(struct slk *k, slk_hint_fn make, void *arg)
+{
+	for (size_t i = 0; k != NULL && i < k->n; i++) {
+		struct kid *c = &k->k[i];
+
+		if (!c->hint_tried && !c->ended && busy(c)) {
+			c->hint_tried = true;
+			c->hint = make(arg, c->pid);
+		}
+		if (c->hint != NULL && !c->ended)
+			slh_tick(c->hint, 0);
+	}
+}
+
+int slk_cpus_available(pid_t pid)
+{
+	cpu_set_t set;
+	long n;
+
+	if (sched_getaffinity(pid, sizeof(set), &set) == 0 &&
+	    CPU_COUNT(&set) > 0)
+		return CPU_COUNT(&set);
+	n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (int)n : 1;
+}

@@ -1,0 +1,61 @@
+/*
+ * src_live_kids.h - the child processes the live source follows, as the
+ * kernel sees them (internal to the live source): each child's CPU time
+ * and run-queue wait, its threads, its end, and its own children (a
+ * child forks out of hunch's sight: it is not traced), all from /proc.
+ *
+ * A child's values stay at their last reading once it has ended, so a
+ * sum over processes never goes down.
+ */
+#ifndef SRC_LIVE_KIDS_H
+#define SRC_LIVE_KIDS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "pc_source.h"
+
+struct slk;
+
+struct slk *slk_new(void);
+void slk_free(struct slk *k);
+/* A new child (a fork event, or found under a followed child); false
+ * when it is known already. */
+bool slk_add(struct slk *k, pid_t pid, pid_t parent);
+bool slk_has(const struct slk *k, pid_t pid);
+size_t slk_count(const struct slk *k);
+/* Read every live child's counters (its CPU time since it was added). */
+void slk_refresh(struct slk *k);
+/* The CPU ns (wait: run-queue wait ns) of child `pid` (0: all children
+ * summed) or of its thread `tid` (0: the process); false when the
+ * process or thread is not known or gone before its first reading. */
+bool slk_value(const struct slk *k, pid_t pid, pid_t tid, bool wait,
+	       int64_t *ns);
+/* Find new threads, new descendants and ends, reporting each as a
+ * discovery through fn (threads and processes, retirements). */
+void slk_scan(struct slk *k, pc_disc_fn fn, void *arg);
+/* Live children (those not ended). */
+size_t slk_live(const struct slk *k);
+/* The children's CPU and run-queue wait since the last call, added to
+ * *run and *wait (cpu_share over every process of the job). */
+void slk_share_delta(struct slk *k, uint64_t *run, uint64_t *wait);
+/* SIGKILL every live child (the program is killed at the end). */
+void slk_kill(struct slk *k);
+/* The stack samples of child pid (the hint sampler of the live source,
+ * run on the child), NULL when it has none. */
+struct slh;
+struct slh *slk_hint(const struct slk *k, pid_t pid);
+/* Give each child its sampler once it is seen busy (0.05 CPUs over
+ * 0.5 s of its readings; make returns NULL: none; the child frees it)
+ * and tick the live children's samplers. */
+typedef struct slh *(*slk_hint_fn)(void *arg, pid_t pid);
+void slk_hints(struct slk *k, slk_hint_fn make, void *arg);
+/* The CPUs of process pid's affinity mask (its main thread's, which
+ * threads inherit), or those online when it cannot be read. */
+int slk_cpus_available(pid_t pid);
+/* Threads of process pid running or runnable now, at least one. */
+double slk_active_threads(pid_t pid);
+
+#endif

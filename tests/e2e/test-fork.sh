@@ -1,0 +1,211 @@
+#!/bin/bash
+# test-fork.sh FORKERS PIPELINE - hunch follows the program's child
+# processes (real programs, tests/targets/bn_forkers.c and
+# bn_pipeline.c, -O2 PIE):
+# - bn_forkers: 3 forked workers compute in bnfk_work while main waits in
+#   waitpid: the CPU findings name worker processes and bnfk_work, never
+#   the parent; every worker is a /Process/<pid> in the journal, retired
+#   at its end; the replay prints the same report.
+# - bn_forkers --no-wait (the program exits at once): the search goes on
+#   while the workers live, and names them; each end is journaled.
+# - --no-follow: only the parent is a process of the search.
+# - bn_pipeline: writer | reader, the work planted in the reader: the CPU
+#   findings name the reader's process only.
+# - bn_forkers --delay: workers forked while the parent is patched carry
+#   none of its patches (their code equals the files, the parent's does
+#   not); no worker is traced or stopped.
+# - SIGKILL of hunch mid-search: every process finishes with its usual
+#   output.
+# - attach --tree and its detach: every byte restored in every process,
+#   none left traced; the program finishes with its usual output.
+. "$HUNCH_SOURCE_ROOT/tests/lib.sh"
+forkers=$1
+pipeline=$2
+TMP=$(mktemp -d -p "$HUNCH_BUILD_ROOT" e2e-fork.XXXXXX)
+trap '[ -n "${E2E_KEEP:-}" ] && echo "# kept $TMP" || rm -rf "$TMP"' EXIT
+export TMPDIR=$TMP XDG_STATE_HOME=$TMP/state
+textcmp="python3 $HUNCH_SOURCE_ROOT/tests/e2e/textcmp.py"
+
+# The /Process/<pid> of every CPU bottleneck in a JSON report, sorted.
+cpu_pids() {
+	jq -r '.bottlenecks[] | select(.hypothesis == "CPUbound" or
+		.hypothesis == "CPUdemand") | .focus[1]' "$1" |
+		sed -n 's|^/Process/\([0-9]*\).*|\1|p' | sort -u
+}
+# wait_for FILE REGEX: up to 60 s for a line to appear.
+wait_for() {
+	for _ in $(seq 600); do
+		grep -q "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+# wait_gone PID: up to 60 s for a process to end.
+wait_gone() {
+	for _ in $(seq 600); do
+		[ -d "/proc/$1" ] || return 0
+		sleep 0.1
+	done
+	return 1
+}
+# traced_or_stopped PID...: how many are traced or stopped now.
+traced_or_stopped() {
+	local n=0 p
+	for p in "$@"; do
+		[ -r "/proc/$p/status" ] || continue
+		awk '/^TracerPid:/ { t = $2 } /^State:/ { s = $2 }
+		     END { exit !(t != 0 || s == "t" || s == "T") }' \
+			"/proc/$p/status" && n=$((n + 1))
+	done
+	echo $n
+}
+
+# --- bn_forkers: the workers and their hot function ---
+d=$TMP/forkers
+mkdir -p "$d"
+"$HUNCH" run --batch --time-limit 25 --journal "$d/j.jsonl" \
+	--report "$d/live.json" -- "$forkers" --seconds 14 \
+	> "$d/live.out" 2> "$d/live.err"
+tap_eq $? 0 "forkers: hunch run --batch exits 0"
+sed -n '/^hunch report: /,$p' "$d/live.out" > "$d/live.txt"
+parent=$(jq -r '.target.pid' "$d/live.json")
+workers=$(sed -n 's/^worker [0-2] pid //p' "$d/live.err" | sort -u)
+tap_eq "$(echo "$workers" | wc -l)" 3 "forkers: 3 workers forked"
+tap_eq "$(grep -c '^bn_forkers done$' "$d/live.out")" 1 \
+	"forkers: the program finished with its usual output"
+named=$(cpu_pids "$d/live.json")
+tap_diag "parent $parent, workers $(echo $workers), named $(echo $named)"
+tap_ok $([ -n "$named" ] && [ -z "$(comm -23 <(echo "$named") <(echo "$workers"))" ]; echo $?) \
+	"forkers: the CPU findings name worker processes, and only them"
+tap_eq "$(jq -r '[.bottlenecks[] | select(.focus[1] | startswith("/Process/'"$parent"'"))] | length' "$d/live.json")" 0 \
+	"forkers: no finding names the parent"
+tap_ok $(jq -e '[.bottlenecks[] | select(.focus[0] | endswith("/bn_forkers.c/bnfk_work")) |
+	select(.focus[1] | startswith("/Process/'"$parent"'") | not)] | length > 0' \
+	"$d/live.json" > /dev/null; echo $?) \
+	"forkers: a finding names bnfk_work in a worker process"
+tap_eq "$(jq -r 'select(.t == "resource" and .kind == "process" and .op == "add") | .pid' "$d/j.jsonl" | sort -u)" \
+	"$(echo "$parent"; echo "$workers")" \
+	"forkers: the journal adds the parent and the 3 workers as processes"
+"$HUNCH" replay --batch "$d/j.jsonl" > "$d/replay.txt" 2> "$d/replay.err"
+tap_eq $? 0 "forkers: hunch replay --batch exits 0"
+tap_ok $(cmp -s "$d/live.txt" "$d/replay.txt"; echo $?) \
+	"forkers: the replayed report is byte-identical to the live one"
+
+# --- the program ends first: the search goes on with its children ---
+d=$TMP/nowait
+mkdir -p "$d"
+"$HUNCH" run --batch --time-limit 25 --journal "$d/j.jsonl" \
+	--report "$d/live.json" -- "$forkers" --seconds 9 --no-wait \
+	> "$d/live.out" 2> "$d/live.err"
+tap_eq $? 3 "no-wait: exits 3 (what needs the program's instrumentation could not be enabled)"
+sed -n '/^hunch report: /,$p' "$d/live.out" > "$d/live.txt"
+parent=$(jq -r '.target.pid' "$d/live.json")
+workers=$(sed -n 's/^worker [0-2] pid //p' "$d/live.err" | sort -u)
+tap_eq "$(jq -r 'select(.t == "resource" and .kind == "process" and .op == "retire") | .pid' "$d/j.jsonl")" \
+	"$(echo "$parent"; echo "$workers")" \
+	"no-wait: the journal retires the program, then each worker at its end"
+named=$(cpu_pids "$d/live.json")
+tap_ok $([ -n "$named" ] && [ -z "$(comm -23 <(echo "$named") <(echo "$workers"))" ]; echo $?) \
+	"no-wait: the CPU findings found after the program ended name workers only"
+tap_ok $(jq -e '[.bottlenecks[] | select(.focus[0] | test("/bn_forkers.c/bnfk_work(er)?$"))] | length > 0' \
+	"$d/live.json" > /dev/null; echo $?) \
+	"no-wait: and the workers' code, from their stack samples"
+"$HUNCH" replay --batch "$d/j.jsonl" > "$d/replay.txt" 2> "$d/replay.err"
+tap_eq $? 3 "no-wait: hunch replay --batch exits 3 too"
+tap_ok $(cmp -s "$d/live.txt" "$d/replay.txt"; echo $?) \
+	"no-wait: the replayed report is byte-identical to the live one"
+
+# --- --no-follow: the parent alone ---
+d=$TMP/nofollow
+mkdir -p "$d"
+"$HUNCH" run --batch --no-follow --time-limit 25 --journal "$d/j.jsonl" \
+	--report "$d/live.json" -- "$forkers" --seconds 4 --delay 4 \
+	> "$d/live.out" 2> "$d/live.err" &
+hp=$!
+wait_for "$d/live.err" '^worker 2 pid '
+workers=$(sed -n 's/^worker [0-2] pid //p' "$d/live.err")
+tap_eq "$(for w in $workers; do $textcmp "$w" | tail -1 | sed 's/.* differ //'; done | sort -u)" 0 \
+	"no-follow: the workers are not followed, but carry none of the parent's patches either"
+wait $hp
+tap_eq $? 0 "no-follow: hunch run --batch --no-follow exits 0"
+tap_eq "$(jq -r 'select(.t == "resource" and .kind == "process") | .pid' "$d/j.jsonl")" \
+	"$(jq -r '.target.pid' "$d/live.json")" \
+	"no-follow: the journal has the parent as its only process"
+tap_eq "$(grep -c '^bn_forkers done$' "$d/live.out")" 1 \
+	"no-follow: the program finished with its usual output"
+
+# --- bn_pipeline: the reader ---
+d=$TMP/pipeline
+mkdir -p "$d"
+"$HUNCH" run --batch --time-limit 25 --no-journal --report "$d/live.json" \
+	-- "$pipeline" --seconds 12 > "$d/live.out" 2> "$d/live.err"
+tap_eq $? 0 "pipeline: hunch run --batch exits 0"
+reader=$(sed -n 's/^reader pid //p' "$d/live.err")
+writer=$(sed -n 's/^writer pid //p' "$d/live.err")
+tap_diag "writer $writer, reader $reader, named $(cpu_pids "$d/live.json" | tr '\n' ' ')"
+tap_eq "$(cpu_pids "$d/live.json")" "$reader" \
+	"pipeline: the CPU findings name the reader process, and only it"
+tap_eq "$(grep -c '^bn_pipeline done$' "$d/live.out")" 1 \
+	"pipeline: the program finished with its usual output"
+
+# --- inherited patches are removed from the workers ---
+d=$TMP/restore
+mkdir -p "$d"
+"$HUNCH" run --batch --time-limit 25 --no-journal -- "$forkers" \
+	--seconds 6 --delay 4 > "$d/out" 2> "$d/err" &
+hp=$!
+wait_for "$d/err" '^worker 2 pid '
+parent=$(sed -n 's/^hunch: searching .* (pid \([0-9]*\)).*/\1/p' "$d/err")
+workers=$(sed -n 's/^worker [0-2] pid //p' "$d/err")
+tap_ok $($textcmp "$parent" | grep -q ' differ [1-9]'; echo $?) \
+	"restore: the parent's code carries hunch's patches"
+tap_eq "$(for w in $workers; do $textcmp "$w" | tail -1 | sed 's/.* differ //'; done | sort -u)" 0 \
+	"restore: no worker's code differs from its files"
+tap_eq "$(traced_or_stopped $workers)" 0 "restore: no worker is traced or stopped"
+wait $hp
+tap_eq $? 0 "restore: hunch exits 0"
+
+# --- hunch SIGKILLed mid-search ---
+d=$TMP/kill
+mkdir -p "$d"
+"$HUNCH" run --batch --no-journal -- "$forkers" --seconds 4 --delay 3 \
+	> "$d/out" 2> "$d/err" &
+hp=$!
+wait_for "$d/err" '^worker 2 pid '
+parent=$(sed -n 's/^hunch: searching .* (pid \([0-9]*\)).*/\1/p' "$d/err")
+kill -KILL $hp
+wait $hp 2>/dev/null
+workers=$(sed -n 's/^worker [0-2] pid //p' "$d/err")
+tap_eq "$(traced_or_stopped $parent $workers)" 0 \
+	"kill: no process is traced or stopped after hunch is killed"
+wait_gone "$parent"
+tap_eq "$(cat "$d/out")" "bn_forkers workers=3 seconds=4
+bn_forkers done" "kill: the program finished with its usual output"
+
+# --- attach --tree, then a clean detach ---
+d=$TMP/attach
+mkdir -p "$d"
+"$forkers" --seconds 12 > "$d/out" 2> "$d/err" &
+pid=$!
+wait_for "$d/err" '^worker 2 pid '
+workers=$(sed -n 's/^worker [0-2] pid //p' "$d/err")
+"$HUNCH" attach --batch --tree --time-limit 5 --no-journal \
+	--report "$d/live.json" "$pid" > "$d/hunch.out" 2> "$d/hunch.err"
+tap_eq $? 0 "attach: hunch attach --batch --tree exits 0"
+tap_eq "$(grep -c 'search time limit;' "$d/hunch.err")" 1 \
+	"attach: the search ran to its time limit"
+tap_eq "$(grep -c "^hunch: detached from .* (pid $pid), which runs on\$" "$d/hunch.err")" 1 \
+	"attach: and hunch detached"
+tap_eq "$(jq -r '.bottlenecks[].focus[1]' "$d/live.json" |
+	sed -n 's|^/Process/\([0-9]*\).*|\1|p' | grep -c "^$pid\$")" 0 \
+	"attach: no finding names the parent"
+tap_ok $([ -n "$(cpu_pids "$d/live.json")" ]; echo $?) \
+	"attach: the workers it found under the parent are searched"
+tap_eq "$(for p in $pid $workers; do $textcmp "$p" | tail -1 | sed 's/.* differ //'; done | sort -u)" 0 \
+	"attach: after the detach no process's code differs from its files"
+tap_eq "$(traced_or_stopped $pid $workers)" 0 "attach: none is traced or stopped"
+wait $pid
+tap_eq $? 0 "attach: the program exits 0"
+tap_eq "$(cat "$d/out")" "bn_forkers workers=3 seconds=12
+bn_forkers done" "attach: and printed its usual output"
+tap_done
