@@ -135,7 +135,7 @@ size_t src_live_fork_restored(const struct pc_source *s)
 /* The children of one process, as /proc lists them: followed. */
 static void adopt_children(struct src_live *l, pid_t pid)
 {
-	char path[64], cpath[320];
+	char path[64], cpath[64 + sizeof(((struct dirent *)0)->d_name) + 16];
 	struct dirent *e;
 	long cpid;
 	DIR *d;

@@ -640,8 +640,7 @@ static void push_sample(struct slo *o, const struct pc_src_sample *s)
  * hold its code.  CPU time used with no sample drained yet (the hint
  * sampler drains every 0.1 s) waits for the next tick, which then covers
  * both intervals; samples are counted by their own time, each once. */
-static bool sampled_share(struct slo *o, struct slo_inst *in, bool used,
-			  double *value)
+static bool sampled_share(struct slo_inst *in, bool used, double *value)
 {
 	size_t nw, nb;
 	double latest;
@@ -697,7 +696,7 @@ static void sample_inst(struct slo *o, struct slo_inst *in, double now,
 		prev = in->prev;
 		d = counted(o, in, v, dt);
 		s.value = (double)d / in->scale / dt;
-		if (in->sampled && !sampled_share(o, in, v != prev,
+		if (in->sampled && !sampled_share(in, v != prev,
 						  &s.value)) {
 			in->prev = prev;
 			return;

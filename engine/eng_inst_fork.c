@@ -13,6 +13,7 @@
  */
 #include "eng_inst_int.h"
 #include "eng_funcreloc_int.h"
+#include "eng_proc.h"
 
 size_t eng_inst_fork_restore(struct eng_inst *in, pid_t child)
 {
