@@ -355,6 +355,7 @@ static int dashboard_opts(const struct session_opts *o, const char *label,
 		.rtlib = o->rtlib ? cli_rtlib_path() : NULL,
 		.journal = o->bo.journal, .no_journal = o->bo.no_journal,
 		.report = o->bo.report, .argv = (const char *const *)argv,
+		.follow = o->follow, .tree = o->tree,
 	};
 	if (!o->rtlib)
 		return HUNCH_EXIT_OK;
@@ -465,6 +466,8 @@ static int launch_session(char **argv, const struct session_opts *o)
 		fprintf(stderr, "hunch: %s\n", err.msg);
 		return HUNCH_EXIT_TARGET;
 	}
+	if (o->follow != 0)
+		src_live_follow(s.src, o->follow > 0);
 	s.tree = pc_restree_new();
 	return session_run(&s);
 }
@@ -581,6 +584,10 @@ int cli_attach(int argc, char **argv)
 		fprintf(stderr, "hunch: %s\n", err.msg);
 		return HUNCH_EXIT_TARGET;
 	}
+	if (o.follow != 0)
+		src_live_follow(s.src, o.follow > 0);
+	if (o.tree)
+		src_live_adopt_tree(s.src);
 	s.tree = pc_restree_new();
 	return session_run(&s) == HUNCH_EXIT_TARGET ? HUNCH_EXIT_TARGET
 						     : HUNCH_EXIT_OK;

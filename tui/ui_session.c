@@ -524,6 +524,8 @@ int ui_run_launch(char *const *argv, const struct ui_opts *o)
 	lo.stdout_fd = out[1];
 	lo.stderr_fd = errp[1];
 	rc = src_live_launch(&lo, &u.src, &err);
+	if (rc == 0 && o->follow != 0)
+		src_live_follow(u.src, o->follow > 0);
 	close(out[1]);
 	close(errp[1]);
 	close(lo.stdin_fd);
@@ -550,6 +552,10 @@ int ui_run_attach(pid_t pid, const struct ui_opts *o)
 		return rc;
 	if (src_live_attach(pid, o->rtlib, &u.src, &err) < 0)
 		return fail(&u, &lp, &err);
+	if (o->follow != 0)
+		src_live_follow(u.src, o->follow > 0);
+	if (o->tree)
+		src_live_adopt_tree(u.src);
 	rc = watch(&u, &lp);
 	return rc == HUNCH_EXIT_TARGET ? rc : HUNCH_EXIT_OK;
 }

@@ -34,6 +34,8 @@ struct ui_opts {
 	 * defaults (cli_config_summary): the journal's header and the
 	 * printed report say it; the caller keeps it. */
 	json_t *config;
+	int follow;              /* children: 0 the default, -1 no, 1 yes */
+	bool tree;               /* attach: the process's descendants too */
 };
 
 bool ui_wanted(bool batch);
