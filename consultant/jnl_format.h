@@ -15,7 +15,7 @@
 
 #include <jansson.h>
 
-#include "eng_err.h"
+#include "hunch_err.h"
 
 /* Bump only when the meaning of an existing field changes or a required
  * field is added; new record kinds and new optional fields keep the

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <time.h>
 
-#include "eng_err.h"
+#include "hunch_err.h"
 #include "jnl_write.h"
 
 /* What the command line asked for. */

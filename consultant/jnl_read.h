@@ -21,7 +21,7 @@
 
 #include <jansson.h>
 
-#include "eng_err.h"
+#include "hunch_err.h"
 #include "jnl_format.h"
 
 enum jnl_next_rc {

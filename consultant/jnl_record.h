@@ -16,7 +16,7 @@
 
 #include <jansson.h>
 
-#include "eng_err.h"
+#include "hunch_err.h"
 #include "pc_source.h"
 
 /* Resources: {"op","kind", and the fields that kind uses}. */

@@ -24,7 +24,7 @@
 
 #include <jansson.h>
 
-#include "eng_err.h"
+#include "hunch_err.h"
 #include "jnl_format.h"
 #include "jnl_record.h"
 #include "pc_source.h"

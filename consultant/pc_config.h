@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "eng_err.h"
+#include "hunch_err.h"
 
 #define PC_CONFIG_VERSION 1
 #define PC_NHIER 4     /* /Code, /Process, /SyncObject, /Files */

@@ -11,7 +11,7 @@
 #include <jansson.h>
 #include <stdio.h>
 
-#include "eng_err.h"
+#include "hunch_err.h"
 #include "pc_search.h"
 
 #define PC_EXPORT_VERSION 1

@@ -7,6 +7,8 @@
  * of error point the same way.
  */
 #include "pc_jpos.h"
+#include "vec.h"
+#include "xmalloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,13 +44,8 @@ static void record(struct scan *s, int line, int col)
 {
 	struct pc_jpos *jp = s->jp;
 
-	if (jp->n == jp->cap) {
-		jp->cap = jp->cap ? jp->cap * 2 : 64;
-		jp->e = realloc(jp->e, jp->cap * sizeof(*jp->e));
-		if (jp->e == NULL)
-			abort();
-	}
-	jp->e[jp->n].path = strdup(s->path);
+	VEC_RESERVE(jp->e, jp->cap, jp->n + 1);
+	jp->e[jp->n].path = xstrdup(s->path);
 	jp->e[jp->n].line = line;
 	jp->e[jp->n].col = col;
 	jp->n++;
@@ -87,6 +84,23 @@ static void scan_string(struct scan *s, char *out, size_t len)
 
 static void scan_value(struct scan *s);
 
+/* After a member of an object or array: a ',' goes on (0), the closing
+ * bracket ends it (1), anything else is the error (1). */
+static int end_of_member(struct scan *s, char close)
+{
+	skip_ws(s);
+	if (*s->p == ',') {
+		advance(s);
+		return 0;
+	}
+	if (*s->p == close) {
+		advance(s);
+		return 1;
+	}
+	fail(s);
+	return 1;
+}
+
 static void scan_object(struct scan *s)
 {
 	size_t base = strlen(s->path);
@@ -117,16 +131,8 @@ static void scan_object(struct scan *s)
 		if (s->failed)
 			return;
 		s->path[base] = '\0';
-		skip_ws(s);
-		if (*s->p == ',') {
-			advance(s);
-			continue;
-		}
-		if (*s->p == '}') {
-			advance(s);
+		if (end_of_member(s, '}'))
 			return;
-		}
-		return fail(s);
 	}
 }
 
@@ -149,16 +155,8 @@ static void scan_array(struct scan *s)
 		if (s->failed)
 			return;
 		s->path[base] = '\0';
-		skip_ws(s);
-		if (*s->p == ',') {
-			advance(s);
-			continue;
-		}
-		if (*s->p == ']') {
-			advance(s);
+		if (end_of_member(s, ']'))
 			return;
-		}
-		return fail(s);
 	}
 }
 

@@ -12,19 +12,7 @@
 
 char *pc_xstrdup(const char *s)
 {
-	char *r = s ? strdup(s) : NULL;
-
-	if (s && r == NULL)
-		abort();
-	return r;
-}
-
-void *pc_xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n);
-	if (p == NULL && n)
-		abort();
-	return p;
+	return s ? xstrdup(s) : NULL;
 }
 
 void pc_path(char *out, size_t len, const char *fmt, ...)

@@ -9,6 +9,8 @@
 #include <jansson.h>
 
 #include "pc_config.h"
+#include "vec.h"
+#include "xmalloc.h"
 #include "pc_jpos.h"
 
 struct pc_lctx {
@@ -65,18 +67,13 @@ void pc_lerr_unknown(struct pc_lctx *l, const struct pc_loc *loc,
 void pc_path(char *out, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* strdup that aborts on failure; NULL stays NULL (optional fields). */
 char *pc_xstrdup(const char *s);
-void *pc_xrealloc(void *p, size_t n);
-#define PC_GROW(arr, n, cap) do {                                        \
-	if ((n) == (cap)) {                                              \
-		(cap) = (cap) ? (cap) * 2 : 8;                           \
-		(arr) = pc_xrealloc((arr), (cap) * sizeof(*(arr)));      \
-	}                                                                \
-} while (0)
+#define PC_GROW(arr, n, cap) VEC_RESERVE((arr), (cap), (n) + 1)
 
 /* Room for one more element (config arrays are small). */
 #define PC_APPEND(arr, n) \
-	((arr) = pc_xrealloc((arr), ((n) + 1) * sizeof(*(arr))), &(arr)[(n)++])
+	((arr) = xreallocarray((arr), (n) + 1, sizeof(*(arr))), &(arr)[(n)++])
 
 /* Section parsers (one per file). */
 void pc_tunables_parse(struct pc_lctx *l, json_t *obj);

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "eng_err.h"
+#include "hunch_err.h"
 #include "jnl_write.h"
 #include "pc_search.h"
 

@@ -7,6 +7,7 @@
  * (every function of libLLVM), so nothing here is quadratic.
  */
 #include "pc_resource.h"
+#include "xmalloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -25,24 +26,6 @@ static uint64_t hash_path(const char *s)
 	while (*s)
 		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
 	return h;
-}
-
-static void *xrealloc(void *p, size_t n)
-{
-	void *q = realloc(p, n);
-
-	if (q == NULL)
-		abort();  /* the where axis cannot be half-built */
-	return q;
-}
-
-static char *xstrdup(const char *s)
-{
-	char *d = strdup(s);
-
-	if (d == NULL)
-		abort();
-	return d;
 }
 
 static void slots_insert(struct pc_restree *t, pc_res_id id)

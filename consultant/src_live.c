@@ -9,6 +9,7 @@
  * src_live_exec.c.
  */
 #include "src_live_int.h"
+#include "clock_mono.h"
 #include "src_live_kids.h"
 
 #include <errno.h>
@@ -31,14 +32,6 @@
 static struct src_live *live_of(const struct pc_source *s)
 {
 	return s->impl;
-}
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
 static char *dup_or_null(const char *s)
@@ -252,7 +245,7 @@ static double live_now(struct pc_source *s)
 	struct src_live *l = live_of(s);
 
 	return l->slo ? slo_now(l->slo) :
-	       (double)(now_ms() * 1000000u - l->t0_ns) / 1e9;
+	       (double)(clock_mono_ms() * 1000000u - l->t0_ns) / 1e9;
 }
 
 static double live_predict(struct pc_source *s, const char *metric,
@@ -454,7 +447,7 @@ static struct src_live *live_new(void)
 		abort();
 	l->src.ops = &live_ops;
 	l->src.impl = l;
-	l->t0_ns = now_ms() * 1000000u;
+	l->t0_ns = clock_mono_ms() * 1000000u;
 	return l;
 }
 

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "eng_err.h"
+#include "hunch_err.h"
 #include "pc_config.h"
 #include "pc_source.h"
 

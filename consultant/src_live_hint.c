@@ -120,7 +120,7 @@ int slh_new(pid_t pid, double hz, uint64_t t0_ns, slh_image_fn image_at,
 				  "(check /proc/sys/kernel/perf_event_"
 				  "paranoid)", pid);
 	}
-	h->last_tick = secs(h, eng_clock_mono_ns());
+	h->last_tick = secs(h, clock_mono_ns());
 	*out = h;
 	return 0;
 }
@@ -390,7 +390,7 @@ static void forget_blocked(struct slh *h, const pid_t *tids, size_t n)
 void slh_tick(struct slh *h, int force)
 {
 	uint64_t c0 = eng_clock_thread_cpu_ns();
-	double now = secs(h, eng_clock_mono_ns());
+	double now = secs(h, clock_mono_ns());
 	pid_t tids[MAX_THREADS];
 	size_t n;
 

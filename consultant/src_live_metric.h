@@ -41,7 +41,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "eng_err.h"
+#include "hunch_err.h"
 #include "eng_metric.h"
 #include "pc_config.h"
 #include "pc_source.h"

@@ -49,6 +49,7 @@
  * with the reason given.
  */
 #include "src_live_ops.h"
+#include "vec.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -129,17 +130,6 @@ struct slo {
 	char *kernel_only;           /* no instrumentation (m, in, smp NULL):
 				      * why, for every refused enable */
 };
-
-static void *grow(void *p, size_t *cap, size_t n, size_t elem)
-{
-	if (n < *cap)
-		return p;
-	*cap = *cap ? *cap * 2 : 64;
-	p = realloc(p, *cap * elem);
-	if (p == NULL)
-		abort();
-	return p;
-}
 
 int slo_new(struct eng_proc *p, struct eng_shm *shm,
 	    const struct pc_config *cfg, uint64_t t0_ns, struct slo **out,
@@ -240,7 +230,7 @@ void slo_free(struct slo *o, bool target_alive)
 
 double slo_now(const struct slo *o)
 {
-	return (double)(eng_clock_mono_ns() - o->t0_ns) / 1e9;
+	return (double)(clock_mono_ns() - o->t0_ns) / 1e9;
 }
 
 /* The key of the object a focus names, from what discovery saw. */
@@ -383,7 +373,7 @@ static struct slo_inst *new_inst(struct slo *o, uint64_t req)
 {
 	struct slo_inst *in;
 
-	o->inst = grow(o->inst, &o->capinst, o->ninst, sizeof(*o->inst));
+	VEC_RESERVE(o->inst, o->capinst, o->ninst + 1);
 	in = &o->inst[o->ninst++];
 	memset(in, 0, sizeof(*in));
 	in->req = req;
@@ -632,7 +622,7 @@ int slo_due_ms(const struct slo *o)
 
 static void push_sample(struct slo *o, const struct pc_src_sample *s)
 {
-	o->smpq = grow(o->smpq, &o->capsmp, o->nsmp, sizeof(*o->smpq));
+	VEC_RESERVE(o->smpq, o->capsmp, o->nsmp + 1);
 	o->smpq[o->nsmp++] = *s;
 }
 

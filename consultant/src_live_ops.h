@@ -16,7 +16,7 @@
 
 #include <stdint.h>
 
-#include "eng_err.h"
+#include "hunch_err.h"
 #include "pc_config.h"
 #include "pc_source.h"
 

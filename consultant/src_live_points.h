@@ -5,7 +5,7 @@
 #ifndef SRC_LIVE_POINTS_H
 #define SRC_LIVE_POINTS_H
 
-#include "eng_err.h"
+#include "hunch_err.h"
 
 enum src_points_mode {
 	SRC_POINTS_SUMMARY,   /* function verdicts only */

@@ -34,7 +34,7 @@
 
 #include <jansson.h>
 
-#include "eng_err.h"
+#include "hunch_err.h"
 #include "pc_source.h"
 
 #define SRC_REPLAY_NOT_RECORDED "not recorded"

@@ -10,37 +10,12 @@
 #include <string.h>
 #include <time.h>
 
-uint64_t eng_clock_mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 uint64_t eng_clock_thread_cpu_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-uint64_t eng_clock_schedstat_ns(pid_t pid, pid_t tid)
-{
-	unsigned long long v = 0;
-	char path[64];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", (int)pid,
-		 (int)tid);
-	f = fopen(path, "re");
-	if (f == NULL)
-		return 0;
-	if (fscanf(f, "%llu", &v) != 1)
-		v = 0;
-	fclose(f);
-	return v;
 }
 
 /* Both flags on the first "flags" line; a VM that hides them gets the
@@ -74,9 +49,9 @@ static void sample_pair(uint64_t *mono, uint64_t *tsc)
 	*mono = *tsc = 0;
 
 	for (i = 0; i < 16; i++) {
-		uint64_t a = eng_clock_mono_ns();
+		uint64_t a = clock_mono_ns();
 		uint64_t t = eng_rdtsc();
-		uint64_t b = eng_clock_mono_ns();
+		uint64_t b = clock_mono_ns();
 
 		if (b - a < best) {
 			best = b - a;
@@ -147,7 +122,7 @@ int eng_clock_init(struct eng_clock *c, unsigned calib_ms,
 uint64_t eng_clock_wall_native(const struct eng_clock *c)
 {
 	return c->wall_level == HUNCH_LEVEL_HW ? eng_rdtsc()
-					       : eng_clock_mono_ns();
+					       : clock_mono_ns();
 }
 
 uint64_t eng_clock_wall_to_ns(const struct eng_clock *c, uint64_t native)

@@ -14,7 +14,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "eng_err.h"
+#include "hunch_err.h"
+#include "clock_mono.h"  /* clock_mono_ns, for the sampler's users */
 
 struct eng_clock {
 	bool tsc_invariant;     /* cpuinfo says constant_tsc nonstop_tsc */
@@ -41,11 +42,7 @@ static inline uint64_t eng_rdtsc(void)
 	return ((uint64_t)hi << 32) | lo;
 }
 
-uint64_t eng_clock_mono_ns(void);
 uint64_t eng_clock_thread_cpu_ns(void);
-/* Another process's thread's CPU time (schedstat field 1, the base of
- * CPU timers and of CLOCK_THREAD_CPUTIME_ID), 0 if unreadable. */
-uint64_t eng_clock_schedstat_ns(pid_t pid, pid_t tid);
 /* Now, in the wall level's native units (as the rtlib reads it). */
 uint64_t eng_clock_wall_native(const struct eng_clock *c);
 /* Native wall units to ns (identity at the software level). */

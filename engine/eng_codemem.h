@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "eng_err.h"
+#include "hunch_err.h"
 
 struct eng_proc;
 struct eng_codemem;

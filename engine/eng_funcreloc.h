@@ -53,7 +53,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "eng_err.h"
+#include "hunch_err.h"
 #include "eng_refusal.h"
 
 struct eng_inst;

@@ -30,6 +30,7 @@
  * storm of relocating, freeing and relocating again does not grow it.
  */
 #include "eng_funcreloc_int.h"
+#include "sorted_u64.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -88,16 +89,8 @@ static int deep_read(struct eng_inst *in, const struct inst_threads *th,
 
 static bool deep_in(const struct deep *d, uint64_t lo, uint64_t hi)
 {
-	size_t a = 0, b = d->n;
+	size_t a = sorted_u64_lower(d->w, d->n, lo);
 
-	while (a < b) {
-		size_t m = a + (b - a) / 2;
-
-		if (d->w[m] < lo)
-			a = m + 1;
-		else
-			b = m;
-	}
 	return a < d->n && d->w[a] < hi;
 }
 

@@ -30,36 +30,17 @@
 #include <string.h>
 
 #include "eng_inst_int.h"
+#include "sorted_u64.h"
 
 static bool is_target(const struct x86_func *cf, uint64_t a)
 {
-	size_t lo = 0, hi = cf->ntargets;
-
-	while (lo < hi) {
-		size_t m = (lo + hi) / 2;
-
-		if (cf->targets[m] < a)
-			lo = m + 1;
-		else
-			hi = m;
-	}
-	return lo < cf->ntargets && cf->targets[lo] == a;
+	return sorted_u64_find(cf->targets, cf->ntargets, a) >= 0;
 }
 
 /* Index of the instruction starting at a in the copy, or -1. */
 static long insn_index(const struct x86_func *cf, uint64_t a)
 {
-	size_t lo = 0, hi = cf->ninsns;
-
-	while (lo < hi) {
-		size_t m = (lo + hi) / 2;
-
-		if (cf->insns[m] < a)
-			lo = m + 1;
-		else
-			hi = m;
-	}
-	return lo < cf->ninsns && cf->insns[lo] == a ? (long)lo : -1;
+	return sorted_u64_find(cf->insns, cf->ninsns, a);
 }
 
 static bool is_call_at(const struct x86_func *cf, uint64_t a)

@@ -26,6 +26,7 @@
  * in hunch, and arrive once the mask is back.
  */
 #include "eng_proc_int.h"
+#include "clock_mono.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -37,14 +38,6 @@
 
 #include "hunch_abi.h"
 #include "eng_fault.h"
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 #define RED_ZONE 128
 #define SCRATCH_MAX 8192
@@ -197,13 +190,13 @@ static int set_call_mask(struct eng_thread *t, uint64_t mask)
 static int run_call(struct eng_proc *p, struct eng_thread *t, uint64_t fn,
 		    struct hunch_err *err)
 {
-	int64_t deadline = now_ms() + p->infcall_timeout_ms;
+	int64_t deadline = (int64_t)clock_mono_ms() + p->infcall_timeout_ms;
 	int rc = eng_thread_cont(p, t, first_signal(p, t));
 
 	if (rc == 0)
 		eng_fault_hit(ENG_FAULT_INFCALL);
 	while (rc == 0) {
-		int64_t left = deadline - now_ms();
+		int64_t left = deadline - (int64_t)clock_mono_ms();
 
 		rc = left > 0 ? eng_wait_thread(p, t, (int)left) : -ETIMEDOUT;
 		if (rc == -ETIMEDOUT)

@@ -27,7 +27,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "eng_err.h"
+#include "hunch_err.h"
 #include "eng_refusal.h"
 #include "x86_tramp.h"
 

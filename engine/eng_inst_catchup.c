@@ -57,6 +57,7 @@
 #include "eng_shm.h"
 #include "eng_stackwalk.h"
 #include "hunch_abi.h"
+#include "eng_taskcpu.h"
 
 #define SCAN_BYTES (512u << 10)
 /* The copy of a stack starts this far under %rsp: the System V red
@@ -420,8 +421,8 @@ static void sample_estimate(struct eng_proc *p, struct eng_shm *shm,
 		return;
 	/* the thread is stopped: its CPU clocks stand still, and the wall
 	 * clocks are read together */
-	cpu = eng_clock_schedstat_ns(eng_proc_pid(p), tid);
-	mono = eng_clock_mono_ns();
+	cpu = eng_taskcpu_thread_ns(eng_proc_pid(p), tid);
+	mono = clock_mono_ns();
 	native = eng_clock_wall_native(eng_shm_clock(shm));
 	if (eng_psampler_cpu_since(ps, tid, run.first_cpu, cpu, &dcpu) < 0 ||
 	    cpu < dcpu || mono < run.first_ns)
@@ -559,7 +560,7 @@ int eng_catchup_mark_main(struct eng_shm *shm, pid_t pid)
 
 	if (shm == NULL || !thread_view(shm, pid, &v))
 		return -ENOENT;
-	cpu = eng_clock_schedstat_ns(pid, pid);
+	cpu = eng_taskcpu_thread_ns(pid, pid);
 	if (cpu == 0)
 		return -EIO;
 	bh = (volatile void *)v.block;

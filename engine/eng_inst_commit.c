@@ -4,6 +4,7 @@
  * and the trap table.
  */
 #include "eng_inst_int.h"
+#include "clock_mono.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -424,7 +425,6 @@ static int do_adds(struct eng_inst *in, struct commit *c, int *failed,
 	return 0;
 }
 
-
 #define TRAP_CAP 8192u      /* entries; 128 KiB in the target */
 
 /* The table the rtlib's SIGTRAP handler reads: allocated, and the
@@ -630,14 +630,6 @@ static void try_free(struct eng_inst *in, const struct inst_threads *th)
 	in->npf = 0;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static void commit_free(struct eng_inst *in, struct commit *c)
 {
 	for (size_t k = 0; k < c->ndirty; k++) {
@@ -677,7 +669,7 @@ int eng_inst_commit(struct eng_inst *in, struct hunch_err *err)
 {
 	struct commit c = { 0 };
 	bool was_stopped = eng_proc_stopped(in->p);
-	uint64_t t0 = now_ns();
+	uint64_t t0 = clock_mono_ns();
 	int failed = 0, rc;
 
 	if (in->nqueue == 0 && in->npf == 0 && !eng_funcreloc_waiting(in))
@@ -719,7 +711,7 @@ int eng_inst_commit(struct eng_inst *in, struct hunch_err *err)
 		if (rc == 0)
 			rc = rc2;
 	}
-	in->st.last_commit_ns = now_ns() - t0;
+	in->st.last_commit_ns = clock_mono_ns() - t0;
 	if (rc < 0)
 		hunch_err_prefix(err, "instrumenting pid %d: ",
 				 (int)eng_proc_pid(in->p));

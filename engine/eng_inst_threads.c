@@ -7,6 +7,7 @@
  * address: conservative, never wrong in the unsafe direction.
  */
 #include "eng_inst_int.h"
+#include "sorted_u64.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -143,16 +144,8 @@ bool inst_threads_pc_in(const struct inst_threads *th, uint64_t lo,
 bool inst_threads_word_in(const struct inst_threads *th, uint64_t lo,
 			  uint64_t hi)
 {
-	size_t a = 0, b = th->nwords;
+	size_t a = sorted_u64_lower(th->words, th->nwords, lo);
 
-	while (a < b) {          /* first word >= lo */
-		size_t m = a + (b - a) / 2;
-
-		if (th->words[m] < lo)
-			a = m + 1;
-		else
-			b = m;
-	}
 	return a < th->nwords && th->words[a] < hi;
 }
 

@@ -40,7 +40,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "eng_err.h"
+#include "hunch_err.h"
 #include "eng_refusal.h"
 
 struct eng_proc;

@@ -157,7 +157,10 @@ static int add_name(struct eng_metric *m, struct flist *l, const char *module,
 	return 0;
 }
 
-static int add_addr(struct eng_metric *m, struct flist *l, uint64_t addr)
+/* The function that starts exactly at addr, and its module; NULL if none. */
+static const struct eng_func *func_starting_at(struct eng_metric *m,
+					       uint64_t addr,
+					       const struct mmod **mod)
 {
 	for (size_t i = 0; addr != 0 && i < m->nmods; i++) {
 		const struct mmod *mm = &m->mods[i];
@@ -166,10 +169,20 @@ static int add_addr(struct eng_metric *m, struct flist *l, uint64_t addr)
 		if (mm->img == NULL || addr < mm->base)
 			continue;
 		f = eng_image_func_at(mm->img, addr - mm->base);
-		if (f != NULL && f->addr == addr - mm->base)
-			return fl_add(l, mm, f);
+		if (f != NULL && f->addr == addr - mm->base) {
+			*mod = mm;
+			return f;
+		}
 	}
-	return 0;
+	return NULL;
+}
+
+static int add_addr(struct eng_metric *m, struct flist *l, uint64_t addr)
+{
+	const struct mmod *mm;
+	const struct eng_func *f = func_starting_at(m, addr, &mm);
+
+	return f != NULL ? fl_add(l, mm, f) : 0;
 }
 
 /* main, and the start routine of every thread the sampler knows. */
@@ -281,17 +294,10 @@ int mfuncs_of(struct eng_metric *m, const struct eng_mclause *c,
  * function the stub is named after when the parser knows it ("x@plt"). */
 const char *mfuncs_name_at(struct eng_metric *m, uint64_t addr)
 {
-	for (size_t i = 0; addr != 0 && i < m->nmods; i++) {
-		const struct mmod *mm = &m->mods[i];
-		const struct eng_func *f;
+	const struct mmod *mm;
+	const struct eng_func *f = func_starting_at(m, addr, &mm);
 
-		if (mm->img == NULL || addr < mm->base)
-			continue;
-		f = eng_image_func_at(mm->img, addr - mm->base);
-		if (f != NULL && f->addr == addr - mm->base)
-			return f->name;
-	}
-	return NULL;
+	return f != NULL ? f->name : NULL;
 }
 
 double mfuncs_rate(const struct eng_metric *m, const struct mfunc *fn)

@@ -29,6 +29,7 @@
 
 #include "eng_clock.h"
 #include "eng_stackwalk.h"
+#include "eng_taskcpu.h"
 
 #define RING_PAGES 64           /* data pages per thread (power of two) */
 #define RING_PAGES_MIN 8        /* when mlock limits refuse 64 */
@@ -207,7 +208,7 @@ int eng_psampler_add_thread(struct eng_psampler *ps, pid_t tid,
 				  "/proc/sys/kernel/perf_event_paranoid and "
 				  "that hunch may trace the process)", tid,
 				  ps->pid, strerror(-t.fd));
-	t.cpu0 = eng_clock_schedstat_ns(ps->pid, tid);
+	t.cpu0 = eng_taskcpu_thread_ns(ps->pid, tid);
 	rc = map_ring(&t, ps->nth);
 	t.cap = ps->keep;
 	t.keep = calloc(t.cap, sizeof(*t.keep));
@@ -430,7 +431,7 @@ static void add_pair(struct eng_psampler *ps, struct pthread_ring *t)
 	if (read(t->fd, &c, sizeof(c)) != sizeof(c))
 		return;
 	t->pcount[t->pnext] = c;
-	t->psched[t->pnext] = eng_clock_schedstat_ns(ps->pid, t->tid);
+	t->psched[t->pnext] = eng_taskcpu_thread_ns(ps->pid, t->tid);
 	t->pnext = (t->pnext + 1) % PAIRS;
 	if (t->npair < PAIRS)
 		t->npair++;
@@ -611,7 +612,7 @@ int eng_psampler_unwind_stopped(struct eng_psampler *ps, pid_t tid,
 		return -ENOTSUP;
 	memcpy(ps->cur_regs, dw, sizeof(dw));
 	ps->cur.tid = tid;
-	ps->cur.t_ns = eng_clock_mono_ns();
+	ps->cur.t_ns = clock_mono_ns();
 	ps->cur.cpu_ns = 0;
 	ps->cur_stack = stack;
 	ps->cur_stack_len = len;
@@ -647,7 +648,7 @@ int eng_psampler_unwind_blocked(struct eng_psampler *ps, pid_t tid,
 	dw[16] = pc;
 	memset(out, 0, sizeof(*out));
 	out->tid = tid;
-	out->t_ns = eng_clock_mono_ns();
+	out->t_ns = clock_mono_ns();
 	if (eng_stackwalk_dw_known(ps->sw, tid, dw, 1u << 7 | 1u << 16, stack,
 				   (size_t)got, on_frame, out, &end) < 0 ||
 	    out->nframes == 0) {

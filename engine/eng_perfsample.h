@@ -26,7 +26,7 @@
 #include <sys/types.h>
 #include <sys/user.h>
 
-#include "eng_err.h"
+#include "hunch_err.h"
 
 #define ENG_PS_MAX_FRAMES 64   /* frames kept per sample */
 #define ENG_PS_KEEP 256        /* recent samples kept per thread */

@@ -28,7 +28,7 @@
 
 #include <stddef.h>
 
-#include "eng_err.h"
+#include "hunch_err.h"
 #include "eng_symbols.h"
 /* arch/ is not on every includer's path (the hunch executable has only
  * engine/): reach x86_parse.h from here. */

@@ -18,7 +18,7 @@
 #include <sys/types.h>
 #include <sys/user.h>
 
-#include "eng_err.h"
+#include "hunch_err.h"
 
 struct eng_proc;
 struct eng_shm;

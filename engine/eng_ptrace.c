@@ -10,6 +10,7 @@
  * left uncollected, so the kernel keeps their signal.
  */
 #include "eng_proc_int.h"
+#include "clock_mono.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -387,14 +388,6 @@ static int waitpid_nohang(pid_t tid, int *status)
 	return r == tid ? 1 : 0;
 }
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Sleep a little longer each time we find nothing, up to 2 ms. */
 static void backoff(long *ns)
 {
@@ -423,7 +416,7 @@ static void lost(struct eng_proc *p, struct eng_thread *t)
 int eng_wait_thread(struct eng_proc *p, struct eng_thread *t,
 		    int timeout_ms)
 {
-	int64_t deadline = now_ms() + timeout_ms;
+	int64_t deadline = (int64_t)clock_mono_ms() + timeout_ms;
 	long ns = 20000;
 	pid_t tid = t->tid;
 	enum eng_peek pk;
@@ -444,7 +437,7 @@ int eng_wait_thread(struct eng_proc *p, struct eng_thread *t,
 			eng_dispatch(p, t, status);
 			return 0;
 		}
-		if (timeout_ms >= 0 && now_ms() >= deadline)
+		if (timeout_ms >= 0 && (int64_t)clock_mono_ms() >= deadline)
 			return -ETIMEDOUT;
 		backoff(&ns);
 	}
@@ -452,7 +445,7 @@ int eng_wait_thread(struct eng_proc *p, struct eng_thread *t,
 
 int eng_wait_any(struct eng_proc *p, int timeout_ms, pid_t *tid_out)
 {
-	int64_t deadline = now_ms() + timeout_ms;
+	int64_t deadline = (int64_t)clock_mono_ms() + timeout_ms;
 	long ns = 20000;
 	int status, rc;
 
@@ -486,10 +479,23 @@ int eng_wait_any(struct eng_proc *p, int timeout_ms, pid_t *tid_out)
 		}
 		if (!any)
 			return -ECHILD;
-		if (timeout_ms >= 0 && now_ms() >= deadline)
+		if (timeout_ms >= 0 && (int64_t)clock_mono_ms() >= deadline)
 			return -ETIMEDOUT;
 		backoff(&ns);
 	}
+}
+
+/* Let a stopped thread run with request req (PTRACE_CONT, or LISTEN in a
+ * group-stop), delivering sig.  ESRCH: it died under us; waitpid will
+ * say so. */
+static int restart(struct eng_thread *t, int req, int sig)
+{
+	if (ptrace(req, t->tid, 0, (void *)(long)sig) != 0 && errno != ESRCH)
+		return -errno;
+	t->state = TS_RUNNING;
+	t->stop = SK_NONE;
+	t->sigstop_now = false;
+	return 0;
 }
 
 int eng_thread_cont(struct eng_proc *p, struct eng_thread *t, int sig)
@@ -499,14 +505,7 @@ int eng_thread_cont(struct eng_proc *p, struct eng_thread *t, int sig)
 		if (t->state != TS_STOPPED)
 			return 0;  /* it died meanwhile: waitpid says so */
 	}
-	if (ptrace(PTRACE_CONT, t->tid, 0, (void *)(long)sig) != 0 &&
-	    errno != ESRCH)
-		return -errno;
-	/* ESRCH: it died under us; waitpid will say so. */
-	t->state = TS_RUNNING;
-	t->stop = SK_NONE;
-	t->sigstop_now = false;
-	return 0;
+	return restart(t, PTRACE_CONT, sig);
 }
 
 int eng_thread_resume(struct eng_proc *p, struct eng_thread *t)
@@ -530,12 +529,7 @@ int eng_thread_resume(struct eng_proc *p, struct eng_thread *t)
 	if (t->stop == SK_GROUP)
 		req = PTRACE_LISTEN;
 
-	if (ptrace(req, t->tid, 0, (void *)(long)sig) != 0 && errno != ESRCH)
-		return -errno;
-	t->state = TS_RUNNING;
-	t->stop = SK_NONE;
-	t->sigstop_now = false;
-	return 0;
+	return restart(t, req, sig);
 }
 
 int eng_settle(struct eng_proc *p, struct eng_thread *t)
@@ -763,13 +757,13 @@ static void compact_threads(struct eng_proc *p)
 int eng_poll_events(struct eng_proc *p, struct eng_event *evs, int max,
 		    int timeout_ms)
 {
-	int64_t deadline = now_ms() + timeout_ms;
+	int64_t deadline = (int64_t)clock_mono_ms() + timeout_ms;
 	pid_t tid;
 	int rc;
 
 	compact_threads(p);
 	while (p->nevq == 0 && !p->ended && !p->detached) {
-		int64_t left = deadline - now_ms();
+		int64_t left = deadline - (int64_t)clock_mono_ms();
 
 		if (timeout_ms < 0)
 			left = -1;  /* until something happens */

@@ -16,7 +16,7 @@
 
 #include <stdint.h>
 
-#include "eng_err.h"
+#include "hunch_err.h"
 
 enum eng_var_kind {
 	ENG_VAR_NONE = 0,

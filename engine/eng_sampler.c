@@ -8,6 +8,7 @@
 #include "eng_sampler.h"
 #include "eng_clock.h"
 #include "hunch_abi.h"
+#include "eng_taskcpu.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -286,8 +287,8 @@ static bool read_timer(struct eng_sampler *s, volatile struct hunch_timer *t,
 /* Field 1 of schedstat: ns on the CPU, the base of CLOCK_THREAD_CPUTIME_ID. */
 static bool thread_cpu(struct eng_sampler *s, struct thr *t, uint64_t *ns)
 {
-	char path[96], buf[128];
-	ssize_t n;
+	char path[96];
+	uint64_t wait;
 
 	if (t->cpu_have) {
 		*ns = t->cpu_ns;
@@ -302,11 +303,8 @@ static bool thread_cpu(struct eng_sampler *s, struct thr *t, uint64_t *ns)
 		if (t->sched_fd < 0)
 			return false;
 	}
-	n = pread(t->sched_fd, buf, sizeof(buf) - 1, 0);
-	if (n <= 0)
+	if (!eng_taskcpu_read_fd(t->sched_fd, &t->cpu_ns, &wait))
 		return false;
-	buf[n] = '\0';
-	t->cpu_ns = strtoull(buf, NULL, 10);
 	t->cpu_have = true;
 	*ns = t->cpu_ns;
 	return true;
@@ -639,7 +637,7 @@ static void observed_cost(struct eng_sampler *s)
 
 int eng_sampler_tick(struct eng_sampler *s, struct hunch_err *err)
 {
-	uint64_t c0 = eng_clock_thread_cpu_ns(), w0 = eng_clock_mono_ns();
+	uint64_t c0 = eng_clock_thread_cpu_ns(), w0 = clock_mono_ns();
 	uint32_t i;
 
 	if (s->lv_dirty && rebuild_lv(s) < 0)
@@ -653,7 +651,7 @@ int eng_sampler_tick(struct eng_sampler *s, struct hunch_err *err)
 	observed_cost(s);
 	s->st.ticks++;
 	s->st.last_cpu_ns = eng_clock_thread_cpu_ns() - c0;
-	s->st.last_wall_ns = eng_clock_mono_ns() - w0;
+	s->st.last_wall_ns = clock_mono_ns() - w0;
 	s->st.total_cpu_ns += s->st.last_cpu_ns;
 	s->st.cost_fraction = (double)s->st.last_cpu_ns / (double)s->period_ns;
 	return 0;

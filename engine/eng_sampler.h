@@ -25,7 +25,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "eng_err.h"
+#include "hunch_err.h"
 #include "eng_rt_vars.h"
 #include "eng_shm.h"
 

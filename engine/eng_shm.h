@@ -12,7 +12,7 @@
 #include <stddef.h>
 
 #include "eng_clock.h"
-#include "eng_err.h"
+#include "hunch_err.h"
 #include "hunch_abi.h"
 
 struct eng_shm;

@@ -5,6 +5,7 @@
  * unwind never touches the process itself.
  */
 #include "eng_stackwalk.h"
+#include "clock_mono.h"
 
 #include <elfutils/libdwfl.h>
 #include <dwarf.h>
@@ -35,14 +36,6 @@ struct eng_stackwalk {
 	struct eng_walk_end *end;
 	uint64_t last_pc;
 };
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
 {
@@ -109,7 +102,7 @@ static int reload(struct eng_stackwalk *sw)
 {
 	if (sw->dwfl != NULL)
 		dwfl_end(sw->dwfl);
-	sw->loaded_ns = mono_ns();
+	sw->loaded_ns = clock_mono_ns();
 	sw->maps_changed = false;
 	sw->dwfl = dwfl_begin(&proc_callbacks);
 	if (sw->dwfl == NULL)
@@ -211,7 +204,7 @@ static bool walk_once(struct eng_stackwalk *sw)
 static bool stale_map(struct eng_stackwalk *sw, uint64_t pc)
 {
 	return pc != 0 && dwfl_addrmodule(sw->dwfl, pc) == NULL &&
-	       mono_ns() - sw->loaded_ns >= sw->rescan_ns;
+	       clock_mono_ns() - sw->loaded_ns >= sw->rescan_ns;
 }
 
 int eng_stackwalk_dw(struct eng_stackwalk *sw, pid_t tid,

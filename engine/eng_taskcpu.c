@@ -11,6 +11,7 @@
  * list with the table in one pass after a sort.
  */
 #include "eng_taskcpu.h"
+#include "vec.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -44,21 +45,6 @@ struct eng_taskcpu {
 	uint64_t listings;      /* refreshes that listed the directory */
 };
 
-static void *grow(void *p, size_t *cap, size_t need, size_t elem)
-{
-	size_t c = *cap ? *cap : 64;
-
-	if (need <= *cap)
-		return p;
-	while (c < need)
-		c *= 2;
-	p = realloc(p, c * elem);
-	if (p == NULL)
-		abort();
-	*cap = c;
-	return p;
-}
-
 /* Fields 1 and 2 of a schedstat line; false on anything else. */
 static bool parse_sched(const char *s, uint64_t *run, uint64_t *wait)
 {
@@ -72,7 +58,7 @@ static bool parse_sched(const char *s, uint64_t *run, uint64_t *wait)
 	return end != s;
 }
 
-static bool read_fd(int fd, uint64_t *run, uint64_t *wait)
+bool eng_taskcpu_read_fd(int fd, uint64_t *run, uint64_t *wait)
 {
 	char buf[96];
 	ssize_t k = pread(fd, buf, sizeof(buf) - 1, 0);
@@ -91,6 +77,23 @@ static int open_sched(const struct eng_taskcpu *tc, pid_t tid)
 	return openat(tc->dirfd, rel, O_RDONLY | O_CLOEXEC);
 }
 
+uint64_t eng_taskcpu_thread_ns(pid_t pid, pid_t tid)
+{
+	uint64_t run = 0, wait;
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", (int)pid,
+		 (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	if (!eng_taskcpu_read_fd(fd, &run, &wait))
+		run = 0;
+	close(fd);
+	return run;
+}
+
 /* A thread's raw counters: through its kept descriptor, or (when the
  * process ran out of descriptors) opened, read and closed now. */
 static bool read_ent(struct eng_taskcpu *tc, struct ent *e, uint64_t *run,
@@ -100,11 +103,11 @@ static bool read_ent(struct eng_taskcpu *tc, struct ent *e, uint64_t *run,
 	bool ok;
 
 	if (e->fd >= 0)
-		return read_fd(e->fd, run, wait);
+		return eng_taskcpu_read_fd(e->fd, run, wait);
 	fd = open_sched(tc, e->pub.tid);
 	if (fd < 0)
 		return false;
-	ok = read_fd(fd, run, wait);
+	ok = eng_taskcpu_read_fd(fd, run, wait);
 	close(fd);
 	return ok;
 }
@@ -139,8 +142,7 @@ static int list_tids(struct eng_taskcpu *tc)
 			off += d->d_reclen;
 			if (tid <= 0)
 				continue;
-			tc->tids = grow(tc->tids, &tc->captids, tc->ntids + 1,
-					sizeof(*tc->tids));
+			VEC_RESERVE(tc->tids, tc->captids, tc->ntids + 1);
 			tc->tids[tc->ntids++] = (pid_t)tid;
 		}
 	}
@@ -234,7 +236,7 @@ static void merge_listing(struct eng_taskcpu *tc)
 
 		if (find(tc, n0, tc->tids[i]) != NULL)
 			continue;
-		tc->t = grow(tc->t, &tc->cap, tc->n + 1, sizeof(*tc->t));
+		VEC_RESERVE(tc->t, tc->cap, tc->n + 1);
 		e = &tc->t[tc->n++];
 		memset(e, 0, sizeof(*e));
 		e->pub.tid = tc->tids[i];

@@ -32,7 +32,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "eng_err.h"
+#include "hunch_err.h"
 
 struct eng_taskcpu;
 
@@ -48,6 +48,14 @@ struct eng_taskcpu_thread {
 	bool born;              /* first seen after the opening refresh */
 	bool alive;             /* read at the last refresh */
 };
+
+/* One schedstat line read from fd (at offset 0): fields 1 (ns on a CPU,
+ * the base of CPU timers and CLOCK_THREAD_CPUTIME_ID) and 2 (ns waiting
+ * on a run queue).  False if unreadable. */
+bool eng_taskcpu_read_fd(int fd, uint64_t *run, uint64_t *wait);
+/* Another process's thread's CPU time (field 1), opened and read now;
+ * 0 if unreadable. */
+uint64_t eng_taskcpu_thread_ns(pid_t pid, pid_t tid);
 
 /* Opens the reader on `pid` and takes the first reading (the base).
  * Fails with the reason when /proc/PID/task cannot be read. */

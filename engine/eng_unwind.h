@@ -25,7 +25,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "eng_err.h"
+#include "hunch_err.h"
 
 struct eng_unwinder;
 

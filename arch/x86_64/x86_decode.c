@@ -209,33 +209,6 @@ unsigned x86_reg_canon(unsigned reg)
 	}
 }
 
-/* Bytes taken by a ModRM byte and what follows it (SIB, displacement)
- * in 64-bit addressing; 0 when they run past len. */
-static size_t modrm_len(const uint8_t *m, size_t len)
-{
-	uint8_t mod, rm;
-	size_t n = 1;
-
-	if (len < 1)
-		return 0;
-	mod = m[0] >> 6;
-	rm = m[0] & 7;
-	if (mod != 3 && rm == 4) {
-		if (len < 2)
-			return 0;
-		n++;
-		if (mod == 0 && (m[1] & 7) == 5)
-			n += 4;
-	}
-	if (mod == 0 && rm == 5)
-		n += 4;
-	else if (mod == 1)
-		n += 1;
-	else if (mod == 2)
-		n += 4;
-	return n <= len ? n : 0;
-}
-
 /* VEX map 1 opcodes with an imm8 (pshufd and shifts by immediate,
  * cmpps, pinsrw, pextrw, shufps); map 3 always has one. */
 static bool vex_imm8(unsigned map, uint8_t op)
@@ -277,7 +250,7 @@ size_t x86_len_fallback(const uint8_t *b, size_t len)
 	i += hdr;
 	if (map == 1 && b[i] == 0x77)
 		return i + 1;  /* vzeroupper, vzeroall: no ModRM */
-	m = modrm_len(b + i + 1, len - i - 1);
+	m = x86_fast_modrm_bytes(b + i + 1, len - i - 1);
 	if (m == 0)
 		return 0;
 	i += 1 + m + (vex_imm8(map, b[i]) ? 1 : 0);

@@ -41,6 +41,10 @@ struct x86_fast {
 
 /* Length and control flow without capstone; 0 when the tables do not
  * cover the bytes (ask capstone then). */
+/* Bytes taken by a ModRM byte and what follows it (SIB, displacement),
+ * the same in 64- and 32-bit addressing; 0 when they run past len
+ * (x86_fastlen.c; the decoder's length checks use it too). */
+size_t x86_fast_modrm_bytes(const uint8_t *m, size_t len);
 size_t x86_fast_decode(struct x86_decoder *d, const uint8_t *b, size_t len,
 		       uint64_t addr, struct x86_fast *out);
 

@@ -121,13 +121,15 @@ static bool read_prefixes(const uint8_t *b, size_t len, struct pfx *p)
 	return p->n < len;
 }
 
-/* Bytes of ModRM, SIB and displacement at m (same in 64- and 32-bit
- * addressing); 0 when they run past len. */
-static size_t modrm_bytes(const uint8_t *m, size_t len)
+size_t x86_fast_modrm_bytes(const uint8_t *m, size_t len)
 {
-	uint8_t mod = m[0] >> 6, rm = m[0] & 7;
+	uint8_t mod, rm;
 	size_t n = 1;
 
+	if (len < 1)
+		return 0;
+	mod = m[0] >> 6;
+	rm = m[0] & 7;
 	if (mod != 3 && rm == 4) {
 		if (len < 2)
 			return 0;
@@ -246,7 +248,7 @@ static size_t finish(const uint8_t *b, size_t at, size_t len, unsigned f,
 	size_t n = at + 1, m;
 
 	if (f & F_M) {
-		if (n >= len || (m = modrm_bytes(b + n, len - n)) == 0)
+		if (n >= len || (m = x86_fast_modrm_bytes(b + n, len - n)) == 0)
 			return 0;
 		n += m;
 	}

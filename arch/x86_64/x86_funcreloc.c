@@ -3,6 +3,7 @@
  * point (the layout is described in x86_funcreloc.h).
  */
 #include "x86_funcreloc.h"
+#include "sorted_u64.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -470,17 +471,7 @@ int x86_fr_read(void *arg, uint64_t addr, void *buf, size_t len)
 
 static long find(const struct x86_fr *fr, uint64_t orig)
 {
-	size_t lo = 0, hi = fr->n;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (fr->orig[mid] < orig)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < fr->n && fr->orig[lo] == orig ? (long)lo : -1;
+	return sorted_u64_find(fr->orig, fr->n, orig);
 }
 
 uint64_t x86_fr_slot(const struct x86_fr *fr, uint64_t orig)

@@ -38,7 +38,7 @@ static int64_t tls_off;
 
 static void op_empty(uint64_t h) { empty(h); }
 static void op_rdtsc(uint64_t h) { (void)h; (void)eng_rdtsc(); }
-static void op_mono(uint64_t h) { (void)h; (void)eng_clock_mono_ns(); }
+static void op_mono(uint64_t h) { (void)h; (void)clock_mono_ns(); }
 static void op_tcpu(uint64_t h) { (void)h; (void)eng_clock_thread_cpu_ns(); }
 static void op_add(uint64_t h) { hunchrt_counter_add(h, 1); }
 static void op_wall(uint64_t h) { hunchrt_wall_start(h); hunchrt_wall_stop(h); }
@@ -68,14 +68,14 @@ static double run(op_fn fn, long n, double *cyc)
 	int r;
 
 	for (r = 0; r < 5; r++) {
-		uint64_t t0 = eng_clock_mono_ns(), c0 = eng_rdtsc(), c1, t1;
+		uint64_t t0 = clock_mono_ns(), c0 = eng_rdtsc(), c1, t1;
 		void (*volatile f)(uint64_t) = fn;
 		long i;
 
 		for (i = 0; i < n; i++)
 			f(H);
 		c1 = eng_rdtsc();
-		t1 = eng_clock_mono_ns();
+		t1 = clock_mono_ns();
 		if ((double)(t1 - t0) / n < best) {
 			best = (double)(t1 - t0) / n;
 			bestc = (double)(c1 - c0) / n;
@@ -230,19 +230,19 @@ static void sampler_rate(struct eng_shm *shm)
 	rate_stop = 0;
 	for (i = 0; i < 8; i++)
 		pthread_create(&t[i], NULL, busy_adder, &h);
-	t0 = next = eng_clock_mono_ns();
+	t0 = next = clock_mono_ns();
 	end = t0 + (quick ? 500000000ull : 3000000000ull);
 	while (next < end) {
 		struct timespec ts = { (time_t)(next / 1000000000u),
 				       (long)(next % 1000000000u) };
 
 		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
-		last = eng_clock_mono_ns();
+		last = clock_mono_ns();
 		eng_sampler_tick(s, NULL);
 		ticks++;
 		next += period;
-		if (next < eng_clock_mono_ns())   /* late: do not burst */
-			next = eng_clock_mono_ns() + period;
+		if (next < clock_mono_ns())   /* late: do not burst */
+			next = clock_mono_ns() + period;
 	}
 	/* ticks - 1 periods between the first tick (at t0) and the last */
 	hz = (ticks - 1) / ((last - t0) / 1e9);

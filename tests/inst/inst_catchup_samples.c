@@ -71,7 +71,7 @@ struct cu_log {                        /* as in progs/inst_inner.c */
 
 static uint64_t mono_ns(void)
 {
-	return eng_clock_mono_ns();
+	return clock_mono_ns();
 }
 
 static uint64_t thread_cpu(pid_t pid)

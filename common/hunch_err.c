@@ -1,5 +1,5 @@
-/* eng_err.c - building actionable error messages (see eng_err.h). */
-#include "eng_err.h"
+/* hunch_err.c - building actionable error messages (see hunch_err.h). */
+#include "hunch_err.h"
 
 #include <stdarg.h>
 #include <stdio.h>

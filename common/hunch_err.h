@@ -1,13 +1,13 @@
 /*
- * eng_err.h - the error convention used across hunch.
+ * hunch_err.h - the error convention used across hunch.
  *
  * Functions return 0 on success or a negative errno-style code on failure.
  * When they take a `struct hunch_err *`, they also leave there a sentence a
  * user can act on: what failed, on what (file, pid, function, JSON path),
  * and what to do about it.  The message never ends with a newline.
  */
-#ifndef ENG_ERR_H
-#define ENG_ERR_H
+#ifndef HUNCH_ERR_H
+#define HUNCH_ERR_H
 
 #include <stddef.h>
 
