@@ -7,6 +7,7 @@
  * (every function of libLLVM), so nothing here is quadratic.
  */
 #include "pc_resource.h"
+#include "hmap.h"
 #include "xmalloc.h"
 
 #include <stdlib.h>
@@ -19,19 +20,10 @@ struct pc_restree {
 	size_t nslots;             /* power of two */
 };
 
-static uint64_t hash_path(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;  /* FNV-1a */
-
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
-	return h;
-}
-
 static void slots_insert(struct pc_restree *t, pc_res_id id)
 {
 	size_t mask = t->nslots - 1;
-	size_t i = hash_path(t->nodes[id].path) & mask;
+	size_t i = hmap_hash_str(t->nodes[id].path) & mask;
 
 	while (t->slots[i] != PC_RES_NONE)
 		i = (i + 1) & mask;
@@ -52,7 +44,7 @@ static void slots_grow(struct pc_restree *t)
 pc_res_id pc_res_find(const struct pc_restree *t, const char *path)
 {
 	size_t mask = t->nslots - 1;
-	size_t i = hash_path(path) & mask;
+	size_t i = hmap_hash_str(path) & mask;
 
 	while (t->slots[i] != PC_RES_NONE) {
 		if (strcmp(t->nodes[t->slots[i]].path, path) == 0)

@@ -139,7 +139,7 @@ static void give_reply(struct src_replay *r, const struct pc_src_reply *rp,
 		       pc_reply_fn fn, void *arg)
 {
 	if (rp->status == 0)
-		rp_map_put(&r->live, rp->handle, 1);
+		hmap_put(&r->live, rp->handle, 1);
 	fn(arg, rp);
 }
 
@@ -147,7 +147,7 @@ static void give_reply(struct src_replay *r, const struct pc_src_reply *rp,
  * replay has asked for it and not had its answer yet. */
 static struct rp_enable *claimed_for(struct src_replay *r, uint64_t off)
 {
-	size_t *e = rp_map_get(&r->reply_at, off);
+	size_t *e = hmap_get(&r->reply_at, off);
 
 	if (e == NULL || !r->en[*e].claimed || r->en[*e].answered)
 		return NULL;
@@ -194,7 +194,7 @@ static int poll_samples(struct pc_source *s, pc_sample_fn fn, void *arg)
 		for (size_t k = 0; k < smp.n; k++) {
 			struct pc_src_sample x = jnl_sample_at(&smp, k);
 
-			if (rp_map_get(&r->live, x.handle) != NULL)
+			if (hmap_get(&r->live, x.handle) != NULL)
 				fn(arg, &x);
 		}
 		jnl_sample_free(&smp);
@@ -215,7 +215,7 @@ static bool later(const struct src_replay *r, int kind, const char *key)
 	if (r->indexed || key == NULL)
 		return false;
 	s = rp_scan_key(kind, key);
-	yes = rp_map_get_s(&r->ever, s) != NULL;
+	yes = hmap_get_s(&r->ever, s) != NULL;
 	free(s);
 	return yes;
 }
@@ -280,14 +280,14 @@ static int enable(struct pc_source *s, const char *metric,
 {
 	struct src_replay *r = impl(s);
 	char *key = jnl_focus_key(metric, f);
-	size_t *k = key ? rp_map_get_s(&r->en_keys, key) : NULL;
+	size_t *k = key ? hmap_get_s(&r->en_keys, key) : NULL;
 	struct rp_enable *e = NULL;
 	struct pc_src_reply rp;
 
 	if ((k == NULL || r->enc[*k].cursor == RP_NONE) &&
 	    later(r, RP_SCAN_ENABLE, key)) {
 		rp_index_all(r);   /* recorded later, or never? */
-		k = rp_map_get_s(&r->en_keys, key);
+		k = hmap_get_s(&r->en_keys, key);
 	}
 	free(key);
 	if (k != NULL && r->enc[*k].cursor != RP_NONE) {
@@ -316,7 +316,7 @@ static int enable(struct pc_source *s, const char *metric,
 
 static void disable(struct pc_source *s, pc_src_handle h)
 {
-	rp_map_del(&impl(s)->live, h);
+	hmap_del(&impl(s)->live, h);
 }
 
 /* The cost recorded at this tick; without one, the last known. */
@@ -434,12 +434,12 @@ static int open_reader(struct src_replay **out, struct jnl_reader *rd,
 	}
 	r->rd = rd;
 	r->cur = r->acted = -1;
-	rp_map_init(&r->en_keys, true);
-	rp_map_init(&r->reply_at, false);
-	rp_map_init(&r->pred.keys, true);
-	rp_map_init(&r->hint.keys, true);
-	rp_map_init(&r->callees.keys, true);
-	rp_map_init(&r->live, false);
+	hmap_init(&r->en_keys, true);
+	hmap_init(&r->reply_at, false);
+	hmap_init(&r->pred.keys, true);
+	hmap_init(&r->hint.keys, true);
+	hmap_init(&r->callees.keys, true);
+	hmap_init(&r->live, false);
 	if (ird != NULL) {   /* lazy: the first slice now */
 		rp_index_begin(r, ird);
 		rc = rp_index_step(r, first);
@@ -495,7 +495,7 @@ int src_replay_open_lazy(struct src_replay **out, const char *path,
 		return rc;
 	if (((*out)->path = strdup(path)) == NULL)
 		abort();
-	rp_map_init(&(*out)->ever, true);
+	hmap_init(&(*out)->ever, true);
 	if (!(*out)->indexed && rp_scan(&(*out)->ever, path) != 0)
 		rp_index_all(*out);   /* cannot skim it: index it now */
 	return 0;
@@ -529,7 +529,7 @@ int src_replay_rewind(struct src_replay *r)
 	r->now = r->observed = 0;
 	r->npend = 0;
 	r->unrecorded = 0;
-	rp_map_clear(&r->live);
+	hmap_clear(&r->live);
 	for (size_t i = 0; i < r->nen; i++) {
 		r->en[i].claimed = r->en[i].answered = false;
 		r->en[i].req_new = 0;
@@ -559,12 +559,12 @@ void src_replay_free(struct src_replay *r)
 		free(r->undo[i].name);
 	free(r->undo);
 	rp_index_free(r);
-	rp_map_free(&r->live);
+	hmap_free(&r->live);
 	free(r->seg);
 	free(r->pending);
 	jnl_reader_close(r->rd);
 	free(r->path);
-	rp_map_free(&r->ever);
+	hmap_free(&r->ever);
 	free(r);
 }
 

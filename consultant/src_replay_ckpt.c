@@ -191,7 +191,7 @@ static void pos_save(struct rp_pos *p, const struct src_replay *r,
 	p->live = malloc((r->live.n + 1) * sizeof(*p->live));
 	if (p->live == NULL)
 		abort();
-	p->nlive = rp_map_keys(&r->live, p->live);
+	p->nlive = hmap_keys(&r->live, p->live);
 	*bytes += (r->live.n + 1) * sizeof(*p->live);
 	p->en_state = malloc(r->nen + 1);
 	p->en_req = malloc((r->nen + 1) * sizeof(*p->en_req));
@@ -500,9 +500,9 @@ static void pos_restore(struct src_replay *r, const struct rp_pos *p)
 		if (rp_grow(&r->pending, &r->cappend, r->npend,
 			    sizeof(*r->pending)) == 0)
 			r->pending[r->npend++] = p->pending[i];
-	rp_map_clear(&r->live);
+	hmap_clear(&r->live);
 	for (size_t i = 0; i < p->nlive; i++)
-		rp_map_put(&r->live, p->live[i], 1);
+		hmap_put(&r->live, p->live[i], 1);
 	for (size_t i = 0; i < r->nen; i++) {
 		uint8_t st = i < p->nen ? p->en_state[i] : 0;
 

@@ -48,14 +48,14 @@ static double num(const json_t *j, const char *field)
 /* The chain of `key` in (chains, keys), made when new; RP_NONE without
  * memory. */
 static size_t chain_of(struct rp_chain **c, size_t *nc, size_t *capc,
-		       struct rp_map *keys, const char *key)
+		       struct hmap *keys, const char *key)
 {
-	size_t *v = rp_map_get_s(keys, key);
+	size_t *v = hmap_get_s(keys, key);
 
 	if (v != NULL)
 		return *v;
 	if (rp_grow(c, capc, *nc, sizeof(**c)) != 0 ||
-	    rp_map_put_s(keys, key, *nc) != 0)
+	    hmap_put_s(keys, key, *nc) != 0)
 		return RP_NONE;
 	(*c)[*nc] = (struct rp_chain){ RP_NONE, RP_NONE, RP_NONE };
 	return (*nc)++;
@@ -119,20 +119,20 @@ static bool add_enable(struct src_replay *r, const json_t *j, size_t seg)
 /* The latest recorded enable with this request number gets the reply;
  * the reply's byte offset finds that enable again while playing. */
 static void add_reply(struct src_replay *r, const struct jnl_record *jr,
-		      size_t seg, struct rp_map *by_req)
+		      size_t seg, struct hmap *by_req)
 {
 	struct pc_src_reply rp;
 	size_t *e;
 
 	if (jnl_reply_decode(jr->json, &rp, NULL) != 0 ||
-	    (e = rp_map_get(by_req, rp.req)) == NULL || r->en[*e].has_reply)
+	    (e = hmap_get(by_req, rp.req)) == NULL || r->en[*e].has_reply)
 		return;
 	if (rp.reason && (rp.reason = strdup(rp.reason)) == NULL)
 		return;
 	r->en[*e].has_reply = true;
 	r->en[*e].reply_seg = seg;
 	r->en[*e].reply = rp;
-	rp_map_put(&r->reply_at, jr->offset, *e);
+	hmap_put(&r->reply_at, jr->offset, *e);
 }
 
 static int add_tick(struct src_replay *r, const struct jnl_record *jr)
@@ -149,7 +149,7 @@ static int add_tick(struct src_replay *r, const struct jnl_record *jr)
 }
 
 static void index_record(struct src_replay *r, const struct jnl_record *jr,
-			 struct rp_map *by_req)
+			 struct hmap *by_req)
 {
 	size_t seg = r->nticks ? r->nticks - 1 : 0;
 	const char *s;
@@ -157,7 +157,7 @@ static void index_record(struct src_replay *r, const struct jnl_record *jr,
 	switch (jr->kind) {
 	case JNL_REC_ENABLE:
 		if (add_enable(r, jr->json, seg))
-			rp_map_put(by_req, r->en[r->nen - 1].req, r->nen - 1);
+			hmap_put(by_req, r->en[r->nen - 1].req, r->nen - 1);
 		break;
 	case JNL_REC_REPLY:
 		add_reply(r, jr, seg, by_req);
@@ -198,7 +198,7 @@ static void keep_bad(struct src_replay *r, const char *msg)
 
 int rp_index_begin(struct src_replay *r, struct jnl_reader *ird)
 {
-	rp_map_init(&r->by_req, false);
+	hmap_init(&r->by_req, false);
 	r->header = json_incref((json_t *)jnl_reader_header(ird));
 	r->ird = ird;
 	return 0;
@@ -210,7 +210,7 @@ static int index_end(struct src_replay *r)
 {
 	const char *msg = NULL;
 
-	rp_map_free(&r->by_req);
+	hmap_free(&r->by_req);
 	jnl_reader_end(r->ird, &msg);
 	r->end_msg = msg ? strdup(msg) : NULL;
 	r->indexed = true;
@@ -283,7 +283,7 @@ void rp_index_all(struct src_replay *r)
 const struct rp_answer *rp_lookup(struct rp_answers *as, const char *key,
 				  long cur)
 {
-	size_t *k = key ? rp_map_get_s(&as->keys, key) : NULL;
+	size_t *k = key ? hmap_get_s(&as->keys, key) : NULL;
 	struct rp_chain *c;
 	size_t i;
 
@@ -311,7 +311,7 @@ static void free_answers(struct rp_answers *as)
 	}
 	free(as->a);
 	free(as->c);
-	rp_map_free(&as->keys);
+	hmap_free(&as->keys);
 }
 
 void rp_index_free(struct src_replay *r)
@@ -323,11 +323,11 @@ void rp_index_free(struct src_replay *r)
 	free_answers(&r->pred);
 	free_answers(&r->hint);
 	free_answers(&r->callees);
-	rp_map_free(&r->en_keys);
-	rp_map_free(&r->reply_at);
+	hmap_free(&r->en_keys);
+	hmap_free(&r->reply_at);
 	json_decref(r->header);
 	if (!r->indexed)
-		rp_map_free(&r->by_req);
+		hmap_free(&r->by_req);
 	if (r->ird != NULL && r->ird != r->rd)
 		jnl_reader_close(r->ird);
 	free(r->tick_now);

@@ -15,7 +15,7 @@
 
 #include "jnl_read.h"
 #include "src_replay.h"
-#include "src_replay_map.h"
+#include "hmap.h"
 
 #define RP_NONE ((size_t)-1)
 /* Messages kept for skipped lines: a damaged file can have millions. */
@@ -57,7 +57,7 @@ struct rp_answers {
 	size_t n, cap;
 	struct rp_chain *c;
 	size_t nc, capc;
-	struct rp_map keys;          /* key -> chain */
+	struct hmap keys;          /* key -> chain */
 };
 
 /* One record of the tick being played. */
@@ -87,8 +87,8 @@ struct src_replay {
 	size_t nen, capen;
 	struct rp_chain *enc;
 	size_t nenc, capenc;
-	struct rp_map en_keys;       /* metric + focus -> chain in enc */
-	struct rp_map reply_at;      /* byte offset of a reply -> enable */
+	struct hmap en_keys;       /* metric + focus -> chain in enc */
+	struct hmap reply_at;      /* byte offset of a reply -> enable */
 	struct rp_answers pred, hint, callees;
 	char **bad;                  /* the first RP_MAX_BAD skipped lines */
 	size_t nbad, capbad, nbad_total;
@@ -97,10 +97,10 @@ struct src_replay {
 	 * slice at a time (src_replay_open_lazy: the dashboard shows the
 	 * first tick at once); `ird` reads ahead of the player */
 	struct jnl_reader *ird;
-	struct rp_map by_req;        /* request number -> enable, while */
+	struct hmap by_req;        /* request number -> enable, while */
 	bool indexed;                /* the whole journal is in the index */
 	char *path;                  /* lazy: the file, for its last tick */
-	struct rp_map ever;          /* lazy: keys ever answered (rp_scan) */
+	struct hmap ever;          /* lazy: keys ever answered (rp_scan) */
 	/* playing */
 	struct rp_rec *seg;          /* the records of tick `cur` */
 	size_t nseg, capseg;
@@ -111,7 +111,7 @@ struct src_replay {
 	double now, observed;
 	struct pc_src_reply *pending;   /* replies to give at the next poll */
 	size_t npend, cappend;
-	struct rp_map live;          /* handles enabled and not disabled */
+	struct hmap live;          /* handles enabled and not disabled */
 	int unrecorded;
 	struct rp_undo *undo;        /* undone at a rewind, last first */
 	size_t nundo, capundo;
@@ -148,7 +148,7 @@ char *rp_record_key(const json_t *j);
  * record in the file, skimmed without parsing the other records, into
  * `ever` (string keys from rp_scan_key).  0, or -1 (cannot read). */
 enum { RP_SCAN_ENABLE, RP_SCAN_PREDICT, RP_SCAN_HINT, RP_SCAN_CALLEES };
-int rp_scan(struct rp_map *ever, const char *path);
+int rp_scan(struct hmap *ever, const char *path);
 char *rp_scan_key(int kind, const char *key);
 void rp_index_all(struct src_replay *r);
 void rp_index_free(struct src_replay *r);

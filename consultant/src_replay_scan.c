@@ -38,14 +38,14 @@ char *rp_scan_key(int k, const char *key)
 	return s;
 }
 
-static void keep(struct rp_map *ever, int k, const char *key)
+static void keep(struct hmap *ever, int k, const char *key)
 {
 	char *s;
 
 	if (key == NULL)
 		return;
 	s = rp_scan_key(k, key);
-	rp_map_put_s(ever, s, 1);
+	hmap_put_s(ever, s, 1);
 	free(s);
 }
 
@@ -74,7 +74,7 @@ static bool may_be(const char *p, size_t n)
 	return false;
 }
 
-static void scan_line(struct rp_map *ever, const char *p, size_t n)
+static void scan_line(struct hmap *ever, const char *p, size_t n)
 {
 	const char *t;
 	json_t *j;
@@ -104,7 +104,7 @@ static void scan_line(struct rp_map *ever, const char *p, size_t n)
 	json_decref(j);
 }
 
-int rp_scan(struct rp_map *ever, const char *path)
+int rp_scan(struct hmap *ever, const char *path)
 {
 	enum { CHUNK = 4 << 20 };
 	gzFile f = gzopen(path, "rb");   /* plain or gzip-compressed */

@@ -1,6 +1,5 @@
-/* src_replay_map.c - hash tables for the replay source's index (see
- * src_replay_map.h). */
-#include "src_replay_map.h"
+/* hmap.c - the hash map: string or 64-bit keys to a size_t (see hmap.h). */
+#include "hmap.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -8,7 +7,7 @@
 
 enum { EMPTY, FULL, TOMB };
 
-struct rp_slot {
+struct hmap_slot {
 	uint64_t hash;
 	uint64_t key;      /* 64-bit keys */
 	char *skey;        /* string keys */
@@ -16,8 +15,7 @@ struct rp_slot {
 	unsigned char st;
 };
 
-/* FNV-1a: short keys, no allocation. */
-static uint64_t hash_s(const char *s)
+uint64_t hmap_hash_str(const char *s)
 {
 	uint64_t h = 1469598103934665603ull;
 
@@ -34,29 +32,29 @@ static uint64_t hash_u(uint64_t x)
 	return x ^ (x >> 31);
 }
 
-void rp_map_init(struct rp_map *m, bool strings)
+void hmap_init(struct hmap *m, bool strings)
 {
 	memset(m, 0, sizeof(*m));
 	m->strings = strings;
 }
 
-void rp_map_clear(struct rp_map *m)
+void hmap_clear(struct hmap *m)
 {
 	for (size_t i = 0; i < m->cap; i++) {
 		free(m->slot[i].skey);
-		m->slot[i] = (struct rp_slot){ 0 };
+		m->slot[i] = (struct hmap_slot){ 0 };
 	}
 	m->n = m->used = 0;
 }
 
-void rp_map_free(struct rp_map *m)
+void hmap_free(struct hmap *m)
 {
-	rp_map_clear(m);
+	hmap_clear(m);
 	free(m->slot);
-	rp_map_init(m, m->strings);
+	hmap_init(m, m->strings);
 }
 
-static bool same(const struct rp_map *m, const struct rp_slot *s,
+static bool same(const struct hmap *m, const struct hmap_slot *s,
 		 uint64_t h, uint64_t key, const char *skey)
 {
 	if (s->st != FULL || s->hash != h)
@@ -65,13 +63,13 @@ static bool same(const struct rp_map *m, const struct rp_slot *s,
 }
 
 /* The slot holding the key, or NULL. */
-static struct rp_slot *find(const struct rp_map *m, uint64_t h, uint64_t key,
+static struct hmap_slot *find(const struct hmap *m, uint64_t h, uint64_t key,
 			    const char *skey)
 {
 	if (m->cap == 0)
 		return NULL;
 	for (size_t i = h & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
-		struct rp_slot *s = &m->slot[i];
+		struct hmap_slot *s = &m->slot[i];
 
 		if (s->st == EMPTY)
 			return NULL;
@@ -81,10 +79,10 @@ static struct rp_slot *find(const struct rp_map *m, uint64_t h, uint64_t key,
 }
 
 /* Rehash into twice the keys (tombstones dropped). */
-static int grow(struct rp_map *m)
+static int grow(struct hmap *m)
 {
 	size_t cap = m->cap ? m->cap : 16;
-	struct rp_slot *old = m->slot, *s;
+	struct hmap_slot *old = m->slot, *s;
 	size_t oldcap = m->cap;
 
 	while (cap < 4 * (m->n + 1))
@@ -108,10 +106,10 @@ static int grow(struct rp_map *m)
 	return 0;
 }
 
-static int put(struct rp_map *m, uint64_t h, uint64_t key, const char *skey,
+static int put(struct hmap *m, uint64_t h, uint64_t key, const char *skey,
 	       size_t v)
 {
-	struct rp_slot *s = find(m, h, key, skey);
+	struct hmap_slot *s = find(m, h, key, skey);
 	size_t i;
 
 	if (s != NULL) {
@@ -135,33 +133,33 @@ static int put(struct rp_map *m, uint64_t h, uint64_t key, const char *skey,
 	return 0;
 }
 
-size_t *rp_map_get_s(const struct rp_map *m, const char *key)
+size_t *hmap_get_s(const struct hmap *m, const char *key)
 {
-	struct rp_slot *s = find(m, hash_s(key), 0, key);
+	struct hmap_slot *s = find(m, hmap_hash_str(key), 0, key);
 
 	return s ? &s->v : NULL;
 }
 
-size_t *rp_map_get(const struct rp_map *m, uint64_t key)
+size_t *hmap_get(const struct hmap *m, uint64_t key)
 {
-	struct rp_slot *s = find(m, hash_u(key), key, NULL);
+	struct hmap_slot *s = find(m, hash_u(key), key, NULL);
 
 	return s ? &s->v : NULL;
 }
 
-int rp_map_put_s(struct rp_map *m, const char *key, size_t v)
+int hmap_put_s(struct hmap *m, const char *key, size_t v)
 {
-	return put(m, hash_s(key), 0, key, v);
+	return put(m, hmap_hash_str(key), 0, key, v);
 }
 
-int rp_map_put(struct rp_map *m, uint64_t key, size_t v)
+int hmap_put(struct hmap *m, uint64_t key, size_t v)
 {
 	return put(m, hash_u(key), key, NULL, v);
 }
 
-bool rp_map_del(struct rp_map *m, uint64_t key)
+bool hmap_del(struct hmap *m, uint64_t key)
 {
-	struct rp_slot *s = find(m, hash_u(key), key, NULL);
+	struct hmap_slot *s = find(m, hash_u(key), key, NULL);
 
 	if (s == NULL)
 		return false;
@@ -170,7 +168,7 @@ bool rp_map_del(struct rp_map *m, uint64_t key)
 	return true;
 }
 
-size_t rp_map_keys(const struct rp_map *m, uint64_t *out)
+size_t hmap_keys(const struct hmap *m, uint64_t *out)
 {
 	size_t n = 0;
 
