@@ -1,5 +1,6 @@
 /* jnl_write.c - the journal writer (see jnl_write.h). */
 #include "jnl_write.h"
+#include "clock_mono.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -36,10 +37,7 @@ double jnl_ts(const struct jnl_writer *w, uint64_t mono_ns)
 
 double jnl_ts_now(const struct jnl_writer *w)
 {
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return jnl_ts(w, (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec);
+	return jnl_ts(w, clock_mono_ns());
 }
 
 static int buf_append(const char *s, size_t n, void *data)

@@ -20,6 +20,8 @@
  * log goes to the journal as `log` records, and to stderr with -v.
  */
 #include "cli_batch.h"
+#include "clock_mono.h"
+#include "sigtick.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -73,14 +75,6 @@ struct batch {
 	int signo;                      /* hunch's ending signal, or 0 */
 	json_t *config;                 /* files loaded, differences */
 };
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* Before a line of its own: the open progress line is wiped. */
 static void clear_progress(struct batch *b)
@@ -151,7 +145,6 @@ static void open_journal(struct batch *b, const struct pc_config *cfg)
 	};
 	struct jnl_writer_opts wo = { 0 };
 	struct hunch_err err = { 0 };
-	struct timespec ts;
 	json_t *hyp, *files, *tun;
 
 	/* The replay then uses these very documents and values. */
@@ -162,9 +155,7 @@ static void open_journal(struct batch *b, const struct pc_config *cfg)
 	b->config = cli_config_summary(cfg);
 	h.config = b->config;
 	clock_gettime(CLOCK_REALTIME, &h.start_wall);
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	h.start_mono_ns = (uint64_t)ts.tv_sec * 1000000000u +
-			  (uint64_t)ts.tv_nsec;
+	h.start_mono_ns = clock_mono_ns();
 	if (jnl_open_for_search(&b->jw, &c, &h, &wo, getenv, &err) < 0) {
 		fprintf(stderr, "hunch: no journal: %s\n", err.msg);
 		b->jw = NULL;
@@ -189,21 +180,9 @@ static void journal_output(struct batch *b)
 		out_fwd_pump(b->t->fwd, b->jw);
 }
 
-/* Read hunch's pending signals; returns the ending one, or 0. */
-static int read_signals(int sigfd)
-{
-	struct signalfd_siginfo si;
-	int ending = 0;
-
-	while (read(sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
-		if (si.ssi_signo != SIGCHLD)
-			ending = (int)si.ssi_signo;
-	return ending;
-}
-
 static void progress(struct batch *b)
 {
-	double now = now_s();
+	double now = clock_mono_s();
 
 	if (now - b->last_progress < (b->tty ? PROGRESS_TTY_EVERY_S :
 				      PROGRESS_EVERY_S))
@@ -223,7 +202,7 @@ static void progress(struct batch *b)
 static void tell_findings(struct batch *b)
 {
 	struct pc_findings fs = { 0 };
-	double now = now_s();
+	double now = clock_mono_s();
 	char line[1024];
 
 	if (now - b->last_findings < FINDINGS_EVERY_S)
@@ -247,7 +226,7 @@ static bool search_done(struct batch *b)
 	if (pc_consult_ended(b->pc) || b->st.ended)
 		return true;  /* the consultant says how the target ended */
 	if (b->o->time_limit >= 0 &&
-	    now_s() - b->start >= b->o->time_limit) {
+	    clock_mono_s() - b->start >= b->o->time_limit) {
 		b->stop = "time limit";
 		return true;
 	}
@@ -271,7 +250,7 @@ static void search_loop(struct batch *b)
 		}
 		journal_output(b);
 		pc_consult_tick(b->pc);
-		pc_phase_at_live(&b->phases, b->pc, now_s() - b->start, b->jw);
+		pc_phase_at_live(&b->phases, b->pc, clock_mono_s() - b->start, b->jw);
 		if (b->jw != NULL)
 			jnl_tick(b->jw);
 		tell_findings(b);
@@ -279,7 +258,7 @@ static void search_loop(struct batch *b)
 			return;
 		progress(b);
 		if (poll(&pfd, 1, due < 0 || due > MAX_WAIT_MS ? MAX_WAIT_MS
-			 : due) > 0 && (b->signo = read_signals(b->t->sigfd))) {
+			 : due) > 0 && (b->signo = sigtick_read_ending(b->t->sigfd))) {
 			b->stop = "interrupted";
 			return;
 		}
@@ -298,7 +277,7 @@ static void wait_for_end(struct batch *b)
 		if (b->st.ended)
 			break;
 		if (poll(&pfd, 1, 200) > 0)
-			b->signo = read_signals(b->t->sigfd);
+			b->signo = sigtick_read_ending(b->t->sigfd);
 	}
 }
 
@@ -401,9 +380,9 @@ static int write_reports(struct batch *b)
 /* Let a launched program run SETTLE_MS (attached ones already run). */
 static void settle(struct batch *b)
 {
-	double until = now_s() + SETTLE_MS / 1000.0;
+	double until = clock_mono_s() + SETTLE_MS / 1000.0;
 
-	while (b->t->argv != NULL && !b->st.ended && now_s() < until) {
+	while (b->t->argv != NULL && !b->st.ended && clock_mono_s() < until) {
 		src_live_pump(b->live, 10, &b->st);
 		journal_output(b);
 	}
@@ -479,7 +458,7 @@ int cli_batch_search(struct pc_source *live, struct pc_config *cfg,
 			   .phases = o->phases };
 	int rc;
 
-	b.start = b.last_progress = now_s();
+	b.start = b.last_progress = clock_mono_s();
 	b.last_findings = -1;
 	b.tty = isatty(STDERR_FILENO);
 	fprintf(stderr, "hunch: searching %s (pid %d)%s\n", t->label,
@@ -494,7 +473,7 @@ int cli_batch_search(struct pc_source *live, struct pc_config *cfg,
 	clear_progress(&b);
 	if (b.pc != NULL && rc == HUNCH_EXIT_OK)
 		fprintf(stderr, "hunch: %6.1f s  search %s; %d experiments "
-			"run, peak cost %.2f%%\n", now_s() - b.start,
+			"run, peak cost %.2f%%\n", clock_mono_s() - b.start,
 			b.stop ? b.stop : "complete", b.pc->runs,
 			100 * b.pc->peak_observed);
 	leave_target(&b);

@@ -8,6 +8,8 @@
  * the latter hunch detaches cleanly, so the program runs on untouched.
  */
 #include "cli.h"
+#include "clock_mono.h"
+#include "sigtick.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -49,28 +51,9 @@ struct session {
 	int ended_by_signal;  /* hunch's own SIGINT/SIGTERM/SIGHUP, or 0 */
 };
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* Block the signals the loop reads from a signalfd.  The engine resets
- * the mask in launched children, so programs see their usual signals. */
-static int open_signalfd(void)
-{
-	sigset_t set;
-
-	sigemptyset(&set);
-	sigaddset(&set, SIGCHLD);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
-	sigprocmask(SIG_BLOCK, &set, NULL);
-	return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
-}
+/* Blocked and read from a signalfd by the loop.  The engine resets the
+ * mask in launched children, so programs see their usual signals. */
+static const int run_signals[] = { SIGCHLD, SIGINT, SIGTERM, SIGHUP };
 
 /* Apply a discovery to the tree and, with --verbose, say so. */
 static void on_discovery(void *arg, const struct pc_discovery *d)
@@ -134,21 +117,9 @@ static void print_where(struct session *s)
 		     false, stderr);
 }
 
-/* Read hunch's own pending signals; returns the ending one, or 0. */
-static int read_signals(int sigfd)
-{
-	struct signalfd_siginfo si;
-	int ending = 0;
-
-	while (read(sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
-		if (si.ssi_signo != SIGCHLD)
-			ending = (int)si.ssi_signo;
-	return ending;
-}
-
 static void run_loop(struct session *s)
 {
-	double deadline = s->o->seconds >= 0 ? now_s() + s->o->seconds : -1;
+	double deadline = s->o->seconds >= 0 ? clock_mono_s() + s->o->seconds : -1;
 	struct pollfd pfd = { .fd = s->sigfd, .events = POLLIN };
 
 	for (;;) {
@@ -160,10 +131,10 @@ static void run_loop(struct session *s)
 		sync_tree(s);
 		if (s->st.ended)
 			return;
-		if (deadline >= 0 && now_s() >= deadline)
+		if (deadline >= 0 && clock_mono_s() >= deadline)
 			return;
 		if (poll(&pfd, 1, 100) > 0) {
-			s->ended_by_signal = read_signals(s->sigfd);
+			s->ended_by_signal = sigtick_read_ending(s->sigfd);
 			if (s->ended_by_signal)
 				return;
 		}
@@ -404,7 +375,7 @@ static int batch_launch(char **argv, const struct session_opts *o)
 		pc_config_free(cfg);
 		return HUNCH_EXIT_USAGE;
 	}
-	t.sigfd = open_signalfd();
+	t.sigfd = SIGTICK_SIGNALS(run_signals, NULL);
 	/* The journal wants the program's output: a forwarder passes it on
 	 * and hands hunch a copy (out_forward.h).  Not when either stream
 	 * is a terminal: the program would see a pipe instead (isatty,
@@ -461,7 +432,7 @@ static int launch_session(char **argv, const struct session_opts *o)
 		fprintf(stderr, "hunch: cannot use terminal '%s'; running "
 			"without the dashboard\n", getenv("TERM"));
 	}
-	s.sigfd = open_signalfd();
+	s.sigfd = SIGTICK_SIGNALS(run_signals, NULL);
 	if (src_live_launch(&lo, &s.src, &err) < 0) {
 		fprintf(stderr, "hunch: %s\n", err.msg);
 		return HUNCH_EXIT_TARGET;
@@ -521,7 +492,7 @@ static int batch_attach(pid_t pid, const struct session_opts *o)
 		pc_config_free(cfg);
 		return HUNCH_EXIT_USAGE;
 	}
-	t.sigfd = open_signalfd();
+	t.sigfd = SIGTICK_SIGNALS(run_signals, NULL);
 	if (src_live_attach(pid, rtlib, &src, &err) < 0) {
 		fprintf(stderr, "hunch: %s\n", err.msg);
 		pc_config_free(cfg);
@@ -579,7 +550,7 @@ int cli_attach(int argc, char **argv)
 		fprintf(stderr, "hunch: cannot use terminal '%s'; running "
 			"without the dashboard\n", getenv("TERM"));
 	}
-	s.sigfd = open_signalfd();
+	s.sigfd = SIGTICK_SIGNALS(run_signals, NULL);
 	if (src_live_attach((pid_t)pid, rtlib, &s.src, &err) < 0) {
 		fprintf(stderr, "hunch: %s\n", err.msg);
 		return HUNCH_EXIT_TARGET;

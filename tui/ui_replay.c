@@ -24,6 +24,7 @@
  * SIGHUP, SIGTSTP, SIGCONT) and a timerfd.
  */
 #include "ui.h"
+#include "sigtick.h"
 #include "ui_replay.h"
 #include "ui_panes.h"
 #include "ui_search.h"
@@ -51,6 +52,11 @@
 #include "ui_replay_int.h"
 
 #define TICK_MS 100
+
+/* What the loop reads from its signalfd. */
+static const int loop_signals[] = {
+	SIGWINCH, SIGINT, SIGTERM, SIGHUP, SIGTSTP, SIGCONT,
+};
 
 static const double speeds[] = { 0.5, 1, 2, 5, 10, 20, 50, 100 };
 #define NSPEEDS (sizeof(speeds) / sizeof(speeds[0]))
@@ -678,33 +684,6 @@ static int run_loop(struct ui *u, int sigfd, int tfd)
 	return ending;
 }
 
-static int open_signals(sigset_t *old)
-{
-	static const int sigs[] = {
-		SIGWINCH, SIGINT, SIGTERM, SIGHUP, SIGTSTP, SIGCONT,
-	};
-	sigset_t set;
-
-	sigemptyset(&set);
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		sigaddset(&set, sigs[i]);
-	sigprocmask(SIG_BLOCK, &set, old);
-	return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
-}
-
-static int open_tick(void)
-{
-	struct itimerspec it = {
-		.it_interval = { 0, TICK_MS * 1000000L },
-		.it_value = { 0, TICK_MS * 1000000L },
-	};
-	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-
-	if (fd >= 0)
-		timerfd_settime(fd, 0, &it, NULL);
-	return fd;
-}
-
 static void init(struct ui *u, struct ui_replay *x,
 		 const struct ui_replay_opts *o)
 {
@@ -751,8 +730,8 @@ int ui_replay_run(const struct ui_replay_opts *o)
 	int sigfd, tfd, ending;
 
 	init(&u, &x, o);
-	sigfd = open_signals(&old);
-	tfd = open_tick();
+	sigfd = SIGTICK_SIGNALS(loop_signals, &old);
+	tfd = sigtick_timer(TICK_MS);
 	if (sigfd < 0 || tfd < 0 || ui_screen_init(&u) < 0) {
 		finish(&u, sigfd, tfd, &old);
 		return UI_FALLBACK;

@@ -11,6 +11,7 @@
  * step aside means.
  */
 #include "ui.h"
+#include "clock_mono.h"
 
 #include <langinfo.h>
 #include <locale.h>
@@ -42,10 +43,7 @@ static const struct ui_glyphs glyphs_ascii = {
 
 double ui_now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return clock_mono_s();
 }
 
 /* NO_COLOR (https://no-color.org): present and not empty. */

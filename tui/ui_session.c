@@ -18,6 +18,7 @@
  * status as `hunch run` does.
  */
 #include "ui.h"
+#include "sigtick.h"
 #include "ui_session.h"
 #include "cli.h"
 
@@ -39,6 +40,11 @@
 #include "ui_search.h"
 
 #define TICK_MS 250
+
+/* What the loop reads from its signalfd. */
+static const int loop_signals[] = {
+	SIGCHLD, SIGWINCH, SIGINT, SIGTERM, SIGHUP, SIGTSTP, SIGCONT,
+};
 #define LOG_LINES 20000
 
 struct loop {
@@ -54,33 +60,6 @@ bool ui_wanted(bool batch)
 
 	return !batch && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO) &&
 	       term != NULL && term[0] != '\0' && strcmp(term, "dumb") != 0;
-}
-
-static int open_signals(sigset_t *old)
-{
-	static const int sigs[] = {
-		SIGCHLD, SIGWINCH, SIGINT, SIGTERM, SIGHUP, SIGTSTP, SIGCONT,
-	};
-	sigset_t set;
-
-	sigemptyset(&set);
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		sigaddset(&set, sigs[i]);
-	sigprocmask(SIG_BLOCK, &set, old);
-	return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
-}
-
-static int open_tick(void)
-{
-	struct itimerspec it = {
-		.it_interval = { 0, TICK_MS * 1000000L },
-		.it_value = { 0, TICK_MS * 1000000L },
-	};
-	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-
-	if (fd >= 0)
-		timerfd_settime(fd, 0, &it, NULL);
-	return fd;
 }
 
 static void ui_init(struct ui *u, const struct ui_opts *o)
@@ -413,8 +392,8 @@ static int finish(struct ui *u, struct loop *lp)
 
 static int start(struct ui *u, struct loop *lp)
 {
-	lp->sigfd = open_signals(&lp->old_mask);
-	lp->tfd = open_tick();
+	lp->sigfd = SIGTICK_SIGNALS(loop_signals, &lp->old_mask);
+	lp->tfd = sigtick_timer(TICK_MS);
 	if (lp->sigfd < 0 || lp->tfd < 0 || ui_screen_init(u) < 0) {
 		/* the plain session takes over: as if we had never come */
 		if (lp->sigfd >= 0)
