@@ -37,8 +37,9 @@ tap_ok $([ -n "$top" ] && [ "${top#0x}" = "$top" ]; echo $?) \
 	--journal "$TMP/j" -- "$PY" -c "$WORK" > "$TMP/out" 2> "$TMP/err"
 rc=$?
 tap_eq "$rc" 0 "hunch run --batch on python3.11: exit 0"
-[ "$rc" = 0 ] || grep -E -A3 '^(result|incomplete)|not tested' "$TMP/out" |
-	grep -v '^ *[0-9]*\. CPU' | head -12 | tap_lines
+[ "$rc" = 0 ] || jq -r '.not_tested[] | select(.top_level) |
+	"not tested: \(.hypothesis): \(.reason) (\(.detail))"' "$TMP/r.json" |
+	tap_lines
 # The CPU hypothesis: CPUbound, or on a machine whose other load starves
 # the program (CPUstarved true), CPUdemand, the CPU it uses or waits for:
 # CPUbound then reads the share of a CPU the load leaves it.
