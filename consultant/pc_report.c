@@ -508,7 +508,8 @@ static void text_bottleneck(const struct pc_consult *pc,
 	if (n->sampled)
 		fprintf(f, "    sampled: estimated from CPU stack samples (the "
 			"code could not be instrumented within the cost "
-			"limit)\n");
+			"limit, or runs inside an outer function's "
+			"recursion)\n");
 }
 
 static void text_earlier(const struct pc_consult *pc,

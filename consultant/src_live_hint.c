@@ -476,6 +476,12 @@ void slh_cpu_counts(const struct slh *h, const char *path,
 		       latest);
 }
 
+void slh_cpu_reentered(const struct slh *h, const char *path, size_t *n_raw,
+		       size_t *n_gone)
+{
+	hw_count_reentered(h->win, HW_CPU, path, n_raw, n_gone);
+}
+
 struct eng_psampler *slh_sampler(struct slh *h)
 {
 	return h->ps;

@@ -84,6 +84,11 @@ const struct slh_stats *slh_stats(const struct slh *h);
 void slh_cpu_counts(const struct slh *h, const char *path,
 		    const char *within, double after, size_t *n_within,
 		    size_t *n_both, double *latest);
+/* The window's CPU samples whose stack held `path` before recursion
+ * was folded, and those whose folded stack lost it: time of an outer
+ * function entered again below it (hw_count_reentered). */
+void slh_cpu_reentered(const struct slh *h, const char *path, size_t *n_raw,
+		       size_t *n_gone);
 /* The sampler itself: recent stacks per thread, with times (see
  * eng_psampler_on_stack_since). */
 struct eng_psampler *slh_sampler(struct slh *h);

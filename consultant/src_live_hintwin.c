@@ -21,6 +21,9 @@ struct obs {
 	int *stack;            /* its complete stack, folded, innermost
 				* first; NULL when it has none */
 	int nstack;
+	int *gone;             /* functions folding took off its stack (not
+				* in ids); NULL when none */
+	int ngone;
 };
 
 /* A call edge seen on stacks; `seq` orders ties by first sight. */
@@ -66,6 +69,7 @@ void hw_free(struct hw *w)
 	for (size_t i = 0; i < w->nobs; i++) {
 		free(w->obs[i].ids);
 		free(w->obs[i].stack);
+		free(w->obs[i].gone);
 	}
 	free(w->paths);
 	free(w->obs);
@@ -114,6 +118,8 @@ static struct obs *add_obs(struct hw *w, double t, enum hw_kind kind,
 	o->nids = 0;
 	o->stack = NULL;
 	o->nstack = 0;
+	o->gone = NULL;
+	o->ngone = 0;
 	for (int i = 0; i < nids; i++)
 		if (!has_id(o->ids, o->nids, ids[i]))
 			o->ids[o->nids++] = ids[i];
@@ -209,6 +215,14 @@ void hw_add_stack(struct hw *w, double t, enum hw_kind kind, const int *ids,
 		if (i + 1 < nstack)
 			add_edge(w, stack[i + 1], stack[i]);
 	}
+	for (int i = 0; i < ngiven; i++) {
+		if (has_id(o->ids, o->nids, given[i]) ||
+		    has_id(o->gone, o->ngone, given[i]))
+			continue;
+		if (o->gone == NULL)
+			o->gone = xrealloc(NULL, (size_t)ngiven * sizeof(int));
+		o->gone[o->ngone++] = given[i];
+	}
 	if (complete && nstack > 0) {
 		o->stack = stack;
 		o->nstack = nstack;
@@ -223,6 +237,7 @@ void hw_expire(struct hw *w, double now)
 
 	while (k < w->nobs && w->obs[k].t < now - w->window) {
 		free(w->obs[k].stack);
+		free(w->obs[k].gone);
 		free(w->obs[k++].ids);
 	}
 	if (k == 0)
@@ -459,4 +474,32 @@ void hw_count_after(const struct hw *w, enum hw_kind kind, double after,
 	}
 	free(mp);
 	free(mw);
+}
+
+static bool any_in(const int *ids, int n, const bool *m)
+{
+	for (int i = 0; i < n; i++)
+		if (m[ids[i]])
+			return true;
+	return false;
+}
+
+void hw_count_reentered(const struct hw *w, enum hw_kind kind,
+			const char *path, size_t *n_raw, size_t *n_gone)
+{
+	bool *m = matching(w, path);
+
+	*n_raw = *n_gone = 0;
+	for (size_t i = 0; i < w->nobs; i++) {
+		const struct obs *o = &w->obs[i];
+		bool kept, gone;
+
+		if (o->kind != kind)
+			continue;
+		kept = any_in(o->ids, o->nids, m);
+		gone = !kept && any_in(o->gone, o->ngone, m);
+		*n_raw += kept || gone;
+		*n_gone += gone;
+	}
+	free(m);
 }

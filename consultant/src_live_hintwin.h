@@ -86,6 +86,14 @@ void hw_roots(const struct hw *w, const char *const *starts, size_t nstarts,
 void hw_count_after(const struct hw *w, enum hw_kind kind, double after,
 		    const char *path, const char *within, size_t *n_within,
 		    size_t *n_both, double *latest);
+/* Observations of `kind` whose stack held `path` before recursion was
+ * folded (`*n_raw`), and those of them whose folded stack no longer
+ * holds it (`*n_gone`): `path` ran only between two activations of an
+ * outer function then (sum and the generator between two activations
+ * of an interpreter's loop), and that time is the outer function's.  A
+ * timer on `path` counts it as path's all the same. */
+void hw_count_reentered(const struct hw *w, enum hw_kind kind,
+			const char *path, size_t *n_raw, size_t *n_gone);
 /* Observations of a kind in the window (tests, messages). */
 size_t hw_count(const struct hw *w, enum hw_kind kind);
 /* Observations of a kind that fall in `path`. */

@@ -34,7 +34,10 @@
  * instrumented, unless that cannot be done within the cost limit (its
  * predicted slowdown is over costLimit, or the code cannot be
  * instrumented at all: an interpreter's eval loop whose entry needs a
- * trap, at ~100 µs a call while hunch traces it).  Then it is estimated
+ * trap, at ~100 µs a call while hunch traces it), or the code runs
+ * mostly between two activations of an outer function (sum() between
+ * two of python's eval loop: a timer on sum would count the loop's
+ * bytecode again, the samples fold it into the loop).  Then it is estimated
  * from the hint sampler's stack samples: the kernel's CPU time of the
  * process (or of the focus thread) times the share of its CPU samples
  * that had the focus code on their stack, interval by interval.  The
@@ -353,6 +356,29 @@ static bool use_samples(struct slo *o, const struct slm_kernel *k,
 	       inst_cost > pc_tunable_get(o->cfg, "costLimit"));
 }
 
+/* Code that runs mostly between two activations of an outer function
+ * (SLO_REENTERED of the window's CPU samples that hold it, at least
+ * SLO_REENTERED_MIN), as sum() and the generator do between two
+ * activations of python's eval loop: an inclusive timer there counts
+ * the outer function's time again (the loop's bytecode, run below
+ * sum), so it reads the whole program where the samples, folded, give
+ * it its own part; sampled, it is measured as the outer function is
+ * (src_live_hintwin.h, hw_add_stack). */
+#define SLO_REENTERED 0.25
+#define SLO_REENTERED_MIN 3
+static bool reentered(struct slo *o, const struct slm_kernel *k,
+		      const char *code)
+{
+	struct slh *h = k->child ? slk_hint(o->kids, k->pid) : o->hints;
+	size_t raw, gone;
+
+	if (!k->can_sample || h == NULL || code == NULL)
+		return false;
+	slh_cpu_reentered(h, code, &raw, &gone);
+	return gone >= SLO_REENTERED_MIN &&
+	       (double)gone >= SLO_REENTERED * (double)raw;
+}
+
 double slo_predict(struct slo *o, const char *metric,
 		   const struct pc_src_focus *f)
 {
@@ -361,7 +387,8 @@ double slo_predict(struct slo *o, const char *metric,
 
 	if (is_internal(o, metric))
 		return 0;  /* computed by hunch from what it reads anyway */
-	if (kernel_focus(o, metric, f, &k, NULL) < 0 || k.use || k.child)
+	if (kernel_focus(o, metric, f, &k, NULL) < 0 || k.use || k.child ||
+	    reentered(o, &k, f->path[0]))
 		return 0;  /* the kernel counts it (or samples); or refused */
 	cost = predict_inst(o, metric, f);
 	if (cost == PC_SRC_MEASURING || use_samples(o, &k, cost))
@@ -498,7 +525,9 @@ int slo_enable(struct slo *o, const char *metric,
 				pc_metric_find(o->cfg, metric)->kernel ==
 				PC_KERNEL_RUNQUEUE);
 		if (in->status == 0 && k.can_sample &&
-		    use_samples(o, &k, k.child ? 0 : predict_inst(o, metric, f)))
+		    (reentered(o, &k, f->path[0]) ||
+		     use_samples(o, &k, k.child ? 0 :
+				 predict_inst(o, metric, f))))
 			return enable_sampled(o, in, f, &k);
 	}
 	if (in->status < 0) {

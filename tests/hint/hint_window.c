@@ -117,6 +117,22 @@ static void stacks(void)
 	}
 	hint_is(w, F("eval"), 3.0 / 7.0);
 	hint_is(w, F("sum"), 1.0 / 7.0);
+	{
+		size_t raw, gone;
+
+		hw_count_reentered(w, HW_CPU, F("sum"), &raw, &gone);
+		tap_ok(raw == 3 && gone == 2, "sum was on 3 stacks before "
+		       "folding, 2 of them only between two evals (%zu, %zu)",
+		       raw, gone);
+		hw_count_reentered(w, HW_CPU, F("eval"), &raw, &gone);
+		tap_ok(raw == 3 && gone == 0, "eval, the outer activation, "
+		       "keeps all 3 (%zu, %zu)", raw, gone);
+		hw_count_reentered(w, HW_CPU, F("add"), &raw, &gone);
+		tap_ok(raw == 4 && gone == 0, "add, below the inner eval, "
+		       "keeps its 4 (%zu, %zu)", raw, gone);
+		hw_count_reentered(w, HW_SYNC, F("sum"), &raw, &gone);
+		tap_ok(raw == 0 && gone == 0, "no sync observation holds sum");
+	}
 	hint_is(w, F("add"), 4.0 / 7.0);
 	hint_is(w, "/Code/q", 2.0 / 7.0);
 	tap_ok(strcmp(roots(w, &mainp, 1), F("worker")) == 0, "roots with "
