@@ -562,10 +562,33 @@ static bool is_zombie(struct eng_proc *p, pid_t tid)
 	return s != NULL && (s[2] == 'Z' || s[2] == 'X');
 }
 
+/* Wait up to 10 s (in 50 ms slices) for thread tid to leave the running
+ * state: stopped, gone, or (with zombie_ok) a zombie that will never
+ * stop.  0, -ETIMEDOUT, or a wait error. */
+static int wait_stopped(struct eng_proc *p, pid_t tid, bool zombie_ok)
+{
+	for (int slice = 0; slice < 200; slice++) {
+		struct eng_thread *t = eng_thread_find(p, tid);
+		int rc;
+
+		if (t == NULL || t->state != TS_RUNNING)
+			return 0;
+		rc = eng_wait_thread(p, t, 50);
+		if (rc == -ECHILD)
+			return 0;
+		if (rc == -ETIMEDOUT && zombie_ok && is_zombie(p, tid)) {
+			t->state = TS_ZOMBIE;
+			return 0;
+		}
+		if (rc < 0 && rc != -ETIMEDOUT)
+			return rc;
+	}
+	return -ETIMEDOUT;
+}
+
 int eng_thread_interrupt_wait(struct eng_proc *p, struct eng_thread *t)
 {
 	pid_t tid = t->tid;
-	int rc;
 
 	if (t->state != TS_RUNNING)
 		return 0;
@@ -576,21 +599,7 @@ int eng_thread_interrupt_wait(struct eng_proc *p, struct eng_thread *t)
 	 * the pending interrupt trap at any ptrace stop (ptrace_stop:
 	 * "any trap clears pending STOP trap"), and a stray
 	 * PTRACE_EVENT_STOP would simply be resumed by eng_settle. */
-	for (int slice = 0; slice < 200; slice++) {
-		t = eng_thread_find(p, tid);
-		if (t == NULL || t->state != TS_RUNNING)
-			return 0;
-		rc = eng_wait_thread(p, t, 50);
-		if (rc == -ECHILD)
-			return 0;
-		if (rc == -ETIMEDOUT && is_zombie(p, tid)) {
-			t->state = TS_ZOMBIE;
-			return 0;
-		}
-		if (rc < 0 && rc != -ETIMEDOUT)
-			return rc;
-	}
-	return -ETIMEDOUT;
+	return wait_stopped(p, tid, true);
 }
 
 /* A thread stopped at a clone or exec event is inside the system call:
@@ -610,17 +619,7 @@ int eng_thread_to_user_stop(struct eng_proc *p, struct eng_thread *t)
 		return -errno;
 	if ((rc = eng_thread_cont(p, t, 0)) < 0)
 		return rc;
-	for (int slice = 0; slice < 200; slice++) {
-		t = eng_thread_find(p, tid);
-		if (t == NULL || t->state != TS_RUNNING)
-			return 0;
-		rc = eng_wait_thread(p, t, 50);
-		if (rc == -ECHILD)
-			return 0;
-		if (rc < 0 && rc != -ETIMEDOUT)
-			return rc;
-	}
-	return -ETIMEDOUT;
+	return wait_stopped(p, tid, false);
 }
 
 int eng_stop_all(struct eng_proc *p, struct hunch_err *err)
