@@ -406,6 +406,17 @@ static int batch_launch(char **argv, const struct session_opts *o)
 	return rc;
 }
 
+/* The dashboard's options freed; where it could not use the terminal,
+ * say so (the session goes on without it). */
+static int after_dashboard(int rc, struct ui_opts *uo)
+{
+	json_decref(uo->config);
+	if (rc == UI_FALLBACK)
+		fprintf(stderr, "hunch: cannot use terminal '%s'; running "
+			"without the dashboard\n", getenv("TERM"));
+	return rc;
+}
+
 static int launch_session(char **argv, const struct session_opts *o)
 {
 	struct session s = { .o = o };
@@ -424,13 +435,9 @@ static int launch_session(char **argv, const struct session_opts *o)
 
 		if (rc != HUNCH_EXIT_OK)
 			return rc;
-		rc = ui_run_launch(argv, &uo);
-		json_decref(uo.config);
-
+		rc = after_dashboard(ui_run_launch(argv, &uo), &uo);
 		if (rc != UI_FALLBACK)
 			return rc;
-		fprintf(stderr, "hunch: cannot use terminal '%s'; running "
-			"without the dashboard\n", getenv("TERM"));
 	}
 	s.sigfd = SIGTICK_SIGNALS(run_signals, NULL);
 	if (src_live_launch(&lo, &s.src, &err) < 0) {
@@ -542,13 +549,9 @@ int cli_attach(int argc, char **argv)
 
 		if (rc != HUNCH_EXIT_OK)
 			return rc;
-		rc = ui_run_attach((pid_t)pid, &uo);
-		json_decref(uo.config);
-
+		rc = after_dashboard(ui_run_attach((pid_t)pid, &uo), &uo);
 		if (rc != UI_FALLBACK)
 			return rc;
-		fprintf(stderr, "hunch: cannot use terminal '%s'; running "
-			"without the dashboard\n", getenv("TERM"));
 	}
 	s.sigfd = SIGTICK_SIGNALS(run_signals, NULL);
 	if (src_live_attach((pid_t)pid, rtlib, &s.src, &err) < 0) {

@@ -252,20 +252,27 @@ static void sync_tree(struct ui *u, struct ui_consult *c)
 
 /* --- the search ---------------------------------------------------------- */
 
-static void fill_status(struct ui *u)
+struct ui_search_status ui_consult_status(const struct pc_consult *pc,
+					  const struct pc_search *s)
 {
-	const struct pc_consult *pc = u->pc;
-	const struct pc_search *s = ui_search_shown(u);
-	struct ui_search_status old = u->search;
 	double period = pc_consult_sample_period(pc);
 
-	u->search = (struct ui_search_status){
+	return (struct ui_search_status){
 		.have = true, .sample_hz = period > 0 ? 1 / period : 0,
 		.cost = pc->observed,
 		.cost_limit = pc_tunable_get(pc->cfg, "costLimit"),
 		.active = pc->nactive, .pending = pc->npending,
 		.state = ui_search_state_word(pc, s),
 	};
+}
+
+static void fill_status(struct ui *u)
+{
+	const struct pc_consult *pc = u->pc;
+	const struct pc_search *s = ui_search_shown(u);
+	struct ui_search_status old = u->search;
+
+	u->search = ui_consult_status(pc, s);
 	if (memcmp(&old, &u->search, sizeof(old)) != 0)
 		u->dirty |= UI_D_STATUS;
 }

@@ -13,6 +13,7 @@
 #include "ui_session.h"
 
 struct jnl_writer;
+struct pc_search;
 
 /* How long the program runs before the search starts. */
 #define UI_SETTLE_S 0.2
@@ -49,6 +50,10 @@ void ui_consult_open(struct ui *u, struct ui_consult *c);
 /* Each pass after src_live_pump: resources, the search (started once
  * the program has run a moment), the journal, the status line. */
 void ui_consult_pump(struct ui *u, struct ui_consult *c);
+/* The status line's search fields for search s of pc (the live and the
+ * replay dashboards both show them). */
+struct ui_search_status ui_consult_status(const struct pc_consult *pc,
+					  const struct pc_search *s);
 /* Milliseconds until the source's next sample (-1: none), so the loop
  * wakes in time for it. */
 int ui_consult_due_ms(const struct ui *u, const struct ui_consult *c);

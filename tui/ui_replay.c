@@ -27,6 +27,7 @@
 #include "sigtick.h"
 #include "ui_replay.h"
 #include "ui_panes.h"
+#include "ui_consult.h"
 #include "ui_search.h"
 #include "ui_session.h"
 #include "cli.h"
@@ -90,16 +91,7 @@ static void journal_notes(struct ui *u)
  * the live dashboard's and the Search pane's header (ui_search.c). */
 static void fill_search(struct ui *u)
 {
-	const struct pc_consult *pc = u->pc;
-	double period = pc_consult_sample_period(pc);
-
-	u->search = (struct ui_search_status){
-		.have = true, .sample_hz = period > 0 ? 1 / period : 0,
-		.cost = pc->observed,
-		.cost_limit = pc_tunable_get(pc->cfg, "costLimit"),
-		.active = pc->nactive, .pending = pc->npending,
-		.state = ui_search_state_word(pc, ui_search_shown(u)),
-	};
+	u->search = ui_consult_status(u->pc, ui_search_shown(u));
 }
 
 /* Threads alive at the replay time; the pid, when the header has none
