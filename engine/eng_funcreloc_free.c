@@ -140,12 +140,10 @@ static int deregister(struct eng_inst *in, struct inst_threads *th,
 		      struct fr_func **fs, size_t n, struct hunch_err *err)
 {
 	uint64_t fn = eng_shm_entry(in->shm, HUNCH_RT_ENTRY_FRAMES_DEREGISTER);
+	size_t k = fr_count(fs, n, registered);
 	uint64_t ret = 0;
-	size_t k = 0;
 	int rc;
 
-	for (size_t i = 0; i < n; i++)
-		k += registered(fs[i]);
 	if (k == 0)
 		return 0;
 	if (fn == 0 || fr_in_unwinder(in, th))

@@ -83,6 +83,9 @@ struct eng_funcreloc {
 	size_t compactions;
 };
 
+/* How many of fs[0..n) `want` picks. */
+size_t fr_count(struct fr_func **fs, size_t n,
+		bool (*want)(const struct fr_func *));
 /* Is f's module still mapped where it was? */
 bool fr_loaded(const struct eng_inst *in, const struct fr_func *f);
 /* The relocated function holding original address a, or NULL. */

@@ -117,6 +117,16 @@ bool fr_in_unwinder(struct eng_inst *in, const struct inst_threads *th)
  * table addresses of the copies in fs[] chosen by `want`, copied into
  * trampoline memory near fs[0]'s copy for the call.  0 and *ret, or
  * <0 error. */
+size_t fr_count(struct fr_func **fs, size_t n,
+		bool (*want)(const struct fr_func *))
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		k += want(fs[i]);
+	return k;
+}
+
 int fr_call_frames(struct eng_inst *in, const struct inst_threads *th,
 		   uint64_t fn, struct fr_func **fs, size_t n,
 		   bool (*want)(const struct fr_func *), size_t k,
@@ -163,12 +173,10 @@ static int register_frames(struct eng_inst *in, struct inst_threads *th,
 			   struct hunch_err *err)
 {
 	uint64_t fn = eng_shm_entry(in->shm, HUNCH_RT_ENTRY_FRAMES_REGISTER);
+	size_t k = fr_count(fs, n, to_register);
 	uint64_t ret = 0;
-	size_t k = 0;
 	int rc;
 
-	for (size_t i = 0; i < n; i++)
-		k += to_register(fs[i]);
 	if (k == 0)
 		return 0;
 	if (fn == 0)
