@@ -142,7 +142,7 @@ static struct pc_node *queue_head(const struct pc_consult *pc,
 void pc_node_stop(struct pc_consult *pc, struct pc_node *n, const char *st)
 {
 	for (int i = 0; i < n->nin; i++)
-		pc_dm_release(&pc->dm, n->inst[i]);
+		pc_datamgr_release(&pc->dm, n->inst[i]);
 	n->nin = 0;
 	if (n->pending) {
 		pc->npending--;
@@ -179,8 +179,8 @@ static double predict_now(struct pc_consult *pc, const struct pc_node *n,
 		struct pc_focus f;
 
 		focus_of_input(pc, n, i, &f);
-		c += pc_dm_predict(&pc->dm, h->in[i].metric, &f);
-		*measuring |= pc_dm_measuring(&pc->dm, h->in[i].metric, &f);
+		c += pc_datamgr_predict(&pc->dm, h->in[i].metric, &f);
+		*measuring |= pc_datamgr_measuring(&pc->dm, h->in[i].metric, &f);
 	}
 	return c;
 }
@@ -234,7 +234,7 @@ static void launch(struct pc_consult *pc, struct pc_node *n, double c)
 		int id;
 
 		focus_of_input(pc, n, i, &f);
-		id = pc_dm_acquire(&pc->dm, h->in[i].metric, &f, pc->now);
+		id = pc_datamgr_acquire(&pc->dm, h->in[i].metric, &f, pc->now);
 		if (id < 0) {
 			/* Refused outright: the next tick reports it as a
 			 * failed enable, like a failed reply. */
@@ -256,7 +256,7 @@ bool pc_launch_done(struct pc_consult *pc, struct pc_search *s,
 
 	(void)s;
 	for (int i = 0; i < n->nin; i++) {
-		struct pc_minst *m = pc_dm_get(&pc->dm, n->inst[i]);
+		struct pc_minst *m = pc_datamgr_get(&pc->dm, n->inst[i]);
 
 		if (m->state == PC_MI_FAILED)
 			reason = m->fail_reason ? m->fail_reason : "refused";
@@ -662,7 +662,8 @@ void pc_cost_gate(struct pc_consult *pc)
 			n->unconfirmed = n->truth == PC_TRUE;
 			pc->skipped++;
 			pc_node_trace(n, "skipped");
-			pc_logf(pc, "Predicted cost %.4f of %s for %s exceeds the "
+			pc_logf(pc,
+				"Predicted cost %.4f of %s for %s exceeds the "
 				"cost limit %.4f: skipped",
 				n->pred_cost, pc_node_hyp(pc, n)->name,
 				pc_focus_name(pc->res, &n->focus, focus,
@@ -846,7 +847,8 @@ void pc_cost_shed(struct pc_consult *pc)
 		pc_logf(pc, "Observed cost %.4f is over the limit %.4f: shed "
 			"%s for %s", pc->observed, limit,
 			pc_node_hyp(pc, n)->name,
-			pc_focus_name(pc->res, &n->focus, focus, sizeof(focus)));
+			pc_focus_name(pc->res, &n->focus, focus,
+				      sizeof(focus)));
 		if (!give_up(pc, n, alone, n->charged_cost * ratio))
 			pc_queue(pc, s, n, n->priority);
 	}

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void pc_dm_init(struct pc_dm *dm, struct pc_source *src,
+void pc_datamgr_init(struct pc_datamgr *dm, struct pc_source *src,
 		const struct pc_restree *res)
 {
 	memset(dm, 0, sizeof(*dm));
@@ -16,9 +16,9 @@ void pc_dm_init(struct pc_dm *dm, struct pc_source *src,
 	dm->current_width = PC_HIST_BASE_WIDTH;
 }
 
-static void forget_predictions(struct pc_dm *dm);
+static void forget_predictions(struct pc_datamgr *dm);
 
-void pc_dm_fini(struct pc_dm *dm)
+void pc_datamgr_fini(struct pc_datamgr *dm)
 {
 	for (size_t i = 0; i < dm->n; i++) {
 		free(dm->mi[i]->metric);
@@ -32,7 +32,7 @@ void pc_dm_fini(struct pc_dm *dm)
 
 /* Ids are positions + 1: instances are never removed, so ids are never
  * reused, and a released instance keeps its data for reports. */
-struct pc_minst *pc_dm_get(const struct pc_dm *dm, int id)
+struct pc_minst *pc_datamgr_get(const struct pc_datamgr *dm, int id)
 {
 	if (id <= 0 || (size_t)id > dm->n)
 		return NULL;
@@ -44,14 +44,14 @@ static bool live(const struct pc_minst *m)
 	return m->state == PC_MI_PENDING || m->state == PC_MI_ENABLED;
 }
 
-static void forget_predictions(struct pc_dm *dm)
+static void forget_predictions(struct pc_datamgr *dm)
 {
 	for (size_t i = 0; i < dm->npred; i++)
 		free(dm->pred[i].metric);
 	dm->npred = 0;
 }
 
-void pc_dm_new_tick(struct pc_dm *dm)
+void pc_datamgr_new_tick(struct pc_datamgr *dm)
 {
 	dm->gen++;
 }
@@ -64,10 +64,10 @@ static bool same_focus(const struct pc_focus *a, const struct pc_focus *b)
 	return true;
 }
 
-static double predict_raw(struct pc_dm *dm, const char *metric,
+static double predict_raw(struct pc_datamgr *dm, const char *metric,
 			  const struct pc_focus *f);
 
-double pc_dm_predict(struct pc_dm *dm, const char *metric,
+double pc_datamgr_predict(struct pc_datamgr *dm, const char *metric,
 		     const struct pc_focus *f)
 {
 	double v = predict_raw(dm, metric, f);
@@ -75,17 +75,17 @@ double pc_dm_predict(struct pc_dm *dm, const char *metric,
 	return v < 0 ? 0 : v;
 }
 
-bool pc_dm_measuring(struct pc_dm *dm, const char *metric,
+bool pc_datamgr_measuring(struct pc_datamgr *dm, const char *metric,
 		     const struct pc_focus *f)
 {
 	return predict_raw(dm, metric, f) < 0;
 }
 
-static double predict_raw(struct pc_dm *dm, const char *metric,
+static double predict_raw(struct pc_datamgr *dm, const char *metric,
 			  const struct pc_focus *f)
 {
 	struct pc_src_focus sf;
-	struct pc_dm_pred *p;
+	struct pc_datamgr_pred *p;
 
 	if (dm->src->ops->predict_cost == NULL)
 		return 0;
@@ -114,7 +114,7 @@ static double predict_raw(struct pc_dm *dm, const char *metric,
 	return p->v;
 }
 
-int pc_dm_acquire(struct pc_dm *dm, const char *metric,
+int pc_datamgr_acquire(struct pc_datamgr *dm, const char *metric,
 		  const struct pc_focus *f, double now)
 {
 	struct pc_src_focus sf;
@@ -156,9 +156,9 @@ int pc_dm_acquire(struct pc_dm *dm, const char *metric,
 	return r < 0 ? r : m->id;
 }
 
-void pc_dm_release(struct pc_dm *dm, int id)
+void pc_datamgr_release(struct pc_datamgr *dm, int id)
 {
-	struct pc_minst *m = pc_dm_get(dm, id);
+	struct pc_minst *m = pc_datamgr_get(dm, id);
 
 	if (m == NULL || m->refs == 0)
 		return;
@@ -172,7 +172,7 @@ void pc_dm_release(struct pc_dm *dm, int id)
 		m->state = PC_MI_RELEASED;
 }
 
-void pc_dm_reply(struct pc_dm *dm, const struct pc_src_reply *r)
+void pc_datamgr_reply(struct pc_datamgr *dm, const struct pc_src_reply *r)
 {
 	for (size_t i = 0; i < dm->n; i++) {
 		struct pc_minst *m = dm->mi[i];
@@ -197,7 +197,7 @@ void pc_dm_reply(struct pc_dm *dm, const struct pc_src_reply *r)
 	}
 }
 
-void pc_dm_sample(struct pc_dm *dm, const struct pc_src_sample *s)
+void pc_datamgr_sample(struct pc_datamgr *dm, const struct pc_src_sample *s)
 {
 	for (size_t i = 0; i < dm->n; i++) {
 		struct pc_minst *m = dm->mi[i];
@@ -214,7 +214,7 @@ void pc_dm_sample(struct pc_dm *dm, const struct pc_src_sample *s)
 	}
 }
 
-void pc_dm_close_interval(struct pc_dm *dm, double t)
+void pc_datamgr_close_interval(struct pc_datamgr *dm, double t)
 {
 	for (size_t i = 0; i < dm->n; i++) {
 		struct pc_minst *m = dm->mi[i];
@@ -225,7 +225,7 @@ void pc_dm_close_interval(struct pc_dm *dm, double t)
 	}
 }
 
-bool pc_dm_fold(struct pc_dm *dm, double now)
+bool pc_datamgr_fold(struct pc_datamgr *dm, double now)
 {
 	bool changed = false;
 
@@ -249,7 +249,7 @@ bool pc_dm_fold(struct pc_dm *dm, double now)
 	return changed;
 }
 
-void pc_dm_phase_start(struct pc_dm *dm, double now)
+void pc_datamgr_phase_start(struct pc_datamgr *dm, double now)
 {
 	dm->current_start = now;
 	dm->current_width = PC_HIST_BASE_WIDTH;

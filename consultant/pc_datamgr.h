@@ -36,14 +36,14 @@ struct pc_minst {
 	double last_t1;      /* its end */
 };
 
-/* A prediction asked this tick (pc_dm_predict). */
-struct pc_dm_pred {
+/* A prediction asked this tick (pc_datamgr_predict). */
+struct pc_datamgr_pred {
 	char *metric;
 	struct pc_focus f;
 	double v;
 };
 
-struct pc_dm {
+struct pc_datamgr {
 	struct pc_source *src;
 	const struct pc_restree *res;
 	struct pc_minst **mi;
@@ -52,7 +52,7 @@ struct pc_dm {
 	 * asked of the source once per tick.  The journal answers a replay
 	 * by key and tick, so a second, different answer in the same tick
 	 * (after a launch shared code) would replay as the first's. */
-	struct pc_dm_pred *pred;
+	struct pc_datamgr_pred *pred;
 	size_t npred, cappred;
 	uint64_t gen, pred_gen;
 	uint64_t next_req;
@@ -60,34 +60,34 @@ struct pc_dm {
 	double current_start, current_width;
 };
 
-void pc_dm_init(struct pc_dm *dm, struct pc_source *src,
+void pc_datamgr_init(struct pc_datamgr *dm, struct pc_source *src,
 		const struct pc_restree *res);
-void pc_dm_fini(struct pc_dm *dm);
+void pc_datamgr_fini(struct pc_datamgr *dm);
 /* A reference to the live instance of (metric, focus), enabling a new
  * one when there is none.  Returns the instance id (> 0), or a negative
  * errno when the source refused the request outright. */
-int pc_dm_acquire(struct pc_dm *dm, const char *metric,
+int pc_datamgr_acquire(struct pc_datamgr *dm, const char *metric,
 		  const struct pc_focus *f, double now);
-void pc_dm_release(struct pc_dm *dm, int id);
-struct pc_minst *pc_dm_get(const struct pc_dm *dm, int id);
+void pc_datamgr_release(struct pc_datamgr *dm, int id);
+struct pc_minst *pc_datamgr_get(const struct pc_datamgr *dm, int id);
 /* The source's prediction, asked once per tick; 0 while the source is
- * still measuring for it (pc_dm_measuring says so). */
-double pc_dm_predict(struct pc_dm *dm, const char *metric,
+ * still measuring for it (pc_datamgr_measuring says so). */
+double pc_datamgr_predict(struct pc_datamgr *dm, const char *metric,
 		     const struct pc_focus *f);
-bool pc_dm_measuring(struct pc_dm *dm, const char *metric,
+bool pc_datamgr_measuring(struct pc_datamgr *dm, const char *metric,
 		     const struct pc_focus *f);
 /* A new tick: predictions are asked of the source again. */
-void pc_dm_new_tick(struct pc_dm *dm);
+void pc_datamgr_new_tick(struct pc_datamgr *dm);
 /* Feed from the source. */
-void pc_dm_reply(struct pc_dm *dm, const struct pc_src_reply *r);
-void pc_dm_sample(struct pc_dm *dm, const struct pc_src_sample *s);
+void pc_datamgr_reply(struct pc_datamgr *dm, const struct pc_src_reply *r);
+void pc_datamgr_sample(struct pc_datamgr *dm, const struct pc_src_sample *s);
 /* Close the evaluation interval: every live instance's `last` becomes
  * its mean since the previous close (NaN when it had no samples). */
-void pc_dm_close_interval(struct pc_dm *dm, double t);
+void pc_datamgr_close_interval(struct pc_datamgr *dm, double t);
 /* Fold every histogram whose end `now` passed.  Returns true when the
  * global width changed (the sampling period follows it). */
-bool pc_dm_fold(struct pc_dm *dm, double now);
+bool pc_datamgr_fold(struct pc_datamgr *dm, double now);
 /* A new current phase: every live instance's current histogram restarts. */
-void pc_dm_phase_start(struct pc_dm *dm, double now);
+void pc_datamgr_phase_start(struct pc_datamgr *dm, double now);
 
 #endif

@@ -35,7 +35,7 @@ static bool differs(const struct pc_node *a, const struct pc_node *b)
 static bool unrecorded(const struct pc_consult *pc, const struct pc_node *n)
 {
 	for (int k = 0; n && k < n->nin; k++) {
-		const struct pc_minst *m = pc_dm_get(&pc->dm, n->inst[k]);
+		const struct pc_minst *m = pc_datamgr_get(&pc->dm, n->inst[k]);
 
 		if (m && m->fail_reason &&
 		    strstr(m->fail_reason, "not recorded") != NULL)
@@ -109,10 +109,12 @@ static void side(FILE *f, enum pc_truth t, double since)
 
 void pc_diff_print(const struct pc_change *c, size_t n, FILE *f)
 {
-	fprintf(f, "\nChanged conclusions (recorded -> replayed with new tunables): %zu\n",
+	fprintf(f,
+		"\nChanged conclusions (recorded -> replayed with new tunables): %zu\n",
 		n);
 	for (size_t i = 0; i < n; i++) {
-		fprintf(f, "  %s%s: ", c[i].search ? "[phase] " : "", c[i].name);
+		fprintf(f, "  %s%s: ", c[i].search ? "[phase] " : "",
+			c[i].name);
 		side(f, c[i].was, c[i].was_since);
 		fputs(" -> ", f);
 		side(f, c[i].now, c[i].now_since);

@@ -65,7 +65,7 @@ static double combine(const struct pc_consult *pc, const struct pc_node *n,
 
 	*missing = -1;
 	for (int i = 0; i < n->nin; i++) {
-		const struct pc_minst *m = pc_dm_get(&pc->dm, n->inst[i]);
+		const struct pc_minst *m = pc_datamgr_get(&pc->dm, n->inst[i]);
 
 		v[i] = m->last;
 		if (m->sampled)   /* the report says how it was measured */

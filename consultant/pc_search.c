@@ -58,7 +58,7 @@ struct pc_consult *pc_consult_new(struct pc_config *cfg,
 	pc->res = res;
 	pc->cost_factor = 1;
 	pc->shed_t = -1;
-	pc_dm_init(&pc->dm, src, res);
+	pc_datamgr_init(&pc->dm, src, res);
 	return pc;
 }
 
@@ -74,7 +74,7 @@ void pc_consult_free(struct pc_consult *pc)
 	for (size_t i = 0; i < pc->ngone; i++)
 		pc_search_free(pc->gone[i]);
 	free(pc->gone);
-	pc_dm_fini(&pc->dm);
+	pc_datamgr_fini(&pc->dm);
 	free(pc->hyp_factor);
 	for (size_t i = 0; i < pc->nlog; i++)
 		free(pc->log[i]);
@@ -140,7 +140,7 @@ static struct pc_search *search_begin(struct pc_consult *pc, int id,
 		n->is_virtual = pc->cfg->hyp[i].is_virtual;
 		n->pred_cost = 0;
 		for (int k = 0; k < pc->cfg->hyp[i].nin; k++)
-			n->pred_cost += pc_dm_predict(&pc->dm,
+			n->pred_cost += pc_datamgr_predict(&pc->dm,
 					pc->cfg->hyp[i].in[k].metric, &top);
 		if (n->is_virtual)
 			pc_expand(pc, s, n);
@@ -210,7 +210,7 @@ int pc_consult_phase_start(struct pc_consult *pc, const char *label)
 		pc->ended[pc->nended++] = pc->current;
 	}
 	pc->nphases++;
-	pc_dm_phase_start(&pc->dm, pc->now);
+	pc_datamgr_phase_start(&pc->dm, pc->now);
 	snprintf(name, sizeof(name), "%s", label ? label : "phase");
 	pc->current = search_begin(pc, pc->nphases, name);
 	pc_logf(pc, "Search for Phase %d (%s) started.", pc->nphases, name);
@@ -325,12 +325,12 @@ static void on_event(void *arg, const struct pc_src_event *e)
 
 static void on_reply(void *arg, const struct pc_src_reply *r)
 {
-	pc_dm_reply(&((struct pc_consult *)arg)->dm, r);
+	pc_datamgr_reply(&((struct pc_consult *)arg)->dm, r);
 }
 
 static void on_sample(void *arg, const struct pc_src_sample *s)
 {
-	pc_dm_sample(&((struct pc_consult *)arg)->dm, s);
+	pc_datamgr_sample(&((struct pc_consult *)arg)->dm, s);
 }
 
 static void finish_pending(struct pc_consult *pc, struct pc_search *s)
@@ -362,7 +362,7 @@ static void evaluate_due(struct pc_consult *pc)
 		double t1 = pc->next_eval, t0 = t1 - pc->eval_interval;
 		double now = pc->now;
 
-		pc_dm_close_interval(&pc->dm, t1);
+		pc_datamgr_close_interval(&pc->dm, t1);
 		pc->now = t1;   /* conclusions are stamped with the interval */
 		evaluate_search(pc, pc->global, t0);
 		evaluate_search(pc, pc->current, t0);
@@ -407,7 +407,7 @@ void pc_consult_tick(struct pc_consult *pc)
 
 	if (!pc->started || pc->target_ended)
 		return;
-	pc_dm_new_tick(&pc->dm);
+	pc_datamgr_new_tick(&pc->dm);
 	pc->now = o->now ? o->now(pc->src) : pc->now;
 	poll_resources(pc);
 	if (o->poll_events)
@@ -420,7 +420,7 @@ void pc_consult_tick(struct pc_consult *pc)
 	finish_pending(pc, pc->current);
 	if (o->poll_samples)
 		o->poll_samples(pc->src, on_sample, pc);
-	if (pc_dm_fold(&pc->dm, pc->now)) {
+	if (pc_datamgr_fold(&pc->dm, pc->now)) {
 		pc->eval_interval = eval_interval(pc);
 		if (o->set_sample_period &&
 		    pc_tunable_get(pc->cfg, "samplePeriod") == 0)

@@ -35,7 +35,7 @@ struct pc_consult {
 	struct pc_config *cfg;
 	struct pc_source *src;
 	struct pc_restree *res;
-	struct pc_dm dm;
+	struct pc_datamgr dm;
 	struct pc_search *global, *current;
 	struct pc_search **ended;     /* finished current-phase searches */
 	size_t nended;

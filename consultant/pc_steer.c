@@ -46,7 +46,7 @@ int pc_steer_enable(struct pc_consult *pc, const char *metric,
 	if (pc->target_ended)
 		return hunch_errf(e, -ESRCH, "cannot enable %s: the program "
 				  "has ended", metric);
-	id = pc_dm_acquire(&pc->dm, metric, f, pc->now);
+	id = pc_datamgr_acquire(&pc->dm, metric, f, pc->now);
 	pc_focus_name(pc->res, f, focus, sizeof(focus));
 	if (id < 0)
 		return hunch_errf(e, id, "cannot enable %s on %s: the source "
@@ -59,7 +59,7 @@ int pc_steer_enable(struct pc_consult *pc, const char *metric,
 void pc_steer_release(struct pc_consult *pc, int inst)
 {
 	pc_steer_jnl_release(pc, inst);
-	pc_dm_release(&pc->dm, inst);
+	pc_datamgr_release(&pc->dm, inst);
 }
 
 /* ---- experiments by hand ---- */
@@ -290,7 +290,8 @@ static int check_kept(const struct pc_config *old, const struct pc_config *c,
 		      struct hunch_err *e)
 {
 	for (size_t i = 0; i < old->nhyp; i++) {
-		if (i < c->nhyp && strcmp(old->hyp[i].name, c->hyp[i].name) == 0)
+		if (i < c->nhyp && strcmp(old->hyp[i].name,
+					  c->hyp[i].name) == 0)
 			continue;
 		return hunch_errf(e, -EINVAL, "hypothesis %s is no longer "
 				  "defined: a running search can gain and "
@@ -316,7 +317,8 @@ static int keep_live_values(const struct pc_config *old, struct pc_config *c,
 			t->value = o->value;
 		if (started && strcmp(t->name, "useCallGraphSearch") == 0 &&
 		    t->value != o->value)
-			return hunch_errf(e, -EBUSY, "useCallGraphSearch cannot "
+			return hunch_errf(e, -EBUSY,
+					  "useCallGraphSearch cannot "
 					  "change once a search has started");
 	}
 	return 0;

@@ -27,7 +27,7 @@
 struct jnl_writer;
 
 /* Enable `metric` on `f` for display.  Returns the instance id (> 0,
- * pc_dm_get) holding one reference, or a negative errno with the reason
+ * pc_datamgr_get) holding one reference, or a negative errno with the reason
  * in `e` (unknown metric: the nearest name; the source refused). */
 int pc_steer_enable(struct pc_consult *pc, const char *metric,
 		    const struct pc_focus *f, struct hunch_err *e);

@@ -150,7 +150,7 @@ void pc_steer_jnl_enable(const struct pc_consult *pc, const char *metric,
 
 void pc_steer_jnl_release(const struct pc_consult *pc, int inst)
 {
-	const struct pc_minst *m = pc_dm_get(&pc->dm, inst);
+	const struct pc_minst *m = pc_datamgr_get(&pc->dm, inst);
 	json_t *o;
 
 	if (!journaled(pc) || m == NULL)
@@ -216,13 +216,15 @@ int pc_steer_load_files(struct pc_config *c, const json_t *files,
 	int r = 0;
 
 	json_array_foreach(files, i, f) {
-		const char *name = json_string_value(json_object_get(f, "file"));
+		const char *name = json_string_value(json_object_get(f,
+								     "file"));
 		char *text = json_dumps(json_object_get(f, "document"),
 					JSON_ENCODE_ANY);
 
 		r = text ? pc_config_load_string(c, name ? name : "recorded",
 						 text, &ds, e)
-			 : hunch_errf(e, -EINVAL, "file %zu has no document", i);
+			 : hunch_errf(e, -EINVAL, "file %zu has no document",
+				      i);
 		free(text);
 		if (r != 0)
 			break;

@@ -282,7 +282,8 @@ static void rank_kids(struct pc_consult *pc, struct kids *k)
 		return;
 	for (size_t i = 0; i < k->n; i++)
 		score[i] = pc->src->ops->hint(pc->src,
-					      pc_res_get(pc->res, k->r[i])->path);
+					      pc_res_get(pc->res,
+							 k->r[i])->path);
 	for (size_t i = 1; i < k->n; i++) {
 		pc_res_id r = k->r[i];
 		double sc = score[i];
@@ -408,7 +409,8 @@ int pc_add_node(struct pc_consult *pc, struct pc_search *s, int parent,
 				pc_focus_top(pc->res, &top);
 				ff = &top;
 			}
-			n->pred_cost += pc_dm_predict(&pc->dm, h->in[i].metric,
+			n->pred_cost += pc_datamgr_predict(&pc->dm,
+							   h->in[i].metric,
 						      ff);
 		}
 	} else if (p && n->orig_parent != parent) {

@@ -61,7 +61,7 @@ struct slh {
 	pid_t pid;
 	uint64_t t0_ns;
 	double last_tick;
-	struct eng_psampler *ps;
+	struct eng_perfsample *ps;
 	struct hw *win;
 	slh_image_fn image_at;
 	void *arg;
@@ -98,7 +98,7 @@ int slh_new(pid_t pid, double hz, uint64_t t0_ns, slh_image_fn image_at,
 	*out = NULL;
 	if (h == NULL)
 		return hunch_errf(err, -ENOMEM, "out of memory");
-	rc = eng_psampler_open(pid, hz, &h->ps, err);
+	rc = eng_perfsample_open(pid, hz, &h->ps, err);
 	if (rc < 0) {
 		free(h);
 		return rc;
@@ -109,10 +109,10 @@ int slh_new(pid_t pid, double hz, uint64_t t0_ns, slh_image_fn image_at,
 	h->arg = arg;
 	h->win = hw_new(SLH_WINDOW_S);
 	/* catchup drains too (eng_inst_catchup): its samples come here */
-	eng_psampler_set_sink(h->ps, on_sample, h);
+	eng_perfsample_set_sink(h->ps, on_sample, h);
 	for (size_t i = 0; i < PC_CACHE; i++)
 		h->cache[i].pc = UINT64_MAX;
-	rc = eng_psampler_sync_threads(h->ps);
+	rc = eng_perfsample_sync_threads(h->ps);
 	if (rc <= 0) {
 		slh_free(h);
 		return hunch_errf(err, rc < 0 ? rc : -EPERM, "cannot sample "
@@ -129,7 +129,7 @@ void slh_free(struct slh *h)
 {
 	if (h == NULL)
 		return;
-	eng_psampler_close(h->ps);
+	eng_perfsample_close(h->ps);
 	hw_free(h->win);
 	free(h->objs);
 	free(h->pend);
@@ -337,7 +337,7 @@ static const struct blocked *blocked_stack(struct slh *h,
 	b->sp = st->sp;
 	b->pc = st->pc;
 	b->nids = b->nstack = b->complete = 0;
-	if (eng_psampler_unwind_blocked(h->ps, st->tid, st->sp, st->pc,
+	if (eng_perfsample_unwind_blocked(h->ps, st->tid, st->sp, st->pc,
 					&s) > 0) {
 		b->nstack = resolve_stack(h, s.pc, s.nframes, b->ids,
 					  &b->nids, b->stack);
@@ -406,9 +406,9 @@ void slh_tick(struct slh *h, int force)
 	h->npend = 0;
 	/* drain before following threads: an exited thread's last samples
 	 * are still in its ring */
-	eng_psampler_drain(h->ps, on_sample, h);
-	eng_psampler_sync_threads(h->ps);
-	n = eng_psampler_threads(h->ps, tids, MAX_THREADS);
+	eng_perfsample_drain(h->ps, on_sample, h);
+	eng_perfsample_sync_threads(h->ps);
+	n = eng_perfsample_threads(h->ps, tids, MAX_THREADS);
 	forget_blocked(h, tids, n);
 	for (size_t i = 0; i < n; i++)
 		observe_thread(h, tids[i], now);
@@ -420,12 +420,12 @@ void slh_tick(struct slh *h, int force)
 
 void slh_thread_new(struct slh *h, pid_t tid)
 {
-	eng_psampler_add_thread(h->ps, tid, NULL);
+	eng_perfsample_add_thread(h->ps, tid, NULL);
 }
 
 void slh_modules_changed(struct slh *h)
 {
-	eng_psampler_modules_changed(h->ps);
+	eng_perfsample_modules_changed(h->ps);
 }
 
 void slh_note(struct slh *h, const struct pc_discovery *d)
@@ -482,7 +482,7 @@ void slh_cpu_reentered(const struct slh *h, const char *path, size_t *n_raw,
 	hw_count_reentered(h->win, HW_CPU, path, n_raw, n_gone);
 }
 
-struct eng_psampler *slh_sampler(struct slh *h)
+struct eng_perfsample *slh_sampler(struct slh *h)
 {
 	return h->ps;
 }

@@ -29,7 +29,7 @@
 #define SLH_TICK_S 0.1      /* how often rings are drained, states read */
 
 struct eng_image;
-struct eng_psampler;
+struct eng_perfsample;
 struct slh;
 
 /* The image mapped at a runtime address and its base (runtime address
@@ -90,8 +90,8 @@ void slh_cpu_counts(const struct slh *h, const char *path,
 void slh_cpu_reentered(const struct slh *h, const char *path, size_t *n_raw,
 		       size_t *n_gone);
 /* The sampler itself: recent stacks per thread, with times (see
- * eng_psampler_on_stack_since). */
-struct eng_psampler *slh_sampler(struct slh *h);
+ * eng_perfsample_on_stack_since). */
+struct eng_perfsample *slh_sampler(struct slh *h);
 /* Observations of one kind (0 CPU, 1 sync, 2 I/O) in the window. */
 size_t slh_count(const struct slh *h, int kind);
 

@@ -628,7 +628,7 @@ void slo_set_hints(struct slo *o, struct slh *h)
 	o->hints = h;
 }
 
-void slo_set_psampler(struct slo *o, struct eng_psampler *ps)
+void slo_set_psampler(struct slo *o, struct eng_perfsample *ps)
 {
 	if (o->in != NULL)
 		eng_inst_set_psampler(o->in, ps);

@@ -53,12 +53,12 @@ double slo_observed(const struct slo *o);
 void slo_set_period(struct slo *o, double seconds);
 /* Stack samples for catchup to date activations (eng_inst_set_psampler);
  * the sampler must outlive o, or be unset with NULL first. */
-struct eng_psampler;
+struct eng_perfsample;
 /* The hint sampler, whose stack samples estimate the CPU time of code
  * that cannot be instrumented within the cost limit (NULL: none). */
 struct slh;
 void slo_set_hints(struct slo *o, struct slh *h);
-void slo_set_psampler(struct slo *o, struct eng_psampler *ps);
+void slo_set_psampler(struct slo *o, struct eng_perfsample *ps);
 /* Milliseconds until the next sample is due (0: now). */
 int slo_due_ms(const struct slo *o);
 /* Sample if due: read the sampler, queue samples, report objects seen

@@ -73,7 +73,7 @@ struct rp_ckpt {
 	size_t bytes;
 };
 
-struct rp_ckpts {
+struct src_replay_ckpt {
 	struct src_replay *r;
 	const struct pc_restree *tree;   /* the tree they were taken of */
 	struct rp_ckpt *k;           /* by tick */
@@ -86,10 +86,10 @@ struct rp_ckpts {
 	struct rp_resbase *base;     /* the latest base (one reference) */
 };
 
-struct rp_ckpts *rp_ckpts_new(struct src_replay *r, size_t budget,
+struct src_replay_ckpt *src_replay_ckpt_new(struct src_replay *r, size_t budget,
 			      double spacing)
 {
-	struct rp_ckpts *c = calloc(1, sizeof(*c));
+	struct src_replay_ckpt *c = calloc(1, sizeof(*c));
 
 	if (c == NULL)
 		return NULL;
@@ -108,7 +108,7 @@ static void pos_free(struct rp_pos *p)
 	free(p->enc_cursor);
 }
 
-static void base_put(struct rp_ckpts *c, struct rp_resbase *b)
+static void base_put(struct src_replay_ckpt *c, struct rp_resbase *b)
 {
 	if (b == NULL || --b->refs > 0)
 		return;
@@ -117,7 +117,7 @@ static void base_put(struct rp_ckpts *c, struct rp_resbase *b)
 	free(b);
 }
 
-static void blob_put(struct rp_ckpts *c, struct rp_mblob *b)
+static void blob_put(struct src_replay_ckpt *c, struct rp_mblob *b)
 {
 	if (b == NULL || --b->refs > 0)
 		return;
@@ -127,7 +127,7 @@ static void blob_put(struct rp_ckpts *c, struct rp_mblob *b)
 	free(b);
 }
 
-static void ckpt_free(struct rp_ckpts *c, struct rp_ckpt *k)
+static void ckpt_free(struct src_replay_ckpt *c, struct rp_ckpt *k)
 {
 	for (size_t i = 0; i < k->nmi; i++)
 		blob_put(c, k->mi[i]);
@@ -139,7 +139,7 @@ static void ckpt_free(struct rp_ckpts *c, struct rp_ckpt *k)
 	pos_free(&k->pos);
 }
 
-void rp_ckpts_clear(struct rp_ckpts *c)
+void src_replay_ckpt_clear(struct src_replay_ckpt *c)
 {
 	for (size_t i = 0; i < c->n; i++)
 		ckpt_free(c, &c->k[i]);
@@ -153,11 +153,11 @@ void rp_ckpts_clear(struct rp_ckpts *c)
 	c->since = 0;
 }
 
-void rp_ckpts_free(struct rp_ckpts *c)
+void src_replay_ckpt_free(struct src_replay_ckpt *c)
 {
 	if (c == NULL)
 		return;
-	rp_ckpts_clear(c);
+	src_replay_ckpt_clear(c);
 	free(c->k);
 	free(c->arch);
 	free(c);
@@ -227,7 +227,8 @@ static bool same_mark(const struct rp_resmark *a, const struct rp_resmark *b)
 
 /* Resources whose marks differ from the latest base's (or that it has
  * not); -1 when over n/8: then a new base is cheaper. */
-static long count_diff(const struct rp_ckpts *c, const struct pc_restree *t,
+static long count_diff(const struct src_replay_ckpt *c,
+		       const struct pc_restree *t,
 		       size_t n)
 {
 	const struct rp_resbase *b = c->base;
@@ -244,7 +245,7 @@ static long count_diff(const struct rp_ckpts *c, const struct pc_restree *t,
 	return d <= n / 8 ? (long)d : -1;
 }
 
-static void new_base(struct rp_ckpts *c, const struct pc_restree *t,
+static void new_base(struct src_replay_ckpt *c, const struct pc_restree *t,
 		     size_t n)
 {
 	struct rp_resbase *b = calloc(1, sizeof(*b));
@@ -262,7 +263,7 @@ static void new_base(struct rp_ckpts *c, const struct pc_restree *t,
 
 /* The tree's marks for checkpoint k: the latest base (a new one when
  * too much changed) and the resources that differ from it. */
-static void res_mark(struct rp_ckpts *c, struct rp_ckpt *k,
+static void res_mark(struct src_replay_ckpt *c, struct rp_ckpt *k,
 		     const struct pc_restree *t)
 {
 	size_t n = pc_restree_count(t), d = 0;
@@ -293,7 +294,7 @@ static void res_mark(struct rp_ckpts *c, struct rp_ckpt *k,
 
 /* The consultant's new log lines join the archive (the same lines, in
  * the same order, on every pass of the recording's search). */
-static void archive_log(struct rp_ckpts *c, const struct pc_consult *pc)
+static void archive_log(struct src_replay_ckpt *c, const struct pc_consult *pc)
 {
 	while (c->narch < pc->nlog) {
 		if (rp_grow(&c->arch, &c->caparch, c->narch,
@@ -306,7 +307,7 @@ static void archive_log(struct rp_ckpts *c, const struct pc_consult *pc)
 }
 
 /* Where tick `tick` goes in the sorted array (the first not before). */
-static size_t slot_of(const struct rp_ckpts *c, long tick)
+static size_t slot_of(const struct src_replay_ckpt *c, long tick)
 {
 	size_t lo = 0, hi = c->n;
 
@@ -323,7 +324,7 @@ static size_t slot_of(const struct rp_ckpts *c, long tick)
 
 /* Over budget: drop every other checkpoint (never the first) and space
  * the next ones twice as far apart. */
-static void thin(struct rp_ckpts *c)
+static void thin(struct src_replay_ckpt *c)
 {
 	while (c->bytes + c->arch_bytes > c->budget && c->n > 2) {
 		size_t w = 1;
@@ -359,7 +360,8 @@ static bool same_minst(const struct pc_minst *m, const struct rp_mblob *b)
 	return memcmp(&t, &b->m, sizeof(t)) == 0;
 }
 
-static struct rp_mblob *new_blob(struct rp_ckpts *c, const struct pc_minst *m)
+static struct rp_mblob *new_blob(struct src_replay_ckpt *c,
+				 const struct pc_minst *m)
 {
 	struct rp_mblob *b = malloc(sizeof(*b));
 
@@ -377,7 +379,7 @@ static struct rp_mblob *new_blob(struct rp_ckpts *c, const struct pc_minst *m)
 
 /* The instances of pc for checkpoint k: those unchanged since the
  * checkpoint before it (`prev`) are its blobs, shared. */
-static void keep_instances(struct rp_ckpts *c, struct rp_ckpt *k,
+static void keep_instances(struct src_replay_ckpt *c, struct rp_ckpt *k,
 			   const struct pc_consult *pc,
 			   const struct rp_ckpt *prev)
 {
@@ -398,7 +400,7 @@ static void keep_instances(struct rp_ckpts *c, struct rp_ckpt *k,
 	}
 }
 
-static void take(struct rp_ckpts *c, struct pc_consult *pc, size_t at,
+static void take(struct src_replay_ckpt *c, struct pc_consult *pc, size_t at,
 		 size_t user)
 {
 	struct rp_ckpt k = { .tick = c->r->cur, .user = user };
@@ -418,7 +420,8 @@ static void take(struct rp_ckpts *c, struct pc_consult *pc, size_t at,
 	thin(c);
 }
 
-bool rp_ckpts_tick(struct rp_ckpts *c, struct pc_consult *pc, double cpu,
+bool src_replay_ckpt_tick(struct src_replay_ckpt *c, struct pc_consult *pc,
+			  double cpu,
 		   size_t user)
 {
 	long tick = c->r->cur;
@@ -433,7 +436,7 @@ bool rp_ckpts_tick(struct rp_ckpts *c, struct pc_consult *pc, double cpu,
 	if (pc_steer_holds(pc))
 		return false;
 	if (c->tree != NULL && c->tree != pc->res)
-		rp_ckpts_clear(c);   /* a search on another tree */
+		src_replay_ckpt_clear(c);   /* a search on another tree */
 	c->tree = pc->res;
 	at = slot_of(c, tick);
 	archive_log(c, pc);
@@ -451,7 +454,8 @@ bool rp_ckpts_tick(struct rp_ckpts *c, struct pc_consult *pc, double cpu,
 
 /* --- going back to one --- */
 
-const struct rp_ckpt *rp_ckpts_find(const struct rp_ckpts *c, long tick)
+const struct rp_ckpt *src_replay_ckpt_find(const struct src_replay_ckpt *c,
+					   long tick)
 {
 	size_t at = slot_of(c, tick + 1);   /* the first after tick */
 
@@ -526,7 +530,7 @@ static void pos_restore(struct src_replay *r, const struct rp_pos *p)
 
 static void restore_instances(struct pc_consult *pc, const struct rp_ckpt *k)
 {
-	struct pc_dm *dm = &pc->dm;
+	struct pc_datamgr *dm = &pc->dm;
 
 	dm->n = dm->cap = k->nmi;
 	dm->mi = k->nmi ? malloc(k->nmi * sizeof(*dm->mi)) : NULL;
@@ -568,7 +572,7 @@ static void res_restore(struct pc_restree *t, const struct rp_ckpt *k)
 		set_mark(t, k->diff_id[i], &k->diff[i]);
 }
 
-struct pc_consult *rp_ckpts_restore(struct rp_ckpts *c,
+struct pc_consult *src_replay_ckpt_restore(struct src_replay_ckpt *c,
 				    const struct rp_ckpt *k)
 {
 	size_t bytes = 0;
@@ -599,12 +603,12 @@ struct pc_consult *rp_ckpts_restore(struct rp_ckpts *c,
 	return pc;
 }
 
-size_t rp_ckpts_count(const struct rp_ckpts *c)
+size_t src_replay_ckpt_count(const struct src_replay_ckpt *c)
 {
 	return c->n;
 }
 
-size_t rp_ckpts_bytes(const struct rp_ckpts *c)
+size_t src_replay_ckpt_bytes(const struct src_replay_ckpt *c)
 {
 	return c->bytes + c->arch_bytes;
 }

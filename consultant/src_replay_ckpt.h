@@ -37,28 +37,30 @@
 #include "src_replay.h"
 
 struct pc_consult;
-struct rp_ckpts;
+struct src_replay_ckpt;
 struct rp_ckpt;
 
 #define RP_CKPT_BUDGET (64u << 20)   /* bytes of checkpoints, at most */
 #define RP_CKPT_SPACING 0.02         /* CPU seconds of play between them */
 
 /* Checkpoints of searches played on `r` (which must outlive them). */
-struct rp_ckpts *rp_ckpts_new(struct src_replay *r, size_t budget,
+struct src_replay_ckpt *src_replay_ckpt_new(struct src_replay *r, size_t budget,
 			      double spacing);
-void rp_ckpts_free(struct rp_ckpts *c);
+void src_replay_ckpt_free(struct src_replay_ckpt *c);
 /* Forget them all: a new resource tree, or a configuration changed. */
-void rp_ckpts_clear(struct rp_ckpts *c);
+void src_replay_ckpt_clear(struct src_replay_ckpt *c);
 
 /* After a tick of the recording's search (and its actions) that took
  * `cpu` seconds: keep a checkpoint when play has gone on long enough
  * since the last one.  `user` is kept with it (the dashboard keeps its
  * log's length).  True when one was taken. */
-bool rp_ckpts_tick(struct rp_ckpts *c, struct pc_consult *pc, double cpu,
+bool src_replay_ckpt_tick(struct src_replay_ckpt *c, struct pc_consult *pc,
+			  double cpu,
 		   size_t user);
 
 /* The latest checkpoint at or before tick `tick`; NULL if none. */
-const struct rp_ckpt *rp_ckpts_find(const struct rp_ckpts *c, long tick);
+const struct rp_ckpt *src_replay_ckpt_find(const struct src_replay_ckpt *c,
+					   long tick);
 long rp_ckpt_tick(const struct rp_ckpt *k);
 size_t rp_ckpt_user(const struct rp_ckpt *k);
 
@@ -69,11 +71,11 @@ size_t rp_ckpt_user(const struct rp_ckpt *k);
  * it had, after this (the new one must get another address).  NULL,
  * changing nothing, when k is ahead of the tree (a checkpoint later
  * than the search shown: the tree only goes back). */
-struct pc_consult *rp_ckpts_restore(struct rp_ckpts *c,
+struct pc_consult *src_replay_ckpt_restore(struct src_replay_ckpt *c,
 				    const struct rp_ckpt *k);
 
-size_t rp_ckpts_count(const struct rp_ckpts *c);
-size_t rp_ckpts_bytes(const struct rp_ckpts *c);
+size_t src_replay_ckpt_count(const struct src_replay_ckpt *c);
+size_t src_replay_ckpt_bytes(const struct src_replay_ckpt *c);
 
 /* A deep copy of a consultant, sharing its configuration, source and
  * resource tree; with `log` false its log lines are not copied (nlog

@@ -78,7 +78,8 @@ static struct pc_minst *minst_clone(const struct pc_minst *m, size_t *bytes)
 	return c;
 }
 
-static void dm_clone(struct pc_dm *c, const struct pc_dm *dm, size_t *bytes)
+static void dm_clone(struct pc_datamgr *c, const struct pc_datamgr *dm,
+		     size_t *bytes)
 {
 	*c = *dm;
 	c->cap = dm->n;

@@ -62,7 +62,8 @@ int eng_funcreloc_image(struct eng_inst *in, struct eng_points_cache *pc,
 	if (r == NULL) {
 		r = in->fr = calloc(1, sizeof *r);
 		if (r == NULL || x86_decoder_open(&r->dec) < 0)
-			return hunch_errf(err, -ENOMEM, "cannot open the decoder");
+			return hunch_errf(err, -ENOMEM,
+					  "cannot open the decoder");
 	}
 	ni = realloc(r->img, (r->nimg + 1) * sizeof *r->img);
 	if (ni == NULL)
@@ -140,7 +141,8 @@ static bool still_loaded(const struct eng_proc *p, const struct fr_img *m)
 	for (size_t i = 0; i < eng_proc_nmodules(p); i++) {
 		const struct eng_module *em = eng_proc_module(p, i);
 
-		if (em->bias == m->bias && strcmp(base_name(em->path), name) == 0)
+		if (em->bias == m->bias && strcmp(base_name(em->path),
+						  name) == 0)
 			return true;
 	}
 	return false;
@@ -152,7 +154,8 @@ static struct fr_img *img_of(const struct eng_inst *in, uint64_t a)
 
 	for (size_t i = 0; i < r->nimg; i++)
 		if (a >= r->img[i].lo && a < r->img[i].hi)
-			return still_loaded(in->p, &r->img[i]) ? &r->img[i] : NULL;
+			return still_loaded(in->p,
+					    &r->img[i]) ? &r->img[i] : NULL;
 	return NULL;
 }
 
@@ -218,13 +221,15 @@ static int place_copy(struct eng_inst *in, struct eng_funcreloc *r,
 	size_t want;
 	int rc;
 
-	rc = x86_fr_build(in->reloc, r->dec, xf, base, code, f->lo, &f->fr);
+	rc = x86_funcreloc_build(in->reloc, r->dec, xf, base, code, f->lo,
+				 &f->fr);
 	for (int round = 0; rc == 0 && round < 3; round++) {
 		want = f->fr.len + 32;
-		x86_fr_free(&f->fr);
+		x86_funcreloc_free(&f->fr);
 		if ((rc = alloc_near(in, f->lo, want, &f->copy, err)) < 0)
 			return rc;
-		rc = x86_fr_build(in->reloc, r->dec, xf, base, code, f->copy,
+		rc = x86_funcreloc_build(in->reloc, r->dec, xf, base, code,
+					 f->copy,
 				  &f->fr);
 		if (rc == 0 && f->fr.len <= want) {
 			f->alloc = want;
@@ -242,7 +247,7 @@ static int place_copy(struct eng_inst *in, struct eng_funcreloc *r,
 /* Parse the copy: every point must take a jmp now. */
 static int parse_copy(struct eng_funcreloc *r, struct fr_func *f)
 {
-	struct x86_parse_ctx ctx = { .read = x86_fr_read, .arg = &f->fr };
+	struct x86_parse_ctx ctx = { .read = x86_funcreloc_read, .arg = &f->fr };
 
 	if (x86_parse_function(r->dec, f->fr.code, f->fr.code_len, f->copy,
 			       &ctx, &f->cf) < 0)
@@ -312,7 +317,7 @@ static int build(struct eng_inst *in, struct eng_funcreloc *r,
 	}
 	f->epatch = m->base + xf->points[0].patch_start;
 	f->eplen = xf->points[0].patch_len;
-	f->ejump = x86_fr_slot(&f->fr, m->base + xf->points[0].addr);
+	f->ejump = x86_funcreloc_slot(&f->fr, m->base + xf->points[0].addr);
 	f->state = FR_COPY;
 	r->built++;
 	return 0;
@@ -325,7 +330,7 @@ static int decide(struct eng_inst *in, struct fr_img *m,
 {
 	enum x86_refusal why;
 
-	if ((why = x86_fr_refusal(xf)) != X86_REFUSAL_NONE)
+	if ((why = x86_funcreloc_refusal(xf)) != X86_REFUSAL_NONE)
 		return refuse(f, eng_refusal_of_x86(why));
 	/* glibc >= 2.41's cancellation handler checks that the PC is
 	 * inside this function's own code */
@@ -387,8 +392,8 @@ struct fr_func *fr_consider(struct eng_inst *in, uint64_t a, bool force,
 static int map_point(const struct fr_func *f, const struct eng_inst_point *pt,
 		     struct eng_inst_point *out, struct hunch_err *err)
 {
-	uint64_t at = x86_fr_at(&f->fr, pt->addr);
-	uint64_t slot = x86_fr_slot(&f->fr, pt->addr);
+	uint64_t at = x86_funcreloc_at(&f->fr, pt->addr);
+	uint64_t slot = x86_funcreloc_slot(&f->fr, pt->addr);
 
 	for (size_t i = 0; at != 0 && i < f->cf.npoints; i++) {
 		const struct x86_point *cp = &f->cf.points[i];
@@ -483,7 +488,7 @@ void eng_funcreloc_drop(struct eng_inst *in, uint64_t lo, uint64_t hi)
 		if (f->lo >= lo && f->lo < hi) {
 			/* its copy stays mapped, unreachable (and its unwind
 			 * info registered: harmless) */
-			x86_fr_free(&f->fr);
+			x86_funcreloc_free(&f->fr);
 			x86_func_free(&f->cf);
 			continue;
 		}
@@ -508,7 +513,7 @@ void eng_funcreloc_free(struct eng_inst *in)
 	if (r == NULL)
 		return;
 	for (size_t i = 0; i < r->nf; i++) {
-		x86_fr_free(&r->f[i].fr);
+		x86_funcreloc_free(&r->f[i].fr);
 		x86_func_free(&r->f[i].cf);
 	}
 	for (size_t i = 0; i < r->nimg; i++)

@@ -1,7 +1,7 @@
 /*
  * eng_funcreloc_cfi.c - unwind information for a relocated function's
  * copy: the original function's FDE with every location moved to the
- * copy (x86_fr_cfi), so that C++ exceptions, backtrace(), pthread_exit
+ * copy (x86_funcreloc_cfi), so that C++ exceptions, backtrace(), pthread_exit
  * and pthread_cancel unwind through a frame in the copy exactly as
  * through the original.
  *
@@ -201,7 +201,7 @@ static enum eng_refusal cie_encodings(const Dwarf_CIE *c, uint8_t *fde_enc,
 
 /* Rewrite a CFA program: advance_loc steps move to the copy. */
 static enum eng_refusal rewrite_insns(struct rd *r, uint64_t loc,
-				      const struct x86_fr *fr, uint64_t bias,
+				      const struct x86_funcreloc *fr, uint64_t bias,
 				      struct blob *o)
 {
 	uint64_t nloc = fr->to;
@@ -254,7 +254,7 @@ static enum eng_refusal rewrite_insns(struct rd *r, uint64_t loc,
 			continue;
 		}
 		loc += delta;
-		cl = x86_fr_cfi(fr, loc + bias);
+		cl = x86_funcreloc_cfi(fr, loc + bias);
 		if (cl == 0 || cl < nloc)
 			return ENG_REFUSAL_CFI_ROW_INSIDE;
 		put_u8(o, DW_CFA_advance_loc4);
@@ -330,7 +330,7 @@ static bool hdr_lookup(const struct fr_elf *e, uint64_t link, uint64_t *off)
 }
 
 int fr_cfi_build(const struct fr_elf *e, uint64_t link, uint64_t bias,
-		 const struct x86_fr *fr, uint8_t **out, size_t *outlen,
+		 const struct x86_funcreloc *fr, uint8_t **out, size_t *outlen,
 		 enum eng_refusal *why)
 {
 	Dwarf_CFI_Entry fde, cie;
@@ -429,7 +429,8 @@ int fr_elf_open(struct fr_elf *e, const char *path)
 		    (name = elf_strptr(e->elf, shstrndx, sh.sh_name)) == NULL)
 			continue;
 		/* lld marks them SHT_X86_64_UNWIND */
-		if (strcmp(name, ".eh_frame") == 0 && sh.sh_type != SHT_NOBITS) {
+		if (strcmp(name,
+			   ".eh_frame") == 0 && sh.sh_type != SHT_NOBITS) {
 			e->eh = elf_getdata(s, NULL);
 			e->eh_addr = sh.sh_addr;
 		} else if (strcmp(name, ".eh_frame_hdr") == 0) {

@@ -50,10 +50,10 @@ void eng_funcreloc_checker_free(struct eng_funcreloc_checker *c)
 /* Copy parse and unwind info, as eng_funcreloc.c does them live. */
 static enum eng_funcreloc_verdict
 check_copy(struct eng_funcreloc_checker *c, struct eng_image *img,
-	   const struct x86_func *xf, const struct x86_fr *fr, uint64_t base,
+	   const struct x86_func *xf, const struct x86_funcreloc *fr, uint64_t base,
 	   enum eng_refusal *why)
 {
-	struct x86_parse_ctx ctx = { .read = x86_fr_read, .arg = (void *)fr };
+	struct x86_parse_ctx ctx = { .read = x86_funcreloc_read, .arg = (void *)fr };
 	struct x86_func cf;
 	uint8_t *blob = NULL;
 	size_t len;
@@ -84,7 +84,7 @@ eng_funcreloc_check(struct eng_funcreloc_checker *c,
 	const uint64_t base = 0x100000000000ull;
 	const struct x86_func *xf = eng_points_of(pc, img, f, NULL);
 	enum eng_funcreloc_verdict v;
-	struct x86_fr fr;
+	struct x86_funcreloc fr;
 	uint8_t *code;
 	int rc;
 
@@ -93,7 +93,7 @@ eng_funcreloc_check(struct eng_funcreloc_checker *c,
 		return *why = ENG_REFUSAL_NO_MEMORY, ENG_FUNCRELOC_REFUSED;
 	if (xf->ok)
 		return ENG_FUNCRELOC_IN_PLACE;
-	if ((*why = eng_refusal_of_x86(x86_fr_refusal(xf))) != ENG_REFUSAL_NONE)
+	if ((*why = eng_refusal_of_x86(x86_funcreloc_refusal(xf))) != ENG_REFUSAL_NONE)
 		return ENG_FUNCRELOC_REFUSED;
 	if (c->img != img) {
 		fr_elf_close(&c->elf);
@@ -109,16 +109,16 @@ eng_funcreloc_check(struct eng_funcreloc_checker *c,
 		free(code);
 		return *why = ENG_REFUSAL_FR_NO_BYTES, ENG_FUNCRELOC_REFUSED;
 	}
-	rc = x86_fr_build(c->reloc, c->dec, xf, base, code,
+	rc = x86_funcreloc_build(c->reloc, c->dec, xf, base, code,
 			  base + xf->addr + 0x20000000, &fr);
 	free(code);
 	if (rc < 0) {
 		*why = fr.why ? eng_refusal_of_x86(fr.why) :
 			ENG_REFUSAL_NO_MEMORY;
-		x86_fr_free(&fr);
+		x86_funcreloc_free(&fr);
 		return ENG_FUNCRELOC_REFUSED;
 	}
 	v = check_copy(c, img, xf, &fr, base, why);
-	x86_fr_free(&fr);
+	x86_funcreloc_free(&fr);
 	return v;
 }

@@ -184,7 +184,7 @@ static void release(struct eng_inst *in, struct fr_func *f)
 	eng_codemem_free(in->mem, f->copy, f->alloc);
 	if (f->eh != 0)
 		eng_codemem_free(in->mem, f->eh, f->ehlen);
-	x86_fr_free(&f->fr);
+	x86_funcreloc_free(&f->fr);
 	x86_func_free(&f->cf);
 	f->copy = f->eh = 0;
 	f->state = FR_FREED;

@@ -35,7 +35,7 @@ void fr_elf_close(struct fr_elf *e);
  * malloc'd; 1: the original has no FDE (nothing to register: the copy
  * unwinds as the original does); -ENOTSUP with *why; -ENOMEM. */
 int fr_cfi_build(const struct fr_elf *e, uint64_t link, uint64_t bias,
-		 const struct x86_fr *fr, uint8_t **out, size_t *outlen,
+		 const struct x86_funcreloc *fr, uint8_t **out, size_t *outlen,
 		 enum eng_refusal *why);
 
 struct fr_img {
@@ -55,7 +55,7 @@ struct fr_func {
 	uint64_t lo, hi;         /* the original function, runtime */
 	enum fr_state state;
 	enum eng_refusal why;    /* FR_REFUSED */
-	struct x86_fr fr;        /* the copy and its maps */
+	struct x86_funcreloc fr;        /* the copy and its maps */
 	struct x86_func cf;      /* the copy, parsed (runtime addresses) */
 	uint64_t copy;
 	size_t alloc;

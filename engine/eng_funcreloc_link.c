@@ -144,7 +144,8 @@ int fr_call_frames(struct eng_inst *in, const struct inst_threads *th,
 	rc = eng_codemem_alloc(in->mem, fs[0]->copy, k * sizeof *list, &at,
 			       err);
 	if (rc == 0)
-		rc = eng_codemem_write(in->mem, at, list, k * sizeof *list, err);
+		rc = eng_codemem_write(in->mem, at, list, k * sizeof *list,
+				       err);
 	if (rc == 0)
 		rc = eng_codemem_flush(in->mem, &in->st.writes, err);
 	args[0] = at;
@@ -207,7 +208,7 @@ static int move_pcs(struct eng_inst *in, struct inst_threads *th,
 	for (size_t i = 0; i < th->n; i++) {
 		uint64_t pc = th->t[i].regs.rip;
 
-		if (pc > s && pc < e && x86_fr_slot(&f->fr, pc) == 0)
+		if (pc > s && pc < e && x86_funcreloc_slot(&f->fr, pc) == 0)
 			return 1;
 	}
 	for (size_t i = 0; i < th->n; i++) {
@@ -215,7 +216,7 @@ static int move_pcs(struct eng_inst *in, struct inst_threads *th,
 
 		if (t->regs.rip <= s || t->regs.rip >= e)
 			continue;
-		t->regs.rip = x86_fr_slot(&f->fr, t->regs.rip);
+		t->regs.rip = x86_funcreloc_slot(&f->fr, t->regs.rip);
 		t->regs_changed = true;
 		if ((rc = eng_set_regs(in->p, t->tid, &t->regs, err)) < 0)
 			return rc;
@@ -245,7 +246,7 @@ static int can_link(struct eng_inst *in, const struct inst_threads *th,
 		uint64_t pc = th->t[i].regs.rip;
 
 		if (pc > f->epatch && pc < f->epatch + f->eplen &&
-		    x86_fr_slot(&f->fr, pc) == 0)
+		    x86_funcreloc_slot(&f->fr, pc) == 0)
 			return *why = ENG_REFUSAL_LINK_THREAD, 1;
 	}
 	return 0;
@@ -384,7 +385,8 @@ int eng_funcreloc_after(struct eng_inst *in, struct inst_threads *th,
 			f->why = ENG_REFUSAL_UNLOADED;
 			continue;
 		}
-		if ((rc = inst_wmem(in, f->epatch, f->eorig, f->eplen, err)) < 0)
+		if ((rc = inst_wmem(in, f->epatch, f->eorig, f->eplen,
+				    err)) < 0)
 			return rc;
 	}
 	return 0;

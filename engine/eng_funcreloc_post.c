@@ -109,6 +109,6 @@ int eng_funcreloc_after_call(struct eng_inst *in,
 	if (f->state != FR_COPY)
 		return *why = f->why ? f->why : ENG_REFUSAL_POST_NOT_RELOCATED,
 		       0;
-	rc = patch_after(f, x86_fr_at(&f->fr, call->addr), out, why);
+	rc = patch_after(f, x86_funcreloc_at(&f->fr, call->addr), out, why);
 	return rc == 0 ? 1 : 0;
 }

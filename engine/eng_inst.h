@@ -136,8 +136,8 @@ struct eng_catchup_info {
 /* Stack samples of the target's threads (eng_perfsample.h) that catchup
  * may ask since when an activation has been running; NULL: none.  The
  * sampler stays the caller's. */
-struct eng_psampler;
-void eng_inst_set_psampler(struct eng_inst *in, struct eng_psampler *ps);
+struct eng_perfsample;
+void eng_inst_set_psampler(struct eng_inst *in, struct eng_perfsample *ps);
 int eng_inst_catchup_info(struct eng_inst *in, uint64_t lo, uint64_t hi,
 			  const struct x86_snip *s, size_t n,
 			  struct eng_catchup_info *ci, struct hunch_err *err);

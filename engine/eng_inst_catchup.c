@@ -166,7 +166,8 @@ static bool walk_on(struct eng_inst *in, pid_t tid, const uint64_t *w,
 	if (sf.saved_rbp_at < rsp || sf.site_sp > rsp + len)
 		return false;
 	*scan_from = sf.site_sp;
-	site = sf.ra_at + 8 <= rsp + len ? mini_site(in, w[(sf.ra_at - rsp) / 8])
+	site = sf.ra_at + 8 <= rsp + len ? mini_site(in,
+						     w[(sf.ra_at - rsp) / 8])
 					 : 0;
 	if (site == 0 || eng_codemem_contains(in->mem, site))
 		return true;
@@ -397,7 +398,7 @@ static uint64_t ns_to_native(const struct eng_clock *c, uint64_t ns)
  * activation of [lo, hi) by CFA and return address, and ask the sampler
  * for the run of newest samples holding it (at least 2). */
 static void sample_estimate(struct eng_proc *p, struct eng_shm *shm,
-			    struct eng_psampler *ps, pid_t tid, uint64_t lo,
+			    struct eng_perfsample *ps, pid_t tid, uint64_t lo,
 			    uint64_t hi, const struct inst_range *maps,
 			    size_t nmaps, struct sampled *e)
 {
@@ -414,9 +415,9 @@ static void sample_estimate(struct eng_proc *p, struct eng_shm *shm,
 	len = end > r.rsp ? end - r.rsp : 0;
 	len = len > sizeof(stack) ? sizeof(stack) : len;
 	if (len == 0 || eng_read_mem(p, r.rsp, stack, len, NULL) < 0 ||
-	    eng_psampler_unwind_stopped(ps, tid, &r, stack, len, &u) < 1 ||
+	    eng_perfsample_unwind_stopped(ps, tid, &r, stack, len, &u) < 1 ||
 	    !outermost(&u, lo, hi, &cfa, &ra) ||
-	    eng_psampler_activation_run(ps, tid, lo, hi, cfa, ra, &run) < 1 ||
+	    eng_perfsample_activation_run(ps, tid, lo, hi, cfa, ra, &run) < 1 ||
 	    run.n < 2)
 		return;
 	/* the thread is stopped: its CPU clocks stand still, and the wall
@@ -424,7 +425,7 @@ static void sample_estimate(struct eng_proc *p, struct eng_shm *shm,
 	cpu = eng_taskcpu_thread_ns(eng_proc_pid(p), tid);
 	mono = clock_mono_ns();
 	native = eng_clock_wall_native(eng_shm_clock(shm));
-	if (eng_psampler_cpu_since(ps, tid, run.first_cpu, cpu, &dcpu) < 0 ||
+	if (eng_perfsample_cpu_since(ps, tid, run.first_cpu, cpu, &dcpu) < 0 ||
 	    cpu < dcpu || mono < run.first_ns)
 		return;
 	e->ok = true;
@@ -509,7 +510,7 @@ static int catchup(struct eng_inst *in, uint64_t lo, uint64_t hi,
 	/* the newest samples: every thread is stopped, so none is missing
 	 * (the sampler's owner still gets them through its sink) */
 	if (in->ps != NULL)
-		eng_psampler_drain(in->ps, NULL, NULL);
+		eng_perfsample_drain(in->ps, NULL, NULL);
 	nt = eng_proc_threads(in->p, tids, 4096);
 	nmaps = inst_read_maps(eng_proc_pid(in->p), &maps);
 	for (size_t i = 0; i < nt && rc >= 0; i++) {
@@ -544,7 +545,7 @@ int eng_inst_catchup_info(struct eng_inst *in, uint64_t lo, uint64_t hi,
 	return catchup(in, lo, hi, s, n, ci, err);
 }
 
-void eng_inst_set_psampler(struct eng_inst *in, struct eng_psampler *ps)
+void eng_inst_set_psampler(struct eng_inst *in, struct eng_perfsample *ps)
 {
 	in->ps = ps;
 }

@@ -124,7 +124,7 @@ struct eng_inst {
 	size_t trap_used;
 	struct eng_inst_stats st;
 	struct eng_funcreloc *fr;   /* relocated functions (eng_funcreloc.h) */
-	struct eng_psampler *ps;    /* stack samples for catchup, or NULL */
+	struct eng_perfsample *ps;    /* stack samples for catchup, or NULL */
 	struct eng_stackwalk *sw;   /* catchup's CFI walks (opened lazily) */
 	uint64_t stub_lo, stub_hi;  /* the shared call stubs' code */
 };

@@ -23,7 +23,8 @@ int eng_metric_create(struct eng_proc *p, struct eng_inst *in,
 	int rc;
 
 	if (m == NULL)
-		return hunch_errf(err, -ENOMEM, "metric compiler: out of memory");
+		return hunch_errf(err, -ENOMEM,
+				  "metric compiler: out of memory");
 	m->p = p;
 	m->in = in;
 	m->smp = smp;
@@ -93,7 +94,7 @@ static void node_put(struct eng_metric *m, struct mnode *n,
 		return;
 	for (size_t i = 0; i < n->nreqs; i++)
 		eng_inst_remove(m->in, n->reqs[i]);
-	mseen_drop(m, n);
+	eng_metric_seen_drop(m, n);
 	for (size_t i = 0; i < n->ncons; i++)
 		node_put(m, n->cons[i], dead);
 	node_unlink(m, n);
@@ -111,7 +112,7 @@ static void nodes_reap(struct eng_metric *m, struct mnode *dead)
 		node_free(dead);
 		dead = next;
 	}
-	mseen_reap(m);
+	eng_metric_seen_reap(m);
 }
 
 static enum eng_var_kind var_kind(enum eng_mvar_type t)
@@ -265,7 +266,7 @@ static double seen_cost(struct eng_metric *m, const struct mfunc *fn,
 	const struct eng_inst_cost *c = eng_inst_costs(m->in);
 
 	if (xp->kind != X86_PT_ENTRY || m->no_discovery ||
-	    mseen_class(fn->f->name) < 0)
+	    eng_metric_seen_class(fn->f->name) < 0)
 		return 0;
 	for (const struct mwatch *w = m->watches; w != NULL; w = w->next)
 		if (w->f == fn->f)
@@ -662,7 +663,7 @@ void eng_metric_destroy(struct eng_metric *m)
 	free(m->rel);
 	mprobe_free(m);
 	eng_funcreloc_checker_free(m->frc);
-	mseen_free(m);
+	eng_metric_seen_free(m);
 	free(m);
 }
 

@@ -65,7 +65,8 @@ int mfuncs_refresh(struct eng_metric *m, struct hunch_err *err)
 	mods = calloc(n + 1, sizeof *mods);
 	if (mods == NULL || retire_arrived(m) < 0) {
 		free(mods);
-		return hunch_errf(err, -ENOMEM, "metric compiler: out of memory");
+		return hunch_errf(err, -ENOMEM,
+				  "metric compiler: out of memory");
 	}
 	for (size_t i = 0; i < n; i++) {
 		const struct eng_module *em = eng_proc_module(m->p, i);
@@ -248,7 +249,7 @@ static void keep_class(struct flist *l, enum eng_seen_class cls)
 	size_t k = 0;
 
 	for (size_t i = 0; i < l->n; i++)
-		if (mseen_class(l->v[i].f->name) == (int)cls)
+		if (eng_metric_seen_class(l->v[i].f->name) == (int)cls)
 			l->v[k++] = l->v[i];
 	l->n = k;
 }

@@ -354,7 +354,8 @@ static int note_catchup(struct mgen *g, const struct mfunc *fn,
 			struct mcatch *v = realloc(nd->catch, cap * sizeof *v);
 
 			if (v == NULL)
-				return hunch_errf(err, -ENOMEM, "out of memory");
+				return hunch_errf(err, -ENOMEM,
+						  "out of memory");
 			nd->catch = v;
 			nd->capcatch = cap;
 		}
@@ -541,7 +542,8 @@ static int clause_fn(struct mgen *g, const struct eng_mclause *c,
 	if (callee)
 		return rc;
 	if (any && !g->sink.dry && !g->is_constraint)
-		rc = rc < 0 ? rc : mseen_watch(g->m, g->node, fn, xf, err);
+		rc = rc < 0 ? rc : eng_metric_seen_watch(g->m, g->node, fn, xf,
+							 err);
 	if (any)
 		g->nfuncs++;
 	else if (g->node->why == ENG_REFUSAL_NONE && !xf->ok)

@@ -238,14 +238,15 @@ int mfollow_poll(struct eng_metric *m);
 /* ---- eng_metric_seen.c: resource discovery ---- */
 /* Watch fn's first argument for node n when fn is a sync or I/O
  * function (queues a request; the caller commits). */
-int mseen_watch(struct eng_metric *m, struct mnode *n, const struct mfunc *fn,
+int eng_metric_seen_watch(struct eng_metric *m, struct mnode *n,
+			  const struct mfunc *fn,
 		const struct x86_func *xf, struct hunch_err *err);
-/* Drop n's watchers (removals queued); mseen_reap after the commit. */
-void mseen_drop(struct eng_metric *m, struct mnode *n);
-void mseen_reap(struct eng_metric *m);
-void mseen_free(struct eng_metric *m);
+/* Drop n's watchers (removals queued); eng_metric_seen_reap after the commit. */
+void eng_metric_seen_drop(struct eng_metric *m, struct mnode *n);
+void eng_metric_seen_reap(struct eng_metric *m);
+void eng_metric_seen_free(struct eng_metric *m);
 /* The kind of object a function's first argument is, or -1. */
-int mseen_class(const char *fname);
+int eng_metric_seen_class(const char *fname);
 /* eng_metric_sock.c: "socket:[ino]" -> "tcp:a:p->b:q", "unix:/path". */
 void msock_name(int pid, char *buf, size_t len);
 

@@ -54,7 +54,7 @@ static const char *plain(const char *name)
 	return name;
 }
 
-int mseen_class(const char *name)
+int eng_metric_seen_class(const char *name)
 {
 	static const struct { const char *prefix; int cls; } sync[] = {
 		{ "pthread_mutex_", ENG_SEEN_MUTEX },
@@ -199,10 +199,11 @@ static struct mwatch *watch_new(struct eng_metric *m, const struct mfunc *fn,
 	return w;
 }
 
-int mseen_watch(struct eng_metric *m, struct mnode *n, const struct mfunc *fn,
+int eng_metric_seen_watch(struct eng_metric *m, struct mnode *n,
+			  const struct mfunc *fn,
 		const struct x86_func *xf, struct hunch_err *err)
 {
-	int cls = mseen_class(fn->f->name);
+	int cls = eng_metric_seen_class(fn->f->name);
 	struct mwatch *w;
 
 	if (cls < 0 || m->no_discovery)
@@ -221,7 +222,7 @@ int mseen_watch(struct eng_metric *m, struct mnode *n, const struct mfunc *fn,
 				   : 0;
 }
 
-void mseen_drop(struct eng_metric *m, struct mnode *n)
+void eng_metric_seen_drop(struct eng_metric *m, struct mnode *n)
 {
 	for (size_t i = 0; i < n->nwatch; i++) {
 		struct mwatch *w = n->watch[i];
@@ -241,7 +242,7 @@ void mseen_drop(struct eng_metric *m, struct mnode *n)
 	n->nwatch = 0;
 }
 
-void mseen_reap(struct eng_metric *m)
+void eng_metric_seen_reap(struct eng_metric *m)
 {
 	while (m->wdead != NULL) {
 		struct mwatch *w = m->wdead;
@@ -252,9 +253,9 @@ void mseen_reap(struct eng_metric *m)
 	}
 }
 
-void mseen_free(struct eng_metric *m)
+void eng_metric_seen_free(struct eng_metric *m)
 {
-	mseen_reap(m);
+	eng_metric_seen_reap(m);
 	for (size_t i = 0; i < m->nknown; i++)
 		free(m->known[i].name);
 	free(m->known);
@@ -352,7 +353,8 @@ static bool remember(struct eng_metric *m, enum eng_seen_class cls,
 }
 
 static int drain_slot(struct eng_metric *m, const struct mwatch *w,
-		      uint64_t slot, void (*fn)(void *, const struct eng_seen *),
+		      uint64_t slot, void (*fn)(void *,
+						const struct eng_seen *),
 		      void *arg)
 {
 	char name[PATH_MAX];

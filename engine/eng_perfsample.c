@@ -5,7 +5,7 @@
  * Why one event per thread and not one per process with inherit: an
  * inherited event cannot be mmap'ed per child, and a per-process event
  * needs a CPU-wide event (root only on most machines).  Threads are
- * followed by eng_psampler_sync_threads instead.
+ * followed by eng_perfsample_sync_threads instead.
  *
  * Why the stack copy and not PERF_SAMPLE_CALLCHAIN: the kernel walks user
  * call chains by frame pointers, which -O2 code does not keep, so chains
@@ -58,7 +58,7 @@ struct pthread_ring {
 	size_t npair, pnext;
 };
 
-struct eng_psampler {
+struct eng_perfsample {
 	pid_t pid;
 	double hz;
 	size_t keep;                /* samples kept per thread added */
@@ -75,10 +75,10 @@ struct eng_psampler {
 	struct eng_psample cur;
 	uint8_t *rec;               /* one record copied out of the ring */
 	size_t rec_cap;
-	struct eng_psampler_stats st;
-	eng_psample_fn sink;        /* eng_psampler_set_sink */
+	struct eng_perfsample_stats st;
+	eng_psample_fn sink;        /* eng_perfsample_set_sink */
 	void *sink_arg;
-	uint8_t *blocked_stack;     /* eng_psampler_unwind_blocked's copy */
+	uint8_t *blocked_stack;     /* eng_perfsample_unwind_blocked's copy */
 };
 
 /* ---- unwinding: libdwfl over the copied registers and stack ---- */
@@ -98,7 +98,7 @@ static bool on_frame(void *arg, int i, uint64_t pc, uint64_t sp, bool act)
 	return s->nframes < ENG_PS_MAX_FRAMES;
 }
 
-static void unwind(struct eng_psampler *ps)
+static void unwind(struct eng_perfsample *ps)
 {
 	struct eng_psample *s = &ps->cur;
 	struct eng_walk_end end;
@@ -121,7 +121,7 @@ static void unwind(struct eng_psampler *ps)
 
 /* ---- threads ---- */
 
-static int open_event(struct eng_psampler *ps, pid_t tid)
+static int open_event(struct eng_perfsample *ps, pid_t tid)
 {
 	struct perf_event_attr a;
 	int fd;
@@ -163,7 +163,7 @@ static int open_event(struct eng_psampler *ps, pid_t tid)
 	return fd < 0 ? -errno : fd;
 }
 
-static struct pthread_ring *find_thread(const struct eng_psampler *ps,
+static struct pthread_ring *find_thread(const struct eng_perfsample *ps,
 					pid_t tid)
 {
 	for (size_t i = 0; i < ps->nth; i++)
@@ -193,7 +193,7 @@ static int map_ring(struct pthread_ring *t, size_t nthreads)
 	return -errno;
 }
 
-int eng_psampler_add_thread(struct eng_psampler *ps, pid_t tid,
+int eng_perfsample_add_thread(struct eng_perfsample *ps, pid_t tid,
 			    struct hunch_err *err)
 {
 	struct pthread_ring t = { .tid = tid, .seen = true };
@@ -237,7 +237,7 @@ static void free_thread(struct pthread_ring *t)
 	free(t->keep);
 }
 
-void eng_psampler_drop_thread(struct eng_psampler *ps, pid_t tid)
+void eng_perfsample_drop_thread(struct eng_perfsample *ps, pid_t tid)
 {
 	struct pthread_ring *t = find_thread(ps, tid);
 
@@ -247,7 +247,7 @@ void eng_psampler_drop_thread(struct eng_psampler *ps, pid_t tid)
 	*t = ps->th[--ps->nth];
 }
 
-int eng_psampler_sync_threads(struct eng_psampler *ps)
+int eng_perfsample_sync_threads(struct eng_perfsample *ps)
 {
 	char path[64];
 	struct dirent *e;
@@ -270,21 +270,21 @@ int eng_psampler_sync_threads(struct eng_psampler *ps)
 		if (t != NULL)
 			t->seen = true;
 		else
-			eng_psampler_add_thread(ps, tid, NULL);
+			eng_perfsample_add_thread(ps, tid, NULL);
 	}
 	closedir(d);
 	for (i = ps->nth; i-- > 0;)
 		if (!ps->th[i].seen)
-			eng_psampler_drop_thread(ps, ps->th[i].tid);
+			eng_perfsample_drop_thread(ps, ps->th[i].tid);
 	return (int)ps->nth;
 }
 
-size_t eng_psampler_nthreads(const struct eng_psampler *ps)
+size_t eng_perfsample_nthreads(const struct eng_perfsample *ps)
 {
 	return ps->nth;
 }
 
-size_t eng_psampler_threads(const struct eng_psampler *ps, pid_t *tids,
+size_t eng_perfsample_threads(const struct eng_perfsample *ps, pid_t *tids,
 			    size_t max)
 {
 	size_t n = 0;
@@ -294,7 +294,7 @@ size_t eng_psampler_threads(const struct eng_psampler *ps, pid_t *tids,
 	return n;
 }
 
-void eng_psampler_modules_changed(struct eng_psampler *ps)
+void eng_perfsample_modules_changed(struct eng_perfsample *ps)
 {
 	eng_stackwalk_maps_changed(ps->sw);
 }
@@ -317,7 +317,7 @@ static void regs_to_dwarf(const uint64_t *r, uint64_t *dw)
 
 /* One PERF_RECORD_SAMPLE: ip, pid/tid, time, read (the count),
  * regs_user (abi + regs), stack_user (size, data, dyn_size). */
-static bool parse_sample(struct eng_psampler *ps, const uint8_t *p,
+static bool parse_sample(struct eng_perfsample *ps, const uint8_t *p,
 			 const uint8_t *end)
 {
 	uint64_t abi, size, dyn;
@@ -356,7 +356,7 @@ static bool parse_sample(struct eng_psampler *ps, const uint8_t *p,
 
 /* A PERF_SAMPLE_CALLCHAIN sample: ip, pid/tid, time, read, nr, ips[nr]; the
  * chain's context markers (PERF_CONTEXT_USER...) are skipped. */
-static bool parse_chain(struct eng_psampler *ps, const uint8_t *p,
+static bool parse_chain(struct eng_perfsample *ps, const uint8_t *p,
 			const uint8_t *end)
 {
 	struct eng_psample *s = &ps->cur;
@@ -385,7 +385,7 @@ static bool parse_chain(struct eng_psampler *ps, const uint8_t *p,
 }
 
 /* The sample into ps->cur, unwound; false: nothing usable. */
-static bool read_sample(struct eng_psampler *ps, const uint8_t *p,
+static bool read_sample(struct eng_perfsample *ps, const uint8_t *p,
 			const uint8_t *end)
 {
 	if (ps->fp_chains)
@@ -405,7 +405,7 @@ static void keep_sample(struct pthread_ring *t, const struct eng_psample *s)
 }
 
 /* Copy a record out of the ring (it may wrap around the end). */
-static const uint8_t *copy_record(struct eng_psampler *ps,
+static const uint8_t *copy_record(struct eng_perfsample *ps,
 				  const uint8_t *base, size_t mask,
 				  uint64_t at, size_t len)
 {
@@ -424,7 +424,7 @@ static const uint8_t *copy_record(struct eng_psampler *ps,
 	return ps->rec;
 }
 
-static void add_pair(struct eng_psampler *ps, struct pthread_ring *t)
+static void add_pair(struct eng_perfsample *ps, struct pthread_ring *t)
 {
 	uint64_t c;
 
@@ -437,7 +437,7 @@ static void add_pair(struct eng_psampler *ps, struct pthread_ring *t)
 		t->npair++;
 }
 
-static int drain_thread(struct eng_psampler *ps, struct pthread_ring *t,
+static int drain_thread(struct eng_perfsample *ps, struct pthread_ring *t,
 			eng_psample_fn fn, void *arg)
 {
 	struct perf_event_mmap_page *mp = t->map;
@@ -479,7 +479,7 @@ static int drain_thread(struct eng_psampler *ps, struct pthread_ring *t,
 	return n;
 }
 
-int eng_psampler_drain(struct eng_psampler *ps, eng_psample_fn fn,
+int eng_perfsample_drain(struct eng_perfsample *ps, eng_psample_fn fn,
 		       void *arg)
 {
 	uint64_t t0 = eng_clock_thread_cpu_ns();
@@ -515,7 +515,7 @@ static bool has_activation(const struct eng_psample *s, uint64_t lo,
 	return false;
 }
 
-int eng_psampler_activation_run(const struct eng_psampler *ps, pid_t tid,
+int eng_perfsample_activation_run(const struct eng_perfsample *ps, pid_t tid,
 				uint64_t lo, uint64_t hi, uint64_t cfa,
 				uint64_t ra, struct eng_ps_run *run)
 {
@@ -545,12 +545,12 @@ int eng_psampler_activation_run(const struct eng_psampler *ps, pid_t tid,
 	return run->to_oldest ? 2 : 1;
 }
 
-int eng_psampler_on_stack_since(const struct eng_psampler *ps, pid_t tid,
+int eng_perfsample_on_stack_since(const struct eng_perfsample *ps, pid_t tid,
 				uint64_t lo, uint64_t hi, uint64_t cfa,
 				uint64_t *since_ns)
 {
 	struct eng_ps_run run;
-	int rc = eng_psampler_activation_run(ps, tid, lo, hi, cfa, 0, &run);
+	int rc = eng_perfsample_activation_run(ps, tid, lo, hi, cfa, 0, &run);
 
 	if (rc > 0)
 		*since_ns = run.first_ns;
@@ -580,7 +580,7 @@ static uint64_t sched_at(const struct pthread_ring *t, uint64_t count,
 	return s0;
 }
 
-int eng_psampler_cpu_since(const struct eng_psampler *ps, pid_t tid,
+int eng_perfsample_cpu_since(const struct eng_perfsample *ps, pid_t tid,
 			   uint64_t count, uint64_t cpu_now, uint64_t *elapsed)
 {
 	const struct pthread_ring *t = find_thread(ps, tid);
@@ -597,7 +597,7 @@ int eng_psampler_cpu_since(const struct eng_psampler *ps, pid_t tid,
 	return 0;
 }
 
-int eng_psampler_unwind_stopped(struct eng_psampler *ps, pid_t tid,
+int eng_perfsample_unwind_stopped(struct eng_perfsample *ps, pid_t tid,
 				const struct user_regs_struct *r,
 				const void *stack, size_t len,
 				struct eng_psample *out)
@@ -621,7 +621,7 @@ int eng_psampler_unwind_stopped(struct eng_psampler *ps, pid_t tid,
 	return out->nframes;
 }
 
-int eng_psampler_unwind_blocked(struct eng_psampler *ps, pid_t tid,
+int eng_perfsample_unwind_blocked(struct eng_perfsample *ps, pid_t tid,
 				uint64_t sp, uint64_t pc,
 				struct eng_psample *out)
 {
@@ -661,7 +661,7 @@ int eng_psampler_unwind_blocked(struct eng_psampler *ps, pid_t tid,
 	return out->nframes;
 }
 
-int eng_psampler_set_keep(struct eng_psampler *ps, size_t n)
+int eng_perfsample_set_keep(struct eng_perfsample *ps, size_t n)
 {
 	if (n < 2 || n > 65536)
 		return -EINVAL;
@@ -669,14 +669,14 @@ int eng_psampler_set_keep(struct eng_psampler *ps, size_t n)
 	return 0;
 }
 
-void eng_psampler_set_sink(struct eng_psampler *ps, eng_psample_fn fn,
+void eng_perfsample_set_sink(struct eng_perfsample *ps, eng_psample_fn fn,
 			   void *arg)
 {
 	ps->sink = fn;
 	ps->sink_arg = arg;
 }
 
-const struct eng_psample *eng_psampler_latest(const struct eng_psampler *ps,
+const struct eng_psample *eng_perfsample_latest(const struct eng_perfsample *ps,
 					      pid_t tid)
 {
 	const struct pthread_ring *t = find_thread(ps, tid);
@@ -686,24 +686,24 @@ const struct eng_psample *eng_psampler_latest(const struct eng_psampler *ps,
 	return &t->keep[(t->next + t->cap - 1) % t->cap];
 }
 
-const struct eng_psampler_stats *
-eng_psampler_stats(const struct eng_psampler *ps)
+const struct eng_perfsample_stats *
+eng_perfsample_stats(const struct eng_perfsample *ps)
 {
 	return &ps->st;
 }
 
 /* ---- lifetime ---- */
 
-int eng_psampler_open(pid_t pid, double hz, struct eng_psampler **out,
+int eng_perfsample_open(pid_t pid, double hz, struct eng_perfsample **out,
 		      struct hunch_err *err)
 {
-	return eng_psampler_open_flags(pid, hz, 0, out, err);
+	return eng_perfsample_open_flags(pid, hz, 0, out, err);
 }
 
-int eng_psampler_open_flags(pid_t pid, double hz, unsigned flags,
-			    struct eng_psampler **out, struct hunch_err *err)
+int eng_perfsample_open_flags(pid_t pid, double hz, unsigned flags,
+			    struct eng_perfsample **out, struct hunch_err *err)
 {
-	struct eng_psampler *ps;
+	struct eng_perfsample *ps;
 
 	*out = NULL;
 	if (!(hz >= 1 && hz <= 10000))
@@ -727,7 +727,7 @@ int eng_psampler_open_flags(pid_t pid, double hz, unsigned flags,
 	return 0;
 }
 
-void eng_psampler_close(struct eng_psampler *ps)
+void eng_perfsample_close(struct eng_perfsample *ps)
 {
 	if (ps == NULL)
 		return;

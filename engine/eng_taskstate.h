@@ -30,7 +30,7 @@ struct eng_taskstate {
 	uint64_t args[6];
 	/* user stack pointer and pc at the system call (0: unknown): the
 	 * blocked thread's stack can be unwound from them while it stays
-	 * blocked, without stopping it (eng_psampler_unwind_blocked) */
+	 * blocked, without stopping it (eng_perfsample_unwind_blocked) */
 	uint64_t sp, pc;
 	char wchan[64];      /* kernel function it sleeps in, or "" */
 };

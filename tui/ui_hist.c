@@ -85,7 +85,8 @@ void ui_hist_new_search(struct ui *u)
 /* The instance shown by curve i, NULL while it is not enabled. */
 static const struct pc_minst *minst(const struct ui *u, int i)
 {
-	return hs.c[i].inst > 0 ? pc_dm_get(&u->pc->dm, hs.c[i].inst) : NULL;
+	return hs.c[i].inst > 0 ? pc_datamgr_get(&u->pc->dm,
+						 hs.c[i].inst) : NULL;
 }
 
 void ui_hist_tick(struct ui *u)
@@ -197,7 +198,7 @@ static void sync_recorded(struct ui *u)
 			changed++;
 		}
 	for (size_t k = 0; k < n && hs.n < UI_HIST_MAX; k++) {
-		const struct pc_minst *m = pc_dm_get(&u->pc->dm, held[k]);
+		const struct pc_minst *m = pc_datamgr_get(&u->pc->dm, held[k]);
 		bool shown = false;
 
 		for (int i = 0; i < hs.n; i++)

@@ -145,7 +145,7 @@ static void rebuild(struct ui *u)
 
 	x->moves++;
 	free_search(u);
-	rp_ckpts_clear(x->ck);
+	src_replay_ckpt_clear(x->ck);
 	urp_arch_free(x);
 	x->nlines = 0;
 	x->pristine = true;
@@ -177,7 +177,7 @@ static bool restore(struct ui *u, const struct rp_ckpt *k)
 	struct ui_replay *x = u->replay;
 	pc_res_id cur = u->where.cur_id;
 	size_t n = rp_ckpt_user(k);
-	struct pc_consult *pc = rp_ckpts_restore(x->ck, k);
+	struct pc_consult *pc = src_replay_ckpt_restore(x->ck, k);
 
 	if (pc == NULL)
 		return false;
@@ -316,7 +316,7 @@ static void seek(struct ui *u, double t)
 	if (t > x->t_last)
 		t = x->t_last;
 	if (t < played_now(u)) {
-		const struct rp_ckpt *k = rp_ckpts_find(x->ck, tick_at(u, t));
+		const struct rp_ckpt *k = src_replay_ckpt_find(x->ck, tick_at(u, t));
 
 		if (k != NULL && restore(u, k)) {
 			restore(u, k);
@@ -366,7 +366,8 @@ static const struct pc_node *concluded(const struct pc_consult *pc,
 		const struct pc_node *n = s->nodes[i];
 		double t = concluded_at(n);
 
-		if (t > since && t <= pc->now && (best == NULL || before(n, best)))
+		if (t > since && t <= pc->now && (best == NULL || before(n,
+									 best)))
 			best = n;
 	}
 	return best;
@@ -692,7 +693,7 @@ static void init(struct ui *u, struct ui_replay *x,
 	ui_where_init(&u->where);
 	ui_log_init(&u->log, LOG_LINES);
 	src_replay_set_output(o->rp, urp_on_output, u);
-	x->ck = rp_ckpts_new(o->rp, RP_CKPT_BUDGET, urp_spacing());
+	x->ck = src_replay_ckpt_new(o->rp, RP_CKPT_BUDGET, urp_spacing());
 	if (x->ck == NULL)
 		abort();
 }
@@ -704,7 +705,7 @@ static void finish(struct ui *u, int sigfd, int tfd, const sigset_t *old)
 	src_replay_set_output(u->replay->o->rp, NULL, NULL);
 	ui_where_free(&u->where);
 	ui_log_free(&u->log);
-	rp_ckpts_free(u->replay->ck);
+	src_replay_ckpt_free(u->replay->ck);
 	urp_arch_free(u->replay);
 	free(u->replay->arch);
 	if (sigfd >= 0)

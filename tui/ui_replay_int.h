@@ -26,7 +26,7 @@ struct rlog_line {
 
 struct ui_replay {
 	const struct ui_replay_opts *o;
-	struct rp_ckpts *ck;         /* checkpoints for backward seeks */
+	struct src_replay_ckpt *ck;         /* checkpoints for backward seeks */
 	/* The search shown is the recording's own: nobody steered it since
 	 * the last rebuild or restore, so checkpoints can be taken of it. */
 	bool pristine;

@@ -83,7 +83,7 @@ void urp_checkpoint(struct ui *u, double cpu)
 	struct ui_replay *x = u->replay;
 
 	if (x->pristine)
-		rp_ckpts_tick(x->ck, u->pc, cpu, x->nlines);
+		src_replay_ckpt_tick(x->ck, u->pc, cpu, x->nlines);
 }
 
 /* What the user can change in a search by hand (experiments and
@@ -134,7 +134,7 @@ static void check_steered(struct ui *u, const struct steer_sig *before)
 	if (after.pc != before->pc || after.moves != before->moves)
 		return;   /* time moved (c, e, g, p): the replay's doing */
 	if (after.cfg != before->cfg) {
-		rp_ckpts_clear(x->ck);
+		src_replay_ckpt_clear(x->ck);
 		urp_arch_free(x);
 	}
 	if (after.search == before->search && after.cfg == before->cfg)

@@ -254,7 +254,7 @@ static void instances(struct dl *d, const struct pc_consult *pc,
 	if (n->nin == 0)
 		measures(d, pc, n);
 	for (int i = 0; i < n->nin; i++) {
-		const struct pc_minst *m = pc_dm_get(&pc->dm, n->inst[i]);
+		const struct pc_minst *m = pc_datamgr_get(&pc->dm, n->inst[i]);
 
 		if (m == NULL)
 			continue;

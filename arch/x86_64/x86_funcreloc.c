@@ -45,7 +45,7 @@ static bool is_xbegin(const uint8_t *b, size_t len)
 	return p + 1 < len && b[p] == 0xc7 && b[p + 1] == 0xf8;
 }
 
-enum x86_refusal x86_fr_refusal(const struct x86_func *xf)
+enum x86_refusal x86_funcreloc_refusal(const struct x86_func *xf)
 {
 	if (xf->npoints == 0 || xf->points[0].kind != X86_PT_ENTRY)
 		return X86_REFUSAL_FR_NO_ENTRY;
@@ -136,7 +136,7 @@ static int rip_call_disp(const uint8_t *b, size_t len)
 static int classify(struct x86_reloc *r, struct x86_decoder *d,
 		    const struct x86_func *xf, uint64_t rel,
 		    const uint8_t *b, size_t avail, struct iinfo *ii,
-		    struct x86_fr *fr)
+		    struct x86_funcreloc *fr)
 {
 	struct x86_inst xi;
 	bool inside;
@@ -236,7 +236,7 @@ static unsigned filler_len(unsigned need)
 
 /* Pass 1: the padding of every instruction and every slot's address. */
 static void layout(const struct x86_func *xf, uint64_t base,
-		   struct iinfo *ii, struct x86_fr *fr)
+		   struct iinfo *ii, struct x86_funcreloc *fr)
 {
 	uint64_t pos = fr->to;
 	size_t entry = xf->points[0].addr == xf->insns[0] ? 0 : 1;
@@ -272,7 +272,8 @@ static void layout(const struct x86_func *xf, uint64_t base,
 }
 
 /* Where the copy's table k starts. */
-static uint64_t table_at(const struct x86_func *xf, const struct x86_fr *fr,
+static uint64_t table_at(const struct x86_func *xf,
+			 const struct x86_funcreloc *fr,
 			 size_t k)
 {
 	uint64_t at = (fr->to + fr->code_len + 3) & ~(uint64_t)3;
@@ -285,7 +286,7 @@ static uint64_t table_at(const struct x86_func *xf, const struct x86_fr *fr,
 /* The copy's tables, after its code: int32 entries, each the slot of
  * the original entry's target relative to the table's start. */
 static int emit_tables(const struct x86_func *xf, struct x86_buf *o,
-		       struct x86_fr *fr)
+		       struct x86_funcreloc *fr)
 {
 	while (x86_pc(o) & 3)
 		x86_emit_u8(o, 0xcc);
@@ -294,7 +295,7 @@ static int emit_tables(const struct x86_func *xf, struct x86_buf *o,
 		uint64_t at = x86_pc(o);
 
 		for (size_t e = 0; e < t->nentries; e++) {
-			uint64_t s = x86_fr_slot(fr, t->targets[e] - xf->addr +
+			uint64_t s = x86_funcreloc_slot(fr, t->targets[e] - xf->addr +
 						 fr->from);
 
 			if (s == 0 || (int64_t)(s - at) != (int32_t)(s - at))
@@ -306,17 +307,17 @@ static int emit_tables(const struct x86_func *xf, struct x86_buf *o,
 	return 0;
 }
 
-static uint64_t slot_of(const struct x86_fr *fr, uint64_t rel_from,
+static uint64_t slot_of(const struct x86_funcreloc *fr, uint64_t rel_from,
 			uint64_t rel)
 {
-	return x86_fr_slot(fr, rel - rel_from + fr->from);
+	return x86_funcreloc_slot(fr, rel - rel_from + fr->from);
 }
 
 /* Pass 2: one instruction into its slot. */
 static int emit_one(struct x86_reloc *r, const struct x86_func *xf,
 		    uint64_t base, const uint8_t *b, size_t avail,
 		    const struct iinfo *ii, struct x86_buf *o,
-		    struct x86_fr *fr, uint64_t rel)
+		    struct x86_funcreloc *fr, uint64_t rel)
 {
 	uint64_t t = ii->target + base;
 	struct x86_reloc_info info;
@@ -381,7 +382,7 @@ static int emit_one(struct x86_reloc *r, const struct x86_func *xf,
 	}
 }
 
-static int alloc_maps(struct x86_fr *fr, size_t n)
+static int alloc_maps(struct x86_funcreloc *fr, size_t n)
 {
 	fr->n = n;
 	fr->orig = calloc(n + 1, sizeof *fr->orig);
@@ -391,9 +392,9 @@ static int alloc_maps(struct x86_fr *fr, size_t n)
 	return fr->orig && fr->slot && fr->at && fr->cfi ? 0 : -ENOMEM;
 }
 
-int x86_fr_build(struct x86_reloc *r, struct x86_decoder *d,
+int x86_funcreloc_build(struct x86_reloc *r, struct x86_decoder *d,
 		 const struct x86_func *xf, uint64_t base,
-		 const uint8_t *code, uint64_t to, struct x86_fr *fr)
+		 const uint8_t *code, uint64_t to, struct x86_funcreloc *fr)
 {
 	struct iinfo *ii;
 	struct x86_buf o;
@@ -403,7 +404,7 @@ int x86_fr_build(struct x86_reloc *r, struct x86_decoder *d,
 	fr->from = xf->addr + base;
 	fr->size = xf->size;
 	fr->to = to;
-	if ((fr->why = x86_fr_refusal(xf)) != X86_REFUSAL_NONE)
+	if ((fr->why = x86_funcreloc_refusal(xf)) != X86_REFUSAL_NONE)
 		return -ENOTSUP;
 	ii = calloc(xf->ninsns + 1, sizeof *ii);
 	if (ii == NULL || alloc_maps(fr, xf->ninsns) < 0) {
@@ -448,7 +449,7 @@ int x86_fr_build(struct x86_reloc *r, struct x86_decoder *d,
 	return rc;
 }
 
-void x86_fr_free(struct x86_fr *fr)
+void x86_funcreloc_free(struct x86_funcreloc *fr)
 {
 	free(fr->code);
 	free(fr->orig);
@@ -458,9 +459,9 @@ void x86_fr_free(struct x86_fr *fr)
 	memset(fr, 0, sizeof *fr);
 }
 
-int x86_fr_read(void *arg, uint64_t addr, void *buf, size_t len)
+int x86_funcreloc_read(void *arg, uint64_t addr, void *buf, size_t len)
 {
-	const struct x86_fr *fr = arg;
+	const struct x86_funcreloc *fr = arg;
 
 	if (addr < fr->to || addr - fr->to > fr->len ||
 	    len > fr->len - (addr - fr->to))
@@ -469,12 +470,12 @@ int x86_fr_read(void *arg, uint64_t addr, void *buf, size_t len)
 	return 0;
 }
 
-static long find(const struct x86_fr *fr, uint64_t orig)
+static long find(const struct x86_funcreloc *fr, uint64_t orig)
 {
 	return sorted_u64_find(fr->orig, fr->n, orig);
 }
 
-uint64_t x86_fr_slot(const struct x86_fr *fr, uint64_t orig)
+uint64_t x86_funcreloc_slot(const struct x86_funcreloc *fr, uint64_t orig)
 {
 	long i = find(fr, orig);
 
@@ -483,7 +484,7 @@ uint64_t x86_fr_slot(const struct x86_fr *fr, uint64_t orig)
 	return i < 0 ? 0 : fr->slot[i];
 }
 
-uint64_t x86_fr_at(const struct x86_fr *fr, uint64_t orig)
+uint64_t x86_funcreloc_at(const struct x86_funcreloc *fr, uint64_t orig)
 {
 	long i = find(fr, orig);
 
@@ -492,7 +493,7 @@ uint64_t x86_fr_at(const struct x86_fr *fr, uint64_t orig)
 	return i < 0 ? 0 : fr->at[i];
 }
 
-uint64_t x86_fr_cfi(const struct x86_fr *fr, uint64_t orig)
+uint64_t x86_funcreloc_cfi(const struct x86_funcreloc *fr, uint64_t orig)
 {
 	long i = find(fr, orig);
 

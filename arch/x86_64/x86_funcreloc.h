@@ -24,7 +24,7 @@
  * Branch targets map to slot starts (the padding before an instruction
  * does nothing), so every jump lands where the parser expects.  Sizes do
  * not depend on the copy's address except for out-of-reach external
- * branches, which x86_fr_build handles by laying out at the real address.
+ * branches, which x86_funcreloc_build handles by laying out at the real address.
  */
 #ifndef X86_FUNCRELOC_H
 #define X86_FUNCRELOC_H
@@ -41,7 +41,7 @@ struct x86_func;
 
 #define X86_FR_MAX_SIZE 16384   /* larger functions are not relocated */
 
-struct x86_fr {
+struct x86_funcreloc {
 	uint64_t from, size;    /* the original function (absolute) */
 	uint64_t to;            /* where the copy runs */
 	uint8_t *code;          /* the copy's bytes: code, then tables */
@@ -61,32 +61,32 @@ struct x86_fr {
  * parsed) cannot be relocated, or X86_REFUSAL_NONE: jump tables other than the PIC
  * form with its base lea known (absolute tables), unresolved indirect
  * jumps, code addresses taken, data inside, an entry that cannot take a
- * jmp itself, size.  Instruction-level refusals come from x86_fr_build. */
-enum x86_refusal x86_fr_refusal(const struct x86_func *xf);
+ * jmp itself, size.  Instruction-level refusals come from x86_funcreloc_build. */
+enum x86_refusal x86_funcreloc_refusal(const struct x86_func *xf);
 
 /* Build the copy of function xf (parsed at addresses xf->addr...; its
  * runtime addresses are those + `base`), whose bytes are code[0..size),
  * to run at `to`.  Returns 0, -ENOMEM, or -ENOTSUP with fr->why (an
  * instruction that cannot be moved: loop/jrcxz, a far rip-relative
  * operand, a jump into another part of the function). */
-int x86_fr_build(struct x86_reloc *r, struct x86_decoder *d,
+int x86_funcreloc_build(struct x86_reloc *r, struct x86_decoder *d,
 		 const struct x86_func *xf, uint64_t base,
-		 const uint8_t *code, uint64_t to, struct x86_fr *fr);
-void x86_fr_free(struct x86_fr *fr);
+		 const uint8_t *code, uint64_t to, struct x86_funcreloc *fr);
+void x86_funcreloc_free(struct x86_funcreloc *fr);
 
-/* Read len bytes of the copy at address addr (arg: the struct x86_fr),
+/* Read len bytes of the copy at address addr (arg: the struct x86_funcreloc),
  * for x86_parse_ctx.read when the copy is parsed: its tables lie after
  * the code.  0, or -EFAULT outside the copy. */
-int x86_fr_read(void *arg, uint64_t addr, void *buf, size_t len);
+int x86_funcreloc_read(void *arg, uint64_t addr, void *buf, size_t len);
 
 /* Copy address of the slot of the original instruction at `orig`
  * (absolute), or 0 when orig is not an instruction start.  The end of
  * the function maps to the end of the copy. */
-uint64_t x86_fr_slot(const struct x86_fr *fr, uint64_t orig);
+uint64_t x86_funcreloc_slot(const struct x86_funcreloc *fr, uint64_t orig);
 /* The same for the instruction itself (after its pre padding). */
-uint64_t x86_fr_at(const struct x86_fr *fr, uint64_t orig);
+uint64_t x86_funcreloc_at(const struct x86_funcreloc *fr, uint64_t orig);
 /* Where the CFI row that starts at original address `orig` starts in
  * the copy (0 if orig is not an instruction boundary). */
-uint64_t x86_fr_cfi(const struct x86_fr *fr, uint64_t orig);
+uint64_t x86_funcreloc_cfi(const struct x86_funcreloc *fr, uint64_t orig);
 
 #endif

@@ -4,7 +4,7 @@
  * relocation will not copy, an instruction the relocator cannot move, a
  * patch the trampoline generator cannot build.  Every refusal is one
  * value of enum x86_refusal, carried in the result structs
- * (x86_point.why, x86_func.why, x86_fr.why, x86_reloc_info.why,
+ * (x86_point.why, x86_func.why, x86_funcreloc.why, x86_reloc_info.why,
  * x86_base.why); its sentence comes from x86_refusal_str alone, so that
  * callers compare values and only the printing knows the wording.
  */
@@ -35,7 +35,7 @@ enum x86_refusal {
 	X86_REFUSAL_JT_UNSIZED,
 	X86_REFUSAL_JT_NO_BOUND,
 	X86_REFUSAL_JT_UNKNOWN,
-	/* Whole-function relocation, the function (x86_fr_refusal). */
+	/* Whole-function relocation, the function (x86_funcreloc_refusal). */
 	X86_REFUSAL_FR_NO_ENTRY,
 	X86_REFUSAL_FR_ENTRY,
 	X86_REFUSAL_FR_LARGE,
@@ -46,7 +46,7 @@ enum x86_refusal {
 	X86_REFUSAL_FR_CODE_ADDR,
 	X86_REFUSAL_FR_DATA,
 	X86_REFUSAL_FR_COLD_BACK,
-	/* Whole-function relocation, one instruction (x86_fr_build). */
+	/* Whole-function relocation, one instruction (x86_funcreloc_build). */
 	X86_REFUSAL_FR_COLD_JUMP,
 	X86_REFUSAL_FR_FAR_SLOT,
 	X86_REFUSAL_FR_CAPSTONE,

@@ -89,25 +89,25 @@ static bool fp;
 
 /* The frame-pointer variant: the sampler alone, drained every 0.1 s. */
 static int sample_fp(pid_t pid, struct slh_stats *hs,
-		     struct eng_psampler_stats *ps)
+		     struct eng_perfsample_stats *ps)
 {
-	struct eng_psampler *s;
+	struct eng_perfsample *s;
 	int st;
 
-	if (eng_psampler_open_flags(pid, hz, ENG_PS_FP_CHAINS, &s, NULL) < 0)
+	if (eng_perfsample_open_flags(pid, hz, ENG_PS_FP_CHAINS, &s, NULL) < 0)
 		return -1;
-	eng_psampler_sync_threads(s);
+	eng_perfsample_sync_threads(s);
 	while (waitpid(pid, &st, WNOHANG) == 0) {
 		usleep(100000);
-		eng_psampler_drain(s, NULL, NULL);
+		eng_perfsample_drain(s, NULL, NULL);
 		hs->ticks++;
 	}
-	hs->tick_cpu_ns += eng_psampler_stats(s)->drain_ns;
-	ps->samples += eng_psampler_stats(s)->samples;
-	ps->frames += eng_psampler_stats(s)->frames;
-	ps->lost += eng_psampler_stats(s)->lost;
-	ps->drain_ns += eng_psampler_stats(s)->drain_ns;
-	eng_psampler_close(s);
+	hs->tick_cpu_ns += eng_perfsample_stats(s)->drain_ns;
+	ps->samples += eng_perfsample_stats(s)->samples;
+	ps->frames += eng_perfsample_stats(s)->frames;
+	ps->lost += eng_perfsample_stats(s)->lost;
+	ps->drain_ns += eng_perfsample_stats(s)->drain_ns;
+	eng_perfsample_close(s);
 	return 0;
 }
 
@@ -133,7 +133,7 @@ static pid_t spawn(const char *exe, const char *threads, const char *secs,
 
 /* Sample every thread of pid until it exits. */
 static int sample_slh(const char *exe, pid_t pid, struct slh_stats *hs,
-		      struct eng_psampler_stats *ps)
+		      struct eng_perfsample_stats *ps)
 {
 	struct img m = { 0 };
 	struct slh *h = NULL;
@@ -149,10 +149,10 @@ static int sample_slh(const char *exe, pid_t pid, struct slh_stats *hs,
 	}
 	hs->ticks += slh_stats(h)->ticks;
 	hs->tick_cpu_ns += slh_stats(h)->tick_cpu_ns;
-	ps->samples += eng_psampler_stats(slh_sampler(h))->samples;
-	ps->frames += eng_psampler_stats(slh_sampler(h))->frames;
-	ps->lost += eng_psampler_stats(slh_sampler(h))->lost;
-	ps->drain_ns += eng_psampler_stats(slh_sampler(h))->drain_ns;
+	ps->samples += eng_perfsample_stats(slh_sampler(h))->samples;
+	ps->frames += eng_perfsample_stats(slh_sampler(h))->frames;
+	ps->lost += eng_perfsample_stats(slh_sampler(h))->lost;
+	ps->drain_ns += eng_perfsample_stats(slh_sampler(h))->drain_ns;
 	slh_free(h);
 	eng_image_close(m.img);
 	return 0;
@@ -176,7 +176,7 @@ static int result(int fd, struct run *r)
  * (`which`) sampled.  r[0] gets the unsampled copy's result. */
 static int run_pair(const char *exe, const char *threads, const char *secs,
 		    int which, struct run r[2], struct slh_stats *hs,
-		    struct eng_psampler_stats *ps)
+		    struct eng_perfsample_stats *ps)
 {
 	int fd[2], st, rc;
 	pid_t pid[2];
@@ -207,7 +207,7 @@ int main(int argc, char **argv)
 	const char *secs = argc > 3 ? argv[3] : "3";
 	int rounds = argc > 4 ? atoi(argv[4]) : 5;
 	struct slh_stats hs = { 0 };
-	struct eng_psampler_stats ps = { 0 };
+	struct eng_perfsample_stats ps = { 0 };
 	double slow[64], base_rate = 0, samp_rate = 0;
 	char exe[PATH_MAX];
 

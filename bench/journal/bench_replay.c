@@ -131,7 +131,8 @@ static int repeat(const char *in, const char *out, int k)
 				continue;
 			j = json_deep_copy(jr.json);
 			shift_record(j, c, len);
-			json_dumpf(j, f, JSON_COMPACT | JSON_REAL_PRECISION(17));
+			json_dumpf(j, f,
+				   JSON_COMPACT | JSON_REAL_PRECISION(17));
 			fputc('\n', f);
 			json_decref(j);
 		}
@@ -176,13 +177,13 @@ static double cpu_s(void)
 
 /* One tick as the dashboard plays it: then maybe a checkpoint. */
 static void tick_ck(struct src_replay *rp, struct played *p,
-		    struct rp_ckpts *ck)
+		    struct src_replay_ckpt *ck)
 {
 	double c0 = cpu_s();
 
 	pc_consult_tick(p->pc);
 	src_replay_actions(rp, p->pc);
-	rp_ckpts_tick(ck, p->pc, cpu_s() - c0, 0);
+	src_replay_ckpt_tick(ck, p->pc, cpu_s() - c0, 0);
 }
 
 #define NSEEKS 20
@@ -192,7 +193,8 @@ static void tick_ck(struct src_replay *rp, struct played *p,
  * (each in the middle of a twentieth: between checkpoints). */
 static int seeks(struct src_replay *rp, struct played *p, FILE *out)
 {
-	struct rp_ckpts *ck = rp_ckpts_new(rp, RP_CKPT_BUDGET, spacing);
+	struct src_replay_ckpt *ck = src_replay_ckpt_new(rp, RP_CKPT_BUDGET,
+							 spacing);
 	size_t n = src_replay_ticks(rp);
 	double t0 = now_s(), c0 = cpu_s(), tplay, cplay, worst = 0, sum = 0;
 	double cworst = 0, csum = 0;
@@ -201,7 +203,7 @@ static int seeks(struct src_replay *rp, struct played *p, FILE *out)
 	p->pc = pc_consult_new(p->cfg, src_replay_source(rp), p->res);
 	pc_consult_start(p->pc);
 	src_replay_actions(rp, p->pc);
-	rp_ckpts_tick(ck, p->pc, 0, 0);
+	src_replay_ckpt_tick(ck, p->pc, 0, 0);
 	while (!src_replay_done(rp) && !pc_consult_ended(p->pc))
 		tick_ck(rp, p, ck);
 	tplay = now_s() - t0;
@@ -209,12 +211,12 @@ static int seeks(struct src_replay *rp, struct played *p, FILE *out)
 	for (int i = NSEEKS - 1; i >= 0; i--) {
 		long target = (long)((2 * i + 1) * n / (2 * NSEEKS));
 		double s0 = now_s(), c0 = cpu_s(), d, cd;
-		const struct rp_ckpt *k = rp_ckpts_find(ck, target);
+		const struct rp_ckpt *k = src_replay_ckpt_find(ck, target);
 		struct pc_consult *pc;
 
 		if (k == NULL)
 			return 1;
-		pc = rp_ckpts_restore(ck, k);
+		pc = src_replay_ckpt_restore(ck, k);
 		pc_consult_free(p->pc);
 		p->pc = pc;
 		while (src_replay_tick(rp) < target && !src_replay_done(rp))
@@ -227,9 +229,9 @@ static int seeks(struct src_replay *rp, struct played *p, FILE *out)
 		cworst = cd > cworst ? cd : cworst;
 	}
 	fprintf(out, "%f %f %f %zu %zu %f %f %f\n", tplay, worst,
-		sum / NSEEKS, rp_ckpts_count(ck), rp_ckpts_bytes(ck), cworst,
+		sum / NSEEKS, src_replay_ckpt_count(ck), src_replay_ckpt_bytes(ck), cworst,
 		csum / NSEEKS, cplay);
-	rp_ckpts_free(ck);
+	src_replay_ckpt_free(ck);
 	played_free(p);
 	return 0;
 }
@@ -417,7 +419,8 @@ int main(int argc, char **argv)
 			journal = argv[i];
 	}
 	if (make != NULL) {
-		snprintf(big, sizeof(big), "'%s' --quick --keep --dir '%s' >/dev/null",
+		snprintf(big, sizeof(big),
+			 "'%s' --quick --keep --dir '%s' >/dev/null",
 			 make, dir);
 		snprintf(made, sizeof(made), "%s/bench-journal-0.jsonl", dir);
 		if (system(big) != 0)
@@ -425,7 +428,8 @@ int main(int argc, char **argv)
 		journal = made;
 	}
 	if (journal == NULL) {
-		fprintf(stderr, "usage: bench_replay JOURNAL|--make BENCH_JOURNAL [--dir DIR] [--repeat K [--keep]] [--hypotheses FILE] [--spacing-ms MS]\n");
+		fprintf(stderr,
+			"usage: bench_replay JOURNAL|--make BENCH_JOURNAL [--dir DIR] [--repeat K [--keep]] [--hypotheses FILE] [--spacing-ms MS]\n");
 		return 2;
 	}
 	printf("| journal | index: time, peak RSS | seek to the end (play all) | seek back to the end (rewind + play all) | baseline: whole journal in memory | peak RSS vs baseline | baseline time / index time |\n|---|---|---|---|---|---|---|\n");
@@ -434,7 +438,8 @@ int main(int argc, char **argv)
 	if (k > 1) {
 		snprintf(big, sizeof(big), "%s.x%d", journal, k);
 		if (repeat(journal, big, k) != 0) {
-			fprintf(stderr, "cannot write %s: %s\n", big, strerror(errno));
+			fprintf(stderr, "cannot write %s: %s\n", big,
+				strerror(errno));
 			return 1;
 		}
 		rc = report(big);

@@ -62,7 +62,7 @@ static void test_phases(void)
 	LOGGED(w, "+8.0) Search for Phase 1 ended: end of phase.");
 	tap_ok(cur->state == PC_SEARCH_ENDED, "phase 1's search ended");
 	{
-		struct pc_minst *m = pc_dm_get(&w->pc->dm, 1);
+		struct pc_minst *m = pc_datamgr_get(&w->pc->dm, 1);
 
 		if (!tap_ok(m && fabs(m->current.start - 8.0) < 1e-9 &&
 			    m->global.start == 0, "a live instance's "
@@ -240,7 +240,7 @@ static void test_sample_period(void)
 	       "0.4 s after the fold");
 	tap_ok(fabs(pc_consult_sample_period(w->pc) - 0.4) < 1e-12,
 	       "the consultant asks for 0.4 s");
-	m = pc_dm_get(&w->pc->dm, 1);
+	m = pc_datamgr_get(&w->pc->dm, 1);
 	tap_ok(m && fabs(m->global.width - 0.4) < 1e-12 && m->global.folds == 1,
 	       "instance histograms folded with it");
 	world_free(w);

@@ -63,7 +63,7 @@ static void test_enable(void)
 	LOGGED(w, "+1.0) Metric cpu_inclusive enabled on " AT(F_WORK)
 	       " for display.");
 	world_run(w, 2.0);
-	m = pc_dm_get(&w->pc->dm, id);
+	m = pc_datamgr_get(&w->pc->dm, id);
 	tap_eq(m->state, PC_MI_ENABLED, "the instance is enabled");
 	tap_eq(used_buckets(&m->global), 4, "4 buckets of data by 2.0 s");
 	world_run(w, 2.4);

@@ -219,7 +219,7 @@ static void check_blocked_stack(struct slh *h, struct target *t)
 	       st.wait == ENG_TASK_IO && st.sp != 0 && st.pc != 0,
 	       "the reader thread is blocked in I/O; /proc gives its stack "
 	       "pointer and pc");
-	n = eng_psampler_unwind_blocked(slh_sampler(h), t->read, st.sp,
+	n = eng_perfsample_unwind_blocked(slh_sampler(h), t->read, st.sp,
 					st.pc, &s);
 	for (int i = 0; i < n; i++)
 		if (s.pc[i] >= lo && s.pc[i] < hi)
@@ -234,12 +234,12 @@ static void check_blocked_stack(struct slh *h, struct target *t)
 
 static void check_since(struct slh *h, struct target *t)
 {
-	struct eng_psampler *ps = slh_sampler(h);
+	struct eng_perfsample *ps = slh_sampler(h);
 	const struct eng_func *f = eng_image_func_by_name(t->img,
 							   "hint_spin_mid");
 	const struct eng_func *idle = eng_image_func_by_name(t->img,
 							      "hint_idle");
-	const struct eng_psample *s = eng_psampler_latest(ps, t->spin);
+	const struct eng_psample *s = eng_perfsample_latest(ps, t->spin);
 	uint64_t lo = t->base + f->addr, hi = lo + f->size, cfa = 0;
 	uint64_t since = 0, now = mono_ns();
 	int rc;
@@ -249,17 +249,17 @@ static void check_since(struct slh *h, struct target *t)
 			cfa = s->cfa[i];
 	tap_ok(cfa != 0, "the newest sample has hint_spin_mid's frame with "
 	       "its CFA");
-	rc = eng_psampler_on_stack_since(ps, t->spin, lo, hi, cfa, &since);
+	rc = eng_perfsample_on_stack_since(ps, t->spin, lo, hi, cfa, &since);
 	tap_ok(rc >= 1 && since + 1000000000ull < now, "that activation has "
 	       "been on the stack for over 1 s (rc %d)", rc);
-	rc = eng_psampler_on_stack_since(ps, t->spin, lo, hi, cfa + 16,
+	rc = eng_perfsample_on_stack_since(ps, t->spin, lo, hi, cfa + 16,
 					 &since);
 	tap_eq(rc, 0, "another CFA is another activation: not on the stack");
 	lo = t->base + idle->addr;
-	rc = eng_psampler_on_stack_since(ps, t->spin, lo, lo + idle->size, 0,
+	rc = eng_perfsample_on_stack_since(ps, t->spin, lo, lo + idle->size, 0,
 					 &since);
 	tap_eq(rc, 0, "hint_idle is not on the stack");
-	tap_eq(eng_psampler_on_stack_since(ps, 1, lo, lo + 1, 0, &since),
+	tap_eq(eng_perfsample_on_stack_since(ps, 1, lo, lo + 1, 0, &since),
 	       -ENOENT, "a thread not sampled: -ENOENT");
 }
 
@@ -284,10 +284,10 @@ static uint64_t schedstat(pid_t pid, pid_t tid)
  * and return address as catchup names it. */
 static void check_run(struct slh *h, struct target *t)
 {
-	struct eng_psampler *ps = slh_sampler(h);
+	struct eng_perfsample *ps = slh_sampler(h);
 	const struct eng_func *f = eng_image_func_by_name(t->img,
 							   "hint_spin_mid");
-	const struct eng_psample *s = eng_psampler_latest(ps, t->spin);
+	const struct eng_psample *s = eng_perfsample_latest(ps, t->spin);
 	uint64_t lo = t->base + f->addr, hi = lo + f->size, cfa = 0, ra = 0;
 	uint64_t since = 0;
 	struct eng_ps_run run, other;
@@ -300,8 +300,8 @@ static void check_run(struct slh *h, struct target *t)
 			ra = s->pc[i + 1] + 1;
 		}
 
-	eng_psampler_on_stack_since(ps, t->spin, lo, hi, cfa, &since);
-	rc = eng_psampler_activation_run(ps, t->spin, lo, hi, cfa, ra, &run);
+	eng_perfsample_on_stack_since(ps, t->spin, lo, hi, cfa, &since);
+	rc = eng_perfsample_activation_run(ps, t->spin, lo, hi, cfa, ra, &run);
 	tap_ok(rc >= 1 && run.n >= 2 && run.first_ns == since, "with its "
 	       "return address too: the same run, %u samples", run.n);
 	tap_ok(s != NULL && run.last_ns == s->t_ns && run.last_cpu ==
@@ -311,7 +311,7 @@ static void check_run(struct slh *h, struct target *t)
 	tap_ok(per >= 0.9 * period && per <= 1.5 * period, "  its samples "
 	       "are a period of the thread's CPU apart: %.3f ms (period "
 	       "%.3f ms)", per / 1e6, period / 1e6);
-	eng_psampler_activation_run(ps, t->spin, lo, hi, cfa, ra + 1, &other);
+	eng_perfsample_activation_run(ps, t->spin, lo, hi, cfa, ra + 1, &other);
 	tap_eq(other.n, 0, "another return address is another activation");
 }
 
@@ -321,20 +321,20 @@ static void check_run(struct slh *h, struct target *t)
  * the event's count and schedstat (steal time). */
 static void check_cpu_since(struct slh *h, struct target *t)
 {
-	struct eng_psampler *ps = slh_sampler(h);
+	struct eng_perfsample *ps = slh_sampler(h);
 	const struct eng_psample *s;
 	double period = 1e9 / SLH_HZ;
 	uint64_t s1, s2, c, el = 0;
 	int rc;
 
 	usleep(100000);
-	eng_psampler_drain(ps, NULL, NULL);
+	eng_perfsample_drain(ps, NULL, NULL);
 	s1 = schedstat(t->pid, t->spin);
-	s = eng_psampler_latest(ps, t->spin);
+	s = eng_perfsample_latest(ps, t->spin);
 	c = s != NULL ? s->cpu_ns : UINT64_MAX;
 	usleep(300000);
 	s2 = schedstat(t->pid, t->spin);
-	rc = eng_psampler_cpu_since(ps, t->spin, c, s2, &el);
+	rc = eng_perfsample_cpu_since(ps, t->spin, c, s2, &el);
 	tap_ok(rc == 0 && el >= s2 - s1 &&
 	       (double)el <= (double)(s2 - s1) + 1.2 * period + 2e6,
 	       "the thread's CPU time since its newest sample, in "
@@ -352,13 +352,13 @@ static void count_sample(void *arg, const struct eng_psample *s)
 /* A drain that names no function (as catchup's) feeds the sink. */
 static void check_sink(struct slh *h)
 {
-	struct eng_psampler *ps = slh_sampler(h);
+	struct eng_perfsample *ps = slh_sampler(h);
 	int seen = 0, n = 0;
 
-	eng_psampler_set_sink(ps, count_sample, &seen);
+	eng_perfsample_set_sink(ps, count_sample, &seen);
 	for (int i = 0; i < 50 && n == 0; i++) {
 		usleep(20000);
-		n = eng_psampler_drain(ps, NULL, NULL);
+		n = eng_perfsample_drain(ps, NULL, NULL);
 	}
 	tap_ok(n > 0 && seen == n, "a drain without a function hands its %d "
 	       "samples to the sink (%d)", n, seen);
@@ -395,22 +395,22 @@ int main(int argc, char **argv)
 	while (mono_ns() < end) {
 		usleep(100000);
 		slh_tick(h, 1);
-		if (eng_psampler_nthreads(slh_sampler(h)) > most)
-			most = eng_psampler_nthreads(slh_sampler(h));
+		if (eng_perfsample_nthreads(slh_sampler(h)) > most)
+			most = eng_perfsample_nthreads(slh_sampler(h));
 	}
 	tap_eq(tracer_state(t.pid), 0, "the target is traced by nobody "
 	       "(TracerPid 0): sampling needs no ptrace stop");
 	tap_ok(most == 7 || most == 6, "threads sampled at most: %zu", most);
-	tap_eq(eng_psampler_nthreads(slh_sampler(h)), 6, "the exited thread "
+	tap_eq(eng_perfsample_nthreads(slh_sampler(h)), 6, "the exited thread "
 	       "is no longer sampled");
 	tap_ok(slh_count(h, 0) >= 10, "CPU samples in the window: %zu",
 	       slh_count(h, 0));
 	tap_diag("samples %llu lost %llu frames %llu one-frame %llu",
-		 (unsigned long long)eng_psampler_stats(slh_sampler(h))->samples,
-		 (unsigned long long)eng_psampler_stats(slh_sampler(h))->lost,
-		 (unsigned long long)eng_psampler_stats(slh_sampler(h))->frames,
+		 (unsigned long long)eng_perfsample_stats(slh_sampler(h))->samples,
+		 (unsigned long long)eng_perfsample_stats(slh_sampler(h))->lost,
+		 (unsigned long long)eng_perfsample_stats(slh_sampler(h))->frames,
 		 (unsigned long long)
-		 eng_psampler_stats(slh_sampler(h))->unwind_fail);
+		 eng_perfsample_stats(slh_sampler(h))->unwind_fail);
 	tap_diag("hunch CPU per tick %.0f us over %llu ticks (one thread "
 		 "spinning, four blocked, their stacks unwound %llu times)",
 		 (double)slh_stats(h)->tick_cpu_ns / 1e3 /

@@ -103,13 +103,13 @@ static double tsc_per_ns(void)
 }
 
 /* Pump events and drain the samples often: a ring holds ~30 samples. */
-static void pump(struct tgt *t, struct eng_psampler *ps, int ms)
+static void pump(struct tgt *t, struct eng_perfsample *ps, int ms)
 {
 	uint64_t end = mono_ns() + (uint64_t)ms * 1000000u;
 
 	do {
 		tgt_pump(t, 10);
-		eng_psampler_drain(ps, NULL, NULL);
+		eng_perfsample_drain(ps, NULL, NULL);
 	} while (mono_ns() < end);
 }
 
@@ -124,7 +124,7 @@ static const char *find_line(const struct tgt *t, const char *prefix)
 	return NULL;
 }
 
-static int wait_line(struct tgt *t, struct eng_psampler *ps,
+static int wait_line(struct tgt *t, struct eng_perfsample *ps,
 		     const char *prefix, int ms)
 {
 	uint64_t end = mono_ns() + (uint64_t)ms * 1000000u;
@@ -138,7 +138,7 @@ static int wait_line(struct tgt *t, struct eng_psampler *ps,
 }
 
 /* Launch `mode` with the stack sampler running from main on. */
-static int start(struct tgt *t, struct eng_psampler **ps, const char *prog,
+static int start(struct tgt *t, struct eng_perfsample **ps, const char *prog,
 		 char *mode)
 {
 	char *av[] = { (char *)prog, mode, NULL };
@@ -146,9 +146,9 @@ static int start(struct tgt *t, struct eng_psampler **ps, const char *prog,
 
 	if (tgt_launch(t, prog, av) != 0)
 		return -1;
-	if (eng_psampler_open(eng_proc_pid(t->p), RATE, ps, &err) < 0 ||
-	    eng_psampler_set_keep(*ps, KEEP) < 0 ||
-	    eng_psampler_sync_threads(*ps) != 1) {
+	if (eng_perfsample_open(eng_proc_pid(t->p), RATE, ps, &err) < 0 ||
+	    eng_perfsample_set_keep(*ps, KEEP) < 0 ||
+	    eng_perfsample_sync_threads(*ps) != 1) {
 		tap_diag("sampler: %s", err.msg);
 		return -1;
 	}
@@ -162,7 +162,7 @@ static void spin_case(const char *prog)
 	const struct eng_func *f;
 	struct eng_catchup_info ci;
 	struct hunch_err err = { 0 };
-	struct eng_psampler *ps = NULL;
+	struct eng_perfsample *ps = NULL;
 	struct eng_var_agg aw, ac;
 	unsigned long long b_ns = 0, b_cpu = 0;
 	uint64_t hw, hc, t_en, a, b, ca, cb;
@@ -239,17 +239,17 @@ static void spin_case(const char *prog)
 	tap_ok(tgt_wait_exit(&t, 10000) == 0 && t.status == 0, "exited 0");
 	su_free(&xf);
 	tap_diag("sampler: %llu samples, %llu lost",
-		 (unsigned long long)eng_psampler_stats(ps)->samples,
-		 (unsigned long long)eng_psampler_stats(ps)->lost);
+		 (unsigned long long)eng_perfsample_stats(ps)->samples,
+		 (unsigned long long)eng_perfsample_stats(ps)->lost);
 	eng_inst_set_psampler(t.in, NULL);
-	eng_psampler_close(ps);
+	eng_perfsample_close(ps);
 	tgt_fini(&t);
 }
 
 /* Stop the target inside cu_short (it is outside between two calls a
  * fraction of a percent of the time: then try again), insert the timer
  * and catch up.  Returns with the target stopped, or false. */
-static bool catch_inside(struct tgt *t, struct eng_psampler *ps,
+static bool catch_inside(struct tgt *t, struct eng_perfsample *ps,
 			 const struct eng_func *f, const struct x86_func *xf,
 			 uint64_t h, struct eng_catchup_info *ci)
 {
@@ -320,7 +320,7 @@ static void reenter_case(const char *prog)
 	static struct cu_log lg;
 	const struct eng_func *f;
 	struct eng_catchup_info ci;
-	struct eng_psampler *ps = NULL;
+	struct eng_perfsample *ps = NULL;
 	unsigned long long addr = 0;
 	uint64_t h, a, b, tsc, out, lng;
 	double tpn, v0, win, over, f_out;
@@ -377,10 +377,10 @@ static void reenter_case(const char *prog)
 out:
 	su_free(&xf);
 	tap_diag("sampler: %llu samples, %llu lost",
-		 (unsigned long long)eng_psampler_stats(ps)->samples,
-		 (unsigned long long)eng_psampler_stats(ps)->lost);
+		 (unsigned long long)eng_perfsample_stats(ps)->samples,
+		 (unsigned long long)eng_perfsample_stats(ps)->lost);
 	eng_inst_set_psampler(t.in, NULL);
-	eng_psampler_close(ps);
+	eng_perfsample_close(ps);
 	tgt_fini(&t);
 }
 

@@ -121,7 +121,7 @@ static void dump_hist(FILE *f, const char *what, const struct pc_hist *h)
 	fputc('\n', f);
 }
 
-static void dump_dm(FILE *f, const struct pc_dm *dm)
+static void dump_dm(FILE *f, const struct pc_datamgr *dm)
 {
 	fprintf(f, "dm %zu %llu %a %a %a\n", dm->n,
 		(unsigned long long)dm->next_req, dm->global_width,
@@ -239,12 +239,12 @@ static char *at[MAXT];     /* the dump after tick i, played forward */
 static long nat;
 
 static void tick(struct pc_consult *pc, struct src_replay *rp,
-		 struct rp_ckpts *ck)
+		 struct src_replay_ckpt *ck)
 {
 	pc_consult_tick(pc);
 	src_replay_actions(rp, pc);
 	if (ck)
-		rp_ckpts_tick(ck, pc, 1, 0);
+		src_replay_ckpt_tick(ck, pc, 1, 0);
 }
 
 static bool more(const struct pc_consult *pc, struct src_replay *rp)
@@ -254,12 +254,12 @@ static bool more(const struct pc_consult *pc, struct src_replay *rp)
 
 /* Back from the last tick to every earlier one: restored = forward. */
 static int back_to_every_tick(struct pc_consult **pcp, struct src_replay *rp,
-			      struct rp_ckpts *ck, int *through)
+			      struct src_replay_ckpt *ck, int *through)
 {
 	int bad = 0;
 
 	for (long t = nat - 1; t >= 0; t--) {
-		const struct rp_ckpt *k = rp_ckpts_find(ck, t);
+		const struct rp_ckpt *k = src_replay_ckpt_find(ck, t);
 		struct pc_consult *pc;
 		char *d;
 
@@ -267,7 +267,7 @@ static int back_to_every_tick(struct pc_consult **pcp, struct src_replay *rp,
 			bad++;
 			continue;
 		}
-		pc = rp_ckpts_restore(ck, k);
+		pc = src_replay_ckpt_restore(ck, k);
 		pc_consult_free(*pcp);
 		pc_steer_forget(*pcp);   /* as the dashboard does */
 		*pcp = pc;
@@ -292,7 +292,8 @@ static void exact(size_t budget, double spacing, const char *what)
 	struct pc_report_meta m = { .target = "demo", .pid = 100,
 				    .mode = "replay" };
 	char *report = rw_text(r->pc, &m), *again;
-	struct rp_ckpts *ck = rp_ckpts_new(r->rp, budget, spacing);
+	struct src_replay_ckpt *ck = src_replay_ckpt_new(r->rp, budget,
+							 spacing);
 	struct pc_restree *res = pc_restree_new();
 	struct pc_consult *pc;
 	int through = 0, bad;
@@ -302,7 +303,7 @@ static void exact(size_t budget, double spacing, const char *what)
 	pc = pc_consult_new(r->cfg, src_replay_source(r->rp), res);
 	pc_consult_start(pc);
 	src_replay_actions(r->rp, pc);
-	rp_ckpts_tick(ck, pc, 1, 0);
+	src_replay_ckpt_tick(ck, pc, 1, 0);
 	nat = 0;
 	at[nat++] = dump(pc, r->rp);
 	while (more(pc, r->rp) && nat < MAXT) {
@@ -310,7 +311,7 @@ static void exact(size_t budget, double spacing, const char *what)
 		at[nat++] = dump(pc, r->rp);
 	}
 	tap_ok(nat > 30, "%s: %ld ticks played, %zu checkpoints, %zu bytes",
-	       what, nat, rp_ckpts_count(ck), rp_ckpts_bytes(ck));
+	       what, nat, src_replay_ckpt_count(ck), src_replay_ckpt_bytes(ck));
 	bad = back_to_every_tick(&pc, r->rp, ck, &through);
 	tap_eq(bad, 0, "%s: back to each of the %ld ticks, from the last to "
 	       "the first: the state is the one played forward, byte for "
@@ -323,15 +324,15 @@ static void exact(size_t budget, double spacing, const char *what)
 	tap_eq(rw_diff(r->pc, pc), 0, "%s: the same nodes, traces and log",
 	       what);
 	if (budget < RP_CKPT_BUDGET)
-		tap_ok(rp_ckpts_bytes(ck) <= budget && rp_ckpts_count(ck) < 10,
+		tap_ok(src_replay_ckpt_bytes(ck) <= budget && src_replay_ckpt_count(ck) < 10,
 		       "%s: within the budget: %zu bytes in %zu checkpoints",
-		       what, rp_ckpts_bytes(ck), rp_ckpts_count(ck));
+		       what, src_replay_ckpt_bytes(ck), src_replay_ckpt_count(ck));
 	for (long i = 0; i < nat; i++)
 		free(at[i]);
 	free(again);
 	free(report);
 	pc_consult_free(pc);
-	rp_ckpts_free(ck);
+	src_replay_ckpt_free(ck);
 	pc_restree_free(res);
 	rw_replayed_free(r);
 }
@@ -350,7 +351,8 @@ int main(void)
 	write_extra();
 	w = rw_record_with(&scenario, path, NULL, user_steers);
 	world_free(w);
-	exact(RP_CKPT_BUDGET, 4, "a reload and a metric by hand recorded, one every 4 ticks");
+	exact(RP_CKPT_BUDGET, 4,
+	      "a reload and a metric by hand recorded, one every 4 ticks");
 	unlink(extra);
 	unlink(path);
 	return tap_done();

@@ -84,7 +84,8 @@ static void same_as(const char *what, const char *file, const char *lfile,
 	       "%s: played to the end, the index is whole", what);
 	tap_eq(src_replay_ticks(lazy->rp), src_replay_ticks(whole->rp),
 	       "%s: the same ticks (%zu)", what, src_replay_ticks(whole->rp));
-	tap_eq(src_replay_unrecorded(lazy->rp), src_replay_unrecorded(whole->rp),
+	tap_eq(src_replay_unrecorded(lazy->rp),
+	       src_replay_unrecorded(whole->rp),
 	       "%s: the same enables not recorded (%d)", what,
 	       src_replay_unrecorded(whole->rp));
 	tap_ok(strcmp(str(src_replay_end_message(lazy->rp)),
@@ -136,7 +137,7 @@ static void through_checkpoints(const char *what, const char *file)
 	struct replayed *whole = rw_replay(path, NULL);
 	struct replayed *lazy = lazy_replay(file, NULL, 1, 0);
 	struct pc_restree *res = pc_restree_new();
-	struct rp_ckpts *ck;
+	struct src_replay_ckpt *ck;
 	struct pc_consult *pc;
 	struct hunch_err e = { 0 };
 	char *a = rw_text(whole->pc, &m), *b;
@@ -146,19 +147,20 @@ static void through_checkpoints(const char *what, const char *file)
 	pc_consult_free(lazy->pc);
 	src_replay_free(lazy->rp);
 	src_replay_open_lazy(&lazy->rp, file, 1, &e);
-	ck = rp_ckpts_new(lazy->rp, RP_CKPT_BUDGET, 0);
+	ck = src_replay_ckpt_new(lazy->rp, RP_CKPT_BUDGET, 0);
 	pc = pc_consult_new(lazy->cfg, src_replay_source(lazy->rp), res);
 	pc_consult_start(pc);
 	src_replay_actions(lazy->rp, pc);
-	rp_ckpts_tick(ck, pc, 1, 0);
+	src_replay_ckpt_tick(ck, pc, 1, 0);
 	while (!src_replay_done(lazy->rp) && !pc_consult_ended(pc)) {
 		pc_consult_tick(pc);
 		src_replay_actions(lazy->rp, pc);
-		rp_ckpts_tick(ck, pc, 1, 0);
+		src_replay_ckpt_tick(ck, pc, 1, 0);
 	}
 	for (long t = 5; t < 40; t += 7) {
-		const struct rp_ckpt *k = rp_ckpts_find(ck, t);
-		struct pc_consult *back = k ? rp_ckpts_restore(ck, k) : NULL;
+		const struct rp_ckpt *k = src_replay_ckpt_find(ck, t);
+		struct pc_consult *back = k ? src_replay_ckpt_restore(ck,
+								      k) : NULL;
 
 		if (back == NULL) {
 			bad++;
@@ -174,12 +176,13 @@ static void through_checkpoints(const char *what, const char *file)
 		bad += rw_diff(whole->pc, pc) != 0 || strcmp(a, b) != 0;
 		free(b);
 	}
-	tap_ok(rp_ckpts_count(ck) > 30, "%s checkpoints: %zu taken", what,
-	       rp_ckpts_count(ck));
+	tap_ok(src_replay_ckpt_count(ck) > 30, "%s checkpoints: %zu taken",
+	       what,
+	       src_replay_ckpt_count(ck));
 	tap_eq(bad, 0, "%s: back to ticks 5, 12, 19, 26, 33 and played on: "
 	       "the search of the plain journal played straight", what);
 	free(a);
-	rp_ckpts_free(ck);
+	src_replay_ckpt_free(ck);
 	pc_consult_free(pc);
 	lazy->pc = NULL;
 	pc_restree_free(res);

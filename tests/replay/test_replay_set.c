@@ -104,7 +104,7 @@ static int invented(const struct replayed *r)
 		const struct pc_node *nd = s->nodes[i];
 
 		for (int k = 0; k < nd->nin; k++) {
-			const struct pc_minst *m = pc_dm_get(&r->pc->dm,
+			const struct pc_minst *m = pc_datamgr_get(&r->pc->dm,
 							     nd->inst[k]);
 
 			if (m && m->fail_reason &&
@@ -135,7 +135,8 @@ static void test_lowered(const char *path)
 	       "threshold 0.03: locker false -> true");
 	for (size_t i = 0; i < n; i++)
 		only_up &= c[i].was == PC_FALSE && c[i].now == PC_TRUE;
-	tap_ok(only_up, "threshold 0.03: every change is a recorded experiment turning true (%zu)",
+	tap_ok(only_up,
+	       "threshold 0.03: every change is a recorded experiment turning true (%zu)",
 	       n);
 	if (!only_up)
 		dump(c, n);
