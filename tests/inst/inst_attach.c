@@ -84,7 +84,7 @@ int main(int argc, char **argv)
 	tap_ok(eng_sampler_stats(t.smp)->live_threads >= 8, "%u threads "
 	       "registered", eng_sampler_stats(t.smp)->live_threads);
 	tap_ok(eng_inst_remove_all(t.in, &err) == 0, "removed (%s)", err.msg);
-	tap_eq(code_mismatches(&t), 0, "every code byte equals the file's");
+	tap_eq(tgt_code_mismatches(&t), 0, "every code byte equals the file's");
 	tap_ok(eng_detach(t.p, &err) == 0, "detached (%s)", err.msg);
 	if (write(in[1], "stop\n", 5) != 5)
 		tap_ok(0, "write");

@@ -116,7 +116,7 @@ int main(int argc, char **argv)
 	       "enabling to return", final);
 	tap_ok(timer_s(&t, v_no) == 0, "without catchup: still 0");
 	eng_inst_remove_all(t.in, NULL);
-	tap_eq(code_mismatches(&t), 0, "every code byte equals the file's");
+	tap_eq(tgt_code_mismatches(&t), 0, "every code byte equals the file's");
 	tgt_send(&t, "x\n");
 	tap_ok(tgt_wait_exit(&t, 10000) == 0 && t.status == 0, "exited 0");
 	su_free(&xf);

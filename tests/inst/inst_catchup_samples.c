@@ -234,7 +234,7 @@ static void spin_case(const char *prog)
 	       (double)(cb - b_cpu) / 1e9 + 0.001 + slack);
 	tap_ok(wait_line(&t, ps, "done 2\n", 30000) == 0, "cu_inner returned");
 	eng_inst_remove_all(t.in, NULL);
-	tap_eq(code_mismatches(&t), 0, "every code byte equals the file's");
+	tap_eq(tgt_code_mismatches(&t), 0, "every code byte equals the file's");
 	tgt_send(&t, "x\n");
 	tap_ok(tgt_wait_exit(&t, 10000) == 0 && t.status == 0, "exited 0");
 	su_free(&xf);
@@ -370,7 +370,7 @@ static void reenter_case(const char *prog)
 		 "outside share is below %.4f%% with 99.9%% confidence",
 		 ci.samples, 100 * 6.9 / ci.samples);
 	eng_inst_remove_all(t.in, NULL);
-	tap_eq(code_mismatches(&t), 0, "every code byte equals the file's");
+	tap_eq(tgt_code_mismatches(&t), 0, "every code byte equals the file's");
 	eng_resume_all(t.p, NULL);
 	pump(&t, ps, 100);
 	tap_ok(!t.ended, "the target runs on");

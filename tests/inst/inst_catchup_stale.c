@@ -135,7 +135,7 @@ static void spin_case(const char *path)
 		catch_up(&t, "main", h, 1, true);
 	}
 	eng_inst_remove_all(t.in, NULL);
-	tap_eq(code_mismatches(&t), 0, "spin: every code byte equals the "
+	tap_eq(tgt_code_mismatches(&t), 0, "spin: every code byte equals the "
 	       "file's");
 	su_free(&xf);
 	tgt_fini(&t);

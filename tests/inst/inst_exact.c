@@ -209,7 +209,7 @@ static void run(const char *prog)
 				check_total(&t, name, &c[i], &ex[k]);
 	tap_ok(eng_inst_remove_all(t.in, &err) == 0, "%s: removed all (%s)",
 	       name, err.msg);
-	tap_eq(code_mismatches(&t), 0, "%s: every code byte equals the file's",
+	tap_eq(tgt_code_mismatches(&t), 0, "%s: every code byte equals the file's",
 	       name);
 	tgt_send(&t, "bye\n");
 	tap_ok(tgt_wait_exit(&t, 30000) == 0 && t.status == 0,

@@ -308,7 +308,7 @@ static void again(struct tgt *t, struct eng_points_cache *pc,
 	long other = 0;
 
 	remove_all(t, fx, n);
-	tap_eq(code_mismatches(t), 0, "%s: after removal every code byte "
+	tap_eq(tgt_code_mismatches(t), 0, "%s: after removal every code byte "
 	       "equals the file's", name);
 	eng_funcreloc_stats(t->in, &st0);
 	eng_stop_all(t->p, NULL);
@@ -342,7 +342,7 @@ static void again(struct tgt *t, struct eng_points_cache *pc,
 	}
 	tap_eq(other, 0, "%s: no other function ran", name);
 	remove_all(t, fx2, n2);
-	tap_eq(code_mismatches(t), 0, "%s: after the second removal every "
+	tap_eq(tgt_code_mismatches(t), 0, "%s: after the second removal every "
 	       "code byte equals the file's", name);
 	eng_funcreloc_stats(t->in, &st1);
 	tap_eq(st1.live, 0, "%s: no original entry leads to a copy", name);
@@ -677,7 +677,7 @@ static void run_storm(const char *prog, int rounds)
 	       "waiting, %zu refused relocation (traps), %d requests refused",
 	       name, rounds, n, moved, st.built, st.freed, st.waiting,
 	       st.refused, refused);
-	tap_eq(code_mismatches(&t), 0, "%s: every code byte equals the "
+	tap_eq(tgt_code_mismatches(&t), 0, "%s: every code byte equals the "
 	       "file's", name);
 	tgt_send(&t, "stop\n");
 	tap_ok(tgt_wait_exit(&t, 60000) == 0 && t.status == 0,

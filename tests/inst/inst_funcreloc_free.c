@@ -165,7 +165,7 @@ static void blocked_second_copy(struct tgt *t, struct eng_points_cache *pc,
 	eng_funcreloc_stats(t->in, &st);
 	tap_ok(st.waiting == 1 && st.freed == 1, "blocked: removed with main "
 	       "in the new copy: it waits (%zu waiting)", st.waiting);
-	tap_eq(code_mismatches(t), 0, "blocked: every code byte equals the "
+	tap_eq(tgt_code_mismatches(t), 0, "blocked: every code byte equals the "
 	       "file's before detach");
 }
 
@@ -205,7 +205,7 @@ static void run_blocked(const char *prog)
 	       st.frames == 1 && st.busy == 3, "blocked: removed; the copy "
 	       "stays through 3 checks (%zu busy), its unwind info too "
 	       "(%zu)", st.busy, st.frames);
-	tap_eq(code_mismatches(&t), 0, "blocked: every code byte equals the "
+	tap_eq(tgt_code_mismatches(&t), 0, "blocked: every code byte equals the "
 	       "file's");
 	used_waiting = code_bytes(&t);
 	tap_ok(line(&t, "hello\n", "got 5: hello"), "blocked: the read "
@@ -318,7 +318,7 @@ static void run_memory(const char *prog, int rounds)
 	       "use: %zu bytes before, %zu at the peak, %zu after round 1, "
 	       "%zu after round %d (%zu copies kept)", before, peak,
 	       first_after, after, rounds, st.waiting);
-	tap_eq(code_mismatches(&t), 0, "memory: every code byte equals the "
+	tap_eq(tgt_code_mismatches(&t), 0, "memory: every code byte equals the "
 	       "file's");
 	tgt_send(&t, "stop\n");
 	tap_ok(tgt_wait_exit(&t, 60000) == 0 && t.status == 0,
@@ -483,7 +483,7 @@ static void pc_metric(const char *prog, const char *name)
 	       name);
 	eng_metric_disable(m, mj, NULL);
 	eng_metric_disable(m, ml, NULL);
-	tap_eq(code_mismatches(&t), 0, "%s: metric: disabled, every code "
+	tap_eq(tgt_code_mismatches(&t), 0, "%s: metric: disabled, every code "
 	       "byte equals the file's", name);
 	eng_metric_destroy(m);
 	tgt_send(&t, "x\n");
@@ -525,7 +525,7 @@ static void run_postcall(const char *prog)
 	tap_eq(eng_shm_header(t.shm)->rt_traps, 0, "%s: no trap hit", name);
 	for (size_t k = 0; k < v.nreq; k++)
 		eng_inst_remove(t.in, v.req[k]);
-	tap_ok(eng_inst_commit(t.in, &err) >= 0 && code_mismatches(&t) == 0,
+	tap_ok(eng_inst_commit(t.in, &err) >= 0 && tgt_code_mismatches(&t) == 0,
 	       "%s: removed, every code byte equals the file's", name);
 	tgt_send(&t, "x\n");
 	tap_ok(tgt_wait_exit(&t, 30000) == 0 && t.status == 0 &&
@@ -589,7 +589,7 @@ static void run_overlap(const char *prog)
 	}
 	tap_eq(v, 4, "overlap: 2 returns from fb_len + 2 exits of fb_get");
 	eng_metric_disable(m, mb, NULL);
-	tap_eq(code_mismatches(&t), 0, "overlap: every code byte equals the "
+	tap_eq(tgt_code_mismatches(&t), 0, "overlap: every code byte equals the "
 	       "file's");
 	eng_metric_destroy(m);
 	tgt_send(&t, "end\n");

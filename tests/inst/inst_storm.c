@@ -176,7 +176,7 @@ static void storm(const char *prog, int rounds)
 		tap_eq(zero, 0, "%s: every entry counter ran", name);
 	}
 	fns_remove(&t, c, n);
-	tap_eq(code_mismatches(&t), 0, "%s: every code byte equals the file's",
+	tap_eq(tgt_code_mismatches(&t), 0, "%s: every code byte equals the file's",
 	       name);
 	tgt_send(&t, "stop\n");
 	tap_ok(tgt_wait_exit(&t, 60000) == 0 && t.status == 0,

@@ -85,9 +85,9 @@ static void run(const char *prog)
 		tap_diag("  %s", err.msg);
 	mi_phase = enable(&t, &phase, "calls inside mc_calls_phase");
 	mi_rec = enable(&t, &rec, "calls inside mc_recurse");
-	eng_inst_stats(t.in, &st0);
+	eng_inst_stats(t.tg.in, &st0);
 	again = enable(&t, &phase, "the same metric and focus again");
-	eng_inst_stats(t.in, &st1);
+	eng_inst_stats(t.tg.in, &st1);
 	tap_eq(st1.requests_active, st0.requests_active, "the second enable "
 	       "inserts nothing (%zu requests)", st0.requests_active);
 	tap_eq(st1.points_patched, st0.points_patched, "  and patches no "
@@ -108,7 +108,7 @@ static void run(const char *prog)
 	tap_eq(mt_value(&t, mi_phase), 1000, "code constraint: 1000 inside "
 	       "mc_calls_phase (workers' calls are outside it)");
 	/* Thread constraint: the same code, each thread's own slot. */
-	tids[3] = eng_proc_pid(t.p);
+	tids[3] = eng_proc_pid(t.tg.p);
 	for (int k = 0; k < 3; k++) {
 		char pre[16];
 		const char *l;

@@ -147,7 +147,7 @@ static struct eng_minst *enable_in(struct mt *t, const char *fn)
  * the command's parsing and answer outside the function. */
 static void in_function(struct mt *t)
 {
-	int pid = eng_proc_pid(t->p);
+	int pid = eng_proc_pid(t->tg.p);
 	struct eng_minst *mi = enable_in(t, "cs_main_spin");
 	int64_t v0, s0, v, s;
 
@@ -168,7 +168,7 @@ static void in_function(struct mt *t)
 /* Main's timer, enabled at main: main's CPU time since then. */
 static void at_main(struct mt *t, int64_t s0, struct eng_minst **out)
 {
-	int pid = eng_proc_pid(t->p);
+	int pid = eng_proc_pid(t->tg.p);
 	struct eng_mfocus all = { .code = ENG_CODE_ALL };
 	struct hunch_err err = { 0 };
 	struct eng_minst_info info;
@@ -203,7 +203,7 @@ static void at_main(struct mt *t, int64_t s0, struct eng_minst **out)
  * beginning the rtlib recorded, so the timers count from there. */
 static void later(struct mt *t, int spin_tid)
 {
-	int pid = eng_proc_pid(t->p);
+	int pid = eng_proc_pid(t->tg.p);
 	struct eng_mfocus all = { .code = ENG_CODE_ALL };
 	struct hunch_err err = { 0 };
 	struct eng_minst_info info;
@@ -272,7 +272,7 @@ static void later(struct mt *t, int spin_tid)
  * when): the first sample holds main's CPU time since main. */
 static void main_later(struct mt *t, int64_t s0)
 {
-	int pid = eng_proc_pid(t->p);
+	int pid = eng_proc_pid(t->tg.p);
 	struct eng_mfocus all = { .code = ENG_CODE_ALL };
 	struct eng_minst_info info;
 	struct eng_minst *mi = NULL;
@@ -315,7 +315,7 @@ static void no_seen(void *arg, const struct eng_seen *s)
  * where they began, so it holds every thread's CPU time. */
 static void follows(struct mt *t, struct eng_minst *mi, int64_t s0)
 {
-	int pid = eng_proc_pid(t->p);
+	int pid = eng_proc_pid(t->tg.p);
 	struct eng_minst_info info;
 	int64_t v, s, s_lo;
 
@@ -345,7 +345,7 @@ static void follows(struct mt *t, struct eng_minst *mi, int64_t s0)
 /* Enabled later on cs_spinner: catchup on its outermost activation. */
 static void in_routine(struct mt *t, int spin_tid)
 {
-	int pid = eng_proc_pid(t->p);
+	int pid = eng_proc_pid(t->tg.p);
 	struct eng_minst *mi = enable_in(t, "cs_spinner");
 	struct eng_minst_info info;
 	int64_t v, s, s_lo;
@@ -382,7 +382,7 @@ static void blocked_wall(struct mt *t, uint64_t t_a, uint64_t t_b)
 		int64_t v;
 		uint64_t now = mono_ns();
 
-		if (eng_sampler_var_thread(t->smp, info.var_id, i, &v) < 0)
+		if (eng_sampler_var_thread(t->tg.smp, info.var_id, i, &v) < 0)
 			continue;
 		if (i == 0)
 			continue;   /* main: not in a routine */
@@ -414,7 +414,7 @@ static void run(const char *prog)
 		return;
 	}
 	tap_diag("%s", prog);
-	s0 = sched_ns(eng_proc_pid(t.p), eng_proc_pid(t.p));
+	s0 = sched_ns(eng_proc_pid(t.tg.p), eng_proc_pid(t.tg.p));
 	at_main(&t, s0, &mi);
 	in_function(&t);
 	t_a = mono_ns();

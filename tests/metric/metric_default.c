@@ -36,7 +36,7 @@ static void foci(struct mt *t, const char *exe, struct foc *fo)
 {
 	static const char *const roots[4] = { "/Code", "/Process",
 					      "/SyncObject", "/Files" };
-	int pid = eng_proc_pid(t->p);
+	int pid = eng_proc_pid(t->tg.p);
 
 	memset(fo, 0, NF * sizeof *fo);
 	for (int i = 0; i < NF; i++)

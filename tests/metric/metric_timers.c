@@ -129,7 +129,7 @@ static void catchup(struct mt *t)
 	tap_diag("two enables with catchup took %.1f ms",
 		 (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
 		 (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
-	tap_ok(!eng_proc_stopped(t->p), "enabling left the target running");
+	tap_ok(!eng_proc_stopped(t->tg.p), "enabling left the target running");
 	tap_ok(mt_wait(t, "ok inside", 5000) == 0, "phase inside done");
 	tap_eq(cn ? mt_value(t, cn) : -1, 10, "calls inside mc_inside_phase "
 	       "enabled after it was entered: 10 (the constraint caught up)");

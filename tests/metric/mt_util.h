@@ -1,7 +1,7 @@
 /*
- * mt_util.h - helpers for the metric compiler's tests: launch a target
- * under hunch (rtlib, sampler, instrumentation manager, metric compiler)
- * with pipes on stdin/stdout, drive its phases by lines, sample.
+ * mt_util.h - helpers for the metric compiler's tests: the launched
+ * target of tests/tgt.h with a metric compiler on it; drive its phases
+ * by lines, sample.
  */
 #ifndef MT_UTIL_H
 #define MT_UTIL_H
@@ -10,26 +10,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "eng_inst.h"
 #include "eng_metric.h"
-#include "eng_proc.h"
-#include "eng_sampler.h"
-#include "eng_shm.h"
-#include "eng_symbols.h"
+#include "tgt.h"
 
 struct mt {
-	struct eng_proc *p;
-	struct eng_shm *shm;
-	struct eng_sampler *smp;
-	struct eng_inst *in;
+	struct tgt tg;          /* the launched target (tests/tgt.h) */
 	struct eng_metric *m;
-	struct eng_image *img;
-	uint64_t base;          /* runtime = base + image-relative */
-	int to, from;
-	char out[1 << 16];
-	size_t outlen;
-	bool ended;
-	int status;
 };
 
 /* Launch `path` stopped at main.  0 or -1 (with a diagnostic). */
