@@ -35,6 +35,9 @@ int main(int argc, char **argv)
 	tap_ok(c->trap_ns >= 300 && c->trap_ns <= 1000000,
 	       "a traced trap costs the thread %.0f ns of CPU (0.3-1000 us)",
 	       c->trap_ns);
+	tap_diag("per pass, ns: base %.2f, add %.2f, test %.2f, wall %.2f, "
+		 "cpu %.2f, trap %.0f", c->base_ns, c->add_ns, c->test_ns,
+		 c->wall_ns, c->cpu_ns, c->trap_ns);
 	fc = fns_prepare(&t, "st_f", &n);
 	for (size_t k = 0; k < fc[0].xf.npoints; k++)
 		fc[0].xf.points[k].ok = false;     /* every point a trap */
