@@ -788,8 +788,11 @@ static int charged_active(struct pc_consult *pc)
 }
 
 /* A shed experiment goes back to the queue, unless running it again
- * would overshoot again: it was the only experiment charged a cost (it
- * alone costs more than the limit), or it has been shed
+ * would overshoot again: it was the only experiment charged a cost, or
+ * its share of the observed cost is over the limit by itself (it alone
+ * costs more than the limit: python3.11's CPU timer on the trap at
+ * _PyEval_EvalFrameDefault's entry, 120-160% at a limit of 50%, was
+ * launched again once it was the queue's capped head), or it has been shed
  * PC_MAX_SHEDS times (each relaunch learnt a larger factor and still
  * overshot).  Relaunching such a node was the flapping of sqlite3's
  * top-level experiments, launched and shed every 0.6 s for the whole
@@ -849,7 +852,8 @@ void pc_cost_shed(struct pc_consult *pc)
 			pc_node_hyp(pc, n)->name,
 			pc_focus_name(pc->res, &n->focus, focus,
 				      sizeof(focus)));
-		if (!give_up(pc, n, alone, n->charged_cost * ratio))
+		if (!give_up(pc, n, alone || n->charged_cost * ratio > limit,
+			     n->charged_cost * ratio))
 			pc_queue(pc, s, n, n->priority);
 	}
 }

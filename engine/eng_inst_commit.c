@@ -67,7 +67,10 @@ static int relink_site(struct eng_inst *in, struct ipoint *ip, size_t s,
 	uint64_t back = ip->base + st->back_off;
 	uint64_t from = ip->base + st->slot_off;
 	bool src_new = base_new;
-	double ns = in->cost.base_ns;
+	/* a trap point's int3 costs the thread more than its base: the
+	 * trap's exception and stop, charged with its first site */
+	double ns = in->cost.base_ns +
+		    (ip->pt.trap && s == 0 ? in->cost.trap_ns : 0);
 	uint8_t j[5];
 	uint32_t cost;
 	int rc;

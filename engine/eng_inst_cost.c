@@ -53,6 +53,9 @@ void eng_inst_cost_model(struct eng_inst_cost *c,
 	/* bench/inst: an entry+exit CPU timer pair adds 39.2 ns per call
 	 * (one base): about 20 ns each, from the runtime library's call. */
 	c->cpu_ns = 20;
+	/* a traced int3's exception, signal and stop: 3-6 us measured on
+	 * a 2 vCPU VM (eng_inst_trapcost.c) */
+	c->trap_ns = 6000;
 }
 
 double eng_inst_cost_snips(const struct eng_inst_cost *c,
@@ -380,6 +383,7 @@ static int measure_all(struct meas *m, struct eng_inst_cost *c,
 				       &t.wall_ns)) < 0)
 			return rc;
 	}
+	(void)eng_inst_trapcost_measure(&t.trap_ns);
 	t.measured = true;
 	*c = t;
 	return 0;

@@ -14,6 +14,9 @@
  * A predicate's body is charged only when it runs: the body ends with
  * its own add to the observed-cost counter (eng_inst_cost_charge_bodies),
  * so the fixed figure at the base trampoline holds the test alone.
+ *
+ * A trap point's base also charges, per pass, what the trap that sent
+ * the thread there cost it (trap_ns): no trampoline code runs for that.
  */
 #ifndef ENG_INST_COST_H
 #define ENG_INST_COST_H
@@ -32,6 +35,7 @@ struct eng_inst_cost {
 	double test_ns;     /* a predicate's test (its body not taken) */
 	double wall_ns;     /* one wall timer start or stop */
 	double cpu_ns;      /* one CPU timer start or stop (rtlib call) */
+	double trap_ns;     /* the target's CPU per trap-point hit, traced */
 	bool measured;      /* base/add/test/wall measured (else model) */
 };
 
@@ -42,6 +46,11 @@ void eng_inst_cost_model(struct eng_inst_cost *c,
  * On failure c keeps the model and a negative errno is returned. */
 int eng_inst_cost_measure(struct eng_inst_cost *c,
 			  const struct x86_tramp_env *env);
+
+/* The target's own CPU time per hit of a trap point while hunch traces
+ * it (eng_inst_trapcost.c): measured once per hunch process on a traced
+ * child; a negative errno, *ns untouched, if that cannot be done. */
+int eng_inst_trapcost_measure(double *ns);
 
 /* ns of one pass through the snippet list s[n]: with bodies false, a
  * predicate counts its test only (what the base trampoline charges);

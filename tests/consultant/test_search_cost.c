@@ -264,6 +264,39 @@ static void test_batch(void)
 	world_free(w);
 }
 
+/* One experiment fits its prediction (0.04 under 0.05) and costs ten
+ * times that, beside cheap ones: its share of the observed cost is over
+ * the limit by itself, so it is shed once and not run again (a CPU
+ * timer on a trap point read 120-160% at a limit of 50% and was
+ * launched a second time, as the queue's head capped at the limit, once
+ * nothing else cost). */
+static void test_alone_over(void)
+{
+	struct world *w = world_new(NULL, NULL);
+	size_t launches = 0, gave_up = 0;
+
+	src_sim_cost(w->sim, "alloc_time", 0.04, 10);
+	src_sim_cost(w->sim, "sync_ops", 0.001, 1);
+	src_sim_cost(w->sim, "sync_wait", 0.001, 1);
+	world_run(w, 20.0);
+	for (size_t i = 0; i < w->pc->nlog; i++) {
+		const char *l = w->pc->log[i];
+
+		launches += strstr(l, "shed ExcessiveAllocationTime for " TOP)
+			    != NULL;
+		gave_up += strstr(l, "ExcessiveAllocationTime for " TOP " not "
+				  "run again: alone it costs more than the "
+				  "limit") != NULL;
+	}
+	tap_eq(launches, 1, "the experiment ten times over its prediction "
+	       "is shed once");
+	tap_eq(gave_up, 1, "and not run again: alone it costs more than the "
+	       "limit");
+	TRACE_IS(w, 0, "ExcessiveAllocationTime", TOP,
+		 "queued pending active shed");
+	world_free(w);
+}
+
 int main(void)
 {
 	test_skip();
@@ -276,5 +309,6 @@ int main(void)
 	test_priority();
 	test_enable_fails();
 	test_batch();
+	test_alone_over();
 	return tap_done();
 }
