@@ -577,6 +577,23 @@ static bool stuck_for_good(const struct pc_consult *pc)
 	return true;
 }
 
+/* n's cost now (pred_cost) scaled by what its hypothesis and the running
+ * experiments have taught (*c); false while its rates are still being
+ * measured (it waits for them). */
+static bool predict_scaled(struct pc_consult *pc, struct pc_node *n,
+			   double *c)
+{
+	bool measuring;
+
+	n->pred_cost = predict_now(pc, n, &measuring);
+	if (measuring) {
+		wait_for_rates(pc, n);
+		return false;
+	}
+	*c = n->pred_cost * pc_hyp_factor(pc, n->hyp) * pc->cost_factor;
+	return true;
+}
+
 /* A dominant descendant (skipDominantLevels: the code holding nearly
  * all of its parent's samples) queued behind a head that does not fit,
  * and so cheap that a small overdraft covers it: a twentieth of the
@@ -595,19 +612,12 @@ static struct pc_node *cheap_dominant(struct pc_consult *pc, double limit,
 		for (size_t j = 0; s && s->state == PC_SEARCH_RUNNING &&
 				   j < s->nn; j++) {
 			struct pc_node *n = s->nodes[j];
-			bool measuring;
 			double c;
 
 			if (!n->queued || !n->dominant || n->rate_wait ||
-			    !pc_node_has_true_parent(s, n))
+			    !pc_node_has_true_parent(s, n) ||
+			    !predict_scaled(pc, n, &c))
 				continue;
-			n->pred_cost = predict_now(pc, n, &measuring);
-			if (measuring) {
-				wait_for_rates(pc, n);
-				continue;
-			}
-			c = n->pred_cost * pc_hyp_factor(pc, n->hyp) *
-			    pc->cost_factor;
 			if (c <= limit / 20 && used + c <= limit * 1.1) {
 				*cost = c;
 				*in = s;
@@ -631,7 +641,7 @@ void pc_cost_gate(struct pc_consult *pc)
 		struct pc_search *ds;
 		struct pc_node *n, *d;
 		double c, committed, dc;
-		bool capped, measuring;
+		bool capped;
 
 		if (s == NULL)
 			return;
@@ -641,18 +651,13 @@ void pc_cost_gate(struct pc_consult *pc)
 			pc_node_trace(n, "dequeued");
 			continue;
 		}
-		n->pred_cost = predict_now(pc, n, &measuring);
-		if (measuring) {
-			wait_for_rates(pc, n);
-			continue;
-		}
 		/* Dropped for good only on its own prediction: cost_factor
 		 * is learnt from whatever runs now (one write()-heavy
 		 * experiment can make it 50) and says little about this
 		 * node.  Scaled, it waits for room; capped at the limit, it
 		 * runs once nothing else costs. */
-		c = n->pred_cost * pc_hyp_factor(pc, n->hyp) *
-		    pc->cost_factor;
+		if (!predict_scaled(pc, n, &c))
+			continue;
 		capped = c > limit;
 		if (capped)
 			c = limit;
