@@ -396,8 +396,25 @@ static pc_res_id dominant_descendant(struct pc_consult *pc,
  * to demo_hot_loop.  Each kid with enough evidence whose own dominant
  * chain goes one or more levels below it has the chain's deepest
  * function tested at once (the first kid's chain is the one the focus
- * itself would follow).  `out` gets at most DOMINANT_KIDS descendants,
+ * itself would follow); below the others only a chain that stays in
+ * the kid's module: a share may count blocked observations, and the
+ * demo's writer, blocked in write() (libc), led to a CPU timer on
+ * write() at half a million calls a second, which took the budget from
+ * the I/O refinements and ranked write()'s kernel time first.   `out` gets at most DOMINANT_KIDS descendants,
  * `via` the kid each lies below; returns how many. */
+/* Do two /Code resources lie in the same module (/Code/<module>/...)? */
+static bool same_module(const struct pc_consult *pc, pc_res_id a,
+			pc_res_id b)
+{
+	const char *pa = pc_res_get(pc->res, a)->path;
+	const char *pb = pc_res_get(pc->res, b)->path;
+	const char *ea = strchr(pa + strlen("/Code/"), '/');
+	size_t n = ea ? (size_t)(ea - pa) : strlen(pa);
+
+	return strncmp(pa, "/Code/", 6) == 0 && strncmp(pa, pb, n) == 0 &&
+	       (pb[n] == '/' || pb[n] == '\0');
+}
+
 static int dominant_descendants(struct pc_consult *pc,
 				const struct pc_focus *f, int h,
 				const struct kids *k, pc_res_id *out,
@@ -420,7 +437,8 @@ static int dominant_descendants(struct pc_consult *pc,
 		where_kids(pc, &g, h, kk);
 		rank_kids(pc, kk);
 		d = dominant_descendant(pc, &g, h, kk, 1);
-		if (d == PC_RES_NONE)
+		if (d == PC_RES_NONE ||
+		    (i > 0 && !same_module(pc, k->r[i], d)))
 			continue;
 		out[n] = d;
 		via[n++] = k->r[i];
