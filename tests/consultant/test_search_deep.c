@@ -11,7 +11,11 @@
  *    the busy thread likewise, past /Process/100;
  *  - a guess that tests false: the level-by-level search still finds
  *    compute;
- *  - no dominant child (compute 0.5 of main): no deep node;
+ *  - no dominant child (compute 0.5 of main, work 0.5 of compute): no
+ *    deep node;
+ *  - CPU evidence below the second-ranked kid (main behind a locker
+ *    thread that holds every sync observation): work tested from the
+ *    top node, its chain's only busy callees at 0.93 of their parent;
  *  - skipDominantLevels=0: level by level, as Paradyn;
  *  - in the queue, dominant descendants first and the kids on the path
  *    to them after their siblings;
@@ -28,17 +32,23 @@
 static const char *dominant_on[] = { "skipDominantLevels=0.9", NULL };
 
 /* The program spends 0.9 of its samples in work, through compute, on
- * the main thread. */
-static void hint_deep_chain(struct world *w, double compute_share)
+ * the main thread (work_share, compute_share: other shares). */
+static void hint_chain(struct world *w, double compute_share,
+		       double work_share)
 {
 	src_sim_hint(w->sim, F_MAIN, 1.0);
 	src_sim_hint(w->sim, F_COMPUTE, compute_share);
-	src_sim_hint(w->sim, F_WORK, 0.9);
+	src_sim_hint(w->sim, F_WORK, work_share);
 	src_sim_hint(w->sim, F_WRITER, 0.02);
 	src_sim_hint(w->sim, F_LOCKER, 0.03);
 	src_sim_hint(w->sim, "/Process/100", 1.0);
 	src_sim_hint(w->sim, "/Process/100/100:main", 0.95);
 	src_sim_hint(w->sim, "/Process/100/101:worker", 0.05);
+}
+
+static void hint_deep_chain(struct world *w, double compute_share)
+{
+	hint_chain(w, compute_share, 0.9);
 }
 
 static struct pc_node *cpu(struct world *w, const char *focus)
@@ -122,14 +132,15 @@ static void test_deep_false(void)
 	world_free(w);
 }
 
-/* compute holds half of main's samples: nothing is dominant below
- * main, and work is reached through compute only. */
+/* compute holds half of main's samples and work half of compute's:
+ * nothing is dominant below main, and work is reached through compute
+ * only. */
 static void test_not_dominant(void)
 {
 	struct world *w = world_new(NULL, dominant_on);
 	struct pc_node *work, *cp;
 
-	hint_deep_chain(w, 0.5);
+	hint_chain(w, 0.5, 0.25);
 	src_sim_script(w->sim, "cpu_inclusive", "*", 0, 0.9, 0.02);
 	world_run(w, 2.4);
 	tap_ok(cpu(w, AT(F_WORK)) == NULL, "no node for work at 2.4 s");
@@ -139,6 +150,32 @@ static void test_not_dominant(void)
 	tap_ok(work && cp && work->orig_parent == cp->id,
 	       "work is a refinement of compute");
 	TRACE_IS(w, 0, "CPUbound", AT(F_WORK), "queued pending active true");
+	world_free(w);
+}
+
+/* Below main, locker ranks first (0.6: its sync waits, say) and
+ * compute second with 0.3, all of it in work (0.28: compute's only busy
+ * callee, under 0.9 of compute by a sample or two): for CPUbound the
+ * chain below compute is followed too, and work is tested as a
+ * refinement of main, beside compute. */
+static void test_second_kid(void)
+{
+	struct world *w = world_new(NULL, dominant_on);
+	struct pc_node *main_, *work;
+
+	src_sim_hint(w->sim, F_MAIN, 1.0);
+	src_sim_hint(w->sim, F_LOCKER, 0.6);
+	src_sim_hint(w->sim, F_COMPUTE, 0.3);
+	src_sim_hint(w->sim, F_WORK, 0.28);
+	src_sim_hint(w->sim, F_WRITER, 0.02);
+	src_sim_script(w->sim, "cpu_inclusive", "*", 0, 0.9, 0.02);
+	world_run(w, 4.0);
+	main_ = cpu(w, AT(F_MAIN));
+	work = cpu(w, AT(F_WORK));
+	tap_ok(main_ && work && work->orig_parent == main_->id &&
+	       work->dominant, "second kid: work is a dominant refinement "
+	       "of main");
+	tap_ok(work && work->truth == PC_TRUE, "second kid: work is true");
 	world_free(w);
 }
 
@@ -234,6 +271,7 @@ int main(void)
 	test_deep_first();
 	test_deep_false();
 	test_not_dominant();
+	test_second_kid();
 	test_off();
 	test_dominant_first_in_queue();
 	test_absent_tunable();

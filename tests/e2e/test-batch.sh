@@ -114,17 +114,15 @@ tap_ok $([ "$n" -le 15 ]; echo $?) "hunch --batch: $n lines of stderr (at most 1
 tap_eq "$(grep -c '+[0-9.]*) ' "$TMP/d10.err")" 0 \
 	"hunch --batch: one time stamp a line"
 # The three problems, in any order among the three leading findings:
-# CPU in demo_hot_loop or on the call path down to it (CPUbound, or
-# CPUdemand when other load starves the demo of CPU: the search does not
-# yet reach the leaf in every run, within 10 s, and the line below says
-# where it stopped); waiting for demo_lock in demo_worker's threads;
+# CPU in demo_hot_loop (CPUbound, or CPUdemand when other load starves
+# the demo of CPU; the line after says where it was found);
+# waiting for demo_lock in demo_worker's threads;
 # 1-byte I/O in demo_writer on its file (in demo_writer, or in libc's
 # write called from demo_writer).
 tap_eq "$(jq -r 'def last_of(p): (p // "-") | split("/") | last;
 	.findings[0:3] | map(
 	if .hypothesis == "CPUbound" or .hypothesis == "CPUdemand"
-	then "cpu " + (last_of(.where.function) | if IN("main", "demo_run",
-		"demo_step", "demo_transform") then "demo_hot_loop" else . end)
+	then "cpu " + last_of(.where.function)
 	elif .hypothesis == "ExcessiveSyncWaitingTime" then "wait " +
 		last_of(.where.object) + " " + last_of(.where.function) +
 		" " + (.nthreads | tostring)
