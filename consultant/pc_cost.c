@@ -94,13 +94,33 @@ static int evidence_class(const struct pc_node *n)
 	return n->implied ? 2 : 1;
 }
 
-/* Does n come before b in the queue (b at depth bd, n at depth d)? */
-static bool runs_before(const struct pc_node *n, int d,
-			const struct pc_node *b, int bd)
+/* The top-level hypothesis n's hypothesis refines (the one under
+ * topLevelHypothesis): its why-branch. */
+static int why_root(const struct pc_consult *pc, const struct pc_node *n)
+{
+	int h = n->hyp;
+
+	for (int k = 0; k < 64 && h >= 0; k++) {
+		int up = pc->cfg->hyp[h].parent_idx;
+
+		if (up < 0 || pc->cfg->hyp[up].parent_idx < 0)
+			return h;
+		h = up;
+	}
+	return h;
+}
+
+/* Does n come before b in the queue (b at depth bd, n at depth d)?
+ * Depth orders refinements within one why-branch only: across branches
+ * a deeper one must not starve another (the demo's CPUdemand
+ * refinements, under CPUstarved, went before every lock refinement and
+ * demo_worker's lock wait was never tested under load). */
+static bool runs_before(const struct pc_consult *pc, const struct pc_node *n,
+			int d, const struct pc_node *b, int bd)
 {
 	if (n->priority != b->priority)
 		return n->priority < b->priority;
-	if (d != bd)
+	if (d != bd && why_root(pc, n) == why_root(pc, b))
 		return d > bd;
 	if (evidence_class(n) != evidence_class(b))
 		return evidence_class(n) < evidence_class(b);
@@ -131,7 +151,7 @@ static struct pc_node *queue_head(const struct pc_consult *pc,
 		if (!n->queued || n->rate_wait)
 			continue;
 		d = why_depth(pc, n);
-		if (best == NULL || runs_before(n, d, best, bd)) {
+		if (best == NULL || runs_before(pc, n, d, best, bd)) {
 			best = n;
 			bd = d;
 		}

@@ -113,26 +113,35 @@ n=$(wc -l < "$TMP/d10.err")
 tap_ok $([ "$n" -le 15 ]; echo $?) "hunch --batch: $n lines of stderr (at most 15)"
 tap_eq "$(grep -c '+[0-9.]*) ' "$TMP/d10.err")" 0 \
 	"hunch --batch: one time stamp a line"
-# The three problems, in any order among the three leading findings:
+# The three problems lead the findings, in any order:
 # CPU in demo_hot_loop (CPUbound, or CPUdemand when other load starves
 # the demo of CPU; the line after says where it was found);
-# waiting for demo_lock in demo_worker's threads;
+# waiting for demo_lock in demo_worker's threads (in demo_worker, or in
+# libc's pthread_mutex_lock called from demo_worker);
 # 1-byte I/O in demo_writer on its file (in demo_writer, or in libc's
 # write called from demo_writer).
+# One other finding may rank among them: the lock workers' CPU in
+# demo_locked_work, real CPU use the demo does under its lock (on 2 CPUs
+# its 6 threads are starved, and what they want can outweigh the
+# writer's I/O).  Anything else among the first four is a false finding.
 tap_eq "$(jq -r 'def last_of(p): (p // "-") | split("/") | last;
-	.findings[0:3] | map(
+	[.findings[0:4][] |
 	if .hypothesis == "CPUbound" or .hypothesis == "CPUdemand"
 	then "cpu " + last_of(.where.function)
 	elif .hypothesis == "ExcessiveSyncWaitingTime" then "wait " +
-		last_of(.where.object) + " " + last_of(.where.function) +
+		last_of(.where.object) + " " +
+		last_of(.where.caller // .where.function) +
 		" " + (.nthreads | tostring)
 	elif .hypothesis == "TooManySmallIOOps" then "io " +
 		last_of(.where.caller // .where.function) + " " +
 		(.where.file // "" | test("^/Files/tmp/hunch-demo-") | tostring) +
 		" " + (.value | tostring)
-	else .hypothesis end) | sort | join(", ")' "$TMP/d10.json")" \
+	else .hypothesis end] |
+	(if length == 4 and (.[0:3] | index("cpu demo_locked_work") != null)
+	 then map(select(. != "cpu demo_locked_work")) else .[0:3] end) |
+	sort | join(", ")' "$TMP/d10.json")" \
 	"cpu demo_hot_loop, io demo_writer true 1, wait demo_lock demo_worker 4" \
-	"hunch --batch: the demo's three problems are the three leading findings"
+	"hunch --batch: the demo's three problems are the leading findings (with, at most, the lock workers' CPU in demo_locked_work among them)"
 tap_diag "the CPU finding is at $(jq -r '[.findings[0:3][] | select(.hypothesis == "CPUbound" or .hypothesis == "CPUdemand") | .where.function // "-" | split("/") | last] | join(", ")' "$TMP/d10.json")"
 jq -r '.findings[] | "\(.rank). \(.text)"' "$TMP/d10.json" |
 	while read -r l; do tap_diag "finding $l"; done
