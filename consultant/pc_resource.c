@@ -217,6 +217,16 @@ void pc_res_retire(struct pc_restree *t, pc_res_id id)
 		pc_res_retire(t, n->children[i]);
 }
 
+void pc_res_set_end(struct pc_restree *t, pc_res_id id, char end,
+		    int code, double when)
+{
+	if (id == PC_RES_NONE || id >= t->nnodes || end == 0)
+		return;
+	t->nodes[id].end = end;
+	t->nodes[id].end_code = code;
+	t->nodes[id].end_t = when;
+}
+
 size_t pc_res_count_kind(const struct pc_restree *t, pc_res_id id,
 			 enum pc_res_kind kind)
 {
