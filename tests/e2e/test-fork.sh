@@ -10,7 +10,11 @@
 #   while the workers live, and names them; each end is journaled.
 # - --no-follow: only the parent is a process of the search.
 # - bn_pipeline: writer | reader, the work planted in the reader: the CPU
-#   findings name the reader's process only.
+#   findings name the reader's process only; the spread of CPU across the
+#   3 processes has the reader at its max, a load imbalance; the report
+#   lists the 3 processes; the replay prints the same report.
+# - no-wait also: each worker's end (exited, status 0, when) in the JSON
+#   and text reports and the journal.
 # - bn_forkers --delay: workers forked while the parent is patched carry
 #   none of its patches (their code equals the files, the parent's does
 #   not); no worker is traced or stopped.
@@ -110,6 +114,15 @@ tap_ok $([ -n "$named" ] && [ -z "$(comm -23 <(echo "$named") <(echo "$workers")
 tap_ok $(jq -e '[.bottlenecks[] | select(.focus[0] | test("/bn_forkers.c/bnfk_work(er)?$"))] | length > 0' \
 	"$d/live.json" > /dev/null; echo $?) \
 	"no-wait: and the workers' code, from their stack samples"
+tap_eq "$(jq -r '.processes[] | select(.pid != '"$parent"') |
+	"\(.end) \(.status) \(.end_s != null)"' "$d/live.json" | sort | uniq -c |
+	sed 's/^ *//')" "3 exited 0 true" \
+	"no-wait: the report lists each worker's end: exited, status 0, and when"
+tap_eq "$(for w in $workers; do grep -c "^  pid $w: exited with status 0 at [0-9.]* s\$" "$d/live.txt"; done | sort -u)" 1 \
+	"no-wait: the text report says each worker's end"
+tap_eq "$(jq -r 'select(.t == "resource" and .op == "retire" and .kind == "process") |
+	"\(.end) \(.code)"' "$d/j.jsonl" | sort -u)" "exited 0" \
+	"no-wait: the journal carries every process's end"
 "$HUNCH" replay --batch "$d/j.jsonl" > "$d/replay.txt" 2> "$d/replay.err"
 tap_eq $? 3 "no-wait: hunch replay --batch exits 3 too"
 tap_ok $(cmp -s "$d/live.txt" "$d/replay.txt"; echo $?) \
@@ -137,16 +150,36 @@ tap_eq "$(grep -c '^bn_forkers done$' "$d/live.out")" 1 \
 # --- bn_pipeline: the reader ---
 d=$TMP/pipeline
 mkdir -p "$d"
-"$HUNCH" run --batch --time-limit 25 --no-journal --report "$d/live.json" \
-	-- "$pipeline" --seconds 12 > "$d/live.out" 2> "$d/live.err"
+"$HUNCH" run --batch --time-limit 40 --journal "$d/j.jsonl" \
+	--report "$d/live.json" -- "$pipeline" --seconds 20 \
+	> "$d/live.out" 2> "$d/live.err"
 tap_eq $? 0 "pipeline: hunch run --batch exits 0"
+sed -n '/^hunch report: /,$p' "$d/live.out" > "$d/live.txt"
 reader=$(sed -n 's/^reader pid //p' "$d/live.err")
 writer=$(sed -n 's/^writer pid //p' "$d/live.err")
+parent=$(jq -r '.target.pid' "$d/live.json")
 tap_diag "writer $writer, reader $reader, named $(cpu_pids "$d/live.json" | tr '\n' ' ')"
 tap_eq "$(cpu_pids "$d/live.json")" "$reader" \
 	"pipeline: the CPU findings name the reader process, and only it"
 tap_eq "$(grep -c '^bn_pipeline done$' "$d/live.out")" 1 \
 	"pipeline: the program finished with its usual output"
+# The spread of CPU over the 3 processes: the reader at the top, an
+# imbalance; the same in the text report.
+tap_eq "$(jq -r '[.spread[] | select(.node | startswith("CPU")) |
+	select(.node | contains(",/Process,"))][0] |
+	"\(.processes) \(.max.pid) \(.imbalanced)"' "$d/live.json")" \
+	"3 $reader true" \
+	"pipeline: the spread of CPU across the 3 processes has the reader at its max, an imbalance"
+tap_ok $(grep -q "^    load imbalance: process $reader has [0-9.]*x the mean of the 3\$" \
+	"$d/live.txt"; echo $?) "pipeline: the text report names the reader's imbalance"
+tap_eq "$(jq -r '.processes[].pid' "$d/live.json")" \
+	"$(printf '%s\n' "$parent" "$writer" "$reader")" \
+	"pipeline: the report lists the program, the writer and the reader"
+"$HUNCH" replay --batch "$d/j.jsonl" > "$d/replay.txt" 2> "$d/replay.err"
+tap_eq $? 0 "pipeline: hunch replay --batch exits 0"
+tap_ok $(cmp -s "$d/live.txt" "$d/replay.txt"; echo $?) \
+	"pipeline: the replayed report is byte-identical to the live one"
+diff "$d/live.txt" "$d/replay.txt" | head -10 | while read -r l; do tap_diag "$l"; done
 
 # --- inherited patches are removed from the workers ---
 d=$TMP/restore
@@ -185,11 +218,11 @@ bn_forkers done" "kill: the program finished with its usual output"
 # --- attach --tree, then a clean detach ---
 d=$TMP/attach
 mkdir -p "$d"
-"$forkers" --seconds 12 > "$d/out" 2> "$d/err" &
+"$forkers" --seconds 20 > "$d/out" 2> "$d/err" &
 pid=$!
 wait_for "$d/err" '^worker 2 pid '
 workers=$(sed -n 's/^worker [0-2] pid //p' "$d/err")
-"$HUNCH" attach --batch --tree --time-limit 5 --no-journal \
+"$HUNCH" attach --batch --tree --time-limit 10 --no-journal \
 	--report "$d/live.json" "$pid" > "$d/hunch.out" 2> "$d/hunch.err"
 tap_eq $? 0 "attach: hunch attach --batch --tree exits 0"
 tap_eq "$(grep -c 'search time limit;' "$d/hunch.err")" 1 \
@@ -206,6 +239,6 @@ tap_eq "$(for p in $pid $workers; do $textcmp "$p" | tail -1 | sed 's/.* differ 
 tap_eq "$(traced_or_stopped $pid $workers)" 0 "attach: none is traced or stopped"
 wait $pid
 tap_eq $? 0 "attach: the program exits 0"
-tap_eq "$(cat "$d/out")" "bn_forkers workers=3 seconds=12
+tap_eq "$(cat "$d/out")" "bn_forkers workers=3 seconds=20
 bn_forkers done" "attach: and printed its usual output"
 tap_done
