@@ -174,8 +174,10 @@ pc_res_id pc_res_add(struct pc_restree *t, pc_res_id parent,
 	free(path);
 	/* Whatever is discovered is alive, and so is everything above it
 	 * (a library loaded again after dlclose). */
-	for (pc_res_id a = id; a != PC_RES_NONE; a = t->nodes[a].parent)
+	for (pc_res_id a = id; a != PC_RES_NONE; a = t->nodes[a].parent) {
 		t->nodes[a].retired = false;
+		t->nodes[a].end = 0;   /* a process's end with it */
+	}
 	return id;
 }
 
