@@ -43,12 +43,25 @@ static void stop_search(struct pc_consult *pc, struct pc_search *s,
 	}
 }
 
+/* Does any process of the job live? */
+static bool any_live(const struct pc_restree *t, pc_res_id root)
+{
+	const struct pc_res *r = pc_res_get(t, root);
+
+	for (size_t i = 0; r != NULL && i < r->nchildren; i++)
+		if (!pc_res_get(t, r->children[i])->retired)
+			return true;
+	return false;
+}
+
 void pc_procend_stop(struct pc_consult *pc)
 {
 	pc_res_id root = pc_restree_hierarchy(pc->res, "Process");
 
-	if (pc->target_ended)
-		return;   /* the search ends as a whole */
+	/* The last process's end is the target's: the search ends as a
+	 * whole (its nodes "ended"), not here. */
+	if (pc->target_ended || !any_live(pc->res, root))
+		return;
 	stop_search(pc, pc->global, root);
 	stop_search(pc, pc->current, root);
 }

@@ -4,7 +4,8 @@
  * process (the process, or one of its threads) stops, is marked cut
  * short (the reports list it as not tested, "ended before it
  * concluded"), and leaves the queue; what it concluded before stays.
- * The search goes on over the processes that live.
+ * The search goes on over the processes that live.  The end of the
+ * last one is the target's end, which ends the search as a whole.
  */
 #ifndef PC_PROCEND_H
 #define PC_PROCEND_H
