@@ -414,7 +414,7 @@ static json_t *processes_json(const struct pc_consult *pc)
 
 		if (r->retired && (r->end == 'x' || r->end == 's'))
 			json_object_set_new(o, r->end == 'x' ? "status" :
-					    "signal", json_integer(r->end_code));
+				"signal", json_integer(r->end_code));
 		json_object_set_new(o, "end_s", r->retired && r->end ?
 				    json_real(r->end_t) : json_null());
 		json_array_append_new(a, o);

@@ -184,8 +184,8 @@ diff "$d/live.txt" "$d/replay.txt" | head -10 | while read -r l; do tap_diag "$l
 # --- inherited patches are removed from the workers ---
 d=$TMP/restore
 mkdir -p "$d"
-"$HUNCH" run --batch --time-limit 25 --no-journal -- "$forkers" \
-	--seconds 6 --delay 4 > "$d/out" 2> "$d/err" &
+"$HUNCH" run --batch --time-limit 25 --no-journal --report "$d/live.json" \
+	-- "$forkers" --seconds 6 --delay 4 > "$d/out" 2> "$d/err" &
 hp=$!
 wait_for "$d/err" '^worker 2 pid '
 parent=$(sed -n 's/^hunch: searching .* (pid \([0-9]*\)).*/\1/p' "$d/err")
@@ -197,6 +197,8 @@ tap_eq "$(for w in $workers; do $textcmp "$w" | tail -1 | sed 's/.* differ //'; 
 tap_eq "$(traced_or_stopped $workers)" 0 "restore: no worker is traced or stopped"
 wait $hp
 tap_eq $? 0 "restore: hunch exits 0"
+jq -r '.not_tested[] | select(.top_level) | "top level not tested: \(.hypothesis): \(.reason) (\(.detail))"' \
+	"$d/live.json" 2>/dev/null | while read -r l; do tap_diag "$l"; done
 
 # --- hunch SIGKILLed mid-search ---
 d=$TMP/kill
@@ -225,8 +227,8 @@ workers=$(sed -n 's/^worker [0-2] pid //p' "$d/err")
 "$HUNCH" attach --batch --tree --time-limit 10 --no-journal \
 	--report "$d/live.json" "$pid" > "$d/hunch.out" 2> "$d/hunch.err"
 tap_eq $? 0 "attach: hunch attach --batch --tree exits 0"
-tap_eq "$(grep -c 'search time limit;' "$d/hunch.err")" 1 \
-	"attach: the search ran to its time limit"
+tap_eq "$(grep -c -E 'search (time limit|complete);' "$d/hunch.err")" 1 \
+	"attach: the search ran to its time limit or completed before it"
 tap_eq "$(grep -c "^hunch: detached from .* (pid $pid), which runs on\$" "$d/hunch.err")" 1 \
 	"attach: and hunch detached"
 tap_eq "$(jq -r '.bottlenecks[].focus[1]' "$d/live.json" |
