@@ -295,11 +295,6 @@ static void wait_for_end(struct batch *b)
 	while (!b->st.ended && b->signo == 0) {
 		src_live_pump(b->live, 0, &b->st);
 		journal_output(b);
-		/* The search is over, but the where axis follows the job:
-		 * each process's end reaches the report and the journal. */
-		pc_consult_tick(b->pc);
-		if (b->jw != NULL)
-			jnl_tick(b->jw);
 		if (b->st.ended)
 			break;
 		if (poll(&pfd, 1, 200) > 0)
