@@ -45,6 +45,14 @@ json_t *jnl_discovery_json(const struct pc_discovery *d)
 		break;
 	case PC_DISC_PROCESS:
 		set_int(o, "pid", d->pid);
+		if (d->retired && d->end != 0) {
+			json_object_set_new(o, "end", json_string(
+				d->end == 'x' ? "exited" : d->end == 's' ?
+				"killed" : "unseen"));
+			if (d->end != '?')
+				set_int(o, "code", d->end_code);
+			json_object_set_new(o, "end_t", json_real(d->end_t));
+		}
 		break;
 	case PC_DISC_THREAD:
 		set_int(o, "pid", d->pid);
@@ -78,6 +86,7 @@ int jnl_discovery_decode(const json_t *rec, struct pc_discovery *d,
 {
 	const char *kind = get_str(rec, "kind");
 	const char *op = get_str(rec, "op");
+	const char *end;
 	unsigned k;
 
 	memset(d, 0, sizeof(*d));
@@ -97,6 +106,13 @@ int jnl_discovery_decode(const json_t *rec, struct pc_discovery *d,
 	d->addr = (uint64_t)get_int(rec, "addr");
 	d->pid = (int)get_int(rec, "pid");
 	d->tid = (int)get_int(rec, "tid");
+	end = get_str(rec, "end");
+	if (end != NULL) {
+		d->end = strcmp(end, "exited") == 0 ? 'x' :
+			 strcmp(end, "killed") == 0 ? 's' : '?';
+		d->end_code = (int)get_int(rec, "code");
+		d->end_t = json_number_value(json_object_get(rec, "end_t"));
+	}
 	return 0;
 }
 

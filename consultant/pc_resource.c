@@ -149,8 +149,10 @@ pc_res_id pc_res_add(struct pc_restree *t, pc_res_id parent,
 	free(path);
 	/* Whatever is discovered is alive, and so is everything above it
 	 * (a library loaded again after dlclose). */
-	for (pc_res_id a = id; a != PC_RES_NONE; a = t->nodes[a].parent)
+	for (pc_res_id a = id; a != PC_RES_NONE; a = t->nodes[a].parent) {
 		t->nodes[a].retired = false;
+		t->nodes[a].end = 0;   /* a process's end with it */
+	}
 	return id;
 }
 
@@ -190,6 +192,16 @@ void pc_res_retire(struct pc_restree *t, pc_res_id id)
 	n->retired = true;
 	for (size_t i = 0; i < n->nchildren; i++)
 		pc_res_retire(t, n->children[i]);
+}
+
+void pc_res_set_end(struct pc_restree *t, pc_res_id id, char end,
+		    int code, double when)
+{
+	if (id == PC_RES_NONE || id >= t->nnodes || end == 0)
+		return;
+	t->nodes[id].end = end;
+	t->nodes[id].end_code = code;
+	t->nodes[id].end_t = when;
 }
 
 size_t pc_res_count_kind(const struct pc_restree *t, pc_res_id id,

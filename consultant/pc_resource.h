@@ -43,6 +43,10 @@ struct pc_res {
 	char *path;          /* full path */
 	uint64_t addr;       /* function or object address, if any */
 	uint64_t tag;        /* tid for threads, pid for processes, ... */
+	/* A retired process's end (pc_discovery's end, end_code, end_t) */
+	char end;
+	int end_code;
+	double end_t;
 	pc_res_id *children;
 	size_t nchildren, cap_children;
 };
@@ -71,6 +75,9 @@ size_t pc_restree_count(const struct pc_restree *t);
 void pc_restree_truncate(struct pc_restree *t, size_t count);
 
 void pc_res_retire(struct pc_restree *t, pc_res_id id);
+/* Record a retired process's end (end 0: nothing to record). */
+void pc_res_set_end(struct pc_restree *t, pc_res_id id, char end,
+		    int code, double when);
 
 /* Live (not retired) resources of `kind` in the subtree under `id`. */
 size_t pc_res_count_kind(const struct pc_restree *t, pc_res_id id,

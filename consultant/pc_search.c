@@ -6,6 +6,7 @@
  * search when the target goes away.
  */
 #include "pc_search.h"
+#include "pc_procend.h"
 
 #include <errno.h>
 #include <math.h>
@@ -106,6 +107,7 @@ static void poll_resources(struct pc_consult *pc)
 	if (pc->src->ops->poll_resources)
 		pc->src->ops->poll_resources(pc->src, pc_where_apply_cb,
 					     pc->res);
+	pc_procend_stop(pc);   /* ended processes end their experiments */
 }
 
 /* One persistent node per top-level hypothesis at the top focus, under

@@ -36,6 +36,13 @@ struct pc_discovery {
 	const char *name;       /* sync objects and files */
 	uint64_t addr;
 	int pid, tid;
+	/* A process's retirement: its end as far as hunch saw it.  end is
+	 * 'x' exited (code: status), 's' killed (code: signal), '?' ended
+	 * with its status unseen (its parent reaped it first), 0 not said;
+	 * end_t: search seconds when hunch saw it. */
+	char end;
+	int end_code;
+	double end_t;
 };
 
 /* Target events the consultant must know about. */

@@ -111,6 +111,7 @@ static pc_res_id retire(struct pc_restree *t, const struct pc_discovery *d)
 	} else if (d->kind == PC_DISC_PROCESS) {
 		snprintf(path, sizeof(path), "/Process/%d", d->pid);
 		id = pc_res_find(t, path);
+		pc_res_set_end(t, id, d->end, d->end_code, d->end_t);
 	} else if (d->kind == PC_DISC_FUNCTION && d->function == NULL) {
 		/* a whole module went away (dlclose) */
 		snprintf(path, sizeof(path), "/Code/%s", d->module);

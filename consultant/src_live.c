@@ -572,11 +572,14 @@ static void note_stop_signal(struct src_live *l, int sig)
 
 /* The process ended: it and every thread it still had are retired
  * (the kernel reports no exit for the last threads one by one). */
-static void retire_process(struct src_live *l)
+static void retire_process(struct src_live *l, const struct eng_event *ev)
 {
 	struct pc_discovery d = {
 		.kind = PC_DISC_PROCESS, .retired = true,
 		.pid = eng_proc_pid(l->proc),
+		.end = ev->kind == ENG_EV_KILLED ? 's' : 'x',
+		.end_code = ev->kind == ENG_EV_KILLED ? ev->signo : ev->status,
+		.end_t = (double)(now_ms() * 1000000u - l->t0_ns) / 1e9,
 	};
 
 	if (!l->status.ended) {
@@ -619,13 +622,13 @@ static void handle_event(struct src_live *l, const struct eng_event *ev)
 		src_live_enqueue(l, &d);
 		break;
 	case ENG_EV_EXITED:
-		retire_process(l);
+		retire_process(l, ev);
 		src_live_fork_parent_end(l);
 		l->status.stopped = false;
 		l->status.exit_code = ev->status;
 		break;
 	case ENG_EV_KILLED:
-		retire_process(l);
+		retire_process(l, ev);
 		src_live_fork_parent_end(l);
 		l->status.stopped = false;
 		l->status.killed = true;

@@ -113,7 +113,8 @@ void src_live_fork_tick(struct src_live *l, bool force)
 	if (!force && t < l->fork_next_scan)
 		return;  /* /proc is read at most every FORK_SCAN_S */
 	l->fork_next_scan = t + FORK_SCAN_S;
-	slk_scan(l->kids, enqueue_cb, l);
+	slk_scan(l->kids, l->t0_ns, (double)ts.tv_sec + (double)ts.tv_nsec /
+		 1e9 - (double)l->t0_ns / 1e9, enqueue_cb, l);
 	if (l->hint != NULL)
 		slk_hints(l->kids, make_hint, l);
 }

@@ -10,10 +10,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "eng_taskcpu.h"
+#include "src_live_exits.h"
 #include "src_live_hint.h"
 
 #define SLK_HINT_CPUS 0.05   /* a child this busy gets a sampler */
@@ -34,6 +36,8 @@ struct kid {
 struct slk {
 	struct kid *k;
 	size_t n;
+	struct sle *exits;        /* the kernel's exit events, or NULL */
+	bool exits_tried;
 	uint64_t share_run, share_wait;  /* totals at slk_share_delta */
 };
 
@@ -55,6 +59,7 @@ void slk_free(struct slk *k)
 		slh_free(k->k[i].hint);
 		free(k->k[i].tids);
 	}
+	sle_close(k->exits);
 	free(k->k);
 	free(k);
 }
@@ -92,6 +97,10 @@ bool slk_add(struct slk *k, pid_t pid, pid_t parent)
 
 	if (find(k, pid) != NULL)
 		return false;
+	if (!k->exits_tried) {   /* before any child can end */
+		k->exits_tried = true;
+		k->exits = sle_open();
+	}
 	k->k = realloc(k->k, (k->n + 1) * sizeof(*k->k));
 	if (k->k == NULL)
 		abort();
@@ -262,8 +271,38 @@ static void scan_threads(struct slk *k, size_t i, pc_disc_fn fn, void *arg)
 	c->ntids = keep;
 }
 
-void slk_scan(struct slk *k, pc_disc_fn fn, void *arg)
+static bool want_exit(void *arg, pid_t pid)
 {
+	return find(arg, pid) != NULL;
+}
+
+/* How child c ended (st: its state letter), into d: from /proc while it
+ * is a zombie, else from the kernel's exit event, else unseen (its
+ * parent reaped it between two scans and no event could be had). */
+static void end_of(const struct slk *k, const struct kid *c, char st,
+		   uint64_t t0_ns, double now, struct pc_discovery *d)
+{
+	uint64_t mono_ns = 0;
+	int status;
+
+	d->end = '?';
+	d->end_t = now;
+	if (sle_status(k->exits, c->pid, &status, &mono_ns)) {
+		if (mono_ns > t0_ns)
+			d->end_t = (double)(mono_ns - t0_ns) / 1e9;
+	} else if (st != 'Z' || !sle_zombie_status(c->pid, &status)) {
+		return;
+	}
+	d->end = WIFSIGNALED(status) ? 's' : 'x';
+	d->end_code = WIFSIGNALED(status) ? WTERMSIG(status) :
+		      WEXITSTATUS(status);
+}
+
+void slk_scan(struct slk *k, uint64_t t0_ns, double now, pc_disc_fn fn,
+	      void *arg)
+{
+	if (k != NULL)
+		sle_drain(k->exits, want_exit, k);
 	for (size_t i = 0; k != NULL && i < k->n; i++) {
 		struct pc_discovery d = { .kind = PC_DISC_PROCESS,
 					  .pid = k->k[i].pid };
@@ -280,6 +319,7 @@ void slk_scan(struct slk *k, pc_disc_fn fn, void *arg)
 			refresh_one(&k->k[i]);   /* its last CPU time */
 			k->k[i].ended = true;
 			d.retired = true;
+			end_of(k, &k->k[i], st, t0_ns, now, &d);
 			fn(arg, &d);
 			continue;
 		}

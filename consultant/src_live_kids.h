@@ -34,8 +34,11 @@ void slk_refresh(struct slk *k);
 bool slk_value(const struct slk *k, pid_t pid, pid_t tid, bool wait,
 	       int64_t *ns);
 /* Find new threads, new descendants and ends, reporting each as a
- * discovery through fn (threads and processes, retirements). */
-void slk_scan(struct slk *k, pc_disc_fn fn, void *arg);
+ * discovery through fn (threads and processes, retirements; a
+ * process's retirement says how it ended and when, in seconds from
+ * t0_ns, CLOCK_MONOTONIC; now: the search's seconds). */
+void slk_scan(struct slk *k, uint64_t t0_ns, double now, pc_disc_fn fn,
+	      void *arg);
 /* Live children (those not ended). */
 size_t slk_live(const struct slk *k);
 /* The children's CPU and run-queue wait since the last call, added to

@@ -378,6 +378,18 @@ void src_sim_thread(struct src_sim *sim, int pid, int tid, const char *fn)
 	d->d.function = d->s1 = dup(fn);
 }
 
+void src_sim_process_end(struct src_sim *sim, int pid, char end, int code,
+			 double t)
+{
+	struct disc *d = new_disc(sim, PC_DISC_PROCESS);
+
+	d->d.pid = pid;
+	d->d.retired = true;
+	d->d.end = end;
+	d->d.end_code = code;
+	d->d.end_t = t;
+}
+
 void src_sim_syncobj(struct src_sim *sim, const char *cls, const char *name,
 		     unsigned long addr)
 {

@@ -26,6 +26,10 @@ void src_sim_function(struct src_sim *sim, const char *module,
 void src_sim_thread(struct src_sim *sim, int pid, int tid, const char *fn);
 void src_sim_syncobj(struct src_sim *sim, const char *cls, const char *name,
 		     unsigned long addr);
+/* Process pid ends (delivered at the next poll; end, code, t as in
+ * pc_discovery): it is retired, its end recorded. */
+void src_sim_process_end(struct src_sim *sim, int pid, char end, int code,
+			 double t);
 void src_sim_file(struct src_sim *sim, const char *path);
 /* Static call graph, by /Code paths; caller NULL marks a start function. */
 void src_sim_call(struct src_sim *sim, const char *caller, const char *callee);

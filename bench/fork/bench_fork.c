@@ -76,7 +76,7 @@ static double run(const char *tree, int procs, int threads, double secs)
 	while (now(CLOCK_MONOTONIC) - wall0 < secs) {
 		double t = now(CLOCK_MONOTONIC);
 
-		slk_scan(k, discard, &nd);
+		slk_scan(k, t0_ns, t - wall0, discard, &nd);
 		slk_hints(k, make_hint, NULL);
 		if (t >= next) {              /* readings at 5 Hz */
 			slk_refresh(k);

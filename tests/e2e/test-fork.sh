@@ -10,7 +10,11 @@
 #   while the workers live, and names them; each end is journaled.
 # - --no-follow: only the parent is a process of the search.
 # - bn_pipeline: writer | reader, the work planted in the reader: the CPU
-#   findings name the reader's process only.
+#   findings name the reader's process only; the spread of CPU across the
+#   3 processes has the reader at its max, a load imbalance; the report
+#   lists the 3 processes; the replay prints the same report.
+# - no-wait also: each worker's end (exited, status 0, when) in the JSON
+#   and text reports and the journal.
 # - bn_forkers --delay: workers forked while the parent is patched carry
 #   none of its patches (their code equals the files, the parent's does
 #   not); no worker is traced or stopped.
@@ -101,15 +105,37 @@ tap_eq $? 3 "no-wait: exits 3 (what needs the program's instrumentation could no
 sed -n '/^hunch report: /,$p' "$d/live.out" > "$d/live.txt"
 parent=$(jq -r '.target.pid' "$d/live.json")
 workers=$(sed -n 's/^worker [0-2] pid //p' "$d/live.err" | sort -u)
-tap_eq "$(jq -r 'select(.t == "resource" and .kind == "process" and .op == "retire") | .pid' "$d/j.jsonl")" \
-	"$(echo "$parent"; echo "$workers")" \
-	"no-wait: the journal retires the program, then each worker at its end"
 named=$(cpu_pids "$d/live.json")
 tap_ok $([ -n "$named" ] && [ -z "$(comm -23 <(echo "$named") <(echo "$workers"))" ]; echo $?) \
 	"no-wait: the CPU findings found after the program ended name workers only"
 tap_ok $(jq -e '[.bottlenecks[] | select(.focus[0] | test("/bn_forkers.c/bnfk_work(er)?$"))] | length > 0' \
 	"$d/live.json" > /dev/null; echo $?) \
 	"no-wait: and the workers' code, from their stack samples"
+# The workers end at 9 s.  The report is made when the search is over:
+# on a loaded machine after they all ended (end.search "target ended"),
+# else it may complete before some or all of them end: those are listed
+# running.  Each worker is one or the other, the journal retires the
+# program and exactly the workers listed as exited, the text agrees.
+ended=$(jq -r '.processes[] | select(.pid != '"$parent"' and .end == "exited") | .pid' "$d/live.json" | sort)
+tap_diag "no-wait: search $(jq -r .end.search "$d/live.json"); workers ended before the report: $(echo $ended)"
+tap_eq "$(jq -r '.processes[] | select(.pid != '"$parent"') |
+	if .end == "exited" then "\(.end) \(.status) \(.end_s != null)"
+	else "\(.end) \(.end_s)" end' "$d/live.json" | sort -u |
+	grep -v -x -e 'exited 0 true' -e 'running null' | wc -l)" 0 \
+	"no-wait: the report lists each worker exited (status 0, and when) or running"
+tap_ok $([ "$(jq -r .end.search "$d/live.json")" != "target ended" ] ||
+	[ "$(echo "$ended" | grep -c .)" = 3 ]; echo $?) \
+	"no-wait: when the search ended with the job, all 3 workers' ends are listed"
+tap_eq "$(jq -r 'select(.t == "resource" and .kind == "process" and .op == "retire") | .pid' "$d/j.jsonl" | sort)" \
+	"$( (echo "$parent"; echo "$ended") | grep . | sort)" \
+	"no-wait: the journal retires the program and each worker listed as exited"
+tap_eq "$(for w in $workers; do if echo "$ended" | grep -qx "$w"; then
+	grep -c "^  pid $w: exited with status 0 at [0-9.]* s\$" "$d/live.txt"
+	else grep -c "^  pid $w: running at the end of the search\$" "$d/live.txt"; fi; done | sort -u)" 1 \
+	"no-wait: the text report says each worker's end, or that it ran on"
+tap_eq "$(jq -r 'select(.t == "resource" and .op == "retire" and .kind == "process") |
+	"\(.end) \(.code)"' "$d/j.jsonl" | sort -u)" "exited 0" \
+	"no-wait: the journal carries every end it has: exited, status 0"
 "$HUNCH" replay --batch "$d/j.jsonl" > "$d/replay.txt" 2> "$d/replay.err"
 tap_eq $? 3 "no-wait: hunch replay --batch exits 3 too"
 tap_ok $(cmp -s "$d/live.txt" "$d/replay.txt"; echo $?) \
@@ -128,7 +154,7 @@ tap_eq "$(for w in $workers; do $textcmp "$w" | tail -1 | sed 's/.* differ //'; 
 	"no-follow: the workers are not followed, but carry none of the parent's patches either"
 wait $hp
 tap_eq $? 0 "no-follow: hunch run --batch --no-follow exits 0"
-tap_eq "$(jq -r 'select(.t == "resource" and .kind == "process") | .pid' "$d/j.jsonl")" \
+tap_eq "$(jq -r 'select(.t == "resource" and .kind == "process") | .pid' "$d/j.jsonl" | sort -u)" \
 	"$(jq -r '.target.pid' "$d/live.json")" \
 	"no-follow: the journal has the parent as its only process"
 tap_eq "$(grep -c '^bn_forkers done$' "$d/live.out")" 1 \
@@ -137,22 +163,42 @@ tap_eq "$(grep -c '^bn_forkers done$' "$d/live.out")" 1 \
 # --- bn_pipeline: the reader ---
 d=$TMP/pipeline
 mkdir -p "$d"
-"$HUNCH" run --batch --time-limit 25 --no-journal --report "$d/live.json" \
-	-- "$pipeline" --seconds 12 > "$d/live.out" 2> "$d/live.err"
+"$HUNCH" run --batch --time-limit 40 --journal "$d/j.jsonl" \
+	--report "$d/live.json" -- "$pipeline" --seconds 20 \
+	> "$d/live.out" 2> "$d/live.err"
 tap_eq $? 0 "pipeline: hunch run --batch exits 0"
+sed -n '/^hunch report: /,$p' "$d/live.out" > "$d/live.txt"
 reader=$(sed -n 's/^reader pid //p' "$d/live.err")
 writer=$(sed -n 's/^writer pid //p' "$d/live.err")
+parent=$(jq -r '.target.pid' "$d/live.json")
 tap_diag "writer $writer, reader $reader, named $(cpu_pids "$d/live.json" | tr '\n' ' ')"
 tap_eq "$(cpu_pids "$d/live.json")" "$reader" \
 	"pipeline: the CPU findings name the reader process, and only it"
 tap_eq "$(grep -c '^bn_pipeline done$' "$d/live.out")" 1 \
 	"pipeline: the program finished with its usual output"
+# The spread of CPU over the 3 processes: the reader at the top, an
+# imbalance; the same in the text report.
+tap_eq "$(jq -r '[.spread[] | select(.node | startswith("CPU")) |
+	select(.node | contains(",/Process,"))][0] |
+	"\(.processes) \(.max.pid) \(.imbalanced)"' "$d/live.json")" \
+	"3 $reader true" \
+	"pipeline: the spread of CPU across the 3 processes has the reader at its max, an imbalance"
+tap_ok $(grep -q "^    load imbalance: process $reader has [0-9.]*x the mean of the 3\$" \
+	"$d/live.txt"; echo $?) "pipeline: the text report names the reader's imbalance"
+tap_eq "$(jq -r '.processes[].pid' "$d/live.json")" \
+	"$(printf '%s\n' "$parent" "$writer" "$reader")" \
+	"pipeline: the report lists the program, the writer and the reader"
+"$HUNCH" replay --batch "$d/j.jsonl" > "$d/replay.txt" 2> "$d/replay.err"
+tap_eq $? 0 "pipeline: hunch replay --batch exits 0"
+tap_ok $(cmp -s "$d/live.txt" "$d/replay.txt"; echo $?) \
+	"pipeline: the replayed report is byte-identical to the live one"
+diff "$d/live.txt" "$d/replay.txt" | head -10 | while read -r l; do tap_diag "$l"; done
 
 # --- inherited patches are removed from the workers ---
 d=$TMP/restore
 mkdir -p "$d"
-"$HUNCH" run --batch --time-limit 25 --no-journal -- "$forkers" \
-	--seconds 6 --delay 4 > "$d/out" 2> "$d/err" &
+"$HUNCH" run --batch --time-limit 25 --no-journal --report "$d/live.json" \
+	-- "$forkers" --seconds 6 --delay 4 > "$d/out" 2> "$d/err" &
 hp=$!
 wait_for "$d/err" '^worker 2 pid '
 parent=$(sed -n 's/^hunch: searching .* (pid \([0-9]*\)).*/\1/p' "$d/err")
@@ -164,6 +210,8 @@ tap_eq "$(for w in $workers; do $textcmp "$w" | tail -1 | sed 's/.* differ //'; 
 tap_eq "$(traced_or_stopped $workers)" 0 "restore: no worker is traced or stopped"
 wait $hp
 tap_eq $? 0 "restore: hunch exits 0"
+jq -r '.not_tested[] | select(.top_level) | "top level not tested: \(.hypothesis): \(.reason) (\(.detail))"' \
+	"$d/live.json" 2>/dev/null | while read -r l; do tap_diag "$l"; done
 
 # --- hunch SIGKILLed mid-search ---
 d=$TMP/kill
@@ -185,15 +233,15 @@ bn_forkers done" "kill: the program finished with its usual output"
 # --- attach --tree, then a clean detach ---
 d=$TMP/attach
 mkdir -p "$d"
-"$forkers" --seconds 12 > "$d/out" 2> "$d/err" &
+"$forkers" --seconds 20 > "$d/out" 2> "$d/err" &
 pid=$!
 wait_for "$d/err" '^worker 2 pid '
 workers=$(sed -n 's/^worker [0-2] pid //p' "$d/err")
-"$HUNCH" attach --batch --tree --time-limit 5 --no-journal \
+"$HUNCH" attach --batch --tree --time-limit 10 --no-journal \
 	--report "$d/live.json" "$pid" > "$d/hunch.out" 2> "$d/hunch.err"
 tap_eq $? 0 "attach: hunch attach --batch --tree exits 0"
-tap_eq "$(grep -c 'search time limit;' "$d/hunch.err")" 1 \
-	"attach: the search ran to its time limit"
+tap_eq "$(grep -c -E 'search (time limit|complete);' "$d/hunch.err")" 1 \
+	"attach: the search ran to its time limit or completed before it"
 tap_eq "$(grep -c "^hunch: detached from .* (pid $pid), which runs on\$" "$d/hunch.err")" 1 \
 	"attach: and hunch detached"
 tap_eq "$(jq -r '.bottlenecks[].focus[1]' "$d/live.json" |
@@ -206,6 +254,6 @@ tap_eq "$(for p in $pid $workers; do $textcmp "$p" | tail -1 | sed 's/.* differ 
 tap_eq "$(traced_or_stopped $pid $workers)" 0 "attach: none is traced or stopped"
 wait $pid
 tap_eq $? 0 "attach: the program exits 0"
-tap_eq "$(cat "$d/out")" "bn_forkers workers=3 seconds=12
+tap_eq "$(cat "$d/out")" "bn_forkers workers=3 seconds=20
 bn_forkers done" "attach: and printed its usual output"
 tap_done

@@ -97,6 +97,7 @@ PHASE_AT=()
 	--journal "$TMP/j.jsonl" --report "$TMP/live.json" -- \
 	"${WRAP[@]}" "$prog" "${ARGS[@]}" > "$TMP/live.out" 2> "$TMP/live.err"
 tap_eq $? 0 "$name: hunch run --batch exits 0"
+truth_processes "$TMP/live.err"   # "process NAME": the pid it printed
 sed -n '/^hunch report: /,$p' "$TMP/live.out" > "$TMP/live.txt"
 tap_ok $(jq -e '.schema == "hunch-report"' "$TMP/live.json" > /dev/null
 	 echo $?) "$name: the JSON report is written"

@@ -45,6 +45,10 @@ def names_where($f; $w): of_hyp($f.hyp) and
 	    ($w | startswith("/Code/")) and is_below($f));
 def names_thread($f): of_hyp($f.hyp) and
 	(.focus[1] | test(thread_re($f.thread)));
+# The process $pid itself or one of its threads.
+def process_re($pid): "^/Process/" + $pid + "(/[0-9]+(:.*)?)?$";
+def names_process($f): of_hyp($f.hyp) and
+	(.focus[1] | test(process_re($f.process)));
 
 # Is bottleneck `.` explained by finding $f: the finding's hypothesis or
 # an ancestor, and every focus component the root of its hierarchy or on
@@ -56,5 +60,7 @@ def explained_by($f; $ancestors): (.hypothesis as $h | of_hyp($f.hyp) or
 		. as $w | $c | on_path_of($w)) or
 		($f.thread != null and
 		 ($c | test("^/Process/[0-9]+$") or
-		  test(thread_re($f.thread))))));
+		  test(thread_re($f.thread)))) or
+		($f.process != null and
+		 ($c | test(process_re($f.process))))));
 

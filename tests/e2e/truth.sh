@@ -1,19 +1,22 @@
 # truth.sh - read a bottleneck target's .truth (tests/targets/README.md,
 # "Truth files") for the end-to-end tests and bench/consultant.  Source
 # it, then `truth_load FILE MODULE SECONDS`:
-#   FINDINGS[0]  JSON [{hyp, where, below, thread}] of "why" lines (global
+#   FINDINGS[0]  JSON [{hyp, where, below, thread, process}] of "why" lines (global
 #                phase)
 #   FINDINGS[1], FINDINGS[2]  the same for "phase 1" and "phase 2" lines
 #   MAY          JSON [HYPOTHESIS...]; NONE 1 for a "none" line
 #   ARGS         the "args" words, --seconds replaced by SECONDS
 #   ANCESTORS    JSON {HYPOTHESIS: [ancestors on the why axis]}
 #   TRUTH_BAD    the first line that is not a truth statement, if any
-# <module> in a where path becomes MODULE.
+# <module> in a where path becomes MODULE.  A process NAME stays a name:
+# `truth_processes FILE` then makes it the pid the target printed on
+# stderr (FILE) as "NAME pid <pid>".
 
 truth_add() {  # truth_add PHASE HYP
 	TRUTH_CUR=$1
 	FINDINGS[$TRUTH_CUR]=$(jq -c --arg h "$2" '. + [{hyp: $h, where: [],
-		below: [], above: [], thread: null}]' <<< "${FINDINGS[$TRUTH_CUR]}")
+		below: [], above: [], thread: null, process: null}]' \
+		<<< "${FINDINGS[$TRUTH_CUR]}")
 }
 
 truth_edit() {  # truth_edit JQ-EXPR VALUE: change the last finding
@@ -37,6 +40,7 @@ truth_load() {  # truth_load FILE MODULE SECONDS
 		below) truth_edit '.below += [$v]' "${rest//<module>/$2}" ;;
 		above) truth_edit '.above += [$v]' "${rest//<module>/$2}" ;;
 		thread) truth_edit '.thread = $v' "$rest" ;;
+		process) truth_edit '.process = $v' "$rest" ;;
 		may) MAY=$(jq -c --arg h "$rest" '. + [$h]' <<< "$MAY") ;;
 		none) NONE=1 ;;
 		*) [ -z "$TRUTH_BAD" ] && TRUTH_BAD="$word $rest" ;;
@@ -52,4 +56,16 @@ truth_load() {  # truth_load FILE MODULE SECONDS
 	ANCESTORS=$(jq -c '.hypotheses | . as $h | with_entries(.value =
 		[.key | recurse($h[.].parent // empty)] [1:])' \
 		"$HUNCH_SOURCE_ROOT/hypotheses/default.json")
+}
+
+truth_processes() {  # truth_processes STDERR-FILE
+	local pids i
+	pids=$(sed -n 's/^\([a-z][a-z0-9_]*\) pid \([0-9]*\)$/\1\t\2/p' "$1" |
+		jq -R -s -c 'split("\n") | map(select(length > 0) |
+			split("\t") | {key: .[0], value: .[1]}) | from_entries')
+	for i in 0 1 2; do
+		FINDINGS[$i]=$(jq -c --argjson p "$pids" 'map(.process |=
+			(if . == null then null else ($p[.] // "none") end))' \
+			<<< "${FINDINGS[$i]}")
+	done
 }

@@ -1,0 +1,18 @@
+/*
+ * pc_procend.h - a process of the job that ends mid-search ends its
+ * experiments: every node whose /Process component lies in a retired
+ * process (the process, or one of its threads) stops, is marked cut
+ * short (the reports list it as not tested, "ended before it
+ * concluded"), and leaves the queue; what it concluded before stays.
+ * The search goes on over the processes that live.  The end of the
+ * last one is the target's end, which ends the search as a whole.
+ */
+#ifndef PC_PROCEND_H
+#define PC_PROCEND_H
+
+#include "pc_search.h"
+
+/* After the where axis took the source's discoveries. */
+void pc_procend_stop(struct pc_consult *pc);
+
+#endif
