@@ -579,7 +579,7 @@ static void retire_process(struct src_live *l, const struct eng_event *ev)
 		.pid = eng_proc_pid(l->proc),
 		.end = ev->kind == ENG_EV_KILLED ? 's' : 'x',
 		.end_code = ev->kind == ENG_EV_KILLED ? ev->signo : ev->status,
-		.end_t = (double)(now_ms() * 1000000u - l->t0_ns) / 1e9,
+		.end_t = (double)(clock_mono_ms() * 1000000u - l->t0_ns) / 1e9,
 	};
 
 	if (!l->status.ended) {
