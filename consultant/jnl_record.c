@@ -45,6 +45,7 @@ json_t *jnl_discovery_json(const struct pc_discovery *d)
 		break;
 	case PC_DISC_PROCESS:
 		set_int(o, "pid", d->pid);
+		set_str(o, "name", d->name);
 		break;
 	case PC_DISC_THREAD:
 		set_int(o, "pid", d->pid);

@@ -10,6 +10,7 @@
  */
 #include "src_live_int.h"
 #include "src_live_kids.h"
+#include "src_live_rank.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -232,6 +233,7 @@ static void live_close(struct pc_source *s)
 	free(l->kernel_why);
 	free(l->execq);
 	slk_free(l->kids);
+	slr_free(l->ranks);
 	for (size_t i = 0; i < l->nqueue; i++)
 		for (int k = 0; k < 3; k++)
 			free(l->queue[i].strs[k]);
@@ -481,6 +483,7 @@ static int finish_open(struct src_live *l, const char *rtlib,
 	l->rtlib = rtlib ? strdup(rtlib) : NULL;
 	eng_exec_follow(l->proc, true);
 	l->kids = slk_new();
+	l->ranks = slr_new();
 	src_live_fork_follow(l, eng_proc_launched(l->proc));
 	load_modules(l);
 	src_live_threads_report_process(l);

@@ -27,6 +27,7 @@
 #include "eng_inst.h"
 #include "eng_proc.h"
 #include "src_live_kids.h"
+#include "src_live_rank.h"
 #include "src_live_hint.h"
 
 #include <limits.h>
@@ -114,6 +115,7 @@ void src_live_fork_tick(struct src_live *l, bool force)
 		return;  /* /proc is read at most every FORK_SCAN_S */
 	l->fork_next_scan = t + FORK_SCAN_S;
 	slk_scan(l->kids, enqueue_cb, l);
+	slr_scan(l->ranks, l->kids, enqueue_cb, l);   /* MPI ranks named */
 	if (l->hint != NULL)
 		slk_hints(l->kids, make_hint, l);
 }

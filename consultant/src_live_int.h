@@ -64,6 +64,7 @@ struct src_live {
 	/* Following child processes (src_live_fork.c) */
 	bool follow;
 	struct slk *kids;             /* the children, from /proc */
+	struct slr *ranks;            /* their MPI ranks, once named */
 	size_t forks;                 /* fork events seen */
 	size_t fork_restored;         /* patches removed from children */
 	double fork_next_scan;        /* CLOCK_MONOTONIC s of the next */
