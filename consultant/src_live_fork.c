@@ -28,6 +28,7 @@
 #include "eng_proc.h"
 #include "src_live_kids.h"
 #include "src_live_rank.h"
+#include "src_live_kidimg.h"
 #include "src_live_hint.h"
 
 #include <limits.h>
@@ -96,10 +97,14 @@ static struct slh *make_hint(void *arg, pid_t pid)
 {
 	struct src_live *l = arg;
 	struct slh *h = NULL;
+	/* a child that exec'ed another program: its own maps' images */
+	bool own = !same_exe(l, pid);
+	void *img_arg = own ? (void *)slki_proc(l->kidimgs, pid) : l;
 
-	if (l->cfg == NULL || !same_exe(l, pid) ||
-	    slh_new(pid, slh_rate(l->cfg), l->t0_ns, src_live_image_at, l,
-		    &h, NULL) < 0)
+	if (l->cfg == NULL || img_arg == NULL ||
+	    slh_new(pid, slh_rate(l->cfg), l->t0_ns,
+		    own ? slki_image_at : src_live_image_at, img_arg, &h,
+		    NULL) < 0)
 		return NULL;
 	return h;
 }

@@ -1,6 +1,16 @@
 #!/bin/bash
-# test-mpi.sh BN_MPI - an MPI job under hunch (tests/targets/bn_mpi.c,
-# built by mpicc; Debian's OpenMPI): `hunch run -- mpirun -np 4 BN_MPI`.
+# test-mpi.sh BN_MPI - an MPI job under hunch: `hunch run --batch --
+# mpirun -np 4 BN_MPI` (tests/targets/bn_mpi.c built by mpicc, Debian's
+# OpenMPI; 4 ranks, rank 0 computes 3x longer than the others before
+# each MPI_Barrier):
+# - the job's output under hunch is byte-identical to its output run
+#   directly, and it exits 0 both ways;
+# - the ranks are followed and named by rank: the journal names exactly
+#   4 processes "rank 0".."rank 3", each a different child of mpirun;
+#   the report shows a ranked process as /Process/rank N, never by pid;
+# - the message-passing wait hypothesis is tested;
+# - the replay of the journal prints the live report (ranks included);
+# - no rank is left running.
 # Skipped, with the reason, when BN_MPI is empty (mpicc not installed:
 # ./dev.sh installs openmpi-bin and libopenmpi-dev).
 . "$HUNCH_SOURCE_ROOT/tests/lib.sh"
@@ -9,4 +19,60 @@ if [ -z "$bn_mpi" ] || ! command -v mpirun >/dev/null; then
 	echo "1..0 # SKIP mpicc or mpirun not installed (Debian packages openmpi-bin libopenmpi-dev; ./dev.sh build installs them)"
 	exit 0
 fi
+TMP=$(mktemp -d -p "$HUNCH_BUILD_ROOT" e2e-mpi.XXXXXX)
+trap '[ -n "${E2E_KEEP:-}" ] && echo "# kept $TMP" || rm -rf "$TMP"' EXIT
+export TMPDIR=$TMP XDG_STATE_HOME=$TMP/state
+# mpirun refuses root without these; 4 ranks on fewer cores need
+# --oversubscribe.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+job=(mpirun -np 4 --oversubscribe "$bn_mpi" --seconds 3)
+
+program_part() { sed '/^hunch report: /,$d' "$1"; }
+
+"${job[@]}" > "$TMP/direct.out" 2> "$TMP/direct.err"
+tap_eq $? 0 "the job run directly exits 0"
+tap_eq "$(cat "$TMP/direct.out")" "bn_mpi ranks=4 rounds=20 seconds=3
+bn_mpi done" "the job run directly prints its two lines"
+
+"$HUNCH" run --batch --time-limit 120 --report "$TMP/r.json" \
+	--journal "$TMP/j.jsonl" -- "${job[@]}" > "$TMP/run.out" 2> "$TMP/run.err"
+rc=$?
+tap_eq $rc 0 "hunch run --batch -- mpirun: the search completes (exit 0)"
+[ $rc -eq 0 ] || tap_diag "$(tail -5 "$TMP/run.err")"
+tap_ok $(program_part "$TMP/run.out" | cmp -s - "$TMP/direct.out"; echo $?) \
+	"the job's output under hunch is byte-identical to the direct run's"
+tap_eq "$(grep '^search: ' "$TMP/run.out")" \
+	"search: target ended (target exited with status 0)" \
+	"the report says mpirun exited with status 0"
+
+mpirun_pid=$(jq -r 'select(.t == "resource" and .kind == "process" and
+	.op == "add") | .pid' "$TMP/j.jsonl" | head -1)
+named=$(jq -r 'select(.t == "resource" and .kind == "process" and
+	.op == "add" and .name != null) | "\(.name) \(.pid)"' "$TMP/j.jsonl")
+tap_eq "$(printf '%s\n' "$named" | cut -d' ' -f1-2 | sort)" \
+	"rank 0
+rank 1
+rank 2
+rank 3" "the journal names 4 processes rank 0 .. rank 3, once each"
+tap_eq "$(printf '%s\n' "$named" | cut -d' ' -f3 | sort -u | grep -vc "^$mpirun_pid\$")" 4 \
+	"the 4 ranks are 4 different processes, none of them mpirun ($mpirun_pid)"
+pids=$(printf '%s\n' "$named" | cut -d' ' -f3)
+raw=0
+for p in $pids; do
+	grep '^    where:' "$TMP/run.out" | grep -q "/Process/$p\b" && raw=$((raw + 1))
+done
+tap_eq $raw 0 "no where: line of the report shows a ranked process by its pid"
+tap_ok $(grep -q 'ExcessiveMessageWaitingTime tested \(true\|false\)' \
+	"$TMP/j.jsonl"; echo $?) \
+	"ExcessiveMessageWaitingTime is tested on the job"
+
+"$HUNCH" replay --batch "$TMP/j.jsonl" > "$TMP/replay.out" 2> "$TMP/replay.err"
+tap_eq $? 0 "replay --batch of the journal exits 0"
+tap_ok $(sed -n '/^hunch report: /,$p' "$TMP/run.out" |
+	cmp -s - "$TMP/replay.out"; echo $?) \
+	"the replay prints the live report, ranks included"
+
+left=0
+for p in $pids; do [ -d "/proc/$p" ] && left=$((left + 1)); done
+tap_eq $left 0 "no rank is left running"
 tap_done
