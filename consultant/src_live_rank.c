@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "eng_proc.h"
+#include "pc_config.h"
 #include "src_live_kids.h"
 
 /* Looks at a child that shows no rank: an MPI launcher's fork reaches
@@ -141,4 +143,39 @@ void slr_scan(struct slr *r, const struct slk *kids, pc_disc_fn fn,
 		d.name = label;
 		fn(arg, &d);
 	}
+}
+
+static bool links(const struct eng_proc *p, const char *lib)
+{
+	size_t n = strlen(lib);
+
+	for (size_t i = 0; i < eng_proc_nmodules(p); i++) {
+		const char *path = eng_proc_module(p, i)->path;
+		const char *base = strrchr(path, '/');
+
+		base = base ? base + 1 : path;
+		if (strncmp(base, lib, n) == 0)
+			return true;
+	}
+	return false;
+}
+
+bool slr_refuse_launcher(const struct eng_proc *p,
+			 const struct pc_metric_def *md, char **why)
+{
+	char buf[512];
+
+	if (p == NULL || md == NULL || !md->absent_is_zero ||
+	    links(p, "libmpi.so") ||
+	    !(links(p, "libopen-rte.so") || links(p, "libpmix.so") ||
+	      links(p, "libprrte.so")))
+		return false;
+	snprintf(buf, sizeof(buf), "metric %s cannot be measured in an MPI "
+		 "launcher: the MPI calls are made by the ranks, child "
+		 "processes that hunch follows with the kernel's measures "
+		 "and stack samples only (run a rank under hunch to "
+		 "instrument its MPI calls)", md->name);
+	if ((*why = strdup(buf)) == NULL)
+		abort();
+	return true;
 }

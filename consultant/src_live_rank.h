@@ -26,5 +26,15 @@ int slr_rank_of(pid_t pid);
  * appears only once it has exec'ed the MPI program. */
 void slr_scan(struct slr *r, const struct slk *kids, pc_disc_fn fn,
 	      void *arg);
+/* Does process p run an MPI launcher (mpirun: it links an MPI runtime,
+ * libopen-rte, libpmix or libprrte, but not libmpi)?  Then a metric
+ * that counts 0 where its functions are absent (absent_is_zero: the
+ * message-passing wait) is refused with *why (malloc'd): its calls are
+ * made in the ranks, child processes hunch follows with the kernel's
+ * measures and stack samples only, and the launcher's 0 is not theirs. */
+struct eng_proc;
+struct pc_metric_def;
+bool slr_refuse_launcher(const struct eng_proc *p,
+			 const struct pc_metric_def *md, char **why);
 
 #endif

@@ -37,7 +37,7 @@ cat > "$XDG_CONFIG_HOME/hunch/hypotheses.json" <<'JSON'
 JSON
 out=$("$HUNCH" check --list 2>&1); rc=$?
 tap_eq "$rc" 0 "defaults + the XDG user file"
-case "$out" in *": ok (10 hypotheses,"*) s=0;; *) s=1;; esac
+case "$out" in *": ok (11 hypotheses,"*) s=0;; *) s=1;; esac
 tap_ok $s "the user file's hypothesis is added"
 tap_eq "$(echo "$out" | grep '^PC_CPUThreshold' | awk '{print $2}')" 0.4 "its \"set\" applies"
 out=$("$HUNCH" check --set costLimit=0.1 2>&1)
