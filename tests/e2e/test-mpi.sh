@@ -13,7 +13,13 @@
 #   hunch follows with kernel-side measures and stack samples only (so
 #   the search is incomplete: exit 3);
 # - the replay of the journal prints the live report (ranks included);
-# - no rank is left running.
+# - no rank is left running;
+# - one hunch per rank (`mpirun -np 4 sh -c 'hunch run --batch -- BN_MPI'`,
+#   the way to instrument ranks): msg_wait is enabled in every rank
+#   (MPI_Barrier instrumented in libmpi.so), rank 0 waits in it less
+#   than 0.1 of its time and every other rank more than 0.2 (the
+#   threshold; they wait about two thirds of each round); rank 0's
+#   output is the job's usual output.
 # Skipped, with the reason, when BN_MPI is empty (mpicc not installed:
 # ./dev.sh installs openmpi-bin and libopenmpi-dev).
 . "$HUNCH_SOURCE_ROOT/tests/lib.sh"
@@ -79,4 +85,37 @@ tap_ok $(sed -n '/^hunch report: /,$p' "$TMP/run.out" |
 left=0
 for p in $pids; do [ -d "/proc/$p" ] && left=$((left + 1)); done
 tap_eq $left 0 "no rank is left running"
+
+# --- one hunch per rank: the ranks themselves are instrumented ---
+# Each hunch's exit status 3 (incomplete) must not make mpirun abort the
+# others, hence the `; true`.
+mpirun -np 4 --oversubscribe sh -c '"$0" run --batch --time-limit 120 \
+	--journal "$1/rank$OMPI_COMM_WORLD_RANK.jsonl" -- "$2" --seconds 4 \
+	> "$1/rank$OMPI_COMM_WORLD_RANK.out" 2>&1; true' \
+	"$HUNCH" "$TMP" "$bn_mpi" > "$TMP/per-rank.out" 2>&1
+tap_eq $? 0 "mpirun of one hunch per rank exits 0"
+# msg_wait's mean over the run on the whole rank (the top focus)
+msg_wait_mean() {
+	local j=$1 req inst
+	req=$(jq -r 'select(.t == "enable" and .metric == "msg_wait" and
+		.focus[0] == "/Code" and .focus[1] == "/Process") | .req' "$j" | head -1)
+	inst=$(jq -r --argjson q "${req:-0}" 'select(.t == "reply" and .req == $q and
+		.status == 0) | .inst' "$j")
+	[ -n "$inst" ] || { echo none; return; }
+	jq -r --argjson n "$inst" 'select(.t == "sample") | . as $s |
+		range(0; .i | length) | select($s.i[.] == $n) |
+		"\($s.t0) \($s.t1) \($s.v[.])"' "$j" |
+		awk '{ d = $2 - $1; w += d * $3; t += d }
+		     END { if (t > 0) printf "%.3f\n", w / t; else print "none" }'
+}
+means=""
+for r in 0 1 2 3; do means="$means $(msg_wait_mean "$TMP/rank$r.jsonl")"; done
+tap_diag "msg_wait means, ranks 0-3:$means"
+tap_eq "$(echo $means | tr ' ' '\n' | grep -c '^[0-9]')" 4 \
+	"msg_wait is enabled and sampled in every rank (MPI_Barrier instrumented)"
+tap_ok $(echo $means | awk '{ exit !($1 < 0.1 && $2 > 0.2 && $3 > 0.2 && $4 > 0.2) }'; echo $?) \
+	"rank 0 waits in MPI calls < 0.1 of its time, ranks 1-3 > 0.2 each"
+tap_eq "$(sed '/^hunch report: /,$d' "$TMP/rank0.out" | grep '^bn_mpi')" \
+	"bn_mpi ranks=4 rounds=20 seconds=4
+bn_mpi done" "rank 0 prints the job's usual output under its hunch"
 tap_done
