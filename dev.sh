@@ -26,7 +26,8 @@ PACKAGES=(gcc g++ clang make meson ninja-build pkg-config python3 binutils
 	scdoc              # builds the man page hunch(1) from docs/man/hunch.1.scd
 	bash-completion    # where hunch's bash completion installs, and its test
 	man-db             # man -l, to check the built page renders
-	libclang-rt-14-dev)  # libFuzzer, for the journal reader's fuzz test
+	libclang-rt-14-dev  # libFuzzer, for the journal reader's fuzz test
+	openmpi-bin libopenmpi-dev)  # mpirun and mpicc: the MPI target and its test
 BENCH_PACKAGES=(libllvm14 uftrace bpftrace)
 
 install_missing() {

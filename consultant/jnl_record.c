@@ -45,6 +45,7 @@ json_t *jnl_discovery_json(const struct pc_discovery *d)
 		break;
 	case PC_DISC_PROCESS:
 		set_int(o, "pid", d->pid);
+		set_str(o, "name", d->name);
 		if (d->retired && d->end != 0) {
 			json_object_set_new(o, "end", json_string(
 				d->end == 'x' ? "exited" : d->end == 's' ?

@@ -118,6 +118,9 @@ struct pc_metric_def {
 				    * "runqueue": their run-queue wait */
 	char **constraints;        /* names of applicable constraints */
 	size_t nconstraints;
+	bool absent_is_zero;       /* a program with none of the base
+				    * clause's functions (no MPI library)
+				    * measures 0, not "cannot be measured" */
 	struct pc_instr *instr;    /* the base clause */
 	size_t ninstr;
 	struct pc_loc loc;

@@ -101,8 +101,12 @@ static void say_who(const struct pc_consult *pc, const struct pc_finding *f,
 		    struct words *w, const char *one, const char *many)
 {
 	const struct pc_res *t = rs(pc, f->where[1]);
+	const struct pc_res *p = t->kind == PC_RES_THREAD ? rs(pc, t->parent) : t;
 
-	if (f->nthreads > 1)
+	if (p != NULL && p->kind == PC_RES_PROCESS && p->label[0] != '\0' &&
+	    f->nthreads <= 1)   /* an MPI rank */
+		say(w, "%s %s", p->label, one);
+	else if (f->nthreads > 1)
 		say(w, "%d threads %s", f->nthreads, many);
 	else if (t->kind == PC_RES_THREAD)
 		say(w, "thread `%s` %s", t->name, one);

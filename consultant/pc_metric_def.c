@@ -16,7 +16,7 @@
 
 static const char *const metric_fields[] = {
 	"title", "description", "units", "unit_style", "aggregate", "style",
-	"type", "kernel", "constraints", "base", NULL
+	"type", "kernel", "constraints", "absent_is_zero", "base", NULL
 };
 /* "kernel" values, in enum pc_kernel order after PC_KERNEL_NONE. */
 static const char *const kernels[] = { "cpu", "runqueue", NULL };
@@ -546,6 +546,7 @@ static bool parse_metric(struct pc_lctx *l, const char *name, json_t *o,
 	ok &= parse_kernel(l, o, path, m);
 	pc_jx_strlist(l, o, path, "constraints", &m->constraints,
 		      &m->nconstraints);
+	pc_jx_bool(l, o, path, "absent_is_zero", &m->absent_is_zero);
 	ok &= parse_instrs(l, o, path, m->type, false, &m->instr, &m->ninstr);
 	if (ok && m->type != PC_BASE_INTERNAL &&
 	    m->kernel != PC_KERNEL_RUNQUEUE && m->ninstr == 0) {

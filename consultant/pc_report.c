@@ -560,9 +560,12 @@ static void text_bottleneck(const struct pc_consult *pc,
 			share > 1.005 ? ": more than it, because the two "
 			"were measured over different intervals" : "");
 	fprintf(f, ")\n    where:");
-	for (int i = 0; i < PC_NHIER; i++)
-		fprintf(f, "%s %s", i ? "," : "",
-			pc_res_get(pc->res, n->focus.r[i])->path);
+	for (int i = 0; i < PC_NHIER; i++) {
+		char shown[1024];   /* a ranked process as "rank N" */
+
+		pc_res_shown_path(pc->res, n->focus.r[i], shown, sizeof(shown));
+		fprintf(f, "%s %s", i ? "," : "", shown);
+	}
 	fprintf(f, "\n    chain:");
 	{
 		const struct pc_node *chain[64];
@@ -590,9 +593,12 @@ static void text_earlier(const struct pc_consult *pc,
 	fprintf(f, " %d. %s: %.4g %s %.4g from %.1f s to %.1f s\n    where:",
 		k, h->name, n->was_value, h->cmp == PC_CMP_GT ? ">" : "<",
 		n->threshold, n->t_was_from, n->t_was_to);
-	for (int i = 0; i < PC_NHIER; i++)
-		fprintf(f, "%s %s", i ? "," : "",
-			pc_res_get(pc->res, n->focus.r[i])->path);
+	for (int i = 0; i < PC_NHIER; i++) {
+		char shown[1024];   /* a ranked process as "rank N" */
+
+		pc_res_shown_path(pc->res, n->focus.r[i], shown, sizeof(shown));
+		fprintf(f, "%s %s", i ? "," : "", shown);
+	}
 	fputc('\n', f);
 }
 

@@ -10,6 +10,7 @@
 #include "hmap.h"
 #include "xmalloc.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -180,6 +181,32 @@ void pc_restree_truncate(struct pc_restree *t, size_t count)
 	memset(t->slots, 0, t->nslots * sizeof(*t->slots));
 	for (size_t id = 1; id < t->nnodes; id++)
 		slots_insert(t, (pc_res_id)id);
+}
+
+const char *pc_res_shown(const struct pc_res *r)
+{
+	return r->label[0] != '\0' ? r->label : r->name;
+}
+
+void pc_res_shown_path(const struct pc_restree *t, pc_res_id id, char *buf,
+		       size_t len)
+{
+	const struct pc_res *r = pc_res_get(t, id), *p;
+	size_t n;
+
+	if (len == 0)
+		return;
+	buf[0] = '\0';
+	if (r == NULL)
+		return;
+	p = pc_res_get(t, r->parent);
+	if (p == NULL || p->kind == PC_RES_ROOT) {
+		snprintf(buf, len, "%s", r->path);
+		return;
+	}
+	pc_res_shown_path(t, r->parent, buf, len);
+	n = strlen(buf);
+	snprintf(buf + n, len - n, "/%s", pc_res_shown(r));
 }
 
 void pc_res_retire(struct pc_restree *t, pc_res_id id)

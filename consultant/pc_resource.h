@@ -47,6 +47,8 @@ struct pc_res {
 	char end;
 	int end_code;
 	double end_t;
+	char label[24];      /* shown instead of name when set: a process's
+				MPI rank ("rank 2") */
 	pc_res_id *children;
 	size_t nchildren, cap_children;
 };
@@ -63,6 +65,13 @@ pc_res_id pc_restree_hierarchy(struct pc_restree *t, const char *name);
  * un-retiring it).  Names may contain '/' only for /Files paths. */
 pc_res_id pc_res_add(struct pc_restree *t, pc_res_id parent,
 		     const char *name, enum pc_res_kind kind);
+
+/* What the where axis shows of a resource: its label, else its name. */
+const char *pc_res_shown(const struct pc_res *r);
+/* A path as shown: each labelled component replaced by its label
+ * ("/Process/4242/4242" of rank 2: "/Process/rank 2/4242"). */
+void pc_res_shown_path(const struct pc_restree *t, pc_res_id id, char *buf,
+		       size_t len);
 
 /* Look up by full path; PC_RES_NONE if absent. */
 pc_res_id pc_res_find(const struct pc_restree *t, const char *path);

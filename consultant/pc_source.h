@@ -33,7 +33,8 @@ struct pc_discovery {
 	const char *srcfile;    /* functions: source file basename or NULL */
 	const char *function;   /* functions; threads: start function */
 	const char *sync_class; /* "Mutex", "CondVar", ... */
-	const char *name;       /* sync objects and files */
+	const char *name;       /* sync objects and files; processes: the
+				   label shown for it ("rank 2"), or NULL */
 	uint64_t addr;
 	int pid, tid;
 	/* A process's retirement: its end as far as hunch saw it.  end is

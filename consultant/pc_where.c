@@ -24,15 +24,22 @@ static pc_res_id add_function(struct pc_restree *t,
 	return fn;
 }
 
-static pc_res_id add_process(struct pc_restree *t, int pid)
+/* A process keeps its pid as its name (its path is /Process/<pid>);
+ * a label (its MPI rank) is what the where axis shows of it. */
+static pc_res_id add_process(struct pc_restree *t, int pid,
+			     const char *label)
 {
 	char name[32];
 	pc_res_id id;
+	struct pc_res *r;
 
 	snprintf(name, sizeof(name), "%d", pid);
 	id = pc_res_add(t, pc_restree_hierarchy(t, "Process"), name,
 			PC_RES_PROCESS);
-	((struct pc_res *)pc_res_get(t, id))->tag = (uint64_t)pid;
+	r = (struct pc_res *)pc_res_get(t, id);
+	r->tag = (uint64_t)pid;
+	if (label != NULL && label[0] != '\0')
+		snprintf(r->label, sizeof(r->label), "%s", label);
 	return id;
 }
 
@@ -65,7 +72,7 @@ pc_res_id pc_where_thread(const struct pc_restree *t, int pid, int tid)
 static pc_res_id add_thread(struct pc_restree *t,
 			    const struct pc_discovery *d)
 {
-	pc_res_id proc = add_process(t, d->pid), id;
+	pc_res_id proc = add_process(t, d->pid, NULL), id;
 	char name[512];
 
 	id = find_child_by_tag(t, proc, (uint64_t)d->tid);
@@ -135,7 +142,7 @@ pc_res_id pc_where_apply(struct pc_restree *t, const struct pc_discovery *d)
 	case PC_DISC_FUNCTION:
 		return add_function(t, d);
 	case PC_DISC_PROCESS:
-		return add_process(t, d->pid);
+		return add_process(t, d->pid, d->name);
 	case PC_DISC_THREAD:
 		return add_thread(t, d);
 	case PC_DISC_SYNCOBJ:

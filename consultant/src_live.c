@@ -11,6 +11,8 @@
 #include "src_live_int.h"
 #include "clock_mono.h"
 #include "src_live_kids.h"
+#include "src_live_rank.h"
+#include "src_live_kidimg.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -225,6 +227,8 @@ static void live_close(struct pc_source *s)
 	free(l->kernel_why);
 	free(l->execq);
 	slk_free(l->kids);
+	slr_free(l->ranks);
+	slki_free(l->kidimgs);
 	for (size_t i = 0; i < l->nqueue; i++)
 		for (int k = 0; k < 3; k++)
 			free(l->queue[i].strs[k]);
@@ -474,6 +478,8 @@ static int finish_open(struct src_live *l, const char *rtlib,
 	l->rtlib = rtlib ? strdup(rtlib) : NULL;
 	eng_exec_follow(l->proc, true);
 	l->kids = slk_new();
+	l->ranks = slr_new();
+	l->kidimgs = slki_new();
 	src_live_fork_follow(l, eng_proc_launched(l->proc));
 	load_modules(l);
 	src_live_threads_report_process(l);

@@ -27,6 +27,8 @@
 #include "eng_inst.h"
 #include "eng_proc.h"
 #include "src_live_kids.h"
+#include "src_live_rank.h"
+#include "src_live_kidimg.h"
 #include "src_live_hint.h"
 
 #include <limits.h>
@@ -95,10 +97,14 @@ static struct slh *make_hint(void *arg, pid_t pid)
 {
 	struct src_live *l = arg;
 	struct slh *h = NULL;
+	/* a child that exec'ed another program: its own maps' images */
+	bool own = !same_exe(l, pid);
+	void *img_arg = own ? (void *)slki_proc(l->kidimgs, pid) : l;
 
-	if (l->cfg == NULL || !same_exe(l, pid) ||
-	    slh_new(pid, slh_rate(l->cfg), l->t0_ns, src_live_image_at, l,
-		    &h, NULL) < 0)
+	if (l->cfg == NULL || img_arg == NULL ||
+	    slh_new(pid, slh_rate(l->cfg), l->t0_ns,
+		    own ? slki_image_at : src_live_image_at, img_arg, &h,
+		    NULL) < 0)
 		return NULL;
 	return h;
 }
@@ -115,6 +121,7 @@ void src_live_fork_tick(struct src_live *l, bool force)
 	l->fork_next_scan = t + FORK_SCAN_S;
 	slk_scan(l->kids, l->t0_ns, (double)ts.tv_sec + (double)ts.tv_nsec /
 		 1e9 - (double)l->t0_ns / 1e9, enqueue_cb, l);
+	slr_scan(l->ranks, l->kids, enqueue_cb, l);   /* MPI ranks named */
 	if (l->hint != NULL)
 		slk_hints(l->kids, make_hint, l);
 }

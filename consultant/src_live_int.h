@@ -64,6 +64,8 @@ struct src_live {
 	/* Following child processes (src_live_fork.c) */
 	bool follow;
 	struct slk *kids;             /* the children, from /proc */
+	struct slr *ranks;            /* their MPI ranks, once named */
+	struct slki *kidimgs;         /* exec'ed children's own images */
 	size_t forks;                 /* fork events seen */
 	size_t fork_restored;         /* patches removed from children */
 	double fork_next_scan;        /* CLOCK_MONOTONIC s of the next */

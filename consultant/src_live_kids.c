@@ -82,6 +82,12 @@ size_t slk_count(const struct slk *k)
 	return k ? k->n : 0;
 }
 
+pid_t slk_pid(const struct slk *k, size_t i, bool *ended)
+{
+	*ended = k->k[i].ended;
+	return k->k[i].pid;
+}
+
 size_t slk_live(const struct slk *k)
 {
 	size_t n = 0;

@@ -26,6 +26,8 @@ void slk_free(struct slk *k);
 bool slk_add(struct slk *k, pid_t pid, pid_t parent);
 bool slk_has(const struct slk *k, pid_t pid);
 size_t slk_count(const struct slk *k);
+/* The i-th child (i < slk_count), and whether it has ended. */
+pid_t slk_pid(const struct slk *k, size_t i, bool *ended);
 /* Read every live child's counters (its CPU time since it was added). */
 void slk_refresh(struct slk *k);
 /* The CPU ns (wait: run-queue wait ns) of child `pid` (0: all children

@@ -575,6 +575,7 @@ int slm_translate(const struct pc_config *cfg, const struct pc_metric_def *md,
 		return hunch_errf(err, -ENOMEM, "out of memory");
 	s->def.name = md->name;
 	s->def.type = var_type(md->type);
+	s->def.absent_is_zero = md->absent_is_zero;
 	rc = tr_clauses(s, cfg, md->name, md->instr, md->ninstr,
 			&s->def.clauses, &s->def.nclauses, err);
 	if (rc == 0)

@@ -70,6 +70,7 @@
 #include "src_live_hint.h"
 #include "src_live_kids.h"
 #include "src_live_metric.h"
+#include "src_live_rank.h"
 
 /* The sampler's rate until the consultant asks for another. */
 #define DEFAULT_PERIOD_S 0.2
@@ -537,6 +538,11 @@ int slo_enable(struct slo *o, const char *metric,
 	if (!in->internal && o->kernel_only != NULL) {
 		in->status = -ENOTSUP;
 		in->reason = strdup(o->kernel_only);
+		return 0;
+	}
+	if (!in->internal && slr_refuse_launcher(o->proc,
+			pc_metric_find(o->cfg, metric), &in->reason)) {
+		in->status = -ENOTSUP;   /* its 0 would not be the ranks' */
 		return 0;
 	}
 	if (!in->internal) {

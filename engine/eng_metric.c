@@ -479,6 +479,9 @@ static int check_built(struct eng_metric *m, const struct eng_mdef *def,
 		node_check(m, n->cons[i]);
 	if (node_active(n) > 0)
 		return 0;
+	if (n->nreqs == 0 && def->absent_is_zero && f->code == ENG_CODE_ALL &&
+	    n->why == 0)
+		return 0;
 	eng_mfocus_name(f, fo, sizeof fo);
 	if (n->nreqs == 0)
 		return hunch_errf(err, -ENOENT, "metric %s on %s: none of its "

@@ -119,6 +119,10 @@ struct eng_mdef {
 	enum eng_mvar_type type;
 	const struct eng_mclause *clauses;   /* the base clause */
 	size_t nclauses;
+	/* None of the clause's functions in the program, on a focus that
+	 * leaves /Code whole: enabled all the same, counting 0 (the
+	 * program makes none of those calls), not refused. */
+	bool absent_is_zero;
 };
 
 /* A constraint that keeps a nesting counter (MDL `constraint ... is

@@ -140,11 +140,11 @@ int mprobe_want(struct eng_metric *m, struct mprobe_wants *w,
 	return 0;
 }
 
-static int start(struct eng_metric *m, const struct mfunc *fn)
+static int start(struct eng_metric *m, const char *module,
+		 const char *function)
 {
 	struct eng_mfocus f = { .code = ENG_CODE_FUNCTION,
-				.module = base_of(fn->mod->path),
-				.function = fn->f->name };
+				.module = module, .function = function };
 	struct mprobe p = { 0 };
 	struct mprobe *arr;
 
@@ -199,10 +199,20 @@ size_t mprobe_start(struct eng_metric *m, struct mprobe_wants *w)
 		return 0;
 	}
 
-	for (size_t i = 0; i < w->n; i++) {
-		const char *mod = base_of(w->f[i].mod->path);
+	/* Names first: an enable may re-read the module list (a program
+	 * that dlopens, as mpirun does), which frees the wants' modules. */
+	char **names = calloc(2 * w->n + 1, sizeof *names);
 
-		if (running(m, mod, w->f[i].f->name) != NULL) {
+	for (size_t i = 0; names != NULL && i < w->n; i++) {
+		names[2 * i] = strdup(base_of(w->f[i].mod->path));
+		names[2 * i + 1] = strdup(w->f[i].f->name);
+	}
+	for (size_t i = 0; names != NULL && i < w->n; i++) {
+		const char *mod = names[2 * i], *fn = names[2 * i + 1];
+
+		if (mod == NULL || fn == NULL)
+			continue;
+		if (running(m, mod, fn) != NULL) {
 			n++;
 			continue;
 		}
@@ -212,9 +222,12 @@ size_t mprobe_start(struct eng_metric *m, struct mprobe_wants *w)
 			tried = true;
 			stopped = stop_once(m);
 		}
-		if (start(m, &w->f[i]) > 0)
+		if (start(m, mod, fn) > 0)
 			n++;
 	}
+	for (size_t i = 0; names != NULL && i < 2 * w->n; i++)
+		free(names[i]);
+	free(names);
 	resume(m, stopped);
 	/* the window starts when the target runs again */
 	t0 = mono_ns();

@@ -361,7 +361,7 @@ static void draw_row(struct ui *u, const struct ui_rect *rc, int y,
 		return;
 	x += ui_put(u, y, x, end - x, mark, a);
 	x += ui_put(u, y, x, end - x, " ", a);
-	x += ui_put(u, y, x, end - x, r->name, a);
+	x += ui_put(u, y, x, end - x, pc_res_shown(r), a);
 	suffix(u, r, open, suf, sizeof(suf));
 	ui_put(u, y, x, end - x, suf, a | (r->retired ? 0 :
 	       ui_attr(u, UI_C_DIM)));

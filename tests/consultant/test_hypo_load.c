@@ -83,7 +83,7 @@ static void test_defaults(void)
 	tap_ok(r == 0, "default.json loads with no error%s%s",
 	       r ? ": " : "", r ? e.msg : "");
 	tap_eq(ds.n, 0, "no diagnostics for the defaults");
-	tap_eq(c->nhyp, 9, "nine hypotheses (root + eight)");
+	tap_eq(c->nhyp, 10, "ten hypotheses (root + nine)");
 	cpu = pc_hypo_find(c, "CPUbound");
 	io = pc_hypo_find(c, "ExcessiveIOBlockingTime");
 	small = pc_hypo_find(c, "TooManySmallIOOps");
@@ -262,7 +262,7 @@ static void test_override(void)
 	int cpu = pc_hypo_find(c, "CPUbound");
 
 	tap_eq(r, 0, "a user file extends and overrides the defaults");
-	tap_eq(c->nhyp, 10, "HotLoop added, CPUbound replaced");
+	tap_eq(c->nhyp, 11, "HotLoop added, CPUbound replaced");
 	tap_ok(cpu >= 0 && !c->hyp[cpu].prune[2] && c->hyp[cpu].prune[3],
 	       "the override's prune list replaces the default one");
 	tap_ok(pc_tunable_get(c, "PC_CPUThreshold") == 0.5,

@@ -266,7 +266,7 @@ static void test_cut_short(void)
 
 	world_run(w, 0.6);
 	j = pc_report_json(w->pc, &m);
-	tap_ok(strcmp(str(j, "result"), "not concluded yet: 6 hypotheses "
+	tap_ok(strcmp(str(j, "result"), "not concluded yet: 7 hypotheses "
 		      "still being tested") == 0 &&
 	       json_array_size(json_object_get(j, "not_tested")) == 0,
 	       "running: not concluded yet, none listed as not tested");
@@ -274,8 +274,8 @@ static void test_cut_short(void)
 	m.stop = "time limit";
 	j = pc_report_json(w->pc, &m);
 	ph = json_array_get(json_object_get(j, "phases"), 0);
-	tap_ok(strcmp(str(j, "result"), "incomplete: 6 hypotheses could not "
-		      "be tested") == 0, "stopped: incomplete, 6 hypotheses");
+	tap_ok(strcmp(str(j, "result"), "incomplete: 7 hypotheses could not "
+		      "be tested") == 0, "stopped: incomplete, 7 hypotheses");
 	untested_is(ph, 0, "stopped|time limit|top|CPUbound" TOP,
 		    "stopped by the time limit while it ran");
 	json_decref(j);
@@ -287,14 +287,14 @@ static void test_cut_short(void)
 	world_run(w, 1.4);
 	j = pc_report_json(w->pc, &m);
 	ph = json_array_get(json_object_get(j, "phases"), 0);
-	untested_is(ph, 4, "target_ended|target exited with status 0|top|"
+	untested_is(ph, 5, "target_ended|target exited with status 0|top|"
 		    "ExcessiveAllocationTime" TOP,
 		    "the target ended while it ran");
 	ph = json_array_get(json_object_get(j, "phases"), 1);
 	untested_is(ph, 0, "phase_ended|end of phase|top|CPUbound" TOP,
 		    "its phase ended while it ran");
 	text = text_of(w, &m);
-	tap_ok(strstr(text, " 5. ExcessiveAllocationTime" TOP " (top level): "
+	tap_ok(strstr(text, " 6. ExcessiveAllocationTime" TOP " (top level): "
 		      "the target ended before it concluded (target exited "
 		      "with status 0)\n") != NULL,
 	       "the text: the target ended before it concluded");

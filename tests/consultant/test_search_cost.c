@@ -84,7 +84,7 @@ static void test_shed(void)
 	src_sim_cost(w->sim, "cpu_inclusive", 0.01, 1);
 	src_sim_script(w->sim, "cpu_inclusive", "*", 0, 0.9, 0.05);
 	world_run(w, 3.0);
-	tap_eq(w->pc->nactive, 10, "ten active, five of them on "
+	tap_eq(w->pc->nactive, 11, "eleven active, five of them on "
 	       "cpu_inclusive at 0.01 each");
 	tap_ok(w->pc->observed > 0.0499 && w->pc->observed < 0.0501,
 	       "observed 0.05: at the limit");

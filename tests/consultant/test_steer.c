@@ -222,7 +222,7 @@ static void test_reload(void)
 	tap_eq(added, 1, "one new hypothesis");
 	tap_eq(ds.n, 0, "no errors");
 	LOGGED(w, "+2.0) Tunable PC_CPUThreshold set to 0.5.");
-	LOGGED(w, "+2.0) Hypotheses reloaded: 10 hypotheses, 1 new.");
+	LOGGED(w, "+2.0) Hypotheses reloaded: 11 hypotheses, 1 new.");
 	world_run(w, 6.0);
 	TRACE_IS(w, 0, "HotLoop", TOP, "queued pending active false");
 	tap_ok(pc_tunable_get(w->cfg, "PC_CPUThreshold") == 0.5,

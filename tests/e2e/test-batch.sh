@@ -196,12 +196,12 @@ tap_eq "$(sed -n '/^Global phase/,$p' "$TMP/u.txt" | sed 1d)" \
 tap_eq "$(jq -r .result "$TMP/u.json")" \
 	"incomplete: 1 hypothesis could not be tested" "incomplete: JSON result"
 tap_eq "$(jq -c .not_tested "$TMP/u.json")" \
-	"[{\"kind\":\"refused\",\"reason\":\"the source could not enable it\",\"detail\":\"$REFUSAL\",\"node\":7,\"hypothesis\":\"CallsAbsentFunction\",\"focus\":[\"/Code\",\"/Process\",\"/SyncObject\",\"/Files\"],\"top_level\":true,\"chain\":[\"$ABSENT\"]}]" \
+	"[{\"kind\":\"refused\",\"reason\":\"the source could not enable it\",\"detail\":\"$REFUSAL\",\"node\":8,\"hypothesis\":\"CallsAbsentFunction\",\"focus\":[\"/Code\",\"/Process\",\"/SyncObject\",\"/Files\"],\"top_level\":true,\"chain\":[\"$ABSENT\"]}]" \
 	"incomplete: JSON not_tested"
 tap_eq "$(jq -c '[.version, .end.search, (.bottlenecks | length),
 	([.phases[0].nodes[] | select(.truth == "false")] | length)]' \
-	"$TMP/u.json")" '[5,"completed",0,6]' \
-	"incomplete: schema 5, the search completed, no bottleneck, the other 6 false"
+	"$TMP/u.json")" '[5,"completed",0,7]' \
+	"incomplete: schema 5, the search completed, no bottleneck, the other 7 false"
 "$HUNCH" replay --batch "$TMP/u.jsonl" > "$TMP/ur.txt" 2> /dev/null
 tap_eq $? 3 "the replay of the incomplete search: exit 3"
 tap_ok $(cmp -s "$TMP/u.txt" "$TMP/ur.txt"; echo $?) \

@@ -449,9 +449,9 @@ static void pc_metric(const char *prog, const char *name)
 		.nnames = 1, .point = ENG_MPT_CALL, .callee = "pc_leaf",
 		.after = true, .prims = &ret, .nprims = 1 };
 	const struct eng_mdef dj = { "pc_jump_returns", ENG_MVAR_COUNTER,
-				     &cj, 1 };
+				     &cj, 1, false };
 	const struct eng_mdef dl = { "pc_leaf_return_sum", ENG_MVAR_COUNTER,
-				     &cl, 1 };
+				     &cl, 1, false };
 	const struct eng_mfocus all = { .code = ENG_CODE_ALL };
 	char *argv[] = { (char *)prog, NULL };
 	struct eng_minst *mj = NULL, *ml = NULL;
@@ -552,10 +552,12 @@ static void run_overlap(const char *prog)
 		.nnames = 1, .point = ENG_MPT_CALL, .callee = "fb_len",
 		.after = true, .prims = &one, .nprims = 1 };
 	const struct eng_mclause both[2] = { ca, cx };
-	const struct eng_mdef dx = { "fb_exits", ENG_MVAR_COUNTER, &cx, 1 };
+	const struct eng_mdef dx = { "fb_exits", ENG_MVAR_COUNTER, &cx, 1,
+				     false };
 	const struct eng_mdef da = { "fb_len_returns", ENG_MVAR_COUNTER, &ca,
-				     1 };
-	const struct eng_mdef db = { "fb_both", ENG_MVAR_COUNTER, both, 2 };
+				     1, false };
+	const struct eng_mdef db = { "fb_both", ENG_MVAR_COUNTER, both, 2,
+				     false };
 	const struct eng_mfocus all = { .code = ENG_CODE_ALL };
 	char *argv[] = { (char *)prog, NULL };
 	struct eng_minst *mx = NULL, *ma = NULL, *mb = NULL;

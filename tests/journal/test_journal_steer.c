@@ -236,7 +236,7 @@ static void by_hand(void)
 		  "\"focus\":\"</Code,/Process,/SyncObject,/Files/tmp/data.bin>\","
 		  "\"paths\":[\"/Code\",\"/Process\",\"/SyncObject\","
 		  "\"/Files/tmp/data.bin\"],\"node\":"
-		  "18,\"phase\":0}", "by hand: the experiment");
+		  "19,\"phase\":0}", "by hand: the experiment");
 	snprintf(want, sizeof(want), "{\"t\":\"action\",\"action\":"
 		 "\"metric_enable\",\"name\":\"cpu_inclusive\",\"inst\":%d,"
 		 "\"focus\":\"<" F_WORK ",/Process,/SyncObject,/Files>\","
@@ -297,7 +297,7 @@ static void stop(void)
 	const char *exp = "\"hyp\":\"CPUbound\",\"focus\":\"</Code,/Process,"
 		"/SyncObject,/Files/tmp/data.bin>\",\"paths\":[\"/Code\","
 		"\"/Process\",\"/SyncObject\",\"/Files/tmp/data.bin\"],"
-		"\"node\":18,\"phase\":0}";
+		"\"node\":19,\"phase\":0}";
 	char want[1024];
 	struct world *live;
 	struct replayed *r;

@@ -168,6 +168,7 @@ tap_eq "$(cmp -s "$FILE" "$HUNCH_SOURCE_ROOT/hypotheses/default.json"; echo $?)"
 cp "$TMP/fix-editor.sh" "$TMP/editor.sh"
 keys hp e
 check_screen hp "^ applied $FILE: 1 new hypothesis$" "hypotheses: the fixed file is applied"
+keys hp Down   # the why axis is taller than the pane by a line
 check_screen hp '^   HotLoop  cpu_inclusive > PC_CPUThreshold = 0\.95$' "hypotheses: HotLoop is on the why axis"
 keys hp 1; keys hp G
 check_screen hp '^   >[TF?.][*+: ] HotLoop  whole program ' "search: HotLoop is in the Search pane, under the root"

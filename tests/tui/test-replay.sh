@@ -57,7 +57,7 @@ check_screen sim '^# replaying sim\.jsonl: 42 ticks, 8\.2 s$' "sim: the log says
 check_screen sim '^       100:main$' "sim: the where pane has the recorded process and threads"
 no_line sim 'demo: second' "sim: no output yet at 0.0 s"
 keys sim 1
-check_screen sim '^ Global search: 7 nodes, 0 true, 0 active, searching$' \
+check_screen sim '^ Global search: 8 nodes, 0 true, 0 active, searching$' \
 	"sim: the search pane at 0.0 s: the top-level nodes being enabled, none true"
 
 keys sim '?'
@@ -299,7 +299,7 @@ keys steer t 5 Enter
 wait_screen steer ' 0:05\.0/' >/dev/null
 keys steer 2 Down Down Down Down f x
 check_screen steer '^Start an experiment on /Code/demo/demo\.c/locker' "steer: x on locker opens the picker"
-keys steer Down Down Down Enter
+keys steer Down Down Down Down Enter
 check_screen steer '^ExcessiveIOBlockingTime on /Code/demo/demo\.c/locker started by hand$' \
 	"steer: ExcessiveIOBlockingTime on locker started by hand"
 check_screen steer '^# \+4\.8\) Experiment ExcessiveIOBlockingTime</Code/demo/demo\.c/locker,' \

@@ -355,6 +355,7 @@ static void test_edit(void)
 	keys("e");
 	snprintf(msg, sizeof(msg), " applied %s: 1 new hypothesis", file);
 	LINE(msg, "the fixed file is applied");
+	ui_key(&u, KEY_DOWN);   /* the why axis is a line taller than the pane */
 	LINE("   HotLoop  cpu_inclusive > PC_CPUThreshold = 0.8",
 	     "HotLoop is on the why axis, with the live threshold kept");
 	tap_ok(world_node(w, 1, "HotLoop", TOP) != NULL,

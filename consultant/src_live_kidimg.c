@@ -1,0 +1,183 @@
+/*
+ * src_live_kidimg.c - a child's own images, from its /proc/PID/maps
+ * (see src_live_kidimg.h).
+ */
+#include "src_live_kidimg.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "eng_symbols.h"
+
+#define SLKI_REREAD_S 0.1   /* a miss re-reads the maps at most this often */
+
+struct file {                 /* one ELF file, shared by the children */
+	char *path;
+	struct eng_image *img;   /* NULL: not opened yet, or unreadable */
+	bool tried;
+};
+
+struct range {
+	uint64_t lo, hi;   /* the file's mappings, lowest to highest */
+	uint64_t base;     /* runtime address of image-relative 0 */
+	size_t file;       /* index in slki.files */
+};
+
+struct slki_proc {
+	struct slki *k;
+	pid_t pid;
+	struct range *r;
+	size_t nr;
+	double read_t;     /* CLOCK_MONOTONIC s of the last reading */
+};
+
+struct slki {
+	struct file *files;
+	size_t nfiles;
+	struct slki_proc **procs;
+	size_t nprocs;
+};
+
+static void *xrealloc(void *p, size_t n)
+{
+	if ((p = realloc(p, n)) == NULL)
+		abort();
+	return p;
+}
+
+struct slki *slki_new(void)
+{
+	struct slki *k = calloc(1, sizeof(*k));
+
+	if (k == NULL)
+		abort();
+	return k;
+}
+
+void slki_free(struct slki *k)
+{
+	if (k == NULL)
+		return;
+	for (size_t i = 0; i < k->nfiles; i++) {
+		eng_image_close(k->files[i].img);
+		free(k->files[i].path);
+	}
+	for (size_t i = 0; i < k->nprocs; i++) {
+		free(k->procs[i]->r);
+		free(k->procs[i]);
+	}
+	free(k->files);
+	free(k->procs);
+	free(k);
+}
+
+struct slki_proc *slki_proc(struct slki *k, pid_t pid)
+{
+	struct slki_proc *p;
+
+	for (size_t i = 0; i < k->nprocs; i++)
+		if (k->procs[i]->pid == pid)
+			return k->procs[i];
+	p = calloc(1, sizeof(*p));
+	if (p == NULL)
+		return NULL;
+	p->k = k;
+	p->pid = pid;
+	k->procs = xrealloc(k->procs, (k->nprocs + 1) * sizeof(*k->procs));
+	k->procs[k->nprocs++] = p;
+	return p;
+}
+
+static size_t file_of(struct slki *k, const char *path)
+{
+	for (size_t i = 0; i < k->nfiles; i++)
+		if (strcmp(k->files[i].path, path) == 0)
+			return i;
+	k->files = xrealloc(k->files, (k->nfiles + 1) * sizeof(*k->files));
+	k->files[k->nfiles] = (struct file){ .path = strdup(path) };
+	if (k->files[k->nfiles].path == NULL)
+		abort();
+	return k->nfiles++;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The mapping of file offset 0 of a shared object or PIE is its load
+ * address (the first PT_LOAD has offset and vaddr 0, as ld lays them
+ * out); a non-PIE executable is loaded where it was linked. */
+static void read_maps(struct slki_proc *p)
+{
+	char path[64], line[4096 + 128], file[4096];
+	unsigned long long lo, hi, off;
+	struct range *r = NULL;
+	size_t nr = 0;
+	FILE *f;
+
+	p->read_t = now_s();
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)p->pid);
+	if ((f = fopen(path, "re")) == NULL)
+		return;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		size_t fi;
+
+		if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %4095s", &lo, &hi,
+			   &off, file) != 4 || file[0] != '/')
+			continue;
+		fi = file_of(p->k, file);
+		if (nr > 0 && r[nr - 1].file == fi && r[nr - 1].hi == lo) {
+			r[nr - 1].hi = hi;   /* the next segment of the file */
+			continue;
+		}
+		if (off != 0)
+			continue;   /* a segment whose load address is unknown */
+		r = xrealloc(r, (nr + 1) * sizeof(*r));
+		r[nr++] = (struct range){ lo, hi, lo, fi };
+	}
+	fclose(f);
+	free(p->r);
+	p->r = r;
+	p->nr = nr;
+}
+
+static struct eng_image *image(struct slki *k, struct range *r,
+			       uint64_t *base)
+{
+	struct file *fl = &k->files[r->file];
+
+	if (!fl->tried) {
+		fl->tried = true;
+		if (eng_image_open(fl->path, &fl->img, NULL) < 0)
+			fl->img = NULL;
+	}
+	if (fl->img == NULL)
+		return NULL;
+	/* non-PIE: linked at its load address, so relative 0 is at 0 +
+	 * the link base */
+	*base = eng_image_is_pie(fl->img) ? r->base :
+		eng_image_link_base(fl->img);
+	return fl->img;
+}
+
+struct eng_image *slki_image_at(void *arg, uint64_t addr, uint64_t *base)
+{
+	struct slki_proc *p = arg;
+
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < p->nr; i++)
+			if (addr >= p->r[i].lo && addr < p->r[i].hi)
+				return image(p->k, &p->r[i], base);
+		if (pass > 0 || now_s() - p->read_t < SLKI_REREAD_S)
+			break;
+		read_maps(p);   /* a library loaded since (dlopen) */
+	}
+	return NULL;
+}
