@@ -1,0 +1,133 @@
+#!/bin/bash
+# test-attach-refusals.sh - every reason `hunch attach PID` refuses that can
+# be produced for real here: a pid that does not exist, a zombie, a kernel
+# thread, a thread id, a process traced by strace or by another hunch, and
+# an unprivileged user attaching to root's process.  Each error is checked
+# word for word (pid, reason, advice) with exit status 2, and the target
+# keeps running as before: same tracer, not stopped, still making progress.
+# (Yama's ptrace_scope, a missing CAP_SYS_PTRACE and seccomp need a kernel
+# or a container this machine does not have: their words are in
+# engine/eng_attach_why.c's table.)
+. "$HUNCH_SOURCE_ROOT/tests/lib.sh"
+TMP=$(mktemp -d)
+chmod 755 "$TMP"
+trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$TMP"' EXIT
+
+tracer_of() { awk '/^TracerPid:/ {print $2}' "/proc/$1/status"; }
+state_of() { awk '{print $3}' "/proc/$1/stat"; }
+
+# refused NAME WANT -- COMMAND...: exit status 2 and exactly WANT on stderr.
+refused() {
+	local name=$1 want=$2 out rc
+	shift 3
+	out=$("$@" 2>&1 >/dev/null); rc=$?
+	tap_eq "$rc" 2 "$name: exit status 2"
+	tap_eq "$out" "$want" "$name: the error names the pid, the reason and what to do"
+}
+
+# A program that appends a line to its file every 20 ms.
+start_beat() {  # start_beat FILE; pid in BEAT
+	: >"$1"
+	bash -c 'while :; do echo beat >>"$1"; read -rt 0.02 <>"$2"; done' \
+		beat "$1" "$TMP/never.fifo" &
+	BEAT=$!
+}
+mkfifo "$TMP/never.fifo"
+
+# It still runs: tracer as given, not stopped, and 5 more lines within 20 s.
+runs_on() {  # runs_on PID FILE TRACER NAME
+	local n i s
+	n=$(wc -l <"$2")
+	for ((i = 0; i < 2000; i++)); do
+		[ "$(wc -l <"$2")" -ge $((n + 5)) ] && break; sleep 0.01
+	done
+	s=$(state_of "$1")
+	tap_ok $([ "$(tracer_of "$1")" = "$3" ] && [ "$s" != t ] && [ "$s" != T ] &&
+		[ "$(wc -l <"$2")" -ge $((n + 5)) ]; echo $?) \
+		"$4: the target runs on (tracer $(tracer_of "$1"), state $s, $(wc -l <"$2") lines)"
+}
+
+# --- no such process ---------------------------------------------------------
+nopid=4000000; while [ -e /proc/$nopid ]; do nopid=$((nopid + 1)); done
+refused "no such pid" \
+	"hunch: cannot attach to process $nopid: no process $nopid (has it exited?): check the pid with ps" \
+	-- "$HUNCH" attach "$nopid"
+
+# --- a zombie -----------------------------------------------------------------
+# The shell execs into a sleep that never reaps its first child.
+bash -c '/bin/true & exec sleep 600' &
+zparent=$!
+for ((i = 0; i < 2000; i++)); do
+	zpid=$(ps -o pid= -o stat= --ppid "$zparent" | awk '$2 ~ /^Z/ {print $1}')
+	[ -n "$zpid" ] && break; sleep 0.01
+done
+refused "a zombie" \
+	"hunch: cannot attach to process $zpid (true): it is a zombie: it has exited and only waits for its parent to reap it: there is nothing to attach to; start the program again under hunch (hunch run -- PROG)" \
+	-- "$HUNCH" attach "$zpid"
+tap_eq "$(state_of "$zpid")" Z "a zombie: still a zombie, untouched"
+kill "$zparent"; wait "$zparent" 2>/dev/null
+
+# --- a kernel thread ------------------------------------------------------------
+# kthreadd is pid 2 unless hunch runs in its own pid namespace.
+kt=$(awk '{print $2}' /proc/2/stat 2>/dev/null)
+if [ "$kt" = "(kthreadd)" ]; then
+	refused "a kernel thread" \
+		"hunch: cannot attach to process 2 (kthreadd): it is a kernel thread, which runs no program of its own and cannot be traced: give the pid of a user program (ps -e lists them; kernel threads are the [bracketed] names of ps -ef)" \
+		-- "$HUNCH" attach 2
+else
+	tap_ok 0 "# SKIP pid 2 is not kthreadd here ($kt)"
+	tap_ok 0 "# SKIP pid 2 is not kthreadd here ($kt)"
+fi
+
+# --- a thread, not a process ------------------------------------------------------
+python3 -c 'import threading, sys
+threading.Thread(target=sys.stdin.read).start()
+print("up", flush=True)
+sys.stdin.read()' <>"$TMP/never.fifo" >"$TMP/py.out" &
+py=$!
+for ((i = 0; i < 2000; i++)); do grep -q up "$TMP/py.out" && break; sleep 0.01; done
+tid=$(ls "/proc/$py/task" | grep -vx "$py" | head -1)
+refused "a thread id" \
+	"hunch: cannot attach to process $tid (python3): it is a thread of process $py, not a process: attach to $py" \
+	-- "$HUNCH" attach "$tid"
+kill "$py"; wait "$py" 2>/dev/null
+
+# --- traced by strace -------------------------------------------------------------
+start_beat "$TMP/b1"
+strace -q -o /dev/null -p "$BEAT" &
+st=$!
+for ((i = 0; i < 2000; i++)); do [ "$(tracer_of "$BEAT")" = "$st" ] && break; sleep 0.01; done
+refused "traced by strace" \
+	"hunch: cannot attach to process $BEAT (bash): it is already traced by process $st (strace): stop that strace (Ctrl-C in its terminal, or kill -INT $st): it detaches and the program runs on; then try again" \
+	-- "$HUNCH" attach "$BEAT"
+runs_on "$BEAT" "$TMP/b1" "$st" "traced by strace"
+kill -INT "$st"; wait "$st"
+runs_on "$BEAT" "$TMP/b1" 0 "after strace's Ctrl-C, as the advice says"
+kill "$BEAT"; wait "$BEAT" 2>/dev/null
+
+# --- traced by another hunch --------------------------------------------------------
+start_beat "$TMP/b2"
+"$HUNCH" attach --seconds 600 "$BEAT" 2>"$TMP/first.err" &
+first=$!
+for ((i = 0; i < 3000; i++)); do [ "$(tracer_of "$BEAT")" = "$first" ] && break; sleep 0.01; done
+refused "traced by another hunch" \
+	"hunch: cannot attach to process $BEAT (bash): it is already traced by process $first (hunch): end that hunch (q in its dashboard, or kill -TERM $first): it detaches and the program runs on; then try again" \
+	-- "$HUNCH" attach "$BEAT"
+runs_on "$BEAT" "$TMP/b2" "$first" "traced by another hunch"
+kill -TERM "$first"; wait "$first"
+runs_on "$BEAT" "$TMP/b2" 0 "after kill -TERM of the first hunch, as the advice says"
+kill "$BEAT"; wait "$BEAT" 2>/dev/null
+
+# --- another user's process -----------------------------------------------------------
+if [ "$(id -u)" = 0 ]; then
+	cp "$HUNCH" "$HUNCHRT" "$TMP/"
+	start_beat "$TMP/b3"
+	HUNCH_RTLIB=$TMP/libhunchrt.so refused "an unprivileged user, root's process" \
+		"hunch: cannot attach to process $BEAT (bash): it belongs to user root (uid 0) and hunch runs as uid 65534 (nobody): run hunch as that user, or as root" \
+		-- setpriv --reuid=65534 --regid=65534 --clear-groups "$TMP/hunch" attach "$BEAT"
+	runs_on "$BEAT" "$TMP/b3" 0 "an unprivileged user, root's process"
+	kill "$BEAT"; wait "$BEAT" 2>/dev/null
+else
+	for i in 1 2 3; do tap_ok 0 "# SKIP needs root to switch to nobody"; done
+fi
+tap_done
