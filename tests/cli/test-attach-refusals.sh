@@ -54,15 +54,18 @@ refused "no such pid" \
 	-- "$HUNCH" attach "$nopid"
 
 # --- a zombie -----------------------------------------------------------------
-# The shell execs into a sleep that never reaps its first child.
-bash -c '/bin/true & exec sleep 600' &
+# A child that exits at once and a parent that never reaps it.
+python3 -c 'import os, time
+if os.fork() == 0:
+    os._exit(0)
+time.sleep(600)' &
 zparent=$!
 for ((i = 0; i < 2000; i++)); do
 	zpid=$(ps -o pid= -o stat= --ppid "$zparent" | awk '$2 ~ /^Z/ {print $1}')
 	[ -n "$zpid" ] && break; sleep 0.01
 done
 refused "a zombie" \
-	"hunch: cannot attach to process $zpid (true): it is a zombie: it has exited and only waits for its parent to reap it: there is nothing to attach to; start the program again under hunch (hunch run -- PROG)" \
+	"hunch: cannot attach to process $zpid (python3): it is a zombie: it has exited and only waits for its parent to reap it: there is nothing to attach to; start the program again under hunch (hunch run -- PROG)" \
 	-- "$HUNCH" attach "$zpid"
 tap_eq "$(state_of "$zpid")" Z "a zombie: still a zombie, untouched"
 kill "$zparent"; wait "$zparent" 2>/dev/null
