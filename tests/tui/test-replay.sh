@@ -54,6 +54,8 @@ check_screen sim '^ demo +pid 100 +paused 1x +0:00\.0/0:08\.2 +2 threads ' \
 check_screen sim '^paused at 0\.0 s: s play/pause  > next conclusion  t time  \+/- speed  \$ end$' \
 	"sim: the hint line gives the replay's keys"
 check_screen sim '^# replaying sim\.jsonl: 42 ticks, 8\.2 s$' "sim: the log says what is replayed"
+check_screen sim '^\[1 Search\]  2 Where ' "sim: it opens on the Search pane, as the live dashboard does"
+keys sim 2
 check_screen sim '^       100:main$' "sim: the where pane has the recorded process and threads"
 no_line sim 'demo: second' "sim: no output yet at 0.0 s"
 keys sim 1
@@ -187,8 +189,8 @@ new_term demo 200 72
 type_in demo "cd $TMP && $HUNCH replay demo.jsonl; echo RC=\$?"
 check_screen demo '^ hunch-demo +pid [0-9]+ +paused 1x +0:00\.3/0:10\.1 ' \
 	"demo: the live demo's journal opens at its first tick, 0:00.3 of 0:10.1"
-keys demo c
-check_screen demo '^ hunch-demo +pid [0-9]+ +paused 1x +0:01\.9/0:10\.1 ' "demo: c stops at 1.9 s"
+keys demo '>'   # on the Search pane, where c is the pane's
+check_screen demo '^ hunch-demo +pid [0-9]+ +paused 1x +0:01\.9/0:10\.1 ' "demo: > stops at 1.9 s"
 check_screen demo '^1\.9 s: CPUbound</Code,/Process,/SyncObject,/Files> tested true$' \
 	"demo: CPUbound became true there"
 tap_ok $(grep -q '^ 1\. CPUbound: .* since 3\.1 s' "$TMP/demo.report"; echo $?) \
