@@ -1,6 +1,7 @@
 #!/bin/bash
 # test-attach-refusals.sh - every reason `hunch attach PID` refuses that can
-# be produced for real here: a pid that does not exist, a zombie, a kernel
+# be produced for real here (and the usage errors before them): a pid that
+# does not exist, a zombie, a kernel
 # thread, a thread id, a process traced by strace or by another hunch, and
 # an unprivileged user attaching to root's process.  Each error is checked
 # word for word (pid, reason, advice) with exit status 2, and the target
@@ -46,6 +47,18 @@ runs_on() {  # runs_on PID FILE TRACER NAME
 		[ "$(wc -l <"$2")" -ge $((n + 5)) ]; echo $?) \
 		"$4: the target runs on (tracer $(tracer_of "$1"), state $s, $(wc -l <"$2") lines)"
 }
+
+# --- usage: no pid, a name or a non-number instead of a pid (status 1) ------
+usage() {  # usage NAME WANT ARG...
+	local name=$1 want=$2 out rc
+	shift 2
+	out=$("$HUNCH" attach "$@" 2>&1 >/dev/null); rc=$?
+	tap_eq "$rc" 1 "$name: exit status 1"
+	tap_eq "$out" "$want" "$name: says what to give"
+}
+usage "no pid" "hunch attach: name one process id: hunch attach [options] PID (pgrep NAME or ps -e finds it)"
+usage "a program's name" "hunch attach: 'sleep' is not a process id: give its number (pgrep sleep lists the pids of programs named so)" sleep
+usage "pid 0" "hunch attach: '0' is not a process id: give a number > 0" 0
 
 # --- no such process ---------------------------------------------------------
 nopid=4000000; while [ -e /proc/$nopid ]; do nopid=$((nopid + 1)); done

@@ -48,6 +48,10 @@ gzip -dc "$HUNCH_SOURCE_ROOT/tests/replay/data/demo.jsonl.gz" >"$DEMO"
 
 # --- the sim journal at 80x24: start, conclusions, seeks --------------
 new_term sim 80 24
+out=$(cd "$TMP" && "$HUNCH" replay nosuch.jsonl 2>&1 >/dev/null); rc=$?
+tap_eq "$rc" 2 "a journal that does not exist: exit status 2"
+tap_eq "$out" "hunch replay: cannot open journal nosuch.jsonl: No such file or directory ('hunch replay' with no argument lists the saved journals)" \
+	"a journal that does not exist: the error says how to list the saved ones"
 type_in sim "cd $TMP && $HUNCH replay sim.jsonl; echo RC=\$?"
 check_screen sim '^ demo +pid 100 +paused 1x +0:00\.0/0:08\.2 +2 threads ' \
 	"sim: opens paused at the first tick: target, recorded pid, 'paused 1x', 0:00.0 of 0:08.2, 2 threads"
