@@ -35,6 +35,7 @@ enum eng_attach_why {
 	WHY_TRACED,
 	WHY_OTHER_USER,
 	WHY_NO_CAP,
+	WHY_NO_CAP_CAPS,
 	WHY_YAMA_1,
 	WHY_YAMA_2,
 	WHY_YAMA_3,
@@ -87,6 +88,11 @@ static const struct {
 		"without CAP_SYS_PTRACE",
 		"give hunch that capability (in a container: docker run "
 		"--cap-add=SYS_PTRACE), or run hunch as the program's user" },
+	[WHY_NO_CAP_CAPS] = { -EPERM, "it holds capabilities hunch lacks, "
+		"and hunch runs without CAP_SYS_PTRACE",
+		"give hunch that capability (in a container: docker run "
+		"--cap-add=SYS_PTRACE), or launch the program under hunch "
+		"(hunch run -- PROG)" },
 	[WHY_YAMA_1] = { -EPERM, "kernel.yama.ptrace_scope is 1, which lets "
 		"a process trace only its own descendants",
 		"run 'sysctl kernel.yama.ptrace_scope=0', or run hunch as "
@@ -223,13 +229,29 @@ int eng_attach_why_precheck(pid_t pid, const char *comm,
 	return tracer_check(pid, comm, err);
 }
 
-static bool have_cap_sys_ptrace(void)
+/* A capability set of /proc/pid/status ("CapPrm"), as a mask; all ones
+ * when it cannot be read (then nothing is blamed on it). */
+static unsigned long long caps_of(pid_t pid, const char *field)
 {
 	char v[64];
 
-	if (eng_proc_status_field(getpid(), "CapEff", v, sizeof(v)) != 0)
-		return true;  /* cannot tell: do not blame it */
-	return (strtoull(v, NULL, 16) >> 19 & 1) != 0;  /* CAP_SYS_PTRACE */
+	if (eng_proc_status_field(pid, field, v, sizeof(v)) != 0)
+		return ~0ULL;
+	return strtoull(v, NULL, 16);
+}
+
+static bool have_cap_sys_ptrace(void)
+{
+	return (caps_of(getpid(), "CapEff") >> 19 & 1) != 0;
+}
+
+/* The kernel lets a tracer without CAP_SYS_PTRACE attach only to a
+ * process whose permitted capabilities are a subset of its own. */
+static bool holds_more_caps(pid_t pid)
+{
+	unsigned long long mine = caps_of(getpid(), "CapPrm");
+
+	return !have_cap_sys_ptrace() && (caps_of(pid, "CapPrm") & ~mine);
 }
 
 /* The owner of pid, as "user NAME (uid N)"; its uid in *uid. */
@@ -276,6 +298,8 @@ int eng_attach_why_refused(pid_t pid, const char *comm, int errnum,
 			return refuse(err, WHY_NO_CAP, pid, comm, owner,
 				      NULL, 0);
 	}
+	if (holds_more_caps(pid))
+		return refuse(err, WHY_NO_CAP_CAPS, pid, comm, NULL, NULL, 0);
 	if (read_int_file("/proc/sys/kernel/yama/ptrace_scope", &scope) == 0
 	    && scope >= 1 && scope <= 3 && !(scope == 1 && me == 0))
 		return refuse(err, scope == 1 ? WHY_YAMA_1 : scope == 2 ?

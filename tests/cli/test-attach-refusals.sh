@@ -2,12 +2,14 @@
 # test-attach-refusals.sh - every reason `hunch attach PID` refuses that can
 # be produced for real here (and the usage errors before them): a pid that
 # does not exist, a zombie, a kernel
-# thread, a thread id, a process traced by strace or by another hunch, and
-# an unprivileged user attaching to root's process.  Each error is checked
+# thread, a thread id, a process traced by strace or by another hunch, an
+# unprivileged user attaching to root's process or to its own non-dumpable
+# one, and root without CAP_SYS_PTRACE (setpriv --bounding-set), as in a
+# container that drops it.  Each error is checked
 # word for word (pid, reason, advice) with exit status 2, and the target
 # keeps running as before: same tracer, not stopped, still making progress.
-# (Yama's ptrace_scope, a missing CAP_SYS_PTRACE and seccomp need a kernel
-# or a container this machine does not have: their words are in
+# (Yama's ptrace_scope and seccomp need a kernel or a container this
+# machine does not have: their words are in
 # engine/eng_attach_why.c's table.)
 . "$HUNCH_SOURCE_ROOT/tests/lib.sh"
 TMP=$(mktemp -d)
@@ -35,16 +37,19 @@ start_beat() {  # start_beat FILE; pid in BEAT
 }
 mkfifo "$TMP/never.fifo"
 
-# It still runs: tracer as given, not stopped, and 5 more lines within 20 s.
+# It still runs: tracer as given, and within 20 s 5 more lines and a look
+# at it not stopped (a program under strace is in a tracing stop at each
+# of its system calls for a moment: any sample may catch one).
 runs_on() {  # runs_on PID FILE TRACER NAME
-	local n i s
+	local n i s ran=1
 	n=$(wc -l <"$2")
 	for ((i = 0; i < 2000; i++)); do
-		[ "$(wc -l <"$2")" -ge $((n + 5)) ] && break; sleep 0.01
+		s=$(state_of "$1")
+		[ "$s" != t ] && [ "$s" != T ] && [ "$(wc -l <"$2")" -ge $((n + 5)) ] &&
+			{ ran=0; break; }
+		sleep 0.01
 	done
-	s=$(state_of "$1")
-	tap_ok $([ "$(tracer_of "$1")" = "$3" ] && [ "$s" != t ] && [ "$s" != T ] &&
-		[ "$(wc -l <"$2")" -ge $((n + 5)) ]; echo $?) \
+	tap_ok $([ "$(tracer_of "$1")" = "$3" ] && [ $ran = 0 ]; echo $?) \
 		"$4: the target runs on (tracer $(tracer_of "$1"), state $s, $(wc -l <"$2") lines)"
 }
 
@@ -68,7 +73,7 @@ refused "no such pid" \
 
 # --- a zombie -----------------------------------------------------------------
 # A child that exits at once and a parent that never reaps it.
-python3 -c 'import os, time
+/usr/bin/python3 -c 'import os, time
 if os.fork() == 0:
     os._exit(0)
 time.sleep(600)' &
@@ -96,7 +101,7 @@ else
 fi
 
 # --- a thread, not a process ------------------------------------------------------
-python3 -c 'import threading, sys
+/usr/bin/python3 -c 'import threading, sys
 threading.Thread(target=sys.stdin.read).start()
 print("up", flush=True)
 sys.stdin.read()' <>"$TMP/never.fifo" >"$TMP/py.out" &
@@ -137,13 +142,41 @@ kill "$BEAT"; wait "$BEAT" 2>/dev/null
 # --- another user's process -----------------------------------------------------------
 if [ "$(id -u)" = 0 ]; then
 	cp "$HUNCH" "$HUNCHRT" "$TMP/"
+	chmod 755 "$TMP/hunch"
 	start_beat "$TMP/b3"
 	HUNCH_RTLIB=$TMP/libhunchrt.so refused "an unprivileged user, root's process" \
 		"hunch: cannot attach to process $BEAT (bash): it belongs to user root (uid 0) and hunch runs as uid 65534 (nobody): run hunch as that user, or as root" \
 		-- setpriv --reuid=65534 --regid=65534 --clear-groups "$TMP/hunch" attach "$BEAT"
 	runs_on "$BEAT" "$TMP/b3" 0 "an unprivileged user, root's process"
 	kill "$BEAT"; wait "$BEAT" 2>/dev/null
+
+	# A program of the same user that made itself non-dumpable.
+	mkdir -m 777 "$TMP/nb"
+	: >"$TMP/nb/b4"; chmod 666 "$TMP/nb/b4"
+	setpriv --reuid=65534 --regid=65534 --clear-groups /usr/bin/python3 -c '
+import ctypes, sys, time
+ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0
+while True:
+    with open(sys.argv[1], "a") as f:
+        f.write("beat\n")
+    time.sleep(0.02)' "$TMP/nb/b4" &
+	nd=$!
+	for ((i = 0; i < 2000; i++)); do [ -s "$TMP/nb/b4" ] && break; sleep 0.01; done
+	HUNCH_RTLIB=$TMP/libhunchrt.so refused "a non-dumpable program of the same user" \
+		"hunch: cannot attach to process $nd (python3): not permitted: the program is setuid, setgid or non-dumpable, or a security module forbids it: run hunch as root, or launch the program under hunch (hunch run -- PROG)" \
+		-- setpriv --reuid=65534 --regid=65534 --clear-groups "$TMP/hunch" attach "$nd"
+	runs_on "$nd" "$TMP/nb/b4" 0 "a non-dumpable program of the same user"
+	kill "$nd"; wait "$nd" 2>/dev/null
+
+	# Root without CAP_SYS_PTRACE (as in a container that drops it), on
+	# a root process, which holds more capabilities than hunch then.
+	start_beat "$TMP/b5"
+	refused "root without CAP_SYS_PTRACE" \
+		"hunch: cannot attach to process $BEAT (bash): it holds capabilities hunch lacks, and hunch runs without CAP_SYS_PTRACE: give hunch that capability (in a container: docker run --cap-add=SYS_PTRACE), or launch the program under hunch (hunch run -- PROG)" \
+		-- setpriv --bounding-set=-sys_ptrace "$HUNCH" attach "$BEAT"
+	runs_on "$BEAT" "$TMP/b5" 0 "root without CAP_SYS_PTRACE"
+	kill "$BEAT"; wait "$BEAT" 2>/dev/null
 else
-	for i in 1 2 3; do tap_ok 0 "# SKIP needs root to switch to nobody"; done
+	for i in 1 2 3 4 5 6 7 8 9; do tap_ok 0 "# SKIP needs root to switch to nobody"; done
 fi
 tap_done
