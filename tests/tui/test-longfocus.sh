@@ -4,7 +4,8 @@
 # under an 83-character file name (so every /Code focus below the whole
 # program is wider than 80 columns), replayed in the dashboard at 80x24.
 # The name wraps over the rows just above the log strip, whole, and no
-# line of the screen is wider than the terminal.
+# line of the screen is wider than the terminal; so does the Where pane's
+# path of a function in that module.
 . "$HUNCH_SOURCE_ROOT/tests/lib.sh"
 TMP=$(mktemp -d)
 SOCK=hunch-longfocus-$$
@@ -64,5 +65,30 @@ keys s k
 for ((t = 0; t < 60; t++)); do sleep 0.05; [ "$(name_rows s | tr -d '\n')" != "$full" ] && break; done
 tap_ok $(name_rows s | tr -d '\n' | grep -Eq '^[A-Za-z]+<.*/Files>$'; echo $?) \
 	"k: the node above, its name whole too: $(name_rows s | tr -d '\n')"
+
+# The Where pane's last rows, the cursor resource's path, wrap the same way.
+where_rows() {
+	screen "$1" | sed -n '/\[2 Where\]/,/^ 6 Log /p' | sed '1d;$d' |
+		awk '/^ / || /^$/ { rows = ""; next } { rows = rows $0 "\n" }
+		     END { printf "%s", rows }'
+}
+keys s 2
+check_screen s '\[2 Where\]' "2: the Where pane"
+re="^/Code/$LONG/bn_cpu_deep\.c/[a-z_]+  \[function at 0x[0-9a-f]+\]$"
+for ((i = 0; i < 40; i++)); do
+	before=$(screen s)
+	where_rows s | tr -d '\n' | grep -Eq -- "$re" && break
+	keys s j
+	for ((t = 0; t < 60; t++)); do sleep 0.05; [ "$(screen s)" != "$before" ] && break; done
+done
+rows=$(where_rows s)
+tap_ok $(tr -d '\n' <<< "$rows" | grep -Eq -- "$re"; echo $?) \
+	"where: j to a function of the long-named module: its path whole: $(tr -d '\n' <<< "$rows")"
+tap_eq "$(grep -c '' <<< "$rows")" 2 "where: over two rows"
+wide=0
+while IFS= read -r line; do
+	[ "${#line}" -le 80 ] || wide=$((wide + 1))
+done < <(screen s)
+tap_eq "$wide" 0 "where: no line wider than 80 columns"
 keys s q
 tap_done
