@@ -182,7 +182,7 @@ static bool status_is(pid_t pid, const char *field, const char *states)
 	char v[64];
 
 	return eng_proc_status_field(pid, field, v, sizeof(v)) == 0 &&
-	       strchr(states, v[0]) != NULL;
+	       v[0] != '\0' && strchr(states, v[0]) != NULL;
 }
 
 /* Which tracer holds pid, if any: the table line for its kind. */
