@@ -5,8 +5,9 @@
  * signalled by the attach itself), rescanning /proc/pid/task until no
  * new thread shows up, since threads can be created while we seize;
  * after that, new threads arrive as clone events.  Then all are
- * interrupted.  The common failures are diagnosed before trying, so
- * that the message can say why and what to do.
+ * interrupted.  The common failures are diagnosed before trying, and a
+ * refused seize afterwards, by eng_attach_why.c, so that the message
+ * says why and what to do.
  */
 #include "eng_proc_int.h"
 
@@ -15,7 +16,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,90 +61,15 @@ static void comm_of(pid_t pid, char *buf, size_t len)
 		snprintf(buf, len, "?");
 }
 
-static int read_int_file(const char *path, int *v)
-{
-	FILE *f = fopen(path, "re");
-	int rc;
-
-	if (f == NULL)
-		return -errno;
-	rc = fscanf(f, "%d", v) == 1 ? 0 : -EINVAL;
-	fclose(f);
-	return rc;
-}
-
-/* Why PTRACE_SEIZE said EPERM, and what to do about it. */
-static int perm_error(pid_t pid, const char *comm, struct hunch_err *err)
-{
-	char uidl[128], tracer[32], tcomm[64];
-	unsigned uid = 0;
-	int scope;
-
-	/* kill(pid, 0) says EPERM for another user's live process. */
-	if ((kill(pid, 0) != 0 && errno == ESRCH) ||
-	    (eng_proc_status_field(pid, "State", uidl, sizeof(uidl)) == 0 &&
-	     (uidl[0] == 'Z' || uidl[0] == 'X')))
-		return hunch_errf(err, -ESRCH, "process %d (%s) exited while "
-				  "hunch was attaching", (int)pid, comm);
-	if (eng_proc_status_field(pid, "TracerPid", tracer, sizeof(tracer))
-	    == 0 && atoi(tracer) != 0) {
-		comm_of(atoi(tracer), tcomm, sizeof(tcomm));
-		return hunch_errf(err, -EPERM, "cannot attach to process %d "
-			"(%s): it is already traced by process %s (%s): "
-			"detach that tracer (quit gdb or strace) and try "
-			"again", (int)pid, comm, tracer, tcomm);
-	}
-	if (eng_proc_status_field(pid, "Uid", uidl, sizeof(uidl)) == 0 &&
-	    sscanf(uidl, "%u", &uid) == 1 && uid != geteuid() &&
-	    geteuid() != 0) {
-		struct passwd *pw = getpwuid(uid);
-
-		return hunch_errf(err, -EPERM, "cannot attach to process %d "
-			"(%s): it belongs to user %s (uid %u) and hunch runs "
-			"as uid %u: run hunch as that user, or as root",
-			(int)pid, comm, pw ? pw->pw_name : "?", uid,
-			(unsigned)geteuid());
-	}
-	if (read_int_file("/proc/sys/kernel/yama/ptrace_scope", &scope) == 0 &&
-	    scope > 0)
-		return hunch_errf(err, -EPERM, "cannot attach to process %d "
-			"(%s): kernel.yama.ptrace_scope is %d, which %s",
-			(int)pid, comm, scope, scope == 1 ?
-			"lets a process trace only its descendants: run "
-			"hunch as root (or with CAP_SYS_PTRACE), or run "
-			"'sysctl kernel.yama.ptrace_scope=0'" : scope == 2 ?
-			"allows tracing only with CAP_SYS_PTRACE: run hunch "
-			"as root" : "forbids attaching until reboot: launch "
-			"the program under hunch instead");
-	return hunch_errf(err, -EPERM, "cannot attach to process %d (%s): "
-		"not permitted (a setuid or non-dumpable program, or a "
-		"security module): run hunch as root, or launch the program "
-		"under hunch", (int)pid, comm);
-}
-
-/* The checks we can make before seizing. */
+/* The checks we can make before seizing: the refusals of
+ * eng_attach_why.c, then the executable's. */
 static int precheck(pid_t pid, const char *comm, struct hunch_err *err)
 {
-	char state[64], tgid[32], exe[64];
+	char exe[64];
+	int rc = eng_attach_why_precheck(pid, comm, err);
 
-	if (pid <= 0)
-		return hunch_errf(err, -EINVAL, "%d is not a process id",
-				  (int)pid);
-	if (pid == getpid())
-		return hunch_errf(err, -EINVAL, "pid %d is hunch itself: give "
-			"the pid of the program to examine", (int)pid);
-	if (kill(pid, 0) != 0 && errno == ESRCH)
-		return hunch_errf(err, -ESRCH, "no process %d (has it exited? "
-			"check the pid with ps)", (int)pid);
-	if (eng_proc_status_field(pid, "Tgid", tgid, sizeof(tgid)) == 0 &&
-	    atoi(tgid) != pid)
-		return hunch_errf(err, -EINVAL, "%d is a thread of process %s, "
-			"not a process: attach to %s", (int)pid, tgid, tgid);
-	if (eng_proc_status_field(pid, "State", state, sizeof(state)) == 0 &&
-	    state[0] == 'Z')
-		return hunch_errf(err, -ESRCH, "process %d (%s) is a zombie: "
-			"it has exited and only waits for its parent to reap "
-			"it; there is nothing to attach to", (int)pid, comm);
+	if (rc < 0)
+		return rc;
 	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)pid);
 	if (access(exe, R_OK) == 0 && eng_elf_check(exe, err) < 0) {
 		hunch_err_prefix(err, "cannot attach to process %d (%s): ",
@@ -159,11 +84,8 @@ static int seize(struct eng_proc *p, pid_t tid, const char *comm,
 {
 	if (ptrace(PTRACE_SEIZE, tid, 0, (void *)(long)SEIZE_OPTS) == 0)
 		return eng_thread_add(p, tid, TS_RUNNING) ? 1 : -ENOMEM;
-	if (errno == EPERM && tid == p->pid)
-		return perm_error(p->pid, comm, err);
 	if (tid == p->pid)
-		return hunch_errf(err, -errno, "cannot attach to process %d "
-			"(%s): %s", (int)p->pid, comm, strerror(errno));
+		return eng_attach_why_refused(p->pid, comm, errno, err);
 	return 0;  /* the thread exited meanwhile */
 }
 
@@ -179,8 +101,7 @@ static int seize_pass(struct eng_proc *p, const char *comm,
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)p->pid);
 	d = opendir(path);
 	if (d == NULL)
-		return hunch_errf(err, -ESRCH, "no process %d (it exited while "
-				  "hunch attached)", (int)p->pid);
+		return eng_attach_why_refused(p->pid, comm, ESRCH, err);
 	while (rc >= 0 && (de = readdir(d)) != NULL) {
 		pid_t tid = (pid_t)atoi(de->d_name);
 

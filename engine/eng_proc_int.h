@@ -226,6 +226,15 @@ void eng_exec_at_entry(struct eng_proc *p);
 int eng_inject_rtlib(struct eng_proc *p, const char *rtlib,
 		     struct eng_shm *shm, struct hunch_err *err);
 
+/* eng_attach_why.c: why an attach is refused ("cannot attach to process
+ * PID (COMM): REASON: ADVICE" in err).  The precheck looks at /proc before
+ * seizing and returns 0 when it finds nothing in the way; refused
+ * explains a PTRACE_SEIZE that failed with errnum. */
+int eng_attach_why_precheck(pid_t pid, const char *comm,
+			    struct hunch_err *err);
+int eng_attach_why_refused(pid_t pid, const char *comm, int errnum,
+			   struct hunch_err *err);
+
 /* eng_detach.c */
 /* SIGKILL the process and reap every thread (error paths, eng_kill). */
 void eng_kill_reap(struct eng_proc *p);

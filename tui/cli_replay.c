@@ -173,7 +173,10 @@ static int open_play(const char *journal, const char **sets, size_t nsets,
 	if ((lazy ? src_replay_open_lazy(&p->rp, journal,
 					 SRC_REPLAY_FIRST_SLICE, &e) :
 		    src_replay_open(&p->rp, journal, &e)) != 0) {
-		fprintf(stderr, "hunch replay: %s\n", e.msg);
+		/* A mistyped name: say where the saved journals are listed. */
+		fprintf(stderr, "hunch replay: %s%s\n", e.msg, e.code ==
+			-ENOENT ? " ('hunch replay' with no argument lists "
+			"the saved journals)" : "");
 		return HUNCH_EXIT_TARGET;
 	}
 	if ((rc = config(src_replay_header(p->rp), sets, nsets, &p->cfg)) != 0)

@@ -11,6 +11,7 @@
 #include "clock_mono.h"
 #include "sigtick.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <poll.h>
@@ -529,13 +530,22 @@ int cli_attach(int argc, char **argv)
 		return HUNCH_EXIT_USAGE;
 	if (optind != argc - 1) {
 		fprintf(stderr, "hunch attach: name one process id: "
-			"hunch attach [options] PID\n");
+			"hunch attach [options] PID (pgrep NAME or ps -e "
+			"finds it)\n");
 		return HUNCH_EXIT_USAGE;
 	}
 	pid = strtol(argv[optind], &end, 10);
 	if (*end != '\0' || pid <= 0) {
-		fprintf(stderr, "hunch attach: '%s' is not a process id\n",
-			argv[optind]);
+		const char *a = argv[optind];
+
+		/* A program's name instead of its pid: say how to find it. */
+		if (isalpha((unsigned char)a[0]))
+			fprintf(stderr, "hunch attach: '%s' is not a process "
+				"id: give its number (pgrep %s lists the "
+				"pids of programs named so)\n", a, a);
+		else
+			fprintf(stderr, "hunch attach: '%s' is not a process "
+				"id: give a number > 0\n", a);
 		return HUNCH_EXIT_USAGE;
 	}
 	o.label = argv[optind];

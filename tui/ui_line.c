@@ -1,7 +1,8 @@
 /*
  * ui_line.c - small pieces the consultant's panes share: a one-line
  * prompt inside a pane (a tunable's new value, a choice), word
- * wrapping into a rectangle, and a focus as short as it can be said.
+ * wrapping into a rectangle, where a long name breaks between rows, and
+ * a focus as short as it can be said.
  */
 #include "ui.h"
 #include "ui_panes.h"
@@ -56,6 +57,29 @@ bool ui_wrap(struct ui *u, const struct ui_rect *r, int *y, int indent,
 			s++;
 	}
 	return true;
+}
+
+size_t ui_line_cut(const struct ui *u, const char *s, int w)
+{
+	size_t n = ui_fit(u, s, w);
+
+	if (s[n] == '\0' || n == 0)
+		return n ? n : strlen(s);
+	for (size_t k = n; k > n / 2; k--)
+		if (s[k - 1] == ',' || s[k - 1] == '/' || s[k - 1] == ' ')
+			return k;
+	return n;
+}
+
+int ui_line_rows(const struct ui *u, const char *s, int w)
+{
+	int rows = 0;
+
+	do {
+		s += ui_line_cut(u, s, w);
+		rows++;
+	} while (*s != '\0');
+	return rows;
 }
 
 /* The focus as the user chose it: the constrained hierarchies only. */

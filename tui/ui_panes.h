@@ -54,6 +54,13 @@ int ui_editor_run(struct ui *u, const char *path, char *err, size_t len);
 void ui_focus_short(const struct ui *u, const struct pc_focus *f, char *buf,
 		    size_t len);
 
+/* Bytes of `s` for one row `w` columns wide when it wraps: after the
+ * last ',', '/' or ' ' of the row's second half, else where the row is
+ * full (a focus breaks between its resources and path parts).  And how
+ * many such rows all of `s` takes. */
+size_t ui_line_cut(const struct ui *u, const char *s, int w);
+int ui_line_rows(const struct ui *u, const char *s, int w);
+
 /* Word-wrap `s` into the rectangle from row *y (indented by `indent`);
  * returns false once the rectangle is full. */
 bool ui_wrap(struct ui *u, const struct ui_rect *r, int *y, int indent,

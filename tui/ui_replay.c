@@ -688,7 +688,9 @@ static void init(struct ui *u, struct ui_replay *x,
 	u->replay = x;
 	u->label = o->label;
 	u->pid = o->pid;
-	u->active = u->main_pane = UI_PANE_WHERE;
+	/* As the live dashboard: on the search when there is one. */
+	u->active = u->main_pane = o->cfg != NULL ? UI_PANE_SEARCH :
+				   UI_PANE_WHERE;
 	u->t0 = ui_now();
 	ui_where_init(&u->where);
 	ui_log_init(&u->log, LOG_LINES);

@@ -446,11 +446,46 @@ static void draw_empty(struct ui *u, const struct ui_rect *r)
 	ui_put(u, r->y + 1, r->x + 2, r->w - 4, why, ui_attr(u, UI_C_DIM));
 }
 
+/* The cursor node's full name at the foot of the pane, wrapped over as
+ * many rows as it needs (at most half the pane, the last row then ending
+ * in an ellipsis): a long focus is read whole at 80 columns. */
+static int name_rows(const struct ui *u, const struct ui_rect *r,
+		     const char *name)
+{
+	int rows = ui_line_rows(u, name, r->w), most = (r->h - 1) / 2;
+
+	return rows < most ? rows : most > 1 ? most : 1;
+}
+
+static void draw_name(struct ui *u, const struct ui_rect *r,
+		      const char *name, int rows)
+{
+	attr_t a = ui_attr(u, UI_C_DIM);
+	int y = r->y + r->h - rows;
+
+	for (int i = 0; i < rows && *name != '\0'; i++, y++) {
+		size_t n = ui_line_cut(u, name, r->w);
+		char line[1024];
+
+		if (n >= sizeof(line))
+			n = sizeof(line) - 1;
+		if (i == rows - 1 && name[n] != '\0') {
+			n = ui_fit(u, name, r->w - 1);
+			ui_put(u, y, r->x + r->w - 1, 1, u->g->ellipsis, a);
+		}
+		memcpy(line, name, n);
+		line[n] = '\0';
+		ui_put(u, y, r->x, r->w, line, a);
+		name += n;
+	}
+}
+
 static void draw(struct ui *u, enum ui_pane p, const struct ui_rect *r)
 {
 	const struct pc_search *s = ui_search_shown(u);
+	const char *name = NULL;
 	char buf[1024];
-	int rows = r->h - 2;
+	int rows, nrows = 1;
 
 	(void)p;
 	if (s == NULL || !u->pc->started)
@@ -462,6 +497,11 @@ static void draw(struct ui *u, enum ui_pane p, const struct ui_rect *r)
 					     &sv.dskip);
 	header_text(u, s, buf, sizeof(buf));
 	ui_put(u, r->y, r->x + 1, r->w - 1, buf, A_BOLD);
+	if (sv.nrows) {
+		name = pc_node(s, sv.rows[sv.cur].node)->name;
+		nrows = name_rows(u, r, name);
+	}
+	rows = r->h - 1 - nrows;
 	if (rows < 1)
 		return;
 	sv.page = rows;
@@ -472,12 +512,8 @@ static void draw(struct ui *u, enum ui_pane p, const struct ui_rect *r)
 	for (int i = 0; i < rows && sv.top + (size_t)i < sv.nrows; i++)
 		draw_row(u, s, r, r->y + 1 + i, &sv.rows[sv.top + i],
 			 sv.top + (size_t)i == sv.cur);
-	if (sv.nrows) {
-		const struct pc_node *n = pc_node(s, sv.rows[sv.cur].node);
-
-		ui_put(u, r->y + r->h - 1, r->x, r->w, n->name,
-		       ui_attr(u, UI_C_DIM));
-	}
+	if (name != NULL)
+		draw_name(u, r, name, nrows);
 }
 
 /* --- keys ----------------------------------------------------------------- */

@@ -367,28 +367,50 @@ static void draw_row(struct ui *u, const struct ui_rect *rc, int y,
 	       ui_attr(u, UI_C_DIM)));
 }
 
-/* The last row: the cursor's full path and what it is. */
-static void draw_detail(struct ui *u, const struct ui_rect *rc, int y)
+/* The cursor's full path and what it is, for the pane's last rows. */
+static bool detail_text(struct ui *u, char *buf, size_t len)
 {
 	const struct pc_res *r = res(u, u->where.cur_id);
-	char buf[1024];
 
 	if (r == NULL)
-		return;
+		return false;
 	if (r->addr != 0)
-		snprintf(buf, sizeof(buf), "%s  [%s at 0x%llx]", r->path,
+		snprintf(buf, len, "%s  [%s at 0x%llx]", r->path,
 			 kind_name(r->kind), (unsigned long long)r->addr);
 	else
-		snprintf(buf, sizeof(buf), "%s  [%s]", r->path,
-			 kind_name(r->kind));
-	ui_put(u, y, rc->x, rc->w, buf, A_BOLD);
+		snprintf(buf, len, "%s  [%s]", r->path, kind_name(r->kind));
+	return true;
+}
+
+/* The detail wrapped over `rows` rows from y (breaking after '/', ','
+ * or ' '), the last row ending in an ellipsis if it still does not fit:
+ * a long path is read whole at 80 columns. */
+static void draw_detail(struct ui *u, const struct ui_rect *rc, int y,
+			const char *s, int rows)
+{
+	for (int i = 0; i < rows && *s != '\0'; i++, y++) {
+		size_t n = ui_line_cut(u, s, rc->w);
+		char line[1024];
+
+		if (n >= sizeof(line))
+			n = sizeof(line) - 1;
+		if (i == rows - 1 && s[n] != '\0') {
+			n = ui_fit(u, s, rc->w - 1);
+			ui_put(u, y, rc->x + rc->w - 1, 1, u->g->ellipsis,
+			       A_BOLD);
+		}
+		memcpy(line, s, n);
+		line[n] = '\0';
+		ui_put(u, y, rc->x, rc->w, line, A_BOLD);
+		s += n;
+	}
 }
 
 void ui_where_draw(struct ui *u, const struct ui_rect *rc)
 {
 	struct ui_where *w = &u->where;
-	int page = rc->h - 1;  /* the last row is the detail line */
-	char buf[64];
+	char buf[64], detail[1024];
+	int drows = 0, page;
 
 	if (u->tree == NULL)
 		return;
@@ -396,6 +418,13 @@ void ui_where_draw(struct ui *u, const struct ui_rect *rc)
 		return ui_pick_draw(u, rc);
 	if (w->stale)
 		ui_where_rebuild(u);
+	if (rc->h > 1 && detail_text(u, detail, sizeof(detail))) {
+		int most = rc->h / 2 > 1 ? rc->h / 2 : 1;
+
+		drows = ui_line_rows(u, detail, rc->w);
+		drows = drows < most ? drows : most;
+	}
+	page = rc->h - (rc->h > 1 ? (drows ? drows : 1) : 0);
 	if (page < 1)
 		page = rc->h;
 	w->page = page;
@@ -408,8 +437,8 @@ void ui_where_draw(struct ui *u, const struct ui_rect *rc)
 	for (int i = 0; i < page && w->top + (size_t)i < w->nrows; i++)
 		draw_row(u, rc, rc->y + i, &w->rows[w->top + (size_t)i],
 			 w->top + (size_t)i == w->cur);
-	if (rc->h > 1)
-		draw_detail(u, rc, rc->y + rc->h - 1);
+	if (drows > 0)
+		draw_detail(u, rc, rc->y + rc->h - drows, detail, drows);
 	snprintf(buf, sizeof(buf), " %zu resources ",
 		 pc_restree_count(u->tree) - 1);
 	ui_put(u, rc->y - 1, rc->x + rc->w - ui_width(u, buf), rc->w, buf,

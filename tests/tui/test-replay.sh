@@ -48,12 +48,18 @@ gzip -dc "$HUNCH_SOURCE_ROOT/tests/replay/data/demo.jsonl.gz" >"$DEMO"
 
 # --- the sim journal at 80x24: start, conclusions, seeks --------------
 new_term sim 80 24
+out=$(cd "$TMP" && "$HUNCH" replay nosuch.jsonl 2>&1 >/dev/null); rc=$?
+tap_eq "$rc" 2 "a journal that does not exist: exit status 2"
+tap_eq "$out" "hunch replay: cannot open journal nosuch.jsonl: No such file or directory ('hunch replay' with no argument lists the saved journals)" \
+	"a journal that does not exist: the error says how to list the saved ones"
 type_in sim "cd $TMP && $HUNCH replay sim.jsonl; echo RC=\$?"
 check_screen sim '^ demo +pid 100 +paused 1x +0:00\.0/0:08\.2 +2 threads ' \
 	"sim: opens paused at the first tick: target, recorded pid, 'paused 1x', 0:00.0 of 0:08.2, 2 threads"
 check_screen sim '^paused at 0\.0 s: s play/pause  > next conclusion  t time  \+/- speed  \$ end$' \
 	"sim: the hint line gives the replay's keys"
 check_screen sim '^# replaying sim\.jsonl: 42 ticks, 8\.2 s$' "sim: the log says what is replayed"
+check_screen sim '^\[1 Search\]  2 Where ' "sim: it opens on the Search pane, as the live dashboard does"
+keys sim 2
 check_screen sim '^       100:main$' "sim: the where pane has the recorded process and threads"
 no_line sim 'demo: second' "sim: no output yet at 0.0 s"
 keys sim 1
@@ -187,8 +193,8 @@ new_term demo 200 72
 type_in demo "cd $TMP && $HUNCH replay demo.jsonl; echo RC=\$?"
 check_screen demo '^ hunch-demo +pid [0-9]+ +paused 1x +0:00\.3/0:10\.1 ' \
 	"demo: the live demo's journal opens at its first tick, 0:00.3 of 0:10.1"
-keys demo c
-check_screen demo '^ hunch-demo +pid [0-9]+ +paused 1x +0:01\.9/0:10\.1 ' "demo: c stops at 1.9 s"
+keys demo '>'   # on the Search pane, where c is the pane's
+check_screen demo '^ hunch-demo +pid [0-9]+ +paused 1x +0:01\.9/0:10\.1 ' "demo: > stops at 1.9 s"
 check_screen demo '^1\.9 s: CPUbound</Code,/Process,/SyncObject,/Files> tested true$' \
 	"demo: CPUbound became true there"
 tap_ok $(grep -q '^ 1\. CPUbound: .* since 3\.1 s' "$TMP/demo.report"; echo $?) \

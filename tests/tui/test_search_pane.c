@@ -372,6 +372,43 @@ static void test_steer(void)
 	(void)n_thread;
 }
 
+/* A focus longer than the screen is wide: the cursor node's name wraps
+ * over the pane's last rows, whole, and the tree gives up a row. */
+static void test_long_focus(void)
+{
+	static const char fn[] = "parse_the_configuration_file_and_every_"
+		"included_fragment_of_it_recursively";
+	char fpath[160];
+	struct pc_node *n;
+
+	add_fn(fn);
+	snprintf(fpath, sizeof(fpath), "/Code/prog/main.c/%s", fn);
+	n = node(u.pc->global->root, "CPUbound", fpath, false);
+	tap_ok(ui_search_changed(&u), "long focus: a new node changes the "
+	       "pane");
+	for (int i = 0; i < 12; i++)
+		key(KEY_DOWN);
+	tap_str_eq(n->name, "CPUbound</Code/prog/main.c/parse_the_"
+		   "configuration_file_and_every_included_fragment_of_it_"
+		   "recursively,/Process,/SyncObject,/Files>",
+		   "long focus: the node's name is 130 columns");
+	tap_str_eq(line(14), "CPUbound</Code/prog/main.c/parse_the_"
+		   "configuration_file_and_every_included_fragm",
+		   "long focus: its first 79 columns (the pane's width) on the pane's next to "
+		   "last row");
+	tap_str_eq(line(15), "ent_of_it_recursively,/Process,/SyncObject,"
+		   "/Files>", "long focus: the rest on the last row, nothing "
+		   "cut");
+	tap_str_eq(line(11), "   @.  CPUbound  parse_the_configuration_file_"
+		   "and_ev                        1.0s", "long focus: its tree "
+		   "row (the cursor), last of the tree");
+	key(KEY_UP);
+	tap_str_eq(line(15), "ExcessiveIOBlockingTime</Code,/Process,"
+		   "/SyncObject,/Files>", "a short name again: one row");
+	tap_str_eq(line(14), "", "and the second row of the long name is "
+		   "gone");
+}
+
 int main(int argc, char **argv)
 {
 	int fd = mkstemp(shot_path);
@@ -388,6 +425,7 @@ int main(int argc, char **argv)
 	test_follow_fold();
 	test_detail();
 	test_steer();
+	test_long_focus();
 	ui_screen_end(&u);
 	unlink(shot_path);
 	return tap_done();
