@@ -33,9 +33,9 @@ name_rows() {
 
 new_term s 80 24
 type_in s "cd $TMP && $HUNCH replay j.jsonl"
-check_screen s '^ a_program[^ ]* +pid [0-9]+ +paused' "the replay dashboard opens"
+check_screen s '^ a_progra[^ ]* +pid [0-9]+ +paused' "the replay dashboard opens"
 keys s '$'
-check_screen s '^ a_program[^ ]* +pid [0-9]+ +end ' "\$: at the journal's end"
+check_screen s '^ a_progra[^ ]* +pid [0-9]+ +end ' "\$: at the journal's end"
 keys s 1
 check_screen s '^ Global search: ' "1: the Search pane"
 re="^[A-Za-z]+</Code/$LONG/"
