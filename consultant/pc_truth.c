@@ -135,6 +135,21 @@ static void percolate_down(struct pc_consult *pc, struct pc_search *s,
 static void new_path(struct pc_consult *pc, struct pc_search *s,
 		     struct pc_node *p);
 
+/* A dominant descendant tested false answers nothing for the kids on its
+ * path: they queue again as refinements with evidence of their own (the
+ * demo's lock wait at demo_worker waited behind everything else once
+ * libc's __lll_lock_wait, its dominant descendant, tested false). */
+static void unimply_siblings(struct pc_search *s, const struct pc_node *d)
+{
+	for (size_t i = 0; i < s->nn; i++) {
+		struct pc_node *c = s->nodes[i];
+
+		if (c->implied && c->orig_parent == d->orig_parent &&
+		    c->hyp == d->hyp)
+			c->implied = false;
+	}
+}
+
 void pc_change_truth(struct pc_consult *pc, struct pc_search *s,
 		     struct pc_node *n, enum pc_truth t)
 {
@@ -170,6 +185,8 @@ void pc_change_truth(struct pc_consult *pc, struct pc_search *s,
 		percolate_up(pc, s, n, false);
 		percolate_down(pc, s, n, false);
 	}
+	if (n->dominant)
+		unimply_siblings(s, n);
 	if (n->orig_parent >= 0)
 		new_path(pc, s, pc_node(s, n->orig_parent));
 }
