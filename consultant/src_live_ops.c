@@ -71,6 +71,7 @@
 #include "src_live_kids.h"
 #include "src_live_metric.h"
 #include "src_live_rank.h"
+#include "src_live_share.h"
 
 /* The sampler's rate until the consultant asks for another. */
 #define DEFAULT_PERIOD_S 0.2
@@ -82,6 +83,8 @@ struct slo_inst {
 	bool internal, live, replied;
 	bool processes;          /* internal: active_processes */
 	bool share;              /* internal: cpu_share */
+	bool share_own;          /* cpu_share: the focus's own (sls), on
+				  * ktid, or the process with ktid 0 */
 	bool kernel;             /* the kernel's CPU time (eng_taskcpu) */
 	bool wait;               /* kernel: run-queue wait, not CPU time */
 	bool cpu;                /* CPU time: at most `cpus` per second */
@@ -125,6 +128,7 @@ struct slo {
 	struct seen_obj *seen;
 	size_t nseen;
 	struct task_sched *sched;    /* cpu_share's previous readings */
+	struct sls *shares;          /* cpu_share per focus */
 	size_t nsched;
 	struct eng_taskcpu *tc;      /* opened at the first kernel read */
 	struct slh *hints;           /* stack samples, or NULL */
@@ -227,6 +231,7 @@ void slo_free(struct slo *o, bool target_alive)
 	free(o->smpq);
 	free(o->seen);
 	free(o->sched);
+	sls_free(o->shares);
 	eng_taskcpu_close(o->tc);
 	free(o->kernel_only);
 	free(o);
@@ -497,7 +502,27 @@ static void share_start(struct slo *o, struct slo_inst *in)
 	if (taskcpu_refresh(o, NULL) < 0)
 		return;
 	(void)cpu_share(o);
+	sls_read(o->shares, o->tc, o->tc_t);
 	in->prev_t = o->tc_t;
+}
+
+/* cpu_share on a process of the program or one of its threads is that
+ * focus's own (src_live_share.h); on a child, or when the focus cannot
+ * be read, it is the job's. */
+static void share_focus(struct slo *o, struct slo_inst *in,
+			const struct pc_src_focus *f)
+{
+	struct pc_metric_def md = *pc_metric_find(o->cfg, "cpu_share");
+	struct slm_kernel k;
+
+	md.kernel = PC_KERNEL_CPU;
+	if (slm_kernel_focus(&md, &(struct pc_src_focus){ .path = {
+		    NULL, f->path[1], NULL, NULL } }, eng_proc_pid(o->proc),
+		    o->kids, &k, NULL) < 0 || k.child)
+		return;
+	in->share_own = true;
+	in->ktid = k.tid;
+	in->kpid = k.pid;
 }
 
 int slo_enable(struct slo *o, const char *metric,
@@ -565,8 +590,12 @@ int slo_enable(struct slo *o, const char *metric,
 	in->h = ++o->next_h;
 	in->live = true;
 	in->prev_t = slo_now(o);
-	if (in->share)
+	if (in->share) {
+		if (o->shares == NULL)
+			o->shares = sls_new();
+		share_focus(o, in, f);
 		share_start(o, in);
+	}
 	return 0;
 }
 
@@ -701,6 +730,14 @@ static int64_t counted(const struct slo *o, struct slo_inst *in, int64_t v,
 	return d;
 }
 
+/* A focus's own share, unless it is the whole job and children are
+ * followed (their threads are not in the program's reader). */
+static bool own_share(const struct slo *o, const struct slo_inst *in)
+{
+	return in->share_own && (in->kpid != 0 || in->ktid != 0 ||
+				 slk_live(o->kids) == 0);
+}
+
 static void sample_inst(struct slo *o, struct slo_inst *in, double now,
 			double nthreads, double share)
 {
@@ -713,7 +750,9 @@ static void sample_inst(struct slo *o, struct slo_inst *in, double now,
 	if (dt < 1e-6)
 		return;
 	if (in->internal) {
-		s.value = in->processes ? 1 : in->share ? share : nthreads;
+		s.value = in->processes ? 1 : !in->share ? nthreads :
+			  own_share(o, in) ? sls_share(o->shares, in->ktid) :
+			  share;
 	} else if (in->kernel) {
 		/* an exited thread adds nothing after its last reading */
 		if (!kernel_value(o, in, &v))
@@ -864,6 +903,8 @@ void slo_tick(struct slo *o, pc_disc_fn fn, void *arg)
 	if (want_kernel || want_share)
 		slk_refresh(o->kids);
 	share = want_share ? cpu_share(o) : 1;
+	if (want_share)
+		sls_read(o->shares, o->tc, o->tc_t);
 	for (size_t i = 0; i < o->ninst; i++)
 		if (o->inst[i].live)
 			sample_inst(o, &o->inst[i], now, nthreads, share);

@@ -1,0 +1,136 @@
+/*
+ * src_live_share.c - cpu_share per focus for the live source (see
+ * src_live_share.h): of the CPU a focus's threads wanted over a tick
+ * (time on a CPU plus run-queue wait, schedstat), the fraction they got.
+ *
+ * CPUdemand divides CPU time by it, so its value is the CPU the focus
+ * used or waited for.  Two rules keep that value possible:
+ * - the share is the focus's own: one thread's for a thread, its
+ *   process's threads' for a process (a thread that got its CPU divided
+ *   by a process share dragged down by other threads read more than one
+ *   CPU);
+ * - a thread's demand over a tick is at most the tick: the kernel adds
+ *   a run-queue wait to schedstat only when the thread gets a CPU, so a
+ *   wait that began in one tick can be counted whole in the next and
+ *   push run + wait over the elapsed time.  That excess is measurement
+ *   lag, not demand, and is dropped.
+ * The numerator is the same counter as the CPU time it divides: the
+ * process CPU clock for a process, the thread's schedstat time for a
+ * thread, so used ÷ (used ÷ demand) is the demand, at most one CPU per
+ * thread.  When nothing ran the share is 1 (the value is 0 either way).
+ */
+#include "src_live_share.h"
+#include "vec.h"
+
+#include <stdlib.h>
+
+#include "eng_taskcpu.h"
+
+struct sls_thread {
+	pid_t tid;
+	uint64_t run_ns, wait_ns;   /* readings at the last tick */
+	double drun, demand;        /* this tick: ns ran, ns wanted */
+};
+
+struct sls {
+	struct sls_thread *t;
+	size_t n;
+	uint64_t clock_ns;          /* process CPU clock at the last tick */
+	double dclock;              /* its advance over this tick */
+	double t_last;              /* time of the last reading, s */
+	bool have;
+};
+
+struct sls *sls_new(void)
+{
+	struct sls *s = calloc(1, sizeof(*s));
+
+	if (s == NULL)
+		abort();
+	return s;
+}
+
+void sls_free(struct sls *s)
+{
+	if (s == NULL)
+		return;
+	free(s->t);
+	free(s);
+}
+
+static const struct sls_thread *find(const struct sls *s, pid_t tid)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->t[i].tid == tid)
+			return &s->t[i];
+	return NULL;
+}
+
+/* One alive thread's reading against its previous one (from birth, or
+ * from the reader's base when it was there before hunch looked). */
+static struct sls_thread delta(const struct sls *s,
+			       const struct eng_taskcpu_thread *t, double dt)
+{
+	const struct sls_thread *p = find(s, t->tid);
+	uint64_t r0 = p ? p->run_ns : t->base_ns;
+	uint64_t w0 = p ? p->wait_ns : t->wait_base_ns;
+	struct sls_thread d = { .tid = t->tid, .run_ns = t->run_ns,
+				.wait_ns = t->wait_ns };
+	double most = dt * 1e9;
+
+	if (r0 > t->run_ns || w0 > t->wait_ns)
+		r0 = w0 = 0;
+	d.drun = (double)(t->run_ns - r0);
+	d.demand = d.drun + (double)(t->wait_ns - w0);
+	if (d.demand > most)
+		d.demand = most;
+	return d;
+}
+
+void sls_read(struct sls *s, const struct eng_taskcpu *tc, double now)
+{
+	size_t nt = tc != NULL ? eng_taskcpu_nthreads(tc) : 0;
+	struct sls_thread *t = calloc(nt + 1, sizeof(*t));
+	double dt = s->have ? now - s->t_last : 0;
+	uint64_t clock = tc != NULL ? eng_taskcpu_process_ns(tc) : 0;
+	size_t n = 0;
+
+	if (t == NULL)
+		abort();
+	for (size_t i = 0; i < nt; i++) {
+		const struct eng_taskcpu_thread *th =
+			eng_taskcpu_thread_at(tc, i);
+
+		if (th->alive)
+			t[n++] = delta(s, th, dt);
+	}
+	free(s->t);
+	s->t = t;
+	s->n = n;
+	s->dclock = s->have && clock >= s->clock_ns ?
+		    (double)(clock - s->clock_ns) : 0;
+	s->clock_ns = clock;
+	s->t_last = now;
+	s->have = true;
+}
+
+static double ratio(double used, double wanted)
+{
+	if (used <= 0 || wanted <= 0)
+		return 1;
+	return used >= wanted ? 1 : used / wanted;
+}
+
+double sls_share(const struct sls *s, pid_t tid)
+{
+	double demand = 0;
+
+	if (tid != 0) {
+		const struct sls_thread *t = find(s, tid);
+
+		return t ? ratio(t->drun, t->demand) : 1;
+	}
+	for (size_t i = 0; i < s->n; i++)
+		demand += s->t[i].demand;
+	return ratio(s->dclock, demand);
+}
