@@ -73,6 +73,10 @@ over=$(jq -r --argjson n "$NCPU" '[.phases[].nodes[]
 tap_eq "$over" 0 "no CPUbound value is over the CPUs spin1's one thread can use (1 of $NCPU)"
 tap_eq "$(jq -r '[.phases[].nodes[] | select(.hypothesis == "CPUbound" and .value != null)] | length > 0' "$r")" \
 	true "... and CPUbound was measured"
+# One thread can want at most one CPU: used plus waited for on a run
+# queue, over the same interval (5% for the two counters' timing).
+dover=$(jq -r '[.phases[].nodes[] | select(.hypothesis == "CPUdemand" and .value != null and .value > 1.05) | .value] | map(tostring) | join(" ")' "$r")
+tap_eq "$dover" "" "no CPUdemand value is over 1.05 CPUs for spin1's one thread"
 v=$(jq -r '[.bottlenecks[] | select(.hypothesis == "CPUdemand") | .focus[0]]
 	| index("/Code/spin1/spin1.c/spin_work") != null' "$r")
 tap_eq "$v" true "CPUdemand (used or waited for) true at spin1's hot function, spin_work"
