@@ -11,11 +11,26 @@
  * if its start function cannot be found then, it is tried again a delay
  * later, THREAD_NAME_TRIES times in all, before it is reported unnamed.
  * The start functions seen are the call graph's roots (`callees`).
+ *
+ * The CFI walk cannot pass hunch's own code (a trampoline, a relocated
+ * copy of a function: libdwfl has no unwind information for them), and
+ * after an exec the runtime library, loaded by dlopen, does not see
+ * pthread_create, so this unwind is the only source of the name.  A
+ * thread blocked under a relocated pthread_mutex_lock stays there most
+ * of the time, and every try found nothing.  Then the stack is read by
+ * its look: the outermost word of the thread's stack mapping that is a
+ * return address (a call instruction ends right before it) into a
+ * function of the program's modules, not libc, the dynamic linker or
+ * the runtime library: the start routine's own call, right under
+ * start_thread's frame.
  */
 #include "src_live_int.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/user.h>
 #include <time.h>
 
 #include "eng_proc.h"
@@ -53,6 +68,101 @@ static const char *function_at(struct src_live *l, uint64_t pc)
 	return NULL;
 }
 
+/* Is the module of path libc, the dynamic linker or the runtime
+ * library (never a thread's start routine)? */
+static bool runtime_module(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	b = b ? b + 1 : path;
+	return !strncmp(b, "libc.so", 7) || !strncmp(b, "libc-", 5) ||
+	       !strncmp(b, "libpthread", 10) || !strncmp(b, "ld-linux", 8) ||
+	       !strncmp(b, "ld.so", 5) || !strncmp(b, "libhunchrt", 10);
+}
+
+/* The function of a program module holding the return address ra. */
+static const char *program_function_at(struct src_live *l, uint64_t ra)
+{
+	for (size_t i = 0; i < l->nmods; i++) {
+		struct live_module *m = &l->mods[i];
+		const struct eng_func *f;
+		uint64_t base;
+
+		if (m->img == NULL)
+			continue;
+		base = m->bias + eng_image_link_base(m->img);
+		if (ra - 1 < base)
+			continue;
+		f = eng_image_func_at(m->img, ra - 1 - base);
+		if (f != NULL)
+			return runtime_module(m->path) ? NULL :
+			       eng_func_display_name(m->img, f);
+	}
+	return NULL;
+}
+
+/* Does a call instruction end right before ra (rel32, or through a
+ * register or memory operand)? */
+static bool after_call(struct src_live *l, uint64_t ra)
+{
+	uint8_t b[7];
+
+	if (eng_read_mem(l->proc, ra - 7, b, 7, NULL) < 0)
+		return false;
+	return b[2] == 0xe8 ||                                /* rel32 */
+	       (b[5] == 0xff && (b[6] & 0x38) == 0x10) ||     /* *%reg */
+	       (b[4] == 0xff && (b[5] & 0x38) == 0x10) ||     /* *d8() */
+	       (b[1] == 0xff && (b[2] & 0x38) == 0x10);       /* *d32() */
+}
+
+/* The end of the mapping holding addr (/proc/PID/maps), or 0. */
+static uint64_t mapping_end(pid_t pid, uint64_t addr)
+{
+	char path[64], line[512];
+	uint64_t lo, hi, end = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	if (f == NULL)
+		return 0;
+	while (end == 0 && fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64, &lo, &hi) == 2 &&
+		    addr >= lo && addr < hi)
+			end = hi;
+	fclose(f);
+	return end;
+}
+
+/* The start routine by the look of the stack (top of this file); the
+ * process is stopped. */
+static const char *start_by_look(struct src_live *l, pid_t tid)
+{
+	enum { MAX_SCAN = 1 << 20 };
+	struct user_regs_struct r;
+	const char *found = NULL;
+	uint64_t end, len, *w;
+
+	if (eng_get_regs(l->proc, tid, &r, NULL) < 0)
+		return NULL;
+	end = mapping_end(eng_proc_pid(l->proc), r.rsp);
+	if (end <= r.rsp)
+		return NULL;
+	len = end - r.rsp > MAX_SCAN ? MAX_SCAN : end - r.rsp;
+	len &= ~(uint64_t)7;
+	w = malloc(len);
+	if (w == NULL || eng_read_mem(l->proc, end - len, w, len, NULL) < 0) {
+		free(w);
+		return NULL;
+	}
+	for (size_t i = len / 8; found == NULL && i-- > 0;)
+		if (w[i] > 7 && (found = program_function_at(l, w[i])) != NULL &&
+		    !after_call(l, w[i]))
+			found = NULL;
+	free(w);
+	return found;
+}
+
 /* Remember a thread start function (the call graph's roots). */
 static void note_start(struct src_live *l, const char *fn)
 {
@@ -83,6 +193,8 @@ static bool report_thread(struct src_live *l, pid_t tid, bool last_try)
 		d.function = "main";
 	else if (eng_thread_start_function(pid, tid, &pc, NULL) == 0)
 		d.function = function_at(l, pc);
+	if (d.function == NULL && tid != pid)
+		d.function = start_by_look(l, tid);
 	if (d.function == NULL && !last_try)
 		return false;
 	if (l->slo != NULL)

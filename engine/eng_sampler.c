@@ -209,9 +209,16 @@ int eng_sampler_var_alloc(struct eng_sampler *s, enum eng_var_kind kind,
 	return 0;
 }
 
-/* Blocks of threads we have not adopted yet are clean (new, or cleaned at
- * retirement), and the caller promises no instrumentation still writes
- * this handle, so zeroing the slots of adopted threads suffices. */
+/* The caller promises no instrumentation still writes this handle, so
+ * the slot is zeroed in every block that can have been written: every
+ * index a thread holds, adopted or not.  A thread that registered since
+ * the last tick (a dlopen'ed runtime library registers threads at their
+ * first primitive, which may be the very instrumentation being removed)
+ * has written its block before the sampler adopted it; left there, its
+ * value would be read as the next owner's of the slot (a call-rate
+ * probe's mutex address, seen again through a condition variable's
+ * discovery ring).  Blocks of FREE indexes are clean (new, or cleaned
+ * at retirement). */
 void eng_sampler_var_free(struct eng_sampler *s, uint32_t id)
 {
 	enum eng_var_kind k = eng_vars_kind(s->vars, id);
@@ -221,8 +228,9 @@ void eng_sampler_var_free(struct eng_sampler *s, uint32_t id)
 
 	if (k == ENG_VAR_NONE)
 		return;
-	for (i = 0; i <= s->st.max_index && i < s->lay.max_threads; i++)
-		if (s->thr[i].live)
+	for (i = 0; i < s->lay.max_threads; i++)
+		if (s->thr[i].live ||
+		    LD(&slot(s, i)->state) != HUNCH_THR_FREE)
 			memset((void *)(block(s, i) + off), 0, len);
 	s->retired[id] = 0;
 	eng_vars_release(s->vars, id);

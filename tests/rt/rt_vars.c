@@ -2,8 +2,10 @@
  * rt_vars.c - hunch's variable allocator and slot cleaning, in-process
  * (this test maps its own segment with hunchrt_attach, so it is both
  * hunch and target): 100,000 timers and 100,000 counters fit one default
- * segment; freed slots are zeroed in live blocks and reused; a full block
- * is a clear error; handles out of range stay inside the caller's block.
+ * segment; freed slots are zeroed in live blocks and reused, also in the
+ * block of a thread that wrote it before hunch's sampler adopted the
+ * thread; a full block is a clear error; handles out of range stay
+ * inside the caller's block.
  */
 #include "eng_sampler.h"
 #include "eng_shm.h"
@@ -11,6 +13,7 @@
 #include "tap.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -93,6 +96,70 @@ static void rollback(struct eng_sampler *s, struct eng_shm *shm, int idx)
 	tap_eq(eng_sampler_stats(s)->rollbacks, 1, "and the rollback counted");
 }
 
+/* A thread that writes a slot between two ticks (not adopted yet). */
+struct writer {
+	uint64_t h;
+	int idx;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int wrote, done;
+};
+
+static void *writer_main(void *arg)
+{
+	struct writer *w = arg;
+
+	hunchrt_counter_add(w->h, 9);
+	pthread_mutex_lock(&w->mu);
+	w->idx = hunchrt_thread_index();
+	w->wrote = 1;
+	pthread_cond_broadcast(&w->cv);
+	while (!w->done)
+		pthread_cond_wait(&w->cv, &w->mu);
+	pthread_mutex_unlock(&w->mu);
+	return NULL;
+}
+
+/* The slot a not yet adopted thread wrote is zeroed at free: the next
+ * owner of the slot reads 0 in that thread, not the old value. */
+static void reuse_unadopted(struct eng_sampler *s)
+{
+	struct writer w = { .mu = PTHREAD_MUTEX_INITIALIZER,
+			    .cv = PTHREAD_COND_INITIALIZER, .idx = -1 };
+	struct hunch_err e = { 0 };
+	uint32_t a, b;
+	uint64_t hb;
+	int64_t v = -1;
+	pthread_t t;
+
+	eng_sampler_tick(s, &e);   /* every earlier thread adopted */
+	eng_sampler_var_alloc(s, ENG_VAR_COUNTER, &a, &w.h, &e);
+	if (pthread_create(&t, NULL, writer_main, &w) != 0) {
+		tap_ok(0, "pthread_create");
+		return;
+	}
+	pthread_mutex_lock(&w.mu);
+	while (!w.wrote)
+		pthread_cond_wait(&w.cv, &w.mu);
+	pthread_mutex_unlock(&w.mu);
+	tap_ok(w.idx >= 0, "the writer thread has an index (%d)", w.idx);
+	/* No tick between the write and the free: not adopted. */
+	eng_sampler_var_free(s, a);
+	eng_sampler_var_alloc(s, ENG_VAR_COUNTER, &b, &hb, &e);
+	tap_ok(hb == w.h, "the slot the writer wrote is handed out again");
+	eng_sampler_tick(s, &e);
+	tap_eq(eng_sampler_var_thread(s, b, (uint32_t)w.idx, &v), 0,
+	       "the writer is adopted at the next tick");
+	tap_eq(v, 0, "the new owner of the slot reads 0 in the thread that "
+	       "wrote it before it was adopted, not its old value 9");
+	pthread_mutex_lock(&w.mu);
+	w.done = 1;
+	pthread_cond_broadcast(&w.cv);
+	pthread_mutex_unlock(&w.mu);
+	pthread_join(t, NULL);
+	eng_sampler_var_free(s, b);
+}
+
 static void reuse_in_process(void)
 {
 	struct hunch_err e = { 0 };
@@ -140,6 +207,7 @@ static void reuse_in_process(void)
 	tap_eq(v, 6, "an out-of-range handle stays inside the own block");
 	tap_eq(eng_sampler_stats(s)->corrupt, 0, "nothing rejected");
 	rollback(s, shm, idx);
+	reuse_unadopted(s);
 	eng_sampler_destroy(s);
 }
 
