@@ -20,8 +20,19 @@ trap 'TM kill-server 2>/dev/null; rm -rf "$TMP"' EXIT
 gzip -dc "$HUNCH_SOURCE_ROOT/tests/replay/data/demo.jsonl.gz" >"$TMP/demo.jsonl"
 mkdir -p "$TMP/home"
 LONG=$(seq -s ' ' 1 120)   # 410 characters
-# the journal's last bottleneck, a line longer than 80 columns
-LAST_RE='# 20\. TooManySmallIOOps</Code/hunch-demo/demo\.c/demo_writer,/Process/[0-9]+/[0-9]+:demo_writer,/SyncObject,/Files/tmp/hunch-demo-[A-Za-z0-9]+> since 8\.7 s'
+# The journal's last bottleneck as the log's end lists it, a line longer
+# than 80 columns: the last true node of the replay's --batch report
+# (which nodes those are follows the search's rules, so it is read, not
+# written here).
+"$HUNCH" replay --batch "$TMP/demo.jsonl" > "$TMP/demo.report" 2>/dev/null
+LAST=$(awk '/^ unconfirmed: / { exit }
+	/^ [0-9]+\. [A-Za-z]+: .* since / { n = $1; h = $2; sub(/:$/, "", h);
+		s = $0; sub(/.* since /, "", s); sub(/ s.*/, "", s); next }
+	n != "" && /^    where: / { w = $0; sub(/^    where: /, "", w);
+		gsub(/, /, ",", w); l = "# " n " " h "<" w "> since " s " s"; n = "" }
+	END { print l }' "$TMP/demo.report")
+LAST_N=${LAST#\# }; LAST_N=${LAST_N%%.*}
+tap_ok $([ "${#LAST}" -gt 80 ]; echo $?) "the journal's last bottleneck is longer than 80 columns (${#LAST}): $LAST"
 
 status() { screen "$1" | head -1; }
 # fresh NAME: a cleared shell, so that the next RC= is the next command's
@@ -133,15 +144,27 @@ for size in 80x24 200x50; do
 
 	# the log: cut with an ellipsis in the strip, wrapped in pane 6
 	if [ "$W" = 80 ]; then
-		check_screen $s '^# 20\. TooManySmallIOOps</Code/hunch-demo/demo\.c/demo_writer,/Process/[0-9]+/[0-9]+:…$' \
-			"$size: the strip cuts the long log line with an ellipsis"
+		wait_screen $s "^# $LAST_N\\. " 5 >/dev/null
+		cut=$(screen $s | grep -E "^# $LAST_N\\. " | tail -1)
+		tap_ok $([ "${#cut}" -eq 80 ] && [ "${cut%…}" != "$cut" ] &&
+			 [ "${LAST#"${cut%…}"}" != "$LAST" ]; echo $?) \
+			"$size: the strip cuts the long log line with an ellipsis at 80 columns: $cut"
 		keys $s 6 6
-		check_screen $s '^# 20\. TooManySmallIOOps</Code/hunch-demo/demo\.c/demo_writer,$' "$size: pane 6 wraps it"
-		tap_ok $(screen $s | grep -EA2 '^# 20\. ' | sed '1!s/^  //' | tr -d '\n' | grep -Eqx -- "${LAST_RE/> since/> ?since}"
+		sleep 0.3
+		first=$(screen $s | grep -E "^# $LAST_N\\. " | tail -1)
+		tap_ok $([ -n "$first" ] && [ "${#first}" -le 80 ] &&
+			 [ "${first%…}" = "$first" ] &&
+			 [ "${LAST#"$first"}" != "$LAST" ]; echo $?) \
+			"$size: pane 6 wraps it (its first row a start of the line, no ellipsis): $first"
+		# (the first row, then the continuation rows, indented by 2)
+		joined=$(screen $s | awk -v re="^# $LAST_N\\. " '
+			on && /^  / { printf "%s", substr($0, 3); next }
+			{ on = 0 } $0 ~ re { printf "%s", $0; on = 1 }')
+		tap_ok $([ "$joined" = "$LAST" ] || [ "$joined" = "${LAST/> since/>since}" ]
 			 echo $?) "$size: its rows joined are the whole line"
 	else
 		keys $s 6
-		check_screen $s "^$LAST_RE\$" "$size: the log line is whole at $W columns"
+		check_screen $s "^$(printf '%s' "$LAST" | sed 's/[][\.*^$/]/\\&/g')\$" "$size: the log line is whole at $W columns"
 	fi
 	tap_ok $([ "$(widest $s)" -le "$W" ]; echo $?) "$size: no line wider than $W columns"
 	keys $s q
