@@ -33,6 +33,7 @@
 #include <sys/user.h>
 #include <time.h>
 
+#include "clock_mono.h"
 #include "eng_proc.h"
 #include "eng_symbols.h"
 #include "eng_unwind.h"
@@ -40,16 +41,10 @@
 #define THREAD_NAME_DELAY_MS 100
 #define THREAD_NAME_TRIES 3
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-/* The display name of the function containing a runtime address. */
-static const char *function_at(struct src_live *l, uint64_t pc)
+/* The function containing a runtime address, and its module; NULL if
+ * none. */
+static const struct eng_func *func_at(struct src_live *l, uint64_t pc,
+				      struct live_module **mod)
 {
 	for (size_t i = 0; i < l->nmods; i++) {
 		struct live_module *m = &l->mods[i];
@@ -62,10 +57,21 @@ static const char *function_at(struct src_live *l, uint64_t pc)
 		if (pc < base)
 			continue;
 		f = eng_image_func_at(m->img, pc - base);
-		if (f != NULL)
-			return eng_func_display_name(m->img, f);
+		if (f != NULL) {
+			*mod = m;
+			return f;
+		}
 	}
 	return NULL;
+}
+
+/* The display name of the function containing a runtime address. */
+static const char *function_at(struct src_live *l, uint64_t pc)
+{
+	struct live_module *m;
+	const struct eng_func *f = func_at(l, pc, &m);
+
+	return f != NULL ? eng_func_display_name(m->img, f) : NULL;
 }
 
 /* Is the module of path libc, the dynamic linker or the runtime
@@ -83,22 +89,11 @@ static bool runtime_module(const char *path)
 /* The function of a program module holding the return address ra. */
 static const char *program_function_at(struct src_live *l, uint64_t ra)
 {
-	for (size_t i = 0; i < l->nmods; i++) {
-		struct live_module *m = &l->mods[i];
-		const struct eng_func *f;
-		uint64_t base;
+	struct live_module *m;
+	const struct eng_func *f = func_at(l, ra - 1, &m);
 
-		if (m->img == NULL)
-			continue;
-		base = m->bias + eng_image_link_base(m->img);
-		if (ra - 1 < base)
-			continue;
-		f = eng_image_func_at(m->img, ra - 1 - base);
-		if (f != NULL)
-			return runtime_module(m->path) ? NULL :
-			       eng_func_display_name(m->img, f);
-	}
-	return NULL;
+	return f != NULL && !runtime_module(m->path) ?
+	       eng_func_display_name(m->img, f) : NULL;
 }
 
 /* Does a call instruction end right before ra (rel32, or through a
@@ -225,7 +220,7 @@ void src_live_threads_new(struct src_live *l, pid_t tid)
 	if (l->pending == NULL)
 		abort();
 	l->pending[l->npending].tid = tid;
-	l->pending[l->npending].seen_ms = now_ms();
+	l->pending[l->npending].seen_ms = clock_mono_ms();
 	l->pending[l->npending].tries = 0;
 	l->npending++;
 }
@@ -246,7 +241,7 @@ bool src_live_threads_gone(struct src_live *l, pid_t tid)
 /* Name threads that had time to reach their start routine. */
 void src_live_threads_name_pending(struct src_live *l)
 {
-	uint64_t now = now_ms();
+	uint64_t now = clock_mono_ms();
 	size_t i, keep = 0;
 	bool due = false;
 

@@ -82,6 +82,26 @@ int ui_line_rows(const struct ui *u, const char *s, int w)
 	return rows;
 }
 
+void ui_line_draw_wrapped(struct ui *u, const struct ui_rect *r, int y,
+			  const char *s, int rows, attr_t a)
+{
+	for (int i = 0; i < rows && *s != '\0'; i++, y++) {
+		size_t n = ui_line_cut(u, s, r->w);
+		char line[1024];
+
+		if (n >= sizeof(line))
+			n = sizeof(line) - 1;
+		if (i == rows - 1 && s[n] != '\0') {
+			n = ui_fit(u, s, r->w - 1);
+			ui_put(u, y, r->x + r->w - 1, 1, u->g->ellipsis, a);
+		}
+		memcpy(line, s, n);
+		line[n] = '\0';
+		ui_put(u, y, r->x, r->w, line, a);
+		s += n;
+	}
+}
+
 /* The focus as the user chose it: the constrained hierarchies only. */
 void ui_focus_short(const struct ui *u, const struct pc_focus *f, char *buf,
 		    size_t len)

@@ -60,6 +60,11 @@ void ui_focus_short(const struct ui *u, const struct pc_focus *f, char *buf,
  * many such rows all of `s` takes. */
 size_t ui_line_cut(const struct ui *u, const char *s, int w);
 int ui_line_rows(const struct ui *u, const char *s, int w);
+/* `s` wrapped that way over `rows` rows of r from row y, in attribute a;
+ * the last row ends in an ellipsis if it still does not fit (a long
+ * focus or path is read whole at 80 columns). */
+void ui_line_draw_wrapped(struct ui *u, const struct ui_rect *r, int y,
+			  const char *s, int rows, attr_t a);
 
 /* Word-wrap `s` into the rectangle from row *y (indented by `indent`);
  * returns false once the rectangle is full. */

@@ -446,38 +446,15 @@ static void draw_empty(struct ui *u, const struct ui_rect *r)
 	ui_put(u, r->y + 1, r->x + 2, r->w - 4, why, ui_attr(u, UI_C_DIM));
 }
 
-/* The cursor node's full name at the foot of the pane, wrapped over as
- * many rows as it needs (at most half the pane, the last row then ending
- * in an ellipsis): a long focus is read whole at 80 columns. */
+/* The rows the cursor node's full name takes at the foot of the pane,
+ * wrapped over as many as it needs, at most half the pane (the last row
+ * then ends in an ellipsis): a long focus is read whole at 80 columns. */
 static int name_rows(const struct ui *u, const struct ui_rect *r,
 		     const char *name)
 {
 	int rows = ui_line_rows(u, name, r->w), most = (r->h - 1) / 2;
 
 	return rows < most ? rows : most > 1 ? most : 1;
-}
-
-static void draw_name(struct ui *u, const struct ui_rect *r,
-		      const char *name, int rows)
-{
-	attr_t a = ui_attr(u, UI_C_DIM);
-	int y = r->y + r->h - rows;
-
-	for (int i = 0; i < rows && *name != '\0'; i++, y++) {
-		size_t n = ui_line_cut(u, name, r->w);
-		char line[1024];
-
-		if (n >= sizeof(line))
-			n = sizeof(line) - 1;
-		if (i == rows - 1 && name[n] != '\0') {
-			n = ui_fit(u, name, r->w - 1);
-			ui_put(u, y, r->x + r->w - 1, 1, u->g->ellipsis, a);
-		}
-		memcpy(line, name, n);
-		line[n] = '\0';
-		ui_put(u, y, r->x, r->w, line, a);
-		name += n;
-	}
 }
 
 static void draw(struct ui *u, enum ui_pane p, const struct ui_rect *r)
@@ -513,7 +490,8 @@ static void draw(struct ui *u, enum ui_pane p, const struct ui_rect *r)
 		draw_row(u, s, r, r->y + 1 + i, &sv.rows[sv.top + i],
 			 sv.top + (size_t)i == sv.cur);
 	if (name != NULL)
-		draw_name(u, r, name, nrows);
+		ui_line_draw_wrapped(u, r, r->y + r->h - nrows, name, nrows,
+				     ui_attr(u, UI_C_DIM));
 }
 
 /* --- keys ----------------------------------------------------------------- */

@@ -382,30 +382,6 @@ static bool detail_text(struct ui *u, char *buf, size_t len)
 	return true;
 }
 
-/* The detail wrapped over `rows` rows from y (breaking after '/', ','
- * or ' '), the last row ending in an ellipsis if it still does not fit:
- * a long path is read whole at 80 columns. */
-static void draw_detail(struct ui *u, const struct ui_rect *rc, int y,
-			const char *s, int rows)
-{
-	for (int i = 0; i < rows && *s != '\0'; i++, y++) {
-		size_t n = ui_line_cut(u, s, rc->w);
-		char line[1024];
-
-		if (n >= sizeof(line))
-			n = sizeof(line) - 1;
-		if (i == rows - 1 && s[n] != '\0') {
-			n = ui_fit(u, s, rc->w - 1);
-			ui_put(u, y, rc->x + rc->w - 1, 1, u->g->ellipsis,
-			       A_BOLD);
-		}
-		memcpy(line, s, n);
-		line[n] = '\0';
-		ui_put(u, y, rc->x, rc->w, line, A_BOLD);
-		s += n;
-	}
-}
-
 void ui_where_draw(struct ui *u, const struct ui_rect *rc)
 {
 	struct ui_where *w = &u->where;
@@ -438,7 +414,8 @@ void ui_where_draw(struct ui *u, const struct ui_rect *rc)
 		draw_row(u, rc, rc->y + i, &w->rows[w->top + (size_t)i],
 			 w->top + (size_t)i == w->cur);
 	if (drows > 0)
-		draw_detail(u, rc, rc->y + rc->h - drows, detail, drows);
+		ui_line_draw_wrapped(u, rc, rc->y + rc->h - drows, detail,
+				     drows, A_BOLD);
 	snprintf(buf, sizeof(buf), " %zu resources ",
 		 pc_restree_count(u->tree) - 1);
 	ui_put(u, rc->y - 1, rc->x + rc->w - ui_width(u, buf), rc->w, buf,
