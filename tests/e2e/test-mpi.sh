@@ -55,9 +55,14 @@ tap_ok $(program_part "$TMP/run.out" | cmp -s - "$TMP/direct.out"; echo $?) \
 tap_ok $(grep -Eqx 'search: (target ended \(target exited with status 0\)|completed)' \
 	"$TMP/run.out"; echo $?) \
 	"the report's search line: ended with mpirun's exit 0, or completed"
-nx=$(sed -n '/^processes:/,/^$/p' "$TMP/run.out" | grep -c ': exited with status 0 at ')
-tap_ok $([ "$nx" -ge 4 ]; echo $?) \
-	"the report lists the 4 ranks' ends, exited with status 0 (and mpirun's, if it ended first): $nx"
+# Each process of the job is listed exited with status 0 or, when the
+# report was made as the search completed before it ended, running; none
+# killed or unseen.
+procs=$(sed -n '/^processes:/,/^$/p' "$TMP/run.out")
+nx=$(grep -cE ': (exited with status 0 at |running at the end of the search)' <<< "$procs")
+nbad=$(grep -cE ': (killed|unseen|exited with status [1-9])' <<< "$procs")
+tap_ok $([ "$nx" -ge 5 ] && [ "$nbad" -eq 0 ]; echo $?) \
+	"the report lists mpirun and the 4 ranks, each exited with status 0 or running at the search's end, none killed or unseen ($nx listed so, $nbad otherwise)"
 
 mpirun_pid=$(jq -r 'select(.t == "resource" and .kind == "process" and
 	.op == "add") | .pid' "$TMP/j.jsonl" | head -1)
