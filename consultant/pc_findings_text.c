@@ -51,15 +51,26 @@ static bool is(const struct pc_consult *pc, int hyp, const char *name)
 	return strcmp(hyp_name(pc, hyp), name) == 0;
 }
 
+/* What a function's parenthesis names: its source file, or its module
+ * where the file is unknown (stripped code: "python3.11", not
+ * "<unknown>"). */
+static const char *fn_home(const struct pc_consult *pc, pc_res_id fn)
+{
+	const struct pc_res *up = rs(pc, rs(pc, fn)->parent);
+
+	if (up->kind == PC_RES_SRCFILE && strcmp(up->name, "<unknown>") == 0)
+		return rs(pc, up->parent)->name;
+	return up->name;
+}
+
 /* ", in `f` (file.c)" for the /Code where, "" when unconstrained. */
 static void say_code(const struct pc_consult *pc, pc_res_id id,
 		     struct words *w)
 {
 	const struct pc_res *r = rs(pc, id);
-	const struct pc_res *up = rs(pc, r->parent);
 
 	if (r->kind == PC_RES_FUNCTION)
-		say(w, ", in `%s` (%s)", r->name, up->name);
+		say(w, ", in `%s` (%s)", r->name, fn_home(pc, id));
 	else if (r->kind == PC_RES_SRCFILE || r->kind == PC_RES_MODULE)
 		say(w, ", in %s `%s`", r->kind == PC_RES_MODULE ? "module" :
 		    "source file", r->name);
@@ -207,7 +218,7 @@ static void say_main(const struct pc_consult *pc, const struct pc_finding *f,
 	say_code(pc, f->where[0], w);
 	if (f->caller != PC_RES_NONE)
 		say(w, ", called from `%s` (%s)", rs(pc, f->caller)->name,
-		    rs(pc, rs(pc, f->caller)->parent)->name);
+		    fn_home(pc, f->caller));
 }
 
 char *pc_finding_line(const struct pc_consult *pc, const struct pc_finding *f,
