@@ -181,6 +181,22 @@ int tgt_wait_lib(struct tgt *t, enum eng_event_kind kind, const char *lib,
 	}
 }
 
+void tgt_take_events(struct tgt *t, const struct eng_event *ev, int n)
+{
+	for (int i = 0; i < n; i++) {
+		if (ev[i].kind == ENG_EV_EXITED) {
+			t->ended = true;
+			t->status = ev[i].status;
+		} else if (ev[i].kind == ENG_EV_KILLED) {
+			t->ended = true;
+			t->status = -ev[i].signo;
+		} else if (ev[i].kind == ENG_EV_LIB_LOAD ||
+			   ev[i].kind == ENG_EV_LIB_UNLOAD) {
+			keep_lib_event(t, &ev[i]);
+		}
+	}
+}
+
 void tgt_pump(struct tgt *t, int ms)
 {
 	uint64_t end = clock_mono_ms() + (uint64_t)ms;
@@ -189,18 +205,7 @@ void tgt_pump(struct tgt *t, int ms)
 	do {
 		int n = t->ended ? 0 : eng_poll_events(t->p, ev, 16, 5);
 
-		for (int i = 0; i < n; i++) {
-			if (ev[i].kind == ENG_EV_EXITED) {
-				t->ended = true;
-				t->status = ev[i].status;
-			} else if (ev[i].kind == ENG_EV_KILLED) {
-				t->ended = true;
-				t->status = -ev[i].signo;
-			} else if (ev[i].kind == ENG_EV_LIB_LOAD ||
-				   ev[i].kind == ENG_EV_LIB_UNLOAD) {
-				keep_lib_event(t, &ev[i]);
-			}
-		}
+		tgt_take_events(t, ev, n);
 		if (t->ended || n < 0)
 			usleep(2000);
 		read_out(t);

@@ -55,6 +55,9 @@ int tgt_send(struct tgt *t, const char *s);
 int tgt_wait_exit(struct tgt *t, int ms);
 /* Poll events and output for `ms`. */
 void tgt_pump(struct tgt *t, int ms);
+/* What polled events say of the target: its end (ended, status), and
+ * library loads and unloads kept for tgt_wait_lib. */
+void tgt_take_events(struct tgt *t, const struct eng_event *ev, int n);
 /* Pump until every thread of the target is asleep (state S: blocked,
  * e.g. in a barrier or a read), then once more so the sampler reads the
  * values they left; 0, or -1 after `ms`.  What a test checks after "all

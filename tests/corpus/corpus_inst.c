@@ -113,15 +113,7 @@ static int wait_end(struct tgt *t, double seconds)
 	while (!t->ended && now_s() < end) {
 		int n = eng_poll_events(t->p, ev, 64, 5);
 
-		for (int i = 0; i < n; i++) {
-			if (ev[i].kind == ENG_EV_EXITED) {
-				t->ended = true;
-				t->status = ev[i].status;
-			} else if (ev[i].kind == ENG_EV_KILLED) {
-				t->ended = true;
-				t->status = -ev[i].signo;
-			}
-		}
+		tgt_take_events(t, ev, n);
 		if (n < 0)
 			usleep(2000);
 		if (now_s() >= tick) {
