@@ -32,6 +32,11 @@
 #include "tap.h"
 
 #define TOL_NS 2000000          /* 2 ms */
+/* Between context switches the HW CPU level extends the last exact
+ * reading by TSC ticks converted with hunch's calibration: over a 300 ms
+ * slice that conversion may run a few µs ahead of the kernel's count
+ * (rtlib/README.md gives 0.05 ms as the level's precision). */
+#define TSC_SLACK_NS 50000      /* 0.05 ms */
 #define NTICKS 5
 
 static const struct eng_mclause start_cl[] = {
@@ -160,8 +165,9 @@ static void in_function(struct mt *t)
 	wait_asleep(pid, pid);
 	v = mt_value(t, mi) - v0;
 	s = sched_ns(pid, pid) - s0;
-	tap_ok(v > 0 && v <= s && v >= s - TOL_NS, "  timer %.2f ms, main's "
-	       "schedstat over the phase %.2f ms", v / 1e6, s / 1e6);
+	tap_ok(v > 0 && v <= s + TSC_SLACK_NS && v >= s - TOL_NS, "  timer "
+	       "%.3f ms, main's schedstat over the phase %.3f ms", v / 1e6,
+	       s / 1e6);
 	eng_metric_disable(t->m, mi, NULL);
 }
 
@@ -337,9 +343,9 @@ static void follows(struct mt *t, struct eng_minst *mi, int64_t s0)
 	s_lo = sched_ns(pid, pid) - s0 + sched_others_ns(pid);
 	v = mt_value(t, mi);
 	s = sched_ns(pid, pid) - s0 + sched_others_ns(pid);
-	tap_ok(v <= s && v >= s_lo - 4000000, "  %.2f ms: main's CPU time "
-	       "since main and every thread's since it began, %.2f..%.2f ms",
-	       v / 1e6, s_lo / 1e6, s / 1e6);
+	tap_ok(v <= s + TSC_SLACK_NS && v >= s_lo - 4000000, "  %.2f ms: "
+	       "main's CPU time since main and every thread's since it "
+	       "began, %.2f..%.2f ms", v / 1e6, s_lo / 1e6, s / 1e6);
 }
 
 /* Enabled later on cs_spinner: catchup on its outermost activation. */
@@ -360,8 +366,9 @@ static void in_routine(struct mt *t, int spin_tid)
 	s_lo = sched_ns(pid, spin_tid);
 	v = mt_value(t, mi);
 	s = sched_ns(pid, spin_tid);
-	tap_ok(v <= s && v >= s_lo - 1000000, "  %.2f ms: the spinner's "
-	       "whole CPU time, %.2f..%.2f ms", v / 1e6, s_lo / 1e6, s / 1e6);
+	tap_ok(v <= s + TSC_SLACK_NS && v >= s_lo - 1000000, "  %.2f ms: "
+	       "the spinner's whole CPU time, %.2f..%.2f ms", v / 1e6,
+	       s_lo / 1e6, s / 1e6);
 	eng_metric_disable(t->m, mi, NULL);
 }
 
