@@ -314,8 +314,15 @@ static void out_line(int line, const char *want, const char *what)
 	       "%s: line %d is \"%.*s\"%s", what, line,
 	       (int)strcspn(want, "\n"), want,
 	       strchr(want, '\n') ? "" : "...");
-	if (p == NULL || strncmp(p, want, strlen(want)) != 0)
-		tap_diag("stdout:\n%s", out ? out : "");
+	if (p == NULL || strncmp(p, want, strlen(want)) != 0) {
+		tap_diag("stdout:");  /* each line a TAP comment */
+		for (char *q = out; q != NULL && *q != '\0';) {
+			int len = (int)strcspn(q, "\n");
+
+			tap_diag("  %.*s", len, q);
+			q += len + (q[len] == '\n');
+		}
+	}
 	free(out);
 }
 
@@ -353,46 +360,94 @@ static void test_gzip(void)
 	free(a);
 }
 
-/* `line` of the last stdout holds both strings. */
-static void a_line_has(int line, const char *x, const char *y)
+/* The number of lines on the last command's stdout. */
+static int out_lines(void)
 {
-	char *out = slurp(in_dir("out.txt")), *p = out, *nl;
+	char *out = slurp(in_dir("out.txt"));
+	int n = 0;
 
-	for (int i = 1; p != NULL && i < line; i++)
-		p = (p = strchr(p, '\n')) ? p + 1 : NULL;
-	if (p != NULL && (nl = strchr(p, '\n')) != NULL)
-		*nl = '\0';
-	tap_ok(p != NULL && strstr(p, x) && strstr(p, y),
-	       "line %d names the file that is no journal and why: %s", line,
-	       p ? p : "(none)");
+	for (char *p = out; p && *p; p++)
+		n += *p == '\n';
 	free(out);
+	return n;
 }
 
+/* A copy of the journal in the listing's directory `l`, its header's
+ * start time `start` (gzip-compressed when `name` ends in .gz), its
+ * file time `mtime` (UTC); its size into *size. */
+static void listed(const char *l, const char *name, const char *start,
+		   const char *mtime, off_t *size)
+{
+	char cmd[1200];
+	struct stat st;
+	bool gz = strstr(name, ".gz") != NULL;
+
+	snprintf(cmd, sizeof cmd, "sed '1s/\"start_wall\":\"[^\"]*\"/"
+		 "\"start_wall\":\"%s\"/' %s %s >%s/%s && touch -d '%s UTC' "
+		 "%s/%s", start, journal, gz ? "| gzip -9" : "", l, name,
+		 mtime, l, name);
+	if (system(cmd) != 0)
+		tap_diag("could not run: %s", cmd);
+	snprintf(cmd, sizeof cmd, "%s/%s", l, name);
+	*size = stat(cmd, &st) == 0 ? st.st_size : -1;
+}
+
+/* The listing's line for a journal whose header reads (the sim
+ * journal: program demo, batch mode). */
+static void want_line(char *buf, size_t len, const char *name, off_t size,
+		      const char *when)
+{
+	snprintf(buf, len, "  %-40s %8.1f KiB  %s  %-8s  %s\n", name,
+		 (double)size / 1024, when, "batch", "demo");
+}
+
+/* The listing is newest first by the time it shows: each search's start
+ * time from its header, whatever the files' times say (here they say
+ * the opposite); a file whose header cannot be read, or holds no time,
+ * is placed and shown by its file time, and says so. */
 static void test_listing(void)
 {
-	char l[300], want[400];
+	char l[300], want[600];
+	off_t sa, sb, sc, sd;
 	int rc;
 
 	snprintf(l, sizeof l, "%s/list", dir);
-
 	sh("mkdir %s%s", l, "");
-	sh("cp %s/search.jsonl.gz %s/new.jsonl.gz", dir, l);
-	sh("cp %s %s/old.jsonl", journal, l);
+	listed(l, "a.jsonl", "2026-03-01T09:00:00.000000Z", "2026-01-01 10:00",
+	       &sa);
+	listed(l, "b.jsonl.gz", "2026-02-01T09:00:00.500000Z",
+	       "2026-01-02 10:00", &sb);
+	listed(l, "c.jsonl", "2026-02-01T09:00:00.250000Z", "2026-01-03 10:00",
+	       &sc);
+	listed(l, "d.jsonl", "yesterday", "2026-01-15 10:00", &sd);
 	sh("echo shopping >%s/notes.txt && echo list >%s/bad.jsonl", l, l);
-	sh("touch -d '2026-01-01 10:00' %s/old.jsonl %s/notes.txt", l, l);
-	sh("touch -d '2026-01-02 10:00' %s/bad.jsonl%s", l, "");
+	sh("touch -d '2026-02-01 12:00 UTC' %s/bad.jsonl %s/notes.txt", l, l);
 	rc = hunch(l);
 	tap_eq(rc, 0, "hunch replay DIR: exit 0");
-	snprintf(want, sizeof want, "hunch replay: 3 journals in %s, newest "
-		 "first:\n", l);
-	out_line(1, want, "hunch replay DIR");
-	out_line(2, "  new.jsonl.gz ", "hunch replay DIR: the newest first");
-	out_line(3, "  bad.jsonl ", "hunch replay DIR");
-	out_line(4, "  old.jsonl ", "hunch replay DIR: the oldest last");
-	snprintf(want, sizeof want, "replay one: hunch replay %s/new.jsonl.gz"
-		 "\n", l);
-	out_line(5, want, "hunch replay DIR: how to replay one");
-	a_line_has(3, "(cannot read its header: ", "not a hunch journal");
+	snprintf(want, sizeof want, "hunch replay: 5 journals in %s, newest "
+		 "first by start time (UTC):\n", l);
+	out_line(1, want, "hunch replay DIR: the title");
+	want_line(want, sizeof want, "a.jsonl", sa, "2026-03-01T09:00:00");
+	out_line(2, want, "the latest start first, its file the oldest");
+	snprintf(want, sizeof want, "  %-40s %8.1f KiB  2026-02-01T12:00:00  "
+		 "(the file's time: cannot read its header: %s/bad.jsonl is "
+		 "not a hunch journal: line 1 is not JSON (a journal starts "
+		 "with {\"t\":\"header\",...}))\n", "bad.jsonl", 5 / 1024.0, l);
+	out_line(3, want, "a file no journal: by its file time, saying so");
+	want_line(want, sizeof want, "b.jsonl.gz", sb, "2026-02-01T09:00:00");
+	out_line(4, want, "compressed, started 0.25 s after c");
+	want_line(want, sizeof want, "c.jsonl", sc, "2026-02-01T09:00:00");
+	out_line(5, want, "c after b in the same second");
+	snprintf(want, sizeof want, "  %-40s %8.1f KiB  2026-01-15T10:00:00  "
+		 "(the file's time: its header's start_wall \"yesterday\" "
+		 "is not a UTC time like 2026-01-02T10:00:00.000000Z)\n",
+		 "d.jsonl",
+		 (double)sd / 1024);
+	out_line(6, want, "a header with no time: by its file time, saying so");
+	snprintf(want, sizeof want, "replay one: hunch replay %s/a.jsonl\n",
+		 l);
+	out_line(7, want, "hunch replay DIR: the newest readable to replay");
+	tap_eq(out_lines(), 7, "hunch replay DIR: 7 lines, notes.txt left out");
 	rc = sh("XDG_STATE_HOME=%s \"$HUNCH\" replay >%s/out.txt", l, dir);
 	snprintf(want, sizeof want, "hunch replay: no journals yet: "
 		 "searches write them in %s/hunch/journals\n", l);
