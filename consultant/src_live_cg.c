@@ -3,7 +3,7 @@
  * operation (see src_live_cg.h): direct calls and tail calls found by the
  * instrumentation parser, each target named by its /Code path.  A call
  * or tail call through the PLT is named by the function it reaches (the
- * same name in another module: the stub's symbol, or its GOT slot's
+ * same name in another module: the PLT entry's symbol, or its GOT slot's
  * relocation, eng_sym_plt.h), so refinement goes from main into libc's
  * pthread_mutex_lock rather than stopping at its PLT entry.
  *
@@ -62,15 +62,15 @@ static void emit(const struct slcg_module *m, const struct eng_func *f,
 
 /* "name@plt" -> the function `name` in the first module defining it. */
 static bool emit_plt(const struct slcg_module *mods, size_t nmods,
-		     const char *stub, pc_path_fn fn, void *arg)
+		     const char *plt_sym, pc_path_fn fn, void *arg)
 {
-	const char *at = strstr(stub, "@plt");
+	const char *at = strstr(plt_sym, "@plt");
 	char name[512];
 
-	if (at == NULL || (size_t)(at - stub) >= sizeof(name))
+	if (at == NULL || (size_t)(at - plt_sym) >= sizeof(name))
 		return false;
-	memcpy(name, stub, (size_t)(at - stub));
-	name[at - stub] = '\0';
+	memcpy(name, plt_sym, (size_t)(at - plt_sym));
+	name[at - plt_sym] = '\0';
 	for (size_t i = 0; i < nmods; i++) {
 		const struct eng_func *f = mods[i].img ?
 			eng_image_func_by_name(mods[i].img, name) : NULL;
@@ -80,7 +80,7 @@ static bool emit_plt(const struct slcg_module *mods, size_t nmods,
 			return true;
 		}
 	}
-	return true;  /* a stub whose target is unknown: nothing to name */
+	return true;  /* a PLT entry whose target is unknown */
 }
 
 /* The function `name` in the first module defining it, if any. */
@@ -106,7 +106,7 @@ static void emit_target(const struct slcg_module *mods, size_t nmods,
 	char name[512];
 
 	if (f == NULL || f->addr != target) {
-		/* A PLT stub (no function there): the one it reaches. */
+		/* A PLT entry (no function there): the one it reaches. */
 		if (eng_sym_plt_name(m->img, target, name, sizeof(name)))
 			emit_plt_name(mods, nmods, name, fn, arg);
 		if (f == NULL)

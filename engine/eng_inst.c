@@ -68,9 +68,9 @@ static bool shadow_stack_on(pid_t pid)
 	return on;
 }
 
-/* The shared call stubs, once per process (the target is stopped for
+/* The shared call thunks, once per process (the target is stopped for
  * the allocation, which may need an inferior call of mmap). */
-static int make_stubs(struct eng_inst *in, struct hunch_err *err)
+static int make_thunks(struct eng_inst *in, struct hunch_err *err)
 {
 	uint8_t buf[1024];
 	size_t call_off, reg_off;
@@ -80,9 +80,9 @@ static int make_stubs(struct eng_inst *in, struct hunch_err *err)
 
 	if (!was_stopped && (rc = eng_stop_all(in->p, err)) < 0)
 		return rc;
-	len = x86_tramp_stubs(&in->env, buf, sizeof buf, 0, &call_off,
-			      &reg_off);
-	rc = len < 0 ? hunch_errf(err, len, "stub generation failed") :
+	len = x86_tramp_thunks(&in->env, buf, sizeof buf, 0, &call_off,
+			       &reg_off);
+	rc = len < 0 ? hunch_errf(err, len, "thunk generation failed") :
 	     eng_codemem_alloc(in->mem, eng_proc_module(in->p, 0)->bias,
 			       (size_t)len, &at, err);
 	if (rc == 0)
@@ -90,10 +90,10 @@ static int make_stubs(struct eng_inst *in, struct hunch_err *err)
 	if (rc == 0)
 		rc = eng_codemem_flush(in->mem, &writes, err);
 	if (rc == 0) {
-		in->env.stub_call = at + call_off;
-		in->env.stub_reg = at + reg_off;
-		in->stub_lo = at;
-		in->stub_hi = at + (uint64_t)len;
+		in->env.thunk_call = at + call_off;
+		in->env.thunk_reg = at + reg_off;
+		in->thunk_lo = at;
+		in->thunk_hi = at + (uint64_t)len;
 	}
 	if (!was_stopped)
 		eng_resume_all(in->p, NULL);
@@ -145,7 +145,7 @@ int eng_inst_create(struct eng_proc *p, struct eng_shm *shm,
 		eng_inst_destroy(in);
 		return rc < 0 ? hunch_errf(err, rc, "cannot open capstone") : rc;
 	}
-	if ((rc = make_stubs(in, err)) < 0) {
+	if ((rc = make_thunks(in, err)) < 0) {
 		eng_inst_destroy(in);
 		return rc;
 	}

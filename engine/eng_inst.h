@@ -54,7 +54,7 @@ void eng_inst_point_from(const struct x86_point *xp, uint64_t base,
 			 struct eng_inst_point *out);
 
 /* The runtime library must have answered the handshake.  Allocates the
- * shared call stubs in the target (stopping it briefly if it runs). */
+ * shared call thunks in the target (stopping it briefly if it runs). */
 int eng_inst_create(struct eng_proc *p, struct eng_shm *shm,
 		    struct eng_inst **out, struct hunch_err *err);
 /* Frees hunch's bookkeeping only; call eng_inst_remove_all first to
@@ -130,7 +130,7 @@ struct eng_catchup_info {
 	unsigned walked;        /* threads whose stacks CFI walked whole */
 	unsigned scanned;       /* threads with stack words judged by their
 				 * look (above where the walk stopped) */
-	unsigned through_stub;  /* threads inside an rtlib call made by a
+	unsigned through_thunk; /* threads inside an rtlib call made by a
 				 * trampoline, walked on from its site */
 };
 /* Stack samples of the target's threads (eng_perfsample.h) that catchup

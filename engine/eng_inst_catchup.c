@@ -138,10 +138,10 @@ static uint64_t mini_site(const struct eng_inst *in, uint64_t ra)
 	return 0;
 }
 
-/* The walk stopped in the call stub: the thread is inside an rtlib
+/* The walk stopped in the call thunk: the thread is inside an rtlib
  * primitive (or the vDSO under it) called from a trampoline.  Walk on
  * from the instrumented instruction, as if the thread were stopped
- * there (x86_tramp_stub_frame gives its stack pointer); where that
+ * there (x86_tramp_thunk_frame gives its stack pointer); where that
  * instruction cannot be walked from (a relocated copy, the base's own
  * call), *scan_from is set to its stack pointer instead: the
  * trampoline's frame and the red zone it skipped, where stale words
@@ -152,17 +152,17 @@ static bool walk_on(struct eng_inst *in, pid_t tid, const uint64_t *w,
 		    size_t red, size_t len, uint64_t rsp, struct act_count *c,
 		    struct eng_walk_end *end, uint64_t *scan_from)
 {
-	struct x86_stub_frame sf;
+	struct x86_thunk_frame sf;
 	struct user_regs_struct r2 = { 0 };
 	uint8_t before[2];
 	uint64_t site;
 
-	if (end->complete || end->last_pc <= in->stub_lo ||
-	    end->last_pc > in->stub_hi ||
+	if (end->complete || end->last_pc <= in->thunk_lo ||
+	    end->last_pc > in->thunk_hi ||
 	    eng_read_mem(in->p, end->last_pc - 2, before, 2, NULL) < 0 ||
-	    !x86_tramp_stub_ret(before))
+	    !x86_tramp_thunk_ret(before))
 		return false;
-	x86_tramp_stub_frame(end->rbp, &sf);
+	x86_tramp_thunk_frame(end->rbp, &sf);
 	if (sf.saved_rbp_at < rsp || sf.site_sp > rsp + len)
 		return false;
 	*scan_from = sf.site_sp;
@@ -192,7 +192,7 @@ static bool walk_on(struct eng_inst *in, pid_t tid, const uint64_t *w,
 
 /* Activations of [lo, hi) on one thread: its stack is read from %rsp to
  * the end of its mapping (at most SCAN_BYTES) and walked by CFI, on
- * through the call stub into the instrumented code (walk_on); only above
+ * through the call thunk into the instrumented code (walk_on); only above
  * where the walk stopped (a frame in hunch's code memory, code without
  * CFI) are words taken for return addresses by their look.  The top
  * frame counts past the function's first byte only, as that thread will
@@ -233,7 +233,7 @@ static int activations(struct eng_inst *in, pid_t tid, uint64_t lo,
 	scan_from = end.stop_sp;
 	if (end.nframes > 0 &&
 	    walk_on(in, tid, w, red, len, r.rsp, &c, &end, &scan_from))
-		ci->through_stub++;
+		ci->through_thunk++;
 	if (end.nframes == 0)  /* no walk: every word is judged by its look */
 		c.n = (r.rip > lo && r.rip < hi) +
 		      scan_words(in->p, w, 0, len, lo, hi);

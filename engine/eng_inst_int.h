@@ -126,7 +126,7 @@ struct eng_inst {
 	struct eng_funcreloc *fr;   /* relocated functions (eng_funcreloc.h) */
 	struct eng_perfsample *ps;    /* stack samples for catchup, or NULL */
 	struct eng_stackwalk *sw;   /* catchup's CFI walks (opened lazily) */
-	uint64_t stub_lo, stub_hi;  /* the shared call stubs' code */
+	uint64_t thunk_lo, thunk_hi;  /* the shared call thunks' code */
 };
 
 

@@ -290,9 +290,9 @@ int mfuncs_of(struct eng_metric *m, const struct eng_mclause *c,
 	return 0;
 }
 
-/* Calls through the PLT land on a stub named by no symbol: the stub's
- * GOT slot is not followed here, so a callee filter also accepts the
- * function the stub is named after when the parser knows it ("x@plt"). */
+/* Calls through the PLT land on a PLT entry named by no symbol: the
+ * entry's GOT slot is not followed here, so a callee filter also accepts
+ * the function the entry is named after when the parser knows it ("x@plt"). */
 const char *mfuncs_name_at(struct eng_metric *m, uint64_t addr)
 {
 	const struct mmod *mm;

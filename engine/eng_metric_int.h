@@ -164,7 +164,7 @@ int mfuncs_refresh(struct eng_metric *m, struct hunch_err *err);
 int mfuncs_of(struct eng_metric *m, const struct eng_mclause *c,
 	      const struct eng_mfocus *f, struct mfunc **out, size_t *n,
 	      struct hunch_err *err);
-/* The function called at an absolute address (following a PLT stub by
+/* The function called at an absolute address (following a PLT entry by
  * name), or NULL. */
 const char *mfuncs_name_at(struct eng_metric *m, uint64_t addr);
 double mfuncs_rate(const struct eng_metric *m, const struct mfunc *fn);

@@ -8,7 +8,7 @@
  * ~0 when g does its work.  So f's timer keeps running until the
  * function it tail-called returns: the tail closure of f is every
  * function reached from f by direct tail calls, transitively (through
- * PLT stubs, by their GOT slot's JUMP_SLOT relocation, to the function
+ * PLT entries, by their GOT slot's JUMP_SLOT relocation, to the function
  * they reach in another module), up to
  * MTAIL_MAX functions.  One per-thread variable T holds the stack
  * pointer of the frame slot f left (its return address), so that the
@@ -41,7 +41,7 @@ static bool same(const struct mfunc *a, const struct mfunc *b)
 	return a->mod == b->mod && a->f == b->f;
 }
 
-/* The function a PLT stub at `at` of mod reaches: the function its
+/* The function a PLT entry at `at` of mod reaches: the function its
  * GOT slot's symbol names, in the first other module that defines it. */
 static bool through_plt(const struct eng_metric *m, const struct mmod *mod,
 			uint64_t at, struct mfunc *out)

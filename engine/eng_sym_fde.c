@@ -11,11 +11,12 @@
  * file) are read with dwarf_next_cfi and cached.
  *
  * Two kinds of FDE are no function: the PLT's (.plt, .plt.got, .plt.sec,
- * .iplt: stubs, not code anyone wrote) and gcc's cold parts (`foo.cold`,
- * split out of foo).  A cold part is told apart as eng_coldpart.c does:
- * its first row's CFA is not rsp+8 (it begins inside its function's
- * frame).  Those ranges stay without a function, so eng_points pairs
- * them with the function that jumps into them, as before.
+ * .iplt: entries the linker made, not code anyone wrote) and gcc's cold
+ * parts (`foo.cold`, split out of foo).  A cold part is told apart as
+ * eng_coldpart.c does: its first row's CFA is not rsp+8 (it begins inside
+ * its function's frame).  Those ranges stay without a function, so
+ * eng_points pairs them with the function that jumps into them, as
+ * before.
  *
  * Functions no symbol starts are named `<module>+0x<offset>`, the offset
  * image-relative (eng_sym_fde_name); the entry function of a glibc

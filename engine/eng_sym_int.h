@@ -101,7 +101,7 @@ void eng_sym_lazy_free(struct eng_image *img);
 
 /* eng_sym_fde.c: function ranges [lo, hi) from .eh_frame (through
  * .eh_frame_hdr when there is one) and .debug_frame, image-relative,
- * sorted, one per start, PLT stubs and cold parts left out. */
+ * sorted, one per start, PLT entries and cold parts left out. */
 struct eng_sym_range {
 	uint64_t lo, hi;
 };

@@ -1,9 +1,9 @@
 /*
- * eng_sym_plt.c - the function a PLT stub jumps to, by name: the stub's
+ * eng_sym_plt.c - the function a PLT entry jumps to, by name: the entry's
  * `jmp *slot(%rip)` (after `endbr64` and `bnd` in .plt.sec) names its
  * GOT slot, and the JUMP_SLOT relocation of that slot names the symbol
  * the dynamic linker fills it with.  Images keep no function at a PLT
- * stub (eng_sym_fde.c leaves the PLT's FDEs out), so a call or tail
+ * entry (eng_sym_fde.c leaves the PLT's FDEs out), so a call or tail
  * call to one is followed by name into the module that defines it.
  */
 #include "eng_sym_plt.h"
@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-/* The GOT slot (image-relative) a PLT stub at `at` jumps through:
+/* The GOT slot (image-relative) a PLT entry at `at` jumps through:
  * `jmp *d(%rip)`, after `endbr64` and a `bnd` prefix in .plt.sec. */
 static bool plt_slot(const struct eng_image *img, uint64_t at, uint64_t *slot)
 {

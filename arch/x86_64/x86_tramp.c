@@ -66,7 +66,7 @@ static const int call_saved[] = { X86_RSI, X86_RDI, X86_R8, X86_R9,
 				   X86_R10, X86_R11, X86_RBP };
 #define NCALL_SAVED (int)(sizeof call_saved / sizeof call_saved[0])
 
-/* Call fn(arg) through the shared call stub (x86_tramp_stubs), which
+/* Call fn(arg) through the shared call thunk (x86_tramp_thunks), which
  * preserves every register but rax/rcx/rdx (saved by the base
  * trampoline) and all of xmm0-15, and returns with %rcx = the block. */
 static void emit_call(struct x86_buf *o, const struct x86_tramp_env *env,
@@ -75,12 +75,12 @@ static void emit_call(struct x86_buf *o, const struct x86_tramp_env *env,
 	x86_emit_mov_imm(o, X86_RAX, fn);
 	if (has_arg)
 		x86_emit_mov_imm(o, X86_RDX, arg);
-	x86_emit_mov_imm(o, X86_RCX, env->stub_call);
+	x86_emit_mov_imm(o, X86_RCX, env->thunk_call);
 	E(o, 0xff, 0xd1);                           /* call *%rcx */
 }
 
-int x86_tramp_stubs(const struct x86_tramp_env *env, uint8_t *buf,
-		    size_t cap, uint64_t at, size_t *call_off, size_t *reg_off)
+int x86_tramp_thunks(const struct x86_tramp_env *env, uint8_t *buf,
+		     size_t cap, uint64_t at, size_t *call_off, size_t *reg_off)
 {
 	struct x86_buf o;
 
@@ -113,15 +113,15 @@ int x86_tramp_stubs(const struct x86_tramp_env *env, uint8_t *buf,
  * and the flags (in rax) pushed (emit_pre). */
 #define BASE_PRE_BYTES (128 + 4 * 8)
 
-void x86_tramp_stub_frame(uint64_t stub_rbp, struct x86_stub_frame *f)
+void x86_tramp_thunk_frame(uint64_t thunk_rbp, struct x86_thunk_frame *f)
 {
-	/* %rbp is pushed last, then `mov %rsp,%rbp` (x86_tramp_stubs) */
-	f->saved_rbp_at = stub_rbp;
-	f->ra_at = stub_rbp + 8 * NCALL_SAVED;
+	/* %rbp is pushed last, then `mov %rsp,%rbp` (x86_tramp_thunks) */
+	f->saved_rbp_at = thunk_rbp;
+	f->ra_at = thunk_rbp + 8 * NCALL_SAVED;
 	f->site_sp = f->ra_at + 8 + BASE_PRE_BYTES;
 }
 
-bool x86_tramp_stub_ret(const uint8_t before[2])
+bool x86_tramp_thunk_ret(const uint8_t before[2])
 {
 	return before[0] == 0xff && before[1] == 0xd0;   /* call *%rax */
 }
@@ -424,7 +424,7 @@ static void emit_slow(struct x86_buf *o, const struct x86_tramp_env *env,
 	int32_t d;
 
 	x86_fix_fwd(o, L->j_slow);
-	x86_emit_mov_imm(o, X86_RCX, env->stub_reg);
+	x86_emit_mov_imm(o, X86_RCX, env->thunk_reg);
 	E(o, 0xff, 0xd1);                     /* call *%rcx: registers */
 	E(o, 0x48, 0x85, 0xc9);               /* test %rcx,%rcx */
 	x86_emit_u8(o, 0x0f);                 /* jz OUT */

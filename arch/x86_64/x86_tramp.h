@@ -16,13 +16,13 @@
  *   OUT: pop rax; add $0x7f,al; sahf; pop rdx, rcx, rax; lea 128(%rsp),%rsp
  *   relocated point instruction and instructions after it
  *   jmp pstart+plen
- *   SLOW: call the REG stub (hunchrt_block() registers the thread with
+ *   SLOW: call the REG thunk (hunchrt_block() registers the thread with
  *        everything saved); jmp CHK (or OUT when still no block)
  *
  * Mini-trampolines are chained from SLOT; each is its snippet code then
  * `jmp rel32` to the next mini or to BACK.  On entry to a mini, %rcx holds
  * the thread's block, %rax/%rdx are free, every other register holds the
- * program's value; minis that call C go through the CALL stub, which
+ * program's value; minis that call C go through the CALL thunk, which
  * saves the rest (GPRs, xmm0-15, 16-byte alignment) around the call.
  */
 #ifndef X86_TRAMP_H
@@ -42,34 +42,34 @@ struct x86_tramp_env {
 	bool wall_rdtsc;        /* wall timers inline with rdtsc (HW level) */
 	bool shadow_stack;      /* CET shadow stack on: calls are not moved
 				   (push + jmp would not match its ret) */
-	uint64_t stub_call;     /* shared stubs (x86_tramp_stubs) in the */
-	uint64_t stub_reg;      /* target, generated once per process */
+	uint64_t thunk_call;    /* shared thunks (x86_tramp_thunks) in the */
+	uint64_t thunk_reg;     /* target, generated once per process */
 };
 
-/* The shared stubs generated code calls with `call *%rcx`: CALL (fn in
+/* The shared thunks generated code calls with `call *%rcx`: CALL (fn in
  * %rax, argument in %rdx) saves everything else the program can see
  * (rsi, rdi, r8-r11, rbp, xmm0-15; 16-byte alignment; DF clear), calls,
  * restores and returns with %rcx = the thread's block; REG calls
  * hunchrt_block() the same way.  Returns bytes, offsets of both. */
-int x86_tramp_stubs(const struct x86_tramp_env *env, uint8_t *buf,
-		    size_t cap, uint64_t at, size_t *call_off, size_t *reg_off);
+int x86_tramp_thunks(const struct x86_tramp_env *env, uint8_t *buf,
+		     size_t cap, uint64_t at, size_t *call_off, size_t *reg_off);
 
 /* Unwinding out of instrumentation.  A thread inside a function the
- * CALL stub called (an rtlib primitive) has %rbp = the stub's frame,
- * since the callee preserves it: the registers the stub saved sit at
- * stub_rbp (the program's %rbp first), the stub's return address into
+ * CALL thunk called (an rtlib primitive) has %rbp = the thunk's frame,
+ * since the callee preserves it: the registers the thunk saved sit at
+ * thunk_rbp (the program's %rbp first), the thunk's return address into
  * the mini or base trampoline right above them, and above that the
  * base trampoline's own frame (pushes, then the red zone it skipped).
  * Minis keep %rsp where the base left it around their calls, so the
- * site's stack pointer follows from stub_rbp alone. */
-struct x86_stub_frame {
+ * site's stack pointer follows from thunk_rbp alone. */
+struct x86_thunk_frame {
 	uint64_t saved_rbp_at;  /* where the program's %rbp was saved */
 	uint64_t ra_at;         /* the return address into the trampoline */
 	uint64_t site_sp;       /* %rsp at the instrumented instruction */
 };
-void x86_tramp_stub_frame(uint64_t stub_rbp, struct x86_stub_frame *f);
-/* Is `ra` the stub's return address from the function it called? */
-bool x86_tramp_stub_ret(const uint8_t before[2]);
+void x86_tramp_thunk_frame(uint64_t thunk_rbp, struct x86_thunk_frame *f);
+/* Is `ra` the thunk's return address from the function it called? */
+bool x86_tramp_thunk_ret(const uint8_t before[2]);
 
 /* ---- snippet AST ---- */
 enum x86_ex_kind {

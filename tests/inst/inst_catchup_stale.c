@@ -10,9 +10,9 @@
  *
  * Then `inst_stale spin`, with a CPU timer on st_work (called in a
  * loop): stopped while inside the rtlib's timer call (or the vDSO
- * under it), which a trampoline's mini made through the call stub, the
- * thread's stack cannot be walked by CFI past the stub.  Catchup walks
- * on from the instrumented instruction (x86_tramp_stub_frame): main is
+ * under it), which a trampoline's mini made through the call thunk, the
+ * thread's stack cannot be walked by CFI past the thunk.  Catchup walks
+ * on from the instrumented instruction (x86_tramp_thunk_frame): main is
  * found, and the stale word into st_outer_deep, 4 KiB down in dead
  * stack, is not.
  */
@@ -49,7 +49,7 @@ static int stale_words(struct tgt *t, const struct eng_func *f)
 }
 
 static void catch_up(struct tgt *t, const char *name, uint64_t h,
-		     int expect, bool stub)
+		     int expect, bool thunk)
 {
 	const struct eng_func *f = eng_image_func_by_name(t->img, name);
 	struct x86_snip start = { .kind = X86_SN_WALL_START, .handle = h };
@@ -65,10 +65,10 @@ static void catch_up(struct tgt *t, const char *name, uint64_t h,
 	tap_eq((int)ci.activations, expect, "  %s: %d activation(s)", name,
 	       expect);
 	tap_ok(ci.walked == 1 && ci.scanned == 0 &&
-	       ci.through_stub == (stub ? 1u : 0u), "  the stack was walked "
-	       "whole by CFI%s (walked %u, scanned %u, through_stub %u)",
-	       stub ? ", on through the call stub" : "", ci.walked, ci.scanned,
-	       ci.through_stub);
+	       ci.through_thunk == (thunk ? 1u : 0u), "  the stack was walked "
+	       "whole by CFI%s (walked %u, scanned %u, through_thunk %u)",
+	       thunk ? ", on through the call thunk" : "", ci.walked,
+	       ci.scanned, ci.through_thunk);
 }
 
 /* The mapping holding addr names one of these? */

@@ -3,7 +3,7 @@
  * program can see (progs/inst_regs.c checks all GPRs, xmm0-15 and
  * CF/ZF/SF/OF around 100,000 calls of an instrumented leaf): with a
  * counter, a wall timer and a CPU timer (which calls the rtlib through
- * the call stub) chained at entry and exit, through jmp patches and
+ * the call thunk) chained at entry and exit, through jmp patches and
  * through the trap fallback.
  */
 #include "inst_util.h"

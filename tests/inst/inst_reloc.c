@@ -180,8 +180,8 @@ int main(void)
 		const uint8_t code[] = { 0x55, 0x48, 0x89, 0xe5, 0x48, 0x83,
 					 0xec, 0x10 };
 		struct x86_tramp_env env = { .fs_block_off = -64,
-					     .stub_call = 0x1000,
-					     .stub_reg = 0x2000,
+					     .thunk_call = 0x1000,
+					     .thunk_reg = 0x2000,
 					     .wall_rdtsc = true };
 		uint64_t site = A, at = near;
 		uint8_t buf[1024];
