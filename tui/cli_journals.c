@@ -205,7 +205,7 @@ static void print_one(const struct journal_ent *j)
 		printf("(the file's time: %s)\n",
 		       j->why ? j->why : "out of memory");
 	else
-		printf("%-8s  %s\n", j->mode, j->cmd ? j->cmd : "?");
+		printf("%-9s  %s\n", j->mode, j->cmd ? j->cmd : "?");
 }
 
 int cli_journals_list(const char *dir)

@@ -397,7 +397,7 @@ static void listed(const char *l, const char *name, const char *start,
 static void want_line(char *buf, size_t len, const char *name, off_t size,
 		      const char *when)
 {
-	snprintf(buf, len, "  %-40s %8.1f KiB  %s  %-8s  %s\n", name,
+	snprintf(buf, len, "  %-40s %8.1f KiB  %s  %-9s  %s\n", name,
 		 (double)size / 1024, when, "batch", "demo");
 }
 
