@@ -28,6 +28,9 @@
 
 struct pc_consult;
 struct ui_replay;
+struct ui_search_view;   /* the Search pane's own state (ui_search.c) */
+struct ui_findings;      /* the findings strip's (ui_findings.c) */
+struct ui_consult;       /* the live search's session (ui_consult.h) */
 
 /* The panes, in the order of their number keys (1..6). */
 enum ui_pane {
@@ -95,6 +98,19 @@ struct ui_log {
 	char *part[2];              /* an unfinished line per stream */
 	size_t npart[2];
 	uint64_t bytes[2];          /* bytes read per stream */
+};
+
+/* How the log pane showed the log last (ui_log.c): apart from the log
+ * itself, which a replay's seek makes again. */
+struct ui_log_view {
+	size_t shown;               /* lines the wrapped pane showed: a page */
+	bool top;                   /* Home: the first line at the top */
+};
+
+/* The `?` overlay (ui_help.c). */
+struct ui_help {
+	bool up;                    /* it is up */
+	int top;                    /* its first line shown */
 };
 
 /* One visible row of the where pane. */
@@ -166,7 +182,7 @@ struct ui {
 	bool find_on;
 	struct ui_rect r_find;
 	enum ui_prompt prompt;
-	bool help;                  /* the `?` overlay is up */
+	struct ui_help help;        /* the `?` overlay */
 	char message[160];          /* one-off note in the hint line */
 	/* session */
 	struct pc_source *src;
@@ -186,8 +202,20 @@ struct ui {
 	 * never call the engine (tui/README.md, "Hooks"). */
 	struct pc_consult *pc;
 	struct ui_replay *replay;   /* NULL on a live session (ui_replay.c) */
+	/* Each pane's own state, reached through this dashboard only (as
+	 * tmux's window modes keep theirs in wme->data): two dashboards in
+	 * one process, or a replay beside a live one, share none of it.
+	 * The pointers are made by their file on first use and freed by
+	 * ui_search_free / ui_findings_free. */
 	struct ui_where where;
 	struct ui_log log;
+	struct ui_log_view log_view;
+	struct ui_search_view *search_view;
+	struct ui_findings *findings;
+	/* The live session's consultant, journal and resource watch (owned
+	 * by ui_session.c's loop, set by ui_consult_open); NULL in a
+	 * replay and once it is closed. */
+	struct ui_consult *consult;
 	pc_res_id focus[4];         /* per hierarchy (Code, Process, ...) */
 	const char *shot_path;      /* --screenshot FILE */
 	unsigned shots;             /* screenshots written by `S` */

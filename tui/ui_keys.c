@@ -115,10 +115,10 @@ static void dispatch(struct ui *u, int key)
 {
 	if (key == KEY_RESIZE)
 		return;  /* the signalfd's SIGWINCH does the work */
-	if (u->help) {
+	if (u->help.up) {
 		if (ui_help_key(u, key))
 			return;   /* scrolled */
-		u->help = false;
+		u->help.up = false;
 		u->dirty = UI_D_ALL;
 		return;
 	}

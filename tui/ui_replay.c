@@ -28,6 +28,7 @@
 #include "ui_replay.h"
 #include "ui_panes.h"
 #include "ui_consult.h"
+#include "ui_findings.h"
 #include "ui_search.h"
 #include "ui_session.h"
 #include "cli.h"
@@ -707,6 +708,8 @@ static void finish(struct ui *u, int sigfd, int tfd, const sigset_t *old)
 	src_replay_set_output(u->replay->o->rp, NULL, NULL);
 	ui_where_free(&u->where);
 	ui_log_free(&u->log);
+	ui_search_free(u);
+	ui_findings_free(u);
 	src_replay_ckpt_free(u->replay->ck);
 	urp_arch_free(u->replay);
 	free(u->replay->arch);

@@ -22,7 +22,9 @@ bool ui_search_changed(struct ui *u);
 /* Rebuild the rows now (the benchmark times it); the node under the
  * cursor (-1: none). */
 void ui_search_rebuild(struct ui *u);
-int ui_search_cursor_node(const struct ui *u);
+int ui_search_cursor_node(struct ui *u);
+/* The pane's state freed (the dashboard's end). */
+void ui_search_free(struct ui *u);
 
 /* The search's state in one word, as the header and the status line
  * both say it: starting, ended, paused, slowed, idle, searching. */

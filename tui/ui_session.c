@@ -383,6 +383,8 @@ static int finish(struct ui *u, struct loop *lp)
 	pc_restree_free(u->tree);
 	ui_where_free(&u->where);
 	ui_log_free(&u->log);
+	ui_search_free(u);
+	ui_findings_free(u);
 	close(lp->sigfd);
 	close(lp->tfd);
 	return rc;
@@ -472,6 +474,8 @@ static int fail(struct ui *u, struct loop *lp, const struct hunch_err *err)
 	pc_config_free(lp->c.cfg);
 	ui_where_free(&u->where);
 	ui_log_free(&u->log);
+	ui_search_free(u);
+	ui_findings_free(u);
 	close(lp->sigfd);
 	close(lp->tfd);
 	return HUNCH_EXIT_TARGET;
