@@ -249,9 +249,10 @@ static void sync_tree(struct ui *u, struct ui_consult *c)
 
 /* --- the search ---------------------------------------------------------- */
 
-struct ui_search_status ui_consult_status(const struct pc_consult *pc,
+struct ui_search_status ui_consult_status(const struct ui *u,
 					  const struct pc_search *s)
 {
+	const struct pc_consult *pc = u->pc;
 	double period = pc_consult_sample_period(pc);
 
 	return (struct ui_search_status){
@@ -259,17 +260,16 @@ struct ui_search_status ui_consult_status(const struct pc_consult *pc,
 		.cost = pc->observed,
 		.cost_limit = pc_tunable_get(pc->cfg, "costLimit"),
 		.active = pc->nactive, .pending = pc->npending,
-		.state = ui_search_state_word(pc, s),
+		.state = ui_search_state_word(u, s),
 	};
 }
 
 static void fill_status(struct ui *u)
 {
-	const struct pc_consult *pc = u->pc;
 	const struct pc_search *s = ui_search_shown(u);
 	struct ui_search_status old = u->search;
 
-	u->search = ui_consult_status(pc, s);
+	u->search = ui_consult_status(u, s);
 	if (memcmp(&old, &u->search, sizeof(old)) != 0)
 		u->dirty |= UI_D_STATUS;
 }

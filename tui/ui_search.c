@@ -27,6 +27,7 @@
  */
 #include "ui_search.h"
 #include "ui_panes.h"
+#include "ui_replay.h"
 
 #include <errno.h>
 #include <math.h>
@@ -132,7 +133,7 @@ bool ui_search_changed(struct ui *u)
 	uint64_t sig = s ? signature(s) : 0;
 
 	/* the header's state word, which the status line shows too */
-	sig = sig * 31u + (uintptr_t)ui_search_state_word(u->pc, s);
+	sig = sig * 31u + (uintptr_t)ui_search_state_word(u, s);
 	if (sig == v->sig)
 		return false;
 	v->sig = sig;
@@ -417,7 +418,7 @@ static void header_text(const struct ui *u, const struct ui_search_view *v,
 			const struct pc_search *s, char *buf, size_t len)
 {
 	size_t ntrue = 0, nact = 0;
-	const char *st = ui_search_state_word(u->pc, s);
+	const char *st = ui_search_state_word(u, s);
 
 	for (size_t i = 0; i < s->nn; i++) {
 		ntrue += s->nodes[i]->truth == PC_TRUE;
@@ -444,7 +445,7 @@ void ui_search_sync_state(struct ui *u)
 
 	if (!u->search.have || u->pc == NULL)
 		return;
-	w = ui_search_state_word(u->pc, ui_search_shown(u));
+	w = ui_search_state_word(u, ui_search_shown(u));
 	if (w != u->search.state) {
 		u->search.state = w;
 		u->dirty |= UI_D_STATUS | UI_D_PANE(UI_PANE_SEARCH);
@@ -454,14 +455,21 @@ void ui_search_sync_state(struct ui *u)
 /* One word for the search's state, the same in the pane's header and
  * the status line (live and replay): ended, paused, slowed (the cost
  * limit holds new experiments back), idle (nothing left to test now),
- * searching. */
-const char *ui_search_state_word(const struct pc_consult *pc,
+ * searching; at the end of a replay, how the journal says the search
+ * ended (ui_replay_end_word: "time limit", "completed", ...), which the
+ * consultant replayed cannot know. */
+const char *ui_search_state_word(const struct ui *u,
 				 const struct pc_search *s)
 {
+	const struct pc_consult *pc = u->pc;
+	const char *end;
+
 	if (pc == NULL || s == NULL)
 		return "starting";
 	if (s->state == PC_SEARCH_ENDED || pc_consult_ended(pc))
 		return "ended";
+	if (u->replay != NULL && (end = ui_replay_end_word(u)) != NULL)
+		return end;
 	if (s->state == PC_SEARCH_PAUSED)
 		return "paused";
 	if (pc->throttle == PC_THR_COST)

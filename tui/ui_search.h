@@ -27,9 +27,9 @@ int ui_search_cursor_node(struct ui *u);
 void ui_search_free(struct ui *u);
 
 /* The search's state in one word, as the header and the status line
- * both say it: starting, ended, paused, slowed, idle, searching. */
-struct pc_consult;
-const char *ui_search_state_word(const struct pc_consult *pc,
+ * both say it: starting, ended, paused, slowed, idle, searching; at the
+ * end of a replay, the journal's own (ui_replay_end_word). */
+const char *ui_search_state_word(const struct ui *u,
 				 const struct pc_search *s);
 /* The status line's word set to it after a key that changed it. */
 void ui_search_sync_state(struct ui *u);
