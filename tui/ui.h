@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "pc_config.h"
 #include "pc_resource.h"
 #include "src_live.h"
 
@@ -111,6 +112,73 @@ struct ui_log_view {
 struct ui_help {
 	bool up;                    /* it is up */
 	int top;                    /* its first line shown */
+};
+
+/* A one-line prompt inside a pane: text typed so far (ui_line.c). */
+struct ui_line {
+	char text[64];
+	size_t len;
+};
+
+#define UI_HIST_MAX 10      /* curves at once, as Paradyn's rthist */
+
+/* A curve of the Histograms pane: the user's choice of metric and focus
+ * (view state, kept as names) and the instance that shows it in the
+ * current search (0: not enabled in it yet). */
+struct ui_hist_curve {
+	int inst;
+	bool recorded;   /* replay: enabled by hand in the recording */
+	char *metric;
+	char *path[PC_NHIER];
+};
+
+/* The Histograms pane (ui_hist.c). */
+struct ui_hist {
+	const struct pc_consult *pc;   /* the search the instances belong to */
+	struct ui_hist_curve c[UI_HIST_MAX];
+	int n, sel;
+	bool phase;                    /* the current phase's histograms */
+};
+
+/* The Tunables pane (ui_tunables.c). */
+struct ui_tunables {
+	const struct pc_consult *pc;
+	size_t sel;                 /* index among the visible tunables */
+	size_t top;
+	bool dev;                   /* developer tunables shown */
+	bool editing;
+	struct ui_line line;
+	char msg[256];              /* the last edit's outcome */
+	bool msg_err;
+};
+
+/* The Hypotheses pane (ui_hyp.c). */
+struct ui_hyp {
+	const struct pc_consult *pc;
+	size_t top;                 /* first row shown */
+	char file[4096];            /* the file being edited */
+	char *backup;               /* its text before the first edit */
+	bool made;                  /* the edit made the file (x removes it) */
+	char **err;                 /* the loader's errors; n > 0: pending */
+	size_t nerr;
+	char msg[256];
+	bool msg_err;
+	bool saved;                 /* say where the file is, and its use */
+};
+
+/* `E`'s menu and file-name prompt in the hint line (ui_export.c). */
+struct ui_export_prompt {
+	int stage;                  /* 0 none, 1 the menu, 2 the file name */
+	int kind;                   /* enum ui_export_kind */
+	char name[4096];
+	size_t len;
+};
+
+/* The where pane's picker (ui_pick.c): what it lists (0: it is closed),
+ * the item chosen and the first one shown. */
+struct ui_pick {
+	int kind;
+	size_t sel, top;
 };
 
 /* One visible row of the where pane. */
@@ -205,11 +273,16 @@ struct ui {
 	/* Each pane's own state, reached through this dashboard only (as
 	 * tmux's window modes keep theirs in wme->data): two dashboards in
 	 * one process, or a replay beside a live one, share none of it.
-	 * The pointers are made by their file on first use and freed by
-	 * ui_search_free / ui_findings_free. */
+	 * Zeroed, each is its pane's start; the two pointers are made by
+	 * their file on first use.  ui_panes_free frees what they hold. */
 	struct ui_where where;
 	struct ui_log log;
 	struct ui_log_view log_view;
+	struct ui_hist hist;
+	struct ui_tunables tunables;
+	struct ui_hyp hyp;
+	struct ui_pick pick;
+	struct ui_export_prompt export_prompt;
 	struct ui_search_view *search_view;
 	struct ui_findings *findings;
 	/* The live session's consultant, journal and resource watch (owned

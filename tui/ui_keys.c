@@ -122,7 +122,7 @@ static void dispatch(struct ui *u, int key)
 		u->dirty = UI_D_ALL;
 		return;
 	}
-	if (ui_export_active())
+	if (ui_export_active(u))
 		return ui_export_key(u, key);   /* E's menu and file name */
 	if (u->prompt == UI_PROMPT_QUIT)
 		return quit_prompt_key(u, key);

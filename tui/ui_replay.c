@@ -28,7 +28,6 @@
 #include "ui_replay.h"
 #include "ui_panes.h"
 #include "ui_consult.h"
-#include "ui_findings.h"
 #include "ui_search.h"
 #include "ui_session.h"
 #include "cli.h"
@@ -571,7 +570,7 @@ static bool replay_key(struct ui *u, int key)
 		return true;
 	}
 	/* Where keys are typed into the where pane's picker they stay its. */
-	if (ui_pick_active() || pane_owns(u, key))
+	if (ui_pick_active(u) || pane_owns(u, key))
 		return false;
 	switch (key) {
 	case '?':   /* the help box leaves the hint line in sight */
@@ -739,8 +738,7 @@ static void finish(struct ui *u, int sigfd, int tfd, const sigset_t *old)
 	src_replay_set_output(u->replay->o->rp, NULL, NULL);
 	ui_where_free(&u->where);
 	ui_log_free(&u->log);
-	ui_search_free(u);
-	ui_findings_free(u);
+	ui_panes_free(u);
 	src_replay_ckpt_free(u->replay->ck);
 	urp_arch_free(u->replay);
 	free(u->replay->arch);
