@@ -23,11 +23,15 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "pc_config.h"
 #include "pc_resource.h"
 #include "src_live.h"
 
 struct pc_consult;
 struct ui_replay;
+struct ui_search_view;   /* the Search pane's own state (ui_search.c) */
+struct ui_findings;      /* the findings strip's (ui_findings.c) */
+struct ui_consult;       /* the live search's session (ui_consult.h) */
 
 /* The panes, in the order of their number keys (1..6). */
 enum ui_pane {
@@ -95,6 +99,86 @@ struct ui_log {
 	char *part[2];              /* an unfinished line per stream */
 	size_t npart[2];
 	uint64_t bytes[2];          /* bytes read per stream */
+};
+
+/* How the log pane showed the log last (ui_log.c): apart from the log
+ * itself, which a replay's seek makes again. */
+struct ui_log_view {
+	size_t shown;               /* lines the wrapped pane showed: a page */
+	bool top;                   /* Home: the first line at the top */
+};
+
+/* The `?` overlay (ui_help.c). */
+struct ui_help {
+	bool up;                    /* it is up */
+	int top;                    /* its first line shown */
+};
+
+/* A one-line prompt inside a pane: text typed so far (ui_line.c). */
+struct ui_line {
+	char text[64];
+	size_t len;
+};
+
+#define UI_HIST_MAX 10      /* curves at once, as Paradyn's rthist */
+
+/* A curve of the Histograms pane: the user's choice of metric and focus
+ * (view state, kept as names) and the instance that shows it in the
+ * current search (0: not enabled in it yet). */
+struct ui_hist_curve {
+	int inst;
+	bool recorded;   /* replay: enabled by hand in the recording */
+	char *metric;
+	char *path[PC_NHIER];
+};
+
+/* The Histograms pane (ui_hist.c). */
+struct ui_hist {
+	const struct pc_consult *pc;   /* the search the instances belong to */
+	struct ui_hist_curve c[UI_HIST_MAX];
+	int n, sel;
+	bool phase;                    /* the current phase's histograms */
+};
+
+/* The Tunables pane (ui_tunables.c). */
+struct ui_tunables {
+	const struct pc_consult *pc;
+	size_t sel;                 /* index among the visible tunables */
+	size_t top;
+	bool dev;                   /* developer tunables shown */
+	bool editing;
+	struct ui_line line;
+	char msg[256];              /* the last edit's outcome */
+	bool msg_err;
+};
+
+/* The Hypotheses pane (ui_hyp.c). */
+struct ui_hyp {
+	const struct pc_consult *pc;
+	size_t top;                 /* first row shown */
+	char file[4096];            /* the file being edited */
+	char *backup;               /* its text before the first edit */
+	bool made;                  /* the edit made the file (x removes it) */
+	char **err;                 /* the loader's errors; n > 0: pending */
+	size_t nerr;
+	char msg[256];
+	bool msg_err;
+	bool saved;                 /* say where the file is, and its use */
+};
+
+/* `E`'s menu and file-name prompt in the hint line (ui_export.c). */
+struct ui_export_prompt {
+	int stage;                  /* 0 none, 1 the menu, 2 the file name */
+	int kind;                   /* enum ui_export_kind */
+	char name[4096];
+	size_t len;
+};
+
+/* The where pane's picker (ui_pick.c): what it lists (0: it is closed),
+ * the item chosen and the first one shown. */
+struct ui_pick {
+	int kind;
+	size_t sel, top;
 };
 
 /* One visible row of the where pane. */
@@ -166,7 +250,7 @@ struct ui {
 	bool find_on;
 	struct ui_rect r_find;
 	enum ui_prompt prompt;
-	bool help;                  /* the `?` overlay is up */
+	struct ui_help help;        /* the `?` overlay */
 	char message[160];          /* one-off note in the hint line */
 	/* session */
 	struct pc_source *src;
@@ -186,8 +270,25 @@ struct ui {
 	 * never call the engine (tui/README.md, "Hooks"). */
 	struct pc_consult *pc;
 	struct ui_replay *replay;   /* NULL on a live session (ui_replay.c) */
+	/* Each pane's own state, reached through this dashboard only (as
+	 * tmux's window modes keep theirs in wme->data): two dashboards in
+	 * one process, or a replay beside a live one, share none of it.
+	 * Zeroed, each is its pane's start; the two pointers are made by
+	 * their file on first use.  ui_panes_free frees what they hold. */
 	struct ui_where where;
 	struct ui_log log;
+	struct ui_log_view log_view;
+	struct ui_hist hist;
+	struct ui_tunables tunables;
+	struct ui_hyp hyp;
+	struct ui_pick pick;
+	struct ui_export_prompt export_prompt;
+	struct ui_search_view *search_view;
+	struct ui_findings *findings;
+	/* The live session's consultant, journal and resource watch (owned
+	 * by ui_session.c's loop, set by ui_consult_open); NULL in a
+	 * replay and once it is closed. */
+	struct ui_consult *consult;
 	pc_res_id focus[4];         /* per hierarchy (Code, Process, ...) */
 	const char *shot_path;      /* --screenshot FILE */
 	unsigned shots;             /* screenshots written by `S` */

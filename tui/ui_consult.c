@@ -118,16 +118,13 @@ static void open_journal(struct ui *u, struct ui_consult *c)
 	ui_log_add(u, UI_LOG_HUNCH, "journal %s", c->jpath);
 }
 
-/* The session's consultant, for ui_journal_action (one per process). */
-static struct ui_consult *the_consult;
-
 void ui_journal_action(struct ui *u, const char *action, const char *name,
 		       int phase)
 {
-	struct ui_consult *c = the_consult;
+	struct ui_consult *c = u->consult;
 	json_t *o;
 
-	if (c == NULL || c->jw == NULL || c->u != u)
+	if (c == NULL || c->jw == NULL)
 		return;
 	o = json_pack("{s:s}", "action", action);
 	if (o == NULL)
@@ -143,9 +140,9 @@ void ui_journal_action(struct ui *u, const char *action, const char *name,
 void ui_journal_output(struct ui *u, int stream, const char *bytes,
 		       size_t len, bool eol)
 {
-	struct ui_consult *c = the_consult;
+	struct ui_consult *c = u->consult;
 
-	if (c == NULL || c->jw == NULL || c->u != u)
+	if (c == NULL || c->jw == NULL)
 		return;
 	jnl_write_output(c->jw, jnl_ts_now(c->jw),
 			 stream ? JNL_STDERR : JNL_STDOUT, bytes, len, eol);
@@ -156,7 +153,7 @@ void ui_consult_open(struct ui *u, struct ui_consult *c)
 	struct hunch_err err = { 0 };
 
 	c->u = u;
-	the_consult = c;
+	u->consult = c;   /* for the journal's actions and output */
 	c->csrc = u->src;
 	c->search_at = 1e300;  /* ui_session.c: once the program runs */
 	if (c->cfg == NULL)
@@ -252,9 +249,10 @@ static void sync_tree(struct ui *u, struct ui_consult *c)
 
 /* --- the search ---------------------------------------------------------- */
 
-struct ui_search_status ui_consult_status(const struct pc_consult *pc,
+struct ui_search_status ui_consult_status(const struct ui *u,
 					  const struct pc_search *s)
 {
+	const struct pc_consult *pc = u->pc;
 	double period = pc_consult_sample_period(pc);
 
 	return (struct ui_search_status){
@@ -262,17 +260,16 @@ struct ui_search_status ui_consult_status(const struct pc_consult *pc,
 		.cost = pc->observed,
 		.cost_limit = pc_tunable_get(pc->cfg, "costLimit"),
 		.active = pc->nactive, .pending = pc->npending,
-		.state = ui_search_state_word(pc, s),
+		.state = ui_search_state_word(u, s),
 	};
 }
 
 static void fill_status(struct ui *u)
 {
-	const struct pc_consult *pc = u->pc;
 	const struct pc_search *s = ui_search_shown(u);
 	struct ui_search_status old = u->search;
 
-	u->search = ui_consult_status(pc, s);
+	u->search = ui_consult_status(u, s);
 	if (memcmp(&old, &u->search, sizeof(old)) != 0)
 		u->dirty |= UI_D_STATUS;
 }
@@ -417,5 +414,5 @@ void ui_consult_close(struct ui *u, struct ui_consult *c, const char *why)
 	pc_config_free(c->cfg);
 	c->cfg = NULL;
 	free(c->seen);
-	the_consult = NULL;
+	u->consult = NULL;
 }

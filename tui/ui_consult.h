@@ -50,9 +50,9 @@ void ui_consult_open(struct ui *u, struct ui_consult *c);
 /* Each pass after src_live_pump: resources, the search (started once
  * the program has run a moment), the journal, the status line. */
 void ui_consult_pump(struct ui *u, struct ui_consult *c);
-/* The status line's search fields for search s of pc (the live and the
- * replay dashboards both show them). */
-struct ui_search_status ui_consult_status(const struct pc_consult *pc,
+/* The status line's search fields for search s of u->pc (the live and
+ * the replay dashboards both show them). */
+struct ui_search_status ui_consult_status(const struct ui *u,
 					  const struct pc_search *s);
 /* Milliseconds until the source's next sample (-1: none), so the loop
  * wakes in time for it. */

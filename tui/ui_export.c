@@ -21,13 +21,6 @@
 #include "pc_export.h"
 #include "ui.h"
 
-static struct {
-	int stage;                 /* 0 none, 1 the menu, 2 the file name */
-	enum ui_export_kind kind;
-	char name[4096];
-	size_t len;
-} ex;
-
 static const struct {
 	int key;
 	const char *what;          /* in messages */
@@ -40,15 +33,16 @@ static const struct {
 };
 #define NKINDS (sizeof(kinds) / sizeof(kinds[0]))
 
-bool ui_export_active(void)
+bool ui_export_active(const struct ui *u)
 {
-	return ex.stage != 0;
+	return u->export_prompt.stage != 0;
 }
 
 /* "<program>-<UTC time><suffix>": the program's base name with anything
  * but letters, digits, '.', '-', '_' made '_' (as journal names are). */
-static void default_name(const struct ui *u, enum ui_export_kind k)
+static void default_name(struct ui *u, enum ui_export_kind k)
 {
+	struct ui_export_prompt *ex = &u->export_prompt;
 	const char *label = u->label ? u->label : "hunch";
 	const char *slash = strrchr(label, '/');
 	time_t now = time(NULL);
@@ -57,35 +51,36 @@ static void default_name(const struct ui *u, enum ui_export_kind k)
 	size_t n = 0;
 
 	for (const char *p = slash ? slash + 1 : label;
-	     *p && n < sizeof(ex.name) - 64; p++)
-		ex.name[n++] = (*p >= 'a' && *p <= 'z') ||
-			       (*p >= 'A' && *p <= 'Z') ||
-			       (*p >= '0' && *p <= '9') || *p == '.' ||
-			       *p == '-' || *p == '_' ? *p : '_';
+	     *p && n < sizeof(ex->name) - 64; p++)
+		ex->name[n++] = (*p >= 'a' && *p <= 'z') ||
+				(*p >= 'A' && *p <= 'Z') ||
+				(*p >= '0' && *p <= '9') || *p == '.' ||
+				*p == '-' || *p == '_' ? *p : '_';
 	gmtime_r(&now, &tm);
 	strftime(when, sizeof(when), "%Y%m%dT%H%M%SZ", &tm);
-	ex.len = n + (size_t)snprintf(ex.name + n, sizeof(ex.name) - n,
-				      "-%s%s", when, kinds[k].suffix);
+	ex->len = n + (size_t)snprintf(ex->name + n, sizeof(ex->name) - n,
+				       "-%s%s", when, kinds[k].suffix);
 }
 
 /* The prompt in the hint line: with the keys when they fit, else the
  * name alone, cut at its start ('<') when even that is too long. */
 static void show_prompt(struct ui *u)
 {
+	struct ui_export_prompt *ex = &u->export_prompt;
 	const char *keys = "  Enter writes, Esc cancels";
 	int room = u->cols - 1 < (int)sizeof(u->message) - 1 ? u->cols - 1
 		   : (int)sizeof(u->message) - 1;
 	char head[64];
-	int hl = snprintf(head, sizeof(head), "%s to: ", kinds[ex.kind].what);
+	int hl = snprintf(head, sizeof(head), "%s to: ", kinds[ex->kind].what);
 	int fit = room - hl;
-	const char *name = ex.name;
+	const char *name = ex->name;
 
-	if ((int)(ex.len + strlen(keys)) <= fit) {
+	if ((int)(ex->len + strlen(keys)) <= fit) {
 		ui_note(u, "%s%s%s", head, name, keys);
 		return;
 	}
-	if ((int)ex.len > fit && fit > 1) {
-		name += ex.len - (size_t)(fit - 1);
+	if ((int)ex->len > fit && fit > 1) {
+		name += ex->len - (size_t)(fit - 1);
 		ui_note(u, "%s<%s", head, name);
 		return;
 	}
@@ -94,7 +89,9 @@ static void show_prompt(struct ui *u)
 
 void ui_export_start(struct ui *u)
 {
-	ex.stage = 1;
+	struct ui_export_prompt *ex = &u->export_prompt;
+
+	ex->stage = 1;
 	ui_note(u, "export: c hist CSV  d graph dot  j graph JSON  "
 		"w where JSON  Esc cancels");
 }
@@ -167,55 +164,61 @@ int ui_export_write(struct ui *u, enum ui_export_kind k, const char *path,
 
 static void menu_key(struct ui *u, int key)
 {
+	struct ui_export_prompt *ex = &u->export_prompt;
+
 	for (size_t k = 0; k < NKINDS; k++)
 		if (kinds[k].key == key) {
-			ex.kind = (enum ui_export_kind)k;
-			ex.stage = 2;
-			default_name(u, ex.kind);
+			ex->kind = (int)k;
+			ex->stage = 2;
+			default_name(u, ex->kind);
 			show_prompt(u);
 			return;
 		}
-	ex.stage = 0;
+	ex->stage = 0;
 	ui_note(u, "export cancelled");
 }
 
 static void name_key(struct ui *u, int key)
 {
+	struct ui_export_prompt *ex = &u->export_prompt;
 	char msg[sizeof(u->message)];
 
 	if (key == '\r' || key == '\n' || key == KEY_ENTER) {
-		ex.stage = 0;
-		if (ex.len == 0) {
+		ex->stage = 0;
+		if (ex->len == 0) {
 			ui_note(u, "export cancelled: no file name");
 			return;
 		}
-		ui_export_write(u, ex.kind, ex.name, msg, sizeof(msg));
+		ui_export_write(u, ex->kind, ex->name, msg, sizeof(msg));
 		ui_note(u, "%s", msg);
 		return;
 	}
 	if (key == KEY_BACKSPACE || key == 127 || key == 8) {
-		if (ex.len > 0)
-			ex.name[--ex.len] = '\0';
+		if (ex->len > 0)
+			ex->name[--ex->len] = '\0';
 	} else if (key == UI_CTRL('u')) {
-		ex.len = 0;
-		ex.name[0] = '\0';
-	} else if (key >= 0x20 && key < 0x7f && ex.len + 1 < sizeof(ex.name)) {
-		ex.name[ex.len++] = (char)key;
-		ex.name[ex.len] = '\0';
+		ex->len = 0;
+		ex->name[0] = '\0';
+	} else if (key >= 0x20 && key < 0x7f &&
+		   ex->len + 1 < sizeof(ex->name)) {
+		ex->name[ex->len++] = (char)key;
+		ex->name[ex->len] = '\0';
 	}
 	show_prompt(u);
 }
 
 void ui_export_key(struct ui *u, int key)
 {
+	struct ui_export_prompt *ex = &u->export_prompt;
+
 	if (key == KEY_RESIZE)
 		return;
 	if (key == 27 || key == UI_CTRL('c') || key == UI_CTRL('g')) {
-		ex.stage = 0;
+		ex->stage = 0;
 		ui_note(u, "export cancelled");
 		return;
 	}
-	if (ex.stage == 1)
+	if (ex->stage == 1)
 		menu_key(u, key);
 	else
 		name_key(u, key);

@@ -22,7 +22,7 @@ enum ui_export_kind {
 /* `E`: the menu of kinds in the hint line. */
 void ui_export_start(struct ui *u);
 /* While the menu or the file-name prompt is up, every key goes here. */
-bool ui_export_active(void);
+bool ui_export_active(const struct ui *u);
 void ui_export_key(struct ui *u, int key);
 
 /* Write `kind` of the dashboard's current state to `path`.  Returns 0

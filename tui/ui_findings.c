@@ -43,28 +43,53 @@ struct strip {
 	const struct pc_consult *pc;    /* the search gathered from */
 };
 
-static struct strip fs;
+/* The strip's own state, one per dashboard (u->findings). */
+struct ui_findings {
+	struct strip shown;             /* what the strip draws */
+	struct strip next;              /* gathered, compared with it */
+	struct pc_findings f;           /* rebuilt in place each time */
+	/* The lines the layout last allowed: the strip asks for a new
+	 * layout only when what it would take within them changes. */
+	int layout_max;
+};
 
-static int content_lines(int maxlines)
+static struct ui_findings *strip_of(struct ui *u)
 {
-	int n = (fs.summary[0] != '\0') + (fs.n > 0 ? fs.n : 1);
+	if (u->findings == NULL) {
+		u->findings = calloc(1, sizeof(*u->findings));
+		if (u->findings == NULL)
+			abort();
+		u->findings->layout_max = 3;
+	}
+	return u->findings;
+}
 
-	if (fs.summary[0] != '\0' && fs.n == 0)
+void ui_findings_free(struct ui *u)
+{
+	if (u->findings == NULL)
+		return;
+	pc_findings_free(&u->findings->f);
+	free(u->findings);
+	u->findings = NULL;
+}
+
+static int content_lines(const struct strip *fs, int maxlines)
+{
+	int n = (fs->summary[0] != '\0') + (fs->n > 0 ? fs->n : 1);
+
+	if (fs->summary[0] != '\0' && fs->n == 0)
 		n = 1;   /* the summary says there is none */
-	if (fs.summary[0] != '\0')
+	if (fs->summary[0] != '\0')
 		maxlines++;   /* at the end the log matters less */
 	return n < maxlines ? n : maxlines;
 }
 
-/* The lines the layout last allowed: the strip asks for a new layout
- * only when what it would take within them changes. */
-static int layout_max = 3;
-
-int ui_findings_rows(const struct ui *u, int maxlines)
+int ui_findings_rows(struct ui *u, int maxlines)
 {
-	(void)u;
-	layout_max = maxlines;
-	return 1 + content_lines(maxlines);
+	struct ui_findings *fd = strip_of(u);
+
+	fd->layout_max = maxlines;
+	return 1 + content_lines(&fd->shown, maxlines);
 }
 
 /* The program's end in a few words: "exited 0 at 0:10: bottlenecks
@@ -87,17 +112,15 @@ static void summarise(const struct ui *u, char *buf, size_t len)
 /* The findings of the global search now, ranked, one line each:
  * the rank, the impact (seconds per second, or CPUs) and the plain
  * words. */
-static void gather(struct ui *u, struct strip *g)
+static void gather(struct ui *u, struct pc_findings *f, struct strip *g)
 {
-	static struct pc_findings f;    /* rebuilt in place each time */
-
 	g->n = g->total = 0;
 	if (u->pc == NULL || !u->pc->started || u->pc->global == NULL)
 		return;
-	pc_findings_build(u->pc, u->pc->global, &f);
-	g->total = (int)f.n;
-	for (size_t i = 0; i < f.n && g->n < FIND_MAX; i++) {
-		const struct pc_finding *x = &f.f[i];
+	pc_findings_build(u->pc, u->pc->global, f);
+	g->total = (int)f->n;
+	for (size_t i = 0; i < f->n && g->n < FIND_MAX; i++) {
+		const struct pc_finding *x = &f->f[i];
 
 		g->impact[g->n][0] = '\0';
 		if (isfinite(x->impact))
@@ -122,36 +145,40 @@ static bool same(const struct strip *a, const struct strip *b)
 
 void ui_findings_tick(struct ui *u)
 {
-	static struct strip g;
+	struct ui_findings *fd;
+	struct strip *fs, *g;
 	bool ended = u->st.ended || u->detached;
 	double now = ui_now();
 	int rows;
 
 	if (!u->find_on)
 		return;
-	if (fs.pc != u->pc) {  /* a new search: nothing from the last */
-		memset(&fs, 0, sizeof(fs));
-		fs.pc = u->pc;
+	fd = strip_of(u);
+	fs = &fd->shown;
+	g = &fd->next;
+	if (fs->pc != u->pc) {  /* a new search: nothing from the last */
+		memset(fs, 0, sizeof(*fs));
+		fs->pc = u->pc;
 	}
-	if (!ended && fs.summary[0] == '\0' && now - fs.gathered < GATHER_S)
+	if (!ended && fs->summary[0] == '\0' && now - fs->gathered < GATHER_S)
 		return;
-	if (ended && fs.summary[0] != '\0')
+	if (ended && fs->summary[0] != '\0')
 		return;   /* the end is said once: nothing changes after it */
-	gather(u, &g);
-	g.summary[0] = '\0';
+	gather(u, &fd->f, g);
+	g->summary[0] = '\0';
 	if (ended)
-		summarise(u, g.summary, sizeof(g.summary));
-	fs.gathered = now;
-	if (same(&g, &fs))
+		summarise(u, g->summary, sizeof(g->summary));
+	fs->gathered = now;
+	if (same(g, fs))
 		return;
-	rows = content_lines(layout_max);
-	memcpy(fs.line, g.line, sizeof(fs.line));
-	memcpy(fs.impact, g.impact, sizeof(fs.impact));
-	fs.n = g.n;
-	fs.total = g.total;
-	memcpy(fs.summary, g.summary, sizeof(fs.summary));
+	rows = content_lines(fs, fd->layout_max);
+	memcpy(fs->line, g->line, sizeof(fs->line));
+	memcpy(fs->impact, g->impact, sizeof(fs->impact));
+	fs->n = g->n;
+	fs->total = g->total;
+	memcpy(fs->summary, g->summary, sizeof(fs->summary));
 	u->dirty |= UI_D_FIND;
-	if (content_lines(layout_max) != rows)
+	if (content_lines(fs, fd->layout_max) != rows)
 		ui_layout(u);
 }
 
@@ -169,25 +196,27 @@ static void put_cut(struct ui *u, int y, int x, int w, const char *s,
 	ui_put(u, y, x + used, 1, u->g->ellipsis, a);
 }
 
-static void draw_title(struct ui *u, const struct ui_rect *r)
+static void draw_title(struct ui *u, const struct strip *fs,
+		       const struct ui_rect *r)
 {
 	char right[64];
 
 	for (int i = 0; i < r->w; i++)
 		ui_put(u, r->y, r->x + i, 1, u->g->hline, A_NORMAL);
-	ui_put(u, r->y, r->x, r->w, fs.summary[0] ? " Findings at the end " :
+	ui_put(u, r->y, r->x, r->w, fs->summary[0] ? " Findings at the end " :
 	       " Findings ", A_BOLD);
-	if (fs.total == 0)
+	if (fs->total == 0)
 		return;
-	snprintf(right, sizeof(right), " %d finding%s, by impact", fs.total,
-		 fs.total == 1 ? "" : "s");
+	snprintf(right, sizeof(right), " %d finding%s, by impact", fs->total,
+		 fs->total == 1 ? "" : "s");
 	ui_put(u, r->y, r->x + r->w - ui_width(u, right), r->w, right,
 	       A_NORMAL);
 }
 
 /* " 1  2.55 s/s  4 threads spend ...": the rank, the impact (the
  * "none" glyph when nothing measures it in seconds), the words. */
-static void draw_finding(struct ui *u, int y, const struct ui_rect *r, int i)
+static void draw_finding(struct ui *u, const struct strip *fs, int y,
+			 const struct ui_rect *r, int i)
 {
 	char rank[8];
 	attr_t a = ui_attr(u, UI_C_HUNCH);
@@ -195,29 +224,32 @@ static void draw_finding(struct ui *u, int y, const struct ui_rect *r, int i)
 
 	snprintf(rank, sizeof(rank), "%2d", i + 1);
 	ui_put(u, y, r->x, IMPACT_X, rank, a | A_BOLD);
-	ui_put(u, y, r->x + IMPACT_X, IMPACT_W, fs.impact[i][0] ?
-	       fs.impact[i] : u->g->none, a);
-	put_cut(u, y, x, r->x + r->w - x, fs.line[i], a);
+	ui_put(u, y, r->x + IMPACT_X, IMPACT_W, fs->impact[i][0] ?
+	       fs->impact[i] : u->g->none, a);
+	put_cut(u, y, x, r->x + r->w - x, fs->line[i], a);
 }
 
 void ui_findings_draw(struct ui *u, const struct ui_rect *r)
 {
+	const struct strip *fs = &strip_of(u)->shown;
 	int y = r->y + 1, end = r->y + r->h;
 
 	ui_clear_rect(u, r);
-	draw_title(u, r);
-	if (fs.summary[0] != '\0' && y < end)
-		put_cut(u, y++, r->x + 1, r->w - 1, fs.summary, A_BOLD);
-	if (fs.n == 0 && fs.summary[0] == '\0' && y < end)
+	draw_title(u, fs, r);
+	if (fs->summary[0] != '\0' && y < end)
+		put_cut(u, y++, r->x + 1, r->w - 1, fs->summary, A_BOLD);
+	if (fs->n == 0 && fs->summary[0] == '\0' && y < end)
 		ui_put(u, y++, r->x, r->w, u->pc == NULL ? "  no search" :
 		       "  none yet", ui_attr(u, UI_C_DIM));
-	for (int i = 0; i < fs.n && y < end; i++, y++)
-		draw_finding(u, y, r, i);
+	for (int i = 0; i < fs->n && y < end; i++, y++)
+		draw_finding(u, fs, y, r, i);
 }
 
-const char *ui_findings_line(int i)
+const char *ui_findings_line(const struct ui *u, int i)
 {
-	return i >= 0 && i < fs.n ? fs.line[i] : NULL;
+	const struct strip *fs = u->findings ? &u->findings->shown : NULL;
+
+	return fs && i >= 0 && i < fs->n ? fs->line[i] : NULL;
 }
 
 /* The batch report's text, up to the end of its findings: the lines

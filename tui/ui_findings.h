@@ -15,7 +15,7 @@ struct pc_report_meta;
 
 /* Rows the strip wants: its title and at most `maxlines` lines (the
  * summary, the findings, or "none yet"). */
-int ui_findings_rows(const struct ui *u, int maxlines);
+int ui_findings_rows(struct ui *u, int maxlines);
 /* After each consultant pass (and when the program ends): when the
  * findings or the summary changed, the strip is marked dirty, and the
  * layout is made again when the rows it wants changed. */
@@ -26,6 +26,8 @@ void ui_findings_draw(struct ui *u, const struct ui_rect *r);
 void ui_findings_print(const struct ui *u, const struct pc_report_meta *m,
 		       FILE *f);
 /* The strip's lines as drawn last (tests): line i, NULL past the end. */
-const char *ui_findings_line(int i);
+const char *ui_findings_line(const struct ui *u, int i);
+/* The strip's state freed (the dashboard's end). */
+void ui_findings_free(struct ui *u);
 
 #endif

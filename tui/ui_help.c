@@ -47,7 +47,8 @@ static const char *const help[] = {
 	"  exp 5+0  experiments active + pending (act, pend)",
 	"  state    searching; slowed: the cost limit holds new",
 	"           experiments back; idle: nothing to test now;",
-	"           paused; ended (the Search header says the same)",
+	"           paused; ended (the Search header says the same);",
+	"           at a replay's end, the journal's: time limit, ...",
 	"Search rows: state, activity, edge, hypothesis, focus, bar",
 	"  T F ?    true, false, unknown (tested, not concluded)",
 	"  . x      not tested yet; could not be tested (d: why)",
@@ -59,8 +60,6 @@ static const char *const help[] = {
 };
 
 #define N(a) ((int)(sizeof(a) / sizeof((a)[0])))
-
-static int top;   /* first line shown */
 
 static int nlines(const struct ui *u)
 {
@@ -89,42 +88,47 @@ static int box_h(const struct ui *u)
 
 void ui_help_open(struct ui *u)
 {
-	u->help = true;
-	top = 0;
+	u->help.up = true;
+	u->help.top = 0;
 	u->dirty |= UI_D_ALL;
 }
 
 /* A scrolling key while the text does not fit: true (the box stays). */
 bool ui_help_key(struct ui *u, int key)
 {
+	struct ui_help *hp = &u->help;
 	int page = box_h(u) - 2, max = nlines(u) - page;
 
 	if (max <= 0)
 		return false;
 	switch (ui_key_motion(key)) {
-	case UI_K_UP: top--; break;
-	case UI_K_DOWN: top++; break;
-	case UI_K_PGUP: top -= page; break;
-	case UI_K_PGDN: case UI_K_TOGGLE: top += page; break;
-	case UI_K_HOME: top = 0; break;
-	case UI_K_END: top = max; break;
+	case UI_K_UP: hp->top--; break;
+	case UI_K_DOWN: hp->top++; break;
+	case UI_K_PGUP: hp->top -= page; break;
+	case UI_K_PGDN: case UI_K_TOGGLE: hp->top += page; break;
+	case UI_K_HOME: hp->top = 0; break;
+	case UI_K_END: hp->top = max; break;
 	default: return false;
 	}
-	top = top < 0 ? 0 : top > max ? max : top;
+	if (hp->top < 0)
+		hp->top = 0;
+	if (hp->top > max)
+		hp->top = max;
 	u->dirty |= UI_D_ALL;
 	return true;
 }
 
 void ui_help_draw(struct ui *u)
 {
+	struct ui_help *hp = &u->help;
 	int n = nlines(u), w = 70, h = box_h(u), y0, x0, page;
 	char foot[96];
 
 	if (w > u->cols - 2)
 		w = u->cols - 2;
 	page = h - 2;
-	if (top > n - page)
-		top = n - page > 0 ? n - page : 0;
+	if (hp->top > n - page)
+		hp->top = n - page > 0 ? n - page : 0;
 	y0 = (u->rows - h) / 2;
 	x0 = (u->cols - w) / 2;
 	wattrset(stdscr, A_NORMAL);
@@ -134,15 +138,16 @@ void ui_help_draw(struct ui *u)
 		ui_put(u, y0, x, 1, u->g->hline, A_BOLD);
 		ui_put(u, y0 + h - 1, x, 1, u->g->hline, A_BOLD);
 	}
-	for (int i = 0; i < page && top + i < n; i++) {
-		const char *s = line_at(u, top + i);
+	for (int i = 0; i < page && hp->top + i < n; i++) {
+		const char *s = line_at(u, hp->top + i);
 
-		ui_put(u, y0 + 1 + i, x0 + 2, w - 4, s, top + i == 0 ||
+		ui_put(u, y0 + 1 + i, x0 + 2, w - 4, s, hp->top + i == 0 ||
 		       s[0] != ' ' ? A_BOLD : A_NORMAL);
 	}
 	if (page < n)
 		snprintf(foot, sizeof(foot), " %d-%d of %d: %s%s j/k PgDn "
-			 "scroll, any other key closes ", top + 1, top + page,
+			 "scroll, any other key closes ", hp->top + 1,
+			 hp->top + page,
 			 n, u->g->up, u->g->down);
 	else
 		snprintf(foot, sizeof(foot), " any key closes ");

@@ -28,26 +28,9 @@
 
 #define AXIS_W 9            /* y labels (8 columns: "slowdown") and the axis */
 
-/* A curve is the user's choice of metric and focus (view state, kept
- * as names) and the instance that shows it in the current search (0:
- * not enabled in it yet). */
-struct curve {
-	int inst;
-	bool recorded;   /* replay: enabled by hand in the recording */
-	char *metric;
-	char *path[PC_NHIER];
-};
-
-static struct {
-	const struct pc_consult *pc;   /* the search the instances belong to */
-	struct curve c[UI_HIST_MAX];
-	int n, sel;
-	bool phase;                    /* the current phase's histograms */
-} hs;
-
 static void sync_recorded(struct ui *u);
 
-static void curve_free(struct curve *c)
+static void curve_free(struct ui_hist_curve *c)
 {
 	free(c->metric);
 	for (int h = 0; h < PC_NHIER; h++)
@@ -60,51 +43,67 @@ static void curve_free(struct curve *c)
  * (a backward seek makes a new one): there the curves stay, to be
  * enabled again by ui_hist_follow.  (The replay says so with
  * ui_hist_new_search: a new search may have a freed one's address.) */
-static void sync_pc(const struct ui *u)
+static void sync_pc(struct ui *u)
 {
-	if (hs.pc == u->pc)
+	struct ui_hist *hs = &u->hist;
+
+	if (hs->pc == u->pc)
 		return;
-	for (int i = 0; i < hs.n; i++) {
+	for (int i = 0; i < hs->n; i++) {
 		if (u->replay != NULL)
-			hs.c[i].inst = 0;
+			hs->c[i].inst = 0;
 		else
-			curve_free(&hs.c[i]);
+			curve_free(&hs->c[i]);
 	}
 	if (u->replay == NULL)
-		hs.n = hs.sel = 0;
-	hs.pc = u->pc;
+		hs->n = hs->sel = 0;
+	hs->pc = u->pc;
+}
+
+void ui_hist_free(struct ui *u)
+{
+	for (int i = 0; i < u->hist.n; i++)
+		curve_free(&u->hist.c[i]);
+	memset(&u->hist, 0, sizeof(u->hist));
 }
 
 void ui_hist_new_search(struct ui *u)
 {
-	for (int i = 0; i < hs.n; i++)
-		hs.c[i].inst = 0;
-	hs.pc = u->pc;
+	struct ui_hist *hs = &u->hist;
+
+	for (int i = 0; i < hs->n; i++)
+		hs->c[i].inst = 0;
+	hs->pc = u->pc;
 }
 
 /* The instance shown by curve i, NULL while it is not enabled. */
 static const struct pc_minst *minst(const struct ui *u, int i)
 {
-	return hs.c[i].inst > 0 ? pc_datamgr_get(&u->pc->dm,
-						 hs.c[i].inst) : NULL;
+	const struct ui_hist *hs = &u->hist;
+
+	return hs->c[i].inst > 0 ? pc_datamgr_get(&u->pc->dm,
+						 hs->c[i].inst) : NULL;
 }
 
 void ui_hist_tick(struct ui *u)
 {
-	if (hs.n > 0 && hs.pc == u->pc)
+	struct ui_hist *hs = &u->hist;
+
+	if (hs->n > 0 && hs->pc == u->pc)
 		u->dirty |= UI_D_PANE(UI_PANE_HIST);
 }
 
-int ui_hist_count(void)
+int ui_hist_count(const struct ui *u)
 {
-	return hs.n;
+	return u->hist.n;
 }
 
 /* Enable curve i on the current search: its resources by path (false
  * while one of them is not discovered yet). */
 static bool enable_curve(struct ui *u, int i, struct hunch_err *e)
 {
-	struct curve *c = &hs.c[i];
+	struct ui_hist *hs = &u->hist;
+	struct ui_hist_curve *c = &hs->c[i];
 	struct pc_focus f;
 	int id;
 
@@ -118,6 +117,7 @@ static bool enable_curve(struct ui *u, int i, struct hunch_err *e)
 
 int ui_hist_follow(struct ui *u)
 {
+	struct ui_hist *hs = &u->hist;
 	struct hunch_err e = { 0 };
 	int n = 0;
 
@@ -125,8 +125,8 @@ int ui_hist_follow(struct ui *u)
 	if (u->pc == NULL)
 		return 0;
 	sync_recorded(u);
-	for (int i = 0; i < hs.n; i++)
-		if (hs.c[i].inst == 0 && !hs.c[i].recorded &&
+	for (int i = 0; i < hs->n; i++)
+		if (hs->c[i].inst == 0 && !hs->c[i].recorded &&
 		    enable_curve(u, i, &e))
 			n++;
 	if (n > 0)
@@ -134,7 +134,7 @@ int ui_hist_follow(struct ui *u)
 	return n;
 }
 
-static bool same_focus(const struct ui *u, const struct curve *c,
+static bool same_focus(const struct ui *u, const struct ui_hist_curve *c,
 		       const char *metric, const struct pc_focus *f)
 {
 	if (strcmp(c->metric, metric) != 0)
@@ -148,26 +148,27 @@ static bool same_focus(const struct ui *u, const struct curve *c,
 static void keep_curve(struct ui *u, int id, const char *metric,
 		       const struct pc_focus *f)
 {
-	struct curve *c = &hs.c[hs.n];
+	struct ui_hist *hs = &u->hist;
+	struct ui_hist_curve *c = &hs->c[hs->n];
 
 	c->inst = id;
 	c->metric = strdup(metric);
 	for (int h = 0; h < PC_NHIER; h++)
 		c->path[h] = strdup(pc_res_get(u->tree, f->r[h])->path);
-	hs.sel = hs.n++;
+	hs->sel = hs->n++;
 }
 
-static void drop_curve(int i)
+static void drop_curve(struct ui_hist *hs, int i)
 {
-	curve_free(&hs.c[i]);
-	memmove(&hs.c[i], &hs.c[i + 1], (size_t)(hs.n - i - 1) *
-		sizeof(hs.c[0]));
-	memset(&hs.c[hs.n - 1], 0, sizeof(hs.c[0]));
-	hs.n--;
-	if (hs.sel >= hs.n && hs.sel > 0)
-		hs.sel--;
-	else if (hs.sel > i)
-		hs.sel--;
+	curve_free(&hs->c[i]);
+	memmove(&hs->c[i], &hs->c[i + 1], (size_t)(hs->n - i - 1) *
+		sizeof(hs->c[0]));
+	memset(&hs->c[hs->n - 1], 0, sizeof(hs->c[0]));
+	hs->n--;
+	if (hs->sel >= hs->n && hs->sel > 0)
+		hs->sel--;
+	else if (hs->sel > i)
+		hs->sel--;
 }
 
 static bool has_inst(const int *inst, size_t n, int id)
@@ -186,27 +187,28 @@ static bool has_inst(const int *inst, size_t n, int id)
  * the viewer's: `d` and ui_hist_follow leave them alone. */
 static void sync_recorded(struct ui *u)
 {
+	struct ui_hist *hs = &u->hist;
 	int held[UI_HIST_MAX * 4], changed = 0;
 	size_t n;
 
-	if (u->replay == NULL || u->pc == NULL || hs.pc != u->pc)
+	if (u->replay == NULL || u->pc == NULL || hs->pc != u->pc)
 		return;
 	n = pc_steer_held(u->pc, held, sizeof(held) / sizeof(held[0]));
-	for (int i = hs.n; i-- > 0;)
-		if (hs.c[i].recorded && !has_inst(held, n, hs.c[i].inst)) {
-			drop_curve(i);
+	for (int i = hs->n; i-- > 0;)
+		if (hs->c[i].recorded && !has_inst(held, n, hs->c[i].inst)) {
+			drop_curve(hs, i);
 			changed++;
 		}
-	for (size_t k = 0; k < n && hs.n < UI_HIST_MAX; k++) {
+	for (size_t k = 0; k < n && hs->n < UI_HIST_MAX; k++) {
 		const struct pc_minst *m = pc_datamgr_get(&u->pc->dm, held[k]);
 		bool shown = false;
 
-		for (int i = 0; i < hs.n; i++)
-			shown |= hs.c[i].inst == held[k];
+		for (int i = 0; i < hs->n; i++)
+			shown |= hs->c[i].inst == held[k];
 		if (shown || m == NULL)
 			continue;
 		keep_curve(u, held[k], m->metric, &m->focus);
-		hs.c[hs.sel].recorded = true;
+		hs->c[hs->sel].recorded = true;
 		changed++;
 	}
 	if (changed)
@@ -215,6 +217,7 @@ static void sync_recorded(struct ui *u)
 
 int ui_hist_add(struct ui *u, const char *metric, const struct pc_focus *f)
 {
+	struct ui_hist *hs = &u->hist;
 	struct hunch_err e = { 0 };
 	int id;
 
@@ -223,13 +226,13 @@ int ui_hist_add(struct ui *u, const char *metric, const struct pc_focus *f)
 		ui_note(u, "no search yet: nothing to enable %s in", metric);
 		return -1;
 	}
-	for (int i = 0; i < hs.n; i++)
-		if (same_focus(u, &hs.c[i], metric, f)) {   /* already shown */
-			hs.sel = i;
+	for (int i = 0; i < hs->n; i++)
+		if (same_focus(u, &hs->c[i], metric, f)) {   /* already shown */
+			hs->sel = i;
 			u->dirty |= UI_D_PANE(UI_PANE_HIST);
 			return 0;
 		}
-	if (hs.n == UI_HIST_MAX) {
+	if (hs->n == UI_HIST_MAX) {
 		ui_note(u, "%d curves already: d in the histograms pane "
 			"removes one", UI_HIST_MAX);
 		return -1;
@@ -246,21 +249,24 @@ int ui_hist_add(struct ui *u, const char *metric, const struct pc_focus *f)
 
 static void remove_sel(struct ui *u)
 {
-	if (hs.n == 0)
+	struct ui_hist *hs = &u->hist;
+
+	if (hs->n == 0)
 		return;
-	if (hs.c[hs.sel].recorded) {
+	if (hs->c[hs->sel].recorded) {
 		ui_note(u, "%c is the recording's: it goes when the recording "
-			"removed it", 'a' + hs.sel);
+			"removed it", 'a' + hs->sel);
 		return;
 	}
-	if (hs.c[hs.sel].inst > 0)
-		pc_steer_release(u->pc, hs.c[hs.sel].inst);
-	drop_curve(hs.sel);
+	if (hs->c[hs->sel].inst > 0)
+		pc_steer_release(u->pc, hs->c[hs->sel].inst);
+	drop_curve(hs, hs->sel);
 }
 
-static const struct pc_hist *hist_of(const struct pc_minst *m)
+static const struct pc_hist *hist_of(const struct ui *u,
+				     const struct pc_minst *m)
 {
-	return hs.phase ? &m->current : &m->global;
+	return u->hist.phase ? &m->current : &m->global;
 }
 
 static int points(const struct pc_hist *h)
@@ -328,23 +334,25 @@ static const char *units_of(const struct ui *u, const struct pc_minst *m)
 static void legend_waiting(struct ui *u, const struct ui_rect *r, int y,
 			   int i)
 {
-	const struct curve *c = &hs.c[i];
+	struct ui_hist *hs = &u->hist;
+	const struct ui_hist_curve *c = &hs->c[i];
 	char line[512];
 	size_t n = 0;
 
 	n += (size_t)snprintf(line, sizeof(line), "%s%c %s <",
-			      i == hs.sel ? ">" : " ", 'a' + i, c->metric);
+			      i == hs->sel ? ">" : " ", 'a' + i, c->metric);
 	for (int h = 0; h < PC_NHIER && n < sizeof(line); h++)
 		n += (size_t)snprintf(line + n, sizeof(line) - n, "%s%s",
 				      h ? "," : "", c->path[h]);
 	if (n < sizeof(line))
 		snprintf(line + n, sizeof(line) - n, ">  %s",
 			 c->inst == 0 ? "not discovered yet" : "refused");
-	ui_put(u, y, r->x, r->w, line, i == hs.sel ? A_BOLD : A_NORMAL);
+	ui_put(u, y, r->x, r->w, line, i == hs->sel ? A_BOLD : A_NORMAL);
 }
 
 static void legend_line(struct ui *u, const struct ui_rect *r, int y, int i)
 {
+	struct ui_hist *hs = &u->hist;
 	const struct pc_minst *m = minst(u, i);
 	char focus[256], line[512], val[64];
 	double v;
@@ -353,7 +361,7 @@ static void legend_line(struct ui *u, const struct ui_rect *r, int y, int i)
 		legend_waiting(u, r, y, i);
 		return;
 	}
-	v = last_rate(hist_of(m));
+	v = last_rate(hist_of(u, m));
 	ui_focus_short(u, &m->focus, focus, sizeof(focus));
 	if (m->state == PC_MI_PENDING)
 		snprintf(val, sizeof(val), "enabling");
@@ -364,10 +372,10 @@ static void legend_line(struct ui *u, const struct ui_rect *r, int y, int i)
 		snprintf(val, sizeof(val), "no data yet");
 	else
 		snprintf(val, sizeof(val), "%.3g %s, %d pts", v,
-			 units_of(u, m), points(hist_of(m)));
+			 units_of(u, m), points(hist_of(u, m)));
 	snprintf(line, sizeof(line), "%s%c %s %s  %s",
-		 i == hs.sel ? ">" : " ", 'a' + i, m->metric, focus, val);
-	ui_put(u, y, r->x, r->w, line, i == hs.sel ? A_BOLD : A_NORMAL);
+		 i == hs->sel ? ">" : " ", 'a' + i, m->metric, focus, val);
+	ui_put(u, y, r->x, r->w, line, i == hs->sel ? A_BOLD : A_NORMAL);
 }
 
 /* One plot: `cols` x `rows` cells whose top-left is (y, x). */
@@ -405,6 +413,7 @@ static void plot_curve(struct plot *p, const struct pc_hist *h, int ci)
 
 static void put_cell(struct ui *u, const struct plot *p, int cell)
 {
+	struct ui_hist *hs = &u->hist;
 	char s[4];
 	int y = p->y + cell / p->cols, x = p->x + cell % p->cols;
 	unsigned b = p->dots[cell];
@@ -418,16 +427,17 @@ static void put_cell(struct ui *u, const struct plot *p, int cell)
 		s[2] = (char)(0x80 | (b & 0x3f));
 		s[3] = '\0';
 	}
-	ui_put(u, y, x, 1, s, p->who[cell] - 'a' == hs.sel ? A_BOLD : 0);
+	ui_put(u, y, x, 1, s, p->who[cell] - 'a' == hs->sel ? A_BOLD : 0);
 }
 
 /* The current phase's start: a dotted column where no point is. */
 static void phase_mark(struct ui *u, const struct plot *p)
 {
+	struct ui_hist *hs = &u->hist;
 	const struct pc_search *cur = u->pc->current;
 	int x;
 
-	if (hs.phase || cur == NULL || cur->t_start <= p->start)
+	if (hs->phase || cur == NULL || cur->t_start <= p->start)
 		return;
 	x = (int)((cur->t_start - p->start) / p->span * p->cols);
 	if (x >= p->cols)
@@ -468,14 +478,15 @@ static void axes(struct ui *u, const struct plot *p, const char *units)
 
 static double scale_max(const struct ui *u)
 {
+	const struct ui_hist *hs = &u->hist;
 	double mx = 0;
 
-	for (int i = 0; i < hs.n; i++) {
+	for (int i = 0; i < hs->n; i++) {
 		const struct pc_hist *h;
 
 		if (minst(u, i) == NULL)
 			continue;
-		h = hist_of(minst(u, i));
+		h = hist_of(u, minst(u, i));
 		for (int b = 0; b < PC_HIST_BUCKETS; b++)
 			if (!isnan(h->b[b]))
 				mx = fmax(mx, pc_hist_rate(h, b));
@@ -485,8 +496,9 @@ static double scale_max(const struct ui *u)
 
 static void draw_plot(struct ui *u, const struct ui_rect *r, int top)
 {
-	const struct pc_minst *sel = minst(u, hs.sel);
-	const struct pc_hist *h0 = sel ? hist_of(sel) : NULL;
+	struct ui_hist *hs = &u->hist;
+	const struct pc_minst *sel = minst(u, hs->sel);
+	const struct pc_hist *h0 = sel ? hist_of(u, sel) : NULL;
 	struct plot p = {
 		.y = top, .x = r->x + AXIS_W, .rows = r->y + r->h - top - 2,
 		.cols = r->w - AXIS_W - 1, .sub_x = u->utf8 ? 2 : 1,
@@ -507,10 +519,10 @@ static void draw_plot(struct ui *u, const struct ui_rect *r, int top)
 	p.who = who;
 	memset(dots, 0, sizeof(dots));
 	memset(who, 0, sizeof(who));
-	for (int i = 0; i < hs.n; i++)
-		if (i != hs.sel && minst(u, i) != NULL)
-			plot_curve(&p, hist_of(minst(u, i)), i);
-	plot_curve(&p, h0, hs.sel);   /* the selected curve on top */
+	for (int i = 0; i < hs->n; i++)
+		if (i != hs->sel && minst(u, i) != NULL)
+			plot_curve(&p, hist_of(u, minst(u, i)), i);
+	plot_curve(&p, h0, hs->sel);   /* the selected curve on top */
 	axes(u, &p, units_of(u, sel));
 	for (int c = 0; c < p.rows * p.cols; c++)
 		if (who[c])
@@ -520,6 +532,7 @@ static void draw_plot(struct ui *u, const struct ui_rect *r, int top)
 
 static void draw(struct ui *u, enum ui_pane pane, const struct ui_rect *r)
 {
+	struct ui_hist *hs = &u->hist;
 	int y = r->y + 1, nleg, first;
 	char head[160];
 
@@ -532,25 +545,25 @@ static void draw(struct ui *u, enum ui_pane pane, const struct ui_rect *r)
 			"consultant runs.", ui_attr(u, UI_C_DIM));
 		return;
 	}
-	if (hs.n == 0) {
+	if (hs->n == 0) {
 		ui_wrap(u, r, &y, 2, "No curves yet. In the where pane (2), "
 			"f puts a resource in the focus and m enables a "
 			"metric on it; its histogram is drawn here (up to "
 			"10 curves).", ui_attr(u, UI_C_DIM));
 		return;
 	}
-	if (minst(u, hs.sel) != NULL)
+	if (minst(u, hs->sel) != NULL)
 		snprintf(head, sizeof(head), "%s phase, buckets of %gs",
-			 hs.phase ? "current" : "global",
-			 hist_of(minst(u, hs.sel))->width);
+			 hs->phase ? "current" : "global",
+			 hist_of(u, minst(u, hs->sel))->width);
 	else
 		snprintf(head, sizeof(head), "%s phase",
-			 hs.phase ? "current" : "global");
+			 hs->phase ? "current" : "global");
 	ui_put(u, r->y, r->x + 1, r->w - 1, head, A_NORMAL);
 	/* The legend takes at most a third of the pane; it scrolls to keep
 	 * the selected curve in it. */
-	nleg = hs.n < (r->h - 1) / 3 ? hs.n : (r->h - 1) / 3;
-	first = hs.sel >= nleg ? hs.sel - nleg + 1 : 0;
+	nleg = hs->n < (r->h - 1) / 3 ? hs->n : (r->h - 1) / 3;
+	first = hs->sel >= nleg ? hs->sel - nleg + 1 : 0;
 	for (int i = 0; i < nleg; i++)
 		legend_line(u, r, r->y + 1 + i, first + i);
 	draw_plot(u, r, r->y + 1 + nleg);
@@ -558,22 +571,24 @@ static void draw(struct ui *u, enum ui_pane pane, const struct ui_rect *r)
 
 static bool key(struct ui *u, int k)
 {
+	struct ui_hist *hs = &u->hist;
+
 	sync_pc(u);
 	sync_recorded(u);
 	switch (ui_key_motion(k)) {
 	case UI_K_UP:
-		if (hs.sel > 0)
-			hs.sel--;
+		if (hs->sel > 0)
+			hs->sel--;
 		break;
 	case UI_K_DOWN:
-		if (hs.sel + 1 < hs.n)
-			hs.sel++;
+		if (hs->sel + 1 < hs->n)
+			hs->sel++;
 		break;
 	default:
 		if (k == 'd' || k == KEY_DC)
 			remove_sel(u);
 		else if (k == 'p')
-			hs.phase = !hs.phase;
+			hs->phase = !hs->phase;
 		else
 			return false;
 	}

@@ -25,36 +25,30 @@
 #include "pc_search.h"
 #include "pc_steer.h"
 
-static struct {
-	const struct pc_consult *pc;
-	size_t top;                 /* first row shown */
-	char file[4096];            /* the file being edited */
-	char *backup;               /* its text before the first edit */
-	bool made;                  /* the edit made the file (x removes it) */
-	char **err;                 /* the loader's errors; n > 0: pending */
-	size_t nerr;
-	char msg[256];
-	bool msg_err;
-	bool saved;                 /* say where the file is, and its use */
-} hy;
-
-static void clear_errors(void)
+static void clear_errors(struct ui_hyp *hy)
 {
-	for (size_t i = 0; i < hy.nerr; i++)
-		free(hy.err[i]);
-	free(hy.err);
-	hy.err = NULL;
-	hy.nerr = 0;
+	for (size_t i = 0; i < hy->nerr; i++)
+		free(hy->err[i]);
+	free(hy->err);
+	hy->err = NULL;
+	hy->nerr = 0;
 }
 
-static void sync_pc(const struct ui *u)
+static void sync_pc(struct ui *u)
 {
-	if (hy.pc != u->pc) {
-		clear_errors();
-		free(hy.backup);
-		memset(&hy, 0, sizeof(hy));
-		hy.pc = u->pc;
+	if (u->hyp.pc != u->pc) {
+		clear_errors(&u->hyp);
+		free(u->hyp.backup);
+		memset(&u->hyp, 0, sizeof(u->hyp));
+		u->hyp.pc = u->pc;
 	}
+}
+
+void ui_hyp_free(struct ui *u)
+{
+	clear_errors(&u->hyp);
+	free(u->hyp.backup);
+	memset(&u->hyp, 0, sizeof(u->hyp));
 }
 
 static const char *const op_text[] = {
@@ -122,15 +116,16 @@ static void hyp_row(struct ui *u, const struct ui_rect *r, int y, int i)
 
 static void draw_errors(struct ui *u, const struct ui_rect *r, int y)
 {
+	struct ui_hyp *hy = &u->hyp;
 	char head[160];
 
 	snprintf(head, sizeof(head), "%zu error%s: the search is unchanged. "
-		 "e edits again, x drops the change.", hy.nerr,
-		 hy.nerr == 1 ? "" : "s");
+		 "e edits again, x drops the change.", hy->nerr,
+		 hy->nerr == 1 ? "" : "s");
 	ui_put(u, y++, r->x + 1, r->w - 1, head, ui_attr(u, UI_C_WARN) |
 	       A_BOLD);
-	for (size_t i = 0; i < hy.nerr; i++)
-		if (!ui_wrap(u, r, &y, 1, hy.err[i], ui_attr(u, UI_C_WARN)))
+	for (size_t i = 0; i < hy->nerr; i++)
+		if (!ui_wrap(u, r, &y, 1, hy->err[i], ui_attr(u, UI_C_WARN)))
 			return;
 }
 
@@ -138,6 +133,7 @@ static void draw_saved(struct ui *u, const struct ui_rect *r, int *y);
 
 static void draw(struct ui *u, enum ui_pane pane, const struct ui_rect *r)
 {
+	struct ui_hyp *hy = &u->hyp;
 	int *order, y = r->y;
 	size_t n;
 
@@ -149,12 +145,12 @@ static void draw(struct ui *u, enum ui_pane pane, const struct ui_rect *r)
 			"that of the running search.", ui_attr(u, UI_C_DIM));
 		return;
 	}
-	if (hy.msg[0])   /* wrapped: a path under $HOME is long */
-		ui_wrap(u, r, &y, 1, hy.msg, hy.msg_err ?
+	if (hy->msg[0])   /* wrapped: a path under $HOME is long */
+		ui_wrap(u, r, &y, 1, hy->msg, hy->msg_err ?
 			ui_attr(u, UI_C_WARN) | A_BOLD : A_BOLD);
-	if (hy.msg[0] && hy.saved)
+	if (hy->msg[0] && hy->saved)
 		draw_saved(u, r, &y);
-	if (hy.nerr) {
+	if (hy->nerr) {
 		draw_errors(u, r, y);
 		return;
 	}
@@ -162,9 +158,9 @@ static void draw(struct ui *u, enum ui_pane pane, const struct ui_rect *r)
 	if (order == NULL)
 		abort();
 	n = tree_order(u->pc->cfg, -1, order, 0);
-	if (hy.top >= n)
-		hy.top = n ? n - 1 : 0;
-	for (size_t i = hy.top; i < n && y < r->y + r->h; i++)
+	if (hy->top >= n)
+		hy->top = n ? n - 1 : 0;
+	for (size_t i = hy->top; i < n && y < r->y + r->h; i++)
 		hyp_row(u, r, y++, order[i]);
 	free(order);
 }
@@ -185,25 +181,26 @@ static char *slurp(const char *path)
 	return buf;
 }
 
-static void note(bool err, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+static void note(struct ui_hyp *hy, bool err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
-static void note(bool err, const char *fmt, ...)
+static void note(struct ui_hyp *hy, bool err, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(hy.msg, sizeof(hy.msg), fmt, ap);
+	vsnprintf(hy->msg, sizeof(hy->msg), fmt, ap);
 	va_end(ap);
-	hy.msg_err = err;
-	hy.saved = false;
+	hy->msg_err = err;
+	hy->saved = false;
 }
 
 /* Under the message of an edit kept: where the file is (~ for $HOME)
  * and that it is not this session's only: every later hunch loads it. */
 static void draw_saved(struct ui *u, const struct ui_rect *r, int *y)
 {
-	const char *home = getenv("HOME"), *f = hy.file;
+	struct ui_hyp *hy = &u->hyp;
+	const char *home = getenv("HOME"), *f = hy->file;
 	size_t hl = home ? strlen(home) : 0;
 	char buf[4400];
 
@@ -221,26 +218,27 @@ static void draw_saved(struct ui *u, const struct ui_rect *r, int *y)
 /* Load and apply the edited file; keep the errors if it is not valid. */
 static void apply(struct ui *u)
 {
+	struct ui_hyp *hy = &u->hyp;
 	struct pc_diags ds = { 0 };
 	struct hunch_err e = { 0 };
 	int added, r;
 
-	clear_errors();
-	r = pc_steer_reload(u->pc, hy.file, &ds, &added, &e);
+	clear_errors(hy);
+	r = pc_steer_reload(u->pc, hy->file, &ds, &added, &e);
 	if (r < 0) {
-		hy.err = calloc(ds.n + 1, sizeof(*hy.err));
+		hy->err = calloc(ds.n + 1, sizeof(*hy->err));
 		for (size_t i = 0; i < ds.n; i++)
-			hy.err[hy.nerr++] = strdup(ds.d[i].msg);
-		if (hy.nerr == 0)
-			hy.err[hy.nerr++] = strdup(e.msg);
-		note(true, "%s is not applied", hy.file);
+			hy->err[hy->nerr++] = strdup(ds.d[i].msg);
+		if (hy->nerr == 0)
+			hy->err[hy->nerr++] = strdup(e.msg);
+		note(hy, true, "%s is not applied", hy->file);
 	} else {
-		note(false, "applied %s: %d new hypothes%s", hy.file, added,
-		     added == 1 ? "is" : "es");
-		hy.saved = true;
-		free(hy.backup);
-		hy.backup = NULL;
-		hy.made = false;
+		note(hy, false, "applied %s: %d new hypothes%s", hy->file,
+		     added, added == 1 ? "is" : "es");
+		hy->saved = true;
+		free(hy->backup);
+		hy->backup = NULL;
+		hy->made = false;
 	}
 	pc_diags_free(&ds);
 	u->dirty |= UI_D_ALL;
@@ -248,6 +246,7 @@ static void apply(struct ui *u)
 
 static void edit(struct ui *u)
 {
+	struct ui_hyp *hy = &u->hyp;
 	struct hunch_err e = { 0 };
 	char err[256] = "";
 	char *after;
@@ -255,25 +254,26 @@ static void edit(struct ui *u)
 
 	bool made = false;
 
-	if (hy.nerr == 0 && pc_steer_user_file(u->pc->cfg, hy.file,
-					       sizeof(hy.file), &made, &e) < 0) {
-		note(true, "cannot edit the hypotheses: %s", e.msg);
+	if (hy->nerr == 0 &&
+	    pc_steer_user_file(u->pc->cfg, hy->file, sizeof(hy->file), &made,
+			       &e) < 0) {
+		note(hy, true, "cannot edit the hypotheses: %s", e.msg);
 		return;
 	}
-	hy.made |= made;
-	if (hy.backup == NULL)
-		hy.backup = slurp(hy.file);
-	st = ui_editor_run(u, hy.file, err, sizeof(err));
+	hy->made |= made;
+	if (hy->backup == NULL)
+		hy->backup = slurp(hy->file);
+	st = ui_editor_run(u, hy->file, err, sizeof(err));
 	if (st != 0) {
-		note(true, "%s; nothing applied", err[0] ? err :
+		note(hy, true, "%s; nothing applied", err[0] ? err :
 		     "the editor exited with an error");
 		return;
 	}
-	after = slurp(hy.file);
-	if (hy.nerr == 0 && after && hy.backup &&
-	    strcmp(after, hy.backup) == 0) {
-		note(false, "%s is unchanged", hy.file);
-		hy.saved = true;
+	after = slurp(hy->file);
+	if (hy->nerr == 0 && after && hy->backup &&
+	    strcmp(after, hy->backup) == 0) {
+		note(hy, false, "%s is unchanged", hy->file);
+		hy->saved = true;
 	} else
 		apply(u);
 	free(after);
@@ -281,49 +281,51 @@ static void edit(struct ui *u)
 
 /* x: the file as it was before the first edit (none, if the edit made
  * it). */
-static void drop(void)
+static void drop(struct ui_hyp *hy)
 {
 	FILE *f;
 
-	if (hy.nerr == 0 || hy.backup == NULL)
+	if (hy->nerr == 0 || hy->backup == NULL)
 		return;
-	if (hy.made) {
-		if (unlink(hy.file) < 0) {
-			note(true, "cannot remove %s", hy.file);
+	if (hy->made) {
+		if (unlink(hy->file) < 0) {
+			note(hy, true, "cannot remove %s", hy->file);
 			return;
 		}
-		clear_errors();
-		free(hy.backup);
-		hy.backup = NULL;
-		hy.made = false;
-		note(false, "change dropped: %s removed", hy.file);
+		clear_errors(hy);
+		free(hy->backup);
+		hy->backup = NULL;
+		hy->made = false;
+		note(hy, false, "change dropped: %s removed", hy->file);
 		return;
 	}
-	f = fopen(hy.file, "w");
-	if (f == NULL || fputs(hy.backup, f) < 0 || fclose(f) != 0) {
-		note(true, "cannot restore %s", hy.file);
+	f = fopen(hy->file, "w");
+	if (f == NULL || fputs(hy->backup, f) < 0 || fclose(f) != 0) {
+		note(hy, true, "cannot restore %s", hy->file);
 		return;
 	}
-	clear_errors();
-	free(hy.backup);
-	hy.backup = NULL;
-	note(false, "change dropped: %s is as it was", hy.file);
+	clear_errors(hy);
+	free(hy->backup);
+	hy->backup = NULL;
+	note(hy, false, "change dropped: %s is as it was", hy->file);
 }
 
 static bool key(struct ui *u, int k)
 {
+	struct ui_hyp *hy = &u->hyp;
+
 	sync_pc(u);
 	if (u->pc == NULL)
 		return false;
 	switch (ui_key_motion(k)) {
-	case UI_K_UP: if (hy.top > 0) hy.top--; break;
-	case UI_K_DOWN: hy.top++; break;
-	case UI_K_HOME: hy.top = 0; break;
+	case UI_K_UP: if (hy->top > 0) hy->top--; break;
+	case UI_K_DOWN: hy->top++; break;
+	case UI_K_HOME: hy->top = 0; break;
 	default:
 		if (k == 'e')
 			edit(u);
 		else if (k == 'x')
-			drop();
+			drop(&u->hyp);
 		else
 			return false;
 	}

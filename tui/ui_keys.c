@@ -115,14 +115,14 @@ static void dispatch(struct ui *u, int key)
 {
 	if (key == KEY_RESIZE)
 		return;  /* the signalfd's SIGWINCH does the work */
-	if (u->help) {
+	if (u->help.up) {
 		if (ui_help_key(u, key))
 			return;   /* scrolled */
-		u->help = false;
+		u->help.up = false;
 		u->dirty = UI_D_ALL;
 		return;
 	}
-	if (ui_export_active())
+	if (ui_export_active(u))
 		return ui_export_key(u, key);   /* E's menu and file name */
 	if (u->prompt == UI_PROMPT_QUIT)
 		return quit_prompt_key(u, key);

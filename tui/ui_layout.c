@@ -260,7 +260,7 @@ void ui_draw(struct ui *u)
 			ui_findings_draw(u, &u->r_find);
 		if (u->wide && d == UI_D_ALL)
 			draw_divider(u);
-		if (u->help)
+		if (u->help.up)
 			ui_help_draw(u);
 	}
 	wnoutrefresh(stdscr);

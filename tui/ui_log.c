@@ -25,9 +25,6 @@
 
 #define LONG_LINE 4096   /* an unfinished line this long is shown anyway */
 
-static size_t wrapped_shown;   /* lines the wrapped pane showed: a page */
-static bool wrapped_top;       /* Home: the first line at the top */
-
 void ui_log_init(struct ui_log *l, size_t cap)
 {
 	memset(l, 0, sizeof(*l));
@@ -240,12 +237,13 @@ static int wrapped(struct ui *u, const struct ui_rect *r,
 static void draw_wrapped(struct ui *u, const struct ui_rect *r)
 {
 	struct ui_log *l = &u->log;
+	struct ui_log_view *v = &u->log_view;
 	size_t last = l->n - l->scroll, i;
 	int used = 0, k;
 
-	if (wrapped_top) {   /* from the first line down */
-		wrapped_shown = 0;
-		for (i = 0; i < l->n && used < r->h; i++, wrapped_shown++)
+	if (v->top) {   /* from the first line down */
+		v->shown = 0;
+		for (i = 0; i < l->n && used < r->h; i++, v->shown++)
 			used += wrapped(u, r, line_at(l, i), r->y + used, 0,
 					r->y + r->h);
 		l->scroll = l->n - i;
@@ -262,7 +260,7 @@ static void draw_wrapped(struct ui *u, const struct ui_rect *r)
 		l->scroll--;
 	}
 	used = 0;
-	wrapped_shown = 0;
+	v->shown = 0;
 	for (i = last; i > 0 && used < r->h; i--) {
 		k = wrapped(u, r, line_at(l, i - 1), -1, 0, 0);
 		if (used + k <= r->h)
@@ -272,7 +270,7 @@ static void draw_wrapped(struct ui *u, const struct ui_rect *r)
 			wrapped(u, r, line_at(l, i - 1), r->y, used + k - r->h,
 				r->y + r->h);
 		used += k;
-		wrapped_shown++;
+		v->shown++;
 	}
 }
 
@@ -322,28 +320,29 @@ const struct ui_pane_ops ui_log_pane = {
 bool ui_log_key(struct ui *u, int key)
 {
 	struct ui_log *l = &u->log;
+	struct ui_log_view *v = &u->log_view;
 	size_t page = (size_t)(u->r_pane[UI_PANE_LOG].h > 2 ?
 			       u->r_pane[UI_PANE_LOG].h - 2 : 1);
 
 	/* wrapped: a page is the lines shown, less one kept in sight */
-	if (u->active == UI_PANE_LOG && wrapped_shown > 0)
-		page = wrapped_shown > 1 ? wrapped_shown - 1 : 1;
+	if (u->active == UI_PANE_LOG && v->shown > 0)
+		page = v->shown > 1 ? v->shown - 1 : 1;
 	size_t max = l->n;
 
 	switch (ui_key_motion(key)) {
-	case UI_K_UP: l->scroll += !wrapped_top; break;
+	case UI_K_UP: l->scroll += !v->top; break;
 	case UI_K_DOWN: l->scroll = l->scroll ? l->scroll - 1 : 0; break;
-	case UI_K_PGUP: l->scroll += wrapped_top ? 0 : page; break;
+	case UI_K_PGUP: l->scroll += v->top ? 0 : page; break;
 	case UI_K_PGDN: l->scroll = l->scroll > page ? l->scroll - page : 0;
 		break;
 	case UI_K_HOME: l->scroll = max; break;
 	case UI_K_END: l->scroll = 0; break;
 	default: return false;
 	}
-	wrapped_top = ui_key_motion(key) == UI_K_HOME ||
-		      (wrapped_top && (ui_key_motion(key) == UI_K_UP ||
-				       ui_key_motion(key) == UI_K_PGUP));
-	wrapped_top &= u->active == UI_PANE_LOG;
+	v->top = ui_key_motion(key) == UI_K_HOME ||
+		 (v->top && (ui_key_motion(key) == UI_K_UP ||
+			     ui_key_motion(key) == UI_K_PGUP));
+	v->top &= u->active == UI_PANE_LOG;
 	if (l->scroll > max)
 		l->scroll = max;
 	u->dirty |= UI_D_PANE(UI_PANE_LOG);

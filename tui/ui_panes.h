@@ -4,16 +4,15 @@
  * other ui files: the where pane enables metrics through the histogram
  * pane, and the picker it shows for it is shared.
  *
- * These panes keep their state in their own file (one dashboard per
- * process), reset when the search they show (u->pc) changes.
+ * Each keeps its state in its own struct in the dashboard's `struct ui`
+ * (u->hist, u->tunables, u->hyp, u->pick: ui.h), reset when the search
+ * it shows (u->pc) changes.
  */
 #ifndef UI_PANES_H
 #define UI_PANES_H
 
 #include "pc_focus.h"
 #include "ui.h"
-
-#define UI_HIST_MAX 10      /* curves at once, as Paradyn's rthist */
 
 /* Enable `metric` on `f` and add its curve to the histogram pane.
  * Returns 0, or -1 with the reason in the hint line. */
@@ -26,20 +25,21 @@ void ui_hist_new_search(struct ui *u);
 /* After each consultant tick: the curves gained data. */
 void ui_hist_tick(struct ui *u);
 /* Curves shown (tests). */
-int ui_hist_count(void);
+int ui_hist_count(const struct ui *u);
+
+/* Each pane's state freed (ui_panes.c: the dashboard's end), and those
+ * of the Histograms and Hypotheses panes alone. */
+void ui_panes_free(struct ui *u);
+void ui_hist_free(struct ui *u);
+void ui_hyp_free(struct ui *u);
 
 /* ui_pick.c: the where pane's picker (m: a metric to enable on the focus,
  * x: a hypothesis to start on it), drawn in place of the tree. */
-bool ui_pick_active(void);
+bool ui_pick_active(const struct ui *u);
 void ui_pick_start(struct ui *u, int key);
 void ui_pick_draw(struct ui *u, const struct ui_rect *r);
 bool ui_pick_key(struct ui *u, int key);
 
-/* A one-line prompt inside a pane: text typed so far. */
-struct ui_line {
-	char text[64];
-	size_t len;
-};
 /* Feed a key to a line being edited: 1 Enter, -1 Esc/Ctrl-C/Ctrl-G,
  * 0 edited or ignored. */
 int ui_line_key(struct ui_line *l, int key);

@@ -21,14 +21,9 @@
 
 enum pick_kind { PICK_NONE, PICK_METRIC, PICK_EXPERIMENT };
 
-static struct {
-	enum pick_kind kind;
-	size_t sel, top;
-} pk;
-
-bool ui_pick_active(void)
+bool ui_pick_active(const struct ui *u)
 {
-	return pk.kind != PICK_NONE;
+	return u->pick.kind != PICK_NONE;
 }
 
 /* The focus as the consultant takes it: the hierarchy's root where the
@@ -44,10 +39,11 @@ static void focus_of(const struct ui *u, struct pc_focus *f)
 /* Items: metrics, or the hypotheses with a metric (by index). */
 static size_t nitems(const struct ui *u)
 {
+	const struct ui_pick *pk = &u->pick;
 	const struct pc_config *c = u->pc->cfg;
 	size_t n = 0;
 
-	if (pk.kind == PICK_METRIC)
+	if (pk->kind == PICK_METRIC)
 		return c->nmet;
 	for (size_t i = 0; i < c->nhyp; i++)
 		n += !c->hyp[i].is_virtual;
@@ -66,7 +62,9 @@ static const struct pc_hypothesis *nth_hyp(const struct ui *u, size_t n)
 
 static void item_text(const struct ui *u, size_t i, char *buf, size_t len)
 {
-	if (pk.kind == PICK_METRIC) {
+	const struct ui_pick *pk = &u->pick;
+
+	if (pk->kind == PICK_METRIC) {
 		const struct pc_metric_def *m = &u->pc->cfg->met[i];
 
 		snprintf(buf, len, " %-18s %s (%s)", m->name,
@@ -80,19 +78,22 @@ static void item_text(const struct ui *u, size_t i, char *buf, size_t len)
 
 void ui_pick_start(struct ui *u, int key)
 {
+	struct ui_pick *pk = &u->pick;
+
 	if (u->pc == NULL) {
 		ui_note(u, "no search yet: nothing to %s", key == 'm' ?
 			"enable a metric in" : "start an experiment in");
 		return;
 	}
-	pk.kind = key == 'm' ? PICK_METRIC : PICK_EXPERIMENT;
-	pk.sel = pk.top = 0;
+	pk->kind = key == 'm' ? PICK_METRIC : PICK_EXPERIMENT;
+	pk->sel = pk->top = 0;
 	u->prompt = UI_PROMPT_PANE;
 	u->dirty |= UI_D_PANE(UI_PANE_WHERE) | UI_D_HINT;
 }
 
 void ui_pick_draw(struct ui *u, const struct ui_rect *r)
 {
+	struct ui_pick *pk = &u->pick;
 	char buf[600], focus[512];
 	struct pc_focus f;
 	size_t n = nitems(u), page = r->h > 2 ? (size_t)r->h - 2 : 1;
@@ -100,16 +101,16 @@ void ui_pick_draw(struct ui *u, const struct ui_rect *r)
 
 	focus_of(u, &f);
 	ui_focus_short(u, &f, focus, sizeof(focus));
-	snprintf(buf, sizeof(buf), "%s on %s:", pk.kind == PICK_METRIC ?
+	snprintf(buf, sizeof(buf), "%s on %s:", pk->kind == PICK_METRIC ?
 		 "Enable a metric" : "Start an experiment", focus);
 	ui_put(u, y++, r->x, r->w, buf, A_BOLD);
-	if (pk.sel < pk.top)
-		pk.top = pk.sel;
-	if (pk.sel >= pk.top + page)
-		pk.top = pk.sel - page + 1;
-	for (size_t i = pk.top; i < n && i < pk.top + page; i++) {
+	if (pk->sel < pk->top)
+		pk->top = pk->sel;
+	if (pk->sel >= pk->top + page)
+		pk->top = pk->sel - page + 1;
+	for (size_t i = pk->top; i < n && i < pk->top + page; i++) {
 		item_text(u, i, buf, sizeof(buf));
-		ui_put(u, y++, r->x, r->w, buf, i == pk.sel ? A_REVERSE :
+		ui_put(u, y++, r->x, r->w, buf, i == pk->sel ? A_REVERSE :
 		       A_NORMAL);
 	}
 	ui_put(u, r->y + r->h - 1, r->x, r->w, "Enter chooses, Esc cancels",
@@ -118,7 +119,8 @@ void ui_pick_draw(struct ui *u, const struct ui_rect *r)
 
 static void enable_metric(struct ui *u, const struct pc_focus *f)
 {
-	const char *name = u->pc->cfg->met[pk.sel].name;
+	struct ui_pick *pk = &u->pick;
+	const char *name = u->pc->cfg->met[pk->sel].name;
 
 	if (ui_hist_add(u, name, f) < 0)
 		return;
@@ -128,7 +130,8 @@ static void enable_metric(struct ui *u, const struct pc_focus *f)
 
 static void start_experiment(struct ui *u, const struct pc_focus *f)
 {
-	const struct pc_hypothesis *h = nth_hyp(u, pk.sel);
+	struct ui_pick *pk = &u->pick;
+	const struct pc_hypothesis *h = nth_hyp(u, pk->sel);
 	struct hunch_err e = { 0 };
 	char focus[512];
 	bool existed;
@@ -145,22 +148,23 @@ static void start_experiment(struct ui *u, const struct pc_focus *f)
 
 bool ui_pick_key(struct ui *u, int key)
 {
+	struct ui_pick *pk = &u->pick;
 	size_t n = nitems(u);
 	struct pc_focus f;
-	enum pick_kind kind = pk.kind;
+	enum pick_kind kind = (enum pick_kind)pk->kind;
 
 	u->dirty |= UI_D_PANE(UI_PANE_WHERE) | UI_D_HINT;
 	switch (ui_key_motion(key)) {
-	case UI_K_UP: if (pk.sel > 0) pk.sel--; return true;
-	case UI_K_DOWN: if (pk.sel + 1 < n) pk.sel++; return true;
-	case UI_K_HOME: pk.sel = 0; return true;
-	case UI_K_END: pk.sel = n ? n - 1 : 0; return true;
+	case UI_K_UP: if (pk->sel > 0) pk->sel--; return true;
+	case UI_K_DOWN: if (pk->sel + 1 < n) pk->sel++; return true;
+	case UI_K_HOME: pk->sel = 0; return true;
+	case UI_K_END: pk->sel = n ? n - 1 : 0; return true;
 	default: break;
 	}
 	if (key != 27 && key != UI_CTRL('c') && key != UI_CTRL('g') &&
 	    key != '\r' && key != '\n' && key != KEY_ENTER)
 		return true;   /* the picker holds the keyboard */
-	pk.kind = PICK_NONE;
+	pk->kind = PICK_NONE;
 	u->prompt = UI_PROMPT_NONE;
 	if (key == 27 || key == UI_CTRL('c') || key == UI_CTRL('g') || n == 0)
 		return true;

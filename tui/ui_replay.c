@@ -91,7 +91,7 @@ static void journal_notes(struct ui *u)
  * the live dashboard's and the Search pane's header (ui_search.c). */
 static void fill_search(struct ui *u)
 {
-	u->search = ui_consult_status(u->pc, ui_search_shown(u));
+	u->search = ui_consult_status(u, ui_search_shown(u));
 }
 
 /* Threads alive at the replay time; the pid, when the header has none
@@ -232,6 +232,37 @@ static bool at_end(const struct ui *u)
 
 	return src_replay_ticks_to(rp, -1) == 0 || src_replay_done(rp) ||
 	       pc_consult_ended(u->pc);
+}
+
+/* How the journal's end record says the search ended, in the words of
+ * the status line: the replayed consultant plays the recorded ticks
+ * and cannot know that the live one was stopped after the last. */
+static const struct {
+	const char *reason, *word;
+} end_words[] = {
+	{ "target_exited", "ended" },
+	{ "target_killed", "ended" },
+	{ "search_ended", "completed" },
+	{ "time_limit", "time limit" },
+	{ "user_quit", "stopped" },
+	{ "detached", "detached" },
+	{ "signal", "interrupted" },
+	{ "error", "error" },
+};
+
+const char *ui_replay_end_word(const struct ui *u)
+{
+	const char *why;
+
+	if (u->replay == NULL || !at_end(u))
+		return NULL;
+	why = src_replay_end_reason(u->replay->o->rp);
+	if (why == NULL)
+		return "cut short";   /* no end record: hunch was killed */
+	for (size_t i = 0; i < sizeof(end_words) / sizeof(end_words[0]); i++)
+		if (strcmp(why, end_words[i].reason) == 0)
+			return end_words[i].word;
+	return "stopped";
 }
 
 /* At the end of the journal, the bottlenecks as the report has them
@@ -539,7 +570,7 @@ static bool replay_key(struct ui *u, int key)
 		return true;
 	}
 	/* Where keys are typed into the where pane's picker they stay its. */
-	if (ui_pick_active() || pane_owns(u, key))
+	if (ui_pick_active(u) || pane_owns(u, key))
 		return false;
 	switch (key) {
 	case '?':   /* the help box leaves the hint line in sight */
@@ -707,6 +738,7 @@ static void finish(struct ui *u, int sigfd, int tfd, const sigset_t *old)
 	src_replay_set_output(u->replay->o->rp, NULL, NULL);
 	ui_where_free(&u->where);
 	ui_log_free(&u->log);
+	ui_panes_free(u);
 	src_replay_ckpt_free(u->replay->ck);
 	urp_arch_free(u->replay);
 	free(u->replay->arch);

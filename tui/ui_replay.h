@@ -44,5 +44,10 @@ bool ui_replay_key(struct ui *u, int key);
  * 2x" and "0:03.6/0:10.2". */
 void ui_replay_state_text(const struct ui *u, char *buf, size_t len);
 void ui_replay_clock_text(const struct ui *u, char *buf, size_t len);
+/* Every recorded tick played: the search's state as the journal's end
+ * record gives it ("time limit", "completed", "stopped", "interrupted",
+ * "detached", "ended", "error"; "cut short" without one), for the
+ * Search pane's header and the status line; NULL before the end. */
+const char *ui_replay_end_word(const struct ui *u);
 
 #endif

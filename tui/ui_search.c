@@ -27,6 +27,7 @@
  */
 #include "ui_search.h"
 #include "ui_panes.h"
+#include "ui_replay.h"
 
 #include <errno.h>
 #include <math.h>
@@ -48,7 +49,10 @@ struct srow {
 	char edge;           /* ' ' top, '>' why, '@' where, '^' shadow */
 };
 
-struct sview {
+/* The pane's own state, one per dashboard (u->search_view): what it
+ * shows and how, kept across a replay's seeks (a new search gets its own
+ * folds and no node followed, the filters stay). */
+struct ui_search_view {
 	bool phase;          /* the current phase's search, not the global */
 	const struct pc_search *built_for;
 	int root;            /* node followed with Enter; -1: the root */
@@ -68,13 +72,38 @@ struct sview {
 	uint64_t sig;
 };
 
-static struct sview sv = { .root = -1, .cur_node = -1, .stale = true };
+static struct ui_search_view *view(struct ui *u)
+{
+	struct ui_search_view *v = u->search_view;
+
+	if (v != NULL)
+		return v;
+	v = calloc(1, sizeof(*v));
+	if (v == NULL)
+		abort();
+	v->root = v->cur_node = -1;
+	v->stale = true;
+	return u->search_view = v;
+}
+
+void ui_search_free(struct ui *u)
+{
+	struct ui_search_view *v = u->search_view;
+
+	if (v == NULL)
+		return;
+	free(v->fold);
+	free(v->rows);
+	free(v);
+	u->search_view = NULL;
+}
 
 const struct pc_search *ui_search_shown(const struct ui *u)
 {
 	if (u->pc == NULL)
 		return NULL;
-	if (sv.phase && u->pc->current != NULL)
+	if (u->search_view != NULL && u->search_view->phase &&
+	    u->pc->current != NULL)
 		return u->pc->current;
 	return u->pc->global;
 }
@@ -99,15 +128,16 @@ static uint64_t signature(const struct pc_search *s)
 
 bool ui_search_changed(struct ui *u)
 {
+	struct ui_search_view *v = view(u);
 	const struct pc_search *s = ui_search_shown(u);
 	uint64_t sig = s ? signature(s) : 0;
 
 	/* the header's state word, which the status line shows too */
-	sig = sig * 31u + (uintptr_t)ui_search_state_word(u->pc, s);
-	if (sig == sv.sig)
+	sig = sig * 31u + (uintptr_t)ui_search_state_word(u, s);
+	if (sig == v->sig)
 		return false;
-	sv.sig = sig;
-	sv.stale = true;
+	v->sig = sig;
+	v->stale = true;
 	return true;
 }
 
@@ -179,106 +209,110 @@ void ui_search_focus_short(const struct ui *u, const struct pc_node *n,
 
 /* --- the rows ------------------------------------------------------------ */
 
-static bool hidden(const struct pc_node *n)
+static bool hidden(const struct ui_search_view *v, const struct pc_node *n)
 {
-	if (sv.hide_false && n->truth == PC_FALSE)
+	if (v->hide_false && n->truth == PC_FALSE)
 		return true;
-	return sv.hide_inactive && !n->active && !n->pending &&
+	return v->hide_inactive && !n->active && !n->pending &&
 	       n->truth != PC_TRUE && !n->is_virtual;
 }
 
-static void add_row(int node, int depth, char edge)
+static void add_row(struct ui_search_view *v, int node, int depth,
+		    char edge)
 {
-	if (sv.nrows == sv.caprows) {
-		size_t cap = sv.caprows ? 2 * sv.caprows : 256;
-		struct srow *r = realloc(sv.rows, cap * sizeof(*r));
+	if (v->nrows == v->caprows) {
+		size_t cap = v->caprows ? 2 * v->caprows : 256;
+		struct srow *r = realloc(v->rows, cap * sizeof(*r));
 
 		if (r == NULL)
 			return;
-		sv.rows = r;
-		sv.caprows = cap;
+		v->rows = r;
+		v->caprows = cap;
 	}
-	sv.rows[sv.nrows++] = (struct srow){ node, (uint8_t)depth, edge };
+	v->rows[v->nrows++] = (struct srow){ node, (uint8_t)depth, edge };
 }
 
-static bool folded(int id)
+static bool folded(const struct ui_search_view *v, int id)
 {
-	return (size_t)id < sv.nfold && sv.fold[id];
+	return (size_t)id < v->nfold && v->fold[id];
 }
 
-static void walk(const struct pc_search *s, int id, int depth, char edge)
+static void walk(struct ui_search_view *v, const struct pc_search *s,
+		 int id, int depth, char edge)
 {
 	const struct pc_node *n = pc_node(s, id);
 
-	if (n == NULL || (depth > 0 && hidden(n)))
+	if (n == NULL || (depth > 0 && hidden(v, n)))
 		return;
-	add_row(id, depth, edge);
-	if (edge == '^' || folded(id) || depth >= MAX_DEPTH)
+	add_row(v, id, depth, edge);
+	if (edge == '^' || folded(v, id) || depth >= MAX_DEPTH)
 		return;
 	for (size_t i = 0; i < n->nkids; i++) {
 		const struct pc_edge *e = &n->kids[i];
 
-		walk(s, e->child, depth + 1, e->shadow ? '^' :
+		walk(v, s, e->child, depth + 1, e->shadow ? '^' :
 		     e->why ? '>' : '@');
 	}
 }
 
 /* A new search shown: its own folds, no node followed. */
-static void reset_view(const struct pc_search *s)
+static void reset_view(struct ui_search_view *v, const struct pc_search *s)
 {
-	sv.built_for = s;
-	sv.root = -1;
-	sv.nstack = 0;
-	sv.cur = sv.top = 0;
-	sv.cur_node = -1;
-	sv.detail = false;
-	memset(sv.fold, 0, sv.nfold);
+	v->built_for = s;
+	v->root = -1;
+	v->nstack = 0;
+	v->cur = v->top = 0;
+	v->cur_node = -1;
+	v->detail = false;
+	memset(v->fold, 0, v->nfold);
 }
 
-static void rebuild(const struct pc_search *s)
+static void rebuild(struct ui_search_view *v, const struct pc_search *s)
 {
-	if (s != sv.built_for)
-		reset_view(s);
-	if (s->nn > sv.nfold) {
-		uint8_t *f = realloc(sv.fold, s->nn + 256);
+	if (s != v->built_for)
+		reset_view(v, s);
+	if (s->nn > v->nfold) {
+		uint8_t *f = realloc(v->fold, s->nn + 256);
 
 		if (f != NULL) {
-			memset(f + sv.nfold, 0, s->nn + 256 - sv.nfold);
-			sv.fold = f;
-			sv.nfold = s->nn + 256;
+			memset(f + v->nfold, 0, s->nn + 256 - v->nfold);
+			v->fold = f;
+			v->nfold = s->nn + 256;
 		}
 	}
-	sv.nrows = 0;
-	walk(s, sv.root >= 0 ? sv.root : s->root, 0, ' ');
-	for (size_t i = 0; i < sv.nrows; i++)
-		if (sv.rows[i].node == sv.cur_node) {
-			sv.cur = i;
+	v->nrows = 0;
+	walk(v, s, v->root >= 0 ? v->root : s->root, 0, ' ');
+	for (size_t i = 0; i < v->nrows; i++)
+		if (v->rows[i].node == v->cur_node) {
+			v->cur = i;
 			break;
 		}
-	if (sv.cur >= sv.nrows)
-		sv.cur = sv.nrows ? sv.nrows - 1 : 0;
-	sv.stale = false;
+	if (v->cur >= v->nrows)
+		v->cur = v->nrows ? v->nrows - 1 : 0;
+	v->stale = false;
 }
 
 /* The rows now (the benchmark times a rebuild and a full draw). */
 void ui_search_rebuild(struct ui *u)
 {
+	struct ui_search_view *v = view(u);
 	const struct pc_search *s = ui_search_shown(u);
 
-	sv.stale = true;
+	v->stale = true;
 	if (s != NULL)
-		rebuild(s);
+		rebuild(v, s);
 }
 
-int ui_search_cursor_node(const struct ui *u)
+int ui_search_cursor_node(struct ui *u)
 {
+	struct ui_search_view *v = view(u);
 	const struct pc_search *s = ui_search_shown(u);
 
 	if (s == NULL)
 		return -1;
-	if (sv.stale || s != sv.built_for)
-		rebuild(s);
-	return sv.nrows ? sv.rows[sv.cur].node : -1;
+	if (v->stale || s != v->built_for)
+		rebuild(v, s);
+	return v->nrows ? v->rows[v->cur].node : -1;
 }
 
 /* --- drawing -------------------------------------------------------------- */
@@ -380,11 +414,11 @@ static void draw_row(struct ui *u, const struct pc_search *s,
 	       a);
 }
 
-static void header_text(const struct ui *u, const struct pc_search *s,
-			char *buf, size_t len)
+static void header_text(const struct ui *u, const struct ui_search_view *v,
+			const struct pc_search *s, char *buf, size_t len)
 {
 	size_t ntrue = 0, nact = 0;
-	const char *st = ui_search_state_word(u->pc, s);
+	const char *st = ui_search_state_word(u, s);
 
 	for (size_t i = 0; i < s->nn; i++) {
 		ntrue += s->nodes[i]->truth == PC_TRUE;
@@ -397,9 +431,9 @@ static void header_text(const struct ui *u, const struct pc_search *s,
 	else
 		snprintf(name, sizeof(name), "Global search");
 	snprintf(buf, len, "%s: %zu nodes, %zu true, %zu active, %s%s%s%s",
-		 name, s->nn, ntrue, nact, st, sv.root >= 0 ? " (followed; "
-		 "Bksp back)" : "", sv.hide_false ? " -false" : "",
-		 sv.hide_inactive ? " -inactive" : "");
+		 name, s->nn, ntrue, nact, st, v->root >= 0 ? " (followed; "
+		 "Bksp back)" : "", v->hide_false ? " -false" : "",
+		 v->hide_inactive ? " -inactive" : "");
 }
 
 /* After a key (p pauses, c shows the other search): the status line's
@@ -411,7 +445,7 @@ void ui_search_sync_state(struct ui *u)
 
 	if (!u->search.have || u->pc == NULL)
 		return;
-	w = ui_search_state_word(u->pc, ui_search_shown(u));
+	w = ui_search_state_word(u, ui_search_shown(u));
 	if (w != u->search.state) {
 		u->search.state = w;
 		u->dirty |= UI_D_STATUS | UI_D_PANE(UI_PANE_SEARCH);
@@ -421,14 +455,21 @@ void ui_search_sync_state(struct ui *u)
 /* One word for the search's state, the same in the pane's header and
  * the status line (live and replay): ended, paused, slowed (the cost
  * limit holds new experiments back), idle (nothing left to test now),
- * searching. */
-const char *ui_search_state_word(const struct pc_consult *pc,
+ * searching; at the end of a replay, how the journal says the search
+ * ended (ui_replay_end_word: "time limit", "completed", ...), which the
+ * consultant replayed cannot know. */
+const char *ui_search_state_word(const struct ui *u,
 				 const struct pc_search *s)
 {
+	const struct pc_consult *pc = u->pc;
+	const char *end;
+
 	if (pc == NULL || s == NULL)
 		return "starting";
 	if (s->state == PC_SEARCH_ENDED || pc_consult_ended(pc))
 		return "ended";
+	if (u->replay != NULL && (end = ui_replay_end_word(u)) != NULL)
+		return end;
 	if (s->state == PC_SEARCH_PAUSED)
 		return "paused";
 	if (pc->throttle == PC_THR_COST)
@@ -459,6 +500,7 @@ static int name_rows(const struct ui *u, const struct ui_rect *r,
 
 static void draw(struct ui *u, enum ui_pane p, const struct ui_rect *r)
 {
+	struct ui_search_view *v = view(u);
 	const struct pc_search *s = ui_search_shown(u);
 	const char *name = NULL;
 	char buf[1024];
@@ -467,28 +509,28 @@ static void draw(struct ui *u, enum ui_pane p, const struct ui_rect *r)
 	(void)p;
 	if (s == NULL || !u->pc->started)
 		return draw_empty(u, r);
-	if (sv.stale || s != sv.built_for)
-		rebuild(s);
-	if (sv.detail && sv.nrows)
-		return ui_search_detail_draw(u, s, sv.rows[sv.cur].node, r,
-					     &sv.dskip);
-	header_text(u, s, buf, sizeof(buf));
+	if (v->stale || s != v->built_for)
+		rebuild(v, s);
+	if (v->detail && v->nrows)
+		return ui_search_detail_draw(u, s, v->rows[v->cur].node, r,
+					     &v->dskip);
+	header_text(u, v, s, buf, sizeof(buf));
 	ui_put(u, r->y, r->x + 1, r->w - 1, buf, A_BOLD);
-	if (sv.nrows) {
-		name = pc_node(s, sv.rows[sv.cur].node)->name;
+	if (v->nrows) {
+		name = pc_node(s, v->rows[v->cur].node)->name;
 		nrows = name_rows(u, r, name);
 	}
 	rows = r->h - 1 - nrows;
 	if (rows < 1)
 		return;
-	sv.page = rows;
-	if (sv.cur < sv.top)
-		sv.top = sv.cur;
-	if (sv.cur >= sv.top + (size_t)rows)
-		sv.top = sv.cur - (size_t)rows + 1;
-	for (int i = 0; i < rows && sv.top + (size_t)i < sv.nrows; i++)
-		draw_row(u, s, r, r->y + 1 + i, &sv.rows[sv.top + i],
-			 sv.top + (size_t)i == sv.cur);
+	v->page = rows;
+	if (v->cur < v->top)
+		v->top = v->cur;
+	if (v->cur >= v->top + (size_t)rows)
+		v->top = v->cur - (size_t)rows + 1;
+	for (int i = 0; i < rows && v->top + (size_t)i < v->nrows; i++)
+		draw_row(u, s, r, r->y + 1 + i, &v->rows[v->top + i],
+			 v->top + (size_t)i == v->cur);
 	if (name != NULL)
 		ui_line_draw_wrapped(u, r, r->y + r->h - nrows, name, nrows,
 				     ui_attr(u, UI_C_DIM));
@@ -496,58 +538,59 @@ static void draw(struct ui *u, enum ui_pane p, const struct ui_rect *r)
 
 /* --- keys ----------------------------------------------------------------- */
 
-static void step(int dir, size_t steps)
+static void step(struct ui_search_view *v, int dir, size_t steps)
 {
 	if (dir < 0)
-		sv.cur = sv.cur > steps ? sv.cur - steps : 0;
-	else if (sv.nrows)
-		sv.cur = sv.cur + steps < sv.nrows ? sv.cur + steps :
-			 sv.nrows - 1;
+		v->cur = v->cur > steps ? v->cur - steps : 0;
+	else if (v->nrows)
+		v->cur = v->cur + steps < v->nrows ? v->cur + steps :
+			 v->nrows - 1;
 }
 
-static void follow(void)
+static void follow(struct ui_search_view *v)
 {
-	if (sv.nrows == 0 || sv.cur == 0 || sv.nstack == MAX_FOLLOW)
+	if (v->nrows == 0 || v->cur == 0 || v->nstack == MAX_FOLLOW)
 		return;
-	sv.stack[sv.nstack++] = sv.root;
-	sv.root = sv.cur_node = sv.rows[sv.cur].node;
-	sv.top = 0;
-	sv.stale = true;
+	v->stack[v->nstack++] = v->root;
+	v->root = v->cur_node = v->rows[v->cur].node;
+	v->top = 0;
+	v->stale = true;
 }
 
-static void back(void)
+static void back(struct ui_search_view *v)
 {
-	if (sv.nstack == 0)
+	if (v->nstack == 0)
 		return;
-	sv.cur_node = sv.root;  /* the cursor lands on the node left */
-	sv.root = sv.stack[--sv.nstack];
-	sv.stale = true;
+	v->cur_node = v->root;  /* the cursor lands on the node left */
+	v->root = v->stack[--v->nstack];
+	v->stale = true;
 }
 
-static void set_fold(bool fold)
+static void set_fold(struct ui_search_view *v, bool fold)
 {
-	int id = sv.nrows ? sv.rows[sv.cur].node : -1;
+	int id = v->nrows ? v->rows[v->cur].node : -1;
 
-	if (id < 0 || (size_t)id >= sv.nfold)
+	if (id < 0 || (size_t)id >= v->nfold)
 		return;
-	if (!fold || sv.fold[id] || sv.cur + 1 >= sv.nrows ||
-	    sv.rows[sv.cur + 1].depth <= sv.rows[sv.cur].depth) {
+	if (!fold || v->fold[id] || v->cur + 1 >= v->nrows ||
+	    v->rows[v->cur + 1].depth <= v->rows[v->cur].depth) {
 		/* nothing below to fold: Left goes to the parent row */
-		for (size_t i = sv.cur; fold && !sv.fold[id] && i-- > 0;)
-			if (sv.rows[i].depth < sv.rows[sv.cur].depth) {
-				sv.cur = i;
+		for (size_t i = v->cur; fold && !v->fold[id] && i-- > 0;)
+			if (v->rows[i].depth < v->rows[v->cur].depth) {
+				v->cur = i;
 				return;
 			}
 		if (!fold)
-			sv.fold[id] = 0;
+			v->fold[id] = 0;
 	} else {
-		sv.fold[id] = 1;
+		v->fold[id] = 1;
 	}
-	sv.stale = true;
+	v->stale = true;
 }
 
 static void toggle_pause(struct ui *u, const struct pc_search *s)
 {
+	struct ui_search_view *v = view(u);
 	bool pause = s->state == PC_SEARCH_RUNNING;
 
 	if (pc_consult_pause(u->pc, s->id, pause) < 0) {
@@ -557,11 +600,12 @@ static void toggle_pause(struct ui *u, const struct pc_search *s)
 			"resumed");
 		ui_journal_action(u, pause ? "pause" : "resume", NULL, s->id);
 	}
-	sv.stale = true;
+	v->stale = true;
 }
 
 static void new_phase(struct ui *u)
 {
+	struct ui_search_view *v = view(u);
 	int ph = pc_consult_phase_start(u->pc, NULL);
 
 	if (ph < 0) {
@@ -569,32 +613,35 @@ static void new_phase(struct ui *u)
 		return;
 	}
 	ui_journal_action(u, "phase_start", u->pc->current->label, ph);
-	sv.phase = true;
-	sv.stale = true;
+	v->phase = true;
+	v->stale = true;
 	ui_note(u, "phase %d started; c shows the global search", ph);
 }
 
 static void switch_search(struct ui *u)
 {
+	struct ui_search_view *v = view(u);
+
 	if (u->pc->current == NULL) {
 		ui_note(u, "no current phase yet: P starts one");
 		return;
 	}
-	sv.phase = !sv.phase;
-	sv.stale = true;
+	v->phase = !v->phase;
+	v->stale = true;
 }
 
 /* X: stop the cursor's node, when the user started it (where pane, x). */
 static void stop_by_hand(struct ui *u, const struct pc_search *s)
 {
+	struct ui_search_view *v = view(u);
 	struct hunch_err e = { 0 };
 	const struct pc_node *n;
 	char focus[512];
 	int r;
 
-	if (sv.nrows == 0)
+	if (v->nrows == 0)
 		return;
-	n = pc_node(s, sv.rows[sv.cur].node);
+	n = pc_node(s, v->rows[v->cur].node);
 	ui_focus_short(u, &n->focus, focus, sizeof(focus));
 	r = pc_steer_stop(u->pc, s->id, n->id, &e);
 	if (r == -EPERM)
@@ -607,50 +654,53 @@ static void stop_by_hand(struct ui *u, const struct pc_search *s)
 	else
 		ui_note(u, "%s on %s stopped by hand", pc_node_hyp(u->pc,
 			n)->name, focus);
-	sv.stale = true;
+	v->stale = true;
 }
 
 static bool steer_key(struct ui *u, const struct pc_search *s, int key)
 {
+	struct ui_search_view *v = view(u);
+
 	switch (key) {
 	case 'X': stop_by_hand(u, s); break;
 	case 'p': toggle_pause(u, s); break;
 	case 'P': new_phase(u); break;
 	case 'c': switch_search(u); break;
-	case 'f': sv.hide_false = !sv.hide_false; sv.stale = true; break;
-	case 'i': sv.hide_inactive = !sv.hide_inactive; sv.stale = true;
+	case 'f': v->hide_false = !v->hide_false; v->stale = true; break;
+	case 'i': v->hide_inactive = !v->hide_inactive; v->stale = true;
 		break;
-	case 'd': sv.detail = !sv.detail; sv.dskip = 0; break;
+	case 'd': v->detail = !v->detail; v->dskip = 0; break;
 	case KEY_BACKSPACE: case 127: case 8:
-		if (sv.detail)
-			sv.detail = false;
+		if (v->detail)
+			v->detail = false;
 		else
-			back();
+			back(v);
 		break;
-	case 27: sv.detail = false; break;
+	case 27: v->detail = false; break;
 	default: return false;
 	}
 	return true;
 }
 
-static bool motion_key(int key)
+static bool motion_key(struct ui_search_view *v, int key)
 {
-	size_t page = sv.page > 1 ? (size_t)sv.page - 1 : 1;
+	size_t page = v->page > 1 ? (size_t)v->page - 1 : 1;
 
 	switch (ui_key_motion(key)) {
-	case UI_K_UP: step(-1, 1); break;
-	case UI_K_DOWN: step(+1, 1); break;
-	case UI_K_PGUP: step(-1, page); break;
-	case UI_K_PGDN: step(+1, page); break;
-	case UI_K_HOME: sv.cur = 0; break;
-	case UI_K_END: step(+1, sv.nrows); break;
-	case UI_K_LEFT: set_fold(true); break;
-	case UI_K_RIGHT: set_fold(false); break;
+	case UI_K_UP: step(v, -1, 1); break;
+	case UI_K_DOWN: step(v, +1, 1); break;
+	case UI_K_PGUP: step(v, -1, page); break;
+	case UI_K_PGDN: step(v, +1, page); break;
+	case UI_K_HOME: v->cur = 0; break;
+	case UI_K_END: step(v, +1, v->nrows); break;
+	case UI_K_LEFT: set_fold(v, true); break;
+	case UI_K_RIGHT: set_fold(v, false); break;
 	case UI_K_TOGGLE:
 		if (key == ' ')
-			set_fold(!folded(sv.nrows ? sv.rows[sv.cur].node : -1));
+			set_fold(v, !folded(v, v->nrows ?
+					       v->rows[v->cur].node : -1));
 		else
-			follow();
+			follow(v);
 		break;
 	default: return false;
 	}
@@ -658,12 +708,12 @@ static bool motion_key(int key)
 }
 
 /* The evidence scrolls when the pane is short (80x24). */
-static bool detail_key(int key)
+static bool detail_key(struct ui_search_view *v, int key)
 {
 	switch (ui_key_motion(key)) {
-	case UI_K_UP: sv.dskip -= sv.dskip > 0; break;
-	case UI_K_DOWN: sv.dskip++; break;  /* the drawing bounds it */
-	case UI_K_HOME: sv.dskip = 0; break;
+	case UI_K_UP: v->dskip -= v->dskip > 0; break;
+	case UI_K_DOWN: v->dskip++; break;  /* the drawing bounds it */
+	case UI_K_HOME: v->dskip = 0; break;
 	default: return false;
 	}
 	return true;
@@ -671,19 +721,20 @@ static bool detail_key(int key)
 
 static bool key(struct ui *u, int k)
 {
+	struct ui_search_view *v = view(u);
 	const struct pc_search *s = ui_search_shown(u);
 	bool took;
 
 	if (s == NULL || !u->pc->started)
 		return false;
-	if (sv.stale || s != sv.built_for)
-		rebuild(s);
-	took = steer_key(u, s, k) || (sv.detail ? detail_key(k) :
-					  motion_key(k));
+	if (v->stale || s != v->built_for)
+		rebuild(v, s);
+	took = steer_key(u, s, k) || (v->detail ? detail_key(v, k) :
+					  motion_key(v, k));
 	if (!took)
 		return false;
-	if (sv.nrows && !sv.stale)
-		sv.cur_node = sv.rows[sv.cur].node;
+	if (v->nrows && !v->stale)
+		v->cur_node = v->rows[v->cur].node;
 	u->dirty |= UI_D_PANE(UI_PANE_SEARCH) | UI_D_STATUS;
 	return true;
 }

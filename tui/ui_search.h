@@ -22,12 +22,14 @@ bool ui_search_changed(struct ui *u);
 /* Rebuild the rows now (the benchmark times it); the node under the
  * cursor (-1: none). */
 void ui_search_rebuild(struct ui *u);
-int ui_search_cursor_node(const struct ui *u);
+int ui_search_cursor_node(struct ui *u);
+/* The pane's state freed (the dashboard's end). */
+void ui_search_free(struct ui *u);
 
 /* The search's state in one word, as the header and the status line
- * both say it: starting, ended, paused, slowed, idle, searching. */
-struct pc_consult;
-const char *ui_search_state_word(const struct pc_consult *pc,
+ * both say it: starting, ended, paused, slowed, idle, searching; at the
+ * end of a replay, the journal's own (ui_replay_end_word). */
+const char *ui_search_state_word(const struct ui *u,
 				 const struct pc_search *s);
 /* The status line's word set to it after a key that changed it. */
 void ui_search_sync_state(struct ui *u);

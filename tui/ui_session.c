@@ -36,6 +36,7 @@
 
 #include "ui_consult.h"
 #include "ui_findings.h"
+#include "ui_panes.h"
 #include "pc_search.h"
 #include "ui_search.h"
 
@@ -383,6 +384,7 @@ static int finish(struct ui *u, struct loop *lp)
 	pc_restree_free(u->tree);
 	ui_where_free(&u->where);
 	ui_log_free(&u->log);
+	ui_panes_free(u);
 	close(lp->sigfd);
 	close(lp->tfd);
 	return rc;
@@ -404,6 +406,7 @@ static int start(struct ui *u, struct loop *lp)
 		pc_config_free(lp->c.cfg);
 		ui_where_free(&u->where);
 		ui_log_free(&u->log);
+		ui_panes_free(u);
 		return UI_FALLBACK;
 	}
 	ui_layout(u);
@@ -472,6 +475,7 @@ static int fail(struct ui *u, struct loop *lp, const struct hunch_err *err)
 	pc_config_free(lp->c.cfg);
 	ui_where_free(&u->where);
 	ui_log_free(&u->log);
+	ui_panes_free(u);
 	close(lp->sigfd);
 	close(lp->tfd);
 	return HUNCH_EXIT_TARGET;

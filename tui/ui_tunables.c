@@ -22,28 +22,17 @@
 #include "pc_search.h"
 #include "pc_steer.h"
 
-static struct {
-	const struct pc_consult *pc;
-	size_t sel;                 /* index among the visible tunables */
-	size_t top;
-	bool dev;                   /* developer tunables shown */
-	bool editing;
-	struct ui_line line;
-	char msg[256];              /* the last edit's outcome */
-	bool msg_err;
-} ts;
-
-static void sync_pc(const struct ui *u)
+static void sync_pc(struct ui *u)
 {
-	if (ts.pc != u->pc) {
-		memset(&ts, 0, sizeof(ts));
-		ts.pc = u->pc;
+	if (u->tunables.pc != u->pc) {
+		memset(&u->tunables, 0, sizeof(u->tunables));
+		u->tunables.pc = u->pc;
 	}
 }
 
-static bool visible(const struct pc_tunable *t)
+static bool visible(const struct ui *u, const struct pc_tunable *t)
 {
-	return ts.dev || !t->developer;
+	return u->tunables.dev || !t->developer;
 }
 
 /* The n-th visible tunable, or NULL. */
@@ -52,7 +41,7 @@ static struct pc_tunable *nth(const struct ui *u, size_t n)
 	const struct pc_config *c = u->pc->cfg;
 
 	for (size_t i = 0; i < c->ntun; i++)
-		if (visible(&c->tun[i]) && n-- == 0)
+		if (visible(u, &c->tun[i]) && n-- == 0)
 			return &c->tun[i];
 	return NULL;
 }
@@ -62,7 +51,7 @@ static size_t count(const struct ui *u)
 	size_t n = 0;
 
 	for (size_t i = 0; i < u->pc->cfg->ntun; i++)
-		n += visible(&u->pc->cfg->tun[i]);
+		n += visible(u, &u->pc->cfg->tun[i]);
 	return n;
 }
 
@@ -96,15 +85,16 @@ static void row(struct ui *u, const struct ui_rect *r, int y,
 static void footer(struct ui *u, const struct ui_rect *r, int y,
 		   const struct pc_tunable *t)
 {
+	struct ui_tunables *ts = &u->tunables;
 	char line[160];
 	struct ui_rect d = { y + 1, r->x, r->y + r->h - y - 1, r->w };
 
-	if (ts.editing) {
+	if (ts->editing) {
 		snprintf(line, sizeof(line), " %s = %s_", t->name,
-			 ts.line.text);
+			 ts->line.text);
 		ui_put(u, y, r->x, r->w, line, A_BOLD);
-	} else if (ts.msg[0]) {
-		ui_put(u, y, r->x + 1, r->w - 1, ts.msg, ts.msg_err ?
+	} else if (ts->msg[0]) {
+		ui_put(u, y, r->x + 1, r->w - 1, ts->msg, ts->msg_err ?
 		       ui_attr(u, UI_C_WARN) | A_BOLD : A_NORMAL);
 	}
 	if (t->desc)
@@ -113,6 +103,7 @@ static void footer(struct ui *u, const struct ui_rect *r, int y,
 
 static void draw(struct ui *u, enum ui_pane pane, const struct ui_rect *r)
 {
+	struct ui_tunables *ts = &u->tunables;
 	size_t n, list_h;
 	int y = r->y;
 
@@ -125,17 +116,17 @@ static void draw(struct ui *u, enum ui_pane pane, const struct ui_rect *r)
 		return;
 	}
 	n = count(u);
-	if (ts.sel >= n)
-		ts.sel = n ? n - 1 : 0;
+	if (ts->sel >= n)
+		ts->sel = n ? n - 1 : 0;
 	list_h = r->h > 6 ? (size_t)r->h - 5 : 1;
-	if (ts.sel < ts.top)
-		ts.top = ts.sel;
-	if (ts.sel >= ts.top + list_h)
-		ts.top = ts.sel - list_h + 1;
-	for (size_t i = ts.top; i < n && i < ts.top + list_h; i++)
-		row(u, r, y++, nth(u, i), i == ts.sel);
+	if (ts->sel < ts->top)
+		ts->top = ts->sel;
+	if (ts->sel >= ts->top + list_h)
+		ts->top = ts->sel - list_h + 1;
+	for (size_t i = ts->top; i < n && i < ts->top + list_h; i++)
+		row(u, r, y++, nth(u, i), i == ts->sel);
 	if (n)
-		footer(u, r, r->y + (int)list_h, nth(u, ts.sel));
+		footer(u, r, r->y + (int)list_h, nth(u, ts->sel));
 }
 
 /* "0.5", "1e-3"; booleans also true/false/on/off/yes/no. */
@@ -158,78 +149,83 @@ static int parse(const struct pc_tunable *t, const char *s, double *v)
 
 static void apply(struct ui *u, struct pc_tunable *t)
 {
+	struct ui_tunables *ts = &u->tunables;
 	struct hunch_err e = { 0 };
 	char old[32], now[32];
 	const char *m;
 	double v;
 
-	ts.msg_err = true;
-	if (parse(t, ts.line.text, &v) < 0) {
-		snprintf(ts.msg, sizeof(ts.msg), "%s: \"%s\" is not a %s",
-			 t->name, ts.line.text, t->type == PC_TUN_BOOL ?
+	ts->msg_err = true;
+	if (parse(t, ts->line.text, &v) < 0) {
+		snprintf(ts->msg, sizeof(ts->msg), "%s: \"%s\" is not a %s",
+			 t->name, ts->line.text, t->type == PC_TUN_BOOL ?
 			 "boolean (true or false)" : "number");
 		return;
 	}
 	value_text(t, t->value, old, sizeof(old));
 	if (pc_steer_set_tunable(u->pc, t->name, v, &e) < 0) {
 		m = strncmp(e.msg, "--set: ", 7) == 0 ? e.msg + 7 : e.msg;
-		snprintf(ts.msg, sizeof(ts.msg), "refused: %.240s", m);
+		snprintf(ts->msg, sizeof(ts->msg), "refused: %.240s", m);
 		return;
 	}
 	value_text(t, t->value, now, sizeof(now));
-	snprintf(ts.msg, sizeof(ts.msg), "%s = %s (was %s)", t->name, now,
+	snprintf(ts->msg, sizeof(ts->msg), "%s = %s (was %s)", t->name, now,
 		 old);
-	ts.msg_err = false;
+	ts->msg_err = false;
 	u->dirty |= UI_D_PANE(UI_PANE_SEARCH) | UI_D_PANE(UI_PANE_HYP) |
 		    UI_D_STATUS;
 }
 
 static void edit_key(struct ui *u, int k)
 {
-	int r = ui_line_key(&ts.line, k);
+	struct ui_tunables *ts = &u->tunables;
+	int r = ui_line_key(&ts->line, k);
 
 	if (r == 0)
 		return;
-	ts.editing = false;
+	ts->editing = false;
 	u->prompt = UI_PROMPT_NONE;
 	if (r > 0)
-		apply(u, nth(u, ts.sel));
+		apply(u, nth(u, ts->sel));
 }
 
 static void start_edit(struct ui *u)
 {
-	if (nth(u, ts.sel) == NULL)
+	struct ui_tunables *ts = &u->tunables;
+
+	if (nth(u, ts->sel) == NULL)
 		return;
-	ts.editing = true;
-	ts.msg[0] = '\0';
-	ts.line.len = 0;
-	ts.line.text[0] = '\0';
+	ts->editing = true;
+	ts->msg[0] = '\0';
+	ts->line.len = 0;
+	ts->line.text[0] = '\0';
 	u->prompt = UI_PROMPT_PANE;
 }
 
 static bool key(struct ui *u, int k)
 {
+	struct ui_tunables *ts = &u->tunables;
 	size_t n;
 
 	sync_pc(u);
 	if (u->pc == NULL)
 		return false;
-	if (ts.editing) {
+	if (ts->editing) {
 		edit_key(u, k);
 		u->dirty |= UI_D_PANE(UI_PANE_TUNABLES) | UI_D_HINT;
 		return true;
 	}
 	n = count(u);
 	switch (ui_key_motion(k)) {
-	case UI_K_UP: if (ts.sel > 0) ts.sel--; break;
-	case UI_K_DOWN: if (ts.sel + 1 < n) ts.sel++; break;
-	case UI_K_HOME: ts.sel = 0; break;
-	case UI_K_END: ts.sel = n ? n - 1 : 0; break;
+	case UI_K_UP: if (ts->sel > 0) ts->sel--; break;
+	case UI_K_DOWN: if (ts->sel + 1 < n) ts->sel++; break;
+	case UI_K_HOME: ts->sel = 0; break;
+	case UI_K_END: ts->sel = n ? n - 1 : 0; break;
 	case UI_K_TOGGLE: start_edit(u); break;
 	default:
 		if (k == 'D') {
-			ts.dev = !ts.dev;
-			ts.sel = ts.top = 0;
+			ts->dev = !ts->dev;
+			ts->sel = ts->top = 0;
 		} else {
 			return false;
 		}

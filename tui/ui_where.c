@@ -390,7 +390,7 @@ void ui_where_draw(struct ui *u, const struct ui_rect *rc)
 
 	if (u->tree == NULL)
 		return;
-	if (ui_pick_active() && u->pc != NULL)
+	if (ui_pick_active(u) && u->pc != NULL)
 		return ui_pick_draw(u, rc);
 	if (w->stale)
 		ui_where_rebuild(u);
@@ -490,7 +490,7 @@ bool ui_where_key(struct ui *u, int key)
 	struct ui_where *w = &u->where;
 	size_t page = w->page > 1 ? (size_t)w->page - 1 : 1;
 
-	if (ui_pick_active() && u->pc != NULL)
+	if (ui_pick_active(u) && u->pc != NULL)
 		return ui_pick_key(u, key);
 	if (w->stale)
 		ui_where_rebuild(u);

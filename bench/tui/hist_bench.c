@@ -58,7 +58,7 @@ static void run(int cols, int rows)
 	tun = frame_us(UI_PANE_TUNABLES);
 	printf("%dx%d: histograms (%d curves x 1000 buckets) %.0f us per "
 	       "frame; tunables pane %.0f us (%.1fx)\n", cols, rows,
-	       ui_hist_count(), hist, tun, hist / tun);
+	       ui_hist_count(&u), hist, tun, hist / tun);
 }
 
 int main(void)
@@ -83,7 +83,7 @@ int main(void)
 	if (ui_screen_init_on(&u, "xterm-256color", out, in) < 0)
 		return 1;
 	pc_focus_top(w->res, &f);
-	for (size_t i = 0; i < w->cfg->nmet && ui_hist_count() < 9; i++)
+	for (size_t i = 0; i < w->cfg->nmet && ui_hist_count(&u) < 9; i++)
 		ui_hist_add(&u, w->cfg->met[i].name, &f);
 	f.r[0] = pc_res_find(w->res, F_WORK);
 	ui_hist_add(&u, "cpu_inclusive", &f);

@@ -89,11 +89,12 @@ for size in 80x24 200x50; do
 	check_screen $s '  p c e do the same where the pane has no such key of its own( |$)' "$size: ?: the old keys and where they work"
 	check_screen $s '^replay: s play/pause  > next conclusion  t go to time  \+/- speed  \$ end$' "$size: ?: the hint line too"
 	if [ "$W" = 80 ]; then
-		check_screen $s '[─] 1-20 of 42: ↑↓ j/k PgDn scroll, any other key closes [─]' "$size: ?: cut, it scrolls and says so"
+		check_screen $s '[─] 1-20 of 43: ↑↓ j/k PgDn scroll, any other key closes [─]' "$size: ?: cut, it scrolls and says so"
 		keys $s G
 		check_screen $s '  5Hz      samples a second \(rate\)( |$)' "$size: ?: G: the status line's 5Hz explained"
 		check_screen $s '  exp 5\+0  experiments active \+ pending \(act, pend\)( |$)' "$size: ?: exp A+P explained"
 		check_screen $s '  state    searching; slowed: the cost limit holds new( |$)' "$size: ?: slowed explained"
+		check_screen $s "           at a replay's end, the journal's: time limit, \\.\\.\\.( |\$)" "$size: ?: the replay's end word explained"
 		check_screen $s '  bar      half at the threshold \|, fuller as it holds \(for( |$)' "$size: ?: the Search pane's bars"
 	else
 		check_screen $s '[─] any key closes [─]' "$size: ?: all of it fits"

@@ -214,6 +214,58 @@ keys demo C-c
 check_screen demo '^RC=0$' "demo: Ctrl-C quits, status 0"
 TM kill-session -t demo
 
+# --- the journal's end in the header: a search stopped by its time limit ---
+# A live batch search of bn_mutex (it runs 120 s) stopped after 3 s: the
+# replayed consultant plays every recorded tick and would go on
+# searching; at the end the header and the status line say what the
+# journal's end record says, and after a seek back the search's own
+# word again.
+TL=$TMP/tl.jsonl
+"$HUNCH" run --batch --time-limit 3 --kill-at-end --journal "$TL" -- \
+	"$TARGETS_DIR/bn_mutex-O2-nopie" --seconds 120 --threads 4 \
+	>"$TMP/tl.report" 2>/dev/null
+tap_ok $(tail -n 1 "$TL" | grep -q '"t":"end",.*"reason":"time_limit"'; echo $?) \
+	"time limit: the live search's journal ends with reason time_limit"
+tap_ok $(grep -q '^search: stopped (time limit)$' "$TMP/tl.report"; echo $?) \
+	"time limit: its report says 'stopped (time limit)'"
+header_word() {  # the Search pane header's state word(s)
+	screen "$1" | sed -n 's/^ Global search: [0-9]* nodes, [0-9]* true, [0-9]* active, \([a-z ]*\)$/\1/p'
+}
+status_word() {  # the status line's, after the experiment counts
+	status_line "$1" | sed -n 's/^.* [0-9][0-9]*+[0-9][0-9]* \([a-z ]*\)$/\1/p'
+}
+new_term tl 80 24
+type_in tl "cd $TMP && $HUNCH replay tl.jsonl; echo RC=\$?"
+check_screen tl '^ bn_mutex[^ ]* +pid [0-9]+ +paused 1x ' "time limit: the replay opens paused"
+check_screen tl '^ Global search: [0-9]+ nodes, [0-9]+ true, [0-9]+ active, (searching|slowed|idle)$' \
+	"time limit: at the first tick the header says the search runs"
+keys tl '$'
+check_screen tl '^ bn_mutex[^ ]* +pid [0-9]+ +end 1x ' "time limit: \$ goes to the end of the journal"
+check_screen tl '^ Global search: [0-9]+ nodes, [0-9]+ true, [0-9]+ active, time limit$' \
+	"time limit: at the end the header says the journal's 'time limit', not searching"
+tap_eq "$(status_word tl)" "time limit" "time limit: and so does the status line"
+keys tl t 1 Enter
+check_screen tl '^ bn_mutex[^ ]* +pid [0-9]+ +paused 1x +0:01\.0/' "time limit: t 1 seeks back to 1.0 s"
+check_screen tl '^ Global search: [0-9]+ nodes, [0-9]+ true, [0-9]+ active, (searching|slowed|idle)$' \
+	"time limit: back before the end the header says the search runs again"
+tap_eq "$(status_word tl)" "$(header_word tl)" "time limit: the status line says the same word"
+keys tl s
+WAIT=30 check_screen tl '^ bn_mutex[^ ]* +pid [0-9]+ +end 1x ' "time limit: s plays it to the end"
+check_screen tl '^ Global search: [0-9]+ nodes, [0-9]+ true, [0-9]+ active, time limit$' \
+	"time limit: played to the end: 'time limit' again"
+keys tl q
+check_screen tl '^RC=0$' "time limit: q quits, status 0"
+sed '$d' "$TL" >"$TMP/cut.jsonl"   # the end record lost: hunch was killed
+type_in tl "clear; $HUNCH replay cut.jsonl 2>/dev/null; echo RC=\$?"
+check_screen tl '^ bn_mutex[^ ]* +pid [0-9]+ +paused 1x ' "no end record: the replay opens"
+keys tl '$'
+check_screen tl '^ Global search: [0-9]+ nodes, [0-9]+ true, [0-9]+ active, cut short$' \
+	"no end record: at the end the header says the journal was cut short"
+tap_eq "$(status_word tl)" "cut short" "no end record: and so does the status line"
+keys tl q
+check_screen tl '^RC=0$' "no end record: q quits, status 0"
+TM kill-session -t tl
+
 # --- backward seeks: the screen is the one played forward ---------------
 # A backward seek restores the latest checkpoint before the target and
 # plays on from there; the screen (every line but the hint) must be the

@@ -169,10 +169,10 @@ check_screen rp '^export cancelled$' "replay: Esc cancels"
 check_screen rp '^ bn_mutex[^ ]* +pid [0-9]+ +end ' "replay: the session goes on"
 keys rp '?'
 check_screen rp 'E export' "help: ? lists E"
-check_screen rp '[─-] 1-20 of 42: ↑↓ j/k PgDn scroll, any other key closes [─-]' "help: at 80x24 it scrolls, and says so"
+check_screen rp '[─-] 1-20 of 43: ↑↓ j/k PgDn scroll, any other key closes [─-]' "help: at 80x24 it scrolls, and says so"
 keys rp G
 check_screen rp '  Findings: rank, impact in seconds per second \(- when none\)( |$)' "help: G shows its last line"
-check_screen rp '[─-] 23-42 of 42: ↑↓ j/k PgDn scroll, any other key closes [─-]' "help: the footer follows"
+check_screen rp '[─-] 24-43 of 43: ↑↓ j/k PgDn scroll, any other key closes [─-]' "help: the footer follows"
 keys rp Escape; keys rp q
 check_screen rp '^RC=0$' "replay: q quits"
 

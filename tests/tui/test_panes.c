@@ -134,7 +134,7 @@ static void test_enable_metric(void)
 	     "the picker lists the document's metrics with title and units");
 	keys("\n");
 	tap_eq(u.main_pane, UI_PANE_HIST, "Enter opens the Histograms pane");
-	tap_eq(ui_hist_count(), 1, "with one curve");
+	tap_eq(ui_hist_count(&u), 1, "with one curve");
 	LINE(">a cpu_inclusive /Code/demo/demo.c/work  enabling",
 	     "the legend: letter, metric, focus, state");
 	/* The reply comes with the tick at 1.2, the first sample with the
@@ -211,12 +211,12 @@ static void test_ten_curves(void)
 	int n = 0;
 
 	pc_focus_top(w->res, &f);
-	for (size_t i = 0; i < c->nmet && ui_hist_count() < UI_HIST_MAX; i++)
+	for (size_t i = 0; i < c->nmet && ui_hist_count(&u) < UI_HIST_MAX; i++)
 		n += ui_hist_add(&u, c->met[i].name, &f) == 0;
 	f.r[0] = pc_res_find(w->res, F_MAIN);
-	while (ui_hist_count() < UI_HIST_MAX)
+	while (ui_hist_count(&u) < UI_HIST_MAX)
 		ui_hist_add(&u, c->met[n++ % c->nmet].name, &f);
-	tap_eq(ui_hist_count(), UI_HIST_MAX, "ten curves");
+	tap_eq(ui_hist_count(&u), UI_HIST_MAX, "ten curves");
 	tap_eq(ui_hist_add(&u, "io_ops", &f), -1, "an eleventh is refused");
 	LINE("10 curves already: d in the histograms pane removes one",
 	     "with the reason in the hint line");
@@ -225,7 +225,7 @@ static void test_ten_curves(void)
 	     "selected: j");
 	for (int i = 0; i < 9; i++)
 		keys("d");
-	tap_eq(ui_hist_count(), 1, "d nine times leaves one curve");
+	tap_eq(ui_hist_count(&u), 1, "d nine times leaves one curve");
 	LINE(">a cpu_inclusive /Code/demo/demo.c/work  0.75 CPUs, 7 pts",
 	     "the first curve, selected");
 }

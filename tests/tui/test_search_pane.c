@@ -8,7 +8,8 @@
  * Checks the rows exactly: markers for every state (T F ? . x; * + :),
  * why '>' and where '@' refinements and a shadow node '^', the bar and
  * numbers; the filters; follow and back; folding; the detail view's
- * numbers; pause and a new phase through the keys; the change check.
+ * numbers; pause and a new phase through the keys; the change check;
+ * the pane's state kept per dashboard (two views of one search).
  *
  *   test_search_pane HYPOTHESES.json
  */
@@ -270,6 +271,34 @@ static void test_filters(void)
 	key('i');
 }
 
+/* The pane's state is its dashboard's (u.search_view), not the file's:
+ * another dashboard's Search pane on the same search, with a view of its
+ * own, is not filtered by this one's `f`, and its cursor moves alone. */
+static void test_two_views(void)
+{
+	struct ui_search_view *mine;
+
+	key('f');
+	mine = u.search_view;
+	u.search_view = NULL;   /* another dashboard's: a view of its own */
+	tap_ok(strstr(line(3), "-false") == NULL &&
+	       strstr(rows(8), "CPUbound") != NULL,
+	       "another dashboard's Search pane is not filtered by this "
+	       "one's f");
+	key(KEY_DOWN);
+	key(KEY_DOWN);
+	tap_str_eq(line(15), "ExcessiveSyncWaitingTime</Code,/Process,"
+		   "/SyncObject,/Files>", "its cursor moves (j j)");
+	ui_search_free(&u);
+	u.search_view = mine;
+	tap_ok(strstr(line(3), "-false") != NULL &&
+	       strstr(rows(8), "CPUbound") == NULL &&
+	       strcmp(line(15), "topLevelHypothesis</Code,/Process,"
+		      "/SyncObject,/Files>") == 0,
+	       "this one keeps its filter and its cursor on the root");
+	key('f');
+}
+
 static void test_follow_fold(void)
 {
 	key(KEY_DOWN);
@@ -422,6 +451,7 @@ int main(int argc, char **argv)
 	setup(argv[1]);
 	test_rows();
 	test_filters();
+	test_two_views();
 	test_follow_fold();
 	test_detail();
 	test_steer();

@@ -318,7 +318,7 @@ static void test_findings_layout(void)
 	tap_ok(line_is(17, " exited 0 at 1:15: the search never ran"),
 	       "program ended: the summary: how, when, and the search's "
 	       "result");
-	tap_eq(ui_findings_line(0) == NULL, 1, "and no finding row");
+	tap_eq(ui_findings_line(&u, 0) == NULL, 1, "and no finding row");
 	u.st.ended = false;
 	u.find_on = false;
 	ui_layout(&u);
