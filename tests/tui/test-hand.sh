@@ -80,6 +80,9 @@ check_screen live '^X stops only what x started by hand$' "live: X on the search
 pid=$(screen live | head -1 | sed -n 's/.* pid \([0-9]*\) .*/\1/p')
 kill -TERM "$pid"
 WAIT=20 check_screen live ' ended$' "live: the program and the search end"
+# refinements made meanwhile can push the row below the pane: bring the
+# cursor to it first, as the replay does
+cursor_to live "$FULL" || tap_diag "the node's full name not found at the end"
 check_screen live "$ROW  CPUbound  bnmx_outside_work " "live: the node stayed stopped to the end"
 live_row=$(screen live | grep -E "$ROW  CPUbound  bnmx_outside_work ")
 keys live 3
