@@ -34,13 +34,13 @@ export TMPDIR=$TMP XDG_STATE_HOME=$TMP/state
 # mpirun refuses root without these; 4 ranks on fewer cores need
 # --oversubscribe.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-job=(mpirun -np 4 --oversubscribe "$bn_mpi" --seconds 3)
+job=(mpirun -np 4 --oversubscribe "$bn_mpi" --seconds 6)
 
 program_part() { sed '/^hunch report: /,$d' "$1"; }
 
 "${job[@]}" > "$TMP/direct.out" 2> "$TMP/direct.err"
 tap_eq $? 0 "the job run directly exits 0"
-tap_eq "$(cat "$TMP/direct.out")" "bn_mpi ranks=4 rounds=20 seconds=3
+tap_eq "$(cat "$TMP/direct.out")" "bn_mpi ranks=4 rounds=20 seconds=6
 bn_mpi done" "the job run directly prints its two lines"
 
 "$HUNCH" run --batch --time-limit 120 --report "$TMP/r.json" \
@@ -73,6 +73,26 @@ rank 3" "the journal names 4 processes rank 0 .. rank 3, once each"
 tap_eq "$(printf '%s\n' "$named" | cut -d' ' -f3 | sort -u | grep -vc "^$mpirun_pid\$")" 4 \
 	"the 4 ranks are 4 different processes, none of them mpirun ($mpirun_pid)"
 pids=$(printf '%s\n' "$named" | cut -d' ' -f3)
+# The ranks' /Code is their own program's, not mpirun's: the functions
+# of the rank executable are in the where axis, and the /Code roots
+# offered for refinement name the ranks' main.
+mod=$(basename "$bn_mpi")
+tap_eq "$(jq -r --arg m "$mod" 'select(.t == "resource" and .kind == "function" and
+	.op == "add" and .module == $m and (.function == "main" or
+	.function == "bnmpi_compute")) | .function' "$TMP/j.jsonl" | sort -u)" \
+	"bnmpi_compute
+main" "the where axis has the ranks' program ($mod: main, bnmpi_compute)"
+# Every answer to "the roots of /Code" (journaled `callees` without a
+# path) given after the ranks' functions were found offers the ranks'
+# main (mpirun's alone before the fix), and there is one at least.
+t_found=$(jq -r --arg m "$mod" 'select(.t == "resource" and .kind == "function" and
+	.op == "add" and .module == $m) | .ts' "$TMP/j.jsonl" | head -1)
+roots=$(jq -r --argjson t "${t_found:-1e9}" --arg m "/Code/$mod/bn_mpi.c/main" \
+	'select(.t == "callees" and .path == null and .ts > $t) |
+	 [.callees[] | select(. == $m)] | length' "$TMP/j.jsonl")
+tap_diag "root answers after the ranks' functions were found (how often each names their main): $(echo $roots)"
+tap_ok $([ -n "$roots" ] && ! grep -qvx 1 <<< "$roots"; echo $?) \
+	"the roots of /Code offered after the ranks' program was found name its main, once each"
 raw=0
 for p in $pids; do
 	grep '^    where:' "$TMP/run.out" | grep -q "/Process/$p\b" && raw=$((raw + 1))
