@@ -65,3 +65,13 @@ void pc_procend_stop(struct pc_consult *pc)
 	stop_search(pc, pc->global, root);
 	stop_search(pc, pc->current, root);
 }
+
+bool pc_procend_job_lives(const struct pc_consult *pc)
+{
+	pc_res_id root = pc_restree_hierarchy(pc->res, "Process");
+	const struct pc_res *r = pc_res_get(pc->res, root);
+
+	if (pc->target_ended || r == NULL || r->nchildren < 2)
+		return false;
+	return any_live(pc->res, root);
+}

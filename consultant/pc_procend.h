@@ -15,4 +15,10 @@
 /* After the where axis took the source's discoveries. */
 void pc_procend_stop(struct pc_consult *pc);
 
+/* Is the job more than the program alone (a child was followed), and
+ * does a process of it live on?  A batch search that completes while
+ * such a job runs keeps following it, so that its report lists each
+ * process's real end rather than "running". */
+bool pc_procend_job_lives(const struct pc_consult *pc);
+
 #endif

@@ -354,6 +354,7 @@ static int live_callees(struct pc_source *s, const char *path,
 			 (const char *const *)l->starts, l->nstarts, l->hint,
 			 path, fn, arg);
 	free(mods);
+	src_live_fork_callees(l, path, fn, arg);   /* exec'ed children's */
 	return rc;
 }
 

@@ -30,6 +30,7 @@
 #include "src_live_rank.h"
 #include "src_live_kidimg.h"
 #include "src_live_hint.h"
+#include "src_live_cg.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -91,6 +92,23 @@ static bool same_exe(struct src_live *l, pid_t pid)
 	return strcmp(pa, pb) == 0;
 }
 
+/* Is path one of the program's modules (its functions are in /Code)?
+ * By file name, as /Code names modules (the maps may say /usr/lib where
+ * the program's link map said /lib). */
+static bool known_module(void *arg, const char *path)
+{
+	struct src_live *l = arg;
+	const char *b = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+
+	for (size_t i = 0; i < l->nmods; i++) {
+		const char *m = strrchr(l->mods[i].path, '/');
+
+		if (strcmp(m ? m + 1 : l->mods[i].path, b) == 0)
+			return true;
+	}
+	return false;
+}
+
 /* A child's own hint sampler: its stack samples estimate the CPU time
  * of its code (slo's sampled instances), as for the program's. */
 static struct slh *make_hint(void *arg, pid_t pid)
@@ -106,7 +124,80 @@ static struct slh *make_hint(void *arg, pid_t pid)
 		    own ? slki_image_at : src_live_image_at, img_arg, &h,
 		    NULL) < 0)
 		return NULL;
+	if (own)   /* its program's functions, for its /Code */
+		slki_report(img_arg, known_module, l, enqueue_cb, l);
 	return h;
+}
+
+/* The files of children with their own images that were mapped since
+ * (a library an MPI rank loads late): into /Code too. */
+static void report_kid_images(struct src_live *l)
+{
+	for (size_t i = 0; l->kidimgs != NULL &&
+	     i < slki_nprocs(l->kidimgs); i++) {
+		struct slki_proc *p = slki_proc(l->kidimgs,
+						slki_pid(l->kidimgs, i));
+
+		if (p != NULL)
+			slki_report(p, known_module, l, enqueue_cb, l);
+	}
+}
+
+/* Each path once over the children's answers (they share their files). */
+struct once {
+	char **p;
+	size_t n;
+	pc_path_fn fn;
+	void *arg;
+};
+
+static void once_add(void *arg, const char *path)
+{
+	struct once *o = arg;
+	char **p;
+
+	for (size_t i = 0; i < o->n; i++)
+		if (strcmp(o->p[i], path) == 0)
+			return;
+	if ((p = realloc(o->p, (o->n + 1) * sizeof(*p))) == NULL)
+		return;
+	o->p = p;
+	if ((o->p[o->n] = strdup(path)) == NULL)
+		return;
+	o->n++;
+	o->fn(o->arg, path);
+}
+
+void src_live_fork_callees(struct src_live *l, const char *path,
+			   pc_path_fn fn, void *arg)
+{
+	static const char *const starts[] = { "main" };
+	size_t n = l->kidimgs ? slki_modules(l->kidimgs, NULL, 0) : 0;
+	struct once o = { .fn = fn, .arg = arg };
+	struct slcg_module *mods;
+	bool any = false;
+
+	if (n == 0 || (mods = calloc(n, sizeof(*mods))) == NULL)
+		return;
+	n = slki_modules(l->kidimgs, mods, n);
+	/* Each child's sampled edges and roots, with the static graph of
+	 * the children's own files. */
+	for (size_t i = 0; i < slki_nprocs(l->kidimgs); i++) {
+		struct slh *h = slk_hint(l->kids, slki_pid(l->kidimgs, i));
+
+		if (h == NULL)
+			continue;
+		slcg_answer(l->pcache, mods, n, starts, 1, h, path, once_add,
+			    &o);
+		any = true;
+	}
+	if (!any)
+		slcg_answer(l->pcache, mods, n, starts, 1, NULL, path,
+			    once_add, &o);
+	for (size_t i = 0; i < o.n; i++)
+		free(o.p[i]);
+	free(o.p);
+	free(mods);
 }
 
 void src_live_fork_tick(struct src_live *l, bool force)
@@ -124,6 +215,7 @@ void src_live_fork_tick(struct src_live *l, bool force)
 	slr_scan(l->ranks, l->kids, enqueue_cb, l);   /* MPI ranks named */
 	if (l->hint != NULL)
 		slk_hints(l->kids, make_hint, l);
+	report_kid_images(l);
 }
 
 size_t src_live_processes(const struct pc_source *s)

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "eng_symbols.h"
+#include "src_live_cg.h"
 
 #define SLKI_REREAD_S 0.1   /* a miss re-reads the maps at most this often */
 
@@ -18,6 +19,8 @@ struct file {                 /* one ELF file, shared by the children */
 	char *path;
 	struct eng_image *img;   /* NULL: not opened yet, or unreadable */
 	bool tried;
+	bool reported;           /* its functions are in /Code (or known) */
+	bool own;                /* reported here: not one of the program's */
 };
 
 struct range {
@@ -180,4 +183,74 @@ struct eng_image *slki_image_at(void *arg, uint64_t addr, uint64_t *base)
 		read_maps(p);   /* a library loaded since (dlopen) */
 	}
 	return NULL;
+}
+
+static const char *base_of(const char *path)
+{
+	const char *slash = path ? strrchr(path, '/') : NULL;
+
+	return slash ? slash + 1 : path;
+}
+
+/* The where axis learns a child's own program: without its functions
+ * the /Code refinement of a rank offered only the launcher's. */
+void slki_report(struct slki_proc *p, slki_known_fn known, void *karg,
+		 slki_emit_fn emit, void *arg)
+{
+	if (p->nr == 0)
+		read_maps(p);
+	for (size_t i = 0; i < p->nr; i++) {
+		struct file *fl = &p->k->files[p->r[i].file];
+		struct eng_image *img;
+		uint64_t base;
+
+		if (fl->reported)
+			continue;
+		fl->reported = true;
+		if (known(karg, fl->path) ||
+		    (img = image(p->k, &p->r[i], &base)) == NULL)
+			continue;
+		for (size_t j = 0; j < eng_image_nfuncs(img); j++) {
+			const struct eng_func *f = eng_image_func(img, j);
+			struct pc_discovery d = {
+				.kind = PC_DISC_FUNCTION,
+				.module = eng_image_name(img),
+				.srcfile = base_of(eng_func_source_file(img, f)),
+				.function = eng_func_display_name(img, f),
+				.addr = base + f->addr,
+			};
+
+			emit(arg, &d);
+		}
+		fl->own = true;
+	}
+}
+
+size_t slki_nprocs(const struct slki *k)
+{
+	return k->nprocs;
+}
+
+pid_t slki_pid(const struct slki *k, size_t i)
+{
+	return k->procs[i]->pid;
+}
+
+size_t slki_modules(const struct slki *k, struct slcg_module *out,
+		    size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < k->nfiles; i++) {
+		if (!k->files[i].own || k->files[i].img == NULL)
+			continue;
+		if (out != NULL && n == max)
+			break;
+		if (out != NULL)
+			out[n] = (struct slcg_module){
+				eng_image_name(k->files[i].img),
+				k->files[i].img };
+		n++;
+	}
+	return n;
 }

@@ -9,8 +9,12 @@
 #ifndef SRC_LIVE_KIDIMG_H
 #define SRC_LIVE_KIDIMG_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+
+#include "pc_source.h"
 
 struct eng_image;
 struct slki;        /* every child's maps, the images they share */
@@ -24,5 +28,24 @@ struct slki_proc *slki_proc(struct slki *k, pid_t pid);
 /* An slh_image_fn: the image mapped at addr in the child, and its base
  * (runtime address of image-relative 0), or NULL. */
 struct eng_image *slki_image_at(void *proc, uint64_t addr, uint64_t *base);
+
+/* Is the file at path one of the program's own modules (already in the
+ * where axis)? */
+typedef bool (*slki_known_fn)(void *arg, const char *path);
+typedef void (*slki_emit_fn)(void *arg, const struct pc_discovery *d);
+/* One function discovery per function of each file mapped in the child
+ * that no child reported before and `known` does not claim: the /Code
+ * of a program the child exec'ed (an MPI rank's). */
+void slki_report(struct slki_proc *p, slki_known_fn known, void *karg,
+		 slki_emit_fn emit, void *arg);
+/* The children with their own images, by index. */
+size_t slki_nprocs(const struct slki *k);
+pid_t slki_pid(const struct slki *k, size_t i);
+/* The files slki_report put in the where axis, as call-graph modules
+ * (src_live_cg.h), at most max; how many (out NULL: how many
+ * there are). */
+struct slcg_module;
+size_t slki_modules(const struct slki *k, struct slcg_module *out,
+		    size_t max);
 
 #endif

@@ -38,6 +38,7 @@
 #include "jnl_source.h"
 #include "out_forward.h"
 #include "pc_findings.h"
+#include "pc_procend.h"
 #include "pc_report.h"
 #include "pc_search.h"
 #include "pc_steer.h"
@@ -68,6 +69,7 @@ struct batch {
 	double start, last_progress, last_findings;
 	bool tty;                       /* stderr is a terminal */
 	bool progress_shown;            /* a progress line is on it, open */
+	bool following;                 /* complete, the job followed on */
 	struct pc_findings_told told;
 	int nfindings;
 	struct pc_phase_at phases;      /* --phase-at, still to start */
@@ -220,6 +222,28 @@ static void tell_findings(struct batch *b)
 	pc_findings_free(&fs);
 }
 
+/* A launched job of several processes is followed to its end after
+ * its search completed (until then, or --time-limit): the report is
+ * read after the job, and must give each process's real end, not
+ * "running" for the ones that outlived the search.  The consultant
+ * keeps ticking, so the ends reach the report and the journal (the
+ * replay plays the same ticks).  --kill-at-end asks not to wait. */
+static bool follow_job(struct batch *b)
+{
+	if (b->t->argv == NULL || b->o->kill_at_end ||
+	    !pc_procend_job_lives(b->pc))
+		return false;
+	if (!b->following) {
+		b->following = true;
+		clear_progress(b);
+		fprintf(stderr, "hunch: %6.1f s  search complete; following "
+			"the job until its processes end%s\n",
+			clock_mono_s() - b->start, b->o->time_limit >= 0 ?
+			" or the time limit" : "");
+	}
+	return true;
+}
+
 /* Whether the search should stop now, and why (b->stop). */
 static bool search_done(struct batch *b)
 {
@@ -232,7 +256,9 @@ static bool search_done(struct batch *b)
 	}
 	/* A phase still to start has its search to run: idle until then
 	 * is not the end. */
-	return pc_consult_idle(b->pc) && !pc_phase_at_pending(&b->phases);
+	if (!pc_consult_idle(b->pc) || pc_phase_at_pending(&b->phases))
+		return false;
+	return !follow_job(b);
 }
 
 static void search_loop(struct batch *b)

