@@ -6,14 +6,9 @@
  * needs the object's address or descriptor, which only discovery knows;
  * every object seen is remembered by its resource path for that.
  *
- * Kernel CPU: a metric with "kernel": "cpu" on a focus that leaves /Code
- * (and the objects) unconstrained is the kernel's count of the threads'
- * CPU time (engine/eng_taskcpu.h): the process CPU clock for /Process
- * and /Process/<pid>, one thread's schedstat for a thread.  Nothing is
- * inserted in the target, so it is predicted to cost nothing and needs
- * no symbols.  A "kernel": "runqueue" metric reads the same reader's
- * run-queue waits (schedstat's second field): the process's summed over
- * its threads, or one thread's; so does cpu_share.
+ * Kernel CPU and run-queue wait (src_live_kernel.c): a metric with
+ * "kernel" on a focus that leaves /Code and the objects unconstrained
+ * is read from /proc, nothing inserted in the target.
  *
  * Children (src_live_kids.h): /Process sums the program's and every
  * followed child's counters (cpu_share too); /Process/<child> and its
@@ -51,7 +46,7 @@
  * and the internal metrics work as above, every other enable is refused
  * with the reason given.
  */
-#include "src_live_ops.h"
+#include "src_live_ops_int.h"
 #include "vec.h"
 
 #include <errno.h>
@@ -75,69 +70,6 @@
 
 /* The sampler's rate until the consultant asks for another. */
 #define DEFAULT_PERIOD_S 0.2
-
-struct slo_inst {
-	pc_src_handle h;
-	uint64_t req;
-	struct eng_minst *mi;    /* NULL: internal (active_*) */
-	bool internal, live, replied;
-	bool processes;          /* internal: active_processes */
-	bool share;              /* internal: cpu_share */
-	bool share_own;          /* cpu_share: the focus's own (sls), on
-				  * ktid, or the process with ktid 0 */
-	bool kernel;             /* the kernel's CPU time (eng_taskcpu) */
-	bool wait;               /* kernel: run-queue wait, not CPU time */
-	bool cpu;                /* CPU time: at most `cpus` per second */
-	pid_t ktid;              /* kernel: the thread, 0 the process */
-	pid_t kpid;              /* kernel: the process, 0 all of them */
-	bool sampled;            /* kernel time × share of stack samples */
-	char *code, *within;     /* sampled: the /Code path, the thread's */
-	struct slh *hints;       /* sampled: the process's stack samples */
-	double hw_after;         /* sampled: the last sample time counted */
-	int status;
-	char *reason;
-	int64_t prev;            /* value at prev_t (ns for timers) */
-	double prev_t;
-	double scale;            /* value units per reported unit */
-};
-
-/* A thread's schedstat at the last cpu_share reading. */
-struct task_sched {
-	int tid;
-	uint64_t run_ns, wait_ns;
-};
-
-struct seen_obj {
-	char *path;              /* "/SyncObject/Mutex/x", "/Files/dev/null" */
-	uint64_t key;
-};
-
-struct slo {
-	struct eng_proc *proc;
-	struct eng_sampler *smp;
-	struct eng_inst *in;
-	struct eng_metric *m;
-	const struct pc_config *cfg;
-	uint64_t t0_ns;
-	double period, last_tick;
-	pc_src_handle next_h;
-	struct slo_inst *inst;
-	size_t ninst, capinst;
-	struct pc_src_sample *smpq;
-	size_t nsmp, capsmp;
-	struct seen_obj *seen;
-	size_t nseen;
-	struct task_sched *sched;    /* cpu_share's previous readings */
-	struct sls *shares;          /* cpu_share per focus */
-	size_t nsched;
-	struct eng_taskcpu *tc;      /* opened at the first kernel read */
-	struct slh *hints;           /* stack samples, or NULL */
-	double tc_t;                 /* slo_now() of its last refresh */
-	int cpus;                    /* CPUs the target may run on */
-	struct slk *kids;            /* the children followed, or NULL */
-	char *kernel_only;           /* no instrumentation (m, in, smp NULL):
-				      * why, for every refused enable */
-};
 
 int slo_new(struct eng_proc *p, struct eng_shm *shm,
 	    const struct pc_config *cfg, uint64_t t0_ns, struct slo **out,
@@ -282,52 +214,6 @@ static int kernel_focus(const struct slo *o, const char *metric,
 				err);
 }
 
-/* Read the kernel's counters now, opening the reader the first time. */
-static int taskcpu_refresh(struct slo *o, struct hunch_err *err)
-{
-	int rc;
-
-	if (o->tc == NULL)
-		rc = eng_taskcpu_open(eng_proc_pid(o->proc), &o->tc, err);
-	else
-		rc = eng_taskcpu_refresh(o->tc);
-	if (rc == 0)
-		o->tc_t = slo_now(o);
-	else if (err != NULL && err->msg[0] == '\0')
-		hunch_errf(err, rc, "cannot read the CPU time of process %d "
-			   "from /proc: %s", eng_proc_pid(o->proc),
-			   strerror(-rc));
-	return rc;
-}
-
-/* The kernel's CPU ns (or run-queue wait ns) of an instance's process
- * or thread; false when the thread is not (or no longer) listed. */
-static bool kernel_value(const struct slo *o, const struct slo_inst *in,
-			 int64_t *ns)
-{
-	const struct eng_taskcpu_thread *t;
-	int64_t kids = 0;
-
-	if (in->kpid != 0 && in->kpid != eng_proc_pid(o->proc))
-		return slk_value(o->kids, in->kpid, in->ktid, in->wait, ns);
-	if (o->tc == NULL)   /* the program ended first: its children's */
-		return in->kpid == 0 && in->ktid == 0 &&
-		       slk_value(o->kids, 0, 0, in->wait, ns);
-	if (in->ktid == 0) {
-		if (in->kpid == 0)  /* every process: the children's too */
-			slk_value(o->kids, 0, 0, in->wait, &kids);
-		*ns = kids + (int64_t)(in->wait ?
-			eng_taskcpu_process_wait_ns(o->tc) :
-			eng_taskcpu_process_ns(o->tc));
-		return true;
-	}
-	t = eng_taskcpu_thread(o->tc, in->ktid);
-	if (t == NULL)
-		return false;
-	*ns = (int64_t)(in->wait ? t->wait_ns : t->run_ns);
-	return true;
-}
-
 static bool is_internal(const struct slo *o, const char *metric)
 {
 	const struct pc_metric_def *md = pc_metric_find(o->cfg, metric);
@@ -421,110 +307,6 @@ static double scale_of(const struct pc_metric_def *md)
 	       md->type == PC_BASE_CPU_TIMER ? 1e9 : 1.0;
 }
 
-/* A kernel CPU (or run-queue wait) instance: the thread must be there;
- * its value starts from a reading taken now. */
-static int enable_kernel(struct slo *o, struct slo_inst *in,
-			 const struct slm_kernel *k, bool wait)
-{
-	pid_t tid = k->tid;
-	struct hunch_err err = { 0 };
-	const struct eng_taskcpu_thread *t;
-	char msg[200];
-
-	in->kernel = true;
-	in->wait = wait;
-	in->cpu = !wait;
-	in->ktid = tid;
-	in->kpid = k->pid;
-	in->scale = 1e9;
-	in->status = taskcpu_refresh(o, &err);
-	slk_refresh(o->kids);
-	if (in->status < 0 && (k->child || (!k->pid && !tid && slk_live(o->kids))))
-		in->status = 0;   /* the program ended: its children are read */
-	if (in->status == 0 && (k->child ? !kernel_value(o, in, &in->prev) :
-	    tid != 0 && ((t = eng_taskcpu_thread(o->tc, tid)) == NULL ||
-			 !t->alive))) {
-		snprintf(msg, sizeof(msg), "thread %d of process %d has "
-			 "exited (or never was): no CPU time to read",
-			 (int)tid, k->pid ? (int)k->pid : eng_proc_pid(o->proc));
-		in->status = -ESRCH;
-		in->reason = strdup(msg);
-		return 0;
-	}
-	if (in->status < 0) {
-		in->reason = strdup(err.msg[0] ? err.msg : "refused");
-		return 0;
-	}
-	kernel_value(o, in, &in->prev);
-	in->h = ++o->next_h;
-	in->live = true;
-	in->prev_t = o->tc_t;
-	return 0;
-}
-
-/* A sampled CPU instance: a kernel one whose value is scaled by the
- * share of the samples that hold the focus code. */
-static int enable_sampled(struct slo *o, struct slo_inst *in,
-			  const struct pc_src_focus *f,
-			  const struct slm_kernel *k)
-{
-	struct slm_kernel own = *k;   /* the program's code: its CPU alone */
-	pid_t tid = k->tid;
-
-	if (!k->child)
-		own.pid = eng_proc_pid(o->proc);
-	enable_kernel(o, in, &own, false);
-	if (in->status < 0)
-		return 0;
-	in->sampled = true;
-	in->hints = k->child ? slk_hint(o->kids, k->pid) : o->hints;
-	in->code = strdup(f->path[0]);
-	in->within = tid ? strdup(f->path[1]) : NULL;
-	in->hw_after = in->prev_t;
-	if (in->code == NULL || (tid && in->within == NULL))
-		abort();
-	return 0;
-}
-
-static double cpu_share(struct slo *o);
-
-/* The first cpu_share instance starts from the threads' readings now,
- * so its first sample covers the same interval as the CPU time it
- * divides (from the enable to the tick), not each thread's whole life:
- * over a whole life the share is not this interval's, and CPUbound's
- * first value was off by a third on a loaded machine.  Later instances
- * share the readings (one cpu_share per tick for all). */
-static void share_start(struct slo *o, struct slo_inst *in)
-{
-	for (size_t i = 0; i < o->ninst; i++)
-		if (&o->inst[i] != in && o->inst[i].live && o->inst[i].share)
-			return;
-	if (taskcpu_refresh(o, NULL) < 0)
-		return;
-	(void)cpu_share(o);
-	sls_read(o->shares, o->tc, o->tc_t);
-	in->prev_t = o->tc_t;
-}
-
-/* cpu_share on a process of the program or one of its threads is that
- * focus's own (src_live_share.h); on a child, or when the focus cannot
- * be read, it is the job's. */
-static void share_focus(struct slo *o, struct slo_inst *in,
-			const struct pc_src_focus *f)
-{
-	struct pc_metric_def md = *pc_metric_find(o->cfg, "cpu_share");
-	struct slm_kernel k;
-
-	md.kernel = PC_KERNEL_CPU;
-	if (slm_kernel_focus(&md, &(struct pc_src_focus){ .path = {
-		    NULL, f->path[1], NULL, NULL } }, eng_proc_pid(o->proc),
-		    o->kids, &k, NULL) < 0 || k.child)
-		return;
-	in->share_own = true;
-	in->ktid = k.tid;
-	in->kpid = k.pid;
-}
-
 int slo_enable(struct slo *o, const char *metric,
 	       const struct pc_src_focus *f, uint64_t req)
 {
@@ -547,14 +329,14 @@ int slo_enable(struct slo *o, const char *metric,
 
 		in->status = kernel_focus(o, metric, f, &k, &err);
 		if (in->status == 0 && k.use)
-			return enable_kernel(o, in, &k,
+			return src_live_kernel_enable(o, in, &k,
 				pc_metric_find(o->cfg, metric)->kernel ==
 				PC_KERNEL_RUNQUEUE);
 		if (in->status == 0 && k.can_sample &&
 		    (reentered(o, &k, f->path[0]) ||
 		     use_samples(o, &k, k.child ? 0 :
 				 predict_inst(o, metric, f))))
-			return enable_sampled(o, in, f, &k);
+			return src_live_kernel_enable_sampled(o, in, f, &k);
 	}
 	if (in->status < 0) {
 		in->reason = strdup(err.msg[0] ? err.msg : "refused");
@@ -593,8 +375,8 @@ int slo_enable(struct slo *o, const char *metric,
 	if (in->share) {
 		if (o->shares == NULL)
 			o->shares = sls_new();
-		share_focus(o, in, f);
-		share_start(o, in);
+		src_live_kernel_share_focus(o, in, f);
+		src_live_kernel_share_start(o, in);
 	}
 	return 0;
 }
@@ -690,24 +472,6 @@ static void push_sample(struct slo *o, const struct pc_src_sample *s)
 	o->smpq[o->nsmp++] = *s;
 }
 
-/* Scale a sampled instance's CPU rate by the share of its samples that
- * hold its code.  CPU time used with no sample drained yet (the hint
- * sampler drains every 0.1 s) waits for the next tick, which then covers
- * both intervals; samples are counted by their own time, each once. */
-static bool sampled_share(struct slo_inst *in, bool used, double *value)
-{
-	size_t nw, nb;
-	double latest;
-
-	slh_cpu_counts(in->hints, in->code, in->within, in->hw_after, &nw,
-		       &nb, &latest);
-	if (nw == 0 && used)
-		return false;
-	*value = nw ? *value * (double)nb / (double)nw : 0;
-	in->hw_after = latest;
-	return true;
-}
-
 /* What an instance counted since its last sample, advancing its
  * reading: for CPU time at most the CPUs available over the interval
  * (one for a thread), the rest carried into the next interval (the
@@ -730,14 +494,6 @@ static int64_t counted(const struct slo *o, struct slo_inst *in, int64_t v,
 	return d;
 }
 
-/* A focus's own share, unless it is the whole job and children are
- * followed (their threads are not in the program's reader). */
-static bool own_share(const struct slo *o, const struct slo_inst *in)
-{
-	return in->share_own && (in->kpid != 0 || in->ktid != 0 ||
-				 slk_live(o->kids) == 0);
-}
-
 static void sample_inst(struct slo *o, struct slo_inst *in, double now,
 			double nthreads, double share)
 {
@@ -751,17 +507,17 @@ static void sample_inst(struct slo *o, struct slo_inst *in, double now,
 		return;
 	if (in->internal) {
 		s.value = in->processes ? 1 : !in->share ? nthreads :
-			  own_share(o, in) ? sls_share(o->shares, in->ktid) :
-			  share;
+			  src_live_kernel_own_share(o, in) ?
+			  sls_share(o->shares, in->ktid) : share;
 	} else if (in->kernel) {
 		/* an exited thread adds nothing after its last reading */
-		if (!kernel_value(o, in, &v))
+		if (!src_live_kernel_value(o, in, &v))
 			v = in->prev;
 		prev = in->prev;
 		d = counted(o, in, v, dt);
 		s.value = (double)d / in->scale / dt;
-		if (in->sampled && !sampled_share(in, v != prev,
-						  &s.value)) {
+		if (in->sampled &&
+		    !src_live_kernel_sampled_share(in, v != prev, &s.value)) {
 			in->prev = prev;
 			return;
 		}
@@ -772,67 +528,6 @@ static void sample_inst(struct slo *o, struct slo_inst *in, double now,
 	}
 	in->prev_t = now;
 	push_sample(o, &s);
-}
-
-/* active_processes: always 1 (the job: values of /Process are summed
- * over every process followed); what the default hypotheses divide by,
- * as Paradyn's did (hypotheses/README.md says why).
- *
- * active_threads: the threads running or runnable now, at least one.
- * Threads blocked in a lock, a read or a sleep are not active: CPUbound
- * divides CPU time by this, so a program whose one busy thread is
- * surrounded by waiting ones is CPU bound in that thread (its waits are
- * the sync and I/O hypotheses' business).  The floor of one keeps a
- * program that only waits from dividing by zero, so its waits still
- * count as a whole thread's time. */
-static const struct task_sched *prev_sched(const struct slo *o, int tid)
-{
-	for (size_t i = 0; i < o->nsched; i++)
-		if (o->sched[i].tid == tid)
-			return &o->sched[i];
-	return NULL;
-}
-
-/* cpu_share: of the time the program's threads were runnable since the
- * last reading, the fraction they actually ran: run time ÷ (run time +
- * run-queue wait), summed over the threads (schedstat, through the
- * kernel CPU reader refreshed this tick).  1 on an idle machine; 0.25
- * when a busy thread gets a quarter of a CPU because four tasks share
- * it.  CPUbound divides CPU time by it, so the value is the CPU time
- * the code used or waited for, and a hot loop reads the same on a
- * loaded machine as on a quiet one (hypotheses/README.md).  A thread's
- * first reading counts from its birth; threads that exited between
- * readings are not counted.  No CPU time at all reads 1. */
-static double cpu_share(struct slo *o)
-{
-	size_t nt = o->tc != NULL ? eng_taskcpu_nthreads(o->tc) : 0;
-	struct task_sched *now = calloc(nt + 1, sizeof(*now));
-	uint64_t run = 0, wait = 0;
-	size_t n = 0;
-
-	if (now == NULL)
-		abort();
-	for (size_t i = 0; i < nt; i++) {
-		const struct eng_taskcpu_thread *t =
-			eng_taskcpu_thread_at(o->tc, i);
-		const struct task_sched *p, born = { 0 };
-
-		if (!t->alive)
-			continue;
-		p = prev_sched(o, t->tid);
-		if (p == NULL || p->run_ns > t->run_ns ||
-		    p->wait_ns > t->wait_ns)
-			p = &born;
-		run += t->run_ns - p->run_ns;
-		wait += t->wait_ns - p->wait_ns;
-		now[n++] = (struct task_sched){ .tid = t->tid,
-			.run_ns = t->run_ns, .wait_ns = t->wait_ns };
-	}
-	free(o->sched);
-	o->sched = now;
-	o->nsched = n;
-	slk_share_delta(o->kids, &run, &wait);  /* the children's too */
-	return run == 0 ? 1 : (double)run / (double)(run + wait);
 }
 
 struct seen_ctx {
@@ -899,10 +594,11 @@ void slo_tick(struct slo *o, pc_disc_fn fn, void *arg)
 			nthreads = slk_active_threads(eng_proc_pid(o->proc));
 	}
 	if (want_share || want_kernel)
-		taskcpu_refresh(o, NULL);  /* a failure keeps the last values */
+		/* a failure keeps the last values */
+		src_live_kernel_refresh(o, NULL);
 	if (want_kernel || want_share)
 		slk_refresh(o->kids);
-	share = want_share ? cpu_share(o) : 1;
+	share = want_share ? src_live_kernel_cpu_share(o) : 1;
 	if (want_share)
 		sls_read(o->shares, o->tc, o->tc_t);
 	for (size_t i = 0; i < o->ninst; i++)

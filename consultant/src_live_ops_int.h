@@ -1,0 +1,111 @@
+/*
+ * src_live_ops_int.h - the live source's metric operations' state,
+ * shared by src_live_ops.c (instances: enable, disable, sample, tick)
+ * and src_live_kernel.c (the kernel's measures: CPU time and run-queue
+ * wait from /proc, CPU estimated from stack samples, cpu_share).
+ * Internal to the live source.
+ */
+#ifndef SRC_LIVE_OPS_INT_H
+#define SRC_LIVE_OPS_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "hunch_err.h"
+#include "pc_source.h"
+#include "src_live_metric.h"
+#include "src_live_ops.h"
+
+struct slo_inst {
+	pc_src_handle h;
+	uint64_t req;
+	struct eng_minst *mi;    /* NULL: internal (active_*) */
+	bool internal, live, replied;
+	bool processes;          /* internal: active_processes */
+	bool share;              /* internal: cpu_share */
+	bool share_own;          /* cpu_share: the focus's own (sls), on
+				  * ktid, or the process with ktid 0 */
+	bool kernel;             /* the kernel's CPU time (eng_taskcpu) */
+	bool wait;               /* kernel: run-queue wait, not CPU time */
+	bool cpu;                /* CPU time: at most `cpus` per second */
+	pid_t ktid;              /* kernel: the thread, 0 the process */
+	pid_t kpid;              /* kernel: the process, 0 all of them */
+	bool sampled;            /* kernel time × share of stack samples */
+	char *code, *within;     /* sampled: the /Code path, the thread's */
+	struct slh *hints;       /* sampled: the process's stack samples */
+	double hw_after;         /* sampled: the last sample time counted */
+	int status;
+	char *reason;
+	int64_t prev;            /* value at prev_t (ns for timers) */
+	double prev_t;
+	double scale;            /* value units per reported unit */
+};
+
+/* A thread's schedstat at the last cpu_share reading. */
+struct task_sched {
+	int tid;
+	uint64_t run_ns, wait_ns;
+};
+
+struct seen_obj {
+	char *path;              /* "/SyncObject/Mutex/x", "/Files/dev/null" */
+	uint64_t key;
+};
+
+struct slo {
+	struct eng_proc *proc;
+	struct eng_sampler *smp;
+	struct eng_inst *in;
+	struct eng_metric *m;
+	const struct pc_config *cfg;
+	uint64_t t0_ns;
+	double period, last_tick;
+	pc_src_handle next_h;
+	struct slo_inst *inst;
+	size_t ninst, capinst;
+	struct pc_src_sample *smpq;
+	size_t nsmp, capsmp;
+	struct seen_obj *seen;
+	size_t nseen;
+	struct task_sched *sched;    /* cpu_share's previous readings */
+	struct sls *shares;          /* cpu_share per focus */
+	size_t nsched;
+	struct eng_taskcpu *tc;      /* opened at the first kernel read */
+	struct slh *hints;           /* stack samples, or NULL */
+	double tc_t;                 /* slo_now() of its last refresh */
+	int cpus;                    /* CPUs the target may run on */
+	struct slk *kids;            /* the children followed, or NULL */
+	char *kernel_only;           /* no instrumentation (m, in, smp NULL):
+				      * why, for every refused enable */
+};
+
+/* Read the kernel's counters now, opening the reader the first time. */
+int src_live_kernel_refresh(struct slo *o, struct hunch_err *err);
+/* The kernel's CPU ns (or run-queue wait ns) of an instance's process
+ * or thread; false when the thread is not (or no longer) listed. */
+bool src_live_kernel_value(const struct slo *o, const struct slo_inst *in,
+			   int64_t *ns);
+/* A kernel CPU (or run-queue wait) instance; 0, its status in in. */
+int src_live_kernel_enable(struct slo *o, struct slo_inst *in,
+			   const struct slm_kernel *k, bool wait);
+/* A sampled CPU instance of focus f. */
+int src_live_kernel_enable_sampled(struct slo *o, struct slo_inst *in,
+				   const struct pc_src_focus *f,
+				   const struct slm_kernel *k);
+/* cpu_share's instances: their focus, and the first one's start. */
+void src_live_kernel_share_focus(struct slo *o, struct slo_inst *in,
+				 const struct pc_src_focus *f);
+void src_live_kernel_share_start(struct slo *o, struct slo_inst *in);
+/* Whether a cpu_share instance reads its focus's own share. */
+bool src_live_kernel_own_share(const struct slo *o,
+			       const struct slo_inst *in);
+/* Scale a sampled instance's CPU rate by its samples' share; false:
+ * wait for samples (CPU time used, none drained yet). */
+bool src_live_kernel_sampled_share(struct slo_inst *in, bool used,
+				   double *value);
+/* cpu_share over every process of the job, since the last call. */
+double src_live_kernel_cpu_share(struct slo *o);
+
+#endif
