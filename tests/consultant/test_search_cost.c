@@ -297,6 +297,95 @@ static void test_alone_over(void)
 	world_free(w);
 }
 
+/* Like bn_smallwrites (test_search_room.c): the I/O blocking metric alone
+ * takes most of the budget, so room is made and launches go one at a
+ * time.  At 8 s the program slows its writes and the instrumentation
+ * costs a hundredth: once the observed cost has stayed well under the limit
+ * the search launches freely again; launching one at a time never
+ * ending made later launches wait ~0.4 s each for the rest of a run. */
+static void test_tight_ends(void)
+{
+	struct world *w = world_new(NULL, NULL);
+	bool was_tight;
+
+	src_sim_cost(w->sim, "io_wait", 0.04, 1);
+	src_sim_cost(w->sim, "io_bytes", 0.01, 1);
+	src_sim_cost(w->sim, "io_ops", 0.01, 1);
+	src_sim_script(w->sim, "io_wait", "*", 0, 0.9, 0.02);
+	src_sim_script(w->sim, "io_bytes", "*", 0, 100, 0);
+	src_sim_script(w->sim, "io_ops", "*", 0, 100, 0);
+	world_run(w, 8.0);
+	was_tight = w->pc->tight;
+	tap_ok(was_tight, "room was made: one launch at a time");
+	src_sim_cost(w->sim, "io_wait", 0.0004, 1);
+	src_sim_cost(w->sim, "io_bytes", 0.0001, 1);
+	src_sim_cost(w->sim, "io_ops", 0.0001, 1);
+	world_run(w, 8.6);
+	tap_ok(w->pc->tight, "not at once: the observed cost still shows "
+	       "the old one (%.3f)", w->pc->observed);
+	world_run(w, 10.0);
+	tap_ok(!w->pc->tight, "observed %.4f, well under the limit: launches "
+	       "no longer wait one at a time", w->pc->observed);
+	LOGGED(w, "+9.2) Observed cost 0.32% is well under the limit 5.0%: "
+	       "launches no longer wait one at a time.");
+	world_free(w);
+}
+
+/* test_shed's factor of 2, learnt at 3.2 s when the instrumentation
+ * cost twice its prediction; at 20 s it costs its prediction again.
+ * The learnt scale follows the measurement back down: a factor kept at
+ * its largest held every later launch of the hypothesis back. */
+static void test_factor_recovers(void)
+{
+	struct world *w = world_new(NULL, NULL);
+	int cpu = pc_hypo_find(w->pc->cfg, "CPUbound");
+	double before, after;
+
+	src_sim_cost(w->sim, "cpu_inclusive", 0.01, 1);
+	src_sim_script(w->sim, "cpu_inclusive", "*", 0, 0.9, 0.05);
+	world_run(w, 3.0);
+	src_sim_cost(w->sim, "cpu_inclusive", 0.01, 2);
+	world_run(w, 20.0);
+	before = w->pc->cost_factor * pc_hyp_factor(w->pc, cpu);
+	tap_ok(before > 1.99 && before < 2.01, "learnt: %.2f", before);
+	src_sim_cost(w->sim, "cpu_inclusive", 0.01, 1);
+	world_run(w, 30.0);
+	after = w->pc->cost_factor * pc_hyp_factor(w->pc, cpu);
+	tap_ok(after > 0.99 && after < 1.01, "recovered with the observed "
+	       "cost: %.2f (CPUbound's own %.2f)", after,
+	       pc_hyp_factor(w->pc, cpu));
+	world_free(w);
+}
+
+/* The writer is in no stack sample (evidence 0; compute and locker
+ * have some).  With room for one refinement at a time it waits last in
+ * the queue; 3.5 s after it was made the samples conclude it false,
+ * without an experiment, and say so. */
+static void test_unseen(void)
+{
+	const char *sets[] = { "maxActiveExperiments=8", NULL };
+	struct world *w = world_new(NULL, sets);
+	struct pc_node *n;
+
+	src_sim_hint(w->sim, F_COMPUTE, 0.5);
+	src_sim_hint(w->sim, F_LOCKER, 0.3);
+	src_sim_hint(w->sim, F_WRITER, 0);
+	src_sim_script(w->sim, "cpu_inclusive", "*", 0, 0.9, 0.05);
+	world_run(w, 12.0);
+	n = world_node(w, 0, "CPUbound", AT(F_WRITER));
+	tap_ok(n != NULL, "CPUbound is refined to the writer");
+	TRACE_IS(w, 0, "CPUbound", AT(F_WRITER), "queued false");
+	tap_ok(n && strcmp(n->how, "stack samples") == 0 && n->sampled,
+	       "concluded by: stack samples (%s), estimated from them",
+	       n ? n->how : "-");
+	tap_ok(n && n->t_concluded - n->t_created > 3.5 - 1e-9 &&
+	       n->t_concluded - n->t_created < 5.0,
+	       "%.1f s after it was made", n ? n->t_concluded - n->t_created
+	       : -1);
+	tap_eq(w->pc->unseen, 1, "one node concluded from the samples");
+	world_free(w);
+}
+
 int main(void)
 {
 	test_skip();
@@ -310,5 +399,8 @@ int main(void)
 	test_enable_fails();
 	test_batch();
 	test_alone_over();
+	test_tight_ends();
+	test_factor_recovers();
+	test_unseen();
 	return tap_done();
 }
