@@ -29,7 +29,7 @@
 /* Sheds after which an experiment is not run again (give_up). */
 #define PC_MAX_SHEDS 2
 /* Launching by measured cost fills the budget to this share of it. */
-#define PC_MEASURED_ROOM 0.9
+#define PC_MEASURED_ROOM 0.85
 
 /* The source's evidence for the resource a where-refinement narrowed
  * its parent to: the first component that differs.  -1 when unknown. */
@@ -513,14 +513,17 @@ static bool measured_rates(const struct pc_consult *pc)
 	       pc->now - pc->rates_t < 2 * pc_consult_sample_period(pc);
 }
 
-/* The cost of what runs by measurement: the observed cost, which shows
- * every experiment active for two sample periods, plus what those
- * started since were charged. */
+/* The cost of what runs by measurement: the observed cost (its largest
+ * of the last few seconds: pc_cost_relax.c), which shows every
+ * experiment active for two sample periods, plus what those started
+ * since were charged. */
 static double measured_committed(const struct pc_consult *pc)
 {
 	struct pc_search *ss[2] = { pc->global, pc->current };
-	double p = 2 * pc_consult_sample_period(pc), sum = pc->observed;
+	double p = 2 * pc_consult_sample_period(pc), sum = pc->obs_hold;
 
+	if (pc->observed > sum)
+		sum = pc->observed;
 	for (int k = 0; k < 2; k++)
 		for (size_t i = 0; ss[k] && i < ss[k]->nn; i++)
 			if (ss[k]->nodes[i]->active &&
@@ -564,7 +567,7 @@ static bool has_queued_kid(const struct pc_search *s, const struct pc_node *n)
 static struct pc_node *room_giver(struct pc_consult *pc)
 {
 	struct pc_search *ss[2] = { pc->global, pc->current };
-	struct pc_node *best = NULL;
+	struct pc_node *best = NULL, *done = NULL;
 
 	for (int k = 0; k < 2; k++) {
 		for (size_t i = 0; ss[k] && i < ss[k]->nn; i++) {
@@ -580,13 +583,37 @@ static struct pc_node *room_giver(struct pc_consult *pc)
 				continue;
 			if (n->truth == PC_UNKNOWN)
 				return NULL;
-			if (n->truth != PC_TRUE || !has_queued_kid(ss[k], n))
+			if (n->truth != PC_TRUE)
 				continue;
+			if (!has_queued_kid(ss[k], n)) {
+				if (n->charged_cost > 0 && (done == NULL ||
+				    n->t_true_since < done->t_true_since))
+					done = n;
+				continue;
+			}
 			if (best == NULL || n->t_true_since < best->t_true_since)
 				best = n;
 		}
 	}
-	return best;
+	/* No true node's refinements wait, yet the queue is blocked: what
+	 * waits refines nodes stopped earlier, and the true nodes still
+	 * measured - refined to the end, each holding its cost for good -
+	 * are the only room there is (bn_smallwrites: eleven of them held
+	 * 4.4% for 55 s while fourteen refinements waited).  The oldest
+	 * gives its room: its conclusion stands. */
+	return best ? best : done;
+}
+
+/* The search n belongs to. */
+static struct pc_search *search_of(struct pc_consult *pc,
+				      const struct pc_node *n)
+{
+	struct pc_search *s = pc->current;
+
+	if (s != NULL && n->id >= 0 && (size_t)n->id < s->nn &&
+	    s->nodes[n->id] == n)
+		return s;
+	return pc->global;
 }
 
 /* Called when the cost limit blocks the queue.  If the search is stuck
@@ -606,17 +633,19 @@ static bool make_room(struct pc_consult *pc)
 {
 	struct pc_node *n = pc->npending ? NULL : room_giver(pc);
 	char focus[512];
+	bool kids;
 
 	if (n == NULL)
 		return false;
+	kids = has_queued_kid(search_of(pc, n), n);
 	pc_node_stop(pc, n, "stopped");
 	pc->shed_t = pc->now;
 	pc->tight = true;
 	probe_start(pc, n, -1);
 	pc_logf(pc, "Cost limit: stopped %s for %s (true since %.1f s) to "
-		"make room for its refinements", pc_node_hyp(pc, n)->name,
+		"make room for %s", pc_node_hyp(pc, n)->name,
 		pc_focus_name(pc->res, &n->focus, focus, sizeof(focus)),
-		n->t_true_since);
+		n->t_true_since, kids ? "its refinements" : "others");
 	return true;
 }
 

@@ -57,6 +57,9 @@ struct pc_consult {
 	 * (pc_cost_relax). */
 	double calm_since, relax_t;
 	double unseen_t;              /* last sweep of pc_unseen.c */
+	/* The largest observed cost of the last PC_HOLD_S (pc_cost_relax):
+	 * what launching by measurement counts on. */
+	double obs_hold, obs_hold_t;
 	int unseen;                   /* nodes it concluded false */
 	/* Cost learnt per hypothesis (index): observed / predicted for one
 	 * of its experiments, measured when it alone started or stopped
