@@ -23,9 +23,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* A measured factor beyond this is noise (a cost the program's own
- * variation made, over a prediction of nearly nothing). */
-#define PC_MAX_HYP_FACTOR 1000.0
 /* Sheds after which an experiment is not run again (give_up). */
 #define PC_MAX_SHEDS 2
 /* Launching by measured cost fills the budget to this share of it. */
@@ -352,117 +349,10 @@ static struct pc_search *next_queue(struct pc_consult *pc)
 	return NULL;
 }
 
-/* ---- learning what a hypothesis' experiments cost ----
+
+/* (What each hypothesis' experiments cost is learnt in pc_cost_learn.c.)
  *
- * The source predicts from a guessed call rate (1000 calls/s for a
- * function it knows nothing about), so an experiment on write() in a
- * program that calls it 500,000 times a second is predicted at 0.08%
- * and observed at 4.4%.  The global cost_factor learns that only while
- * such an experiment runs; once it stops the next launch is predicted
- * cheap again and overshoots the limit before the observed cost shows
- * it (bn_smallwrites: 7.9% slowdown, 5 sheds).  So every change the
- * search makes alone - a launch when launching one at a time, a stop
- * to make room - is measured: the observed cost two sample periods
- * after it, against before, over its prediction, is the factor of its
- * hypothesis (the same metrics, so the same functions), kept at its
- * largest: a measurement blurred by the program's own variation must
- * not make the next launch overshoot.  A shed teaches it too (what the
- * shed experiment was charged times observed / charged).  Predictions
- * of that hypothesis are scaled by it before launch; the gate launches
- * nothing while a measurement is open.  A launch beside experiments
- * that share its trampolines measures only the difference it makes,
- * so an underestimate can remain until a shed corrects it. */
-
-double pc_hyp_factor(const struct pc_consult *pc, int hyp)
-{
-	if (hyp < 0 || (size_t)hyp >= pc->nhyp_factor ||
-	    !(pc->hyp_factor[hyp] > 1))
-		return 1;
-	return pc->hyp_factor[hyp];
-}
-
-/* Has a change of this hypothesis' experiments been measured? (0 in
- * the table: not yet.) */
-static bool measured(const struct pc_consult *pc, int hyp)
-{
-	return hyp >= 0 && (size_t)hyp < pc->nhyp_factor &&
-	       pc->hyp_factor[hyp] > 0;
-}
-
-static void learn_factor(struct pc_consult *pc, int hyp, double f)
-{
-	size_t need = (size_t)hyp + 1;
-
-	if (need > pc->nhyp_factor) {
-		pc->hyp_factor = realloc(pc->hyp_factor,
-					 need * sizeof(*pc->hyp_factor));
-		if (pc->hyp_factor == NULL)
-			abort();
-		for (size_t i = pc->nhyp_factor; i < need; i++)
-			pc->hyp_factor[i] = 0;
-		pc->nhyp_factor = need;
-	}
-	if (f > PC_MAX_HYP_FACTOR)
-		f = PC_MAX_HYP_FACTOR;
-	if (f < 1)
-		f = 1;
-	if (f > pc->hyp_factor[hyp])
-		pc->hyp_factor[hyp] = f;
-}
-
-static void probe_start(struct pc_consult *pc, struct pc_node *n, int sign)
-{
-	if (!(n->pred_cost > 0)) {
-		pc->probe = NULL;   /* nothing to scale: shared or free */
-		return;
-	}
-	pc->probe = n;
-	pc->probe_sign = sign;
-	pc->probe_before = pc->observed;
-	pc->probe_t = pc->now;
-}
-
-/* Close the open measurement once the observed cost shows the change:
- * two sample periods after the experiment went active (or stopped).
- * Abandoned if the launch failed or stopped before that. */
-void pc_cost_probe(struct pc_consult *pc)
-{
-	struct pc_node *n = pc->probe;
-	double p = 2 * pc_consult_sample_period(pc), since, delta;
-
-	if (n == NULL)
-		return;
-	if (pc->probe_sign > 0 && !n->active) {
-		if (!n->pending || pc->now - pc->probe_t > 10 * p)
-			pc->probe = NULL;
-		return;
-	}
-	since = pc->probe_sign > 0 ? n->t_start : pc->probe_t;
-	if (pc->now - since + 1e-9 < p)
-		return;
-	delta = pc->probe_sign * (pc->observed - pc->probe_before);
-	/* A change under a twentieth of the limit is the program's own
-	 * variation as much as the experiment's: over a prediction of
-	 * nearly nothing it taught factors of 22-740 ("measured: 0.00%
-	 * (predicted 0.000%); scaled by 396" on gzip and zstd), which
-	 * then held back every launch of that hypothesis. */
-	if (delta >= pc_tunable_get(pc->cfg, "costLimit") / 20) {
-		learn_factor(pc, n->hyp, delta / n->pred_cost);
-		pc_logf(pc, "Cost of %s measured: %.2f%% (predicted %.3f%%); "
-			"its predictions are scaled by %.0f",
-			pc_node_hyp(pc, n)->name, 100 * delta,
-			100 * n->pred_cost, pc_hyp_factor(pc, n->hyp));
-	} else {
-		/* Measured as cheap: too little to scale by, but known.
-		 * Left unmeasured, every later launch of the hypothesis
-		 * was probed alone, ~0.4 s each (bn_phases: 48 launches
-		 * waited so in a run's second half). */
-		learn_factor(pc, n->hyp, 1);
-	}
-	pc->probe = NULL;
-}
-
-/* Observed cost is measured over a sample period and reaches the
+ * Observed cost is measured over a sample period and reaches the
  * consultant a tick later: for two sample periods after shedding it
  * still shows the shed instrumentation.  Neither launching nor shedding
  * more until then: relaunching at once what was just shed (its cost not
@@ -641,7 +531,7 @@ static bool make_room(struct pc_consult *pc)
 	pc_node_stop(pc, n, "stopped");
 	pc->shed_t = pc->now;
 	pc->tight = true;
-	probe_start(pc, n, -1);
+	pc_cost_learn_probe(pc, n, -1);
 	pc_logf(pc, "Cost limit: stopped %s for %s (true since %.1f s) to "
 		"make room for %s", pc_node_hyp(pc, n)->name,
 		pc_focus_name(pc->res, &n->focus, focus, sizeof(focus)),
@@ -821,10 +711,10 @@ void pc_cost_gate(struct pc_consult *pc)
 		 * bn_smallwrites, where small-write experiments cost 70
 		 * times their prediction), and a burst of such launches
 		 * overshot the limit by 60%. */
-		if (!measured(pc, n->hyp) &&
+		if (!pc_cost_learn_measured(pc, n->hyp) &&
 		    (pc->tight || (n->priority > 1 && c > limit / 10))) {
 			pc->shed_t = pc->now;
-			probe_start(pc, n, +1);
+			pc_cost_learn_probe(pc, n, +1);
 			return;
 		}
 	}
@@ -941,7 +831,7 @@ void pc_cost_shed(struct pc_consult *pc)
 		 * (a probe measured beside another experiment sharing its
 		 * trampolines sees only the difference it makes). */
 		if (n->pred_cost > 0)
-			learn_factor(pc, n->hyp,
+			pc_cost_learn_factor(pc, n->hyp,
 				     n->charged_cost * ratio / n->pred_cost);
 		pc_node_stop(pc, n, "shed");
 		n->times_shed++;

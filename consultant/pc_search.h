@@ -139,6 +139,12 @@ void pc_cost_gate(struct pc_consult *pc);
 void pc_cost_shed(struct pc_consult *pc);
 void pc_cost_probe(struct pc_consult *pc);
 void pc_cost_relax(struct pc_consult *pc);
+/* pc_cost_learn.c: has a change of the hypothesis' experiments been
+ * measured; learn factor f for it (kept at its largest); measure the
+ * change n makes (sign +1 launched, -1 stopped). */
+bool pc_cost_learn_measured(const struct pc_consult *pc, int hyp);
+void pc_cost_learn_factor(struct pc_consult *pc, int hyp, double f);
+void pc_cost_learn_probe(struct pc_consult *pc, struct pc_node *n, int sign);
 /* Refinements on code no recent stack sample shows: false, from the
  * samples (pc_unseen.c). */
 void pc_unseen_conclude(struct pc_consult *pc);
