@@ -58,6 +58,8 @@ struct pc_consult *pc_consult_new(struct pc_config *cfg,
 	pc->src = src;
 	pc->res = res;
 	pc->cost_factor = 1;
+	pc->calm_since = -1;
+	pc->unseen_t = -1e9;
 	pc->shed_t = -1;
 	pc_datamgr_init(&pc->dm, src, res);
 	return pc;
@@ -431,7 +433,9 @@ void pc_consult_tick(struct pc_consult *pc)
 	evaluate_due(pc);
 	track_cost(pc);
 	pc_cost_probe(pc);
+	pc_cost_relax(pc);
 	pc_cost_shed(pc);
+	pc_unseen_conclude(pc);
 	if (pc->observed <= pc_tunable_get(pc->cfg, "costLimit"))
 		pc_cost_gate(pc);
 	/* Never stall silently: say when there is nothing left to learn. */

@@ -52,6 +52,15 @@ struct pc_consult {
 	bool rates_measured;          /* the source measured call rates, */
 	double rates_t;               /* last at rates_t (pc_cost.c) */
 	bool tight;                   /* room was made: launch one at a time */
+	/* Since when the observed cost has stayed well under the limit
+	 * (-1: it is not), and the last time the learnt factors relaxed
+	 * (pc_cost_relax). */
+	double calm_since, relax_t;
+	double unseen_t;              /* last sweep of pc_unseen.c */
+	/* The largest observed cost of the last PC_HOLD_S (pc_cost_relax):
+	 * what launching by measurement counts on. */
+	double obs_hold, obs_hold_t;
+	int unseen;                   /* nodes it concluded false */
 	/* Cost learnt per hypothesis (index): observed / predicted for one
 	 * of its experiments, measured when it alone started or stopped
 	 * (pc_cost_probe).  1 until measured. */
@@ -129,6 +138,16 @@ int pc_add_node(struct pc_consult *pc, struct pc_search *s, int parent,
 void pc_cost_gate(struct pc_consult *pc);
 void pc_cost_shed(struct pc_consult *pc);
 void pc_cost_probe(struct pc_consult *pc);
+void pc_cost_relax(struct pc_consult *pc);
+/* pc_cost_learn.c: has a change of the hypothesis' experiments been
+ * measured; learn factor f for it (kept at its largest); measure the
+ * change n makes (sign +1 launched, -1 stopped). */
+bool pc_cost_learn_measured(const struct pc_consult *pc, int hyp);
+void pc_cost_learn_factor(struct pc_consult *pc, int hyp, double f);
+void pc_cost_learn_probe(struct pc_consult *pc, struct pc_node *n, int sign);
+/* Refinements on code no recent stack sample shows: false, from the
+ * samples (pc_unseen.c). */
+void pc_unseen_conclude(struct pc_consult *pc);
 double pc_hyp_factor(const struct pc_consult *pc, int hyp);
 bool pc_launch_done(struct pc_consult *pc, struct pc_search *s,
 		    struct pc_node *n);

@@ -3,7 +3,10 @@
  * with its status message: the cost limit (skip, slow down, resume, shed
  * on observed cost), max active experiments, max pending enables; a
  * failed enable; and no more than a batch of launches before the
- * observed cost shows them.
+ * observed cost shows them.  What was learnt is undone: one launch at a
+ * time ends, a learnt factor recovers, launches fit by measurement when
+ * the charged model is pessimistic; code no stack sample shows is
+ * concluded false from the samples.
  */
 #include "sim_world.h"
 
@@ -297,6 +300,133 @@ static void test_alone_over(void)
 	world_free(w);
 }
 
+/* Like bn_smallwrites (test_search_room.c): the I/O blocking metric alone
+ * takes most of the budget, so room is made and launches go one at a
+ * time.  At 8 s the program slows its writes and the instrumentation
+ * costs a hundredth: once the observed cost has stayed well under the limit
+ * the search launches freely again; launching one at a time never
+ * ending made later launches wait ~0.4 s each for the rest of a run. */
+static void test_tight_ends(void)
+{
+	struct world *w = world_new(NULL, NULL);
+	bool was_tight;
+
+	src_sim_cost(w->sim, "io_wait", 0.04, 1);
+	src_sim_cost(w->sim, "io_bytes", 0.01, 1);
+	src_sim_cost(w->sim, "io_ops", 0.01, 1);
+	src_sim_script(w->sim, "io_wait", "*", 0, 0.9, 0.02);
+	src_sim_script(w->sim, "io_bytes", "*", 0, 100, 0);
+	src_sim_script(w->sim, "io_ops", "*", 0, 100, 0);
+	world_run(w, 8.0);
+	was_tight = w->pc->tight;
+	tap_ok(was_tight, "room was made: one launch at a time");
+	src_sim_cost(w->sim, "io_wait", 0.0004, 1);
+	src_sim_cost(w->sim, "io_bytes", 0.0001, 1);
+	src_sim_cost(w->sim, "io_ops", 0.0001, 1);
+	world_run(w, 8.6);
+	tap_ok(w->pc->tight, "not at once: the observed cost still shows "
+	       "the old one (%.3f)", w->pc->observed);
+	world_run(w, 10.0);
+	tap_ok(!w->pc->tight, "observed %.4f, well under the limit: launches "
+	       "no longer wait one at a time", w->pc->observed);
+	LOGGED(w, "+9.2) Observed cost 0.32% is well under the limit 5.0%: "
+	       "launches no longer wait one at a time.");
+	world_free(w);
+}
+
+/* test_shed's factor of 2, learnt at 3.2 s when the instrumentation
+ * cost twice its prediction; at 20 s it costs its prediction again.
+ * The learnt scale follows the measurement back down: a factor kept at
+ * its largest held every later launch of the hypothesis back. */
+static void test_factor_recovers(void)
+{
+	struct world *w = world_new(NULL, NULL);
+	int cpu = pc_hypo_find(w->pc->cfg, "CPUbound");
+	double before, after;
+
+	src_sim_cost(w->sim, "cpu_inclusive", 0.01, 1);
+	src_sim_script(w->sim, "cpu_inclusive", "*", 0, 0.9, 0.05);
+	world_run(w, 3.0);
+	src_sim_cost(w->sim, "cpu_inclusive", 0.01, 2);
+	world_run(w, 20.0);
+	before = w->pc->cost_factor * pc_hyp_factor(w->pc, cpu);
+	tap_ok(before > 1.99 && before < 2.01, "learnt: %.2f", before);
+	src_sim_cost(w->sim, "cpu_inclusive", 0.01, 1);
+	world_run(w, 30.0);
+	after = w->pc->cost_factor * pc_hyp_factor(w->pc, cpu);
+	tap_ok(after > 0.99 && after < 1.01, "recovered with the observed "
+	       "cost: %.2f (CPUbound's own %.2f)", after,
+	       pc_hyp_factor(w->pc, cpu));
+	world_free(w);
+}
+
+/* The writer is in no stack sample (evidence 0; compute and locker
+ * have some).  With room for one refinement at a time it waits last in
+ * the queue; 3.5 s after it was made the samples conclude it false,
+ * without an experiment, and say so. */
+static void test_unseen(void)
+{
+	const char *sets[] = { "maxActiveExperiments=8", NULL };
+	struct world *w = world_new(NULL, sets);
+	struct pc_node *n;
+
+	src_sim_hint(w->sim, F_COMPUTE, 0.5);
+	src_sim_hint(w->sim, F_LOCKER, 0.3);
+	src_sim_hint(w->sim, F_WRITER, 0);
+	src_sim_script(w->sim, "cpu_inclusive", "*", 0, 0.9, 0.05);
+	world_run(w, 12.0);
+	n = world_node(w, 0, "CPUbound", AT(F_WRITER));
+	tap_ok(n != NULL, "CPUbound is refined to the writer");
+	TRACE_IS(w, 0, "CPUbound", AT(F_WRITER), "queued false");
+	tap_ok(n && strcmp(n->how, "stack samples") == 0 && n->sampled,
+	       "concluded by: stack samples (%s), estimated from them",
+	       n ? n->how : "-");
+	tap_ok(n && n->t_concluded - n->t_created > 3.5 - 1e-9 &&
+	       n->t_concluded - n->t_created < 5.0,
+	       "%.1f s after it was made", n ? n->t_concluded - n->t_created
+	       : -1);
+	tap_eq(w->pc->unseen, 1, "one node concluded from the samples");
+	world_free(w);
+}
+
+/* Active experiments of hypothesis `hyp`. */
+static int active_of(struct world *w, const char *hyp)
+{
+	struct pc_search *s = pc_consult_search(w->pc, 0);
+	int h = pc_hypo_find(w->pc->cfg, hyp), n = 0;
+
+	for (size_t i = 0; s && i < s->nn; i++)
+		n += s->nodes[i]->active && s->nodes[i]->hyp == h;
+	return n;
+}
+
+/* The I/O blocking metric is predicted at 0.02 per experiment and costs
+ * a tenth of that: by the charged model two experiments fill the 5%
+ * budget (with the top-level ones), by measurement there is room for
+ * more.  They launch by measurement, one at a time, and the observed
+ * cost stays within the limit. */
+static void test_measured_room(void)
+{
+	struct world *w = world_new(NULL, NULL);
+	int most = 0;
+
+	src_sim_cost(w->sim, "io_wait", 0.02, 0.1);
+	src_sim_script(w->sim, "io_wait", "*", 0, 0.9, 0.02);
+	while (w->pc->now < 6.0) {
+		int k;
+
+		world_run(w, w->pc->now + 0.2);
+		k = active_of(w, "ExcessiveIOBlockingTime");
+		most = k > most ? k : most;
+	}
+	tap_ok(most >= 4, "%d I/O experiments active at once (the charged "
+	       "model has room for 2)", most);
+	tap_ok(w->pc->peak_observed <= 0.05 + 1e-9, "peak observed %.4f "
+	       "within the limit", w->pc->peak_observed);
+	tap_eq(w->pc->shed, 0, "nothing shed");
+	world_free(w);
+}
+
 int main(void)
 {
 	test_skip();
@@ -310,5 +440,9 @@ int main(void)
 	test_enable_fails();
 	test_batch();
 	test_alone_over();
+	test_tight_ends();
+	test_factor_recovers();
+	test_unseen();
+	test_measured_room();
 	return tap_done();
 }

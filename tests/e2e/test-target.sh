@@ -42,7 +42,8 @@ SECONDS_RUN=${E2E_SECONDS:-45}
 # bn_smallwrites: one experiment on write() takes most of the 5% budget,
 # so the search refines one experiment at a time (consultant/README.md)
 # and needs longer to reach every combination of function, thread and
-# file.
+# file: it completes in 40-60 s on a loaded 2-core machine (the target is
+# then killed); 90 s is the ceiling.
 [ "$name" = bn_smallwrites ] && SECONDS_RUN=${E2E_SECONDS:-90}
 # fsync blocks only on a disk, and /tmp may be tmpfs: the target's file
 # goes under the build directory.
