@@ -308,16 +308,43 @@ bool pc_launch_done(struct pc_consult *pc, struct pc_search *s,
 	return true;
 }
 
-static double active_charged(const struct pc_consult *pc)
+/* Over the active experiments of both searches: what they were charged
+ * (only those started less than `since` s ago when since > 0), or what
+ * they are predicted to cost scaled by their hypotheses' factors. */
+static double sum_active(const struct pc_consult *pc, bool predicted,
+			 double since)
 {
 	struct pc_search *ss[2] = { pc->global, pc->current };
 	double sum = 0;
 
-	for (int k = 0; k < 2; k++)
-		for (size_t i = 0; ss[k] && i < ss[k]->nn; i++)
-			if (ss[k]->nodes[i]->active)
-				sum += ss[k]->nodes[i]->charged_cost;
+	for (int k = 0; k < 2; k++) {
+		for (size_t i = 0; ss[k] && i < ss[k]->nn; i++) {
+			const struct pc_node *n = ss[k]->nodes[i];
+
+			if (!n->active ||
+			    (since > 0 && pc->now - n->t_start + 1e-9 >= since))
+				continue;
+			sum += predicted ? n->pred_cost *
+					   pc_hyp_factor(pc, n->hyp) :
+					   n->charged_cost;
+		}
+	}
 	return sum;
+}
+
+double pc_cost_charged_active(const struct pc_consult *pc, double since)
+{
+	return sum_active(pc, false, since);
+}
+
+double pc_cost_predicted_active(const struct pc_consult *pc)
+{
+	return sum_active(pc, true, 0);
+}
+
+static double active_charged(const struct pc_consult *pc)
+{
+	return pc_cost_charged_active(pc, 0);
 }
 
 static void throttle(struct pc_consult *pc, enum pc_throttle t)

@@ -52,31 +52,8 @@ static bool shown(const struct pc_consult *pc)
  * active for less than two sample periods). */
 static double committed(const struct pc_consult *pc)
 {
-	struct pc_search *ss[2] = { pc->global, pc->current };
-	double p = 2 * pc_consult_sample_period(pc);
-	double sum = pc->observed + pc->pending_cost;
-
-	for (int k = 0; k < 2; k++)
-		for (size_t i = 0; ss[k] && i < ss[k]->nn; i++)
-			if (ss[k]->nodes[i]->active &&
-			    pc->now - ss[k]->nodes[i]->t_start + 1e-9 < p)
-				sum += ss[k]->nodes[i]->charged_cost;
-	return sum;
-}
-
-/* What the running experiments are predicted to cost, scaled by their
- * hypotheses' factors. */
-static double predicted_active(const struct pc_consult *pc)
-{
-	struct pc_search *ss[2] = { pc->global, pc->current };
-	double sum = 0;
-
-	for (int k = 0; k < 2; k++)
-		for (size_t i = 0; ss[k] && i < ss[k]->nn; i++)
-			if (ss[k]->nodes[i]->active)
-				sum += ss[k]->nodes[i]->pred_cost *
-				       pc_hyp_factor(pc, ss[k]->nodes[i]->hyp);
-	return sum;
+	return pc->observed + pc->pending_cost +
+	       pc_cost_charged_active(pc, 2 * pc_consult_sample_period(pc));
 }
 
 /* The running experiments cost less than their factors say: lower the
@@ -85,7 +62,7 @@ static double predicted_active(const struct pc_consult *pc)
 static void correct_active(struct pc_consult *pc)
 {
 	struct pc_search *ss[2] = { pc->global, pc->current };
-	double pred = predicted_active(pc), r;
+	double pred = pc_cost_predicted_active(pc), r;
 
 	if (!(pred > 0) || pc->observed >= PC_OVER * pred)
 		return;

@@ -377,8 +377,7 @@ static void evaluate_due(struct pc_consult *pc)
 
 static void track_cost(struct pc_consult *pc)
 {
-	struct pc_search *ss[2] = { pc->global, pc->current };
-	double predicted = 0;
+	double predicted = pc_cost_predicted_active(pc);
 
 	pc->observed = pc->src->ops->observed_cost ?
 		       pc->src->ops->observed_cost(pc->src) : 0;
@@ -386,15 +385,6 @@ static void track_cost(struct pc_consult *pc)
 		pc->peak_observed = pc->observed;
 	pc->sum_observed += pc->observed;
 	pc->ncost_samples++;
-	for (int k = 0; k < 2; k++) {
-		for (size_t i = 0; ss[k] && i < ss[k]->nn; i++) {
-			const struct pc_node *n = ss[k]->nodes[i];
-
-			if (n->active)
-				predicted += n->pred_cost *
-					     pc_hyp_factor(pc, n->hyp);
-		}
-	}
 	/* Observed 0 counts too: a factor learnt from experiments that
 	 * have stopped must not outlive them (bn_smallwrites: stale at 100,
 	 * it kept every prediction over the limit with nothing running). */

@@ -139,6 +139,11 @@ void pc_cost_gate(struct pc_consult *pc);
 void pc_cost_shed(struct pc_consult *pc);
 void pc_cost_probe(struct pc_consult *pc);
 void pc_cost_relax(struct pc_consult *pc);
+/* What the active experiments were charged (since > 0: only those
+ * started less than `since` s ago), and what they are predicted to
+ * cost, scaled by their hypotheses' factors. */
+double pc_cost_charged_active(const struct pc_consult *pc, double since);
+double pc_cost_predicted_active(const struct pc_consult *pc);
 /* pc_cost_learn.c: has a change of the hypothesis' experiments been
  * measured; learn factor f for it (kept at its largest); measure the
  * change n makes (sign +1 launched, -1 stopped). */
