@@ -472,7 +472,12 @@ static void pick_lead(struct pc_findings_ctx *c, const struct fbuild *b,
 		f->where[1] = res(c, f->where[1])->parent;
 }
 
-/* The cause's measure by hypothesis hyp among the finding's leaves:
+/* A node's measure here is the one the report gives it
+ * (pc_node_judged: the mean of the run that concluded it), not its
+ * last interval's value, which can read 0 as the program ends (the
+ * demo's hot loop once ranked last at 0.00 CPUs for that).
+ *
+ * The cause's measure by hypothesis hyp among the finding's leaves:
  * each measures it restricted to its focus, so the smallest is the
  * tightest; leaves of single threads measure a part of it each: their
  * sum (one value a thread, its smallest), when no leaf covers the
@@ -486,17 +491,17 @@ static double tightest(struct pc_findings_ctx *c, const struct fbuild *b,
 	for (size_t i = 0; i < b->n; i++) {
 		const struct pc_node *n = c->leaf[b->leaves[i]];
 
-		if (n->hyp != hyp || isnan(n->value) ||
+		if (n->hyp != hyp || isnan(pc_node_judged(n)) ||
 		    res(c, n->focus.r[1])->kind == PC_RES_THREAD)
 			continue;
-		if (isnan(lo) || n->value < lo)
-			lo = n->value;
+		if (isnan(lo) || pc_node_judged(n) < lo)
+			lo = pc_node_judged(n);
 	}
 	if (!isnan(lo))
 		return lo;
 	for (size_t i = 0; i < b->n; i++) {
 		const struct pc_node *n = c->leaf[b->leaves[i]];
-		double t = n->value;
+		double t = pc_node_judged(n);
 		bool first = true;
 
 		if (n->hyp != hyp || isnan(t) || !b->own[i] ||
@@ -505,13 +510,13 @@ static double tightest(struct pc_findings_ctx *c, const struct fbuild *b,
 		for (size_t j = 0; j < b->n; j++) {
 			const struct pc_node *m = c->leaf[b->leaves[j]];
 
-			if (m->hyp != hyp || !b->own[j] || isnan(m->value) ||
+			if (m->hyp != hyp || !b->own[j] || isnan(pc_node_judged(m)) ||
 			    m->focus.r[1] != n->focus.r[1])
 				continue;
 			if (j < i)
 				first = false;
-			if (m->value < t)
-				t = m->value;
+			if (pc_node_judged(m) < t)
+				t = pc_node_judged(m);
 		}
 		if (first) {
 			sum += t;
@@ -556,7 +561,7 @@ static void impact(struct pc_findings_ctx *c, const struct fbuild *b,
 			 * cause's own focus even when it tested false (0 s
 			 * blocked in I/O where 1-byte operations were
 			 * counted): the tightest measure. */
-			if (n->hyp != a || isnan(n->value) ||
+			if (n->hyp != a || isnan(pc_node_judged(n)) ||
 			    !(n->truth == PC_TRUE ? holds_where(c, n, f->where,
 								f->lead) :
 			      n->truth == PC_FALSE &&
@@ -566,11 +571,11 @@ static void impact(struct pc_findings_ctx *c, const struct fbuild *b,
 				pool_add(fs, n);
 				f->nnodes++;
 			}
-			if (isnan(f->impact) || n->value < f->impact)
-				f->impact = n->value;
+			if (isnan(f->impact) || pc_node_judged(n) < f->impact)
+				f->impact = pc_node_judged(n);
 			if (n->truth == PC_TRUE && !top_focus(c, n) &&
-			    (isnan(narrow) || n->value < narrow))
-				narrow = n->value;
+			    (isnan(narrow) || pc_node_judged(n) < narrow))
+				narrow = pc_node_judged(n);
 		}
 		/* A true measure at a narrower focus than the whole program
 		 * that holds the where (the demo's writer blocked 0.96 s/s in

@@ -130,7 +130,7 @@ static void say_who(const struct pc_consult *pc, const struct pc_finding *f,
 static double measure(const struct pc_consult *pc, const struct pc_finding *f)
 {
 	return pc_findings_in_seconds(pc, f->hyp) && !isnan(f->impact) ?
-	       f->impact : f->lead->value;
+	       f->impact : pc_node_judged(f->lead);
 }
 
 /* "69% of their time" per thread when threads are known and it fits,
@@ -148,22 +148,24 @@ static void say_time(const struct pc_finding *f, double v, struct words *w)
 static void say_short(const struct pc_consult *pc, const struct pc_node *n,
 		      struct words *w)
 {
+	double v = pc_node_judged(n);
+
 	if (is(pc, n->hyp, "FrequentSyncOperations"))
-		say(w, "%.0f lock operations per second", n->value);
+		say(w, "%.0f lock operations per second", v);
 	else if (is(pc, n->hyp, "CPUbound"))
-		say(w, "using %.2f CPUs", n->value);
+		say(w, "using %.2f CPUs", v);
 	else if (is(pc, n->hyp, "CPUdemand"))
-		say(w, "wanting %.2f CPUs", n->value);
+		say(w, "wanting %.2f CPUs", v);
 	else if (is(pc, n->hyp, "CPUstarved"))
-		say(w, "%.2f s per second waiting for a CPU", n->value);
+		say(w, "%.2f s per second waiting for a CPU", v);
 	else if (is(pc, n->hyp, "TooManySmallIOOps"))
-		say(w, "%.0f bytes per I/O operation", n->value);
+		say(w, "%.0f bytes per I/O operation", v);
 	else if (is(pc, n->hyp, "ExcessiveIOBlockingTime"))
-		say(w, "%.2f s per second blocked in I/O", n->value);
+		say(w, "%.2f s per second blocked in I/O", v);
 	else if (is(pc, n->hyp, "ExcessiveSyncWaitingTime"))
-		say(w, "%.2f s per second waiting for locks", n->value);
+		say(w, "%.2f s per second waiting for locks", v);
 	else
-		say(w, "%s %.4g", hyp_name(pc, n->hyp), n->value);
+		say(w, "%s %.4g", hyp_name(pc, n->hyp), v);
 }
 
 static void say_main(const struct pc_consult *pc, const struct pc_finding *f,
@@ -203,7 +205,8 @@ static void say_main(const struct pc_consult *pc, const struct pc_finding *f,
 		say_file(pc, f->where[3], w);
 	} else if (is(pc, f->hyp, "TooManySmallIOOps")) {
 		say_who(pc, f, w, "does", "do");
-		say(w, " I/O in %.0f-byte operations", f->lead->value);
+		say(w, " I/O in %.0f-byte operations",
+		    pc_node_judged(f->lead));
 		say_file(pc, f->where[3], w);
 	} else if (is(pc, f->hyp, "ExcessiveAllocationTime")) {
 		say_who(pc, f, w, "spends", "spend");
@@ -211,7 +214,7 @@ static void say_main(const struct pc_consult *pc, const struct pc_finding *f,
 		say_time(f, v, w);
 		say(w, " in malloc and free");
 	} else {
-		say(w, "%s: %.4g %s %s %.4g", h->name, f->lead->value,
+		say(w, "%s: %.4g %s %s %.4g", h->name, pc_node_judged(f->lead),
 		    t && t->units ? t->units : "",
 		    h->cmp == PC_CMP_GT ? ">" : "<", f->lead->threshold);
 	}
@@ -243,7 +246,7 @@ char *pc_finding_line(const struct pc_consult *pc, const struct pc_finding *f,
 		for (size_t j = i + 1; j < f->nnodes; j++)
 			if (f->nodes[j]->hyp == n->hyp &&
 			    (j < f->nown || j >= f->nleaves) &&
-			    f->nodes[j]->value < n->value)
+			    pc_node_judged(f->nodes[j]) < pc_node_judged(n))
 				n = f->nodes[j];
 		say(&w, "; ");
 		say_short(pc, n, &w);
@@ -297,7 +300,7 @@ static json_t *evidence_json(const struct pc_consult *pc,
 	return json_pack("{s:i, s:s, s:o, s:s, s:o, s:o, s:s, s:b, s:b}",
 		"node", n->id, "hypothesis", h->name,
 		"focus", focus_json(pc, n), "truth", pc_truth_name(n->truth),
-		"value", num_or_null(n->value),
+		"value", num_or_null(pc_node_judged(n)),
 		"threshold", num_or_null(n->threshold),
 		"compare", h->cmp == PC_CMP_GT ? "gt" : "lt",
 		"sampled", n->sampled, "unconfirmed", n->unconfirmed);
@@ -329,7 +332,7 @@ json_t *pc_finding_json(const struct pc_consult *pc,
 			  json_string(rs(pc, f->caller)->path),
 		"nthreads", f->nthreads ? json_integer(f->nthreads) :
 			    json_null(),
-		"value", num_or_null(f->lead->value),
+		"value", num_or_null(pc_node_judged(f->lead)),
 		"since_s", f->since_s,
 		"sampled", f->sampled, "unconfirmed", f->unconfirmed,
 		"symptom_of", f->symptom_of >= 0 ?
