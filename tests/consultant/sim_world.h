@@ -87,6 +87,30 @@ static inline struct world *world_new(const char *user, const char **sets)
 	return w;
 }
 
+/* A program blocked 90% of the time in 1-byte writes, 100 a second:
+ * what the I/O metrics cost (the blocking one `wait`, the byte and
+ * operation counts `op` each, src_sim_cost's `per`). */
+static inline void world_writes(struct world *w, double wait, double op,
+				double per)
+{
+	src_sim_cost(w->sim, "io_wait", wait, per);
+	src_sim_cost(w->sim, "io_bytes", op, per);
+	src_sim_cost(w->sim, "io_ops", op, per);
+	src_sim_script(w->sim, "io_wait", "*", 0, 0.9, 0.02);
+	src_sim_script(w->sim, "io_bytes", "*", 0, 100, 0);
+	src_sim_script(w->sim, "io_ops", "*", 0, 100, 0);
+}
+
+/* Like bn_smallwrites: the I/O blocking metric alone takes most of the
+ * 5% budget, and small operations are what is wrong. */
+static inline struct world *world_write_heavy(const char **sets)
+{
+	struct world *w = world_new(NULL, sets);
+
+	world_writes(w, 0.04, 0.01, 1);
+	return w;
+}
+
 static inline void world_free(struct world *w)
 {
 	pc_consult_free(w->pc);

@@ -308,15 +308,9 @@ static void test_alone_over(void)
  * ending made later launches wait ~0.4 s each for the rest of a run. */
 static void test_tight_ends(void)
 {
-	struct world *w = world_new(NULL, NULL);
+	struct world *w = world_write_heavy(NULL);
 	bool was_tight;
 
-	src_sim_cost(w->sim, "io_wait", 0.04, 1);
-	src_sim_cost(w->sim, "io_bytes", 0.01, 1);
-	src_sim_cost(w->sim, "io_ops", 0.01, 1);
-	src_sim_script(w->sim, "io_wait", "*", 0, 0.9, 0.02);
-	src_sim_script(w->sim, "io_bytes", "*", 0, 100, 0);
-	src_sim_script(w->sim, "io_ops", "*", 0, 100, 0);
 	world_run(w, 8.0);
 	was_tight = w->pc->tight;
 	tap_ok(was_tight, "room was made: one launch at a time");

@@ -105,12 +105,7 @@ static void test_learn_cost(void)
 	int small = pc_hypo_find(w->cfg, "TooManySmallIOOps");
 	double peak_after = 0;
 
-	src_sim_cost(w->sim, "io_wait", 0.0015, 30);
-	src_sim_cost(w->sim, "io_bytes", 0.0003, 30);
-	src_sim_cost(w->sim, "io_ops", 0.0003, 30);
-	src_sim_script(w->sim, "io_wait", "*", 0, 0.9, 0.02);
-	src_sim_script(w->sim, "io_bytes", "*", 0, 100, 0);
-	src_sim_script(w->sim, "io_ops", "*", 0, 100, 0);
+	world_writes(w, 0.0015, 0.0003, 30);
 	world_run(w, 1.6);
 	LOGGED(w, "+1.2) Cost limit: stopped ExcessiveIOBlockingTime for "
 	       TOP " (true since 1.2 s) to make room for its refinements");

@@ -13,24 +13,9 @@
 
 #define AT(f) "<" f ",/Process,/SyncObject,/Files>"
 
-/* Like bn_smallwrites: the I/O blocking metric alone takes most of the
- * 5% budget, and small operations are what is wrong. */
-static struct world *write_heavy(const char **sets)
-{
-	struct world *w = world_new(NULL, sets);
-
-	src_sim_cost(w->sim, "io_wait", 0.04, 1);
-	src_sim_cost(w->sim, "io_bytes", 0.01, 1);
-	src_sim_cost(w->sim, "io_ops", 0.01, 1);
-	src_sim_script(w->sim, "io_wait", "*", 0, 0.9, 0.02);
-	src_sim_script(w->sim, "io_bytes", "*", 0, 100, 0);
-	src_sim_script(w->sim, "io_ops", "*", 0, 100, 0);
-	return w;
-}
-
 static void test_make_room(void)
 {
-	struct world *w = write_heavy(NULL);
+	struct world *w = world_write_heavy(NULL);
 	const struct pc_node *b[64];
 	struct pc_search *s;
 	size_t nb;
@@ -67,7 +52,7 @@ static void test_make_room(void)
 static void test_no_room_needed(void)
 {
 	const char *sets[] = { "costLimit=1", NULL };
-	struct world *w = write_heavy(sets);
+	struct world *w = world_write_heavy(sets);
 	size_t stops = 0;
 
 	world_run(w, 8.0);
@@ -84,7 +69,7 @@ static void test_no_room_needed(void)
 static void test_no_data(void)
 {
 	const char *sets[] = { "costLimit=1", NULL };
-	struct world *w = write_heavy(sets);
+	struct world *w = world_write_heavy(sets);
 	struct pc_node *n;
 
 	src_sim_script(w->sim, "io_ops", AT(F_LOCKER), 0, 0, 0);
