@@ -88,14 +88,15 @@ static inline struct world *world_new(const char *user, const char **sets)
 }
 
 /* A program blocked 90% of the time in 1-byte writes, 100 a second:
- * what the I/O metrics cost (the blocking one `wait`, the byte and
- * operation counts `op` each, src_sim_cost's `per`). */
+ * what the I/O metrics are predicted to cost (the blocking one `wait`,
+ * the byte and operation counts `op` each), and the observed cost's
+ * factor over that (src_sim_cost). */
 static inline void world_writes(struct world *w, double wait, double op,
-				double per)
+				double factor)
 {
-	src_sim_cost(w->sim, "io_wait", wait, per);
-	src_sim_cost(w->sim, "io_bytes", op, per);
-	src_sim_cost(w->sim, "io_ops", op, per);
+	src_sim_cost(w->sim, "io_wait", wait, factor);
+	src_sim_cost(w->sim, "io_bytes", op, factor);
+	src_sim_cost(w->sim, "io_ops", op, factor);
 	src_sim_script(w->sim, "io_wait", "*", 0, 0.9, 0.02);
 	src_sim_script(w->sim, "io_bytes", "*", 0, 100, 0);
 	src_sim_script(w->sim, "io_ops", "*", 0, 100, 0);
