@@ -343,6 +343,8 @@ void ui_draw_title(struct ui *u, const struct ui_rect *r, enum ui_pane p);
 
 /* ui_status.c */
 void ui_draw_status(struct ui *u);
+/* Whole seconds since the start (to the end once the program ended). */
+long ui_status_elapsed_s(const struct ui *u);
 void ui_draw_focus(struct ui *u);
 void ui_draw_hint(struct ui *u);
 /* The state word of the status line ("running", "exited 0", ...). */

@@ -149,7 +149,7 @@ static void on_keys(struct ui *u)
 static void on_tick(struct ui *u, int tfd)
 {
 	uint64_t n;
-	int second = (int)((u->t_end > 0 ? u->t_end : ui_now()) - u->t0);
+	int second = (int)ui_status_elapsed_s(u);
 
 	if (read(tfd, &n, sizeof(n)) < 0 && errno != EAGAIN)
 		return;

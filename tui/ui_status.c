@@ -39,10 +39,19 @@ void ui_state_text(const struct ui *u, char *buf, size_t len)
 		snprintf(buf, len, "running");
 }
 
-static void elapsed_text(const struct ui *u, char *buf, size_t len)
+/* Whole seconds since the start.  The times are doubles of a monotonic
+ * clock: t0 + 36000 - t0 can be 35999.99999999, which truncated read
+ * 9:59:59 for ten hours (the µs added never shows otherwise). */
+long ui_status_elapsed_s(const struct ui *u)
 {
 	double end = u->t_end > 0 ? u->t_end : ui_now();
-	long s = (long)(end - u->t0);
+
+	return (long)(end - u->t0 + 1e-6);
+}
+
+static void elapsed_text(const struct ui *u, char *buf, size_t len)
+{
+	long s = ui_status_elapsed_s(u);
 
 	if (u->replay != NULL) {   /* a replay: the replay time */
 		ui_replay_clock_text(u, buf, len);
@@ -124,7 +133,7 @@ void ui_draw_status(struct ui *u)
 		lw = ui_put(u, u->r_status.y, 0, u->cols, line, a);
 		ui_put(u, u->r_status.y, lw + 2, u->cols - lw - 2, srch, a);
 	}
-	u->shown_second = (int)((u->t_end > 0 ? u->t_end : ui_now()) - u->t0);
+	u->shown_second = (int)ui_status_elapsed_s(u);
 }
 
 /* <Code part,Process part,SyncObject part,Files part>, each the root

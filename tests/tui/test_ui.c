@@ -99,6 +99,7 @@ static bool screen_has(const char *s)
 
 static void test_status(void)
 {
+	double t0;
 	static const char *const labels[] = {
 		"prog", "a-program-with-a-very-long-name-indeed",
 	};
@@ -138,6 +139,10 @@ static void test_status(void)
 	u.st = (struct src_live_status){
 		.ended = true, .killed = true, .signo = 11, .core = true,
 	};
+	/* a start where t0 + 36000 - t0 is 35999.99999999999 in doubles:
+	 * still 10:00:00 (it read 9:59:59 at such a start) */
+	t0 = u.t0;
+	u.t0 = 36788.12;
 	u.t_end = u.t0 + 36000;
 	u.search.active = 1000;
 	u.search.pending = 1000;
@@ -149,6 +154,7 @@ static void test_status(void)
 	       screen_line(0));
 	u.pid = 1234567;
 	u.label = "prog";
+	u.t0 = t0;
 	u.t_end = 0;
 	u.search.active = 3;
 	u.search.pending = 1;
