@@ -472,10 +472,19 @@ static void pick_lead(struct pc_findings_ctx *c, const struct fbuild *b,
 		f->where[1] = res(c, f->where[1])->parent;
 }
 
-/* A node's measure here is the one the report gives it
- * (pc_node_judged: the mean of the run that concluded it), not its
- * last interval's value, which can read 0 as the program ends (the
- * demo's hot loop once ranked last at 0.00 CPUs for that).
+double pc_findings_value(const struct pc_consult *pc,
+			 const struct pc_node *n)
+{
+	if (n->truth == PC_TRUE && !isnan(n->was_value) &&
+	    !isnan(pc_node_judged(n)) &&
+	    !pc_node_holds(n, pc_node_hyp(pc, n)->cmp))
+		return n->was_value;
+	return pc_node_judged(n);
+}
+
+/* A node's measure here is pc_findings_value, not its last interval's
+ * value, which can read 0 as the program ends (the demo's hot loop once
+ * ranked last at 0.00 CPUs for that).
  *
  * The cause's measure by hypothesis hyp among the finding's leaves:
  * each measures it restricted to its focus, so the smallest is the
@@ -491,17 +500,17 @@ static double tightest(struct pc_findings_ctx *c, const struct fbuild *b,
 	for (size_t i = 0; i < b->n; i++) {
 		const struct pc_node *n = c->leaf[b->leaves[i]];
 
-		if (n->hyp != hyp || isnan(pc_node_judged(n)) ||
+		if (n->hyp != hyp || isnan(pc_findings_value(c->pc, n)) ||
 		    res(c, n->focus.r[1])->kind == PC_RES_THREAD)
 			continue;
-		if (isnan(lo) || pc_node_judged(n) < lo)
-			lo = pc_node_judged(n);
+		if (isnan(lo) || pc_findings_value(c->pc, n) < lo)
+			lo = pc_findings_value(c->pc, n);
 	}
 	if (!isnan(lo))
 		return lo;
 	for (size_t i = 0; i < b->n; i++) {
 		const struct pc_node *n = c->leaf[b->leaves[i]];
-		double t = pc_node_judged(n);
+		double t = pc_findings_value(c->pc, n);
 		bool first = true;
 
 		if (n->hyp != hyp || isnan(t) || !b->own[i] ||
@@ -510,13 +519,14 @@ static double tightest(struct pc_findings_ctx *c, const struct fbuild *b,
 		for (size_t j = 0; j < b->n; j++) {
 			const struct pc_node *m = c->leaf[b->leaves[j]];
 
-			if (m->hyp != hyp || !b->own[j] || isnan(pc_node_judged(m)) ||
+			if (m->hyp != hyp || !b->own[j] ||
+			    isnan(pc_findings_value(c->pc, m)) ||
 			    m->focus.r[1] != n->focus.r[1])
 				continue;
 			if (j < i)
 				first = false;
-			if (pc_node_judged(m) < t)
-				t = pc_node_judged(m);
+			if (pc_findings_value(c->pc, m) < t)
+				t = pc_findings_value(c->pc, m);
 		}
 		if (first) {
 			sum += t;
@@ -550,7 +560,8 @@ static void impact(struct pc_findings_ctx *c, const struct fbuild *b,
 		return;
 	for (int a = c->pc->cfg->hyp[f->hyp].parent_idx; a >= 0;
 	     a = c->pc->cfg->hyp[a].parent_idx) {
-		double narrow = NAN;   /* true below the whole program */
+		double narrow = NAN, v;   /* narrow: true below the whole
+					   * program */
 
 		if (!pc_findings_in_seconds(c->pc, a))
 			continue;
@@ -561,7 +572,7 @@ static void impact(struct pc_findings_ctx *c, const struct fbuild *b,
 			 * cause's own focus even when it tested false (0 s
 			 * blocked in I/O where 1-byte operations were
 			 * counted): the tightest measure. */
-			if (n->hyp != a || isnan(pc_node_judged(n)) ||
+			if (n->hyp != a || isnan(pc_findings_value(c->pc, n)) ||
 			    !(n->truth == PC_TRUE ? holds_where(c, n, f->where,
 								f->lead) :
 			      n->truth == PC_FALSE &&
@@ -571,11 +582,12 @@ static void impact(struct pc_findings_ctx *c, const struct fbuild *b,
 				pool_add(fs, n);
 				f->nnodes++;
 			}
-			if (isnan(f->impact) || pc_node_judged(n) < f->impact)
-				f->impact = pc_node_judged(n);
+			v = pc_findings_value(c->pc, n);
+			if (isnan(f->impact) || v < f->impact)
+				f->impact = v;
 			if (n->truth == PC_TRUE && !top_focus(c, n) &&
-			    (isnan(narrow) || pc_node_judged(n) < narrow))
-				narrow = pc_node_judged(n);
+			    (isnan(narrow) || v < narrow))
+				narrow = v;
 		}
 		/* A true measure at a narrower focus than the whole program
 		 * that holds the where (the demo's writer blocked 0.96 s/s in

@@ -31,6 +31,13 @@ bool pc_findings_is_root(const struct pc_findings_ctx *c, pc_res_id id);
 /* Measured with the kernel's CPU clock (CPUbound): a wait or I/O
  * cause seen in the same code is the more specific explanation. */
 bool pc_findings_is_generic(const struct pc_consult *pc, int hyp);
+/* A node's measure in a finding: the mean its truth rests on
+ * (pc_node_judged); for a true node whose latest values went to the
+ * other side of its threshold without concluding it false (the
+ * program's last, partial interval: CPU in the hot loop read 0.00 as
+ * the demo exited), the value it was concluded true with. */
+double pc_findings_value(const struct pc_consult *pc,
+			 const struct pc_node *n);
 
 /* symptom_of, then the ranking (pc_findings.h), in place. */
 void pc_findings_rank(struct pc_findings_ctx *c, struct pc_findings *fs);

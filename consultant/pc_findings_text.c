@@ -5,6 +5,7 @@
  * threshold.
  */
 #include "pc_findings.h"
+#include "pc_findings_int.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -130,7 +131,7 @@ static void say_who(const struct pc_consult *pc, const struct pc_finding *f,
 static double measure(const struct pc_consult *pc, const struct pc_finding *f)
 {
 	return pc_findings_in_seconds(pc, f->hyp) && !isnan(f->impact) ?
-	       f->impact : pc_node_judged(f->lead);
+	       f->impact : pc_findings_value(pc, f->lead);
 }
 
 /* "69% of their time" per thread when threads are known and it fits,
@@ -148,7 +149,7 @@ static void say_time(const struct pc_finding *f, double v, struct words *w)
 static void say_short(const struct pc_consult *pc, const struct pc_node *n,
 		      struct words *w)
 {
-	double v = pc_node_judged(n);
+	double v = pc_findings_value(pc, n);
 
 	if (is(pc, n->hyp, "FrequentSyncOperations"))
 		say(w, "%.0f lock operations per second", v);
@@ -206,7 +207,7 @@ static void say_main(const struct pc_consult *pc, const struct pc_finding *f,
 	} else if (is(pc, f->hyp, "TooManySmallIOOps")) {
 		say_who(pc, f, w, "does", "do");
 		say(w, " I/O in %.0f-byte operations",
-		    pc_node_judged(f->lead));
+		    pc_findings_value(pc, f->lead));
 		say_file(pc, f->where[3], w);
 	} else if (is(pc, f->hyp, "ExcessiveAllocationTime")) {
 		say_who(pc, f, w, "spends", "spend");
@@ -214,7 +215,8 @@ static void say_main(const struct pc_consult *pc, const struct pc_finding *f,
 		say_time(f, v, w);
 		say(w, " in malloc and free");
 	} else {
-		say(w, "%s: %.4g %s %s %.4g", h->name, pc_node_judged(f->lead),
+		say(w, "%s: %.4g %s %s %.4g", h->name,
+		    pc_findings_value(pc, f->lead),
 		    t && t->units ? t->units : "",
 		    h->cmp == PC_CMP_GT ? ">" : "<", f->lead->threshold);
 	}
@@ -246,7 +248,8 @@ char *pc_finding_line(const struct pc_consult *pc, const struct pc_finding *f,
 		for (size_t j = i + 1; j < f->nnodes; j++)
 			if (f->nodes[j]->hyp == n->hyp &&
 			    (j < f->nown || j >= f->nleaves) &&
-			    pc_node_judged(f->nodes[j]) < pc_node_judged(n))
+			    pc_findings_value(pc, f->nodes[j]) <
+			    pc_findings_value(pc, n))
 				n = f->nodes[j];
 		say(&w, "; ");
 		say_short(pc, n, &w);
@@ -300,7 +303,7 @@ static json_t *evidence_json(const struct pc_consult *pc,
 	return json_pack("{s:i, s:s, s:o, s:s, s:o, s:o, s:s, s:b, s:b}",
 		"node", n->id, "hypothesis", h->name,
 		"focus", focus_json(pc, n), "truth", pc_truth_name(n->truth),
-		"value", num_or_null(pc_node_judged(n)),
+		"value", num_or_null(pc_findings_value(pc, n)),
 		"threshold", num_or_null(n->threshold),
 		"compare", h->cmp == PC_CMP_GT ? "gt" : "lt",
 		"sampled", n->sampled, "unconfirmed", n->unconfirmed);
@@ -332,7 +335,7 @@ json_t *pc_finding_json(const struct pc_consult *pc,
 			  json_string(rs(pc, f->caller)->path),
 		"nthreads", f->nthreads ? json_integer(f->nthreads) :
 			    json_null(),
-		"value", num_or_null(pc_node_judged(f->lead)),
+		"value", num_or_null(pc_findings_value(pc, f->lead)),
 		"since_s", f->since_s,
 		"sampled", f->sampled, "unconfirmed", f->unconfirmed,
 		"symptom_of", f->symptom_of >= 0 ?
