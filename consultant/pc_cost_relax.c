@@ -64,7 +64,14 @@ static void correct_active(struct pc_consult *pc)
 	struct pc_search *ss[2] = { pc->global, pc->current };
 	double pred = pc_cost_predicted_active(pc), r;
 
-	if (!(pred > 0) || pc->observed >= PC_OVER * pred)
+	/* Predictions of nearly nothing, observed at nothing, say nothing
+	 * of a factor: right after a shed the experiments left running
+	 * were predicted at ~1e-6 and observed at 0, and that halved the
+	 * factor the shed had just learnt, twice, back to 1; sqlite3's next
+	 * CPU timer on a hot function was predicted at 5% again and
+	 * observed at 7%, eight times in one run. */
+	if (pred < pc_tunable_get(pc->cfg, "costLimit") / 20 ||
+	    pc->observed >= PC_OVER * pred)
 		return;
 	r = pc->observed / pred;
 	if (r < PC_MAX_STEP)
