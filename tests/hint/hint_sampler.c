@@ -327,8 +327,18 @@ static void check_cpu_since(struct slh *h, struct target *t)
 	uint64_t s1, s2, c, el = 0;
 	int rc;
 
-	usleep(100000);
-	eng_perfsample_drain(ps, NULL, NULL);
+	/* Under load the spinner may not have run a sample period since
+	 * the last drain: wait (up to 5 s) for a drain that holds one. */
+	for (int i = 0; i < 50; i++) {
+		uint64_t before = schedstat(t->pid, t->spin);
+
+		usleep(100000);
+		eng_perfsample_drain(ps, NULL, NULL);
+		s = eng_perfsample_latest(ps, t->spin);
+		if (s != NULL && s->cpu_ns > 0 &&
+		    schedstat(t->pid, t->spin) - before >= period)
+			break;
+	}
 	s1 = schedstat(t->pid, t->spin);
 	s = eng_perfsample_latest(ps, t->spin);
 	c = s != NULL ? s->cpu_ns : UINT64_MAX;
