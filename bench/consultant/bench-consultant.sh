@@ -19,7 +19,8 @@
 #   - the machine's 1-minute load average when the target started.
 # TARGET "demo" is hunch's bundled demo with bench/consultant/demo.truth:
 # its three problems are timed one by one ("a / b / c" in truth order).
-# Prints a markdown table.  Needs HUNCH, HUNCHRT, TARGETS_DIR,
+# Prints a markdown table; BENCH_KEEP=DIR keeps each target's report and
+# hunch's stderr there (TARGET.json, TARGET.err).  Needs HUNCH, HUNCHRT, TARGETS_DIR,
 # HUNCH_SOURCE_ROOT (meson benchmark 'consultant' sets them).
 set -u
 S=${1:-30}
@@ -92,11 +93,16 @@ for t in "${TARGETS[@]}"; do
 	PHASE_AT=()
 	[ "${FINDINGS[2]}" != '[]' ] && PHASE_AT=(--phase-at $((S / 2 + 1)))
 	rm -f "$TMP/r.json"
-	"$HUNCH" run --batch --no-journal --time-limit $((S - 1)) \
+	"$HUNCH" run --batch ${BENCH_KEEP:+-v} --no-journal --time-limit $((S - 1)) \
 		"${PHASE_AT[@]}" --report "$TMP/r.json" -- "$prog" \
 		"${ARGS[@]}" > /dev/null 2> "$TMP/h.err"
 	[ -s "$TMP/r.json" ] || grep -m3 '^hunch: [a-z]' "$TMP/h.err" >&2
 	wait
+	if [ -n "${BENCH_KEEP:-}" ]; then   # the report and stderr, to read
+		mkdir -p "$BENCH_KEEP"
+		cp "$TMP/r.json" "$BENCH_KEEP/$t.json" 2> /dev/null
+		cp "$TMP/h.err" "$BENCH_KEEP/$t.err"
+	fi
 	read -ra d <<< "$(throughput "$TMP/d.err")"
 	read -ra h <<< "$(throughput "$TMP/h.err")"
 	if [ "$NONE" = 1 ]; then
