@@ -27,7 +27,8 @@ S=${1:-30}
 shift || true
 TARGETS=("$@")
 [ ${#TARGETS[@]} -eq 0 ] && TARGETS=(bn_cpu_deep bn_mutex bn_condvar
-	bn_smallwrites bn_fsync bn_onebusy bn_phases bn_sleepy demo)
+	bn_smallwrites bn_fsync bn_onebusy bn_phases bn_sleepy bn_tailchain
+	bn_qsort bn_callback bn_pipeline demo)
 . "$HUNCH_SOURCE_ROOT/tests/e2e/truth.sh"
 TMP=$(mktemp -d -p "${HUNCH_BUILD_ROOT:-.}" bench-consultant.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
