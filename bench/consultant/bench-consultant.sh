@@ -12,7 +12,8 @@
 #     Over the whole run: the search stops when it has nothing left to
 #     test and the program runs on uninstrumented ("searched": how long
 #     the search ran);
-#   - peak observed cost and experiments run (the JSON report);
+#   - peak observed cost, experiments run and experiments shed for
+#     cost (the JSON report);
 #   - not planted: reported bottlenecks (true at the end, or true for
 #     a while: "earlier") that no planted finding explains and no `may`
 #     line allows (tests/e2e/truth.jq's "extra"), listed under the table;
@@ -78,8 +79,8 @@ ratio() {  # ratio HUNCH DIRECT: slowdown in percent
 		if (d > 0) printf "%.1f%%", 100 * (1 - h / d); else print "-" }'
 }
 
-echo "| target | load | concluded (s) | not planted | searched (s) | throughput direct | with hunch | slowdown | peak cost | experiments |"
-echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+echo "| target | load | concluded (s) | not planted | searched (s) | throughput direct | with hunch | slowdown | peak cost | experiments | shed |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 : > "$TMP/extras"
 for t in "${TARGETS[@]}"; do
 	prog=$TARGETS_DIR/$t-O2-pie
@@ -135,7 +136,8 @@ for t in "${TARGETS[@]}"; do
 		'.duration_s * 10 | round / 10' \
 		"$TMP/r.json") | $thr_d | $thr_h | $slow |" \
 		"$(jq -r '.cost.peak_observed * 1000 | round / 10 | tostring + "%"' \
-		"$TMP/r.json") | $(jq -r .cost.experiments_run "$TMP/r.json") |"
+		"$TMP/r.json") | $(jq -r .cost.experiments_run "$TMP/r.json") |" \
+		"$(jq -r .cost.shed "$TMP/r.json") |"
 done
 if [ -s "$TMP/extras" ]; then
 	echo
