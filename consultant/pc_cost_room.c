@@ -14,6 +14,16 @@
  * its room down only costs the gate its settling (0.4 s a step):
  * bn_smallwrites stopped CPUbound at the top and at its thread, each
  * free, before the I/O experiments that held the budget. */
+/* The source never saw the program in the node's resource (a function
+ * that ran once at start-up): it will conclude false, from the samples
+ * or for lack of data, but only 3.5-6 s after it was made.  Waiting for
+ * it held bn_smallwrites' room for 4 s (CPUdemand on bnsw_now, printf,
+ * lseek ...) while its file's small writes waited. */
+static bool unseen(const struct pc_node *n)
+{
+	return n->hint >= 0 && n->hint < 1e-9;
+}
+
 static bool frees_nothing(const struct pc_consult *pc,
 			  const struct pc_node *n)
 {
@@ -62,8 +72,10 @@ static struct pc_node *room_giver(struct pc_consult *pc)
 			/* An unknown node will conclude and may stop, freeing
 			 * room: wait.  Not a persistent one: it keeps its
 			 * experiment whatever it concludes (bn_smallwrites
-			 * waited 3 s for CPUbound at the top). */
-			if (n->truth == PC_UNKNOWN && n->persistent)
+			 * waited 3 s for CPUbound at the top); nor one on
+			 * code no sample shows (unseen). */
+			if (n->truth == PC_UNKNOWN &&
+			    (n->persistent || unseen(n)))
 				continue;
 			if (n->truth == PC_UNKNOWN)
 				return NULL;
