@@ -13,9 +13,6 @@
 /* A measured factor beyond this is noise (a cost the program's own
  * variation made, over a prediction of nearly nothing). */
 #define PC_MAX_HYP_FACTOR 1000.0
-/* What a probed launch measured at nothing is charged: still a cost,
- * so that shedding may pick it (pc_cost.c sheds only charged ones). */
-#define PC_MIN_CHARGE 1e-6
 
 /* ---- learning what a hypothesis' experiments cost ----
  *
@@ -124,13 +121,5 @@ void pc_cost_probe(struct pc_consult *pc)
 		 * waited so in a run's second half). */
 		pc_cost_learn_factor(pc, n->hyp, 1);
 	}
-	/* The launch measured is charged what it was measured to cost: a
-	 * prediction capped at the whole limit (the demo's lock wait at
-	 * the top, 5% charged, 0.2% observed) otherwise kept the charged
-	 * model over the limit for the rest of the run, and every later
-	 * launch waited for the one before it to show in the observed
-	 * cost, ~0.45 s each. */
-	if (pc->probe_sign > 0 && n->active)
-		n->charged_cost = delta > PC_MIN_CHARGE ? delta : PC_MIN_CHARGE;
 	pc->probe = NULL;
 }
