@@ -3,17 +3,13 @@
  * queue for good (pc_cost.c calls it): a node that tested true hands its
  * experiment's room down to the refinements waiting (its conclusion
  * stands), and the test of whether anything will ever free room at all.
+ * Only nodes whose stop frees some cost give room, and experiments on
+ * code no stack sample shows are not waited for.
  */
 #include "pc_search.h"
 
 #include <stdio.h>
 
-/* Stopping n frees nothing: every input is read from the kernel or
- * computed by hunch (CPU time of the whole program, a process or a
- * thread; active_processes), no instrumentation.  Such a node handing
- * its room down only costs the gate its settling (0.4 s a step):
- * bn_smallwrites stopped CPUbound at the top and at its thread, each
- * free, before the I/O experiments that held the budget. */
 /* The source never saw the program in the node's resource (a function
  * that ran once at start-up): it will conclude false, from the samples
  * or for lack of data, but only 3.5-6 s after it was made.  Waiting for
@@ -24,6 +20,12 @@ static bool unseen(const struct pc_node *n)
 	return n->hint >= 0 && n->hint < 1e-9;
 }
 
+/* Stopping n frees nothing: every input is read from the kernel or
+ * computed by hunch (CPU time of the whole program, a process or a
+ * thread; active_processes), no instrumentation.  Such a node handing
+ * its room down only costs the gate its settling (0.4 s a step):
+ * bn_smallwrites stopped CPUbound at the top and at its thread, each
+ * free, before the I/O experiments that held the budget. */
 static bool frees_nothing(const struct pc_consult *pc,
 			  const struct pc_node *n)
 {
