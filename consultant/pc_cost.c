@@ -86,8 +86,14 @@ static bool no_evidence(const struct pc_node *n)
  * mostly answered by the descendant's), then none seen busy. */
 static int evidence_class(const struct pc_node *n)
 {
-	if (no_evidence(n))
+	/* The why-parent tested the same focus false (the demo's small
+	 * writes in __lll_lock_wait, where ExcessiveIOBlockingTime was
+	 * false: a dominant guess of a lock-bound chain) is measured
+	 * evidence against, stronger than the sampler's share. */
+	if (no_evidence(n) || n->why_ev < 0)
 		return 3;
+	if (n->why_ev > 0)
+		return 0;
 	if (n->dominant)
 		return 0;
 	return n->implied ? 2 : 1;
@@ -476,124 +482,6 @@ static bool fits(struct pc_consult *pc, double limit, double c)
 	return committed + c <= PC_MEASURED_ROOM * limit + 1e-12;
 }
 
-static bool has_queued_kid(const struct pc_search *s, const struct pc_node *n)
-{
-	for (size_t i = 0; i < n->nkids; i++)
-		if (pc_node(s, n->kids[i].child)->queued)
-			return true;
-	return false;
-}
-
-/* The active node that tested true longest ago and whose refinements
- * wait in the queue; NULL if none, or if some active experiment has not
- * concluded yet (it will, and free room or not). */
-static struct pc_node *room_giver(struct pc_consult *pc)
-{
-	struct pc_search *ss[2] = { pc->global, pc->current };
-	struct pc_node *best = NULL, *done = NULL;
-
-	for (int k = 0; k < 2; k++) {
-		for (size_t i = 0; ss[k] && i < ss[k]->nn; i++) {
-			struct pc_node *n = ss[k]->nodes[i];
-
-			if (!n->active)
-				continue;
-			/* An unknown node will conclude and may stop, freeing
-			 * room: wait.  Not a persistent one: it keeps its
-			 * experiment whatever it concludes (bn_smallwrites
-			 * waited 3 s for CPUbound at the top). */
-			if (n->truth == PC_UNKNOWN && n->persistent)
-				continue;
-			if (n->truth == PC_UNKNOWN)
-				return NULL;
-			if (n->truth != PC_TRUE)
-				continue;
-			if (!has_queued_kid(ss[k], n)) {
-				if (n->charged_cost > 0 && (done == NULL ||
-				    n->t_true_since < done->t_true_since))
-					done = n;
-				continue;
-			}
-			if (best == NULL || n->t_true_since < best->t_true_since)
-				best = n;
-		}
-	}
-	/* No true node's refinements wait, yet the queue is blocked: what
-	 * waits refines nodes stopped earlier, and the true nodes still
-	 * measured - refined to the end, each holding its cost for good -
-	 * are the only room there is (bn_smallwrites: eleven of them held
-	 * 4.4% for 55 s while fourteen refinements waited).  The oldest
-	 * gives its room: its conclusion stands. */
-	return best ? best : done;
-}
-
-/* The search n belongs to. */
-static struct pc_search *search_of(struct pc_consult *pc,
-				      const struct pc_node *n)
-{
-	struct pc_search *s = pc->current;
-
-	if (s != NULL && n->id >= 0 && (size_t)n->id < s->nn &&
-	    s->nodes[n->id] == n)
-		return s;
-	return pc->global;
-}
-
-/* Called when the cost limit blocks the queue.  If the search is stuck
- * for good - nothing pending, every active experiment concluded, so
- * none will stop and free room - a node that tested true and whose
- * refinements wait hands its room down: its experiment stops, its
- * conclusion (truth, value, time) stands.  One at a time, settling
- * until the observed cost shows it; and from then on the budget has
- * proved too small for the predictions, so each launch is judged by the
- * observed cost it brings before the next (`tight`: bursts of launches
- * made bn_smallwrites shed 41 times in 28 s, one at a time 6).  Without this a program calling
- * write() half a million times a second is never refined: the top-level
- * I/O node alone costs 4.4% of a 5% limit, and top-level nodes are
- * persistent (Paradyn keeps true nodes instrumented; hunch does too as
- * long as that does not stall the search). */
-static bool make_room(struct pc_consult *pc)
-{
-	struct pc_node *n = pc->npending ? NULL : room_giver(pc);
-	char focus[512];
-	bool kids;
-
-	if (n == NULL)
-		return false;
-	kids = has_queued_kid(search_of(pc, n), n);
-	pc_node_stop(pc, n, "stopped");
-	pc->shed_t = pc->now;
-	pc->tight = true;
-	pc_cost_learn_probe(pc, n, -1);
-	pc_logf(pc, "Cost limit: stopped %s for %s (true since %.1f s) to "
-		"make room for %s", pc_node_hyp(pc, n)->name,
-		pc_focus_name(pc->res, &n->focus, focus, sizeof(focus)),
-		n->t_true_since, kids ? "its refinements" : "others");
-	return true;
-}
-
-/* Nothing will ever free room: nothing pending, and every active
- * experiment either persistent or concluded (and none of those hands
- * room down).  A learnt cost can make the head's prediction more than
- * the whole limit (capped at it), which the persistent nodes' own small
- * cost would then block for ever (bn_smallwrites stalled 80 s so); such
- * a head launches alone, measured, and shedding answers for what it
- * really costs.  (A prediction under the limit waits, as before.) */
-static bool stuck_for_good(const struct pc_consult *pc)
-{
-	struct pc_search *ss[2] = { pc->global, pc->current };
-
-	if (pc->npending)
-		return false;
-	for (int k = 0; k < 2; k++)
-		for (size_t i = 0; ss[k] && i < ss[k]->nn; i++)
-			if (ss[k]->nodes[i]->active &&
-			    ss[k]->nodes[i]->truth == PC_UNKNOWN &&
-			    !ss[k]->nodes[i]->persistent)
-				return false;
-	return true;
-}
-
 /* n's cost now (pred_cost) scaled by what its hypothesis and the running
  * experiments have taught (*c); false while its rates are still being
  * measured (it waits for them). */
@@ -712,7 +600,7 @@ void pc_cost_gate(struct pc_consult *pc)
 		}
 		if (!fit) {
 			throttle(pc, PC_THR_COST);
-			if (make_room(pc) || !stuck_for_good(pc))
+			if (pc_cost_room_make(pc) || !pc_cost_room_stuck(pc))
 				return;
 			/* Nothing will ever free room.  What the running
 			 * experiments were charged is a model, learnt from

@@ -644,10 +644,17 @@ static int threads(struct pc_findings_ctx *c, const struct fbuild *b,
 		int dup = 0;
 
 		/* A thread's node says where that thread is only when
-		 * it names the function too (or the finding none). */
+		 * it names the function too (or the finding none), or the
+		 * thread was started in it (the demo's lock workers, each
+		 * true on the mutex before its demo_worker node is). */
 		if (!b->own[i] || res(c, t)->kind != PC_RES_THREAD ||
 		    (c->leaf[b->leaves[i]]->focus.r[0] != f->where[0] &&
-		     !pc_findings_is_root(c, f->where[0])))
+		     !pc_findings_is_root(c, f->where[0]) &&
+		     !(pc_findings_is_root(c,
+					   c->leaf[b->leaves[i]]->focus.r[0]) &&
+		       strchr(res(c, t)->name, ':') &&
+		       strcmp(strchr(res(c, t)->name, ':') + 1,
+			      fn->name) == 0)))
 			continue;
 		for (int j = 0; j < k; j++)
 			dup |= seen[j] == t;

@@ -139,6 +139,10 @@ void pc_cost_gate(struct pc_consult *pc);
 void pc_cost_shed(struct pc_consult *pc);
 void pc_cost_probe(struct pc_consult *pc);
 void pc_cost_relax(struct pc_consult *pc);
+/* pc_cost_room.c: when the cost limit blocks the queue, a true node
+ * hands its room down (true if one did); nothing will ever free room. */
+bool pc_cost_room_make(struct pc_consult *pc);
+bool pc_cost_room_stuck(const struct pc_consult *pc);
 /* What the active experiments were charged (since > 0: only those
  * started less than `since` s ago), and what they are predicted to
  * cost, scaled by their hypotheses' factors. */

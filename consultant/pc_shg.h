@@ -70,6 +70,11 @@ struct pc_node {
 	 * first among equals; a refinement on the path to one, whose test
 	 * the descendant's mostly answers, tested after the others. */
 	bool dominant, implied;
+	/* The why-parent's verdict on the same focus (pc_truth.c): +1 it
+	 * tested true there, -1 false, 0 not yet (or no such node).
+	 * Orders the queue among equals: TooManySmallIOOps where
+	 * ExcessiveIOBlockingTime tested false waits behind the rest. */
+	int why_ev;
 	int nodata_retries;         /* enabled again for having no data */
 
 	/* the experiment */

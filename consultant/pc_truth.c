@@ -150,6 +150,38 @@ static void unimply_siblings(struct pc_search *s, const struct pc_node *d)
 	}
 }
 
+/* The why-parent's verdict on n's focus (n->why_ev): the same focus
+ * tested under the hypothesis n's refines, when that is not virtual. */
+static void why_evidence_of(const struct pc_consult *pc,
+			    const struct pc_search *s, struct pc_node *n)
+{
+	int up = pc->cfg->hyp[n->hyp].parent_idx, id;
+
+	if (up < 0 || pc->cfg->hyp[up].is_virtual)
+		return;
+	id = pc_shg_find(s, up, &n->focus);
+	if (id >= 0 && pc_node(s, id)->truth != PC_UNKNOWN)
+		n->why_ev = pc_node(s, id)->truth == PC_TRUE ? 1 : -1;
+}
+
+/* n concluded: its why-children on the same focus learn the verdict. */
+static void why_evidence_to(const struct pc_consult *pc,
+			    const struct pc_search *s, const struct pc_node *n)
+{
+	if (pc->cfg->hyp[n->hyp].is_virtual)
+		return;
+	for (size_t i = 0; i < pc->cfg->nhyp; i++) {
+		int id;
+
+		if (pc->cfg->hyp[i].parent_idx != n->hyp)
+			continue;
+		id = pc_shg_find(s, (int)i, &n->focus);
+		if (id >= 0)
+			pc_node(s, id)->why_ev = n->truth == PC_TRUE ? 1 :
+						 n->truth == PC_FALSE ? -1 : 0;
+	}
+}
+
 void pc_change_truth(struct pc_consult *pc, struct pc_search *s,
 		     struct pc_node *n, enum pc_truth t)
 {
@@ -161,6 +193,7 @@ void pc_change_truth(struct pc_consult *pc, struct pc_search *s,
 	pc_focus_name(pc->res, &n->focus, focus, sizeof(focus));
 	n->truth = t;
 	n->t_concluded = pc->now;
+	why_evidence_to(pc, s, n);
 	if (t == PC_TRUE) {
 		n->t_true_since = pc->now;
 		n->was_value = pc_node_judged(n);   /* for "earlier" */
@@ -363,9 +396,27 @@ static double dominant_fraction(const struct pc_consult *pc)
 	return t ? t->value : 0;
 }
 
+/* Do two /Code resources lie in the same module (/Code/<module>/...)? */
+static bool same_module(const struct pc_consult *pc, pc_res_id a,
+			pc_res_id b)
+{
+	const char *pa = pc_res_get(pc->res, a)->path;
+	const char *pb = pc_res_get(pc->res, b)->path;
+	const char *ea = strchr(pa + strlen("/Code/"), '/');
+	size_t n = ea ? (size_t)(ea - pa) : strlen(pa);
+
+	return strncmp(pa, "/Code/", 6) == 0 && strncmp(pa, pb, n) == 0 &&
+	       (pb[n] == '/' || pb[n] == '\0');
+}
+
+/* `edge` (may be NULL) gets the chain's last function in the module of
+ * its first when the chain leaves that module (the program's function
+ * calling libc's write() or pthread_mutex_lock()), PC_RES_NONE
+ * otherwise. */
 static pc_res_id dominant_descendant(struct pc_consult *pc,
 				     const struct pc_focus *f, int h,
-				     const struct kids *k, int min_depth)
+				     const struct kids *k, int min_depth,
+				     pc_res_id *edge)
 {
 	double frac = dominant_fraction(pc);
 	const struct pc_res *r = pc_res_get(pc->res, f->r[h]);
@@ -403,6 +454,15 @@ static pc_res_id dominant_descendant(struct pc_consult *pc,
 	}
 	free(cur);
 	free(next);
+	if (edge != NULL) {
+		*edge = PC_RES_NONE;
+		for (int i = 1; h == 0 && i < depth; i++) {
+			if (same_module(pc, seen[0], seen[i]))
+				continue;
+			*edge = seen[i - 1];
+			break;
+		}
+	}
 	return depth >= min_depth ? deepest : PC_RES_NONE;
 }
 
@@ -420,25 +480,13 @@ static pc_res_id dominant_descendant(struct pc_consult *pc,
  * write() at half a million calls a second, which took the budget from
  * the I/O refinements and ranked write()'s kernel time first.   `out` gets at most DOMINANT_KIDS descendants,
  * `via` the kid each lies below; returns how many. */
-/* Do two /Code resources lie in the same module (/Code/<module>/...)? */
-static bool same_module(const struct pc_consult *pc, pc_res_id a,
-			pc_res_id b)
-{
-	const char *pa = pc_res_get(pc->res, a)->path;
-	const char *pb = pc_res_get(pc->res, b)->path;
-	const char *ea = strchr(pa + strlen("/Code/"), '/');
-	size_t n = ea ? (size_t)(ea - pa) : strlen(pa);
-
-	return strncmp(pa, "/Code/", 6) == 0 && strncmp(pa, pb, n) == 0 &&
-	       (pb[n] == '/' || pb[n] == '\0');
-}
-
 static int dominant_descendants(struct pc_consult *pc,
 				const struct pc_focus *f, int h,
 				const struct kids *k, pc_res_id *out,
 				pc_res_id *via)
 {
 	struct kids *kk = malloc(sizeof(*kk));
+	pc_res_id edge;
 	int n = 0;
 
 	if (dominant_fraction(pc) <= 0 || pc->src->ops->hint == NULL) {
@@ -454,7 +502,17 @@ static int dominant_descendants(struct pc_consult *pc,
 		g.r[h] = k->r[i];
 		where_kids(pc, &g, h, kk);
 		rank_kids(pc, kk);
-		d = dominant_descendant(pc, &g, h, kk, 1);
+		d = dominant_descendant(pc, &g, h, kk, 1, &edge);
+		/* A leaf in another module (libc's write() below
+		 * bnsw_write_loop: its kernel time) is tested at the
+		 * program's function calling it: the same CPU, one timer
+		 * instead of one per call (a CPU timer on write() at a
+		 * million calls a second took 1-2% of the 5% budget from
+		 * the I/O refinements).  A chain that comes back to the
+		 * module (a qsort comparator) keeps its leaf. */
+		if (d != PC_RES_NONE && edge != PC_RES_NONE &&
+		    !same_module(pc, edge, d))
+			d = edge;
 		if (d == PC_RES_NONE ||
 		    (i > 0 && !same_module(pc, k->r[i], d)))
 			continue;
@@ -514,6 +572,7 @@ int pc_add_node(struct pc_consult *pc, struct pc_search *s, int parent,
 	n = pc_node(s, id);
 	if (created) {
 		n->is_virtual = h->is_virtual;
+		why_evidence_of(pc, s, n);
 		for (int i = 0; i < h->nin; i++) {
 			struct pc_focus top, *ff = (struct pc_focus *)f;
 
@@ -585,7 +644,7 @@ static int refine_along(struct pc_consult *pc, struct pc_search *s,
 {
 	struct kids *k = malloc(sizeof(*k));
 	struct pc_node *c;
-	pc_res_id deep[DOMINANT_KIDS], via[DOMINANT_KIDS];
+	pc_res_id deep[DOMINANT_KIDS], via[DOMINANT_KIDS], edge;
 	int made = 0, ndeep;
 
 	/* What the children inherit: a wide node's other hierarchies are its
@@ -602,11 +661,21 @@ static int refine_along(struct pc_consult *pc, struct pc_search *s,
 	 * descendant's mostly answers, after its siblings: under a tight
 	 * cost limit, launched one at a time, the likeliest first. */
 	ndeep = 0;
+	edge = PC_RES_NONE;
 	if (cpu_hypothesis(pc, pc_node_hyp(pc, n)))
 		ndeep = dominant_descendants(pc, &n->focus, h, k, deep, via);
-	else if ((deep[0] = dominant_descendant(pc, &n->focus, h, k, 2)) !=
-		 PC_RES_NONE)
+	else if ((deep[0] = dominant_descendant(pc, &n->focus, h, k, 2,
+						&edge)) != PC_RES_NONE)
 		via[ndeep++] = k->r[0];
+	/* The program's own function at the edge of the chain (the one
+	 * calling libc's write()) is what to fix and what the finding
+	 * names: tested with the leaf, not level by level after it
+	 * (bn_smallwrites' bnsw_write_loop launched 8 s after write()). */
+	if (ndeep == 1 && edge != PC_RES_NONE && edge != deep[0] &&
+	    edge != k->r[0]) {
+		deep[ndeep] = edge;
+		via[ndeep++] = k->r[0];
+	}
 	for (int j = 0; j < ndeep; j++) {
 		c = add_where_kid(pc, s, n, h, deep[j], before);
 		if (c == NULL)
@@ -623,7 +692,12 @@ static int refine_along(struct pc_consult *pc, struct pc_search *s,
 			continue;
 		for (int j = 0; j < ndeep; j++)
 			on_path |= via[j] == k->r[i];
-		if (on_path && c->orig_parent == n->id && !c->dominant)
+		/* The kid itself is the chain's edge (the demo's
+		 * demo_worker above pthread_mutex_lock): first, not after
+		 * its siblings. */
+		if (edge == k->r[i] && ndeep > 0 && c->orig_parent == n->id)
+			c->dominant = true;
+		else if (on_path && c->orig_parent == n->id && !c->dominant)
 			c->implied = true;
 		made++;
 	}

@@ -12,21 +12,24 @@
 #     Over the whole run: the search stops when it has nothing left to
 #     test and the program runs on uninstrumented ("searched": how long
 #     the search ran);
-#   - peak observed cost and experiments run (the JSON report);
+#   - peak observed cost, experiments run and experiments shed for
+#     cost (the JSON report);
 #   - not planted: reported bottlenecks (true at the end, or true for
 #     a while: "earlier") that no planted finding explains and no `may`
 #     line allows (tests/e2e/truth.jq's "extra"), listed under the table;
 #   - the machine's 1-minute load average when the target started.
 # TARGET "demo" is hunch's bundled demo with bench/consultant/demo.truth:
 # its three problems are timed one by one ("a / b / c" in truth order).
-# Prints a markdown table.  Needs HUNCH, HUNCHRT, TARGETS_DIR,
+# Prints a markdown table; BENCH_KEEP=DIR keeps each target's report and
+# hunch's stderr there (TARGET.json, TARGET.err).  Needs HUNCH, HUNCHRT, TARGETS_DIR,
 # HUNCH_SOURCE_ROOT (meson benchmark 'consultant' sets them).
 set -u
 S=${1:-30}
 shift || true
 TARGETS=("$@")
 [ ${#TARGETS[@]} -eq 0 ] && TARGETS=(bn_cpu_deep bn_mutex bn_condvar
-	bn_smallwrites bn_fsync bn_onebusy bn_phases bn_sleepy demo)
+	bn_smallwrites bn_fsync bn_onebusy bn_phases bn_sleepy bn_tailchain
+	bn_qsort bn_callback bn_pipeline demo)
 . "$HUNCH_SOURCE_ROOT/tests/e2e/truth.sh"
 TMP=$(mktemp -d -p "${HUNCH_BUILD_ROOT:-.}" bench-consultant.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
@@ -76,8 +79,8 @@ ratio() {  # ratio HUNCH DIRECT: slowdown in percent
 		if (d > 0) printf "%.1f%%", 100 * (1 - h / d); else print "-" }'
 }
 
-echo "| target | load | concluded (s) | not planted | searched (s) | throughput direct | with hunch | slowdown | peak cost | experiments |"
-echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+echo "| target | load | concluded (s) | not planted | searched (s) | throughput direct | with hunch | slowdown | peak cost | experiments | shed |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 : > "$TMP/extras"
 for t in "${TARGETS[@]}"; do
 	prog=$TARGETS_DIR/$t-O2-pie
@@ -92,11 +95,16 @@ for t in "${TARGETS[@]}"; do
 	PHASE_AT=()
 	[ "${FINDINGS[2]}" != '[]' ] && PHASE_AT=(--phase-at $((S / 2 + 1)))
 	rm -f "$TMP/r.json"
-	"$HUNCH" run --batch --no-journal --time-limit $((S - 1)) \
+	"$HUNCH" run --batch ${BENCH_KEEP:+-v} --no-journal --time-limit $((S - 1)) \
 		"${PHASE_AT[@]}" --report "$TMP/r.json" -- "$prog" \
 		"${ARGS[@]}" > /dev/null 2> "$TMP/h.err"
 	[ -s "$TMP/r.json" ] || grep -m3 '^hunch: [a-z]' "$TMP/h.err" >&2
 	wait
+	if [ -n "${BENCH_KEEP:-}" ]; then   # the report and stderr, to read
+		mkdir -p "$BENCH_KEEP"
+		cp "$TMP/r.json" "$BENCH_KEEP/$t.json" 2> /dev/null
+		cp "$TMP/h.err" "$BENCH_KEEP/$t.err"
+	fi
 	read -ra d <<< "$(throughput "$TMP/d.err")"
 	read -ra h <<< "$(throughput "$TMP/h.err")"
 	if [ "$NONE" = 1 ]; then
@@ -128,7 +136,8 @@ for t in "${TARGETS[@]}"; do
 		'.duration_s * 10 | round / 10' \
 		"$TMP/r.json") | $thr_d | $thr_h | $slow |" \
 		"$(jq -r '.cost.peak_observed * 1000 | round / 10 | tostring + "%"' \
-		"$TMP/r.json") | $(jq -r .cost.experiments_run "$TMP/r.json") |"
+		"$TMP/r.json") | $(jq -r .cost.experiments_run "$TMP/r.json") |" \
+		"$(jq -r .cost.shed "$TMP/r.json") |"
 done
 if [ -s "$TMP/extras" ]; then
 	echo

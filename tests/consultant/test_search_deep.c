@@ -19,7 +19,9 @@
  *  - skipDominantLevels=0: level by level, as Paradyn;
  *  - in the queue, dominant descendants first and the kids on the path
  *    to them after their siblings;
- *  - a configuration without the tunable (an older journal's): off.
+ *  - a configuration without the tunable (an older journal's): off;
+ *  - a chain that leaves the program for libc's write(): the program's
+ *    function calling it tested at once too (I/O), or instead (CPU).
  * Exact node-state sequences; every conclusion comes from the sim's
  * scripted metric values, never from the hints.
  */
@@ -266,6 +268,60 @@ static void test_absent_tunable(void)
 	world_free(w);
 }
 
+/* The writer's samples all lie in libc's write(), called from the
+ * program's writer: main -> writer -> write, every level 0.95 of its
+ * parent.  The chain leaves the program's module at write(): */
+#define F_WRITE "/Code/libc.so.6/write.c/write"
+
+static struct world *world_libc_write(void)
+{
+	struct world *w = world_new(NULL, dominant_on);
+
+	src_sim_function(w->sim, "libc.so.6", "write.c", "write");
+	src_sim_call(w->sim, F_WRITER, F_WRITE);
+	src_sim_hint(w->sim, F_MAIN, 1.0);
+	src_sim_hint(w->sim, F_WRITER, 0.95);
+	src_sim_hint(w->sim, F_WRITE, 0.95);
+	src_sim_hint(w->sim, F_COMPUTE, 0.02);
+	src_sim_hint(w->sim, "/Process/100", 1.0);
+	src_sim_hint(w->sim, "/Process/100/100:main", 0.95);
+	src_sim_hint(w->sim, "/Process/100/101:worker", 0.05);
+	return w;
+}
+
+/*  - an I/O hypothesis tests the leaf (write) and the program's function
+ *    calling it (writer) at once, both refinements of the top node;
+ *  - a CPU hypothesis tests writer instead of write: the same CPU
+ *    time, one timer instead of one per call. */
+static void test_chain_edge(void)
+{
+	struct world *w = world_libc_write();
+	struct pc_node *top, *wr, *lw, *cw;
+
+	world_writes(w, 0.001, 0.001, 1);
+	src_sim_script(w->sim, "cpu_inclusive", "*", 0, 0.9, 0.02);
+	world_run(w, 4.0);
+	top = world_node(w, 0, "ExcessiveIOBlockingTime", TOP);
+	wr = world_node(w, 0, "ExcessiveIOBlockingTime", AT(F_WRITER));
+	lw = world_node(w, 0, "ExcessiveIOBlockingTime", AT(F_WRITE));
+	tap_ok(top && wr && lw, "I/O: the top node, writer and write have "
+	       "nodes at 4 s");
+	tap_ok(top && wr && wr->orig_parent == top->id && wr->dominant,
+	       "I/O: writer, the program's function calling write(), is a "
+	       "dominant refinement of the top node");
+	tap_ok(top && lw && lw->orig_parent == top->id && lw->dominant,
+	       "I/O: write, the leaf, too");
+	tap_ok(wr && wr->truth == PC_TRUE, "I/O: writer is true");
+	top = cpu(w, TOP);
+	cw = cpu(w, AT(F_WRITER));
+	tap_ok(top && cw && cw->orig_parent == top->id && cw->dominant,
+	       "CPU: writer is a dominant refinement of the top node");
+	tap_ok(cpu(w, AT(F_WRITE)) == NULL ||
+	       cpu(w, AT(F_WRITE))->orig_parent != top->id,
+	       "CPU: write is not a refinement of the top node");
+	world_free(w);
+}
+
 int main(void)
 {
 	test_deep_first();
@@ -275,5 +331,6 @@ int main(void)
 	test_off();
 	test_dominant_first_in_queue();
 	test_absent_tunable();
+	test_chain_edge();
 	return tap_done();
 }

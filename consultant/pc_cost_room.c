@@ -1,0 +1,171 @@
+/*
+ * pc_cost_room.c - room for the cost gate when the cost limit blocks the
+ * queue for good (pc_cost.c calls it): a node that tested true hands its
+ * experiment's room down to the refinements waiting (its conclusion
+ * stands), and the test of whether anything will ever free room at all.
+ * Only nodes whose stop frees some cost give room, and experiments on
+ * code no stack sample shows are not waited for.
+ */
+#include "pc_search.h"
+
+#include <stdio.h>
+
+/* The source never saw the program in the node's resource (a function
+ * that ran once at start-up): it will conclude false, from the samples
+ * or for lack of data, but only 3.5-6 s after it was made.  Waiting for
+ * it held bn_smallwrites' room for 4 s (CPUdemand on bnsw_now, printf,
+ * lseek ...) while its file's small writes waited. */
+static bool unseen(const struct pc_node *n)
+{
+	return n->hint >= 0 && n->hint < 1e-9;
+}
+
+/* Stopping n frees nothing: every input is read from the kernel or
+ * computed by hunch (CPU time of the whole program, a process or a
+ * thread; active_processes), no instrumentation.  Such a node handing
+ * its room down only costs the gate its settling (0.4 s a step):
+ * bn_smallwrites stopped CPUbound at the top and at its thread, each
+ * free, before the I/O experiments that held the budget. */
+static bool frees_nothing(const struct pc_consult *pc,
+			  const struct pc_node *n)
+{
+	const struct pc_hypothesis *h = pc_node_hyp(pc, n);
+	bool code_top = pc_res_get(pc->res, n->focus.r[0])->kind ==
+			PC_RES_HIERARCHY;
+
+	for (int i = 0; i < h->nin; i++) {
+		const struct pc_metric_def *m = pc_metric_find(pc->cfg,
+							       h->in[i].metric);
+
+		if (m == NULL)
+			return false;
+		if (m->type == PC_BASE_INTERNAL)
+			continue;
+		if (m->kernel != PC_KERNEL_NONE &&
+		    (code_top || h->in[i].top_focus))
+			continue;
+		return false;
+	}
+	return true;
+}
+
+static bool has_queued_kid(const struct pc_search *s, const struct pc_node *n)
+{
+	for (size_t i = 0; i < n->nkids; i++)
+		if (pc_node(s, n->kids[i].child)->queued)
+			return true;
+	return false;
+}
+
+/* The active node that tested true longest ago and whose refinements
+ * wait in the queue; NULL if none, or if some active experiment has not
+ * concluded yet (it will, and free room or not). */
+static struct pc_node *room_giver(struct pc_consult *pc)
+{
+	struct pc_search *ss[2] = { pc->global, pc->current };
+	struct pc_node *best = NULL, *done = NULL;
+
+	for (int k = 0; k < 2; k++) {
+		for (size_t i = 0; ss[k] && i < ss[k]->nn; i++) {
+			struct pc_node *n = ss[k]->nodes[i];
+
+			if (!n->active)
+				continue;
+			/* An unknown node will conclude and may stop, freeing
+			 * room: wait.  Not a persistent one: it keeps its
+			 * experiment whatever it concludes (bn_smallwrites
+			 * waited 3 s for CPUbound at the top); nor one on
+			 * code no sample shows (unseen). */
+			if (n->truth == PC_UNKNOWN &&
+			    (n->persistent || unseen(n)))
+				continue;
+			if (n->truth == PC_UNKNOWN)
+				return NULL;
+			if (n->truth != PC_TRUE || frees_nothing(pc, n))
+				continue;
+			if (!has_queued_kid(ss[k], n)) {
+				if (n->charged_cost > 0 && (done == NULL ||
+				    n->t_true_since < done->t_true_since))
+					done = n;
+				continue;
+			}
+			if (best == NULL || n->t_true_since < best->t_true_since)
+				best = n;
+		}
+	}
+	/* No true node's refinements wait, yet the queue is blocked: what
+	 * waits refines nodes stopped earlier, and the true nodes still
+	 * measured - refined to the end, each holding its cost for good -
+	 * are the only room there is (bn_smallwrites: eleven of them held
+	 * 4.4% for 55 s while fourteen refinements waited).  The oldest
+	 * gives its room: its conclusion stands. */
+	return best ? best : done;
+}
+
+/* The search n belongs to. */
+static struct pc_search *search_of(struct pc_consult *pc,
+				      const struct pc_node *n)
+{
+	struct pc_search *s = pc->current;
+
+	if (s != NULL && n->id >= 0 && (size_t)n->id < s->nn &&
+	    s->nodes[n->id] == n)
+		return s;
+	return pc->global;
+}
+
+/* Called when the cost limit blocks the queue.  If the search is stuck
+ * for good - nothing pending, every active experiment concluded, so
+ * none will stop and free room - a node that tested true and whose
+ * refinements wait hands its room down: its experiment stops, its
+ * conclusion (truth, value, time) stands.  One at a time, settling
+ * until the observed cost shows it; and from then on the budget has
+ * proved too small for the predictions, so each launch is judged by the
+ * observed cost it brings before the next (`tight`: bursts of launches
+ * made bn_smallwrites shed 41 times in 28 s, one at a time 6).  Without this a program calling
+ * write() half a million times a second is never refined: the top-level
+ * I/O node alone costs 4.4% of a 5% limit, and top-level nodes are
+ * persistent (Paradyn keeps true nodes instrumented; hunch does too as
+ * long as that does not stall the search). */
+bool pc_cost_room_make(struct pc_consult *pc)
+{
+	struct pc_node *n = pc->npending ? NULL : room_giver(pc);
+	char focus[512];
+	bool kids;
+
+	if (n == NULL)
+		return false;
+	kids = has_queued_kid(search_of(pc, n), n);
+	pc_node_stop(pc, n, "stopped");
+	pc->shed_t = pc->now;
+	pc->tight = true;
+	pc_cost_learn_probe(pc, n, -1);
+	pc_logf(pc, "Cost limit: stopped %s for %s (true since %.1f s) to "
+		"make room for %s", pc_node_hyp(pc, n)->name,
+		pc_focus_name(pc->res, &n->focus, focus, sizeof(focus)),
+		n->t_true_since, kids ? "its refinements" : "others");
+	return true;
+}
+
+/* Nothing will ever free room: nothing pending, and every active
+ * experiment either persistent or concluded (and none of those hands
+ * room down).  A learnt cost can make the head's prediction more than
+ * the whole limit (capped at it), which the persistent nodes' own small
+ * cost would then block for ever (bn_smallwrites stalled 80 s so); such
+ * a head launches alone, measured, and shedding answers for what it
+ * really costs.  (A prediction under the limit waits, as before.) */
+bool pc_cost_room_stuck(const struct pc_consult *pc)
+{
+	struct pc_search *ss[2] = { pc->global, pc->current };
+
+	if (pc->npending)
+		return false;
+	for (int k = 0; k < 2; k++)
+		for (size_t i = 0; ss[k] && i < ss[k]->nn; i++)
+			if (ss[k]->nodes[i]->active &&
+			    ss[k]->nodes[i]->truth == PC_UNKNOWN &&
+			    !ss[k]->nodes[i]->persistent)
+				return false;
+	return true;
+}
+
