@@ -110,8 +110,7 @@ static bool known_module(void *arg, const char *path)
 }
 
 /* A child's own hint sampler: its stack samples estimate the CPU time
- * of its code (slo's sampled instances), as for the program's, and its
- * switch-outs where it waits off its CPU (src_live_setwall.h). */
+ * of its code (slo's sampled instances), as for the program's. */
 static struct slh *make_hint(void *arg, pid_t pid)
 {
 	struct src_live *l = arg;
@@ -121,7 +120,7 @@ static struct slh *make_hint(void *arg, pid_t pid)
 	void *img_arg = own ? (void *)slki_proc(l->kidimgs, pid) : l;
 
 	if (l->cfg == NULL || img_arg == NULL ||
-	    slh_new_offcpu(pid, slh_rate(l->cfg), l->t0_ns,
+	    slh_new(pid, slh_rate(l->cfg), l->t0_ns,
 		    own ? slki_image_at : src_live_image_at, img_arg, &h,
 		    NULL) < 0)
 		return NULL;

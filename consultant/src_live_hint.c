@@ -92,31 +92,8 @@ double slh_rate(const struct pc_config *cfg)
 	       pc_tunable_get(cfg, "hintSampleRate") : SLH_HZ;
 }
 
-static int open_flags(pid_t pid, double hz, uint64_t t0_ns,
-		      slh_image_fn image_at, void *arg, unsigned flags,
-		      struct slh **out, struct hunch_err *err);
-
 int slh_new(pid_t pid, double hz, uint64_t t0_ns, slh_image_fn image_at,
 	    void *arg, struct slh **out, struct hunch_err *err)
-{
-	return open_flags(pid, hz, t0_ns, image_at, arg, 0, out, err);
-}
-
-int slh_new_offcpu(pid_t pid, double hz, uint64_t t0_ns,
-		   slh_image_fn image_at, void *arg, struct slh **out,
-		   struct hunch_err *err)
-{
-	int rc = open_flags(pid, hz, t0_ns, image_at, arg, ENG_PS_OFFCPU,
-			    out, err);
-
-	if (rc == 0 && eng_perfsample_offcpu((*out)->ps, NULL))
-		(*out)->off = src_live_hintoff_new(SLH_WINDOW_S);
-	return rc;
-}
-
-static int open_flags(pid_t pid, double hz, uint64_t t0_ns,
-		      slh_image_fn image_at, void *arg, unsigned flags,
-		      struct slh **out, struct hunch_err *err)
 {
 	struct slh *h = calloc(1, sizeof(*h));
 	int rc;
@@ -124,7 +101,7 @@ static int open_flags(pid_t pid, double hz, uint64_t t0_ns,
 	*out = NULL;
 	if (h == NULL)
 		return hunch_errf(err, -ENOMEM, "out of memory");
-	rc = eng_perfsample_open_flags(pid, hz, flags, &h->ps, err);
+	rc = eng_perfsample_open(pid, hz, &h->ps, err);
 	if (rc < 0) {
 		free(h);
 		return rc;
@@ -563,12 +540,18 @@ void slh_funcs_counts(const struct slh *h, const char *const *names,
 			     within, n_within, n_both, latest);
 }
 
+int slh_offcpu_start(struct slh *h, struct hunch_err *err)
+{
+	int rc = eng_perfsample_offcpu_start(h->ps, err);
+
+	if (rc == 0 && h->off == NULL)
+		h->off = src_live_hintoff_new(SLH_WINDOW_S);
+	return rc;
+}
+
 bool slh_offcpu(const struct slh *h, const char **why)
 {
-	if (h->off != NULL)
-		return true;
-	eng_perfsample_offcpu(h->ps, why);
-	return false;
+	return eng_perfsample_offcpu(h->ps, why) && h->off != NULL;
 }
 
 void slh_off_sums(const struct slh *h, const char *const *names,

@@ -43,7 +43,7 @@ struct slh_stats {
 	uint64_t tick_cpu_ns;   /* hunch CPU time in slh_tick, all ticks */
 	uint64_t cpu_obs, sync_obs, io_obs;   /* observations made */
 	uint64_t blocked_unwinds;  /* blocked threads' stacks unwound */
-	uint64_t off_obs;       /* off-CPU observations (slh_new_offcpu) */
+	uint64_t off_obs;       /* off-CPU observations (slh_offcpu_start) */
 };
 
 /* The rate to sample at: the tunable hintSampleRate when the loaded
@@ -53,12 +53,6 @@ double slh_rate(const struct pc_config *cfg);
  * (perf refused, process gone). */
 int slh_new(pid_t pid, double hz, uint64_t t0_ns, slh_image_fn image_at,
 	    void *arg, struct slh **out, struct hunch_err *err);
-/* The same, sampling where each thread leaves its CPU and how long it
- * stays off too (eng_perfsample's ENG_PS_OFFCPU; src_live_hintoff.h),
- * when the kernel allows it (slh_offcpu says). */
-int slh_new_offcpu(pid_t pid, double hz, uint64_t t0_ns,
-		   slh_image_fn image_at, void *arg, struct slh **out,
-		   struct hunch_err *err);
 void slh_free(struct slh *h);
 /* Drain, resolve, read states, age the window (no-op until SLH_TICK_S
  * has passed since the last tick, unless `force`). */
@@ -110,8 +104,11 @@ void slh_funcs_counts(const struct slh *h, const char *const *names,
 		      size_t nnames, const char *code, const char *within,
 		      double after, size_t *n_within, size_t *n_both,
 		      double *latest);
-/* Whether switch-outs are sampled (slh_new_offcpu, granted); *why
- * when not. */
+/* Sample where each thread leaves its CPU and how long it stays off,
+ * from now on (eng_perfsample_offcpu_start; kept in an off-CPU window,
+ * src_live_hintoff.h).  0, or -errno and why. */
+int slh_offcpu_start(struct slh *h, struct hunch_err *err);
+/* Whether switch-outs are sampled; *why when not. */
 bool slh_offcpu(const struct slh *h, const char **why);
 /* Off-CPU observations after the `after`-th (src_live_hintoff_sum_after):
  * the seconds off a CPU in `within`, those in the functions `names`

@@ -193,7 +193,7 @@ static void read_child(struct src_live_setwall *w, const struct slk *kids,
 	double latest, all, in;
 	int64_t cpu;
 
-	if (h == NULL || !slh_offcpu(h, NULL) ||
+	if (h == NULL || slh_offcpu_start(h, NULL) < 0 ||
 	    !slk_value(kids, c->pid, w->tid, false, &cpu))
 		return;
 	if (!c->started) {
@@ -264,14 +264,18 @@ int src_live_setwall_enable(struct slo *o, struct slo_inst *in,
 {
 	const struct pc_metric_def *md = pc_metric_find(o->cfg, metric);
 	struct slh *h = pid != 0 ? slk_hint(o->kids, pid) : NULL;
-	const char *why = NULL;
-	char buf[512];
+	struct hunch_err err = { 0 };
+	char buf[1600];
+	bool ended;
 
-	if (h != NULL && !slh_offcpu(h, &why)) {
+	/* the whole job: asked of the first child sampled, if any yet */
+	for (size_t i = 0; pid == 0 && h == NULL && i < slk_count(o->kids);
+	     i++)
+		h = slk_hint(o->kids, slk_pid(o->kids, i, &ended));
+
+	if (h != NULL && slh_offcpu_start(h, &err) < 0) {
 		snprintf(buf, sizeof(buf), "metric %s cannot be estimated in "
-			 "%s: hunch cannot sample where that child process "
-			 "waits off its CPU (%s)", metric, f->path[1],
-			 why ? why : "switch-outs not sampled");
+			 "%s: %s", metric, f->path[1], err.msg);
 		in->status = -ENOTSUP;
 		if ((in->reason = strdup(buf)) == NULL)
 			abort();

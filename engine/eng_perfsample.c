@@ -21,7 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -29,6 +28,7 @@
 #include <unistd.h>
 
 #include "eng_clock.h"
+#include "eng_perfswitch.h"
 #include "eng_stackwalk.h"
 #include "eng_taskcpu.h"
 
@@ -36,7 +36,6 @@
 #define RING_PAGES_MIN 8        /* when mlock limits refuse 64 */
 #define RESCAN_NS 10000000000ull /* re-read the map unasked: every 10 s */
 #define PAIRS 64                /* clock pairs kept per thread */
-#define SWITCH_RATE_NS 100000000ull /* switch rate measured over 0.1 s */
 
 /* perf's x86-64 user registers, in the order of its enum perf_event_
  * x86_regs: AX BX CX DX SI DI BP SP IP (0-8), R8-R15 (16-23). */
@@ -58,21 +57,7 @@ struct pthread_ring {
 	uint64_t cpu0;
 	uint64_t pcount[PAIRS], psched[PAIRS];
 	size_t npair, pnext;
-	/* ENG_PS_OFFCPU: the switch tracepoint's event (-1: none), its
-	 * sample id, period, and the switch-out sample waiting for the
-	 * thread's next switch-in (off_have) */
-	int sw_fd;
-	uint64_t sw_id, sw_period;
-	struct eng_psample *off_pend;
-	bool off_have;
-	uint64_t sw_n, sw_t0;       /* switch-ins since sw_t0 (rate) */
-	/* the drain's sampled switch-outs, closed by their switch-in
-	 * (off_ns: their own time off), handed on at the drain's end */
-	struct eng_psample *offs;
-	size_t noffs, capoffs;
-	uint64_t out_ns;            /* the last switch-out, 0: on a CPU */
-	uint64_t off_all, off_smp;  /* time off since the last hand-on:
-				     * every switch's, the sampled ones' */
+	struct eng_perfswitch *sw;  /* its switch-outs, or NULL */
 };
 
 struct eng_perfsample {
@@ -81,9 +66,8 @@ struct eng_perfsample {
 	size_t keep;                /* samples kept per thread added */
 	bool user_only;             /* the kernel refused kernel samples */
 	bool fp_chains;             /* ENG_PS_FP_CHAINS */
-	bool offcpu;                /* ENG_PS_OFFCPU asked */
-	uint64_t sw_config;         /* sched:sched_switch's tracepoint id */
-	const char *offcpu_why;     /* NULL: every thread's switches sampled */
+	uint64_t sw_tp;             /* offcpu: sched_switch's id, else 0 */
+	const char *sw_why;         /* why a thread's switches are not seen */
 	struct pthread_ring *th;
 	size_t nth, capth;
 	struct eng_stackwalk *sw;   /* libdwfl over the target's modules */
@@ -167,13 +151,6 @@ static int open_event(struct eng_perfsample *ps, pid_t tid)
 		a.sample_regs_user = REGS_MASK;
 		a.sample_stack_user = ENG_PS_STACK_BYTES;
 	}
-	if (ps->offcpu) {
-		/* samples of two events share the ring: the id tells them
-		 * apart; switch records carry the thread and time */
-		a.sample_type |= PERF_SAMPLE_IDENTIFIER;
-		a.context_switch = 1;
-		a.sample_id_all = 1;
-	}
 	a.use_clockid = 1;
 	a.clockid = CLOCK_MONOTONIC;
 	a.exclude_hv = 1;
@@ -188,69 +165,6 @@ static int open_event(struct eng_perfsample *ps, pid_t tid)
 		return open_event(ps, tid);
 	}
 	return fd < 0 ? -errno : fd;
-}
-
-/* sched:sched_switch's id in tracefs, 0 when it cannot be read. */
-static uint64_t switch_tracepoint(void)
-{
-	static const char *const paths[] = {
-		"/sys/kernel/tracing/events/sched/sched_switch/id",
-		"/sys/kernel/debug/tracing/events/sched/sched_switch/id",
-	};
-	unsigned long long id = 0;
-
-	for (size_t i = 0; i < 2 && id == 0; i++) {
-		FILE *f = fopen(paths[i], "r");
-
-		if (f == NULL)
-			continue;
-		if (fscanf(f, "%llu", &id) != 1)
-			id = 0;
-		fclose(f);
-	}
-	return id;
-}
-
-/* The thread's switch-out sampler, writing into its cpu-clock ring
- * (t->fd, mapped).  A failure leaves t->sw_fd -1 and says why. */
-static void open_switch_event(struct eng_perfsample *ps,
-			      struct pthread_ring *t)
-{
-	struct perf_event_attr a;
-	int fd;
-
-	t->sw_fd = -1;
-	if (!ps->offcpu || ps->sw_config == 0)
-		return;
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_TRACEPOINT;
-	a.config = ps->sw_config;
-	a.sample_period = 1;
-	a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
-			PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_READ |
-			PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
-	a.sample_regs_user = REGS_MASK;
-	a.sample_stack_user = ENG_PS_SWITCH_STACK_BYTES;
-	a.use_clockid = 1;
-	a.clockid = CLOCK_MONOTONIC;
-	a.wakeup_events = 1u << 30;
-	fd = (int)syscall(SYS_perf_event_open, &a, t->tid, -1, -1,
-			  PERF_FLAG_FD_CLOEXEC);
-	if (fd >= 0 && (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, t->fd) < 0 ||
-			ioctl(fd, PERF_EVENT_IOC_ID, &t->sw_id) < 0)) {
-		close(fd);
-		fd = -1;
-	}
-	if (fd < 0) {
-		ps->offcpu_why = "the kernel refused a sched:sched_switch "
-				 "perf event (root or perf_event_paranoid -1 "
-				 "is needed)";
-		return;
-	}
-	t->sw_fd = fd;
-	t->sw_period = 1;
-	t->sw_t0 = clock_mono_ns();
 }
 
 static struct pthread_ring *find_thread(const struct eng_perfsample *ps,
@@ -310,7 +224,10 @@ int eng_perfsample_add_thread(struct eng_perfsample *ps, pid_t tid,
 				  "%s", tid, ps->pid,
 				  strerror(rc < 0 ? -rc : ENOMEM));
 	}
-	open_switch_event(ps, &t);
+	if (ps->sw_tp != 0 &&
+	    eng_perfswitch_open(tid, ps->sw_tp, REGS_MASK, &t.sw,
+				&ps->sw_why) < 0)
+		t.sw = NULL;
 	if (ps->nth == ps->capth) {
 		ps->capth = ps->capth ? ps->capth * 2 : 16;
 		ps->th = realloc(ps->th, ps->capth * sizeof(*ps->th));
@@ -323,13 +240,10 @@ int eng_perfsample_add_thread(struct eng_perfsample *ps, pid_t tid,
 
 static void free_thread(struct pthread_ring *t)
 {
-	if (t->sw_fd >= 0)
-		close(t->sw_fd);
+	eng_perfswitch_close(t->sw);
 	munmap(t->map, t->map_len);
 	close(t->fd);
 	free(t->keep);
-	free(t->off_pend);
-	free(t->offs);
 }
 
 void eng_perfsample_drop_thread(struct eng_perfsample *ps, pid_t tid)
@@ -410,20 +324,14 @@ static void regs_to_dwarf(const uint64_t *r, uint64_t *dw)
 		dw[i] = r[from[i]];
 }
 
-/* One PERF_RECORD_SAMPLE: (with ENG_PS_OFFCPU the event's id, into
- * *id), ip, pid/tid, time, read (the count), regs_user (abi + regs),
- * stack_user (size, data, dyn_size). */
+/* One PERF_RECORD_SAMPLE: ip, pid/tid, time, read (the count),
+ * regs_user (abi + regs), stack_user (size, data, dyn_size). */
 static bool parse_sample(struct eng_perfsample *ps, const uint8_t *p,
-			 const uint8_t *end, uint64_t *id)
+			 const uint8_t *end)
 {
 	uint64_t abi, size, dyn;
 	const uint8_t *data;
 
-	*id = 0;
-	if (ps->offcpu && end - p >= 8) {
-		memcpy(id, p, 8);
-		p += 8;
-	}
 	if (end - p < 8 + 8 + 8 + 8 + 8)
 		return false;
 	p += 8;                                   /* ip */
@@ -452,6 +360,7 @@ static bool parse_sample(struct eng_perfsample *ps, const uint8_t *p,
 	}
 	ps->cur_stack = data;
 	ps->cur_stack_len = size;
+	ps->cur.off_ns = 0;
 	return true;
 }
 
@@ -485,16 +394,13 @@ static bool parse_chain(struct eng_perfsample *ps, const uint8_t *p,
 	return s->nframes > 0;
 }
 
-/* The sample into ps->cur, unwound (*id: its event's, ENG_PS_OFFCPU);
- * false: nothing usable. */
+/* The sample into ps->cur, unwound; false: nothing usable. */
 static bool read_sample(struct eng_perfsample *ps, const uint8_t *p,
-			const uint8_t *end, uint64_t *id)
+			const uint8_t *end)
 {
-	*id = 0;
-	ps->cur.off_ns = 0;
 	if (ps->fp_chains)
 		return parse_chain(ps, p, end);
-	if (!parse_sample(ps, p, end, id))
+	if (!parse_sample(ps, p, end))
 		return false;
 	unwind(ps);
 	return true;
@@ -541,101 +447,6 @@ static void add_pair(struct eng_perfsample *ps, struct pthread_ring *t)
 		t->npair++;
 }
 
-/* A switch-out sample of thread t (ps->cur): kept until the thread
- * gets a CPU back. */
-static void switch_out(struct pthread_ring *t, const struct eng_psample *s)
-{
-	if (t->off_pend == NULL &&
-	    (t->off_pend = malloc(sizeof(*t->off_pend))) == NULL)
-		return;
-	*t->off_pend = *s;
-	t->off_pend->cpu_ns = 0;
-	t->off_have = true;
-}
-
-/* The switch sampling period for the thread's switch rate over the
- * last SWITCH_RATE_NS or more: the least power of two that keeps its
- * samples at most ENG_PS_SWITCH_HZ a second (a thread polling with
- * sched_yield switches thousands of times a second; each sample copies
- * ENG_PS_SWITCH_STACK_BYTES into the ring, and hunch unwinds it). */
-static void switch_rate(struct pthread_ring *t, uint64_t now)
-{
-	double rate;
-	uint64_t p = 1;
-
-	if (now - t->sw_t0 < SWITCH_RATE_NS)
-		return;
-	rate = (double)t->sw_n * 1e9 / (double)(now - t->sw_t0);
-	while ((double)p * ENG_PS_SWITCH_HZ < rate && p < (1u << 20))
-		p *= 2;
-	if (p != t->sw_period &&
-	    ioctl(t->sw_fd, PERF_EVENT_IOC_PERIOD, &p) == 0)
-		t->sw_period = p;
-	t->sw_n = 0;
-	t->sw_t0 = now;
-}
-
-/* A PERF_RECORD_SWITCH (its sample_id: pid/tid, time, id): every
- * switch's time off a CPU is counted; at a switch-in the pending
- * switch-out sample is closed with its own time off. */
-static void switch_record(struct eng_perfsample *ps, struct pthread_ring *t,
-			  const struct perf_event_header *h, const uint8_t *p)
-{
-	uint64_t at, d;
-
-	if (h->size < 8 + 16)
-		return;
-	memcpy(&at, p + 8, 8);
-	if (h->misc & PERF_RECORD_MISC_SWITCH_OUT) {
-		t->out_ns = at;
-		return;
-	}
-	ps->st.switches++;
-	t->sw_n++;
-	if (t->out_ns != 0 && at > t->out_ns)
-		t->off_all += at - t->out_ns;
-	t->out_ns = 0;
-	if (!t->off_have)
-		return;
-	t->off_have = false;
-	d = at > t->off_pend->t_ns ? at - t->off_pend->t_ns : 0;
-	if (t->noffs == t->capoffs) {
-		t->capoffs = t->capoffs ? t->capoffs * 2 : 16;
-		t->offs = realloc(t->offs, t->capoffs * sizeof(*t->offs));
-		if (t->offs == NULL)
-			abort();
-	}
-	t->offs[t->noffs] = *t->off_pend;
-	t->offs[t->noffs++].off_ns = d;
-	t->off_smp += d;
-}
-
-/* The drain's sampled switch-outs, handed on: each stands for its share
- * of the time off a CPU of every switch since the last hand-on (its own
- * time off times every switch's over the sampled ones'), so that the
- * thread's time off is counted whole whatever the period.  Time off
- * with no sample closed in a drain waits for the next one. */
-static void hand_offs(struct eng_perfsample *ps, struct pthread_ring *t,
-		      eng_psample_fn fn, void *arg)
-{
-	double scale;
-
-	if (t->noffs == 0 || t->off_smp == 0) {
-		t->noffs = 0;
-		return;
-	}
-	scale = (double)t->off_all / (double)t->off_smp;
-	for (size_t i = 0; i < t->noffs; i++) {
-		t->offs[i].off_ns = (uint64_t)((double)t->offs[i].off_ns *
-					       scale);
-		ps->st.off_samples++;
-		if (fn != NULL)
-			fn(arg, &t->offs[i]);
-	}
-	t->noffs = 0;
-	t->off_all = t->off_smp = 0;
-}
-
 static int drain_thread(struct eng_perfsample *ps, struct pthread_ring *t,
 			eng_psample_fn fn, void *arg)
 {
@@ -643,7 +454,7 @@ static int drain_thread(struct eng_perfsample *ps, struct pthread_ring *t,
 	const uint8_t *base = (const uint8_t *)t->map + mp->data_offset;
 	size_t mask = (size_t)mp->data_size - 1;
 	uint64_t head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
-	uint64_t tail = mp->data_tail, id;
+	uint64_t tail = mp->data_tail;
 	int n = 0;
 
 	while (tail + sizeof(struct perf_event_header) <= head) {
@@ -656,17 +467,11 @@ static int drain_thread(struct eng_perfsample *ps, struct pthread_ring *t,
 			break;
 		rec = copy_record(ps, base, mask, tail, h.size);
 		if (h.type == PERF_RECORD_SAMPLE &&
-		    read_sample(ps, rec + sizeof(h), rec + h.size, &id)) {
-			if (t->sw_fd >= 0 && id == t->sw_id) {
-				switch_out(t, &ps->cur);
-			} else {
-				keep_sample(t, &ps->cur);
-				if (fn != NULL)
-					fn(arg, &ps->cur);
-				n++;
-			}
-		} else if (h.type == PERF_RECORD_SWITCH && t->sw_fd >= 0) {
-			switch_record(ps, t, &h, rec + sizeof(h));
+		    read_sample(ps, rec + sizeof(h), rec + h.size)) {
+			keep_sample(t, &ps->cur);
+			if (fn != NULL)
+				fn(arg, &ps->cur);
+			n++;
 		} else if (h.type == PERF_RECORD_LOST) {
 			uint64_t lost;
 
@@ -681,25 +486,47 @@ static int drain_thread(struct eng_perfsample *ps, struct pthread_ring *t,
 	__atomic_store_n(&mp->data_tail, tail, __ATOMIC_RELEASE);
 	if (n > 0)
 		add_pair(ps, t);
-	if (t->sw_fd >= 0) {
-		hand_offs(ps, t, fn, arg);
-		switch_rate(t, clock_mono_ns());
-	}
 	return n;
+}
+
+/* A switch-out, unwound as a CPU sample is (eng_perfswitch_unwind_fn). */
+static int unwind_switch(void *arg, pid_t tid, uint64_t t_ns,
+			 const uint64_t *regs, const uint8_t *stack,
+			 size_t len, struct eng_psample *out)
+{
+	struct eng_perfsample *ps = arg;
+
+	regs_to_dwarf(regs, ps->cur_regs);
+	ps->cur.tid = tid;
+	ps->cur.t_ns = t_ns;
+	ps->cur.cpu_ns = 0;
+	ps->cur_stack = stack;
+	ps->cur_stack_len = len;
+	unwind(ps);
+	*out = ps->cur;
+	return 1;
 }
 
 int eng_perfsample_drain(struct eng_perfsample *ps, eng_psample_fn fn,
 		       void *arg)
 {
 	uint64_t t0 = eng_clock_thread_cpu_ns();
+	/* switch-outs go to the owner (the sink) when there is one: a
+	 * catchup drain wants the newest CPU samples alone */
+	eng_psample_fn sfn = ps->sink ? ps->sink : fn;
+	void *sarg = ps->sink ? ps->sink_arg : arg;
 	int n = 0;
 
 	if (fn == NULL) {
 		fn = ps->sink;
 		arg = ps->sink_arg;
 	}
-	for (size_t i = 0; i < ps->nth; i++)
+	for (size_t i = 0; i < ps->nth; i++) {
 		n += drain_thread(ps, &ps->th[i], fn, arg);
+		if (ps->th[i].sw != NULL)
+			ps->st.off_samples += (uint64_t)eng_perfswitch_drain(
+				ps->th[i].sw, unwind_switch, ps, sfn, sarg);
+	}
 	ps->st.samples += (uint64_t)n;
 	ps->st.drain_ns += eng_clock_thread_cpu_ns() - t0;
 	ps->st.drains++;
@@ -896,12 +723,35 @@ const struct eng_psample *eng_perfsample_latest(const struct eng_perfsample *ps,
 	return &t->keep[(t->next + t->cap - 1) % t->cap];
 }
 
+int eng_perfsample_offcpu_start(struct eng_perfsample *ps,
+				struct hunch_err *err)
+{
+	if (ps->sw_tp != 0 || ps->sw_why != NULL)
+		return ps->sw_why ? hunch_errf(err, -ENOTSUP, "%s",
+					       ps->sw_why) : 0;
+	if (ps->fp_chains)
+		ps->sw_why = "frame-pointer chains sample CPU alone";
+	else if ((ps->sw_tp = eng_perfswitch_tracepoint()) == 0)
+		ps->sw_why = "the sched:sched_switch tracepoint's id cannot "
+			     "be read (is tracefs mounted at "
+			     "/sys/kernel/tracing?)";
+	for (size_t i = 0; ps->sw_tp != 0 && i < ps->nth; i++)
+		if (eng_perfswitch_open(ps->th[i].tid, ps->sw_tp, REGS_MASK,
+					&ps->th[i].sw, &ps->sw_why) < 0)
+			ps->th[i].sw = NULL;
+	if (ps->sw_why == NULL)
+		return 0;
+	return hunch_errf(err, -ENOTSUP, "cannot sample where the threads "
+			  "of pid %d leave their CPU: %s", ps->pid,
+			  ps->sw_why);
+}
+
 int eng_perfsample_offcpu(const struct eng_perfsample *ps, const char **why)
 {
 	if (why != NULL)
-		*why = !ps->offcpu ? "switch-outs were not asked for" :
-		       ps->offcpu_why;
-	return ps->offcpu && ps->offcpu_why == NULL;
+		*why = ps->sw_tp == 0 && ps->sw_why == NULL ?
+		       "switch-outs were not asked for" : ps->sw_why;
+	return ps->sw_tp != 0 && ps->sw_why == NULL;
 }
 
 const struct eng_perfsample_stats *
@@ -934,13 +784,6 @@ int eng_perfsample_open_flags(pid_t pid, double hz, unsigned flags,
 	ps->hz = hz;
 	ps->keep = ENG_PS_KEEP;
 	ps->fp_chains = flags & ENG_PS_FP_CHAINS;
-	ps->offcpu = (flags & ENG_PS_OFFCPU) && !ps->fp_chains;
-	if (ps->offcpu && (ps->sw_config = switch_tracepoint()) == 0)
-		ps->offcpu_why = "the sched:sched_switch tracepoint's id "
-				 "cannot be read (is tracefs mounted at "
-				 "/sys/kernel/tracing?)";
-	if ((flags & ENG_PS_OFFCPU) && ps->fp_chains)
-		ps->offcpu_why = "frame-pointer chains sample CPU alone";
 	if (eng_stackwalk_open(pid, RESCAN_NS, &ps->sw) < 0) {
 		free(ps);
 		return hunch_errf(err, -ESRCH, "cannot read the memory map of "

@@ -50,13 +50,10 @@ struct eng_psample {
 				 * thread's first function */
 	uint64_t pc[ENG_PS_MAX_FRAMES];
 	uint64_t cfa[ENG_PS_MAX_FRAMES];
-	/* 0: a CPU sample.  Else a switch-out sample (ENG_PS_OFFCPU): the
-	 * stack is where the thread left its CPU, t_ns when, and off_ns
-	 * the time off a CPU (waiting in the run queue or asleep) it
-	 * stands for: how long the thread then stayed off, scaled so that
-	 * the samples of a drain add up to the time off of every switch
-	 * since the last ones (the switch records count each).  cpu_ns is
-	 * 0 then. */
+	/* 0: a CPU sample.  Else a switch-out (eng_perfsample_offcpu_start,
+	 * eng_perfswitch.h): the stack is where the thread left its CPU,
+	 * t_ns when, off_ns the time off a CPU it stands for (in the run
+	 * queue or asleep); cpu_ns is 0. */
 	uint64_t off_ns;
 };
 
@@ -67,8 +64,7 @@ struct eng_perfsample_stats {
 	uint64_t unwind_fail;   /* samples unwound to fewer than 2 frames */
 	uint64_t drain_ns;      /* hunch CPU time spent draining+unwinding */
 	uint64_t drains;
-	uint64_t off_samples;   /* switch-out samples delivered */
-	uint64_t switches;      /* switch-ins seen (ENG_PS_OFFCPU) */
+	uint64_t off_samples;   /* switch-outs handed on */
 };
 
 struct eng_perfsample;
@@ -86,25 +82,16 @@ int eng_perfsample_open(pid_t pid, double hz, struct eng_perfsample **out,
  * but -O2 code keeps no frame pointers, so chains end after a frame or
  * two there: kept for comparison (bench/hint), not used by hunch. */
 #define ENG_PS_FP_CHAINS 0x1u
-/* ENG_PS_OFFCPU: where each thread spends its time off a CPU too.  A
- * second event per thread, the sched:sched_switch tracepoint, samples
- * the user stack each time the thread leaves its CPU (it fires in the
- * leaving thread, so per-thread is enough), written into the thread's
- * ring (PERF_EVENT_IOC_SET_OUTPUT); the cpu-clock event's switch
- * records (attr.context_switch) give the time it gets a CPU back.  A
- * sampled switch-out is handed on at that switch-in, off_ns set (struct
- * eng_psample).  Every switch-out is sampled until a thread switches
- * more than ENG_PS_SWITCH_HZ times a second; then every 2nd, 4th...
- * (the rate is measured at each drain).  Needs the tracepoint's id from
- * tracefs and root (or perf_event_paranoid -1); without them the
- * samples are CPU samples alone and eng_perfsample_offcpu says why. */
-#define ENG_PS_OFFCPU 0x2u
-#define ENG_PS_SWITCH_HZ 200
-#define ENG_PS_SWITCH_STACK_BYTES 4096  /* user stack per switch-out */
 int eng_perfsample_open_flags(pid_t pid, double hz, unsigned flags,
 			    struct eng_perfsample **out, struct hunch_err *err);
-/* Whether every thread's switch-outs are sampled (ENG_PS_OFFCPU asked
- * and granted); when not, *why (if given) says why. */
+/* Sample where every thread leaves its CPU too, from now on, and how
+ * long it stays off (eng_perfswitch.h; threads added later too): the
+ * switch-outs are drained with the CPU samples and handed to the same
+ * callback, off_ns set.  Returns 0, or -errno with the reason (no
+ * tracefs, no privilege); then eng_perfsample_offcpu says it too. */
+int eng_perfsample_offcpu_start(struct eng_perfsample *ps,
+				struct hunch_err *err);
+/* Whether switch-outs are sampled; when not, *why (if given) says why. */
 int eng_perfsample_offcpu(const struct eng_perfsample *ps, const char **why);
 /* Closes every event; the target runs on untouched. */
 void eng_perfsample_close(struct eng_perfsample *ps);
