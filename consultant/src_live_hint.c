@@ -556,8 +556,8 @@ bool slh_offcpu(const struct slh *h, const char **why)
 
 void slh_off_sums(const struct slh *h, const char *const *names,
 		  size_t nnames, const char *code, const char *within,
-		  uint64_t after, double *off_all, double *off_in,
-		  size_t *n_in, uint64_t *latest)
+		  uint64_t after, double from, double *off_all,
+		  double *off_in, size_t *n_in, uint64_t *latest)
 {
 	if (h->off == NULL) {
 		*off_all = *off_in = 0;
@@ -565,7 +565,7 @@ void slh_off_sums(const struct slh *h, const char *const *names,
 		*latest = after;
 		return;
 	}
-	src_live_hintoff_sum_after(h->off, h->win, after, names, nnames,
+	src_live_hintoff_sum_after(h->off, h->win, after, from, names, nnames,
 				   code, within, off_all, off_in, n_in,
 				   latest);
 }

@@ -111,11 +111,12 @@ int slh_offcpu_start(struct slh *h, struct hunch_err *err);
 /* Whether switch-outs are sampled; *why when not. */
 bool slh_offcpu(const struct slh *h, const char **why);
 /* Off-CPU observations after the `after`-th (src_live_hintoff_sum_after):
- * the seconds off a CPU in `within`, those in the functions `names`
- * (and `code`), how many of those, how many ever added. */
+ * the seconds off a CPU in `within` after `from`, those in the
+ * functions `names` (and `code`), how many of those, how many ever
+ * added. */
 void slh_off_sums(const struct slh *h, const char *const *names,
 		  size_t nnames, const char *code, const char *within,
-		  uint64_t after, double *off_all, double *off_in,
-		  size_t *n_in, uint64_t *latest);
+		  uint64_t after, double from, double *off_all,
+		  double *off_in, size_t *n_in, uint64_t *latest);
 
 #endif

@@ -89,8 +89,9 @@ static bool holds(const struct offobs *b, const bool *m, size_t nm)
 
 void src_live_hintoff_sum_after(const struct src_live_hintoff *o,
 				const struct hw *w, uint64_t after,
-				const char *const *names, size_t nnames,
-				const char *code, const char *within,
+				double from, const char *const *names,
+				size_t nnames, const char *code,
+				const char *within,
 				double *off_all, double *off_in, size_t *n_in,
 				uint64_t *latest)
 {
@@ -104,14 +105,17 @@ void src_live_hintoff_sum_after(const struct src_live_hintoff *o,
 	*latest = o->added;
 	for (size_t i = 0; i < o->nobs; i++) {
 		const struct offobs *b = &o->obs[i];
+		double off = b->off_s;
 
 		if (b->seq <= after)
 			continue;
 		if (mw != NULL && !holds(b, mw, nm))
 			continue;
-		*off_all += b->off_s;
+		if (b->t < from)
+			off = off > from - b->t ? off - (from - b->t) : 0;
+		*off_all += off;
 		if (holds(b, mf, nm) && (mc == NULL || holds(b, mc, nm))) {
-			*off_in += b->off_s;
+			*off_in += off;
 			(*n_in)++;
 		}
 	}

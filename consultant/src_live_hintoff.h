@@ -35,11 +35,16 @@ void src_live_hintoff_expire(struct src_live_hintoff *o, double now);
  * every one), *off_in of those of them with one of the functions
  * `names` on their stack (as hw_count_funcs_after matches them) and
  * `code` too unless NULL; *n_in how many such; *latest how many were
- * ever added (pass it back as `after` to count each once). */
+ * ever added (pass it back as `after` to count each once).  Time off
+ * before `from` (seconds) is left out: an observation that left its CPU
+ * before counts only its part after (it arrives when the thread gets
+ * its CPU back, and a wait begun before an estimate started is not
+ * that estimate's). */
 void src_live_hintoff_sum_after(const struct src_live_hintoff *o,
 				const struct hw *w, uint64_t after,
-				const char *const *names, size_t nnames,
-				const char *code, const char *within,
+				double from, const char *const *names,
+				size_t nnames, const char *code,
+				const char *within,
 				double *off_all, double *off_in, size_t *n_in,
 				uint64_t *latest);
 /* Observations in the window. */

@@ -36,6 +36,7 @@ struct swchild {
 	int64_t cpu;             /* CPU time, ns */
 	double after_cpu;        /* the newest CPU sample counted */
 	uint64_t after_off;      /* the off-CPU observations counted */
+	double t_start;          /* when it started (the source's s) */
 	double t0;               /* the newest CPU sample at its start */
 };
 
@@ -163,7 +164,7 @@ static struct swchild *child_of(struct src_live_setwall *w, pid_t pid)
 /* Starts counting the child once its window shows it (or the thread)
  * in one of the functions, from the samples after that reading. */
 static void start_child(struct src_live_setwall *w, struct slh *h,
-			struct swchild *c, int64_t cpu)
+			struct swchild *c, int64_t cpu, double now)
 {
 	size_t nw, nb, nin;
 	double all, in, latest;
@@ -171,13 +172,14 @@ static void start_child(struct src_live_setwall *w, struct slh *h,
 
 	slh_funcs_counts(h, w->names, w->nnames, NULL, w->within, -1, &nw,
 			 &nb, &latest);
-	slh_off_sums(h, w->names, w->nnames, NULL, w->within, 0, &all, &in,
-		     &nin, &off_latest);
+	slh_off_sums(h, w->names, w->nnames, NULL, w->within, 0, 0, &all,
+		     &in, &nin, &off_latest);
 	if (nb == 0 && nin == 0)
 		return;
 	c->cpu = cpu;
 	c->after_cpu = c->t0 = latest;
 	c->after_off = off_latest;
+	c->t_start = now;
 	c->started = true;
 }
 
@@ -186,7 +188,7 @@ static void start_child(struct src_live_setwall *w, struct slh *h,
  * has been drained, unless it has ended), and the time off a CPU of its
  * switch-outs in them. */
 static void read_child(struct src_live_setwall *w, const struct slk *kids,
-		       struct swchild *c, bool ended)
+		       struct swchild *c, bool ended, double now)
 {
 	struct slh *h = slk_hint(kids, c->pid);
 	size_t nw, nb, nin;
@@ -197,7 +199,7 @@ static void read_child(struct src_live_setwall *w, const struct slk *kids,
 	    !slk_value(kids, c->pid, w->tid, false, &cpu))
 		return;
 	if (!c->started) {
-		start_child(w, h, c, cpu);
+		start_child(w, h, c, cpu, now);
 		w->counting |= c->started;
 		return;
 	}
@@ -216,12 +218,13 @@ static void read_child(struct src_live_setwall *w, const struct slk *kids,
 		c->after_cpu = latest;
 	}
 	slh_off_sums(h, w->names, w->nnames, w->code, w->within,
-		     c->after_off, &all, &in, &nin, &c->after_off);
+		     c->after_off, c->t_start, &all, &in, &nin,
+		     &c->after_off);
 	w->acc_ns += in * 1e9;
 }
 
 bool src_live_setwall_read(struct src_live_setwall *w,
-			   const struct slk *kids, int64_t *ns)
+			   const struct slk *kids, double now, int64_t *ns)
 {
 	bool was = w->counting;
 
@@ -230,7 +233,7 @@ bool src_live_setwall_read(struct src_live_setwall *w,
 		pid_t p = slk_pid(kids, i, &ended);
 
 		if (w->pid == 0 || p == w->pid)
-			read_child(w, kids, child_of(w, p), ended);
+			read_child(w, kids, child_of(w, p), ended, now);
 	}
 	*ns = (int64_t)w->acc_ns;
 	/* the reading that starts the count counted nothing yet: its
@@ -287,7 +290,8 @@ int src_live_setwall_enable(struct slo *o, struct slo_inst *in,
 		f->path[0] : NULL);
 	in->sampled = true;
 	in->scale = 1e9;
-	(void)src_live_setwall_read(in->setwall, o->kids, &in->prev);
+	(void)src_live_setwall_read(in->setwall, o->kids, slo_now(o),
+				    &in->prev);
 	in->h = ++o->next_h;
 	in->live = true;
 	in->prev_t = slo_now(o);
@@ -331,7 +335,7 @@ bool src_live_setwall_sample(struct slo *o, struct slo_inst *in, double dt,
 	int64_t v;
 
 	slk_refresh(o->kids);
-	if (!src_live_setwall_read(in->setwall, o->kids, &v)) {
+	if (!src_live_setwall_read(in->setwall, o->kids, slo_now(o), &v)) {
 		in->prev = v;
 		return false;
 	}

@@ -50,11 +50,11 @@ struct src_live_setwall *src_live_setwall_new(const struct pc_config *cfg,
 					      pid_t pid, pid_t tid,
 					      const char *code);
 void src_live_setwall_free(struct src_live_setwall *w);
-/* The estimated wall ns inside the functions since it was made (it
- * never goes down).  False while no child counts yet, and at the
+/* The estimated wall ns inside the functions since it was made, read
+ * at `now` (the live source's seconds; it never goes down).  False while no child counts yet, and at the
  * reading where the first one starts. */
 bool src_live_setwall_read(struct src_live_setwall *w,
-			   const struct slk *kids, int64_t *ns);
+			   const struct slk *kids, double now, int64_t *ns);
 
 /* The live source's instances (src_live_ops_int.h): in an MPI launcher
  * such a timer on the whole job (no /Process, /SyncObject or /Files
