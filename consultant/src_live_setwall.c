@@ -19,13 +19,15 @@
  * second of its CPU time), too few for a share of their own: the share
  * of its CPU time is taken over the last second of samples. */
 #define SHARE_WINDOW_S 1.0
-/* Each value is the estimate's rate over the last SMOOTH_S (or since it
- * started counting): the samples of a wait arrive in bursts (a thread's
- * switch-out is known when it gets its CPU back) and an MPI program's
- * rounds alternate work and wait; 0.2 s values swung from 0 to 3 and
- * the guess flipped at each, so a clear case waited for the time limit
- * to conclude. */
-#define SMOOTH_S 1.0
+/* Each value is the estimate's rate over the last SMOOTH_S, and there
+ * is none until it has counted that long: the samples of a wait arrive
+ * in bursts (a thread's switch-out is known when it gets its CPU back)
+ * and an MPI program's rounds alternate work and wait.  0.2 s values
+ * swung from 0 to 3 and the guess flipped at each, so a clear case
+ * waited for the time limit to conclude; 1 s values concluded a rank
+ * false from three values read in one long compute phase (bn_mpi's
+ * rounds took 1.2 s under load). */
+#define SMOOTH_S 2.0
 #define SMOOTH_N 64              /* readings kept, at most */
 
 /* One child's readings at the last estimate. */
@@ -298,49 +300,48 @@ int src_live_setwall_enable(struct slo *o, struct slo_inst *in,
 	return 0;
 }
 
-/* The rate since the newest reading at least SMOOTH_S old (the oldest
- * kept when none is), the reading now kept. */
-static double smoothed(struct src_live_setwall *w, double now, int64_t v,
-		       int64_t prev, double dt)
+static void keep_reading(struct src_live_setwall *w, double t, int64_t v)
 {
-	double t0 = now - dt, rate;
-	int64_t v0 = prev;
-
-	for (size_t k = 0; k < w->nr; k++) {
-		size_t i = (w->next + SMOOTH_N - 1 - k) % SMOOTH_N;
-
-		t0 = w->rt[i];
-		v0 = w->rv[i];
-		if (now - t0 >= SMOOTH_S)
-			break;
-	}
-	rate = now - t0 > 1e-6 ? (double)(v - v0) / (now - t0) : 0;
-	if (w->nr == 0) {   /* the first: the reading it started from */
-		w->rt[w->next] = now - dt;
-		w->rv[w->next] = prev;
-		w->next = (w->next + 1) % SMOOTH_N;
-		w->nr++;
-	}
-	w->rt[w->next] = now;
+	w->rt[w->next] = t;
 	w->rv[w->next] = v;
 	w->next = (w->next + 1) % SMOOTH_N;
 	if (w->nr < SMOOTH_N)
 		w->nr++;
-	return rate;
+}
+
+/* The reading (now, v) kept; into *rate the rate since the newest
+ * reading at least SMOOTH_S old.  False while there is none. */
+static bool smoothed(struct src_live_setwall *w, double now, int64_t v,
+		     int64_t prev, double dt, double *rate)
+{
+	if (w->nr == 0)   /* the first: the reading it started from */
+		keep_reading(w, now - dt, prev);
+	keep_reading(w, now, v);
+	for (size_t k = 1; k < w->nr; k++) {
+		size_t i = (w->next + SMOOTH_N - 1 - k) % SMOOTH_N;
+
+		if (now - w->rt[i] >= SMOOTH_S - 1e-6) {
+			*rate = (double)(v - w->rv[i]) / (now - w->rt[i]);
+			return true;
+		}
+	}
+	return false;
 }
 
 bool src_live_setwall_sample(struct slo *o, struct slo_inst *in, double dt,
 			     double *value)
 {
-	int64_t v;
+	int64_t v, prev;
 
 	slk_refresh(o->kids);
 	if (!src_live_setwall_read(in->setwall, o->kids, slo_now(o), &v)) {
 		in->prev = v;
 		return false;
 	}
-	*value = smoothed(in->setwall, slo_now(o), v, in->prev, dt) /
-		 in->scale;
+	prev = in->prev;
 	in->prev = v;
+	if (!smoothed(in->setwall, slo_now(o), v, prev, dt, value))
+		return false;
+	*value /= in->scale;
 	return true;
 }

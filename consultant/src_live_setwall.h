@@ -67,8 +67,8 @@ bool src_live_setwall_launcher(const struct slo *o, const char *metric,
 int src_live_setwall_enable(struct slo *o, struct slo_inst *in,
 			    const struct pc_src_focus *f, const char *metric,
 			    pid_t pid, pid_t tid);
-/* The instance's value over dt seconds into *value; false: unknown yet
- * (no sample is given). */
+/* The instance's value (its rate over the last 2 s) into *value;
+ * false: unknown yet (no sample is given). */
 bool src_live_setwall_sample(struct slo *o, struct slo_inst *in, double dt,
 			     double *value);
 
