@@ -18,7 +18,7 @@ struct offobs {
 
 struct src_live_hintoff {
 	double window;
-	struct offobs *obs;       /* oldest first */
+	struct offobs *obs;       /* in order of arrival */
 	size_t nobs, capobs;
 	uint64_t added;           /* observations ever added */
 };
@@ -65,16 +65,19 @@ void src_live_hintoff_add(struct src_live_hintoff *o, double t,
 	memcpy(b->ids, ids, (size_t)nids * sizeof(int));
 }
 
+/* Observations arrive out of time order (each when its thread gets a
+ * CPU back): every one older than the window goes, wherever it is. */
 void src_live_hintoff_expire(struct src_live_hintoff *o, double now)
 {
 	size_t k = 0;
 
-	while (k < o->nobs && o->obs[k].t < now - o->window)
-		free(o->obs[k++].ids);
-	if (k == 0)
-		return;
-	memmove(o->obs, o->obs + k, (o->nobs - k) * sizeof(*o->obs));
-	o->nobs -= k;
+	for (size_t i = 0; i < o->nobs; i++) {
+		if (o->obs[i].t < now - o->window)
+			free(o->obs[i].ids);
+		else
+			o->obs[k++] = o->obs[i];
+	}
+	o->nobs = k;
 }
 
 /* Does the observation hold an id of mask m (ids past the mask were
