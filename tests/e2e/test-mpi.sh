@@ -1,5 +1,5 @@
 #!/bin/bash
-# test-mpi.sh BN_MPI - an MPI job under hunch: `hunch run --batch --
+# test-mpi.sh BN_MPI BN_MPI_TIMER - an MPI job under hunch: `hunch run --batch --
 # mpirun -np 4 BN_MPI` (tests/targets/bn_mpi.c built by mpicc, Debian's
 # OpenMPI; 4 ranks, rank 0 computes 3x longer than the others before
 # each MPI_Barrier):
@@ -10,10 +10,18 @@
 #   the report shows a ranked process as /Process/rank N, never by pid;
 # - the search completes (exit 0) and finds, under this one hunch:
 #   rank 0's CPU in bnmpi_compute or bnmpi_work (CPUbound, or CPUdemand
-#   under load); ExcessiveMessageWaitingTime true on the job, in
-#   MPI_Barrier (PMPI_Barrier: the one function's other name), and on
-#   each of ranks 1-3, none of them concluded false (a rank counts from
-#   its first sample in an MPI wait: MPI_Init's zeros never conclude);
+#   under load); ExcessiveMessageWaitingTime true on the job and in
+#   MPI_Barrier (PMPI_Barrier: the one function's other name);
+# - the estimate against the truth: the ranks' MPI_Barrier and
+#   MPI_Bcast calls timed in the same run through MPI's profiling
+#   interface (BN_MPI_TIMER, tests/targets/bn_mpi_timer.c, preloaded in
+#   the direct run too): each of ranks 1-3's estimate over its
+#   experiment within 30% of the timed truth over that window; every
+#   conclusion on a rank's process or main thread on the side of the
+#   threshold its truth is (none false where the rank waited: its
+#   start-up never concludes, a rank counts from its first sample in an
+#   MPI wait); each of ranks 1-3 whose truth is above the threshold's
+#   band concluded true;
 #   the finding labelled "estimated from stack samples" (the ranks are
 #   not instrumented: CPU samples and switch-out samples, which see a
 #   rank yielding its CPU in MPI_Barrier); a load imbalance across the
@@ -29,7 +37,7 @@
 # Skipped, with the reason, when BN_MPI is empty (mpicc not installed:
 # ./dev.sh installs openmpi-bin and libopenmpi-dev).
 . "$HUNCH_SOURCE_ROOT/tests/lib.sh"
-bn_mpi=$1
+bn_mpi=$1 timer=$2
 if [ -z "$bn_mpi" ] || ! command -v mpirun >/dev/null; then
 	echo "1..0 # SKIP mpicc or mpirun not installed (Debian packages openmpi-bin libopenmpi-dev; ./dev.sh build installs them)"
 	exit 0
@@ -40,17 +48,21 @@ export TMPDIR=$TMP XDG_STATE_HOME=$TMP/state
 # mpirun refuses root without these; 4 ranks on fewer cores need
 # --oversubscribe.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-job=(mpirun -np 4 --oversubscribe "$bn_mpi" --seconds 12)
+mkdir -p "$TMP/direct-waits" "$TMP/waits"
+job=(mpirun -np 4 --oversubscribe -x LD_PRELOAD="$timer" -x BNMPI_TIMER_DIR
+	"$bn_mpi" --seconds 20)
 
 program_part() { sed '/^hunch report: /,$d' "$1"; }
 
-"${job[@]}" > "$TMP/direct.out" 2> "$TMP/direct.err"
+BNMPI_TIMER_DIR=$TMP/direct-waits "${job[@]}" > "$TMP/direct.out" \
+	2> "$TMP/direct.err"
 tap_eq $? 0 "the job run directly exits 0"
-tap_eq "$(cat "$TMP/direct.out")" "bn_mpi ranks=4 rounds=20 seconds=12
+tap_eq "$(cat "$TMP/direct.out")" "bn_mpi ranks=4 rounds=20 seconds=20
 bn_mpi done" "the job run directly prints its two lines"
 
-"$HUNCH" run --batch --time-limit 120 --report "$TMP/r.json" \
-	--journal "$TMP/j.jsonl" -- "${job[@]}" > "$TMP/run.out" 2> "$TMP/run.err"
+BNMPI_TIMER_DIR=$TMP/waits "$HUNCH" run --batch --time-limit 120 \
+	--report "$TMP/r.json" --journal "$TMP/j.jsonl" -- "${job[@]}" \
+	> "$TMP/run.out" 2> "$TMP/run.err"
 rc=$?
 tap_eq $rc 0 "hunch run --batch -- mpirun: exit 0, the search is complete"
 [ $rc -eq 0 ] || tap_diag "$(tail -5 "$TMP/run.err"; jq -c '.not_tested[]? | select(.top_level)' "$TMP/r.json")"
@@ -115,27 +127,33 @@ tap_ok $(grep -q '^ExcessiveMessageWaitingTime true </Code,/Process,/SyncObject,
 	"ExcessiveMessageWaitingTime is true on the whole job (the ranks' waits, estimated in mpirun's children)"
 tap_ok $(grep -Eq '^ExcessiveMessageWaitingTime true </Code/libmpi[^/]*/[^/]*/P?MPI_Barrier,/Process[,/]' <<< "$concl"; echo $?) \
 	"ExcessiveMessageWaitingTime is true in MPI_Barrier (libmpi's PMPI_Barrier)"
-waiting=0
-for r in 1 2 3; do
-	p=$(rank_pid $r)
-	grep -q "^ExcessiveMessageWaitingTime true </Code,/Process/$p[,/]" <<< "$concl" &&
-		waiting=$((waiting + 1))
-done
-tap_eq $waiting 3 "ExcessiveMessageWaitingTime is true on each of ranks 1, 2 and 3"
-falses=0
-for r in 1 2 3; do
-	p=$(rank_pid $r)
-	falses=$((falses + $(grep -Ec "^ExcessiveMessageWaitingTime false </Code(/libmpi[^/]*/[^/]*/P?MPI_Barrier)?,/Process/$p(/$p)?," <<< "$concl")))
-done
-tap_eq $falses 0 "no message-wait node of ranks 1-3 (the process, its main thread; all code or MPI_Barrier) is concluded false (not from their start-up either)"
+# The estimate against the truth timed in the same run (mpi_truth.py:
+# rank, focus, estimate, truth over the experiment's window, verdict).
+truth=$(python3 "$HUNCH_SOURCE_ROOT/tests/e2e/mpi_truth.py" "$TMP/j.jsonl" "$TMP/waits")
+tap_diag "estimate vs truth (rank focus estimate truth verdict):
+$truth"
+tap_eq "$(awk '$2 == "process" && $1 >= 1 && $4 > 0 &&
+	$3 / $4 >= 0.7 && $3 / $4 <= 1.3 { n++ } END { print n + 0 }' <<< "$truth")" 3 \
+	"each of ranks 1-3: the estimate over its experiment is within 30% of the timed truth"
+# A conclusion is wrong when its truth lies beyond the threshold's band
+# (0.2, hysteresis 5%) on the other side.
+tap_eq "$(awk '$1 != "job" && (($5 == "true" && $4 < 0.19) ||
+	($5 == "false" && $4 > 0.21)) { n++ } END { print n + 0 }' <<< "$truth")" 0 \
+	"no conclusion on a rank's process or main thread is on the wrong side of its timed truth (none false where it waited)"
+tap_eq "$(awk '$2 == "process" && $1 >= 1 && $4 > 0.21 && $5 != "true" { n++ }
+	END { print n + 0 }' <<< "$truth")" 0 \
+	"each of ranks 1-3 whose timed wait is above the threshold is concluded true"
+tap_eq "$(awk '$2 == "process" && $1 >= 1 && $4 > 0.21 { n++ } END { print n + 0 }' <<< "$truth")" 3 \
+	"ranks 1-3 each waited above the threshold (timed), as bn_mpi is made to"
 # msg_wait's instances that were enabled: how many estimated from
 # samples, how many counted otherwise
 tap_eq "$(jq -s -r '([.[] | select(.t == "enable" and .metric == "msg_wait") | .req]) as $m |
 	[.[] | select(.t == "reply" and .status == 0 and (.req as $q | $m | index($q)))] |
 	"\([.[] | select(.sampled)] | length > 0) \([.[] | select(.sampled | not)] | length)"' "$TMP/j.jsonl")" "true 0" \
 	"every msg_wait instance enabled is estimated from the ranks' samples, none counted by instrumentation"
-tap_ok $(grep -Eq '^ *[0-9]+\. rank [123] spends ([0-9]+% of its time|[0-9.]+ s per second) waiting in MPI calls .*\(estimated from stack samples\)$' "$TMP/run.out"; echo $?) \
-	"a finding names a rank 1-3 waiting in MPI calls, labelled estimated from stack samples"
+named_wait=$(grep -Eq '^ *[0-9]+\. rank [123] spends ([0-9]+% of its time|[0-9.]+ s per second) waiting in MPI calls .*\(estimated from stack samples\)$' "$TMP/run.out"; echo $?)
+tap_ok $named_wait "a finding names a rank 1-3 waiting in MPI calls, labelled estimated from stack samples"
+[ $named_wait -eq 0 ] || tap_diag "$(sed -n '/^findings/,/^spread/p' "$TMP/run.out")"
 tap_ok $(grep -q '^    sampled: estimated from stack samples (CPU samples and switch-outs of the child processes, which hunch follows without instrumenting them)$' "$TMP/run.out"; echo $?) \
 	"the message-wait details say how they were estimated"
 tap_eq "$(jq -r --argjson p "$r0" '[.spread[] | select(.imbalanced and
