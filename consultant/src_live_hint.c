@@ -218,7 +218,8 @@ static void add_now(struct slh *h, double t, double off_s,
 	}
 	memcpy(all, ids, (size_t)nids * sizeof(int));
 	memcpy(all + nids, stack, (size_t)nstack * sizeof(int));
-	src_live_hintoff_add(h->off, t, all, nids + nstack, off_s);
+	src_live_hintoff_add(h->off, t, h->last_tick, all, nids + nstack,
+			     off_s);
 }
 
 static void observe_off(struct slh *h, double t, double off_s,

@@ -12,6 +12,7 @@
 struct offobs {
 	uint64_t seq;             /* its place in the order of arrival */
 	double t, off_s;
+	double arrived;           /* when it was added */
 	int *ids;
 	int nids;
 };
@@ -44,7 +45,8 @@ void src_live_hintoff_free(struct src_live_hintoff *o)
 }
 
 void src_live_hintoff_add(struct src_live_hintoff *o, double t,
-			  const int *ids, int nids, double off_s)
+			  double arrived, const int *ids, int nids,
+			  double off_s)
 {
 	struct offobs *b;
 
@@ -57,6 +59,7 @@ void src_live_hintoff_add(struct src_live_hintoff *o, double t,
 	b = &o->obs[o->nobs++];
 	b->seq = ++o->added;
 	b->t = t;
+	b->arrived = arrived;
 	b->off_s = off_s;
 	b->nids = nids;
 	b->ids = malloc((size_t)(nids > 0 ? nids : 1) * sizeof(int));
@@ -65,14 +68,14 @@ void src_live_hintoff_add(struct src_live_hintoff *o, double t,
 	memcpy(b->ids, ids, (size_t)nids * sizeof(int));
 }
 
-/* Observations arrive out of time order (each when its thread gets a
- * CPU back): every one older than the window goes, wherever it is. */
+/* By arrival: a switch-out arrives when its thread gets a CPU back,
+ * which after a long sleep is more than a window after it left. */
 void src_live_hintoff_expire(struct src_live_hintoff *o, double now)
 {
 	size_t k = 0;
 
 	for (size_t i = 0; i < o->nobs; i++) {
-		if (o->obs[i].t < now - o->window)
+		if (o->obs[i].arrived < now - o->window)
 			free(o->obs[i].ids);
 		else
 			o->obs[k++] = o->obs[i];

@@ -21,12 +21,14 @@ struct src_live_hintoff;
 
 struct src_live_hintoff *src_live_hintoff_new(double window_s);
 void src_live_hintoff_free(struct src_live_hintoff *o);
-/* One observation at t (seconds, not going backwards): the resources
+/* One observation: the thread left its CPU at t and the observation
+ * arrived at `arrived` (seconds, not going backwards), the resources
  * `ids` (the thread, the functions and modules on its stack) and the
  * seconds off a CPU it stands for. */
 void src_live_hintoff_add(struct src_live_hintoff *o, double t,
-			  const int *ids, int nids, double off_s);
-/* Forget observations older than now - window. */
+			  double arrived, const int *ids, int nids,
+			  double off_s);
+/* Forget observations that arrived before now - window. */
 void src_live_hintoff_expire(struct src_live_hintoff *o, double now);
 /* Observations added after the `after`-th one (0: every one in the
  * window; by order of arrival, not time: a thread's switch-out arrives

@@ -30,6 +30,19 @@
 #define SMOOTH_S 2.0
 #define SMOOTH_N 64              /* readings kept, at most */
 
+#define SW_THREADS 64             /* threads of a child followed */
+
+/* A thread's readings: its time off a CPU comes from the kernel's
+ * counts (wall time less CPU time), which nothing loses; its samples
+ * say which part was inside the functions. */
+struct swthread {
+	pid_t tid;
+	int64_t cpu;             /* CPU time, ns, at t */
+	double t;                /* the source's seconds */
+	double carry_ns;         /* time off not yet attributed */
+	uint64_t after_off;      /* its off-CPU observations counted */
+};
+
 /* One child's readings at the last estimate. */
 struct swchild {
 	pid_t pid;
@@ -37,9 +50,9 @@ struct swchild {
 				  * functions */
 	int64_t cpu;             /* CPU time, ns */
 	double after_cpu;        /* the newest CPU sample counted */
-	uint64_t after_off;      /* the off-CPU observations counted */
-	double t_start;          /* when it started (the source's s) */
 	double t0;               /* the newest CPU sample at its start */
+	struct swthread th[SW_THREADS];
+	size_t nth;
 };
 
 struct src_live_setwall {
@@ -178,11 +191,62 @@ static void start_child(struct src_live_setwall *w, struct slh *h,
 		     &in, &nin, &off_latest);
 	if (nb == 0 && nin == 0)
 		return;
+	(void)now;
 	c->cpu = cpu;
 	c->after_cpu = c->t0 = latest;
-	c->after_off = off_latest;
-	c->t_start = now;
 	c->started = true;
+}
+
+/* A thread's entry, made (and its first reading taken) when first
+ * seen: NULL then. */
+static struct swthread *thread_of(struct swchild *c, pid_t tid, int64_t cpu,
+				  double now, uint64_t after)
+{
+	for (size_t i = 0; i < c->nth; i++)
+		if (c->th[i].tid == tid)
+			return &c->th[i];
+	if (c->nth < SW_THREADS)
+		c->th[c->nth++] = (struct swthread){ .tid = tid, .cpu = cpu,
+			.t = now, .after_off = after };
+	return NULL;
+}
+
+/* A thread's time off a CPU since its last reading (wall less CPU), and
+ * the part its switch-outs drained since then put in the functions:
+ * each switch-out counts its own time off, so their share of the time
+ * off is the functions'.  Time off with no switch-out drained yet (a
+ * thread still off, or a drain late) waits for the next ones, and the
+ * switch-outs a full ring lost only thin the share out. */
+static double thread_off(struct src_live_setwall *w, struct slh *h,
+			 const struct slk *kids, struct swchild *c, pid_t tid,
+			 double now)
+{
+	struct swthread *t;
+	char within[64];
+	double all, in, off;
+	uint64_t latest;
+	size_t nin;
+	int64_t cpu;
+
+	if (!slk_value(kids, c->pid, tid, false, &cpu))
+		return 0;
+	snprintf(within, sizeof(within), "/Process/%d/%d", (int)c->pid,
+		 (int)tid);
+	slh_off_sums(h, w->names, w->nnames, w->code, within, UINT64_MAX, 0,
+		     &all, &in, &nin, &latest);
+	if ((t = thread_of(c, tid, cpu, now, latest)) == NULL)
+		return 0;
+	off = (now - t->t) * 1e9 - (double)(cpu - t->cpu);
+	t->carry_ns += off > 0 ? off : 0;
+	t->cpu = cpu;
+	t->t = now;
+	slh_off_sums(h, w->names, w->nnames, w->code, within, t->after_off, 0,
+		     &all, &in, &nin, &t->after_off);
+	if (all <= 0)
+		return 0;
+	off = t->carry_ns * in / all;
+	t->carry_ns = 0;
+	return off;
 }
 
 /* One child's part since its last reading: its CPU time times the share
@@ -193,8 +257,8 @@ static void read_child(struct src_live_setwall *w, const struct slk *kids,
 		       struct swchild *c, bool ended, double now)
 {
 	struct slh *h = slk_hint(kids, c->pid);
-	size_t nw, nb, nin;
-	double latest, all, in;
+	size_t nw, nb;
+	double latest;
 	int64_t cpu;
 
 	if (h == NULL || slh_offcpu_start(h, NULL) < 0 ||
@@ -219,10 +283,15 @@ static void read_child(struct src_live_setwall *w, const struct slk *kids,
 		c->cpu = cpu;
 		c->after_cpu = latest;
 	}
-	slh_off_sums(h, w->names, w->nnames, w->code, w->within,
-		     c->after_off, c->t_start, &all, &in, &nin,
-		     &c->after_off);
-	w->acc_ns += in * 1e9;
+	if (w->tid != 0) {
+		w->acc_ns += thread_off(w, h, kids, c, w->tid, now);
+	} else {
+		pid_t tids[SW_THREADS];
+		size_t n = slk_threads(kids, c->pid, tids, SW_THREADS);
+
+		for (size_t i = 0; i < n; i++)
+			w->acc_ns += thread_off(w, h, kids, c, tids[i], now);
+	}
 }
 
 bool src_live_setwall_read(struct src_live_setwall *w,

@@ -264,9 +264,9 @@ static void offcpu_sums(void)
 	uint64_t seen, seen2;
 	size_t n;
 
-	src_live_hintoff_add(o, 0.5, (int[]){ t1, bar, mn }, 3, 0.30);
-	src_live_hintoff_add(o, 0.7, (int[]){ t1, work, mn }, 3, 0.10);
-	src_live_hintoff_add(o, 0.6, (int[]){ t2, bar, mn }, 3, 0.20);
+	src_live_hintoff_add(o, 0.5, 0.5, (int[]){ t1, bar, mn }, 3, 0.30);
+	src_live_hintoff_add(o, 0.7, 0.7, (int[]){ t1, work, mn }, 3, 0.10);
+	src_live_hintoff_add(o, 0.6, 0.7, (int[]){ t2, bar, mn }, 3, 0.20);
 	src_live_hintoff_sum_after(o, w, 0, 0, set, 1, NULL, NULL, &all, &in,
 				   &n, &seen);
 	tap_ok(all > 0.599 && all < 0.601 && in > 0.499 && in < 0.501 &&
@@ -280,15 +280,16 @@ static void offcpu_sums(void)
 				   "/Process/20/21", &all, &in, &n, &seen);
 	tap_ok(in > 0.199 && in < 0.201 && all > 0.299 && all < 0.301,
 	       "off-CPU from 0.6 s: the 0.3 s left at 0.5 counts 0.2");
-	src_live_hintoff_add(o, 0.55, (int[]){ t1, bar }, 2, 0.05);
+	src_live_hintoff_add(o, 0.55, 0.8, (int[]){ t1, bar }, 2, 0.05);
 	src_live_hintoff_sum_after(o, w, seen, 0, set, 1, NULL, NULL, &all,
 				   &in, &n, &seen2);
 	tap_ok(n == 1 && in > 0.049 && in < 0.051 && seen2 == 4,
 	       "off-CPU after the 3rd: the late arrival (left at 0.55 s) "
 	       "alone");
-	src_live_hintoff_expire(o, 2.65);
-	tap_ok(src_live_hintoff_count(o) == 1, "off-CPU at 2.65 s: those "
-	       "older than 0.65 s are gone, 1 left");
+	src_live_hintoff_expire(o, 2.75);
+	tap_ok(src_live_hintoff_count(o) == 1, "off-CPU at 2.75 s: those "
+	       "that arrived before 0.75 s are gone, 1 left (left its CPU at "
+	       "0.55, arrived at 0.8)");
 	src_live_hintoff_free(o);
 	hw_free(w);
 }
