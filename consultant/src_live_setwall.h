@@ -8,13 +8,17 @@
  * The timer would run while one of the functions is on a thread's
  * stack, on a CPU or off it.  On a CPU: each interval a child's CPU
  * time (the kernel's count) times the share of its recent cpu-clock
- * samples with one of the functions on the stack.  Off a CPU: the
- * child's sampled switch-outs (slh_new_offcpu: where it left its CPU and
- * how long it stayed off, in the run queue or asleep) with one of the
- * functions on the stack, each counted for the time off it stands for.
- * A rank that waits in MPI_Barrier by yielding its CPU (OpenMPI with
- * more ranks than cores) spends most of the wait in the run queue: the
- * second part is the one that counts there.
+ * samples with one of the functions on the stack.  Off a CPU: each
+ * thread's time off since the last reading (wall time less CPU time,
+ * the kernel's counts) times the share of the time off of its
+ * switch-outs drained since (slh_offcpu_start: where it left its CPU
+ * and how long it stayed off, in the run queue or asleep) that had one
+ * of the functions on the stack; time off with no switch-out drained
+ * yet waits for the next.  The kernel's count makes the total whole
+ * when a late drain found the switch ring full.  A rank that waits in
+ * MPI_Barrier by yielding its CPU (OpenMPI with more ranks than cores)
+ * spends most of the wait in the run queue: the second part is the one
+ * that counts there.
  *
  * A child counts from the first reading at which its samples show it in
  * one of the functions: before (MPI_Init, a calibration before the first
