@@ -11,14 +11,18 @@ or of its main thread, one line:
     rank R process|thread EST TRUTH VERDICT
 
 EST: the instance's mean value over its samples (seconds per second);
-TRUTH: the share of the same window the rank spent inside the timed
-calls; VERDICT: the search's conclusion for that node (true, false, or
-none).  Then for the whole job ("job" for rank and focus), the sum of
+TRUTH: the same mean of the timed truth, each sample's value being the
+rate over the SMOOTH_S seconds before it (consultant/src_live_setwall.c
+gives each value so): the share of those seconds the rank spent inside
+the timed calls; VERDICT: the search's conclusion for that node (true,
+false, or none).  Then for the whole job ("job" for rank and focus), the sum of
 the ranks' truths.
 """
 import json
 import re
 import sys
+
+SMOOTH_S = 2.0
 
 
 def main():
@@ -68,10 +72,14 @@ def main():
         parts = path.split('/')
         if not s:
             continue
-        a, b = s[0][0], s[-1][1]
-        est = sum((y - x) * v for x, y, v in s) / sum(y - x for x, y, v in s)
+        span = sum(y - x for x, y, v in s)
+        est = sum((y - x) * v for x, y, v in s) / span
+
+        def mean_truth(rks):
+            return sum((y - x) * sum(truth(rk, y - SMOOTH_S, y) for rk in rks)
+                       for x, y, v in s) / span
         if len(parts) == 2:
-            tr = sum(truth(rk, a, b) for rk in waits)
+            tr = mean_truth(list(waits))
             print('job job %.3f %.3f %s' % (est, tr, verdicts.get(path, 'none')))
             continue
         pid = int(parts[2])
@@ -84,7 +92,7 @@ def main():
         else:
             continue
         print('%d %s %.3f %.3f %s' % (rank_of[pid], focus, est,
-              truth(rank_of[pid], a, b), verdicts.get(path, 'none')))
+              mean_truth([rank_of[pid]]), verdicts.get(path, 'none')))
 
 
 main()
