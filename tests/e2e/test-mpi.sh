@@ -132,9 +132,12 @@ tap_ok $(grep -Eq '^ExcessiveMessageWaitingTime true </Code/libmpi[^/]*/[^/]*/P?
 truth=$(python3 "$HUNCH_SOURCE_ROOT/tests/e2e/mpi_truth.py" "$TMP/j.jsonl" "$TMP/waits")
 tap_diag "estimate vs truth (rank focus estimate truth verdict):
 $truth"
-tap_eq "$(awk '$2 == "process" && $1 >= 1 && $4 > 0 &&
-	$3 / $4 >= 0.7 && $3 / $4 <= 1.3 { n++ } END { print n + 0 }' <<< "$truth")" 3 \
-	"each of ranks 1-3: the estimate over its experiment is within 30% of the timed truth"
+# (The search may enable a node more than once: one line per instance.)
+tap_eq "$(awk '$1 >= 1 && $2 == "process" { print $1 }' <<< "$truth" | sort -u | tr '\n' ' ')" "1 2 3 " \
+	"the message wait is estimated on each of ranks 1-3's processes"
+tap_eq "$(awk '$1 != "job" && $1 >= 1 && $1 <= 3 && !($4 > 0 && $3 / $4 >= 0.7 &&
+	$3 / $4 <= 1.3) { n++ } END { print n + 0 }' <<< "$truth")" 0 \
+	"every estimate on ranks 1-3 (process or main thread) is within 30% of the timed truth"
 # A conclusion is wrong when its truth lies beyond the threshold's band
 # (0.2, hysteresis 5%) on the other side.
 tap_eq "$(awk '$1 != "job" && (($5 == "true" && $4 < 0.19) ||
@@ -143,7 +146,7 @@ tap_eq "$(awk '$1 != "job" && (($5 == "true" && $4 < 0.19) ||
 tap_eq "$(awk '$2 == "process" && $1 >= 1 && $4 > 0.21 && $5 != "true" { n++ }
 	END { print n + 0 }' <<< "$truth")" 0 \
 	"each of ranks 1-3 whose timed wait is above the threshold is concluded true"
-tap_eq "$(awk '$2 == "process" && $1 >= 1 && $4 > 0.21 { n++ } END { print n + 0 }' <<< "$truth")" 3 \
+tap_eq "$(awk '$2 == "process" && $1 >= 1 && $4 > 0.21 { print $1 }' <<< "$truth" | sort -u | tr '\n' ' ')" "1 2 3 " \
 	"ranks 1-3 each waited above the threshold (timed), as bn_mpi is made to"
 # msg_wait's instances that were enabled: how many estimated from
 # samples, how many counted otherwise
