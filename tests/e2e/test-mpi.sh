@@ -168,6 +168,8 @@ tap_eq "$(jq -r --argjson p "$r0" '[.spread[] | select(.imbalanced and
 	(.hypothesis == "CPUbound" or .hypothesis == "CPUdemand") and
 	.max.pid == $p)] | length > 0' "$TMP/r.json")" true \
 	"the spread across processes shows a load imbalance whose busiest process is rank 0"
+tap_ok $(grep -Eq "^    load imbalance: process $r0, rank 0 has [0-9.]+x the mean of the 5$" "$TMP/run.out"; echo $?) \
+	"the report's text names that imbalance's process by its rank"
 
 "$HUNCH" replay --batch "$TMP/j.jsonl" > "$TMP/replay.out" 2> "$TMP/replay.err"
 tap_eq $? 0 "replay --batch of the journal exits 0 too"
