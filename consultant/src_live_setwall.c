@@ -179,7 +179,7 @@ static struct swchild *child_of(struct src_live_setwall *w, pid_t pid)
 /* Starts counting the child once its window shows it (or the thread)
  * in one of the functions, from the samples after that reading. */
 static void start_child(struct src_live_setwall *w, struct slh *h,
-			struct swchild *c, int64_t cpu, double now)
+			struct swchild *c, int64_t cpu)
 {
 	size_t nw, nb, nin;
 	double all, in, latest;
@@ -191,7 +191,6 @@ static void start_child(struct src_live_setwall *w, struct slh *h,
 		     &in, &nin, &off_latest);
 	if (nb == 0 && nin == 0)
 		return;
-	(void)now;
 	c->cpu = cpu;
 	c->after_cpu = c->t0 = latest;
 	c->started = true;
@@ -265,7 +264,7 @@ static void read_child(struct src_live_setwall *w, const struct slk *kids,
 	    !slk_value(kids, c->pid, w->tid, false, &cpu))
 		return;
 	if (!c->started) {
-		start_child(w, h, c, cpu, now);
+		start_child(w, h, c, cpu);
 		w->counting |= c->started;
 		return;
 	}

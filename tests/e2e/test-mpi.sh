@@ -21,7 +21,8 @@
 #   threshold its truth is (none false where the rank waited: its
 #   start-up never concludes, a rank counts from its first sample in an
 #   MPI wait); each of ranks 1-3 whose truth is above the threshold's
-#   band concluded true;
+#   band concluded true (the job is run again, once, when the kernel
+#   starved one of ranks 1-3 so that rank 0 did not wait least);
 #   the finding labelled "estimated from stack samples" (the ranks are
 #   not instrumented: CPU samples and switch-out samples, which see a
 #   rank yielding its CPU in MPI_Barrier); a load imbalance across the
@@ -60,10 +61,28 @@ tap_eq $? 0 "the job run directly exits 0"
 tap_eq "$(cat "$TMP/direct.out")" "bn_mpi ranks=4 rounds=20 seconds=20
 bn_mpi done" "the job run directly prints its two lines"
 
-BNMPI_TIMER_DIR=$TMP/waits "$HUNCH" run --batch --time-limit 120 \
-	--report "$TMP/r.json" --journal "$TMP/j.jsonl" -- "${job[@]}" \
-	> "$TMP/run.out" 2> "$TMP/run.err"
-rc=$?
+# The ranks' timed waits over the whole run, rank 0 first, and whether
+# the planted imbalance held: rank 0 waited least.  On a loaded machine
+# the kernel may starve one of ranks 1-3 until it, not rank 0, arrives
+# last at the barriers; hunch then reports that rank computing and rank
+# 0 waiting, rightly, and the checks below, written for the planted
+# imbalance, cannot hold: the job is run again, once.
+timed_waits() {
+	for r in 0 1 2 3; do
+		awk '{ s += $2 - $1 } END { printf "%.2f\n", s / 1e9 }' "$1/rank$r.waits"
+	done | tr '\n' ' '
+}
+for attempt in 1 2; do
+	rm -rf "$TMP/waits" && mkdir -p "$TMP/waits"
+	BNMPI_TIMER_DIR=$TMP/waits "$HUNCH" run --batch --time-limit 120 \
+		--report "$TMP/r.json" --journal "$TMP/j.jsonl" -- "${job[@]}" \
+		> "$TMP/run.out" 2> "$TMP/run.err"
+	rc=$?
+	waits=$(timed_waits "$TMP/waits")
+	awk '{ for (i = 2; i <= 4; i++) if ($i <= $1) exit 1 }' <<< "$waits" && break
+	tap_diag "run $attempt: the ranks' timed waits (s, ranks 0-3) $waits: rank 0 was not the slowest (the kernel starved another rank)"
+done
+tap_diag "the ranks' timed waits (s, ranks 0-3): $waits"
 tap_eq $rc 0 "hunch run --batch -- mpirun: exit 0, the search is complete"
 [ $rc -eq 0 ] || tap_diag "$(tail -5 "$TMP/run.err"; jq -c '.not_tested[]? | select(.top_level)' "$TMP/r.json")"
 tap_ok $(program_part "$TMP/run.out" | cmp -s - "$TMP/direct.out"; echo $?) \
@@ -136,8 +155,9 @@ $truth"
 tap_eq "$(awk '$1 >= 1 && $2 == "process" { print $1 }' <<< "$truth" | sort -u | tr '\n' ' ')" "1 2 3 " \
 	"the message wait is estimated on each of ranks 1-3's processes"
 tap_eq "$(awk '$1 != "job" && $1 >= 1 && $1 <= 3 && !($4 > 0 && $3 / $4 >= 0.7 &&
-	$3 / $4 <= 1.3) { n++ } END { print n + 0 }' <<< "$truth")" 0 \
-	"every estimate on ranks 1-3 (process or main thread) is within 30% of the timed truth"
+	$3 / $4 <= 1.3) && !($3 - $4 <= 0.05 && $4 - $3 <= 0.05) { n++ }
+	END { print n + 0 }' <<< "$truth")" 0 \
+	"every estimate on ranks 1-3 (process or main thread) is within 30% (or 0.05) of the timed truth"
 # A conclusion is wrong when its truth lies beyond the threshold's band
 # (0.2, hysteresis 5%) on the other side.
 tap_eq "$(awk '$1 != "job" && (($5 == "true" && $4 < 0.19) ||
