@@ -165,6 +165,8 @@ static void say_short(const struct pc_consult *pc, const struct pc_node *n,
 		say(w, "%.2f s per second blocked in I/O", v);
 	else if (is(pc, n->hyp, "ExcessiveSyncWaitingTime"))
 		say(w, "%.2f s per second waiting for locks", v);
+	else if (is(pc, n->hyp, "ExcessiveMessageWaitingTime"))
+		say(w, "%.2f s per second waiting in MPI calls", v);
 	else
 		say(w, "%s %.4g", hyp_name(pc, n->hyp), v);
 }
@@ -209,6 +211,12 @@ static void say_main(const struct pc_consult *pc, const struct pc_finding *f,
 		say(w, " I/O in %.0f-byte operations",
 		    pc_findings_value(pc, f->lead));
 		say_file(pc, f->where[3], w);
+	} else if (is(pc, f->hyp, "ExcessiveMessageWaitingTime")) {
+		say_who(pc, f, w, "spends", "spend");
+		say(w, " ");
+		say_time(f, v, w);
+		say(w, " waiting in MPI calls (receives, waits, barriers, "
+		    "collectives)");
 	} else if (is(pc, f->hyp, "ExcessiveAllocationTime")) {
 		say_who(pc, f, w, "spends", "spend");
 		say(w, " ");

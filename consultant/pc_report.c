@@ -545,6 +545,17 @@ int pc_report_write_json(const struct pc_consult *pc,
 	return r == 0 ? 0 : -EIO;
 }
 
+/* Whether the node's hypothesis measures a wall timer (a sampled one is
+ * estimated from CPU samples and switch-outs: msg_wait in MPI ranks). */
+static bool wall_timed(const struct pc_consult *pc, const struct pc_node *n)
+{
+	const struct pc_hypothesis *h = pc_node_hyp(pc, n);
+	const struct pc_metric_def *md = h->nin > 0 ?
+		pc_metric_find(pc->cfg, h->in[0].metric) : NULL;
+
+	return md != NULL && md->type == PC_BASE_WALL_TIMER;
+}
+
 static void text_bottleneck(const struct pc_consult *pc,
 			    const struct pc_search *s, const struct pc_node *n,
 			    int k, FILE *f)
@@ -578,7 +589,11 @@ static void text_bottleneck(const struct pc_consult *pc,
 			fprintf(f, " %s%s", chain[i]->name, i ? " ->" : "");
 	}
 	fputc('\n', f);
-	if (n->sampled)
+	if (n->sampled && wall_timed(pc, n))
+		fprintf(f, "    sampled: estimated from stack samples (CPU "
+			"samples and switch-outs of the child processes, "
+			"which hunch follows without instrumenting them)\n");
+	else if (n->sampled)
 		fprintf(f, "    sampled: estimated from CPU stack samples (the "
 			"code could not be instrumented within the cost "
 			"limit, or runs inside an outer function's "

@@ -4,7 +4,9 @@
  */
 #include "pc_spread.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "pc_resource.h"
 #include "pc_shg.h"
@@ -100,9 +102,29 @@ json_t *pc_spread_json(const struct pc_consult *pc,
 	return a;
 }
 
+/* ", rank N" when the where axis shows process pid by an MPI rank. */
+static const char *rank_of(const struct pc_consult *pc, int pid, char *buf,
+			   size_t len)
+{
+	char path[64];
+	pc_res_id id;
+	const char *shown;
+
+	snprintf(path, sizeof(path), "/Process/%d", pid);
+	id = pc_res_find(pc->res, path);
+	shown = id != PC_RES_NONE ? pc_res_shown(pc_res_get(pc->res, id)) :
+		NULL;
+	if (shown == NULL || strncmp(shown, "rank ", 5) != 0)
+		return "";
+	snprintf(buf, len, ", %s", shown);
+	return buf;
+}
+
 void pc_spread_text(const struct pc_consult *pc, const struct pc_search *s,
 		    FILE *f)
 {
+	char r1[64], r2[64];
+
 	struct pc_spread sp[64];
 	size_t n = pc_spread_list(pc, s, sp, 64);
 
@@ -110,13 +132,16 @@ void pc_spread_text(const struct pc_consult *pc, const struct pc_search *s,
 		fprintf(f, "\nspread across processes (each process's value "
 			"over its experiment):\n");
 	for (size_t i = 0; i < n; i++) {
-		fprintf(f, " %zu. %s: %zu processes, min %.4g (pid %d), mean "
-			"%.4g, max %.4g (pid %d)\n", i + 1, sp[i].node->name,
-			sp[i].nproc, sp[i].min, sp[i].min_pid, sp[i].mean,
-			sp[i].max, sp[i].max_pid);
+		fprintf(f, " %zu. %s: %zu processes, min %.4g (pid %d%s), "
+			"mean %.4g, max %.4g (pid %d%s)\n", i + 1,
+			sp[i].node->name, sp[i].nproc, sp[i].min,
+			sp[i].min_pid, rank_of(pc, sp[i].min_pid, r1,
+			sizeof(r1)), sp[i].mean, sp[i].max, sp[i].max_pid,
+			rank_of(pc, sp[i].max_pid, r2, sizeof(r2)));
 		if (sp[i].imbalanced)
-			fprintf(f, "    load imbalance: process %d has %.1fx "
+			fprintf(f, "    load imbalance: process %d%s has %.1fx "
 				"the mean of the %zu\n", sp[i].max_pid,
+				rank_of(pc, sp[i].max_pid, r2, sizeof(r2)),
 				sp[i].mean > 0 ? sp[i].max / sp[i].mean : 0,
 				sp[i].nproc);
 	}

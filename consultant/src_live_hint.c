@@ -16,6 +16,7 @@
 #include "eng_symbols.h"
 #include "eng_taskstate.h"
 #include "pc_where.h"
+#include "src_live_hintoff.h"
 #include "src_live_hintwin.h"
 
 #define PC_CACHE 8192         /* pc -> path id, direct-mapped */
@@ -39,6 +40,7 @@ struct pc_slot {
  * gives the answer recorded last in that tick. */
 struct pending {
 	double t;
+	double off_s;             /* > 0: an off-CPU observation */
 	enum hw_kind kind;
 	int nids, nstack, complete;
 	int ids[ENG_PS_MAX_FRAMES + 2], stack[ENG_PS_MAX_FRAMES];
@@ -63,6 +65,7 @@ struct slh {
 	double last_tick;
 	struct eng_perfsample *ps;
 	struct hw *win;
+	struct src_live_hintoff *off;   /* switch-outs, or NULL */
 	slh_image_fn image_at;
 	void *arg;
 	struct sobj *objs;
@@ -130,6 +133,7 @@ void slh_free(struct slh *h)
 	if (h == NULL)
 		return;
 	eng_perfsample_close(h->ps);
+	src_live_hintoff_free(h->off);
 	hw_free(h->win);
 	free(h->objs);
 	free(h->pend);
@@ -199,15 +203,34 @@ static int resolve_stack(struct slh *h, const uint64_t *pcs, int n,
 	return ns;
 }
 
-static void observe(struct slh *h, double t, enum hw_kind kind,
-		    const int *ids, int nids, const int *stack, int nstack,
-		    int complete)
+/* Into the window: an off-CPU observation (off_s > 0) with every
+ * resource of its stack, or one of `kind`. */
+static void add_now(struct slh *h, double t, double off_s,
+		    enum hw_kind kind, const int *ids, int nids,
+		    const int *stack, int nstack, int complete)
+{
+	int all[2 * ENG_PS_MAX_FRAMES + 2];
+
+	if (off_s <= 0) {
+		hw_add_stack(h->win, t, kind, ids, nids, stack, nstack,
+			     complete);
+		return;
+	}
+	memcpy(all, ids, (size_t)nids * sizeof(int));
+	memcpy(all + nids, stack, (size_t)nstack * sizeof(int));
+	src_live_hintoff_add(h->off, t, h->last_tick, all, nids + nstack,
+			     off_s);
+}
+
+static void observe_off(struct slh *h, double t, double off_s,
+			enum hw_kind kind, const int *ids, int nids,
+			const int *stack, int nstack, int complete)
 {
 	struct pending *p;
 
 	if (h->in_tick) {
-		hw_add_stack(h->win, t, kind, ids, nids, stack, nstack,
-			     complete);
+		add_now(h, t, off_s, kind, ids, nids, stack, nstack,
+			complete);
 		return;
 	}
 	if (h->npend == h->cappend) {
@@ -218,12 +241,20 @@ static void observe(struct slh *h, double t, enum hw_kind kind,
 	}
 	p = &h->pend[h->npend++];
 	p->t = t;
+	p->off_s = off_s;
 	p->kind = kind;
 	p->nids = nids;
 	p->nstack = nstack;
 	p->complete = complete;
 	memcpy(p->ids, ids, (size_t)nids * sizeof(int));
 	memcpy(p->stack, stack, (size_t)nstack * sizeof(int));
+}
+
+static void observe(struct slh *h, double t, enum hw_kind kind,
+		    const int *ids, int nids, const int *stack, int nstack,
+		    int complete)
+{
+	observe_off(h, t, 0, kind, ids, nids, stack, nstack, complete);
 }
 
 static int thread_id(struct slh *h, pid_t tid)
@@ -242,6 +273,14 @@ static void on_sample(void *arg, const struct eng_psample *s)
 
 	ids[n++] = thread_id(h, s->tid);
 	ns = resolve_stack(h, s->pc, s->nframes, ids, &n, stack);
+	if (s->off_ns > 0 && h->off != NULL) {
+		observe_off(h, secs(h, s->t_ns), (double)s->off_ns / 1e9,
+			    HW_CPU, ids, n, stack, ns, s->complete);
+		h->st.off_obs++;
+		return;
+	}
+	if (s->off_ns > 0)
+		return;
 	observe(h, secs(h, s->t_ns), HW_CPU, ids, n, stack, ns, s->complete);
 	h->st.cpu_obs++;
 }
@@ -399,10 +438,9 @@ void slh_tick(struct slh *h, int force)
 	h->last_tick = now;
 	h->in_tick = true;
 	for (size_t i = 0; i < h->npend; i++)
-		hw_add_stack(h->win, h->pend[i].t, h->pend[i].kind,
-			     h->pend[i].ids, h->pend[i].nids,
-			     h->pend[i].stack, h->pend[i].nstack,
-			     h->pend[i].complete);
+		add_now(h, h->pend[i].t, h->pend[i].off_s, h->pend[i].kind,
+			h->pend[i].ids, h->pend[i].nids, h->pend[i].stack,
+			h->pend[i].nstack, h->pend[i].complete);
 	h->npend = 0;
 	/* drain before following threads: an exited thread's last samples
 	 * are still in its ring */
@@ -413,6 +451,8 @@ void slh_tick(struct slh *h, int force)
 	for (size_t i = 0; i < n; i++)
 		observe_thread(h, tids[i], now);
 	hw_expire(h->win, now);
+	if (h->off != NULL)
+		src_live_hintoff_expire(h->off, now);
 	h->in_tick = false;
 	h->st.ticks++;
 	h->st.tick_cpu_ns += eng_clock_thread_cpu_ns() - c0;
@@ -490,4 +530,43 @@ struct eng_perfsample *slh_sampler(struct slh *h)
 size_t slh_count(const struct slh *h, int kind)
 {
 	return hw_count(h->win, (enum hw_kind)kind);
+}
+
+void slh_funcs_counts(const struct slh *h, const char *const *names,
+		      size_t nnames, const char *code, const char *within,
+		      double after, size_t *n_within, size_t *n_both,
+		      double *latest)
+{
+	hw_count_funcs_after(h->win, HW_CPU, after, names, nnames, code,
+			     within, n_within, n_both, latest);
+}
+
+int slh_offcpu_start(struct slh *h, struct hunch_err *err)
+{
+	int rc = eng_perfsample_offcpu_start(h->ps, err);
+
+	if (rc == 0 && h->off == NULL)
+		h->off = src_live_hintoff_new(SLH_WINDOW_S);
+	return rc;
+}
+
+bool slh_offcpu(const struct slh *h, const char **why)
+{
+	return eng_perfsample_offcpu(h->ps, why) && h->off != NULL;
+}
+
+void slh_off_sums(const struct slh *h, const char *const *names,
+		  size_t nnames, const char *code, const char *within,
+		  uint64_t after, double from, double *off_all,
+		  double *off_in, size_t *n_in, uint64_t *latest)
+{
+	if (h->off == NULL) {
+		*off_all = *off_in = 0;
+		*n_in = 0;
+		*latest = after;
+		return;
+	}
+	src_live_hintoff_sum_after(h->off, h->win, after, from, names, nnames,
+				   code, within, off_all, off_in, n_in,
+				   latest);
 }

@@ -17,6 +17,7 @@
 #ifndef SRC_LIVE_HINT_H
 #define SRC_LIVE_HINT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -42,6 +43,7 @@ struct slh_stats {
 	uint64_t tick_cpu_ns;   /* hunch CPU time in slh_tick, all ticks */
 	uint64_t cpu_obs, sync_obs, io_obs;   /* observations made */
 	uint64_t blocked_unwinds;  /* blocked threads' stacks unwound */
+	uint64_t off_obs;       /* off-CPU observations (slh_offcpu_start) */
 };
 
 /* The rate to sample at: the tunable hintSampleRate when the loaded
@@ -94,5 +96,27 @@ void slh_cpu_reentered(const struct slh *h, const char *path, size_t *n_raw,
 struct eng_perfsample *slh_sampler(struct slh *h);
 /* Observations of one kind (0 CPU, 1 sync, 2 I/O) in the window. */
 size_t slh_count(const struct slh *h, int kind);
+
+/* CPU samples newer than `after` in `within` (NULL: every thread), and
+ * how many had one of the functions `names` on their stack, and `code`
+ * when not NULL (hw_count_funcs_after). */
+void slh_funcs_counts(const struct slh *h, const char *const *names,
+		      size_t nnames, const char *code, const char *within,
+		      double after, size_t *n_within, size_t *n_both,
+		      double *latest);
+/* Sample where each thread leaves its CPU and how long it stays off,
+ * from now on (eng_perfsample_offcpu_start; kept in an off-CPU window,
+ * src_live_hintoff.h).  0, or -errno and why. */
+int slh_offcpu_start(struct slh *h, struct hunch_err *err);
+/* Whether switch-outs are sampled; *why when not. */
+bool slh_offcpu(const struct slh *h, const char **why);
+/* Off-CPU observations after the `after`-th (src_live_hintoff_sum_after):
+ * the seconds off a CPU in `within` after `from`, those in the
+ * functions `names` (and `code`), how many of those, how many ever
+ * added. */
+void slh_off_sums(const struct slh *h, const char *const *names,
+		  size_t nnames, const char *code, const char *within,
+		  uint64_t after, double from, double *off_all,
+		  double *off_in, size_t *n_in, uint64_t *latest);
 
 #endif

@@ -484,6 +484,65 @@ static bool any_in(const int *ids, int n, const bool *m)
 	return false;
 }
 
+bool *hw_match_path(const struct hw *w, const char *path)
+{
+	return matching(w, path);
+}
+
+bool *hw_match_funcs(const struct hw *w, const char *const *names,
+		     size_t nnames)
+{
+	bool *m = xrealloc(NULL, (w->npaths + 1) * sizeof(bool));
+
+	for (size_t i = 0; i < w->npaths; i++) {
+		const char *p = w->paths[i], *fn = strrchr(p, '/');
+
+		m[i] = false;
+		if (strncmp(p, "/Code/", 6) != 0 || fn == NULL)
+			continue;
+		fn++;
+		if (strncmp(fn, "PMPI_", 5) == 0)
+			fn++;
+		for (size_t k = 0; k < nnames && !m[i]; k++)
+			m[i] = strcmp(fn, names[k]) == 0;
+	}
+	return m;
+}
+
+size_t hw_npaths(const struct hw *w)
+{
+	return w->npaths;
+}
+
+void hw_count_funcs_after(const struct hw *w, enum hw_kind kind,
+			  double after, const char *const *names,
+			  size_t nnames, const char *code, const char *within,
+			  size_t *n_within, size_t *n_both, double *latest)
+{
+	bool *mf = hw_match_funcs(w, names, nnames);
+	bool *mc = code ? matching(w, code) : NULL;
+	bool *mw = within ? matching(w, within) : NULL;
+
+	*n_within = *n_both = 0;
+	*latest = after;
+	for (size_t i = 0; i < w->nobs; i++) {
+		const struct obs *o = &w->obs[i];
+
+		if (o->kind != kind || !(o->t > after))
+			continue;
+		if (o->t > *latest)
+			*latest = o->t;
+		if (mw != NULL && !any_in(o->ids, o->nids, mw))
+			continue;
+		(*n_within)++;
+		*n_both += any_in(o->ids, o->nids, mf) &&
+			   (mc == NULL || any_in(o->ids, o->nids, mc));
+	}
+	free(mf);
+	free(mc);
+	free(mw);
+}
+
 void hw_count_reentered(const struct hw *w, enum hw_kind kind,
 			const char *path, size_t *n_raw, size_t *n_gone)
 {

@@ -26,6 +26,7 @@
 #ifndef SRC_LIVE_HINTWIN_H
 #define SRC_LIVE_HINTWIN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 enum hw_kind { HW_CPU, HW_SYNC, HW_IO, HW_NKIND };
@@ -86,6 +87,21 @@ void hw_roots(const struct hw *w, const char *const *starts, size_t nstarts,
 void hw_count_after(const struct hw *w, enum hw_kind kind, double after,
 		    const char *path, const char *within, size_t *n_within,
 		    size_t *n_both, double *latest);
+/* hw_count_after for a set of functions: `*n_both` counts the
+ * observations in `within` whose stack held one of the functions named
+ * `names` (in any module; a name also matches under MPI's profiling
+ * name, PMPI_X for MPI_X, the one function's other symbol) and, unless
+ * `code` is NULL, the /Code resource `code` too. */
+void hw_count_funcs_after(const struct hw *w, enum hw_kind kind,
+			  double after, const char *const *names,
+			  size_t nnames, const char *code, const char *within,
+			  size_t *n_within, size_t *n_both, double *latest);
+/* Which interned ids (hw_npaths of them, malloc'd) are `path` or below
+ * it; which are functions named `names` (as hw_count_funcs_after). */
+bool *hw_match_path(const struct hw *w, const char *path);
+bool *hw_match_funcs(const struct hw *w, const char *const *names,
+		     size_t nnames);
+size_t hw_npaths(const struct hw *w);
 /* Observations of `kind` whose stack held `path` before recursion was
  * folded (`*n_raw`), and those of them whose folded stack no longer
  * holds it (`*n_gone`): `path` ran only between two activations of an

@@ -356,6 +356,16 @@ void slk_kill(struct slk *k)
 			kill(k->k[i].pid, SIGKILL);
 }
 
+size_t slk_threads(const struct slk *k, pid_t pid, pid_t *tids, size_t max)
+{
+	const struct kid *c = k ? find(k, pid) : NULL;
+	size_t n = 0;
+
+	for (; c != NULL && n < c->ntids && n < max; n++)
+		tids[n] = c->tids[n];
+	return n;
+}
+
 struct slh *slk_hint(const struct slk *k, pid_t pid)
 {
 	const struct kid *c = k ? find(k, pid) : NULL;

@@ -48,6 +48,8 @@ size_t slk_live(const struct slk *k);
 void slk_share_delta(struct slk *k, uint64_t *run, uint64_t *wait);
 /* SIGKILL every live child (the program is killed at the end). */
 void slk_kill(struct slk *k);
+/* The threads of child pid seen by the last scan (up to max). */
+size_t slk_threads(const struct slk *k, pid_t pid, pid_t *tids, size_t max);
 /* The stack samples of child pid (the hint sampler of the live source,
  * run on the child), NULL when it has none. */
 struct slh;

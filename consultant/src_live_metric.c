@@ -487,6 +487,25 @@ int slm_kernel_focus(const struct pc_metric_def *md,
 		k->pid = (pid_t)fpid;
 		return rc;
 	}
+	if (k->child && md->kernel == PC_KERNEL_NONE &&
+	    md->type == PC_BASE_WALL_TIMER && md->absent_is_zero &&
+	    is_root(f->path[2]) &&
+	    is_root(f->path[3]) && slk_hint(kids, (pid_t)fpid) != NULL) {
+		/* a wall timer over library calls a child makes (MPI's
+		 * waits): from its stack samples (src_live_setwall.h), on
+		 * the process or a thread */
+		struct pc_metric_def cpu = *md;
+		struct slm_kernel t;
+		int rc;
+
+		cpu.kernel = PC_KERNEL_CPU;
+		rc = slm_kernel_focus(&cpu, &(struct pc_src_focus){ .path = {
+			NULL, f->path[1], NULL, NULL } }, pid, kids, &t, err);
+		k->sample_wall = rc == 0;
+		k->tid = t.tid;
+		k->pid = (pid_t)fpid;
+		return rc;
+	}
 	if (k->child && (md->kernel == PC_KERNEL_NONE ||
 	    !is_root(f->path[0]) || !is_root(f->path[2]) ||
 	    !is_root(f->path[3])))

@@ -72,6 +72,9 @@ struct slm_kernel {
 	pid_t pid;              /* the focus's process, 0: every process */
 	bool child;             /* pid is a child followed (src_live_kids.h)
 				 * rather than the program hunch traces */
+	/* a wall timer in a child that has stack samples: estimated from
+	 * them when it times a set of functions (src_live_setwall.h) */
+	bool sample_wall;
 };
 
 /* Decides for `md` on `f` in process `pid` (or one of its children

@@ -66,6 +66,7 @@
 #include "src_live_kids.h"
 #include "src_live_metric.h"
 #include "src_live_rank.h"
+#include "src_live_setwall.h"
 #include "src_live_share.h"
 
 /* The sampler's rate until the consultant asks for another. */
@@ -156,6 +157,7 @@ void slo_free(struct slo *o, bool target_alive)
 		free(o->inst[i].reason);
 		free(o->inst[i].code);
 		free(o->inst[i].within);
+		src_live_setwall_free(o->inst[i].setwall);
 	}
 	for (size_t i = 0; i < o->nseen; i++)
 		free(o->seen[i].path);
@@ -337,6 +339,9 @@ int slo_enable(struct slo *o, const char *metric,
 			return src_live_kernel_enable(o, in, &k,
 				pc_metric_find(o->cfg, metric)->kernel ==
 				PC_KERNEL_RUNQUEUE);
+		if (in->status == 0 && k.sample_wall)
+			return src_live_setwall_enable(o, in, f, metric,
+						       k.pid, k.tid);
 		if (in->status == 0 && k.can_sample &&
 		    (reentered(o, &k, f->path[0]) ||
 		     use_samples(o, &k, k.child ? 0 :
@@ -352,6 +357,8 @@ int slo_enable(struct slo *o, const char *metric,
 		in->reason = strdup(o->kernel_only);
 		return 0;
 	}
+	if (!in->internal && src_live_setwall_launcher(o, metric, f))
+		return src_live_setwall_enable(o, in, f, metric, 0, 0);
 	if (!in->internal && slr_refuse_launcher(o->proc,
 			pc_metric_find(o->cfg, metric), &in->reason)) {
 		in->status = -ENOTSUP;   /* its 0 would not be the ranks' */
@@ -514,6 +521,11 @@ static void sample_inst(struct slo *o, struct slo_inst *in, double now,
 		s.value = in->processes ? 1 : !in->share ? nthreads :
 			  src_live_kernel_own_share(o, in) ?
 			  sls_share(o->shares, in->ktid) : share;
+	} else if (in->setwall != NULL) {
+		if (!src_live_setwall_sample(o, in, dt, &s.value)) {
+			in->prev_t = now;   /* unknown, not 0 */
+			return;
+		}
 	} else if (in->kernel) {
 		/* an exited thread adds nothing after its last reading */
 		if (!src_live_kernel_value(o, in, &v))

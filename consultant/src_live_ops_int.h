@@ -33,6 +33,8 @@ struct slo_inst {
 	pid_t ktid;              /* kernel: the thread, 0 the process */
 	pid_t kpid;              /* kernel: the process, 0 all of them */
 	bool sampled;            /* kernel time × share of stack samples */
+	struct src_live_setwall *setwall; /* a wall timer estimated from
+				  * children's samples, or NULL */
 	char *code, *within;     /* sampled: the /Code path, the thread's */
 	struct slh *hints;       /* sampled: the process's stack samples */
 	double hw_after;         /* sampled: the last sample time counted */

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "eng_clock.h"
+#include "eng_perfswitch.h"
 #include "eng_stackwalk.h"
 #include "eng_taskcpu.h"
 
@@ -56,6 +57,7 @@ struct pthread_ring {
 	uint64_t cpu0;
 	uint64_t pcount[PAIRS], psched[PAIRS];
 	size_t npair, pnext;
+	struct eng_perfswitch *sw;  /* its switch-outs, or NULL */
 };
 
 struct eng_perfsample {
@@ -64,6 +66,8 @@ struct eng_perfsample {
 	size_t keep;                /* samples kept per thread added */
 	bool user_only;             /* the kernel refused kernel samples */
 	bool fp_chains;             /* ENG_PS_FP_CHAINS */
+	uint64_t sw_tp;             /* offcpu: sched_switch's id, else 0 */
+	const char *sw_why;         /* why a thread's switches are not seen */
 	struct pthread_ring *th;
 	size_t nth, capth;
 	struct eng_stackwalk *sw;   /* libdwfl over the target's modules */
@@ -220,6 +224,10 @@ int eng_perfsample_add_thread(struct eng_perfsample *ps, pid_t tid,
 				  "%s", tid, ps->pid,
 				  strerror(rc < 0 ? -rc : ENOMEM));
 	}
+	if (ps->sw_tp != 0 &&
+	    eng_perfswitch_open(tid, ps->sw_tp, REGS_MASK, &t.sw,
+				&ps->sw_why) < 0)
+		t.sw = NULL;
 	if (ps->nth == ps->capth) {
 		ps->capth = ps->capth ? ps->capth * 2 : 16;
 		ps->th = realloc(ps->th, ps->capth * sizeof(*ps->th));
@@ -232,6 +240,7 @@ int eng_perfsample_add_thread(struct eng_perfsample *ps, pid_t tid,
 
 static void free_thread(struct pthread_ring *t)
 {
+	eng_perfswitch_close(t->sw);
 	munmap(t->map, t->map_len);
 	close(t->fd);
 	free(t->keep);
@@ -351,6 +360,7 @@ static bool parse_sample(struct eng_perfsample *ps, const uint8_t *p,
 	}
 	ps->cur_stack = data;
 	ps->cur_stack_len = size;
+	ps->cur.off_ns = 0;
 	return true;
 }
 
@@ -479,18 +489,44 @@ static int drain_thread(struct eng_perfsample *ps, struct pthread_ring *t,
 	return n;
 }
 
+/* A switch-out, unwound as a CPU sample is (eng_perfswitch_unwind_fn). */
+static int unwind_switch(void *arg, pid_t tid, uint64_t t_ns,
+			 const uint64_t *regs, const uint8_t *stack,
+			 size_t len, struct eng_psample *out)
+{
+	struct eng_perfsample *ps = arg;
+
+	regs_to_dwarf(regs, ps->cur_regs);
+	ps->cur.tid = tid;
+	ps->cur.t_ns = t_ns;
+	ps->cur.cpu_ns = 0;
+	ps->cur_stack = stack;
+	ps->cur_stack_len = len;
+	unwind(ps);
+	*out = ps->cur;
+	return 1;
+}
+
 int eng_perfsample_drain(struct eng_perfsample *ps, eng_psample_fn fn,
 		       void *arg)
 {
 	uint64_t t0 = eng_clock_thread_cpu_ns();
+	/* switch-outs go to the owner (the sink) when there is one: a
+	 * catchup drain wants the newest CPU samples alone */
+	eng_psample_fn sfn = ps->sink ? ps->sink : fn;
+	void *sarg = ps->sink ? ps->sink_arg : arg;
 	int n = 0;
 
 	if (fn == NULL) {
 		fn = ps->sink;
 		arg = ps->sink_arg;
 	}
-	for (size_t i = 0; i < ps->nth; i++)
+	for (size_t i = 0; i < ps->nth; i++) {
 		n += drain_thread(ps, &ps->th[i], fn, arg);
+		if (ps->th[i].sw != NULL)
+			ps->st.off_samples += (uint64_t)eng_perfswitch_drain(
+				ps->th[i].sw, unwind_switch, ps, sfn, sarg);
+	}
 	ps->st.samples += (uint64_t)n;
 	ps->st.drain_ns += eng_clock_thread_cpu_ns() - t0;
 	ps->st.drains++;
@@ -614,6 +650,7 @@ int eng_perfsample_unwind_stopped(struct eng_perfsample *ps, pid_t tid,
 	ps->cur.tid = tid;
 	ps->cur.t_ns = clock_mono_ns();
 	ps->cur.cpu_ns = 0;
+	ps->cur.off_ns = 0;
 	ps->cur_stack = stack;
 	ps->cur_stack_len = len;
 	unwind(ps);
@@ -684,6 +721,37 @@ const struct eng_psample *eng_perfsample_latest(const struct eng_perfsample *ps,
 	if (t == NULL || t->nkeep == 0)
 		return NULL;
 	return &t->keep[(t->next + t->cap - 1) % t->cap];
+}
+
+int eng_perfsample_offcpu_start(struct eng_perfsample *ps,
+				struct hunch_err *err)
+{
+	if (ps->sw_tp != 0 || ps->sw_why != NULL)
+		return ps->sw_why ? hunch_errf(err, -ENOTSUP, "%s",
+					       ps->sw_why) : 0;
+	if (ps->fp_chains)
+		ps->sw_why = "frame-pointer chains sample CPU alone";
+	else if ((ps->sw_tp = eng_perfswitch_tracepoint()) == 0)
+		ps->sw_why = "the sched:sched_switch tracepoint's id cannot "
+			     "be read (is tracefs mounted at "
+			     "/sys/kernel/tracing?)";
+	for (size_t i = 0; ps->sw_tp != 0 && i < ps->nth; i++)
+		if (eng_perfswitch_open(ps->th[i].tid, ps->sw_tp, REGS_MASK,
+					&ps->th[i].sw, &ps->sw_why) < 0)
+			ps->th[i].sw = NULL;
+	if (ps->sw_why == NULL)
+		return 0;
+	return hunch_errf(err, -ENOTSUP, "cannot sample where the threads "
+			  "of pid %d leave their CPU: %s", ps->pid,
+			  ps->sw_why);
+}
+
+int eng_perfsample_offcpu(const struct eng_perfsample *ps, const char **why)
+{
+	if (why != NULL)
+		*why = ps->sw_tp == 0 && ps->sw_why == NULL ?
+		       "switch-outs were not asked for" : ps->sw_why;
+	return ps->sw_tp != 0 && ps->sw_why == NULL;
 }
 
 const struct eng_perfsample_stats *

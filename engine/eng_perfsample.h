@@ -50,6 +50,11 @@ struct eng_psample {
 				 * thread's first function */
 	uint64_t pc[ENG_PS_MAX_FRAMES];
 	uint64_t cfa[ENG_PS_MAX_FRAMES];
+	/* 0: a CPU sample.  Else a switch-out (eng_perfsample_offcpu_start,
+	 * eng_perfswitch.h): the stack is where the thread left its CPU,
+	 * t_ns when, off_ns the time off a CPU it stands for (in the run
+	 * queue or asleep); cpu_ns is 0. */
+	uint64_t off_ns;
 };
 
 struct eng_perfsample_stats {
@@ -59,6 +64,7 @@ struct eng_perfsample_stats {
 	uint64_t unwind_fail;   /* samples unwound to fewer than 2 frames */
 	uint64_t drain_ns;      /* hunch CPU time spent draining+unwinding */
 	uint64_t drains;
+	uint64_t off_samples;   /* switch-outs handed on */
 };
 
 struct eng_perfsample;
@@ -78,6 +84,15 @@ int eng_perfsample_open(pid_t pid, double hz, struct eng_perfsample **out,
 #define ENG_PS_FP_CHAINS 0x1u
 int eng_perfsample_open_flags(pid_t pid, double hz, unsigned flags,
 			    struct eng_perfsample **out, struct hunch_err *err);
+/* Sample where every thread leaves its CPU too, from now on, and how
+ * long it stays off (eng_perfswitch.h; threads added later too): the
+ * switch-outs are drained with the CPU samples and handed to the same
+ * callback, off_ns set.  Returns 0, or -errno with the reason (no
+ * tracefs, no privilege); then eng_perfsample_offcpu says it too. */
+int eng_perfsample_offcpu_start(struct eng_perfsample *ps,
+				struct hunch_err *err);
+/* Whether switch-outs are sampled; when not, *why (if given) says why. */
+int eng_perfsample_offcpu(const struct eng_perfsample *ps, const char **why);
 /* Closes every event; the target runs on untouched. */
 void eng_perfsample_close(struct eng_perfsample *ps);
 

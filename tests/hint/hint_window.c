@@ -4,9 +4,12 @@
  * by tid, duplicates counted once, expiry at the window's edge, and < 0
  * for an empty window; stacks: sampled call edges ranked by how often
  * seen, recursion folded, the roots of complete stacks that hold no
- * start function.
+ * start function; counts of a set of functions by name (PMPI_ as MPI_);
+ * the off-CPU window's sums (src_live_hintoff.c).
  */
 #include <string.h>
+
+#include "src_live_hintoff.h"
 
 #include "src_live_hintwin.h"
 #include "tap.h"
@@ -203,6 +206,94 @@ static void counts_after(struct hw *w)
 	       "0.55 s, 1 in the mutex");
 }
 
+/* hw_count_funcs_after, the message-wait estimate's CPU counts: a sample
+ * is in the set when a function of that name is on its stack in any
+ * module, MPI's PMPI_ names matching their MPI_ ones; the code and
+ * thread filters combine with it. */
+static void counts_funcs(void)
+{
+	static const char *const set[] = { "MPI_Barrier", "MPI_Recv" };
+	struct hw *w = hw_new(2.0);
+	int t1 = hw_intern(w, "/Process/20/21");
+	int t2 = hw_intern(w, "/Process/20/22");
+	int bar = hw_intern(w, "/Code/libmpi.so.40/<unknown>/PMPI_Barrier");
+	int recv = hw_intern(w, "/Code/libmpi.so.40/<unknown>/MPI_Recv");
+	int yld = hw_intern(w, "/Code/libc.so.6/<unknown>/sched_yield");
+	int work = hw_intern(w, F("work")), mn = hw_intern(w, F("main"));
+	int other = hw_intern(w, "/Code/p/p.c/MPI_Barrier_helper");
+	size_t nw, nb;
+	double latest;
+
+	hw_add(w, 0.1, HW_CPU, (int[]){ t1, yld, bar, mn }, 4);
+	hw_add(w, 0.2, HW_CPU, (int[]){ t1, work, mn }, 3);
+	hw_add(w, 0.3, HW_CPU, (int[]){ t2, recv, mn }, 3);
+	hw_add(w, 0.4, HW_CPU, (int[]){ t2, other, work }, 3);
+	hw_count_funcs_after(w, HW_CPU, -1, set, 2, NULL, NULL, &nw, &nb,
+			     &latest);
+	tap_ok(nw == 4 && nb == 2 && latest == 0.4, "funcs: 4 CPU samples, "
+	       "2 in MPI_Barrier (as PMPI_Barrier) or MPI_Recv; not in a "
+	       "function whose name only begins the same; newest 0.4 s");
+	hw_count_funcs_after(w, HW_CPU, -1, set, 2, NULL, "/Process/20/21",
+			     &nw, &nb, &latest);
+	tap_ok(nw == 2 && nb == 1, "funcs in thread 21: 2 samples, 1 in "
+	       "the set");
+	hw_count_funcs_after(w, HW_CPU, 0.2, set, 2, F("main"), NULL, &nw,
+			     &nb, &latest);
+	tap_ok(nw == 2 && nb == 1, "funcs after 0.2 s within main: 2 "
+	       "samples, 1 in the set with main on its stack");
+	hw_count_funcs_after(w, HW_CPU, -1, set, 1, NULL, NULL, &nw, &nb,
+			     &latest);
+	tap_ok(nb == 1, "funcs of MPI_Barrier alone: 1 sample");
+	hw_free(w);
+}
+
+/* The off-CPU window: each switch-out counts its time off; sums by
+ * order of arrival (a late arrival with an early time still counts
+ * once), by thread, by function set, clipped at `from`, expired at the
+ * window's edge. */
+static void offcpu_sums(void)
+{
+	static const char *const set[] = { "MPI_Barrier" };
+	struct hw *w = hw_new(2.0);
+	struct src_live_hintoff *o = src_live_hintoff_new(2.0);
+	int t1 = hw_intern(w, "/Process/20/21");
+	int t2 = hw_intern(w, "/Process/20/22");
+	int bar = hw_intern(w, "/Code/libmpi.so.40/<unknown>/PMPI_Barrier");
+	int mn = hw_intern(w, F("main")), work = hw_intern(w, F("work"));
+	double all, in;
+	uint64_t seen, seen2;
+	size_t n;
+
+	src_live_hintoff_add(o, 0.5, 0.5, (int[]){ t1, bar, mn }, 3, 0.30);
+	src_live_hintoff_add(o, 0.7, 0.7, (int[]){ t1, work, mn }, 3, 0.10);
+	src_live_hintoff_add(o, 0.6, 0.7, (int[]){ t2, bar, mn }, 3, 0.20);
+	src_live_hintoff_sum_after(o, w, 0, 0, set, 1, NULL, NULL, &all, &in,
+				   &n, &seen);
+	tap_ok(all > 0.599 && all < 0.601 && in > 0.499 && in < 0.501 &&
+	       n == 2 && seen == 3, "off-CPU: 0.6 s off in all, 0.5 s of "
+	       "it in MPI_Barrier (2 switch-outs), 3 seen");
+	src_live_hintoff_sum_after(o, w, 0, 0, set, 1, NULL, "/Process/20/22",
+				   &all, &in, &n, &seen);
+	tap_ok(all > 0.199 && all < 0.201 && in > 0.199 && in < 0.201,
+	       "off-CPU in thread 22: 0.2 s, all in MPI_Barrier");
+	src_live_hintoff_sum_after(o, w, 0, 0.6, set, 1, NULL,
+				   "/Process/20/21", &all, &in, &n, &seen);
+	tap_ok(in > 0.199 && in < 0.201 && all > 0.299 && all < 0.301,
+	       "off-CPU from 0.6 s: the 0.3 s left at 0.5 counts 0.2");
+	src_live_hintoff_add(o, 0.55, 0.8, (int[]){ t1, bar }, 2, 0.05);
+	src_live_hintoff_sum_after(o, w, seen, 0, set, 1, NULL, NULL, &all,
+				   &in, &n, &seen2);
+	tap_ok(n == 1 && in > 0.049 && in < 0.051 && seen2 == 4,
+	       "off-CPU after the 3rd: the late arrival (left at 0.55 s) "
+	       "alone");
+	src_live_hintoff_expire(o, 2.75);
+	tap_ok(src_live_hintoff_count(o) == 1, "off-CPU at 2.75 s: those "
+	       "that arrived before 0.75 s are gone, 1 left (left its CPU at "
+	       "0.55, arrived at 0.8)");
+	src_live_hintoff_free(o);
+	hw_free(w);
+}
+
 int main(void)
 {
 	struct hw *w = hw_new(2.0);
@@ -257,6 +348,8 @@ int main(void)
 	hint_is(w, "/Files/tmp/x", 1.0);
 	hint_is(w, "/Files/tmp/y", 0.0);
 	counts_after(w);
+	counts_funcs();
+	offcpu_sums();
 
 	/* The window is 2 s: at 2.15 the samples at 0 and 0.1 are gone. */
 	hw_expire(w, 2.15);

@@ -1,0 +1,55 @@
+/*
+ * src_live_hintoff.h - a sliding window of off-CPU observations (internal
+ * to the live source's hint sampler): each is a thread seen leaving its
+ * CPU (a sampled switch-out, eng_perfsample's ENG_PS_OFFCPU) with the
+ * functions on its stack and the time off a CPU it stands for.  Its
+ * sums answer "how long were the thread(s) off a CPU inside one of these
+ * functions": a rank that waits in MPI_Barrier by yielding its CPU
+ * spends most of that wait in the run queue, where cpu-clock samples
+ * never see it.  Ids are those of the hint window (src_live_hintwin.h),
+ * whose paths the questions match.
+ */
+#ifndef SRC_LIVE_HINTOFF_H
+#define SRC_LIVE_HINTOFF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct hw;
+struct src_live_hintoff;
+
+struct src_live_hintoff *src_live_hintoff_new(double window_s);
+void src_live_hintoff_free(struct src_live_hintoff *o);
+/* One observation: the thread left its CPU at t and the observation
+ * arrived at `arrived` (seconds, not going backwards), the resources
+ * `ids` (the thread, the functions and modules on its stack) and the
+ * seconds off a CPU it stands for. */
+void src_live_hintoff_add(struct src_live_hintoff *o, double t,
+			  double arrived, const int *ids, int nids,
+			  double off_s);
+/* Forget observations that arrived before now - window. */
+void src_live_hintoff_expire(struct src_live_hintoff *o, double now);
+/* Observations added after the `after`-th one (0: every one in the
+ * window; by order of arrival, not time: a thread's switch-out arrives
+ * when it gets its CPU back, after other threads' later ones): *off_all
+ * the seconds off a CPU of those in `within` (a /Process path; NULL:
+ * every one), *off_in of those of them with one of the functions
+ * `names` on their stack (as hw_count_funcs_after matches them) and
+ * `code` too unless NULL; *n_in how many such; *latest how many were
+ * ever added (pass it back as `after` to count each once).  Time off
+ * before `from` (seconds) is left out: an observation that left its CPU
+ * before counts only its part after (it arrives when the thread gets
+ * its CPU back, and a wait begun before an estimate started is not
+ * that estimate's). */
+void src_live_hintoff_sum_after(const struct src_live_hintoff *o,
+				const struct hw *w, uint64_t after,
+				double from, const char *const *names,
+				size_t nnames, const char *code,
+				const char *within,
+				double *off_all, double *off_in, size_t *n_in,
+				uint64_t *latest);
+/* Observations in the window. */
+size_t src_live_hintoff_count(const struct src_live_hintoff *o);
+
+#endif

@@ -1,0 +1,415 @@
+/*
+ * src_live_setwall.c - a wall timer over a set of functions in followed
+ * child processes, from their stack samples (see src_live_setwall.h).
+ */
+#include "src_live_setwall.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src_live_hint.h"
+#include "src_live_kids.h"
+#include "src_live_ops_int.h"
+#include "src_live_rank.h"
+#include "vec.h"
+
+/* A busy rank gets a few CPU samples per sampling interval (~20 a
+ * second of its CPU time), too few for a share of their own: the share
+ * of its CPU time is taken over the last second of samples. */
+#define SHARE_WINDOW_S 1.0
+/* Each value is the estimate's rate over the last SMOOTH_S, and there
+ * is none until it has counted that long: the samples of a wait arrive
+ * in bursts (a thread's switch-out is known when it gets its CPU back)
+ * and an MPI program's rounds alternate work and wait.  0.2 s values
+ * swung from 0 to 3 and the guess flipped at each, so a clear case
+ * waited for the time limit to conclude; 1 s values concluded a rank
+ * false from three values read in one long compute phase (bn_mpi's
+ * rounds took 1.2 s under load). */
+#define SMOOTH_S 2.0
+#define SMOOTH_N 64              /* readings kept, at most */
+
+#define SW_THREADS 64             /* threads of a child followed */
+
+/* A thread's readings: its time off a CPU comes from the kernel's
+ * counts (wall time less CPU time), which nothing loses; its samples
+ * say which part was inside the functions. */
+struct swthread {
+	pid_t tid;
+	int64_t cpu;             /* CPU time, ns, at t */
+	double t;                /* the source's seconds */
+	double carry_ns;         /* time off not yet attributed */
+	uint64_t after_off;      /* its off-CPU observations counted */
+};
+
+/* One child's readings at the last estimate. */
+struct swchild {
+	pid_t pid;
+	bool started;            /* counted from its first reading in the
+				  * functions */
+	int64_t cpu;             /* CPU time, ns */
+	double after_cpu;        /* the newest CPU sample counted */
+	double t0;               /* the newest CPU sample at its start */
+	struct swthread th[SW_THREADS];
+	size_t nth;
+};
+
+struct src_live_setwall {
+	const char **names;      /* the functions (the metric's strings) */
+	size_t nnames;
+	pid_t pid, tid;
+	char *code, *within;     /* within: the thread's /Process path */
+	struct swchild *kids;
+	size_t nkids, capkids;
+	double acc_ns;
+	bool counting;           /* some child counts */
+	double rt[SMOOTH_N];     /* readings since counting: time, value */
+	int64_t rv[SMOOTH_N];
+	size_t nr, next;
+};
+
+/* A clause's functions: its own names, or a named list's. */
+static void clause_names(const struct pc_config *cfg,
+			 const struct pc_instr *c, char ***names, size_t *n)
+{
+	*names = c->foreach;
+	*n = c->nforeach;
+	if (c->foreach_list == NULL)
+		return;
+	*n = 0;
+	for (size_t i = 0; i < cfg->nlists; i++)
+		if (strcmp(cfg->lists[i].name, c->foreach_list) == 0) {
+			*names = cfg->lists[i].items;
+			*n = cfg->lists[i].nitems;
+		}
+}
+
+/* The functions whose entry starts the timer. */
+static void entry_names(const struct pc_config *cfg,
+			const struct pc_metric_def *md, const char ***out,
+			size_t *n)
+{
+	size_t cap = 0;
+
+	*out = NULL;
+	*n = 0;
+	for (size_t i = 0; i < md->ninstr; i++) {
+		const struct pc_instr *c = &md->instr[i];
+		bool starts = false;
+		char **names;
+		size_t nn;
+
+		for (size_t p = 0; p < c->nprims; p++)
+			starts |= c->prims[p].op == PC_OP_START;
+		if (c->point != PC_PT_ENTRY || !starts)
+			continue;
+		clause_names(cfg, c, &names, &nn);
+		for (size_t f = 0; f < nn; f++) {
+			VEC_RESERVE(*out, cap, *n + 1);
+			(*out)[(*n)++] = names[f];
+		}
+	}
+}
+
+bool src_live_setwall_applies(const struct pc_config *cfg,
+			      const struct pc_metric_def *md)
+{
+	const char **names;
+	size_t n;
+
+	if (md == NULL || md->type != PC_BASE_WALL_TIMER ||
+	    md->kernel != PC_KERNEL_NONE)
+		return false;
+	entry_names(cfg, md, &names, &n);
+	free(names);
+	return n > 0;
+}
+
+struct src_live_setwall *src_live_setwall_new(const struct pc_config *cfg,
+					      const struct pc_metric_def *md,
+					      pid_t pid, pid_t tid,
+					      const char *code)
+{
+	struct src_live_setwall *w = calloc(1, sizeof(*w));
+	char path[64];
+
+	if (w == NULL)
+		abort();
+	entry_names(cfg, md, &w->names, &w->nnames);
+	w->pid = pid;
+	w->tid = tid;
+	if (code != NULL && (w->code = strdup(code)) == NULL)
+		abort();
+	if (tid != 0) {
+		snprintf(path, sizeof(path), "/Process/%d/%d", (int)pid,
+			 (int)tid);
+		if ((w->within = strdup(path)) == NULL)
+			abort();
+	}
+	return w;
+}
+
+void src_live_setwall_free(struct src_live_setwall *w)
+{
+	if (w == NULL)
+		return;
+	free(w->names);
+	free(w->code);
+	free(w->within);
+	free(w->kids);
+	free(w);
+}
+
+/* A child's entry, made when first seen. */
+static struct swchild *child_of(struct src_live_setwall *w, pid_t pid)
+{
+	struct swchild *c;
+
+	for (size_t i = 0; i < w->nkids; i++)
+		if (w->kids[i].pid == pid)
+			return &w->kids[i];
+	VEC_RESERVE(w->kids, w->capkids, w->nkids + 1);
+	c = &w->kids[w->nkids++];
+	memset(c, 0, sizeof(*c));
+	c->pid = pid;
+	return c;
+}
+
+/* Starts counting the child once its window shows it (or the thread)
+ * in one of the functions, from the samples after that reading. */
+static void start_child(struct src_live_setwall *w, struct slh *h,
+			struct swchild *c, int64_t cpu)
+{
+	size_t nw, nb, nin;
+	double all, in, latest;
+	uint64_t off_latest;
+
+	slh_funcs_counts(h, w->names, w->nnames, NULL, w->within, -1, &nw,
+			 &nb, &latest);
+	slh_off_sums(h, w->names, w->nnames, NULL, w->within, 0, 0, &all,
+		     &in, &nin, &off_latest);
+	if (nb == 0 && nin == 0)
+		return;
+	c->cpu = cpu;
+	c->after_cpu = c->t0 = latest;
+	c->started = true;
+}
+
+/* A thread's entry, made (and its first reading taken) when first
+ * seen: NULL then. */
+static struct swthread *thread_of(struct swchild *c, pid_t tid, int64_t cpu,
+				  double now, uint64_t after)
+{
+	for (size_t i = 0; i < c->nth; i++)
+		if (c->th[i].tid == tid)
+			return &c->th[i];
+	if (c->nth < SW_THREADS)
+		c->th[c->nth++] = (struct swthread){ .tid = tid, .cpu = cpu,
+			.t = now, .after_off = after };
+	return NULL;
+}
+
+/* A thread's time off a CPU since its last reading (wall less CPU), and
+ * the part its switch-outs drained since then put in the functions:
+ * each switch-out counts its own time off, so their share of the time
+ * off is the functions'.  Time off with no switch-out drained yet (a
+ * thread still off, or a drain late) waits for the next ones, and the
+ * switch-outs a full ring lost only thin the share out. */
+static double thread_off(struct src_live_setwall *w, struct slh *h,
+			 const struct slk *kids, struct swchild *c, pid_t tid,
+			 double now)
+{
+	struct swthread *t;
+	char within[64];
+	double all, in, off;
+	uint64_t latest;
+	size_t nin;
+	int64_t cpu;
+
+	if (!slk_value(kids, c->pid, tid, false, &cpu))
+		return 0;
+	snprintf(within, sizeof(within), "/Process/%d/%d", (int)c->pid,
+		 (int)tid);
+	slh_off_sums(h, w->names, w->nnames, w->code, within, UINT64_MAX, 0,
+		     &all, &in, &nin, &latest);
+	if ((t = thread_of(c, tid, cpu, now, latest)) == NULL)
+		return 0;
+	off = (now - t->t) * 1e9 - (double)(cpu - t->cpu);
+	t->carry_ns += off > 0 ? off : 0;
+	t->cpu = cpu;
+	t->t = now;
+	slh_off_sums(h, w->names, w->nnames, w->code, within, t->after_off, 0,
+		     &all, &in, &nin, &t->after_off);
+	if (all <= 0)
+		return 0;
+	off = t->carry_ns * in / all;
+	t->carry_ns = 0;
+	return off;
+}
+
+/* One child's part since its last reading: its CPU time times the share
+ * of its recent CPU samples in the functions (held while no new sample
+ * has been drained, unless it has ended), and the time off a CPU of its
+ * switch-outs in them. */
+static void read_child(struct src_live_setwall *w, const struct slk *kids,
+		       struct swchild *c, bool ended, double now)
+{
+	struct slh *h = slk_hint(kids, c->pid);
+	size_t nw, nb;
+	double latest;
+	int64_t cpu;
+
+	if (h == NULL || slh_offcpu_start(h, NULL) < 0 ||
+	    !slk_value(kids, c->pid, w->tid, false, &cpu))
+		return;
+	if (!c->started) {
+		start_child(w, h, c, cpu);
+		w->counting |= c->started;
+		return;
+	}
+	slh_funcs_counts(h, w->names, w->nnames, w->code, w->within,
+			 c->after_cpu, &nw, &nb, &latest);
+	if (nw > 0 || cpu == c->cpu || ended) {
+		double from = latest - SHARE_WINDOW_S;
+
+		slh_funcs_counts(h, w->names, w->nnames, w->code, w->within,
+				 from > c->t0 ? from : c->t0, &nw, &nb,
+				 &(double){ 0 });
+		if (nw > 0)
+			w->acc_ns += (double)(cpu - c->cpu) * (double)nb /
+				     (double)nw;
+		c->cpu = cpu;
+		c->after_cpu = latest;
+	}
+	if (w->tid != 0) {
+		w->acc_ns += thread_off(w, h, kids, c, w->tid, now);
+	} else {
+		pid_t tids[SW_THREADS];
+		size_t n = slk_threads(kids, c->pid, tids, SW_THREADS);
+
+		for (size_t i = 0; i < n; i++)
+			w->acc_ns += thread_off(w, h, kids, c, tids[i], now);
+	}
+}
+
+bool src_live_setwall_read(struct src_live_setwall *w,
+			   const struct slk *kids, double now, int64_t *ns)
+{
+	bool was = w->counting;
+
+	for (size_t i = 0; i < slk_count(kids); i++) {
+		bool ended;
+		pid_t p = slk_pid(kids, i, &ended);
+
+		if (w->pid == 0 || p == w->pid)
+			read_child(w, kids, child_of(w, p), ended, now);
+	}
+	*ns = (int64_t)w->acc_ns;
+	/* the reading that starts the count counted nothing yet: its
+	 * interval is unknown, not 0 */
+	return was;
+}
+
+/* ---- the live source's instances ---- */
+
+bool src_live_setwall_launcher(const struct slo *o, const char *metric,
+			       const struct pc_src_focus *f)
+{
+	const struct pc_metric_def *md = pc_metric_find(o->cfg, metric);
+	char *why = NULL;
+	bool yes;
+
+	if (o->kids == NULL)
+		return false;
+	for (int i = 1; i < 4; i++)
+		if (f->path[i] != NULL && strchr(f->path[i] + 1, '/') != NULL)
+			return false;
+	yes = src_live_setwall_applies(o->cfg, md) &&
+	      slr_refuse_launcher(o->proc, md, &why);
+	free(why);
+	return yes;
+}
+
+int src_live_setwall_enable(struct slo *o, struct slo_inst *in,
+			    const struct pc_src_focus *f, const char *metric,
+			    pid_t pid, pid_t tid)
+{
+	const struct pc_metric_def *md = pc_metric_find(o->cfg, metric);
+	struct slh *h = pid != 0 ? slk_hint(o->kids, pid) : NULL;
+	struct hunch_err err = { 0 };
+	char buf[1600];
+	bool ended;
+
+	/* the whole job: asked of the first child sampled, if any yet */
+	for (size_t i = 0; pid == 0 && h == NULL && i < slk_count(o->kids);
+	     i++)
+		h = slk_hint(o->kids, slk_pid(o->kids, i, &ended));
+
+	if (h != NULL && slh_offcpu_start(h, &err) < 0) {
+		snprintf(buf, sizeof(buf), "metric %s cannot be estimated in "
+			 "%s: %s", metric, f->path[1], err.msg);
+		in->status = -ENOTSUP;
+		if ((in->reason = strdup(buf)) == NULL)
+			abort();
+		return 0;
+	}
+	slk_refresh(o->kids);
+	in->setwall = src_live_setwall_new(o->cfg, md, pid, tid,
+		f->path[0] != NULL && strchr(f->path[0] + 1, '/') != NULL ?
+		f->path[0] : NULL);
+	in->sampled = true;
+	in->scale = 1e9;
+	(void)src_live_setwall_read(in->setwall, o->kids, slo_now(o),
+				    &in->prev);
+	in->h = ++o->next_h;
+	in->live = true;
+	in->prev_t = slo_now(o);
+	return 0;
+}
+
+static void keep_reading(struct src_live_setwall *w, double t, int64_t v)
+{
+	w->rt[w->next] = t;
+	w->rv[w->next] = v;
+	w->next = (w->next + 1) % SMOOTH_N;
+	if (w->nr < SMOOTH_N)
+		w->nr++;
+}
+
+/* The reading (now, v) kept; into *rate the rate since the newest
+ * reading at least SMOOTH_S old.  False while there is none. */
+static bool smoothed(struct src_live_setwall *w, double now, int64_t v,
+		     int64_t prev, double dt, double *rate)
+{
+	if (w->nr == 0)   /* the first: the reading it started from */
+		keep_reading(w, now - dt, prev);
+	keep_reading(w, now, v);
+	for (size_t k = 1; k < w->nr; k++) {
+		size_t i = (w->next + SMOOTH_N - 1 - k) % SMOOTH_N;
+
+		if (now - w->rt[i] >= SMOOTH_S - 1e-6) {
+			*rate = (double)(v - w->rv[i]) / (now - w->rt[i]);
+			return true;
+		}
+	}
+	return false;
+}
+
+bool src_live_setwall_sample(struct slo *o, struct slo_inst *in, double dt,
+			     double *value)
+{
+	int64_t v, prev;
+
+	slk_refresh(o->kids);
+	if (!src_live_setwall_read(in->setwall, o->kids, slo_now(o), &v)) {
+		in->prev = v;
+		return false;
+	}
+	prev = in->prev;
+	in->prev = v;
+	if (!smoothed(in->setwall, slo_now(o), v, prev, dt, value))
+		return false;
+	*value /= in->scale;
+	return true;
+}
