@@ -657,13 +657,17 @@ static bool shed_before(const struct pc_node *n, const struct pc_node *w)
 	return n->t_start >= w->t_start;
 }
 
+/* An experiment charged under 1/PC_SHED_SLIVER of the excess over the
+ * limit is a sliver of it (pc_cost_shed). */
+#define PC_SHED_SLIVER 10
+
 /* The lowest-priority active experiment: largest key, latest started.
  * Only experiments charged a cost: one whose instrumentation was already
  * there for another (predicted 0: shared code) frees nothing when shed,
  * and shedding it would only lose its data (on the demo, an observed
  * cost 10% over the limit once shed all 25 experiments). */
 static struct pc_node *shed_candidate(struct pc_consult *pc,
-				      struct pc_search **where)
+				      struct pc_search **where, double least)
 {
 	struct pc_search *ss[2] = { pc->global, pc->current };
 	struct pc_node *worst = NULL;
@@ -672,7 +676,7 @@ static struct pc_node *shed_candidate(struct pc_consult *pc,
 		for (size_t i = 0; ss[k] && i < ss[k]->nn; i++) {
 			struct pc_node *n = ss[k]->nodes[i];
 
-			if (!n->active || !(n->charged_cost > 0))
+			if (!n->active || !(n->charged_cost > least))
 				continue;
 			if (worst == NULL || n->priority > worst->priority ||
 			    (n->priority == worst->priority &&
@@ -729,7 +733,7 @@ void pc_cost_shed(struct pc_consult *pc)
 {
 	double limit = pc_tunable_get(pc->cfg, "costLimit");
 	double estimate = pc->observed, charged = active_charged(pc), ratio;
-	bool alone = charged_active(pc) == 1;
+	bool alone = charged_active(pc) == 1, shed_large = false;
 	char focus[512];
 
 	if (pc->observed <= limit || settling(pc) || measured_rates(pc))
@@ -742,10 +746,22 @@ void pc_cost_shed(struct pc_consult *pc)
 		pc->observed / charged : 1;
 	while (estimate > limit) {
 		struct pc_search *s = NULL;
-		struct pc_node *n = shed_candidate(pc, &s);
+		/* Experiments whose share is a sliver of the excess first
+		 * pass over: shedding one frees nothing that shows, and one
+		 * after another they were all shed before the costly one
+		 * (zstd: 103 experiments in one shed for a lock timer that
+		 * alone cost 14%).  Once a large one is shed, the observed
+		 * cost says whether the slivers must go too. */
+		double sliver = (estimate - limit) / PC_SHED_SLIVER / ratio;
+		struct pc_node *n = shed_candidate(pc, &s, sliver);
 
+		if (n == NULL && shed_large)
+			break;
+		if (n == NULL)
+			n = shed_candidate(pc, &s, 0);
 		if (n == NULL)
 			break;
+		shed_large |= n->charged_cost > sliver;
 		estimate -= n->charged_cost * ratio;
 		/* What it really cost is what it was charged times the
 		 * ratio: its hypothesis' predictions scale so from now on

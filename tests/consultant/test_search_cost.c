@@ -116,6 +116,35 @@ static void test_shed(void)
 	world_free(w);
 }
 
+/* One experiment turns costly among many charged next to nothing: the
+ * shed stops the costly one, not the cheap ones one after another in
+ * priority order until it comes to it (zstd shed 103 so).  Each cheap
+ * one is a sliver of the excess: shedding it frees nothing that shows. */
+static void test_shed_slivers(void)
+{
+	struct world *w = world_new(NULL, NULL);
+	size_t cpu_shed = 0, sync_shed = 0;
+
+	src_sim_cost(w->sim, "cpu_inclusive", 0.0001, 1);
+	src_sim_cost(w->sim, "sync_wait", 0.01, 1);
+	src_sim_script(w->sim, "cpu_inclusive", "*", 0, 0.9, 0.05);
+	world_run(w, 3.0);
+	tap_ok(w->pc->observed < 0.05, "observed %.4f: under the limit",
+	       w->pc->observed);
+	src_sim_cost(w->sim, "sync_wait", 0.01, 10);
+	world_run(w, 3.4);
+	for (size_t i = 0; i < w->pc->nlog; i++) {
+		const char *l = w->pc->log[i];
+
+		cpu_shed += strstr(l, ": shed CPUbound") != NULL;
+		sync_shed += strstr(l, ": shed ExcessiveSyncWaitingTime") != NULL;
+	}
+	tap_ok(sync_shed >= 1, "the costly lock experiment is shed (%zu)",
+	       sync_shed);
+	tap_eq(cpu_shed, 0, "no cheap CPU experiment is shed");
+	world_free(w);
+}
+
 static void test_max_active(void)
 {
 	const char *sets[] = { "maxActiveExperiments=3", NULL };
@@ -427,6 +456,7 @@ int main(void)
 	test_limit();
 	test_resume();
 	test_shed();
+	test_shed_slivers();
 	test_max_active();
 	test_max_pending();
 	test_hint_order();
