@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <math.h>  /* NAN: a macro, no libm */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,54 +25,6 @@ static void set_int(json_t *o, const char *key, long long v)
 	json_object_set_new(o, key, json_integer(v));
 }
 
-/* Only the fields a kind uses are written (pc_source.h says which), so a
- * function discovery costs no "pid":0,"tid":0 on 10,000 lines. */
-json_t *jnl_discovery_json(const struct pc_discovery *d)
-{
-	json_t *o = json_object();
-
-	if ((unsigned)d->kind >= N_DISC_KINDS)
-		return o;
-	json_object_set_new(o, "op", json_string(d->retired ? "retire" : "add"));
-	json_object_set_new(o, "kind", json_string(disc_kind_names[d->kind]));
-	switch (d->kind) {
-	case PC_DISC_FUNCTION:
-		set_str(o, "module", d->module);
-		set_str(o, "srcfile", d->srcfile);
-		set_str(o, "function", d->function);
-		/* Addresses of user space fit in 63 bits; the cast keeps the
-		 * bits of anything larger, and decode casts back. */
-		set_int(o, "addr", (long long)d->addr);
-		break;
-	case PC_DISC_PROCESS:
-		set_int(o, "pid", d->pid);
-		set_str(o, "name", d->name);
-		if (d->retired && d->end != 0) {
-			json_object_set_new(o, "end", json_string(
-				d->end == 'x' ? "exited" : d->end == 's' ?
-				"killed" : "unseen"));
-			if (d->end != '?')
-				set_int(o, "code", d->end_code);
-			json_object_set_new(o, "end_t", json_real(d->end_t));
-		}
-		break;
-	case PC_DISC_THREAD:
-		set_int(o, "pid", d->pid);
-		set_int(o, "tid", d->tid);
-		set_str(o, "function", d->function);
-		break;
-	case PC_DISC_SYNCOBJ:
-		set_str(o, "sync_class", d->sync_class);
-		set_str(o, "name", d->name);
-		set_int(o, "addr", (long long)d->addr);
-		break;
-	case PC_DISC_FILE:
-		set_str(o, "name", d->name);
-		break;
-	}
-	return o;
-}
-
 static const char *get_str(const json_t *rec, const char *key)
 {
 	return json_string_value(json_object_get(rec, key));
@@ -82,12 +35,120 @@ static long long get_int(const json_t *rec, const char *key)
 	return json_integer_value(json_object_get(rec, key));
 }
 
+/* The fields of a discovery record, in the order they are written, and
+ * the kinds that use each (pc_source.h): only those are written, so a
+ * function discovery costs no "pid":0,"tid":0 on 10,000 lines; all are
+ * read back (an absent one reads as NULL or 0). */
+enum disc_type { DISC_STR, DISC_ADDR, DISC_INT };
+#define KIND(k) (1u << PC_DISC_##k)
+static const struct disc_field {
+	const char *key;
+	enum disc_type type;
+	size_t off;
+	unsigned kinds;
+} disc_fields[] = {
+	{ "module", DISC_STR, offsetof(struct pc_discovery, module),
+	  KIND(FUNCTION) },
+	{ "srcfile", DISC_STR, offsetof(struct pc_discovery, srcfile),
+	  KIND(FUNCTION) },
+	{ "pid", DISC_INT, offsetof(struct pc_discovery, pid),
+	  KIND(PROCESS) | KIND(THREAD) },
+	{ "tid", DISC_INT, offsetof(struct pc_discovery, tid), KIND(THREAD) },
+	{ "function", DISC_STR, offsetof(struct pc_discovery, function),
+	  KIND(FUNCTION) | KIND(THREAD) },
+	{ "sync_class", DISC_STR, offsetof(struct pc_discovery, sync_class),
+	  KIND(SYNCOBJ) },
+	{ "name", DISC_STR, offsetof(struct pc_discovery, name),
+	  KIND(PROCESS) | KIND(SYNCOBJ) | KIND(FILE) },
+	/* Addresses of user space fit in 63 bits; the cast keeps the bits
+	 * of anything larger, and decode casts back. */
+	{ "addr", DISC_ADDR, offsetof(struct pc_discovery, addr),
+	  KIND(FUNCTION) | KIND(SYNCOBJ) },
+};
+#undef KIND
+#define N_DISC_FIELDS (sizeof(disc_fields) / sizeof(disc_fields[0]))
+
+static void set_field(json_t *o, const struct disc_field *f,
+		      const struct pc_discovery *d)
+{
+	const char *at = (const char *)d + f->off;
+	const char *s;
+	uint64_t a;
+	int i;
+
+	switch (f->type) {
+	case DISC_STR:
+		memcpy(&s, at, sizeof(s));
+		set_str(o, f->key, s);
+		break;
+	case DISC_ADDR:
+		memcpy(&a, at, sizeof(a));
+		set_int(o, f->key, (long long)a);
+		break;
+	case DISC_INT:
+		memcpy(&i, at, sizeof(i));
+		set_int(o, f->key, i);
+		break;
+	}
+}
+
+static void get_field(const json_t *rec, const struct disc_field *f,
+		      struct pc_discovery *d)
+{
+	char *at = (char *)d + f->off;
+	const char *s;
+	uint64_t a;
+	int i;
+
+	switch (f->type) {
+	case DISC_STR:
+		s = get_str(rec, f->key);
+		memcpy(at, &s, sizeof(s));
+		break;
+	case DISC_ADDR:
+		a = (uint64_t)get_int(rec, f->key);
+		memcpy(at, &a, sizeof(a));
+		break;
+	case DISC_INT:
+		i = (int)get_int(rec, f->key);
+		memcpy(at, &i, sizeof(i));
+		break;
+	}
+}
+
+/* A process's end, as far as hunch saw it. */
+static void set_end(json_t *o, const struct pc_discovery *d)
+{
+	json_object_set_new(o, "end", json_string(
+		d->end == 'x' ? "exited" : d->end == 's' ? "killed" :
+		"unseen"));
+	if (d->end != '?')
+		set_int(o, "code", d->end_code);
+	json_object_set_new(o, "end_t", json_real(d->end_t));
+}
+
+json_t *jnl_discovery_json(const struct pc_discovery *d)
+{
+	json_t *o = json_object();
+
+	if ((unsigned)d->kind >= N_DISC_KINDS)
+		return o;
+	json_object_set_new(o, "op", json_string(d->retired ? "retire" : "add"));
+	json_object_set_new(o, "kind", json_string(disc_kind_names[d->kind]));
+	for (size_t i = 0; i < N_DISC_FIELDS; i++)
+		if (disc_fields[i].kinds & 1u << d->kind)
+			set_field(o, &disc_fields[i], d);
+	if (d->kind == PC_DISC_PROCESS && d->retired && d->end != 0)
+		set_end(o, d);
+	return o;
+}
+
 int jnl_discovery_decode(const json_t *rec, struct pc_discovery *d,
 			 struct hunch_err *err)
 {
 	const char *kind = get_str(rec, "kind");
 	const char *op = get_str(rec, "op");
-	const char *end;
+	const char *end = get_str(rec, "end");
 	unsigned k;
 
 	memset(d, 0, sizeof(*d));
@@ -99,15 +160,8 @@ int jnl_discovery_decode(const json_t *rec, struct pc_discovery *d,
 				  "resource record without a known \"kind\" and \"op\"");
 	d->kind = (enum pc_disc_kind)k;
 	d->retired = strcmp(op, "retire") == 0;
-	d->module = get_str(rec, "module");
-	d->srcfile = get_str(rec, "srcfile");
-	d->function = get_str(rec, "function");
-	d->sync_class = get_str(rec, "sync_class");
-	d->name = get_str(rec, "name");
-	d->addr = (uint64_t)get_int(rec, "addr");
-	d->pid = (int)get_int(rec, "pid");
-	d->tid = (int)get_int(rec, "tid");
-	end = get_str(rec, "end");
+	for (size_t i = 0; i < N_DISC_FIELDS; i++)
+		get_field(rec, &disc_fields[i], d);
 	if (end != NULL) {
 		d->end = strcmp(end, "exited") == 0 ? 'x' :
 			 strcmp(end, "killed") == 0 ? 's' : '?';

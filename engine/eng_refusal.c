@@ -10,6 +10,19 @@
 
 #define ENG_REFUSAL_FIRST ENG_REFUSAL_NO_MEMORY
 
+/* Writing a jump over live bytes, whether a copy's link at the original
+ * entry (LINK_*) or a point's patch (PATCH_*), is refused for the same
+ * four reasons; `where` names the bytes. */
+#define BYTES_IN_USE(kind, where)                                          \
+	E(kind##_STACK) = "a stack word points into " where " (maybe a "    \
+		"return address); try again later",                         \
+	E(kind##_R_BRK) = "hunch's breakpoint on the dynamic linker's "     \
+		"r_brk is in " where,                                       \
+	E(kind##_INT3) = "an int3 (a debugger's or hunch's own "            \
+		"breakpoint) is already in " where,                         \
+	E(kind##_THREAD) = "a thread stopped between instructions of "      \
+		where
+
 static const char *const eng_refusal_table[] = {
 	[ENG_REFUSAL_NO_MEMORY - ENG_REFUSAL_FIRST] = "out of memory",
 #define E(v) [ENG_REFUSAL_##v - ENG_REFUSAL_FIRST]
@@ -54,24 +67,12 @@ static const char *const eng_refusal_table[] = {
 		"again later",
 	E(LINK_TABLE_FULL) = "the runtime library's table of unwind "
 		"information is full",
-	E(LINK_STACK) = "a stack word points into the function's entry "
-		"(maybe a return address); try again later",
-	E(LINK_R_BRK) = "hunch's breakpoint on the dynamic linker's r_brk "
-		"is in the function's entry",
-	E(LINK_INT3) = "an int3 is already at the function's entry",
-	E(LINK_THREAD) = "a thread stopped between instructions of the "
-		"function's entry",
-	E(PATCH_STACK) = "a stack word points into the bytes to patch "
-		"(maybe a return address); try again later",
-	E(PATCH_INT3) = "an int3 is already there (a debugger or hunch's "
-		"own breakpoint)",
-	E(PATCH_R_BRK) = "hunch's breakpoint on the dynamic linker's r_brk "
-		"is in these bytes",
-	E(PATCH_THREAD) = "a thread stopped between instructions of the "
-		"patch",
+	BYTES_IN_USE(LINK, "the function's entry"),
+	BYTES_IN_USE(PATCH, "the bytes to patch"),
 	E(PATCH_GREW) = "trampoline grew",
 	E(PROCESS_ENDED) = "the process has ended",
 #undef E
+#undef BYTES_IN_USE
 };
 
 static_assert(sizeof eng_refusal_table / sizeof eng_refusal_table[0] ==
