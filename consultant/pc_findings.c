@@ -1,23 +1,11 @@
 /*
- * pc_findings.c - grouping the most refined true nodes of a search into
- * findings, and ranking them (see pc_findings.h).  The words, the JSON
- * and which findings were told are in pc_findings_text.c.
- *
- * Three steps, all from the nodes as they are now:
- *  1. per hypothesis, the most refined true nodes ("leaves"), the most
- *     specific first, join the first group whose where they are
- *     compatible with in every hierarchy (one resource is the other's
- *     ancestor, or in /Code on the other's chain of refinements down
- *     the call graph); a leaf compatible with several groups (the
- *     process, when three functions are each true) is evidence of each
- *     and identifies none;
- *  2. groups that name the same function, sync object or file join,
- *     whatever their hypotheses (the mutex waited for and locked very
- *     often); so do a hypothesis and its why-refinement on compatible
- *     foci (blocked in I/O on a thread, small I/O in its function), and
- *     the CPU of a function with a cause that tested true in it and
- *     whose chain runs through it (a writer's CPU is its write()s');
- *  3. each group's cause, where, impact, threads; then the ranking.
+ * pc_findings.c - findings from the most refined true nodes of a
+ * search (see pc_findings.h): the relations between foci that grouping
+ * them needs, then step 3, each joined group's cause, where, impact,
+ * threads, chain and identity.  Steps 1 and 2, which nodes describe
+ * one cause, are in pc_findings_group.c; the ranking in
+ * pc_findings_rank.c; the words, the JSON and which findings were told
+ * in pc_findings_text.c.
  */
 #include "pc_findings.h"
 #include "pc_findings_int.h"
@@ -42,7 +30,7 @@ static bool is_generic(const struct pc_consult *pc, int hyp)
 	return pc_findings_is_generic(pc, hyp);
 }
 
-static int depth(const struct pc_findings_ctx *c, pc_res_id id)
+int pc_findings_depth(const struct pc_findings_ctx *c, pc_res_id id)
 {
 	int d = 0;
 
@@ -59,7 +47,8 @@ bool pc_findings_is_root(const struct pc_findings_ctx *c, pc_res_id id)
 }
 
 /* a is b or one of its ancestors in the resource tree. */
-static bool res_anc(const struct pc_findings_ctx *c, pc_res_id a, pc_res_id b)
+bool pc_findings_res_anc(const struct pc_findings_ctx *c, pc_res_id a,
+			 pc_res_id b)
 {
 	for (const struct pc_res *r = res(c, b); r; r = r->parent ?
 	     res(c, r->parent) : NULL) {
@@ -73,8 +62,8 @@ static bool res_anc(const struct pc_findings_ctx *c, pc_res_id a, pc_res_id b)
 
 /* A /Code resource refined on n's chain (the call graph search refines
  * a caller to its callees: they are not ancestors in the tree). */
-static bool on_chain(const struct pc_findings_ctx *c, const struct pc_node *n,
-		     pc_res_id code)
+bool pc_findings_on_chain(const struct pc_findings_ctx *c,
+			  const struct pc_node *n, pc_res_id code)
 {
 	for (const struct pc_node *p = n; p && p->id != c->s->root;
 	     p = pc_node(c->s, p->orig_parent))
@@ -85,216 +74,12 @@ static bool on_chain(const struct pc_findings_ctx *c, const struct pc_node *n,
 
 /* Two threads of one process: one cause may hold several threads (the
  * finding's threads are a set; its where is then the process). */
-static bool sibling_threads(const struct pc_findings_ctx *c, pc_res_id a,
-			    pc_res_id b)
+bool pc_findings_sibling_threads(const struct pc_findings_ctx *c,
+				 pc_res_id a, pc_res_id b)
 {
 	return res(c, a)->kind == PC_RES_THREAD &&
 	       res(c, b)->kind == PC_RES_THREAD &&
 	       res(c, a)->parent == res(c, b)->parent;
-}
-
-static bool compat(const struct pc_findings_ctx *c, int h, pc_res_id a,
-		   const struct pc_node *na, pc_res_id b,
-		   const struct pc_node *nb)
-{
-	if (a == b || res_anc(c, a, b) || res_anc(c, b, a) ||
-	    (h == 1 && sibling_threads(c, a, b)))
-		return true;
-	return h == 0 && ((nb && on_chain(c, nb, a)) ||
-			  (na && on_chain(c, na, b)));
-}
-
-static int chain_len(const struct pc_findings_ctx *c, const struct pc_node *n)
-{
-	int k = 0;
-
-	for (const struct pc_node *p = n; p && p->id != c->s->root;
-	     p = pc_node(c->s, p->orig_parent))
-		k++;
-	return k;
-}
-
-static int spec(const struct pc_findings_ctx *c, const struct pc_node *n)
-{
-	int d = 0;
-
-	for (int h = 0; h < PC_NHIER; h++)
-		d += depth(c, n->focus.r[h]);
-	return d * 64 + chain_len(c, n);
-}
-
-static bool is_leaf(const struct pc_search *s, const struct pc_node *n)
-{
-	if (n->truth != PC_TRUE || n->is_virtual)
-		return false;
-	for (size_t i = 0; i < n->nkids; i++)
-		if (pc_node(s, n->kids[i].child)->truth == PC_TRUE)
-			return false;
-	return true;
-}
-
-static void collect_leaves(struct pc_findings_ctx *c)
-{
-	for (size_t i = 0; i < c->s->nn && c->nl < MAXL; i++)
-		if (is_leaf(c->s, c->s->nodes[i]))
-			c->leaf[c->nl++] = c->s->nodes[i];
-	/* Most specific first, then oldest: insertion sort, small lists. */
-	for (size_t i = 1; i < c->nl; i++) {
-		const struct pc_node *x = c->leaf[i];
-		int sx = spec(c, x);
-		size_t j = i;
-
-		while (j > 0 && (spec(c, c->leaf[j - 1]) < sx ||
-				 (spec(c, c->leaf[j - 1]) == sx &&
-				  c->leaf[j - 1]->id > x->id))) {
-			c->leaf[j] = c->leaf[j - 1];
-			j--;
-		}
-		c->leaf[j] = x;
-	}
-}
-
-static bool fits_group(const struct pc_findings_ctx *c, int g,
-		       const struct pc_node *n)
-{
-	if (c->ghyp[g] != n->hyp)
-		return false;
-	for (int h = 0; h < PC_NHIER; h++)
-		if (!compat(c, h, c->gwhere[g][h], h ? NULL : c->gcode[g],
-			    n->focus.r[h], n))
-			return false;
-	return true;
-}
-
-static void new_group(struct pc_findings_ctx *c, size_t l)
-{
-	const struct pc_node *n = c->leaf[l];
-	int g = c->ng++;
-
-	c->ghyp[g] = n->hyp;
-	memcpy(c->gwhere[g], n->focus.r, sizeof(c->gwhere[g]));
-	c->gcode[g] = n;
-	c->mem[g][l] = 1;
-	c->uf[g] = g;
-}
-
-/* Step 1. */
-static void group_per_hypothesis(struct pc_findings_ctx *c)
-{
-	for (size_t l = 0; l < c->nl; l++) {
-		int fit[MAXL], nf = 0;
-
-		for (int g = 0; g < c->ng; g++)
-			if (fits_group(c, g, c->leaf[l]))
-				fit[nf++] = g;
-		if (nf == 0) {
-			new_group(c, l);
-			continue;
-		}
-		for (int i = 0; i < nf; i++)
-			c->mem[fit[i]][l] = nf == 1 ? 1 : 2;
-		if (nf > 1)
-			continue;
-		for (int h = 0; h < PC_NHIER; h++) {
-			pc_res_id *gw = &c->gwhere[fit[0]][h];
-			pc_res_id r = c->leaf[l]->focus.r[h];
-
-			if (sibling_threads(c, *gw, r))
-				*gw = res(c, r)->parent;
-			else if (depth(c, r) > depth(c, *gw)) {
-				*gw = r;
-				if (h == 0)
-					c->gcode[fit[0]] = c->leaf[l];
-			}
-		}
-	}
-}
-
-static int uf_find(struct pc_findings_ctx *c, int g)
-{
-	while (c->uf[g] != g)
-		g = c->uf[g] = c->uf[c->uf[g]];
-	return g;
-}
-
-/* A resource that names one cause: a function, a sync object, a file. */
-static bool names_cause(const struct pc_findings_ctx *c, pc_res_id id)
-{
-	enum pc_res_kind k = res(c, id)->kind;
-
-	return k == PC_RES_FUNCTION || k == PC_RES_SYNCOBJ ||
-	       k == PC_RES_FILE;
-}
-
-static void uf_join(struct pc_findings_ctx *c, int a, int b)
-{
-	int ra = uf_find(c, a), rb = uf_find(c, b);
-
-	c->uf[ra > rb ? ra : rb] = ra < rb ? ra : rb;
-}
-
-
-/* The CPU of function F (generic group a) is the time of group b's
- * cause when b's chain of refinements runs through F (b is in F or in
- * what F calls) and b's hypothesis tested true at F itself: measured
- * there, not guessed (demo_writer's CPU is its write()s'). */
-static bool cpu_spent_in(struct pc_findings_ctx *c, int a, int b)
-{
-	pc_res_id fn = c->gwhere[a][0];
-	struct pc_focus at;
-	int id;
-
-	if (!is_generic(c->pc, c->ghyp[a]) || is_generic(c->pc, c->ghyp[b]) ||
-	    res(c, fn)->kind != PC_RES_FUNCTION || c->gcode[b] == NULL ||
-	    !on_chain(c, c->gcode[b], fn))
-		return false;
-	pc_focus_top(c->pc->res, &at);
-	at.r[0] = fn;
-	id = pc_shg_find(c->s, c->ghyp[b], &at);
-	return id >= 0 && pc_node(c->s, id)->truth == PC_TRUE;
-}
-
-/* hyp a is hyp b or one of its why-ancestors (ExcessiveIOBlockingTime
- * of TooManySmallIOOps). */
-static bool why_anc(const struct pc_findings_ctx *c, int a, int b)
-{
-	for (int h = b; h >= 0; h = c->pc->cfg->hyp[h].parent_idx)
-		if (h == a)
-			return true;
-	return false;
-}
-
-/* One cause seen by a hypothesis and its why-refinement, on foci that
- * refine each other (I/O blocking on a thread and file; small I/O in
- * the function that thread runs). */
-static bool same_family(struct pc_findings_ctx *c, int a, int b)
-{
-	if (c->ghyp[a] == c->ghyp[b] || !(why_anc(c, c->ghyp[a], c->ghyp[b]) ||
-					  why_anc(c, c->ghyp[b], c->ghyp[a])))
-		return false;
-	for (int h = 0; h < PC_NHIER; h++)
-		if (!compat(c, h, c->gwhere[a][h], h ? NULL : c->gcode[a],
-			    c->gwhere[b][h], h ? NULL : c->gcode[b]))
-			return false;
-	return true;
-}
-
-/* Step 2. */
-static void join_groups(struct pc_findings_ctx *c)
-{
-	for (int a = 0; a < c->ng; a++)
-		for (int b = 0; b < c->ng; b++) {
-			if (a == b)
-				continue;
-			if (cpu_spent_in(c, a, b) || same_family(c, a, b))
-				uf_join(c, a, b);
-			for (int h = 0; b > a && h < PC_NHIER; h++) {
-				pc_res_id r = c->gwhere[a][h];
-
-				if (r == c->gwhere[b][h] && names_cause(c, r))
-					uf_join(c, a, b);
-			}
-		}
 }
 
 /* ---- step 3: one finding per joined group ---- */
@@ -379,8 +164,8 @@ static bool holds_where(const struct pc_findings_ctx *c,
 			const pc_res_id *where, const struct pc_node *lead)
 {
 	for (int h = 0; h < PC_NHIER; h++)
-		if (!res_anc(c, n->focus.r[h], where[h]) &&
-		    !(h == 0 && on_chain(c, lead, n->focus.r[0])))
+		if (!pc_findings_res_anc(c, n->focus.r[h], where[h]) &&
+		    !(h == 0 && pc_findings_on_chain(c, lead, n->focus.r[0])))
 			return false;
 	return true;
 }
@@ -401,7 +186,7 @@ static void members(struct pc_findings_ctx *c, int root, struct fbuild *b)
 			int own = 0, any = 0;
 
 			for (int g = 0; g < c->ng; g++) {
-				if (uf_find(c, g) != root || !c->mem[g][l])
+				if (pc_findings_group_root(c, g) != root || !c->mem[g][l])
 					continue;
 				any = 1;
 				own |= c->mem[g][l] == 1;
@@ -412,7 +197,7 @@ static void members(struct pc_findings_ctx *c, int root, struct fbuild *b)
 				own = 1;
 				for (int g = 0; g < c->ng; g++)
 					if (c->mem[g][l] &&
-					    uf_find(c, g) != root)
+					    pc_findings_group_root(c, g) != root)
 						own = 0;
 			}
 			if (any && own == (pass == 0)) {
@@ -458,10 +243,10 @@ static void pick_lead(struct pc_findings_ctx *c, const struct fbuild *b,
 		if (!b->own[i])
 			continue;
 		for (int h = 0; h < PC_NHIER; h++)
-			if (sibling_threads(c, f->where[h], n->focus.r[h]))
+			if (pc_findings_sibling_threads(c, f->where[h], n->focus.r[h]))
 				f->where[h] = res(c, n->focus.r[h])->parent;
-			else if (depth(c, n->focus.r[h]) >
-				 depth(c, f->where[h]))
+			else if (pc_findings_depth(c, n->focus.r[h]) >
+				 pc_findings_depth(c, f->where[h]))
 				f->where[h] = n->focus.r[h];
 	}
 	/* One thread is where the finding is only when a node names it
@@ -831,9 +616,7 @@ void pc_findings_build(const struct pc_consult *pc, const struct pc_search *s,
 		free(c);
 		return;
 	}
-	collect_leaves(c);
-	group_per_hypothesis(c);
-	join_groups(c);
+	pc_findings_group(c);
 	out->f = calloc((size_t)c->ng + 1, sizeof(*out->f));
 	at = calloc(3 * ((size_t)c->ng + 1), sizeof(*at));
 	if (out->f == NULL || at == NULL)
@@ -842,7 +625,7 @@ void pc_findings_build(const struct pc_consult *pc, const struct pc_search *s,
 		struct fbuild b;
 		struct pc_finding *f = &out->f[out->n];
 
-		if (uf_find(c, g) != g)
+		if (pc_findings_group_root(c, g) != g)
 			continue;
 		members(c, g, &b);
 		at[3 * out->n] = out->npool;

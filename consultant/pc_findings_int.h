@@ -1,7 +1,8 @@
 /*
- * pc_findings_int.h - what pc_findings.c shares with pc_findings_rank.c:
- * the state of one build (the leaves, the groups they form and join),
- * and the helpers the ranking needs.
+ * pc_findings_int.h - what pc_findings.c shares with
+ * pc_findings_group.c and pc_findings_rank.c: the state of one build
+ * (the leaves, the groups they form and join), the relations between
+ * foci the grouping uses, and the helpers the ranking needs.
  */
 #ifndef PC_FINDINGS_INT_H
 #define PC_FINDINGS_INT_H
@@ -38,6 +39,26 @@ bool pc_findings_is_generic(const struct pc_consult *pc, int hyp);
  * the demo exited), the value it was concluded true with. */
 double pc_findings_value(const struct pc_consult *pc,
 			 const struct pc_node *n);
+
+/* How many levels below its hierarchy's root resource id is. */
+int pc_findings_depth(const struct pc_findings_ctx *c, pc_res_id id);
+/* a is b or one of its ancestors in the resource tree. */
+bool pc_findings_res_anc(const struct pc_findings_ctx *c, pc_res_id a,
+			 pc_res_id b);
+/* A /Code resource refined on n's chain (the call graph search refines
+ * a caller to its callees: they are not ancestors in the tree). */
+bool pc_findings_on_chain(const struct pc_findings_ctx *c,
+			  const struct pc_node *n, pc_res_id code);
+/* Two threads of one process: one cause may hold several threads (the
+ * finding's threads are a set; its where is then the process). */
+bool pc_findings_sibling_threads(const struct pc_findings_ctx *c,
+				 pc_res_id a, pc_res_id b);
+
+/* Steps 1 and 2 (pc_findings_group.c): c's leaves, in groups per
+ * hypothesis, the groups joined; pc_findings_group_root gives the group
+ * a group was joined into (itself for a finding's own). */
+void pc_findings_group(struct pc_findings_ctx *c);
+int pc_findings_group_root(struct pc_findings_ctx *c, int g);
 
 /* symptom_of, then the ranking (pc_findings.h), in place. */
 void pc_findings_rank(struct pc_findings_ctx *c, struct pc_findings *fs);
