@@ -1,6 +1,7 @@
 /*
  * eng_detach.c - letting go of a target: detach (leave it running as if
- * hunch had never been there), kill, and freeing the eng_proc.
+ * hunch had never been there) and kill; eng_proc_free (eng_proc.c)
+ * detaches through here.
  *
  * Detach stops every thread first, because breakpoint bytes may only be
  * restored while nothing runs, and because PTRACE_DETACH needs a stopped
@@ -85,44 +86,6 @@ int eng_kill(struct eng_proc *p)
 		return -EPERM;  /* hunch does not kill what it did not start */
 	eng_kill_reap(p);
 	return 0;
-}
-
-void eng_proc_free(struct eng_proc *p)
-{
-	if (p == NULL)
-		return;
-	/* Never leave a target traced: freeing is letting go. */
-	if (!p->detached && !p->ended)
-		eng_detach(p, NULL);
-	for (size_t i = 0; i < p->nth; i++)
-		free(p->th[i]);
-	free(p->th);
-	eng_mods_clear(p);
-	free(p->mods);
-	free(p->evq);
-	if (p->memfd >= 0)
-		close(p->memfd);
-	free(p);
-}
-
-const char *eng_proc_note(const struct eng_proc *p)
-{
-	return p->note;
-}
-
-uint64_t eng_proc_entry(const struct eng_proc *p)
-{
-	return p->entry;
-}
-
-uint64_t eng_proc_main(const struct eng_proc *p)
-{
-	return p->main_addr;
-}
-
-uint64_t eng_proc_r_brk(const struct eng_proc *p)
-{
-	return p->r_brk;
 }
 
 void eng_set_infcall_timeout(struct eng_proc *p, int ms)

@@ -23,19 +23,6 @@
 #include <time.h>
 #include <unistd.h>
 
-struct eng_proc *eng_proc_new(pid_t pid, bool launched)
-{
-	struct eng_proc *p = calloc(1, sizeof(*p));
-
-	if (p == NULL)
-		return NULL;
-	p->pid = pid;
-	p->launched = launched;
-	p->memfd = -1;
-	p->infcall_timeout_ms = 10000;
-	return p;
-}
-
 struct eng_thread *eng_thread_find(struct eng_proc *p, pid_t tid)
 {
 	for (size_t i = 0; i < p->nth; i++)
@@ -694,31 +681,6 @@ int eng_resume_all(struct eng_proc *p, struct hunch_err *err)
 	return 0;
 }
 
-bool eng_proc_stopped(const struct eng_proc *p)
-{
-	if (p->ended || p->detached)
-		return false;
-	for (size_t i = 0; i < p->nth; i++)
-		if (p->th[i]->state == TS_RUNNING)
-			return false;
-	return true;
-}
-
-size_t eng_proc_threads(const struct eng_proc *p, pid_t *tids, size_t max)
-{
-	size_t n = 0;
-
-	/* The leader is th[0] from launch or attach on. */
-	for (size_t i = 0; i < p->nth; i++)
-		if (p->th[i]->state == TS_RUNNING ||
-		    p->th[i]->state == TS_STOPPED) {
-			if (n < max)
-				tids[n] = p->th[i]->tid;
-			n++;
-		}
-	return n;
-}
-
 static int drain(struct eng_proc *p, struct eng_event *evs, int max)
 {
 	int n = (int)p->nevq < max ? (int)p->nevq : max;
@@ -779,19 +741,4 @@ int eng_poll_events(struct eng_proc *p, struct eng_event *evs, int max,
 			return rc;
 	}
 	return drain(p, evs, max);
-}
-
-bool eng_proc_ended(const struct eng_proc *p)
-{
-	return p->ended;
-}
-
-pid_t eng_proc_pid(const struct eng_proc *p)
-{
-	return p->pid;
-}
-
-bool eng_proc_launched(const struct eng_proc *p)
-{
-	return p->launched;
 }
