@@ -3,6 +3,7 @@
  * array searched linearly: tests script a handful of pairs.
  */
 #include "src_sim.h"
+#include "vec.h"
 
 #include <errno.h>
 #include <math.h>
@@ -33,24 +34,24 @@ struct src_sim {
 	struct pc_source src;
 	double now, period;
 	int delay;
-	struct script *sc; size_t nsc;
-	struct cost *co; size_t nco;
-	struct fail *fa; size_t nfa;
-	struct call *ca; size_t nca;
-	struct hint *hi; size_t nhi;
-	struct inst *in; size_t nin;
-	struct disc *di; size_t ndi;
-	struct pc_src_sample *smp; size_t nsmp;
+	struct script *sc; size_t nsc, capsc;
+	struct cost *co; size_t nco, capco;
+	struct fail *fa; size_t nfa, capfa;
+	struct call *ca; size_t nca, capca;
+	struct hint *hi; size_t nhi, caphi;
+	struct inst *in; size_t nin, capin;
+	struct disc *di; size_t ndi, capdi;
+	struct pc_src_sample *smp; size_t nsmp, capsmp;
 	pc_src_handle next_h;
 	bool ended, ended_told;
 	struct pc_src_event end;
 	int enables;
 };
 
-#define PUSH(arr, n) \
-	((arr) = realloc((arr), ((n) + 1) * sizeof(*(arr))), \
-	 (arr) ? (void)0 : abort(), memset(&(arr)[(n)], 0, sizeof(*(arr))), \
-	 &(arr)[(n)++])
+/* A new zeroed element at the end of one of the arrays above. */
+#define PUSH(arr, n, cap) \
+	(VEC_RESERVE((arr), (cap), (n) + 1), \
+	 memset(&(arr)[(n)], 0, sizeof(*(arr))), &(arr)[(n)++])
 
 static char *dup(const char *s)
 {
@@ -123,8 +124,6 @@ static int sim_poll_resources(struct pc_source *s, pc_disc_fn fn, void *arg)
 		free(sim->di[i].s2);
 		free(sim->di[i].s3);
 	}
-	free(sim->di);
-	sim->di = NULL;
 	sim->ndi = 0;
 	return 0;
 }
@@ -147,7 +146,7 @@ static int sim_enable(struct pc_source *s, const char *metric,
 		      const struct pc_src_focus *f, uint64_t req)
 {
 	struct src_sim *sim = of(s);
-	struct inst *in = PUSH(sim->in, sim->nin);
+	struct inst *in = PUSH(sim->in, sim->nin, sim->capin);
 	char key[1024];
 
 	focus_key(f, key, sizeof(key));
@@ -340,6 +339,7 @@ void src_sim_free(struct src_sim *sim)
 	free(sim->fa);
 	free(sim->ca);
 	free(sim->in);
+	free(sim->di);
 	free(sim->smp);
 	free(sim);
 }
@@ -351,7 +351,7 @@ struct pc_source *src_sim_source(struct src_sim *sim)
 
 static struct disc *new_disc(struct src_sim *sim, enum pc_disc_kind k)
 {
-	struct disc *d = PUSH(sim->di, sim->ndi);
+	struct disc *d = PUSH(sim->di, sim->ndi, sim->capdi);
 
 	d->d.kind = k;
 	return d;
@@ -409,7 +409,7 @@ void src_sim_file(struct src_sim *sim, const char *path)
 
 void src_sim_call(struct src_sim *sim, const char *caller, const char *callee)
 {
-	struct call *c = PUSH(sim->ca, sim->nca);
+	struct call *c = PUSH(sim->ca, sim->nca, sim->capca);
 
 	c->caller = dup(caller);
 	c->callee = dup(callee);
@@ -418,7 +418,7 @@ void src_sim_call(struct src_sim *sim, const char *caller, const char *callee)
 void src_sim_script(struct src_sim *sim, const char *metric,
 		    const char *focus, double t, double value, double noise)
 {
-	struct script *s = PUSH(sim->sc, sim->nsc);
+	struct script *s = PUSH(sim->sc, sim->nsc, sim->capsc);
 
 	s->metric = dup(metric);
 	s->focus = dup(focus);
@@ -430,7 +430,7 @@ void src_sim_script(struct src_sim *sim, const char *metric,
 void src_sim_cost(struct src_sim *sim, const char *metric, double predicted,
 		  double observed_factor)
 {
-	struct cost *c = PUSH(sim->co, sim->nco);
+	struct cost *c = PUSH(sim->co, sim->nco, sim->capco);
 
 	c->metric = dup(metric);
 	c->predicted = predicted;
@@ -439,7 +439,7 @@ void src_sim_cost(struct src_sim *sim, const char *metric, double predicted,
 
 void src_sim_hint(struct src_sim *sim, const char *path, double share)
 {
-	struct hint *h = PUSH(sim->hi, sim->nhi);
+	struct hint *h = PUSH(sim->hi, sim->nhi, sim->caphi);
 
 	h->path = dup(path);
 	h->share = share;
@@ -452,7 +452,7 @@ void src_sim_enable_delay(struct src_sim *sim, int ticks)
 
 void src_sim_fail(struct src_sim *sim, const char *metric, const char *why)
 {
-	struct fail *f = PUSH(sim->fa, sim->nfa);
+	struct fail *f = PUSH(sim->fa, sim->nfa, sim->capfa);
 
 	f->metric = dup(metric);
 	f->why = dup(why);
@@ -478,7 +478,7 @@ void src_sim_advance(struct src_sim *sim)
 			in->replies_in--;
 		if (!in->live)
 			continue;
-		s = PUSH(sim->smp, sim->nsmp);
+		s = PUSH(sim->smp, sim->nsmp, sim->capsmp);
 		s->handle = in->h;
 		s->t0 = t0;
 		s->t1 = t1;
