@@ -63,7 +63,7 @@ void src_live_enqueue(struct src_live *l, const struct pc_discovery *d)
 	else
 		q->d.name = q->strs[2];
 	if (l->hint != NULL)
-		slh_note(l->hint, d);  /* futex waits are matched to objects */
+		src_live_hint_note(l->hint, d);  /* futex waits are matched to objects */
 }
 
 static const char *basename_of(const char *path)
@@ -115,12 +115,12 @@ static void report_renamed(void *arg, struct eng_image *img,
  * their functions gain names (src_live_debug.h). */
 static void upgrade_modules(struct src_live *l)
 {
-	if (!sld_changed(&l->dbg_gen))
+	if (!src_live_debug_changed(&l->dbg_gen))
 		return;
 	for (size_t i = 0; i < l->nmods; i++) {
 		struct live_module *m = &l->mods[i];
 		struct upgrade_arg a = { l, m };
-		struct eng_image *img = sld_upgrade(m->path, m->img,
+		struct eng_image *img = src_live_debug_upgrade(m->path, m->img,
 			m->reported ? report_renamed : NULL, &a);
 
 		if (img == NULL)
@@ -207,9 +207,9 @@ static void live_close(struct pc_source *s)
 {
 	struct src_live *l = live_of(s);
 
-	slo_free(l->slo, l->proc != NULL && !l->status.ended &&
+	src_live_ops_free(l->slo, l->proc != NULL && !l->status.ended &&
 		 !l->parent_ended);
-	slh_free(l->hint);
+	src_live_hint_free(l->hint);
 	if (l->proc != NULL) {
 		if (!l->status.ended)
 			eng_detach(l->proc, NULL);
@@ -226,9 +226,9 @@ static void live_close(struct pc_source *s)
 	free(l->rtlib);
 	free(l->kernel_why);
 	free(l->execq);
-	slk_free(l->kids);
-	slr_free(l->ranks);
-	slki_free(l->kidimgs);
+	src_live_kids_free(l->kids);
+	src_live_rank_free(l->ranks);
+	src_live_kidimg_free(l->kidimgs);
 	for (size_t i = 0; i < l->nqueue; i++)
 		for (int k = 0; k < 3; k++)
 			free(l->queue[i].strs[k]);
@@ -248,7 +248,7 @@ static double live_now(struct pc_source *s)
 {
 	struct src_live *l = live_of(s);
 
-	return l->slo ? slo_now(l->slo) :
+	return l->slo ? src_live_ops_now(l->slo) :
 	       (double)(clock_mono_ms() * 1000000u - l->t0_ns) / 1e9;
 }
 
@@ -257,7 +257,7 @@ static double live_predict(struct pc_source *s, const char *metric,
 {
 	struct src_live *l = live_of(s);
 
-	return l->slo ? slo_predict(l->slo, metric, f) : 0;
+	return l->slo ? src_live_ops_predict(l->slo, metric, f) : 0;
 }
 
 /* Without the metric side every enable is answered with a refusal by
@@ -269,7 +269,7 @@ static int live_enable(struct pc_source *s, const char *metric,
 
 	if (l->slo == NULL || l->status.ended)
 		return -ENOTCONN;
-	return slo_enable(l->slo, metric, f, req);
+	return src_live_ops_enable(l->slo, metric, f, req);
 }
 
 static void live_disable(struct pc_source *s, pc_src_handle h)
@@ -277,28 +277,28 @@ static void live_disable(struct pc_source *s, pc_src_handle h)
 	struct src_live *l = live_of(s);
 
 	if (l->slo != NULL)
-		slo_disable(l->slo, h);
+		src_live_ops_disable(l->slo, h);
 }
 
 static int live_poll_replies(struct pc_source *s, pc_reply_fn fn, void *arg)
 {
 	struct src_live *l = live_of(s);
 
-	return l->slo ? slo_poll_replies(l->slo, fn, arg) : 0;
+	return l->slo ? src_live_ops_poll_replies(l->slo, fn, arg) : 0;
 }
 
 static int live_poll_samples(struct pc_source *s, pc_sample_fn fn, void *arg)
 {
 	struct src_live *l = live_of(s);
 
-	return l->slo ? slo_poll_samples(l->slo, fn, arg) : 0;
+	return l->slo ? src_live_ops_poll_samples(l->slo, fn, arg) : 0;
 }
 
 static double live_observed(struct pc_source *s)
 {
 	struct src_live *l = live_of(s);
 
-	return l->slo ? slo_observed(l->slo) : 0;
+	return l->slo ? src_live_ops_observed(l->slo) : 0;
 }
 
 static void live_set_period(struct pc_source *s, double seconds)
@@ -306,7 +306,7 @@ static void live_set_period(struct pc_source *s, double seconds)
 	struct src_live *l = live_of(s);
 
 	if (l->slo != NULL)
-		slo_set_period(l->slo, seconds);
+		src_live_ops_set_period(l->slo, seconds);
 }
 
 /* The end of the target, once, as the consultant's target event. */
@@ -339,7 +339,7 @@ static int live_callees(struct pc_source *s, const char *path,
 			pc_path_fn fn, void *arg)
 {
 	struct src_live *l = live_of(s);
-	struct slcg_module *mods = calloc(l->nmods + 1, sizeof(*mods));
+	struct src_live_cg_module *mods = calloc(l->nmods + 1, sizeof(*mods));
 	int rc;
 
 	if (mods == NULL)
@@ -350,7 +350,7 @@ static int live_callees(struct pc_source *s, const char *path,
 	}
 	if (l->pcache == NULL && eng_points_cache_new(&l->pcache, NULL) < 0)
 		l->pcache = NULL;
-	rc = slcg_answer(l->pcache, mods, l->nmods,
+	rc = src_live_cg_answer(l->pcache, mods, l->nmods,
 			 (const char *const *)l->starts, l->nstarts, l->hint,
 			 path, fn, arg);
 	free(mods);
@@ -362,7 +362,7 @@ static double live_hint(struct pc_source *s, const char *path)
 {
 	struct src_live *l = live_of(s);
 
-	return l->hint ? slh_hint(l->hint, path) : -1;
+	return l->hint ? src_live_hint_hint(l->hint, path) : -1;
 }
 
 static const struct pc_source_ops live_ops = {
@@ -397,11 +397,11 @@ int src_live_metrics_start(struct pc_source *s, const struct pc_config *cfg,
 		return hunch_errf(err, -ENOTSUP, "measuring needs a running "
 				  "target with the runtime library");
 	else
-		rc = slo_new(l->proc, l->shm, cfg, l->t0_ns, &l->slo, err);
+		rc = src_live_ops_new(l->proc, l->shm, cfg, l->t0_ns, &l->slo, err);
 	/* Hints are only an ordering: without perf the search runs in the
 	 * source's order, so a refusal is not an error. */
-	if (rc == 0 && slh_rate(cfg) > 0 &&
-	    slh_new(eng_proc_pid(l->proc), slh_rate(cfg), l->t0_ns,
+	if (rc == 0 && src_live_hint_rate(cfg) > 0 &&
+	    src_live_hint_new(eng_proc_pid(l->proc), src_live_hint_rate(cfg), l->t0_ns,
 		    src_live_image_at, l, &l->hint, NULL) < 0)
 		l->hint = NULL;
 	if (rc == 0)
@@ -413,10 +413,10 @@ int src_live_metrics_start(struct pc_source *s, const struct pc_config *cfg,
 void src_live_hook_hints(struct src_live *l)
 {
 	if (l->slo != NULL)   /* and the children, for kernel measures */
-		slo_set_kids(l->slo, l->kids);
+		src_live_ops_set_kids(l->slo, l->kids);
 	if (l->hint != NULL && l->slo != NULL) {
-		slo_set_psampler(l->slo, slh_sampler(l->hint));
-		slo_set_hints(l->slo, l->hint);
+		src_live_ops_set_psampler(l->slo, src_live_hint_sampler(l->hint));
+		src_live_ops_set_hints(l->slo, l->hint);
 	}
 }
 
@@ -424,11 +424,11 @@ void src_live_metrics_stop(struct pc_source *s)
 {
 	struct src_live *l = live_of(s);
 
-	slo_free(l->slo, l->proc != NULL && !l->status.ended &&
+	src_live_ops_free(l->slo, l->proc != NULL && !l->status.ended &&
 		 !l->parent_ended);
 	l->slo = NULL;
 	l->cfg = NULL;
-	slh_free(l->hint);
+	src_live_hint_free(l->hint);
 	l->hint = NULL;
 }
 
@@ -436,7 +436,7 @@ size_t src_live_ninstances(const struct pc_source *s)
 {
 	const struct src_live *l = live_of(s);
 
-	return l->slo ? slo_ninstances(l->slo) : 0;
+	return l->slo ? src_live_ops_ninstances(l->slo) : 0;
 }
 
 static void enqueue_cb(void *arg, const struct pc_discovery *d)
@@ -478,9 +478,9 @@ static int finish_open(struct src_live *l, const char *rtlib,
 	l->rtlib_ready = rtlib != NULL;
 	l->rtlib = rtlib ? strdup(rtlib) : NULL;
 	eng_exec_follow(l->proc, true);
-	l->kids = slk_new();
-	l->ranks = slr_new();
-	l->kidimgs = slki_new();
+	l->kids = src_live_kids_new();
+	l->ranks = src_live_rank_new();
+	l->kidimgs = src_live_kidimg_new();
 	src_live_fork_follow(l, eng_proc_launched(l->proc));
 	load_modules(l);
 	src_live_threads_report_process(l);
@@ -604,7 +604,7 @@ static void handle_event(struct src_live *l, const struct eng_event *ev)
 		l->status.nthreads++;
 		src_live_threads_new(l, ev->tid);
 		if (l->hint != NULL)
-			slh_thread_new(l->hint, ev->tid);
+			src_live_hint_thread_new(l->hint, ev->tid);
 		break;
 	case ENG_EV_THREAD_EXIT:
 		l->status.nthreads--;
@@ -618,11 +618,11 @@ static void handle_event(struct src_live *l, const struct eng_event *ev)
 	case ENG_EV_LIB_LOAD:
 		src_live_add_module(l, ev->path, ev->bias, NULL);
 		if (l->hint != NULL)
-			slh_modules_changed(l->hint);
+			src_live_hint_modules_changed(l->hint);
 		break;
 	case ENG_EV_LIB_UNLOAD:
 		if (l->hint != NULL)
-			slh_modules_changed(l->hint);
+			src_live_hint_modules_changed(l->hint);
 		d.kind = PC_DISC_FUNCTION;
 		d.retired = true;
 		d.module = basename_of(ev->path);
@@ -676,11 +676,11 @@ int src_live_pump(struct pc_source *s, int timeout_ms,
 	if (l->npending > 0)
 		src_live_threads_name_pending(l);
 	if (l->slo != NULL && !l->status.ended)
-		slo_tick(l->slo, enqueue_cb, l);
+		src_live_ops_tick(l->slo, enqueue_cb, l);
 	if (l->hint != NULL && !l->status.ended && !l->parent_ended)
-		slh_tick(l->hint, 0);
+		src_live_hint_tick(l->hint, 0);
 	src_live_fork_tick(l, false);
-	if (l->parent_ended && slk_live(l->kids) == 0)
+	if (l->parent_ended && src_live_kids_live(l->kids) == 0)
 		l->status.ended = true;   /* the last process of the job */
 	*st = l->status;
 	return n < 0 ? n : 0;
@@ -698,9 +698,9 @@ int src_live_detach(struct pc_source *s, struct hunch_err *err)
 		return 0;
 	}
 	/* Every instrumented byte goes back before the target runs alone. */
-	slo_free(l->slo, true);
+	src_live_ops_free(l->slo, true);
 	l->slo = NULL;
-	slh_free(l->hint);
+	src_live_hint_free(l->hint);
 	l->hint = NULL;
 	rc = eng_detach(l->proc, err);
 	if (rc == 0)
@@ -711,7 +711,7 @@ int src_live_detach(struct pc_source *s, struct hunch_err *err)
 int src_live_kill(struct pc_source *s)
 {
 	if (eng_proc_launched(live_of(s)->proc))   /* its children too */
-		slk_kill(live_of(s)->kids);
+		src_live_kids_kill(live_of(s)->kids);
 	return eng_kill(live_of(s)->proc);
 }
 
@@ -731,5 +731,5 @@ int src_live_due_ms(const struct pc_source *s)
 {
 	const struct src_live *l = live_of(s);
 
-	return l->slo ? slo_due_ms(l->slo) : -1;
+	return l->slo ? src_live_ops_due_ms(l->slo) : -1;
 }

@@ -10,10 +10,10 @@
  * A function reached by a tail call is a callee of the function that
  * jumps to it and also of that function's callers (its frame is gone
  * while the tail-called one runs), transitively through chains of tail
- * calls within a module: slcg_callees of bntc_a names bntc_c, which
+ * calls within a module: src_live_cg_callees of bntc_a names bntc_c, which
  * bntc_b, called by bntc_a, only jumps to.
  *
- * slcg_answer adds what the hint sampler's stacks saw (src_live_hint.h):
+ * src_live_cg_answer adds what the hint sampler's stacks saw (src_live_hint.h):
  * the callees reached through pointers (callbacks, comparators, an
  * interpreter's dispatch) and tail calls the parser cannot follow, and
  * at the root, the outermost functions of stacks that hold no start
@@ -34,7 +34,7 @@
 
 #define MAX_CALLEES 256
 
-static const struct eng_func *find_fn(const struct slcg_module *m,
+static const struct eng_func *find_fn(const struct src_live_cg_module *m,
 				      const char *name)
 {
 	size_t n = eng_image_nfuncs(m->img);
@@ -48,7 +48,7 @@ static const struct eng_func *find_fn(const struct slcg_module *m,
 	return NULL;
 }
 
-static void emit(const struct slcg_module *m, const struct eng_func *f,
+static void emit(const struct src_live_cg_module *m, const struct eng_func *f,
 		 pc_path_fn fn, void *arg)
 {
 	const char *src = eng_func_source_basename(m->img, f);
@@ -61,7 +61,7 @@ static void emit(const struct slcg_module *m, const struct eng_func *f,
 }
 
 /* "name@plt" -> the function `name` in the first module defining it. */
-static bool emit_plt(const struct slcg_module *mods, size_t nmods,
+static bool emit_plt(const struct src_live_cg_module *mods, size_t nmods,
 		     const char *plt_sym, pc_path_fn fn, void *arg)
 {
 	const char *at = strstr(plt_sym, "@plt");
@@ -84,7 +84,7 @@ static bool emit_plt(const struct slcg_module *mods, size_t nmods,
 }
 
 /* The function `name` in the first module defining it, if any. */
-static void emit_plt_name(const struct slcg_module *mods, size_t nmods,
+static void emit_plt_name(const struct src_live_cg_module *mods, size_t nmods,
 			  const char *name, pc_path_fn fn, void *arg)
 {
 	for (size_t i = 0; i < nmods; i++) {
@@ -98,8 +98,8 @@ static void emit_plt_name(const struct slcg_module *mods, size_t nmods,
 	}
 }
 
-static void emit_target(const struct slcg_module *mods, size_t nmods,
-			const struct slcg_module *m, uint64_t target,
+static void emit_target(const struct src_live_cg_module *mods, size_t nmods,
+			const struct src_live_cg_module *m, uint64_t target,
 			pc_path_fn fn, void *arg)
 {
 	const struct eng_func *f = eng_image_func_at(m->img, target);
@@ -117,7 +117,7 @@ static void emit_target(const struct slcg_module *mods, size_t nmods,
 }
 
 /* Split "/Code/<module>/<file>/<function>"; the function may hold '/'. */
-static const struct slcg_module *parse(const struct slcg_module *mods,
+static const struct src_live_cg_module *parse(const struct src_live_cg_module *mods,
 				       size_t nmods, const char *path,
 				       const char **fname)
 {
@@ -165,8 +165,8 @@ static bool walk_once(struct walked *w, const struct eng_func *f)
  * of tail calls from a callee is a callee too, transitively (mutual
  * recursion included), within the module. */
 static void callees_of(struct eng_points_cache *pc,
-		       const struct slcg_module *mods, size_t nmods,
-		       const struct slcg_module *m, const struct eng_func *f,
+		       const struct src_live_cg_module *mods, size_t nmods,
+		       const struct src_live_cg_module *m, const struct eng_func *f,
 		       bool tails, struct walked *w, pc_path_fn fn, void *arg)
 {
 	const struct x86_func *xf = eng_points_of(pc, m->img, f, NULL);
@@ -187,10 +187,10 @@ static void callees_of(struct eng_points_cache *pc,
 	}
 }
 
-int slcg_callees(struct eng_points_cache *pc, const struct slcg_module *mods,
+int src_live_cg_callees(struct eng_points_cache *pc, const struct src_live_cg_module *mods,
 		 size_t nmods, const char *path, pc_path_fn fn, void *arg)
 {
-	const struct slcg_module *m;
+	const struct src_live_cg_module *m;
 	const struct eng_func *f;
 	const char *name;
 	struct walked *w;
@@ -206,7 +206,7 @@ int slcg_callees(struct eng_points_cache *pc, const struct slcg_module *mods,
 	return 0;
 }
 
-int slcg_starts(const struct slcg_module *mods, size_t nmods,
+int src_live_cg_starts(const struct src_live_cg_module *mods, size_t nmods,
 		const char *const *names, size_t nnames, pc_path_fn fn,
 		void *arg)
 {
@@ -248,23 +248,23 @@ static void answer_add(void *arg, const char *path)
 	a->n++;
 }
 
-int slcg_answer(struct eng_points_cache *pc, const struct slcg_module *mods,
+int src_live_cg_answer(struct eng_points_cache *pc, const struct src_live_cg_module *mods,
 		size_t nmods, const char *const *starts, size_t nstarts,
-		struct slh *hint, const char *path, pc_path_fn fn, void *arg)
+		struct src_live_hint *hint, const char *path, pc_path_fn fn, void *arg)
 {
 	struct answer a = { 0 };
 	int rc;
 
 	if (path == NULL) {
-		rc = slcg_starts(mods, nmods, starts, nstarts, answer_add, &a);
+		rc = src_live_cg_starts(mods, nmods, starts, nstarts, answer_add, &a);
 		if (hint != NULL)
-			slh_roots(hint, (const char *const *)a.p, a.n,
+			src_live_hint_roots(hint, (const char *const *)a.p, a.n,
 				  answer_add, &a);
 	} else {
-		rc = pc ? slcg_callees(pc, mods, nmods, path, answer_add, &a)
+		rc = pc ? src_live_cg_callees(pc, mods, nmods, path, answer_add, &a)
 			: 0;
 		if (hint != NULL)
-			slh_callees(hint, path, answer_add, &a);
+			src_live_hint_callees(hint, path, answer_add, &a);
 	}
 	/* Not the function itself (a recursive call): the same resource is
 	 * no refinement, and as the busiest callee of a recursive function

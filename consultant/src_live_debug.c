@@ -10,7 +10,7 @@
 
 #include "eng_sym_debuginfod.h"
 
-bool sld_changed(unsigned *gen)
+bool src_live_debug_changed(unsigned *gen)
 {
 	unsigned now = eng_sym_debuginfod_generation();
 
@@ -40,8 +40,8 @@ static bool same_in(struct eng_image *in, struct eng_image *img,
 	       strcmp(o->name, f->name) == 0 && same_src(in, o, img, f);
 }
 
-struct eng_image *sld_upgrade(const char *path, struct eng_image *old,
-			      sld_func_fn fn, void *arg)
+struct eng_image *src_live_debug_upgrade(const char *path, struct eng_image *old,
+			      src_live_debug_func_fn fn, void *arg)
 {
 	struct eng_image *img;
 

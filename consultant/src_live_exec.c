@@ -74,11 +74,11 @@ int src_live_exec_events(struct src_live *l, pc_event_fn fn, void *arg)
 static void drop_metric_side(struct src_live *l)
 {
 	if (l->slo != NULL) {
-		pc_src_handle h = slo_last_handle(l->slo);
+		pc_src_handle h = src_live_ops_last_handle(l->slo);
 
 		if (h > l->last_h)
 			l->last_h = h;
-		slo_free(l->slo, false);
+		src_live_ops_free(l->slo, false);
 		l->slo = NULL;
 	}
 	eng_shm_destroy(l->shm);
@@ -121,7 +121,7 @@ void src_live_exec_begin(struct src_live *l, const struct eng_event *ev)
 	retire_modules(l);
 	l->kernel_only = false;
 	if (l->hint != NULL)
-		slh_modules_changed(l->hint);
+		src_live_hint_modules_changed(l->hint);
 	if (ev->status == ENG_EXEC_FOREIGN) {
 		snprintf(why, sizeof(why), "the program exec'ed %s, which is "
 			 "not an x86-64 program: hunch follows it with the "
@@ -131,10 +131,10 @@ void src_live_exec_begin(struct src_live *l, const struct eng_event *ev)
 		free(l->kernel_why);
 		l->kernel_why = strdup(why);
 		if (l->cfg != NULL)
-			slo_new_kernel(l->proc, l->cfg, l->t0_ns, why,
+			src_live_ops_new_kernel(l->proc, l->cfg, l->t0_ns, why,
 				       &l->slo);
 		if (l->slo != NULL)
-			slo_handles_after(l->slo, l->last_h);
+			src_live_ops_handles_after(l->slo, l->last_h);
 		src_live_hook_hints(l);
 		eng_exec_release(l->proc, NULL);
 		tell(l, 1);
@@ -163,7 +163,7 @@ int src_live_exec_kernel_side(struct src_live *l, struct hunch_err *err)
 
 	(void)err;
 	kernel_reason(l, "no runtime library in it", why, sizeof(why));
-	return slo_new_kernel(l->proc, l->cfg, l->t0_ns,
+	return src_live_ops_new_kernel(l->proc, l->cfg, l->t0_ns,
 			      l->kernel_why ? l->kernel_why : why, &l->slo);
 }
 
@@ -196,7 +196,7 @@ void src_live_exec_entry(struct src_live *l)
 			 "dynamic linker to load the runtime library with");
 	l->rtlib_ready = rc == 0;
 	if (rc == 0 && l->cfg != NULL) {
-		rc = slo_new(l->proc, l->shm, l->cfg, l->t0_ns, &l->slo, &err);
+		rc = src_live_ops_new(l->proc, l->shm, l->cfg, l->t0_ns, &l->slo, &err);
 		if (rc < 0)
 			l->slo = NULL;
 	}
@@ -208,13 +208,13 @@ void src_live_exec_entry(struct src_live *l)
 		free(l->kernel_why);
 		l->kernel_why = strdup(why);
 		if (l->cfg != NULL)
-			slo_new_kernel(l->proc, l->cfg, l->t0_ns, why,
+			src_live_ops_new_kernel(l->proc, l->cfg, l->t0_ns, why,
 				       &l->slo);
 	}
 	if (l->slo != NULL) {
-		slo_handles_after(l->slo, l->last_h);
+		src_live_ops_handles_after(l->slo, l->last_h);
 		for (size_t i = 0; i < l->nstarts; i++)
-			slo_note_start(l->slo, l->starts[i]);
+			src_live_ops_note_start(l->slo, l->starts[i]);
 	}
 	src_live_hook_hints(l);
 	eng_exec_release(l->proc, NULL);

@@ -16,31 +16,31 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-struct sle_end {
+struct src_live_exits_end {
 	pid_t pid;
 	int status;
 	uint64_t mono_ns;
 };
 
-struct sle {
+struct src_live_exits {
 	int fd;
-	struct sle_end *e;
+	struct src_live_exits_end *e;
 	size_t n;
 };
 
 /* The subscription message: netlink header, connector header, op. */
-struct sle_listen {
+struct src_live_exits_listen {
 	struct nlmsghdr h;
 	struct cn_msg c;
 	enum proc_cn_mcast_op op;
 } __attribute__((packed));   /* the kernel reads it unpadded */
 
-struct sle *sle_open(void)
+struct src_live_exits *src_live_exits_open(void)
 {
 	struct sockaddr_nl a = { .nl_family = AF_NETLINK,
 				 .nl_groups = CN_IDX_PROC };
-	struct sle_listen m;
-	struct sle *e;
+	struct src_live_exits_listen m;
+	struct src_live_exits *e;
 	int fd;
 
 	fd = socket(PF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
@@ -65,7 +65,7 @@ struct sle *sle_open(void)
 	return e;
 }
 
-void sle_close(struct sle *e)
+void src_live_exits_close(struct src_live_exits *e)
 {
 	if (e == NULL)
 		return;
@@ -74,19 +74,19 @@ void sle_close(struct sle *e)
 	free(e);
 }
 
-static void keep(struct sle *e, const struct proc_event *ev)
+static void keep(struct src_live_exits *e, const struct proc_event *ev)
 {
 	e->e = realloc(e->e, (e->n + 1) * sizeof(*e->e));
 	if (e->e == NULL)
 		abort();
-	e->e[e->n++] = (struct sle_end){
+	e->e[e->n++] = (struct src_live_exits_end){
 		.pid = (pid_t)ev->event_data.exit.process_pid,
 		.status = (int)ev->event_data.exit.exit_code,
 		.mono_ns = ev->timestamp_ns,
 	};
 }
 
-void sle_drain(struct sle *e, bool (*want)(void *arg, pid_t pid),
+void src_live_exits_drain(struct src_live_exits *e, bool (*want)(void *arg, pid_t pid),
 	       void *arg)
 {
 	char buf[8192] __attribute__((aligned(NLMSG_ALIGNTO)));
@@ -108,7 +108,7 @@ void sle_drain(struct sle *e, bool (*want)(void *arg, pid_t pid),
 	}
 }
 
-bool sle_status(const struct sle *e, pid_t pid, int *status,
+bool src_live_exits_status(const struct src_live_exits *e, pid_t pid, int *status,
 		uint64_t *mono_ns)
 {
 	for (size_t i = 0; e != NULL && i < e->n; i++)
@@ -120,7 +120,7 @@ bool sle_status(const struct sle *e, pid_t pid, int *status,
 	return false;
 }
 
-bool sle_zombie_status(pid_t pid, int *status)
+bool src_live_exits_zombie_status(pid_t pid, int *status)
 {
 	char path[64], buf[1024], *p;
 	size_t n;

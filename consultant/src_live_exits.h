@@ -12,22 +12,22 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-struct sle;
+struct src_live_exits;
 
 /* Listen to the kernel's exit events; NULL when they cannot be had
  * (not root, no CONFIG_PROC_EVENTS): the zombie reading remains. */
-struct sle *sle_open(void);
-void sle_close(struct sle *e);
+struct src_live_exits *src_live_exits_open(void);
+void src_live_exits_close(struct src_live_exits *e);
 /* Read the events pending (never blocks); want(arg, pid) says which
  * pids to keep. */
-void sle_drain(struct sle *e, bool (*want)(void *arg, pid_t pid),
+void src_live_exits_drain(struct src_live_exits *e, bool (*want)(void *arg, pid_t pid),
 	       void *arg);
 /* The wait status of pid's exit and the CLOCK_MONOTONIC ns it happened
  * at, when an event said so; false otherwise. */
-bool sle_status(const struct sle *e, pid_t pid, int *status,
+bool src_live_exits_status(const struct src_live_exits *e, pid_t pid, int *status,
 		uint64_t *mono_ns);
 /* The wait status of zombie pid from /proc/PID/stat (its exit_code
  * field); false when it is unreadable (reaped). */
-bool sle_zombie_status(pid_t pid, int *status);
+bool src_live_exits_zombie_status(pid_t pid, int *status);
 
 #endif

@@ -38,13 +38,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#define FORK_SCAN_S 0.1   /* the hint samplers' own tick (SLH_TICK_S) */
+#define FORK_SCAN_S 0.1   /* the hint samplers' own tick (SRC_LIVE_HINT_TICK_S) */
 
 /* Called by the engine with the parent and the child stopped. */
 static void fork_hook(void *arg, pid_t child)
 {
 	struct src_live *l = arg;
-	struct eng_inst *in = l->slo ? slo_engine_inst(l->slo) : NULL;
+	struct eng_inst *in = l->slo ? src_live_ops_engine_inst(l->slo) : NULL;
 
 	if (in != NULL)
 		l->fork_restored += eng_inst_fork_restore(in, child);
@@ -67,7 +67,7 @@ void src_live_fork_event(struct src_live *l, const struct eng_event *ev)
 	if (l->kids == NULL)
 		return;
 	l->forks++;
-	slk_add(l->kids, ev->tid, eng_proc_pid(l->proc));
+	src_live_kids_add(l->kids, ev->tid, eng_proc_pid(l->proc));
 }
 
 static void enqueue_cb(void *arg, const struct pc_discovery *d)
@@ -111,21 +111,21 @@ static bool known_module(void *arg, const char *path)
 
 /* A child's own hint sampler: its stack samples estimate the CPU time
  * of its code (slo's sampled instances), as for the program's. */
-static struct slh *make_hint(void *arg, pid_t pid)
+static struct src_live_hint *make_hint(void *arg, pid_t pid)
 {
 	struct src_live *l = arg;
-	struct slh *h = NULL;
+	struct src_live_hint *h = NULL;
 	/* a child that exec'ed another program: its own maps' images */
 	bool own = !same_exe(l, pid);
-	void *img_arg = own ? (void *)slki_proc(l->kidimgs, pid) : l;
+	void *img_arg = own ? (void *)src_live_kidimg_proc(l->kidimgs, pid) : l;
 
 	if (l->cfg == NULL || img_arg == NULL ||
-	    slh_new(pid, slh_rate(l->cfg), l->t0_ns,
-		    own ? slki_image_at : src_live_image_at, img_arg, &h,
+	    src_live_hint_new(pid, src_live_hint_rate(l->cfg), l->t0_ns,
+		    own ? src_live_kidimg_image_at : src_live_image_at, img_arg, &h,
 		    NULL) < 0)
 		return NULL;
 	if (own)   /* its program's functions, for its /Code */
-		slki_report(img_arg, known_module, l, enqueue_cb, l);
+		src_live_kidimg_report(img_arg, known_module, l, enqueue_cb, l);
 	return h;
 }
 
@@ -134,12 +134,12 @@ static struct slh *make_hint(void *arg, pid_t pid)
 static void report_kid_images(struct src_live *l)
 {
 	for (size_t i = 0; l->kidimgs != NULL &&
-	     i < slki_nprocs(l->kidimgs); i++) {
-		struct slki_proc *p = slki_proc(l->kidimgs,
-						slki_pid(l->kidimgs, i));
+	     i < src_live_kidimg_nprocs(l->kidimgs); i++) {
+		struct src_live_kidimg_proc *p = src_live_kidimg_proc(l->kidimgs,
+						src_live_kidimg_pid(l->kidimgs, i));
 
 		if (p != NULL)
-			slki_report(p, known_module, l, enqueue_cb, l);
+			src_live_kidimg_report(p, known_module, l, enqueue_cb, l);
 	}
 }
 
@@ -172,27 +172,27 @@ void src_live_fork_callees(struct src_live *l, const char *path,
 			   pc_path_fn fn, void *arg)
 {
 	static const char *const starts[] = { "main" };
-	size_t n = l->kidimgs ? slki_modules(l->kidimgs, NULL, 0) : 0;
+	size_t n = l->kidimgs ? src_live_kidimg_modules(l->kidimgs, NULL, 0) : 0;
 	struct once o = { .fn = fn, .arg = arg };
-	struct slcg_module *mods;
+	struct src_live_cg_module *mods;
 	bool any = false;
 
 	if (n == 0 || (mods = calloc(n, sizeof(*mods))) == NULL)
 		return;
-	n = slki_modules(l->kidimgs, mods, n);
+	n = src_live_kidimg_modules(l->kidimgs, mods, n);
 	/* Each child's sampled edges and roots, with the static graph of
 	 * the children's own files. */
-	for (size_t i = 0; i < slki_nprocs(l->kidimgs); i++) {
-		struct slh *h = slk_hint(l->kids, slki_pid(l->kidimgs, i));
+	for (size_t i = 0; i < src_live_kidimg_nprocs(l->kidimgs); i++) {
+		struct src_live_hint *h = src_live_kids_hint(l->kids, src_live_kidimg_pid(l->kidimgs, i));
 
 		if (h == NULL)
 			continue;
-		slcg_answer(l->pcache, mods, n, starts, 1, h, path, once_add,
+		src_live_cg_answer(l->pcache, mods, n, starts, 1, h, path, once_add,
 			    &o);
 		any = true;
 	}
 	if (!any)
-		slcg_answer(l->pcache, mods, n, starts, 1, NULL, path,
+		src_live_cg_answer(l->pcache, mods, n, starts, 1, NULL, path,
 			    once_add, &o);
 	for (size_t i = 0; i < o.n; i++)
 		free(o.p[i]);
@@ -210,11 +210,11 @@ void src_live_fork_tick(struct src_live *l, bool force)
 	if (!force && t < l->fork_next_scan)
 		return;  /* /proc is read at most every FORK_SCAN_S */
 	l->fork_next_scan = t + FORK_SCAN_S;
-	slk_scan(l->kids, l->t0_ns, (double)ts.tv_sec + (double)ts.tv_nsec /
+	src_live_kids_scan(l->kids, l->t0_ns, (double)ts.tv_sec + (double)ts.tv_nsec /
 		 1e9 - (double)l->t0_ns / 1e9, enqueue_cb, l);
-	slr_scan(l->ranks, l->kids, enqueue_cb, l);   /* MPI ranks named */
+	src_live_rank_scan(l->ranks, l->kids, enqueue_cb, l);   /* MPI ranks named */
 	if (l->hint != NULL)
-		slk_hints(l->kids, make_hint, l);
+		src_live_kids_hints(l->kids, make_hint, l);
 	report_kid_images(l);
 }
 
@@ -222,7 +222,7 @@ size_t src_live_processes(const struct pc_source *s)
 {
 	const struct src_live *l = s->impl;
 
-	return 1 + slk_count(l->kids);
+	return 1 + src_live_kids_count(l->kids);
 }
 
 size_t src_live_fork_restored(const struct pc_source *s)
@@ -252,7 +252,7 @@ static void adopt_children(struct src_live *l, pid_t pid)
 		if ((f = fopen(cpath, "r")) == NULL)
 			continue;
 		while (fscanf(f, "%ld", &cpid) == 1)
-			slk_add(l->kids, (pid_t)cpid, pid);
+			src_live_kids_add(l->kids, (pid_t)cpid, pid);
 		fclose(f);
 	}
 	closedir(d);
@@ -273,7 +273,7 @@ void src_live_fork_parent_end(struct src_live *l)
 {
 	l->parent_ended = true;
 	src_live_fork_tick(l, true);
-	l->status.ended = slk_live(l->kids) == 0;
+	l->status.ended = src_live_kids_live(l->kids) == 0;
 }
 
 void src_live_fork_wait(int timeout_ms)

@@ -41,7 +41,7 @@ struct pc_slot {
 struct pending {
 	double t;
 	double off_s;             /* > 0: an off-CPU observation */
-	enum hw_kind kind;
+	enum src_live_hintwin_kind kind;
 	int nids, nstack, complete;
 	int ids[ENG_PS_MAX_FRAMES + 2], stack[ENG_PS_MAX_FRAMES];
 };
@@ -59,19 +59,19 @@ struct blocked {
 	int ids[ENG_PS_MAX_FRAMES], stack[ENG_PS_MAX_FRAMES];
 };
 
-struct slh {
+struct src_live_hint {
 	pid_t pid;
 	uint64_t t0_ns;
 	double last_tick;
 	struct eng_perfsample *ps;
-	struct hw *win;
+	struct src_live_hintwin *win;
 	struct src_live_hintoff *off;   /* switch-outs, or NULL */
-	slh_image_fn image_at;
+	src_live_hint_image_fn image_at;
 	void *arg;
 	struct sobj *objs;
 	size_t nobjs;
 	struct pc_slot cache[PC_CACHE];
-	struct slh_stats st;
+	struct src_live_hint_stats st;
 	bool in_tick;
 	struct pending *pend;
 	size_t npend, cappend;
@@ -81,21 +81,21 @@ struct slh {
 
 static void on_sample(void *arg, const struct eng_psample *s);
 
-static double secs(const struct slh *h, uint64_t t_ns)
+static double secs(const struct src_live_hint *h, uint64_t t_ns)
 {
 	return t_ns < h->t0_ns ? 0 : (double)(t_ns - h->t0_ns) / 1e9;
 }
 
-double slh_rate(const struct pc_config *cfg)
+double src_live_hint_rate(const struct pc_config *cfg)
 {
 	return pc_tunable_find(cfg, "hintSampleRate") ?
-	       pc_tunable_get(cfg, "hintSampleRate") : SLH_HZ;
+	       pc_tunable_get(cfg, "hintSampleRate") : SRC_LIVE_HINT_HZ;
 }
 
-int slh_new(pid_t pid, double hz, uint64_t t0_ns, slh_image_fn image_at,
-	    void *arg, struct slh **out, struct hunch_err *err)
+int src_live_hint_new(pid_t pid, double hz, uint64_t t0_ns, src_live_hint_image_fn image_at,
+	    void *arg, struct src_live_hint **out, struct hunch_err *err)
 {
-	struct slh *h = calloc(1, sizeof(*h));
+	struct src_live_hint *h = calloc(1, sizeof(*h));
 	int rc;
 
 	*out = NULL;
@@ -110,14 +110,14 @@ int slh_new(pid_t pid, double hz, uint64_t t0_ns, slh_image_fn image_at,
 	h->t0_ns = t0_ns;
 	h->image_at = image_at;
 	h->arg = arg;
-	h->win = hw_new(SLH_WINDOW_S);
+	h->win = src_live_hintwin_new(SRC_LIVE_HINT_WINDOW_S);
 	/* catchup drains too (eng_inst_catchup): its samples come here */
 	eng_perfsample_set_sink(h->ps, on_sample, h);
 	for (size_t i = 0; i < PC_CACHE; i++)
 		h->cache[i].pc = UINT64_MAX;
 	rc = eng_perfsample_sync_threads(h->ps);
 	if (rc <= 0) {
-		slh_free(h);
+		src_live_hint_free(h);
 		return hunch_errf(err, rc < 0 ? rc : -EPERM, "cannot sample "
 				  "any thread of pid %d with perf cpu-clock "
 				  "(check /proc/sys/kernel/perf_event_"
@@ -128,13 +128,13 @@ int slh_new(pid_t pid, double hz, uint64_t t0_ns, slh_image_fn image_at,
 	return 0;
 }
 
-void slh_free(struct slh *h)
+void src_live_hint_free(struct src_live_hint *h)
 {
 	if (h == NULL)
 		return;
 	eng_perfsample_close(h->ps);
 	src_live_hintoff_free(h->off);
-	hw_free(h->win);
+	src_live_hintwin_free(h->win);
 	free(h->objs);
 	free(h->pend);
 	free(h->blk);
@@ -151,7 +151,7 @@ static const char *basename_of(const char *path)
 /* The /Code path of the function holding pc, as the where axis names it
  * (pc_where.c: module, source file basename, display name); the module
  * alone when no function covers pc; -1 outside every known module. */
-static int resolve_pc(struct slh *h, uint64_t pc)
+static int resolve_pc(struct src_live_hint *h, uint64_t pc)
 {
 	struct pc_slot *slot = &h->cache[(pc >> 2) % PC_CACHE];
 	const struct eng_func *f;
@@ -178,14 +178,14 @@ static int resolve_pc(struct slh *h, uint64_t pc)
 			 eng_func_display_name(img, f));
 		slot->fn = true;
 	}
-	slot->id = hw_intern(h->win, path);
+	slot->id = src_live_hintwin_intern(h->win, path);
 	return slot->id;
 }
 
 /* A stack's frames: the functions into stack, innermost first (the
- * window folds recursion and joins repeats, hw_add_stack), frames in a
+ * window folds recursion and joins repeats, src_live_hintwin_add_stack), frames in a
  * module but no function into ids.  Returns the number of functions. */
-static int resolve_stack(struct slh *h, const uint64_t *pcs, int n,
+static int resolve_stack(struct src_live_hint *h, const uint64_t *pcs, int n,
 			 int *ids, int *nids, int *stack)
 {
 	int ns = 0;
@@ -205,14 +205,14 @@ static int resolve_stack(struct slh *h, const uint64_t *pcs, int n,
 
 /* Into the window: an off-CPU observation (off_s > 0) with every
  * resource of its stack, or one of `kind`. */
-static void add_now(struct slh *h, double t, double off_s,
-		    enum hw_kind kind, const int *ids, int nids,
+static void add_now(struct src_live_hint *h, double t, double off_s,
+		    enum src_live_hintwin_kind kind, const int *ids, int nids,
 		    const int *stack, int nstack, int complete)
 {
 	int all[2 * ENG_PS_MAX_FRAMES + 2];
 
 	if (off_s <= 0) {
-		hw_add_stack(h->win, t, kind, ids, nids, stack, nstack,
+		src_live_hintwin_add_stack(h->win, t, kind, ids, nids, stack, nstack,
 			     complete);
 		return;
 	}
@@ -222,8 +222,8 @@ static void add_now(struct slh *h, double t, double off_s,
 			     off_s);
 }
 
-static void observe_off(struct slh *h, double t, double off_s,
-			enum hw_kind kind, const int *ids, int nids,
+static void observe_off(struct src_live_hint *h, double t, double off_s,
+			enum src_live_hintwin_kind kind, const int *ids, int nids,
 			const int *stack, int nstack, int complete)
 {
 	struct pending *p;
@@ -250,38 +250,38 @@ static void observe_off(struct slh *h, double t, double off_s,
 	memcpy(p->stack, stack, (size_t)nstack * sizeof(int));
 }
 
-static void observe(struct slh *h, double t, enum hw_kind kind,
+static void observe(struct src_live_hint *h, double t, enum src_live_hintwin_kind kind,
 		    const int *ids, int nids, const int *stack, int nstack,
 		    int complete)
 {
 	observe_off(h, t, 0, kind, ids, nids, stack, nstack, complete);
 }
 
-static int thread_id(struct slh *h, pid_t tid)
+static int thread_id(struct src_live_hint *h, pid_t tid)
 {
 	char path[64];
 
 	snprintf(path, sizeof(path), "/Process/%d/%d", (int)h->pid,
 		 (int)tid);
-	return hw_intern(h->win, path);
+	return src_live_hintwin_intern(h->win, path);
 }
 
 static void on_sample(void *arg, const struct eng_psample *s)
 {
-	struct slh *h = arg;
+	struct src_live_hint *h = arg;
 	int ids[ENG_PS_MAX_FRAMES + 1], stack[ENG_PS_MAX_FRAMES], n = 0, ns;
 
 	ids[n++] = thread_id(h, s->tid);
 	ns = resolve_stack(h, s->pc, s->nframes, ids, &n, stack);
 	if (s->off_ns > 0 && h->off != NULL) {
 		observe_off(h, secs(h, s->t_ns), (double)s->off_ns / 1e9,
-			    HW_CPU, ids, n, stack, ns, s->complete);
+			    SRC_LIVE_HINTWIN_CPU, ids, n, stack, ns, s->complete);
 		h->st.off_obs++;
 		return;
 	}
 	if (s->off_ns > 0)
 		return;
-	observe(h, secs(h, s->t_ns), HW_CPU, ids, n, stack, ns, s->complete);
+	observe(h, secs(h, s->t_ns), SRC_LIVE_HINTWIN_CPU, ids, n, stack, ns, s->complete);
 	h->st.cpu_obs++;
 }
 
@@ -311,7 +311,7 @@ static const char *class_of_size(uint64_t size)
 /* The /SyncObject path of the futex at uaddr: a discovered object that
  * covers it, else the data symbol there; -1 when neither is known (a
  * pthread_join, a lock in the heap not discovered yet). */
-static int sync_id(struct slh *h, uint64_t uaddr)
+static int sync_id(struct src_live_hint *h, uint64_t uaddr)
 {
 	const struct eng_datasym *d;
 	struct eng_image *img;
@@ -333,11 +333,11 @@ static int sync_id(struct slh *h, uint64_t uaddr)
 	else
 		snprintf(path, sizeof(path), "/SyncObject/Mutex/%s+%#" PRIx64,
 			 d->name, off);
-	return hw_intern(h->win, path);
+	return src_live_hintwin_intern(h->win, path);
 }
 
 /* The /Files path of a descriptor, named as discovery names files. */
-static int file_id(struct slh *h, int fd)
+static int file_id(struct src_live_hint *h, int fd)
 {
 	char name[512], path[600];
 
@@ -345,10 +345,10 @@ static int file_id(struct slh *h, int fd)
 		return -1;
 	snprintf(path, sizeof(path), "/Files/%s",
 		 name[0] == '/' ? name + 1 : name);
-	return hw_intern(h->win, path);
+	return src_live_hintwin_intern(h->win, path);
 }
 
-static struct blocked *blocked_of(struct slh *h, pid_t tid)
+static struct blocked *blocked_of(struct src_live_hint *h, pid_t tid)
 {
 	for (size_t i = 0; i < h->nblk; i++)
 		if (h->blk[i].tid == tid)
@@ -365,7 +365,7 @@ static struct blocked *blocked_of(struct slh *h, pid_t tid)
 
 /* The functions on a blocked thread's stack (the system call's wrapper
  * in libc, its callers), unwound once per place it blocks at. */
-static const struct blocked *blocked_stack(struct slh *h,
+static const struct blocked *blocked_stack(struct src_live_hint *h,
 					   const struct eng_taskstate *st)
 {
 	struct blocked *b = blocked_of(h, st->tid);
@@ -386,12 +386,12 @@ static const struct blocked *blocked_stack(struct slh *h,
 	return b;
 }
 
-static void observe_thread(struct slh *h, pid_t tid, double now)
+static void observe_thread(struct src_live_hint *h, pid_t tid, double now)
 {
 	struct eng_taskstate st;
 	const struct blocked *b;
 	int ids[ENG_PS_MAX_FRAMES + 2], n = 0;
-	enum hw_kind kind;
+	enum src_live_hintwin_kind kind;
 
 	if (eng_taskstate_read(h->pid, tid, &st) < 0 ||
 	    (st.wait != ENG_TASK_SYNC && st.wait != ENG_TASK_IO))
@@ -399,11 +399,11 @@ static void observe_thread(struct slh *h, pid_t tid, double now)
 	ids[n++] = thread_id(h, tid);
 	if (st.wait == ENG_TASK_SYNC) {
 		ids[n] = sync_id(h, st.args[0]);
-		kind = HW_SYNC;
+		kind = SRC_LIVE_HINTWIN_SYNC;
 		h->st.sync_obs++;
 	} else {
 		ids[n] = file_id(h, (int)st.args[0]);
-		kind = HW_IO;
+		kind = SRC_LIVE_HINTWIN_IO;
 		h->st.io_obs++;
 	}
 	n += ids[n] >= 0;
@@ -414,7 +414,7 @@ static void observe_thread(struct slh *h, pid_t tid, double now)
 }
 
 /* Threads gone: their cached stacks go. */
-static void forget_blocked(struct slh *h, const pid_t *tids, size_t n)
+static void forget_blocked(struct src_live_hint *h, const pid_t *tids, size_t n)
 {
 	for (size_t i = h->nblk; i-- > 0;) {
 		bool alive = false;
@@ -426,14 +426,14 @@ static void forget_blocked(struct slh *h, const pid_t *tids, size_t n)
 	}
 }
 
-void slh_tick(struct slh *h, int force)
+void src_live_hint_tick(struct src_live_hint *h, int force)
 {
 	uint64_t c0 = eng_clock_thread_cpu_ns();
 	double now = secs(h, clock_mono_ns());
 	pid_t tids[MAX_THREADS];
 	size_t n;
 
-	if (!force && now - h->last_tick < SLH_TICK_S)
+	if (!force && now - h->last_tick < SRC_LIVE_HINT_TICK_S)
 		return;
 	h->last_tick = now;
 	h->in_tick = true;
@@ -450,7 +450,7 @@ void slh_tick(struct slh *h, int force)
 	forget_blocked(h, tids, n);
 	for (size_t i = 0; i < n; i++)
 		observe_thread(h, tids[i], now);
-	hw_expire(h->win, now);
+	src_live_hintwin_expire(h->win, now);
 	if (h->off != NULL)
 		src_live_hintoff_expire(h->off, now);
 	h->in_tick = false;
@@ -458,17 +458,17 @@ void slh_tick(struct slh *h, int force)
 	h->st.tick_cpu_ns += eng_clock_thread_cpu_ns() - c0;
 }
 
-void slh_thread_new(struct slh *h, pid_t tid)
+void src_live_hint_thread_new(struct src_live_hint *h, pid_t tid)
 {
 	eng_perfsample_add_thread(h->ps, tid, NULL);
 }
 
-void slh_modules_changed(struct slh *h)
+void src_live_hint_modules_changed(struct src_live_hint *h)
 {
 	eng_perfsample_modules_changed(h->ps);
 }
 
-void slh_note(struct slh *h, const struct pc_discovery *d)
+void src_live_hint_note(struct src_live_hint *h, const struct pc_discovery *d)
 {
 	char path[700];
 	struct sobj *o;
@@ -484,78 +484,78 @@ void slh_note(struct slh *h, const struct pc_discovery *d)
 	o = &h->objs[h->nobjs++];
 	o->addr = d->addr;
 	o->size = class_size(d->sync_class);
-	o->id = hw_intern(h->win, path);
+	o->id = src_live_hintwin_intern(h->win, path);
 }
 
-double slh_hint(struct slh *h, const char *path)
+double src_live_hint_hint(struct src_live_hint *h, const char *path)
 {
-	return hw_hint(h->win, path);
+	return src_live_hintwin_hint(h->win, path);
 }
 
-void slh_callees(struct slh *h, const char *path, pc_path_fn fn, void *arg)
+void src_live_hint_callees(struct src_live_hint *h, const char *path, pc_path_fn fn, void *arg)
 {
-	hw_callees(h->win, path, fn, arg);
+	src_live_hintwin_callees(h->win, path, fn, arg);
 }
 
-void slh_roots(struct slh *h, const char *const *starts, size_t nstarts,
+void src_live_hint_roots(struct src_live_hint *h, const char *const *starts, size_t nstarts,
 	       pc_path_fn fn, void *arg)
 {
-	hw_roots(h->win, starts, nstarts, fn, arg);
+	src_live_hintwin_roots(h->win, starts, nstarts, fn, arg);
 }
 
-const struct slh_stats *slh_stats(const struct slh *h)
+const struct src_live_hint_stats *src_live_hint_stats(const struct src_live_hint *h)
 {
 	return &h->st;
 }
 
-void slh_cpu_counts(const struct slh *h, const char *path,
+void src_live_hint_cpu_counts(const struct src_live_hint *h, const char *path,
 		    const char *within, double after, size_t *n_within,
 		    size_t *n_both, double *latest)
 {
-	hw_count_after(h->win, HW_CPU, after, path, within, n_within, n_both,
+	src_live_hintwin_count_after(h->win, SRC_LIVE_HINTWIN_CPU, after, path, within, n_within, n_both,
 		       latest);
 }
 
-void slh_cpu_reentered(const struct slh *h, const char *path, size_t *n_raw,
+void src_live_hint_cpu_reentered(const struct src_live_hint *h, const char *path, size_t *n_raw,
 		       size_t *n_gone)
 {
-	hw_count_reentered(h->win, HW_CPU, path, n_raw, n_gone);
+	src_live_hintwin_count_reentered(h->win, SRC_LIVE_HINTWIN_CPU, path, n_raw, n_gone);
 }
 
-struct eng_perfsample *slh_sampler(struct slh *h)
+struct eng_perfsample *src_live_hint_sampler(struct src_live_hint *h)
 {
 	return h->ps;
 }
 
-size_t slh_count(const struct slh *h, int kind)
+size_t src_live_hint_count(const struct src_live_hint *h, int kind)
 {
-	return hw_count(h->win, (enum hw_kind)kind);
+	return src_live_hintwin_count(h->win, (enum src_live_hintwin_kind)kind);
 }
 
-void slh_funcs_counts(const struct slh *h, const char *const *names,
+void src_live_hint_funcs_counts(const struct src_live_hint *h, const char *const *names,
 		      size_t nnames, const char *code, const char *within,
 		      double after, size_t *n_within, size_t *n_both,
 		      double *latest)
 {
-	hw_count_funcs_after(h->win, HW_CPU, after, names, nnames, code,
+	src_live_hintwin_count_funcs_after(h->win, SRC_LIVE_HINTWIN_CPU, after, names, nnames, code,
 			     within, n_within, n_both, latest);
 }
 
-int slh_offcpu_start(struct slh *h, struct hunch_err *err)
+int src_live_hint_offcpu_start(struct src_live_hint *h, struct hunch_err *err)
 {
 	int rc = eng_perfsample_offcpu_start(h->ps, err);
 
 	if (rc == 0 && h->off == NULL)
-		h->off = src_live_hintoff_new(SLH_WINDOW_S);
+		h->off = src_live_hintoff_new(SRC_LIVE_HINT_WINDOW_S);
 	return rc;
 }
 
-bool slh_offcpu(const struct slh *h, const char **why)
+bool src_live_hint_offcpu(const struct src_live_hint *h, const char **why)
 {
 	return eng_perfsample_offcpu(h->ps, why) && h->off != NULL;
 }
 
-void slh_off_sums(const struct slh *h, const char *const *names,
+void src_live_hint_off_sums(const struct src_live_hint *h, const char *const *names,
 		  size_t nnames, const char *code, const char *within,
 		  uint64_t after, double from, double *off_all,
 		  double *off_in, size_t *n_in, uint64_t *latest)

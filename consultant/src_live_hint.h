@@ -5,7 +5,7 @@
  * the shares the consultant's `hint` op asks for (src_live_hintwin.h says
  * what a share is).
  *
- * Every tick (at most every SLH_TICK_S) it drains the perf rings, unwinds
+ * Every tick (at most every SRC_LIVE_HINT_TICK_S) it drains the perf rings, unwinds
  * and resolves each sample's stack to /Code paths, follows the target's
  * threads (new ones sampled, exited ones dropped), and reads each
  * thread's state: a thread blocked in futex counts for the sync object
@@ -25,96 +25,96 @@
 #include "pc_config.h"
 #include "pc_source.h"
 
-#define SLH_HZ 99           /* perf samples per second of a thread's CPU */
-#define SLH_WINDOW_S 3.0    /* the evidence the shares are taken over */
-#define SLH_TICK_S 0.1      /* how often rings are drained, states read */
+#define SRC_LIVE_HINT_HZ 99           /* perf samples per second of a thread's CPU */
+#define SRC_LIVE_HINT_WINDOW_S 3.0    /* the evidence the shares are taken over */
+#define SRC_LIVE_HINT_TICK_S 0.1      /* how often rings are drained, states read */
 
 struct eng_image;
 struct eng_perfsample;
-struct slh;
+struct src_live_hint;
 
 /* The image mapped at a runtime address and its base (runtime address
  * of image-relative 0), or NULL. */
-typedef struct eng_image *(*slh_image_fn)(void *arg, uint64_t addr,
+typedef struct eng_image *(*src_live_hint_image_fn)(void *arg, uint64_t addr,
 					  uint64_t *base);
 
-struct slh_stats {
+struct src_live_hint_stats {
 	uint64_t ticks;
-	uint64_t tick_cpu_ns;   /* hunch CPU time in slh_tick, all ticks */
+	uint64_t tick_cpu_ns;   /* hunch CPU time in src_live_hint_tick, all ticks */
 	uint64_t cpu_obs, sync_obs, io_obs;   /* observations made */
 	uint64_t blocked_unwinds;  /* blocked threads' stacks unwound */
-	uint64_t off_obs;       /* off-CPU observations (slh_offcpu_start) */
+	uint64_t off_obs;       /* off-CPU observations (src_live_hint_offcpu_start) */
 };
 
 /* The rate to sample at: the tunable hintSampleRate when the loaded
- * hypotheses define it (0: no hints), else SLH_HZ. */
-double slh_rate(const struct pc_config *cfg);
+ * hypotheses define it (0: no hints), else SRC_LIVE_HINT_HZ. */
+double src_live_hint_rate(const struct pc_config *cfg);
 /* `t0_ns`: CLOCK_MONOTONIC of the source's time 0.  Errors name the pid
  * (perf refused, process gone). */
-int slh_new(pid_t pid, double hz, uint64_t t0_ns, slh_image_fn image_at,
-	    void *arg, struct slh **out, struct hunch_err *err);
-void slh_free(struct slh *h);
-/* Drain, resolve, read states, age the window (no-op until SLH_TICK_S
+int src_live_hint_new(pid_t pid, double hz, uint64_t t0_ns, src_live_hint_image_fn image_at,
+	    void *arg, struct src_live_hint **out, struct hunch_err *err);
+void src_live_hint_free(struct src_live_hint *h);
+/* Drain, resolve, read states, age the window (no-op until SRC_LIVE_HINT_TICK_S
  * has passed since the last tick, unless `force`). */
-void slh_tick(struct slh *h, int force);
+void src_live_hint_tick(struct src_live_hint *h, int force);
 /* A thread the live source saw created: sample it from its first
- * instruction (the tick's /proc scan would find it up to SLH_TICK_S
+ * instruction (the tick's /proc scan would find it up to SRC_LIVE_HINT_TICK_S
  * later; exited threads are dropped by the tick, after their last
  * samples are read). */
-void slh_thread_new(struct slh *h, pid_t tid);
+void src_live_hint_thread_new(struct src_live_hint *h, pid_t tid);
 /* Libraries were loaded or unloaded (the unwinder re-reads the map). */
-void slh_modules_changed(struct slh *h);
+void src_live_hint_modules_changed(struct src_live_hint *h);
 /* A discovery of the live source: sync objects are remembered by
  * address so that futex waits can be matched to them. */
-void slh_note(struct slh *h, const struct pc_discovery *d);
+void src_live_hint_note(struct src_live_hint *h, const struct pc_discovery *d);
 /* The share (0..1) of the window's evidence in the resource at `path`,
  * < 0 when there is none. */
-double slh_hint(struct slh *h, const char *path);
+double src_live_hint_hint(struct src_live_hint *h, const char *path);
 /* The functions seen called by the one at `path` on the stacks sampled
  * (CPU samples and blocked threads' stacks), the most seen first: calls
  * through pointers and tail calls the static call graph lacks. */
-void slh_callees(struct slh *h, const char *path, pc_path_fn fn, void *arg);
+void src_live_hint_callees(struct src_live_hint *h, const char *path, pc_path_fn fn, void *arg);
 /* The outermost functions of the window's stacks that hold none of the
  * `starts` (paths of the start functions the static call graph begins
  * at): where the search must begin to reach what those stacks ran. */
-void slh_roots(struct slh *h, const char *const *starts, size_t nstarts,
+void src_live_hint_roots(struct src_live_hint *h, const char *const *starts, size_t nstarts,
 	       pc_path_fn fn, void *arg);
-const struct slh_stats *slh_stats(const struct slh *h);
+const struct src_live_hint_stats *src_live_hint_stats(const struct src_live_hint *h);
 /* CPU samples newer than `after` in the thread `within` (a /Process
  * path; NULL or the process: every thread), and how many of them had
- * the /Code resource `path` on their stack (hw_count_after). */
-void slh_cpu_counts(const struct slh *h, const char *path,
+ * the /Code resource `path` on their stack (src_live_hintwin_count_after). */
+void src_live_hint_cpu_counts(const struct src_live_hint *h, const char *path,
 		    const char *within, double after, size_t *n_within,
 		    size_t *n_both, double *latest);
 /* The window's CPU samples whose stack held `path` before recursion
  * was folded, and those whose folded stack lost it: time of an outer
- * function entered again below it (hw_count_reentered). */
-void slh_cpu_reentered(const struct slh *h, const char *path, size_t *n_raw,
+ * function entered again below it (src_live_hintwin_count_reentered). */
+void src_live_hint_cpu_reentered(const struct src_live_hint *h, const char *path, size_t *n_raw,
 		       size_t *n_gone);
 /* The sampler itself: recent stacks per thread, with times (see
  * eng_perfsample_on_stack_since). */
-struct eng_perfsample *slh_sampler(struct slh *h);
+struct eng_perfsample *src_live_hint_sampler(struct src_live_hint *h);
 /* Observations of one kind (0 CPU, 1 sync, 2 I/O) in the window. */
-size_t slh_count(const struct slh *h, int kind);
+size_t src_live_hint_count(const struct src_live_hint *h, int kind);
 
 /* CPU samples newer than `after` in `within` (NULL: every thread), and
  * how many had one of the functions `names` on their stack, and `code`
- * when not NULL (hw_count_funcs_after). */
-void slh_funcs_counts(const struct slh *h, const char *const *names,
+ * when not NULL (src_live_hintwin_count_funcs_after). */
+void src_live_hint_funcs_counts(const struct src_live_hint *h, const char *const *names,
 		      size_t nnames, const char *code, const char *within,
 		      double after, size_t *n_within, size_t *n_both,
 		      double *latest);
 /* Sample where each thread leaves its CPU and how long it stays off,
  * from now on (eng_perfsample_offcpu_start; kept in an off-CPU window,
  * src_live_hintoff.h).  0, or -errno and why. */
-int slh_offcpu_start(struct slh *h, struct hunch_err *err);
+int src_live_hint_offcpu_start(struct src_live_hint *h, struct hunch_err *err);
 /* Whether switch-outs are sampled; *why when not. */
-bool slh_offcpu(const struct slh *h, const char **why);
+bool src_live_hint_offcpu(const struct src_live_hint *h, const char **why);
 /* Off-CPU observations after the `after`-th (src_live_hintoff_sum_after):
  * the seconds off a CPU in `within` after `from`, those in the
  * functions `names` (and `code`), how many of those, how many ever
  * added. */
-void slh_off_sums(const struct slh *h, const char *const *names,
+void src_live_hint_off_sums(const struct src_live_hint *h, const char *const *names,
 		  size_t nnames, const char *code, const char *within,
 		  uint64_t after, double from, double *off_all,
 		  double *off_in, size_t *n_in, uint64_t *latest);

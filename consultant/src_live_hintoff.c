@@ -94,17 +94,17 @@ static bool holds(const struct offobs *b, const bool *m, size_t nm)
 }
 
 void src_live_hintoff_sum_after(const struct src_live_hintoff *o,
-				const struct hw *w, uint64_t after,
+				const struct src_live_hintwin *w, uint64_t after,
 				double from, const char *const *names,
 				size_t nnames, const char *code,
 				const char *within,
 				double *off_all, double *off_in, size_t *n_in,
 				uint64_t *latest)
 {
-	size_t nm = hw_npaths(w);
-	bool *mf = hw_match_funcs(w, names, nnames);
-	bool *mc = code ? hw_match_path(w, code) : NULL;
-	bool *mw = within ? hw_match_path(w, within) : NULL;
+	size_t nm = src_live_hintwin_npaths(w);
+	bool *mf = src_live_hintwin_match_funcs(w, names, nnames);
+	bool *mc = code ? src_live_hintwin_match_path(w, code) : NULL;
+	bool *mw = within ? src_live_hintwin_match_path(w, within) : NULL;
 
 	*off_all = *off_in = 0;
 	*n_in = 0;

@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct hw;
+struct src_live_hintwin;
 struct src_live_hintoff;
 
 struct src_live_hintoff *src_live_hintoff_new(double window_s);
@@ -35,7 +35,7 @@ void src_live_hintoff_expire(struct src_live_hintoff *o, double now);
  * when it gets its CPU back, after other threads' later ones): *off_all
  * the seconds off a CPU of those in `within` (a /Process path; NULL:
  * every one), *off_in of those of them with one of the functions
- * `names` on their stack (as hw_count_funcs_after matches them) and
+ * `names` on their stack (as src_live_hintwin_count_funcs_after matches them) and
  * `code` too unless NULL; *n_in how many such; *latest how many were
  * ever added (pass it back as `after` to count each once).  Time off
  * before `from` (seconds) is left out: an observation that left its CPU
@@ -43,7 +43,7 @@ void src_live_hintoff_expire(struct src_live_hintoff *o, double now);
  * its CPU back, and a wait begun before an estimate started is not
  * that estimate's). */
 void src_live_hintoff_sum_after(const struct src_live_hintoff *o,
-				const struct hw *w, uint64_t after,
+				const struct src_live_hintwin *w, uint64_t after,
 				double from, const char *const *names,
 				size_t nnames, const char *code,
 				const char *within,

@@ -15,7 +15,7 @@
 
 struct obs {
 	double t;
-	enum hw_kind kind;
+	enum src_live_hintwin_kind kind;
 	int *ids;
 	int nids;
 	int *stack;            /* its complete stack, folded, innermost
@@ -32,7 +32,7 @@ struct edge {
 	unsigned long count, seq;
 };
 
-struct hw {
+struct src_live_hintwin {
 	double window;
 	char **paths;          /* interned, by id */
 	size_t npaths, cappaths;
@@ -50,9 +50,9 @@ static void *xrealloc(void *p, size_t n)
 	return p;
 }
 
-struct hw *hw_new(double window_s)
+struct src_live_hintwin *src_live_hintwin_new(double window_s)
 {
-	struct hw *w = calloc(1, sizeof(*w));
+	struct src_live_hintwin *w = calloc(1, sizeof(*w));
 
 	if (w == NULL)
 		abort();
@@ -60,7 +60,7 @@ struct hw *hw_new(double window_s)
 	return w;
 }
 
-void hw_free(struct hw *w)
+void src_live_hintwin_free(struct src_live_hintwin *w)
 {
 	if (w == NULL)
 		return;
@@ -79,7 +79,7 @@ void hw_free(struct hw *w)
 
 /* Linear: the paths interned are those seen in samples (hundreds), and
  * the caller caches pc -> id, so this runs once per new function. */
-int hw_intern(struct hw *w, const char *path)
+int src_live_hintwin_intern(struct src_live_hintwin *w, const char *path)
 {
 	for (size_t i = 0; i < w->npaths; i++)
 		if (strcmp(w->paths[i], path) == 0)
@@ -102,7 +102,7 @@ static bool has_id(const int *ids, int n, int id)
 	return false;
 }
 
-static struct obs *add_obs(struct hw *w, double t, enum hw_kind kind,
+static struct obs *add_obs(struct src_live_hintwin *w, double t, enum src_live_hintwin_kind kind,
 			   const int *ids, int nids, int extra)
 {
 	struct obs *o;
@@ -126,7 +126,7 @@ static struct obs *add_obs(struct hw *w, double t, enum hw_kind kind,
 	return o;
 }
 
-void hw_add(struct hw *w, double t, enum hw_kind kind, const int *ids,
+void src_live_hintwin_add(struct src_live_hintwin *w, double t, enum src_live_hintwin_kind kind, const int *ids,
 	    int nids)
 {
 	add_obs(w, t, kind, ids, nids, 0);
@@ -143,7 +143,7 @@ static size_t edge_slot(const struct edge *e, size_t cap, int caller,
 	return i;
 }
 
-static void grow_edges(struct hw *w)
+static void grow_edges(struct src_live_hintwin *w)
 {
 	size_t cap = w->capedges ? w->capedges * 2 : 256;
 	struct edge *e = xrealloc(NULL, cap * sizeof(*e));
@@ -159,7 +159,7 @@ static void grow_edges(struct hw *w)
 	w->capedges = cap;
 }
 
-static void add_edge(struct hw *w, int caller, int callee)
+static void add_edge(struct src_live_hintwin *w, int caller, int callee)
 {
 	struct edge *e;
 
@@ -202,7 +202,7 @@ static int fold(const int *stack, int n, int *out)
 	return k;
 }
 
-void hw_add_stack(struct hw *w, double t, enum hw_kind kind, const int *ids,
+void src_live_hintwin_add_stack(struct src_live_hintwin *w, double t, enum src_live_hintwin_kind kind, const int *ids,
 		  int nids, const int *given, int ngiven, int complete)
 {
 	struct obs *o = add_obs(w, t, kind, ids, nids, ngiven);
@@ -231,7 +231,7 @@ void hw_add_stack(struct hw *w, double t, enum hw_kind kind, const int *ids,
 	}
 }
 
-void hw_expire(struct hw *w, double now)
+void src_live_hintwin_expire(struct src_live_hintwin *w, double now)
 {
 	size_t k = 0;
 
@@ -266,7 +266,7 @@ static bool under(const char *p, const char *q, size_t qlen)
 }
 
 /* Which interned paths are `path` or below it. */
-static bool *matching(const struct hw *w, const char *path)
+static bool *matching(const struct src_live_hintwin *w, const char *path)
 {
 	bool *m = xrealloc(NULL, w->npaths * sizeof(bool));
 	char q[1024];
@@ -281,11 +281,11 @@ static bool *matching(const struct hw *w, const char *path)
 	return m;
 }
 
-static void count(const struct hw *w, const bool *m, size_t *all,
+static void count(const struct src_live_hintwin *w, const bool *m, size_t *all,
 		  size_t *in)
 {
-	memset(all, 0, HW_NKIND * sizeof(size_t));
-	memset(in, 0, HW_NKIND * sizeof(size_t));
+	memset(all, 0, SRC_LIVE_HINTWIN_NKIND * sizeof(size_t));
+	memset(in, 0, SRC_LIVE_HINTWIN_NKIND * sizeof(size_t));
 	for (size_t i = 0; i < w->nobs; i++) {
 		const struct obs *o = &w->obs[i];
 
@@ -303,15 +303,15 @@ static void count(const struct hw *w, const bool *m, size_t *all,
 static bool can_see(int kind, const char *path)
 {
 	if (strncmp(path, "/Files", 6) == 0)
-		return kind == HW_IO;
+		return kind == SRC_LIVE_HINTWIN_IO;
 	if (strncmp(path, "/SyncObject", 11) == 0)
-		return kind == HW_SYNC;
+		return kind == SRC_LIVE_HINTWIN_SYNC;
 	return true;   /* /Code: 0 when no CPU sample at all, as before */
 }
 
-double hw_hint(const struct hw *w, const char *path)
+double src_live_hintwin_hint(const struct src_live_hintwin *w, const char *path)
 {
-	size_t all[HW_NKIND], in[HW_NKIND];
+	size_t all[SRC_LIVE_HINTWIN_NKIND], in[SRC_LIVE_HINTWIN_NKIND];
 	double best = -1;
 	bool *m;
 
@@ -320,7 +320,7 @@ double hw_hint(const struct hw *w, const char *path)
 	m = matching(w, path);
 	count(w, m, all, in);
 	free(m);
-	for (int k = 0; k < HW_NKIND; k++) {
+	for (int k = 0; k < SRC_LIVE_HINTWIN_NKIND; k++) {
 		double share = all[k] ? (double)in[k] / (double)all[k] : 0;
 
 		/* Only kinds that could see it, and saw something: a file
@@ -332,7 +332,7 @@ double hw_hint(const struct hw *w, const char *path)
 	return best;
 }
 
-static int find_id(const struct hw *w, const char *path)
+static int find_id(const struct src_live_hintwin *w, const char *path)
 {
 	for (size_t i = 0; i < w->npaths; i++)
 		if (strcmp(w->paths[i], path) == 0)
@@ -355,7 +355,7 @@ static int by_count(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-void hw_callees(const struct hw *w, const char *path, hw_path_fn fn,
+void src_live_hintwin_callees(const struct src_live_hintwin *w, const char *path, src_live_hintwin_path_fn fn,
 		void *arg)
 {
 	struct ranked *r = xrealloc(NULL, (w->nedges + 1) * sizeof(*r));
@@ -392,8 +392,8 @@ static int root_of(const struct obs *o, const bool *covered)
 	return -1;
 }
 
-void hw_roots(const struct hw *w, const char *const *starts, size_t nstarts,
-	      hw_path_fn fn, void *arg)
+void src_live_hintwin_roots(const struct src_live_hintwin *w, const char *const *starts, size_t nstarts,
+	      src_live_hintwin_path_fn fn, void *arg)
 {
 	struct ranked *r = xrealloc(NULL, (w->nobs + 1) * sizeof(*r));
 	int *sid = xrealloc(NULL, (nstarts + 1) * sizeof(int));
@@ -422,14 +422,14 @@ void hw_roots(const struct hw *w, const char *const *starts, size_t nstarts,
 		r[k].count++;
 	}
 	qsort(r, n, sizeof(*r), by_count);
-	for (size_t i = 0; i < n && r[i].count >= HW_ROOT_MIN; i++)
+	for (size_t i = 0; i < n && r[i].count >= SRC_LIVE_HINTWIN_ROOT_MIN; i++)
 		fn(arg, w->paths[r[i].id]);
 	free(r);
 	free(sid);
 	free(covered);
 }
 
-size_t hw_count(const struct hw *w, enum hw_kind kind)
+size_t src_live_hintwin_count(const struct src_live_hintwin *w, enum src_live_hintwin_kind kind)
 {
 	size_t n = 0;
 
@@ -438,9 +438,9 @@ size_t hw_count(const struct hw *w, enum hw_kind kind)
 	return n;
 }
 
-size_t hw_count_in(const struct hw *w, enum hw_kind kind, const char *path)
+size_t src_live_hintwin_count_in(const struct src_live_hintwin *w, enum src_live_hintwin_kind kind, const char *path)
 {
-	size_t all[HW_NKIND], in[HW_NKIND];
+	size_t all[SRC_LIVE_HINTWIN_NKIND], in[SRC_LIVE_HINTWIN_NKIND];
 	bool *m = matching(w, path);
 
 	count(w, m, all, in);
@@ -449,7 +449,7 @@ size_t hw_count_in(const struct hw *w, enum hw_kind kind, const char *path)
 }
 
 /* One pass over the observations of `kind` newer than `after`. */
-void hw_count_after(const struct hw *w, enum hw_kind kind, double after,
+void src_live_hintwin_count_after(const struct src_live_hintwin *w, enum src_live_hintwin_kind kind, double after,
 		    const char *path, const char *within, size_t *n_within,
 		    size_t *n_both, double *latest)
 {
@@ -484,12 +484,12 @@ static bool any_in(const int *ids, int n, const bool *m)
 	return false;
 }
 
-bool *hw_match_path(const struct hw *w, const char *path)
+bool *src_live_hintwin_match_path(const struct src_live_hintwin *w, const char *path)
 {
 	return matching(w, path);
 }
 
-bool *hw_match_funcs(const struct hw *w, const char *const *names,
+bool *src_live_hintwin_match_funcs(const struct src_live_hintwin *w, const char *const *names,
 		     size_t nnames)
 {
 	bool *m = xrealloc(NULL, (w->npaths + 1) * sizeof(bool));
@@ -509,17 +509,17 @@ bool *hw_match_funcs(const struct hw *w, const char *const *names,
 	return m;
 }
 
-size_t hw_npaths(const struct hw *w)
+size_t src_live_hintwin_npaths(const struct src_live_hintwin *w)
 {
 	return w->npaths;
 }
 
-void hw_count_funcs_after(const struct hw *w, enum hw_kind kind,
+void src_live_hintwin_count_funcs_after(const struct src_live_hintwin *w, enum src_live_hintwin_kind kind,
 			  double after, const char *const *names,
 			  size_t nnames, const char *code, const char *within,
 			  size_t *n_within, size_t *n_both, double *latest)
 {
-	bool *mf = hw_match_funcs(w, names, nnames);
+	bool *mf = src_live_hintwin_match_funcs(w, names, nnames);
 	bool *mc = code ? matching(w, code) : NULL;
 	bool *mw = within ? matching(w, within) : NULL;
 
@@ -543,7 +543,7 @@ void hw_count_funcs_after(const struct hw *w, enum hw_kind kind,
 	free(mw);
 }
 
-void hw_count_reentered(const struct hw *w, enum hw_kind kind,
+void src_live_hintwin_count_reentered(const struct src_live_hintwin *w, enum src_live_hintwin_kind kind,
 			const char *path, size_t *n_raw, size_t *n_gone)
 {
 	bool *m = matching(w, path);

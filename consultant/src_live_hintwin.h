@@ -14,7 +14,7 @@
  * window's observations of that kind that fall in the resource (an
  * observation falls in it when one of its paths is `path` or below it).
  * So a function gets its inclusive share of CPU samples (of the stacks
- * as folded, hw_add_stack), a thread the
+ * as folded, src_live_hintwin_add_stack), a thread the
  * larger of its share of CPU samples and its share of blocked
  * observations, a mutex its share of the threads seen blocked in sync.
  * A thread path given as the where axis names it ("/Process/7/9:worker")
@@ -29,18 +29,18 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-enum hw_kind { HW_CPU, HW_SYNC, HW_IO, HW_NKIND };
+enum src_live_hintwin_kind { SRC_LIVE_HINTWIN_CPU, SRC_LIVE_HINTWIN_SYNC, SRC_LIVE_HINTWIN_IO, SRC_LIVE_HINTWIN_NKIND };
 
-struct hw;
+struct src_live_hintwin;
 
-struct hw *hw_new(double window_s);
-void hw_free(struct hw *w);
+struct src_live_hintwin *src_live_hintwin_new(double window_s);
+void src_live_hintwin_free(struct src_live_hintwin *w);
 /* The id of a path (the same id for the same path, for the window's
  * life). */
-int hw_intern(struct hw *w, const char *path);
+int src_live_hintwin_intern(struct src_live_hintwin *w, const char *path);
 /* One observation at time t (seconds) with the resources `ids`
  * (duplicates are ignored).  Times must not go backwards. */
-void hw_add(struct hw *w, double t, enum hw_kind kind, const int *ids,
+void src_live_hintwin_add(struct src_live_hintwin *w, double t, enum src_live_hintwin_kind kind, const int *ids,
 	    int nids);
 /* The same with the stack the observation was made on (a CPU sample's,
  * or a blocked thread's): `stack` holds the ids of the functions on it,
@@ -53,19 +53,19 @@ void hw_add(struct hw *w, double t, enum hw_kind kind, const int *ids,
  * only the samples outside it.  Then each pair of neighbours is a call
  * edge (stack[i + 1] called stack[i]), counted for the window's life.
  * A `complete` stack (unwound to the thread's first frame) is kept
- * with the observation for hw_roots; a stack cut short (unwinding
+ * with the observation for src_live_hintwin_roots; a stack cut short (unwinding
  * stopped in code without CFI, or past the stack copied) is not: its
  * outermost function is only where the unwinding gave up.  The stack's
  * ids fall in the observation as `ids` do. */
-void hw_add_stack(struct hw *w, double t, enum hw_kind kind, const int *ids,
+void src_live_hintwin_add_stack(struct src_live_hintwin *w, double t, enum src_live_hintwin_kind kind, const int *ids,
 		  int nids, const int *stack, int nstack, int complete);
 /* Forget observations older than now - window. */
-void hw_expire(struct hw *w, double now);
-double hw_hint(const struct hw *w, const char *path);
-typedef void (*hw_path_fn)(void *arg, const char *path);
-/* The functions `path` was seen calling (hw_add_stack's edges), each
+void src_live_hintwin_expire(struct src_live_hintwin *w, double now);
+double src_live_hintwin_hint(const struct src_live_hintwin *w, const char *path);
+typedef void (*src_live_hintwin_path_fn)(void *arg, const char *path);
+/* The functions `path` was seen calling (src_live_hintwin_add_stack's edges), each
  * once, the most seen first (ties: first seen first). */
-void hw_callees(const struct hw *w, const char *path, hw_path_fn fn,
+void src_live_hintwin_callees(const struct src_live_hintwin *w, const char *path, src_live_hintwin_path_fn fn,
 		void *arg);
 /* The roots of the window's complete stacks that hold none of the
  * functions `starts` (paths): the static call graph from the start
@@ -73,46 +73,46 @@ void hw_callees(const struct hw *w, const char *path, hw_path_fn fn,
  * its outermost function that no stack holding a start function holds
  * (so not clone3 or start_thread, which every thread runs, when other
  * threads' start functions are known).  Each once, the roots of the
- * most stacks first, and only those of at least HW_ROOT_MIN stacks (one
+ * most stacks first, and only those of at least SRC_LIVE_HINTWIN_ROOT_MIN stacks (one
  * stray unwind is not a place to search). */
-#define HW_ROOT_MIN 2
-void hw_roots(const struct hw *w, const char *const *starts, size_t nstarts,
-	      hw_path_fn fn, void *arg);
+#define SRC_LIVE_HINTWIN_ROOT_MIN 2
+void src_live_hintwin_roots(const struct src_live_hintwin *w, const char *const *starts, size_t nstarts,
+	      src_live_hintwin_path_fn fn, void *arg);
 /* Observations of `kind` newer than `after` (seconds): `*n_within`
  * those that fall in `within` (every one when NULL), `*n_both` those of
  * them that also fall in `path`; `*latest` the newest time of any
  * observation of `kind` newer than `after`, in `within` or not (`after`
  * when none: a drain brings every thread's samples up to its time).  A caller that passes its last `*latest` back
  * counts every observation once, however late it was drained. */
-void hw_count_after(const struct hw *w, enum hw_kind kind, double after,
+void src_live_hintwin_count_after(const struct src_live_hintwin *w, enum src_live_hintwin_kind kind, double after,
 		    const char *path, const char *within, size_t *n_within,
 		    size_t *n_both, double *latest);
-/* hw_count_after for a set of functions: `*n_both` counts the
+/* src_live_hintwin_count_after for a set of functions: `*n_both` counts the
  * observations in `within` whose stack held one of the functions named
  * `names` (in any module; a name also matches under MPI's profiling
  * name, PMPI_X for MPI_X, the one function's other symbol) and, unless
  * `code` is NULL, the /Code resource `code` too. */
-void hw_count_funcs_after(const struct hw *w, enum hw_kind kind,
+void src_live_hintwin_count_funcs_after(const struct src_live_hintwin *w, enum src_live_hintwin_kind kind,
 			  double after, const char *const *names,
 			  size_t nnames, const char *code, const char *within,
 			  size_t *n_within, size_t *n_both, double *latest);
-/* Which interned ids (hw_npaths of them, malloc'd) are `path` or below
- * it; which are functions named `names` (as hw_count_funcs_after). */
-bool *hw_match_path(const struct hw *w, const char *path);
-bool *hw_match_funcs(const struct hw *w, const char *const *names,
+/* Which interned ids (src_live_hintwin_npaths of them, malloc'd) are `path` or below
+ * it; which are functions named `names` (as src_live_hintwin_count_funcs_after). */
+bool *src_live_hintwin_match_path(const struct src_live_hintwin *w, const char *path);
+bool *src_live_hintwin_match_funcs(const struct src_live_hintwin *w, const char *const *names,
 		     size_t nnames);
-size_t hw_npaths(const struct hw *w);
+size_t src_live_hintwin_npaths(const struct src_live_hintwin *w);
 /* Observations of `kind` whose stack held `path` before recursion was
  * folded (`*n_raw`), and those of them whose folded stack no longer
  * holds it (`*n_gone`): `path` ran only between two activations of an
  * outer function then (sum and the generator between two activations
  * of an interpreter's loop), and that time is the outer function's.  A
  * timer on `path` counts it as path's all the same. */
-void hw_count_reentered(const struct hw *w, enum hw_kind kind,
+void src_live_hintwin_count_reentered(const struct src_live_hintwin *w, enum src_live_hintwin_kind kind,
 			const char *path, size_t *n_raw, size_t *n_gone);
 /* Observations of a kind in the window (tests, messages). */
-size_t hw_count(const struct hw *w, enum hw_kind kind);
+size_t src_live_hintwin_count(const struct src_live_hintwin *w, enum src_live_hintwin_kind kind);
 /* Observations of a kind that fall in `path`. */
-size_t hw_count_in(const struct hw *w, enum hw_kind kind, const char *path);
+size_t src_live_hintwin_count_in(const struct src_live_hintwin *w, enum src_live_hintwin_kind kind, const char *path);
 
 #endif

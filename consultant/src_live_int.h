@@ -43,12 +43,12 @@ struct src_live {
 	size_t nqueue, capqueue;
 	struct src_live_status status;
 	uint64_t t0_ns;          /* CLOCK_MONOTONIC when the target started */
-	struct slo *slo;         /* the metric side, once enabled */
+	struct src_live_ops *slo;         /* the metric side, once enabled */
 	bool told_end;           /* the end event went to the consultant */
 	struct eng_points_cache *pcache;  /* for callees, made on first use */
 	char **starts;           /* start functions of threads seen */
 	size_t nstarts;
-	struct slh *hint;        /* cheap evidence, with the metric side */
+	struct src_live_hint *hint;        /* cheap evidence, with the metric side */
 	unsigned dbg_gen;        /* debuginfod fetches seen ended */
 	struct eng_image **old_imgs;  /* replaced by fuller ones, or by an */
 	size_t nold;                  /* exec; pointers into them may still
@@ -63,9 +63,9 @@ struct src_live {
 	size_t nexecq;
 	/* Following child processes (src_live_fork.c) */
 	bool follow;
-	struct slk *kids;             /* the children, from /proc */
-	struct slr *ranks;            /* their MPI ranks, once named */
-	struct slki *kidimgs;         /* exec'ed children's own images */
+	struct src_live_kids *kids;             /* the children, from /proc */
+	struct src_live_rank *ranks;            /* their MPI ranks, once named */
+	struct src_live_kidimg *kidimgs;         /* exec'ed children's own images */
 	size_t forks;                 /* fork events seen */
 	size_t fork_restored;         /* patches removed from children */
 	double fork_next_scan;        /* CLOCK_MONOTONIC s of the next */
@@ -97,7 +97,7 @@ int src_live_exec_events(struct src_live *l, pc_event_fn fn, void *arg);
  * instrumented), 0 or an error. */
 int src_live_exec_kernel_side(struct src_live *l, struct hunch_err *err);
 
-/* The image at a runtime address of the program (slh_image_fn). */
+/* The image at a runtime address of the program (src_live_hint_image_fn). */
 struct eng_image *src_live_image_at(void *arg, uint64_t addr,
 				    uint64_t *base);
 

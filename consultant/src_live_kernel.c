@@ -29,10 +29,10 @@
 #include "src_live_kids.h"
 #include "src_live_share.h"
 
-static const struct task_sched *prev_sched(const struct slo *o, int tid);
+static const struct task_sched *prev_sched(const struct src_live_ops *o, int tid);
 
 /* Read the kernel's counters now, opening the reader the first time. */
-int src_live_kernel_refresh(struct slo *o, struct hunch_err *err)
+int src_live_kernel_refresh(struct src_live_ops *o, struct hunch_err *err)
 {
 	int rc;
 
@@ -41,7 +41,7 @@ int src_live_kernel_refresh(struct slo *o, struct hunch_err *err)
 	else
 		rc = eng_taskcpu_refresh(o->tc);
 	if (rc == 0)
-		o->tc_t = slo_now(o);
+		o->tc_t = src_live_ops_now(o);
 	else if (err != NULL && err->msg[0] == '\0')
 		hunch_errf(err, rc, "cannot read the CPU time of process %d "
 			   "from /proc: %s", eng_proc_pid(o->proc),
@@ -52,20 +52,20 @@ int src_live_kernel_refresh(struct slo *o, struct hunch_err *err)
 
 /* The kernel's CPU ns (or run-queue wait ns) of an instance's process
  * or thread; false when the thread is not (or no longer) listed. */
-bool src_live_kernel_value(const struct slo *o, const struct slo_inst *in,
+bool src_live_kernel_value(const struct src_live_ops *o, const struct src_live_ops_inst *in,
 			   int64_t *ns)
 {
 	const struct eng_taskcpu_thread *t;
 	int64_t kids = 0;
 
 	if (in->kpid != 0 && in->kpid != eng_proc_pid(o->proc))
-		return slk_value(o->kids, in->kpid, in->ktid, in->wait, ns);
+		return src_live_kids_value(o->kids, in->kpid, in->ktid, in->wait, ns);
 	if (o->tc == NULL)   /* the program ended first: its children's */
 		return in->kpid == 0 && in->ktid == 0 &&
-		       slk_value(o->kids, 0, 0, in->wait, ns);
+		       src_live_kids_value(o->kids, 0, 0, in->wait, ns);
 	if (in->ktid == 0) {
 		if (in->kpid == 0)  /* every process: the children's too */
-			slk_value(o->kids, 0, 0, in->wait, &kids);
+			src_live_kids_value(o->kids, 0, 0, in->wait, &kids);
 		*ns = kids + (int64_t)(in->wait ?
 			eng_taskcpu_process_wait_ns(o->tc) :
 			eng_taskcpu_process_ns(o->tc));
@@ -81,8 +81,8 @@ bool src_live_kernel_value(const struct slo *o, const struct slo_inst *in,
 
 /* A kernel CPU (or run-queue wait) instance: the thread must be there;
  * its value starts from a reading taken now. */
-int src_live_kernel_enable(struct slo *o, struct slo_inst *in,
-			   const struct slm_kernel *k, bool wait)
+int src_live_kernel_enable(struct src_live_ops *o, struct src_live_ops_inst *in,
+			   const struct src_live_metric_kernel *k, bool wait)
 {
 	pid_t tid = k->tid;
 	struct hunch_err err = { 0 };
@@ -96,9 +96,9 @@ int src_live_kernel_enable(struct slo *o, struct slo_inst *in,
 	in->kpid = k->pid;
 	in->scale = 1e9;
 	in->status = src_live_kernel_refresh(o, &err);
-	slk_refresh(o->kids);
+	src_live_kids_refresh(o->kids);
 	if (in->status < 0 &&
-	    (k->child || (!k->pid && !tid && slk_live(o->kids))))
+	    (k->child || (!k->pid && !tid && src_live_kids_live(o->kids))))
 		in->status = 0;   /* the program ended: its children are read */
 	if (in->status == 0 &&
 	    (k->child ? !src_live_kernel_value(o, in, &in->prev) :
@@ -125,11 +125,11 @@ int src_live_kernel_enable(struct slo *o, struct slo_inst *in,
 
 /* A sampled CPU instance: a kernel one whose value is scaled by the
  * share of the samples that hold the focus code. */
-int src_live_kernel_enable_sampled(struct slo *o, struct slo_inst *in,
+int src_live_kernel_enable_sampled(struct src_live_ops *o, struct src_live_ops_inst *in,
 				   const struct pc_src_focus *f,
-				   const struct slm_kernel *k)
+				   const struct src_live_metric_kernel *k)
 {
-	struct slm_kernel own = *k;   /* the program's code: its CPU alone */
+	struct src_live_metric_kernel own = *k;   /* the program's code: its CPU alone */
 	pid_t tid = k->tid;
 
 	if (!k->child)
@@ -138,7 +138,7 @@ int src_live_kernel_enable_sampled(struct slo *o, struct slo_inst *in,
 	if (in->status < 0)
 		return 0;
 	in->sampled = true;
-	in->hints = k->child ? slk_hint(o->kids, k->pid) : o->hints;
+	in->hints = k->child ? src_live_kids_hint(o->kids, k->pid) : o->hints;
 	in->code = strdup(f->path[0]);
 	in->within = tid ? strdup(f->path[1]) : NULL;
 	in->hw_after = in->prev_t;
@@ -154,7 +154,7 @@ int src_live_kernel_enable_sampled(struct slo *o, struct slo_inst *in,
  * over a whole life the share is not this interval's, and CPUbound's
  * first value was off by a third on a loaded machine.  Later instances
  * share the readings (one cpu_share per tick for all). */
-void src_live_kernel_share_start(struct slo *o, struct slo_inst *in)
+void src_live_kernel_share_start(struct src_live_ops *o, struct src_live_ops_inst *in)
 {
 	for (size_t i = 0; i < o->ninst; i++)
 		if (&o->inst[i] != in && o->inst[i].live && o->inst[i].share)
@@ -162,7 +162,7 @@ void src_live_kernel_share_start(struct slo *o, struct slo_inst *in)
 	if (src_live_kernel_refresh(o, NULL) < 0)
 		return;
 	(void)src_live_kernel_cpu_share(o);
-	sls_read(o->shares, o->tc, o->tc_t);
+	src_live_share_read(o->shares, o->tc, o->tc_t);
 	in->prev_t = o->tc_t;
 }
 
@@ -170,14 +170,14 @@ void src_live_kernel_share_start(struct slo *o, struct slo_inst *in)
 /* cpu_share on a process of the program or one of its threads is that
  * focus's own (src_live_share.h); on a child, or when the focus cannot
  * be read, it is the job's. */
-void src_live_kernel_share_focus(struct slo *o, struct slo_inst *in,
+void src_live_kernel_share_focus(struct src_live_ops *o, struct src_live_ops_inst *in,
 				 const struct pc_src_focus *f)
 {
 	struct pc_metric_def md = *pc_metric_find(o->cfg, "cpu_share");
-	struct slm_kernel k;
+	struct src_live_metric_kernel k;
 
 	md.kernel = PC_KERNEL_CPU;
-	if (slm_kernel_focus(&md, &(struct pc_src_focus){ .path = {
+	if (src_live_metric_kernel_focus(&md, &(struct pc_src_focus){ .path = {
 		    NULL, f->path[1], NULL, NULL } }, eng_proc_pid(o->proc),
 		    o->kids, &k, NULL) < 0 || k.child)
 		return;
@@ -191,13 +191,13 @@ void src_live_kernel_share_focus(struct slo *o, struct slo_inst *in,
  * hold its code.  CPU time used with no sample drained yet (the hint
  * sampler drains every 0.1 s) waits for the next tick, which then covers
  * both intervals; samples are counted by their own time, each once. */
-bool src_live_kernel_sampled_share(struct slo_inst *in, bool used,
+bool src_live_kernel_sampled_share(struct src_live_ops_inst *in, bool used,
 				   double *value)
 {
 	size_t nw, nb;
 	double latest;
 
-	slh_cpu_counts(in->hints, in->code, in->within, in->hw_after, &nw,
+	src_live_hint_cpu_counts(in->hints, in->code, in->within, in->hw_after, &nw,
 		       &nb, &latest);
 	if (nw == 0 && used)
 		return false;
@@ -209,11 +209,11 @@ bool src_live_kernel_sampled_share(struct slo_inst *in, bool used,
 
 /* A focus's own share, unless it is the whole job and children are
  * followed (their threads are not in the program's reader). */
-bool src_live_kernel_own_share(const struct slo *o,
-			       const struct slo_inst *in)
+bool src_live_kernel_own_share(const struct src_live_ops *o,
+			       const struct src_live_ops_inst *in)
 {
 	return in->share_own && (in->kpid != 0 || in->ktid != 0 ||
-				 slk_live(o->kids) == 0);
+				 src_live_kids_live(o->kids) == 0);
 }
 
 
@@ -228,7 +228,7 @@ bool src_live_kernel_own_share(const struct slo *o,
  * the sync and I/O hypotheses' business).  The floor of one keeps a
  * program that only waits from dividing by zero, so its waits still
  * count as a whole thread's time. */
-static const struct task_sched *prev_sched(const struct slo *o, int tid)
+static const struct task_sched *prev_sched(const struct src_live_ops *o, int tid)
 {
 	for (size_t i = 0; i < o->nsched; i++)
 		if (o->sched[i].tid == tid)
@@ -247,7 +247,7 @@ static const struct task_sched *prev_sched(const struct slo *o, int tid)
  * loaded machine as on a quiet one (hypotheses/README.md).  A thread's
  * first reading counts from its birth; threads that exited between
  * readings are not counted.  No CPU time at all reads 1. */
-double src_live_kernel_cpu_share(struct slo *o)
+double src_live_kernel_cpu_share(struct src_live_ops *o)
 {
 	size_t nt = o->tc != NULL ? eng_taskcpu_nthreads(o->tc) : 0;
 	struct task_sched *now = calloc(nt + 1, sizeof(*now));
@@ -275,7 +275,7 @@ double src_live_kernel_cpu_share(struct slo *o)
 	free(o->sched);
 	o->sched = now;
 	o->nsched = n;
-	slk_share_delta(o->kids, &run, &wait);  /* the children's too */
+	src_live_kids_share_delta(o->kids, &run, &wait);  /* the children's too */
 	return run == 0 ? 1 : (double)run / (double)(run + wait);
 }
 

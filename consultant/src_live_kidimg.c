@@ -13,7 +13,7 @@
 #include "eng_symbols.h"
 #include "src_live_cg.h"
 
-#define SLKI_REREAD_S 0.1   /* a miss re-reads the maps at most this often */
+#define SRC_LIVE_KIDIMG_REREAD_S 0.1   /* a miss re-reads the maps at most this often */
 
 struct file {                 /* one ELF file, shared by the children */
 	char *path;
@@ -29,18 +29,18 @@ struct range {
 	size_t file;       /* index in slki.files */
 };
 
-struct slki_proc {
-	struct slki *k;
+struct src_live_kidimg_proc {
+	struct src_live_kidimg *k;
 	pid_t pid;
 	struct range *r;
 	size_t nr;
 	double read_t;     /* CLOCK_MONOTONIC s of the last reading */
 };
 
-struct slki {
+struct src_live_kidimg {
 	struct file *files;
 	size_t nfiles;
-	struct slki_proc **procs;
+	struct src_live_kidimg_proc **procs;
 	size_t nprocs;
 };
 
@@ -51,16 +51,16 @@ static void *xrealloc(void *p, size_t n)
 	return p;
 }
 
-struct slki *slki_new(void)
+struct src_live_kidimg *src_live_kidimg_new(void)
 {
-	struct slki *k = calloc(1, sizeof(*k));
+	struct src_live_kidimg *k = calloc(1, sizeof(*k));
 
 	if (k == NULL)
 		abort();
 	return k;
 }
 
-void slki_free(struct slki *k)
+void src_live_kidimg_free(struct src_live_kidimg *k)
 {
 	if (k == NULL)
 		return;
@@ -77,9 +77,9 @@ void slki_free(struct slki *k)
 	free(k);
 }
 
-struct slki_proc *slki_proc(struct slki *k, pid_t pid)
+struct src_live_kidimg_proc *src_live_kidimg_proc(struct src_live_kidimg *k, pid_t pid)
 {
-	struct slki_proc *p;
+	struct src_live_kidimg_proc *p;
 
 	for (size_t i = 0; i < k->nprocs; i++)
 		if (k->procs[i]->pid == pid)
@@ -94,7 +94,7 @@ struct slki_proc *slki_proc(struct slki *k, pid_t pid)
 	return p;
 }
 
-static size_t file_of(struct slki *k, const char *path)
+static size_t file_of(struct src_live_kidimg *k, const char *path)
 {
 	for (size_t i = 0; i < k->nfiles; i++)
 		if (strcmp(k->files[i].path, path) == 0)
@@ -117,7 +117,7 @@ static double now_s(void)
 /* The mapping of file offset 0 of a shared object or PIE is its load
  * address (the first PT_LOAD has offset and vaddr 0, as ld lays them
  * out); a non-PIE executable is loaded where it was linked. */
-static void read_maps(struct slki_proc *p)
+static void read_maps(struct src_live_kidimg_proc *p)
 {
 	char path[64], line[4096 + 128], file[4096];
 	unsigned long long lo, hi, off;
@@ -151,7 +151,7 @@ static void read_maps(struct slki_proc *p)
 	p->nr = nr;
 }
 
-static struct eng_image *image(struct slki *k, struct range *r,
+static struct eng_image *image(struct src_live_kidimg *k, struct range *r,
 			       uint64_t *base)
 {
 	struct file *fl = &k->files[r->file];
@@ -170,15 +170,15 @@ static struct eng_image *image(struct slki *k, struct range *r,
 	return fl->img;
 }
 
-struct eng_image *slki_image_at(void *arg, uint64_t addr, uint64_t *base)
+struct eng_image *src_live_kidimg_image_at(void *arg, uint64_t addr, uint64_t *base)
 {
-	struct slki_proc *p = arg;
+	struct src_live_kidimg_proc *p = arg;
 
 	for (int pass = 0; pass < 2; pass++) {
 		for (size_t i = 0; i < p->nr; i++)
 			if (addr >= p->r[i].lo && addr < p->r[i].hi)
 				return image(p->k, &p->r[i], base);
-		if (pass > 0 || now_s() - p->read_t < SLKI_REREAD_S)
+		if (pass > 0 || now_s() - p->read_t < SRC_LIVE_KIDIMG_REREAD_S)
 			break;
 		read_maps(p);   /* a library loaded since (dlopen) */
 	}
@@ -194,8 +194,8 @@ static const char *base_of(const char *path)
 
 /* The where axis learns a child's own program: without its functions
  * the /Code refinement of a rank offered only the launcher's. */
-void slki_report(struct slki_proc *p, slki_known_fn known, void *karg,
-		 slki_emit_fn emit, void *arg)
+void src_live_kidimg_report(struct src_live_kidimg_proc *p, src_live_kidimg_known_fn known, void *karg,
+		 src_live_kidimg_emit_fn emit, void *arg)
 {
 	if (p->nr == 0)
 		read_maps(p);
@@ -226,17 +226,17 @@ void slki_report(struct slki_proc *p, slki_known_fn known, void *karg,
 	}
 }
 
-size_t slki_nprocs(const struct slki *k)
+size_t src_live_kidimg_nprocs(const struct src_live_kidimg *k)
 {
 	return k->nprocs;
 }
 
-pid_t slki_pid(const struct slki *k, size_t i)
+pid_t src_live_kidimg_pid(const struct src_live_kidimg *k, size_t i)
 {
 	return k->procs[i]->pid;
 }
 
-size_t slki_modules(const struct slki *k, struct slcg_module *out,
+size_t src_live_kidimg_modules(const struct src_live_kidimg *k, struct src_live_cg_module *out,
 		    size_t max)
 {
 	size_t n = 0;
@@ -247,7 +247,7 @@ size_t slki_modules(const struct slki *k, struct slcg_module *out,
 		if (out != NULL && n == max)
 			break;
 		if (out != NULL)
-			out[n] = (struct slcg_module){
+			out[n] = (struct src_live_cg_module){
 				eng_image_name(k->files[i].img),
 				k->files[i].img };
 		n++;

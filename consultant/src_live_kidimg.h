@@ -17,35 +17,35 @@
 #include "pc_source.h"
 
 struct eng_image;
-struct slki;        /* every child's maps, the images they share */
-struct slki_proc;   /* one child's */
+struct src_live_kidimg;        /* every child's maps, the images they share */
+struct src_live_kidimg_proc;   /* one child's */
 
-struct slki *slki_new(void);
-void slki_free(struct slki *k);
+struct src_live_kidimg *src_live_kidimg_new(void);
+void src_live_kidimg_free(struct src_live_kidimg *k);
 /* The resolver of child pid (made on first use; NULL only when out of
- * memory): pass it as the arg of slki_image_at. */
-struct slki_proc *slki_proc(struct slki *k, pid_t pid);
-/* An slh_image_fn: the image mapped at addr in the child, and its base
+ * memory): pass it as the arg of src_live_kidimg_image_at. */
+struct src_live_kidimg_proc *src_live_kidimg_proc(struct src_live_kidimg *k, pid_t pid);
+/* An src_live_hint_image_fn: the image mapped at addr in the child, and its base
  * (runtime address of image-relative 0), or NULL. */
-struct eng_image *slki_image_at(void *proc, uint64_t addr, uint64_t *base);
+struct eng_image *src_live_kidimg_image_at(void *proc, uint64_t addr, uint64_t *base);
 
 /* Is the file at path one of the program's own modules (already in the
  * where axis)? */
-typedef bool (*slki_known_fn)(void *arg, const char *path);
-typedef void (*slki_emit_fn)(void *arg, const struct pc_discovery *d);
+typedef bool (*src_live_kidimg_known_fn)(void *arg, const char *path);
+typedef void (*src_live_kidimg_emit_fn)(void *arg, const struct pc_discovery *d);
 /* One function discovery per function of each file mapped in the child
  * that no child reported before and `known` does not claim: the /Code
  * of a program the child exec'ed (an MPI rank's). */
-void slki_report(struct slki_proc *p, slki_known_fn known, void *karg,
-		 slki_emit_fn emit, void *arg);
+void src_live_kidimg_report(struct src_live_kidimg_proc *p, src_live_kidimg_known_fn known, void *karg,
+		 src_live_kidimg_emit_fn emit, void *arg);
 /* The children with their own images, by index. */
-size_t slki_nprocs(const struct slki *k);
-pid_t slki_pid(const struct slki *k, size_t i);
-/* The files slki_report put in the where axis, as call-graph modules
+size_t src_live_kidimg_nprocs(const struct src_live_kidimg *k);
+pid_t src_live_kidimg_pid(const struct src_live_kidimg *k, size_t i);
+/* The files src_live_kidimg_report put in the where axis, as call-graph modules
  * (src_live_cg.h), at most max; how many (out NULL: how many
  * there are). */
-struct slcg_module;
-size_t slki_modules(const struct slki *k, struct slcg_module *out,
+struct src_live_cg_module;
+size_t src_live_kidimg_modules(const struct src_live_kidimg *k, struct src_live_cg_module *out,
 		    size_t max);
 
 #endif

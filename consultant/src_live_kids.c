@@ -18,8 +18,8 @@
 #include "src_live_exits.h"
 #include "src_live_hint.h"
 
-#define SLK_HINT_CPUS 0.05   /* a child this busy gets a sampler */
-#define SLK_HINT_S 0.5       /* over at least this long */
+#define SRC_LIVE_KIDS_HINT_CPUS 0.05   /* a child this busy gets a sampler */
+#define SRC_LIVE_KIDS_HINT_S 0.5       /* over at least this long */
 
 struct kid {
 	pid_t pid, parent;
@@ -27,44 +27,44 @@ struct kid {
 	uint64_t cpu_ns, wait_ns; /* process totals at the last reading */
 	pid_t *tids;              /* threads reported */
 	size_t ntids;
-	struct slh *hint;         /* its stack samples, or NULL */
+	struct src_live_hint *hint;         /* its stack samples, or NULL */
 	uint64_t busy_ns;         /* cpu_ns when busy_t was taken */
 	double busy_t;            /* CLOCK_MONOTONIC s, 0: not yet */
 	bool reported, ended, hint_tried;
 };
 
-struct slk {
+struct src_live_kids {
 	struct kid *k;
 	size_t n;
-	struct sle *exits;        /* the kernel's exit events, or NULL */
+	struct src_live_exits *exits;        /* the kernel's exit events, or NULL */
 	bool exits_tried;
-	uint64_t share_run, share_wait;  /* totals at slk_share_delta */
+	uint64_t share_run, share_wait;  /* totals at src_live_kids_share_delta */
 };
 
-struct slk *slk_new(void)
+struct src_live_kids *src_live_kids_new(void)
 {
-	struct slk *k = calloc(1, sizeof(*k));
+	struct src_live_kids *k = calloc(1, sizeof(*k));
 
 	if (k == NULL)
 		abort();
 	return k;
 }
 
-void slk_free(struct slk *k)
+void src_live_kids_free(struct src_live_kids *k)
 {
 	if (k == NULL)
 		return;
 	for (size_t i = 0; i < k->n; i++) {
 		eng_taskcpu_close(k->k[i].tc);
-		slh_free(k->k[i].hint);
+		src_live_hint_free(k->k[i].hint);
 		free(k->k[i].tids);
 	}
-	sle_close(k->exits);
+	src_live_exits_close(k->exits);
 	free(k->k);
 	free(k);
 }
 
-static struct kid *find(const struct slk *k, pid_t pid)
+static struct kid *find(const struct src_live_kids *k, pid_t pid)
 {
 	for (size_t i = 0; i < k->n; i++)
 		if (k->k[i].pid == pid)
@@ -72,23 +72,23 @@ static struct kid *find(const struct slk *k, pid_t pid)
 	return NULL;
 }
 
-bool slk_has(const struct slk *k, pid_t pid)
+bool src_live_kids_has(const struct src_live_kids *k, pid_t pid)
 {
 	return k != NULL && find(k, pid) != NULL;
 }
 
-size_t slk_count(const struct slk *k)
+size_t src_live_kids_count(const struct src_live_kids *k)
 {
 	return k ? k->n : 0;
 }
 
-pid_t slk_pid(const struct slk *k, size_t i, bool *ended)
+pid_t src_live_kids_pid(const struct src_live_kids *k, size_t i, bool *ended)
 {
 	*ended = k->k[i].ended;
 	return k->k[i].pid;
 }
 
-size_t slk_live(const struct slk *k)
+size_t src_live_kids_live(const struct src_live_kids *k)
 {
 	size_t n = 0;
 
@@ -97,7 +97,7 @@ size_t slk_live(const struct slk *k)
 	return n;
 }
 
-bool slk_add(struct slk *k, pid_t pid, pid_t parent)
+bool src_live_kids_add(struct src_live_kids *k, pid_t pid, pid_t parent)
 {
 	struct kid *c;
 
@@ -105,7 +105,7 @@ bool slk_add(struct slk *k, pid_t pid, pid_t parent)
 		return false;
 	if (!k->exits_tried) {   /* before any child can end */
 		k->exits_tried = true;
-		k->exits = sle_open();
+		k->exits = src_live_exits_open();
 	}
 	k->k = realloc(k->k, (k->n + 1) * sizeof(*k->k));
 	if (k->k == NULL)
@@ -128,13 +128,13 @@ static void refresh_one(struct kid *c)
 	c->wait_ns = eng_taskcpu_process_wait_ns(c->tc);
 }
 
-void slk_refresh(struct slk *k)
+void src_live_kids_refresh(struct src_live_kids *k)
 {
 	for (size_t i = 0; k != NULL && i < k->n; i++)
 		refresh_one(&k->k[i]);
 }
 
-bool slk_value(const struct slk *k, pid_t pid, pid_t tid, bool wait,
+bool src_live_kids_value(const struct src_live_kids *k, pid_t pid, pid_t tid, bool wait,
 	       int64_t *ns)
 {
 	const struct eng_taskcpu_thread *t;
@@ -185,7 +185,7 @@ static char proc_state(pid_t pid, const char *tid)
 	return paren != NULL && paren[1] == ' ' ? paren[2] : '?';
 }
 
-double slk_active_threads(pid_t pid)
+double src_live_kids_active_threads(pid_t pid)
 {
 	char path[64];
 	struct dirent *e;
@@ -212,7 +212,7 @@ static bool has_tid(const struct kid *c, pid_t tid)
 }
 
 /* The children of one thread of a followed child: followed too. */
-static void scan_children(struct slk *k, pid_t pid, const char *tid)
+static void scan_children(struct src_live_kids *k, pid_t pid, const char *tid)
 {
 	char path[320];
 	long cpid;
@@ -224,13 +224,13 @@ static void scan_children(struct slk *k, pid_t pid, const char *tid)
 	if (f == NULL)
 		return;
 	while (fscanf(f, "%ld", &cpid) == 1)
-		slk_add(k, (pid_t)cpid, pid);
+		src_live_kids_add(k, (pid_t)cpid, pid);
 	fclose(f);
 }
 
 /* New threads of a live child are reported (and its new children
  * added); threads gone are retired. */
-static void scan_threads(struct slk *k, size_t i, pc_disc_fn fn, void *arg)
+static void scan_threads(struct src_live_kids *k, size_t i, pc_disc_fn fn, void *arg)
 {
 	struct pc_discovery d = { .kind = PC_DISC_THREAD, .pid = k->k[i].pid };
 	pid_t seen[1024];
@@ -285,7 +285,7 @@ static bool want_exit(void *arg, pid_t pid)
 /* How child c ended (st: its state letter), into d: from /proc while it
  * is a zombie, else from the kernel's exit event, else unseen (its
  * parent reaped it between two scans and no event could be had). */
-static void end_of(const struct slk *k, const struct kid *c, char st,
+static void end_of(const struct src_live_kids *k, const struct kid *c, char st,
 		   uint64_t t0_ns, double now, struct pc_discovery *d)
 {
 	uint64_t mono_ns = 0;
@@ -293,10 +293,10 @@ static void end_of(const struct slk *k, const struct kid *c, char st,
 
 	d->end = '?';
 	d->end_t = now;
-	if (sle_status(k->exits, c->pid, &status, &mono_ns)) {
+	if (src_live_exits_status(k->exits, c->pid, &status, &mono_ns)) {
 		if (mono_ns > t0_ns)
 			d->end_t = (double)(mono_ns - t0_ns) / 1e9;
-	} else if (st != 'Z' || !sle_zombie_status(c->pid, &status)) {
+	} else if (st != 'Z' || !src_live_exits_zombie_status(c->pid, &status)) {
 		return;
 	}
 	d->end = WIFSIGNALED(status) ? 's' : 'x';
@@ -304,11 +304,11 @@ static void end_of(const struct slk *k, const struct kid *c, char st,
 		      WEXITSTATUS(status);
 }
 
-void slk_scan(struct slk *k, uint64_t t0_ns, double now, pc_disc_fn fn,
+void src_live_kids_scan(struct src_live_kids *k, uint64_t t0_ns, double now, pc_disc_fn fn,
 	      void *arg)
 {
 	if (k != NULL)
-		sle_drain(k->exits, want_exit, k);
+		src_live_exits_drain(k->exits, want_exit, k);
 	for (size_t i = 0; k != NULL && i < k->n; i++) {
 		struct pc_discovery d = { .kind = PC_DISC_PROCESS,
 					  .pid = k->k[i].pid };
@@ -333,7 +333,7 @@ void slk_scan(struct slk *k, uint64_t t0_ns, double now, pc_disc_fn fn,
 	}
 }
 
-void slk_share_delta(struct slk *k, uint64_t *run, uint64_t *wait)
+void src_live_kids_share_delta(struct src_live_kids *k, uint64_t *run, uint64_t *wait)
 {
 	uint64_t r = 0, w = 0;
 
@@ -349,14 +349,14 @@ void slk_share_delta(struct slk *k, uint64_t *run, uint64_t *wait)
 	k->share_wait = w;
 }
 
-void slk_kill(struct slk *k)
+void src_live_kids_kill(struct src_live_kids *k)
 {
 	for (size_t i = 0; k != NULL && i < k->n; i++)
 		if (!k->k[i].ended)
 			kill(k->k[i].pid, SIGKILL);
 }
 
-size_t slk_threads(const struct slk *k, pid_t pid, pid_t *tids, size_t max)
+size_t src_live_kids_threads(const struct src_live_kids *k, pid_t pid, pid_t *tids, size_t max)
 {
 	const struct kid *c = k ? find(k, pid) : NULL;
 	size_t n = 0;
@@ -366,15 +366,15 @@ size_t slk_threads(const struct slk *k, pid_t pid, pid_t *tids, size_t max)
 	return n;
 }
 
-struct slh *slk_hint(const struct slk *k, pid_t pid)
+struct src_live_hint *src_live_kids_hint(const struct src_live_kids *k, pid_t pid)
 {
 	const struct kid *c = k ? find(k, pid) : NULL;
 
 	return c ? c->hint : NULL;
 }
 
-/* Has the child used at least SLK_HINT_CPUS CPUs over the last
- * SLK_HINT_S seconds or more (its readings, slk_refresh)?  An idle
+/* Has the child used at least SRC_LIVE_KIDS_HINT_CPUS CPUs over the last
+ * SRC_LIVE_KIDS_HINT_S seconds or more (its readings, src_live_kids_refresh)?  An idle
  * child gets no sampler: in a pool of mostly idle workers the samplers'
  * /proc reads were most of what following them cost. */
 static bool busy(struct kid *c)
@@ -389,15 +389,15 @@ static bool busy(struct kid *c)
 		c->busy_ns = c->cpu_ns;
 		return false;
 	}
-	if (t - c->busy_t < SLK_HINT_S)
+	if (t - c->busy_t < SRC_LIVE_KIDS_HINT_S)
 		return false;
 	rate = (double)(c->cpu_ns - c->busy_ns) / 1e9 / (t - c->busy_t);
 	c->busy_t = t;
 	c->busy_ns = c->cpu_ns;
-	return rate >= SLK_HINT_CPUS;
+	return rate >= SRC_LIVE_KIDS_HINT_CPUS;
 }
 
-void slk_hints(struct slk *k, slk_hint_fn make, void *arg)
+void src_live_kids_hints(struct src_live_kids *k, src_live_kids_hint_fn make, void *arg)
 {
 	for (size_t i = 0; k != NULL && i < k->n; i++) {
 		struct kid *c = &k->k[i];
@@ -407,11 +407,11 @@ void slk_hints(struct slk *k, slk_hint_fn make, void *arg)
 			c->hint = make(arg, c->pid);
 		}
 		if (c->hint != NULL && !c->ended)
-			slh_tick(c->hint, 0);
+			src_live_hint_tick(c->hint, 0);
 	}
 }
 
-int slk_cpus_available(pid_t pid)
+int src_live_kids_cpus_available(pid_t pid)
 {
 	cpu_set_t set;
 	long n;

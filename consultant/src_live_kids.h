@@ -17,52 +17,52 @@
 
 #include "pc_source.h"
 
-struct slk;
+struct src_live_kids;
 
-struct slk *slk_new(void);
-void slk_free(struct slk *k);
+struct src_live_kids *src_live_kids_new(void);
+void src_live_kids_free(struct src_live_kids *k);
 /* A new child (a fork event, or found under a followed child); false
  * when it is known already. */
-bool slk_add(struct slk *k, pid_t pid, pid_t parent);
-bool slk_has(const struct slk *k, pid_t pid);
-size_t slk_count(const struct slk *k);
-/* The i-th child (i < slk_count), and whether it has ended. */
-pid_t slk_pid(const struct slk *k, size_t i, bool *ended);
+bool src_live_kids_add(struct src_live_kids *k, pid_t pid, pid_t parent);
+bool src_live_kids_has(const struct src_live_kids *k, pid_t pid);
+size_t src_live_kids_count(const struct src_live_kids *k);
+/* The i-th child (i < src_live_kids_count), and whether it has ended. */
+pid_t src_live_kids_pid(const struct src_live_kids *k, size_t i, bool *ended);
 /* Read every live child's counters (its CPU time since it was added). */
-void slk_refresh(struct slk *k);
+void src_live_kids_refresh(struct src_live_kids *k);
 /* The CPU ns (wait: run-queue wait ns) of child `pid` (0: all children
  * summed) or of its thread `tid` (0: the process); false when the
  * process or thread is not known or gone before its first reading. */
-bool slk_value(const struct slk *k, pid_t pid, pid_t tid, bool wait,
+bool src_live_kids_value(const struct src_live_kids *k, pid_t pid, pid_t tid, bool wait,
 	       int64_t *ns);
 /* Find new threads, new descendants and ends, reporting each as a
  * discovery through fn (threads and processes, retirements; a
  * process's retirement says how it ended and when, in seconds from
  * t0_ns, CLOCK_MONOTONIC; now: the search's seconds). */
-void slk_scan(struct slk *k, uint64_t t0_ns, double now, pc_disc_fn fn,
+void src_live_kids_scan(struct src_live_kids *k, uint64_t t0_ns, double now, pc_disc_fn fn,
 	      void *arg);
 /* Live children (those not ended). */
-size_t slk_live(const struct slk *k);
+size_t src_live_kids_live(const struct src_live_kids *k);
 /* The children's CPU and run-queue wait since the last call, added to
  * *run and *wait (cpu_share over every process of the job). */
-void slk_share_delta(struct slk *k, uint64_t *run, uint64_t *wait);
+void src_live_kids_share_delta(struct src_live_kids *k, uint64_t *run, uint64_t *wait);
 /* SIGKILL every live child (the program is killed at the end). */
-void slk_kill(struct slk *k);
+void src_live_kids_kill(struct src_live_kids *k);
 /* The threads of child pid seen by the last scan (up to max). */
-size_t slk_threads(const struct slk *k, pid_t pid, pid_t *tids, size_t max);
+size_t src_live_kids_threads(const struct src_live_kids *k, pid_t pid, pid_t *tids, size_t max);
 /* The stack samples of child pid (the hint sampler of the live source,
  * run on the child), NULL when it has none. */
-struct slh;
-struct slh *slk_hint(const struct slk *k, pid_t pid);
+struct src_live_hint;
+struct src_live_hint *src_live_kids_hint(const struct src_live_kids *k, pid_t pid);
 /* Give each child its sampler once it is seen busy (0.05 CPUs over
  * 0.5 s of its readings; make returns NULL: none; the child frees it)
  * and tick the live children's samplers. */
-typedef struct slh *(*slk_hint_fn)(void *arg, pid_t pid);
-void slk_hints(struct slk *k, slk_hint_fn make, void *arg);
+typedef struct src_live_hint *(*src_live_kids_hint_fn)(void *arg, pid_t pid);
+void src_live_kids_hints(struct src_live_kids *k, src_live_kids_hint_fn make, void *arg);
 /* The CPUs of process pid's affinity mask (its main thread's, which
  * threads inherit), or those online when it cannot be read. */
-int slk_cpus_available(pid_t pid);
+int src_live_kids_cpus_available(pid_t pid);
 /* Threads of process pid running or runnable now, at least one. */
-double slk_active_threads(pid_t pid);
+double src_live_kids_active_threads(pid_t pid);
 
 #endif

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct slm {
+struct src_live_metric {
 	struct eng_mdef def;
 	struct eng_mfocus focus;
 	struct eng_mconstraint cons[PC_SRC_NHIER];
@@ -20,7 +20,7 @@ struct slm {
 	size_t nmem, capmem;
 };
 
-static void *slm_alloc(struct slm *s, size_t n, size_t size)
+static void *src_live_metric_alloc(struct src_live_metric *s, size_t n, size_t size)
 {
 	void *p;
 
@@ -39,7 +39,7 @@ static void *slm_alloc(struct slm *s, size_t n, size_t size)
 	return p;
 }
 
-void slm_free(struct slm *s)
+void src_live_metric_free(struct src_live_metric *s)
 {
 	if (s == NULL)
 		return;
@@ -51,8 +51,8 @@ void slm_free(struct slm *s)
 	free(s);
 }
 
-const struct eng_mdef *slm_def(const struct slm *s) { return &s->def; }
-const struct eng_mfocus *slm_focus(const struct slm *s) { return &s->focus; }
+const struct eng_mdef *src_live_metric_def(const struct src_live_metric *s) { return &s->def; }
+const struct eng_mfocus *src_live_metric_focus(const struct src_live_metric *s) { return &s->focus; }
 
 /* ---- operands, predicates, primitives ---- */
 
@@ -94,7 +94,7 @@ static int tr_cmp(const char *c, enum eng_mcmp *out)
 	return -EINVAL;
 }
 
-static int tr_prim(struct slm *s, const char *owner, const struct pc_prim *p,
+static int tr_prim(struct src_live_metric *s, const char *owner, const struct pc_prim *p,
 		   struct eng_mprim *out, struct hunch_err *err)
 {
 	static const enum eng_mop ops[] = {
@@ -102,7 +102,7 @@ static int tr_prim(struct slm *s, const char *owner, const struct pc_prim *p,
 		[PC_OP_START] = ENG_MOP_START, [PC_OP_STOP] = ENG_MOP_STOP,
 		[PC_OP_INC] = ENG_MOP_INC, [PC_OP_DEC] = ENG_MOP_DEC,
 	};
-	struct eng_mpred *pr = slm_alloc(s, p->npreds, sizeof *pr);
+	struct eng_mpred *pr = src_live_metric_alloc(s, p->npreds, sizeof *pr);
 
 	if (p->var != NULL)
 		return hunch_errf(err, -ENOTSUP, "metric %s: a primitive on "
@@ -161,7 +161,7 @@ static int tr_funcs(const struct pc_config *cfg, const char *owner,
 			  "\"%s\"; define it under $.lists", owner, ln);
 }
 
-static int tr_instr(struct slm *s, const struct pc_config *cfg,
+static int tr_instr(struct src_live_metric *s, const struct pc_config *cfg,
 		    const char *owner, const struct pc_instr *in,
 		    struct eng_mclause *c, struct hunch_err *err)
 {
@@ -169,7 +169,7 @@ static int tr_instr(struct slm *s, const struct pc_config *cfg,
 		[PC_PT_ENTRY] = ENG_MPT_ENTRY, [PC_PT_EXIT] = ENG_MPT_EXIT,
 		[PC_PT_CALL] = ENG_MPT_CALL,
 	};
-	struct eng_mprim *pr = slm_alloc(s, in->nprims, sizeof *pr);
+	struct eng_mprim *pr = src_live_metric_alloc(s, in->nprims, sizeof *pr);
 	int rc = tr_funcs(cfg, owner, in, c, err);
 
 	if (pr == NULL)
@@ -186,12 +186,12 @@ static int tr_instr(struct slm *s, const struct pc_config *cfg,
 	return rc;
 }
 
-static int tr_clauses(struct slm *s, const struct pc_config *cfg,
+static int tr_clauses(struct src_live_metric *s, const struct pc_config *cfg,
 		      const char *owner, const struct pc_instr *in, size_t n,
 		      const struct eng_mclause **out, size_t *nout,
 		      struct hunch_err *err)
 {
-	struct eng_mclause *c = slm_alloc(s, n, sizeof *c);
+	struct eng_mclause *c = src_live_metric_alloc(s, n, sizeof *c);
 	int rc = 0;
 
 	if (c == NULL)
@@ -261,7 +261,7 @@ static const struct pc_constraint_def *con_for(const struct pc_config *cfg,
 	return cd;
 }
 
-static char *keep(struct slm *s, const char *a, size_t n)
+static char *keep(struct src_live_metric *s, const char *a, size_t n)
 {
 	char *p;
 
@@ -272,7 +272,7 @@ static char *keep(struct slm *s, const char *a, size_t n)
 }
 
 /* Component i (0-based) after the root. */
-static char *comp(struct slm *s, const char *path, int i)
+static char *comp(struct src_live_metric *s, const char *path, int i)
 {
 	const char *p = strchr(path + 1, '/');
 
@@ -284,7 +284,7 @@ static char *comp(struct slm *s, const char *path, int i)
 	return keep(s, p, strcspn(p, "/"));
 }
 
-static int code_focus(struct slm *s, const char *path, struct hunch_err *err)
+static int code_focus(struct src_live_metric *s, const char *path, struct hunch_err *err)
 {
 	struct eng_mfocus *f = &s->focus;
 	int d = depth(path);
@@ -329,10 +329,10 @@ static int key_arg_of(const struct pc_constraint_def *cd)
 	return 0;
 }
 
-static int apply_con(struct slm *s, const struct pc_config *cfg,
+static int apply_con(struct src_live_metric *s, const struct pc_config *cfg,
 		     const struct pc_metric_def *md,
 		     const struct pc_constraint_def *cd, const char *path,
-		     const struct slm_resolved *r, struct hunch_err *err)
+		     const struct src_live_metric_resolved *r, struct hunch_err *err)
 {
 	struct eng_mfocus *f = &s->focus;
 	enum pc_base_type mt = md->type;
@@ -390,7 +390,7 @@ static bool lists_hierarchy(const struct pc_config *cfg,
  * /Process/<pid> is the whole program (hunch follows one process), and
  * /SyncObject/<class> keeps the metric's functions of that class.
  * Returns 1 when handled, 0 when not such a level, < 0 refused. */
-static int tr_level(struct slm *s, const struct pc_config *cfg,
+static int tr_level(struct src_live_metric *s, const struct pc_config *cfg,
 		    const struct pc_metric_def *md, const char *path,
 		    struct hunch_err *err)
 {
@@ -417,9 +417,9 @@ static int tr_level(struct slm *s, const struct pc_config *cfg,
 			  md->name, path);
 }
 
-static int tr_focus(struct slm *s, const struct pc_config *cfg,
+static int tr_focus(struct src_live_metric *s, const struct pc_config *cfg,
 		    const struct pc_metric_def *md,
-		    const struct pc_src_focus *f, const struct slm_resolved *r,
+		    const struct pc_src_focus *f, const struct src_live_metric_resolved *r,
 		    struct hunch_err *err)
 {
 	s->focus.cons = s->cons;
@@ -463,9 +463,9 @@ static pid_t focus_pid(const char *p)
 	       (pid_t)strtol(p + 9, NULL, 10) : 0;
 }
 
-int slm_kernel_focus(const struct pc_metric_def *md,
+int src_live_metric_kernel_focus(const struct pc_metric_def *md,
 		     const struct pc_src_focus *f, pid_t pid,
-		     const struct slk *kids, struct slm_kernel *k,
+		     const struct src_live_kids *kids, struct src_live_metric_kernel *k,
 		     struct hunch_err *err)
 {
 	const char *p = f->path[1], *end;
@@ -473,13 +473,13 @@ int slm_kernel_focus(const struct pc_metric_def *md,
 
 	memset(k, 0, sizeof(*k));
 	fpid = focus_pid(p);
-	k->child = fpid > 0 && fpid != pid && slk_has(kids, (pid_t)fpid);
+	k->child = fpid > 0 && fpid != pid && src_live_kids_has(kids, (pid_t)fpid);
 	if (k->child && md->kernel == PC_KERNEL_CPU &&
 	    !is_root(f->path[0]) && is_root(f->path[2]) &&
-	    is_root(f->path[3]) && slk_hint(kids, (pid_t)fpid) != NULL) {
+	    is_root(f->path[3]) && src_live_kids_hint(kids, (pid_t)fpid) != NULL) {
 		/* code in a child: only from its stack samples */
-		struct slm_kernel t;
-		int rc = slm_kernel_focus(md, &(struct pc_src_focus){ .path = {
+		struct src_live_metric_kernel t;
+		int rc = src_live_metric_kernel_focus(md, &(struct pc_src_focus){ .path = {
 			NULL, f->path[1], NULL, NULL } }, pid, kids, &t, err);
 
 		k->can_sample = rc == 0;
@@ -490,16 +490,16 @@ int slm_kernel_focus(const struct pc_metric_def *md,
 	if (k->child && md->kernel == PC_KERNEL_NONE &&
 	    md->type == PC_BASE_WALL_TIMER && md->absent_is_zero &&
 	    is_root(f->path[2]) &&
-	    is_root(f->path[3]) && slk_hint(kids, (pid_t)fpid) != NULL) {
+	    is_root(f->path[3]) && src_live_kids_hint(kids, (pid_t)fpid) != NULL) {
 		/* a wall timer over library calls a child makes (MPI's
 		 * waits): from its stack samples (src_live_setwall.h), on
 		 * the process or a thread */
 		struct pc_metric_def cpu = *md;
-		struct slm_kernel t;
+		struct src_live_metric_kernel t;
 		int rc;
 
 		cpu.kernel = PC_KERNEL_CPU;
-		rc = slm_kernel_focus(&cpu, &(struct pc_src_focus){ .path = {
+		rc = src_live_metric_kernel_focus(&cpu, &(struct pc_src_focus){ .path = {
 			NULL, f->path[1], NULL, NULL } }, pid, kids, &t, err);
 		k->sample_wall = rc == 0;
 		k->tid = t.tid;
@@ -529,9 +529,9 @@ int slm_kernel_focus(const struct pc_metric_def *md,
 	if (!is_root(f->path[0])) {
 		/* /Code constrains it: instrumented, or estimated from
 		 * the stack samples when the process part is ours. */
-		struct slm_kernel t;
+		struct src_live_metric_kernel t;
 
-		if (slm_kernel_focus(md, &(struct pc_src_focus){ .path = {
+		if (src_live_metric_kernel_focus(md, &(struct pc_src_focus){ .path = {
 			    NULL, f->path[1], NULL, NULL } }, pid, kids, &t,
 			    NULL) == 0) {
 			k->can_sample = true;
@@ -571,12 +571,12 @@ static enum eng_mvar_type var_type(enum pc_base_type t)
 	       t == PC_BASE_CPU_TIMER ? ENG_MVAR_CPU_TIMER : ENG_MVAR_COUNTER;
 }
 
-int slm_translate(const struct pc_config *cfg, const struct pc_metric_def *md,
-		  const struct pc_src_focus *f, const struct slm_resolved *r,
-		  struct slm **out, struct hunch_err *err)
+int src_live_metric_translate(const struct pc_config *cfg, const struct pc_metric_def *md,
+		  const struct pc_src_focus *f, const struct src_live_metric_resolved *r,
+		  struct src_live_metric **out, struct hunch_err *err)
 {
-	static const struct slm_resolved none = { 0 };
-	struct slm *s;
+	static const struct src_live_metric_resolved none = { 0 };
+	struct src_live_metric *s;
 	int rc;
 
 	*out = NULL;
@@ -600,7 +600,7 @@ int slm_translate(const struct pc_config *cfg, const struct pc_metric_def *md,
 	if (rc == 0)
 		rc = tr_focus(s, cfg, md, f, r ? r : &none, err);
 	if (rc < 0) {
-		slm_free(s);
+		src_live_metric_free(s);
 		return rc;
 	}
 	*out = s;

@@ -2,7 +2,7 @@
  * src_live_metric.h - the seam between the consultant's metric
  * definitions (pc_config.h: MDL in JSON) and the engine's metric compiler
  * (eng_metric.h).  The live source translates a metric and a focus with
- * slm_translate and hands the result to eng_metric_enable.
+ * src_live_metric_translate and hands the result to eng_metric_enable.
  *
  * Rules of the translation (hypotheses/README.md):
  * - foreach lists expand from `lists`; `$procedures`, `$start_functions`
@@ -29,7 +29,7 @@
  *   is only read from the kernel, on the program, process or a thread.
  * - A metric with "kernel": "cpu" is read from the kernel where the
  *   focus leaves /Code, /SyncObject and /Files unconstrained
- *   (slm_kernel_focus); slm_translate still compiles its base clause
+ *   (src_live_metric_kernel_focus); src_live_metric_translate still compiles its base clause
  *   for the foci that need instrumentation.
  * - `internal` metrics (active_threads, observed_cost) are hunch's own
  *   and have nothing to compile: refused with that reason.
@@ -49,21 +49,21 @@
 /* What the live source resolved about a focus beyond its paths: the
  * thread's tid, and an object's key (a sync object's address, a file's
  * descriptor) from what it discovered. */
-struct slm_resolved {
+struct src_live_metric_resolved {
 	pid_t tid;              /* 0: take it from /Process/<pid>/<tid:...> */
 	bool has_key;
 	uint64_t key;
 };
 
-struct slm;
+struct src_live_metric;
 
 /* A metric with "kernel": "cpu" on a focus whose /Code, /SyncObject and
  * /Files are all the root is the kernel's CPU time of the whole process
  * (/Process, /Process/<pid>) or of one thread (/Process/<pid>/<tid>...),
  * not instrumentation.  Where /Code (or an object) constrains the focus,
  * the base clause and the constraints apply as for any metric. */
-struct slm_kernel {
-	bool use;               /* false: instrument (slm_translate) */
+struct src_live_metric_kernel {
+	bool use;               /* false: instrument (src_live_metric_translate) */
 	/* /Code constrains the focus and the rest is this process or one
 	 * of its threads: the CPU time in that code can also be estimated
 	 * from stack samples (the live source's fallback) */
@@ -84,17 +84,17 @@ struct slm_kernel {
  * process or is not /Process/<pid>/<tid>[:<start function>].  A
  * "kernel": "runqueue" metric is always read from the kernel: a focus
  * that /Code, /SyncObject or /Files constrains is refused with why. */
-struct slk;
-int slm_kernel_focus(const struct pc_metric_def *md,
+struct src_live_kids;
+int src_live_metric_kernel_focus(const struct pc_metric_def *md,
 		     const struct pc_src_focus *f, pid_t pid,
-		     const struct slk *kids, struct slm_kernel *k,
+		     const struct src_live_kids *kids, struct src_live_metric_kernel *k,
 		     struct hunch_err *err);
 
-int slm_translate(const struct pc_config *cfg, const struct pc_metric_def *md,
-		  const struct pc_src_focus *f, const struct slm_resolved *r,
-		  struct slm **out, struct hunch_err *err);
-const struct eng_mdef *slm_def(const struct slm *s);
-const struct eng_mfocus *slm_focus(const struct slm *s);
-void slm_free(struct slm *s);
+int src_live_metric_translate(const struct pc_config *cfg, const struct pc_metric_def *md,
+		  const struct pc_src_focus *f, const struct src_live_metric_resolved *r,
+		  struct src_live_metric **out, struct hunch_err *err);
+const struct eng_mdef *src_live_metric_def(const struct src_live_metric *s);
+const struct eng_mfocus *src_live_metric_focus(const struct src_live_metric *s);
+void src_live_metric_free(struct src_live_metric *s);
 
 #endif

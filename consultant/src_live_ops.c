@@ -40,7 +40,7 @@
  * the finding: an estimate from ~20 samples a tick per busy thread, not
  * a count.
  *
- * Kernel only (`slo_new_kernel`): over an image hunch cannot instrument
+ * Kernel only (`src_live_ops_new_kernel`): over an image hunch cannot instrument
  * (a static program the live source followed through exec) there is no
  * sampler, instrumentation manager or compiler; kernel CPU, sampled CPU
  * and the internal metrics work as above, every other enable is refused
@@ -72,11 +72,11 @@
 /* The sampler's rate until the consultant asks for another. */
 #define DEFAULT_PERIOD_S 0.2
 
-int slo_new(struct eng_proc *p, struct eng_shm *shm,
-	    const struct pc_config *cfg, uint64_t t0_ns, struct slo **out,
+int src_live_ops_new(struct eng_proc *p, struct eng_shm *shm,
+	    const struct pc_config *cfg, uint64_t t0_ns, struct src_live_ops **out,
 	    struct hunch_err *err)
 {
-	struct slo *o = calloc(1, sizeof(*o));
+	struct src_live_ops *o = calloc(1, sizeof(*o));
 	int rc;
 
 	if (o == NULL)
@@ -85,7 +85,7 @@ int slo_new(struct eng_proc *p, struct eng_shm *shm,
 	o->cfg = cfg;
 	o->t0_ns = t0_ns;
 	o->period = DEFAULT_PERIOD_S;
-	o->cpus = slk_cpus_available(eng_proc_pid(p));
+	o->cpus = src_live_kids_cpus_available(eng_proc_pid(p));
 	rc = eng_sampler_create(shm, &o->smp, err);
 	if (rc == 0) {
 		eng_sampler_set_pid(o->smp, eng_proc_pid(p));
@@ -95,22 +95,22 @@ int slo_new(struct eng_proc *p, struct eng_shm *shm,
 	if (rc == 0)
 		rc = eng_metric_create(p, o->in, o->smp, NULL, &o->m, err);
 	if (rc < 0) {
-		slo_free(o, !eng_proc_ended(p));
+		src_live_ops_free(o, !eng_proc_ended(p));
 		return rc;
 	}
 	eng_sampler_tick(o->smp, NULL);
-	o->last_tick = slo_now(o);
-	slo_note_start(o, "main");
+	o->last_tick = src_live_ops_now(o);
+	src_live_ops_note_start(o, "main");
 	*out = o;
 	return 0;
 }
 
 /* Only the kernel's measures: the kernel CPU metrics, sampled CPU
  * and the internal ones; every other enable is refused with `why`. */
-int slo_new_kernel(struct eng_proc *p, const struct pc_config *cfg,
-		   uint64_t t0_ns, const char *why, struct slo **out)
+int src_live_ops_new_kernel(struct eng_proc *p, const struct pc_config *cfg,
+		   uint64_t t0_ns, const char *why, struct src_live_ops **out)
 {
-	struct slo *o = calloc(1, sizeof(*o));
+	struct src_live_ops *o = calloc(1, sizeof(*o));
 
 	if (o == NULL || (o->kernel_only = strdup(why)) == NULL)
 		abort();
@@ -118,18 +118,18 @@ int slo_new_kernel(struct eng_proc *p, const struct pc_config *cfg,
 	o->cfg = cfg;
 	o->t0_ns = t0_ns;
 	o->period = DEFAULT_PERIOD_S;
-	o->last_tick = slo_now(o);
+	o->last_tick = src_live_ops_now(o);
 	*out = o;
 	return 0;
 }
 
 /* Handles are never reused, across metric sides too. */
-pc_src_handle slo_last_handle(const struct slo *o)
+pc_src_handle src_live_ops_last_handle(const struct src_live_ops *o)
 {
 	return o->next_h;
 }
 
-void slo_handles_after(struct slo *o, pc_src_handle h)
+void src_live_ops_handles_after(struct src_live_ops *o, pc_src_handle h)
 {
 	if (o->next_h < h)
 		o->next_h = h;
@@ -138,13 +138,13 @@ void slo_handles_after(struct slo *o, pc_src_handle h)
 /* A start function runs once per thread: left at the predictor's
  * default rate (1000 calls/s), a timer on main and the thread start
  * routines looked like a 10% slowdown and CPUbound was never tested. */
-void slo_note_start(struct slo *o, const char *function)
+void src_live_ops_note_start(struct src_live_ops *o, const char *function)
 {
 	if (function != NULL && o->m != NULL)
 		eng_metric_set_call_rate(o->m, NULL, function, 1.0);
 }
 
-void slo_free(struct slo *o, bool target_alive)
+void src_live_ops_free(struct src_live_ops *o, bool target_alive)
 {
 	if (o == NULL)
 		return;
@@ -165,20 +165,20 @@ void slo_free(struct slo *o, bool target_alive)
 	free(o->smpq);
 	free(o->seen);
 	free(o->sched);
-	sls_free(o->shares);
+	src_live_share_free(o->shares);
 	eng_taskcpu_close(o->tc);
 	free(o->kernel_only);
 	free(o);
 }
 
-double slo_now(const struct slo *o)
+double src_live_ops_now(const struct src_live_ops *o)
 {
 	return (double)(clock_mono_ns() - o->t0_ns) / 1e9;
 }
 
 /* The key of the object a focus names, from what discovery saw. */
-static void resolve(const struct slo *o, const struct pc_src_focus *f,
-		    struct slm_resolved *r)
+static void resolve(const struct src_live_ops *o, const struct pc_src_focus *f,
+		    struct src_live_metric_resolved *r)
 {
 	memset(r, 0, sizeof(*r));
 	for (size_t i = 0; i < o->nseen; i++) {
@@ -190,21 +190,21 @@ static void resolve(const struct slo *o, const struct pc_src_focus *f,
 	}
 }
 
-static int translate(struct slo *o, const char *metric,
-		     const struct pc_src_focus *f, struct slm **out,
+static int translate(struct src_live_ops *o, const char *metric,
+		     const struct pc_src_focus *f, struct src_live_metric **out,
 		     struct hunch_err *err)
 {
 	const struct pc_metric_def *md = pc_metric_find(o->cfg, metric);
-	struct slm_resolved r;
+	struct src_live_metric_resolved r;
 
 	if (md == NULL)
 		return hunch_errf(err, -ENOENT, "no metric %s", metric);
 	resolve(o, f, &r);
-	return slm_translate(o->cfg, md, f, &r, out, err);
+	return src_live_metric_translate(o->cfg, md, f, &r, out, err);
 }
 
-static int kernel_focus(const struct slo *o, const char *metric,
-			const struct pc_src_focus *f, struct slm_kernel *k,
+static int kernel_focus(const struct src_live_ops *o, const char *metric,
+			const struct pc_src_focus *f, struct src_live_metric_kernel *k,
 			struct hunch_err *err)
 {
 	const struct pc_metric_def *md = pc_metric_find(o->cfg, metric);
@@ -212,11 +212,11 @@ static int kernel_focus(const struct slo *o, const char *metric,
 	memset(k, 0, sizeof(*k));
 	if (md == NULL)
 		return 0;
-	return slm_kernel_focus(md, f, eng_proc_pid(o->proc), o->kids, k,
+	return src_live_metric_kernel_focus(md, f, eng_proc_pid(o->proc), o->kids, k,
 				err);
 }
 
-static bool is_internal(const struct slo *o, const char *metric)
+static bool is_internal(const struct src_live_ops *o, const char *metric)
 {
 	const struct pc_metric_def *md = pc_metric_find(o->cfg, metric);
 
@@ -225,26 +225,26 @@ static bool is_internal(const struct slo *o, const char *metric)
 
 /* The instrumentation's predicted slowdown, PC_SRC_MEASURING while
  * call rates are being measured, or -2 when it cannot be compiled. */
-static double predict_inst(struct slo *o, const char *metric,
+static double predict_inst(struct src_live_ops *o, const char *metric,
 			   const struct pc_src_focus *f)
 {
 	struct eng_metric_cost c;
-	struct slm *s;
+	struct src_live_metric *s;
 	double cost = 0;
 
 	if (o->m == NULL || translate(o, metric, f, &s, NULL) < 0)
 		return -2;
-	if (eng_metric_predict(o->m, slm_def(s), slm_focus(s), &c, NULL) == 0)
+	if (eng_metric_predict(o->m, src_live_metric_def(s), src_live_metric_focus(s), &c, NULL) == 0)
 		cost = c.probing ? PC_SRC_MEASURING : c.slowdown;
-	slm_free(s);
+	src_live_metric_free(s);
 	return cost;
 }
 
 /* Sampled instead of instrumented (the header comment says when)? */
-static bool use_samples(struct slo *o, const struct slm_kernel *k,
+static bool use_samples(struct src_live_ops *o, const struct src_live_metric_kernel *k,
 			double inst_cost)
 {
-	struct slh *h = k->child ? slk_hint(o->kids, k->pid) : o->hints;
+	struct src_live_hint *h = k->child ? src_live_kids_hint(o->kids, k->pid) : o->hints;
 
 	/* Half: a prediction rests on call rates probed for 20 ms of the
 	 * target's CPU, which read 1.5-2.5 times low while hunch was busy
@@ -256,32 +256,32 @@ static bool use_samples(struct slo *o, const struct slm_kernel *k,
 }
 
 /* Code that runs mostly between two activations of an outer function
- * (SLO_REENTERED of the window's CPU samples that hold it, at least
- * SLO_REENTERED_MIN), as sum() and the generator do between two
+ * (SRC_LIVE_OPS_REENTERED of the window's CPU samples that hold it, at least
+ * SRC_LIVE_OPS_REENTERED_MIN), as sum() and the generator do between two
  * activations of python's eval loop: an inclusive timer there counts
  * the outer function's time again (the loop's bytecode, run below
  * sum), so it reads the whole program where the samples, folded, give
  * it its own part; sampled, it is measured as the outer function is
- * (src_live_hintwin.h, hw_add_stack). */
-#define SLO_REENTERED 0.25
-#define SLO_REENTERED_MIN 3
-static bool reentered(struct slo *o, const struct slm_kernel *k,
+ * (src_live_hintwin.h, src_live_hintwin_add_stack). */
+#define SRC_LIVE_OPS_REENTERED 0.25
+#define SRC_LIVE_OPS_REENTERED_MIN 3
+static bool reentered(struct src_live_ops *o, const struct src_live_metric_kernel *k,
 		      const char *code)
 {
-	struct slh *h = k->child ? slk_hint(o->kids, k->pid) : o->hints;
+	struct src_live_hint *h = k->child ? src_live_kids_hint(o->kids, k->pid) : o->hints;
 	size_t raw, gone;
 
 	if (!k->can_sample || h == NULL || code == NULL)
 		return false;
-	slh_cpu_reentered(h, code, &raw, &gone);
-	return gone >= SLO_REENTERED_MIN &&
-	       (double)gone >= SLO_REENTERED * (double)raw;
+	src_live_hint_cpu_reentered(h, code, &raw, &gone);
+	return gone >= SRC_LIVE_OPS_REENTERED_MIN &&
+	       (double)gone >= SRC_LIVE_OPS_REENTERED * (double)raw;
 }
 
-double slo_predict(struct slo *o, const char *metric,
+double src_live_ops_predict(struct src_live_ops *o, const char *metric,
 		   const struct pc_src_focus *f)
 {
-	struct slm_kernel k;
+	struct src_live_metric_kernel k;
 	double cost;
 
 	if (is_internal(o, metric))
@@ -295,15 +295,15 @@ double slo_predict(struct slo *o, const char *metric,
 	return cost < 0 ? 0 : cost;   /* < 0: enable refuses, says why */
 }
 
-static struct slo_inst *new_inst(struct slo *o, uint64_t req)
+static struct src_live_ops_inst *new_inst(struct src_live_ops *o, uint64_t req)
 {
-	struct slo_inst *in;
+	struct src_live_ops_inst *in;
 
 	VEC_RESERVE(o->inst, o->capinst, o->ninst + 1);
 	in = &o->inst[o->ninst++];
 	memset(in, 0, sizeof(*in));
 	in->req = req;
-	in->prev_t = slo_now(o);
+	in->prev_t = src_live_ops_now(o);
 	return in;
 }
 
@@ -314,12 +314,12 @@ static double scale_of(const struct pc_metric_def *md)
 	       md->type == PC_BASE_CPU_TIMER ? 1e9 : 1.0;
 }
 
-int slo_enable(struct slo *o, const char *metric,
+int src_live_ops_enable(struct src_live_ops *o, const char *metric,
 	       const struct pc_src_focus *f, uint64_t req)
 {
-	struct slo_inst *in = new_inst(o, req);
+	struct src_live_ops_inst *in = new_inst(o, req);
 	struct hunch_err err = { 0 };
-	struct slm *s = NULL;
+	struct src_live_metric *s = NULL;
 
 	in->internal = is_internal(o, metric);
 	in->processes = strcmp(metric, "active_processes") == 0;
@@ -332,7 +332,7 @@ int slo_enable(struct slo *o, const char *metric,
 		return 0;
 	}
 	if (!in->internal) {
-		struct slm_kernel k;
+		struct src_live_metric_kernel k;
 
 		in->status = kernel_focus(o, metric, f, &k, &err);
 		if (in->status == 0 && k.use)
@@ -359,7 +359,7 @@ int slo_enable(struct slo *o, const char *metric,
 	}
 	if (!in->internal && src_live_setwall_launcher(o, metric, f))
 		return src_live_setwall_enable(o, in, f, metric, 0, 0);
-	if (!in->internal && slr_refuse_launcher(o->proc,
+	if (!in->internal && src_live_rank_refuse_launcher(o->proc,
 			pc_metric_find(o->cfg, metric), &in->reason)) {
 		in->status = -ENOTSUP;   /* its 0 would not be the ranks' */
 		return 0;
@@ -367,10 +367,10 @@ int slo_enable(struct slo *o, const char *metric,
 	if (!in->internal) {
 		in->status = translate(o, metric, f, &s, &err);
 		if (in->status == 0)
-			in->status = eng_metric_enable(o->m, slm_def(s),
-						       slm_focus(s), &in->mi,
+			in->status = eng_metric_enable(o->m, src_live_metric_def(s),
+						       src_live_metric_focus(s), &in->mi,
 						       &err);
-		slm_free(s);
+		src_live_metric_free(s);
 		if (in->status < 0) {
 			in->reason = strdup(err.msg[0] ? err.msg : "refused");
 			return 0;
@@ -383,20 +383,20 @@ int slo_enable(struct slo *o, const char *metric,
 	}
 	in->h = ++o->next_h;
 	in->live = true;
-	in->prev_t = slo_now(o);
+	in->prev_t = src_live_ops_now(o);
 	if (in->share) {
 		if (o->shares == NULL)
-			o->shares = sls_new();
+			o->shares = src_live_share_new();
 		src_live_kernel_share_focus(o, in, f);
 		src_live_kernel_share_start(o, in);
 	}
 	return 0;
 }
 
-void slo_disable(struct slo *o, pc_src_handle h)
+void src_live_ops_disable(struct src_live_ops *o, pc_src_handle h)
 {
 	for (size_t i = 0; i < o->ninst; i++) {
-		struct slo_inst *in = &o->inst[i];
+		struct src_live_ops_inst *in = &o->inst[i];
 
 		if (in->h != h || !in->live)
 			continue;
@@ -407,12 +407,12 @@ void slo_disable(struct slo *o, pc_src_handle h)
 	}
 }
 
-int slo_poll_replies(struct slo *o, pc_reply_fn fn, void *arg)
+int src_live_ops_poll_replies(struct src_live_ops *o, pc_reply_fn fn, void *arg)
 {
 	int n = 0;
 
 	for (size_t i = 0; i < o->ninst; i++) {
-		struct slo_inst *in = &o->inst[i];
+		struct src_live_ops_inst *in = &o->inst[i];
 		struct pc_src_reply r = {
 			.req = in->req, .status = in->status,
 			.handle = in->h, .reason = in->reason,
@@ -428,7 +428,7 @@ int slo_poll_replies(struct slo *o, pc_reply_fn fn, void *arg)
 	return n;
 }
 
-int slo_poll_samples(struct slo *o, pc_sample_fn fn, void *arg)
+int src_live_ops_poll_samples(struct src_live_ops *o, pc_sample_fn fn, void *arg)
 {
 	size_t n = o->nsmp;
 
@@ -438,12 +438,12 @@ int slo_poll_samples(struct slo *o, pc_sample_fn fn, void *arg)
 	return (int)n;
 }
 
-double slo_observed(const struct slo *o)
+double src_live_ops_observed(const struct src_live_ops *o)
 {
 	return o->smp ? eng_sampler_stats(o->smp)->obs_slowdown : 0;
 }
 
-void slo_set_period(struct slo *o, double seconds)
+void src_live_ops_set_period(struct src_live_ops *o, double seconds)
 {
 	if (seconds < 0.001)
 		seconds = 0.001;
@@ -452,25 +452,25 @@ void slo_set_period(struct slo *o, double seconds)
 		o->period = seconds;
 }
 
-void slo_set_hints(struct slo *o, struct slh *h)
+void src_live_ops_set_hints(struct src_live_ops *o, struct src_live_hint *h)
 {
 	o->hints = h;
 }
 
-void slo_set_psampler(struct slo *o, struct eng_perfsample *ps)
+void src_live_ops_set_psampler(struct src_live_ops *o, struct eng_perfsample *ps)
 {
 	if (o->in != NULL)
 		eng_inst_set_psampler(o->in, ps);
 }
 
-static int sample_due_ms(const struct slo *o)
+static int sample_due_ms(const struct src_live_ops *o)
 {
-	double left = o->last_tick + o->period - slo_now(o);
+	double left = o->last_tick + o->period - src_live_ops_now(o);
 
 	return left <= 0 ? 0 : (int)(left * 1000) + 1;
 }
 
-int slo_due_ms(const struct slo *o)
+int src_live_ops_due_ms(const struct src_live_ops *o)
 {
 	int probe = o->m ? eng_metric_probe_due_ms(o->m) : -1;
 	int ms = sample_due_ms(o);
@@ -478,7 +478,7 @@ int slo_due_ms(const struct slo *o)
 	return probe >= 0 && probe < ms ? probe : ms;
 }
 
-static void push_sample(struct slo *o, const struct pc_src_sample *s)
+static void push_sample(struct src_live_ops *o, const struct pc_src_sample *s)
 {
 	VEC_RESERVE(o->smpq, o->capsmp, o->nsmp + 1);
 	o->smpq[o->nsmp++] = *s;
@@ -489,7 +489,7 @@ static void push_sample(struct slo *o, const struct pc_src_sample *s)
  * (one for a thread), the rest carried into the next interval (the
  * header comment says why), but never more than one interval's worth:
  * a count that keeps running ahead of the CPUs is not time to repay. */
-static int64_t counted(const struct slo *o, struct slo_inst *in, int64_t v,
+static int64_t counted(const struct src_live_ops *o, struct src_live_ops_inst *in, int64_t v,
 		       double dt)
 {
 	int64_t d = v - in->prev, most;
@@ -506,7 +506,7 @@ static int64_t counted(const struct slo *o, struct slo_inst *in, int64_t v,
 	return d;
 }
 
-static void sample_inst(struct slo *o, struct slo_inst *in, double now,
+static void sample_inst(struct src_live_ops *o, struct src_live_ops_inst *in, double now,
 			double nthreads, double share)
 {
 	struct pc_src_sample s = {
@@ -520,7 +520,7 @@ static void sample_inst(struct slo *o, struct slo_inst *in, double now,
 	if (in->internal) {
 		s.value = in->processes ? 1 : !in->share ? nthreads :
 			  src_live_kernel_own_share(o, in) ?
-			  sls_share(o->shares, in->ktid) : share;
+			  src_live_share_share(o->shares, in->ktid) : share;
 	} else if (in->setwall != NULL) {
 		if (!src_live_setwall_sample(o, in, dt, &s.value)) {
 			in->prev_t = now;   /* unknown, not 0 */
@@ -548,7 +548,7 @@ static void sample_inst(struct slo *o, struct slo_inst *in, double now,
 }
 
 struct seen_ctx {
-	struct slo *o;
+	struct src_live_ops *o;
 	pc_disc_fn fn;
 	void *arg;
 };
@@ -557,7 +557,7 @@ struct seen_ctx {
 static void on_seen(void *arg, const struct eng_seen *s)
 {
 	struct seen_ctx *c = arg;
-	struct slo *o = c->o;
+	struct src_live_ops *o = c->o;
 	bool file = s->cls == ENG_SEEN_FILE;
 	const char *name = file && s->name[0] == '/' ? s->name + 1 : s->name;
 	struct pc_discovery d = {
@@ -581,7 +581,7 @@ static void on_seen(void *arg, const struct eng_seen *s)
 	c->fn(c->arg, &d);
 }
 
-void slo_tick(struct slo *o, pc_disc_fn fn, void *arg)
+void src_live_ops_tick(struct src_live_ops *o, pc_disc_fn fn, void *arg)
 {
 	struct seen_ctx c = { .o = o, .fn = fn, .arg = arg };
 	double now, nthreads, share;
@@ -590,17 +590,17 @@ void slo_tick(struct slo *o, pc_disc_fn fn, void *arg)
 	if (!eng_proc_ended(o->proc) && o->m != NULL)
 		eng_metric_probe_poll(o->m);   /* call-rate probes end on time */
 	if (sample_due_ms(o) > 0 ||
-	    (eng_proc_ended(o->proc) && slk_live(o->kids) == 0))
+	    (eng_proc_ended(o->proc) && src_live_kids_live(o->kids) == 0))
 		return;
 	if (o->smp != NULL)
 		eng_sampler_tick(o->smp, NULL);
-	now = slo_now(o);
+	now = src_live_ops_now(o);
 	o->last_tick = now;
-	o->cpus = slk_cpus_available(eng_proc_pid(o->proc));
+	o->cpus = src_live_kids_cpus_available(eng_proc_pid(o->proc));
 	/* /proc is read only when an instance wants the thread count */
 	nthreads = 0;
 	for (size_t i = 0; i < o->ninst; i++) {
-		const struct slo_inst *in = &o->inst[i];
+		const struct src_live_ops_inst *in = &o->inst[i];
 
 		want_kernel |= in->live && in->kernel;
 		if (!in->live || !in->internal || in->processes)
@@ -608,16 +608,16 @@ void slo_tick(struct slo *o, pc_disc_fn fn, void *arg)
 		if (in->share)
 			want_share = true;
 		else if (nthreads == 0)
-			nthreads = slk_active_threads(eng_proc_pid(o->proc));
+			nthreads = src_live_kids_active_threads(eng_proc_pid(o->proc));
 	}
 	if (want_share || want_kernel)
 		/* a failure keeps the last values */
 		src_live_kernel_refresh(o, NULL);
 	if (want_kernel || want_share)
-		slk_refresh(o->kids);
+		src_live_kids_refresh(o->kids);
 	share = want_share ? src_live_kernel_cpu_share(o) : 1;
 	if (want_share)
-		sls_read(o->shares, o->tc, o->tc_t);
+		src_live_share_read(o->shares, o->tc, o->tc_t);
 	for (size_t i = 0; i < o->ninst; i++)
 		if (o->inst[i].live)
 			sample_inst(o, &o->inst[i], now, nthreads, share);
@@ -625,17 +625,17 @@ void slo_tick(struct slo *o, pc_disc_fn fn, void *arg)
 		eng_metric_poll_seen(o->m, on_seen, &c);
 }
 
-void slo_set_kids(struct slo *o, struct slk *kids)
+void src_live_ops_set_kids(struct src_live_ops *o, struct src_live_kids *kids)
 {
 	o->kids = kids;
 }
 
-struct eng_inst *slo_engine_inst(const struct slo *o)
+struct eng_inst *src_live_ops_engine_inst(const struct src_live_ops *o)
 {
 	return o->in;
 }
 
-size_t slo_ninstances(const struct slo *o)
+size_t src_live_ops_ninstances(const struct src_live_ops *o)
 {
 	size_t n = 0;
 

@@ -18,7 +18,7 @@
 #include "src_live_metric.h"
 #include "src_live_ops.h"
 
-struct slo_inst {
+struct src_live_ops_inst {
 	pc_src_handle h;
 	uint64_t req;
 	struct eng_minst *mi;    /* NULL: internal (active_*) */
@@ -36,7 +36,7 @@ struct slo_inst {
 	struct src_live_setwall *setwall; /* a wall timer estimated from
 				  * children's samples, or NULL */
 	char *code, *within;     /* sampled: the /Code path, the thread's */
-	struct slh *hints;       /* sampled: the process's stack samples */
+	struct src_live_hint *hints;       /* sampled: the process's stack samples */
 	double hw_after;         /* sampled: the last sample time counted */
 	int status;
 	char *reason;
@@ -56,7 +56,7 @@ struct seen_obj {
 	uint64_t key;
 };
 
-struct slo {
+struct src_live_ops {
 	struct eng_proc *proc;
 	struct eng_sampler *smp;
 	struct eng_inst *in;
@@ -65,49 +65,49 @@ struct slo {
 	uint64_t t0_ns;
 	double period, last_tick;
 	pc_src_handle next_h;
-	struct slo_inst *inst;
+	struct src_live_ops_inst *inst;
 	size_t ninst, capinst;
 	struct pc_src_sample *smpq;
 	size_t nsmp, capsmp;
 	struct seen_obj *seen;
 	size_t nseen;
 	struct task_sched *sched;    /* cpu_share's previous readings */
-	struct sls *shares;          /* cpu_share per focus */
+	struct src_live_share *shares;          /* cpu_share per focus */
 	size_t nsched;
 	struct eng_taskcpu *tc;      /* opened at the first kernel read */
-	struct slh *hints;           /* stack samples, or NULL */
-	double tc_t;                 /* slo_now() of its last refresh */
+	struct src_live_hint *hints;           /* stack samples, or NULL */
+	double tc_t;                 /* src_live_ops_now() of its last refresh */
 	int cpus;                    /* CPUs the target may run on */
-	struct slk *kids;            /* the children followed, or NULL */
+	struct src_live_kids *kids;            /* the children followed, or NULL */
 	char *kernel_only;           /* no instrumentation (m, in, smp NULL):
 				      * why, for every refused enable */
 };
 
 /* Read the kernel's counters now, opening the reader the first time. */
-int src_live_kernel_refresh(struct slo *o, struct hunch_err *err);
+int src_live_kernel_refresh(struct src_live_ops *o, struct hunch_err *err);
 /* The kernel's CPU ns (or run-queue wait ns) of an instance's process
  * or thread; false when the thread is not (or no longer) listed. */
-bool src_live_kernel_value(const struct slo *o, const struct slo_inst *in,
+bool src_live_kernel_value(const struct src_live_ops *o, const struct src_live_ops_inst *in,
 			   int64_t *ns);
 /* A kernel CPU (or run-queue wait) instance; 0, its status in in. */
-int src_live_kernel_enable(struct slo *o, struct slo_inst *in,
-			   const struct slm_kernel *k, bool wait);
+int src_live_kernel_enable(struct src_live_ops *o, struct src_live_ops_inst *in,
+			   const struct src_live_metric_kernel *k, bool wait);
 /* A sampled CPU instance of focus f. */
-int src_live_kernel_enable_sampled(struct slo *o, struct slo_inst *in,
+int src_live_kernel_enable_sampled(struct src_live_ops *o, struct src_live_ops_inst *in,
 				   const struct pc_src_focus *f,
-				   const struct slm_kernel *k);
+				   const struct src_live_metric_kernel *k);
 /* cpu_share's instances: their focus, and the first one's start. */
-void src_live_kernel_share_focus(struct slo *o, struct slo_inst *in,
+void src_live_kernel_share_focus(struct src_live_ops *o, struct src_live_ops_inst *in,
 				 const struct pc_src_focus *f);
-void src_live_kernel_share_start(struct slo *o, struct slo_inst *in);
+void src_live_kernel_share_start(struct src_live_ops *o, struct src_live_ops_inst *in);
 /* Whether a cpu_share instance reads its focus's own share. */
-bool src_live_kernel_own_share(const struct slo *o,
-			       const struct slo_inst *in);
+bool src_live_kernel_own_share(const struct src_live_ops *o,
+			       const struct src_live_ops_inst *in);
 /* Scale a sampled instance's CPU rate by its samples' share; false:
  * wait for samples (CPU time used, none drained yet). */
-bool src_live_kernel_sampled_share(struct slo_inst *in, bool used,
+bool src_live_kernel_sampled_share(struct src_live_ops_inst *in, bool used,
 				   double *value);
 /* cpu_share over every process of the job, since the last call. */
-double src_live_kernel_cpu_share(struct slo *o);
+double src_live_kernel_cpu_share(struct src_live_ops *o);
 
 #endif

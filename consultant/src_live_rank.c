@@ -16,7 +16,7 @@
 
 /* Looks at a child that shows no rank: an MPI launcher's fork reaches
  * its exec quickly, but under load it may take a few scans. */
-#define SLR_TRIES 50   /* scans (FORK_SCAN_S apart: 5 s) */
+#define SRC_LIVE_RANK_TRIES 50   /* scans (FORK_SCAN_S apart: 5 s) */
 
 struct seen {
 	pid_t pid;
@@ -24,21 +24,21 @@ struct seen {
 	bool done;   /* named, or given up on */
 };
 
-struct slr {
+struct src_live_rank {
 	struct seen *s;
 	size_t n;
 };
 
-struct slr *slr_new(void)
+struct src_live_rank *src_live_rank_new(void)
 {
-	struct slr *r = calloc(1, sizeof(*r));
+	struct src_live_rank *r = calloc(1, sizeof(*r));
 
 	if (r == NULL)
 		abort();
 	return r;
 }
 
-void slr_free(struct slr *r)
+void src_live_rank_free(struct src_live_rank *r)
 {
 	if (r == NULL)
 		return;
@@ -69,7 +69,7 @@ static int parse_rank(const char *v)
 	return *end == '\0' && r < 1000000 ? (int)r : -1;
 }
 
-int slr_rank_of(pid_t pid)
+int src_live_rank_rank_of(pid_t pid)
 {
 	static const char *const names[] = { "OMPI_COMM_WORLD_RANK",
 					     "PMIX_RANK" };
@@ -106,7 +106,7 @@ int slr_rank_of(pid_t pid)
 	return rank;
 }
 
-static struct seen *seen_of(struct slr *r, pid_t pid)
+static struct seen *seen_of(struct src_live_rank *r, pid_t pid)
 {
 	for (size_t i = 0; i < r->n; i++)
 		if (r->s[i].pid == pid)
@@ -118,7 +118,7 @@ static struct seen *seen_of(struct slr *r, pid_t pid)
 	return &r->s[r->n++];
 }
 
-void slr_scan(struct slr *r, const struct slk *kids, pc_disc_fn fn,
+void src_live_rank_scan(struct src_live_rank *r, const struct src_live_kids *kids, pc_disc_fn fn,
 	      void *arg)
 {
 	struct pc_discovery d = { .kind = PC_DISC_PROCESS };
@@ -127,14 +127,14 @@ void slr_scan(struct slr *r, const struct slk *kids, pc_disc_fn fn,
 	pid_t pid;
 	int rank;
 
-	for (size_t i = 0; r != NULL && i < slk_count(kids); i++) {
+	for (size_t i = 0; r != NULL && i < src_live_kids_count(kids); i++) {
 		struct seen *s;
 
-		pid = slk_pid(kids, i, &ended);
+		pid = src_live_kids_pid(kids, i, &ended);
 		if (ended || (s = seen_of(r, pid))->done)
 			continue;
-		if ((rank = slr_rank_of(pid)) < 0) {
-			s->done = ++s->tries >= SLR_TRIES;
+		if ((rank = src_live_rank_rank_of(pid)) < 0) {
+			s->done = ++s->tries >= SRC_LIVE_RANK_TRIES;
 			continue;
 		}
 		s->done = true;
@@ -160,7 +160,7 @@ static bool links(const struct eng_proc *p, const char *lib)
 	return false;
 }
 
-bool slr_refuse_launcher(const struct eng_proc *p,
+bool src_live_rank_refuse_launcher(const struct eng_proc *p,
 			 const struct pc_metric_def *md, char **why)
 {
 	char buf[512];

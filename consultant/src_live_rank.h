@@ -13,18 +13,18 @@
 
 #include "pc_source.h"
 
-struct slk;
-struct slr;
+struct src_live_kids;
+struct src_live_rank;
 
-struct slr *slr_new(void);
-void slr_free(struct slr *r);
+struct src_live_rank *src_live_rank_new(void);
+void src_live_rank_free(struct src_live_rank *r);
 /* The rank in process pid's environment, or -1 (none, or unreadable). */
-int slr_rank_of(pid_t pid);
+int src_live_rank_rank_of(pid_t pid);
 /* Each live child whose rank is known and not said yet is reported
  * again through fn as a process discovery naming it ("rank 2").  A child
  * is looked at until it has a rank or has run for a while: its rank
  * appears only once it has exec'ed the MPI program. */
-void slr_scan(struct slr *r, const struct slk *kids, pc_disc_fn fn,
+void src_live_rank_scan(struct src_live_rank *r, const struct src_live_kids *kids, pc_disc_fn fn,
 	      void *arg);
 /* Does process p run an MPI launcher (mpirun: it links an MPI runtime,
  * libopen-rte, libpmix or libprrte, but not libmpi)?  Then a metric
@@ -34,7 +34,7 @@ void slr_scan(struct slr *r, const struct slk *kids, pc_disc_fn fn,
  * measures and stack samples only, and the launcher's 0 is not theirs. */
 struct eng_proc;
 struct pc_metric_def;
-bool slr_refuse_launcher(const struct eng_proc *p,
+bool src_live_rank_refuse_launcher(const struct eng_proc *p,
 			 const struct pc_metric_def *md, char **why);
 
 #endif

@@ -178,16 +178,16 @@ static struct swchild *child_of(struct src_live_setwall *w, pid_t pid)
 
 /* Starts counting the child once its window shows it (or the thread)
  * in one of the functions, from the samples after that reading. */
-static void start_child(struct src_live_setwall *w, struct slh *h,
+static void start_child(struct src_live_setwall *w, struct src_live_hint *h,
 			struct swchild *c, int64_t cpu)
 {
 	size_t nw, nb, nin;
 	double all, in, latest;
 	uint64_t off_latest;
 
-	slh_funcs_counts(h, w->names, w->nnames, NULL, w->within, -1, &nw,
+	src_live_hint_funcs_counts(h, w->names, w->nnames, NULL, w->within, -1, &nw,
 			 &nb, &latest);
-	slh_off_sums(h, w->names, w->nnames, NULL, w->within, 0, 0, &all,
+	src_live_hint_off_sums(h, w->names, w->nnames, NULL, w->within, 0, 0, &all,
 		     &in, &nin, &off_latest);
 	if (nb == 0 && nin == 0)
 		return;
@@ -216,8 +216,8 @@ static struct swthread *thread_of(struct swchild *c, pid_t tid, int64_t cpu,
  * off is the functions'.  Time off with no switch-out drained yet (a
  * thread still off, or a drain late) waits for the next ones, and the
  * switch-outs a full ring lost only thin the share out. */
-static double thread_off(struct src_live_setwall *w, struct slh *h,
-			 const struct slk *kids, struct swchild *c, pid_t tid,
+static double thread_off(struct src_live_setwall *w, struct src_live_hint *h,
+			 const struct src_live_kids *kids, struct swchild *c, pid_t tid,
 			 double now)
 {
 	struct swthread *t;
@@ -227,11 +227,11 @@ static double thread_off(struct src_live_setwall *w, struct slh *h,
 	size_t nin;
 	int64_t cpu;
 
-	if (!slk_value(kids, c->pid, tid, false, &cpu))
+	if (!src_live_kids_value(kids, c->pid, tid, false, &cpu))
 		return 0;
 	snprintf(within, sizeof(within), "/Process/%d/%d", (int)c->pid,
 		 (int)tid);
-	slh_off_sums(h, w->names, w->nnames, w->code, within, UINT64_MAX, 0,
+	src_live_hint_off_sums(h, w->names, w->nnames, w->code, within, UINT64_MAX, 0,
 		     &all, &in, &nin, &latest);
 	if ((t = thread_of(c, tid, cpu, now, latest)) == NULL)
 		return 0;
@@ -239,7 +239,7 @@ static double thread_off(struct src_live_setwall *w, struct slh *h,
 	t->carry_ns += off > 0 ? off : 0;
 	t->cpu = cpu;
 	t->t = now;
-	slh_off_sums(h, w->names, w->nnames, w->code, within, t->after_off, 0,
+	src_live_hint_off_sums(h, w->names, w->nnames, w->code, within, t->after_off, 0,
 		     &all, &in, &nin, &t->after_off);
 	if (all <= 0)
 		return 0;
@@ -252,28 +252,28 @@ static double thread_off(struct src_live_setwall *w, struct slh *h,
  * of its recent CPU samples in the functions (held while no new sample
  * has been drained, unless it has ended), and the time off a CPU of its
  * switch-outs in them. */
-static void read_child(struct src_live_setwall *w, const struct slk *kids,
+static void read_child(struct src_live_setwall *w, const struct src_live_kids *kids,
 		       struct swchild *c, bool ended, double now)
 {
-	struct slh *h = slk_hint(kids, c->pid);
+	struct src_live_hint *h = src_live_kids_hint(kids, c->pid);
 	size_t nw, nb;
 	double latest;
 	int64_t cpu;
 
-	if (h == NULL || slh_offcpu_start(h, NULL) < 0 ||
-	    !slk_value(kids, c->pid, w->tid, false, &cpu))
+	if (h == NULL || src_live_hint_offcpu_start(h, NULL) < 0 ||
+	    !src_live_kids_value(kids, c->pid, w->tid, false, &cpu))
 		return;
 	if (!c->started) {
 		start_child(w, h, c, cpu);
 		w->counting |= c->started;
 		return;
 	}
-	slh_funcs_counts(h, w->names, w->nnames, w->code, w->within,
+	src_live_hint_funcs_counts(h, w->names, w->nnames, w->code, w->within,
 			 c->after_cpu, &nw, &nb, &latest);
 	if (nw > 0 || cpu == c->cpu || ended) {
 		double from = latest - SHARE_WINDOW_S;
 
-		slh_funcs_counts(h, w->names, w->nnames, w->code, w->within,
+		src_live_hint_funcs_counts(h, w->names, w->nnames, w->code, w->within,
 				 from > c->t0 ? from : c->t0, &nw, &nb,
 				 &(double){ 0 });
 		if (nw > 0)
@@ -286,7 +286,7 @@ static void read_child(struct src_live_setwall *w, const struct slk *kids,
 		w->acc_ns += thread_off(w, h, kids, c, w->tid, now);
 	} else {
 		pid_t tids[SW_THREADS];
-		size_t n = slk_threads(kids, c->pid, tids, SW_THREADS);
+		size_t n = src_live_kids_threads(kids, c->pid, tids, SW_THREADS);
 
 		for (size_t i = 0; i < n; i++)
 			w->acc_ns += thread_off(w, h, kids, c, tids[i], now);
@@ -294,13 +294,13 @@ static void read_child(struct src_live_setwall *w, const struct slk *kids,
 }
 
 bool src_live_setwall_read(struct src_live_setwall *w,
-			   const struct slk *kids, double now, int64_t *ns)
+			   const struct src_live_kids *kids, double now, int64_t *ns)
 {
 	bool was = w->counting;
 
-	for (size_t i = 0; i < slk_count(kids); i++) {
+	for (size_t i = 0; i < src_live_kids_count(kids); i++) {
 		bool ended;
-		pid_t p = slk_pid(kids, i, &ended);
+		pid_t p = src_live_kids_pid(kids, i, &ended);
 
 		if (w->pid == 0 || p == w->pid)
 			read_child(w, kids, child_of(w, p), ended, now);
@@ -313,7 +313,7 @@ bool src_live_setwall_read(struct src_live_setwall *w,
 
 /* ---- the live source's instances ---- */
 
-bool src_live_setwall_launcher(const struct slo *o, const char *metric,
+bool src_live_setwall_launcher(const struct src_live_ops *o, const char *metric,
 			       const struct pc_src_focus *f)
 {
 	const struct pc_metric_def *md = pc_metric_find(o->cfg, metric);
@@ -326,27 +326,27 @@ bool src_live_setwall_launcher(const struct slo *o, const char *metric,
 		if (f->path[i] != NULL && strchr(f->path[i] + 1, '/') != NULL)
 			return false;
 	yes = src_live_setwall_applies(o->cfg, md) &&
-	      slr_refuse_launcher(o->proc, md, &why);
+	      src_live_rank_refuse_launcher(o->proc, md, &why);
 	free(why);
 	return yes;
 }
 
-int src_live_setwall_enable(struct slo *o, struct slo_inst *in,
+int src_live_setwall_enable(struct src_live_ops *o, struct src_live_ops_inst *in,
 			    const struct pc_src_focus *f, const char *metric,
 			    pid_t pid, pid_t tid)
 {
 	const struct pc_metric_def *md = pc_metric_find(o->cfg, metric);
-	struct slh *h = pid != 0 ? slk_hint(o->kids, pid) : NULL;
+	struct src_live_hint *h = pid != 0 ? src_live_kids_hint(o->kids, pid) : NULL;
 	struct hunch_err err = { 0 };
 	char buf[1600];
 	bool ended;
 
 	/* the whole job: asked of the first child sampled, if any yet */
-	for (size_t i = 0; pid == 0 && h == NULL && i < slk_count(o->kids);
+	for (size_t i = 0; pid == 0 && h == NULL && i < src_live_kids_count(o->kids);
 	     i++)
-		h = slk_hint(o->kids, slk_pid(o->kids, i, &ended));
+		h = src_live_kids_hint(o->kids, src_live_kids_pid(o->kids, i, &ended));
 
-	if (h != NULL && slh_offcpu_start(h, &err) < 0) {
+	if (h != NULL && src_live_hint_offcpu_start(h, &err) < 0) {
 		snprintf(buf, sizeof(buf), "metric %s cannot be estimated in "
 			 "%s: %s", metric, f->path[1], err.msg);
 		in->status = -ENOTSUP;
@@ -354,17 +354,17 @@ int src_live_setwall_enable(struct slo *o, struct slo_inst *in,
 			abort();
 		return 0;
 	}
-	slk_refresh(o->kids);
+	src_live_kids_refresh(o->kids);
 	in->setwall = src_live_setwall_new(o->cfg, md, pid, tid,
 		f->path[0] != NULL && strchr(f->path[0] + 1, '/') != NULL ?
 		f->path[0] : NULL);
 	in->sampled = true;
 	in->scale = 1e9;
-	(void)src_live_setwall_read(in->setwall, o->kids, slo_now(o),
+	(void)src_live_setwall_read(in->setwall, o->kids, src_live_ops_now(o),
 				    &in->prev);
 	in->h = ++o->next_h;
 	in->live = true;
-	in->prev_t = slo_now(o);
+	in->prev_t = src_live_ops_now(o);
 	return 0;
 }
 
@@ -396,19 +396,19 @@ static bool smoothed(struct src_live_setwall *w, double now, int64_t v,
 	return false;
 }
 
-bool src_live_setwall_sample(struct slo *o, struct slo_inst *in, double dt,
+bool src_live_setwall_sample(struct src_live_ops *o, struct src_live_ops_inst *in, double dt,
 			     double *value)
 {
 	int64_t v, prev;
 
-	slk_refresh(o->kids);
-	if (!src_live_setwall_read(in->setwall, o->kids, slo_now(o), &v)) {
+	src_live_kids_refresh(o->kids);
+	if (!src_live_setwall_read(in->setwall, o->kids, src_live_ops_now(o), &v)) {
 		in->prev = v;
 		return false;
 	}
 	prev = in->prev;
 	in->prev = v;
-	if (!smoothed(in->setwall, slo_now(o), v, prev, dt, value))
+	if (!smoothed(in->setwall, src_live_ops_now(o), v, prev, dt, value))
 		return false;
 	*value /= in->scale;
 	return true;

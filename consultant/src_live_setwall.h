@@ -11,7 +11,7 @@
  * samples with one of the functions on the stack.  Off a CPU: each
  * thread's time off since the last reading (wall time less CPU time,
  * the kernel's counts) times the share of the time off of its
- * switch-outs drained since (slh_offcpu_start: where it left its CPU
+ * switch-outs drained since (src_live_hint_offcpu_start: where it left its CPU
  * and how long it stayed off, in the run queue or asleep) that had one
  * of the functions on the stack; time off with no switch-out drained
  * yet waits for the next.  The kernel's count makes the total whole
@@ -37,9 +37,9 @@
 #include "pc_config.h"
 #include "pc_source.h"
 
-struct slk;
-struct slo;
-struct slo_inst;
+struct src_live_kids;
+struct src_live_ops;
+struct src_live_ops_inst;
 struct src_live_setwall;
 
 /* Whether md is such a timer: a wall timer started at the entry of a
@@ -58,22 +58,22 @@ void src_live_setwall_free(struct src_live_setwall *w);
  * at `now` (the live source's seconds; it never goes down).  False while no child counts yet, and at the
  * reading where the first one starts. */
 bool src_live_setwall_read(struct src_live_setwall *w,
-			   const struct slk *kids, double now, int64_t *ns);
+			   const struct src_live_kids *kids, double now, int64_t *ns);
 
 /* The live source's instances (src_live_ops_int.h): in an MPI launcher
  * such a timer on the whole job (no /Process, /SyncObject or /Files
  * below the root) is its children's (the launcher makes no MPI call). */
-bool src_live_setwall_launcher(const struct slo *o, const char *metric,
+bool src_live_setwall_launcher(const struct src_live_ops *o, const char *metric,
 			       const struct pc_src_focus *f);
 /* Enable one on focus f for child pid (0: every child), thread tid:
  * refused with the reason when the child's samples cannot show time off
  * a CPU. */
-int src_live_setwall_enable(struct slo *o, struct slo_inst *in,
+int src_live_setwall_enable(struct src_live_ops *o, struct src_live_ops_inst *in,
 			    const struct pc_src_focus *f, const char *metric,
 			    pid_t pid, pid_t tid);
 /* The instance's value (its rate over the last 2 s) into *value;
  * false: unknown yet (no sample is given). */
-bool src_live_setwall_sample(struct slo *o, struct slo_inst *in, double dt,
+bool src_live_setwall_sample(struct src_live_ops *o, struct src_live_ops_inst *in, double dt,
 			     double *value);
 
 #endif

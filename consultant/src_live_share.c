@@ -26,14 +26,14 @@
 
 #include "eng_taskcpu.h"
 
-struct sls_thread {
+struct src_live_share_thread {
 	pid_t tid;
 	uint64_t run_ns, wait_ns;   /* readings at the last tick */
 	double drun, demand;        /* this tick: ns ran, ns wanted */
 };
 
-struct sls {
-	struct sls_thread *t;
+struct src_live_share {
+	struct src_live_share_thread *t;
 	size_t n;
 	uint64_t clock_ns;          /* process CPU clock at the last tick */
 	double dclock;              /* its advance over this tick */
@@ -41,16 +41,16 @@ struct sls {
 	bool have;
 };
 
-struct sls *sls_new(void)
+struct src_live_share *src_live_share_new(void)
 {
-	struct sls *s = calloc(1, sizeof(*s));
+	struct src_live_share *s = calloc(1, sizeof(*s));
 
 	if (s == NULL)
 		abort();
 	return s;
 }
 
-void sls_free(struct sls *s)
+void src_live_share_free(struct src_live_share *s)
 {
 	if (s == NULL)
 		return;
@@ -58,7 +58,7 @@ void sls_free(struct sls *s)
 	free(s);
 }
 
-static const struct sls_thread *find(const struct sls *s, pid_t tid)
+static const struct src_live_share_thread *find(const struct src_live_share *s, pid_t tid)
 {
 	for (size_t i = 0; i < s->n; i++)
 		if (s->t[i].tid == tid)
@@ -68,13 +68,13 @@ static const struct sls_thread *find(const struct sls *s, pid_t tid)
 
 /* One alive thread's reading against its previous one (from birth, or
  * from the reader's base when it was there before hunch looked). */
-static struct sls_thread delta(const struct sls *s,
+static struct src_live_share_thread delta(const struct src_live_share *s,
 			       const struct eng_taskcpu_thread *t, double dt)
 {
-	const struct sls_thread *p = find(s, t->tid);
+	const struct src_live_share_thread *p = find(s, t->tid);
 	uint64_t r0 = p ? p->run_ns : t->base_ns;
 	uint64_t w0 = p ? p->wait_ns : t->wait_base_ns;
-	struct sls_thread d = { .tid = t->tid, .run_ns = t->run_ns,
+	struct src_live_share_thread d = { .tid = t->tid, .run_ns = t->run_ns,
 				.wait_ns = t->wait_ns };
 	double most = dt * 1e9;
 
@@ -87,10 +87,10 @@ static struct sls_thread delta(const struct sls *s,
 	return d;
 }
 
-void sls_read(struct sls *s, const struct eng_taskcpu *tc, double now)
+void src_live_share_read(struct src_live_share *s, const struct eng_taskcpu *tc, double now)
 {
 	size_t nt = tc != NULL ? eng_taskcpu_nthreads(tc) : 0;
-	struct sls_thread *t = calloc(nt + 1, sizeof(*t));
+	struct src_live_share_thread *t = calloc(nt + 1, sizeof(*t));
 	double dt = s->have ? now - s->t_last : 0;
 	uint64_t clock = tc != NULL ? eng_taskcpu_process_ns(tc) : 0;
 	size_t n = 0;
@@ -121,12 +121,12 @@ static double ratio(double used, double wanted)
 	return used >= wanted ? 1 : used / wanted;
 }
 
-double sls_share(const struct sls *s, pid_t tid)
+double src_live_share_share(const struct src_live_share *s, pid_t tid)
 {
 	double demand = 0;
 
 	if (tid != 0) {
-		const struct sls_thread *t = find(s, tid);
+		const struct src_live_share_thread *t = find(s, tid);
 
 		return t ? ratio(t->drun, t->demand) : 1;
 	}

@@ -193,7 +193,7 @@ static bool report_thread(struct src_live *l, pid_t tid, bool last_try)
 	if (d.function == NULL && !last_try)
 		return false;
 	if (l->slo != NULL)
-		slo_note_start(l->slo, d.function);
+		src_live_ops_note_start(l->slo, d.function);
 	note_start(l, d.function);
 	src_live_enqueue(l, &d);
 	return true;

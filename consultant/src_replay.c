@@ -54,7 +54,7 @@ static bool played(enum jnl_kind k)
 static void keep(struct src_replay *r, enum jnl_kind k, json_t *j,
 		 uint64_t off)
 {
-	if (rp_grow(&r->seg, &r->capseg, r->nseg, sizeof(*r->seg)) != 0) {
+	if (src_replay_idx_grow(&r->seg, &r->capseg, r->nseg, sizeof(*r->seg)) != 0) {
 		json_decref(j);
 		return;
 	}
@@ -100,7 +100,7 @@ static double now(struct pc_source *s)
 {
 	struct src_replay *r = impl(s);
 
-	rp_index_to(r, (size_t)(r->cur + 1));
+	src_replay_idx_to(r, (size_t)(r->cur + 1));
 	if ((size_t)(r->cur + 1) < r->nticks) {
 		r->cur++;
 		load_seg(r);
@@ -203,7 +203,7 @@ static int poll_samples(struct pc_source *s, pc_sample_fn fn, void *arg)
 }
 
 /* A prediction never recorded: 0 (the enable will say "not recorded"). */
-/* rp_lookup, with the rest of the journal indexed first when a partial
+/* src_replay_idx_lookup, with the rest of the journal indexed first when a partial
  * index has no answer (one may be recorded later). */
 /* Not in the partial index, but recorded later in the journal (the scan
  * of a lazy open says which keys ever were). */
@@ -214,7 +214,7 @@ static bool later(const struct src_replay *r, int kind, const char *key)
 
 	if (r->indexed || key == NULL)
 		return false;
-	s = rp_scan_key(kind, key);
+	s = src_replay_scan_key(kind, key);
 	yes = hmap_get_s(&r->ever, s) != NULL;
 	free(s);
 	return yes;
@@ -223,12 +223,12 @@ static bool later(const struct src_replay *r, int kind, const char *key)
 static const struct rp_answer *lookup(struct src_replay *r, int kind,
 				      struct rp_answers *as, const char *key)
 {
-	const struct rp_answer *a = rp_lookup(as, key, r->cur);
+	const struct rp_answer *a = src_replay_idx_lookup(as, key, r->cur);
 
 	if (a != NULL || !later(r, kind, key))
 		return a;
-	rp_index_all(r);
-	return rp_lookup(as, key, r->cur);
+	src_replay_idx_all(r);
+	return src_replay_idx_lookup(as, key, r->cur);
 }
 
 static double predict_cost(struct pc_source *s, const char *metric,
@@ -267,7 +267,7 @@ static int callees(struct pc_source *s, const char *path, pc_path_fn fn,
 
 static int owe_reply(struct src_replay *r, const struct pc_src_reply *rp)
 {
-	if (rp_grow(&r->pending, &r->cappend, r->npend, sizeof(*r->pending)))
+	if (src_replay_idx_grow(&r->pending, &r->cappend, r->npend, sizeof(*r->pending)))
 		return -ENOMEM;
 	r->pending[r->npend++] = *rp;
 	return 0;
@@ -286,7 +286,7 @@ static int enable(struct pc_source *s, const char *metric,
 
 	if ((k == NULL || r->enc[*k].cursor == RP_NONE) &&
 	    later(r, RP_SCAN_ENABLE, key)) {
-		rp_index_all(r);   /* recorded later, or never? */
+		src_replay_idx_all(r);   /* recorded later, or never? */
 		k = hmap_get_s(&r->en_keys, key);
 	}
 	free(key);
@@ -369,13 +369,13 @@ static int set_tunable(struct src_replay *r, struct pc_consult *pc,
 
 	if (pc_consult_set_tunable(pc, name, v, NULL) != 0)
 		return 0;
-	if (rp_grow(&r->undo, &r->capundo, r->nundo, sizeof(*r->undo)) == 0)
+	if (src_replay_idx_grow(&r->undo, &r->capundo, r->nundo, sizeof(*r->undo)) == 0)
 		r->undo[r->nundo++] = (struct rp_undo){ strdup(name), old,
 							pc->cfg };
 	return 1;
 }
 
-void rp_undo_to(struct src_replay *r, size_t n)
+void src_replay_undo_to(struct src_replay *r, size_t n)
 {
 	while (r->nundo > n) {
 		struct rp_undo *u = &r->undo[--r->nundo];
@@ -441,11 +441,11 @@ static int open_reader(struct src_replay **out, struct jnl_reader *rd,
 	hmap_init(&r->callees.keys, true);
 	hmap_init(&r->live, false);
 	if (ird != NULL) {   /* lazy: the first slice now */
-		rp_index_begin(r, ird);
-		rc = rp_index_step(r, first);
+		src_replay_idx_begin(r, ird);
+		rc = src_replay_idx_step(r, first);
 		rc = rc < 0 ? rc : 0;
 	} else {
-		rc = rp_index(r);
+		rc = src_replay_idx(r);
 	}
 	if (rc != 0) {
 		src_replay_free(r);
@@ -496,8 +496,8 @@ int src_replay_open_lazy(struct src_replay **out, const char *path,
 	if (((*out)->path = strdup(path)) == NULL)
 		abort();
 	hmap_init(&(*out)->ever, true);
-	if (!(*out)->indexed && rp_scan(&(*out)->ever, path) != 0)
-		rp_index_all(*out);   /* cannot skim it: index it now */
+	if (!(*out)->indexed && src_replay_scan(&(*out)->ever, path) != 0)
+		src_replay_idx_all(*out);   /* cannot skim it: index it now */
 	return 0;
 }
 
@@ -514,7 +514,7 @@ int src_replay_open_mem(struct src_replay **out, const void *buf, size_t len,
 }
 
 /* The records of the tick played and the next tick's, read ahead. */
-void rp_forget_tick(struct src_replay *r)
+void src_replay_forget_tick(struct src_replay *r)
 {
 	drop_seg(r);
 	json_decref(r->ahead);
@@ -523,8 +523,8 @@ void rp_forget_tick(struct src_replay *r)
 
 int src_replay_rewind(struct src_replay *r)
 {
-	rp_undo_to(r, 0);
-	rp_forget_tick(r);
+	src_replay_undo_to(r, 0);
+	src_replay_forget_tick(r);
 	r->cur = r->acted = -1;
 	r->now = r->observed = 0;
 	r->npend = 0;
@@ -536,9 +536,9 @@ int src_replay_rewind(struct src_replay *r)
 	}
 	for (size_t i = 0; i < r->nenc; i++)
 		r->enc[i].cursor = r->enc[i].first;
-	rp_answers_rewind(&r->pred);
-	rp_answers_rewind(&r->hint);
-	rp_answers_rewind(&r->callees);
+	src_replay_idx_answers_rewind(&r->pred);
+	src_replay_idx_answers_rewind(&r->hint);
+	src_replay_idx_answers_rewind(&r->callees);
 	return jnl_reader_rewind(r->rd);
 }
 
@@ -558,7 +558,7 @@ void src_replay_free(struct src_replay *r)
 	for (size_t i = 0; i < r->nundo; i++)
 		free(r->undo[i].name);
 	free(r->undo);
-	rp_index_free(r);
+	src_replay_idx_free(r);
 	hmap_free(&r->live);
 	free(r->seg);
 	free(r->pending);
@@ -580,7 +580,7 @@ const json_t *src_replay_header(const struct src_replay *r)
 
 bool src_replay_done(struct src_replay *r)
 {
-	rp_index_to(r, (size_t)(r->cur + 1));
+	src_replay_idx_to(r, (size_t)(r->cur + 1));
 	return (size_t)(r->cur + 1) >= r->nticks;
 }
 
@@ -637,7 +637,7 @@ double src_replay_length(struct src_replay *r)
 
 	if (!r->indexed && r->path != NULL && (v = tail_now(r->path)) >= 0)
 		return v;
-	rp_index_all(r);
+	src_replay_idx_all(r);
 	return r->nticks ? r->tick_now[r->nticks - 1] : 0;
 }
 
@@ -648,14 +648,14 @@ bool src_replay_indexed(const struct src_replay *r)
 
 int src_replay_index_step(struct src_replay *r, uint64_t bytes)
 {
-	return rp_index_step(r, bytes);
+	return src_replay_idx_step(r, bytes);
 }
 
 size_t src_replay_ticks_to(struct src_replay *r, double t)
 {
 	while (!r->indexed &&
 	       (r->nticks == 0 || r->tick_now[r->nticks - 1] <= t))
-		if (rp_index_step(r, 1u << 20) < 0)
+		if (src_replay_idx_step(r, 1u << 20) < 0)
 			break;
 	return r->nticks;
 }
@@ -672,7 +672,7 @@ long src_replay_tick(const struct src_replay *r)
 
 double src_replay_tick_now(struct src_replay *r, size_t i)
 {
-	rp_index_to(r, i);
+	src_replay_idx_to(r, i);
 	return i < r->nticks ? r->tick_now[i] : 0;
 }
 

@@ -297,7 +297,7 @@ static void res_mark(struct src_replay_ckpt *c, struct rp_ckpt *k,
 static void archive_log(struct src_replay_ckpt *c, const struct pc_consult *pc)
 {
 	while (c->narch < pc->nlog) {
-		if (rp_grow(&c->arch, &c->caparch, c->narch,
+		if (src_replay_idx_grow(&c->arch, &c->caparch, c->narch,
 			    sizeof(*c->arch)) != 0 ||
 		    (c->arch[c->narch] = strdup(pc->log[c->narch])) == NULL)
 			abort();
@@ -405,13 +405,13 @@ static void take(struct src_replay_ckpt *c, struct pc_consult *pc, size_t at,
 {
 	struct rp_ckpt k = { .tick = c->r->cur, .user = user };
 
-	k.pc = rp_consult_clone(pc, false, false, &k.bytes);
+	k.pc = src_replay_clone(pc, false, false, &k.bytes);
 	keep_instances(c, &k, pc, at > 0 ? &c->k[at - 1] : NULL);
 	k.nlog = pc->nlog;
 	k.pc->nlog = 0;
 	res_mark(c, &k, pc->res);
 	pos_save(&k.pos, c->r, &k.bytes);
-	if (rp_grow(&c->k, &c->cap, c->n, sizeof(*c->k)) != 0)
+	if (src_replay_idx_grow(&c->k, &c->cap, c->n, sizeof(*c->k)) != 0)
 		abort();
 	memmove(&c->k[at + 1], &c->k[at], (c->n - at) * sizeof(*c->k));
 	c->k[at] = k;
@@ -462,12 +462,12 @@ const struct rp_ckpt *src_replay_ckpt_find(const struct src_replay_ckpt *c,
 	return at == 0 ? NULL : &c->k[at - 1];
 }
 
-long rp_ckpt_tick(const struct rp_ckpt *k)
+long src_replay_ckpt_taken_at(const struct rp_ckpt *k)
 {
 	return k->tick;
 }
 
-size_t rp_ckpt_user(const struct rp_ckpt *k)
+size_t src_replay_ckpt_user(const struct rp_ckpt *k)
 {
 	return k->user;
 }
@@ -493,15 +493,15 @@ static void restore_cursors(struct src_replay *r, const struct rp_pos *p)
 
 static void pos_restore(struct src_replay *r, const struct rp_pos *p)
 {
-	rp_undo_to(r, p->nundo);
-	rp_forget_tick(r);
+	src_replay_undo_to(r, p->nundo);
+	src_replay_forget_tick(r);
 	r->cur = r->acted = p->cur;
 	r->now = p->now;
 	r->observed = p->observed;
 	r->unrecorded = p->unrecorded;
 	r->npend = 0;
 	for (size_t i = 0; i < p->npend; i++)
-		if (rp_grow(&r->pending, &r->cappend, r->npend,
+		if (src_replay_idx_grow(&r->pending, &r->cappend, r->npend,
 			    sizeof(*r->pending)) == 0)
 			r->pending[r->npend++] = p->pending[i];
 	hmap_clear(&r->live);
@@ -520,9 +520,9 @@ static void pos_restore(struct src_replay *r, const struct rp_pos *p)
 	restore_cursors(r, p);
 	/* lookups walk on from the first answer (they depend only on the
 	 * tick) */
-	rp_answers_rewind(&r->pred);
-	rp_answers_rewind(&r->hint);
-	rp_answers_rewind(&r->callees);
+	src_replay_idx_answers_rewind(&r->pred);
+	src_replay_idx_answers_rewind(&r->hint);
+	src_replay_idx_answers_rewind(&r->callees);
 	/* the next tick's records are read again from its own line */
 	if ((size_t)(p->cur + 1) < r->nticks)
 		jnl_reader_seek(r->rd, r->tick_off[p->cur + 1]);
@@ -582,7 +582,7 @@ struct pc_consult *src_replay_ckpt_restore(struct src_replay_ckpt *c,
 	 * it has not found yet */
 	if (pc_restree_count(k->pc->res) < k->nres)
 		return NULL;
-	pc = rp_consult_clone(k->pc, false, false, &bytes);
+	pc = src_replay_clone(k->pc, false, false, &bytes);
 	restore_instances(pc, k);
 	pos_restore(c->r, &k->pos);
 	res_restore(pc->res, k);

@@ -61,8 +61,8 @@ bool src_replay_ckpt_tick(struct src_replay_ckpt *c, struct pc_consult *pc,
 /* The latest checkpoint at or before tick `tick`; NULL if none. */
 const struct rp_ckpt *src_replay_ckpt_find(const struct src_replay_ckpt *c,
 					   long tick);
-long rp_ckpt_tick(const struct rp_ckpt *k);
-size_t rp_ckpt_user(const struct rp_ckpt *k);
+long src_replay_ckpt_taken_at(const struct rp_ckpt *k);
+size_t src_replay_ckpt_user(const struct rp_ckpt *k);
 
 /* The search as it was at `k`: a new consultant (on the same source,
  * configuration and resource tree, the tree taken back to then; give
@@ -82,7 +82,7 @@ size_t src_replay_ckpt_bytes(const struct src_replay_ckpt *c);
  * stays: the lines are the caller's to fill), with `dm` false nor are
  * its data manager's instances (none then).  `*bytes` adds the memory
  * it took.  (src_replay_clone.c) */
-struct pc_consult *rp_consult_clone(const struct pc_consult *pc, bool log,
+struct pc_consult *src_replay_clone(const struct pc_consult *pc, bool log,
 				    bool dm, size_t *bytes);
 
 #endif

@@ -138,7 +138,7 @@ static struct pc_node *node_in_clone(const struct pc_consult *pc,
 	return NULL;
 }
 
-struct pc_consult *rp_consult_clone(const struct pc_consult *pc, bool log,
+struct pc_consult *src_replay_clone(const struct pc_consult *pc, bool log,
 				    bool dm, size_t *bytes)
 {
 	struct pc_consult *c = dup_mem(pc, sizeof(*pc), bytes);

@@ -13,7 +13,7 @@
 
 #include "jnl_record.h"
 
-int rp_grow(void *arr, size_t *cap, size_t n, size_t size)
+int src_replay_idx_grow(void *arr, size_t *cap, size_t n, size_t size)
 {
 	void **p = arr;
 	size_t c;
@@ -29,7 +29,7 @@ int rp_grow(void *arr, size_t *cap, size_t n, size_t size)
 	return 0;
 }
 
-char *rp_record_key(const json_t *j)
+char *src_replay_idx_record_key(const json_t *j)
 {
 	struct pc_src_focus f;
 	const char *m = json_string_value(json_object_get(j, "metric"));
@@ -54,7 +54,7 @@ static size_t chain_of(struct rp_chain **c, size_t *nc, size_t *capc,
 
 	if (v != NULL)
 		return *v;
-	if (rp_grow(c, capc, *nc, sizeof(**c)) != 0 ||
+	if (src_replay_idx_grow(c, capc, *nc, sizeof(**c)) != 0 ||
 	    hmap_put_s(keys, key, *nc) != 0)
 		return RP_NONE;
 	(*c)[*nc] = (struct rp_chain){ RP_NONE, RP_NONE, RP_NONE };
@@ -84,7 +84,7 @@ static void add_answer(struct rp_answers *as, const char *key, size_t seg,
 
 	if (key == NULL ||
 	    (k = chain_of(&as->c, &as->nc, &as->capc, &as->keys, key)) == RP_NONE ||
-	    rp_grow(&as->a, &as->cap, as->n, sizeof(*as->a)) != 0)
+	    src_replay_idx_grow(&as->a, &as->cap, as->n, sizeof(*as->a)) != 0)
 		return;
 	a = &as->a[as->n];
 	*a = (struct rp_answer){ .seg = seg, .v = v, .next = RP_NONE };
@@ -100,12 +100,12 @@ static void add_answer(struct rp_answers *as, const char *key, size_t seg,
 
 static bool add_enable(struct src_replay *r, const json_t *j, size_t seg)
 {
-	char *key = rp_record_key(j);
+	char *key = src_replay_idx_record_key(j);
 	size_t k = key ? chain_of(&r->enc, &r->nenc, &r->capenc, &r->en_keys,
 				  key) : RP_NONE;
 
 	free(key);
-	if (k == RP_NONE || rp_grow(&r->en, &r->capen, r->nen, sizeof(*r->en)))
+	if (k == RP_NONE || src_replay_idx_grow(&r->en, &r->capen, r->nen, sizeof(*r->en)))
 		return false;
 	r->en[r->nen] = (struct rp_enable){
 		.seg = seg, .next = RP_NONE,
@@ -139,8 +139,8 @@ static int add_tick(struct src_replay *r, const struct jnl_record *jr)
 {
 	size_t cap = r->capticks;
 
-	if (rp_grow(&r->tick_now, &cap, r->nticks, sizeof(*r->tick_now)) ||
-	    rp_grow(&r->tick_off, &r->capticks, r->nticks,
+	if (src_replay_idx_grow(&r->tick_now, &cap, r->nticks, sizeof(*r->tick_now)) ||
+	    src_replay_idx_grow(&r->tick_off, &r->capticks, r->nticks,
 		    sizeof(*r->tick_off)))
 		return -ENOMEM;
 	r->tick_now[r->nticks] = num(jr->json, "now");
@@ -163,7 +163,7 @@ static void index_record(struct src_replay *r, const struct jnl_record *jr,
 		add_reply(r, jr, seg, by_req);
 		break;
 	case JNL_REC_PREDICT: {
-		char *key = rp_record_key(jr->json);
+		char *key = src_replay_idx_record_key(jr->json);
 
 		add_answer(&r->pred, key, seg, num(jr->json, "cost"), NULL);
 		free(key);
@@ -192,11 +192,11 @@ static void keep_bad(struct src_replay *r, const char *msg)
 {
 	r->nbad_total++;
 	if (r->nbad < RP_MAX_BAD &&
-	    rp_grow(&r->bad, &r->capbad, r->nbad, sizeof(*r->bad)) == 0)
+	    src_replay_idx_grow(&r->bad, &r->capbad, r->nbad, sizeof(*r->bad)) == 0)
 		r->bad[r->nbad++] = strdup(msg);
 }
 
-int rp_index_begin(struct src_replay *r, struct jnl_reader *ird)
+int src_replay_idx_begin(struct src_replay *r, struct jnl_reader *ird)
 {
 	hmap_init(&r->by_req, false);
 	r->header = json_incref((json_t *)jnl_reader_header(ird));
@@ -223,7 +223,7 @@ static int index_end(struct src_replay *r)
 	return 0;
 }
 
-int rp_index_step(struct src_replay *r, uint64_t bytes)
+int src_replay_idx_step(struct src_replay *r, uint64_t bytes)
 {
 	struct jnl_record jr;
 	struct hunch_err e = { 0 };
@@ -249,12 +249,12 @@ int rp_index_step(struct src_replay *r, uint64_t bytes)
 	return rc < 0 ? rc : 1;
 }
 
-int rp_index(struct src_replay *r)
+int src_replay_idx(struct src_replay *r)
 {
 	int rc;
 
-	rp_index_begin(r, r->rd);
-	rc = rp_index_step(r, UINT64_MAX);
+	src_replay_idx_begin(r, r->rd);
+	rc = src_replay_idx_step(r, UINT64_MAX);
 	return rc < 0 ? rc : 0;
 }
 
@@ -262,17 +262,17 @@ int rp_index(struct src_replay *r)
  * longer than it needs. */
 #define RP_SLICE (1u << 20)
 
-void rp_index_to(struct src_replay *r, size_t k)
+void src_replay_idx_to(struct src_replay *r, size_t k)
 {
 	while (!r->indexed && r->nticks <= k + 1)
-		if (rp_index_step(r, RP_SLICE) < 0)
+		if (src_replay_idx_step(r, RP_SLICE) < 0)
 			return;
 }
 
-void rp_index_all(struct src_replay *r)
+void src_replay_idx_all(struct src_replay *r)
 {
 	while (!r->indexed)
-		if (rp_index_step(r, UINT64_MAX) < 0)
+		if (src_replay_idx_step(r, UINT64_MAX) < 0)
 			return;
 }
 
@@ -280,7 +280,7 @@ void rp_index_all(struct src_replay *r)
  * only grows between rewinds: each chain's cursor remembers the latest
  * answer reached, so a lookup is amortised O(1) however often a key was
  * answered. */
-const struct rp_answer *rp_lookup(struct rp_answers *as, const char *key,
+const struct rp_answer *src_replay_idx_lookup(struct rp_answers *as, const char *key,
 				  long cur)
 {
 	size_t *k = key ? hmap_get_s(&as->keys, key) : NULL;
@@ -296,7 +296,7 @@ const struct rp_answer *rp_lookup(struct rp_answers *as, const char *key,
 	return &as->a[i];   /* or the first, asked before it was recorded */
 }
 
-void rp_answers_rewind(struct rp_answers *as)
+void src_replay_idx_answers_rewind(struct rp_answers *as)
 {
 	for (size_t i = 0; i < as->nc; i++)
 		as->c[i].cursor = as->c[i].first;
@@ -314,7 +314,7 @@ static void free_answers(struct rp_answers *as)
 	hmap_free(&as->keys);
 }
 
-void rp_index_free(struct src_replay *r)
+void src_replay_idx_free(struct src_replay *r)
 {
 	for (size_t i = 0; i < r->nen; i++)
 		free((char *)r->en[i].reply.reason);

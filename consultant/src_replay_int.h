@@ -100,7 +100,7 @@ struct src_replay {
 	struct hmap by_req;        /* request number -> enable, while */
 	bool indexed;                /* the whole journal is in the index */
 	char *path;                  /* lazy: the file, for its last tick */
-	struct hmap ever;          /* lazy: keys ever answered (rp_scan) */
+	struct hmap ever;          /* lazy: keys ever answered (src_replay_scan) */
 	/* playing */
 	struct rp_rec *seg;          /* the records of tick `cur` */
 	size_t nseg, capseg;
@@ -120,43 +120,43 @@ struct src_replay {
 };
 
 /* Grow `*arr` (of `*cap` items of `size`) to hold item `n`. */
-int rp_grow(void *arr, size_t *cap, size_t n, size_t size);
+int src_replay_idx_grow(void *arr, size_t *cap, size_t n, size_t size);
 
 /* src_replay.c, for the checkpoints (src_replay_ckpt.c): set back the
  * tunables replayed actions changed, down to the first `n`; forget the
  * records of the tick played and the one read ahead. */
-void rp_undo_to(struct src_replay *r, size_t n);
-void rp_forget_tick(struct src_replay *r);
+void src_replay_undo_to(struct src_replay *r, size_t n);
+void src_replay_forget_tick(struct src_replay *r);
 
 /* src_replay_idx.c: read the whole journal once into the index
- * (rp_index), or start to (rp_index_begin, on a reader of its own) and
- * go on `bytes` of the journal at a time (rp_index_step: 1 when the
+ * (src_replay_idx), or start to (src_replay_idx_begin, on a reader of its own) and
+ * go on `bytes` of the journal at a time (src_replay_idx_step: 1 when the
  * index is whole).  A partial index holds every record up to where it
  * stopped, so whatever a lookup finds in it is what the whole index
  * would give, but for "never recorded" (src_replay.c then indexes the
  * rest first). */
-int rp_index(struct src_replay *r);
-int rp_index_begin(struct src_replay *r, struct jnl_reader *ird);
-int rp_index_step(struct src_replay *r, uint64_t bytes);
+int src_replay_idx(struct src_replay *r);
+int src_replay_idx_begin(struct src_replay *r, struct jnl_reader *ird);
+int src_replay_idx_step(struct src_replay *r, uint64_t bytes);
 /* Index on until tick k+1 is known (tick k's records are all indexed)
  * or the journal ends; the whole journal. */
-void rp_index_to(struct src_replay *r, size_t k);
+void src_replay_idx_to(struct src_replay *r, size_t k);
 /* The key of an enable or predict record (metric + focus); NULL. */
-char *rp_record_key(const json_t *j);
+char *src_replay_idx_record_key(const json_t *j);
 
 /* src_replay_scan.c: every key of an enable, predict, hint or callees
  * record in the file, skimmed without parsing the other records, into
- * `ever` (string keys from rp_scan_key).  0, or -1 (cannot read). */
+ * `ever` (string keys from src_replay_scan_key).  0, or -1 (cannot read). */
 enum { RP_SCAN_ENABLE, RP_SCAN_PREDICT, RP_SCAN_HINT, RP_SCAN_CALLEES };
-int rp_scan(struct hmap *ever, const char *path);
-char *rp_scan_key(int kind, const char *key);
-void rp_index_all(struct src_replay *r);
-void rp_index_free(struct src_replay *r);
+int src_replay_scan(struct hmap *ever, const char *path);
+char *src_replay_scan_key(int kind, const char *key);
+void src_replay_idx_all(struct src_replay *r);
+void src_replay_idx_free(struct src_replay *r);
 /* The answer for `key` recorded at the latest tick not after `cur`, else
  * the first recorded; NULL if never.  `cur` must not go back except
- * after rp_answers_rewind. */
-const struct rp_answer *rp_lookup(struct rp_answers *as, const char *key,
+ * after src_replay_idx_answers_rewind. */
+const struct rp_answer *src_replay_idx_lookup(struct rp_answers *as, const char *key,
 				  long cur);
-void rp_answers_rewind(struct rp_answers *as);
+void src_replay_idx_answers_rewind(struct rp_answers *as);
 
 #endif

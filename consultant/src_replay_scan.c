@@ -27,7 +27,7 @@ static const char *const quoted[] = { "\"enable\"", "\"predict\"",
 				      "\"hint\"", "\"callees\"" };
 
 /* The key a lookup of kind k asks with, as the scan stores it. */
-char *rp_scan_key(int k, const char *key)
+char *src_replay_scan_key(int k, const char *key)
 {
 	size_t n = strlen(key) + 3;
 	char *s = malloc(n);
@@ -44,7 +44,7 @@ static void keep(struct hmap *ever, int k, const char *key)
 
 	if (key == NULL)
 		return;
-	s = rp_scan_key(k, key);
+	s = src_replay_scan_key(k, key);
 	hmap_put_s(ever, s, 1);
 	free(s);
 }
@@ -84,12 +84,12 @@ static void scan_line(struct hmap *ever, const char *p, size_t n)
 		return;
 	t = json_string_value(json_object_get(j, "t"));
 	if (t != NULL && strcmp(t, "enable") == 0) {
-		char *key = rp_record_key(j);
+		char *key = src_replay_idx_record_key(j);
 
 		keep(ever, RP_SCAN_ENABLE, key);
 		free(key);
 	} else if (t != NULL && strcmp(t, "predict") == 0) {
-		char *key = rp_record_key(j);
+		char *key = src_replay_idx_record_key(j);
 
 		keep(ever, RP_SCAN_PREDICT, key);
 		free(key);
@@ -104,7 +104,7 @@ static void scan_line(struct hmap *ever, const char *p, size_t n)
 	json_decref(j);
 }
 
-int rp_scan(struct hmap *ever, const char *path)
+int src_replay_scan(struct hmap *ever, const char *path)
 {
 	enum { CHUNK = 4 << 20 };
 	gzFile f = gzopen(path, "rb");   /* plain or gzip-compressed */

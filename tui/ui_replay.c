@@ -70,21 +70,21 @@ static void journal_notes(struct ui *u)
 	struct src_replay *rp = u->replay->o->rp;
 
 	if (!src_replay_indexed(rp)) {   /* the rest: index_done() */
-		urp_log(u, UI_LOG_HUNCH, "replaying %s: %.1f s (indexing it "
+		ui_replay_seek_log(u, UI_LOG_HUNCH, "replaying %s: %.1f s (indexing it "
 			"while it plays)", u->replay->o->journal,
 			u->replay->t_last);
 		return;
 	}
-	urp_log(u, UI_LOG_HUNCH, "replaying %s: %zu ticks, %.1f s",
+	ui_replay_seek_log(u, UI_LOG_HUNCH, "replaying %s: %zu ticks, %.1f s",
 		   u->replay->o->journal, src_replay_ticks(rp),
 		   u->replay->t_last);
 	for (size_t i = 0; i < src_replay_nbad(rp); i++)
-		urp_log(u, UI_LOG_HUNCH, "skipped: %s", src_replay_bad(rp, i));
+		ui_replay_seek_log(u, UI_LOG_HUNCH, "skipped: %s", src_replay_bad(rp, i));
 	if (src_replay_nbad_total(rp) > src_replay_nbad(rp))
-		urp_log(u, UI_LOG_HUNCH, "skipped: %zu more lines",
+		ui_replay_seek_log(u, UI_LOG_HUNCH, "skipped: %zu more lines",
 			   src_replay_nbad_total(rp) - src_replay_nbad(rp));
 	if (src_replay_end_message(rp))
-		urp_log(u, UI_LOG_HUNCH, "%s", src_replay_end_message(rp));
+		ui_replay_seek_log(u, UI_LOG_HUNCH, "%s", src_replay_end_message(rp));
 }
 
 /* The status line's search fields, from the consultant: the words of
@@ -141,12 +141,12 @@ static void rebuild(struct ui *u)
 	 * address: the panes tell a new search by its pointer. */
 	struct pc_consult *pc = pc_consult_new(x->o->cfg,
 					       src_replay_source(x->o->rp), tree);
-	double c0 = urp_cpu_now();
+	double c0 = ui_replay_seek_cpu_now();
 
 	x->moves++;
 	free_search(u);
 	src_replay_ckpt_clear(x->ck);
-	urp_arch_free(x);
+	ui_replay_seek_arch_free(x);
 	x->nlines = 0;
 	x->pristine = true;
 	src_replay_rewind(x->o->rp);
@@ -160,11 +160,11 @@ static void rebuild(struct ui *u)
 	u->tree = tree;
 	u->pc = pc;
 	ui_hist_new_search(u);
-	pc_consult_set_log(pc, urp_on_log, u);
+	pc_consult_set_log(pc, ui_replay_seek_on_log, u);
 	if (src_replay_ticks_to(x->o->rp, -1) > 0) {
 		pc_consult_start(u->pc);
 		src_replay_actions(x->o->rp, u->pc);
-		urp_checkpoint(u, urp_cpu_now() - c0);
+		ui_replay_seek_checkpoint(u, ui_replay_seek_cpu_now() - c0);
 	}
 	changed(u);
 }
@@ -176,7 +176,7 @@ static bool restore(struct ui *u, const struct rp_ckpt *k)
 {
 	struct ui_replay *x = u->replay;
 	pc_res_id cur = u->where.cur_id;
-	size_t n = rp_ckpt_user(k);
+	size_t n = src_replay_ckpt_user(k);
 	struct pc_consult *pc = src_replay_ckpt_restore(x->ck, k);
 
 	if (pc == NULL)
@@ -186,7 +186,7 @@ static bool restore(struct ui *u, const struct rp_ckpt *k)
 	pc_steer_forget(u->pc);
 	u->pc = pc;
 	ui_hist_new_search(u);
-	pc_consult_set_log(pc, urp_on_log, u);
+	pc_consult_set_log(pc, ui_replay_seek_on_log, u);
 	ui_log_free(&u->log);
 	ui_log_init(&u->log, LOG_LINES);
 	for (size_t i = n > LOG_LINES ? n - LOG_LINES : 0; i < n; i++)
@@ -218,11 +218,11 @@ static bool step_tick(struct ui *u)
 	if (src_replay_ticks_to(rp, -1) == 0 || src_replay_done(rp) ||
 	    pc_consult_ended(u->pc))
 		return false;
-	c0 = urp_cpu_now();
+	c0 = ui_replay_seek_cpu_now();
 	u->replay->moves++;
 	pc_consult_tick(u->pc);
 	src_replay_actions(rp, u->pc);   /* the user's pauses, phases */
-	urp_checkpoint(u, urp_cpu_now() - c0);
+	ui_replay_seek_checkpoint(u, ui_replay_seek_cpu_now() - c0);
 	return true;
 }
 
@@ -274,15 +274,15 @@ static void sum_up(struct ui *u)
 
 	u->replay->summed_up = true;
 	if (u->pc->global == NULL) {   /* no tick: the search never began */
-		urp_log(u, UI_LOG_HUNCH, "end of the journal: nothing was "
+		ui_replay_seek_log(u, UI_LOG_HUNCH, "end of the journal: nothing was "
 			   "recorded after the header");
 		return;
 	}
 	n = pc_report_bottlenecks(u->pc, u->pc->global, b, 256);
-	urp_log(u, UI_LOG_HUNCH, "end of the journal: %zu bottleneck%s",
+	ui_replay_seek_log(u, UI_LOG_HUNCH, "end of the journal: %zu bottleneck%s",
 		   n, n == 1 ? "" : "s");
 	for (size_t i = 0; i < n; i++)
-		urp_log(u, UI_LOG_HUNCH, "%zu. %s since %.1f s", i + 1,
+		ui_replay_seek_log(u, UI_LOG_HUNCH, "%zu. %s since %.1f s", i + 1,
 			   b[i]->name, b[i]->t_true_since);
 }
 
@@ -528,7 +528,7 @@ static void play_pause(struct ui *u)
 static bool replay_key(struct ui *u, int key);
 
 /* The replay's keys play the recording's search as it was before the
- * key (urp_on_key counts any other key as steering until it is seen to
+ * key (ui_replay_seek_on_key counts any other key as steering until it is seen to
  * have changed nothing). */
 bool ui_replay_key(struct ui *u, int key)
 {
@@ -690,7 +690,7 @@ static int run_loop(struct ui *u, int sigfd, int tfd)
 		if (poll(p, 3, indexed ? -1 : 0) < 0 && errno != EINTR)
 			break;
 		if (!indexed)
-			urp_index_more(u, &indexed);
+			ui_replay_idx_more(u, &indexed);
 		if (p[1].revents)
 			ending = on_signals(u, sigfd);
 		if (p[2].revents)
@@ -700,7 +700,7 @@ static int run_loop(struct ui *u, int sigfd, int tfd)
 			ending = SIGHUP;
 		} else if (p[0].revents & POLLIN) {
 			while (!u->quit && (ch = wgetch(stdscr)) != ERR)
-				urp_on_key(u, ch);
+				ui_replay_seek_on_key(u, ch);
 		}
 		if (u->dirty && !u->quit)
 			ui_draw(u);
@@ -725,8 +725,8 @@ static void init(struct ui *u, struct ui_replay *x,
 	u->t0 = ui_now();
 	ui_where_init(&u->where);
 	ui_log_init(&u->log, LOG_LINES);
-	src_replay_set_output(o->rp, urp_on_output, u);
-	x->ck = src_replay_ckpt_new(o->rp, RP_CKPT_BUDGET, urp_spacing());
+	src_replay_set_output(o->rp, ui_replay_seek_on_output, u);
+	x->ck = src_replay_ckpt_new(o->rp, RP_CKPT_BUDGET, ui_replay_seek_spacing());
 	if (x->ck == NULL)
 		abort();
 }
@@ -740,7 +740,7 @@ static void finish(struct ui *u, int sigfd, int tfd, const sigset_t *old)
 	ui_log_free(&u->log);
 	ui_panes_free(u);
 	src_replay_ckpt_free(u->replay->ck);
-	urp_arch_free(u->replay);
+	ui_replay_seek_arch_free(u->replay);
 	free(u->replay->arch);
 	if (sigfd >= 0)
 		close(sigfd);

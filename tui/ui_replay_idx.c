@@ -32,7 +32,7 @@ static void index_done(struct ui *u)
 /* Between keys, the index goes on a slice at a time (1 MiB: well under
  * 0.1 s), so that the first screen came at once and keys are answered
  * while a long journal is still being read. */
-void urp_index_more(struct ui *u, bool *was)
+void ui_replay_idx_more(struct ui *u, bool *was)
 {
 	struct src_replay *rp = u->replay->o->rp;
 

@@ -52,21 +52,21 @@ struct ui_replay {
 /* ui_replay_idx.c: while the journal's index is not whole (`*was`
  * false), index 1 MiB more; once it is, log what it says and set
  * `*was`. */
-void urp_index_more(struct ui *u, bool *was);
+void ui_replay_idx_more(struct ui *u, bool *was);
 
 /* ui_replay_seek.c */
 /* Log a line of the replay (counted; archived while the search is the
  * recording's own), and the consultant's and the target's lines. */
-void urp_log(struct ui *u, enum ui_log_kind k, const char *fmt, ...)
+void ui_replay_seek_log(struct ui *u, enum ui_log_kind k, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-void urp_arch_free(struct ui_replay *x);
-void urp_on_log(void *arg, double t, const char *line);
-void urp_on_output(void *arg, double ts, int stream, const char *bytes,
+void ui_replay_seek_arch_free(struct ui_replay *x);
+void ui_replay_seek_on_log(void *arg, double t, const char *line);
+void ui_replay_seek_on_output(void *arg, double ts, int stream, const char *bytes,
 		  size_t len);
-double urp_cpu_now(void);
-void urp_checkpoint(struct ui *u, double cpu);
+double ui_replay_seek_cpu_now(void);
+void ui_replay_seek_checkpoint(struct ui *u, double cpu);
 /* A key, and whether it steered the search shown. */
-void urp_on_key(struct ui *u, int ch);
-double urp_spacing(void);
+void ui_replay_seek_on_key(struct ui *u, int ch);
+double ui_replay_seek_spacing(void);
 
 #endif

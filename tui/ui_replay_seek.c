@@ -16,7 +16,7 @@
 #include "pc_search.h"
 #include "src_replay_ckpt.h"
 
-void urp_arch_free(struct ui_replay *x)
+void ui_replay_seek_arch_free(struct ui_replay *x)
 {
 	for (size_t i = 0; i < x->narch; i++)
 		free(x->arch[i].text);
@@ -25,7 +25,7 @@ void urp_arch_free(struct ui_replay *x)
 
 /* Every line the replay logs goes through here: counted, and while the
  * search is the recording's, archived the first time it is seen. */
-void urp_log(struct ui *u, enum ui_log_kind k, const char *fmt, ...)
+void ui_replay_seek_log(struct ui *u, enum ui_log_kind k, const char *fmt, ...)
 {
 	struct ui_replay *x = u->replay;
 	char buf[1024];
@@ -53,23 +53,23 @@ void urp_log(struct ui *u, enum ui_log_kind k, const char *fmt, ...)
 	ui_log_add(u, k, "%s", buf);
 }
 
-void urp_on_log(void *arg, double t, const char *line)
+void ui_replay_seek_on_log(void *arg, double t, const char *line)
 {
 	(void)t;
-	urp_log(arg, UI_LOG_HUNCH, "%s", line);
+	ui_replay_seek_log(arg, UI_LOG_HUNCH, "%s", line);
 }
 
-void urp_on_output(void *arg, double ts, int stream, const char *bytes,
+void ui_replay_seek_on_output(void *arg, double ts, int stream, const char *bytes,
 		      size_t len)
 {
 	(void)ts;
-	urp_log(arg, stream ? UI_LOG_STDERR : UI_LOG_STDOUT, "%.*s",
+	ui_replay_seek_log(arg, stream ? UI_LOG_STDERR : UI_LOG_STDOUT, "%.*s",
 	     (int)(len > 1000 ? 1000 : len), bytes);
 }
 
 /* CPU seconds this thread has run: what playing costs, whatever the
  * load on the machine (checkpoints are spaced by it). */
-double urp_cpu_now(void)
+double ui_replay_seek_cpu_now(void)
 {
 	struct timespec ts;
 
@@ -78,7 +78,7 @@ double urp_cpu_now(void)
 }
 
 /* After a tick of the recording's own search: maybe a checkpoint. */
-void urp_checkpoint(struct ui *u, double cpu)
+void ui_replay_seek_checkpoint(struct ui *u, double cpu)
 {
 	struct ui_replay *x = u->replay;
 
@@ -135,13 +135,13 @@ static void check_steered(struct ui *u, const struct steer_sig *before)
 		return;   /* time moved (c, e, g, p): the replay's doing */
 	if (after.cfg != before->cfg) {
 		src_replay_ckpt_clear(x->ck);
-		urp_arch_free(x);
+		ui_replay_seek_arch_free(x);
 	}
 	if (after.search == before->search && after.cfg == before->cfg)
 		x->pristine = x->key_was;   /* nothing changed */
 }
 
-void urp_on_key(struct ui *u, int ch)
+void ui_replay_seek_on_key(struct ui *u, int ch)
 {
 	struct ui_replay *x = u->replay;
 	struct steer_sig before = steer_sig(u);
@@ -157,7 +157,7 @@ void urp_on_key(struct ui *u, int ch)
 
 /* HUNCH_REPLAY_CKPT_MS: CPU milliseconds of play between checkpoints
  * (RP_CKPT_SPACING unless set; the tests set 0: one at every tick). */
-double urp_spacing(void)
+double ui_replay_seek_spacing(void)
 {
 	const char *s = getenv("HUNCH_REPLAY_CKPT_MS");
 	char *end;

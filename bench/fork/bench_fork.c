@@ -8,7 +8,7 @@
  * CPU time over the run, as a share of one core, against a baseline in
  * the same run: the same loop over one process of THREADS threads.
  *
- * A third run samples the children's switch-outs too (slh_offcpu_start,
+ * A third run samples the children's switch-outs too (src_live_hint_offcpu_start,
  * what a message-wait estimate in MPI ranks asks for; root only): each
  * thread's switches are sampled with their stacks, up to 200 a second.
  *
@@ -45,14 +45,14 @@ static int offcpu;            /* the run samples switch-outs too */
 static int offcpu_refused;
 static unsigned long nsamplers, noff;   /* the last run's */
 
-static struct slh *make_hint(void *arg, pid_t pid)
+static struct src_live_hint *make_hint(void *arg, pid_t pid)
 {
-	struct slh *h = NULL;
+	struct src_live_hint *h = NULL;
 
 	(void)arg;
-	if (slh_new(pid, SLH_HZ, t0_ns, no_image, NULL, &h, NULL) < 0)
+	if (src_live_hint_new(pid, SRC_LIVE_HINT_HZ, t0_ns, no_image, NULL, &h, NULL) < 0)
 		return NULL;
-	if (offcpu && slh_offcpu_start(h, NULL) < 0)
+	if (offcpu && src_live_hint_offcpu_start(h, NULL) < 0)
 		offcpu_refused++;
 	nsamplers++;
 	return h;
@@ -69,7 +69,7 @@ static void discard(void *arg, const struct pc_discovery *d)
 static double run(const char *tree, int procs, int threads, double secs)
 {
 	char cmd[4352], line[64];
-	struct slk *k = slk_new();
+	struct src_live_kids *k = src_live_kids_new();
 	double wall0, cpu0, next = 0, cpu;
 	size_t nd = 0;
 	FILE *f;
@@ -80,7 +80,7 @@ static double run(const char *tree, int procs, int threads, double secs)
 	if ((f = popen(cmd, "r")) == NULL)
 		exit(1);
 	while (fgets(line, sizeof(line), f) && strcmp(line, "ready\n") != 0)
-		slk_add(k, (pid_t)atoi(line), getpid());
+		src_live_kids_add(k, (pid_t)atoi(line), getpid());
 	usleep(200000);   /* the threads started */
 	wall0 = now(CLOCK_MONOTONIC);
 	cpu0 = now(CLOCK_PROCESS_CPUTIME_ID);
@@ -88,23 +88,23 @@ static double run(const char *tree, int procs, int threads, double secs)
 	while (now(CLOCK_MONOTONIC) - wall0 < secs) {
 		double t = now(CLOCK_MONOTONIC);
 
-		slk_scan(k, t0_ns, t - wall0, discard, &nd);
-		slk_hints(k, make_hint, NULL);
+		src_live_kids_scan(k, t0_ns, t - wall0, discard, &nd);
+		src_live_kids_hints(k, make_hint, NULL);
 		if (t >= next) {              /* readings at 5 Hz */
-			slk_refresh(k);
+			src_live_kids_refresh(k);
 			next = t + 0.2;
 		}
 		usleep(100000);
 	}
 	cpu = now(CLOCK_PROCESS_CPUTIME_ID) - cpu0;
 	noff = 0;
-	for (size_t i = 0; i < slk_count(k); i++) {
+	for (size_t i = 0; i < src_live_kids_count(k); i++) {
 		bool ended;
-		struct slh *h = slk_hint(k, slk_pid(k, i, &ended));
+		struct src_live_hint *h = src_live_kids_hint(k, src_live_kids_pid(k, i, &ended));
 
-		noff += h ? (unsigned long)slh_stats(h)->off_obs : 0;
+		noff += h ? (unsigned long)src_live_hint_stats(h)->off_obs : 0;
 	}
-	slk_free(k);
+	src_live_kids_free(k);
 	pclose(f);
 	return cpu / secs;
 }

@@ -1,6 +1,6 @@
 /*
  * bench_hint - the cost of the hint sampler (src_live_hint.h): the
- * target's work per CPU second with every thread sampled at SLH_HZ
+ * target's work per CPU second with every thread sampled at SRC_LIVE_HINT_HZ
  * (cpu-clock, 8 KiB stack copies, drained and unwound every 0.1 s,
  * thread states read) against an unsampled copy run beside it; and
  * hunch's own CPU per tick and per sample.
@@ -15,7 +15,7 @@
  * sampled thread) shows as more CPU for the same work.
  *
  * A rate ten times the default (HZ 990) shows the per-sample cost above
- * the noise of a shared machine: the slowdown at SLH_HZ is a tenth of it.
+ * the noise of a shared machine: the slowdown at SRC_LIVE_HINT_HZ is a tenth of it.
  *
  * With "fp" last, the samples carry the kernel's frame-pointer call
  * chains instead of stack copies (ENG_PS_FP_CHAINS: cheaper, but hint_work
@@ -84,11 +84,11 @@ static uint64_t load_base(pid_t pid, const char *exe)
 }
 
 /* One run of the workload; with `sampled`, sampled until it ends. */
-static double hz = SLH_HZ;
+static double hz = SRC_LIVE_HINT_HZ;
 static bool fp;
 
 /* The frame-pointer variant: the sampler alone, drained every 0.1 s. */
-static int sample_fp(pid_t pid, struct slh_stats *hs,
+static int sample_fp(pid_t pid, struct src_live_hint_stats *hs,
 		     struct eng_perfsample_stats *ps)
 {
 	struct eng_perfsample *s;
@@ -132,28 +132,28 @@ static pid_t spawn(const char *exe, const char *threads, const char *secs,
 }
 
 /* Sample every thread of pid until it exits. */
-static int sample_slh(const char *exe, pid_t pid, struct slh_stats *hs,
+static int sample_slh(const char *exe, pid_t pid, struct src_live_hint_stats *hs,
 		      struct eng_perfsample_stats *ps)
 {
 	struct img m = { 0 };
-	struct slh *h = NULL;
+	struct src_live_hint *h = NULL;
 	int st;
 
 	m.base = load_base(pid, exe);
 	if (eng_image_open(exe, &m.img, NULL) < 0 ||
-	    slh_new(pid, hz, mono_ns(), image_at, &m, &h, NULL) < 0)
+	    src_live_hint_new(pid, hz, mono_ns(), image_at, &m, &h, NULL) < 0)
 		return -1;
 	while (waitpid(pid, &st, WNOHANG) == 0) {
 		usleep(100000);
-		slh_tick(h, 1);
+		src_live_hint_tick(h, 1);
 	}
-	hs->ticks += slh_stats(h)->ticks;
-	hs->tick_cpu_ns += slh_stats(h)->tick_cpu_ns;
-	ps->samples += eng_perfsample_stats(slh_sampler(h))->samples;
-	ps->frames += eng_perfsample_stats(slh_sampler(h))->frames;
-	ps->lost += eng_perfsample_stats(slh_sampler(h))->lost;
-	ps->drain_ns += eng_perfsample_stats(slh_sampler(h))->drain_ns;
-	slh_free(h);
+	hs->ticks += src_live_hint_stats(h)->ticks;
+	hs->tick_cpu_ns += src_live_hint_stats(h)->tick_cpu_ns;
+	ps->samples += eng_perfsample_stats(src_live_hint_sampler(h))->samples;
+	ps->frames += eng_perfsample_stats(src_live_hint_sampler(h))->frames;
+	ps->lost += eng_perfsample_stats(src_live_hint_sampler(h))->lost;
+	ps->drain_ns += eng_perfsample_stats(src_live_hint_sampler(h))->drain_ns;
+	src_live_hint_free(h);
 	eng_image_close(m.img);
 	return 0;
 }
@@ -175,7 +175,7 @@ static int result(int fd, struct run *r)
 /* Two copies at once, so that both see the same neighbours; one of them
  * (`which`) sampled.  r[0] gets the unsampled copy's result. */
 static int run_pair(const char *exe, const char *threads, const char *secs,
-		    int which, struct run r[2], struct slh_stats *hs,
+		    int which, struct run r[2], struct src_live_hint_stats *hs,
 		    struct eng_perfsample_stats *ps)
 {
 	int fd[2], st, rc;
@@ -206,12 +206,12 @@ int main(int argc, char **argv)
 	const char *threads = argc > 2 ? argv[2] : "1";
 	const char *secs = argc > 3 ? argv[3] : "3";
 	int rounds = argc > 4 ? atoi(argv[4]) : 5;
-	struct slh_stats hs = { 0 };
+	struct src_live_hint_stats hs = { 0 };
 	struct eng_perfsample_stats ps = { 0 };
 	double slow[64], base_rate = 0, samp_rate = 0;
 	char exe[PATH_MAX];
 
-	hz = argc > 5 ? atof(argv[5]) : SLH_HZ;
+	hz = argc > 5 ? atof(argv[5]) : SRC_LIVE_HINT_HZ;
 	fp = argc > 6 && strcmp(argv[6], "fp") == 0;
 	if (argc < 2 || realpath(argv[1], exe) == NULL || rounds < 1 ||
 	    rounds > 64) {

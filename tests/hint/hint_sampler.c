@@ -109,9 +109,9 @@ static int start(struct target *t, const char *prog, const char *fifo)
 	return eng_image_open(t->exe, &t->img, NULL);
 }
 
-static double hint(struct slh *h, const char *fmt, ...)
+static double hint(struct src_live_hint *h, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-static double hint(struct slh *h, const char *fmt, ...)
+static double hint(struct src_live_hint *h, const char *fmt, ...)
 {
 	char path[512];
 	va_list ap;
@@ -120,7 +120,7 @@ static double hint(struct slh *h, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(path, sizeof(path), fmt, ap);
 	va_end(ap);
-	v = slh_hint(h, path);
+	v = src_live_hint_hint(h, path);
 	tap_diag("hint(%s) = %.3f", path, v);
 	return v;
 }
@@ -142,7 +142,7 @@ static char tracer_state(pid_t pid)
 
 #define CODE "/Code/hint_target/hint_target.c/"
 
-static void check_code(struct slh *h, struct target *t)
+static void check_code(struct src_live_hint *h, struct target *t)
 {
 	const char *chain[] = { "hint_spin_inner", "hint_spin_mid",
 				"hint_spin_outer", "spinner" };
@@ -166,10 +166,10 @@ static void check_code(struct slh *h, struct target *t)
 	       "the sleeping main thread reads 0");
 }
 
-static void check_blocked(struct slh *h, struct target *t,
+static void check_blocked(struct src_live_hint *h, struct target *t,
 			  const char *fifo)
 {
-	tap_ok(slh_count(h, 1) > 0, "threads were seen blocked in sync");
+	tap_ok(src_live_hint_count(h, 1) > 0, "threads were seen blocked in sync");
 	/* two threads blocked in sync, seen at the same ticks: half each */
 	tap_ok(hint(h, "/SyncObject/Mutex/hint_lock") == 0.5, "half the "
 	       "sync-blocked observations name /SyncObject/Mutex/hint_lock "
@@ -180,7 +180,7 @@ static void check_blocked(struct slh *h, struct target *t,
 	tap_ok(hint(h, "/Process/%d/%d", t->pid, t->lock) == 0.5,
 	       "the thread blocked on hint_lock: 0.5 of the sync "
 	       "observations");
-	tap_ok(slh_count(h, 2) > 0, "threads were seen blocked in I/O");
+	tap_ok(src_live_hint_count(h, 2) > 0, "threads were seen blocked in I/O");
 	/* two threads blocked in I/O, seen at the same ticks: half each */
 	tap_ok(hint(h, "/Files/%s", fifo + 1) == 0.5, "half the I/O-blocked "
 	       "observations name /Files%s (fd %d)", fifo, t->fd);
@@ -199,15 +199,15 @@ static void check_blocked(struct slh *h, struct target *t,
 	tap_ok(hint(h, CODE "reader") == 0.5 && hint(h, CODE "sock") == 0.5,
 	       "reader and sock (blocked in read and recv): 0.5 of the I/O "
 	       "observations each");
-	tap_ok(slh_stats(h)->blocked_unwinds <= 8, "each blocked thread was "
+	tap_ok(src_live_hint_stats(h)->blocked_unwinds <= 8, "each blocked thread was "
 	       "unwound once per place it blocks at, not every tick (%llu "
 	       "unwinds for 4 threads)",
-	       (unsigned long long)slh_stats(h)->blocked_unwinds);
+	       (unsigned long long)src_live_hint_stats(h)->blocked_unwinds);
 }
 
 /* The off-CPU stack of the reader thread, which is not stopped: from its
  * stack pointer and pc in /proc/TID/syscall, unwound to clone3. */
-static void check_blocked_stack(struct slh *h, struct target *t)
+static void check_blocked_stack(struct src_live_hint *h, struct target *t)
 {
 	const struct eng_func *f = eng_image_func_by_name(t->img, "reader");
 	uint64_t lo = t->base + f->addr, hi = lo + f->size;
@@ -219,7 +219,7 @@ static void check_blocked_stack(struct slh *h, struct target *t)
 	       st.wait == ENG_TASK_IO && st.sp != 0 && st.pc != 0,
 	       "the reader thread is blocked in I/O; /proc gives its stack "
 	       "pointer and pc");
-	n = eng_perfsample_unwind_blocked(slh_sampler(h), t->read, st.sp,
+	n = eng_perfsample_unwind_blocked(src_live_hint_sampler(h), t->read, st.sp,
 					st.pc, &s);
 	for (int i = 0; i < n; i++)
 		if (s.pc[i] >= lo && s.pc[i] < hi)
@@ -232,9 +232,9 @@ static void check_blocked_stack(struct slh *h, struct target *t)
 	       "(TracerPid 0)");
 }
 
-static void check_since(struct slh *h, struct target *t)
+static void check_since(struct src_live_hint *h, struct target *t)
 {
-	struct eng_perfsample *ps = slh_sampler(h);
+	struct eng_perfsample *ps = src_live_hint_sampler(h);
 	const struct eng_func *f = eng_image_func_by_name(t->img,
 							   "hint_spin_mid");
 	const struct eng_func *idle = eng_image_func_by_name(t->img,
@@ -282,16 +282,16 @@ static uint64_t schedstat(pid_t pid, pid_t tid)
 
 /* The run of samples holding hint_spin_mid's activation, named by CFA
  * and return address as catchup names it. */
-static void check_run(struct slh *h, struct target *t)
+static void check_run(struct src_live_hint *h, struct target *t)
 {
-	struct eng_perfsample *ps = slh_sampler(h);
+	struct eng_perfsample *ps = src_live_hint_sampler(h);
 	const struct eng_func *f = eng_image_func_by_name(t->img,
 							   "hint_spin_mid");
 	const struct eng_psample *s = eng_perfsample_latest(ps, t->spin);
 	uint64_t lo = t->base + f->addr, hi = lo + f->size, cfa = 0, ra = 0;
 	uint64_t since = 0;
 	struct eng_ps_run run, other;
-	double per, period = 1e9 / SLH_HZ;
+	double per, period = 1e9 / SRC_LIVE_HINT_HZ;
 	int rc;
 
 	for (int i = 0; s != NULL && i + 1 < s->nframes; i++)
@@ -319,11 +319,11 @@ static void check_run(struct slh *h, struct target *t)
  * sample period of its CPU old, so schedstat read then and again later
  * brackets its CPU time since that sample, whatever the drift between
  * the event's count and schedstat (steal time). */
-static void check_cpu_since(struct slh *h, struct target *t)
+static void check_cpu_since(struct src_live_hint *h, struct target *t)
 {
-	struct eng_perfsample *ps = slh_sampler(h);
+	struct eng_perfsample *ps = src_live_hint_sampler(h);
 	const struct eng_psample *s;
-	double period = 1e9 / SLH_HZ;
+	double period = 1e9 / SRC_LIVE_HINT_HZ;
 	uint64_t s1, s2, c, el = 0;
 	int rc;
 
@@ -360,9 +360,9 @@ static void count_sample(void *arg, const struct eng_psample *s)
 }
 
 /* A drain that names no function (as catchup's) feeds the sink. */
-static void check_sink(struct slh *h)
+static void check_sink(struct src_live_hint *h)
 {
-	struct eng_perfsample *ps = slh_sampler(h);
+	struct eng_perfsample *ps = src_live_hint_sampler(h);
 	int seen = 0, n = 0;
 
 	eng_perfsample_set_sink(ps, count_sample, &seen);
@@ -379,7 +379,7 @@ int main(int argc, char **argv)
 	char dir[] = "/tmp/hint-XXXXXX", fifo[PATH_MAX];
 	struct target t = { 0 };
 	struct hunch_err err = { 0 };
-	struct slh *h = NULL;
+	struct src_live_hint *h = NULL;
 	size_t most = 0;
 	uint64_t end;
 
@@ -390,43 +390,43 @@ int main(int argc, char **argv)
 		printf("Bail out! cannot start %s\n", argv[1]);
 		return 1;
 	}
-	if (!tap_ok(slh_new(t.pid, SLH_HZ, mono_ns(), image_at, &t, &h,
+	if (!tap_ok(src_live_hint_new(t.pid, SRC_LIVE_HINT_HZ, mono_ns(), image_at, &t, &h,
 			    &err) == 0, "sampling pid %d", t.pid)) {
 		tap_diag("%s", err.msg);
 		return tap_done();
 	}
 	/* what the live source passes on when a sync metric discovers the
 	 * heap mutex (src_live.c enqueue) */
-	slh_note(h, &(struct pc_discovery){ .kind = PC_DISC_SYNCOBJ,
+	src_live_hint_note(h, &(struct pc_discovery){ .kind = PC_DISC_SYNCOBJ,
 		 .sync_class = "Mutex", .name = "heap_lock",
 		 .addr = (uint64_t)(uintptr_t)t.heap_addr, .pid = t.pid });
 	/* 4.5 s: the brief thread's 0.5 s of spinning leaves the 3 s window */
 	end = mono_ns() + 4500000000ull;
 	while (mono_ns() < end) {
 		usleep(100000);
-		slh_tick(h, 1);
-		if (eng_perfsample_nthreads(slh_sampler(h)) > most)
-			most = eng_perfsample_nthreads(slh_sampler(h));
+		src_live_hint_tick(h, 1);
+		if (eng_perfsample_nthreads(src_live_hint_sampler(h)) > most)
+			most = eng_perfsample_nthreads(src_live_hint_sampler(h));
 	}
 	tap_eq(tracer_state(t.pid), 0, "the target is traced by nobody "
 	       "(TracerPid 0): sampling needs no ptrace stop");
 	tap_ok(most == 7 || most == 6, "threads sampled at most: %zu", most);
-	tap_eq(eng_perfsample_nthreads(slh_sampler(h)), 6, "the exited thread "
+	tap_eq(eng_perfsample_nthreads(src_live_hint_sampler(h)), 6, "the exited thread "
 	       "is no longer sampled");
-	tap_ok(slh_count(h, 0) >= 10, "CPU samples in the window: %zu",
-	       slh_count(h, 0));
+	tap_ok(src_live_hint_count(h, 0) >= 10, "CPU samples in the window: %zu",
+	       src_live_hint_count(h, 0));
 	tap_diag("samples %llu lost %llu frames %llu one-frame %llu",
-		 (unsigned long long)eng_perfsample_stats(slh_sampler(h))->samples,
-		 (unsigned long long)eng_perfsample_stats(slh_sampler(h))->lost,
-		 (unsigned long long)eng_perfsample_stats(slh_sampler(h))->frames,
+		 (unsigned long long)eng_perfsample_stats(src_live_hint_sampler(h))->samples,
+		 (unsigned long long)eng_perfsample_stats(src_live_hint_sampler(h))->lost,
+		 (unsigned long long)eng_perfsample_stats(src_live_hint_sampler(h))->frames,
 		 (unsigned long long)
-		 eng_perfsample_stats(slh_sampler(h))->unwind_fail);
+		 eng_perfsample_stats(src_live_hint_sampler(h))->unwind_fail);
 	tap_diag("hunch CPU per tick %.0f us over %llu ticks (one thread "
 		 "spinning, four blocked, their stacks unwound %llu times)",
-		 (double)slh_stats(h)->tick_cpu_ns / 1e3 /
-		 (double)(slh_stats(h)->ticks ? slh_stats(h)->ticks : 1),
-		 (unsigned long long)slh_stats(h)->ticks,
-		 (unsigned long long)slh_stats(h)->blocked_unwinds);
+		 (double)src_live_hint_stats(h)->tick_cpu_ns / 1e3 /
+		 (double)(src_live_hint_stats(h)->ticks ? src_live_hint_stats(h)->ticks : 1),
+		 (unsigned long long)src_live_hint_stats(h)->ticks,
+		 (unsigned long long)src_live_hint_stats(h)->blocked_unwinds);
 	check_code(h, &t);
 	check_blocked(h, &t, fifo);
 	check_blocked_stack(h, &t);
@@ -435,7 +435,7 @@ int main(int argc, char **argv)
 	check_cpu_since(h, &t);
 	check_sink(h);
 	tap_eq(kill(t.pid, 0), 0, "the target still runs");
-	slh_free(h);
+	src_live_hint_free(h);
 	kill(t.pid, SIGKILL);
 	waitpid(t.pid, NULL, 0);
 	eng_image_close(t.img);

@@ -20,9 +20,9 @@
 #define LIBF "/Code/libc.so.6/<unknown>/clone3"
 
 /* Exact doubles: every share here is a ratio of small integers. */
-static void hint_is(struct hw *w, const char *path, double want)
+static void hint_is(struct src_live_hintwin *w, const char *path, double want)
 {
-	double got = hw_hint(w, path);
+	double got = src_live_hintwin_hint(w, path);
 
 	if (!tap_ok(got == want, "hint(%s) = %g", path, want))
 		tap_diag("  got %.17g", got);
@@ -41,21 +41,21 @@ static void on_path(void *arg, const char *path)
 	strcat(a->s, path);
 }
 
-static const char *callees(struct hw *w, const char *path)
+static const char *callees(struct src_live_hintwin *w, const char *path)
 {
 	static struct answer a;
 
 	a.s[0] = '\0';
-	hw_callees(w, path, on_path, &a);
+	src_live_hintwin_callees(w, path, on_path, &a);
 	return a.s;
 }
 
-static const char *roots(struct hw *w, const char *const *starts, size_t n)
+static const char *roots(struct src_live_hintwin *w, const char *const *starts, size_t n)
 {
 	static struct answer a;
 
 	a.s[0] = '\0';
-	hw_roots(w, starts, n, on_path, &a);
+	src_live_hintwin_roots(w, starts, n, on_path, &a);
 	return a.s;
 }
 
@@ -66,31 +66,31 @@ static const char *roots(struct hw *w, const char *const *starts, size_t n)
  * start function. */
 static void stacks(void)
 {
-	struct hw *w = hw_new(2.0);
-	int start = hw_intern(w, F("_start")), main_ = hw_intern(w, F("main"));
-	int eval = hw_intern(w, F("eval")), sum = hw_intern(w, F("sum"));
-	int next = hw_intern(w, F("next")), add = hw_intern(w, F("add"));
-	int cb = hw_intern(w, F("cb")), worker = hw_intern(w, F("worker"));
-	int thr = hw_intern(w, "/Process/1/1"), lib = hw_intern(w, "/Code/q");
+	struct src_live_hintwin *w = src_live_hintwin_new(2.0);
+	int start = src_live_hintwin_intern(w, F("_start")), main_ = src_live_hintwin_intern(w, F("main"));
+	int eval = src_live_hintwin_intern(w, F("eval")), sum = src_live_hintwin_intern(w, F("sum"));
+	int next = src_live_hintwin_intern(w, F("next")), add = src_live_hintwin_intern(w, F("add"));
+	int cb = src_live_hintwin_intern(w, F("cb")), worker = src_live_hintwin_intern(w, F("worker"));
+	int thr = src_live_hintwin_intern(w, "/Process/1/1"), lib = src_live_hintwin_intern(w, "/Code/q");
 	const char *mainp = F("main");
 
 	/* eval -> sum -> next -> eval -> add: the inner eval folded into
 	 * the outer one, twice; then one sample in sum itself */
 	for (int i = 0; i < 2; i++)
-		hw_add_stack(w, 0.1 * i, HW_CPU, (int[]){ thr, lib }, 2,
+		src_live_hintwin_add_stack(w, 0.1 * i, SRC_LIVE_HINTWIN_CPU, (int[]){ thr, lib }, 2,
 			     (int[]){ add, eval, next, sum, eval, main_,
 				      start }, 7, 1);
-	hw_add_stack(w, 0.2, HW_CPU, (int[]){ thr }, 1,
+	src_live_hintwin_add_stack(w, 0.2, SRC_LIVE_HINTWIN_CPU, (int[]){ thr }, 1,
 		     (int[]){ sum, eval, main_, start }, 4, 1);
 	/* a thread whose stack holds no start function: worker -> cb */
-	hw_add_stack(w, 0.3, HW_CPU, (int[]){ thr }, 1,
+	src_live_hintwin_add_stack(w, 0.3, SRC_LIVE_HINTWIN_CPU, (int[]){ thr }, 1,
 		     (int[]){ cb, worker }, 2, 1);
-	hw_add_stack(w, 0.4, HW_CPU, (int[]){ thr }, 1,
+	src_live_hintwin_add_stack(w, 0.4, SRC_LIVE_HINTWIN_CPU, (int[]){ thr }, 1,
 		     (int[]){ cb, worker }, 2, 1);
 	/* cut short: its outermost function is no root */
-	hw_add_stack(w, 0.5, HW_CPU, (int[]){ thr }, 1,
+	src_live_hintwin_add_stack(w, 0.5, SRC_LIVE_HINTWIN_CPU, (int[]){ thr }, 1,
 		     (int[]){ add, next }, 2, 0);
-	hw_add_stack(w, 0.6, HW_CPU, (int[]){ thr }, 1,
+	src_live_hintwin_add_stack(w, 0.6, SRC_LIVE_HINTWIN_CPU, (int[]){ thr }, 1,
 		     (int[]){ add, next }, 2, 0);
 
 	tap_ok(strcmp(callees(w, F("eval")), F("add") " " F("sum")) == 0,
@@ -108,32 +108,32 @@ static void stacks(void)
 	/* direct recursion (libc's msort_with_tmp), folded: msort -> msort
 	 * -> msort -> cmp gives msort no edge to itself */
 	{
-		struct hw *r = hw_new(2.0);
-		int ms = hw_intern(r, F("msort")), cmp = hw_intern(r, F("cmp"));
-		int rt = hw_intern(r, "/Process/1/1");
+		struct src_live_hintwin *r = src_live_hintwin_new(2.0);
+		int ms = src_live_hintwin_intern(r, F("msort")), cmp = src_live_hintwin_intern(r, F("cmp"));
+		int rt = src_live_hintwin_intern(r, "/Process/1/1");
 
-		hw_add_stack(r, 0.05, HW_CPU, (int[]){ rt }, 1,
+		src_live_hintwin_add_stack(r, 0.05, SRC_LIVE_HINTWIN_CPU, (int[]){ rt }, 1,
 			     (int[]){ cmp, ms, ms, ms }, 4, 1);
 		tap_ok(strcmp(callees(r, F("msort")), F("cmp")) == 0,
 		       "a recursive function's callees: cmp, not itself");
-		hw_free(r);
+		src_live_hintwin_free(r);
 	}
 	hint_is(w, F("eval"), 3.0 / 7.0);
 	hint_is(w, F("sum"), 1.0 / 7.0);
 	{
 		size_t raw, gone;
 
-		hw_count_reentered(w, HW_CPU, F("sum"), &raw, &gone);
+		src_live_hintwin_count_reentered(w, SRC_LIVE_HINTWIN_CPU, F("sum"), &raw, &gone);
 		tap_ok(raw == 3 && gone == 2, "sum was on 3 stacks before "
 		       "folding, 2 of them only between two evals (%zu, %zu)",
 		       raw, gone);
-		hw_count_reentered(w, HW_CPU, F("eval"), &raw, &gone);
+		src_live_hintwin_count_reentered(w, SRC_LIVE_HINTWIN_CPU, F("eval"), &raw, &gone);
 		tap_ok(raw == 3 && gone == 0, "eval, the outer activation, "
 		       "keeps all 3 (%zu, %zu)", raw, gone);
-		hw_count_reentered(w, HW_CPU, F("add"), &raw, &gone);
+		src_live_hintwin_count_reentered(w, SRC_LIVE_HINTWIN_CPU, F("add"), &raw, &gone);
 		tap_ok(raw == 4 && gone == 0, "add, below the inner eval, "
 		       "keeps its 4 (%zu, %zu)", raw, gone);
-		hw_count_reentered(w, HW_SYNC, F("sum"), &raw, &gone);
+		src_live_hintwin_count_reentered(w, SRC_LIVE_HINTWIN_SYNC, F("sum"), &raw, &gone);
 		tap_ok(raw == 0 && gone == 0, "no sync observation holds sum");
 	}
 	hint_is(w, F("add"), 4.0 / 7.0);
@@ -143,24 +143,24 @@ static void stacks(void)
 	       "stacks cut short give none");
 	tap_ok(strcmp(roots(w, NULL, 0), F("_start") " " F("worker")) == 0,
 	       "roots with no start function: _start (3 stacks), worker (2)");
-	hw_add_stack(w, 0.7, HW_CPU, (int[]){ thr }, 1,
-		     (int[]){ cb, hw_intern(w, F("lone")) }, 2, 1);
+	src_live_hintwin_add_stack(w, 0.7, SRC_LIVE_HINTWIN_CPU, (int[]){ thr }, 1,
+		     (int[]){ cb, src_live_hintwin_intern(w, F("lone")) }, 2, 1);
 	tap_ok(strcmp(roots(w, &mainp, 1), F("worker")) == 0, "a root of "
-	       "one stack only is not given (HW_ROOT_MIN %d)", HW_ROOT_MIN);
+	       "one stack only is not given (SRC_LIVE_HINTWIN_ROOT_MIN %d)", SRC_LIVE_HINTWIN_ROOT_MIN);
 	/* threads: spinner is a known start function; a thread whose start
 	 * function is unknown (brief) begins in the same clone3 and
 	 * start_thread: its root is brief, not clone3 */
 	{
-		int clone = hw_intern(w, F("clone3"));
-		int st = hw_intern(w, F("start_thread"));
-		int spinner = hw_intern(w, F("spinner"));
-		int brief = hw_intern(w, F("brief"));
+		int clone = src_live_hintwin_intern(w, F("clone3"));
+		int st = src_live_hintwin_intern(w, F("start_thread"));
+		int spinner = src_live_hintwin_intern(w, F("spinner"));
+		int brief = src_live_hintwin_intern(w, F("brief"));
 		const char *sp = F("spinner");
 
 		for (int i = 0; i < 2; i++) {
-			hw_add_stack(w, 0.8, HW_CPU, (int[]){ thr }, 1,
+			src_live_hintwin_add_stack(w, 0.8, SRC_LIVE_HINTWIN_CPU, (int[]){ thr }, 1,
 				     (int[]){ add, spinner, st, clone }, 4, 1);
-			hw_add_stack(w, 0.8, HW_CPU, (int[]){ thr }, 1,
+			src_live_hintwin_add_stack(w, 0.8, SRC_LIVE_HINTWIN_CPU, (int[]){ thr }, 1,
 				     (int[]){ cb, brief, st, clone }, 4, 1);
 		}
 		tap_ok(strcmp(roots(w, &sp, 1), F("_start") " " F("worker")
@@ -168,83 +168,83 @@ static void stacks(void)
 		       "brief is the other thread's root, not the clone3 "
 		       "every thread begins in");
 	}
-	hw_expire(w, 2.35);
+	src_live_hintwin_expire(w, 2.35);
 	tap_ok(strcmp(roots(w, &mainp, 1), F("clone3")) == 0, "expired "
 	       "stacks give no root (worker's left the window); the threads' "
 	       "stacks hold no main: clone3");
 	tap_ok(strcmp(callees(w, F("worker")), F("cb")) == 0, "edges "
 	       "outlive the window");
-	hw_free(w);
+	src_live_hintwin_free(w);
 }
 
-/* hw_count_after, the sampled CPU estimate's counts: by the samples'
+/* src_live_hintwin_count_after, the sampled CPU estimate's counts: by the samples'
  * own times, in a thread or in all, each counted once when the caller
  * passes back the latest time it was given. */
-static void counts_after(struct hw *w)
+static void counts_after(struct src_live_hintwin *w)
 {
 	size_t nw, nb;
 	double latest;
 
-	hw_count_after(w, HW_CPU, -1, SPIN, NULL, &nw, &nb, &latest);
+	src_live_hintwin_count_after(w, SRC_LIVE_HINTWIN_CPU, -1, SPIN, NULL, &nw, &nb, &latest);
 	tap_ok(nw == 4 && nb == 3 && latest == 0.1 * 3, "count after: 4 CPU samples, 3 "
 	       "with spin, the newest at 0.3 s");
-	hw_count_after(w, HW_CPU, 0.1, SPIN, "/Process/10/11:worker", &nw,
+	src_live_hintwin_count_after(w, SRC_LIVE_HINTWIN_CPU, 0.1, SPIN, "/Process/10/11:worker", &nw,
 		       &nb, &latest);
 	tap_ok(nw == 2 && nb == 1, "count after 0.1 s in thread 11: 2 "
 	       "samples, 1 with spin (the one at 0.2 s)");
-	hw_count_after(w, HW_CPU, 0.1, SPIN, "/Process/10/12", &nw, &nb,
+	src_live_hintwin_count_after(w, SRC_LIVE_HINTWIN_CPU, 0.1, SPIN, "/Process/10/12", &nw, &nb,
 		       &latest);
 	tap_ok(nw == 0 && nb == 0 && latest == 0.1 * 3, "thread 12 has no "
 	       "CPU sample: none, and the latest time is still the newest "
 	       "CPU sample's (a drain brings every thread's samples up to "
 	       "its time)");
-	hw_count_after(w, HW_CPU, 0.1 * 3, MID, NULL, &nw, &nb, &latest);
+	src_live_hintwin_count_after(w, SRC_LIVE_HINTWIN_CPU, 0.1 * 3, MID, NULL, &nw, &nb, &latest);
 	tap_ok(nw == 0 && latest == 0.1 * 3, "nothing newer than the newest");
-	hw_count_after(w, HW_SYNC, 0.55, "/SyncObject/Mutex/m", NULL, &nw,
+	src_live_hintwin_count_after(w, SRC_LIVE_HINTWIN_SYNC, 0.55, "/SyncObject/Mutex/m", NULL, &nw,
 		       &nb, &latest);
 	tap_ok(nw == 2 && nb == 1, "another kind: 2 sync observations after "
 	       "0.55 s, 1 in the mutex");
 }
 
-/* hw_count_funcs_after, the message-wait estimate's CPU counts: a sample
+/* src_live_hintwin_count_funcs_after, the message-wait estimate's CPU counts: a sample
  * is in the set when a function of that name is on its stack in any
  * module, MPI's PMPI_ names matching their MPI_ ones; the code and
  * thread filters combine with it. */
 static void counts_funcs(void)
 {
 	static const char *const set[] = { "MPI_Barrier", "MPI_Recv" };
-	struct hw *w = hw_new(2.0);
-	int t1 = hw_intern(w, "/Process/20/21");
-	int t2 = hw_intern(w, "/Process/20/22");
-	int bar = hw_intern(w, "/Code/libmpi.so.40/<unknown>/PMPI_Barrier");
-	int recv = hw_intern(w, "/Code/libmpi.so.40/<unknown>/MPI_Recv");
-	int yld = hw_intern(w, "/Code/libc.so.6/<unknown>/sched_yield");
-	int work = hw_intern(w, F("work")), mn = hw_intern(w, F("main"));
-	int other = hw_intern(w, "/Code/p/p.c/MPI_Barrier_helper");
+	struct src_live_hintwin *w = src_live_hintwin_new(2.0);
+	int t1 = src_live_hintwin_intern(w, "/Process/20/21");
+	int t2 = src_live_hintwin_intern(w, "/Process/20/22");
+	int bar = src_live_hintwin_intern(w, "/Code/libmpi.so.40/<unknown>/PMPI_Barrier");
+	int recv = src_live_hintwin_intern(w, "/Code/libmpi.so.40/<unknown>/MPI_Recv");
+	int yld = src_live_hintwin_intern(w, "/Code/libc.so.6/<unknown>/sched_yield");
+	int work = src_live_hintwin_intern(w, F("work")), mn = src_live_hintwin_intern(w, F("main"));
+	int other = src_live_hintwin_intern(w, "/Code/p/p.c/MPI_Barrier_helper");
 	size_t nw, nb;
 	double latest;
 
-	hw_add(w, 0.1, HW_CPU, (int[]){ t1, yld, bar, mn }, 4);
-	hw_add(w, 0.2, HW_CPU, (int[]){ t1, work, mn }, 3);
-	hw_add(w, 0.3, HW_CPU, (int[]){ t2, recv, mn }, 3);
-	hw_add(w, 0.4, HW_CPU, (int[]){ t2, other, work }, 3);
-	hw_count_funcs_after(w, HW_CPU, -1, set, 2, NULL, NULL, &nw, &nb,
+	src_live_hintwin_add(w, 0.1, SRC_LIVE_HINTWIN_CPU, (int[]){ t1, yld, bar, mn }, 4);
+	src_live_hintwin_add(w, 0.2, SRC_LIVE_HINTWIN_CPU, (int[]){ t1, work, mn }, 3);
+	src_live_hintwin_add(w, 0.3, SRC_LIVE_HINTWIN_CPU, (int[]){ t2, recv, mn }, 3);
+	src_live_hintwin_add(w, 0.4, SRC_LIVE_HINTWIN_CPU, (int[]){ t2, other, work }, 3);
+	src_live_hintwin_count_funcs_after(w, SRC_LIVE_HINTWIN_CPU, -1, set, 2, NULL, NULL, &nw, &nb,
 			     &latest);
 	tap_ok(nw == 4 && nb == 2 && latest == 0.4, "funcs: 4 CPU samples, "
 	       "2 in MPI_Barrier (as PMPI_Barrier) or MPI_Recv; not in a "
 	       "function whose name only begins the same; newest 0.4 s");
-	hw_count_funcs_after(w, HW_CPU, -1, set, 2, NULL, "/Process/20/21",
+	src_live_hintwin_count_funcs_after(w, SRC_LIVE_HINTWIN_CPU, -1, set, 2, NULL, "/Process/20/21",
 			     &nw, &nb, &latest);
 	tap_ok(nw == 2 && nb == 1, "funcs in thread 21: 2 samples, 1 in "
 	       "the set");
-	hw_count_funcs_after(w, HW_CPU, 0.2, set, 2, F("main"), NULL, &nw,
+	src_live_hintwin_count_funcs_after(w, SRC_LIVE_HINTWIN_CPU, 0.2, set, 2, F("main"), NULL, &nw,
 			     &nb, &latest);
 	tap_ok(nw == 2 && nb == 1, "funcs after 0.2 s within main: 2 "
 	       "samples, 1 in the set with main on its stack");
-	hw_count_funcs_after(w, HW_CPU, -1, set, 1, NULL, NULL, &nw, &nb,
+	src_live_hintwin_count_funcs_after(w, SRC_LIVE_HINTWIN_CPU, -1, set, 1, NULL, NULL, &nw, &nb,
 			     &latest);
 	tap_ok(nb == 1, "funcs of MPI_Barrier alone: 1 sample");
-	hw_free(w);
+	src_live_hintwin_free(w);
 }
 
 /* The off-CPU window: each switch-out counts its time off; sums by
@@ -254,12 +254,12 @@ static void counts_funcs(void)
 static void offcpu_sums(void)
 {
 	static const char *const set[] = { "MPI_Barrier" };
-	struct hw *w = hw_new(2.0);
+	struct src_live_hintwin *w = src_live_hintwin_new(2.0);
 	struct src_live_hintoff *o = src_live_hintoff_new(2.0);
-	int t1 = hw_intern(w, "/Process/20/21");
-	int t2 = hw_intern(w, "/Process/20/22");
-	int bar = hw_intern(w, "/Code/libmpi.so.40/<unknown>/PMPI_Barrier");
-	int mn = hw_intern(w, F("main")), work = hw_intern(w, F("work"));
+	int t1 = src_live_hintwin_intern(w, "/Process/20/21");
+	int t2 = src_live_hintwin_intern(w, "/Process/20/22");
+	int bar = src_live_hintwin_intern(w, "/Code/libmpi.so.40/<unknown>/PMPI_Barrier");
+	int mn = src_live_hintwin_intern(w, F("main")), work = src_live_hintwin_intern(w, F("work"));
 	double all, in;
 	uint64_t seen, seen2;
 	size_t n;
@@ -291,23 +291,23 @@ static void offcpu_sums(void)
 	       "that arrived before 0.75 s are gone, 1 left (left its CPU at "
 	       "0.55, arrived at 0.8)");
 	src_live_hintoff_free(o);
-	hw_free(w);
+	src_live_hintwin_free(w);
 }
 
 int main(void)
 {
-	struct hw *w = hw_new(2.0);
-	int spin = hw_intern(w, SPIN), mid = hw_intern(w, MID);
-	int lib = hw_intern(w, LIBF), idle = hw_intern(w, IDLE);
-	int t1 = hw_intern(w, "/Process/10/11");
-	int t2 = hw_intern(w, "/Process/10/12");
-	int mtx = hw_intern(w, "/SyncObject/Mutex/m");
-	int f = hw_intern(w, "/Files/tmp/x");
+	struct src_live_hintwin *w = src_live_hintwin_new(2.0);
+	int spin = src_live_hintwin_intern(w, SPIN), mid = src_live_hintwin_intern(w, MID);
+	int lib = src_live_hintwin_intern(w, LIBF), idle = src_live_hintwin_intern(w, IDLE);
+	int t1 = src_live_hintwin_intern(w, "/Process/10/11");
+	int t2 = src_live_hintwin_intern(w, "/Process/10/12");
+	int mtx = src_live_hintwin_intern(w, "/SyncObject/Mutex/m");
+	int f = src_live_hintwin_intern(w, "/Files/tmp/x");
 
-	tap_eq(hw_intern(w, SPIN), spin, "interning the same path twice "
+	tap_eq(src_live_hintwin_intern(w, SPIN), spin, "interning the same path twice "
 	       "gives the same id");
 	tap_ok(idle != spin, "different paths, different ids");
-	tap_ok(hw_hint(w, "/Code") < 0, "an empty window is unknown (< 0)");
+	tap_ok(src_live_hintwin_hint(w, "/Code") < 0, "an empty window is unknown (< 0)");
 
 	/* t=0..0.9: thread 11 in spin (called by mid) 3 times out of 4,
 	 * once in mid itself; thread 12 blocked in the mutex 2 times, in a
@@ -317,19 +317,19 @@ int main(void)
 		int b[] = { t1, mid, lib };
 
 		if (i < 3)
-			hw_add(w, 0.1 * i, HW_CPU, a, 5);
+			src_live_hintwin_add(w, 0.1 * i, SRC_LIVE_HINTWIN_CPU, a, 5);
 		else
-			hw_add(w, 0.1 * i, HW_CPU, b, 3);
+			src_live_hintwin_add(w, 0.1 * i, SRC_LIVE_HINTWIN_CPU, b, 3);
 	}
-	hw_add(w, 0.5, HW_SYNC, (int[]){ t2, mtx }, 2);
-	hw_add(w, 0.6, HW_SYNC, (int[]){ t2, mtx }, 2);
-	hw_add(w, 0.7, HW_SYNC, (int[]){ t2 }, 1);
-	hw_add(w, 0.9, HW_IO, (int[]){ t2, f }, 2);
+	src_live_hintwin_add(w, 0.5, SRC_LIVE_HINTWIN_SYNC, (int[]){ t2, mtx }, 2);
+	src_live_hintwin_add(w, 0.6, SRC_LIVE_HINTWIN_SYNC, (int[]){ t2, mtx }, 2);
+	src_live_hintwin_add(w, 0.7, SRC_LIVE_HINTWIN_SYNC, (int[]){ t2 }, 1);
+	src_live_hintwin_add(w, 0.9, SRC_LIVE_HINTWIN_IO, (int[]){ t2, f }, 2);
 
-	tap_eq(hw_count(w, HW_CPU), 4, "4 CPU samples in the window");
-	tap_eq(hw_count(w, HW_SYNC), 3, "3 sync observations");
-	tap_eq(hw_count(w, HW_IO), 1, "1 I/O observation");
-	tap_eq(hw_count_in(w, HW_CPU, SPIN), 3, "a sample with spin twice "
+	tap_eq(src_live_hintwin_count(w, SRC_LIVE_HINTWIN_CPU), 4, "4 CPU samples in the window");
+	tap_eq(src_live_hintwin_count(w, SRC_LIVE_HINTWIN_SYNC), 3, "3 sync observations");
+	tap_eq(src_live_hintwin_count(w, SRC_LIVE_HINTWIN_IO), 1, "1 I/O observation");
+	tap_eq(src_live_hintwin_count_in(w, SRC_LIVE_HINTWIN_CPU, SPIN), 3, "a sample with spin twice "
 	       "on its stack counts once");
 	hint_is(w, SPIN, 0.75);
 	hint_is(w, MID, 1.0);
@@ -352,32 +352,32 @@ int main(void)
 	offcpu_sums();
 
 	/* The window is 2 s: at 2.15 the samples at 0 and 0.1 are gone. */
-	hw_expire(w, 2.15);
-	tap_eq(hw_count(w, HW_CPU), 2, "at 2.15 s, the samples older than "
+	src_live_hintwin_expire(w, 2.15);
+	tap_eq(src_live_hintwin_count(w, SRC_LIVE_HINTWIN_CPU), 2, "at 2.15 s, the samples older than "
 	       "0.15 s are forgotten");
 	hint_is(w, SPIN, 0.5);
-	hw_expire(w, 2.25);
-	tap_eq(hw_count(w, HW_CPU), 1, "at 2.25 s, one CPU sample is left");
+	src_live_hintwin_expire(w, 2.25);
+	tap_eq(src_live_hintwin_count(w, SRC_LIVE_HINTWIN_CPU), 1, "at 2.25 s, one CPU sample is left");
 	hint_is(w, SPIN, 0.0);
 	hint_is(w, MID, 1.0);
-	hw_expire(w, 2.5);
-	tap_eq(hw_count(w, HW_SYNC), 3, "at 2.5 s the observation at "
+	src_live_hintwin_expire(w, 2.5);
+	tap_eq(src_live_hintwin_count(w, SRC_LIVE_HINTWIN_SYNC), 3, "at 2.5 s the observation at "
 	       "exactly 0.5 is still in the window");
 	hint_is(w, "/SyncObject/Mutex/m", 2.0 / 3.0);
-	hw_expire(w, 2.55);
+	src_live_hintwin_expire(w, 2.55);
 	hint_is(w, "/SyncObject/Mutex/m", 0.5);
 	hint_is(w, SPIN, 0.0);
-	hw_expire(w, 10);
-	tap_ok(hw_hint(w, "/Code") < 0, "everything expired: unknown again");
+	src_live_hintwin_expire(w, 10);
+	tap_ok(src_live_hintwin_hint(w, "/Code") < 0, "everything expired: unknown again");
 	/* Only CPU samples: no thread seen blocked, so what a file or a
 	 * mutex costs is unknown, not 0 (page-cache writes never block). */
-	hw_add(w, 10, HW_CPU, (int[]){ t1, spin }, 2);
+	src_live_hintwin_add(w, 10, SRC_LIVE_HINTWIN_CPU, (int[]){ t1, spin }, 2);
 	hint_is(w, SPIN, 1.0);
-	tap_ok(hw_hint(w, "/Files/tmp/x") < 0, "no I/O wait seen: a file's "
+	tap_ok(src_live_hintwin_hint(w, "/Files/tmp/x") < 0, "no I/O wait seen: a file's "
 	       "evidence is unknown");
-	tap_ok(hw_hint(w, "/SyncObject/Mutex/m") < 0, "no sync wait seen: "
+	tap_ok(src_live_hintwin_hint(w, "/SyncObject/Mutex/m") < 0, "no sync wait seen: "
 	       "a mutex's evidence is unknown");
-	hw_free(w);
+	src_live_hintwin_free(w);
 	stacks();
 	return tap_done();
 }

@@ -27,7 +27,7 @@ static const char *const fnames[NF] = { "top", "function", "source file",
 
 struct foc {
 	struct pc_src_focus f;
-	struct slm_resolved r;
+	struct src_live_metric_resolved r;
 	char buf[4][128];
 	const char *needs;       /* the constraint that covers it */
 };
@@ -59,11 +59,11 @@ static void foci(struct mt *t, const char *exe, struct foc *fo)
 	fo[F_THREAD].f.path[1] = fo[F_THREAD].buf[1];
 	fo[F_THREAD].needs = "thread";
 	fo[F_MUTEX].f.path[2] = "/SyncObject/Mutex/mt_lock";
-	fo[F_MUTEX].r = (struct slm_resolved){ .has_key = true,
+	fo[F_MUTEX].r = (struct src_live_metric_resolved){ .has_key = true,
 		.key = mt_data(t, "mt_lock") };
 	fo[F_MUTEX].needs = "sync_object";
 	fo[F_FILE].f.path[3] = "/Files/stdout";
-	fo[F_FILE].r = (struct slm_resolved){ .has_key = true, .key = 1 };
+	fo[F_FILE].r = (struct src_live_metric_resolved){ .has_key = true, .key = 1 };
 	fo[F_FILE].needs = "file";
 }
 
@@ -81,15 +81,15 @@ static struct eng_minst *compile(struct mt *t, const struct pc_config *cfg,
 				 bool keep)
 {
 	struct hunch_err err = { 0 };
-	struct slm *s = NULL;
+	struct src_live_metric *s = NULL;
 	struct eng_minst *mi = NULL;
 	struct eng_minst_info info = { 0 };
 	bool want = lists(md, fo->needs) && md->type != PC_BASE_INTERNAL &&
 		    md->kernel != PC_KERNEL_RUNQUEUE;
-	int rc = slm_translate(cfg, md, &fo->f, &fo->r, &s, &err);
+	int rc = src_live_metric_translate(cfg, md, &fo->f, &fo->r, &s, &err);
 
 	if (rc == 0)
-		rc = eng_metric_enable(t->m, slm_def(s), slm_focus(s), &mi,
+		rc = eng_metric_enable(t->m, src_live_metric_def(s), src_live_metric_focus(s), &mi,
 				       &err);
 	if (rc == 0)
 		eng_metric_info(t->m, mi, &info);
@@ -118,7 +118,7 @@ static struct eng_minst *compile(struct mt *t, const struct pc_config *cfg,
 		eng_metric_disable(t->m, mi, NULL);
 		mi = NULL;
 	}
-	slm_free(s);
+	src_live_metric_free(s);
 	return mi;
 }
 

@@ -271,7 +271,7 @@ static int back_to_every_tick(struct pc_consult **pcp, struct src_replay *rp,
 		pc_consult_free(*pcp);
 		pc_steer_forget(*pcp);   /* as the dashboard does */
 		*pcp = pc;
-		(*through) += rp_ckpt_tick(k) < t;
+		(*through) += src_replay_ckpt_taken_at(k) < t;
 		while (src_replay_tick(rp) < t && more(pc, rp))
 			tick(pc, rp, ck);
 		d = dump(pc, rp);
@@ -279,7 +279,7 @@ static int back_to_every_tick(struct pc_consult **pcp, struct src_replay *rp,
 			if (bad++ == 0)
 				tap_diag("tick %ld differs (from the "
 					 "checkpoint at %ld)", t,
-					 rp_ckpt_tick(k));
+					 src_replay_ckpt_taken_at(k));
 		}
 		free(d);
 	}
