@@ -120,8 +120,8 @@ static void upgrade_modules(struct src_live *l)
 	for (size_t i = 0; i < l->nmods; i++) {
 		struct live_module *m = &l->mods[i];
 		struct upgrade_arg a = { l, m };
-		struct eng_image *img = src_live_debug_upgrade(m->path, m->img,
-			m->reported ? report_renamed : NULL, &a);
+		struct eng_image *img = src_live_debug_upgrade(m->path,
+			m->img, m->reported ? report_renamed : NULL, &a);
 
 		if (img == NULL)
 			continue;
@@ -208,7 +208,7 @@ static void live_close(struct pc_source *s)
 	struct src_live *l = live_of(s);
 
 	src_live_ops_free(l->slo, l->proc != NULL && !l->status.ended &&
-		 !l->parent_ended);
+					  !l->parent_ended);
 	src_live_hint_free(l->hint);
 	if (l->proc != NULL) {
 		if (!l->status.ended)
@@ -248,8 +248,8 @@ static double live_now(struct pc_source *s)
 {
 	struct src_live *l = live_of(s);
 
-	return l->slo ? src_live_ops_now(l->slo) :
-	       (double)(clock_mono_ms() * 1000000u - l->t0_ns) / 1e9;
+	return l->slo ? src_live_ops_now(l->slo)
+		      : (double)(clock_mono_ms() * 1000000u - l->t0_ns) / 1e9;
 }
 
 static double live_predict(struct pc_source *s, const char *metric,
@@ -351,8 +351,8 @@ static int live_callees(struct pc_source *s, const char *path,
 	if (l->pcache == NULL && eng_points_cache_new(&l->pcache, NULL) < 0)
 		l->pcache = NULL;
 	rc = src_live_cg_answer(l->pcache, mods, l->nmods,
-			 (const char *const *)l->starts, l->nstarts, l->hint,
-			 path, fn, arg);
+				(const char *const *)l->starts, l->nstarts,
+				l->hint, path, fn, arg);
 	free(mods);
 	src_live_fork_callees(l, path, fn, arg);   /* exec'ed children's */
 	return rc;
@@ -397,12 +397,14 @@ int src_live_metrics_start(struct pc_source *s, const struct pc_config *cfg,
 		return hunch_errf(err, -ENOTSUP, "measuring needs a running "
 				  "target with the runtime library");
 	else
-		rc = src_live_ops_new(l->proc, l->shm, cfg, l->t0_ns, &l->slo, err);
+		rc = src_live_ops_new(l->proc, l->shm, cfg, l->t0_ns, &l->slo,
+				      err);
 	/* Hints are only an ordering: without perf the search runs in the
 	 * source's order, so a refusal is not an error. */
 	if (rc == 0 && src_live_hint_rate(cfg) > 0 &&
-	    src_live_hint_new(eng_proc_pid(l->proc), src_live_hint_rate(cfg), l->t0_ns,
-		    src_live_image_at, l, &l->hint, NULL) < 0)
+	    src_live_hint_new(eng_proc_pid(l->proc), src_live_hint_rate(cfg),
+			      l->t0_ns, src_live_image_at, l, &l->hint,
+			      NULL) < 0)
 		l->hint = NULL;
 	if (rc == 0)
 		src_live_hook_hints(l);
@@ -415,7 +417,8 @@ void src_live_hook_hints(struct src_live *l)
 	if (l->slo != NULL)   /* and the children, for kernel measures */
 		src_live_ops_set_kids(l->slo, l->kids);
 	if (l->hint != NULL && l->slo != NULL) {
-		src_live_ops_set_psampler(l->slo, src_live_hint_sampler(l->hint));
+		src_live_ops_set_psampler(l->slo,
+					  src_live_hint_sampler(l->hint));
 		src_live_ops_set_hints(l->slo, l->hint);
 	}
 }
@@ -425,7 +428,7 @@ void src_live_metrics_stop(struct pc_source *s)
 	struct src_live *l = live_of(s);
 
 	src_live_ops_free(l->slo, l->proc != NULL && !l->status.ended &&
-		 !l->parent_ended);
+					  !l->parent_ended);
 	l->slo = NULL;
 	l->cfg = NULL;
 	src_live_hint_free(l->hint);

@@ -117,9 +117,9 @@ static void emit_target(const struct src_live_cg_module *mods, size_t nmods,
 }
 
 /* Split "/Code/<module>/<file>/<function>"; the function may hold '/'. */
-static const struct src_live_cg_module *parse(const struct src_live_cg_module *mods,
-				       size_t nmods, const char *path,
-				       const char **fname)
+static const struct src_live_cg_module *parse(
+	const struct src_live_cg_module *mods, size_t nmods, const char *path,
+	const char **fname)
 {
 	const char *mod, *file, *fnc;
 	size_t ml;
@@ -166,8 +166,9 @@ static bool walk_once(struct walked *w, const struct eng_func *f)
  * recursion included), within the module. */
 static void callees_of(struct eng_points_cache *pc,
 		       const struct src_live_cg_module *mods, size_t nmods,
-		       const struct src_live_cg_module *m, const struct eng_func *f,
-		       bool tails, struct walked *w, pc_path_fn fn, void *arg)
+		       const struct src_live_cg_module *m,
+		       const struct eng_func *f, bool tails, struct walked *w,
+		       pc_path_fn fn, void *arg)
 {
 	const struct x86_func *xf = eng_points_of(pc, m->img, f, NULL);
 
@@ -187,8 +188,9 @@ static void callees_of(struct eng_points_cache *pc,
 	}
 }
 
-int src_live_cg_callees(struct eng_points_cache *pc, const struct src_live_cg_module *mods,
-		 size_t nmods, const char *path, pc_path_fn fn, void *arg)
+int src_live_cg_callees(struct eng_points_cache *pc,
+			const struct src_live_cg_module *mods, size_t nmods,
+			const char *path, pc_path_fn fn, void *arg)
 {
 	const struct src_live_cg_module *m;
 	const struct eng_func *f;
@@ -207,8 +209,8 @@ int src_live_cg_callees(struct eng_points_cache *pc, const struct src_live_cg_mo
 }
 
 int src_live_cg_starts(const struct src_live_cg_module *mods, size_t nmods,
-		const char *const *names, size_t nnames, pc_path_fn fn,
-		void *arg)
+		       const char *const *names, size_t nnames, pc_path_fn fn,
+		       void *arg)
 {
 	for (size_t k = 0; k < nnames; k++) {
 		for (size_t i = 0; i < nmods; i++) {
@@ -248,20 +250,24 @@ static void answer_add(void *arg, const char *path)
 	a->n++;
 }
 
-int src_live_cg_answer(struct eng_points_cache *pc, const struct src_live_cg_module *mods,
-		size_t nmods, const char *const *starts, size_t nstarts,
-		struct src_live_hint *hint, const char *path, pc_path_fn fn, void *arg)
+int src_live_cg_answer(struct eng_points_cache *pc,
+		       const struct src_live_cg_module *mods, size_t nmods,
+		       const char *const *starts, size_t nstarts,
+		       struct src_live_hint *hint, const char *path,
+		       pc_path_fn fn, void *arg)
 {
 	struct answer a = { 0 };
 	int rc;
 
 	if (path == NULL) {
-		rc = src_live_cg_starts(mods, nmods, starts, nstarts, answer_add, &a);
+		rc = src_live_cg_starts(mods, nmods, starts, nstarts,
+					answer_add, &a);
 		if (hint != NULL)
 			src_live_hint_roots(hint, (const char *const *)a.p, a.n,
-				  answer_add, &a);
+					    answer_add, &a);
 	} else {
-		rc = pc ? src_live_cg_callees(pc, mods, nmods, path, answer_add, &a)
+		rc = pc ? src_live_cg_callees(pc, mods, nmods, path, answer_add,
+					      &a)
 			: 0;
 		if (hint != NULL)
 			src_live_hint_callees(hint, path, answer_add, &a);

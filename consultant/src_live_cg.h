@@ -23,13 +23,14 @@ struct src_live_cg_module {
 
 /* The callees of the function at `path` ("/Code/<module>/<file>/<fn>"),
  * each as its /Code path (possibly repeated). */
-int src_live_cg_callees(struct eng_points_cache *pc, const struct src_live_cg_module *mods,
-		 size_t nmods, const char *path, pc_path_fn fn, void *arg);
+int src_live_cg_callees(struct eng_points_cache *pc,
+			const struct src_live_cg_module *mods, size_t nmods,
+			const char *path, pc_path_fn fn, void *arg);
 /* The /Code paths of the named start functions (first module that has
  * each). */
 int src_live_cg_starts(const struct src_live_cg_module *mods, size_t nmods,
-		const char *const *names, size_t nnames, pc_path_fn fn,
-		void *arg);
+		       const char *const *names, size_t nnames, pc_path_fn fn,
+		       void *arg);
 
 /* The live source's `callees` answer: for `path`, its static callees
  * (src_live_cg_callees, without the points cache `pc` when NULL) then the ones
@@ -37,8 +38,10 @@ int src_live_cg_starts(const struct src_live_cg_module *mods, size_t nmods,
  * start functions (src_live_cg_starts) then the outermost functions of the
  * sampled stacks that hold none of them (src_live_hint_roots).  Every path once.
  * `hint` NULL: the static graph alone. */
-int src_live_cg_answer(struct eng_points_cache *pc, const struct src_live_cg_module *mods,
-		size_t nmods, const char *const *starts, size_t nstarts,
-		struct src_live_hint *hint, const char *path, pc_path_fn fn, void *arg);
+int src_live_cg_answer(struct eng_points_cache *pc,
+		       const struct src_live_cg_module *mods, size_t nmods,
+		       const char *const *starts, size_t nstarts,
+		       struct src_live_hint *hint, const char *path,
+		       pc_path_fn fn, void *arg);
 
 #endif

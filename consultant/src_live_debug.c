@@ -40,8 +40,9 @@ static bool same_in(struct eng_image *in, struct eng_image *img,
 	       strcmp(o->name, f->name) == 0 && same_src(in, o, img, f);
 }
 
-struct eng_image *src_live_debug_upgrade(const char *path, struct eng_image *old,
-			      src_live_debug_func_fn fn, void *arg)
+struct eng_image *src_live_debug_upgrade(const char *path,
+					 struct eng_image *old,
+					 src_live_debug_func_fn fn, void *arg)
 {
 	struct eng_image *img;
 

@@ -20,7 +20,7 @@
 
 /* A function whose resource goes (retired) or comes. */
 typedef void (*src_live_debug_func_fn)(void *arg, struct eng_image *img,
-			    const struct eng_func *f, bool retired);
+				       const struct eng_func *f, bool retired);
 
 /* Has any fetch ended since *gen was last updated?  Updates *gen. */
 bool src_live_debug_changed(unsigned *gen);
@@ -32,7 +32,8 @@ bool src_live_debug_changed(unsigned *gen);
  * `old` did not have.  The caller keeps `old` open: pointers into it may
  * be held.  (src_live_debug_wait and src_live_debug_note, for the
  * command line and the dashboard, are declared in src_live.h.) */
-struct eng_image *src_live_debug_upgrade(const char *path, struct eng_image *old,
-			      src_live_debug_func_fn fn, void *arg);
+struct eng_image *src_live_debug_upgrade(const char *path,
+					 struct eng_image *old,
+					 src_live_debug_func_fn fn, void *arg);
 
 #endif

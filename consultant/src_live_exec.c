@@ -132,7 +132,7 @@ void src_live_exec_begin(struct src_live *l, const struct eng_event *ev)
 		l->kernel_why = strdup(why);
 		if (l->cfg != NULL)
 			src_live_ops_new_kernel(l->proc, l->cfg, l->t0_ns, why,
-				       &l->slo);
+						&l->slo);
 		if (l->slo != NULL)
 			src_live_ops_handles_after(l->slo, l->last_h);
 		src_live_hook_hints(l);
@@ -164,7 +164,8 @@ int src_live_exec_kernel_side(struct src_live *l, struct hunch_err *err)
 	(void)err;
 	kernel_reason(l, "no runtime library in it", why, sizeof(why));
 	return src_live_ops_new_kernel(l->proc, l->cfg, l->t0_ns,
-			      l->kernel_why ? l->kernel_why : why, &l->slo);
+				       l->kernel_why ? l->kernel_why : why,
+				       &l->slo);
 }
 
 /* The runtime library in the held image, with a new named segment. */
@@ -196,7 +197,8 @@ void src_live_exec_entry(struct src_live *l)
 			 "dynamic linker to load the runtime library with");
 	l->rtlib_ready = rc == 0;
 	if (rc == 0 && l->cfg != NULL) {
-		rc = src_live_ops_new(l->proc, l->shm, l->cfg, l->t0_ns, &l->slo, &err);
+		rc = src_live_ops_new(l->proc, l->shm, l->cfg, l->t0_ns,
+				      &l->slo, &err);
 		if (rc < 0)
 			l->slo = NULL;
 	}
@@ -209,7 +211,7 @@ void src_live_exec_entry(struct src_live *l)
 		l->kernel_why = strdup(why);
 		if (l->cfg != NULL)
 			src_live_ops_new_kernel(l->proc, l->cfg, l->t0_ns, why,
-				       &l->slo);
+						&l->slo);
 	}
 	if (l->slo != NULL) {
 		src_live_ops_handles_after(l->slo, l->last_h);

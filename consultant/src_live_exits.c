@@ -86,8 +86,8 @@ static void keep(struct src_live_exits *e, const struct proc_event *ev)
 	};
 }
 
-void src_live_exits_drain(struct src_live_exits *e, bool (*want)(void *arg, pid_t pid),
-	       void *arg)
+void src_live_exits_drain(struct src_live_exits *e,
+			  bool (*want)(void *arg, pid_t pid), void *arg)
 {
 	char buf[8192] __attribute__((aligned(NLMSG_ALIGNTO)));
 	ssize_t n;
@@ -108,8 +108,8 @@ void src_live_exits_drain(struct src_live_exits *e, bool (*want)(void *arg, pid_
 	}
 }
 
-bool src_live_exits_status(const struct src_live_exits *e, pid_t pid, int *status,
-		uint64_t *mono_ns)
+bool src_live_exits_status(const struct src_live_exits *e, pid_t pid,
+			   int *status, uint64_t *mono_ns)
 {
 	for (size_t i = 0; e != NULL && i < e->n; i++)
 		if (e->e[i].pid == pid) {

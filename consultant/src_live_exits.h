@@ -20,12 +20,12 @@ struct src_live_exits *src_live_exits_open(void);
 void src_live_exits_close(struct src_live_exits *e);
 /* Read the events pending (never blocks); want(arg, pid) says which
  * pids to keep. */
-void src_live_exits_drain(struct src_live_exits *e, bool (*want)(void *arg, pid_t pid),
-	       void *arg);
+void src_live_exits_drain(struct src_live_exits *e,
+			  bool (*want)(void *arg, pid_t pid), void *arg);
 /* The wait status of pid's exit and the CLOCK_MONOTONIC ns it happened
  * at, when an event said so; false otherwise. */
-bool src_live_exits_status(const struct src_live_exits *e, pid_t pid, int *status,
-		uint64_t *mono_ns);
+bool src_live_exits_status(const struct src_live_exits *e, pid_t pid,
+			   int *status, uint64_t *mono_ns);
 /* The wait status of zombie pid from /proc/PID/stat (its exit_code
  * field); false when it is unreadable (reaped). */
 bool src_live_exits_zombie_status(pid_t pid, int *status);

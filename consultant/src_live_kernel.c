@@ -29,7 +29,8 @@
 #include "src_live_kids.h"
 #include "src_live_share.h"
 
-static const struct task_sched *prev_sched(const struct src_live_ops *o, int tid);
+static const struct task_sched *prev_sched(const struct src_live_ops *o,
+					   int tid);
 
 /* Read the kernel's counters now, opening the reader the first time. */
 int src_live_kernel_refresh(struct src_live_ops *o, struct hunch_err *err)
@@ -52,14 +53,15 @@ int src_live_kernel_refresh(struct src_live_ops *o, struct hunch_err *err)
 
 /* The kernel's CPU ns (or run-queue wait ns) of an instance's process
  * or thread; false when the thread is not (or no longer) listed. */
-bool src_live_kernel_value(const struct src_live_ops *o, const struct src_live_ops_inst *in,
-			   int64_t *ns)
+bool src_live_kernel_value(const struct src_live_ops *o,
+			   const struct src_live_ops_inst *in, int64_t *ns)
 {
 	const struct eng_taskcpu_thread *t;
 	int64_t kids = 0;
 
 	if (in->kpid != 0 && in->kpid != eng_proc_pid(o->proc))
-		return src_live_kids_value(o->kids, in->kpid, in->ktid, in->wait, ns);
+		return src_live_kids_value(o->kids, in->kpid, in->ktid,
+					   in->wait, ns);
 	if (o->tc == NULL)   /* the program ended first: its children's */
 		return in->kpid == 0 && in->ktid == 0 &&
 		       src_live_kids_value(o->kids, 0, 0, in->wait, ns);
@@ -154,7 +156,8 @@ int src_live_kernel_enable_sampled(struct src_live_ops *o, struct src_live_ops_i
  * over a whole life the share is not this interval's, and CPUbound's
  * first value was off by a third on a loaded machine.  Later instances
  * share the readings (one cpu_share per tick for all). */
-void src_live_kernel_share_start(struct src_live_ops *o, struct src_live_ops_inst *in)
+void src_live_kernel_share_start(struct src_live_ops *o,
+				 struct src_live_ops_inst *in)
 {
 	for (size_t i = 0; i < o->ninst; i++)
 		if (&o->inst[i] != in && o->inst[i].live && o->inst[i].share)
@@ -170,16 +173,17 @@ void src_live_kernel_share_start(struct src_live_ops *o, struct src_live_ops_ins
 /* cpu_share on a process of the program or one of its threads is that
  * focus's own (src_live_share.h); on a child, or when the focus cannot
  * be read, it is the job's. */
-void src_live_kernel_share_focus(struct src_live_ops *o, struct src_live_ops_inst *in,
+void src_live_kernel_share_focus(struct src_live_ops *o,
+				 struct src_live_ops_inst *in,
 				 const struct pc_src_focus *f)
 {
 	struct pc_metric_def md = *pc_metric_find(o->cfg, "cpu_share");
 	struct src_live_metric_kernel k;
 
 	md.kernel = PC_KERNEL_CPU;
-	if (src_live_metric_kernel_focus(&md, &(struct pc_src_focus){ .path = {
-		    NULL, f->path[1], NULL, NULL } }, eng_proc_pid(o->proc),
-		    o->kids, &k, NULL) < 0 || k.child)
+	if (src_live_metric_kernel_focus(&md, &(struct pc_src_focus){
+		    .path = { NULL, f->path[1], NULL, NULL } },
+		    eng_proc_pid(o->proc), o->kids, &k, NULL) < 0 || k.child)
 		return;
 	in->share_own = true;
 	in->ktid = k.tid;
@@ -197,8 +201,8 @@ bool src_live_kernel_sampled_share(struct src_live_ops_inst *in, bool used,
 	size_t nw, nb;
 	double latest;
 
-	src_live_hint_cpu_counts(in->hints, in->code, in->within, in->hw_after, &nw,
-		       &nb, &latest);
+	src_live_hint_cpu_counts(in->hints, in->code, in->within, in->hw_after,
+				 &nw, &nb, &latest);
 	if (nw == 0 && used)
 		return false;
 	*value = nw ? *value * (double)nb / (double)nw : 0;
@@ -228,7 +232,8 @@ bool src_live_kernel_own_share(const struct src_live_ops *o,
  * the sync and I/O hypotheses' business).  The floor of one keeps a
  * program that only waits from dividing by zero, so its waits still
  * count as a whole thread's time. */
-static const struct task_sched *prev_sched(const struct src_live_ops *o, int tid)
+static const struct task_sched *prev_sched(const struct src_live_ops *o,
+					   int tid)
 {
 	for (size_t i = 0; i < o->nsched; i++)
 		if (o->sched[i].tid == tid)

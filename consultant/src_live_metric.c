@@ -20,7 +20,8 @@ struct src_live_metric {
 	size_t nmem, capmem;
 };
 
-static void *src_live_metric_alloc(struct src_live_metric *s, size_t n, size_t size)
+static void *src_live_metric_alloc(struct src_live_metric *s, size_t n,
+				   size_t size)
 {
 	void *p;
 
@@ -51,8 +52,14 @@ void src_live_metric_free(struct src_live_metric *s)
 	free(s);
 }
 
-const struct eng_mdef *src_live_metric_def(const struct src_live_metric *s) { return &s->def; }
-const struct eng_mfocus *src_live_metric_focus(const struct src_live_metric *s) { return &s->focus; }
+const struct eng_mdef *src_live_metric_def(const struct src_live_metric *s)
+{
+	return &s->def;
+}
+const struct eng_mfocus *src_live_metric_focus(const struct src_live_metric *s)
+{
+	return &s->focus;
+}
 
 /* ---- operands, predicates, primitives ---- */
 
@@ -94,8 +101,9 @@ static int tr_cmp(const char *c, enum eng_mcmp *out)
 	return -EINVAL;
 }
 
-static int tr_prim(struct src_live_metric *s, const char *owner, const struct pc_prim *p,
-		   struct eng_mprim *out, struct hunch_err *err)
+static int tr_prim(struct src_live_metric *s, const char *owner,
+		   const struct pc_prim *p, struct eng_mprim *out,
+		   struct hunch_err *err)
 {
 	static const enum eng_mop ops[] = {
 		[PC_OP_ADD] = ENG_MOP_ADD, [PC_OP_SET] = ENG_MOP_SET,
@@ -284,7 +292,8 @@ static char *comp(struct src_live_metric *s, const char *path, int i)
 	return keep(s, p, strcspn(p, "/"));
 }
 
-static int code_focus(struct src_live_metric *s, const char *path, struct hunch_err *err)
+static int code_focus(struct src_live_metric *s, const char *path,
+		      struct hunch_err *err)
 {
 	struct eng_mfocus *f = &s->focus;
 	int d = depth(path);
@@ -332,7 +341,8 @@ static int key_arg_of(const struct pc_constraint_def *cd)
 static int apply_con(struct src_live_metric *s, const struct pc_config *cfg,
 		     const struct pc_metric_def *md,
 		     const struct pc_constraint_def *cd, const char *path,
-		     const struct src_live_metric_resolved *r, struct hunch_err *err)
+		     const struct src_live_metric_resolved *r,
+		     struct hunch_err *err)
 {
 	struct eng_mfocus *f = &s->focus;
 	enum pc_base_type mt = md->type;
@@ -419,7 +429,8 @@ static int tr_level(struct src_live_metric *s, const struct pc_config *cfg,
 
 static int tr_focus(struct src_live_metric *s, const struct pc_config *cfg,
 		    const struct pc_metric_def *md,
-		    const struct pc_src_focus *f, const struct src_live_metric_resolved *r,
+		    const struct pc_src_focus *f,
+		    const struct src_live_metric_resolved *r,
 		    struct hunch_err *err)
 {
 	s->focus.cons = s->cons;
@@ -464,23 +475,26 @@ static pid_t focus_pid(const char *p)
 }
 
 int src_live_metric_kernel_focus(const struct pc_metric_def *md,
-		     const struct pc_src_focus *f, pid_t pid,
-		     const struct src_live_kids *kids, struct src_live_metric_kernel *k,
-		     struct hunch_err *err)
+				 const struct pc_src_focus *f, pid_t pid,
+				 const struct src_live_kids *kids,
+				 struct src_live_metric_kernel *k,
+				 struct hunch_err *err)
 {
 	const char *p = f->path[1], *end;
 	long fpid, tid;
 
 	memset(k, 0, sizeof(*k));
 	fpid = focus_pid(p);
-	k->child = fpid > 0 && fpid != pid && src_live_kids_has(kids, (pid_t)fpid);
-	if (k->child && md->kernel == PC_KERNEL_CPU &&
-	    !is_root(f->path[0]) && is_root(f->path[2]) &&
-	    is_root(f->path[3]) && src_live_kids_hint(kids, (pid_t)fpid) != NULL) {
+	k->child =
+		fpid > 0 && fpid != pid && src_live_kids_has(kids, (pid_t)fpid);
+	if (k->child && md->kernel == PC_KERNEL_CPU && !is_root(f->path[0]) &&
+	    is_root(f->path[2]) && is_root(f->path[3]) &&
+	    src_live_kids_hint(kids, (pid_t)fpid) != NULL) {
 		/* code in a child: only from its stack samples */
 		struct src_live_metric_kernel t;
-		int rc = src_live_metric_kernel_focus(md, &(struct pc_src_focus){ .path = {
-			NULL, f->path[1], NULL, NULL } }, pid, kids, &t, err);
+		int rc = src_live_metric_kernel_focus(md, &(struct pc_src_focus){
+			.path = { NULL, f->path[1], NULL, NULL } }, pid, kids,
+			&t, err);
 
 		k->can_sample = rc == 0;
 		k->tid = t.tid;
@@ -531,9 +545,9 @@ int src_live_metric_kernel_focus(const struct pc_metric_def *md,
 		 * the stack samples when the process part is ours. */
 		struct src_live_metric_kernel t;
 
-		if (src_live_metric_kernel_focus(md, &(struct pc_src_focus){ .path = {
-			    NULL, f->path[1], NULL, NULL } }, pid, kids, &t,
-			    NULL) == 0) {
+		if (src_live_metric_kernel_focus(md, &(struct pc_src_focus){
+			    .path = { NULL, f->path[1], NULL, NULL } }, pid,
+			    kids, &t, NULL) == 0) {
 			k->can_sample = true;
 			k->tid = t.tid;
 		}
@@ -571,9 +585,12 @@ static enum eng_mvar_type var_type(enum pc_base_type t)
 	       t == PC_BASE_CPU_TIMER ? ENG_MVAR_CPU_TIMER : ENG_MVAR_COUNTER;
 }
 
-int src_live_metric_translate(const struct pc_config *cfg, const struct pc_metric_def *md,
-		  const struct pc_src_focus *f, const struct src_live_metric_resolved *r,
-		  struct src_live_metric **out, struct hunch_err *err)
+int src_live_metric_translate(const struct pc_config *cfg,
+			      const struct pc_metric_def *md,
+			      const struct pc_src_focus *f,
+			      const struct src_live_metric_resolved *r,
+			      struct src_live_metric **out,
+			      struct hunch_err *err)
 {
 	static const struct src_live_metric_resolved none = { 0 };
 	struct src_live_metric *s;

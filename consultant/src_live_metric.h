@@ -86,13 +86,17 @@ struct src_live_metric_kernel {
  * that /Code, /SyncObject or /Files constrains is refused with why. */
 struct src_live_kids;
 int src_live_metric_kernel_focus(const struct pc_metric_def *md,
-		     const struct pc_src_focus *f, pid_t pid,
-		     const struct src_live_kids *kids, struct src_live_metric_kernel *k,
-		     struct hunch_err *err);
+				 const struct pc_src_focus *f, pid_t pid,
+				 const struct src_live_kids *kids,
+				 struct src_live_metric_kernel *k,
+				 struct hunch_err *err);
 
-int src_live_metric_translate(const struct pc_config *cfg, const struct pc_metric_def *md,
-		  const struct pc_src_focus *f, const struct src_live_metric_resolved *r,
-		  struct src_live_metric **out, struct hunch_err *err);
+int src_live_metric_translate(const struct pc_config *cfg,
+			      const struct pc_metric_def *md,
+			      const struct pc_src_focus *f,
+			      const struct src_live_metric_resolved *r,
+			      struct src_live_metric **out,
+			      struct hunch_err *err);
 const struct eng_mdef *src_live_metric_def(const struct src_live_metric *s);
 const struct eng_mfocus *src_live_metric_focus(const struct src_live_metric *s);
 void src_live_metric_free(struct src_live_metric *s);

@@ -73,8 +73,8 @@
 #define DEFAULT_PERIOD_S 0.2
 
 int src_live_ops_new(struct eng_proc *p, struct eng_shm *shm,
-	    const struct pc_config *cfg, uint64_t t0_ns, struct src_live_ops **out,
-	    struct hunch_err *err)
+		     const struct pc_config *cfg, uint64_t t0_ns,
+		     struct src_live_ops **out, struct hunch_err *err)
 {
 	struct src_live_ops *o = calloc(1, sizeof(*o));
 	int rc;
@@ -108,7 +108,8 @@ int src_live_ops_new(struct eng_proc *p, struct eng_shm *shm,
 /* Only the kernel's measures: the kernel CPU metrics, sampled CPU
  * and the internal ones; every other enable is refused with `why`. */
 int src_live_ops_new_kernel(struct eng_proc *p, const struct pc_config *cfg,
-		   uint64_t t0_ns, const char *why, struct src_live_ops **out)
+			    uint64_t t0_ns, const char *why,
+			    struct src_live_ops **out)
 {
 	struct src_live_ops *o = calloc(1, sizeof(*o));
 
@@ -204,16 +205,16 @@ static int translate(struct src_live_ops *o, const char *metric,
 }
 
 static int kernel_focus(const struct src_live_ops *o, const char *metric,
-			const struct pc_src_focus *f, struct src_live_metric_kernel *k,
-			struct hunch_err *err)
+			const struct pc_src_focus *f,
+			struct src_live_metric_kernel *k, struct hunch_err *err)
 {
 	const struct pc_metric_def *md = pc_metric_find(o->cfg, metric);
 
 	memset(k, 0, sizeof(*k));
 	if (md == NULL)
 		return 0;
-	return src_live_metric_kernel_focus(md, f, eng_proc_pid(o->proc), o->kids, k,
-				err);
+	return src_live_metric_kernel_focus(md, f, eng_proc_pid(o->proc),
+					    o->kids, k, err);
 }
 
 static bool is_internal(const struct src_live_ops *o, const char *metric)
@@ -234,17 +235,20 @@ static double predict_inst(struct src_live_ops *o, const char *metric,
 
 	if (o->m == NULL || translate(o, metric, f, &s, NULL) < 0)
 		return -2;
-	if (eng_metric_predict(o->m, src_live_metric_def(s), src_live_metric_focus(s), &c, NULL) == 0)
+	if (eng_metric_predict(o->m, src_live_metric_def(s),
+			       src_live_metric_focus(s), &c, NULL) == 0)
 		cost = c.probing ? PC_SRC_MEASURING : c.slowdown;
 	src_live_metric_free(s);
 	return cost;
 }
 
 /* Sampled instead of instrumented (the header comment says when)? */
-static bool use_samples(struct src_live_ops *o, const struct src_live_metric_kernel *k,
+static bool use_samples(struct src_live_ops *o,
+			const struct src_live_metric_kernel *k,
 			double inst_cost)
 {
-	struct src_live_hint *h = k->child ? src_live_kids_hint(o->kids, k->pid) : o->hints;
+	struct src_live_hint *h =
+		k->child ? src_live_kids_hint(o->kids, k->pid) : o->hints;
 
 	/* Half: a prediction rests on call rates probed for 20 ms of the
 	 * target's CPU, which read 1.5-2.5 times low while hunch was busy
@@ -265,10 +269,11 @@ static bool use_samples(struct src_live_ops *o, const struct src_live_metric_ker
  * (src_live_hintwin.h, src_live_hintwin_add_stack). */
 #define SRC_LIVE_OPS_REENTERED 0.25
 #define SRC_LIVE_OPS_REENTERED_MIN 3
-static bool reentered(struct src_live_ops *o, const struct src_live_metric_kernel *k,
-		      const char *code)
+static bool reentered(struct src_live_ops *o,
+		      const struct src_live_metric_kernel *k, const char *code)
 {
-	struct src_live_hint *h = k->child ? src_live_kids_hint(o->kids, k->pid) : o->hints;
+	struct src_live_hint *h =
+		k->child ? src_live_kids_hint(o->kids, k->pid) : o->hints;
 	size_t raw, gone;
 
 	if (!k->can_sample || h == NULL || code == NULL)
@@ -279,7 +284,7 @@ static bool reentered(struct src_live_ops *o, const struct src_live_metric_kerne
 }
 
 double src_live_ops_predict(struct src_live_ops *o, const char *metric,
-		   const struct pc_src_focus *f)
+			    const struct pc_src_focus *f)
 {
 	struct src_live_metric_kernel k;
 	double cost;
@@ -315,7 +320,7 @@ static double scale_of(const struct pc_metric_def *md)
 }
 
 int src_live_ops_enable(struct src_live_ops *o, const char *metric,
-	       const struct pc_src_focus *f, uint64_t req)
+			const struct pc_src_focus *f, uint64_t req)
 {
 	struct src_live_ops_inst *in = new_inst(o, req);
 	struct hunch_err err = { 0 };
@@ -359,17 +364,20 @@ int src_live_ops_enable(struct src_live_ops *o, const char *metric,
 	}
 	if (!in->internal && src_live_setwall_launcher(o, metric, f))
 		return src_live_setwall_enable(o, in, f, metric, 0, 0);
-	if (!in->internal && src_live_rank_refuse_launcher(o->proc,
-			pc_metric_find(o->cfg, metric), &in->reason)) {
+	if (!in->internal &&
+	    src_live_rank_refuse_launcher(o->proc,
+					  pc_metric_find(o->cfg, metric),
+					  &in->reason)) {
 		in->status = -ENOTSUP;   /* its 0 would not be the ranks' */
 		return 0;
 	}
 	if (!in->internal) {
 		in->status = translate(o, metric, f, &s, &err);
 		if (in->status == 0)
-			in->status = eng_metric_enable(o->m, src_live_metric_def(s),
-						       src_live_metric_focus(s), &in->mi,
-						       &err);
+			in->status =
+				eng_metric_enable(o->m, src_live_metric_def(s),
+						  src_live_metric_focus(s),
+						  &in->mi, &err);
 		src_live_metric_free(s);
 		if (in->status < 0) {
 			in->reason = strdup(err.msg[0] ? err.msg : "refused");
@@ -428,7 +436,8 @@ int src_live_ops_poll_replies(struct src_live_ops *o, pc_reply_fn fn, void *arg)
 	return n;
 }
 
-int src_live_ops_poll_samples(struct src_live_ops *o, pc_sample_fn fn, void *arg)
+int src_live_ops_poll_samples(struct src_live_ops *o, pc_sample_fn fn,
+			      void *arg)
 {
 	size_t n = o->nsmp;
 
@@ -457,7 +466,8 @@ void src_live_ops_set_hints(struct src_live_ops *o, struct src_live_hint *h)
 	o->hints = h;
 }
 
-void src_live_ops_set_psampler(struct src_live_ops *o, struct eng_perfsample *ps)
+void src_live_ops_set_psampler(struct src_live_ops *o,
+			       struct eng_perfsample *ps)
 {
 	if (o->in != NULL)
 		eng_inst_set_psampler(o->in, ps);
@@ -489,8 +499,8 @@ static void push_sample(struct src_live_ops *o, const struct pc_src_sample *s)
  * (one for a thread), the rest carried into the next interval (the
  * header comment says why), but never more than one interval's worth:
  * a count that keeps running ahead of the CPUs is not time to repay. */
-static int64_t counted(const struct src_live_ops *o, struct src_live_ops_inst *in, int64_t v,
-		       double dt)
+static int64_t counted(const struct src_live_ops *o,
+		       struct src_live_ops_inst *in, int64_t v, double dt)
 {
 	int64_t d = v - in->prev, most;
 
@@ -506,8 +516,8 @@ static int64_t counted(const struct src_live_ops *o, struct src_live_ops_inst *i
 	return d;
 }
 
-static void sample_inst(struct src_live_ops *o, struct src_live_ops_inst *in, double now,
-			double nthreads, double share)
+static void sample_inst(struct src_live_ops *o, struct src_live_ops_inst *in,
+			double now, double nthreads, double share)
 {
 	struct pc_src_sample s = {
 		.handle = in->h, .t0 = in->prev_t, .t1 = now,
@@ -608,7 +618,8 @@ void src_live_ops_tick(struct src_live_ops *o, pc_disc_fn fn, void *arg)
 		if (in->share)
 			want_share = true;
 		else if (nthreads == 0)
-			nthreads = src_live_kids_active_threads(eng_proc_pid(o->proc));
+			nthreads = src_live_kids_active_threads(
+				eng_proc_pid(o->proc));
 	}
 	if (want_share || want_kernel)
 		/* a failure keeps the last values */

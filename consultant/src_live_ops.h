@@ -28,14 +28,15 @@ struct src_live_ops;
  * borrowed and must outlive the object.  `t0_ns` is CLOCK_MONOTONIC at
  * the target's start (the source's time 0). */
 int src_live_ops_new(struct eng_proc *p, struct eng_shm *shm,
-	    const struct pc_config *cfg, uint64_t t0_ns, struct src_live_ops **out,
-	    struct hunch_err *err);
+		     const struct pc_config *cfg, uint64_t t0_ns,
+		     struct src_live_ops **out, struct hunch_err *err);
 /* Removes every instance's code from a running target, then frees. */
 void src_live_ops_free(struct src_live_ops *o, bool target_alive);
 /* Only the kernel's measures (an image hunch cannot instrument): every
  * enable that needs instrumentation is refused with `why`. */
 int src_live_ops_new_kernel(struct eng_proc *p, const struct pc_config *cfg,
-		   uint64_t t0_ns, const char *why, struct src_live_ops **out);
+			    uint64_t t0_ns, const char *why,
+			    struct src_live_ops **out);
 /* Handles go on from one metric side to the next (pc_source.h: never
  * reused). */
 pc_src_handle src_live_ops_last_handle(const struct src_live_ops *o);
@@ -43,12 +44,14 @@ void src_live_ops_handles_after(struct src_live_ops *o, pc_src_handle h);
 
 double src_live_ops_now(const struct src_live_ops *o);
 double src_live_ops_predict(struct src_live_ops *o, const char *metric,
-		   const struct pc_src_focus *f);
+			    const struct pc_src_focus *f);
 int src_live_ops_enable(struct src_live_ops *o, const char *metric,
-	       const struct pc_src_focus *f, uint64_t req);
+			const struct pc_src_focus *f, uint64_t req);
 void src_live_ops_disable(struct src_live_ops *o, pc_src_handle h);
-int src_live_ops_poll_replies(struct src_live_ops *o, pc_reply_fn fn, void *arg);
-int src_live_ops_poll_samples(struct src_live_ops *o, pc_sample_fn fn, void *arg);
+int src_live_ops_poll_replies(struct src_live_ops *o, pc_reply_fn fn,
+			      void *arg);
+int src_live_ops_poll_samples(struct src_live_ops *o, pc_sample_fn fn,
+			      void *arg);
 double src_live_ops_observed(const struct src_live_ops *o);
 void src_live_ops_set_period(struct src_live_ops *o, double seconds);
 /* Stack samples for catchup to date activations (eng_inst_set_psampler);
@@ -58,7 +61,8 @@ struct eng_perfsample;
  * that cannot be instrumented within the cost limit (NULL: none). */
 struct src_live_hint;
 void src_live_ops_set_hints(struct src_live_ops *o, struct src_live_hint *h);
-void src_live_ops_set_psampler(struct src_live_ops *o, struct eng_perfsample *ps);
+void src_live_ops_set_psampler(struct src_live_ops *o,
+			       struct eng_perfsample *ps);
 /* Milliseconds until the next sample is due (0: now). */
 int src_live_ops_due_ms(const struct src_live_ops *o);
 /* Sample if due: read the sampler, queue samples, report objects seen

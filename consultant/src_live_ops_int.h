@@ -87,19 +87,22 @@ struct src_live_ops {
 int src_live_kernel_refresh(struct src_live_ops *o, struct hunch_err *err);
 /* The kernel's CPU ns (or run-queue wait ns) of an instance's process
  * or thread; false when the thread is not (or no longer) listed. */
-bool src_live_kernel_value(const struct src_live_ops *o, const struct src_live_ops_inst *in,
-			   int64_t *ns);
+bool src_live_kernel_value(const struct src_live_ops *o,
+			   const struct src_live_ops_inst *in, int64_t *ns);
 /* A kernel CPU (or run-queue wait) instance; 0, its status in in. */
 int src_live_kernel_enable(struct src_live_ops *o, struct src_live_ops_inst *in,
 			   const struct src_live_metric_kernel *k, bool wait);
 /* A sampled CPU instance of focus f. */
-int src_live_kernel_enable_sampled(struct src_live_ops *o, struct src_live_ops_inst *in,
+int src_live_kernel_enable_sampled(struct src_live_ops *o,
+				   struct src_live_ops_inst *in,
 				   const struct pc_src_focus *f,
 				   const struct src_live_metric_kernel *k);
 /* cpu_share's instances: their focus, and the first one's start. */
-void src_live_kernel_share_focus(struct src_live_ops *o, struct src_live_ops_inst *in,
+void src_live_kernel_share_focus(struct src_live_ops *o,
+				 struct src_live_ops_inst *in,
 				 const struct pc_src_focus *f);
-void src_live_kernel_share_start(struct src_live_ops *o, struct src_live_ops_inst *in);
+void src_live_kernel_share_start(struct src_live_ops *o,
+				 struct src_live_ops_inst *in);
 /* Whether a cpu_share instance reads its focus's own share. */
 bool src_live_kernel_own_share(const struct src_live_ops *o,
 			       const struct src_live_ops_inst *in);

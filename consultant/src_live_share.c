@@ -58,7 +58,8 @@ void src_live_share_free(struct src_live_share *s)
 	free(s);
 }
 
-static const struct src_live_share_thread *find(const struct src_live_share *s, pid_t tid)
+static const struct src_live_share_thread *find(const struct src_live_share *s,
+						pid_t tid)
 {
 	for (size_t i = 0; i < s->n; i++)
 		if (s->t[i].tid == tid)
@@ -69,13 +70,15 @@ static const struct src_live_share_thread *find(const struct src_live_share *s, 
 /* One alive thread's reading against its previous one (from birth, or
  * from the reader's base when it was there before hunch looked). */
 static struct src_live_share_thread delta(const struct src_live_share *s,
-			       const struct eng_taskcpu_thread *t, double dt)
+					  const struct eng_taskcpu_thread *t,
+					  double dt)
 {
 	const struct src_live_share_thread *p = find(s, t->tid);
 	uint64_t r0 = p ? p->run_ns : t->base_ns;
 	uint64_t w0 = p ? p->wait_ns : t->wait_base_ns;
-	struct src_live_share_thread d = { .tid = t->tid, .run_ns = t->run_ns,
-				.wait_ns = t->wait_ns };
+	struct src_live_share_thread d = { .tid = t->tid,
+					   .run_ns = t->run_ns,
+					   .wait_ns = t->wait_ns };
 	double most = dt * 1e9;
 
 	if (r0 > t->run_ns || w0 > t->wait_ns)
@@ -87,7 +90,8 @@ static struct src_live_share_thread delta(const struct src_live_share *s,
 	return d;
 }
 
-void src_live_share_read(struct src_live_share *s, const struct eng_taskcpu *tc, double now)
+void src_live_share_read(struct src_live_share *s, const struct eng_taskcpu *tc,
+			 double now)
 {
 	size_t nt = tc != NULL ? eng_taskcpu_nthreads(tc) : 0;
 	struct src_live_share_thread *t = calloc(nt + 1, sizeof(*t));

@@ -17,7 +17,8 @@ struct src_live_share *src_live_share_new(void);
 void src_live_share_free(struct src_live_share *s);
 /* A reading of the reader `tc` (refreshed by the caller) at time `now`
  * (s): every thread's run and wait since the previous reading. */
-void src_live_share_read(struct src_live_share *s, const struct eng_taskcpu *tc, double now);
+void src_live_share_read(struct src_live_share *s, const struct eng_taskcpu *tc,
+			 double now);
 /* The share between the last two readings: thread `tid`'s, or with tid
  * 0 the process's (its CPU clock over its threads' demand).  In (0, 1];
  * 1 when nothing ran. */

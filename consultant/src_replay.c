@@ -54,7 +54,8 @@ static bool played(enum jnl_kind k)
 static void keep(struct src_replay *r, enum jnl_kind k, json_t *j,
 		 uint64_t off)
 {
-	if (src_replay_idx_grow(&r->seg, &r->capseg, r->nseg, sizeof(*r->seg)) != 0) {
+	if (src_replay_idx_grow(&r->seg, &r->capseg, r->nseg,
+				sizeof(*r->seg)) != 0) {
 		json_decref(j);
 		return;
 	}
@@ -267,7 +268,8 @@ static int callees(struct pc_source *s, const char *path, pc_path_fn fn,
 
 static int owe_reply(struct src_replay *r, const struct pc_src_reply *rp)
 {
-	if (src_replay_idx_grow(&r->pending, &r->cappend, r->npend, sizeof(*r->pending)))
+	if (src_replay_idx_grow(&r->pending, &r->cappend, r->npend,
+				sizeof(*r->pending)))
 		return -ENOMEM;
 	r->pending[r->npend++] = *rp;
 	return 0;
@@ -369,7 +371,8 @@ static int set_tunable(struct src_replay *r, struct pc_consult *pc,
 
 	if (pc_consult_set_tunable(pc, name, v, NULL) != 0)
 		return 0;
-	if (src_replay_idx_grow(&r->undo, &r->capundo, r->nundo, sizeof(*r->undo)) == 0)
+	if (src_replay_idx_grow(&r->undo, &r->capundo, r->nundo,
+				sizeof(*r->undo)) == 0)
 		r->undo[r->nundo++] = (struct rp_undo){ strdup(name), old,
 							pc->cfg };
 	return 1;

@@ -298,7 +298,7 @@ static void archive_log(struct src_replay_ckpt *c, const struct pc_consult *pc)
 {
 	while (c->narch < pc->nlog) {
 		if (src_replay_idx_grow(&c->arch, &c->caparch, c->narch,
-			    sizeof(*c->arch)) != 0 ||
+					sizeof(*c->arch)) != 0 ||
 		    (c->arch[c->narch] = strdup(pc->log[c->narch])) == NULL)
 			abort();
 		c->arch_bytes += strlen(c->arch[c->narch++]) + 1 +
@@ -502,7 +502,7 @@ static void pos_restore(struct src_replay *r, const struct rp_pos *p)
 	r->npend = 0;
 	for (size_t i = 0; i < p->npend; i++)
 		if (src_replay_idx_grow(&r->pending, &r->cappend, r->npend,
-			    sizeof(*r->pending)) == 0)
+					sizeof(*r->pending)) == 0)
 			r->pending[r->npend++] = p->pending[i];
 	hmap_clear(&r->live);
 	for (size_t i = 0; i < p->nlive; i++)

@@ -105,7 +105,8 @@ static bool add_enable(struct src_replay *r, const json_t *j, size_t seg)
 				  key) : RP_NONE;
 
 	free(key);
-	if (k == RP_NONE || src_replay_idx_grow(&r->en, &r->capen, r->nen, sizeof(*r->en)))
+	if (k == RP_NONE ||
+	    src_replay_idx_grow(&r->en, &r->capen, r->nen, sizeof(*r->en)))
 		return false;
 	r->en[r->nen] = (struct rp_enable){
 		.seg = seg, .next = RP_NONE,
@@ -139,9 +140,10 @@ static int add_tick(struct src_replay *r, const struct jnl_record *jr)
 {
 	size_t cap = r->capticks;
 
-	if (src_replay_idx_grow(&r->tick_now, &cap, r->nticks, sizeof(*r->tick_now)) ||
+	if (src_replay_idx_grow(&r->tick_now, &cap, r->nticks,
+				sizeof(*r->tick_now)) ||
 	    src_replay_idx_grow(&r->tick_off, &r->capticks, r->nticks,
-		    sizeof(*r->tick_off)))
+				sizeof(*r->tick_off)))
 		return -ENOMEM;
 	r->tick_now[r->nticks] = num(jr->json, "now");
 	r->tick_off[r->nticks++] = jr->offset;
@@ -192,7 +194,8 @@ static void keep_bad(struct src_replay *r, const char *msg)
 {
 	r->nbad_total++;
 	if (r->nbad < RP_MAX_BAD &&
-	    src_replay_idx_grow(&r->bad, &r->capbad, r->nbad, sizeof(*r->bad)) == 0)
+	    src_replay_idx_grow(&r->bad, &r->capbad, r->nbad,
+				sizeof(*r->bad)) == 0)
 		r->bad[r->nbad++] = strdup(msg);
 }
 
@@ -280,8 +283,8 @@ void src_replay_idx_all(struct src_replay *r)
  * only grows between rewinds: each chain's cursor remembers the latest
  * answer reached, so a lookup is amortised O(1) however often a key was
  * answered. */
-const struct rp_answer *src_replay_idx_lookup(struct rp_answers *as, const char *key,
-				  long cur)
+const struct rp_answer *src_replay_idx_lookup(struct rp_answers *as,
+					      const char *key, long cur)
 {
 	size_t *k = key ? hmap_get_s(&as->keys, key) : NULL;
 	struct rp_chain *c;

@@ -155,8 +155,8 @@ void src_replay_idx_free(struct src_replay *r);
 /* The answer for `key` recorded at the latest tick not after `cur`, else
  * the first recorded; NULL if never.  `cur` must not go back except
  * after src_replay_idx_answers_rewind. */
-const struct rp_answer *src_replay_idx_lookup(struct rp_answers *as, const char *key,
-				  long cur);
+const struct rp_answer *src_replay_idx_lookup(struct rp_answers *as,
+					      const char *key, long cur);
 void src_replay_idx_answers_rewind(struct rp_answers *as);
 
 #endif

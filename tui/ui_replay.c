@@ -70,21 +70,25 @@ static void journal_notes(struct ui *u)
 	struct src_replay *rp = u->replay->o->rp;
 
 	if (!src_replay_indexed(rp)) {   /* the rest: index_done() */
-		ui_replay_seek_log(u, UI_LOG_HUNCH, "replaying %s: %.1f s (indexing it "
-			"while it plays)", u->replay->o->journal,
-			u->replay->t_last);
+		ui_replay_seek_log(u, UI_LOG_HUNCH,
+				   "replaying %s: %.1f s (indexing it "
+				   "while it plays)",
+				   u->replay->o->journal, u->replay->t_last);
 		return;
 	}
 	ui_replay_seek_log(u, UI_LOG_HUNCH, "replaying %s: %zu ticks, %.1f s",
-		   u->replay->o->journal, src_replay_ticks(rp),
-		   u->replay->t_last);
+			   u->replay->o->journal, src_replay_ticks(rp),
+			   u->replay->t_last);
 	for (size_t i = 0; i < src_replay_nbad(rp); i++)
-		ui_replay_seek_log(u, UI_LOG_HUNCH, "skipped: %s", src_replay_bad(rp, i));
+		ui_replay_seek_log(u, UI_LOG_HUNCH, "skipped: %s",
+				   src_replay_bad(rp, i));
 	if (src_replay_nbad_total(rp) > src_replay_nbad(rp))
 		ui_replay_seek_log(u, UI_LOG_HUNCH, "skipped: %zu more lines",
-			   src_replay_nbad_total(rp) - src_replay_nbad(rp));
+				   src_replay_nbad_total(rp) -
+					   src_replay_nbad(rp));
 	if (src_replay_end_message(rp))
-		ui_replay_seek_log(u, UI_LOG_HUNCH, "%s", src_replay_end_message(rp));
+		ui_replay_seek_log(u, UI_LOG_HUNCH, "%s",
+				   src_replay_end_message(rp));
 }
 
 /* The status line's search fields, from the consultant: the words of
@@ -274,16 +278,18 @@ static void sum_up(struct ui *u)
 
 	u->replay->summed_up = true;
 	if (u->pc->global == NULL) {   /* no tick: the search never began */
-		ui_replay_seek_log(u, UI_LOG_HUNCH, "end of the journal: nothing was "
-			   "recorded after the header");
+		ui_replay_seek_log(u, UI_LOG_HUNCH,
+				   "end of the journal: nothing was "
+				   "recorded after the header");
 		return;
 	}
 	n = pc_report_bottlenecks(u->pc, u->pc->global, b, 256);
-	ui_replay_seek_log(u, UI_LOG_HUNCH, "end of the journal: %zu bottleneck%s",
-		   n, n == 1 ? "" : "s");
+	ui_replay_seek_log(u, UI_LOG_HUNCH,
+			   "end of the journal: %zu bottleneck%s", n,
+			   n == 1 ? "" : "s");
 	for (size_t i = 0; i < n; i++)
-		ui_replay_seek_log(u, UI_LOG_HUNCH, "%zu. %s since %.1f s", i + 1,
-			   b[i]->name, b[i]->t_true_since);
+		ui_replay_seek_log(u, UI_LOG_HUNCH, "%zu. %s since %.1f s",
+				   i + 1, b[i]->name, b[i]->t_true_since);
 }
 
 /* The curves the user kept, enabled in the search shown: that steers
@@ -726,7 +732,8 @@ static void init(struct ui *u, struct ui_replay *x,
 	ui_where_init(&u->where);
 	ui_log_init(&u->log, LOG_LINES);
 	src_replay_set_output(o->rp, ui_replay_seek_on_output, u);
-	x->ck = src_replay_ckpt_new(o->rp, RP_CKPT_BUDGET, ui_replay_seek_spacing());
+	x->ck = src_replay_ckpt_new(o->rp, RP_CKPT_BUDGET,
+				    ui_replay_seek_spacing());
 	if (x->ck == NULL)
 		abort();
 }

@@ -61,8 +61,8 @@ void ui_replay_seek_log(struct ui *u, enum ui_log_kind k, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void ui_replay_seek_arch_free(struct ui_replay *x);
 void ui_replay_seek_on_log(void *arg, double t, const char *line);
-void ui_replay_seek_on_output(void *arg, double ts, int stream, const char *bytes,
-		  size_t len);
+void ui_replay_seek_on_output(void *arg, double ts, int stream,
+			      const char *bytes, size_t len);
 double ui_replay_seek_cpu_now(void);
 void ui_replay_seek_checkpoint(struct ui *u, double cpu);
 /* A key, and whether it steered the search shown. */

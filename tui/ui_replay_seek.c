@@ -59,12 +59,12 @@ void ui_replay_seek_on_log(void *arg, double t, const char *line)
 	ui_replay_seek_log(arg, UI_LOG_HUNCH, "%s", line);
 }
 
-void ui_replay_seek_on_output(void *arg, double ts, int stream, const char *bytes,
-		      size_t len)
+void ui_replay_seek_on_output(void *arg, double ts, int stream,
+			      const char *bytes, size_t len)
 {
 	(void)ts;
 	ui_replay_seek_log(arg, stream ? UI_LOG_STDERR : UI_LOG_STDOUT, "%.*s",
-	     (int)(len > 1000 ? 1000 : len), bytes);
+			   (int)(len > 1000 ? 1000 : len), bytes);
 }
 
 /* CPU seconds this thread has run: what playing costs, whatever the

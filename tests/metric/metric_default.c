@@ -63,7 +63,8 @@ static void foci(struct mt *t, const char *exe, struct foc *fo)
 		.key = mt_data(t, "mt_lock") };
 	fo[F_MUTEX].needs = "sync_object";
 	fo[F_FILE].f.path[3] = "/Files/stdout";
-	fo[F_FILE].r = (struct src_live_metric_resolved){ .has_key = true, .key = 1 };
+	fo[F_FILE].r = (struct src_live_metric_resolved){ .has_key = true,
+		.key = 1 };
 	fo[F_FILE].needs = "file";
 }
 
@@ -89,8 +90,8 @@ static struct eng_minst *compile(struct mt *t, const struct pc_config *cfg,
 	int rc = src_live_metric_translate(cfg, md, &fo->f, &fo->r, &s, &err);
 
 	if (rc == 0)
-		rc = eng_metric_enable(t->m, src_live_metric_def(s), src_live_metric_focus(s), &mi,
-				       &err);
+		rc = eng_metric_enable(t->m, src_live_metric_def(s),
+				       src_live_metric_focus(s), &mi, &err);
 	if (rc == 0)
 		eng_metric_info(t->m, mi, &info);
 	if (want && md->absent_is_zero) {

@@ -278,8 +278,8 @@ static int back_to_every_tick(struct pc_consult **pcp, struct src_replay *rp,
 		if (strcmp(d, at[t]) != 0) {
 			if (bad++ == 0)
 				tap_diag("tick %ld differs (from the "
-					 "checkpoint at %ld)", t,
-					 src_replay_ckpt_taken_at(k));
+					 "checkpoint at %ld)",
+					 t, src_replay_ckpt_taken_at(k));
 		}
 		free(d);
 	}
