@@ -40,7 +40,7 @@ fresh() {
 	local i
 	type_in "$1" clear
 	for ((i = 0; i < 100; i++)); do
-		screen "$1" | grep -q '^RC=' || return 0
+		screen "$1" | grep -q '^RC=[0-9][0-9]*$' || return 0
 		sleep 0.05
 	done
 }

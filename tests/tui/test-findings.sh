@@ -106,7 +106,7 @@ keys demo C-l
 settle demo
 tap_eq "$(strip demo)" "$live_strip" "demo: after a resize and a repaint the strip is the same"
 keys demo q
-wait_screen demo '^RC=' 15 >/dev/null
+wait_screen demo '^RC=[0-9][0-9]*$' 15 >/dev/null
 tap_ok $(screen_all demo | grep -qx 'RC=0'; echo $?) "demo: q quits; hunch exits with the demo's status, 0"
 printed=$(screen_all demo | sed -n '/^hunch report: /,/^hunch: journal /p' | sed '$d')
 "$HUNCH" replay --batch "$TMP/demo.jsonl" >"$TMP/demo-replay.txt" 2>/dev/null
@@ -135,7 +135,7 @@ shown=$((n < 8 ? n : 8))
 tap_eq "$(wc -l <<< "$live_strip")" $((1 + shown)) "wide: the summary and the first $shown of the $n findings"
 fits wide 160 44 "wide at the end"
 keys wide q
-wait_screen wide '^RC=' 15 >/dev/null
+wait_screen wide '^RC=[0-9][0-9]*$' 15 >/dev/null
 printed=$(screen_all wide | sed -n '/^hunch report: /,/^hunch: journal /p' | sed '$d')
 "$HUNCH" replay --batch "$TMP/mutex.jsonl" >"$TMP/mutex-replay.txt" 2>/dev/null
 head_of "$TMP/mutex-replay.txt" >"$TMP/mutex-head.txt"

@@ -89,7 +89,7 @@ keys live 3
 check_screen live "^>a cpu_inclusive $WORK  [0-9.e+-]+ CPUs, [0-9]+ pts" "live: the curve at the end has points"
 pane live >"$TMP/live-hist.txt"
 keys live q
-WAIT=20 check_screen live '^RC=' "live: q ends the session"
+WAIT=20 check_screen live '^RC=[0-9][0-9]*$' "live: q ends the session"
 
 # --- the journal --------------------------------------------------------------
 tap_eq "$(action experiment_stop | jq -c '[.hyp, .focus, .paths, .phase, (.node | type)]')" \

@@ -32,7 +32,7 @@ fits() {  # fits NAME W H TEST-NAME
 }
 restored() {  # restored NAME TEST-NAME
 	local m
-	wait_screen "$1" '^RC=' 30 >/dev/null 2>&1
+	wait_screen "$1" '^RC=[0-9][0-9]*$' 30 >/dev/null 2>&1
 	m=$(TM display -p -t "$1" '#{alternate_on} #{cursor_flag} #{keypad_cursor_flag} #{mouse_any_flag}')
 	tap_eq "$m" "0 1 0 0" "$2: terminal restored (no alternate screen, cursor on, no keypad or mouse mode)"
 }

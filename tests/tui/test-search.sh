@@ -169,7 +169,7 @@ WAIT=20 check_screen demo '^ hunch-demo +pid [0-9]+ +exited 0 ' "demo: the progr
 check_screen demo '^ Global search: [0-9]+ nodes, [0-9]+ true, [0-9]+ active, ended' "demo: the search has ended with it"
 check_screen demo '\| [0-9]+Hz [0-9.]+%/5%( exp)? [0-9]+\+[0-9]+ ended$' "demo: the status line says ended"
 keys demo q
-wait_screen demo '^RC=' 10 >/dev/null
+wait_screen demo '^RC=[0-9][0-9]*$' 10 >/dev/null
 tap_ok $(screen_all demo | grep -q '^RC=0$'; echo $?) "demo: hunch exits 0"
 j=$(ls "$TMP"/state/hunch/journals/hunch-demo-*.jsonl 2>/dev/null | head -1)
 tap_ok $([ -s "$j" ] && head -1 "$j" | grep -q '"mode": *"dashboard"'; echo $?) "demo: the journal was written, mode dashboard"
@@ -246,7 +246,7 @@ end_plain() {
 	keys "$1" q; wait_screen "$1" 'Detach from' 5 >/dev/null; keys "$1" y
 	wait_screen "$1" 'its output follows' 5 >/dev/null
 	kill -TERM "$2" 2>/dev/null
-	wait_screen "$1" '^RC=' 10 >/dev/null
+	wait_screen "$1" '^RC=[0-9][0-9]*$' 10 >/dev/null
 }
 
 plain mono NO_COLOR=1

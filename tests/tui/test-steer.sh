@@ -81,7 +81,7 @@ check_screen live "^exported the search graph \\(JSON\\) to $TMP/live-shg\\.json
 keys live E; keys live c; keys live C-u; text live live-csv; keys live Enter
 check_screen live '^exported [0-9]+ histograms \(CSV\) to live-csv/$' "live: the histograms are exported (CSV)"
 keys live q
-WAIT=20 check_screen live '^RC=' "live: q ends the session"
+WAIT=20 check_screen live '^RC=[0-9][0-9]*$' "live: q ends the session"
 
 # --- the journal --------------------------------------------------------------
 tap_eq "$(head -1 "$TMP/live.jsonl" | jq -c '[.mode, .tunables.PC_SyncThreshold, .tunables.PC_CPUThreshold, (.target.pid > 0)]')" '["dashboard",0.25,0.3,true]' \

@@ -163,7 +163,7 @@ untouched() {  # untouched PID NAME
 }
 restored() {  # restored NAME TEST-NAME: the shell has the terminal back
 	local m
-	wait_screen "$1" '^RC=' 30 >/dev/null 2>&1
+	wait_screen "$1" '^RC=[0-9][0-9]*$' 30 >/dev/null 2>&1
 	m=$(TM display -p -t "$1" '#{alternate_on} #{cursor_flag} #{keypad_cursor_flag} #{mouse_any_flag}')
 	tap_eq "$m" "0 1 0 0" "$2: terminal restored (no alternate screen, cursor on, no keypad or mouse mode)"
 }
@@ -399,7 +399,7 @@ check_screen term '^ threads-O2-pie +pid [0-9]+ +running' "SIGTERM: the dashboar
 TPID=$(pid_on_status term)
 HPID=$(tracer_of "$TPID")
 kill -TERM "$HPID"
-wait_screen term '^RC=' 10 >/dev/null
+wait_screen term '^RC=[0-9][0-9]*$' 10 >/dev/null
 tap_ok $(screen_all term | grep -q "^hunch: Terminated: detached from threads-O2-pie (pid $TPID), which runs on; its output still comes here$"; echo $?) \
 	"SIGTERM: hunch detaches, leaves the dashboard and says so"
 tap_ok $(screen_all term | grep -qx 'RC=143'; echo $?) "SIGTERM: hunch exits 128+15"
@@ -425,7 +425,7 @@ tap_eq "$(cat /proc/$(tracer_of $APID)/comm 2>/dev/null)" hunch "attach: hunch t
 keys att q
 check_screen att '^Detach from threads-O2-pie' "attach: q asks"
 keys att y
-wait_screen att '^RC=' 5 >/dev/null
+wait_screen att '^RC=[0-9][0-9]*$' 5 >/dev/null
 tap_ok $(screen_all att | grep -q "^hunch: detached from threads-O2-pie (pid $APID), which runs on$"; echo $?) "attach: y detaches"
 check_screen att '^RC=0' "attach: hunch exits 0"
 untouched "$APID" "attach: after the detach the program"
@@ -467,7 +467,7 @@ clean_screen rs "after three resizes"
 keys rs q y
 check_screen rs "detached from hunch-demo \\(pid $RSPID\\)" "resize: q y detaches"
 kill "$RSPID"
-wait_screen rs '^RC=' 10 >/dev/null
+wait_screen rs '^RC=[0-9][0-9]*$' 10 >/dev/null
 TM kill-session -t rs
 
 # --- NO_COLOR, LANG=C, and TERMs ------------------------------------------
@@ -525,7 +525,7 @@ done
 # --- a TERM terminfo does not know: the plain session, said so -----------
 new_term unk 100 24
 type_in unk "TERM=nosuchterm $HUNCH run -- $THREADS --threads 2; echo RC=\$?"
-wait_screen unk '^RC=' 20 >/dev/null
+wait_screen unk '^RC=[0-9][0-9]*$' 20 >/dev/null
 tap_ok $(screen_all unk | grep -qx "hunch: cannot use terminal 'nosuchterm'; running without the dashboard"; echo $?) \
 	"TERM=nosuchterm: hunch says it runs without the dashboard"
 tap_ok $(screen_all unk | grep -qx 'counter: 20000'; echo $?) "TERM=nosuchterm: and the program runs as under the plain session"

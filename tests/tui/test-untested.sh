@@ -115,7 +115,7 @@ check_screen l '^ exited 0 at 0:0[6-9]: incomplete: 1 hypothesis could not be te
 tap_eq "$(screen l | sed -n '/^ Findings at the end/,/^ 6 Log/p' | wc -l)" 3 \
 	"live: the strip is its title and the summary, nothing else"
 keys l q
-wait_screen l '^RC=' 10 >/dev/null
+wait_screen l '^RC=[0-9][0-9]*$' 10 >/dev/null
 # (no finding: the whole report, which is short; the batch report of
 # the same search, replayed from its journal, is the reference)
 got=$(screen_all l | sed -n '/^hunch report: /,/^hunch: journal /p' | sed '$d')
