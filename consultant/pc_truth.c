@@ -486,7 +486,6 @@ static int dominant_descendants(struct pc_consult *pc,
 				pc_res_id *via)
 {
 	struct kids *kk = malloc(sizeof(*kk));
-	pc_res_id edge;
 	int n = 0;
 
 	if (dominant_fraction(pc) <= 0 || pc->src->ops->hint == NULL) {
@@ -502,17 +501,7 @@ static int dominant_descendants(struct pc_consult *pc,
 		g.r[h] = k->r[i];
 		where_kids(pc, &g, h, kk);
 		rank_kids(pc, kk);
-		d = dominant_descendant(pc, &g, h, kk, 1, &edge);
-		/* A leaf in another module (libc's write() below
-		 * bnsw_write_loop: its kernel time) is tested at the
-		 * program's function calling it: the same CPU, one timer
-		 * instead of one per call (a CPU timer on write() at a
-		 * million calls a second took 1-2% of the 5% budget from
-		 * the I/O refinements).  A chain that comes back to the
-		 * module (a qsort comparator) keeps its leaf. */
-		if (d != PC_RES_NONE && edge != PC_RES_NONE &&
-		    !same_module(pc, edge, d))
-			d = edge;
+		d = dominant_descendant(pc, &g, h, kk, 1, NULL);
 		if (d == PC_RES_NONE ||
 		    (i > 0 && !same_module(pc, k->r[i], d)))
 			continue;

@@ -291,8 +291,9 @@ static struct world *world_libc_write(void)
 
 /*  - an I/O hypothesis tests the leaf (write) and the program's function
  *    calling it (writer) at once, both refinements of the top node;
- *  - a CPU hypothesis tests writer instead of write: the same CPU
- *    time, one timer instead of one per call. */
+ *  - a CPU hypothesis tests the leaf: testing writer instead (the same
+ *    CPU, one timer instead of one per call) left the demo's CPU
+ *    finding short of `demo_hot_loop` in 3 of 6 batch runs. */
 static void test_chain_edge(void)
 {
 	struct world *w = world_libc_write();
@@ -313,12 +314,13 @@ static void test_chain_edge(void)
 	       "I/O: write, the leaf, too");
 	tap_ok(wr && wr->truth == PC_TRUE, "I/O: writer is true");
 	top = cpu(w, TOP);
-	cw = cpu(w, AT(F_WRITER));
+	cw = cpu(w, AT(F_WRITE));
 	tap_ok(top && cw && cw->orig_parent == top->id && cw->dominant,
-	       "CPU: writer is a dominant refinement of the top node");
-	tap_ok(cpu(w, AT(F_WRITE)) == NULL ||
-	       cpu(w, AT(F_WRITE))->orig_parent != top->id,
-	       "CPU: write is not a refinement of the top node");
+	       "CPU: write, the leaf, is a dominant refinement of the top "
+	       "node");
+	tap_ok(cpu(w, AT(F_WRITER)) == NULL ||
+	       cpu(w, AT(F_WRITER))->orig_parent != top->id,
+	       "CPU: writer, above the leaf, is not");
 	world_free(w);
 }
 
