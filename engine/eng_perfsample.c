@@ -13,6 +13,7 @@
  * ENG_PS_STACK_BYTES per sample (a few hundred per second).
  */
 #include "eng_perfsample.h"
+#include "eng_perfring.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -77,8 +78,7 @@ struct eng_perfsample {
 	const uint8_t *cur_stack;
 	uint64_t cur_stack_len;
 	struct eng_psample cur;
-	uint8_t *rec;               /* one record copied out of the ring */
-	size_t rec_cap;
+	struct eng_perfring_buf ring;  /* a wrapped record, put together */
 	struct eng_perfsample_stats st;
 	eng_psample_fn sink;        /* eng_perfsample_set_sink */
 	void *sink_arg;
@@ -414,26 +414,6 @@ static void keep_sample(struct pthread_ring *t, const struct eng_psample *s)
 		t->nkeep++;
 }
 
-/* Copy a record out of the ring (it may wrap around the end). */
-static const uint8_t *copy_record(struct eng_perfsample *ps,
-				  const uint8_t *base, size_t mask,
-				  uint64_t at, size_t len)
-{
-	size_t off = (size_t)(at & mask), first = mask + 1 - off;
-
-	if (ps->rec_cap < len) {
-		ps->rec_cap = len;
-		ps->rec = realloc(ps->rec, len);
-		if (ps->rec == NULL)
-			abort();
-	}
-	if (first >= len)
-		return base + off;
-	memcpy(ps->rec, base + off, first);
-	memcpy(ps->rec + first, base, len - first);
-	return ps->rec;
-}
-
 static void add_pair(struct eng_perfsample *ps, struct pthread_ring *t)
 {
 	uint64_t c;
@@ -447,46 +427,45 @@ static void add_pair(struct eng_perfsample *ps, struct pthread_ring *t)
 		t->npair++;
 }
 
+struct drain_ctx {
+	struct eng_perfsample *ps;
+	struct pthread_ring *t;
+	eng_psample_fn fn;
+	void *arg;
+	int n;
+};
+
+static void on_record(void *arg, const struct perf_event_header *h,
+		      const uint8_t *body, const uint8_t *end)
+{
+	struct drain_ctx *c = arg;
+	struct eng_perfsample *ps = c->ps;
+
+	if (h->type == PERF_RECORD_SAMPLE && read_sample(ps, body, end)) {
+		keep_sample(c->t, &ps->cur);
+		if (c->fn != NULL)
+			c->fn(c->arg, &ps->cur);
+		c->n++;
+	} else if (h->type == PERF_RECORD_LOST) {
+		uint64_t lost;
+
+		memcpy(&lost, body + 8, 8);
+		ps->st.lost += lost;
+		/* the retained samples no longer end where the next
+		 * begins: a run of them must not bridge the hole */
+		c->t->nkeep = 0;
+	}
+}
+
 static int drain_thread(struct eng_perfsample *ps, struct pthread_ring *t,
 			eng_psample_fn fn, void *arg)
 {
-	struct perf_event_mmap_page *mp = t->map;
-	const uint8_t *base = (const uint8_t *)t->map + mp->data_offset;
-	size_t mask = (size_t)mp->data_size - 1;
-	uint64_t head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
-	uint64_t tail = mp->data_tail;
-	int n = 0;
+	struct drain_ctx c = { ps, t, fn, arg, 0 };
 
-	while (tail + sizeof(struct perf_event_header) <= head) {
-		struct perf_event_header h;
-		const uint8_t *rec;
-
-		memcpy(&h, copy_record(ps, base, mask, tail, sizeof(h)),
-		       sizeof(h));
-		if (h.size < sizeof(h) || tail + h.size > head)
-			break;
-		rec = copy_record(ps, base, mask, tail, h.size);
-		if (h.type == PERF_RECORD_SAMPLE &&
-		    read_sample(ps, rec + sizeof(h), rec + h.size)) {
-			keep_sample(t, &ps->cur);
-			if (fn != NULL)
-				fn(arg, &ps->cur);
-			n++;
-		} else if (h.type == PERF_RECORD_LOST) {
-			uint64_t lost;
-
-			memcpy(&lost, rec + sizeof(h) + 8, 8);
-			ps->st.lost += lost;
-			/* the retained samples no longer end where the next
-			 * begins: a run of them must not bridge the hole */
-			t->nkeep = 0;
-		}
-		tail += h.size;
-	}
-	__atomic_store_n(&mp->data_tail, tail, __ATOMIC_RELEASE);
-	if (n > 0)
+	eng_perfring_drain(t->map, &ps->ring, on_record, &c);
+	if (c.n > 0)
 		add_pair(ps, t);
-	return n;
+	return c.n;
 }
 
 /* A switch-out, unwound as a CPU sample is (eng_perfswitch_unwind_fn). */
@@ -803,7 +782,7 @@ void eng_perfsample_close(struct eng_perfsample *ps)
 		free_thread(&ps->th[i]);
 	eng_stackwalk_close(ps->sw);
 	free(ps->th);
-	free(ps->rec);
+	free(ps->ring.rec);
 	free(ps->blocked_stack);
 	free(ps);
 }

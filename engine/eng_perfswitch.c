@@ -11,6 +11,7 @@
  * (eng_perfsample_offcpu_start), on the cpu-clock sampler's threads.
  */
 #include "eng_perfswitch.h"
+#include "eng_perfring.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -46,8 +47,7 @@ struct eng_perfswitch {
 	uint64_t out_ns;            /* the last switch-out, 0: on a CPU */
 	uint64_t off_all, off_smp;  /* time off since the last hand-on:
 				     * every switch's, the sampled ones' */
-	uint8_t *rec;               /* a record copied out of the ring */
-	size_t rec_cap;
+	struct eng_perfring_buf ring;  /* a wrapped record, put together */
 };
 
 uint64_t eng_perfswitch_tracepoint(void)
@@ -146,7 +146,7 @@ void eng_perfswitch_close(struct eng_perfswitch *sw)
 		munmap(sw->map, sw->map_len);
 	close(sw->tp_fd);
 	free(sw->done);
-	free(sw->rec);
+	free(sw->ring.rec);
 	free(sw);
 }
 
@@ -257,53 +257,32 @@ static void adapt_period(struct eng_perfswitch *sw, uint64_t now)
 	sw->rate_t0 = now;
 }
 
-static const uint8_t *copy_rec(struct eng_perfswitch *sw, const uint8_t *base,
-			       size_t mask, uint64_t at, size_t len)
-{
-	size_t off = (size_t)(at & mask), first = mask + 1 - off;
+struct drain_ctx {
+	struct eng_perfswitch *sw;
+	eng_perfswitch_unwind_fn unwind;
+	void *uarg;
+};
 
-	if (first >= len)
-		return base + off;
-	if (sw->rec_cap < len) {
-		sw->rec_cap = len;
-		sw->rec = realloc(sw->rec, len);
-		if (sw->rec == NULL)
-			abort();
-	}
-	memcpy(sw->rec, base + off, first);
-	memcpy(sw->rec + first, base, len - first);
-	return sw->rec;
+static void on_record(void *arg, const struct perf_event_header *h,
+		      const uint8_t *body, const uint8_t *end)
+{
+	struct drain_ctx *c = arg;
+
+	if (h->type == PERF_RECORD_SAMPLE)
+		switch_out(c->sw, body, end, c->unwind, c->uarg);
+	else if (h->type == PERF_RECORD_SWITCH)
+		switch_record(c->sw, h, body);
+	else if (h->type == PERF_RECORD_LOST)
+		c->sw->have_pend = false;  /* its switch-in may be lost */
 }
 
 int eng_perfswitch_drain(struct eng_perfswitch *sw,
 			 eng_perfswitch_unwind_fn unwind, void *uarg,
 			 eng_perfswitch_fn fn, void *arg)
 {
-	struct perf_event_mmap_page *mp = sw->map;
-	const uint8_t *base = (const uint8_t *)sw->map + mp->data_offset;
-	size_t mask = (size_t)mp->data_size - 1;
-	uint64_t head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
-	uint64_t tail = mp->data_tail;
+	struct drain_ctx c = { sw, unwind, uarg };
 
-	while (tail + sizeof(struct perf_event_header) <= head) {
-		struct perf_event_header h;
-		const uint8_t *rec;
-
-		memcpy(&h, copy_rec(sw, base, mask, tail, sizeof(h)),
-		       sizeof(h));
-		if (h.size < sizeof(h) || tail + h.size > head)
-			break;
-		rec = copy_rec(sw, base, mask, tail, h.size);
-		if (h.type == PERF_RECORD_SAMPLE)
-			switch_out(sw, rec + sizeof(h), rec + h.size, unwind,
-				   uarg);
-		else if (h.type == PERF_RECORD_SWITCH)
-			switch_record(sw, &h, rec + sizeof(h));
-		else if (h.type == PERF_RECORD_LOST)
-			sw->have_pend = false;  /* its switch-in may be lost */
-		tail += h.size;
-	}
-	__atomic_store_n(&mp->data_tail, tail, __ATOMIC_RELEASE);
+	eng_perfring_drain(sw->map, &sw->ring, on_record, &c);
 	adapt_period(sw, clock_mono_ns());
 	return hand_on(sw, fn, arg);
 }
