@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-int hunch_errf(struct hunch_err *e, int code, const char *fmt, ...)
+int hunch_err_set(struct hunch_err *e, int code, const char *fmt, ...)
 {
 	va_list ap;
 

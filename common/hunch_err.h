@@ -19,7 +19,7 @@ struct hunch_err {
 };
 
 /* Fill `e` (which may be NULL) and return `code` (a negative errno). */
-int hunch_errf(struct hunch_err *e, int code, const char *fmt, ...)
+int hunch_err_set(struct hunch_err *e, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /* Prepend context ("while attaching to pid 42: ") to an existing message. */

@@ -12,24 +12,6 @@ static void xmalloc_fail(size_t n)
 	abort();
 }
 
-void *xmalloc(size_t n)
-{
-	void *p = malloc(n ? n : 1);
-
-	if (p == NULL)
-		xmalloc_fail(n);
-	return p;
-}
-
-void *xcalloc(size_t count, size_t size)
-{
-	void *p = calloc(count ? count : 1, size ? size : 1);
-
-	if (p == NULL)
-		xmalloc_fail(count * size);
-	return p;
-}
-
 void *xrealloc(void *p, size_t n)
 {
 	void *q = realloc(p, n ? n : 1);
@@ -52,14 +34,5 @@ char *xstrdup(const char *s)
 
 	if (d == NULL)
 		xmalloc_fail(strlen(s) + 1);
-	return d;
-}
-
-char *xstrndup(const char *s, size_t n)
-{
-	char *d = strndup(s, n);
-
-	if (d == NULL)
-		xmalloc_fail(n + 1);
 	return d;
 }

@@ -12,13 +12,10 @@
 
 #include <stddef.h>
 
-void *xmalloc(size_t n);
-void *xcalloc(size_t count, size_t size);
 /* realloc; a size of 0 gives a valid (non-NULL) minimal block. */
 void *xrealloc(void *p, size_t n);
 /* realloc of count * size, with the multiplication checked. */
 void *xreallocarray(void *p, size_t count, size_t size);
 char *xstrdup(const char *s);
-char *xstrndup(const char *s, size_t n);
 
 #endif

@@ -123,12 +123,12 @@ static const struct {
 	[JNL_REC_END] = { "end", end_fields },
 };
 
-const char *jnl_kind_name(enum jnl_kind k)
+const char *jnl_format_kind_name(enum jnl_kind k)
 {
 	return (unsigned)k < JNL_REC_NKINDS ? kinds[k].name : NULL;
 }
 
-enum jnl_kind jnl_kind_from_name(const char *name)
+enum jnl_kind jnl_format_kind_from_name(const char *name)
 {
 	for (int k = 1; k < JNL_REC_NKINDS; k++)
 		if (strcmp(kinds[k].name, name) == 0)
@@ -136,12 +136,12 @@ enum jnl_kind jnl_kind_from_name(const char *name)
 	return JNL_REC_UNKNOWN;
 }
 
-const struct jnl_field *jnl_kind_fields(enum jnl_kind k)
+const struct jnl_field *jnl_format_kind_fields(enum jnl_kind k)
 {
 	return (unsigned)k < JNL_REC_NKINDS ? kinds[k].fields : no_fields;
 }
 
-const char *jnl_ftype_name(enum jnl_ftype t)
+static const char *jnl_format_type_name(enum jnl_ftype t)
 {
 	static const char *const names[] = {
 		[JNL_F_ANY] = "any value", [JNL_F_STRING] = "a string",
@@ -182,8 +182,9 @@ static int check_enum(const json_t *rec, const char *field,
 
 	if (one_of(s, set))
 		return 0;
-	return hunch_errf(err, -EINVAL, "field \"%s\" is \"%s\", expected %s",
-			  field, s, expect);
+	return hunch_err_set(err, -EINVAL,
+			     "field \"%s\" is \"%s\", expected %s", field, s,
+			     expect);
 }
 
 static int check_sample(const json_t *rec, struct hunch_err *err)
@@ -194,16 +195,16 @@ static int check_sample(const json_t *rec, struct hunch_err *err)
 	json_t *x;
 
 	if (json_array_size(ids) != json_array_size(vals))
-		return hunch_errf(err, -EINVAL,
+		return hunch_err_set(err, -EINVAL,
 				  "arrays \"i\" (%zu) and \"v\" (%zu) differ in length",
 				  json_array_size(ids), json_array_size(vals));
 	json_array_foreach(ids, k, x)
 		if (!json_is_integer(x))
-			return hunch_errf(err, -EINVAL,
+			return hunch_err_set(err, -EINVAL,
 					  "\"i\"[%zu] is not an integer", k);
 	json_array_foreach(vals, k, x)
 		if (!json_is_number(x) && !json_is_null(x))
-			return hunch_errf(err, -EINVAL,
+			return hunch_err_set(err, -EINVAL,
 					  "\"v\"[%zu] is not a number or null", k);
 	return 0;
 }
@@ -216,7 +217,7 @@ static int check_integers(const json_t *rec, const char *field,
 
 	json_array_foreach(json_object_get(rec, field), k, x)
 		if (!json_is_integer(x))
-			return hunch_errf(err, -EINVAL,
+			return hunch_err_set(err, -EINVAL,
 					  "\"%s\"[%zu] is not an integer", field, k);
 	return 0;
 }
@@ -229,12 +230,12 @@ static int check_strings(const json_t *rec, const char *field, size_t want,
 	json_t *x;
 
 	if (want && json_array_size(a) != want)
-		return hunch_errf(err, -EINVAL,
+		return hunch_err_set(err, -EINVAL,
 				  "\"%s\" has %zu paths, expected %zu (one per hierarchy)",
 				  field, json_array_size(a), want);
 	json_array_foreach(a, k, x)
 		if (!json_is_string(x))
-			return hunch_errf(err, -EINVAL,
+			return hunch_err_set(err, -EINVAL,
 					  "\"%s\"[%zu] is not a string", field, k);
 	return 0;
 }
@@ -246,7 +247,7 @@ static int check_output(const json_t *rec, struct hunch_err *err)
 	bool b64 = json_object_get(rec, "b64") != NULL;
 
 	if (text == b64)
-		return hunch_errf(err, -EINVAL,
+		return hunch_err_set(err, -EINVAL,
 				  "exactly one of \"text\" and \"b64\" must be present");
 	return check_enum(rec, "stream", streams, "\"stdout\" or \"stderr\"",
 			  err);
@@ -282,27 +283,28 @@ static int check_kind_rules(enum jnl_kind k, const json_t *rec,
 	}
 }
 
-int jnl_validate(enum jnl_kind k, const json_t *rec, struct hunch_err *err)
+int jnl_format_validate(enum jnl_kind k, const json_t *rec,
+			struct hunch_err *err)
 {
 	const struct jnl_field *f;
 
-	for (f = jnl_kind_fields(k); f->name; f++) {
+	for (f = jnl_format_kind_fields(k); f->name; f++) {
 		const json_t *v = json_object_get(rec, f->name);
 
 		if (v == NULL) {
 			if (f->required)
-				return hunch_errf(err, -EINVAL,
+				return hunch_err_set(err, -EINVAL,
 						  "required field \"%s\" (%s) is missing",
-						  f->name, jnl_ftype_name(f->type));
+						  f->name, jnl_format_type_name(f->type));
 			continue;
 		}
 		if (!type_ok(f->type, v))
-			return hunch_errf(err, -EINVAL,
+			return hunch_err_set(err, -EINVAL,
 					  "field \"%s\" is not %s", f->name,
-					  jnl_ftype_name(f->type));
+					  jnl_format_type_name(f->type));
 	}
 	if (k != JNL_REC_HEADER && json_number_value(
 			json_object_get(rec, "ts")) < 0)
-		return hunch_errf(err, -EINVAL, "field \"ts\" is negative");
+		return hunch_err_set(err, -EINVAL, "field \"ts\" is negative");
 	return check_kind_rules(k, rec, err);
 }

@@ -55,9 +55,9 @@ enum jnl_kind {
 };
 
 /* The "t" value of a kind ("resource"), or NULL for JNL_REC_UNKNOWN. */
-const char *jnl_kind_name(enum jnl_kind k);
+const char *jnl_format_kind_name(enum jnl_kind k);
 /* The kind named `name`; JNL_REC_UNKNOWN for a name not in the table. */
-enum jnl_kind jnl_kind_from_name(const char *name);
+enum jnl_kind jnl_format_kind_from_name(const char *name);
 
 /* Field types the schema knows.  JNL_F_NUMBER accepts integers too;
  * JNL_F_NUMBER_OR_NULL is a sample value (null = not finite). */
@@ -73,15 +73,14 @@ struct jnl_field {
 };
 
 /* The fields of kind `k` (terminated by a NULL name). */
-const struct jnl_field *jnl_kind_fields(enum jnl_kind k);
+const struct jnl_field *jnl_format_kind_fields(enum jnl_kind k);
 
 /* Check that `rec` (an object whose "t" names kind `k`) has every
  * required field with the right type, that optional fields present have
  * the right type, and the per-kind rules (sample arrays of equal length,
  * resource kinds, output streams).  On failure the message names the
  * field and what was wrong, without a location (the reader adds it). */
-int jnl_validate(enum jnl_kind k, const json_t *rec, struct hunch_err *err);
-
-const char *jnl_ftype_name(enum jnl_ftype t);
+int jnl_format_validate(enum jnl_kind k, const json_t *rec,
+			struct hunch_err *err);
 
 #endif

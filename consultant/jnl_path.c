@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int jnl_default_dir(char *buf, size_t len, char *(*env)(const char *),
+int jnl_path_default_dir(char *buf, size_t len, char *(*env)(const char *),
 		    struct hunch_err *err)
 {
 	const char *state = env ? env("XDG_STATE_HOME") : NULL;
@@ -22,17 +22,17 @@ int jnl_default_dir(char *buf, size_t len, char *(*env)(const char *),
 	else if (home != NULL && home[0] == '/')
 		n = snprintf(buf, len, "%s/.local/state/hunch/journals", home);
 	else
-		return hunch_errf(err, -ENOENT,
+		return hunch_err_set(err, -ENOENT,
 				  "no place for the journal: neither $XDG_STATE_HOME nor $HOME is an absolute path; "
 				  "set one, name the file with --journal FILE, or pass --no-journal");
 	if (n < 0 || (size_t)n >= len)
-		return hunch_errf(err, -ENAMETOOLONG,
+		return hunch_err_set(err, -ENAMETOOLONG,
 				  "the journal directory under %s is too long a path; name the file with --journal FILE",
 				  state && state[0] == '/' ? state : home);
 	return 0;
 }
 
-int jnl_default_name(char *buf, size_t len, const char *dir,
+int jnl_path_default_name(char *buf, size_t len, const char *dir,
 		     const char *program, time_t start)
 {
 	const char *base = program ? strrchr(program, '/') : NULL;
@@ -61,13 +61,14 @@ int jnl_default_name(char *buf, size_t len, const char *dir,
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
-int jnl_mkdirs(const char *dir, struct hunch_err *err)
+/* mkdir -p with mode 0700 for the directories it creates. */
+static int jnl_path_mkdirs(const char *dir, struct hunch_err *err)
 {
 	char p[PATH_MAX];
 	size_t n = strlen(dir);
 
 	if (n == 0 || n >= sizeof(p))
-		return hunch_errf(err, -ENAMETOOLONG, "bad journal directory \"%s\"",
+		return hunch_err_set(err, -ENAMETOOLONG, "bad journal directory \"%s\"",
 				  dir);
 	memcpy(p, dir, n + 1);
 	for (char *s = p + 1; ; s++) {
@@ -77,7 +78,7 @@ int jnl_mkdirs(const char *dir, struct hunch_err *err)
 
 		*s = '\0';
 		if (mkdir(p, 0700) != 0 && errno != EEXIST)
-			return hunch_errf(err, -errno,
+			return hunch_err_set(err, -errno,
 					  "cannot create the journal directory %s: %s; "
 					  "choose a file with --journal FILE, or pass --no-journal",
 					  p, strerror(errno));
@@ -94,7 +95,7 @@ static int create_unique(char *path, size_t len, struct hunch_err *err)
 	size_t n = strlen(path);
 
 	if (n < 6 || n >= sizeof(base))
-		return hunch_errf(err, -ENAMETOOLONG, "bad journal path %s", path);
+		return hunch_err_set(err, -ENAMETOOLONG, "bad journal path %s", path);
 	memcpy(base, path, n - 6);  /* without ".jsonl" */
 	base[n - 6] = '\0';
 	for (int k = 1; k < 1000; k++) {
@@ -106,19 +107,20 @@ static int create_unique(char *path, size_t len, struct hunch_err *err)
 		if (fd >= 0)
 			return fd;
 		if (errno != EEXIST)
-			return hunch_errf(err, -errno,
+			return hunch_err_set(err, -errno,
 					  "cannot create journal %s: %s; choose another file with --journal FILE, or pass --no-journal",
 					  path, strerror(errno));
 	}
-	return hunch_errf(err, -EEXIST,
+	return hunch_err_set(err, -EEXIST,
 			  "cannot create journal %s: too many journals of that name; name the file with --journal FILE",
 			  path);
 }
 
-int jnl_open_for_search(struct jnl_writer **out, const struct jnl_choice *c,
-			const struct jnl_header *h,
-			const struct jnl_writer_opts *opts,
-			char *(*env)(const char *), struct hunch_err *err)
+int jnl_path_open_for_search(struct jnl_writer **out,
+			     const struct jnl_choice *c,
+			     const struct jnl_header *h,
+			     const struct jnl_writer_opts *opts,
+			     char *(*env)(const char *), struct hunch_err *err)
 {
 	char dir[PATH_MAX], path[PATH_MAX];
 	int rc, fd;
@@ -127,17 +129,17 @@ int jnl_open_for_search(struct jnl_writer **out, const struct jnl_choice *c,
 	if (c && c->disabled)
 		return 0;
 	if (c && c->path)
-		return jnl_writer_open(out, c->path, h, opts, err);
-	if ((rc = jnl_default_dir(dir, sizeof(dir), env, err)) != 0 ||
-	    (rc = jnl_mkdirs(dir, err)) != 0)
+		return jnl_write_open(out, c->path, h, opts, err);
+	if ((rc = jnl_path_default_dir(dir, sizeof(dir), env, err)) != 0 ||
+	    (rc = jnl_path_mkdirs(dir, err)) != 0)
 		return rc;
-	if (jnl_default_name(path, sizeof(path), dir, h->program,
+	if (jnl_path_default_name(path, sizeof(path), dir, h->program,
 			     h->start_wall.tv_sec) != 0)
-		return hunch_errf(err, -ENAMETOOLONG,
+		return hunch_err_set(err, -ENAMETOOLONG,
 				  "the journal path under %s is too long; name the file with --journal FILE",
 				  dir);
 	fd = create_unique(path, sizeof(path), err);
 	if (fd < 0)
 		return fd;
-	return jnl_writer_fdopen(out, fd, path, h, opts, err);
+	return jnl_write_fdopen(out, fd, path, h, opts, err);
 }

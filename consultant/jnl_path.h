@@ -26,24 +26,23 @@ struct jnl_choice {
 
 /* The default directory, from `env` (pass getenv; tests pass their own):
  * $XDG_STATE_HOME/hunch/journals, else $HOME/.local/state/hunch/journals. */
-int jnl_default_dir(char *buf, size_t len, char *(*env)(const char *),
+int jnl_path_default_dir(char *buf, size_t len, char *(*env)(const char *),
 		    struct hunch_err *err);
 
 /* "<dir>/<program>-YYYYmmddTHHMMSSZ.jsonl"; the program name is reduced
  * to its basename and characters that are awkward in file names
  * (anything but letters, digits, '.', '-', '_') become '_'. */
-int jnl_default_name(char *buf, size_t len, const char *dir,
+int jnl_path_default_name(char *buf, size_t len, const char *dir,
 		     const char *program, time_t start);
 
-/* mkdir -p with mode 0700 for the directories it creates. */
-int jnl_mkdirs(const char *dir, struct hunch_err *err);
 
 /* Open the journal of a search as the CLI asked: *out stays NULL for
  * --no-journal.  The default name is created with O_EXCL, adding -2,
  * -3, ... when two searches of one program start in the same second. */
-int jnl_open_for_search(struct jnl_writer **out, const struct jnl_choice *c,
-			const struct jnl_header *h,
-			const struct jnl_writer_opts *opts,
-			char *(*env)(const char *), struct hunch_err *err);
+int jnl_path_open_for_search(struct jnl_writer **out,
+			     const struct jnl_choice *c,
+			     const struct jnl_header *h,
+			     const struct jnl_writer_opts *opts,
+			     char *(*env)(const char *), struct hunch_err *err);
 
 #endif

@@ -150,7 +150,7 @@ static int line_err(struct jnl_reader *r, struct hunch_err *err,
 
 	snprintf(detail, sizeof(detail), fmt, what);
 	r->st.bad_lines++;
-	hunch_errf(err, -EINVAL,
+	hunch_err_set(err, -EINVAL,
 		   "%s: line %llu (byte %llu): %.700s; the line is skipped and replay goes on without it",
 		   r->name, (unsigned long long)r->lineno,
 		   (unsigned long long)r->line_off, detail);
@@ -194,7 +194,7 @@ static int check_record(struct jnl_reader *r, json_t *j, enum jnl_kind k,
 	if (k == JNL_REC_UNKNOWN &&
 	    !json_is_number(json_object_get(j, "ts")))
 		return line_err(r, err, "\"%s\" record: required field \"ts\" (a number) is missing", kname);
-	if (jnl_validate(k, j, &verr) != 0) {
+	if (jnl_format_validate(k, j, &verr) != 0) {
 		snprintf(what, sizeof(what), "\"%.100s\" record: %.800s", kname, verr.msg);
 		return line_err(r, err, "%s", what);
 	}
@@ -220,7 +220,7 @@ static int deliver_line(struct jnl_reader *r, struct jnl_record *rec,
 	if (j == NULL)
 		return line_err(r, err, "%s", why);
 	kname = json_string_value(json_object_get(j, "t"));
-	k = jnl_kind_from_name(kname);
+	k = jnl_format_kind_from_name(kname);
 	if (check_record(r, j, k, kname, err) != 0) {
 		json_decref(j);
 		return JNL_NEXT_BAD;
@@ -277,7 +277,7 @@ static int finish(struct jnl_reader *r, enum jnl_end_kind end)
 	return JNL_NEXT_END;
 }
 
-int jnl_next(struct jnl_reader *r, struct jnl_record *rec,
+int jnl_read_next(struct jnl_reader *r, struct jnl_record *rec,
 	     struct hunch_err *err)
 {
 	if (r->end != JNL_END_NOT_YET)
@@ -311,7 +311,7 @@ static int header_bad(struct jnl_reader *r, struct hunch_err *err,
 	char what[HUNCH_ERR_MAX];
 
 	snprintf(what, sizeof(what), fmt, a);
-	return hunch_errf(err, -EINVAL, "%s %.900s", r->name, what);
+	return hunch_err_set(err, -EINVAL, "%s %.900s", r->name, what);
 }
 
 /* A cut first line that starts like our header (or is a prefix of how
@@ -337,7 +337,7 @@ static int check_version(struct jnl_reader *r, json_t *j,
 				  "");
 	if (json_integer_value(v) > JNL_VERSION) {
 		snprintf(num, sizeof(num), "%lld", json_integer_value(v));
-		return hunch_errf(err, -EPROTONOSUPPORT,
+		return hunch_err_set(err, -EPROTONOSUPPORT,
 				  "%s is a version %s journal, newer than this hunch reads (version %d): replay it with a newer hunch",
 				  r->name, num, JNL_VERSION);
 	}
@@ -353,7 +353,7 @@ static int read_header(struct jnl_reader *r, struct hunch_err *err)
 	json_t *j;
 
 	if (st == LINE_ERROR)
-		return hunch_errf(err, -r->read_errno, "cannot read %s: %s",
+		return hunch_err_set(err, -r->read_errno, "cannot read %s: %s",
 				  r->name, strerror(r->read_errno));
 	if (st == LINE_EOF)
 		return header_bad(r, err, "is empty: not a hunch journal%s (a journal starts with a header line; hunch may have been killed before writing it)", "");
@@ -374,7 +374,7 @@ static int read_header(struct jnl_reader *r, struct hunch_err *err)
 		return header_bad(r, err, "is not a hunch journal: line 1 is JSON but not a journal header (its \"t\" is not \"header\")%s", "");
 	}
 	if (check_version(r, j, err) != 0 ||
-	    (jnl_validate(JNL_REC_HEADER, j, &verr) != 0 &&
+	    (jnl_format_validate(JNL_REC_HEADER, j, &verr) != 0 &&
 	     header_bad(r, err, "has an invalid header (line 1): %.800s", verr.msg))) {
 		json_decref(j);
 		return err ? err->code : -EINVAL;
@@ -400,12 +400,12 @@ static int open_common(struct jnl_reader **out, struct jnl_reader *r,
 	*out = NULL;
 	r->name = strdup(name ? name : "(journal)");
 	if (r->name == NULL) {
-		jnl_reader_close(r);
-		return hunch_errf(err, -ENOMEM, "out of memory reading %s", name);
+		jnl_read_close(r);
+		return hunch_err_set(err, -ENOMEM, "out of memory reading %s", name);
 	}
 	rc = read_header(r, err);
 	if (rc != 0) {
-		jnl_reader_close(r);
+		jnl_read_close(r);
 		return rc;
 	}
 	*out = r;
@@ -422,8 +422,10 @@ static bool is_gzip(int fd)
 	return pread(fd, m, 2, 0) == 2 && m[0] == 0x1f && m[1] == 0x8b;
 }
 
-int jnl_reader_open_fd(struct jnl_reader **out, int fd, const char *name,
-		       struct hunch_err *err)
+/* A reader over an fd (closed by jnl_read_close); `name` is used in
+ * messages. */
+static int jnl_read_open_fd(struct jnl_reader **out, int fd, const char *name,
+			    struct hunch_err *err)
 {
 	struct jnl_reader *r = calloc(1, sizeof(*r));
 
@@ -431,55 +433,57 @@ int jnl_reader_open_fd(struct jnl_reader **out, int fd, const char *name,
 		free(r);
 		close(fd);
 		*out = NULL;
-		return hunch_errf(err, -ENOMEM, "out of memory reading %s", name);
+		return hunch_err_set(err, -ENOMEM, "out of memory reading %s", name);
 	}
 	r->fd = fd;
 	if (is_gzip(fd) && (r->gz = gzdopen(dup(fd), "rb")) == NULL) {
-		jnl_reader_close(r);
+		jnl_read_close(r);
 		*out = NULL;
-		return hunch_errf(err, -ENOMEM, "cannot decompress %s: out of "
-				  "memory", name);
+		return hunch_err_set(err, -ENOMEM,
+				     "cannot decompress %s: out of "
+				     "memory",
+				     name);
 	}
 	if (r->gz != NULL)
 		gzbuffer(r->gz, IN_CHUNK);
 	return open_common(out, r, name, err);
 }
 
-int jnl_reader_open_mem(struct jnl_reader **out, const void *buf,
+int jnl_read_open_mem(struct jnl_reader **out, const void *buf,
 			size_t len, const char *name, struct hunch_err *err)
 {
 	struct jnl_reader *r = calloc(1, sizeof(*r));
 
 	*out = NULL;
 	if (r == NULL)
-		return hunch_errf(err, -ENOMEM, "out of memory reading %s", name);
+		return hunch_err_set(err, -ENOMEM, "out of memory reading %s", name);
 	r->fd = -1;
 	r->mem = buf;
 	r->mem_len = len;
 	return open_common(out, r, name, err);
 }
 
-int jnl_reader_open(struct jnl_reader **out, const char *path,
+int jnl_read_open(struct jnl_reader **out, const char *path,
 		    struct hunch_err *err)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	*out = NULL;
 	if (fd < 0)
-		return hunch_errf(err, -errno, "cannot open journal %s: %s",
+		return hunch_err_set(err, -errno, "cannot open journal %s: %s",
 				  path, strerror(errno));
-	return jnl_reader_open_fd(out, fd, path, err);
+	return jnl_read_open_fd(out, fd, path, err);
 }
 
 /* Back to the line after the header, as just after opening: the replay
  * source plays a journal again from its start without reading (and
  * validating) the header a second time. */
-int jnl_reader_rewind(struct jnl_reader *r)
+int jnl_read_rewind(struct jnl_reader *r)
 {
-	return jnl_reader_seek(r, r->body_off);
+	return jnl_read_seek(r, r->body_off);
 }
 
-int jnl_reader_seek(struct jnl_reader *r, uint64_t off)
+int jnl_read_seek(struct jnl_reader *r, uint64_t off)
 {
 	if (off < r->body_off)
 		return -EINVAL;
@@ -511,12 +515,12 @@ int jnl_reader_seek(struct jnl_reader *r, uint64_t off)
 	return 0;
 }
 
-const json_t *jnl_reader_header(const struct jnl_reader *r)
+const json_t *jnl_read_header(const struct jnl_reader *r)
 {
 	return r->header;
 }
 
-enum jnl_end_kind jnl_reader_end(const struct jnl_reader *r,
+enum jnl_end_kind jnl_read_end(const struct jnl_reader *r,
 				 const char **msg)
 {
 	if (msg)
@@ -525,12 +529,12 @@ enum jnl_end_kind jnl_reader_end(const struct jnl_reader *r,
 	return r->end;
 }
 
-void jnl_reader_stats(const struct jnl_reader *r, struct jnl_read_stats *st)
+void jnl_read_get_stats(const struct jnl_reader *r, struct jnl_read_stats *st)
 {
 	*st = r->st;
 }
 
-void jnl_reader_close(struct jnl_reader *r)
+void jnl_read_close(struct jnl_reader *r)
 {
 	if (r == NULL)
 		return;

@@ -2,7 +2,7 @@
  * jnl_read.h - the journal reader: streaming, validating, never crashing.
  *
  * Opening reads and checks the header (empty file, not a journal, newer
- * version, header cut short: each its own message).  jnl_next() then
+ * version, header cut short: each its own message).  jnl_read_next() then
  * returns one record at a time; memory stays bounded by the longest line
  * (at most JNL_MAX_LINE).  A bad line in the middle (not JSON, wrong
  * fields, too long, time going backwards) is reported with its line and
@@ -25,7 +25,7 @@
 #include "jnl_format.h"
 
 enum jnl_next_rc {
-	JNL_NEXT_END = 0,     /* no more records: see jnl_reader_end() */
+	JNL_NEXT_END = 0,     /* no more records: see jnl_read_end() */
 	JNL_NEXT_RECORD = 1,  /* `rec` holds the next record */
 	JNL_NEXT_BAD = 2,     /* a line was skipped: `err` says which, why */
 };
@@ -45,7 +45,7 @@ struct jnl_record {
 	const char *kind_name;   /* the "t" value */
 	double ts;
 	const json_t *json;      /* the whole record; valid until the next
-				  * jnl_next() or jnl_reader_close() */
+				  * jnl_read_next() or jnl_read_close() */
 	uint64_t line;           /* 1-based */
 	uint64_t offset;         /* byte offset of the line's first byte */
 };
@@ -62,34 +62,32 @@ struct jnl_reader;
 
 /* Open and check the header.  On failure *out is NULL and `err` says
  * why, naming the file (and line and byte where it applies). */
-int jnl_reader_open(struct jnl_reader **out, const char *path,
+int jnl_read_open(struct jnl_reader **out, const char *path,
 		    struct hunch_err *err);
-/* The same over an fd (closed by jnl_reader_close) or a memory buffer
- * (borrowed, must outlive the reader); `name` is used in messages. */
-int jnl_reader_open_fd(struct jnl_reader **out, int fd, const char *name,
-		       struct hunch_err *err);
-int jnl_reader_open_mem(struct jnl_reader **out, const void *buf,
+/* The same over a memory buffer (borrowed, must outlive the reader);
+ * `name` is used in messages. */
+int jnl_read_open_mem(struct jnl_reader **out, const void *buf,
 			size_t len, const char *name, struct hunch_err *err);
 
-const json_t *jnl_reader_header(const struct jnl_reader *r);
+const json_t *jnl_read_header(const struct jnl_reader *r);
 
 /* Start again at the first record after the header (a seekable file or
  * a memory buffer): the records, skipped lines and end come again as
  * the first time.  0, or a negative errno (a pipe cannot go back). */
-int jnl_reader_rewind(struct jnl_reader *r);
+int jnl_read_rewind(struct jnl_reader *r);
 /* The same at byte `off` (the start of a line, from an earlier pass):
  * the replay's checkpoints.  Line numbers after it are not known. */
-int jnl_reader_seek(struct jnl_reader *r, uint64_t off);
+int jnl_read_seek(struct jnl_reader *r, uint64_t off);
 
-int jnl_next(struct jnl_reader *r, struct jnl_record *rec,
+int jnl_read_next(struct jnl_reader *r, struct jnl_record *rec,
 	     struct hunch_err *err);
 
-/* How the journal ended (after jnl_next returned JNL_NEXT_END), with a
+/* How the journal ended (after jnl_read_next returned JNL_NEXT_END), with a
  * sentence for the user in *msg (NULL for a complete journal). */
-enum jnl_end_kind jnl_reader_end(const struct jnl_reader *r,
+enum jnl_end_kind jnl_read_end(const struct jnl_reader *r,
 				 const char **msg);
-void jnl_reader_stats(const struct jnl_reader *r, struct jnl_read_stats *st);
+void jnl_read_get_stats(const struct jnl_reader *r, struct jnl_read_stats *st);
 
-void jnl_reader_close(struct jnl_reader *r);
+void jnl_read_close(struct jnl_reader *r);
 
 #endif

@@ -127,7 +127,7 @@ static void set_end(json_t *o, const struct pc_discovery *d)
 	json_object_set_new(o, "end_t", json_real(d->end_t));
 }
 
-json_t *jnl_discovery_json(const struct pc_discovery *d)
+json_t *jnl_record_discovery_json(const struct pc_discovery *d)
 {
 	json_t *o = json_object();
 
@@ -143,7 +143,7 @@ json_t *jnl_discovery_json(const struct pc_discovery *d)
 	return o;
 }
 
-int jnl_discovery_decode(const json_t *rec, struct pc_discovery *d,
+int jnl_record_discovery_decode(const json_t *rec, struct pc_discovery *d,
 			 struct hunch_err *err)
 {
 	const char *kind = get_str(rec, "kind");
@@ -156,7 +156,7 @@ int jnl_discovery_decode(const json_t *rec, struct pc_discovery *d,
 		if (kind && strcmp(kind, disc_kind_names[k]) == 0)
 			break;
 	if (k == N_DISC_KINDS || op == NULL)
-		return hunch_errf(err, -EINVAL,
+		return hunch_err_set(err, -EINVAL,
 				  "resource record without a known \"kind\" and \"op\"");
 	d->kind = (enum pc_disc_kind)k;
 	d->retired = strcmp(op, "retire") == 0;
@@ -174,7 +174,8 @@ int jnl_discovery_decode(const json_t *rec, struct pc_discovery *d,
 static const char b64_alphabet[] =
 	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
-char *jnl_b64_encode(const void *bytes, size_t len)
+/* base64 (RFC 4648, padded).  Decode returns the length or -EINVAL. */
+static char *jnl_record_b64_encode(const void *bytes, size_t len)
 {
 	const unsigned char *p = bytes;
 	char *out = malloc((len + 2) / 3 * 4 + 1), *o = out;
@@ -211,7 +212,8 @@ static int b64_value(char c)
 	return p ? (int)(p - b64_alphabet) : -1;
 }
 
-long jnl_b64_decode(const char *s, size_t slen, unsigned char *out)
+static long jnl_record_b64_decode(const char *s, size_t slen,
+				  unsigned char *out)
 {
 	size_t i, n = 0;
 
@@ -244,7 +246,7 @@ long jnl_b64_decode(const char *s, size_t slen, unsigned char *out)
 	return (long)n;
 }
 
-json_t *jnl_output_json(enum jnl_stream s, const void *bytes, size_t len,
+json_t *jnl_record_output_json(enum jnl_stream s, const void *bytes, size_t len,
 			bool eol)
 {
 	json_t *o = json_object();
@@ -258,7 +260,7 @@ json_t *jnl_output_json(enum jnl_stream s, const void *bytes, size_t len,
 	if (text != NULL) {
 		json_object_set_new(o, "text", text);
 	} else {
-		char *b = jnl_b64_encode(bytes, len);
+		char *b = jnl_record_b64_encode(bytes, len);
 
 		json_object_set_new(o, "b64", json_string(b ? b : ""));
 		free(b);
@@ -268,7 +270,7 @@ json_t *jnl_output_json(enum jnl_stream s, const void *bytes, size_t len,
 	return o;
 }
 
-int jnl_output_decode(const json_t *rec, struct jnl_output *out,
+int jnl_record_output_decode(const json_t *rec, struct jnl_output *out,
 		      struct hunch_err *err)
 {
 	const json_t *text = json_object_get(rec, "text");
@@ -284,23 +286,24 @@ int jnl_output_decode(const json_t *rec, struct jnl_output *out,
 		out->len = json_string_length(text);
 		out->bytes = malloc(out->len + 1);
 		if (out->bytes == NULL)
-			return hunch_errf(err, -ENOMEM, "out of memory");
+			return hunch_err_set(err, -ENOMEM, "out of memory");
 		memcpy(out->bytes, json_string_value(text), out->len);
 		out->bytes[out->len] = '\0';
 		return 0;
 	}
 	if (!json_is_string(b64))
-		return hunch_errf(err, -EINVAL,
+		return hunch_err_set(err, -EINVAL,
 				  "output record without \"text\" or \"b64\"");
 	size_t slen = json_string_length(b64);
 	out->bytes = malloc(slen / 4 * 3 + 1);
 	if (out->bytes == NULL)
-		return hunch_errf(err, -ENOMEM, "out of memory");
-	long n = jnl_b64_decode(json_string_value(b64), slen, out->bytes);
+		return hunch_err_set(err, -ENOMEM, "out of memory");
+	long n =
+		jnl_record_b64_decode(json_string_value(b64), slen, out->bytes);
 	if (n < 0) {
 		free(out->bytes);
 		out->bytes = NULL;
-		return hunch_errf(err, -EINVAL,
+		return hunch_err_set(err, -EINVAL,
 				  "field \"b64\" is not valid base64");
 	}
 	out->len = (size_t)n;
@@ -316,13 +319,15 @@ static const char *const tev_names[JNL_TEV_COUNT] = {
 	[JNL_TEV_DETACHED] = "detached",
 };
 
-const char *jnl_target_ev_name(enum jnl_target_ev ev)
+static const char *jnl_record_target_ev_name(enum jnl_target_ev ev)
 {
 	return (unsigned)ev < JNL_TEV_COUNT ? tev_names[ev] : "unknown";
 }
 
-struct jnl_target jnl_target_from_pc(enum pc_target_event ev, int pid,
-				     int code)
+/* The journal's view of a source's target event (code: exit status or
+ * signal number, as pc_source.h says). */
+static struct jnl_target jnl_record_target_from_pc(enum pc_target_event ev,
+						   int pid, int code)
 {
 	struct jnl_target t = { .pid = pid };
 
@@ -335,16 +340,17 @@ struct jnl_target jnl_target_from_pc(enum pc_target_event ev, int pid,
 	return t;
 }
 
-struct jnl_target jnl_target_from_src(const struct pc_src_event *e, int pid)
+struct jnl_target jnl_record_target_from_src(const struct pc_src_event *e,
+					     int pid)
 {
-	struct jnl_target t = jnl_target_from_pc(e->ev, pid, e->code);
+	struct jnl_target t = jnl_record_target_from_pc(e->ev, pid, e->code);
 
 	t.has_t = true;
 	t.t = e->t;
 	return t;
 }
 
-int jnl_target_to_src(const struct jnl_target *t, struct pc_src_event *e)
+int jnl_record_target_to_src(const struct jnl_target *t, struct pc_src_event *e)
 {
 	memset(e, 0, sizeof(*e));
 	e->t = t->has_t ? t->t : 0;
@@ -357,11 +363,11 @@ int jnl_target_to_src(const struct jnl_target *t, struct pc_src_event *e)
 	}
 }
 
-json_t *jnl_target_json(const struct jnl_target *t)
+json_t *jnl_record_target_json(const struct jnl_target *t)
 {
 	json_t *o = json_object();
 
-	json_object_set_new(o, "event", json_string(jnl_target_ev_name(t->event)));
+	json_object_set_new(o, "event", json_string(jnl_record_target_ev_name(t->event)));
 	if (t->has_t)   /* "t" is the record's kind: the time is "at" */
 		json_object_set_new(o, "at", json_real(t->t));
 	if (t->pid)
@@ -377,7 +383,7 @@ json_t *jnl_target_json(const struct jnl_target *t)
 	return o;
 }
 
-int jnl_target_decode(const json_t *rec, struct jnl_target *t,
+int jnl_record_target_decode(const json_t *rec, struct jnl_target *t,
 		      struct hunch_err *err)
 {
 	const char *ev = get_str(rec, "event");
@@ -388,7 +394,7 @@ int jnl_target_decode(const json_t *rec, struct jnl_target *t,
 		if (ev && strcmp(ev, tev_names[k]) == 0)
 			break;
 	if (k == JNL_TEV_COUNT)
-		return hunch_errf(err, -ENOENT,
+		return hunch_err_set(err, -ENOENT,
 				  "target event \"%s\" is not known to this hunch: skipped",
 				  ev ? ev : "");
 	t->event = (enum jnl_target_ev)k;
@@ -402,7 +408,7 @@ int jnl_target_decode(const json_t *rec, struct jnl_target *t,
 	return 0;
 }
 
-int jnl_sample_decode(const json_t *rec, struct jnl_sample *s,
+int jnl_record_sample_decode(const json_t *rec, struct jnl_sample *s,
 		      struct hunch_err *err)
 {
 	const json_t *ids = json_object_get(rec, "i");
@@ -411,15 +417,15 @@ int jnl_sample_decode(const json_t *rec, struct jnl_sample *s,
 
 	memset(s, 0, sizeof(*s));
 	if (n != json_array_size(vals))
-		return hunch_errf(err, -EINVAL,
+		return hunch_err_set(err, -EINVAL,
 				  "sample arrays \"i\" and \"v\" differ in length");
 	s->t0 = json_number_value(json_object_get(rec, "t0"));
 	s->t1 = json_number_value(json_object_get(rec, "t1"));
 	s->ids = malloc((n ? n : 1) * sizeof(*s->ids));
 	s->vals = malloc((n ? n : 1) * sizeof(*s->vals));
 	if (s->ids == NULL || s->vals == NULL) {
-		jnl_sample_free(s);
-		return hunch_errf(err, -ENOMEM, "out of memory");
+		jnl_record_sample_free(s);
+		return hunch_err_set(err, -ENOMEM, "out of memory");
 	}
 	for (k = 0; k < n; k++) {
 		const json_t *v = json_array_get(vals, k);
@@ -431,7 +437,7 @@ int jnl_sample_decode(const json_t *rec, struct jnl_sample *s,
 	return 0;
 }
 
-void jnl_sample_free(struct jnl_sample *s)
+void jnl_record_sample_free(struct jnl_sample *s)
 {
 	free(s->ids);
 	free(s->vals);
@@ -440,7 +446,7 @@ void jnl_sample_free(struct jnl_sample *s)
 	s->n = 0;
 }
 
-struct pc_src_sample jnl_sample_at(const struct jnl_sample *s, size_t k)
+struct pc_src_sample jnl_record_sample_at(const struct jnl_sample *s, size_t k)
 {
 	struct pc_src_sample x = { .handle = s->ids[k], .t0 = s->t0,
 				   .t1 = s->t1, .value = s->vals[k] };
@@ -448,7 +454,7 @@ struct pc_src_sample jnl_sample_at(const struct jnl_sample *s, size_t k)
 	return x;
 }
 
-char *jnl_focus_key(const char *metric, const struct pc_src_focus *f)
+char *jnl_record_focus_key(const char *metric, const struct pc_src_focus *f)
 {
 	size_t len = strlen(metric) + 1;
 	char *k, *p;
@@ -465,7 +471,7 @@ char *jnl_focus_key(const char *metric, const struct pc_src_focus *f)
 	return k;
 }
 
-json_t *jnl_focus_json(const struct pc_src_focus *f)
+json_t *jnl_record_focus_json(const struct pc_src_focus *f)
 {
 	json_t *a = json_array();
 
@@ -474,24 +480,24 @@ json_t *jnl_focus_json(const struct pc_src_focus *f)
 	return a;
 }
 
-int jnl_focus_decode(const json_t *arr, struct pc_src_focus *f,
+int jnl_record_focus_decode(const json_t *arr, struct pc_src_focus *f,
 		     struct hunch_err *err)
 {
 	memset(f, 0, sizeof(*f));
 	if (json_array_size(arr) != PC_SRC_NHIER)
-		return hunch_errf(err, -EINVAL,
+		return hunch_err_set(err, -EINVAL,
 				  "a focus has %d paths, one per hierarchy",
 				  PC_SRC_NHIER);
 	for (int h = 0; h < PC_SRC_NHIER; h++) {
 		f->path[h] = json_string_value(json_array_get(arr, (size_t)h));
 		if (f->path[h] == NULL)
-			return hunch_errf(err, -EINVAL,
+			return hunch_err_set(err, -EINVAL,
 					  "focus path %d is not a string", h);
 	}
 	return 0;
 }
 
-json_t *jnl_reply_json(const struct pc_src_reply *r)
+json_t *jnl_record_reply_json(const struct pc_src_reply *r)
 {
 	json_t *o = json_object();
 
@@ -505,12 +511,13 @@ json_t *jnl_reply_json(const struct pc_src_reply *r)
 	return o;
 }
 
-int jnl_reply_decode(const json_t *rec, struct pc_src_reply *r,
+int jnl_record_reply_decode(const json_t *rec, struct pc_src_reply *r,
 		     struct hunch_err *err)
 {
 	memset(r, 0, sizeof(*r));
 	if (!json_is_integer(json_object_get(rec, "req")))
-		return hunch_errf(err, -EINVAL, "reply record without \"req\"");
+		return hunch_err_set(err, -EINVAL,
+				     "reply record without \"req\"");
 	r->req = (uint64_t)get_int(rec, "req");
 	r->status = (int)get_int(rec, "status");
 	r->handle = (pc_src_handle)get_int(rec, "inst");

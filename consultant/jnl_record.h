@@ -20,16 +20,16 @@
 #include "pc_source.h"
 
 /* Resources: {"op","kind", and the fields that kind uses}. */
-json_t *jnl_discovery_json(const struct pc_discovery *d);
+json_t *jnl_record_discovery_json(const struct pc_discovery *d);
 /* Strings in `d` are borrowed from `rec` (valid while `rec` lives). */
-int jnl_discovery_decode(const json_t *rec, struct pc_discovery *d,
+int jnl_record_discovery_decode(const json_t *rec, struct pc_discovery *d,
 			 struct hunch_err *err);
 
 enum jnl_stream { JNL_STDOUT, JNL_STDERR };
 
 /* Output: {"stream", "text" (valid UTF-8 without NUL) or "b64" (any
  * other bytes, base64), "eol": false when no newline followed}. */
-json_t *jnl_output_json(enum jnl_stream s, const void *bytes, size_t len,
+json_t *jnl_record_output_json(enum jnl_stream s, const void *bytes, size_t len,
 			bool eol);
 
 struct jnl_output {
@@ -38,7 +38,7 @@ struct jnl_output {
 	size_t len;
 	unsigned char *bytes;   /* malloc'd, NUL-terminated; caller frees */
 };
-int jnl_output_decode(const json_t *rec, struct jnl_output *out,
+int jnl_record_output_decode(const json_t *rec, struct jnl_output *out,
 		      struct hunch_err *err);
 
 /* Target events: everything the target did that the consultant hears of.
@@ -64,56 +64,50 @@ struct jnl_target {
 	double t;             /* the source's time of the event, if has_t */
 };
 
-const char *jnl_target_ev_name(enum jnl_target_ev ev);
-/* The journal's view of a source's target event (code: exit status or
- * signal number, as pc_source.h says). */
-struct jnl_target jnl_target_from_pc(enum pc_target_event ev, int pid,
-				     int code);
-/* The same from a source event (with its time). */
-struct jnl_target jnl_target_from_src(const struct pc_src_event *e, int pid);
+/* The journal's view of a source's target event, with its time (code:
+ * exit status or signal number, as pc_source.h says). */
+struct jnl_target jnl_record_target_from_src(const struct pc_src_event *e,
+					     int pid);
 /* Back to a source event; -ENOENT for thread and signal events, which
  * the source interface does not carry as events. */
-int jnl_target_to_src(const struct jnl_target *t, struct pc_src_event *e);
-json_t *jnl_target_json(const struct jnl_target *t);
+int jnl_record_target_to_src(const struct jnl_target *t,
+			     struct pc_src_event *e);
+json_t *jnl_record_target_json(const struct jnl_target *t);
 /* -ENOENT (with a message) for an event name this reader does not know:
  * newer journals may add events, and a replay can skip them. */
-int jnl_target_decode(const json_t *rec, struct jnl_target *t,
+int jnl_record_target_decode(const json_t *rec, struct jnl_target *t,
 		      struct hunch_err *err);
 
 /* Samples of one interval: ids[k] averaged vals[k] (NAN where the
  * journal says null) over [t0, t1] (the source's time).  Arrays are
- * malloc'd; jnl_sample_free. */
+ * malloc'd; jnl_record_sample_free. */
 struct jnl_sample {
 	double t0, t1;
 	size_t n;
 	uint64_t *ids;
 	double *vals;
 };
-int jnl_sample_decode(const json_t *rec, struct jnl_sample *s,
+int jnl_record_sample_decode(const json_t *rec, struct jnl_sample *s,
 		      struct hunch_err *err);
 /* The k-th sample as the source delivered it. */
-struct pc_src_sample jnl_sample_at(const struct jnl_sample *s, size_t k);
-void jnl_sample_free(struct jnl_sample *s);
+struct pc_src_sample jnl_record_sample_at(const struct jnl_sample *s, size_t k);
+void jnl_record_sample_free(struct jnl_sample *s);
 
 /* A source focus: ["/Code/...", "/Process/...", "/SyncObject", "/Files"],
  * one path per hierarchy, exact (a focus name like "</Code,...>" cannot
  * be split again once a C++ name holds a comma). */
-json_t *jnl_focus_json(const struct pc_src_focus *f);
+json_t *jnl_record_focus_json(const struct pc_src_focus *f);
 /* "metric\x1fpath\x1fpath..." (malloc'd, NULL when out of memory): one
  * key per metric and focus, for the journal wrapper's and the replay
  * index's lookups. */
-char *jnl_focus_key(const char *metric, const struct pc_src_focus *f);
+char *jnl_record_focus_key(const char *metric, const struct pc_src_focus *f);
 /* Strings borrowed from `arr`. */
-int jnl_focus_decode(const json_t *arr, struct pc_src_focus *f,
+int jnl_record_focus_decode(const json_t *arr, struct pc_src_focus *f,
 		     struct hunch_err *err);
 
 /* The source's reply to an enable: {"req","status","inst","reason"}. */
-json_t *jnl_reply_json(const struct pc_src_reply *r);
-int jnl_reply_decode(const json_t *rec, struct pc_src_reply *r,
+json_t *jnl_record_reply_json(const struct pc_src_reply *r);
+int jnl_record_reply_decode(const json_t *rec, struct pc_src_reply *r,
 		     struct hunch_err *err);
-
-/* base64 (RFC 4648, padded).  Decode returns the length or -EINVAL. */
-char *jnl_b64_encode(const void *bytes, size_t len);
-long jnl_b64_decode(const char *s, size_t slen, unsigned char *out);
 
 #endif

@@ -41,13 +41,13 @@ static struct jnl_src *impl(struct pc_source *s)
 
 static double ts(const struct jnl_src *j)
 {
-	return jnl_ts_now(j->w);
+	return jnl_write_ts_now(j->w);
 }
 
 static void remember(struct jnl_src *j, const char *metric,
 		     const struct pc_src_focus *f, double cost)
 {
-	char *k = jnl_focus_key(metric, f);
+	char *k = jnl_record_focus_key(metric, f);
 
 	if (k == NULL)
 		return;
@@ -68,7 +68,7 @@ static void remember(struct jnl_src *j, const char *metric,
 static double recall(const struct jnl_src *j, const char *metric,
 		     const struct pc_src_focus *f)
 {
-	char *k = jnl_focus_key(metric, f);
+	char *k = jnl_record_focus_key(metric, f);
 	double cost = -1;
 
 	for (size_t i = j->npred; k && i-- > 0;)
@@ -153,7 +153,7 @@ static int poll_samples(struct pc_source *s, pc_sample_fn fn, void *arg)
 static void on_event(void *arg, const struct pc_src_event *e)
 {
 	struct jnl_src *j = arg;
-	struct jnl_target t = jnl_target_from_src(e, j->pid);
+	struct jnl_target t = jnl_record_target_from_src(e, j->pid);
 
 	jnl_write_target(j->w, ts(j), &t);
 	j->event_fn(j->event_arg, e);

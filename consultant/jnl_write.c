@@ -29,15 +29,16 @@ struct jnl_writer {
 	double last_ts;
 };
 
-double jnl_ts(const struct jnl_writer *w, uint64_t mono_ns)
+/* Seconds since the header's start for a CLOCK_MONOTONIC time. */
+static double jnl_write_ts(const struct jnl_writer *w, uint64_t mono_ns)
 {
 	return mono_ns <= w->origin_ns ? 0.0
 				       : (double)(mono_ns - w->origin_ns) / 1e9;
 }
 
-double jnl_ts_now(const struct jnl_writer *w)
+double jnl_write_ts_now(const struct jnl_writer *w)
 {
-	return jnl_ts(w, clock_mono_ns());
+	return jnl_write_ts(w, clock_mono_ns());
 }
 
 static int buf_append(const char *s, size_t n, void *data)
@@ -112,7 +113,7 @@ static void set_failed(struct jnl_writer *w, int code, const char *what)
 		: "check the disk, or journal elsewhere with --journal FILE";
 
 	w->failed = true;
-	hunch_errf(&w->err, code,
+	hunch_err_set(&w->err, code,
 		   "journal %s: %s failed at byte %llu (line %llu, ts %.3f s): %s; "
 		   "the search goes on, records from here on are not journaled: %s",
 		   w->name, what, (unsigned long long)w->st.bytes,
@@ -273,7 +274,7 @@ int jnl_write_json(struct jnl_writer *w, const char *kind, double ts,
 int jnl_write_discovery(struct jnl_writer *w, double ts,
 			const struct pc_discovery *d)
 {
-	return write_new(w, "resource", ts, jnl_discovery_json(d));
+	return write_new(w, "resource", ts, jnl_record_discovery_json(d));
 }
 
 int jnl_write_output(struct jnl_writer *w, double ts, enum jnl_stream s,
@@ -285,8 +286,9 @@ int jnl_write_output(struct jnl_writer *w, double ts, enum jnl_stream s,
 	do {
 		size_t n = len > JNL_OUTPUT_CHUNK ? JNL_OUTPUT_CHUNK : len;
 		bool last = n == len;
-		int r = write_new(w, "output", ts,
-				  jnl_output_json(s, p, n, last ? eol : false));
+		int r = write_new(
+			w, "output", ts,
+			jnl_record_output_json(s, p, n, last ? eol : false));
 
 		if (r < 0 && rc == 0)
 			rc = r;
@@ -299,7 +301,7 @@ int jnl_write_output(struct jnl_writer *w, double ts, enum jnl_stream s,
 int jnl_write_target(struct jnl_writer *w, double ts,
 		     const struct jnl_target *t)
 {
-	return write_new(w, "target", ts, jnl_target_json(t));
+	return write_new(w, "target", ts, jnl_record_target_json(t));
 }
 
 int jnl_write_sample_arrays(struct jnl_writer *w, double ts, double t0,
@@ -363,7 +365,7 @@ int jnl_write_enable(struct jnl_writer *w, double ts, const char *metric,
 
 	json_object_set_new(o, "req", json_integer((json_int_t)req));
 	json_object_set_new(o, "metric", json_string(metric ? metric : ""));
-	json_object_set_new(o, "focus", jnl_focus_json(f));
+	json_object_set_new(o, "focus", jnl_record_focus_json(f));
 	if (predicted_cost >= 0)
 		json_object_set_new(o, "predicted_cost", json_real(predicted_cost));
 	if (node >= 0)
@@ -376,7 +378,7 @@ int jnl_write_enable(struct jnl_writer *w, double ts, const char *metric,
 int jnl_write_reply(struct jnl_writer *w, double ts,
 		    const struct pc_src_reply *r)
 {
-	return write_new(w, "reply", ts, jnl_reply_json(r));
+	return write_new(w, "reply", ts, jnl_record_reply_json(r));
 }
 
 int jnl_write_disable(struct jnl_writer *w, double ts, pc_src_handle h,
@@ -409,7 +411,7 @@ int jnl_write_predict(struct jnl_writer *w, double ts, const char *metric,
 	json_t *o = json_object();
 
 	json_object_set_new(o, "metric", json_string(metric ? metric : ""));
-	json_object_set_new(o, "focus", jnl_focus_json(f));
+	json_object_set_new(o, "focus", jnl_record_focus_json(f));
 	json_object_set_new(o, "cost", json_real(cost));
 	return write_new(w, "predict", ts, o);
 }
@@ -459,7 +461,7 @@ int jnl_write_end(struct jnl_writer *w, double ts, const char *reason,
 	return write_new(w, "end", ts, o);
 }
 
-int jnl_tick(struct jnl_writer *w)
+int jnl_write_flush(struct jnl_writer *w)
 {
 	int rc;
 
@@ -547,7 +549,7 @@ static json_t *header_json(const struct jnl_header *h)
 	return o;
 }
 
-int jnl_writer_fdopen(struct jnl_writer **out, int fd, const char *name,
+int jnl_write_fdopen(struct jnl_writer **out, int fd, const char *name,
 		      const struct jnl_header *h,
 		      const struct jnl_writer_opts *opts,
 		      struct hunch_err *err)
@@ -559,7 +561,7 @@ int jnl_writer_fdopen(struct jnl_writer **out, int fd, const char *name,
 	if (w == NULL || (w->name = strdup(name ? name : "(journal)")) == NULL) {
 		free(w);
 		close(fd);
-		return hunch_errf(err, -ENOMEM, "out of memory opening journal %s",
+		return hunch_err_set(err, -ENOMEM, "out of memory opening journal %s",
 				  name);
 	}
 	w->fd = fd;
@@ -570,12 +572,12 @@ int jnl_writer_fdopen(struct jnl_writer **out, int fd, const char *name,
 	hdr = header_json(h);
 	append_record(w, hdr);
 	json_decref(hdr);
-	jnl_tick(w);
+	jnl_write_flush(w);
 	*out = w;
 	return 0;
 }
 
-int jnl_writer_open(struct jnl_writer **out, const char *path,
+int jnl_write_open(struct jnl_writer **out, const char *path,
 		    const struct jnl_header *h,
 		    const struct jnl_writer_opts *opts, struct hunch_err *err)
 {
@@ -583,34 +585,34 @@ int jnl_writer_open(struct jnl_writer **out, const char *path,
 
 	*out = NULL;
 	if (fd < 0)
-		return hunch_errf(err, -errno,
+		return hunch_err_set(err, -errno,
 				  "cannot create journal %s: %s; choose another file with --journal FILE, or --no-journal",
 				  path, strerror(errno));
-	return jnl_writer_fdopen(out, fd, path, h, opts, err);
+	return jnl_write_fdopen(out, fd, path, h, opts, err);
 }
 
-const struct hunch_err *jnl_writer_error(const struct jnl_writer *w)
+const struct hunch_err *jnl_write_error(const struct jnl_writer *w)
 {
 	return w->failed ? &w->err : NULL;
 }
 
-void jnl_writer_stats(const struct jnl_writer *w, struct jnl_stats *st)
+void jnl_write_get_stats(const struct jnl_writer *w, struct jnl_stats *st)
 {
 	*st = w->st;
 }
 
-const char *jnl_writer_path(const struct jnl_writer *w)
+const char *jnl_write_path(const struct jnl_writer *w)
 {
 	return w->name;
 }
 
-int jnl_writer_close(struct jnl_writer *w, struct hunch_err *err)
+int jnl_write_close(struct jnl_writer *w, struct hunch_err *err)
 {
 	int rc;
 
 	if (w == NULL)
 		return 0;
-	jnl_tick(w);
+	jnl_write_flush(w);
 	if (close(w->fd) != 0 && !w->failed)
 		set_failed(w, -errno, "close");
 	rc = w->failed ? w->err.code : 0;

@@ -1,7 +1,7 @@
 /*
  * jnl_write.h - the journal writer: crash-safe, never in the way.
  *
- * Records go into a buffer in memory, one complete line each; jnl_tick()
+ * Records go into a buffer in memory, one complete line each; jnl_write_flush()
  * hands the buffer to the kernel with write(2), so a SIGKILL of hunch
  * after a tick loses nothing of that tick, and a cut anywhere leaves
  * whole lines plus at most one incomplete last line (which the reader
@@ -70,19 +70,18 @@ struct jnl_writer;
 /* Create (or truncate) `path`, mode 0600 (journals hold command lines and
  * program output), and write the header.  Fails only if the file cannot
  * be opened; a failed header write leaves the writer in its error state. */
-int jnl_writer_open(struct jnl_writer **out, const char *path,
+int jnl_write_open(struct jnl_writer **out, const char *path,
 		    const struct jnl_header *h,
 		    const struct jnl_writer_opts *opts, struct hunch_err *err);
 /* The same on an open fd, which the writer closes; `name` is used in
- * messages.  O_EXCL creation is done by jnl_open_for_search. */
-int jnl_writer_fdopen(struct jnl_writer **out, int fd, const char *name,
+ * messages.  O_EXCL creation is done by jnl_path_open_for_search. */
+int jnl_write_fdopen(struct jnl_writer **out, int fd, const char *name,
 		      const struct jnl_header *h,
 		      const struct jnl_writer_opts *opts,
 		      struct hunch_err *err);
 
 /* Seconds since the header's start for a CLOCK_MONOTONIC time. */
-double jnl_ts(const struct jnl_writer *w, uint64_t mono_ns);
-double jnl_ts_now(const struct jnl_writer *w);
+double jnl_write_ts_now(const struct jnl_writer *w);
 
 /* Every writer returns 0, or a negative errno when the record was not
  * kept (error state: -EIO or the write's errno; -EMSGSIZE oversize). */
@@ -138,14 +137,14 @@ int jnl_write_end(struct jnl_writer *w, double ts, const char *reason,
 		  const char *message);
 
 /* Hand everything buffered to the kernel (and fdatasync if asked). */
-int jnl_tick(struct jnl_writer *w);
+int jnl_write_flush(struct jnl_writer *w);
 
 /* NULL while all is well; else the error to show (stays set). */
-const struct hunch_err *jnl_writer_error(const struct jnl_writer *w);
-void jnl_writer_stats(const struct jnl_writer *w, struct jnl_stats *st);
-const char *jnl_writer_path(const struct jnl_writer *w);
+const struct hunch_err *jnl_write_error(const struct jnl_writer *w);
+void jnl_write_get_stats(const struct jnl_writer *w, struct jnl_stats *st);
+const char *jnl_write_path(const struct jnl_writer *w);
 
 /* Tick, close and free.  Returns the error state's code (0 if none). */
-int jnl_writer_close(struct jnl_writer *w, struct hunch_err *err);
+int jnl_write_close(struct jnl_writer *w, struct hunch_err *err);
 
 #endif

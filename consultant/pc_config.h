@@ -21,7 +21,7 @@
 #define PC_MAX_INPUTS 4
 
 extern const char *const pc_hier_names[PC_NHIER];
-int pc_hier_index(const char *name);   /* -1 if not a hierarchy root */
+int pc_config_hier_index(const char *name);   /* -1 if not a hierarchy root */
 
 /* Where something was written: file:line:col and the JSON path. */
 struct pc_loc {
@@ -186,7 +186,7 @@ struct pc_diags {
 	struct pc_diag *d;
 	size_t n, cap;
 };
-void pc_diags_free(struct pc_diags *ds);
+void pc_jx_diags_free(struct pc_diags *ds);
 
 /* ---- loading ---- */
 struct pc_config *pc_config_new(void);
@@ -211,19 +211,19 @@ int pc_config_load_all(struct pc_config *c, const char *default_file,
 int pc_config_xdg_path(char *buf, size_t len);
 
 /* ---- lookups ---- */
-struct pc_tunable *pc_tunable_find(const struct pc_config *c, const char *n);
-double pc_tunable_get(const struct pc_config *c, const char *name);
+struct pc_tunable *pc_tunables_find(const struct pc_config *c, const char *n);
+double pc_tunables_get(const struct pc_config *c, const char *name);
 /* "NAME=VALUE" (--set): parse, range-check, set. */
-int pc_tunable_set_str(struct pc_config *c, const char *assign,
+int pc_tunables_set_str(struct pc_config *c, const char *assign,
 		       struct hunch_err *e);
-int pc_tunable_set(struct pc_config *c, const char *name, double v,
+int pc_tunables_set(struct pc_config *c, const char *name, double v,
 		   struct hunch_err *e);
-int pc_hypo_find(const struct pc_config *c, const char *name);
-const struct pc_metric_def *pc_metric_find(const struct pc_config *c,
+int pc_config_hypo_find(const struct pc_config *c, const char *name);
+const struct pc_metric_def *pc_metric_def_find(const struct pc_config *c,
 					   const char *name);
 
 /* Edit distance suggestion: the candidate closest to `word`, or NULL when
  * none is close enough to be a plausible typo. */
-const char *pc_suggest(const char *word, const char *const *cands, size_t n);
+const char *pc_jx_suggest(const char *word, const char *const *cands, size_t n);
 
 #endif

@@ -140,7 +140,7 @@ static void append_line(void *arg, const char *line)
 	json_array_append_new(arg, json_string(line));
 }
 
-json_t *pc_config_summary(const struct pc_config *c,
+json_t *pc_config_diff_summary(const struct pc_config *c,
 			  const struct pc_config *shipped)
 {
 	json_t *files = json_array(), *differs = json_array();
@@ -151,7 +151,7 @@ json_t *pc_config_summary(const struct pc_config *c,
 	return json_pack("{s:o, s:o}", "files", files, "differs", differs);
 }
 
-char *pc_config_summary_line(const json_t *summary)
+char *pc_config_diff_summary_line(const json_t *summary)
 {
 	const json_t *files = json_object_get(summary, "files");
 	size_t nd = json_array_size(json_object_get(summary, "differs"));

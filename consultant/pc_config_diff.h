@@ -26,10 +26,10 @@ size_t pc_config_diff(const struct pc_config *c,
 
 /* The same as JSON for the journal header and the reports:
  * {"files": [every file loaded, in order], "differs": [the lines]}. */
-json_t *pc_config_summary(const struct pc_config *c,
+json_t *pc_config_diff_summary(const struct pc_config *c,
 			  const struct pc_config *shipped);
 /* One line for a report: "the shipped defaults (FILE)", or "FILE, FILE
  * (N differences from the shipped defaults)"; NULL for no summary. */
-char *pc_config_summary_line(const json_t *summary);
+char *pc_config_diff_summary_line(const json_t *summary);
 
 #endif

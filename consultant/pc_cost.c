@@ -37,7 +37,7 @@ static double node_hint(struct pc_consult *pc, struct pc_search *s,
 
 	if (n->orig_parent < 0 || pc->src->ops->hint == NULL)
 		return -1;
-	p = pc_node(s, n->orig_parent);
+	p = pc_shg_node(s, n->orig_parent);
 	for (int k = 0; k < PC_NHIER; k++)
 		if (n->focus.r[k] != p->focus.r[k])
 			return pc->src->ops->hint(pc->src, pc_res_get(pc->res,
@@ -45,8 +45,8 @@ static double node_hint(struct pc_consult *pc, struct pc_search *s,
 	return -1;
 }
 
-void pc_queue(struct pc_consult *pc, struct pc_search *s, struct pc_node *n,
-	      int priority)
+void pc_cost_queue(struct pc_consult *pc, struct pc_search *s,
+		   struct pc_node *n, int priority)
 {
 	if (n->is_virtual || n->queued || n->active || n->pending ||
 	    n->given_up)
@@ -58,7 +58,7 @@ void pc_queue(struct pc_consult *pc, struct pc_search *s, struct pc_node *n,
 	n->queued = true;
 	n->priority = priority;
 	n->seq = ++pc->seq;
-	pc_node_trace(n, "queued");
+	pc_shg_node_trace(n, "queued");
 }
 
 /* How far a node's hypothesis is below the root of the why axis. */
@@ -115,6 +115,14 @@ static int why_root(const struct pc_consult *pc, const struct pc_node *n)
 	return h;
 }
 
+/* Started early (pc_early.c) under a parent not true yet: among equal
+ * priorities after every refinement of a true node, so a speculation
+ * never takes the budget from a confirmed level. */
+static bool speculative(const struct pc_node *n)
+{
+	return n->early && n->ntrue_parents == 0;
+}
+
 /* Does n come before b in the queue (b at depth bd, n at depth d)?
  * Depth orders refinements within one why-branch only: across branches
  * a deeper one must not starve another (the demo's CPUdemand
@@ -125,6 +133,8 @@ static bool runs_before(const struct pc_consult *pc, const struct pc_node *n,
 {
 	if (n->priority != b->priority)
 		return n->priority < b->priority;
+	if (speculative(n) != speculative(b))
+		return speculative(b);
 	if (d != bd && why_root(pc, n) == why_root(pc, b))
 		return d > bd;
 	if (evidence_class(n) != evidence_class(b))
@@ -164,7 +174,7 @@ static struct pc_node *queue_head(const struct pc_consult *pc,
 	return best;
 }
 
-void pc_node_stop(struct pc_consult *pc, struct pc_node *n, const char *st)
+void pc_cost_node_stop(struct pc_consult *pc, struct pc_node *n, const char *st)
 {
 	for (int i = 0; i < n->nin; i++)
 		pc_datamgr_release(&pc->dm, n->inst[i]);
@@ -176,13 +186,13 @@ void pc_node_stop(struct pc_consult *pc, struct pc_node *n, const char *st)
 	if (n->active)
 		pc->nactive--;
 	n->pending = n->active = false;
-	pc_node_trace(n, st);
+	pc_shg_node_trace(n, st);
 }
 
 static void focus_of_input(struct pc_consult *pc, const struct pc_node *n,
 			   int i, struct pc_focus *f)
 {
-	if (pc_node_hyp(pc, n)->in[i].top_focus)
+	if (pc_truth_node_hyp(pc, n)->in[i].top_focus)
 		pc_focus_top(pc->res, f);
 	else
 		*f = n->focus;
@@ -196,7 +206,7 @@ static void focus_of_input(struct pc_consult *pc, const struct pc_node *n,
 static double predict_now(struct pc_consult *pc, const struct pc_node *n,
 			  bool *measuring)
 {
-	const struct pc_hypothesis *h = pc_node_hyp(pc, n);
+	const struct pc_hypothesis *h = pc_truth_node_hyp(pc, n);
 	double c = 0;
 
 	*measuring = false;
@@ -228,8 +238,9 @@ static void wait_for_rates(struct pc_consult *pc, struct pc_node *n)
 	if (n->rate_logged)
 		return;
 	n->rate_logged = true;
-	pc_logf(pc, "Measuring call rates to predict the cost of %s for %s",
-		pc_node_hyp(pc, n)->name,
+	pc_consult_logf(
+		pc, "Measuring call rates to predict the cost of %s for %s",
+		pc_truth_node_hyp(pc, n)->name,
 		pc_focus_name(pc->res, &n->focus, focus, sizeof(focus)));
 }
 
@@ -244,7 +255,7 @@ static void clear_rate_waits(struct pc_consult *pc)
 
 static void launch(struct pc_consult *pc, struct pc_node *n, double c)
 {
-	const struct pc_hypothesis *h = pc_node_hyp(pc, n);
+	const struct pc_hypothesis *h = pc_truth_node_hyp(pc, n);
 
 	n->queued = false;
 	n->pending = true;
@@ -252,7 +263,7 @@ static void launch(struct pc_consult *pc, struct pc_node *n, double c)
 	pc->npending++;
 	pc->pending_cost += c;
 	pc->runs++;
-	pc_node_trace(n, "pending");
+	pc_shg_node_trace(n, "pending");
 	n->nin = 0;
 	for (int i = 0; i < h->nin; i++) {
 		struct pc_focus f;
@@ -272,7 +283,7 @@ static void launch(struct pc_consult *pc, struct pc_node *n, double c)
 
 /* The experiment goes active when every input is enabled (shared inputs
  * may already be); a failed input fails the node. */
-bool pc_launch_done(struct pc_consult *pc, struct pc_search *s,
+bool pc_cost_launch_done(struct pc_consult *pc, struct pc_search *s,
 		    struct pc_node *n)
 {
 	const char *reason = NULL;
@@ -292,9 +303,10 @@ bool pc_launch_done(struct pc_consult *pc, struct pc_search *s,
 	if (reason) {
 		n->failed = true;
 		snprintf(n->refused, sizeof(n->refused), "%s", reason);
-		pc_node_stop(pc, n, "failed");
-		pc_logf(pc, "Could not enable %s for %s (%s); not tested",
-			pc_node_hyp(pc, n)->name,
+		pc_cost_node_stop(pc, n, "failed");
+		pc_consult_logf(
+			pc, "Could not enable %s for %s (%s); not tested",
+			pc_truth_node_hyp(pc, n)->name,
 			pc_focus_name(pc->res, &n->focus, focus, sizeof(focus)),
 			reason);
 		return true;
@@ -310,7 +322,7 @@ bool pc_launch_done(struct pc_consult *pc, struct pc_search *s,
 	n->guess = -1;
 	n->run_sum = n->run_len = 0;
 	n->accum = n->wn = n->wmean = n->wm2 = 0;
-	pc_node_trace(n, "active");
+	pc_shg_node_trace(n, "active");
 	return true;
 }
 
@@ -331,8 +343,9 @@ static double sum_active(const struct pc_consult *pc, bool predicted,
 			    (since > 0 && pc->now - n->t_start + 1e-9 >= since))
 				continue;
 			sum += predicted ? n->pred_cost *
-					   pc_hyp_factor(pc, n->hyp) :
-					   n->charged_cost;
+						   pc_cost_learn_hyp_factor(
+							   pc, n->hyp)
+					 : n->charged_cost;
 		}
 	}
 	return sum;
@@ -362,7 +375,7 @@ static void throttle(struct pc_consult *pc, enum pc_throttle t)
 	};
 
 	if (pc->throttle != t)
-		pc_logf(pc, "%s", msg[t]);
+		pc_consult_logf(pc, "%s", msg[t]);
 	pc->throttle = t;
 }
 
@@ -482,6 +495,22 @@ static bool fits(struct pc_consult *pc, double limit, double c)
 	return committed + c <= PC_MEASURED_ROOM * limit + 1e-12;
 }
 
+/* May a head that waits for room no running experiment will ever free
+ * launch alone?  Judged by measurement: the observed cost, plus what
+ * the experiments launched since its last showing were charged (right
+ * after a burst the observed cost is still that of before it: sqlite3
+ * at a 50% limit launched allocation timers predicted at 28% beside
+ * sync timers predicted at 36% that the observed cost did not show
+ * yet, and it read 86%).  A head whose prediction was capped at the
+ * limit launches whatever runs (pc_cost_room_stuck says why). */
+static bool alone_fits(struct pc_consult *pc, double limit, double c,
+		       bool capped)
+{
+	double used = measured_committed(pc) + pc->pending_cost;
+
+	return capped || used + c <= limit + 1e-12;
+}
+
 /* n's cost now (pred_cost) scaled by what its hypothesis and the running
  * experiments have taught (*c); false while its rates are still being
  * measured (it waits for them). */
@@ -495,7 +524,8 @@ static bool predict_scaled(struct pc_consult *pc, struct pc_node *n,
 		wait_for_rates(pc, n);
 		return false;
 	}
-	*c = n->pred_cost * pc_hyp_factor(pc, n->hyp) * pc->cost_factor;
+	*c = n->pred_cost * pc_cost_learn_hyp_factor(pc, n->hyp) *
+	     pc->cost_factor;
 	return true;
 }
 
@@ -520,7 +550,7 @@ static struct pc_node *cheap_dominant(struct pc_consult *pc, double limit,
 			double c;
 
 			if (!n->queued || !n->dominant || n->rate_wait ||
-			    !pc_node_has_true_parent(s, n) ||
+			    !pc_truth_has_true_parent(s, n) ||
 			    !predict_scaled(pc, n, &c))
 				continue;
 			if (c <= limit / 20 && used + c <= limit * 1.1) {
@@ -535,9 +565,9 @@ static struct pc_node *cheap_dominant(struct pc_consult *pc, double limit,
 
 void pc_cost_gate(struct pc_consult *pc)
 {
-	double limit = pc_tunable_get(pc->cfg, "costLimit");
-	int max_active = (int)pc_tunable_get(pc->cfg, "maxActiveExperiments");
-	int max_pending = (int)pc_tunable_get(pc->cfg, "maxPendingEnables");
+	double limit = pc_tunables_get(pc->cfg, "costLimit");
+	int max_active = (int)pc_tunables_get(pc->cfg, "maxActiveExperiments");
+	int max_pending = (int)pc_tunables_get(pc->cfg, "maxPendingEnables");
 	char focus[512];
 
 	clear_rate_waits(pc);
@@ -552,9 +582,9 @@ void pc_cost_gate(struct pc_consult *pc)
 		if (s == NULL)
 			return;
 		n = queue_head(pc, s);
-		if (!pc_node_has_true_parent(s, n)) {
+		if (!pc_truth_has_true_parent(s, n) && !n->early) {
 			n->queued = false;   /* its reason to run is gone */
-			pc_node_trace(n, "dequeued");
+			pc_shg_node_trace(n, "dequeued");
 			continue;
 		}
 		/* Dropped for good only on its own prediction: cost_factor
@@ -572,11 +602,11 @@ void pc_cost_gate(struct pc_consult *pc)
 			n->skipped = true;
 			n->unconfirmed = n->truth == PC_TRUE;
 			pc->skipped++;
-			pc_node_trace(n, "skipped");
-			pc_logf(pc,
+			pc_shg_node_trace(n, "skipped");
+			pc_consult_logf(pc,
 				"Predicted cost %.4f of %s for %s exceeds the "
 				"cost limit %.4f: skipped",
-				n->pred_cost, pc_node_hyp(pc, n)->name,
+				n->pred_cost, pc_truth_node_hyp(pc, n)->name,
 				pc_focus_name(pc->res, &n->focus, focus,
 					      sizeof(focus)), limit);
 			continue;
@@ -595,12 +625,14 @@ void pc_cost_gate(struct pc_consult *pc)
 					pc->pending_cost, &dc, &ds)) != NULL) {
 			launch(pc, d, dc);
 			batch_count(pc, dc);
-			pc_launch_done(pc, ds, d);
+			pc_cost_launch_done(pc, ds, d);
 			continue;
 		}
 		if (!fit) {
 			throttle(pc, PC_THR_COST);
-			if (pc_cost_room_make(pc) || !pc_cost_room_stuck(pc))
+			if (pc_cost_room_make(pc, committed +
+					      pc->pending_cost + c - limit) ||
+			    !pc_cost_room_stuck(pc))
 				return;
 			/* Nothing will ever free room.  What the running
 			 * experiments were charged is a model, learnt from
@@ -610,18 +642,17 @@ void pc_cost_gate(struct pc_consult *pc)
 			 * (bn_smallwrites' I/O node waited 86 s behind 1.5%
 			 * charged to idle sync and allocation experiments
 			 * while 0% was observed). */
-			if (!capped && pc->observed + pc->pending_cost + c >
-				       limit + 1e-12)
+			if (!alone_fits(pc, limit, c, capped))
 				return;
 			pc->tight = true;   /* launched alone, measured */
 		}
 		if (pc->throttle != PC_THR_NONE) {
 			pc->throttle = PC_THR_NONE;
-			pc_logf(pc, "Search resumed.");
+			pc_consult_logf(pc, "Search resumed.");
 		}
 		launch(pc, n, c);
 		batch_count(pc, c);
-		pc_launch_done(pc, s, n);
+		pc_cost_launch_done(pc, s, n);
 		/* Once the budget proved too small for the predictions,
 		 * launches go one at a time, each measured, until their
 		 * hypothesis' cost is known; then as many as it leaves
@@ -721,8 +752,8 @@ static bool give_up(struct pc_consult *pc, struct pc_node *n, bool alone,
 	if (!alone && n->times_shed < PC_MAX_SHEDS)
 		return false;
 	n->given_up = true;
-	pc_logf(pc, "Cost limit: %s for %s not run again: %s (about "
-		"%.1f%%)", pc_node_hyp(pc, n)->name,
+	pc_consult_logf(pc, "Cost limit: %s for %s not run again: %s (about "
+		"%.1f%%)", pc_truth_node_hyp(pc, n)->name,
 		pc_focus_name(pc->res, &n->focus, focus, sizeof(focus)),
 		alone ? "alone it costs more than the limit" :
 			"shed twice", 100 * cost);
@@ -731,7 +762,7 @@ static bool give_up(struct pc_consult *pc, struct pc_node *n, bool alone,
 
 void pc_cost_shed(struct pc_consult *pc)
 {
-	double limit = pc_tunable_get(pc->cfg, "costLimit");
+	double limit = pc_tunables_get(pc->cfg, "costLimit");
 	double estimate = pc->observed, charged = active_charged(pc), ratio;
 	bool alone = charged_active(pc) == 1, shed_large = false;
 	char focus[512];
@@ -770,17 +801,19 @@ void pc_cost_shed(struct pc_consult *pc)
 		if (n->pred_cost > 0)
 			pc_cost_learn_factor(pc, n->hyp,
 				     n->charged_cost * ratio / n->pred_cost);
-		pc_node_stop(pc, n, "shed");
+		pc_cost_node_stop(pc, n, "shed");
 		n->times_shed++;
 		n->unconfirmed = n->truth == PC_TRUE;
 		pc->shed++;
-		pc_logf(pc, "Observed cost %.4f is over the limit %.4f: shed "
-			"%s for %s", pc->observed, limit,
-			pc_node_hyp(pc, n)->name,
+		pc_consult_logf(
+			pc,
+			"Observed cost %.4f is over the limit %.4f: shed "
+			"%s for %s",
+			pc->observed, limit, pc_truth_node_hyp(pc, n)->name,
 			pc_focus_name(pc->res, &n->focus, focus,
 				      sizeof(focus)));
 		if (!give_up(pc, n, alone || n->charged_cost * ratio > limit,
 			     n->charged_cost * ratio))
-			pc_queue(pc, s, n, n->priority);
+			pc_cost_queue(pc, s, n, n->priority);
 	}
 }

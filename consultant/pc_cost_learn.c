@@ -35,7 +35,7 @@
  * that share its trampolines measures only the difference it makes,
  * so an underestimate can remain until a shed corrects it. */
 
-double pc_hyp_factor(const struct pc_consult *pc, int hyp)
+double pc_cost_learn_hyp_factor(const struct pc_consult *pc, int hyp)
 {
 	if (hyp < 0 || (size_t)hyp >= pc->nhyp_factor ||
 	    !(pc->hyp_factor[hyp] > 1))
@@ -87,7 +87,7 @@ void pc_cost_learn_probe(struct pc_consult *pc, struct pc_node *n, int sign)
 /* Close the open measurement once the observed cost shows the change:
  * two sample periods after the experiment went active (or stopped).
  * Abandoned if the launch failed or stopped before that. */
-void pc_cost_probe(struct pc_consult *pc)
+void pc_cost_learn_probe_next(struct pc_consult *pc)
 {
 	struct pc_node *n = pc->probe;
 	double p = 2 * pc_consult_sample_period(pc), since, delta;
@@ -108,12 +108,15 @@ void pc_cost_probe(struct pc_consult *pc)
 	 * nearly nothing it taught factors of 22-740 ("measured: 0.00%
 	 * (predicted 0.000%); scaled by 396" on gzip and zstd), which
 	 * then held back every launch of that hypothesis. */
-	if (delta >= pc_tunable_get(pc->cfg, "costLimit") / 20) {
+	if (delta >= pc_tunables_get(pc->cfg, "costLimit") / 20) {
 		pc_cost_learn_factor(pc, n->hyp, delta / n->pred_cost);
-		pc_logf(pc, "Cost of %s measured: %.2f%% (predicted %.3f%%); "
+		pc_consult_logf(
+			pc,
+			"Cost of %s measured: %.2f%% (predicted %.3f%%); "
 			"its predictions are scaled by %.0f",
-			pc_node_hyp(pc, n)->name, 100 * delta,
-			100 * n->pred_cost, pc_hyp_factor(pc, n->hyp));
+			pc_truth_node_hyp(pc, n)->name, 100 * delta,
+			100 * n->pred_cost,
+			pc_cost_learn_hyp_factor(pc, n->hyp));
 	} else {
 		/* Measured as cheap: too little to scale by, but known.
 		 * Left unmeasured, every later launch of the hypothesis

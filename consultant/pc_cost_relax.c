@@ -70,7 +70,7 @@ static void correct_active(struct pc_consult *pc)
 	 * factor the shed had just learnt, twice, back to 1; sqlite3's next
 	 * CPU timer on a hot function was predicted at 5% again and
 	 * observed at 7%, eight times in one run. */
-	if (pred < pc_tunable_get(pc->cfg, "costLimit") / 20 ||
+	if (pred < pc_tunables_get(pc->cfg, "costLimit") / 20 ||
 	    pc->observed >= PC_OVER * pred)
 		return;
 	r = pc->observed / pred;
@@ -98,7 +98,7 @@ static double decayed(double f, double dt)
 
 void pc_cost_relax(struct pc_consult *pc)
 {
-	double limit = pc_tunable_get(pc->cfg, "costLimit");
+	double limit = pc_tunables_get(pc->cfg, "costLimit");
 	double dt = pc->now - pc->relax_t;
 	bool calm;
 
@@ -131,7 +131,9 @@ void pc_cost_relax(struct pc_consult *pc)
 	pc->cost_factor = decayed(pc->cost_factor, dt);
 	if (pc->tight && pc->now - pc->calm_since + 1e-9 >= PC_CALM_S) {
 		pc->tight = false;
-		pc_logf(pc, "Observed cost %.2f%% is well under the limit "
+		pc_consult_logf(
+			pc,
+			"Observed cost %.2f%% is well under the limit "
 			"%.1f%%: launches no longer wait one at a time.",
 			100 * pc->observed, 100 * limit);
 	}

@@ -29,12 +29,12 @@ static bool unseen(const struct pc_node *n)
 static bool frees_nothing(const struct pc_consult *pc,
 			  const struct pc_node *n)
 {
-	const struct pc_hypothesis *h = pc_node_hyp(pc, n);
+	const struct pc_hypothesis *h = pc_truth_node_hyp(pc, n);
 	bool code_top = pc_res_get(pc->res, n->focus.r[0])->kind ==
 			PC_RES_HIERARCHY;
 
 	for (int i = 0; i < h->nin; i++) {
-		const struct pc_metric_def *m = pc_metric_find(pc->cfg,
+		const struct pc_metric_def *m = pc_metric_def_find(pc->cfg,
 							       h->in[i].metric);
 
 		if (m == NULL)
@@ -52,18 +52,35 @@ static bool frees_nothing(const struct pc_consult *pc,
 static bool has_queued_kid(const struct pc_search *s, const struct pc_node *n)
 {
 	for (size_t i = 0; i < n->nkids; i++)
-		if (pc_node(s, n->kids[i].child)->queued)
+		if (pc_shg_node(s, n->kids[i].child)->queued)
 			return true;
 	return false;
 }
 
+/* roomWaitsForNeed (absent: off, a journal recorded before it). */
+static bool waits_for_need(const struct pc_consult *pc)
+{
+	const struct pc_tunable *t = pc_tunables_find(pc->cfg,
+						     "roomWaitsForNeed");
+
+	return t != NULL && t->value != 0;
+}
+
 /* The active node that tested true longest ago and whose refinements
  * wait in the queue; NULL if none, or if some active experiment has not
- * concluded yet (it will, and free room or not). */
-static struct pc_node *room_giver(struct pc_consult *pc)
+ * concluded yet (it will, and free room or not).  With roomWaitsForNeed,
+ * unconcluded experiments are waited for only when together they were
+ * charged at least `need`, what the queue's head lacks (less cannot
+ * make its room, however they conclude: bn_smallwrites' file waited 5 s,
+ * to the end of the run, on CPUbound at write(), charged 0.1% and
+ * borderline under load), and never one held for its parent's
+ * conclusion (pc_early.c: it concludes only after its parent). */
+static struct pc_node *room_giver(struct pc_consult *pc, double need)
 {
 	struct pc_search *ss[2] = { pc->global, pc->current };
 	struct pc_node *best = NULL, *done = NULL;
+	bool by_need = waits_for_need(pc);
+	double unknown = 0;
 
 	for (int k = 0; k < 2; k++) {
 		for (size_t i = 0; ss[k] && i < ss[k]->nn; i++) {
@@ -75,10 +92,20 @@ static struct pc_node *room_giver(struct pc_consult *pc)
 			 * room: wait.  Not a persistent one: it keeps its
 			 * experiment whatever it concludes (bn_smallwrites
 			 * waited 3 s for CPUbound at the top); nor one on
-			 * code no sample shows (unseen). */
+			 * code no sample shows (unseen); nor one charged
+			 * nothing (read from the kernel or the samples, or
+			 * sharing instruments already counted): its stop
+			 * frees no room (bn_smallwrites' I/O refinements
+			 * waited 2.7 s on CPUdemand in main's callees). */
 			if (n->truth == PC_UNKNOWN &&
-			    (n->persistent || unseen(n)))
+			    (n->persistent || unseen(n) ||
+			     !(n->charged_cost > 1e-6)))
 				continue;
+			if (n->truth == PC_UNKNOWN && by_need) {
+				if (!pc_early_held(ss[k], n))
+					unknown += n->charged_cost;
+				continue;
+			}
 			if (n->truth == PC_UNKNOWN)
 				return NULL;
 			if (n->truth != PC_TRUE || frees_nothing(pc, n))
@@ -93,6 +120,8 @@ static struct pc_node *room_giver(struct pc_consult *pc)
 				best = n;
 		}
 	}
+	if (by_need && unknown >= need)
+		return NULL;
 	/* No true node's refinements wait, yet the queue is blocked: what
 	 * waits refines nodes stopped earlier, and the true nodes still
 	 * measured - refined to the end, each holding its cost for good -
@@ -116,34 +145,54 @@ static struct pc_search *search_of(struct pc_consult *pc,
 
 /* Called when the cost limit blocks the queue.  If the search is stuck
  * for good - nothing pending, every active experiment concluded, so
- * none will stop and free room - a node that tested true and whose
- * refinements wait hands its room down: its experiment stops, its
- * conclusion (truth, value, time) stands.  One at a time, settling
- * until the observed cost shows it; and from then on the budget has
- * proved too small for the predictions, so each launch is judged by the
- * observed cost it brings before the next (`tight`: bursts of launches
- * made bn_smallwrites shed 41 times in 28 s, one at a time 6).  Without this a program calling
- * write() half a million times a second is never refined: the top-level
- * I/O node alone costs 4.4% of a 5% limit, and top-level nodes are
- * persistent (Paradyn keeps true nodes instrumented; hunch does too as
- * long as that does not stall the search). */
-bool pc_cost_room_make(struct pc_consult *pc)
+ * none will stop and free room - nodes that tested true and whose
+ * refinements wait hand their room down: their experiments stop, their
+ * conclusions (truth, value, time) stand.  As many at once, oldest
+ * first, as free the `need` the queue's head lacks by what they were
+ * charged: one a settling (0.4 s) made bn_smallwrites wait 1.6 s for
+ * four steps of room before its file and bnsw_write_loop launched.
+ * Then settling until the observed cost shows it; and from then on the
+ * budget has proved too small for the predictions, so each launch is
+ * judged by the observed cost it brings before the next (`tight`:
+ * bursts of launches made bn_smallwrites shed 41 times in 28 s, one at
+ * a time 6).  Without this a program calling write() half a million
+ * times a second is never refined: the top-level I/O node alone costs
+ * 4.4% of a 5% limit, and top-level nodes are persistent (Paradyn keeps
+ * true nodes instrumented; hunch does too as long as that does not
+ * stall the search). */
+bool pc_cost_room_make(struct pc_consult *pc, double need)
 {
-	struct pc_node *n = pc->npending ? NULL : room_giver(pc);
+	struct pc_node *n, *last = NULL;
+	double freed = 0;
+	int k = 0;
 	char focus[512];
 	bool kids;
 
-	if (n == NULL)
+	while ((pc->npending == 0 &&
+		(n = room_giver(pc, need - freed)) != NULL) &&
+	       (k == 0 || freed < need)) {
+		kids = has_queued_kid(search_of(pc, n), n);
+		freed += n->charged_cost;
+		k++;
+		pc_cost_node_stop(pc, n, "stopped");
+		last = n;
+		pc_consult_logf(
+			pc,
+			"Cost limit: stopped %s for %s (true since %.1f s) "
+			"to make room for %s",
+			pc_truth_node_hyp(pc, n)->name,
+			pc_focus_name(pc->res, &n->focus, focus, sizeof(focus)),
+			n->t_true_since, kids ? "its refinements" : "others");
+	}
+	if (k == 0)
 		return false;
-	kids = has_queued_kid(search_of(pc, n), n);
-	pc_node_stop(pc, n, "stopped");
+	/* the observed cost's drop measures one stop, not several */
+	if (k == 1)
+		pc_cost_learn_probe(pc, last, -1);
+	else
+		pc->probe = NULL;
 	pc->shed_t = pc->now;
 	pc->tight = true;
-	pc_cost_learn_probe(pc, n, -1);
-	pc_logf(pc, "Cost limit: stopped %s for %s (true since %.1f s) to "
-		"make room for %s", pc_node_hyp(pc, n)->name,
-		pc_focus_name(pc->res, &n->focus, focus, sizeof(focus)),
-		n->t_true_since, kids ? "its refinements" : "others");
 	return true;
 }
 

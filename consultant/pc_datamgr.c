@@ -156,6 +156,13 @@ int pc_datamgr_acquire(struct pc_datamgr *dm, const char *metric,
 	return r < 0 ? r : m->id;
 }
 
+void pc_datamgr_image_gone(struct pc_datamgr *dm)
+{
+	for (size_t i = 0; i < dm->n; i++)
+		if (live(dm->mi[i]))
+			dm->mi[i]->state = PC_MI_RELEASED;
+}
+
 void pc_datamgr_release(struct pc_datamgr *dm, int id)
 {
 	struct pc_minst *m = pc_datamgr_get(dm, id);

@@ -69,6 +69,11 @@ void pc_datamgr_fini(struct pc_datamgr *dm);
 int pc_datamgr_acquire(struct pc_datamgr *dm, const char *metric,
 		  const struct pc_focus *f, double now);
 void pc_datamgr_release(struct pc_datamgr *dm, int id);
+/* The program replaced its image (exec): the source dropped every
+ * instance with the old image's metric side (a pending one is answered
+ * as refused, then ignored), so none is live, and none may be shared by
+ * an experiment of the search that starts over. */
+void pc_datamgr_image_gone(struct pc_datamgr *dm);
 struct pc_minst *pc_datamgr_get(const struct pc_datamgr *dm, int id);
 /* The source's prediction, asked once per tick; 0 while the source is
  * still measuring for it (pc_datamgr_measuring says so). */

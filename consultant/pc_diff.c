@@ -88,7 +88,7 @@ size_t pc_diff_conclusions(const struct pc_consult *was,
 	return n;
 }
 
-void pc_changes_free(struct pc_change *c, size_t n)
+void pc_diff_changes_free(struct pc_change *c, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		free(c[i].name);

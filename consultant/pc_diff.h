@@ -30,7 +30,7 @@ struct pc_change {
 size_t pc_diff_conclusions(const struct pc_consult *was,
 			   const struct pc_consult *now,
 			   struct pc_change **out);
-void pc_changes_free(struct pc_change *c, size_t n);
+void pc_diff_changes_free(struct pc_change *c, size_t n);
 /* The short section batch replay prints. */
 void pc_diff_print(const struct pc_change *c, size_t n, FILE *f);
 json_t *pc_diff_json(const struct pc_change *c, size_t n);

@@ -5,7 +5,8 @@
  * Paradyn (PCexperiment.C): adjusted = value - threshold * hys; the guess
  * is adjusted > 0 (gt) or < 0 (lt); hys starts at 1+h, becomes 1-h after
  * the guess turns true and 1+h after it turns false; a guess that has
- * held for sufficientTime becomes the conclusion.
+ * held for sufficientTime becomes the conclusion.  hunch mirrors the
+ * band for "lt" (band_edge): true below 1-h, false again above 1+h.
  *
  * hunch: the mean of the interval values since the guess last flipped,
  * with a confidence interval around it, concludes as soon as the whole
@@ -28,6 +29,23 @@
  * first takes 12.8 standard errors, the third (5 values) 9.5, the fifth
  * (7 values) 7.8.
  *
+ * One-sided (oneSidedTest): a look concludes true only when the lower
+ * bound is over the band's upper edge, false only when the upper bound
+ * is under its lower edge.  A wrong conclusion is one on the wrong side
+ * of the band: true while the real mean is below it (only the lower
+ * bound's error can do that), false while it is above (only the upper
+ * bound's).  So each kind of error needs one tail, and the quantile
+ * that leaves alpha_k in one tail (the two-sided one at 2 alpha_k)
+ * keeps the same guarantee: on the wrong side of the band with
+ * probability at most 1% over all the looks.  (Inside the band either
+ * conclusion is within the indifference the band grants; each has at
+ * most 1%.)  The two-sided interval spent half its error on the side
+ * that cannot be wrong: the first look took 12.8 standard errors where
+ * 9.0 suffice, the third 9.5 where 8.0 do, the fifth 7.8 where 6.8 do; a CPU value at 2x its
+ * threshold under load (bn_pipeline's 0.64 against 0.3) needed ~10
+ * intervals.  A configuration without the tunable (a journal recorded
+ * before it) keeps the two-sided interval, the search it recorded.
+ *
  * A value that keeps crossing the band (borderline, noisy: a loaded
  * machine) flips the guess before it holds sufficientTime, and Paradyn's
  * rule never concludes.  Such an experiment held its cost for good, and
@@ -45,7 +63,7 @@
  * stays true while its mean since then crosses the threshold (values
  * inside the band, below it, for long) turns false ("mean crossed");
  * a guess that flips is judged by the rules above as before.
- * pc_node_judged is the value the reports give.
+ * pc_shg_node_judged is the value the reports give.
  */
 #include "pc_search.h"
 
@@ -60,7 +78,7 @@
 static double combine(const struct pc_consult *pc, const struct pc_node *n,
 		      int *missing)
 {
-	const struct pc_hypothesis *h = pc_node_hyp(pc, n);
+	const struct pc_hypothesis *h = pc_truth_node_hyp(pc, n);
 	double v[PC_MAX_INPUTS] = { 0 }, r;
 
 	*missing = -1;
@@ -150,19 +168,28 @@ static double t_quantile(double conf, int df)
  * before it existed replays the search it recorded). */
 static bool studentT(const struct pc_consult *pc)
 {
-	const struct pc_tunable *t = pc_tunable_find(pc->cfg, "studentT");
+	const struct pc_tunable *t = pc_tunables_find(pc->cfg, "studentT");
+
+	return t != NULL && t->value != 0;
+}
+
+static bool one_sided(const struct pc_consult *pc)
+{
+	const struct pc_tunable *t = pc_tunables_find(pc->cfg, "oneSidedTest");
 
 	return t != NULL && t->value != 0;
 }
 
 static double crit_value(const struct pc_consult *pc, int n, int k)
 {
-	double z = pc_tunable_get(pc->cfg, "confidenceZ");
+	double z = pc_tunables_get(pc->cfg, "confidenceZ");
 	double alpha;
 
 	if (!studentT(pc))
 		return z;
 	alpha = erfc(z / M_SQRT2) * 6 / (M_PI * M_PI * k * k);
+	if (one_sided(pc))
+		alpha *= 2;   /* alpha_k in the one tail that can be wrong */
 	return t_quantile(1 - alpha, n - 1);
 }
 
@@ -216,16 +243,18 @@ static bool retry_no_data(struct pc_consult *pc, struct pc_search *s,
 	char focus[512];
 
 	if (n->hint < PC_SEEN_HINT || n->nodata_retries >= PC_NODATA_RETRIES ||
-	    pc->now - n->t_start + 1e-9 < pc_tunable_get(pc->cfg,
+	    pc->now - n->t_start + 1e-9 < pc_tunables_get(pc->cfg,
 							 "minObservationTime"))
 		return false;
 	n->nodata_retries++;
-	pc_node_stop(pc, n, "stopped");
-	pc_logf(pc, "%s for %s had no data where the program was seen "
-		"(evidence %.2f): enabled again", pc_node_hyp(pc, n)->name,
-		pc_focus_name(pc->res, &n->focus, focus, sizeof(focus)),
-		n->hint);
-	pc_queue(pc, s, n, n->priority);
+	pc_cost_node_stop(pc, n, "stopped");
+	pc_consult_logf(pc,
+			"%s for %s had no data where the program was seen "
+			"(evidence %.2f): enabled again",
+			pc_truth_node_hyp(pc, n)->name,
+			pc_focus_name(pc->res, &n->focus, focus, sizeof(focus)),
+			n->hint);
+	pc_cost_queue(pc, s, n, n->priority);
 	return true;
 }
 
@@ -235,12 +264,13 @@ static void no_data(struct pc_consult *pc, struct pc_search *s,
 	if (n->guess >= 0 || n->truth != PC_UNKNOWN)
 		return;
 	if (retry_no_data(pc, s, n) ||
-	    pc->now - n->t_start + 1e-9 < pc_tunable_get(pc->cfg,
-							 "sufficientTime"))
+	    pc->now - n->t_start + 1e-9 < pc_tunables_get(pc->cfg,
+							 "sufficientTime") ||
+	    pc_early_held(s, n))
 		return;
 	snprintf(n->how, sizeof(n->how), "no data");
 	n->no_input = missing;
-	pc_change_truth(pc, s, n, PC_FALSE);
+	pc_truth_change(pc, s, n, PC_FALSE);
 }
 
 /* maxConclusionTime has passed since the experiment started (0, or a
@@ -249,18 +279,54 @@ static void no_data(struct pc_consult *pc, struct pc_search *s,
 static bool over_time_limit(const struct pc_consult *pc,
 			    const struct pc_node *n)
 {
-	const struct pc_tunable *t = pc_tunable_find(pc->cfg,
+	const struct pc_tunable *t = pc_tunables_find(pc->cfg,
 						     "maxConclusionTime");
 
 	return t != NULL && t->value > 0 && n->run_len > 0 &&
 	       pc->now - n->t_start + 1e-9 >= t->value;
 }
 
-void pc_evaluate(struct pc_consult *pc, struct pc_search *s,
+/* The hysteresis band's edge a value must cross to flip the guess, as a
+ * multiple of the threshold: away from the threshold on the true side
+ * to become true, on the false side to become false again.  Paradyn
+ * started every guess at 1+h whatever the comparison, so a "below"
+ * hypothesis became true up to h above its threshold: bn_pipeline's
+ * writer, 4096-byte writes under "below 4096 bytes", concluded
+ * TooManySmallIOOps true at 4095.99.  A configuration without
+ * hysteresisFollowsCompare (a journal recorded before it) keeps
+ * Paradyn's band, the search it recorded. */
+static bool band_follows_compare(const struct pc_consult *pc)
+{
+	const struct pc_tunable *t = pc_tunables_find(pc->cfg,
+						     "hysteresisFollowsCompare");
+
+	return t != NULL && t->value != 0;
+}
+
+static double band_edge(const struct pc_consult *pc, enum pc_cmp cmp,
+			double hr, int guess)
+{
+	double up = guess ? 1 - hr : 1 + hr;
+
+	if (cmp == PC_CMP_GT || !band_follows_compare(pc))
+		return up;
+	return 2 - up;      /* "below": true under 1-h, false again over 1+h */
+}
+
+/* At maxConclusionTime the whole run's mean decides, true only past the
+ * edge a guess crosses to become true: a mean inside the band is no
+ * finding (without the band, the raw threshold, as recorded before). */
+static double time_limit_edge(const struct pc_consult *pc, enum pc_cmp cmp,
+			      double hr)
+{
+	return band_follows_compare(pc) ? band_edge(pc, cmp, hr, 0) : 1;
+}
+
+void pc_experiment_evaluate(struct pc_consult *pc, struct pc_search *s,
 		 struct pc_node *n, double len)
 {
-	const struct pc_hypothesis *h = pc_node_hyp(pc, n);
-	double hr = pc_tunable_get(pc->cfg, "hysteresisRange");
+	const struct pc_hypothesis *h = pc_truth_node_hyp(pc, n);
+	double hr = pc_tunables_get(pc->cfg, "hysteresisRange");
 	int guess, clear, want = -1, missing;
 	double v = combine(pc, n, &missing), delta;
 
@@ -271,12 +337,15 @@ void pc_evaluate(struct pc_consult *pc, struct pc_search *s,
 	n->no_input = -1;
 	n->unconfirmed = false;     /* measured again since it was shed */
 	n->value = v;
-	n->threshold = pc_tunable_get(pc->cfg, h->threshold);
+	n->threshold = pc_tunables_get(pc->cfg, h->threshold);
 	if (n->guess < 0)
-		n->hys = 1 + hr;
+		n->hys = band_edge(pc, h->cmp, hr, 0);
 	guess = is_true_side(h->cmp, v - n->threshold * n->hys);
 	if (guess != n->guess) {
-		n->hys = guess ? 1 - hr : 1 + hr;
+		n->held_set = n->truth == PC_TRUE && n->guess == 1 &&
+			      guess == 0 && n->wn > 0;
+		n->held_mean = n->wmean;
+		n->hys = band_edge(pc, h->cmp, hr, guess);
 		n->accum = len;
 		n->wn = 0;
 		n->wlooks = 0;
@@ -291,7 +360,8 @@ void pc_evaluate(struct pc_consult *pc, struct pc_search *s,
 	delta = v - n->wmean;
 	n->wmean += delta / n->wn;
 	n->wm2 += delta * (v - n->wmean);
-	if (pc->now - n->t_start + 1e-9 < pc_tunable_get(pc->cfg,
+	pc_early_consider(pc, s, n);
+	if (pc->now - n->t_start + 1e-9 < pc_tunables_get(pc->cfg,
 							 "minObservationTime"))
 		return;
 	clear = statistical(pc, n, h->cmp, hr);
@@ -299,10 +369,10 @@ void pc_evaluate(struct pc_consult *pc, struct pc_search *s,
 		want = clear;
 		snprintf(n->how, sizeof(n->how), "statistics");
 	} else if (n->truth == PC_TRUE && n->guess == 1 &&
-		   !pc_node_holds(n, h->cmp)) {
+		   !pc_shg_node_holds(n, h->cmp)) {
 		want = 0;   /* true only while its mean is: pc_shg.h */
 		snprintf(n->how, sizeof(n->how), "mean crossed");
-	} else if (n->accum + 1e-9 >= pc_tunable_get(pc->cfg,
+	} else if (n->accum + 1e-9 >= pc_tunables_get(pc->cfg,
 						      "sufficientTime") &&
 		   is_true_side(h->cmp, n->wmean - n->threshold) ==
 		   n->guess) {
@@ -310,11 +380,12 @@ void pc_evaluate(struct pc_consult *pc, struct pc_search *s,
 		snprintf(n->how, sizeof(n->how), "sufficient time");
 	} else if (n->truth == PC_UNKNOWN && over_time_limit(pc, n)) {
 		want = is_true_side(h->cmp, n->run_sum / n->run_len -
-					    n->threshold);
+				    n->threshold * time_limit_edge(pc, h->cmp, hr));
 		snprintf(n->how, sizeof(n->how), "time limit");
 	}
-	if (want < 0 || (want ? PC_TRUE : PC_FALSE) == n->truth)
+	if (want < 0 || (want ? PC_TRUE : PC_FALSE) == n->truth ||
+	    pc_early_held(s, n))   /* pc_early.c: no true parent yet */
 		return;
 	n->held_s = n->accum;
-	pc_change_truth(pc, s, n, want ? PC_TRUE : PC_FALSE);
+	pc_truth_change(pc, s, n, want ? PC_TRUE : PC_FALSE);
 }

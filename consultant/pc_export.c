@@ -30,7 +30,7 @@ static void dot_node(FILE *f, int sid, const struct pc_node *n)
 	fprintf(f, "    s%dn%d [label=\"", sid, n->id);
 	dot_str(f, n->name);
 	fprintf(f, "\\n%s, %s\", style=filled, fillcolor=%s%s];\n",
-		pc_truth_name(n->truth), pc_report_node_state(n), truth_color(n->truth),
+		pc_shg_truth_name(n->truth), pc_report_node_state(n), truth_color(n->truth),
 		n->is_virtual ? ", shape=ellipse" : "");
 }
 
@@ -88,7 +88,7 @@ static json_t *node_json(const struct pc_consult *pc, const struct pc_node *n)
 		"id", n->id, "name", n->name,
 		"hypothesis", pc->cfg->hyp[n->hyp].name,
 		"focus", pc_focus_name(pc->res, &n->focus, focus, sizeof(focus)),
-		"truth", pc_truth_name(n->truth), "activity", pc_report_node_state(n),
+		"truth", pc_shg_truth_name(n->truth), "activity", pc_report_node_state(n),
 		"trace", n->trace, "parents", parents, "children", kids,
 		"value", num_or_null(n->value),
 		"threshold", num_or_null(n->threshold),
@@ -142,7 +142,7 @@ json_t *pc_export_where_json(const struct pc_restree *t)
 			pc_res_find(t, pc_hier_names[i]), 0));
 	return json_pack("{s:s,s:i,s:I,s:o}", "schema", "hunch-where",
 			 "version", PC_EXPORT_VERSION, "resources",
-			 (json_int_t)pc_restree_count(t), "hierarchies", h);
+			 (json_int_t)pc_res_tree_count(t), "hierarchies", h);
 }
 
 /* A file name from any text: letters, digits, '.', '-' kept, the rest
@@ -204,16 +204,17 @@ int pc_export_csv(const struct pc_consult *pc, const char *dir,
 	int n = 0, rc;
 
 	if (mkdir(dir, 0755) != 0 && errno != EEXIST)
-		return hunch_errf(err, -errno, "cannot create directory %s: %s",
-				  dir, strerror(errno));
+		return hunch_err_set(err, -errno,
+				     "cannot create directory %s: %s", dir,
+				     strerror(errno));
 	for (size_t i = 0; i < pc->dm.n; i++) {
 		const struct pc_minst *m = pc->dm.mi[i];
 
 		snprintf(path, sizeof(path), "%s/%s", dir,
 			 pc_export_csv_name(pc, m, name, sizeof(name)));
 		if ((rc = write_csv(pc, m, path)) != 0)
-			return hunch_errf(err, rc, "cannot write %s: %s", path,
-					  strerror(-rc));
+			return hunch_err_set(err, rc, "cannot write %s: %s",
+					     path, strerror(-rc));
 		n++;
 	}
 	return n;

@@ -66,7 +66,7 @@ bool pc_findings_on_chain(const struct pc_findings_ctx *c,
 			  const struct pc_node *n, pc_res_id code)
 {
 	for (const struct pc_node *p = n; p && p->id != c->s->root;
-	     p = pc_node(c->s, p->orig_parent))
+	     p = pc_shg_node(c->s, p->orig_parent))
 		if (p->focus.r[0] == code)
 			return true;
 	return false;
@@ -74,11 +74,24 @@ bool pc_findings_on_chain(const struct pc_findings_ctx *c,
 
 /* Two threads of one process: one cause may hold several threads (the
  * finding's threads are a set; its where is then the process). */
-bool pc_findings_sibling_threads(const struct pc_findings_ctx *c,
-				 pc_res_id a, pc_res_id b)
+bool pc_findings_is_part(const struct pc_findings_ctx *c, pc_res_id r)
 {
-	return res(c, a)->kind == PC_RES_THREAD &&
-	       res(c, b)->kind == PC_RES_THREAD &&
+	const struct pc_res *x = res(c, r);
+
+	return x->kind == PC_RES_THREAD ||
+	       (x->kind == PC_RES_PROCESS && res(c, x->parent)->nchildren > 1);
+}
+
+bool pc_findings_sibling_parts(const struct pc_findings_ctx *c,
+			       pc_res_id a, pc_res_id b)
+{
+	/* a thread is its own sibling (a finding's one thread is a set of
+	 * one: its where the process); a process is not */
+	if (res(c, a)->kind == PC_RES_THREAD)
+		return res(c, b)->kind == PC_RES_THREAD &&
+		       res(c, a)->parent == res(c, b)->parent;
+	return a != b && pc_findings_is_part(c, a) &&
+	       pc_findings_is_part(c, b) && res(c, b)->kind == PC_RES_PROCESS &&
 	       res(c, a)->parent == res(c, b)->parent;
 }
 
@@ -92,7 +105,7 @@ bool pc_findings_is_generic(const struct pc_consult *pc, int hyp)
 	const struct pc_hypothesis *h = &pc->cfg->hyp[hyp];
 
 	for (int i = 0; i < h->nin; i++) {
-		const struct pc_metric_def *m = pc_metric_find(pc->cfg,
+		const struct pc_metric_def *m = pc_metric_def_find(pc->cfg,
 							       h->in[i].metric);
 
 		if (m && m->kernel == PC_KERNEL_CPU)
@@ -110,7 +123,7 @@ bool pc_findings_in_seconds(const struct pc_consult *pc, int hyp)
 
 	if (h->is_virtual || h->nin == 0)
 		return false;
-	m = pc_metric_find(pc->cfg, h->in[0].metric);
+	m = pc_metric_def_find(pc->cfg, h->in[0].metric);
 	return m && m->units && strcmp(m->units, "CPUs") == 0;
 }
 
@@ -134,6 +147,20 @@ static bool better_hyp(const struct pc_consult *pc, int a, int b)
 	if (pc_findings_in_seconds(pc, a) != pc_findings_in_seconds(pc, b))
 		return pc_findings_in_seconds(pc, a);
 	return a < b;
+}
+
+/* Two CPU nodes (used, wanted: one measure): the deeper in /Code
+ * leads, its where the finding's; otherwise by hypothesis. */
+static bool better_lead(const struct pc_findings_ctx *c,
+			const struct pc_node *a, const struct pc_node *b)
+{
+	int da = pc_findings_depth(c, a->focus.r[0]);
+	int db = pc_findings_depth(c, b->focus.r[0]);
+
+	if (pc_findings_is_generic(c->pc, a->hyp) &&
+	    pc_findings_is_generic(c->pc, b->hyp) && da != db)
+		return da > db;
+	return better_hyp(c->pc, a->hyp, b->hyp);
 }
 
 static void pool_add(struct pc_findings *fs, const struct pc_node *n)
@@ -221,16 +248,38 @@ static bool names_both(struct pc_findings_ctx *c, const struct fbuild *b,
 	return false;
 }
 
+/* Two parts of the program (pc_findings_is_part) neither within the
+ * other. */
+static bool unrelated_parts(const struct pc_findings_ctx *c, pc_res_id a,
+			    pc_res_id b)
+{
+	return pc_findings_is_part(c, a) && pc_findings_is_part(c, b) &&
+	       !pc_findings_res_anc(c, a, b) && !pc_findings_res_anc(c, b, a);
+}
+
+/* The nearest resource that is a or b or an ancestor of both. */
+static pc_res_id common(const struct pc_findings_ctx *c, pc_res_id a,
+			pc_res_id b)
+{
+	for (const struct pc_res *r = res(c, a); r != NULL;
+	     r = r->kind == PC_RES_HIERARCHY ? NULL : res(c, r->parent))
+		if (pc_findings_res_anc(c, r->id, b))
+			return r->id;
+	return a;
+}
+
 static void pick_lead(struct pc_findings_ctx *c, const struct fbuild *b,
 		      struct pc_finding *f)
 {
+	bool set[PC_NHIER] = { false };   /* where[h] holds a set of parts */
+
 	f->lead = NULL;
 	for (size_t i = 0; i < b->n; i++) {
 		const struct pc_node *n = c->leaf[b->leaves[i]];
 
 		if (!b->own[i] && b->n > 1)
 			continue;
-		if (f->lead == NULL || better_hyp(c->pc, n->hyp, f->lead->hyp))
+		if (f->lead == NULL || better_lead(c, n, f->lead))
 			f->lead = n;
 	}
 	if (f->lead == NULL)
@@ -243,10 +292,22 @@ static void pick_lead(struct pc_findings_ctx *c, const struct fbuild *b,
 		if (!b->own[i])
 			continue;
 		for (int h = 0; h < PC_NHIER; h++)
-			if (pc_findings_sibling_threads(c, f->where[h], n->focus.r[h]))
+			if (set[h] && pc_findings_res_anc(c, f->where[h],
+							  n->focus.r[h]))
+				continue;   /* one more of the set */
+			else if (pc_findings_sibling_parts(c, f->where[h],
+							   n->focus.r[h])) {
 				f->where[h] = res(c, n->focus.r[h])->parent;
-			else if (pc_findings_depth(c, n->focus.r[h]) >
-				 pc_findings_depth(c, f->where[h]))
+				set[h] = true;
+			} else if (unrelated_parts(c, f->where[h],
+						   n->focus.r[h])) {
+				/* threads of different processes, or a
+				 * thread and another process: the job */
+				f->where[h] = common(c, f->where[h],
+						     n->focus.r[h]);
+				set[h] = true;
+			} else if (pc_findings_depth(c, n->focus.r[h]) >
+				   pc_findings_depth(c, f->where[h]))
 				f->where[h] = n->focus.r[h];
 	}
 	/* One thread is where the finding is only when a node names it
@@ -261,10 +322,10 @@ double pc_findings_value(const struct pc_consult *pc,
 			 const struct pc_node *n)
 {
 	if (n->truth == PC_TRUE && !isnan(n->was_value) &&
-	    !isnan(pc_node_judged(n)) &&
-	    !pc_node_holds(n, pc_node_hyp(pc, n)->cmp))
+	    !isnan(pc_shg_node_judged(n)) &&
+	    !pc_shg_node_holds(n, pc_truth_node_hyp(pc, n)->cmp))
 		return n->was_value;
-	return pc_node_judged(n);
+	return pc_shg_node_judged(n);
 }
 
 /* A node's measure here is pc_findings_value, not its last interval's
@@ -273,20 +334,43 @@ double pc_findings_value(const struct pc_consult *pc,
  *
  * The cause's measure by hypothesis hyp among the finding's leaves:
  * each measures it restricted to its focus, so the smallest is the
- * tightest; leaves of single threads measure a part of it each: their
- * sum (one value a thread, its smallest), when no leaf covers the
- * threads together.  NaN when no leaf of hyp has a value. */
+ * tightest; leaves of parts (single threads, or single processes of a
+ * job of several) measure a part of it each: their sum (one value a
+ * part, its smallest; a process's threads only where the process has
+ * none of its own), when no leaf covers the parts together.  NaN when
+ * no leaf of hyp has a value. */
+static bool measures(struct pc_findings_ctx *c, const struct pc_node *n,
+		     int hyp)
+{
+	return n->hyp == hyp && !isnan(pc_findings_value(c->pc, n));
+}
+
+/* The smallest value of hyp among b's own leaves on part r. */
+static double part_value(struct pc_findings_ctx *c, const struct fbuild *b,
+			 int hyp, pc_res_id r)
+{
+	double t = NAN;
+
+	for (size_t j = 0; j < b->n; j++) {
+		const struct pc_node *m = c->leaf[b->leaves[j]];
+
+		if (b->own[j] && measures(c, m, hyp) && m->focus.r[1] == r &&
+		    (isnan(t) || pc_findings_value(c->pc, m) < t))
+			t = pc_findings_value(c->pc, m);
+	}
+	return t;
+}
+
 static double tightest(struct pc_findings_ctx *c, const struct fbuild *b,
 		       int hyp)
 {
 	double lo = NAN, sum = 0;
-	bool any_thread = false;
+	bool any_part = false;
 
 	for (size_t i = 0; i < b->n; i++) {
 		const struct pc_node *n = c->leaf[b->leaves[i]];
 
-		if (n->hyp != hyp || isnan(pc_findings_value(c->pc, n)) ||
-		    res(c, n->focus.r[1])->kind == PC_RES_THREAD)
+		if (!measures(c, n, hyp) || pc_findings_is_part(c, n->focus.r[1]))
 			continue;
 		if (isnan(lo) || pc_findings_value(c->pc, n) < lo)
 			lo = pc_findings_value(c->pc, n);
@@ -295,30 +379,26 @@ static double tightest(struct pc_findings_ctx *c, const struct fbuild *b,
 		return lo;
 	for (size_t i = 0; i < b->n; i++) {
 		const struct pc_node *n = c->leaf[b->leaves[i]];
-		double t = pc_findings_value(c->pc, n);
+		pc_res_id r = n->focus.r[1], up = res(c, r)->parent;
 		bool first = true;
 
-		if (n->hyp != hyp || isnan(t) || !b->own[i] ||
-		    res(c, n->focus.r[1])->kind != PC_RES_THREAD)
+		if (!b->own[i] || !measures(c, n, hyp) ||
+		    !pc_findings_is_part(c, r))
 			continue;
-		for (size_t j = 0; j < b->n; j++) {
-			const struct pc_node *m = c->leaf[b->leaves[j]];
-
-			if (m->hyp != hyp || !b->own[j] ||
-			    isnan(pc_findings_value(c->pc, m)) ||
-			    m->focus.r[1] != n->focus.r[1])
-				continue;
-			if (j < i)
-				first = false;
-			if (pc_findings_value(c->pc, m) < t)
-				t = pc_findings_value(c->pc, m);
-		}
+		/* a thread of a process measured as a part itself */
+		if (res(c, r)->kind == PC_RES_THREAD &&
+		    pc_findings_is_part(c, up) && !isnan(part_value(c, b, hyp, up)))
+			continue;
+		for (size_t j = 0; j < i; j++)
+			first &= !(b->own[j] && measures(c, c->leaf[b->leaves[j]],
+							 hyp) &&
+				   c->leaf[b->leaves[j]]->focus.r[1] == r);
 		if (first) {
-			sum += t;
-			any_thread = true;
+			sum += part_value(c, b, hyp, r);
+			any_part = true;
 		}
 	}
-	return any_thread ? sum : NAN;
+	return any_part ? sum : NAN;
 }
 
 /* Is n's focus the whole program (every hierarchy at its root)? */
@@ -414,15 +494,48 @@ static int started_in(struct pc_findings_ctx *c, const struct pc_res *proc,
 	return k;
 }
 
+/* The threads of the finding's process started in its function, or
+ * deeper down the call graph in the outermost function of its chain
+ * (main, a thread's start function); 0 when it is in no function or
+ * no process. */
+static int started_count(struct pc_findings_ctx *c,
+			 const struct pc_finding *f)
+{
+	const struct pc_res *fn = res(c, f->where[0]);
+	const struct pc_res *proc = res(c, f->where[1]);
+	int k;
+
+	if (fn->kind != PC_RES_FUNCTION)
+		return 0;
+	if (proc->kind == PC_RES_THREAD)
+		proc = res(c, proc->parent);
+	if (proc->kind == PC_RES_HIERARCHY && proc->nchildren == 1)
+		proc = res(c, proc->children[0]);
+	if (proc->kind != PC_RES_PROCESS)
+		return 0;
+	k = started_in(c, proc, fn->name);
+	for (const struct pc_node *p = f->lead; k == 0 && p &&
+	     p->id != c->s->root; p = pc_shg_node(c->s, p->orig_parent))
+		if (res(c, p->focus.r[0])->kind == PC_RES_FUNCTION &&
+		    (p->orig_parent < 0 || res(c, pc_shg_node(c->s,
+		     p->orig_parent)->focus.r[0])->kind != PC_RES_FUNCTION))
+			k = started_in(c, proc, res(c, p->focus.r[0])->name);
+	return k;
+}
+
 /* Threads: those its own leaves name (with its function, if any); else, where the finding is in a
- * function, the threads started there (named "<tid>:<function>"). */
+ * function, the threads started there (named "<tid>:<function>").  A
+ * finding on a function over a whole process counts every thread
+ * started there even when only some of their own nodes have concluded
+ * (a loaded machine: 2 of the demo's 4 lock workers' in 10 s): its
+ * value is all of theirs, and "2 threads spend 110% of their time"
+ * cannot be. */
 static int threads(struct pc_findings_ctx *c, const struct fbuild *b,
 		   const struct pc_finding *f)
 {
 	pc_res_id seen[MAXL];
-	int k = 0;
+	int k = 0, started;
 	const struct pc_res *fn = res(c, f->where[0]);
-	const struct pc_res *proc;
 
 	for (size_t i = 0; i < b->n; i++) {
 		pc_res_id t = c->leaf[b->leaves[i]]->focus.r[1];
@@ -446,25 +559,10 @@ static int threads(struct pc_findings_ctx *c, const struct fbuild *b,
 		if (!dup)
 			seen[k++] = t;
 	}
-	if (k > 0 || fn->kind != PC_RES_FUNCTION)
+	if (k > 0 && res(c, f->where[1])->kind == PC_RES_THREAD)
 		return k;
-	proc = res(c, f->where[1]);
-	if (proc->kind == PC_RES_THREAD)
-		proc = res(c, proc->parent);
-	if (proc->kind == PC_RES_HIERARCHY && proc->nchildren == 1)
-		proc = res(c, proc->children[0]);
-	if (proc->kind != PC_RES_PROCESS)
-		return 0;
-	k = started_in(c, proc, fn->name);
-	/* Deeper down the call graph: the threads started in the outermost
-	 * function of its chain (main, a thread's start function). */
-	for (const struct pc_node *p = f->lead; k == 0 && p &&
-	     p->id != c->s->root; p = pc_node(c->s, p->orig_parent))
-		if (res(c, p->focus.r[0])->kind == PC_RES_FUNCTION &&
-		    (p->orig_parent < 0 || res(c, pc_node(c->s,
-		     p->orig_parent)->focus.r[0])->kind != PC_RES_FUNCTION))
-			k = started_in(c, proc, res(c, p->focus.r[0])->name);
-	return k;
+	started = started_count(c, f);
+	return started > k ? started : k;
 }
 
 static void chain_of(struct pc_findings_ctx *c, struct pc_findings *fs,
@@ -474,7 +572,7 @@ static void chain_of(struct pc_findings_ctx *c, struct pc_findings *fs,
 	size_t k = 0;
 
 	for (const struct pc_node *p = f->lead; p && p->id != c->s->root &&
-	     k < 128; p = pc_node(c->s, p->orig_parent))
+	     k < 128; p = pc_shg_node(c->s, p->orig_parent))
 		ch[k++] = p;
 	f->nchain = k;
 	while (k > 0)
@@ -489,7 +587,7 @@ static void chain_of(struct pc_findings_ctx *c, struct pc_findings *fs,
 }
 
 /* The told identity: the chains of its own leaves below the top-level
- * nodes (pc_findings_tell). */
+ * nodes (pc_findings_text_tell). */
 static void ident_of(struct pc_findings_ctx *c, const struct fbuild *b,
 		     struct pc_findings *fs, struct pc_finding *f)
 {
@@ -500,7 +598,7 @@ static void ident_of(struct pc_findings_ctx *c, const struct fbuild *b,
 			continue;
 		for (const struct pc_node *p = c->leaf[b->leaves[i]];
 		     p && p->id != c->s->root;
-		     p = pc_node(c->s, p->orig_parent))
+		     p = pc_shg_node(c->s, p->orig_parent))
 			if (!p->persistent && !listed_in(fs, from, p))
 				pool_add(fs, p);
 	}
@@ -531,17 +629,41 @@ static pc_res_id caller_of(struct pc_findings_ctx *c,
 		if (f->nodes[i]->focus.r[0] == f->where[0])
 			leaf = f->nodes[i];
 	for (p = leaf; p && p->id != c->s->root;
-	     p = pc_node(c->s, p->orig_parent))
+	     p = pc_shg_node(c->s, p->orig_parent))
 		if (res(c, p->focus.r[0])->kind == PC_RES_FUNCTION)
 			outer = module_of(c, p->focus.r[0]);
 	if (outer == PC_RES_NONE || outer == module_of(c, f->where[0]))
 		return PC_RES_NONE;
 	for (p = leaf; p && p->id != c->s->root && found == PC_RES_NONE;
-	     p = pc_node(c->s, p->orig_parent))
+	     p = pc_shg_node(c->s, p->orig_parent))
 		if (res(c, p->focus.r[0])->kind == PC_RES_FUNCTION &&
 		    module_of(c, p->focus.r[0]) == outer)
 			found = p->focus.r[0];
 	return found;
+}
+
+/* The processes of a job of several the finding's own leaves are in
+ * (a process, or a thread's), 0 when none is a part of such a job. */
+static int processes(struct pc_findings_ctx *c, const struct fbuild *b)
+{
+	pc_res_id seen[MAXL];
+	int k = 0;
+
+	for (size_t i = 0; i < b->n; i++) {
+		pc_res_id p = c->leaf[b->leaves[i]]->focus.r[1];
+		bool dup = false;
+
+		if (res(c, p)->kind == PC_RES_THREAD)
+			p = res(c, p)->parent;
+		if (!b->own[i] || res(c, p)->kind != PC_RES_PROCESS ||
+		    !pc_findings_is_part(c, p))
+			continue;
+		for (int j = 0; j < k; j++)
+			dup |= seen[j] == p;
+		if (!dup)
+			seen[k++] = p;
+	}
+	return k;
 }
 
 static void build_one(struct pc_findings_ctx *c, const struct fbuild *b,
@@ -576,6 +698,7 @@ static void build_one(struct pc_findings_ctx *c, const struct fbuild *b,
 	f->nodes = fs->pool + fs->npool - f->nnodes;
 	f->caller = caller_of(c, f);
 	f->nthreads = threads(c, b, f);
+	f->nprocs = processes(c, b);
 	chain_of(c, fs, f);
 	ident_of(c, b, fs, f);
 }

@@ -53,6 +53,8 @@ struct pc_finding {
 	pc_res_id caller;
 	double impact;                  /* seconds per second; NaN unknown */
 	int nthreads;                   /* threads it is seen in, 0 unknown */
+	int nprocs;                     /* processes of a job of several it
+					   is seen in, 0 one or unknown */
 	double since_s;                 /* first of its nodes true */
 	bool sampled;                   /* a node judged on stack samples */
 	bool unconfirmed;               /* every node shed before confirmed */
@@ -67,7 +69,7 @@ struct pc_finding {
 	size_t nnodes, nown, nleaves;
 	const struct pc_node **chain;   /* the lead's chain, top first */
 	size_t nchain;
-	/* What identifies it for pc_findings_tell: the nodes below the
+	/* What identifies it for pc_findings_text_tell: the nodes below the
 	 * top level on the chains of the leaves that are its own (not
 	 * compatible with another finding too). */
 	const struct pc_node **ident;
@@ -94,14 +96,15 @@ bool pc_findings_in_seconds(const struct pc_consult *pc, int hyp);
 /* One finding in plain words, with units, no newline, e.g.
  * "4 threads spend 69% of their time waiting for mutex `demo_lock`, in
  * `demo_worker` (demo.c)".  Returns buf. */
-char *pc_finding_line(const struct pc_consult *pc, const struct pc_finding *f,
-		      char *buf, size_t len);
+char *pc_findings_text_line(const struct pc_consult *pc,
+			    const struct pc_finding *f, char *buf, size_t len);
 /* Its impact in words: "2.55 s/s", or "not measured in seconds". */
-char *pc_finding_impact(const struct pc_finding *f, char *buf, size_t len);
+char *pc_findings_text_impact(const struct pc_finding *f, char *buf,
+			      size_t len);
 
 /* The finding as the report's JSON `findings` entries (schema:
  * docs/report-schema.md). */
-json_t *pc_finding_json(const struct pc_consult *pc,
+json_t *pc_findings_text_json(const struct pc_consult *pc,
 			const struct pc_search *s,
 			const struct pc_finding *f);
 
@@ -116,8 +119,8 @@ struct pc_findings_told {
 	size_t n, cap;
 };
 /* True when f is new (and remembers it as told). */
-bool pc_findings_tell(struct pc_findings_told *t,
+bool pc_findings_text_tell(struct pc_findings_told *t,
 		      const struct pc_search *s, const struct pc_finding *f);
-void pc_findings_told_free(struct pc_findings_told *t);
+void pc_findings_text_told_free(struct pc_findings_told *t);
 
 #endif

@@ -15,7 +15,9 @@
  *     often); so do a hypothesis and its why-refinement on compatible
  *     foci (blocked in I/O on a thread, small I/O in its function), and
  *     the CPU of a function with a cause that tested true in it and
- *     whose chain runs through it (a writer's CPU is its write()s').
+ *     whose chain runs through it (a writer's CPU is its write()s');
+ *  3. CPU groups of the two CPU hypotheses (used, wanted) whose foci
+ *     refine each other, when the wider holds only the one.
  *
  * Joined groups are a union-find over the groups of step 1.
  */
@@ -27,8 +29,10 @@ static bool compat(const struct pc_findings_ctx *c, int h, pc_res_id a,
 		   const struct pc_node *na, pc_res_id b,
 		   const struct pc_node *nb)
 {
+	/* any two parts of the program: threads of one process, the
+	 * processes of a job, threads of different processes */
 	if (a == b || pc_findings_res_anc(c, a, b) || pc_findings_res_anc(c, b, a) ||
-	    (h == 1 && pc_findings_sibling_threads(c, a, b)))
+	    (h == 1 && pc_findings_is_part(c, a) && pc_findings_is_part(c, b)))
 		return true;
 	return h == 0 && ((nb && pc_findings_on_chain(c, nb, a)) ||
 			  (na && pc_findings_on_chain(c, na, b)));
@@ -39,7 +43,7 @@ static int chain_len(const struct pc_findings_ctx *c, const struct pc_node *n)
 	int k = 0;
 
 	for (const struct pc_node *p = n; p && p->id != c->s->root;
-	     p = pc_node(c->s, p->orig_parent))
+	     p = pc_shg_node(c->s, p->orig_parent))
 		k++;
 	return k;
 }
@@ -58,7 +62,7 @@ static bool is_leaf(const struct pc_search *s, const struct pc_node *n)
 	if (n->truth != PC_TRUE || n->is_virtual)
 		return false;
 	for (size_t i = 0; i < n->nkids; i++)
-		if (pc_node(s, n->kids[i].child)->truth == PC_TRUE)
+		if (pc_shg_node(s, n->kids[i].child)->truth == PC_TRUE)
 			return false;
 	return true;
 }
@@ -129,7 +133,7 @@ static void group_per_hypothesis(struct pc_findings_ctx *c)
 			pc_res_id *gw = &c->gwhere[fit[0]][h];
 			pc_res_id r = c->leaf[l]->focus.r[h];
 
-			if (pc_findings_sibling_threads(c, *gw, r))
+			if (pc_findings_sibling_parts(c, *gw, r))
 				*gw = pc_findings_res(c, r)->parent;
 			else if (pc_findings_depth(c, r) > pc_findings_depth(c, *gw)) {
 				*gw = r;
@@ -182,7 +186,7 @@ static bool cpu_spent_in(struct pc_findings_ctx *c, int a, int b)
 	pc_focus_top(c->pc->res, &at);
 	at.r[0] = fn;
 	id = pc_shg_find(c->s, c->ghyp[b], &at);
-	return id >= 0 && pc_node(c->s, id)->truth == PC_TRUE;
+	return id >= 0 && pc_shg_node(c->s, id)->truth == PC_TRUE;
 }
 
 /* hyp a is hyp b or one of its why-ancestors (ExcessiveIOBlockingTime
@@ -228,9 +232,80 @@ static void join_groups(struct pc_findings_ctx *c)
 		}
 }
 
+/* Group g's finding holds a cause other than CPU (joined in step 2:
+ * the lock workers' CPU is their lock's time). */
+static bool in_cause(struct pc_findings_ctx *c, int g)
+{
+	int r = pc_findings_group_root(c, g);
+
+	for (int k = 0; k < c->ng; k++)
+		if (pc_findings_group_root(c, k) == r &&
+		    !pc_findings_is_generic(c->pc, c->ghyp[k]))
+			return true;
+	return false;
+}
+
+static bool compat_all(struct pc_findings_ctx *c, int a, int b)
+{
+	for (int h = 0; h < PC_NHIER; h++)
+		if (!compat(c, h, c->gwhere[a][h], h ? NULL : c->gcode[a],
+			    c->gwhere[b][h], h ? NULL : c->gcode[b]))
+			return false;
+	return true;
+}
+
+/* In a job of several processes, a where in one of them (the process
+ * or one of its threads) and one wider than that process: the job's CPU
+ * is not one process's, however few of the others have concluded yet
+ * (the pool's "3.01 CPUs wanted" was once said of one worker). */
+static bool member_outside(struct pc_findings_ctx *c, pc_res_id in,
+			   pc_res_id out)
+{
+	const struct pc_res *p = pc_findings_res(c, in);
+
+	if (p->kind == PC_RES_THREAD)
+		p = pc_findings_res(c, p->parent);
+	return p->kind == PC_RES_PROCESS && pc_findings_is_part(c, p->id) &&
+	       !pc_findings_res_anc(c, p->id, out);
+}
+
+static bool job_and_member(struct pc_findings_ctx *c, int a, int b)
+{
+	return member_outside(c, c->gwhere[a][1], c->gwhere[b][1]) ||
+	       member_outside(c, c->gwhere[b][1], c->gwhere[a][1]);
+}
+
+/* Step 3: CPU used (CPUbound) and CPU wanted (CPUdemand) are one
+ * measure, CPU time; a CPU group whose where holds exactly one other
+ * CPU group left as a finding of its own is that group's CPU seen
+ * wider (the process's CPU and its one hot loop's), so one finding.
+ * Two candidates: the wider one explains neither, and stays. */
+static void join_cpu(struct pc_findings_ctx *c)
+{
+	for (int a = 0; a < c->ng; a++) {
+		int only = -1, n = 0;
+
+		if (!pc_findings_is_generic(c->pc, c->ghyp[a]) || in_cause(c, a))
+			continue;
+		for (int b = 0; b < c->ng; b++) {
+			if (b == a || c->ghyp[b] == c->ghyp[a] ||
+			    !pc_findings_is_generic(c->pc, c->ghyp[b]) ||
+			    in_cause(c, b) || !compat_all(c, a, b) ||
+			    job_and_member(c, a, b))
+				continue;
+			if (pc_findings_group_root(c, b) !=
+			    pc_findings_group_root(c, a))
+				n++, only = b;
+		}
+		if (n == 1)
+			uf_join(c, a, only);
+	}
+}
+
 void pc_findings_group(struct pc_findings_ctx *c)
 {
 	collect_leaves(c);
 	group_per_hypothesis(c);
 	join_groups(c);
+	join_cpu(c);
 }

@@ -33,7 +33,7 @@ bool pc_findings_is_root(const struct pc_findings_ctx *c, pc_res_id id);
  * cause seen in the same code is the more specific explanation. */
 bool pc_findings_is_generic(const struct pc_consult *pc, int hyp);
 /* A node's measure in a finding: the mean its truth rests on
- * (pc_node_judged); for a true node whose latest values went to the
+ * (pc_shg_node_judged); for a true node whose latest values went to the
  * other side of its threshold without concluding it false (the
  * program's last, partial interval: CPU in the hot loop read 0.00 as
  * the demo exited), the value it was concluded true with. */
@@ -49,10 +49,14 @@ bool pc_findings_res_anc(const struct pc_findings_ctx *c, pc_res_id a,
  * a caller to its callees: they are not ancestors in the tree). */
 bool pc_findings_on_chain(const struct pc_findings_ctx *c,
 			  const struct pc_node *n, pc_res_id code);
-/* Two threads of one process: one cause may hold several threads (the
- * finding's threads are a set; its where is then the process). */
-bool pc_findings_sibling_threads(const struct pc_findings_ctx *c,
-				 pc_res_id a, pc_res_id b);
+/* Two threads of one process, or two processes of a job of several:
+ * one cause may hold several (the finding's threads or processes are a
+ * set; its where is then the process, or the whole job). */
+bool pc_findings_sibling_parts(const struct pc_findings_ctx *c,
+			       pc_res_id a, pc_res_id b);
+/* A thread, or one process of a job of several: a part of the program
+ * whose measures add up with its siblings'. */
+bool pc_findings_is_part(const struct pc_findings_ctx *c, pc_res_id r);
 
 /* Steps 1 and 2 (pc_findings_group.c): c's leaves, in groups per
  * hypothesis, the groups joined; pc_findings_group_root gives the group

@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* The hypotheses of f's nodes and their why-ancestors (not virtual):
  * in[hyp] set. */
@@ -45,6 +46,67 @@ static bool maybe_symptom(struct pc_findings_ctx *c, const struct pc_finding *b,
 	return open;
 }
 
+/* Functions whose CPU is another finding's time: a lock's wait path
+ * (the entry points, and the C library's internals beneath them) is the
+ * time of a finding about a sync object; an I/O call (its system time)
+ * that of a finding about a file. */
+static const struct {
+	const char *lists[2];
+	int hier;              /* the hierarchy the other finding names */
+} wait_paths[] = {
+	{ { "sync_wait_funcs", "lock_wait_internals" }, 2 /* /SyncObject */ },
+	{ { "io_funcs", NULL }, 3 /* /Files */ },
+};
+
+/* Is `fn` in one of the configuration's lists `names`? */
+static bool in_lists(const struct pc_config *cfg, const char *const *names,
+		     const char *fn)
+{
+	for (size_t l = 0; l < cfg->nlists; l++)
+		for (size_t k = 0; k < 2 && names[k] != NULL; k++) {
+			if (strcmp(cfg->lists[l].name, names[k]) != 0)
+				continue;
+			for (size_t i = 0; i < cfg->lists[l].nitems; i++)
+				if (strcmp(cfg->lists[l].items[i], fn) == 0)
+					return true;
+		}
+	return false;
+}
+
+/* CPU (used, or waited for in the run queue) inside a lock's wait path
+ * (`__lll_lock_wait`: the futex calls and wake-ups of contending
+ * threads) is that lock's time, and inside an I/O call (`write`'s system
+ * time) that file's: the id of the finding about a sync object (a file)
+ * with the largest impact, else -1.  Under load the demo's lock workers
+ * "wanted 1.23 CPUs in __lll_lock_wait", and its writer "0.83 CPUs in
+ * write", ranked above the hot loop. */
+static int wait_symptom(struct pc_findings_ctx *c, const struct pc_finding *a,
+			const struct pc_findings *fs)
+{
+	const char *fn = pc_findings_res(c, a->where[0])->name;
+	double best = -1;
+	int id = -1;
+
+	for (size_t p = 0; p < sizeof(wait_paths) / sizeof(wait_paths[0]);
+	     p++) {
+		if (!in_lists(c->pc->cfg, wait_paths[p].lists, fn))
+			continue;
+		for (size_t j = 0; j < fs->n; j++) {
+			const struct pc_finding *b = &fs->f[j];
+			double im = isnan(b->impact) ? 0 : b->impact;
+
+			if (b == a || pc_findings_is_generic(c->pc, b->hyp) ||
+			    pc_findings_is_root(c,
+						b->where[wait_paths[p].hier]) ||
+			    im <= best)
+				continue;
+			best = im;
+			id = b->id;
+		}
+	}
+	return id;
+}
+
 /* symptom_of, as the id of the finding f may be the time of. */
 static void symptoms(struct pc_findings_ctx *c, struct pc_findings *fs)
 {
@@ -78,6 +140,8 @@ static void symptoms(struct pc_findings_ctx *c, struct pc_findings *fs)
 				a->symptom_of = fs->f[j].id;
 			}
 		}
+		if (a->symptom_of < 0)
+			a->symptom_of = wait_symptom(c, a, fs);
 	}
 	free(at);
 	free(hy);

@@ -108,22 +108,50 @@ static void say_file(const struct pc_consult *pc, pc_res_id id,
 		say(w, " on `%s`", r->path + strlen("/Files"));
 }
 
-/* Who: "4 threads", "thread `26555:main`", "the program". */
+/* The process a finding's where names, when the job has more than one:
+ * its MPI rank ("rank 2") or "process 6499"; NULL for a program of one
+ * process, where "the program" says it. */
+static const char *which_process(const struct pc_res *p, char *buf,
+				 size_t len, const struct pc_res *root)
+{
+	if (p == NULL || p->kind != PC_RES_PROCESS)
+		return NULL;
+	if (p->label[0] != '\0')
+		return p->label;
+	if (root == NULL || root->nchildren < 2)
+		return NULL;
+	snprintf(buf, len, "process %s", p->name);
+	return buf;
+}
+
+/* Who: "4 threads", "thread `26555:main`", "the program", and in a job
+ * of several processes "3 processes", "3 threads of process 6499",
+ * "rank 2". */
 static void say_who(const struct pc_consult *pc, const struct pc_finding *f,
 		    struct words *w, const char *one, const char *many)
 {
 	const struct pc_res *t = rs(pc, f->where[1]);
 	const struct pc_res *p = t->kind == PC_RES_THREAD ? rs(pc, t->parent) : t;
+	char buf[48];
+	const char *proc = which_process(p, buf, sizeof(buf),
+					 p ? rs(pc, p->parent) : NULL);
 
-	if (p != NULL && p->kind == PC_RES_PROCESS && p->label[0] != '\0' &&
-	    f->nthreads <= 1)   /* an MPI rank */
-		say(w, "%s %s", p->label, one);
+	if (f->nprocs > 1 && t->kind == PC_RES_HIERARCHY)
+		say(w, "%d processes %s", f->nprocs, many);   /* a job's */
+	else if (t->kind == PC_RES_HIERARCHY && t->nchildren > 1)
+		say(w, "the job's %zu processes %s", t->nchildren, many);
+	else if (proc != NULL && p->label[0] != '\0' && f->nthreads <= 1)
+		say(w, "%s %s", proc, one);   /* an MPI rank */
 	else if (f->nthreads > 1)
-		say(w, "%d threads %s", f->nthreads, many);
+		say(w, "%d threads%s%s %s", f->nthreads, proc ? " of " : "",
+		    proc ? proc : "", many);
 	else if (t->kind == PC_RES_THREAD)
 		say(w, "thread `%s` %s", t->name, one);
 	else if (f->nthreads == 1)
-		say(w, "1 thread %s", one);
+		say(w, "1 thread%s%s %s", proc ? " of " : "", proc ? proc : "",
+		    one);
+	else if (proc != NULL)
+		say(w, "%s %s", proc, one);
 	else
 		say(w, "the program's threads %s", many);
 }
@@ -176,7 +204,7 @@ static void say_main(const struct pc_consult *pc, const struct pc_finding *f,
 {
 	double v = measure(pc, f);
 	const struct pc_hypothesis *h = &pc->cfg->hyp[f->hyp];
-	const struct pc_tunable *t = pc_tunable_find(pc->cfg, h->threshold);
+	const struct pc_tunable *t = pc_tunables_find(pc->cfg, h->threshold);
 
 	if (is(pc, f->hyp, "CPUbound")) {
 		say_who(pc, f, w, "uses", "use");
@@ -234,8 +262,8 @@ static void say_main(const struct pc_consult *pc, const struct pc_finding *f,
 		    fn_home(pc, f->caller));
 }
 
-char *pc_finding_line(const struct pc_consult *pc, const struct pc_finding *f,
-		      char *buf, size_t len)
+char *pc_findings_text_line(const struct pc_consult *pc,
+			    const struct pc_finding *f, char *buf, size_t len)
 {
 	struct words w = { buf, len, 0 };
 	bool told[64] = { false };
@@ -269,7 +297,7 @@ char *pc_finding_line(const struct pc_consult *pc, const struct pc_finding *f,
 	return buf;
 }
 
-char *pc_finding_impact(const struct pc_finding *f, char *buf, size_t len)
+char *pc_findings_text_impact(const struct pc_finding *f, char *buf, size_t len)
 {
 	if (isnan(f->impact))
 		snprintf(buf, len, "not measured in seconds");
@@ -306,18 +334,19 @@ static json_t *focus_json(const struct pc_consult *pc, const struct pc_node *n)
 static json_t *evidence_json(const struct pc_consult *pc,
 			     const struct pc_node *n)
 {
-	const struct pc_hypothesis *h = pc_node_hyp(pc, n);
+	const struct pc_hypothesis *h = pc_truth_node_hyp(pc, n);
 
 	return json_pack("{s:i, s:s, s:o, s:s, s:o, s:o, s:s, s:b, s:b}",
-		"node", n->id, "hypothesis", h->name,
-		"focus", focus_json(pc, n), "truth", pc_truth_name(n->truth),
-		"value", num_or_null(pc_findings_value(pc, n)),
-		"threshold", num_or_null(n->threshold),
-		"compare", h->cmp == PC_CMP_GT ? "gt" : "lt",
-		"sampled", n->sampled, "unconfirmed", n->unconfirmed);
+			 "node", n->id, "hypothesis", h->name, "focus",
+			 focus_json(pc, n), "truth",
+			 pc_shg_truth_name(n->truth), "value",
+			 num_or_null(pc_findings_value(pc, n)), "threshold",
+			 num_or_null(n->threshold), "compare",
+			 h->cmp == PC_CMP_GT ? "gt" : "lt", "sampled",
+			 n->sampled, "unconfirmed", n->unconfirmed);
 }
 
-json_t *pc_finding_json(const struct pc_consult *pc,
+json_t *pc_findings_text_json(const struct pc_consult *pc,
 			const struct pc_search *s,
 			const struct pc_finding *f)
 {
@@ -330,9 +359,9 @@ json_t *pc_finding_json(const struct pc_consult *pc,
 	for (size_t i = 0; i < f->nchain; i++)
 		json_array_append_new(chain, json_string(f->chain[i]->name));
 	return json_pack("{s:i, s:s, s:s, s:o, s:{s:o, s:o, s:o, s:o, s:o}, "
-			 "s:o, s:o, s:f, s:b, s:b, s:o, s:o, s:o}",
+			 "s:o, s:o, s:o, s:f, s:b, s:b, s:o, s:o, s:o}",
 		"id", f->id, "hypothesis", hyp_name(pc, f->hyp),
-		"text", pc_finding_line(pc, f, line, sizeof(line)),
+		"text", pc_findings_text_line(pc, f, line, sizeof(line)),
 		"impact_s_per_s", num_or_null(f->impact),
 		"where",
 		"function", path_or_null(pc, f->where[0]),
@@ -343,6 +372,8 @@ json_t *pc_finding_json(const struct pc_consult *pc,
 			  json_string(rs(pc, f->caller)->path),
 		"nthreads", f->nthreads ? json_integer(f->nthreads) :
 			    json_null(),
+		"nprocesses", f->nprocs ? json_integer(f->nprocs) :
+			      json_null(),
 		"value", num_or_null(pc_findings_value(pc, f->lead)),
 		"since_s", f->since_s,
 		"sampled", f->sampled, "unconfirmed", f->unconfirmed,
@@ -378,7 +409,7 @@ static void told_add(struct pc_findings_told *t, int id)
 static bool refining(const struct pc_search *s, const struct pc_node *n)
 {
 	for (size_t i = 0; i < n->nkids; i++) {
-		const struct pc_node *k = pc_node(s, n->kids[i].child);
+		const struct pc_node *k = pc_shg_node(s, n->kids[i].child);
 
 		if (k->queued || k->pending || k->active)
 			return true;
@@ -386,7 +417,7 @@ static bool refining(const struct pc_search *s, const struct pc_node *n)
 	return false;
 }
 
-bool pc_findings_tell(struct pc_findings_told *t,
+bool pc_findings_text_tell(struct pc_findings_told *t,
 		      const struct pc_search *s, const struct pc_finding *f)
 {
 	bool seen = false;
@@ -406,7 +437,7 @@ bool pc_findings_tell(struct pc_findings_told *t,
 	return !seen;
 }
 
-void pc_findings_told_free(struct pc_findings_told *t)
+void pc_findings_text_told_free(struct pc_findings_told *t)
 {
 	free(t->ids);
 	memset(t, 0, sizeof(*t));

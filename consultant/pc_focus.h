@@ -10,7 +10,7 @@
 #include <stddef.h>
 
 #include "pc_config.h"
-#include "pc_resource.h"
+#include "pc_res.h"
 #include "pc_source.h"
 
 struct pc_focus {

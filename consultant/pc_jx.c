@@ -10,12 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-char *pc_xstrdup(const char *s)
+char *pc_jx_strdup(const char *s)
 {
 	return s ? xstrdup(s) : NULL;
 }
 
-void pc_path(char *out, size_t len, const char *fmt, ...)
+void pc_jx_path(char *out, size_t len, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -24,7 +24,7 @@ void pc_path(char *out, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
-void pc_diags_free(struct pc_diags *ds)
+void pc_jx_diags_free(struct pc_diags *ds)
 {
 	if (ds == NULL)
 		return;
@@ -54,25 +54,25 @@ static void push_diag(struct pc_lctx *l, const struct pc_loc *loc,
 	l->ds->d[l->ds->n++].msg = msg;
 }
 
-void pc_loc_set(struct pc_lctx *l, struct pc_loc *loc, const char *path)
+void pc_jx_loc_set(struct pc_lctx *l, struct pc_loc *loc, const char *path)
 {
 	loc->file = l->file;
 	snprintf(loc->path, sizeof(loc->path), "%s", path);
 	pc_jpos_find(&l->jp, path, &loc->line, &loc->col);
 }
 
-void pc_lerr(struct pc_lctx *l, const char *path, const char *fmt, ...)
+void pc_jx_err(struct pc_lctx *l, const char *path, const char *fmt, ...)
 {
 	struct pc_loc loc;
 	va_list ap;
 
-	pc_loc_set(l, &loc, path);
+	pc_jx_loc_set(l, &loc, path);
 	va_start(ap, fmt);
 	push_diag(l, &loc, fmt, ap);
 	va_end(ap);
 }
 
-void pc_lerr_at(struct pc_lctx *l, const struct pc_loc *loc,
+void pc_jx_err_at(struct pc_lctx *l, const struct pc_loc *loc,
 		const char *fmt, ...)
 {
 	va_list ap;
@@ -82,7 +82,7 @@ void pc_lerr_at(struct pc_lctx *l, const struct pc_loc *loc,
 	va_end(ap);
 }
 
-const char *pc_json_type_name(const json_t *j)
+const char *pc_jx_type_name(const json_t *j)
 {
 	switch (json_typeof(j)) {
 	case JSON_OBJECT: return "an object";
@@ -126,7 +126,7 @@ static size_t edit_distance(const char *a, const char *b)
 	return d;
 }
 
-const char *pc_suggest(const char *word, const char *const *cands, size_t n)
+const char *pc_jx_suggest(const char *word, const char *const *cands, size_t n)
 {
 	const char *best = NULL;
 	size_t bestd = (size_t)-1;
@@ -145,17 +145,17 @@ const char *pc_suggest(const char *word, const char *const *cands, size_t n)
 	return bestd <= limit ? best : NULL;
 }
 
-void pc_lerr_unknown(struct pc_lctx *l, const struct pc_loc *loc,
+void pc_jx_err_unknown(struct pc_lctx *l, const struct pc_loc *loc,
 		     const char *what, const char *name, const char *expected,
 		     const char *const *cands, size_t n)
 {
-	const char *s = pc_suggest(name, cands, n);
+	const char *s = pc_jx_suggest(name, cands, n);
 
 	if (s)
-		pc_lerr_at(l, loc, "unknown %s \"%s\"; expected %s "
+		pc_jx_err_at(l, loc, "unknown %s \"%s\"; expected %s "
 			   "(did you mean \"%s\"?)", what, name, expected, s);
 	else
-		pc_lerr_at(l, loc, "unknown %s \"%s\"; expected %s", what,
+		pc_jx_err_at(l, loc, "unknown %s \"%s\"; expected %s", what,
 			   name, expected);
 }
 
@@ -181,10 +181,10 @@ void pc_jx_fields(struct pc_lctx *l, json_t *obj, const char *path,
 			ok = strcmp(key, allowed[i]) == 0;
 		if (ok)
 			continue;
-		pc_path(sub, sizeof(sub), "%s.%s", path, key);
-		pc_loc_set(l, &loc, sub);
+		pc_jx_path(sub, sizeof(sub), "%s.%s", path, key);
+		pc_jx_loc_set(l, &loc, sub);
 		snprintf(expected, sizeof(expected), "one of: %s", list);
-		pc_lerr_unknown(l, &loc, "field", key, expected, allowed, n);
+		pc_jx_err_unknown(l, &loc, "field", key, expected, allowed, n);
 	}
 }
 
@@ -195,7 +195,7 @@ static json_t *member(struct pc_lctx *l, json_t *obj, const char *path,
 
 	snprintf(sub, len, "%s.%s", path, key);
 	if (v == NULL && required)
-		pc_lerr(l, path, "missing field \"%s\"", key);
+		pc_jx_err(l, path, "missing field \"%s\"", key);
 	return v;
 }
 
@@ -208,8 +208,8 @@ bool pc_jx_str(struct pc_lctx *l, json_t *obj, const char *path,
 	if (v == NULL)
 		return false;
 	if (!json_is_string(v)) {
-		pc_lerr(l, sub, "expected a string, got %s",
-			pc_json_type_name(v));
+		pc_jx_err(l, sub, "expected a string, got %s",
+			pc_jx_type_name(v));
 		return false;
 	}
 	*out = json_string_value(v);
@@ -229,8 +229,8 @@ bool pc_jx_num(struct pc_lctx *l, json_t *obj, const char *path,
 		return true;
 	}
 	if (!json_is_number(v)) {
-		pc_lerr(l, sub, "expected a number, got %s",
-			pc_json_type_name(v));
+		pc_jx_err(l, sub, "expected a number, got %s",
+			pc_jx_type_name(v));
 		return false;
 	}
 	*out = json_number_value(v);
@@ -246,8 +246,8 @@ bool pc_jx_bool(struct pc_lctx *l, json_t *obj, const char *path,
 	if (v == NULL)
 		return false;
 	if (!json_is_boolean(v)) {
-		pc_lerr(l, sub, "expected true or false, got %s",
-			pc_json_type_name(v));
+		pc_jx_err(l, sub, "expected true or false, got %s",
+			pc_jx_type_name(v));
 		return false;
 	}
 	*out = json_is_true(v);
@@ -271,9 +271,9 @@ int pc_jx_enum(struct pc_lctx *l, json_t *obj, const char *path,
 			 sizeof(expected) - strlen(expected), "%s%s",
 			 n ? ", " : "", names[n]);
 	}
-	pc_path(sub, sizeof(sub), "%s.%s", path, key);
-	pc_loc_set(l, &loc, sub);
-	pc_lerr_unknown(l, &loc, key, s, expected, names, n);
+	pc_jx_path(sub, sizeof(sub), "%s.%s", path, key);
+	pc_jx_loc_set(l, &loc, sub);
+	pc_jx_err_unknown(l, &loc, key, s, expected, names, n);
 	return -1;
 }
 
@@ -284,8 +284,8 @@ json_t *pc_jx_obj(struct pc_lctx *l, json_t *obj, const char *path,
 	json_t *v = member(l, obj, path, key, required, sub, sizeof(sub));
 
 	if (v && !json_is_object(v)) {
-		pc_lerr(l, sub, "expected an object, got %s",
-			pc_json_type_name(v));
+		pc_jx_err(l, sub, "expected an object, got %s",
+			pc_jx_type_name(v));
 		return NULL;
 	}
 	return v;
@@ -298,8 +298,8 @@ json_t *pc_jx_arr(struct pc_lctx *l, json_t *obj, const char *path,
 	json_t *v = member(l, obj, path, key, false, sub, sizeof(sub));
 
 	if (v && !json_is_array(v)) {
-		pc_lerr(l, sub, "expected an array, got %s",
-			pc_json_type_name(v));
+		pc_jx_err(l, sub, "expected an array, got %s",
+			pc_jx_type_name(v));
 		return NULL;
 	}
 	return v;
@@ -321,12 +321,13 @@ bool pc_jx_strlist(struct pc_lctx *l, json_t *obj, const char *path,
 		abort();
 	json_array_foreach(a, i, v) {
 		if (!json_is_string(v)) {
-			pc_path(sub, sizeof(sub), "%s.%s[%zu]", path, key, i);
-			pc_lerr(l, sub, "expected a string, got %s",
-				pc_json_type_name(v));
+			pc_jx_path(sub, sizeof(sub), "%s.%s[%zu]", path, key,
+				   i);
+			pc_jx_err(l, sub, "expected a string, got %s",
+				pc_jx_type_name(v));
 			continue;
 		}
-		(*out)[(*n)++] = pc_xstrdup(json_string_value(v));
+		(*out)[(*n)++] = pc_jx_strdup(json_string_value(v));
 	}
 	return true;
 }

@@ -1,5 +1,5 @@
 /*
- * pc_load_int.h - shared by the loader files (pc_hypo_load.c,
+ * pc_load_int.h - shared by the loader files (pc_config.c,
  * pc_tunables.c, pc_metric_def.c): the load context and the small typed
  * accessors that turn a JSON shape mistake into a positioned message.
  */
@@ -22,17 +22,17 @@ struct pc_lctx {
 	const char **thr;       /* tunables named as thresholds in the file */
 	size_t nthr;
 };
-bool pc_lctx_is_threshold(const struct pc_lctx *l, const char *name);
+bool pc_config_lctx_is_threshold(const struct pc_lctx *l, const char *name);
 
 /* An error at a JSON path of the file being loaded. */
-void pc_lerr(struct pc_lctx *l, const char *path, const char *fmt, ...)
+void pc_jx_err(struct pc_lctx *l, const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* An error at a remembered location (cross-reference checks). */
-void pc_lerr_at(struct pc_lctx *l, const struct pc_loc *loc,
+void pc_jx_err_at(struct pc_lctx *l, const struct pc_loc *loc,
 		const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-void pc_loc_set(struct pc_lctx *l, struct pc_loc *loc, const char *path);
+void pc_jx_loc_set(struct pc_lctx *l, struct pc_loc *loc, const char *path);
 
-const char *pc_json_type_name(const json_t *j);
+const char *pc_jx_type_name(const json_t *j);
 /* Report fields of `obj` not in `allowed` (NULL-terminated). */
 void pc_jx_fields(struct pc_lctx *l, json_t *obj, const char *path,
 		  const char *const *allowed);
@@ -58,17 +58,17 @@ bool pc_jx_strlist(struct pc_lctx *l, json_t *obj, const char *path,
 		   const char *key, char ***out, size_t *n);
 
 /* The unknown-name message with "did you mean" when one is close. */
-void pc_lerr_unknown(struct pc_lctx *l, const struct pc_loc *loc,
+void pc_jx_err_unknown(struct pc_lctx *l, const struct pc_loc *loc,
 		     const char *what, const char *name, const char *expected,
 		     const char *const *cands, size_t n);
 
 /* snprintf for JSON paths: paths are bounded, and a cut one still
  * locates the error well enough, so truncation is accepted here. */
-void pc_path(char *out, size_t len, const char *fmt, ...)
+void pc_jx_path(char *out, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /* strdup that aborts on failure; NULL stays NULL (optional fields). */
-char *pc_xstrdup(const char *s);
+char *pc_jx_strdup(const char *s);
 #define PC_GROW(arr, n, cap) VEC_RESERVE((arr), (cap), (n) + 1)
 
 /* Room for one more element (config arrays are small). */
@@ -78,14 +78,14 @@ char *pc_xstrdup(const char *s);
 /* Section parsers (one per file). */
 void pc_tunables_parse(struct pc_lctx *l, json_t *obj);
 void pc_tunables_apply_set(struct pc_lctx *l, json_t *obj);
-void pc_tunable_free(struct pc_tunable *t);
-void pc_lists_parse(struct pc_lctx *l, json_t *obj);
-void pc_constraints_parse(struct pc_lctx *l, json_t *obj);
-void pc_metrics_parse(struct pc_lctx *l, json_t *obj);
-void pc_metric_free(struct pc_metric_def *m);
-void pc_constraint_free(struct pc_constraint_def *d);
-void pc_list_free(struct pc_list_def *d);
+void pc_tunables_free(struct pc_tunable *t);
+void pc_metric_def_lists_parse(struct pc_lctx *l, json_t *obj);
+void pc_metric_def_constraints_parse(struct pc_lctx *l, json_t *obj);
+void pc_metric_def_parse(struct pc_lctx *l, json_t *obj);
+void pc_metric_def_free(struct pc_metric_def *m);
+void pc_metric_def_constraint_free(struct pc_constraint_def *d);
+void pc_metric_def_list_free(struct pc_list_def *d);
 /* Cross-references of metrics (lists, constraints) after merging. */
-void pc_metrics_check_refs(struct pc_lctx *l);
+void pc_metric_def_check_refs(struct pc_lctx *l);
 
 #endif

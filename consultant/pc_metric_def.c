@@ -92,9 +92,9 @@ static bool parse_operand(struct pc_lctx *l, json_t *v, const char *path,
 		return true;
 	}
 	if (!json_is_string(v)) {
-		pc_lerr(l, path, "expected a number or one of $arg0..$arg5, "
+		pc_jx_err(l, path, "expected a number or one of $arg0..$arg5, "
 			"$return, $constraint.NAME, $resource.key; got %s",
-			pc_json_type_name(v));
+			pc_jx_type_name(v));
 		return false;
 	}
 	s = json_string_value(v);
@@ -103,7 +103,7 @@ static bool parse_operand(struct pc_lctx *l, json_t *v, const char *path,
 		o->kind = PC_VAL_ARG;
 		o->arg = s[4] - '0';
 		if (oc->point == PC_PT_EXIT || oc->after) {
-			pc_lerr(l, path, "%s is only known at \"entry\" or "
+			pc_jx_err(l, path, "%s is only known at \"entry\" or "
 				"before a \"call\"", s);
 			return false;
 		}
@@ -113,23 +113,26 @@ static bool parse_operand(struct pc_lctx *l, json_t *v, const char *path,
 		o->kind = PC_VAL_RETURN;
 		if (!(oc->point == PC_PT_EXIT ||
 		      (oc->point == PC_PT_CALL && oc->after))) {
-			pc_lerr(l, path, "$return is only known at \"exit\" or "
-				"after a \"call\"");
+			pc_jx_err(l, path,
+				  "$return is only known at \"exit\" or "
+				  "after a \"call\"");
 			return false;
 		}
 		return true;
 	}
 	if (strncmp(s, "$constraint.", 12) == 0 && s[12]) {
 		o->kind = PC_VAL_CONSTRAINT;
-		o->name = pc_xstrdup(s + 12);
+		o->name = pc_jx_strdup(s + 12);
 		return true;
 	}
 	if (strcmp(s, "$resource.key") == 0) {
 		o->kind = PC_VAL_RESOURCE_ADDR;
 		return true;
 	}
-	pc_lerr(l, path, "unknown operand \"%s\"; expected a number or one of "
-		"$arg0..$arg5, $return, $constraint.NAME, $resource.key", s);
+	pc_jx_err(l, path,
+		  "unknown operand \"%s\"; expected a number or one of "
+		  "$arg0..$arg5, $return, $constraint.NAME, $resource.key",
+		  s);
 	return false;
 }
 
@@ -142,8 +145,9 @@ static bool parse_preds(struct pc_lctx *l, json_t *a, const char *path,
 	bool ok = true;
 
 	if (!json_is_array(a)) {
-		pc_lerr(l, path, "expected an array of [lhs, cmp, rhs], got %s",
-			pc_json_type_name(a));
+		pc_jx_err(l, path,
+			  "expected an array of [lhs, cmp, rhs], got %s",
+			  pc_jx_type_name(a));
 		return false;
 	}
 	p->preds = calloc(json_array_size(a) + 1, sizeof(*p->preds));
@@ -152,11 +156,12 @@ static bool parse_preds(struct pc_lctx *l, json_t *a, const char *path,
 		json_t *c = json_array_get(v, 1);
 		int k;
 
-		pc_path(sub, sizeof(sub), "%s[%zu]", path, i);
+		pc_jx_path(sub, sizeof(sub), "%s[%zu]", path, i);
 		if (!json_is_array(v) || json_array_size(v) != 3 ||
 		    !json_is_string(c)) {
-			pc_lerr(l, sub, "expected [lhs, cmp, rhs] with cmp one "
-				"of ==, !=, <, <=, >, >=");
+			pc_jx_err(l, sub,
+				  "expected [lhs, cmp, rhs] with cmp one "
+				  "of ==, !=, <, <=, >, >=");
 			ok = false;
 			continue;
 		}
@@ -164,7 +169,7 @@ static bool parse_preds(struct pc_lctx *l, json_t *a, const char *path,
 			if (strcmp(cmps[k], json_string_value(c)) == 0)
 				break;
 		if (cmps[k] == NULL) {
-			pc_lerr(l, sub, "unknown comparison \"%s\"; expected "
+			pc_jx_err(l, sub, "unknown comparison \"%s\"; expected "
 				"one of ==, !=, <, <=, >, >=",
 				json_string_value(c));
 			ok = false;
@@ -205,33 +210,33 @@ static bool parse_prim(struct pc_lctx *l, json_t *o, const char *path,
 	bool ok = true;
 
 	if (!json_is_object(o)) {
-		pc_lerr(l, path, "expected an object {op, var, value, if}, "
-			"got %s", pc_json_type_name(o));
+		pc_jx_err(l, path, "expected an object {op, var, value, if}, "
+			"got %s", pc_jx_type_name(o));
 		return false;
 	}
 	pc_jx_fields(l, o, path, prim_fields);
 	op = pc_jx_enum(l, o, path, "op", prim_ops, -2);
 	if (op == -2)
-		pc_lerr(l, path, "missing field \"op\"");
+		pc_jx_err(l, path, "missing field \"op\"");
 	if (op < 0)
 		return false;
 	p->op = (enum pc_prim_op)op;
 	if (!op_fits(p->op, t, in_con)) {
-		pc_path(sub, sizeof(sub), "%s.op", path);
-		pc_lerr(l, sub, "\"%s\" does not apply to a %s variable",
+		pc_jx_path(sub, sizeof(sub), "%s.op", path);
+		pc_jx_err(l, sub, "\"%s\" does not apply to a %s variable",
 			prim_ops[op], base_types[t]);
 		ok = false;
 	}
 	if (pc_jx_str(l, o, path, "var", false, &s))
-		p->var = pc_xstrdup(s);
+		p->var = pc_jx_strdup(s);
 	v = json_object_get(o, "value");
-	pc_path(sub, sizeof(sub), "%s.value", path);
+	pc_jx_path(sub, sizeof(sub), "%s.value", path);
 	if (v)
 		ok &= parse_operand(l, v, sub, oc, &p->value);
 	else if (p->op == PC_OP_ADD || p->op == PC_OP_SET)
 		p->value.c = 1;
 	v = json_object_get(o, "if");
-	pc_path(sub, sizeof(sub), "%s.if", path);
+	pc_jx_path(sub, sizeof(sub), "%s.if", path);
 	if (v)
 		ok &= parse_preds(l, v, sub, oc, p);
 	return ok;
@@ -243,18 +248,20 @@ static bool parse_foreach(struct pc_lctx *l, json_t *o, const char *path,
 	json_t *v = json_object_get(o, "foreach");
 	char sub[256];
 
-	pc_path(sub, sizeof(sub), "%s.foreach", path);
+	pc_jx_path(sub, sizeof(sub), "%s.foreach", path);
 	if (v == NULL) {
-		pc_lerr(l, path, "missing field \"foreach\"");
+		pc_jx_err(l, path, "missing field \"foreach\"");
 		return false;
 	}
 	if (json_is_string(v)) {
-		in->foreach_list = pc_xstrdup(json_string_value(v));
+		in->foreach_list = pc_jx_strdup(json_string_value(v));
 		return true;
 	}
 	if (!json_is_array(v)) {
-		pc_lerr(l, sub, "expected a list name or an array of function "
-			"names, got %s", pc_json_type_name(v));
+		pc_jx_err(l, sub,
+			  "expected a list name or an array of function "
+			  "names, got %s",
+			  pc_jx_type_name(v));
 		return false;
 	}
 	return pc_jx_strlist(l, o, path, "foreach", &in->foreach,
@@ -273,15 +280,15 @@ static bool parse_instr(struct pc_lctx *l, json_t *o, const char *path,
 	bool ok = true;
 
 	if (!json_is_object(o)) {
-		pc_lerr(l, path, "expected an object, got %s",
-			pc_json_type_name(o));
+		pc_jx_err(l, path, "expected an object, got %s",
+			pc_jx_type_name(o));
 		return false;
 	}
 	pc_jx_fields(l, o, path, instr_fields);
 	ok &= parse_foreach(l, o, path, in);
 	k = pc_jx_enum(l, o, path, "at", points, -2);
 	if (k == -2)
-		pc_lerr(l, path, "missing field \"at\"");
+		pc_jx_err(l, path, "missing field \"at\"");
 	if (k < 0)
 		return false;
 	in->point = (enum pc_point_kind)k;
@@ -293,18 +300,18 @@ static bool parse_instr(struct pc_lctx *l, json_t *o, const char *path,
 	ok &= k >= 0;
 	pc_jx_bool(l, o, path, "constrained", &in->constrained);
 	if (pc_jx_str(l, o, path, "callee", false, &s))
-		in->callee = pc_xstrdup(s);
+		in->callee = pc_jx_strdup(s);
 	oc.point = in->point;
 	oc.after = in->after;
 	a = pc_jx_arr(l, o, path, "do");
 	if (a == NULL) {
 		if (json_object_get(o, "do") == NULL)
-			pc_lerr(l, path, "missing field \"do\"");
+			pc_jx_err(l, path, "missing field \"do\"");
 		return false;
 	}
 	in->prims = calloc(json_array_size(a) + 1, sizeof(*in->prims));
 	json_array_foreach(a, i, v) {
-		pc_path(sub, sizeof(sub), "%s.do[%zu]", path, i);
+		pc_jx_path(sub, sizeof(sub), "%s.do[%zu]", path, i);
 		ok &= parse_prim(l, v, sub, &oc, t, in_con,
 				 &in->prims[in->nprims++]);
 	}
@@ -326,13 +333,13 @@ static bool parse_instrs(struct pc_lctx *l, json_t *o, const char *path,
 		return json_object_get(o, "base") == NULL;
 	*out = calloc(json_array_size(a) + 1, sizeof(**out));
 	json_array_foreach(a, i, v) {
-		pc_path(sub, sizeof(sub), "%s.base[%zu]", path, i);
+		pc_jx_path(sub, sizeof(sub), "%s.base[%zu]", path, i);
 		ok &= parse_instr(l, v, sub, t, in_con, &(*out)[(*n)++]);
 	}
 	return ok;
 }
 
-void pc_list_free(struct pc_list_def *d)
+void pc_metric_def_list_free(struct pc_list_def *d)
 {
 	for (size_t i = 0; i < d->nitems; i++)
 		free(d->items[i]);
@@ -340,32 +347,34 @@ void pc_list_free(struct pc_list_def *d)
 	free(d->name);
 }
 
-void pc_lists_parse(struct pc_lctx *l, json_t *obj)
+void pc_metric_def_lists_parse(struct pc_lctx *l, json_t *obj)
 {
 	const char *name;
 	json_t *v;
 	char path[256];
 
 	json_object_foreach(obj, name, v) {
-		struct pc_list_def d = { .name = pc_xstrdup(name) };
+		struct pc_list_def d = { .name = pc_jx_strdup(name) };
 		json_t *wrap = json_pack("{sO}", "items", v);
 
-		pc_path(path, sizeof(path), "$.lists.%s", name);
-		pc_loc_set(l, &d.loc, path);
+		pc_jx_path(path, sizeof(path), "$.lists.%s", name);
+		pc_jx_loc_set(l, &d.loc, path);
 		/* Reuse the string-array check through a one-member object;
 		 * its error paths end in ".items", so check the shape here. */
 		if (!json_is_array(v)) {
-			pc_lerr(l, path, "expected an array of function names, "
-				"got %s", pc_json_type_name(v));
+			pc_jx_err(l, path,
+				  "expected an array of function names, "
+				  "got %s",
+				  pc_jx_type_name(v));
 			json_decref(wrap);
-			pc_list_free(&d);
+			pc_metric_def_list_free(&d);
 			continue;
 		}
 		pc_jx_strlist(l, wrap, "$.lists", "items", &d.items, &d.nitems);
 		json_decref(wrap);
 		for (size_t i = 0; i < l->c->nlists; i++) {
 			if (strcmp(l->c->lists[i].name, name) == 0) {
-				pc_list_free(&l->c->lists[i]);
+				pc_metric_def_list_free(&l->c->lists[i]);
 				l->c->lists[i] = d;
 				goto next;
 			}
@@ -375,7 +384,7 @@ next:		;
 	}
 }
 
-void pc_constraint_free(struct pc_constraint_def *d)
+void pc_metric_def_constraint_free(struct pc_constraint_def *d)
 {
 	free(d->name);
 	free(d->hierarchy);
@@ -391,17 +400,17 @@ static bool parse_constraint(struct pc_lctx *l, const char *name, json_t *o,
 	int k;
 	bool ok = true;
 
-	d->name = pc_xstrdup(name);
-	pc_loc_set(l, &d->loc, path);
+	d->name = pc_jx_strdup(name);
+	pc_jx_loc_set(l, &d->loc, path);
 	pc_jx_fields(l, o, path, con_fields);
 	if (pc_jx_str(l, o, path, "hierarchy", true, &s)) {
-		d->hierarchy = pc_xstrdup(s);
-		if (pc_hier_index(s) < 0) {
+		d->hierarchy = pc_jx_strdup(s);
+		if (pc_config_hier_index(s) < 0) {
 			struct pc_loc loc;
 
-			pc_path(sub, sizeof(sub), "%s.hierarchy", path);
-			pc_loc_set(l, &loc, sub);
-			pc_lerr_unknown(l, &loc, "hierarchy", s, "one of /Code, "
+			pc_jx_path(sub, sizeof(sub), "%s.hierarchy", path);
+			pc_jx_loc_set(l, &loc, sub);
+			pc_jx_err_unknown(l, &loc, "hierarchy", s, "one of /Code, "
 					"/Process, /SyncObject, /Files",
 					pc_hier_names, PC_NHIER);
 			ok = false;
@@ -410,11 +419,11 @@ static bool parse_constraint(struct pc_lctx *l, const char *name, json_t *o,
 		ok = false;
 	}
 	if (pc_jx_str(l, o, path, "match", true, &s)) {
-		d->match = pc_xstrdup(s);
+		d->match = pc_jx_strdup(s);
 		if (d->hierarchy && strncmp(s, d->hierarchy,
 					    strlen(d->hierarchy)) != 0) {
-			pc_path(sub, sizeof(sub), "%s.match", path);
-			pc_lerr(l, sub, "match \"%s\" must start with the "
+			pc_jx_path(sub, sizeof(sub), "%s.match", path);
+			pc_jx_err(l, sub, "match \"%s\" must start with the "
 				"constraint's hierarchy %s", s, d->hierarchy);
 			ok = false;
 		}
@@ -430,7 +439,7 @@ static bool parse_constraint(struct pc_lctx *l, const char *name, json_t *o,
 	return ok;
 }
 
-void pc_constraints_parse(struct pc_lctx *l, json_t *obj)
+void pc_metric_def_constraints_parse(struct pc_lctx *l, json_t *obj)
 {
 	const char *name;
 	json_t *v;
@@ -439,19 +448,19 @@ void pc_constraints_parse(struct pc_lctx *l, json_t *obj)
 	json_object_foreach(obj, name, v) {
 		struct pc_constraint_def d = { 0 };
 
-		pc_path(path, sizeof(path), "$.constraints.%s", name);
+		pc_jx_path(path, sizeof(path), "$.constraints.%s", name);
 		if (!json_is_object(v)) {
-			pc_lerr(l, path, "expected an object, got %s",
-				pc_json_type_name(v));
+			pc_jx_err(l, path, "expected an object, got %s",
+				pc_jx_type_name(v));
 			continue;
 		}
 		if (!parse_constraint(l, name, v, path, &d)) {
-			pc_constraint_free(&d);
+			pc_metric_def_constraint_free(&d);
 			continue;
 		}
 		for (size_t i = 0; i < l->c->ncon; i++) {
 			if (strcmp(l->c->con[i].name, name) == 0) {
-				pc_constraint_free(&l->c->con[i]);
+				pc_metric_def_constraint_free(&l->c->con[i]);
 				l->c->con[i] = d;
 				goto next;
 			}
@@ -461,7 +470,7 @@ next:		;
 	}
 }
 
-void pc_metric_free(struct pc_metric_def *m)
+void pc_metric_def_free(struct pc_metric_def *m)
 {
 	free(m->name);
 	free(m->title);
@@ -485,7 +494,7 @@ static char *enum_dup(struct pc_lctx *l, json_t *o, const char *path,
 		*ok = false;
 		return NULL;
 	}
-	return pc_xstrdup(names[k]);
+	return pc_jx_strdup(names[k]);
 }
 
 /* "kernel": "cpu" stands for a CPU timer: the kernel counts each
@@ -508,8 +517,8 @@ static bool parse_kernel(struct pc_lctx *l, json_t *o, const char *path,
 	       PC_BASE_WALL_TIMER;
 	if (m->type == want)
 		return true;
-	pc_path(sub, sizeof(sub), "%s.kernel", path);
-	pc_lerr(l, sub, "\"kernel\": \"%s\" reads threads' %s from the "
+	pc_jx_path(sub, sizeof(sub), "%s.kernel", path);
+	pc_jx_err(l, sub, "\"kernel\": \"%s\" reads threads' %s from the "
 		"kernel in place of a %s; metric \"%s\" is of type \"%s\": "
 		"use \"type\": \"%s\" or remove \"kernel\"", kernels[k],
 		m->kernel == PC_KERNEL_CPU ? "CPU time" : "run-queue wait",
@@ -525,13 +534,13 @@ static bool parse_metric(struct pc_lctx *l, const char *name, json_t *o,
 	int k;
 	bool ok = true;
 
-	m->name = pc_xstrdup(name);
-	pc_loc_set(l, &m->loc, path);
+	m->name = pc_jx_strdup(name);
+	pc_jx_loc_set(l, &m->loc, path);
 	pc_jx_fields(l, o, path, metric_fields);
 	if (pc_jx_str(l, o, path, "title", false, &s))
-		m->title = pc_xstrdup(s);
+		m->title = pc_jx_strdup(s);
 	if (pc_jx_str(l, o, path, "units", true, &s))
-		m->units = pc_xstrdup(s);
+		m->units = pc_jx_strdup(s);
 	else
 		ok = false;
 	m->unit_style = enum_dup(l, o, path, "unit_style", unit_styles, 0, &ok);
@@ -539,7 +548,7 @@ static bool parse_metric(struct pc_lctx *l, const char *name, json_t *o,
 	m->style = enum_dup(l, o, path, "style", styles, 0, &ok);
 	k = pc_jx_enum(l, o, path, "type", base_types, -2);
 	if (k == -2)
-		pc_lerr(l, path, "missing field \"type\"");
+		pc_jx_err(l, path, "missing field \"type\"");
 	if (k < 0)
 		return false;
 	m->type = (enum pc_base_type)k;
@@ -550,16 +559,18 @@ static bool parse_metric(struct pc_lctx *l, const char *name, json_t *o,
 	ok &= parse_instrs(l, o, path, m->type, false, &m->instr, &m->ninstr);
 	if (ok && m->type != PC_BASE_INTERNAL &&
 	    m->kernel != PC_KERNEL_RUNQUEUE && m->ninstr == 0) {
-		pc_lerr(l, path, "metric \"%s\" has no \"base\" instrumentation"
-			"; only \"type\": \"internal\" metrics (supplied by "
-			"hunch itself) and \"kernel\": \"runqueue\" ones may "
-			"omit it", name);
+		pc_jx_err(l, path,
+			  "metric \"%s\" has no \"base\" instrumentation"
+			  "; only \"type\": \"internal\" metrics (supplied by "
+			  "hunch itself) and \"kernel\": \"runqueue\" ones may "
+			  "omit it",
+			  name);
 		ok = false;
 	}
 	return ok;
 }
 
-void pc_metrics_parse(struct pc_lctx *l, json_t *obj)
+void pc_metric_def_parse(struct pc_lctx *l, json_t *obj)
 {
 	const char *name;
 	json_t *v;
@@ -568,19 +579,19 @@ void pc_metrics_parse(struct pc_lctx *l, json_t *obj)
 	json_object_foreach(obj, name, v) {
 		struct pc_metric_def m = { 0 };
 
-		pc_path(path, sizeof(path), "$.metrics.%s", name);
+		pc_jx_path(path, sizeof(path), "$.metrics.%s", name);
 		if (!json_is_object(v)) {
-			pc_lerr(l, path, "expected an object, got %s",
-				pc_json_type_name(v));
+			pc_jx_err(l, path, "expected an object, got %s",
+				pc_jx_type_name(v));
 			continue;
 		}
 		if (!parse_metric(l, name, v, path, &m)) {
-			pc_metric_free(&m);
+			pc_metric_def_free(&m);
 			continue;
 		}
 		for (size_t i = 0; i < l->c->nmet; i++) {
 			if (strcmp(l->c->met[i].name, name) == 0) {
-				pc_metric_free(&l->c->met[i]);
+				pc_metric_def_free(&l->c->met[i]);
 				l->c->met[i] = m;
 				goto next;
 			}
@@ -590,7 +601,7 @@ next:		;
 	}
 }
 
-const struct pc_metric_def *pc_metric_find(const struct pc_config *c,
+const struct pc_metric_def *pc_metric_def_find(const struct pc_config *c,
 					   const char *name)
 {
 	for (size_t i = 0; i < c->nmet; i++)
@@ -621,13 +632,14 @@ static void check_instr_lists(struct pc_lctx *l, const struct pc_instr *in,
 			found = strcmp(names[j], ln) == 0;
 		if (found)
 			continue;
-		pc_path(sub, sizeof(sub), "%s.base[%zu].foreach", owner->path,
-			 i);
-		pc_loc_set(l, &loc, sub);
-		pc_lerr_unknown(l, &loc, "function list", ln, "a list defined "
-				"under $.lists, or $procedures, "
-				"$start_functions, $focus", names,
-				l->c->nlists);
+		pc_jx_path(sub, sizeof(sub), "%s.base[%zu].foreach",
+			   owner->path, i);
+		pc_jx_loc_set(l, &loc, sub);
+		pc_jx_err_unknown(l, &loc, "function list", ln,
+				  "a list defined "
+				  "under $.lists, or $procedures, "
+				  "$start_functions, $focus",
+				  names, l->c->nlists);
 	}
 	free(names);
 }
@@ -635,7 +647,7 @@ static void check_instr_lists(struct pc_lctx *l, const struct pc_instr *in,
 /* Only entities defined by the file being loaded are checked: earlier
  * files were checked when they were loaded, and a later file can only
  * add names, never remove them. */
-void pc_metrics_check_refs(struct pc_lctx *l)
+void pc_metric_def_check_refs(struct pc_lctx *l)
 {
 	const char **cn = calloc(l->c->ncon + 1, sizeof(char *));
 
@@ -660,10 +672,10 @@ void pc_metrics_check_refs(struct pc_lctx *l)
 				found = strcmp(cn[k], m->constraints[j]) == 0;
 			if (found)
 				continue;
-			pc_path(sub, sizeof(sub), "%s.constraints[%zu]",
+			pc_jx_path(sub, sizeof(sub), "%s.constraints[%zu]",
 				 m->loc.path, j);
-			pc_loc_set(l, &loc, sub);
-			pc_lerr_unknown(l, &loc, "constraint", m->constraints[j],
+			pc_jx_loc_set(l, &loc, sub);
+			pc_jx_err_unknown(l, &loc, "constraint", m->constraints[j],
 					"a constraint defined under "
 					"$.constraints", cn, l->c->ncon);
 		}

@@ -49,7 +49,7 @@ static void journal(struct jnl_writer *jw, const char *label, int id,
 		return;
 	o = json_pack("{s:s, s:s, s:i, s:I}", "action", "phase_start",
 		      "name", label, "phase", id, "tick", (json_int_t)ticks);
-	jnl_write_json(jw, "action", jnl_ts_now(jw), o);
+	jnl_write_json(jw, "action", jnl_write_ts_now(jw), o);
 	json_decref(o);
 }
 

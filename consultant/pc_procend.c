@@ -3,7 +3,7 @@
  */
 #include "pc_procend.h"
 
-#include "pc_resource.h"
+#include "pc_res.h"
 #include "pc_shg.h"
 
 #define PROC_H 1   /* the /Process component of a focus */
@@ -35,10 +35,10 @@ static void stop_search(struct pc_consult *pc, struct pc_search *s,
 			continue;
 		n->cut_short = true;
 		if (n->active || n->pending)
-			pc_node_stop(pc, n, "process ended");
+			pc_cost_node_stop(pc, n, "process ended");
 		if (n->queued) {
 			n->queued = false;
-			pc_node_trace(n, "process ended");
+			pc_shg_node_trace(n, "process ended");
 		}
 	}
 }
@@ -56,7 +56,7 @@ static bool any_live(const struct pc_restree *t, pc_res_id root)
 
 void pc_procend_stop(struct pc_consult *pc)
 {
-	pc_res_id root = pc_restree_hierarchy(pc->res, "Process");
+	pc_res_id root = pc_res_tree_hierarchy(pc->res, "Process");
 
 	/* The last process's end is the target's: the search ends as a
 	 * whole (its nodes "ended"), not here. */
@@ -68,10 +68,10 @@ void pc_procend_stop(struct pc_consult *pc)
 
 bool pc_procend_job_lives(const struct pc_consult *pc)
 {
-	pc_res_id root = pc_restree_hierarchy(pc->res, "Process");
+	pc_res_id root = pc_res_tree_hierarchy(pc->res, "Process");
 	const struct pc_res *r = pc_res_get(pc->res, root);
 
-	if (pc->target_ended || r == NULL || r->nchildren < 2)
+	if (pc->target_ended || r == NULL || r->nchildren < 1)
 		return false;
 	return any_live(pc->res, root);
 }

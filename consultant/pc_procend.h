@@ -15,10 +15,12 @@
 /* After the where axis took the source's discoveries. */
 void pc_procend_stop(struct pc_consult *pc);
 
-/* Is the job more than the program alone (a child was followed), and
- * does a process of it live on?  A batch search that completes while
- * such a job runs keeps following it, so that its report lists each
- * process's real end rather than "running". */
+/* Does a process of the job (the program, or a child followed) live
+ * on?  A batch search that completes while the job runs keeps
+ * following it: its report lists each process's real end rather than
+ * "running", and workers the program forks later are searched too (a
+ * search over in 2.8 s, before bn_forkers --delay 4 forked its
+ * workers, left them without segments or findings). */
 bool pc_procend_job_lives(const struct pc_consult *pc);
 
 #endif

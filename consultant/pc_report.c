@@ -29,7 +29,7 @@ static bool is_listed(const struct pc_search *s, const struct pc_node *n,
 	    n->unconfirmed != unconfirmed)
 		return false;
 	for (size_t i = 0; i < n->nkids; i++)
-		if (pc_node(s, n->kids[i].child)->truth == PC_TRUE)
+		if (pc_shg_node(s, n->kids[i].child)->truth == PC_TRUE)
 			return false;
 	return true;
 }
@@ -43,7 +43,7 @@ static bool is_earlier(const struct pc_search *s, const struct pc_node *n)
 	if (n->truth == PC_TRUE || n->is_virtual || n->t_was_to < 0)
 		return false;
 	for (size_t i = 0; i < n->nkids; i++) {
-		const struct pc_node *c = pc_node(s, n->kids[i].child);
+		const struct pc_node *c = pc_shg_node(s, n->kids[i].child);
 
 		if (c->truth == PC_TRUE || c->t_was_to >= 0)
 			return false;
@@ -102,9 +102,12 @@ size_t pc_report_unconfirmed(const struct pc_consult *pc,
 	return listed(s, L_UNCONFIRMED, out, max);
 }
 
-size_t pc_report_earlier(const struct pc_consult *pc,
-			 const struct pc_search *s,
-			 const struct pc_node **out, size_t max)
+/* Earlier findings: nodes that were true and turned false (the program
+ * changed behaviour), the most refined of them (no child ever true),
+ * ordered by the time they became true. */
+static size_t pc_report_earlier(const struct pc_consult *pc,
+				const struct pc_search *s,
+				const struct pc_node **out, size_t max)
 {
 	(void)pc;
 	return listed(s, L_EARLIER, out, max);
@@ -122,16 +125,19 @@ static bool additive(const struct pc_hypothesis *h)
 	return true;
 }
 
-double pc_report_share(const struct pc_consult *pc, const struct pc_search *s,
-		       const struct pc_node *n)
+/* value / the parent's value when the parent tests the same hypothesis
+ * on a wider focus (a where-refinement); NaN otherwise. */
+static double pc_report_share(const struct pc_consult *pc,
+			      const struct pc_search *s,
+			      const struct pc_node *n)
 {
-	const struct pc_node *p = pc_node(s, n->orig_parent);
+	const struct pc_node *p = pc_shg_node(s, n->orig_parent);
 
 	if (p == NULL || p->hyp != n->hyp || p->t_start < 0 ||
-	    !additive(pc_node_hyp(pc, n)) || !(pc_node_judged(p) > 0) ||
-	    isnan(pc_node_judged(n)))
+	    !additive(pc_truth_node_hyp(pc, n)) ||
+	    !(pc_shg_node_judged(p) > 0) || isnan(pc_shg_node_judged(n)))
 		return NAN;
-	return pc_node_judged(n) / pc_node_judged(p);
+	return pc_shg_node_judged(n) / pc_shg_node_judged(p);
 }
 
 static json_t *num_or_null(double v)
@@ -154,7 +160,7 @@ static json_t *chain_json(const struct pc_search *s, const struct pc_node *n)
 	json_t *a = json_array();
 
 	for (const struct pc_node *p = n; p && p->id != s->root;
-	     p = pc_node(s, p->orig_parent))
+	     p = pc_shg_node(s, p->orig_parent))
 		json_array_insert_new(a, 0, json_string(p->name));
 	return a;
 }
@@ -170,13 +176,13 @@ static json_t *bottleneck_json(const struct pc_consult *pc,
 			       const struct pc_search *s,
 			       const struct pc_node *n)
 {
-	const struct pc_hypothesis *h = pc_node_hyp(pc, n);
+	const struct pc_hypothesis *h = pc_truth_node_hyp(pc, n);
 
 	return json_pack("{s:s, s:o, s:o, s:o, s:s, s:f, s:f, s:o, s:s, s:o, "
 			 "s:o}",
 		"hypothesis", h->name,
 		"focus", focus_json(pc, n),
-		"value", num_or_null(evaluated(n, pc_node_judged(n))),
+		"value", num_or_null(evaluated(n, pc_shg_node_judged(n))),
 		"threshold", num_or_null(evaluated(n, n->threshold)),
 		"compare", h->cmp == PC_CMP_GT ? "gt" : "lt",
 		"since_s", n->t_true_since,
@@ -191,7 +197,7 @@ static json_t *earlier_json(const struct pc_consult *pc,
 			    const struct pc_search *s,
 			    const struct pc_node *n)
 {
-	const struct pc_hypothesis *h = pc_node_hyp(pc, n);
+	const struct pc_hypothesis *h = pc_truth_node_hyp(pc, n);
 
 	return json_pack("{s:s, s:o, s:o, s:o, s:s, s:f, s:f, s:o}",
 		"hypothesis", h->name,
@@ -248,7 +254,7 @@ static json_t *not_tested_json(const struct pc_consult *pc,
 
 	json_object_set_new(o, "node", json_integer(n->id));
 	json_object_set_new(o, "hypothesis",
-			    json_string(pc_node_hyp(pc, n)->name));
+			    json_string(pc_truth_node_hyp(pc, n)->name));
 	json_object_set_new(o, "focus", focus_json(pc, n));
 	json_object_set_new(o, "top_level",
 			    json_boolean(pc_untested_top_level(s, n)));
@@ -272,13 +278,13 @@ static json_t *node_json(const struct pc_consult *pc,
 	o = json_pack("{s:i, s:s, s:s, s:o, s:s, s:s, s:b, s:o, s:o, s:o, "
 		      "s:o, s:o, s:o, s:o, s:s}",
 		"id", n->id, "name", n->name,
-		"hypothesis", pc_node_hyp(pc, n)->name,
+		"hypothesis", pc_truth_node_hyp(pc, n)->name,
 		"focus", focus_json(pc, n),
-		"truth", pc_truth_name(n->truth),
+		"truth", pc_shg_truth_name(n->truth),
 		"state", pc_report_node_state(n),
 		"persistent", n->persistent,
 		"parents", parents, "shadow_parents", shadow,
-		"value", num_or_null(evaluated(n, pc_node_judged(n))),
+		"value", num_or_null(evaluated(n, pc_shg_node_judged(n))),
 		"threshold", num_or_null(evaluated(n, n->threshold)),
 		"since_s", num_or_null(n->truth == PC_TRUE ?
 				       n->t_true_since : NAN),
@@ -337,7 +343,7 @@ static json_t *search_json(const struct pc_consult *pc,
 
 	pc_findings_build(pc, s, &fs);
 	for (size_t i = 0; i < fs.n; i++) {
-		json_t *e = pc_finding_json(pc, s, &fs.f[i]);
+		json_t *e = pc_findings_text_json(pc, s, &fs.f[i]);
 
 		json_object_set_new(e, "rank", json_integer((json_int_t)i + 1));
 		json_array_append_new(fj, e);
@@ -403,7 +409,7 @@ static const char *sigabbrev(int sig, char *buf, size_t len)
 static json_t *processes_json(const struct pc_consult *pc)
 {
 	const struct pc_res *root = pc_res_get(pc->res,
-		pc_restree_hierarchy(pc->res, "Process"));
+		pc_res_tree_hierarchy(pc->res, "Process"));
 	json_t *a = json_array();
 
 	for (size_t i = 0; root != NULL && i < root->nchildren; i++) {
@@ -425,7 +431,7 @@ static json_t *processes_json(const struct pc_consult *pc)
 static void text_processes(const struct pc_consult *pc, FILE *f)
 {
 	const struct pc_res *root = pc_res_get(pc->res,
-		pc_restree_hierarchy(pc->res, "Process"));
+		pc_res_tree_hierarchy(pc->res, "Process"));
 	char sig[32];
 
 	if (root == NULL || root->nchildren < 2)
@@ -507,7 +513,7 @@ json_t *pc_report_json(const struct pc_consult *pc,
 					   sizeof(result)),
 		"tunables", tunables_json(pc->cfg),
 		"cost",
-		"limit", pc_tunable_get(pc->cfg, "costLimit"),
+		"limit", pc_tunables_get(pc->cfg, "costLimit"),
 		"peak_observed", pc->peak_observed,
 		"mean_observed", pc->ncost_samples ?
 				 pc->sum_observed / pc->ncost_samples : 0.0,
@@ -549,9 +555,9 @@ int pc_report_write_json(const struct pc_consult *pc,
  * estimated from CPU samples and switch-outs: msg_wait in MPI ranks). */
 static bool wall_timed(const struct pc_consult *pc, const struct pc_node *n)
 {
-	const struct pc_hypothesis *h = pc_node_hyp(pc, n);
+	const struct pc_hypothesis *h = pc_truth_node_hyp(pc, n);
 	const struct pc_metric_def *md = h->nin > 0 ?
-		pc_metric_find(pc->cfg, h->in[0].metric) : NULL;
+		pc_metric_def_find(pc->cfg, h->in[0].metric) : NULL;
 
 	return md != NULL && md->type == PC_BASE_WALL_TIMER;
 }
@@ -560,11 +566,11 @@ static void text_bottleneck(const struct pc_consult *pc,
 			    const struct pc_search *s, const struct pc_node *n,
 			    int k, FILE *f)
 {
-	const struct pc_hypothesis *h = pc_node_hyp(pc, n);
+	const struct pc_hypothesis *h = pc_truth_node_hyp(pc, n);
 	double share = pc_report_share(pc, s, n);
 
-	fprintf(f, " %d. %s: %.4g %s %.4g since %.1f s (held %.1f s",
-		k, h->name, pc_node_judged(n), h->cmp == PC_CMP_GT ? ">" : "<",
+	fprintf(f, " %d. %s: %.4g %s %.4g since %.1f s (held %.1f s", k,
+		h->name, pc_shg_node_judged(n), h->cmp == PC_CMP_GT ? ">" : "<",
 		n->threshold, n->t_true_since, pc->now - n->t_true_since);
 	if (!isnan(share))
 		fprintf(f, ", %.0f%% of its parent%s", share * 100,
@@ -583,7 +589,7 @@ static void text_bottleneck(const struct pc_consult *pc,
 		int nc = 0;
 
 		for (const struct pc_node *p = n; p && p->id != s->root &&
-		     nc < 64; p = pc_node(s, p->orig_parent))
+		     nc < 64; p = pc_shg_node(s, p->orig_parent))
 			chain[nc++] = p;
 		for (int i = nc - 1; i >= 0; i--)
 			fprintf(f, " %s%s", chain[i]->name, i ? " ->" : "");
@@ -603,7 +609,7 @@ static void text_bottleneck(const struct pc_consult *pc,
 static void text_earlier(const struct pc_consult *pc,
 			 const struct pc_node *n, int k, FILE *f)
 {
-	const struct pc_hypothesis *h = pc_node_hyp(pc, n);
+	const struct pc_hypothesis *h = pc_truth_node_hyp(pc, n);
 
 	fprintf(f, " %d. %s: %.4g %s %.4g from %.1f s to %.1f s\n    where:",
 		k, h->name, n->was_value, h->cmp == PC_CMP_GT ? ">" : "<",
@@ -688,7 +694,11 @@ static void text_search(const struct pc_consult *pc,
 	text_not_tested(pc, s, stop, f);
 }
 
-void pc_report_findings_text(const struct pc_consult *pc, FILE *f)
+/* The text report's head: "findings, most impact first:", each finding
+ * in plain words and its impact, then the line that announces the
+ * details; nothing when there is no finding (the dashboard prints it
+ * after `q`). */
+static void pc_report_findings_text(const struct pc_consult *pc, FILE *f)
 {
 	struct pc_findings fs = { 0 };
 	char line[1024], imp[64];
@@ -700,8 +710,9 @@ void pc_report_findings_text(const struct pc_consult *pc, FILE *f)
 		const struct pc_finding *x = &fs.f[i];
 
 		fprintf(f, " %zu. %s\n    impact %s, true since %.1f s", i + 1,
-			pc_finding_line(pc, x, line, sizeof(line)),
-			pc_finding_impact(x, imp, sizeof(imp)), x->since_s);
+			pc_findings_text_line(pc, x, line, sizeof(line)),
+			pc_findings_text_impact(x, imp, sizeof(imp)),
+			x->since_s);
 		if (x->symptom_of >= 0)
 			fprintf(f, "; may be the time of finding %d (not "
 				"concluded false in this function)",
@@ -719,7 +730,7 @@ void pc_report_findings_text(const struct pc_consult *pc, FILE *f)
  * alone: a run under a user's overlay must not pass for a default one. */
 static void text_config(const struct pc_report_meta *m, FILE *f)
 {
-	char *line = m ? pc_config_summary_line(m->config) : NULL;
+	char *line = m ? pc_config_diff_summary_line(m->config) : NULL;
 	const json_t *d = m ? json_object_get(m->config, "differs") : NULL;
 	size_t i;
 	json_t *v;
@@ -752,7 +763,7 @@ void pc_report_text(const struct pc_consult *pc,
 			"cannot be instrumented)" : "");
 	fprintf(f, "\ncost: limit %.1f%%, peak %.1f%%, %d experiments, "
 		"%d skipped, %d shed\n",
-		pc_tunable_get(pc->cfg, "costLimit") * 100,
+		pc_tunables_get(pc->cfg, "costLimit") * 100,
 		pc->peak_observed * 100, pc->runs, pc->skipped, pc->shed);
 	text_config(m, f);
 	text_processes(pc, f);

@@ -24,7 +24,7 @@ struct pc_report_meta {
 				 stopped it ("time limit"); NULL otherwise */
 	const json_t *config; /* the hypotheses files loaded and how they
 			       * differ from the shipped defaults
-			       * (pc_config_summary), or NULL */
+			       * (pc_config_diff_summary), or NULL */
 };
 
 /* The most refined true experiments of a search: true, not virtual, and
@@ -38,16 +38,6 @@ size_t pc_report_bottlenecks(const struct pc_consult *pc,
 size_t pc_report_unconfirmed(const struct pc_consult *pc,
 			     const struct pc_search *s,
 			     const struct pc_node **out, size_t max);
-/* Earlier findings: nodes that were true and turned false (the program
- * changed behaviour), the most refined of them (no child ever true),
- * ordered by the time they became true. */
-size_t pc_report_earlier(const struct pc_consult *pc,
-			 const struct pc_search *s,
-			 const struct pc_node **out, size_t max);
-/* value / the parent's value when the parent tests the same hypothesis
- * on a wider focus (a where-refinement); NaN otherwise. */
-double pc_report_share(const struct pc_consult *pc, const struct pc_search *s,
-		       const struct pc_node *n);
 
 /* The result of search s, as the reports say it (in buf[len]):
  * "incomplete: N hypotheses could not be tested" while any top-level
@@ -70,11 +60,6 @@ json_t *pc_report_json(const struct pc_consult *pc,
  * word for it). */
 const char *pc_report_node_state(const struct pc_node *n);
 
-/* The text report's head: "findings, most impact first:", each finding
- * in plain words and its impact, then the line that announces the
- * details; nothing when there is no finding (the dashboard prints it
- * after `q`). */
-void pc_report_findings_text(const struct pc_consult *pc, FILE *f);
 
 int pc_report_write_json(const struct pc_consult *pc,
 			 const struct pc_report_meta *m, FILE *f);

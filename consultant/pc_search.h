@@ -22,7 +22,7 @@
 
 #include "pc_config.h"
 #include "pc_datamgr.h"
-#include "pc_resource.h"
+#include "pc_res.h"
 #include "pc_shg.h"
 #include "pc_source.h"
 
@@ -63,7 +63,7 @@ struct pc_consult {
 	int unseen;                   /* nodes it concluded false */
 	/* Cost learnt per hypothesis (index): observed / predicted for one
 	 * of its experiments, measured when it alone started or stopped
-	 * (pc_cost_probe).  1 until measured. */
+	 * (pc_cost_learn_probe_next).  1 until measured. */
 	double *hyp_factor;
 	size_t nhyp_factor;
 	struct pc_node *probe;        /* the change being measured, or NULL */
@@ -121,27 +121,39 @@ double pc_consult_sample_period(const struct pc_consult *pc);
 struct pc_search *pc_consult_search(const struct pc_consult *pc, int id);
 
 /* Internal, shared by the pc_search*.c, pc_truth.c, pc_cost.c files. */
-void pc_logf(struct pc_consult *pc, const char *fmt, ...)
+void pc_consult_logf(struct pc_consult *pc, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-const struct pc_hypothesis *pc_node_hyp(const struct pc_consult *pc,
+const struct pc_hypothesis *pc_truth_node_hyp(const struct pc_consult *pc,
 					const struct pc_node *n);
-void pc_queue(struct pc_consult *pc, struct pc_search *s, struct pc_node *n,
-	      int priority);
-void pc_node_stop(struct pc_consult *pc, struct pc_node *n, const char *st);
-bool pc_node_has_true_parent(const struct pc_search *s,
+void pc_cost_queue(struct pc_consult *pc, struct pc_search *s,
+		   struct pc_node *n, int priority);
+void pc_cost_node_stop(struct pc_consult *pc, struct pc_node *n,
+		       const char *st);
+bool pc_truth_has_true_parent(const struct pc_search *s,
 			     const struct pc_node *n);
-void pc_change_truth(struct pc_consult *pc, struct pc_search *s,
+void pc_truth_change(struct pc_consult *pc, struct pc_search *s,
 		     struct pc_node *n, enum pc_truth t);
-void pc_expand(struct pc_consult *pc, struct pc_search *s, struct pc_node *n);
-int pc_add_node(struct pc_consult *pc, struct pc_search *s, int parent,
+/* refineEarly (pc_early.c): n's refinements queued before n concludes
+ * when its guess holds clearly (after each evaluation); an early
+ * refinement without a true parent is held (concludes nothing), and
+ * withdrawn when its parents turn false. */
+void pc_early_consider(struct pc_consult *pc, struct pc_search *s,
+		       struct pc_node *n);
+bool pc_early_held(const struct pc_search *s, const struct pc_node *n);
+void pc_early_withdraw(struct pc_consult *pc, struct pc_search *s,
+		       struct pc_node *n);
+void pc_truth_expand(struct pc_consult *pc, struct pc_search *s,
+		     struct pc_node *n);
+int pc_truth_add_node(struct pc_consult *pc, struct pc_search *s, int parent,
 		int hyp, const struct pc_focus *f, bool why);
 void pc_cost_gate(struct pc_consult *pc);
 void pc_cost_shed(struct pc_consult *pc);
-void pc_cost_probe(struct pc_consult *pc);
+void pc_cost_learn_probe_next(struct pc_consult *pc);
 void pc_cost_relax(struct pc_consult *pc);
-/* pc_cost_room.c: when the cost limit blocks the queue, a true node
- * hands its room down (true if one did); nothing will ever free room. */
-bool pc_cost_room_make(struct pc_consult *pc);
+/* pc_cost_room.c: when the cost limit blocks the queue, true nodes
+ * hand their room down, as many as free `need` of charged cost (true if
+ * one did); nothing will ever free room. */
+bool pc_cost_room_make(struct pc_consult *pc, double need);
 bool pc_cost_room_stuck(const struct pc_consult *pc);
 /* What the active experiments were charged (since > 0: only those
  * started less than `since` s ago), and what they are predicted to
@@ -157,10 +169,10 @@ void pc_cost_learn_probe(struct pc_consult *pc, struct pc_node *n, int sign);
 /* Refinements on code no recent stack sample shows: false, from the
  * samples (pc_unseen.c). */
 void pc_unseen_conclude(struct pc_consult *pc);
-double pc_hyp_factor(const struct pc_consult *pc, int hyp);
-bool pc_launch_done(struct pc_consult *pc, struct pc_search *s,
+double pc_cost_learn_hyp_factor(const struct pc_consult *pc, int hyp);
+bool pc_cost_launch_done(struct pc_consult *pc, struct pc_search *s,
 		    struct pc_node *n);
-void pc_evaluate(struct pc_consult *pc, struct pc_search *s,
+void pc_experiment_evaluate(struct pc_consult *pc, struct pc_search *s,
 		 struct pc_node *n, double len);
 
 #endif

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct pc_search *pc_search_new(int id, const char *label, double t)
+struct pc_search *pc_shg_new(int id, const char *label, double t)
 {
 	struct pc_search *s = calloc(1, sizeof(*s));
 
@@ -20,7 +20,7 @@ struct pc_search *pc_search_new(int id, const char *label, double t)
 	return s;
 }
 
-void pc_search_free(struct pc_search *s)
+void pc_shg_free(struct pc_search *s)
 {
 	if (s == NULL)
 		return;
@@ -34,7 +34,7 @@ void pc_search_free(struct pc_search *s)
 	free(s);
 }
 
-struct pc_node *pc_node(const struct pc_search *s, int id)
+struct pc_node *pc_shg_node(const struct pc_search *s, int id)
 {
 	if (id < 0 || (size_t)id >= s->nn)
 		return NULL;
@@ -111,7 +111,7 @@ int pc_shg_add(struct pc_search *s, int parent, int hyp,
 	return n->id;
 }
 
-void pc_node_trace(struct pc_node *n, const char *state)
+void pc_shg_node_trace(struct pc_node *n, const char *state)
 {
 	size_t len = strlen(n->trace);
 	const char *last = strrchr(n->trace, ' ');
@@ -137,21 +137,26 @@ int pc_shg_lookup(const struct pc_search *s, const struct pc_config *cfg,
 	return -1;
 }
 
-const char *pc_truth_name(enum pc_truth t)
+const char *pc_shg_truth_name(enum pc_truth t)
 {
 	return t == PC_TRUE ? "true" : t == PC_FALSE ? "false" : "unknown";
 }
 
-double pc_node_judged(const struct pc_node *n)
+double pc_shg_node_judged(const struct pc_node *n)
 {
 	if (strcmp(n->how, "time limit") == 0 && n->run_len > 0)
 		return n->run_sum / n->run_len;
+	/* still true while its latest values lie on the false side (not
+	 * concluded false yet: a worker's last interval as it exits): the
+	 * mean its truth rests on, not theirs, which read "0.25 > 0.3" */
+	if (n->truth == PC_TRUE && n->guess == 0 && n->held_set)
+		return n->held_mean;
 	return n->wn > 0 ? n->wmean : n->value;
 }
 
-bool pc_node_holds(const struct pc_node *n, enum pc_cmp cmp)
+bool pc_shg_node_holds(const struct pc_node *n, enum pc_cmp cmp)
 {
-	double v = pc_node_judged(n);
+	double v = pc_shg_node_judged(n);
 
 	return cmp == PC_CMP_GT ? v > n->threshold : v < n->threshold;
 }

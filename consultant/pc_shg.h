@@ -51,6 +51,7 @@ struct pc_node {
 	char refused[256];          /* the source's reason, when failed */
 	bool by_hand;               /* started by hand (pc_steer.h): may be stopped so */
 	bool cut_short;             /* in progress when its search ended */
+	bool cut_waiting;           /* and queued, waiting for cost room */
 	bool sampled;               /* judged on an input the source estimated
 				       from stack samples (pc_src_reply) */
 	enum pc_truth truth;
@@ -62,7 +63,7 @@ struct pc_node {
 	double pred_cost;
 	double charged_cost;        /* what the cost gate counted at launch */
 	/* The source's cheap evidence for the resource this node refined
-	 * its parent along (pc_queue, first time queued): orders the queue
+	 * its parent along (pc_cost_queue, first time queued): orders the queue
 	 * among equals.  -1 unknown (no hint, a why-child, a top node). */
 	double hint;
 	bool hinted;
@@ -76,6 +77,11 @@ struct pc_node {
 	 * ExcessiveIOBlockingTime tested false waits behind the rest. */
 	int why_ev;
 	int nodata_retries;         /* enabled again for having no data */
+	/* refineEarly (pc_early.c): queued by its parent's early
+	 * expansion, before that parent concluded; it concludes nothing
+	 * until a parent is true (pc_early_held), and is withdrawn when
+	 * its parents all turn false first. */
+	bool early;
 
 	/* the experiment */
 	int inst[PC_MAX_INPUTS];
@@ -85,6 +91,10 @@ struct pc_node {
 	int guess;                  /* -1 none yet, 0 false, 1 true */
 	double accum;               /* seconds the current guess has held */
 	double wn, wmean, wm2;      /* statistics since the guess last flipped */
+	/* a true node whose guess left the true side: the mean of the
+	 * true window it left (held_set), what its truth rests on */
+	double held_mean;
+	bool held_set;
 	int wlooks;                 /* statistical tests of them (pc_experiment.c) */
 	double run_sum, run_len;    /* value x seconds, seconds: since started */
 	double value, threshold;    /* last interval's value; threshold used */
@@ -119,9 +129,9 @@ struct pc_search {
 	int root;
 };
 
-struct pc_search *pc_search_new(int id, const char *label, double t);
-void pc_search_free(struct pc_search *s);
-struct pc_node *pc_node(const struct pc_search *s, int id);
+struct pc_search *pc_shg_new(int id, const char *label, double t);
+void pc_shg_free(struct pc_search *s);
+struct pc_node *pc_shg_node(const struct pc_search *s, int id);
 /* The node for (hyp, focus), or -1. */
 int pc_shg_find(const struct pc_search *s, int hyp, const struct pc_focus *f);
 /* Find-or-create under `parent` (-1 for the root).  `*created` tells
@@ -130,22 +140,24 @@ int pc_shg_add(struct pc_search *s, int parent, int hyp,
 	       const struct pc_focus *f, bool why, const char *name, double t,
 	       bool *created);
 /* Append a state to a node's trace (consecutive repeats collapse). */
-void pc_node_trace(struct pc_node *n, const char *state);
+void pc_shg_node_trace(struct pc_node *n, const char *state);
 /* Find by hypothesis name and focus name (tests, the dashboard). */
 int pc_shg_lookup(const struct pc_search *s, const struct pc_config *cfg,
 		  const char *hyp, const char *focus_name);
-const char *pc_truth_name(enum pc_truth t);
+const char *pc_shg_truth_name(enum pc_truth t);
 
 /* The value a node's truth rests on: the mean of its interval values
  * since its guess last flipped (what the statistics judged), or over
  * its whole run when it was concluded by maxConclusionTime; the last
  * interval's value (n->value) when it has no such mean.  n->value alone
  * can sit inside the hysteresis band, on the other side of the
- * threshold from the truth ("0.9407 > 0.95"): reports give this one. */
-double pc_node_judged(const struct pc_node *n);
+ * threshold from the truth ("0.9407 > 0.95"): reports give this one.
+ * A node still true whose guess has turned false gives the mean of the
+ * true window it left (held_mean). */
+double pc_shg_node_judged(const struct pc_node *n);
 /* Is the judged value strictly on the true side of the threshold
  * (above it for `gt`, below for `lt`)?  A node is only true while it
  * is (pc_experiment.c). */
-bool pc_node_holds(const struct pc_node *n, enum pc_cmp cmp);
+bool pc_shg_node_holds(const struct pc_node *n, enum pc_cmp cmp);
 
 #endif

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pc_resource.h"
+#include "pc_res.h"
 #include "pc_shg.h"
 
 #define PROC_H 1   /* the /Process component of a focus */
@@ -44,7 +44,7 @@ static bool spread_of(const struct pc_consult *pc, const struct pc_search *s,
 		return false;
 	*sp = (struct pc_spread){ .node = n };
 	for (size_t i = 0; i < n->nkids; i++) {
-		const struct pc_node *c = pc_node(s, n->kids[i].child);
+		const struct pc_node *c = pc_shg_node(s, n->kids[i].child);
 		int pid;
 
 		if (n->kids[i].why || !to_process(pc, n, c, proc_root) ||
@@ -73,7 +73,7 @@ static bool spread_of(const struct pc_consult *pc, const struct pc_search *s,
 size_t pc_spread_list(const struct pc_consult *pc, const struct pc_search *s,
 		      struct pc_spread *out, size_t max)
 {
-	pc_res_id proc_root = pc_restree_hierarchy(pc->res, "Process");
+	pc_res_id proc_root = pc_res_tree_hierarchy(pc->res, "Process");
 	size_t k = 0;
 
 	for (size_t i = 0; s != NULL && i < s->nn && k < max; i++)
@@ -93,7 +93,7 @@ json_t *pc_spread_json(const struct pc_consult *pc,
 			"{s:s, s:s, s:i, s:{s:f, s:i}, s:f, s:{s:f, s:i}, "
 			"s:b}",
 			"node", sp[i].node->name,
-			"hypothesis", pc_node_hyp(pc, sp[i].node)->name,
+			"hypothesis", pc_truth_node_hyp(pc, sp[i].node)->name,
 			"processes", (int)sp[i].nproc,
 			"min", "value", sp[i].min, "pid", sp[i].min_pid,
 			"mean", sp[i].mean,

@@ -25,7 +25,7 @@ static const char *nearest_metric(const struct pc_config *c, const char *w)
 		abort();
 	for (size_t i = 0; i < c->nmet; i++)
 		names[i] = c->met[i].name;
-	best = pc_suggest(w, names, c->nmet);
+	best = pc_jx_suggest(w, names, c->nmet);
 	free(names);
 	return best;
 }
@@ -36,22 +36,25 @@ int pc_steer_enable(struct pc_consult *pc, const char *metric,
 	char focus[512];
 	int id;
 
-	if (pc_metric_find(pc->cfg, metric) == NULL) {
+	if (pc_metric_def_find(pc->cfg, metric) == NULL) {
 		const char *near = nearest_metric(pc->cfg, metric);
 
-		return hunch_errf(e, -ENOENT, "no metric %s%s%s%s", metric,
+		return hunch_err_set(e, -ENOENT, "no metric %s%s%s%s", metric,
 				  near ? " (did you mean " : "",
 				  near ? near : "", near ? "?)" : "");
 	}
 	if (pc->target_ended)
-		return hunch_errf(e, -ESRCH, "cannot enable %s: the program "
+		return hunch_err_set(e, -ESRCH, "cannot enable %s: the program "
 				  "has ended", metric);
 	id = pc_datamgr_acquire(&pc->dm, metric, f, pc->now);
 	pc_focus_name(pc->res, f, focus, sizeof(focus));
 	if (id < 0)
-		return hunch_errf(e, id, "cannot enable %s on %s: the source "
-				  "refused (%s)", metric, focus, strerror(-id));
-	pc_logf(pc, "Metric %s enabled on %s for display.", metric, focus);
+		return hunch_err_set(e, id,
+				     "cannot enable %s on %s: the source "
+				     "refused (%s)",
+				     metric, focus, strerror(-id));
+	pc_consult_logf(pc, "Metric %s enabled on %s for display.", metric,
+			focus);
 	pc_steer_jnl_enable(pc, metric, f, id);
 	return id;
 }
@@ -81,16 +84,16 @@ static struct pc_search *running_search(struct pc_consult *pc)
 static int add_persistent(struct pc_consult *pc, struct pc_search *s,
 			  int hyp, const struct pc_focus *f)
 {
-	int id = pc_add_node(pc, s, s->root, hyp, f, true);
-	struct pc_node *n = pc_node(s, id);
+	int id = pc_truth_add_node(pc, s, s->root, hyp, f, true);
+	struct pc_node *n = pc_shg_node(s, id);
 
 	n->persistent = true;
 	n->by_hand = true;
 	if (n->is_virtual)
-		pc_expand(pc, s, n);
+		pc_truth_expand(pc, s, n);
 	else if (!n->queued && !n->active && !n->pending &&
 		 n->truth == PC_UNKNOWN)
-		pc_queue(pc, s, n, 1);
+		pc_cost_queue(pc, s, n, 1);
 	return id;
 }
 
@@ -99,30 +102,30 @@ int pc_steer_experiment(struct pc_consult *pc, const char *hyp,
 			struct hunch_err *e)
 {
 	struct pc_search *s = running_search(pc);
-	int h = pc_hypo_find(pc->cfg, hyp), id;
+	int h = pc_config_hypo_find(pc->cfg, hyp), id;
 	char focus[512];
 
 	*existed = false;
 	if (h < 0)
-		return hunch_errf(e, -ENOENT, "no hypothesis %s", hyp);
+		return hunch_err_set(e, -ENOENT, "no hypothesis %s", hyp);
 	if (pc->cfg->hyp[h].is_virtual)
-		return hunch_errf(e, -EINVAL, "%s has no metric of its own "
+		return hunch_err_set(e, -EINVAL, "%s has no metric of its own "
 				  "(it is true when one of its children is): "
 				  "start one of its children", hyp);
 	if (s == NULL)
-		return hunch_errf(e, -ESRCH, "no running search to start "
+		return hunch_err_set(e, -ESRCH, "no running search to start "
 				  "%s in", hyp);
 	pc_focus_name(pc->res, f, focus, sizeof(focus));
 	id = pc_shg_find(s, h, f);
-	if (id >= 0 && !stopped_by_hand(pc_node(s, id))) {
+	if (id >= 0 && !stopped_by_hand(pc_shg_node(s, id))) {
 		*existed = true;
 		return id;
 	}
 	if (id >= 0)
-		pc_queue(pc, s, pc_node(s, id), 1);   /* started again */
+		pc_cost_queue(pc, s, pc_shg_node(s, id), 1); /* started again */
 	else
 		id = add_persistent(pc, s, h, f);
-	pc_logf(pc, "Experiment %s%s started by hand.", hyp, focus);
+	pc_consult_logf(pc, "Experiment %s%s started by hand.", hyp, focus);
 	pc_steer_jnl_experiment(pc, s, hyp, f, id);
 	if (pc->started && !pc->target_ended)
 		pc_cost_gate(pc);
@@ -146,28 +149,28 @@ int pc_steer_stop(struct pc_consult *pc, int search, int node,
 		  struct hunch_err *e)
 {
 	struct pc_search *s = pc_consult_search(pc, search);
-	struct pc_node *n = s ? pc_node(s, node) : NULL;
+	struct pc_node *n = s ? pc_shg_node(s, node) : NULL;
 	char focus[512];
 	const char *hyp;
 
 	if (n == NULL)
-		return hunch_errf(e, -ENOENT, "no node %d in search %d", node,
-				  search);
-	hyp = pc_node_hyp(pc, n)->name;
+		return hunch_err_set(e, -ENOENT, "no node %d in search %d",
+				     node, search);
+	hyp = pc_truth_node_hyp(pc, n)->name;
 	pc_focus_name(pc->res, &n->focus, focus, sizeof(focus));
 	if (!n->by_hand)
-		return hunch_errf(e, -EPERM, "%s%s was not started by hand: "
+		return hunch_err_set(e, -EPERM, "%s%s was not started by hand: "
 				  "only those can be stopped", hyp, focus);
 	if (!running(n))
-		return hunch_errf(e, -EALREADY, "%s%s is not running", hyp,
+		return hunch_err_set(e, -EALREADY, "%s%s is not running", hyp,
 				  focus);
 	if (n->queued) {
 		n->queued = false;
-		pc_node_trace(n, "stopped by hand");
+		pc_shg_node_trace(n, "stopped by hand");
 	} else {
-		pc_node_stop(pc, n, "stopped by hand");
+		pc_cost_node_stop(pc, n, "stopped by hand");
 	}
-	pc_logf(pc, "Experiment %s%s stopped by hand.", hyp, focus);
+	pc_consult_logf(pc, "Experiment %s%s stopped by hand.", hyp, focus);
 	pc_steer_jnl_stop(pc, s, hyp, &n->focus, node);
 	if (pc->started && !pc->target_ended)
 		pc_cost_gate(pc);   /* its room goes to the queue */
@@ -197,11 +200,11 @@ static int copy_file(const char *from, const char *to, struct hunch_err *e)
 	int r = 0;
 
 	if (in == NULL)
-		return hunch_errf(e, -errno, "cannot read %s: %s", from,
+		return hunch_err_set(e, -errno, "cannot read %s: %s", from,
 				  strerror(errno));
 	out = fopen(to, "wx");
 	if (out == NULL) {
-		r = hunch_errf(e, -errno, "cannot create %s: %s", to,
+		r = hunch_err_set(e, -errno, "cannot create %s: %s", to,
 			       strerror(errno));
 		fclose(in);
 		return r;
@@ -211,7 +214,7 @@ static int copy_file(const char *from, const char *to, struct hunch_err *e)
 			r = -EIO;
 	fclose(in);
 	if (fclose(out) != 0 || r < 0)
-		return hunch_errf(e, -EIO, "cannot write %s", to);
+		return hunch_err_set(e, -EIO, "cannot write %s", to);
 	return 0;
 }
 
@@ -222,18 +225,20 @@ int pc_steer_user_file(const struct pc_config *cfg, char *buf, size_t len,
 
 	*made = false;
 	if (cfg->nfiles == 0)
-		return hunch_errf(e, -ENOENT, "no hypotheses file was loaded");
+		return hunch_err_set(e, -ENOENT,
+				     "no hypotheses file was loaded");
 	if (cfg->nfiles > 1) {
 		snprintf(buf, len, "%s", cfg->files[cfg->nfiles - 1]);
 		return 0;
 	}
 	if (pc_config_xdg_path(buf, len) < 0)
-		return hunch_errf(e, -ENOENT, "no place for a hypotheses file: "
-				  "neither XDG_CONFIG_HOME nor HOME is set");
+		return hunch_err_set(e, -ENOENT,
+				     "no place for a hypotheses file: "
+				     "neither XDG_CONFIG_HOME nor HOME is set");
 	if (access(buf, F_OK) == 0)
 		return 0;
 	if (mkdirs(buf) < 0)
-		return hunch_errf(e, -errno, "cannot make the directory of "
+		return hunch_err_set(e, -errno, "cannot make the directory of "
 				  "%s: %s", buf, strerror(errno));
 	r = copy_file(cfg->files[0], buf, e);
 	*made = r == 0;
@@ -293,7 +298,7 @@ static int check_kept(const struct pc_config *old, const struct pc_config *c,
 		if (i < c->nhyp && strcmp(old->hyp[i].name,
 					  c->hyp[i].name) == 0)
 			continue;
-		return hunch_errf(e, -EINVAL, "hypothesis %s is no longer "
+		return hunch_err_set(e, -EINVAL, "hypothesis %s is no longer "
 				  "defined: a running search can gain and "
 				  "change hypotheses but not lose one (restart "
 				  "hunch to drop it)", old->hyp[i].name);
@@ -308,7 +313,7 @@ static int keep_live_values(const struct pc_config *old, struct pc_config *c,
 {
 	for (size_t i = 0; i < c->ntun; i++) {
 		struct pc_tunable *t = &c->tun[i];
-		const struct pc_tunable *o = pc_tunable_find(old, t->name);
+		const struct pc_tunable *o = pc_tunables_find(old, t->name);
 
 		if (o == NULL)
 			continue;
@@ -317,7 +322,7 @@ static int keep_live_values(const struct pc_config *old, struct pc_config *c,
 			t->value = o->value;
 		if (started && strcmp(t->name, "useCallGraphSearch") == 0 &&
 		    t->value != o->value)
-			return hunch_errf(e, -EBUSY,
+			return hunch_err_set(e, -EBUSY,
 					  "useCallGraphSearch cannot "
 					  "change once a search has started");
 	}
@@ -346,7 +351,7 @@ static void apply_values(struct pc_consult *pc, const struct pc_config *old)
 {
 	for (size_t i = 0; i < pc->cfg->ntun; i++) {
 		struct pc_tunable *t = &pc->cfg->tun[i];
-		const struct pc_tunable *o = pc_tunable_find(old, t->name);
+		const struct pc_tunable *o = pc_tunables_find(old, t->name);
 		double v = t->value;
 
 		if (o == NULL || o->value == v)
@@ -364,7 +369,7 @@ static void add_hyp(struct pc_consult *pc, struct pc_search *s, int h)
 	int p = pc->cfg->hyp[h].parent_idx;
 	size_t nn = s->nn;
 
-	if (p == pc_node(s, s->root)->hyp) {
+	if (p == pc_shg_node(s, s->root)->hyp) {
 		struct pc_focus top;
 
 		pc_focus_top(pc->res, &top);
@@ -375,7 +380,7 @@ static void add_hyp(struct pc_consult *pc, struct pc_search *s, int h)
 		struct pc_node *n = s->nodes[i];
 
 		if (n->hyp == p && n->expanded)
-			pc_add_node(pc, s, n->id, h, &n->focus, true);
+			pc_truth_add_node(pc, s, n->id, h, &n->focus, true);
 	}
 }
 
@@ -407,7 +412,7 @@ int pc_steer_apply_config(struct pc_consult *pc, struct pc_config *c,
 	swap_in(pc, c, replayed);
 	apply_values(pc, c);
 	*added = (int)(pc->cfg->nhyp - old_nhyp);
-	pc_logf(pc, "Hypotheses reloaded: %zu hypotheses, %d new.",
+	pc_consult_logf(pc, "Hypotheses reloaded: %zu hypotheses, %d new.",
 		pc->cfg->nhyp, *added);
 	if (pc->started && !pc->target_ended) {
 		add_new_hyps(pc, old_nhyp);

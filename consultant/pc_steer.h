@@ -78,7 +78,7 @@ int pc_steer_apply_config(struct pc_consult *pc, struct pc_config *c,
 
 /* A tunable set by hand (the Tunables pane): pc_consult_set_tunable,
  * journaled when it took. */
-int pc_steer_set_tunable(struct pc_consult *pc, const char *name,
+int pc_steer_jnl_set_tunable(struct pc_consult *pc, const char *name,
 			 double value, struct hunch_err *e);
 
 /* Journal every steering action on `pc` into `w` (NULL: no more) as an
@@ -88,28 +88,28 @@ int pc_steer_set_tunable(struct pc_consult *pc, const char *name,
  * "experiment_stop" (the same),
  * "metric_enable" / "metric_disable" (name, focus, paths, inst),
  * "hypotheses" (files: every file's document, in load order). */
-void pc_steer_journal(const struct pc_consult *pc, struct jnl_writer *w);
+void pc_steer_jnl_write(const struct pc_consult *pc, struct jnl_writer *w);
 
 /* Redo one recorded `action` record (the replay, after the tick it
  * follows): experiment, metric_enable, metric_disable, hypotheses.
  * Returns 1 applied, 0 not one of these, or a negative errno (the
  * search's log says why: a focus no longer known, a document that does
  * not load). */
-int pc_steer_replay(struct pc_consult *pc, const json_t *rec);
+int pc_steer_jnl_replay(struct pc_consult *pc, const json_t *rec);
 
 /* The configuration's files as a journal holds them: an array of
  * {"file": path, "document": its JSON}, in load order (a hypotheses
  * reload record; the header's hypotheses_files). */
-json_t *pc_steer_config_files(const struct pc_config *cfg);
+json_t *pc_steer_jnl_config_files(const struct pc_config *cfg);
 /* A journal header's configuration (jnl_header): the hypotheses
  * document when there is one file (the shipped defaults, the common
  * case), every file's document in load order when there are several,
  * and every tunable's value in effect (--set, a file's "set"), which a
  * replay sets again.  The caller json_decref()s the three (NULLs ok). */
-void pc_steer_header_config(const struct pc_config *cfg, json_t **hyp,
+void pc_steer_jnl_header_config(const struct pc_config *cfg, json_t **hyp,
 			    json_t **files, json_t **tun);
 /* Load such an array into c, in order; an empty one is an error. */
-int pc_steer_load_files(struct pc_config *c, const json_t *files,
+int pc_steer_jnl_load_files(struct pc_config *c, const json_t *files,
 			struct hunch_err *e);
 
 /* Free what reloads kept alive for `pc` (the replaced definitions, which
@@ -121,7 +121,7 @@ void pc_steer_forget(const struct pc_consult *pc);
  * enabled them by hand (metric_enable not yet undone by a
  * metric_disable), in the order enabled: at most `max` into `inst`.
  * The replay dashboard shows them as curves, as the live one did. */
-size_t pc_steer_held(const struct pc_consult *pc, int *inst, size_t max);
+size_t pc_steer_jnl_held(const struct pc_consult *pc, int *inst, size_t max);
 
 /* Does `pc` have steering state kept here, outside the consultant
  * (definitions a reload replaced, instances held for display)?  A

@@ -1,7 +1,7 @@
 /*
  * pc_steer_int.h - between pc_steer.c (steering) and pc_steer_jnl.c
  * (steering journaled and replayed): the hooks pc_steer.c calls once an
- * action has taken effect.  Each does nothing unless pc_steer_journal
+ * action has taken effect.  Each does nothing unless pc_steer_jnl_write
  * gave `pc` a writer.
  */
 #ifndef PC_STEER_INT_H

@@ -10,7 +10,7 @@
  * split again once a C++ name holds a comma), and for a hypotheses
  * reload every file's whole document (the replaying machine may have
  * other files, or none).  The replay source applies them after the same
- * tick (src_replay_actions, then pc_steer_replay here), so the search
+ * tick (src_replay_actions, then pc_steer_jnl_replay here), so the search
  * makes the same requests in the same order and reaches the same
  * conclusions.  docs/journal-format.md lists the records.
  */
@@ -57,7 +57,7 @@ static struct steer *find(const struct pc_consult *pc, bool make)
 	return &st[nst++];
 }
 
-void pc_steer_journal(const struct pc_consult *pc, struct jnl_writer *w)
+void pc_steer_jnl_write(const struct pc_consult *pc, struct jnl_writer *w)
 {
 	find(pc, true)->w = w;
 }
@@ -79,7 +79,7 @@ bool pc_steer_jnl_holds(const struct pc_consult *pc)
 	return s != NULL && s->nheld > 0;
 }
 
-size_t pc_steer_held(const struct pc_consult *pc, int *inst, size_t max)
+size_t pc_steer_jnl_held(const struct pc_consult *pc, int *inst, size_t max)
 {
 	const struct steer *s = find(pc, false);
 	size_t n = 0;
@@ -98,7 +98,7 @@ static void put(const struct pc_consult *pc, json_t *o)
 	struct steer *s = find(pc, false);
 
 	if (o != NULL && s != NULL && s->w != NULL)
-		jnl_write_json(s->w, "action", jnl_ts_now(s->w), o);
+		jnl_write_json(s->w, "action", jnl_write_ts_now(s->w), o);
 	json_decref(o);
 }
 
@@ -119,19 +119,19 @@ static void add_focus(const struct pc_consult *pc, json_t *o,
 	pc_focus_paths(pc->res, f, &sf);
 	json_object_set_new(o, "focus", json_string(pc_focus_name(pc->res, f,
 						    name, sizeof(name))));
-	json_object_set_new(o, "paths", jnl_focus_json(&sf));
+	json_object_set_new(o, "paths", jnl_record_focus_json(&sf));
 }
 
-int pc_steer_set_tunable(struct pc_consult *pc, const char *name,
+int pc_steer_jnl_set_tunable(struct pc_consult *pc, const char *name,
 			 double value, struct hunch_err *e)
 {
-	double old = pc_tunable_get(pc->cfg, name);
+	double old = pc_tunables_get(pc->cfg, name);
 	int r = pc_consult_set_tunable(pc, name, value, e);
 
 	if (r == 0 && journaled(pc))
 		put(pc, json_pack("{s:s,s:s,s:f,s:f}", "action", "tunable",
 				  "name", name, "old", old, "value",
-				  pc_tunable_get(pc->cfg, name)));
+				  pc_tunables_get(pc->cfg, name)));
 	return r;
 }
 
@@ -192,7 +192,7 @@ void pc_steer_jnl_stop(const struct pc_consult *pc,
 /* Every file of the configuration, as loaded: `{"file", "document"}`
  * each, in load order, so a replay loads the same documents in the same
  * order (a reload record, and the header when there are several). */
-json_t *pc_steer_config_files(const struct pc_config *cfg)
+json_t *pc_steer_jnl_config_files(const struct pc_config *cfg)
 {
 	json_t *files = json_array();
 	json_error_t je;
@@ -207,7 +207,7 @@ json_t *pc_steer_config_files(const struct pc_config *cfg)
 	return files;
 }
 
-int pc_steer_load_files(struct pc_config *c, const json_t *files,
+int pc_steer_jnl_load_files(struct pc_config *c, const json_t *files,
 			struct hunch_err *e)
 {
 	struct pc_diags ds = { 0 };   /* for the first error's text */
@@ -223,25 +223,25 @@ int pc_steer_load_files(struct pc_config *c, const json_t *files,
 
 		r = text ? pc_config_load_string(c, name ? name : "recorded",
 						 text, &ds, e)
-			 : hunch_errf(e, -EINVAL, "file %zu has no document",
+			 : hunch_err_set(e, -EINVAL, "file %zu has no document",
 				      i);
 		free(text);
 		if (r != 0)
 			break;
 	}
-	pc_diags_free(&ds);
+	pc_jx_diags_free(&ds);
 	if (r != 0)
 		return r;
 	return json_array_size(files) == 0 ?
-	       hunch_errf(e, -EINVAL, "no files") : 0;
+	       hunch_err_set(e, -EINVAL, "no files") : 0;
 }
 
-void pc_steer_header_config(const struct pc_config *cfg, json_t **hyp,
+void pc_steer_jnl_header_config(const struct pc_config *cfg, json_t **hyp,
 			    json_t **files, json_t **tun)
 {
 	*hyp = cfg->nfiles == 1 ? json_load_file(cfg->files[0],
 					JSON_REJECT_DUPLICATES, NULL) : NULL;
-	*files = cfg->nfiles > 1 ? pc_steer_config_files(cfg) : NULL;
+	*files = cfg->nfiles > 1 ? pc_steer_jnl_config_files(cfg) : NULL;
 	*tun = json_object();
 	for (size_t i = 0; *tun && i < cfg->ntun; i++)
 		json_object_set_new(*tun, cfg->tun[i].name,
@@ -255,7 +255,7 @@ void pc_steer_jnl_reload(const struct pc_consult *pc, int added)
 	if (!journaled(pc))
 		return;
 	o = json_pack("{s:s,s:o,s:i}", "action", "hypotheses", "files",
-		      pc_steer_config_files(pc->cfg), "added", added);
+		      pc_steer_jnl_config_files(pc->cfg), "added", added);
 	put(pc, o);
 }
 
@@ -267,12 +267,13 @@ static int focus_of(struct pc_consult *pc, const json_t *rec,
 	struct pc_src_focus sf;
 	const json_t *paths = json_object_get(rec, "paths");
 
-	if (!json_is_array(paths) || jnl_focus_decode(paths, &sf, e) != 0)
-		return hunch_errf(e, -EINVAL, "no focus paths");
+	if (!json_is_array(paths) ||
+	    jnl_record_focus_decode(paths, &sf, e) != 0)
+		return hunch_err_set(e, -EINVAL, "no focus paths");
 	for (int i = 0; i < PC_NHIER; i++) {
 		f->r[i] = pc_res_find(pc->res, sf.path[i]);
 		if (f->r[i] == PC_RES_NONE)
-			return hunch_errf(e, -ENOENT, "%s is not a known "
+			return hunch_err_set(e, -ENOENT, "%s is not a known "
 					  "resource", sf.path[i]);
 	}
 	return 0;
@@ -287,7 +288,7 @@ static int replay_experiment(struct pc_consult *pc, const json_t *rec,
 	int r;
 
 	if (hyp == NULL)
-		return hunch_errf(e, -EINVAL, "no hypothesis");
+		return hunch_err_set(e, -EINVAL, "no hypothesis");
 	if ((r = focus_of(pc, rec, &f, e)) < 0)
 		return r;
 	r = pc_steer_experiment(pc, hyp, &f, &existed, e);
@@ -304,16 +305,16 @@ static int replay_stop(struct pc_consult *pc, const json_t *rec,
 	int sid = (int)json_integer_value(json_object_get(rec, "phase"));
 	const struct pc_search *s = pc_consult_search(pc, sid);
 	struct pc_focus f;
-	int h = hyp ? pc_hypo_find(pc->cfg, hyp) : -1, id, r;
+	int h = hyp ? pc_config_hypo_find(pc->cfg, hyp) : -1, id, r;
 
 	if (h < 0)
-		return hunch_errf(e, -EINVAL, "no hypothesis %s",
+		return hunch_err_set(e, -EINVAL, "no hypothesis %s",
 				  hyp ? hyp : "given");
 	if ((r = focus_of(pc, rec, &f, e)) < 0)
 		return r;
 	id = s ? pc_shg_find(s, h, &f) : -1;
 	if (id < 0)
-		return hunch_errf(e, -ENOENT, "%s is not in search %d", hyp,
+		return hunch_err_set(e, -ENOENT, "%s is not in search %d", hyp,
 				  sid);
 	r = pc_steer_stop(pc, sid, id, e);
 	return r < 0 ? r : 1;
@@ -328,7 +329,7 @@ static int replay_enable(struct pc_consult *pc, const json_t *rec,
 	int r;
 
 	if (metric == NULL)
-		return hunch_errf(e, -EINVAL, "no metric");
+		return hunch_err_set(e, -EINVAL, "no metric");
 	if ((r = focus_of(pc, rec, &f, e)) < 0)
 		return r;
 	if ((r = pc_steer_enable(pc, metric, &f, e)) < 0)
@@ -358,7 +359,7 @@ static int replay_disable(struct pc_consult *pc, const json_t *rec,
 			(--s->nheld - i) * sizeof(*s->held));
 		return 1;
 	}
-	return hunch_errf(e, -ENOENT, "instance %lld was not enabled by "
+	return hunch_err_set(e, -ENOENT, "instance %lld was not enabled by "
 			  "hand", rec_inst);
 }
 
@@ -368,7 +369,7 @@ static int replay_hypotheses(struct pc_consult *pc, const json_t *rec,
 	struct pc_config *c = pc_config_new();
 	int added, r;
 
-	r = pc_steer_load_files(c, json_object_get(rec, "files"), e);
+	r = pc_steer_jnl_load_files(c, json_object_get(rec, "files"), e);
 	if (r != 0) {
 		pc_config_free(c);
 		return r;
@@ -377,7 +378,7 @@ static int replay_hypotheses(struct pc_consult *pc, const json_t *rec,
 	return r < 0 ? r : 1;
 }
 
-int pc_steer_replay(struct pc_consult *pc, const json_t *rec)
+int pc_steer_jnl_replay(struct pc_consult *pc, const json_t *rec)
 {
 	const char *a = json_string_value(json_object_get(rec, "action"));
 	struct hunch_err e = { 0 };
@@ -398,6 +399,7 @@ int pc_steer_replay(struct pc_consult *pc, const json_t *rec)
 	else
 		return 0;
 	if (r < 0)
-		pc_logf(pc, "Recorded action %s not replayed: %s.", a, e.msg);
+		pc_consult_logf(pc, "Recorded action %s not replayed: %s.", a,
+				e.msg);
 	return r;
 }

@@ -32,7 +32,7 @@
 #define DOMINANT_KIDS 3      /* kids whose dominant chains are followed */
 #define DOMINANT_ALONE 0.75  /* least share of its parent an only busy kid needs */
 
-const struct pc_hypothesis *pc_node_hyp(const struct pc_consult *pc,
+const struct pc_hypothesis *pc_truth_node_hyp(const struct pc_consult *pc,
 					const struct pc_node *n)
 {
 	return &pc->cfg->hyp[n->hyp];
@@ -46,16 +46,16 @@ static bool parent_enables(const struct pc_search *s,
 		return true;
 	if (!p->is_virtual)
 		return false;
-	return p->id == s->root || pc_node_has_true_parent(s, p);
+	return p->id == s->root || pc_truth_has_true_parent(s, p);
 }
 
-bool pc_node_has_true_parent(const struct pc_search *s,
+bool pc_truth_has_true_parent(const struct pc_search *s,
 			     const struct pc_node *n)
 {
 	if (n->persistent || n->id == s->root)
 		return true;
 	for (size_t i = 0; i < n->nparents; i++)
-		if (parent_enables(s, pc_node(s, n->parents[i])))
+		if (parent_enables(s, pc_shg_node(s, n->parents[i])))
 			return true;
 	return false;
 }
@@ -66,7 +66,7 @@ static void percolate_up(struct pc_consult *pc, struct pc_search *s,
 	char focus[512];
 
 	for (size_t i = 0; i < n->nparents; i++) {
-		struct pc_node *p = pc_node(s, n->parents[i]);
+		struct pc_node *p = pc_shg_node(s, n->parents[i]);
 
 		p->ntrue_children += became_true ? 1 : -1;
 		if (!p->is_virtual)
@@ -76,18 +76,18 @@ static void percolate_up(struct pc_consult *pc, struct pc_search *s,
 		    p->truth != PC_TRUE) {
 			p->truth = PC_TRUE;
 			p->t_true_since = pc->now;
-			pc_node_trace(p, "true");
-			pc_logf(pc, "%s tested true for %s",
-				pc_node_hyp(pc, p)->name,
+			pc_shg_node_trace(p, "true");
+			pc_consult_logf(pc, "%s tested true for %s",
+				pc_truth_node_hyp(pc, p)->name,
 				pc_focus_name(pc->res, &p->focus, focus,
 					      sizeof(focus)));
 			percolate_up(pc, s, p, true);
 		} else if (!became_true && p->ntrue_children == 0 &&
 			   p->truth == PC_TRUE) {
 			p->truth = PC_FALSE;
-			pc_node_trace(p, "false");
-			pc_logf(pc, "%s became false for %s",
-				pc_node_hyp(pc, p)->name,
+			pc_shg_node_trace(p, "false");
+			pc_consult_logf(pc, "%s became false for %s",
+				pc_truth_node_hyp(pc, p)->name,
 				pc_focus_name(pc->res, &p->focus, focus,
 					      sizeof(focus)));
 			percolate_up(pc, s, p, false);
@@ -109,15 +109,22 @@ static int edge_prio(const struct pc_edge *e)
 static void percolate_down(struct pc_consult *pc, struct pc_search *s,
 			   struct pc_node *n, bool became_true)
 {
-	bool callgraph = pc_tunable_get(pc->cfg, "useCallGraphSearch") != 0;
+	bool callgraph = pc_tunables_get(pc->cfg, "useCallGraphSearch") != 0;
 
 	for (size_t i = 0; i < n->nkids; i++) {
-		struct pc_node *c = pc_node(s, n->kids[i].child);
+		struct pc_node *c = pc_shg_node(s, n->kids[i].child);
 
 		if (became_true) {
 			/* Re-queue on the first true parent only. */
 			if (++c->ntrue_parents == 1 && node_idle(c))
-				pc_queue(pc, s, c, edge_prio(&n->kids[i]));
+				pc_cost_queue(pc, s, c, edge_prio(&n->kids[i]));
+			/* Queued early (pc_early.c): its place among equals
+			 * dates from now, when its reason to run arose, not
+			 * from its parent's guess (a CPU refinement queued
+			 * early went before bn_smallwrites' file, whose
+			 * parent was true 0.8 s sooner). */
+			else if (c->ntrue_parents == 1 && c->early && c->queued)
+				c->seq = ++pc->seq;
 			continue;
 		}
 		if (--c->ntrue_parents > 0 || c->persistent || callgraph)
@@ -125,10 +132,10 @@ static void percolate_down(struct pc_consult *pc, struct pc_search *s,
 		/* Module search: a node with no true parent left is false. */
 		if (c->queued) {
 			c->queued = false;
-			pc_node_trace(c, "dequeued");
+			pc_shg_node_trace(c, "dequeued");
 		}
 		if (c->truth == PC_TRUE || c->active || c->pending)
-			pc_change_truth(pc, s, c, PC_FALSE);
+			pc_truth_change(pc, s, c, PC_FALSE);
 	}
 }
 
@@ -160,8 +167,8 @@ static void why_evidence_of(const struct pc_consult *pc,
 	if (up < 0 || pc->cfg->hyp[up].is_virtual)
 		return;
 	id = pc_shg_find(s, up, &n->focus);
-	if (id >= 0 && pc_node(s, id)->truth != PC_UNKNOWN)
-		n->why_ev = pc_node(s, id)->truth == PC_TRUE ? 1 : -1;
+	if (id >= 0 && pc_shg_node(s, id)->truth != PC_UNKNOWN)
+		n->why_ev = pc_shg_node(s, id)->truth == PC_TRUE ? 1 : -1;
 }
 
 /* n concluded: its why-children on the same focus learn the verdict. */
@@ -177,12 +184,12 @@ static void why_evidence_to(const struct pc_consult *pc,
 			continue;
 		id = pc_shg_find(s, (int)i, &n->focus);
 		if (id >= 0)
-			pc_node(s, id)->why_ev = n->truth == PC_TRUE ? 1 :
+			pc_shg_node(s, id)->why_ev = n->truth == PC_TRUE ? 1 :
 						 n->truth == PC_FALSE ? -1 : 0;
 	}
 }
 
-void pc_change_truth(struct pc_consult *pc, struct pc_search *s,
+void pc_truth_change(struct pc_consult *pc, struct pc_search *s,
 		     struct pc_node *n, enum pc_truth t)
 {
 	enum pc_truth was = n->truth;
@@ -196,22 +203,24 @@ void pc_change_truth(struct pc_consult *pc, struct pc_search *s,
 	why_evidence_to(pc, s, n);
 	if (t == PC_TRUE) {
 		n->t_true_since = pc->now;
-		n->was_value = pc_node_judged(n);   /* for "earlier" */
-		pc_node_trace(n, "true");
-		pc_logf(pc, "%s tested true for %s", pc_node_hyp(pc, n)->name,
-			focus);
+		n->was_value = pc_shg_node_judged(n);   /* for "earlier" */
+		pc_shg_node_trace(n, "true");
+		pc_consult_logf(pc, "%s tested true for %s",
+				pc_truth_node_hyp(pc, n)->name, focus);
 		percolate_up(pc, s, n, true);
 		if (!n->expanded)
-			pc_expand(pc, s, n);
+			pc_truth_expand(pc, s, n);
 		else
 			percolate_down(pc, s, n, true);
 		return;   /* true nodes stay instrumented */
 	}
-	pc_node_trace(n, "false");
-	pc_logf(pc, "%s %s false for %s", pc_node_hyp(pc, n)->name,
-		was == PC_TRUE ? "became" : "tested", focus);
+	pc_shg_node_trace(n, "false");
+	pc_consult_logf(pc, "%s %s false for %s",
+			pc_truth_node_hyp(pc, n)->name,
+			was == PC_TRUE ? "became" : "tested", focus);
 	if (!n->persistent && (n->active || n->pending))
-		pc_node_stop(pc, n, "stopped");
+		pc_cost_node_stop(pc, n, "stopped");
+	pc_early_withdraw(pc, s, n);   /* refinements started early */
 	if (was == PC_TRUE) {
 		n->t_was_from = n->t_true_since;
 		n->t_was_to = pc->now;
@@ -221,7 +230,7 @@ void pc_change_truth(struct pc_consult *pc, struct pc_search *s,
 	if (n->dominant)
 		unimply_siblings(s, n);
 	if (n->orig_parent >= 0)
-		new_path(pc, s, pc_node(s, n->orig_parent));
+		new_path(pc, s, pc_shg_node(s, n->orig_parent));
 }
 
 /* ---- expansion ---- */
@@ -298,8 +307,8 @@ static void where_kids(struct pc_consult *pc, const struct pc_focus *f,
 		       int h, struct kids *k)
 {
 	const struct pc_res *r = pc_res_get(pc->res, f->r[h]);
-	bool callgraph = pc_tunable_get(pc->cfg, "useCallGraphSearch") != 0;
-	bool skip = pc_tunable_get(pc->cfg, "skipSingleChildLevels") != 0;
+	bool callgraph = pc_tunables_get(pc->cfg, "useCallGraphSearch") != 0;
+	bool skip = pc_tunables_get(pc->cfg, "skipSingleChildLevels") != 0;
 
 	k->n = 0;
 	k->res = pc->res;
@@ -390,7 +399,7 @@ static bool dominant(const struct kids *k, double share, double frac)
  * without it, and its replay must run the search it recorded. */
 static double dominant_fraction(const struct pc_consult *pc)
 {
-	const struct pc_tunable *t = pc_tunable_find(pc->cfg,
+	const struct pc_tunable *t = pc_tunables_find(pc->cfg,
 						     "skipDominantLevels");
 
 	return t ? t->value : 0;
@@ -524,7 +533,7 @@ static bool cpu_hypothesis(const struct pc_consult *pc,
 			   const struct pc_hypothesis *hy)
 {
 	const struct pc_metric_def *m = hy->nin > 0 ?
-		pc_metric_find(pc->cfg, hy->in[0].metric) : NULL;
+		pc_metric_def_find(pc->cfg, hy->in[0].metric) : NULL;
 
 	return m != NULL && m->kernel == PC_KERNEL_CPU;
 }
@@ -546,11 +555,11 @@ static bool suppressed(const struct pc_consult *pc,
 	return false;
 }
 
-int pc_add_node(struct pc_consult *pc, struct pc_search *s, int parent,
+int pc_truth_add_node(struct pc_consult *pc, struct pc_search *s, int parent,
 		int hyp, const struct pc_focus *f, bool why)
 {
 	const struct pc_hypothesis *h = &pc->cfg->hyp[hyp];
-	struct pc_node *n, *p = parent >= 0 ? pc_node(s, parent) : NULL;
+	struct pc_node *n, *p = parent >= 0 ? pc_shg_node(s, parent) : NULL;
 	char name[640], focus[512];
 	bool created;
 	int id;
@@ -558,7 +567,7 @@ int pc_add_node(struct pc_consult *pc, struct pc_search *s, int parent,
 	snprintf(name, sizeof(name), "%s%s", h->name,
 		 pc_focus_name(pc->res, f, focus, sizeof(focus)));
 	id = pc_shg_add(s, parent, hyp, f, why, name, pc->now, &created);
-	n = pc_node(s, id);
+	n = pc_shg_node(s, id);
 	if (created) {
 		n->is_virtual = h->is_virtual;
 		why_evidence_of(pc, s, n);
@@ -574,16 +583,16 @@ int pc_add_node(struct pc_consult *pc, struct pc_search *s, int parent,
 						      ff);
 		}
 	} else if (p && n->orig_parent != parent) {
-		pc_node_trace(n, "shadow");
+		pc_shg_node_trace(n, "shadow");
 	}
 	if (p && p->truth == PC_TRUE)
 		n->ntrue_parents++;
 	if (n->is_virtual) {
-		if (!n->expanded && pc_node_has_true_parent(s, n))
-			pc_expand(pc, s, n);
+		if (!n->expanded && pc_truth_has_true_parent(s, n))
+			pc_truth_expand(pc, s, n);
 	} else if (node_idle(n) && n->truth == PC_UNKNOWN &&
-		   pc_node_has_true_parent(s, n)) {
-		pc_queue(pc, s, n, why ? PRIO_WHY : PRIO_WHERE);
+		   pc_truth_has_true_parent(s, n)) {
+		pc_cost_queue(pc, s, n, why ? PRIO_WHY : PRIO_WHERE);
 	}
 	return id;
 }
@@ -596,12 +605,13 @@ static int expand_why(struct pc_consult *pc, struct pc_search *s,
 	for (size_t i = 0; i < pc->cfg->nhyp; i++) {
 		if (pc->cfg->hyp[i].parent_idx != n->hyp)
 			continue;
-		int id = pc_add_node(pc, s, n->id, (int)i, &n->focus, true);
+		int id = pc_truth_add_node(pc, s, n->id, (int)i, &n->focus,
+					   true);
 
 		/* A why-child keeps the parent's narrowing. */
-		if (pc_node(s, id)->orig_parent == n->id) {
-			pc_node(s, id)->narrow = n->narrow;
-			pc_node(s, id)->tried_hier = n->tried_hier;
+		if (pc_shg_node(s, id)->orig_parent == n->id) {
+			pc_shg_node(s, id)->narrow = n->narrow;
+			pc_shg_node(s, id)->tried_hier = n->tried_hier;
 		}
 		made++;
 	}
@@ -618,14 +628,32 @@ static struct pc_node *add_where_kid(struct pc_consult *pc,
 	struct pc_node *c;
 
 	f.r[h] = r;
-	if (suppressed(pc, pc_node_hyp(pc, n), &f))
+	if (suppressed(pc, pc_truth_node_hyp(pc, n), &f))
 		return NULL;
-	c = pc_node(s, pc_add_node(pc, s, n->id, n->hyp, &f, false));
+	c = pc_shg_node(s, pc_truth_add_node(pc, s, n->id, n->hyp, &f, false));
 	if (c->orig_parent == n->id && c->narrow < 0) {
 		c->narrow = h;
 		c->tried_hier = before | 1 << h;
 	}
 	return c;
+}
+
+/* loneChildFirst: the only file along /Files (the one file written)
+ * holds all the file I/O its parent holds: it is queued with the
+ * dominant descendants, first among equals, not behind them with the
+ * unknown (bn_smallwrites' file, whose evidence the sampler cannot see -
+ * page-cache writes never block - waited for cost room behind CPU
+ * refinements of write()).  Not the one process or sync-object class:
+ * a level that says nothing new, first, took the room from write()'s
+ * own refinements; nor a lone callee, not its caller's all.  Absent (a
+ * journal recorded before it): off. */
+static bool lone_child(const struct pc_consult *pc, int h,
+		       const struct kids *k)
+{
+	const struct pc_tunable *t = pc_tunables_find(pc->cfg,
+						     "loneChildFirst");
+
+	return h == PC_NHIER - 1 && k->n == 1 && t != NULL && t->value != 0;
 }
 
 static int refine_along(struct pc_consult *pc, struct pc_search *s,
@@ -651,7 +679,7 @@ static int refine_along(struct pc_consult *pc, struct pc_search *s,
 	 * cost limit, launched one at a time, the likeliest first. */
 	ndeep = 0;
 	edge = PC_RES_NONE;
-	if (cpu_hypothesis(pc, pc_node_hyp(pc, n)))
+	if (cpu_hypothesis(pc, pc_truth_node_hyp(pc, n)))
 		ndeep = dominant_descendants(pc, &n->focus, h, k, deep, via);
 	else if ((deep[0] = dominant_descendant(pc, &n->focus, h, k, 2,
 						&edge)) != PC_RES_NONE)
@@ -679,6 +707,8 @@ static int refine_along(struct pc_consult *pc, struct pc_search *s,
 		c = add_where_kid(pc, s, n, h, k->r[i], before);
 		if (c == NULL)
 			continue;
+		if (lone_child(pc, h, k) && c->orig_parent == n->id)
+			c->dominant = true;
 		for (int j = 0; j < ndeep; j++)
 			on_path |= via[j] == k->r[i];
 		/* The kid itself is the chain's edge (the demo's
@@ -697,8 +727,8 @@ static int refine_along(struct pc_consult *pc, struct pc_search *s,
 static int expand_where(struct pc_consult *pc, struct pc_search *s,
 			struct pc_node *n)
 {
-	const struct pc_hypothesis *h = pc_node_hyp(pc, n);
-	bool callgraph = pc_tunable_get(pc->cfg, "useCallGraphSearch") != 0;
+	const struct pc_hypothesis *h = pc_truth_node_hyp(pc, n);
+	bool callgraph = pc_tunables_get(pc->cfg, "useCallGraphSearch") != 0;
 	int made = 0;
 
 	if (!callgraph || n->narrow < 0) {
@@ -726,14 +756,14 @@ static int expand_where(struct pc_consult *pc, struct pc_search *s,
 static void new_path(struct pc_consult *pc, struct pc_search *s,
 		     struct pc_node *p)
 {
-	const struct pc_hypothesis *h = pc_node_hyp(pc, p);
+	const struct pc_hypothesis *h = pc_truth_node_hyp(pc, p);
 	bool any = false;
 
 	if (p->narrow < 0 || p->truth != PC_TRUE ||
-	    pc_tunable_get(pc->cfg, "useCallGraphSearch") == 0)
+	    pc_tunables_get(pc->cfg, "useCallGraphSearch") == 0)
 		return;
 	for (size_t i = 0; i < p->nkids; i++) {
-		struct pc_node *c = pc_node(s, p->kids[i].child);
+		struct pc_node *c = pc_shg_node(s, p->kids[i].child);
 
 		if (p->kids[i].why)
 			continue;
@@ -753,9 +783,10 @@ static void new_path(struct pc_consult *pc, struct pc_search *s,
 	}
 }
 
-void pc_expand(struct pc_consult *pc, struct pc_search *s, struct pc_node *n)
+void pc_truth_expand(struct pc_consult *pc, struct pc_search *s,
+		     struct pc_node *n)
 {
-	const struct pc_hypothesis *h = pc_node_hyp(pc, n);
+	const struct pc_hypothesis *h = pc_truth_node_hyp(pc, n);
 
 	if (n->expanded)
 		return;

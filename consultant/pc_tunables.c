@@ -21,14 +21,14 @@ static const char *const tun_fields[] = {
 static const char *const tun_types[] = { "float", "int", "bool", NULL };
 static const char *const tun_vis[] = { "user", "developer", NULL };
 
-void pc_tunable_free(struct pc_tunable *t)
+void pc_tunables_free(struct pc_tunable *t)
 {
 	free(t->name);
 	free(t->units);
 	free(t->desc);
 }
 
-struct pc_tunable *pc_tunable_find(const struct pc_config *c, const char *n)
+struct pc_tunable *pc_tunables_find(const struct pc_config *c, const char *n)
 {
 	for (size_t i = 0; i < c->ntun; i++)
 		if (strcmp(c->tun[i].name, n) == 0)
@@ -36,12 +36,12 @@ struct pc_tunable *pc_tunable_find(const struct pc_config *c, const char *n)
 	return NULL;
 }
 
-double pc_tunable_get(const struct pc_config *c, const char *name)
+double pc_tunables_get(const struct pc_config *c, const char *name)
 {
-	struct pc_tunable *t = pc_tunable_find(c, name);
+	struct pc_tunable *t = pc_tunables_find(c, name);
 
 	/* The loader insists that the tunables the search reads exist
-	 * (pc_hypo_load.c), so a miss here is a programming error. */
+	 * (pc_config.c), so a miss here is a programming error. */
 	if (t == NULL) {
 		fprintf(stderr, "hunch: internal: no tunable %s\n", name);
 		abort();
@@ -86,25 +86,27 @@ static bool value_ok(const struct pc_tunable *t, double v)
 static void parse_one(struct pc_lctx *l, const char *name, json_t *o,
 		      const char *path)
 {
-	struct pc_tunable t = { .name = pc_xstrdup(name), .max = 1 };
+	struct pc_tunable t = { .name = pc_jx_strdup(name), .max = 1 };
 	const char *s;
 	int i;
 	bool ok = true;
 
-	pc_loc_set(l, &t.loc, path);
+	pc_jx_loc_set(l, &t.loc, path);
 	/* an overlay that gives a known tunable only a new default means to
 	 * set its value: say how, instead of listing missing fields */
-	if (pc_tunable_find(l->c, name) != NULL &&
+	if (pc_tunables_find(l->c, name) != NULL &&
 	    json_object_get(o, "min") == NULL &&
 	    json_object_get(o, "description") == NULL) {
-		pc_lerr(l, path, "tunable %s is already defined: to change its "
-			"value, write \"set\": { \"%s\": VALUE } at the top "
-			"level (redefining it needs type, default, min, max "
-			"and description)", name, name);
-		pc_tunable_free(&t);
+		pc_jx_err(l, path,
+			  "tunable %s is already defined: to change its "
+			  "value, write \"set\": { \"%s\": VALUE } at the top "
+			  "level (redefining it needs type, default, min, max "
+			  "and description)",
+			  name, name);
+		pc_tunables_free(&t);
 		return;
 	}
-	t.used_as_threshold = pc_lctx_is_threshold(l, name);
+	t.used_as_threshold = pc_config_lctx_is_threshold(l, name);
 	pc_jx_fields(l, o, path, tun_fields);
 	i = pc_jx_enum(l, o, path, "type", tun_types, 0);
 	ok &= i >= 0;
@@ -115,9 +117,9 @@ static void parse_one(struct pc_lctx *l, const char *name, json_t *o,
 		ok &= pc_jx_num(l, o, path, "max", true, &t.max);
 	}
 	if (pc_jx_str(l, o, path, "units", false, &s))
-		t.units = pc_xstrdup(s);
+		t.units = pc_jx_strdup(s);
 	if (pc_jx_str(l, o, path, "description", true, &s))
-		t.desc = pc_xstrdup(s);
+		t.desc = pc_jx_strdup(s);
 	else
 		ok = false;
 	i = pc_jx_enum(l, o, path, "visibility", tun_vis, 0);
@@ -125,25 +127,25 @@ static void parse_one(struct pc_lctx *l, const char *name, json_t *o,
 	t.developer = i == 1;
 	t.value = t.def;
 	if (ok && t.min > t.max) {
-		pc_lerr(l, path, "min %g is above max %g", t.min, t.max);
+		pc_jx_err(l, path, "min %g is above max %g", t.min, t.max);
 		ok = false;
 	}
 	if (ok && !value_ok(&t, t.def)) {
 		char msg[256], sub[256];
 
-		pc_path(sub, sizeof(sub), "%s.default", path);
+		pc_jx_path(sub, sizeof(sub), "%s.default", path);
 		range_msg(msg, sizeof(msg), &t, t.def);
-		pc_lerr(l, sub, "%s", msg);
+		pc_jx_err(l, sub, "%s", msg);
 		ok = false;
 	}
 	if (!ok) {
-		pc_tunable_free(&t);
+		pc_tunables_free(&t);
 		return;
 	}
-	struct pc_tunable *old = pc_tunable_find(l->c, name);
+	struct pc_tunable *old = pc_tunables_find(l->c, name);
 
 	if (old) {
-		pc_tunable_free(old);
+		pc_tunables_free(old);
 		*old = t;
 		return;
 	}
@@ -157,10 +159,10 @@ void pc_tunables_parse(struct pc_lctx *l, json_t *obj)
 	char path[256];
 
 	json_object_foreach(obj, name, v) {
-		pc_path(path, sizeof(path), "$.tunables.%s", name);
+		pc_jx_path(path, sizeof(path), "$.tunables.%s", name);
 		if (!json_is_object(v)) {
-			pc_lerr(l, path, "expected an object, got %s",
-				pc_json_type_name(v));
+			pc_jx_err(l, path, "expected an object, got %s",
+				pc_jx_type_name(v));
 			continue;
 		}
 		parse_one(l, name, v, path);
@@ -188,53 +190,53 @@ void pc_tunables_apply_set(struct pc_lctx *l, json_t *obj)
 	char path[256], msg[256];
 
 	json_object_foreach(obj, name, v) {
-		struct pc_tunable *t = pc_tunable_find(l->c, name);
+		struct pc_tunable *t = pc_tunables_find(l->c, name);
 		struct pc_loc loc;
 		double x;
 
-		pc_path(path, sizeof(path), "$.set.%s", name);
-		pc_loc_set(l, &loc, path);
+		pc_jx_path(path, sizeof(path), "$.set.%s", name);
+		pc_jx_loc_set(l, &loc, path);
 		if (t == NULL) {
 			const char **names = tunable_names(l->c);
 
-			pc_lerr_unknown(l, &loc, "tunable", name,
+			pc_jx_err_unknown(l, &loc, "tunable", name,
 					"a tunable defined under $.tunables",
 					names, l->c->ntun);
 			free(names);
 			continue;
 		}
 		if (!json_is_number(v) && !json_is_boolean(v)) {
-			pc_lerr(l, path, "expected a number, got %s",
-				pc_json_type_name(v));
+			pc_jx_err(l, path, "expected a number, got %s",
+				pc_jx_type_name(v));
 			continue;
 		}
 		x = json_is_boolean(v) ? json_is_true(v) : json_number_value(v);
-		t->used_as_threshold |= pc_lctx_is_threshold(l, name);
+		t->used_as_threshold |= pc_config_lctx_is_threshold(l, name);
 		if (!value_ok(t, x)) {
 			range_msg(msg, sizeof(msg), t, x);
-			pc_lerr(l, path, "%s", msg);
+			pc_jx_err(l, path, "%s", msg);
 			continue;
 		}
 		t->value = x;
 	}
 }
 
-int pc_tunable_set(struct pc_config *c, const char *name, double v,
+int pc_tunables_set(struct pc_config *c, const char *name, double v,
 		   struct hunch_err *e)
 {
-	struct pc_tunable *t = pc_tunable_find(c, name);
+	struct pc_tunable *t = pc_tunables_find(c, name);
 	char msg[256];
 
 	if (t == NULL) {
 		const char **names = tunable_names(c);
-		const char *s = pc_suggest(name, names, c->ntun);
+		const char *s = pc_jx_suggest(name, names, c->ntun);
 		int r;
 
 		if (s)
-			r = hunch_errf(e, -ENOENT, "--set: unknown tunable "
+			r = hunch_err_set(e, -ENOENT, "--set: unknown tunable "
 				       "\"%s\" (did you mean \"%s\"?)", name, s);
 		else
-			r = hunch_errf(e, -ENOENT, "--set: unknown tunable "
+			r = hunch_err_set(e, -ENOENT, "--set: unknown tunable "
 				       "\"%s\"; `hunch check --list` shows "
 				       "them all", name);
 		free(names);
@@ -242,13 +244,13 @@ int pc_tunable_set(struct pc_config *c, const char *name, double v,
 	}
 	if (!value_ok(t, v)) {
 		range_msg(msg, sizeof(msg), t, v);
-		return hunch_errf(e, -ERANGE, "--set: %s", msg);
+		return hunch_err_set(e, -ERANGE, "--set: %s", msg);
 	}
 	t->value = v;
 	return 0;
 }
 
-int pc_tunable_set_str(struct pc_config *c, const char *assign,
+int pc_tunables_set_str(struct pc_config *c, const char *assign,
 		       struct hunch_err *e)
 {
 	const char *eq = strchr(assign, '=');
@@ -256,7 +258,7 @@ int pc_tunable_set_str(struct pc_config *c, const char *assign,
 	double v;
 
 	if (eq == NULL || eq == assign || (size_t)(eq - assign) >= sizeof(name))
-		return hunch_errf(e, -EINVAL, "--set: expected NAME=VALUE, "
+		return hunch_err_set(e, -EINVAL, "--set: expected NAME=VALUE, "
 				  "got \"%s\"", assign);
 	memcpy(name, assign, (size_t)(eq - assign));
 	name[eq - assign] = '\0';
@@ -268,9 +270,10 @@ int pc_tunable_set_str(struct pc_config *c, const char *assign,
 		errno = 0;
 		v = strtod(eq + 1, &end);
 		if (eq[1] == '\0' || *end != '\0' || errno)
-			return hunch_errf(e, -EINVAL, "--set %s: \"%s\" is not "
-					  "a number (or true/false)", name,
-					  eq + 1);
+			return hunch_err_set(e, -EINVAL,
+					     "--set %s: \"%s\" is not "
+					     "a number (or true/false)",
+					     name, eq + 1);
 	}
-	return pc_tunable_set(c, name, v, e);
+	return pc_tunables_set(c, name, v, e);
 }

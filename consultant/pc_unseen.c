@@ -28,6 +28,7 @@
  * same ticks).
  */
 #include "pc_search.h"
+#include "vec.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,10 +48,12 @@ static const struct pc_res *code_of(const struct pc_consult *pc,
 	return r == NULL || r->kind == PC_RES_HIERARCHY ? NULL : r;
 }
 
-static bool candidate(const struct pc_consult *pc, const struct pc_node *n)
+static bool candidate(const struct pc_consult *pc, const struct pc_search *s,
+		      const struct pc_node *n)
 {
 	if (n->is_virtual || n->persistent || n->truth != PC_UNKNOWN ||
-	    n->pending || n->orig_parent < 0 || code_of(pc, n) == NULL)
+	    n->pending || n->orig_parent < 0 || code_of(pc, n) == NULL ||
+	    pc_early_held(s, n))
 		return false;
 	if (pc->now - n->t_created + 1e-9 < PC_UNSEEN_WAIT)
 		return false;
@@ -59,8 +62,10 @@ static bool candidate(const struct pc_consult *pc, const struct pc_node *n)
 
 /* Answers of this sweep, one per /Code resource. */
 struct asked {
-	pc_res_id *id;
-	double *share;
+	struct answer {
+		pc_res_id id;
+		double share;
+	} *v;
 	size_t n, cap;
 };
 
@@ -70,18 +75,11 @@ static double share_of(struct pc_consult *pc, struct asked *a,
 	double v;
 
 	for (size_t i = 0; i < a->n; i++)
-		if (a->id[i] == r->id)
-			return a->share[i];
+		if (a->v[i].id == r->id)
+			return a->v[i].share;
 	v = pc->src->ops->hint(pc->src, r->path);
-	if (a->n == a->cap) {
-		a->cap = a->cap ? 2 * a->cap : 32;
-		a->id = realloc(a->id, a->cap * sizeof(*a->id));
-		a->share = realloc(a->share, a->cap * sizeof(*a->share));
-		if (a->id == NULL || a->share == NULL)
-			abort();
-	}
-	a->id[a->n] = r->id;
-	a->share[a->n++] = v;
+	VEC_RESERVE(a->v, a->cap, a->n + 1);
+	a->v[a->n++] = (struct answer){ .id = r->id, .share = v };
 	return v;
 }
 
@@ -96,7 +94,7 @@ static void conclude(struct pc_consult *pc, struct pc_search *s,
 	n->held_s = 0;
 	snprintf(n->how, sizeof(n->how), "stack samples");
 	pc->unseen++;
-	pc_change_truth(pc, s, n, PC_FALSE);   /* stops an active one */
+	pc_truth_change(pc, s, n, PC_FALSE);   /* stops an active one */
 }
 
 static void sweep(struct pc_consult *pc, struct pc_search *s,
@@ -109,7 +107,7 @@ static void sweep(struct pc_consult *pc, struct pc_search *s,
 		struct pc_node *n = s->nodes[i];
 		double v;
 
-		if (!candidate(pc, n))
+		if (!candidate(pc, s, n))
 			continue;
 		v = share_of(pc, a, code_of(pc, n));
 		if (v >= 0 && v < 1e-9)
@@ -127,6 +125,5 @@ void pc_unseen_conclude(struct pc_consult *pc)
 	pc->unseen_t = pc->now;
 	sweep(pc, pc->global, &a);
 	sweep(pc, pc->current, &a);
-	free(a.id);
-	free(a.share);
+	free(a.v);
 }

@@ -57,7 +57,7 @@ static bool in_progress(const struct pc_node *n)
 static bool no_data(const struct pc_consult *pc, const struct pc_node *n,
 		    char *detail, size_t len)
 {
-	const struct pc_hypothesis *h = pc_node_hyp(pc, n);
+	const struct pc_hypothesis *h = pc_truth_node_hyp(pc, n);
 
 	if (n->truth != PC_FALSE || strcmp(n->how, "no data") != 0 ||
 	    n->no_input < 0 || h == NULL || n->no_input >= h->nin)
@@ -72,7 +72,7 @@ static enum pc_untested cost(const struct pc_consult *pc,
 			     const struct pc_node *n, char *detail,
 			     size_t len)
 {
-	double limit = pc_tunable_get(pc->cfg, "costLimit");
+	double limit = pc_tunables_get(pc->cfg, "costLimit");
 
 	if (n->skipped)
 		snprintf(detail, len, "predicted cost %.2f%%, over the limit "
@@ -97,6 +97,20 @@ static enum pc_untested ended(const struct pc_consult *pc,
 		snprintf(detail, len, "%s", s->end_reason);
 		return PC_UNTESTED_PHASE_ENDED;
 	}
+	/* Never run for want of room: the cost limit kept it out, whatever
+	 * ended the search (sqlite3's allocation timers, behind sync timers
+	 * that held most of a 50% limit for the whole run, read "the
+	 * target ended before it concluded"). */
+	if (n->cut_waiting || (n->queued && !n->active && !n->pending &&
+				pc->throttle == PC_THR_COST)) {
+		snprintf(detail, len, "queued, waiting for room under the "
+			 "limit %.1f%%, when %s (%s)",
+			 100 * pc_tunables_get(pc->cfg, "costLimit"),
+			 pc->target_ended ? "the target ended" :
+			 "the search was stopped",
+			 pc->target_ended ? pc->target_end : stop);
+		return PC_UNTESTED_COST;
+	}
 	if (pc->target_ended) {
 		snprintf(detail, len, "%s", pc->target_end);
 		return PC_UNTESTED_TARGET_ENDED;
@@ -104,12 +118,6 @@ static enum pc_untested ended(const struct pc_consult *pc,
 	if (s->state == PC_SEARCH_ENDED) {
 		snprintf(detail, len, "%s", s->end_reason);
 		return PC_UNTESTED_STOPPED;
-	}
-	if (n->queued && pc->throttle == PC_THR_COST) {
-		snprintf(detail, len, "queued, waiting for room under the "
-			 "limit %.1f%%, when the search was stopped (%s)",
-			 100 * pc_tunable_get(pc->cfg, "costLimit"), stop);
-		return PC_UNTESTED_COST;
 	}
 	snprintf(detail, len, "%s%s", stop, n->active ? "" : n->pending ?
 		 "; it was being enabled" : "; it was queued");
@@ -125,7 +133,7 @@ enum pc_untested pc_untested_why(const struct pc_consult *pc,
 	/* Only what is still wanted: a refinement whose parents all
 	 * turned false has nothing left to answer. */
 	if (n->is_virtual || n->id == s->root ||
-	    !pc_node_has_true_parent(s, n))
+	    !pc_truth_has_true_parent(s, n))
 		return PC_UNTESTED_NONE;
 	if (no_data(pc, n, detail, len))
 		return PC_UNTESTED_NO_DATA;

@@ -13,7 +13,7 @@
 static pc_res_id add_function(struct pc_restree *t,
 			      const struct pc_discovery *d)
 {
-	pc_res_id code = pc_restree_hierarchy(t, "Code");
+	pc_res_id code = pc_res_tree_hierarchy(t, "Code");
 	pc_res_id mod, file, fn;
 	const char *src = d->srcfile ? d->srcfile : PC_UNKNOWN_SRCFILE;
 
@@ -34,7 +34,7 @@ static pc_res_id add_process(struct pc_restree *t, int pid,
 	struct pc_res *r;
 
 	snprintf(name, sizeof(name), "%d", pid);
-	id = pc_res_add(t, pc_restree_hierarchy(t, "Process"), name,
+	id = pc_res_add(t, pc_res_tree_hierarchy(t, "Process"), name,
 			PC_RES_PROCESS);
 	r = (struct pc_res *)pc_res_get(t, id);
 	r->tag = (uint64_t)pid;
@@ -80,6 +80,9 @@ static pc_res_id add_thread(struct pc_restree *t,
 		return id;
 	if (d->function != NULL && d->function[0] != '\0')
 		snprintf(name, sizeof(name), "%d:%s", d->tid, d->function);
+	else if (d->tid == d->pid)   /* a child's first thread, named as
+				      * the program's is */
+		snprintf(name, sizeof(name), "%d:main", d->tid);
 	else
 		snprintf(name, sizeof(name), "%d", d->tid);
 	id = pc_res_add(t, proc, name, PC_RES_THREAD);
@@ -90,7 +93,7 @@ static pc_res_id add_thread(struct pc_restree *t,
 static pc_res_id add_syncobj(struct pc_restree *t,
 			     const struct pc_discovery *d)
 {
-	pc_res_id root = pc_restree_hierarchy(t, "SyncObject");
+	pc_res_id root = pc_res_tree_hierarchy(t, "SyncObject");
 	pc_res_id cls = pc_res_add(t, root, d->sync_class, PC_RES_SYNCCLASS);
 	pc_res_id id = pc_res_add(t, cls, d->name, PC_RES_SYNCOBJ);
 
@@ -104,7 +107,7 @@ static pc_res_id add_file(struct pc_restree *t, const struct pc_discovery *d)
 {
 	const char *name = d->name[0] == '/' ? d->name + 1 : d->name;
 
-	return pc_res_add(t, pc_restree_hierarchy(t, "Files"), name,
+	return pc_res_add(t, pc_res_tree_hierarchy(t, "Files"), name,
 			  PC_RES_FILE);
 }
 

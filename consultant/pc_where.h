@@ -10,7 +10,7 @@
 #ifndef PC_WHERE_H
 #define PC_WHERE_H
 
-#include "pc_resource.h"
+#include "pc_res.h"
 #include "pc_source.h"
 
 #define PC_UNKNOWN_SRCFILE "<unknown>"

@@ -23,7 +23,7 @@
 
 #include "eng_proc.h"
 #include "eng_shm.h"
-#include "eng_symbols.h"
+#include "eng_image.h"
 #include "eng_unwind.h"
 #include "eng_points.h"
 #include "src_live_cg.h"
@@ -82,8 +82,8 @@ static void report_func(struct src_live *l, const struct live_module *m,
 		.kind = PC_DISC_FUNCTION,
 		.retired = retired,
 		.module = eng_image_name(img),
-		.srcfile = basename_of(eng_func_source_file(img, f)),
-		.function = eng_func_display_name(img, f),
+		.srcfile = basename_of(eng_sym_lazy_source_file(img, f)),
+		.function = eng_sym_lazy_display_name(img, f),
 		.addr = m->bias + eng_image_link_base(img) + f->addr,
 	};
 
@@ -175,10 +175,10 @@ struct eng_image *src_live_image_at(void *arg, uint64_t addr,
 
 static void load_modules(struct src_live *l)
 {
-	size_t n = eng_proc_nmodules(l->proc);
+	size_t n = eng_solib_nmodules(l->proc);
 
 	for (size_t i = 0; i < n; i++) {
-		const struct eng_module *m = eng_proc_module(l->proc, i);
+		const struct eng_module *m = eng_solib_module(l->proc, i);
 
 		src_live_add_module(l, m->path, m->bias, NULL);
 	}
@@ -225,6 +225,7 @@ static void live_close(struct pc_source *s)
 	free(l->old_imgs);
 	free(l->rtlib);
 	free(l->kernel_why);
+	free(l->dropped);
 	free(l->execq);
 	src_live_kids_free(l->kids);
 	src_live_rank_free(l->ranks);
@@ -280,11 +281,25 @@ static void live_disable(struct pc_source *s, pc_src_handle h)
 		src_live_ops_disable(l->slo, h);
 }
 
+/* Every request is answered: those an exec dropped with the old image's
+ * metric side as refused (the consultant would otherwise wait for them
+ * for ever, and share them with the new search's experiments). */
 static int live_poll_replies(struct pc_source *s, pc_reply_fn fn, void *arg)
 {
 	struct src_live *l = live_of(s);
+	int n = (int)l->ndropped;
 
-	return l->slo ? src_live_ops_poll_replies(l->slo, fn, arg) : 0;
+	for (size_t i = 0; i < l->ndropped; i++) {
+		struct pc_src_reply r = {
+			.req = l->dropped[i], .status = -ECANCELED,
+			.reason = "the program replaced its image (exec) "
+				  "before this was enabled",
+		};
+
+		fn(arg, &r);
+	}
+	l->ndropped = 0;
+	return n + (l->slo ? src_live_ops_poll_replies(l->slo, fn, arg) : 0);
 }
 
 static int live_poll_samples(struct pc_source *s, pc_sample_fn fn, void *arg)
@@ -382,6 +397,8 @@ static const struct pc_source_ops live_ops = {
 	.hint = live_hint,
 };
 
+static void enqueue_cb(void *arg, const struct pc_discovery *d);
+
 int src_live_metrics_start(struct pc_source *s, const struct pc_config *cfg,
 			   struct hunch_err *err)
 {
@@ -394,7 +411,7 @@ int src_live_metrics_start(struct pc_source *s, const struct pc_config *cfg,
 	if (l->proc != NULL && l->kernel_only)
 		rc = src_live_exec_kernel_side(l, err);
 	else if (l->proc == NULL || !l->rtlib_ready)
-		return hunch_errf(err, -ENOTSUP, "measuring needs a running "
+		return hunch_err_set(err, -ENOTSUP, "measuring needs a running "
 				  "target with the runtime library");
 	else
 		rc = src_live_ops_new(l->proc, l->shm, cfg, l->t0_ns, &l->slo,
@@ -406,6 +423,8 @@ int src_live_metrics_start(struct pc_source *s, const struct pc_config *cfg,
 			      l->t0_ns, src_live_image_at, l, &l->hint,
 			      NULL) < 0)
 		l->hint = NULL;
+	if (l->hint != NULL)   /* Python functions join the where axis */
+		src_live_hint_set_disc(l->hint, enqueue_cb, l);
 	if (rc == 0)
 		src_live_hook_hints(l);
 	return rc;
@@ -540,7 +559,7 @@ fail:
 
 int src_live_resume(struct pc_source *s, struct hunch_err *err)
 {
-	return eng_resume_all(live_of(s)->proc, err);
+	return eng_ptrace_resume_all(live_of(s)->proc, err);
 }
 
 /* Does the program catch or ignore signal sig?  From the SigCgt and
@@ -670,7 +689,7 @@ int src_live_pump(struct pc_source *s, int timeout_ms,
 	if (l->parent_ended && !l->status.ended && timeout_ms > 0)
 		src_live_fork_wait(timeout_ms);  /* the engine has none */
 	do {
-		n = eng_poll_events(l->proc, evs, 16, timeout_ms);
+		n = eng_ptrace_poll_events(l->proc, evs, 16, timeout_ms);
 		for (int i = 0; i < n; i++)
 			handle_event(l, &evs[i]);
 		timeout_ms = 0;
@@ -715,7 +734,7 @@ int src_live_kill(struct pc_source *s)
 {
 	if (eng_proc_launched(live_of(s)->proc))   /* its children too */
 		src_live_kids_kill(live_of(s)->kids);
-	return eng_kill(live_of(s)->proc);
+	return eng_detach_kill(live_of(s)->proc);
 }
 
 pid_t src_live_pid(const struct pc_source *s)

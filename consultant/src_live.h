@@ -87,13 +87,13 @@ bool src_live_rtlib_ready(const struct pc_source *s);
 /* Follow child processes (fork, vfork, process clones) as
  * /Process/<pid> with the kernel's measures: on for a launched program,
  * off for an attached one until asked (src_live_fork.c). */
-void src_live_follow(struct pc_source *s, bool on);
+void src_live_fork_set_follow(struct pc_source *s, bool on);
+/* Are children followed (the launched default, or --follow)? */
+bool src_live_fork_following(const struct pc_source *s);
 /* Attach --tree: follow, and take the process's children (and, found
  * under them later, their descendants) as children followed. */
-void src_live_adopt_tree(struct pc_source *s);
-/* Processes seen (the program and every child followed), and the
- * patches removed from children at their fork. */
-size_t src_live_processes(const struct pc_source *s);
-size_t src_live_fork_restored(const struct pc_source *s);
+void src_live_fork_adopt_tree(struct pc_source *s);
+/* Processes seen (the program and every child followed). */
+size_t src_live_fork_processes(const struct pc_source *s);
 
 #endif

@@ -42,7 +42,7 @@ static const struct eng_func *find_fn(const struct src_live_cg_module *m,
 	for (size_t i = 0; i < n; i++) {
 		const struct eng_func *f = eng_image_func(m->img, i);
 
-		if (strcmp(eng_func_display_name(m->img, f), name) == 0)
+		if (strcmp(eng_sym_lazy_display_name(m->img, f), name) == 0)
 			return f;
 	}
 	return NULL;
@@ -51,12 +51,12 @@ static const struct eng_func *find_fn(const struct src_live_cg_module *m,
 static void emit(const struct src_live_cg_module *m, const struct eng_func *f,
 		 pc_path_fn fn, void *arg)
 {
-	const char *src = eng_func_source_basename(m->img, f);
+	const char *src = eng_sym_lazy_source_basename(m->img, f);
 	char path[1024];
 
 	snprintf(path, sizeof(path), "/Code/%s/%s/%s", m->name,
 		 src ? src : PC_UNKNOWN_SRCFILE,
-		 eng_func_display_name(m->img, f));
+		 eng_sym_lazy_display_name(m->img, f));
 	fn(arg, path);
 }
 
@@ -73,7 +73,7 @@ static bool emit_plt(const struct src_live_cg_module *mods, size_t nmods,
 	name[at - plt_sym] = '\0';
 	for (size_t i = 0; i < nmods; i++) {
 		const struct eng_func *f = mods[i].img ?
-			eng_image_func_by_name(mods[i].img, name) : NULL;
+			eng_sym_lazy_func_by_name(mods[i].img, name) : NULL;
 
 		if (f != NULL) {
 			emit(&mods[i], f, fn, arg);
@@ -89,7 +89,7 @@ static void emit_plt_name(const struct src_live_cg_module *mods, size_t nmods,
 {
 	for (size_t i = 0; i < nmods; i++) {
 		const struct eng_func *f = mods[i].img ?
-			eng_image_func_by_name(mods[i].img, name) : NULL;
+			eng_sym_lazy_func_by_name(mods[i].img, name) : NULL;
 
 		if (f != NULL) {
 			emit(&mods[i], f, fn, arg);
@@ -112,7 +112,8 @@ static void emit_target(const struct src_live_cg_module *mods, size_t nmods,
 		if (f == NULL)
 			return;
 	}
-	if (!emit_plt(mods, nmods, eng_func_display_name(m->img, f), fn, arg))
+	if (!emit_plt(mods, nmods, eng_sym_lazy_display_name(m->img, f), fn,
+		      arg))
 		emit(m, f, fn, arg);
 }
 

@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-#include "eng_symbols.h"
+#include "eng_image.h"
 #include "pc_source.h"
 
 struct eng_points_cache;

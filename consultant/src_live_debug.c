@@ -23,8 +23,8 @@ bool src_live_debug_changed(unsigned *gen)
 static bool same_src(struct eng_image *a, const struct eng_func *fa,
 		     struct eng_image *b, const struct eng_func *fb)
 {
-	const char *sa = eng_func_source_file(a, fa);
-	const char *sb = eng_func_source_file(b, fb);
+	const char *sa = eng_sym_lazy_source_file(a, fa);
+	const char *sb = eng_sym_lazy_source_file(b, fb);
 
 	return sa == sb || (sa != NULL && sb != NULL && strcmp(sa, sb) == 0);
 }
@@ -46,10 +46,10 @@ struct eng_image *src_live_debug_upgrade(const char *path,
 {
 	struct eng_image *img;
 
-	if (old == NULL || !eng_image_debug_arrived(old) ||
+	if (old == NULL || !eng_sym_debug_arrived(old) ||
 	    eng_image_open(path, &img, NULL) < 0)
 		return NULL;
-	if (eng_image_debug_source(img) != ENG_DEBUG_DEBUGINFOD) {
+	if (eng_sym_debug_source(img) != ENG_DEBUG_DEBUGINFOD) {
 		eng_image_close(img);   /* the cached file did not fit */
 		return NULL;
 	}

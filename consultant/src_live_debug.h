@@ -16,7 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "eng_symbols.h"
+#include "eng_image.h"
 
 /* A function whose resource goes (retired) or comes. */
 typedef void (*src_live_debug_func_fn)(void *arg, struct eng_image *img,

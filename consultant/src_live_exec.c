@@ -36,7 +36,7 @@
 
 #include "eng_proc.h"
 #include "eng_shm.h"
-#include "eng_symbols.h"
+#include "eng_image.h"
 #include "src_live_hint.h"
 
 static const char *base_of(const char *path)
@@ -78,6 +78,7 @@ static void drop_metric_side(struct src_live *l)
 
 		if (h > l->last_h)
 			l->last_h = h;
+		src_live_ops_unanswered(l->slo, &l->dropped, &l->ndropped);
 		src_live_ops_free(l->slo, false);
 		l->slo = NULL;
 	}
@@ -140,7 +141,7 @@ void src_live_exec_begin(struct src_live *l, const struct eng_event *ev)
 		tell(l, 1);
 		return;
 	}
-	exe = eng_proc_nmodules(l->proc) ? eng_proc_module(l->proc, 0) : NULL;
+	exe = eng_solib_nmodules(l->proc) ? eng_solib_module(l->proc, 0) : NULL;
 	if (exe != NULL)
 		src_live_add_module(l, exe->path, exe->bias, NULL);
 }
@@ -174,7 +175,7 @@ static int load_rtlib(struct src_live *l, struct hunch_err *err)
 	int rc;
 
 	if (l->rtlib == NULL)
-		return hunch_errf(err, -ENOTSUP, "hunch runs without its "
+		return hunch_err_set(err, -ENOTSUP, "hunch runs without its "
 				  "runtime library");
 	rc = eng_shm_create(0, true, &l->shm, err);
 	if (rc == 0)

@@ -16,6 +16,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "eng_taskstate.h"
+
 struct src_live_exits_end {
 	pid_t pid;
 	int status;
@@ -122,22 +124,10 @@ bool src_live_exits_status(const struct src_live_exits *e, pid_t pid,
 
 bool src_live_exits_zombie_status(pid_t pid, int *status)
 {
-	char path[64], buf[1024], *p;
-	size_t n;
-	FILE *f;
-	int field = 2;   /* the command; the state follows its ")" */
+	struct eng_taskstat st;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if ((f = fopen(path, "r")) == NULL)
+	if (eng_taskstate_stat(pid, 0, &st) < 0 || st.exit_code < 0)
 		return false;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	if ((p = strrchr(buf, ')')) == NULL)
-		return false;
-	/* exit_code is field 52 (proc(5)), the last. */
-	for (p++; *p != '\0' && field < 52; p++)
-		if (*p == ' ' && p[1] != '\0')
-			field++;
-	return field == 52 && sscanf(p, "%d", status) == 1;
+	*status = st.exit_code;
+	return true;
 }

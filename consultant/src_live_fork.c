@@ -16,8 +16,8 @@
  * /proc.  A child's end retires it in the where axis.
  *
  * Launched programs are followed; attached ones when asked
- * (src_live_follow), and with their descendants of the moment
- * (src_live_adopt_tree: those children carry no patch of hunch's).
+ * (src_live_fork_set_follow), and with their descendants of the moment
+ * (src_live_fork_adopt_tree: those children carry no patch of hunch's).
  */
 #include "src_live_int.h"
 
@@ -27,6 +27,7 @@
 #include "eng_inst.h"
 #include "eng_proc.h"
 #include "src_live_kids.h"
+#include "src_live_kidseg.h"
 #include "src_live_rank.h"
 #include "src_live_kidimg.h"
 #include "src_live_hint.h"
@@ -40,14 +41,22 @@
 
 #define FORK_SCAN_S 0.1   /* the hint samplers' own tick (SRC_LIVE_HINT_TICK_S) */
 
-/* Called by the engine with the parent and the child stopped. */
+/* Called by the engine with the parent and the child stopped: a
+ * followed child keeps what it inherited, counting into a segment of
+ * its own (src_live_kidseg.h); any other child, or one that could not
+ * be given a segment, gets the program's bytes back. */
 static void fork_hook(void *arg, pid_t child)
 {
 	struct src_live *l = arg;
 	struct eng_inst *in = l->slo ? src_live_ops_engine_inst(l->slo) : NULL;
 
-	if (in != NULL)
-		l->fork_restored += eng_inst_fork_restore(in, child);
+	if (in == NULL)
+		return;
+	if (l->follow && l->kids != NULL &&
+	    src_live_kidseg_fork(src_live_kids_segs(l->kids), l->slo, in,
+				 l->shm, child))
+		return;
+	eng_inst_fork_restore(in, child);   /* the patches removed */
 }
 
 void src_live_fork_follow(struct src_live *l, bool on)
@@ -57,9 +66,16 @@ void src_live_fork_follow(struct src_live *l, bool on)
 		eng_fork_follow(l->proc, on, fork_hook, l);
 }
 
-void src_live_follow(struct pc_source *s, bool on)
+void src_live_fork_set_follow(struct pc_source *s, bool on)
 {
 	src_live_fork_follow(s->impl, on);
+}
+
+bool src_live_fork_following(const struct pc_source *s)
+{
+	const struct src_live *l = s->impl;
+
+	return l->follow;
 }
 
 void src_live_fork_event(struct src_live *l, const struct eng_event *ev)
@@ -218,18 +234,11 @@ void src_live_fork_tick(struct src_live *l, bool force)
 	report_kid_images(l);
 }
 
-size_t src_live_processes(const struct pc_source *s)
+size_t src_live_fork_processes(const struct pc_source *s)
 {
 	const struct src_live *l = s->impl;
 
 	return 1 + src_live_kids_count(l->kids);
-}
-
-size_t src_live_fork_restored(const struct pc_source *s)
-{
-	const struct src_live *l = s->impl;
-
-	return l->fork_restored;
 }
 
 /* The children of one process, as /proc lists them: followed. */
@@ -258,7 +267,7 @@ static void adopt_children(struct src_live *l, pid_t pid)
 	closedir(d);
 }
 
-void src_live_adopt_tree(struct pc_source *s)
+void src_live_fork_adopt_tree(struct pc_source *s)
 {
 	struct src_live *l = s->impl;
 

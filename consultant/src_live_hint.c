@@ -13,14 +13,22 @@
 
 #include "eng_clock.h"
 #include "eng_perfsample.h"
-#include "eng_symbols.h"
+#include "eng_image.h"
 #include "eng_taskstate.h"
 #include "pc_where.h"
 #include "src_live_hintoff.h"
+#include "src_live_hintpy.h"
 #include "src_live_hintwin.h"
+#include "src_live_pyname.h"
 
 #define PC_CACHE 8192         /* pc -> path id, direct-mapped */
+#define PY_CACHE 1024         /* Python code object -> path id */
 #define MAX_THREADS 4096
+/* functions of one stack: the native frames and the Python frames
+ * joined under the interpreter's */
+#define MAX_STACK (ENG_PS_MAX_FRAMES + SRC_LIVE_HINTPY_DEPTH)
+/* The interpreter loop under which a CPython's Python frames run. */
+#define PY_EVAL_FN "_PyEval_EvalFrameDefault"
 
 struct sobj {
 	uint64_t addr, size;
@@ -43,7 +51,12 @@ struct pending {
 	double off_s;             /* > 0: an off-CPU observation */
 	enum src_live_hintwin_kind kind;
 	int nids, nstack, complete;
-	int ids[ENG_PS_MAX_FRAMES + 2], stack[ENG_PS_MAX_FRAMES];
+	int ids[ENG_PS_MAX_FRAMES + 2], stack[MAX_STACK];
+};
+
+struct py_slot {
+	const struct eng_pycode *code;
+	int id;
 };
 
 /* A blocked thread's stack, kept for the place it blocked at (its stack
@@ -77,6 +90,14 @@ struct src_live_hint {
 	size_t npend, cappend;
 	struct blocked *blk;
 	size_t nblk, capblk;
+	/* a CPython target: its Python stacks, their names, the id of
+	 * the interpreter loop (-1 until a sample holds it) */
+	struct src_live_hintpy *py;
+	struct src_live_pyname *pyn;
+	int eval_id;
+	struct py_slot pycache[PY_CACHE];
+	pc_disc_fn disc;
+	void *disc_arg;
 };
 
 static void on_sample(void *arg, const struct eng_psample *s);
@@ -88,8 +109,8 @@ static double secs(const struct src_live_hint *h, uint64_t t_ns)
 
 double src_live_hint_rate(const struct pc_config *cfg)
 {
-	return pc_tunable_find(cfg, "hintSampleRate") ?
-	       pc_tunable_get(cfg, "hintSampleRate") : SRC_LIVE_HINT_HZ;
+	return pc_tunables_find(cfg, "hintSampleRate") ?
+	       pc_tunables_get(cfg, "hintSampleRate") : SRC_LIVE_HINT_HZ;
 }
 
 int src_live_hint_new(pid_t pid, double hz, uint64_t t0_ns, src_live_hint_image_fn image_at,
@@ -100,7 +121,7 @@ int src_live_hint_new(pid_t pid, double hz, uint64_t t0_ns, src_live_hint_image_
 
 	*out = NULL;
 	if (h == NULL)
-		return hunch_errf(err, -ENOMEM, "out of memory");
+		return hunch_err_set(err, -ENOMEM, "out of memory");
 	rc = eng_perfsample_open(pid, hz, &h->ps, err);
 	if (rc < 0) {
 		free(h);
@@ -110,6 +131,10 @@ int src_live_hint_new(pid_t pid, double hz, uint64_t t0_ns, src_live_hint_image_
 	h->t0_ns = t0_ns;
 	h->image_at = image_at;
 	h->arg = arg;
+	h->eval_id = -1;
+	h->py = src_live_hintpy_new(pid, NULL);
+	if (h->py != NULL)
+		h->pyn = src_live_pyname_new();
 	h->win = src_live_hintwin_new(SRC_LIVE_HINT_WINDOW_S);
 	/* catchup drains too (eng_inst_catchup): its samples come here */
 	eng_perfsample_set_sink(h->ps, on_sample, h);
@@ -118,7 +143,7 @@ int src_live_hint_new(pid_t pid, double hz, uint64_t t0_ns, src_live_hint_image_
 	rc = eng_perfsample_sync_threads(h->ps);
 	if (rc <= 0) {
 		src_live_hint_free(h);
-		return hunch_errf(err, rc < 0 ? rc : -EPERM, "cannot sample "
+		return hunch_err_set(err, rc < 0 ? rc : -EPERM, "cannot sample "
 				  "any thread of pid %d with perf cpu-clock "
 				  "(check /proc/sys/kernel/perf_event_"
 				  "paranoid)", pid);
@@ -133,6 +158,8 @@ void src_live_hint_free(struct src_live_hint *h)
 	if (h == NULL)
 		return;
 	eng_perfsample_close(h->ps);
+	src_live_hintpy_free(h->py);
+	src_live_pyname_free(h->pyn);
 	src_live_hintoff_free(h->off);
 	src_live_hintwin_free(h->win);
 	free(h->objs);
@@ -172,13 +199,16 @@ static int resolve_pc(struct src_live_hint *h, uint64_t pc)
 	if (f == NULL) {
 		snprintf(path, sizeof(path), "/Code/%s", eng_image_name(img));
 	} else {
-		src = basename_of(eng_func_source_file(img, f));
+		src = basename_of(eng_sym_lazy_source_file(img, f));
 		snprintf(path, sizeof(path), "/Code/%s/%s/%s",
 			 eng_image_name(img), src ? src : PC_UNKNOWN_SRCFILE,
-			 eng_func_display_name(img, f));
+			 eng_sym_lazy_display_name(img, f));
 		slot->fn = true;
 	}
 	slot->id = src_live_hintwin_intern(h->win, path);
+	if (f != NULL && h->py != NULL &&
+	    strcmp(eng_sym_lazy_display_name(img, f), PY_EVAL_FN) == 0)
+		h->eval_id = slot->id;
 	return slot->id;
 }
 
@@ -209,7 +239,7 @@ static void add_now(struct src_live_hint *h, double t, double off_s,
 		    enum src_live_hintwin_kind kind, const int *ids, int nids,
 		    const int *stack, int nstack, int complete)
 {
-	int all[2 * ENG_PS_MAX_FRAMES + 2];
+	int all[ENG_PS_MAX_FRAMES + 2 + MAX_STACK];
 
 	if (off_s <= 0) {
 		src_live_hintwin_add_stack(h->win, t, kind, ids, nids, stack, nstack,
@@ -266,13 +296,99 @@ static int thread_id(struct src_live_hint *h, pid_t tid)
 	return src_live_hintwin_intern(h->win, path);
 }
 
+/* The where path of a Python function, discovered the first time. */
+static int py_id(struct src_live_hint *h, const struct eng_pycode *c)
+{
+	struct py_slot *slot = &h->pycache[((uintptr_t)c >> 4) % PY_CACHE];
+	const char *file, *fn;
+	char path[3 * ENG_PYF_MAX_STR];
+	bool is_new;
+
+	if (slot->code == c)
+		return slot->id;
+	src_live_pyname_of(h->pyn, c, &file, &fn, &is_new);
+	snprintf(path, sizeof(path), "/Code/%s/%s/%s", SRC_LIVE_PYNAME_MODULE,
+		 file, fn);
+	slot->code = c;
+	slot->id = src_live_hintwin_intern(h->win, path);
+	if (is_new && h->disc != NULL)
+		h->disc(h->disc_arg, &(struct pc_discovery){
+			.kind = PC_DISC_FUNCTION,
+			.module = SRC_LIVE_PYNAME_MODULE,
+			.srcfile = file, .function = fn });
+	return slot->id;
+}
+
+/* Python frames split at each entry frame: group g runs in the g-th
+ * C-level call of the interpreter loop (innermost first).  starts[g]
+ * is the first frame of group g, starts[ngroups] the frame count. */
+static int py_groups(const struct src_live_hintpy_stack *py, int *starts)
+{
+	int k = 0;
+
+	starts[k++] = 0;
+	for (int i = 0; i + 1 < py->nframes; i++)
+		if (py->f[i].entry)
+			starts[k++] = i + 1;
+	starts[k] = py->nframes;
+	return k;
+}
+
+/* A CPU sample of a CPython thread: the Python frames read nearest its
+ * time replace the interpreter loop's C-level activations they ran in
+ * (each C-level call of the loop runs one group of them; the stack is
+ * innermost first): the C frames inside the innermost loop stay on top,
+ * the outermost loop joined stays under them.  The C frames between two
+ * loops (a builtin calling back into Python: `sum` over a generator, a
+ * thread's start calling its target) are left out, so that the Python
+ * caller is the callee of the Python function under it, and the loop
+ * is on the stack once, not folded as a recursion.  Only when the
+ * groups match the loop's frames one to one (or as far as one of the
+ * two stacks was cut): a stack read at another moment is left out, not
+ * joined wrongly.  Returns the new stack's length. */
+static int add_python(struct src_live_hint *h, const struct eng_psample *s,
+		      int *stack, int ns)
+{
+	struct src_live_hintpy_stack py;
+	int evals[ENG_PS_MAX_FRAMES], starts[SRC_LIVE_HINTPY_DEPTH + 1];
+	int out[MAX_STACK], m = 0, k, use, no = 0;
+
+	for (int i = 0; i < ns; i++)
+		if (stack[i] == h->eval_id)
+			evals[m++] = i;
+	if (m == 0)
+		return ns;
+	if (!src_live_hintpy_at(h->py, s->tid, s->t_ns, &py) ||
+	    py.nframes == 0) {
+		src_live_hintpy_missed(h->py);
+		return ns;
+	}
+	k = py_groups(&py, starts);
+	if (!(k == m || (py.cut && k < m) || (!s->complete && m < k))) {
+		src_live_hintpy_missed(h->py);
+		return ns;
+	}
+	use = k < m ? k : m;
+	for (int i = 0; i < evals[0]; i++)
+		out[no++] = stack[i];
+	for (int f = 0; f < starts[use]; f++)
+		out[no++] = py_id(h, py.f[f].code);
+	for (int i = evals[use - 1]; i < ns && no < MAX_STACK; i++)
+		out[no++] = stack[i];
+	memcpy(stack, out, (size_t)no * sizeof(int));
+	h->st.py_joined++;
+	return no;
+}
+
 static void on_sample(void *arg, const struct eng_psample *s)
 {
 	struct src_live_hint *h = arg;
-	int ids[ENG_PS_MAX_FRAMES + 1], stack[ENG_PS_MAX_FRAMES], n = 0, ns;
+	int ids[ENG_PS_MAX_FRAMES + 1], stack[MAX_STACK], n = 0, ns;
 
 	ids[n++] = thread_id(h, s->tid);
 	ns = resolve_stack(h, s->pc, s->nframes, ids, &n, stack);
+	if (h->py != NULL && h->eval_id >= 0 && s->off_ns == 0)
+		ns = add_python(h, s, stack, ns);
 	if (s->off_ns > 0 && h->off != NULL) {
 		observe_off(h, secs(h, s->t_ns), (double)s->off_ns / 1e9,
 			    SRC_LIVE_HINTWIN_CPU, ids, n, stack, ns, s->complete);
@@ -341,7 +457,7 @@ static int file_id(struct src_live_hint *h, int fd)
 {
 	char name[512], path[600];
 
-	if (eng_task_fd_path(h->pid, fd, name, sizeof(name)) < 0)
+	if (eng_taskstate_fd_path(h->pid, fd, name, sizeof(name)) < 0)
 		return -1;
 	snprintf(path, sizeof(path), "/Files/%s",
 		 name[0] == '/' ? name + 1 : name);
@@ -463,6 +579,17 @@ void src_live_hint_thread_new(struct src_live_hint *h, pid_t tid)
 	eng_perfsample_add_thread(h->ps, tid, NULL);
 }
 
+void src_live_hint_set_disc(struct src_live_hint *h, pc_disc_fn fn, void *arg)
+{
+	h->disc = fn;
+	h->disc_arg = arg;
+}
+
+struct src_live_hintpy *src_live_hint_python(struct src_live_hint *h)
+{
+	return h->py;
+}
+
 void src_live_hint_modules_changed(struct src_live_hint *h)
 {
 	eng_perfsample_modules_changed(h->ps);
@@ -516,6 +643,14 @@ void src_live_hint_cpu_counts(const struct src_live_hint *h, const char *path,
 		       latest);
 }
 
+void src_live_hint_cpu_counts_threads(const struct src_live_hint *h, const char *path,
+			    const char *const *threads, size_t n, double after,
+			    size_t *n_in, size_t *n_code, double *latest)
+{
+	src_live_hintwin_count_threads(h->win, SRC_LIVE_HINTWIN_CPU, after, path,
+				       threads, n, n_in, n_code, latest);
+}
+
 void src_live_hint_cpu_reentered(const struct src_live_hint *h, const char *path, size_t *n_raw,
 		       size_t *n_gone)
 {
@@ -550,23 +685,13 @@ int src_live_hint_offcpu_start(struct src_live_hint *h, struct hunch_err *err)
 	return rc;
 }
 
-bool src_live_hint_offcpu(const struct src_live_hint *h, const char **why)
-{
-	return eng_perfsample_offcpu(h->ps, why) && h->off != NULL;
-}
-
-void src_live_hint_off_sums(const struct src_live_hint *h, const char *const *names,
-		  size_t nnames, const char *code, const char *within,
-		  uint64_t after, double from, double *off_all,
-		  double *off_in, size_t *n_in, uint64_t *latest)
+void src_live_hint_off_sums(const struct src_live_hint *h,
+			    const struct src_live_hintoff_query *q,
+			    struct src_live_hintoff_sums *out)
 {
 	if (h->off == NULL) {
-		*off_all = *off_in = 0;
-		*n_in = 0;
-		*latest = after;
+		*out = (struct src_live_hintoff_sums){ .latest = q->after };
 		return;
 	}
-	src_live_hintoff_sum_after(h->off, h->win, after, from, names, nnames,
-				   code, within, off_all, off_in, n_in,
-				   latest);
+	src_live_hintoff_sum_after(h->off, h->win, q, out);
 }

@@ -32,6 +32,8 @@
 struct eng_image;
 struct eng_perfsample;
 struct src_live_hint;
+struct src_live_hintoff_query;
+struct src_live_hintoff_sums;
 
 /* The image mapped at a runtime address and its base (runtime address
  * of image-relative 0), or NULL. */
@@ -44,6 +46,7 @@ struct src_live_hint_stats {
 	uint64_t cpu_obs, sync_obs, io_obs;   /* observations made */
 	uint64_t blocked_unwinds;  /* blocked threads' stacks unwound */
 	uint64_t off_obs;       /* off-CPU observations (src_live_hint_offcpu_start) */
+	uint64_t py_joined;     /* CPU samples given their Python frames */
 };
 
 /* The rate to sample at: the tunable hintSampleRate when the loaded
@@ -62,6 +65,16 @@ void src_live_hint_tick(struct src_live_hint *h, int force);
  * later; exited threads are dropped by the tick, after their last
  * samples are read). */
 void src_live_hint_thread_new(struct src_live_hint *h, pid_t tid);
+/* A CPython target (src_live_hintpy.h): each CPU sample whose stack
+ * holds the interpreter loop (_PyEval_EvalFrameDefault) gets, below it,
+ * the Python frames of its thread read nearest its time, as /Code
+ * functions named by src_live_pyname.h; each is discovered through fn
+ * the first time it is seen (the live source's queue), so that the
+ * where axis holds it when the search refines to it. */
+void src_live_hint_set_disc(struct src_live_hint *h, pc_disc_fn fn, void *arg);
+/* The Python stacks' reader, NULL when the target is not a CPython
+ * hunch reads (src_live_hintpy_stats). */
+struct src_live_hintpy *src_live_hint_python(struct src_live_hint *h);
 /* Libraries were loaded or unloaded (the unwinder re-reads the map). */
 void src_live_hint_modules_changed(struct src_live_hint *h);
 /* A discovery of the live source: sync objects are remembered by
@@ -86,6 +99,11 @@ const struct src_live_hint_stats *src_live_hint_stats(const struct src_live_hint
 void src_live_hint_cpu_counts(const struct src_live_hint *h, const char *path,
 		    const char *within, double after, size_t *n_within,
 		    size_t *n_both, double *latest);
+/* src_live_hint_cpu_counts for each of `n` threads at once
+ * (src_live_hintwin_count_threads). */
+void src_live_hint_cpu_counts_threads(const struct src_live_hint *h, const char *path,
+			    const char *const *threads, size_t n, double after,
+			    size_t *n_in, size_t *n_code, double *latest);
 /* The window's CPU samples whose stack held `path` before recursion
  * was folded, and those whose folded stack lost it: time of an outer
  * function entered again below it (src_live_hintwin_count_reentered). */
@@ -108,15 +126,10 @@ void src_live_hint_funcs_counts(const struct src_live_hint *h, const char *const
  * from now on (eng_perfsample_offcpu_start; kept in an off-CPU window,
  * src_live_hintoff.h).  0, or -errno and why. */
 int src_live_hint_offcpu_start(struct src_live_hint *h, struct hunch_err *err);
-/* Whether switch-outs are sampled; *why when not. */
-bool src_live_hint_offcpu(const struct src_live_hint *h, const char **why);
-/* Off-CPU observations after the `after`-th (src_live_hintoff_sum_after):
- * the seconds off a CPU in `within` after `from`, those in the
- * functions `names` (and `code`), how many of those, how many ever
- * added. */
-void src_live_hint_off_sums(const struct src_live_hint *h, const char *const *names,
-		  size_t nnames, const char *code, const char *within,
-		  uint64_t after, double from, double *off_all,
-		  double *off_in, size_t *n_in, uint64_t *latest);
+/* The off-CPU observations q takes, summed (src_live_hintoff_sum_after);
+ * none, and latest q->after, before off-CPU sampling started. */
+void src_live_hint_off_sums(const struct src_live_hint *h,
+			    const struct src_live_hintoff_query *q,
+			    struct src_live_hintoff_sums *out);
 
 #endif

@@ -94,35 +94,31 @@ static bool holds(const struct offobs *b, const bool *m, size_t nm)
 }
 
 void src_live_hintoff_sum_after(const struct src_live_hintoff *o,
-				const struct src_live_hintwin *w, uint64_t after,
-				double from, const char *const *names,
-				size_t nnames, const char *code,
-				const char *within,
-				double *off_all, double *off_in, size_t *n_in,
-				uint64_t *latest)
+				const struct src_live_hintwin *w,
+				const struct src_live_hintoff_query *q,
+				struct src_live_hintoff_sums *out)
 {
 	size_t nm = src_live_hintwin_npaths(w);
-	bool *mf = src_live_hintwin_match_funcs(w, names, nnames);
-	bool *mc = code ? src_live_hintwin_match_path(w, code) : NULL;
-	bool *mw = within ? src_live_hintwin_match_path(w, within) : NULL;
+	bool *mf = src_live_hintwin_match_funcs(w, q->names, q->nnames);
+	bool *mc = q->code ? src_live_hintwin_match_path(w, q->code) : NULL;
+	bool *mw = q->within ? src_live_hintwin_match_path(w, q->within) :
+		   NULL;
 
-	*off_all = *off_in = 0;
-	*n_in = 0;
-	*latest = o->added;
+	*out = (struct src_live_hintoff_sums){ .latest = o->added };
 	for (size_t i = 0; i < o->nobs; i++) {
 		const struct offobs *b = &o->obs[i];
 		double off = b->off_s;
 
-		if (b->seq <= after)
+		if (b->seq <= q->after)
 			continue;
 		if (mw != NULL && !holds(b, mw, nm))
 			continue;
-		if (b->t < from)
-			off = off > from - b->t ? off - (from - b->t) : 0;
-		*off_all += off;
+		if (b->t < q->from)
+			off = off > q->from - b->t ? off - (q->from - b->t) : 0;
+		out->off_all += off;
 		if (holds(b, mf, nm) && (mc == NULL || holds(b, mc, nm))) {
-			*off_in += off;
-			(*n_in)++;
+			out->off_in += off;
+			out->n_in++;
 		}
 	}
 	free(mf);

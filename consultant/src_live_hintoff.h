@@ -30,25 +30,37 @@ void src_live_hintoff_add(struct src_live_hintoff *o, double t,
 			  double off_s);
 /* Forget observations that arrived before now - window. */
 void src_live_hintoff_expire(struct src_live_hintoff *o, double now);
-/* Observations added after the `after`-th one (0: every one in the
- * window; by order of arrival, not time: a thread's switch-out arrives
- * when it gets its CPU back, after other threads' later ones): *off_all
- * the seconds off a CPU of those in `within` (a /Process path; NULL:
- * every one), *off_in of those of them with one of the functions
- * `names` on their stack (as src_live_hintwin_count_funcs_after matches them) and
- * `code` too unless NULL; *n_in how many such; *latest how many were
- * ever added (pass it back as `after` to count each once).  Time off
- * before `from` (seconds) is left out: an observation that left its CPU
- * before counts only its part after (it arrives when the thread gets
- * its CPU back, and a wait begun before an estimate started is not
- * that estimate's). */
+/* Which observations a sum takes. */
+struct src_live_hintoff_query {
+	/* Those added after the `after`-th one (0: every one in the window;
+	 * by order of arrival, not time: a thread's switch-out arrives when
+	 * it gets its CPU back, after other threads' later ones). */
+	uint64_t after;
+	/* Time off before `from` (seconds) is left out: an observation that
+	 * left its CPU before counts only its part after (a wait begun
+	 * before an estimate started is not that estimate's). */
+	double from;
+	/* One of these functions on the stack (as
+	 * src_live_hintwin_count_funcs_after matches them), and `code` too
+	 * unless NULL. */
+	const char *const *names;
+	size_t nnames;
+	const char *code;
+	const char *within;     /* a /Process path; NULL: every one */
+};
+
+struct src_live_hintoff_sums {
+	double off_all;         /* seconds off a CPU of those within */
+	double off_in;          /* of those of them in the functions */
+	size_t n_in;            /* how many such */
+	uint64_t latest;        /* how many were ever added (pass it back
+				 * as `after` to count each once) */
+};
+
 void src_live_hintoff_sum_after(const struct src_live_hintoff *o,
-				const struct src_live_hintwin *w, uint64_t after,
-				double from, const char *const *names,
-				size_t nnames, const char *code,
-				const char *within,
-				double *off_all, double *off_in, size_t *n_in,
-				uint64_t *latest);
+				const struct src_live_hintwin *w,
+				const struct src_live_hintoff_query *q,
+				struct src_live_hintoff_sums *out);
 /* Observations in the window. */
 size_t src_live_hintoff_count(const struct src_live_hintoff *o);
 

@@ -476,6 +476,59 @@ void src_live_hintwin_count_after(const struct src_live_hintwin *w, enum src_liv
 	free(mw);
 }
 
+/* One pass: each interned id's thread index (-1: not one of them). */
+static int *thread_index(const struct src_live_hintwin *w,
+			 const char *const *threads, size_t n)
+{
+	int *ix = xrealloc(NULL, (w->npaths + 1) * sizeof(int));
+
+	for (size_t i = 0; i < w->npaths; i++) {
+		ix[i] = -1;
+		for (size_t k = 0; k < n && ix[i] < 0; k++) {
+			char q[1024];
+
+			normalize(threads[k], q, sizeof(q));
+			if (strcmp(w->paths[i], q) == 0)
+				ix[i] = (int)k;
+		}
+	}
+	return ix;
+}
+
+void src_live_hintwin_count_threads(const struct src_live_hintwin *w, enum src_live_hintwin_kind kind,
+		      double after, const char *path,
+		      const char *const *threads, size_t n, size_t *n_in,
+		      size_t *n_code, double *latest)
+{
+	bool *mp = matching(w, path);
+	int *ix = thread_index(w, threads, n);
+
+	memset(n_in, 0, n * sizeof(*n_in));
+	memset(n_code, 0, n * sizeof(*n_code));
+	*latest = after;
+	for (size_t i = 0; i < w->nobs; i++) {
+		const struct obs *o = &w->obs[i];
+		bool in_p = false;
+		int t = -1;
+
+		if (o->kind != kind || !(o->t > after))
+			continue;
+		for (int k = 0; k < o->nids; k++) {
+			in_p |= mp[o->ids[k]];
+			if (t < 0)
+				t = ix[o->ids[k]];
+		}
+		if (o->t > *latest)
+			*latest = o->t;
+		if (t < 0)
+			continue;
+		n_in[t]++;
+		n_code[t] += in_p;
+	}
+	free(mp);
+	free(ix);
+}
+
 static bool any_in(const int *ids, int n, const bool *m)
 {
 	for (int i = 0; i < n; i++)

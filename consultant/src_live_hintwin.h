@@ -87,6 +87,14 @@ void src_live_hintwin_roots(const struct src_live_hintwin *w, const char *const 
 void src_live_hintwin_count_after(const struct src_live_hintwin *w, enum src_live_hintwin_kind kind, double after,
 		    const char *path, const char *within, size_t *n_within,
 		    size_t *n_both, double *latest);
+/* src_live_hintwin_count_after split by thread: for each of the `n`
+ * threads named by `threads` (/Process/<pid>/<tid> paths), `n_in[i]` its
+ * observations newer than `after` and `n_code[i]` those of them whose
+ * stack held `path`. */
+void src_live_hintwin_count_threads(const struct src_live_hintwin *w, enum src_live_hintwin_kind kind,
+		      double after, const char *path,
+		      const char *const *threads, size_t n, size_t *n_in,
+		      size_t *n_code, double *latest);
 /* src_live_hintwin_count_after for a set of functions: `*n_both` counts the
  * observations in `within` whose stack held one of the functions named
  * `names` (in any module; a name also matches under MPI's profiling

@@ -61,13 +61,14 @@ struct src_live {
 	char *kernel_why;             /* and why */
 	struct pc_src_event *execq;   /* exec events for the consultant */
 	size_t nexecq;
+	uint64_t *dropped;            /* requests an exec dropped before */
+	size_t ndropped;              /* their reply: answered as refused */
 	/* Following child processes (src_live_fork.c) */
 	bool follow;
 	struct src_live_kids *kids;             /* the children, from /proc */
 	struct src_live_rank *ranks;            /* their MPI ranks, once named */
 	struct src_live_kidimg *kidimgs;         /* exec'ed children's own images */
 	size_t forks;                 /* fork events seen */
-	size_t fork_restored;         /* patches removed from children */
 	double fork_next_scan;        /* CLOCK_MONOTONIC s of the next */
 	bool parent_ended;            /* the program ended; the search goes
 				       * on while children live */

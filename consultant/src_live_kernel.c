@@ -26,6 +26,7 @@
 #include "eng_proc.h"
 #include "eng_taskcpu.h"
 #include "src_live_hint.h"
+#include "src_live_jobcpu.h"
 #include "src_live_kids.h"
 #include "src_live_share.h"
 
@@ -44,15 +45,26 @@ int src_live_kernel_refresh(struct src_live_ops *o, struct hunch_err *err)
 	if (rc == 0)
 		o->tc_t = src_live_ops_now(o);
 	else if (err != NULL && err->msg[0] == '\0')
-		hunch_errf(err, rc, "cannot read the CPU time of process %d "
+		hunch_err_set(err, rc, "cannot read the CPU time of process %d "
 			   "from /proc: %s", eng_proc_pid(o->proc),
 			   strerror(-rc));
 	return rc;
 }
 
 
+void src_live_kernel_job_refresh(struct src_live_ops *o)
+{
+	if (o->kids == NULL || src_live_kids_count(o->kids) == 0)
+		return;
+	if (o->job == NULL)
+		o->job = src_live_jobcpu_new(eng_proc_pid(o->proc));
+	src_live_jobcpu_read(o->job, o->kids);
+}
+
 /* The kernel's CPU ns (or run-queue wait ns) of an instance's process
- * or thread; false when the thread is not (or no longer) listed. */
+ * or thread; false when the thread is not (or no longer) listed.  The
+ * whole job's CPU, once the program has children, counts the children
+ * that ended between two readings too (src_live_jobcpu.c). */
 bool src_live_kernel_value(const struct src_live_ops *o,
 			   const struct src_live_ops_inst *in, int64_t *ns)
 {
@@ -62,6 +74,10 @@ bool src_live_kernel_value(const struct src_live_ops *o,
 	if (in->kpid != 0 && in->kpid != eng_proc_pid(o->proc))
 		return src_live_kids_value(o->kids, in->kpid, in->ktid,
 					   in->wait, ns);
+	if (in->kpid == 0 && in->ktid == 0 && !in->wait && o->job != NULL) {
+		*ns = (int64_t)src_live_jobcpu_ns(o->job);
+		return true;
+	}
 	if (o->tc == NULL)   /* the program ended first: its children's */
 		return in->kpid == 0 && in->ktid == 0 &&
 		       src_live_kids_value(o->kids, 0, 0, in->wait, ns);
@@ -99,6 +115,7 @@ int src_live_kernel_enable(struct src_live_ops *o, struct src_live_ops_inst *in,
 	in->scale = 1e9;
 	in->status = src_live_kernel_refresh(o, &err);
 	src_live_kids_refresh(o->kids);
+	src_live_kernel_job_refresh(o);
 	if (in->status < 0 &&
 	    (k->child || (!k->pid && !tid && src_live_kids_live(o->kids))))
 		in->status = 0;   /* the program ended: its children are read */
@@ -165,29 +182,105 @@ void src_live_kernel_share_start(struct src_live_ops *o,
 	if (src_live_kernel_refresh(o, NULL) < 0)
 		return;
 	(void)src_live_kernel_cpu_share(o);
-	src_live_share_read(o->shares, o->tc, o->tc_t);
+	src_live_share_read(o->shares, o->tc, o->tc_t, o->cpus);
 	in->prev_t = o->tc_t;
 }
 
 
 /* cpu_share on a process of the program or one of its threads is that
- * focus's own (src_live_share.h); on a child, or when the focus cannot
- * be read, it is the job's. */
+ * focus's own (src_live_share.h); on a followed child, or when the
+ * focus cannot be read, it is the job's (a child's bounded so that its
+ * CPU demand is at most what it can want). */
 void src_live_kernel_share_focus(struct src_live_ops *o,
 				 struct src_live_ops_inst *in,
 				 const struct pc_src_focus *f)
 {
-	struct pc_metric_def md = *pc_metric_find(o->cfg, "cpu_share");
+	struct pc_metric_def md = *pc_metric_def_find(o->cfg, "cpu_share");
 	struct src_live_metric_kernel k;
 
 	md.kernel = PC_KERNEL_CPU;
 	if (src_live_metric_kernel_focus(&md, &(struct pc_src_focus){
 		    .path = { NULL, f->path[1], NULL, NULL } },
-		    eng_proc_pid(o->proc), o->kids, &k, NULL) < 0 || k.child)
+		    eng_proc_pid(o->proc), o->kids, &k, NULL) < 0)
 		return;
 	in->share_own = true;
 	in->ktid = k.tid;
 	in->kpid = k.pid;
+	if (k.child) {
+		in->share_kid = true;
+		return;
+	}
+	if (k.tid == 0 && o->hints != NULL && f->path[0] != NULL &&
+	    strcmp(f->path[0], "/Code") != 0) {
+		in->code = strdup(f->path[0]);   /* weighted by its samples */
+		in->hints = o->hints;
+		in->hw_after = o->tc_t;
+		if (in->code == NULL)
+			abort();
+	}
+}
+
+/* The CPU instance on a share's focus that pushed a value this tick
+ * (`now`): NULL when none did. */
+static const struct src_live_ops_inst *cpu_of(const struct src_live_ops *o,
+					      const struct src_live_ops_inst *sh,
+					      double now, bool *waits)
+{
+	*waits = false;
+	for (size_t i = 0; i < o->ninst; i++) {
+		const struct src_live_ops_inst *in = &o->inst[i];
+
+		if (!in->live || !in->cpu || in->wait || in->fkey == NULL ||
+		    strcmp(in->fkey, sh->fkey) != 0)
+			continue;
+		if (in->rate_t == now)
+			return in;
+		*waits = true;
+	}
+	return NULL;
+}
+
+/* An own cpu_share instance's value: a function's share over the
+ * threads it ran in (src_live_share_code), its thread's or process's
+ * otherwise.  The CPU it divides, on the same focus, was sampled first
+ * this tick: the share is raised so that CPU ÷ share is at most the
+ * CPUs the focus can want (src_live_share_most), whatever the two
+ * counters' timing (a thread's CPU read late by a tick, then twice in
+ * one, read 1.97 CPUs).  False: the value waits for the next tick, as
+ * that CPU does (no sample yet, or it waits itself). */
+bool src_live_kernel_focus_share(struct src_live_ops *o,
+				 struct src_live_ops_inst *in, double now,
+				 double *v)
+{
+	pid_t pid = in->kpid ? in->kpid : eng_proc_pid(o->proc);
+	const struct src_live_ops_inst *cpu;
+	bool waits;
+	double most;
+
+	if (in->share_kid) {
+		/* a followed child's: the job's (*v already), only bounded
+		 * below.  Its own run-queue share would make each MPI rank
+		 * spinning in MPI_Barrier want a whole CPU, as it is always
+		 * runnable, and hide that rank 0 computes three times as
+		 * long; the job's keeps the ranks' CPU in proportion.  But
+		 * divided by the job's alone, one worker thread read 1.08
+		 * CPUs: the bound below keeps it at one. */
+	} else if (in->code != NULL) {
+		if (!src_live_share_code(o->shares, in->hints, in->code, pid,
+					 &in->hw_after, v))
+			return false;
+	} else {
+		*v = src_live_share_share(o->shares, in->ktid);
+	}
+	cpu = cpu_of(o, in, now, &waits);
+	if (cpu == NULL)
+		return !waits;
+	most = !in->share_kid ? src_live_share_most(o->shares, in->hints,
+						    in->code, pid, in->ktid) :
+	       in->ktid != 0 ? 1 : o->cpus;
+	if (cpu->rate > *v * most)
+		*v = cpu->rate / most;
+	return true;
 }
 
 

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "eng_symbols.h"
+#include "eng_image.h"
 #include "src_live_cg.h"
 
 #define SRC_LIVE_KIDIMG_REREAD_S 0.1   /* a miss re-reads the maps at most this often */
@@ -215,8 +215,8 @@ void src_live_kidimg_report(struct src_live_kidimg_proc *p, src_live_kidimg_know
 			struct pc_discovery d = {
 				.kind = PC_DISC_FUNCTION,
 				.module = eng_image_name(img),
-				.srcfile = base_of(eng_func_source_file(img, f)),
-				.function = eng_func_display_name(img, f),
+				.srcfile = base_of(eng_sym_lazy_source_file(img, f)),
+				.function = eng_sym_lazy_display_name(img, f),
 				.addr = base + f->addr,
 			};
 

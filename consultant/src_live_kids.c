@@ -3,6 +3,7 @@
  * them (see src_live_kids.h).
  */
 #include "src_live_kids.h"
+#include "src_live_kidseg.h"
 
 #include <dirent.h>
 #include <sched.h>
@@ -39,6 +40,7 @@ struct src_live_kids {
 	struct src_live_exits *exits;        /* the kernel's exit events, or NULL */
 	bool exits_tried;
 	uint64_t share_run, share_wait;  /* totals at src_live_kids_share_delta */
+	struct src_live_kidseg *segs;    /* children with their own segment */
 };
 
 struct src_live_kids *src_live_kids_new(void)
@@ -50,10 +52,18 @@ struct src_live_kids *src_live_kids_new(void)
 	return k;
 }
 
+struct src_live_kidseg *src_live_kids_segs(struct src_live_kids *k)
+{
+	if (k != NULL && k->segs == NULL)
+		k->segs = src_live_kidseg_new();
+	return k != NULL ? k->segs : NULL;
+}
+
 void src_live_kids_free(struct src_live_kids *k)
 {
 	if (k == NULL)
 		return;
+	src_live_kidseg_free(k->segs);
 	for (size_t i = 0; i < k->n; i++) {
 		eng_taskcpu_close(k->k[i].tc);
 		src_live_hint_free(k->k[i].hint);

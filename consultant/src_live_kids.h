@@ -59,6 +59,10 @@ struct src_live_hint *src_live_kids_hint(const struct src_live_kids *k, pid_t pi
  * and tick the live children's samplers. */
 typedef struct src_live_hint *(*src_live_kids_hint_fn)(void *arg, pid_t pid);
 void src_live_kids_hints(struct src_live_kids *k, src_live_kids_hint_fn make, void *arg);
+/* The children that count their inherited instrumentation into their
+ * own segments (src_live_kidseg.h), made at the first call. */
+struct src_live_kidseg;
+struct src_live_kidseg *src_live_kids_segs(struct src_live_kids *k);
 /* The CPUs of process pid's affinity mask (its main thread's, which
  * threads inherit), or those online when it cannot be read. */
 int src_live_kids_cpus_available(pid_t pid);

@@ -113,19 +113,19 @@ static int tr_prim(struct src_live_metric *s, const char *owner,
 	struct eng_mpred *pr = src_live_metric_alloc(s, p->npreds, sizeof *pr);
 
 	if (p->var != NULL)
-		return hunch_errf(err, -ENOTSUP, "metric %s: a primitive on "
+		return hunch_err_set(err, -ENOTSUP, "metric %s: a primitive on "
 				  "another variable (\"var\": \"%s\") is not "
 				  "supported by the metric compiler; remove "
 				  "\"var\"", owner, p->var);
 	if (pr == NULL)
-		return hunch_errf(err, -ENOMEM, "out of memory");
+		return hunch_err_set(err, -ENOMEM, "out of memory");
 	out->op = ops[p->op];
 	tr_opnd(&p->value, &out->value);
 	for (size_t i = 0; i < p->npreds; i++) {
 		tr_opnd(&p->preds[i].lhs, &pr[i].lhs);
 		tr_opnd(&p->preds[i].rhs, &pr[i].rhs);
 		if (tr_cmp(p->preds[i].cmp, &pr[i].cmp) < 0)
-			return hunch_errf(err, -EINVAL, "metric %s: unknown "
+			return hunch_err_set(err, -EINVAL, "metric %s: unknown "
 					  "comparison \"%s\"", owner,
 					  p->preds[i].cmp);
 	}
@@ -165,7 +165,7 @@ static int tr_funcs(const struct pc_config *cfg, const char *owner,
 			c->nnames = cfg->lists[i].nitems;
 			return 0;
 		}
-	return hunch_errf(err, -ENOENT, "metric %s: unknown function list "
+	return hunch_err_set(err, -ENOENT, "metric %s: unknown function list "
 			  "\"%s\"; define it under $.lists", owner, ln);
 }
 
@@ -181,7 +181,7 @@ static int tr_instr(struct src_live_metric *s, const struct pc_config *cfg,
 	int rc = tr_funcs(cfg, owner, in, c, err);
 
 	if (pr == NULL)
-		return hunch_errf(err, -ENOMEM, "out of memory");
+		return hunch_err_set(err, -ENOMEM, "out of memory");
 	c->point = pts[in->point];
 	c->callee = in->callee;
 	c->after = in->after;
@@ -203,7 +203,7 @@ static int tr_clauses(struct src_live_metric *s, const struct pc_config *cfg,
 	int rc = 0;
 
 	if (c == NULL)
-		return hunch_errf(err, -ENOMEM, "out of memory");
+		return hunch_err_set(err, -ENOMEM, "out of memory");
 	for (size_t i = 0; rc == 0 && i < n; i++)
 		rc = tr_instr(s, cfg, owner, &in[i], &c[i], err);
 	*out = c;
@@ -307,12 +307,15 @@ static int code_focus(struct src_live_metric *s, const char *path,
 						    : ENG_CODE_FUNCTION;
 	if (f->module == NULL || (d >= 2 && f->srcfile == NULL) ||
 	    (d >= 3 && f->function == NULL) || d > 3)
-		return hunch_errf(err, -EINVAL, "focus %s is not "
+		return hunch_err_set(err, -EINVAL, "focus %s is not "
 				  "/Code/<module>[/<file>[/<function>]]", path);
 	if (f->code == ENG_CODE_FILE && strcmp(f->srcfile, "<unknown>") == 0)
-		return hunch_errf(err, -ENOTSUP, "focus %s: functions without "
-				  "a source file cannot be selected as a file; "
-				  "refine to a function", path);
+		return hunch_err_set(
+			err, -ENOTSUP,
+			"focus %s: functions without "
+			"a source file cannot be selected as a file; "
+			"refine to a function",
+			path);
 	return 0;
 }
 
@@ -362,9 +365,12 @@ static int apply_con(struct src_live_metric *s, const struct pc_config *cfg,
 	if (strcmp(cd->hierarchy, "/SyncObject") == 0 ||
 	    strcmp(cd->hierarchy, "/Files") == 0) {
 		if (!r->has_key)
-			return hunch_errf(err, -ENOENT, "metric %s on %s: the "
-					  "object's address or descriptor is "
-					  "not known yet", md->name, path);
+			return hunch_err_set(
+				err, -ENOENT,
+				"metric %s on %s: the "
+				"object's address or descriptor is "
+				"not known yet",
+				md->name, path);
 		f->has_key = true;
 		f->key = r->key;
 		f->key_arg = key_arg_of(cd);
@@ -422,7 +428,7 @@ static int tr_level(struct src_live_metric *s, const struct pc_config *cfg,
 			s->focus.cls = (enum eng_seen_class)i;
 			return 1;
 		}
-	return hunch_errf(err, -EINVAL, "metric %s: %s is not a sync object "
+	return hunch_err_set(err, -EINVAL, "metric %s: %s is not a sync object "
 			  "class (Mutex, CondVar, RWLock, Barrier, Semaphore)",
 			  md->name, path);
 }
@@ -448,11 +454,13 @@ static int tr_focus(struct src_live_metric *s, const struct pc_config *cfg,
 			continue;
 		cd = con_for(cfg, md, path);
 		if (cd == NULL)
-			return hunch_errf(err, -ENOTSUP, "metric %s cannot be "
-					  "constrained to %s: none of its "
-					  "constraints matches that level; "
-					  "choose a focus its constraints "
-					  "cover", md->name, path);
+			return hunch_err_set(err, -ENOTSUP,
+					     "metric %s cannot be "
+					     "constrained to %s: none of its "
+					     "constraints matches that level; "
+					     "choose a focus its constraints "
+					     "cover",
+					     md->name, path);
 		rc = apply_con(s, cfg, md, cd, path, r, err);
 		if (rc < 0)
 			return rc;
@@ -523,14 +531,16 @@ int src_live_metric_kernel_focus(const struct pc_metric_def *md,
 	if (k->child && (md->kernel == PC_KERNEL_NONE ||
 	    !is_root(f->path[0]) || !is_root(f->path[2]) ||
 	    !is_root(f->path[3])))
-		return hunch_errf(err, -ENOTSUP, "metric %s cannot be "
+		return hunch_err_set(err, -ENOTSUP, "metric %s cannot be "
 			"measured in %s: hunch follows that child process "
-			"with the kernel's measures only (CPU time, run-queue "
-			"wait, thread states)", md->name, f->path[1]);
+			"with the kernel's measures (CPU time, run-queue "
+			"wait, thread states) and the instrumentation it "
+			"inherited at its fork, which had no %s there",
+			md->name, f->path[1], md->name);
 	if (md->kernel == PC_KERNEL_RUNQUEUE)
 		for (int i = 0; i < 4; i++)
 			if (i != 1 && !is_root(f->path[i]))
-				return hunch_errf(err, -ENOTSUP, "metric %s "
+				return hunch_err_set(err, -ENOTSUP, "metric %s "
 					"cannot be constrained to %s: the "
 					"kernel counts a thread's run-queue "
 					"wait, not the code or object it "
@@ -560,11 +570,11 @@ int src_live_metric_kernel_focus(const struct pc_metric_def *md,
 	fpid = strtol(p + 9, (char **)&end, 10);
 	if (strncmp(p, "/Process/", 9) != 0 || end == p + 9 ||
 	    (*end != '\0' && *end != '/'))
-		return hunch_errf(err, -EINVAL, "metric %s: focus %s is not "
+		return hunch_err_set(err, -EINVAL, "metric %s: focus %s is not "
 				  "/Process/<pid>[/<tid>]", md->name, p);
 	k->pid = (pid_t)fpid;
 	if (fpid != pid && !k->child)
-		return hunch_errf(err, -ENOENT, "metric %s: focus %s is not "
+		return hunch_err_set(err, -ENOENT, "metric %s: focus %s is not "
 				  "the process hunch follows (%d)", md->name,
 				  p, (int)pid);
 	if (*end == '\0')
@@ -572,7 +582,7 @@ int src_live_metric_kernel_focus(const struct pc_metric_def *md,
 	p = end + 1;
 	tid = strtol(p, (char **)&end, 10);
 	if (end == p || tid <= 0 || (*end != '\0' && *end != ':'))
-		return hunch_errf(err, -EINVAL, "metric %s: focus %s is not "
+		return hunch_err_set(err, -EINVAL, "metric %s: focus %s is not "
 				  "/Process/<pid>/<tid>[:<start function>]",
 				  md->name, f->path[1]);
 	k->tid = (pid_t)tid;
@@ -598,17 +608,20 @@ int src_live_metric_translate(const struct pc_config *cfg,
 
 	*out = NULL;
 	if (md->type == PC_BASE_INTERNAL)
-		return hunch_errf(err, -ENOTSUP, "metric %s is internal: hunch "
-				  "computes it itself (threads, cost), there "
-				  "is nothing to instrument", md->name);
+		return hunch_err_set(
+			err, -ENOTSUP,
+			"metric %s is internal: hunch "
+			"computes it itself (threads, cost), there "
+			"is nothing to instrument",
+			md->name);
 	if (md->kernel == PC_KERNEL_RUNQUEUE)
-		return hunch_errf(err, -ENOTSUP, "metric %s is the kernel's "
+		return hunch_err_set(err, -ENOTSUP, "metric %s is the kernel's "
 				  "run-queue wait (schedstat): the live source "
 				  "reads it, there is nothing to instrument",
 				  md->name);
 	s = calloc(1, sizeof *s);
 	if (s == NULL)
-		return hunch_errf(err, -ENOMEM, "out of memory");
+		return hunch_err_set(err, -ENOMEM, "out of memory");
 	s->def.name = md->name;
 	s->def.type = var_type(md->type);
 	s->def.absent_is_zero = md->absent_is_zero;

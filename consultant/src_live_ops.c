@@ -63,14 +63,20 @@
 #include "eng_sampler.h"
 #include "eng_taskcpu.h"
 #include "src_live_hint.h"
+#include "src_live_jobcpu.h"
 #include "src_live_kids.h"
+#include "src_live_kidseg.h"
 #include "src_live_metric.h"
+#include "src_live_pyname.h"
 #include "src_live_rank.h"
 #include "src_live_setwall.h"
 #include "src_live_share.h"
 
 /* The sampler's rate until the consultant asks for another. */
 #define DEFAULT_PERIOD_S 0.2
+/* Ticks an instance waits for a timer whose thread is inside its
+ * update (unread) before its older value is taken. */
+#define SRC_LIVE_OPS_STALE_TICKS 5
 
 int src_live_ops_new(struct eng_proc *p, struct eng_shm *shm,
 		     const struct pc_config *cfg, uint64_t t0_ns,
@@ -80,7 +86,7 @@ int src_live_ops_new(struct eng_proc *p, struct eng_shm *shm,
 	int rc;
 
 	if (o == NULL)
-		return hunch_errf(err, -ENOMEM, "out of memory");
+		return hunch_err_set(err, -ENOMEM, "out of memory");
 	o->proc = p;
 	o->cfg = cfg;
 	o->t0_ns = t0_ns;
@@ -158,6 +164,7 @@ void src_live_ops_free(struct src_live_ops *o, bool target_alive)
 		free(o->inst[i].reason);
 		free(o->inst[i].code);
 		free(o->inst[i].within);
+		free(o->inst[i].fkey);
 		src_live_setwall_free(o->inst[i].setwall);
 	}
 	for (size_t i = 0; i < o->nseen; i++)
@@ -167,6 +174,7 @@ void src_live_ops_free(struct src_live_ops *o, bool target_alive)
 	free(o->seen);
 	free(o->sched);
 	src_live_share_free(o->shares);
+	src_live_jobcpu_free(o->job);
 	eng_taskcpu_close(o->tc);
 	free(o->kernel_only);
 	free(o);
@@ -195,11 +203,11 @@ static int translate(struct src_live_ops *o, const char *metric,
 		     const struct pc_src_focus *f, struct src_live_metric **out,
 		     struct hunch_err *err)
 {
-	const struct pc_metric_def *md = pc_metric_find(o->cfg, metric);
+	const struct pc_metric_def *md = pc_metric_def_find(o->cfg, metric);
 	struct src_live_metric_resolved r;
 
 	if (md == NULL)
-		return hunch_errf(err, -ENOENT, "no metric %s", metric);
+		return hunch_err_set(err, -ENOENT, "no metric %s", metric);
 	resolve(o, f, &r);
 	return src_live_metric_translate(o->cfg, md, f, &r, out, err);
 }
@@ -208,7 +216,7 @@ static int kernel_focus(const struct src_live_ops *o, const char *metric,
 			const struct pc_src_focus *f,
 			struct src_live_metric_kernel *k, struct hunch_err *err)
 {
-	const struct pc_metric_def *md = pc_metric_find(o->cfg, metric);
+	const struct pc_metric_def *md = pc_metric_def_find(o->cfg, metric);
 
 	memset(k, 0, sizeof(*k));
 	if (md == NULL)
@@ -219,7 +227,7 @@ static int kernel_focus(const struct src_live_ops *o, const char *metric,
 
 static bool is_internal(const struct src_live_ops *o, const char *metric)
 {
-	const struct pc_metric_def *md = pc_metric_find(o->cfg, metric);
+	const struct pc_metric_def *md = pc_metric_def_find(o->cfg, metric);
 
 	return md != NULL && md->type == PC_BASE_INTERNAL;
 }
@@ -256,7 +264,7 @@ static bool use_samples(struct src_live_ops *o,
 	 * functions, predicted at 4-5% of a 5% limit, were observed at
 	 * 7.4-7.8% before they were shed.  Samples cost nothing. */
 	return k->can_sample && h != NULL && (k->child || inst_cost == -2 ||
-	       inst_cost > pc_tunable_get(o->cfg, "costLimit") / 2);
+	       inst_cost > pc_tunables_get(o->cfg, "costLimit") / 2);
 }
 
 /* Code that runs mostly between two activations of an outer function
@@ -292,7 +300,8 @@ double src_live_ops_predict(struct src_live_ops *o, const char *metric,
 	if (is_internal(o, metric))
 		return 0;  /* computed by hunch from what it reads anyway */
 	if (kernel_focus(o, metric, f, &k, NULL) < 0 || k.use || k.child ||
-	    reentered(o, &k, f->path[0]))
+	    reentered(o, &k, f->path[0]) ||
+	    (k.can_sample && src_live_pyname_is_code(f->path[0])))
 		return 0;  /* the kernel counts it (or samples); or refused */
 	cost = predict_inst(o, metric, f);
 	if (cost == PC_SRC_MEASURING || use_samples(o, &k, cost))
@@ -326,6 +335,9 @@ int src_live_ops_enable(struct src_live_ops *o, const char *metric,
 	struct hunch_err err = { 0 };
 	struct src_live_metric *s = NULL;
 
+	if (asprintf(&in->fkey, "%s\n%s\n%s\n%s", f->path[0], f->path[1],
+		     f->path[2], f->path[3]) < 0)
+		abort();   /* a cpu_share finds its CPU by it */
 	in->internal = is_internal(o, metric);
 	in->processes = strcmp(metric, "active_processes") == 0;
 	in->share = strcmp(metric, "cpu_share") == 0;
@@ -340,15 +352,21 @@ int src_live_ops_enable(struct src_live_ops *o, const char *metric,
 		struct src_live_metric_kernel k;
 
 		in->status = kernel_focus(o, metric, f, &k, &err);
+		if (k.child && !k.use &&
+		    src_live_kidseg_enable(o, in, metric, f)) {
+			in->status = 0;   /* from what the child inherited */
+			return 0;
+		}
 		if (in->status == 0 && k.use)
 			return src_live_kernel_enable(o, in, &k,
-				pc_metric_find(o->cfg, metric)->kernel ==
+				pc_metric_def_find(o->cfg, metric)->kernel ==
 				PC_KERNEL_RUNQUEUE);
 		if (in->status == 0 && k.sample_wall)
 			return src_live_setwall_enable(o, in, f, metric,
 						       k.pid, k.tid);
 		if (in->status == 0 && k.can_sample &&
 		    (reentered(o, &k, f->path[0]) ||
+		     src_live_pyname_is_code(f->path[0]) ||   /* no code to patch */
 		     use_samples(o, &k, k.child ? 0 :
 				 predict_inst(o, metric, f))))
 			return src_live_kernel_enable_sampled(o, in, f, &k);
@@ -366,7 +384,7 @@ int src_live_ops_enable(struct src_live_ops *o, const char *metric,
 		return src_live_setwall_enable(o, in, f, metric, 0, 0);
 	if (!in->internal &&
 	    src_live_rank_refuse_launcher(o->proc,
-					  pc_metric_find(o->cfg, metric),
+					  pc_metric_def_find(o->cfg, metric),
 					  &in->reason)) {
 		in->status = -ENOTSUP;   /* its 0 would not be the ranks' */
 		return 0;
@@ -383,11 +401,22 @@ int src_live_ops_enable(struct src_live_ops *o, const char *metric,
 			in->reason = strdup(err.msg[0] ? err.msg : "refused");
 			return 0;
 		}
-		in->scale = scale_of(pc_metric_find(o->cfg, metric));
-		in->cpu = pc_metric_find(o->cfg, metric)->type ==
+		in->scale = scale_of(pc_metric_def_find(o->cfg, metric));
+		in->cpu = pc_metric_def_find(o->cfg, metric)->type ==
 			  PC_BASE_CPU_TIMER;
-		/* A shared instance already counts: start from its value. */
-		eng_metric_value(o->m, in->mi, &in->prev);
+		in->job = f->path[1] != NULL &&
+			  strcmp(f->path[1], "/Process") == 0;
+		/* Start from its value now, not at the last tick: a shared
+		 * instance already counts (a thread's slot of the program's
+		 * timer), and catchup may have started a timer at the stop
+		 * for inserting; either put up to a tick of time from before
+		 * enabling into a first interval that may be 1 ms long. */
+		eng_metric_refresh(o->m, in->mi);
+		in->rebase = eng_metric_stale(o->m, in->mi);
+		/* no consistent value now: the first tick that reads one
+		 * starts the intervals (rebase) */
+		if (src_live_kidseg_value(o, in, &in->prev) < 0)
+			in->rebase = true;
 	}
 	in->h = ++o->next_h;
 	in->live = true;
@@ -409,9 +438,23 @@ void src_live_ops_disable(struct src_live_ops *o, pc_src_handle h)
 		if (in->h != h || !in->live)
 			continue;
 		in->live = false;
+		src_live_kidseg_forget(o, in->mi);
 		if (in->mi != NULL && !eng_proc_ended(o->proc))
 			eng_metric_disable(o->m, in->mi, NULL);
 		in->mi = NULL;
+	}
+}
+
+void src_live_ops_unanswered(const struct src_live_ops *o, uint64_t **reqs,
+			     size_t *n)
+{
+	for (size_t i = 0; i < o->ninst; i++) {
+		if (o->inst[i].replied)
+			continue;
+		*reqs = realloc(*reqs, (*n + 1) * sizeof(**reqs));
+		if (*reqs == NULL)
+			abort();
+		(*reqs)[(*n)++] = o->inst[i].req;
 	}
 }
 
@@ -447,9 +490,14 @@ int src_live_ops_poll_samples(struct src_live_ops *o, pc_sample_fn fn,
 	return (int)n;
 }
 
+/* The observed cost: the largest slowdown of any process of the job,
+ * the program's (its sampler's figure) or a followed child's, each
+ * figured at the last tick. */
 double src_live_ops_observed(const struct src_live_ops *o)
 {
-	return o->smp ? eng_sampler_stats(o->smp)->obs_slowdown : 0;
+	double prog = o->smp ? eng_sampler_stats(o->smp)->obs_slowdown : 0;
+
+	return prog > o->kids_slowdown ? prog : o->kids_slowdown;
 }
 
 void src_live_ops_set_period(struct src_live_ops *o, double seconds)
@@ -470,7 +518,7 @@ void src_live_ops_set_psampler(struct src_live_ops *o,
 			       struct eng_perfsample *ps)
 {
 	if (o->in != NULL)
-		eng_inst_set_psampler(o->in, ps);
+		eng_inst_catchup_set_psampler(o->in, ps);
 }
 
 static int sample_due_ms(const struct src_live_ops *o)
@@ -516,6 +564,24 @@ static int64_t counted(const struct src_live_ops *o,
 	return d;
 }
 
+/* Whether an instrumented instance's value is not known this tick: a
+ * thread was descheduled inside an update of its timer, so the sampler
+ * kept that thread's reading before (eng_metric_stale).  Its interval
+ * then waits for the next tick, which counts the time of both: a rate of
+ * 0 then twice the real one made one thread block 1.9 s per second on
+ * the demo's writer and in a lock worker's wait.  A thread stopped there
+ * for good (SIGSTOP) leaves the old value after SRC_LIVE_OPS_STALE_TICKS. */
+static bool unread(const struct src_live_ops *o, struct src_live_ops_inst *in)
+{
+	if (in->kidpid == 0 && in->mi != NULL && eng_metric_stale(o->m, in->mi) &&
+	    in->stale < SRC_LIVE_OPS_STALE_TICKS) {
+		in->stale++;
+		return true;
+	}
+	in->stale = 0;
+	return false;
+}
+
 static void sample_inst(struct src_live_ops *o, struct src_live_ops_inst *in,
 			double now, double nthreads, double share)
 {
@@ -528,9 +594,10 @@ static void sample_inst(struct src_live_ops *o, struct src_live_ops_inst *in,
 	if (dt < 1e-6)
 		return;
 	if (in->internal) {
-		s.value = in->processes ? 1 : !in->share ? nthreads :
-			  src_live_kernel_own_share(o, in) ?
-			  src_live_share_share(o->shares, in->ktid) : share;
+		s.value = in->processes ? 1 : !in->share ? nthreads : share;
+		if (in->share && src_live_kernel_own_share(o, in) &&
+		    !src_live_kernel_focus_share(o, in, now, &s.value))
+			return;   /* as the sampled CPU it divides */
 	} else if (in->setwall != NULL) {
 		if (!src_live_setwall_sample(o, in, dt, &s.value)) {
 			in->prev_t = now;   /* unknown, not 0 */
@@ -549,11 +616,21 @@ static void sample_inst(struct src_live_ops *o, struct src_live_ops_inst *in,
 			return;
 		}
 	} else {
-		if (eng_metric_value(o->m, in->mi, &v) < 0)
+		if (unread(o, in))
 			return;
+		if (src_live_kidseg_value(o, in, &v) < 0)
+			return;
+		if (in->rebase) {
+			in->rebase = false;
+			in->prev = v;
+			in->prev_t = now;
+			return;
+		}
 		s.value = (double)counted(o, in, v, dt) / in->scale / dt;
 	}
 	in->prev_t = now;
+	in->rate = s.value;
+	in->rate_t = now;
 	push_sample(o, &s);
 }
 
@@ -604,6 +681,9 @@ void src_live_ops_tick(struct src_live_ops *o, pc_disc_fn fn, void *arg)
 		return;
 	if (o->smp != NULL)
 		eng_sampler_tick(o->smp, NULL);
+	if (o->kids != NULL)
+		o->kids_slowdown = src_live_kidseg_slowdown(
+			src_live_kids_segs(o->kids));
 	now = src_live_ops_now(o);
 	o->last_tick = now;
 	o->cpus = src_live_kids_cpus_available(eng_proc_pid(o->proc));
@@ -624,16 +704,21 @@ void src_live_ops_tick(struct src_live_ops *o, pc_disc_fn fn, void *arg)
 	if (want_share || want_kernel)
 		/* a failure keeps the last values */
 		src_live_kernel_refresh(o, NULL);
-	if (want_kernel || want_share)
+	if (want_kernel || want_share) {
 		src_live_kids_refresh(o->kids);
+		src_live_kernel_job_refresh(o);
+	}
 	share = want_share ? src_live_kernel_cpu_share(o) : 1;
 	if (want_share)
-		src_live_share_read(o->shares, o->tc, o->tc_t);
-	for (size_t i = 0; i < o->ninst; i++)
-		if (o->inst[i].live)
-			sample_inst(o, &o->inst[i], now, nthreads, share);
+		src_live_share_read(o->shares, o->tc, o->tc_t, o->cpus);
+	/* shares last: a focus's share is bounded by its CPU's value */
+	for (int shares = 0; shares < 2; shares++)
+		for (size_t i = 0; i < o->ninst; i++)
+			if (o->inst[i].live && o->inst[i].share == shares)
+				sample_inst(o, &o->inst[i], now, nthreads,
+					    share);
 	if (o->m != NULL)
-		eng_metric_poll_seen(o->m, on_seen, &c);
+		eng_metric_seen_poll(o->m, on_seen, &c);
 }
 
 void src_live_ops_set_kids(struct src_live_ops *o, struct src_live_kids *kids)

@@ -50,11 +50,15 @@ int src_live_ops_enable(struct src_live_ops *o, const char *metric,
 void src_live_ops_disable(struct src_live_ops *o, pc_src_handle h);
 int src_live_ops_poll_replies(struct src_live_ops *o, pc_reply_fn fn,
 			      void *arg);
+/* Append to *reqs the requests whose reply has not been polled yet: a
+ * side dropped at an exec must still have them answered. */
+void src_live_ops_unanswered(const struct src_live_ops *o, uint64_t **reqs,
+			     size_t *n);
 int src_live_ops_poll_samples(struct src_live_ops *o, pc_sample_fn fn,
 			      void *arg);
 double src_live_ops_observed(const struct src_live_ops *o);
 void src_live_ops_set_period(struct src_live_ops *o, double seconds);
-/* Stack samples for catchup to date activations (eng_inst_set_psampler);
+/* Stack samples for catchup to date activations (eng_inst_catchup_set_psampler);
  * the sampler must outlive o, or be unset with NULL first. */
 struct eng_perfsample;
 /* The hint sampler, whose stack samples estimate the CPU time of code

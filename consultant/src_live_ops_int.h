@@ -27,12 +27,17 @@ struct src_live_ops_inst {
 	bool share;              /* internal: cpu_share */
 	bool share_own;          /* cpu_share: the focus's own (sls), on
 				  * ktid, or the process with ktid 0 */
+	bool share_kid;          /* ... of a followed child (kpid) or its
+				  * thread: the job's, bounded */
 	bool kernel;             /* the kernel's CPU time (eng_taskcpu) */
 	bool wait;               /* kernel: run-queue wait, not CPU time */
 	bool cpu;                /* CPU time: at most `cpus` per second */
 	pid_t ktid;              /* kernel: the thread, 0 the process */
 	pid_t kpid;              /* kernel: the process, 0 all of them */
 	bool sampled;            /* kernel time × share of stack samples */
+	bool job;                /* on /Process: children's slots added */
+	pid_t kidpid, kidtid;    /* read in this child's own segment (of
+				  * that thread, kidtid 0: all of them) */
 	struct src_live_setwall *setwall; /* a wall timer estimated from
 				  * children's samples, or NULL */
 	char *code, *within;     /* sampled: the /Code path, the thread's */
@@ -43,6 +48,12 @@ struct src_live_ops_inst {
 	int64_t prev;            /* value at prev_t (ns for timers) */
 	double prev_t;
 	double scale;            /* value units per reported unit */
+	char *fkey;              /* its focus, the paths joined by '\n' */
+	double rate, rate_t;     /* the value pushed last, and when */
+	int stale;               /* ticks in a row its timer kept an older
+				  * reading (eng_metric_stale) */
+	bool rebase;             /* the reading at enabling was stale: the
+				  * first fresh one is the start */
 };
 
 /* A thread's schedstat at the last cpu_share reading. */
@@ -79,12 +90,17 @@ struct src_live_ops {
 	double tc_t;                 /* src_live_ops_now() of its last refresh */
 	int cpus;                    /* CPUs the target may run on */
 	struct src_live_kids *kids;            /* the children followed, or NULL */
+	double kids_slowdown;        /* the largest child's, last tick */
+	struct src_live_jobcpu *job;  /* the whole job's CPU, once children */
 	char *kernel_only;           /* no instrumentation (m, in, smp NULL):
 				      * why, for every refused enable */
 };
 
 /* Read the kernel's counters now, opening the reader the first time. */
 int src_live_kernel_refresh(struct src_live_ops *o, struct hunch_err *err);
+/* Read the whole job's CPU now, once the program has children (after
+ * src_live_kids_refresh). */
+void src_live_kernel_job_refresh(struct src_live_ops *o);
 /* The kernel's CPU ns (or run-queue wait ns) of an instance's process
  * or thread; false when the thread is not (or no longer) listed. */
 bool src_live_kernel_value(const struct src_live_ops *o,
@@ -110,6 +126,10 @@ bool src_live_kernel_own_share(const struct src_live_ops *o,
  * wait for samples (CPU time used, none drained yet). */
 bool src_live_kernel_sampled_share(struct src_live_ops_inst *in, bool used,
 				   double *value);
+/* An own cpu_share instance's value (src_live_kernel.c). */
+bool src_live_kernel_focus_share(struct src_live_ops *o,
+				 struct src_live_ops_inst *in, double now,
+				 double *v);
 /* cpu_share over every process of the job, since the last call. */
 double src_live_kernel_cpu_share(struct src_live_ops *o);
 

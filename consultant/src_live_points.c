@@ -15,7 +15,7 @@
 
 #include "eng_funcreloc.h"
 #include "eng_points.h"
-#include "eng_symbols.h"
+#include "eng_image.h"
 
 /* How a function would be instrumented (the engine's order of
  * fallbacks, DESIGN §6): every point a jmp in place; else the whole
@@ -75,7 +75,7 @@ static void print_point(const struct points_run *r, const struct x86_point *p)
 {
 	uint8_t b[256];
 
-	printf("  point %s +0x%llx len %u", x86_point_kind_name(p->kind),
+	printf("  point %s +0x%llx len %u", x86_parse_point_kind_name(p->kind),
 	       (unsigned long long)p->addr, p->insn_len);
 	print_detail(r, p);
 	printf(" patch +0x%llx+%u [", (unsigned long long)p->patch_start,
@@ -169,7 +169,7 @@ static int show_named(struct points_run *r, char *const *names, int nnames)
 	int rc = 0;
 
 	for (int i = 0; i < nnames; i++) {
-		const struct eng_func *f = eng_image_func_by_name(r->img, names[i]);
+		const struct eng_func *f = eng_sym_lazy_func_by_name(r->img, names[i]);
 
 		if (f == NULL) {
 			fprintf(stderr, "hunch points: no function '%s' in %s\n",
@@ -204,10 +204,10 @@ int src_live_points(const char *program, char *const *names, int nnames,
 		eng_image_close(r.img);
 		return err ? err->code : -EINVAL;
 	}
-	if (eng_funcreloc_checker_new(&r.fr) < 0) {
+	if (eng_funcreloc_check_new(&r.fr) < 0) {
 		eng_points_cache_free(r.cache);
 		eng_image_close(r.img);
-		return hunch_errf(err, -ENOMEM, "out of memory for the "
+		return hunch_err_set(err, -ENOMEM, "out of memory for the "
 				  "relocation checker");
 	}
 	if (nnames > 0) {
@@ -225,7 +225,7 @@ int src_live_points(const char *program, char *const *names, int nnames,
 	       r.nfuncs ? 100.0 * (double)r.nok / (double)r.nfuncs : 0.0,
 	       r.nfuncs - r.nok, r.npoints, r.npoints_ok);
 	print_shares(&r);
-	eng_funcreloc_checker_free(r.fr);
+	eng_funcreloc_check_free(r.fr);
 	eng_points_cache_free(r.cache);
 	eng_image_close(r.img);
 	return rc;

@@ -149,8 +149,8 @@ static bool links(const struct eng_proc *p, const char *lib)
 {
 	size_t n = strlen(lib);
 
-	for (size_t i = 0; i < eng_proc_nmodules(p); i++) {
-		const char *path = eng_proc_module(p, i)->path;
+	for (size_t i = 0; i < eng_solib_nmodules(p); i++) {
+		const char *path = eng_solib_module(p, i)->path;
 		const char *base = strrchr(path, '/');
 
 		base = base ? base + 1 : path;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "src_live_hint.h"
+#include "src_live_hintoff.h"
 #include "src_live_kids.h"
 #include "src_live_ops_int.h"
 #include "src_live_rank.h"
@@ -181,15 +182,16 @@ static struct swchild *child_of(struct src_live_setwall *w, pid_t pid)
 static void start_child(struct src_live_setwall *w, struct src_live_hint *h,
 			struct swchild *c, int64_t cpu)
 {
-	size_t nw, nb, nin;
-	double all, in, latest;
-	uint64_t off_latest;
+	struct src_live_hintoff_query q = { .names = w->names,
+		.nnames = w->nnames, .within = w->within };
+	struct src_live_hintoff_sums off;
+	size_t nw, nb;
+	double latest;
 
 	src_live_hint_funcs_counts(h, w->names, w->nnames, NULL, w->within, -1, &nw,
 			 &nb, &latest);
-	src_live_hint_off_sums(h, w->names, w->nnames, NULL, w->within, 0, 0, &all,
-		     &in, &nin, &off_latest);
-	if (nb == 0 && nin == 0)
+	src_live_hint_off_sums(h, &q, &off);
+	if (nb == 0 && off.n_in == 0)
 		return;
 	c->cpu = cpu;
 	c->after_cpu = c->t0 = latest;
@@ -220,30 +222,32 @@ static double thread_off(struct src_live_setwall *w, struct src_live_hint *h,
 			 const struct src_live_kids *kids, struct swchild *c, pid_t tid,
 			 double now)
 {
+	struct src_live_hintoff_query q = { .after = UINT64_MAX,
+		.names = w->names, .nnames = w->nnames, .code = w->code };
+	struct src_live_hintoff_sums s;
 	struct swthread *t;
 	char within[64];
-	double all, in, off;
-	uint64_t latest;
-	size_t nin;
+	double off;
 	int64_t cpu;
 
 	if (!src_live_kids_value(kids, c->pid, tid, false, &cpu))
 		return 0;
 	snprintf(within, sizeof(within), "/Process/%d/%d", (int)c->pid,
 		 (int)tid);
-	src_live_hint_off_sums(h, w->names, w->nnames, w->code, within, UINT64_MAX, 0,
-		     &all, &in, &nin, &latest);
-	if ((t = thread_of(c, tid, cpu, now, latest)) == NULL)
+	q.within = within;
+	src_live_hint_off_sums(h, &q, &s);
+	if ((t = thread_of(c, tid, cpu, now, s.latest)) == NULL)
 		return 0;
 	off = (now - t->t) * 1e9 - (double)(cpu - t->cpu);
 	t->carry_ns += off > 0 ? off : 0;
 	t->cpu = cpu;
 	t->t = now;
-	src_live_hint_off_sums(h, w->names, w->nnames, w->code, within, t->after_off, 0,
-		     &all, &in, &nin, &t->after_off);
-	if (all <= 0)
+	q.after = t->after_off;
+	src_live_hint_off_sums(h, &q, &s);
+	t->after_off = s.latest;
+	if (s.off_all <= 0)
 		return 0;
-	off = t->carry_ns * in / all;
+	off = t->carry_ns * s.off_in / s.off_all;
 	t->carry_ns = 0;
 	return off;
 }
@@ -316,7 +320,7 @@ bool src_live_setwall_read(struct src_live_setwall *w,
 bool src_live_setwall_launcher(const struct src_live_ops *o, const char *metric,
 			       const struct pc_src_focus *f)
 {
-	const struct pc_metric_def *md = pc_metric_find(o->cfg, metric);
+	const struct pc_metric_def *md = pc_metric_def_find(o->cfg, metric);
 	char *why = NULL;
 	bool yes;
 
@@ -335,7 +339,7 @@ int src_live_setwall_enable(struct src_live_ops *o, struct src_live_ops_inst *in
 			    const struct pc_src_focus *f, const char *metric,
 			    pid_t pid, pid_t tid)
 {
-	const struct pc_metric_def *md = pc_metric_find(o->cfg, metric);
+	const struct pc_metric_def *md = pc_metric_def_find(o->cfg, metric);
 	struct src_live_hint *h = pid != 0 ? src_live_kids_hint(o->kids, pid) : NULL;
 	struct hunch_err err = { 0 };
 	char buf[1600];

@@ -35,7 +35,7 @@
 
 #include "clock_mono.h"
 #include "eng_proc.h"
-#include "eng_symbols.h"
+#include "eng_image.h"
 #include "eng_unwind.h"
 
 #define THREAD_NAME_DELAY_MS 100
@@ -71,7 +71,7 @@ static const char *function_at(struct src_live *l, uint64_t pc)
 	struct live_module *m;
 	const struct eng_func *f = func_at(l, pc, &m);
 
-	return f != NULL ? eng_func_display_name(m->img, f) : NULL;
+	return f != NULL ? eng_sym_lazy_display_name(m->img, f) : NULL;
 }
 
 /* Is the module of path libc, the dynamic linker or the runtime
@@ -93,7 +93,7 @@ static const char *program_function_at(struct src_live *l, uint64_t ra)
 	const struct eng_func *f = func_at(l, ra - 1, &m);
 
 	return f != NULL && !runtime_module(m->path) ?
-	       eng_func_display_name(m->img, f) : NULL;
+	       eng_sym_lazy_display_name(m->img, f) : NULL;
 }
 
 /* Does a call instruction end right before ra (rel32, or through a
@@ -102,7 +102,7 @@ static bool after_call(struct src_live *l, uint64_t ra)
 {
 	uint8_t b[7];
 
-	if (eng_read_mem(l->proc, ra - 7, b, 7, NULL) < 0)
+	if (eng_mem_read(l->proc, ra - 7, b, 7, NULL) < 0)
 		return false;
 	return b[2] == 0xe8 ||                                /* rel32 */
 	       (b[5] == 0xff && (b[6] & 0x38) == 0x10) ||     /* *%reg */
@@ -138,7 +138,7 @@ static const char *start_by_look(struct src_live *l, pid_t tid)
 	const char *found = NULL;
 	uint64_t end, len, *w;
 
-	if (eng_get_regs(l->proc, tid, &r, NULL) < 0)
+	if (eng_regs_get(l->proc, tid, &r, NULL) < 0)
 		return NULL;
 	end = mapping_end(eng_proc_pid(l->proc), r.rsp);
 	if (end <= r.rsp)
@@ -146,7 +146,7 @@ static const char *start_by_look(struct src_live *l, pid_t tid)
 	len = end - r.rsp > MAX_SCAN ? MAX_SCAN : end - r.rsp;
 	len &= ~(uint64_t)7;
 	w = malloc(len);
-	if (w == NULL || eng_read_mem(l->proc, end - len, w, len, NULL) < 0) {
+	if (w == NULL || eng_mem_read(l->proc, end - len, w, len, NULL) < 0) {
 		free(w);
 		return NULL;
 	}
@@ -186,7 +186,7 @@ static bool report_thread(struct src_live *l, pid_t tid, bool last_try)
 
 	if (tid == pid)
 		d.function = "main";
-	else if (eng_thread_start_function(pid, tid, &pc, NULL) == 0)
+	else if (eng_unwind_thread_start_function(pid, tid, &pc, NULL) == 0)
 		d.function = function_at(l, pc);
 	if (d.function == NULL && tid != pid)
 		d.function = start_by_look(l, tid);
@@ -247,7 +247,7 @@ void src_live_threads_name_pending(struct src_live *l)
 
 	for (i = 0; i < l->npending; i++)
 		due |= now - l->pending[i].seen_ms >= THREAD_NAME_DELAY_MS;
-	if (!due || l->status.ended || eng_stop_all(l->proc, NULL) < 0)
+	if (!due || l->status.ended || eng_ptrace_stop_all(l->proc, NULL) < 0)
 		return;
 	for (i = 0; i < l->npending; i++) {
 		struct pending_thread *t = &l->pending[i];
@@ -262,6 +262,6 @@ void src_live_threads_name_pending(struct src_live *l)
 		l->pending[keep++] = *t;
 	}
 	l->npending = keep;
-	eng_resume_all(l->proc, NULL);
+	eng_ptrace_resume_all(l->proc, NULL);
 }
 

@@ -35,7 +35,8 @@ static void give_output(struct src_replay *r, const struct jnl_record *jr)
 {
 	struct jnl_output o;
 
-	if (r->out_fn == NULL || jnl_output_decode(jr->json, &o, NULL) != 0)
+	if (r->out_fn == NULL ||
+	    jnl_record_output_decode(jr->json, &o, NULL) != 0)
 		return;
 	r->out_fn(r->out_arg, jr->ts, o.stream == JNL_STDERR,
 		  (const char *)o.bytes, o.len);
@@ -76,7 +77,7 @@ static void load_seg(struct src_replay *r)
 	if (r->ahead != NULL)
 		json_decref(r->ahead);
 	r->ahead = NULL;
-	while ((rc = jnl_next(r->rd, &jr, &e)) != JNL_NEXT_END) {
+	while ((rc = jnl_read_next(r->rd, &jr, &e)) != JNL_NEXT_END) {
 		if (rc != JNL_NEXT_RECORD)
 			continue;
 		if (jr.kind == JNL_REC_TICK) {
@@ -117,7 +118,7 @@ static int poll_resources(struct pc_source *s, pc_disc_fn fn, void *arg)
 
 	for (size_t i = 0; i < r->nseg; i++)
 		if (r->seg[i].kind == JNL_REC_RESOURCE &&
-		    jnl_discovery_decode(r->seg[i].json, &d, NULL) == 0)
+		    jnl_record_discovery_decode(r->seg[i].json, &d, NULL) == 0)
 			fn(arg, &d);
 	return 0;
 }
@@ -130,8 +131,8 @@ static int poll_events(struct pc_source *s, pc_event_fn fn, void *arg)
 
 	for (size_t i = 0; i < r->nseg; i++)
 		if (r->seg[i].kind == JNL_REC_TARGET &&
-		    jnl_target_decode(r->seg[i].json, &t, NULL) == 0 &&
-		    jnl_target_to_src(&t, &e) == 0)
+		    jnl_record_target_decode(r->seg[i].json, &t, NULL) == 0 &&
+		    jnl_record_target_to_src(&t, &e) == 0)
 			fn(arg, &e);
 	return 0;
 }
@@ -190,15 +191,15 @@ static int poll_samples(struct pc_source *s, pc_sample_fn fn, void *arg)
 		struct jnl_sample smp;
 
 		if (r->seg[i].kind != JNL_REC_SAMPLE ||
-		    jnl_sample_decode(r->seg[i].json, &smp, NULL) != 0)
+		    jnl_record_sample_decode(r->seg[i].json, &smp, NULL) != 0)
 			continue;
 		for (size_t k = 0; k < smp.n; k++) {
-			struct pc_src_sample x = jnl_sample_at(&smp, k);
+			struct pc_src_sample x = jnl_record_sample_at(&smp, k);
 
 			if (hmap_get(&r->live, x.handle) != NULL)
 				fn(arg, &x);
 		}
-		jnl_sample_free(&smp);
+		jnl_record_sample_free(&smp);
 	}
 	return 0;
 }
@@ -236,7 +237,7 @@ static double predict_cost(struct pc_source *s, const char *metric,
 			   const struct pc_src_focus *f)
 {
 	struct src_replay *r = impl(s);
-	char *key = jnl_focus_key(metric, f);
+	char *key = jnl_record_focus_key(metric, f);
 	const struct rp_answer *a = lookup(r, RP_SCAN_PREDICT, &r->pred, key);
 
 	free(key);
@@ -281,7 +282,7 @@ static int enable(struct pc_source *s, const char *metric,
 		  const struct pc_src_focus *f, uint64_t req)
 {
 	struct src_replay *r = impl(s);
-	char *key = jnl_focus_key(metric, f);
+	char *key = jnl_record_focus_key(metric, f);
 	size_t *k = key ? hmap_get_s(&r->en_keys, key) : NULL;
 	struct rp_enable *e = NULL;
 	struct pc_src_reply rp;
@@ -367,7 +368,7 @@ static const struct pc_source_ops replay_ops = {
 static int set_tunable(struct src_replay *r, struct pc_consult *pc,
 		       const char *name, double v)
 {
-	double old = pc_tunable_get(pc->cfg, name);
+	double old = pc_tunables_get(pc->cfg, name);
 
 	if (pc_consult_set_tunable(pc, name, v, NULL) != 0)
 		return 0;
@@ -384,7 +385,7 @@ void src_replay_undo_to(struct src_replay *r, size_t n)
 		struct rp_undo *u = &r->undo[--r->nundo];
 
 		if (u->name != NULL)
-			pc_tunable_set(u->cfg, u->name, u->old, NULL);
+			pc_tunables_set(u->cfg, u->name, u->old, NULL);
 		free(u->name);
 	}
 }
@@ -406,7 +407,7 @@ static int apply_action(struct src_replay *r, struct pc_consult *pc,
 		return pc_consult_phase_start(pc, name) > 0;
 	if (strcmp(a, "tunable") == 0 && name != NULL && json_is_number(v))
 		return set_tunable(r, pc, name, json_number_value(v));
-	return pc_steer_replay(pc, j) > 0;   /* by hand (pc_steer_jnl.c) */
+	return pc_steer_jnl_replay(pc, j) > 0;   /* by hand (pc_steer_jnl.c) */
 }
 
 int src_replay_actions(struct src_replay *r, struct pc_consult *pc)
@@ -432,8 +433,8 @@ static int open_reader(struct src_replay **out, struct jnl_reader *rd,
 	int rc;
 
 	if (r == NULL) {
-		jnl_reader_close(rd);
-		return hunch_errf(err, -ENOMEM, "out of memory");
+		jnl_read_close(rd);
+		return hunch_err_set(err, -ENOMEM, "out of memory");
 	}
 	r->rd = rd;
 	r->cur = r->acted = -1;
@@ -453,11 +454,13 @@ static int open_reader(struct src_replay **out, struct jnl_reader *rd,
 	if (rc != 0) {
 		src_replay_free(r);
 		if (rc == -ESPIPE)
-			return hunch_errf(err, rc, "%s cannot be replayed from "
-					  "a pipe: replay reads it twice (an "
-					  "index first); save it to a file",
-					  name);
-		return hunch_errf(err, rc, "cannot index %s: %s", name,
+			return hunch_err_set(
+				err, rc,
+				"%s cannot be replayed from "
+				"a pipe: replay reads it twice (an "
+				"index first); save it to a file",
+				name);
+		return hunch_err_set(err, rc, "cannot index %s: %s", name,
 				  strerror(-rc));
 	}
 	r->pub.ops = &replay_ops;
@@ -473,7 +476,7 @@ int src_replay_open(struct src_replay **out, const char *path,
 	int rc;
 
 	*out = NULL;
-	if ((rc = jnl_reader_open(&rd, path, err)) != 0)
+	if ((rc = jnl_read_open(&rd, path, err)) != 0)
 		return rc;
 	return open_reader(out, rd, NULL, 0, path, err);
 }
@@ -488,10 +491,10 @@ int src_replay_open_lazy(struct src_replay **out, const char *path,
 	*out = NULL;
 	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))   /* a pipe... */
 		return src_replay_open(out, path, err);
-	if ((rc = jnl_reader_open(&rd, path, err)) != 0)
+	if ((rc = jnl_read_open(&rd, path, err)) != 0)
 		return rc;
-	if (jnl_reader_open(&ird, path, err) != 0) {
-		jnl_reader_close(rd);
+	if (jnl_read_open(&ird, path, err) != 0) {
+		jnl_read_close(rd);
 		return src_replay_open(out, path, err);
 	}
 	if ((rc = open_reader(out, rd, ird, first, path, err)) != 0)
@@ -511,7 +514,7 @@ int src_replay_open_mem(struct src_replay **out, const void *buf, size_t len,
 	int rc;
 
 	*out = NULL;
-	if ((rc = jnl_reader_open_mem(&rd, buf, len, name, err)) != 0)
+	if ((rc = jnl_read_open_mem(&rd, buf, len, name, err)) != 0)
 		return rc;
 	return open_reader(out, rd, NULL, 0, name, err);
 }
@@ -542,7 +545,7 @@ int src_replay_rewind(struct src_replay *r)
 	src_replay_idx_answers_rewind(&r->pred);
 	src_replay_idx_answers_rewind(&r->hint);
 	src_replay_idx_answers_rewind(&r->callees);
-	return jnl_reader_rewind(r->rd);
+	return jnl_read_rewind(r->rd);
 }
 
 void src_replay_set_output(struct src_replay *r, src_replay_output_fn fn,
@@ -565,7 +568,7 @@ void src_replay_free(struct src_replay *r)
 	hmap_free(&r->live);
 	free(r->seg);
 	free(r->pending);
-	jnl_reader_close(r->rd);
+	jnl_read_close(r->rd);
 	free(r->path);
 	hmap_free(&r->ever);
 	free(r);

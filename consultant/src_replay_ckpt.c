@@ -266,7 +266,7 @@ static void new_base(struct src_replay_ckpt *c, const struct pc_restree *t,
 static void res_mark(struct src_replay_ckpt *c, struct rp_ckpt *k,
 		     const struct pc_restree *t)
 {
-	size_t n = pc_restree_count(t), d = 0;
+	size_t n = pc_res_tree_count(t), d = 0;
 	long nd = count_diff(c, t, n);
 
 	if (nd < 0) {
@@ -525,7 +525,7 @@ static void pos_restore(struct src_replay *r, const struct rp_pos *p)
 	src_replay_idx_answers_rewind(&r->callees);
 	/* the next tick's records are read again from its own line */
 	if ((size_t)(p->cur + 1) < r->nticks)
-		jnl_reader_seek(r->rd, r->tick_off[p->cur + 1]);
+		jnl_read_seek(r->rd, r->tick_off[p->cur + 1]);
 }
 
 static void restore_instances(struct pc_consult *pc, const struct rp_ckpt *k)
@@ -565,7 +565,7 @@ static void res_restore(struct pc_restree *t, const struct rp_ckpt *k)
 {
 	size_t nb = k->base->n < k->nres ? k->base->n : k->nres;
 
-	pc_restree_truncate(t, k->nres);
+	pc_res_tree_truncate(t, k->nres);
 	for (size_t id = 1; id <= nb; id++)
 		set_mark(t, id, &k->base->m[id - 1]);
 	for (size_t i = 0; i < k->ndiff; i++)
@@ -580,7 +580,7 @@ struct pc_consult *src_replay_ckpt_restore(struct src_replay_ckpt *c,
 
 	/* the tree only goes back: a checkpoint ahead of it has resources
 	 * it has not found yet */
-	if (pc_restree_count(k->pc->res) < k->nres)
+	if (pc_res_tree_count(k->pc->res) < k->nres)
 		return NULL;
 	pc = src_replay_clone(k->pc, false, false, &bytes);
 	restore_instances(pc, k);

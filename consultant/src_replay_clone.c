@@ -119,7 +119,7 @@ static void log_clone(struct pc_consult *c, const struct pc_consult *pc,
 }
 
 /* The clone's node for `n`, a node of one of pc's searches (the node
- * whose cost change is being measured: pc_cost_probe). */
+ * whose cost change is being measured: pc_cost_learn_probe_next). */
 static struct pc_node *node_in_clone(const struct pc_consult *pc,
 				     const struct pc_consult *c,
 				     const struct pc_node *n)

@@ -35,9 +35,9 @@ char *src_replay_idx_record_key(const json_t *j)
 	const char *m = json_string_value(json_object_get(j, "metric"));
 
 	if (m == NULL ||
-	    jnl_focus_decode(json_object_get(j, "focus"), &f, NULL) != 0)
+	    jnl_record_focus_decode(json_object_get(j, "focus"), &f, NULL) != 0)
 		return NULL;
-	return jnl_focus_key(m, &f);
+	return jnl_record_focus_key(m, &f);
 }
 
 static double num(const json_t *j, const char *field)
@@ -125,7 +125,7 @@ static void add_reply(struct src_replay *r, const struct jnl_record *jr,
 	struct pc_src_reply rp;
 	size_t *e;
 
-	if (jnl_reply_decode(jr->json, &rp, NULL) != 0 ||
+	if (jnl_record_reply_decode(jr->json, &rp, NULL) != 0 ||
 	    (e = hmap_get(by_req, rp.req)) == NULL || r->en[*e].has_reply)
 		return;
 	if (rp.reason && (rp.reason = strdup(rp.reason)) == NULL)
@@ -202,7 +202,7 @@ static void keep_bad(struct src_replay *r, const char *msg)
 int src_replay_idx_begin(struct src_replay *r, struct jnl_reader *ird)
 {
 	hmap_init(&r->by_req, false);
-	r->header = json_incref((json_t *)jnl_reader_header(ird));
+	r->header = json_incref((json_t *)jnl_read_header(ird));
 	r->ird = ird;
 	return 0;
 }
@@ -214,14 +214,14 @@ static int index_end(struct src_replay *r)
 	const char *msg = NULL;
 
 	hmap_free(&r->by_req);
-	jnl_reader_end(r->ird, &msg);
+	jnl_read_end(r->ird, &msg);
 	r->end_msg = msg ? strdup(msg) : NULL;
 	r->indexed = true;
 	if (r->ird == r->rd) {
 		r->ird = NULL;
-		return jnl_reader_rewind(r->rd);
+		return jnl_read_rewind(r->rd);
 	}
-	jnl_reader_close(r->ird);
+	jnl_read_close(r->ird);
 	r->ird = NULL;
 	return 0;
 }
@@ -235,7 +235,7 @@ int src_replay_idx_step(struct src_replay *r, uint64_t bytes)
 
 	if (r->indexed)
 		return 1;
-	while ((rc = jnl_next(r->ird, &jr, &e)) != JNL_NEXT_END) {
+	while ((rc = jnl_read_next(r->ird, &jr, &e)) != JNL_NEXT_END) {
 		if (rc == JNL_NEXT_BAD) {
 			keep_bad(r, e.msg);
 			continue;
@@ -332,7 +332,7 @@ void src_replay_idx_free(struct src_replay *r)
 	if (!r->indexed)
 		hmap_free(&r->by_req);
 	if (r->ird != NULL && r->ird != r->rd)
-		jnl_reader_close(r->ird);
+		jnl_read_close(r->ird);
 	free(r->tick_now);
 	free(r->tick_off);
 	free(r->en);

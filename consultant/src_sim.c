@@ -23,7 +23,9 @@ struct inst {
 	char *metric, *focus;
 	int replies_in;     /* ticks until the reply; -1 once replied */
 	bool failed, live;
+	bool dropped;       /* an exec came before the reply */
 	long nsamples;
+	double live_t;      /* when it went live */
 };
 struct disc {
 	struct pc_discovery d;
@@ -34,6 +36,7 @@ struct src_sim {
 	struct pc_source src;
 	double now, period;
 	int delay;
+	double obs_lag;     /* s before a live instance shows in the cost */
 	struct script *sc; size_t nsc, capsc;
 	struct cost *co; size_t nco, capco;
 	struct fail *fa; size_t nfa, capfa;
@@ -45,6 +48,8 @@ struct src_sim {
 	pc_src_handle next_h;
 	bool ended, ended_told;
 	struct pc_src_event end;
+	bool exec_due;      /* an exec to tell (src_sim_exec) */
+	struct pc_src_event exec;
 	int enables;
 };
 
@@ -188,12 +193,17 @@ static int sim_poll_replies(struct pc_source *s, pc_reply_fn fn, void *arg)
 		if (in->replies_in != 0)
 			continue;
 		in->replies_in = -1;
-		if (in->failed) {
+		if (in->dropped) {
+			r.status = -ECANCELED;
+			r.reason = "the program replaced its image (exec) "
+				   "before this was enabled";
+		} else if (in->failed) {
 			r.status = -EINVAL;
 			r.reason = fail_reason(sim, in->metric);
 		} else {
 			in->h = ++sim->next_h;
 			in->live = true;
+			in->live_t = sim->now;
 			r.handle = in->h;
 		}
 		fn(arg, &r);
@@ -219,7 +229,8 @@ static double sim_observed(struct pc_source *s)
 	for (size_t i = 0; i < sim->nin; i++) {
 		const struct cost *c = cost_of(sim, sim->in[i].metric);
 
-		if (sim->in[i].live && c)
+		if (sim->in[i].live && c &&
+		    sim->now - sim->in[i].live_t + 1e-9 >= sim->obs_lag)
 			sum += c->predicted * c->factor;
 	}
 	return sum;
@@ -229,6 +240,10 @@ static int sim_poll_events(struct pc_source *s, pc_event_fn fn, void *arg)
 {
 	struct src_sim *sim = of(s);
 
+	if (sim->exec_due) {
+		sim->exec_due = false;
+		fn(arg, &sim->exec);
+	}
 	if (sim->ended && !sim->ended_told) {
 		sim->ended_told = true;
 		fn(arg, &sim->end);
@@ -450,6 +465,11 @@ void src_sim_enable_delay(struct src_sim *sim, int ticks)
 	sim->delay = ticks;
 }
 
+void src_sim_observed_lag(struct src_sim *sim, double s)
+{
+	sim->obs_lag = s;
+}
+
 void src_sim_fail(struct src_sim *sim, const char *metric, const char *why)
 {
 	struct fail *f = PUSH(sim->fa, sim->nfa, sim->capfa);
@@ -464,6 +484,23 @@ void src_sim_end(struct src_sim *sim, enum pc_target_event ev, int code)
 	sim->end.ev = ev;
 	sim->end.code = code;
 	sim->end.t = sim->now;
+}
+
+void src_sim_exec(struct src_sim *sim)
+{
+	for (size_t i = 0; i < sim->nin; i++) {
+		struct inst *in = &sim->in[i];
+
+		in->live = false;
+		if (in->replies_in >= 0) {   /* answered at the next poll */
+			in->dropped = true;
+			in->replies_in = 0;
+		}
+	}
+	sim->exec_due = true;
+	sim->exec.ev = PC_TARGET_EXEC;
+	sim->exec.code = 0;
+	sim->exec.t = sim->now;
 }
 
 void src_sim_advance(struct src_sim *sim)

@@ -44,12 +44,19 @@ void src_sim_cost(struct src_sim *sim, const char *metric, double predicted,
 		  double observed_factor);
 /* Enable replies arrive after `ticks` advances (0: by the next tick). */
 void src_sim_enable_delay(struct src_sim *sim, int ticks);
+/* The observed cost shows an instance only `s` seconds after it went
+ * live (the real sampler's readings lag its launch by ~0.5 s). */
+void src_sim_observed_lag(struct src_sim *sim, double s);
 /* Enabling `metric` fails with this reason. */
 void src_sim_fail(struct src_sim *sim, const char *metric, const char *why);
 /* Cheap evidence for `path` (see pc_source.h hint); unset paths: -1. */
 void src_sim_hint(struct src_sim *sim, const char *path, double share);
 /* The target ends (delivered at the next poll). */
 void src_sim_end(struct src_sim *sim, enum pc_target_event ev, int code);
+/* The program replaces its image now, as the live source sees it: every
+ * instance is dropped (no more samples), a request not answered yet is
+ * answered as refused at the next poll, and the exec event is told. */
+void src_sim_exec(struct src_sim *sim);
 
 /* Move time forward by one sample period (set by the consultant, 0.2 s
  * to start with) and produce the samples of that period. */

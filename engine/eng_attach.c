@@ -28,7 +28,7 @@
 		    PTRACE_O_TRACESYSGOOD)
 
 /* The value of "Field:" in /proc/pid/status, trimmed. */
-int eng_proc_status_field(pid_t pid, const char *field, char *buf,
+int eng_attach_status_field(pid_t pid, const char *field, char *buf,
 			  size_t len)
 {
 	char path[64], line[512];
@@ -57,7 +57,7 @@ int eng_proc_status_field(pid_t pid, const char *field, char *buf,
 
 static void comm_of(pid_t pid, char *buf, size_t len)
 {
-	if (eng_proc_status_field(pid, "Name", buf, len) < 0)
+	if (eng_attach_status_field(pid, "Name", buf, len) < 0)
 		snprintf(buf, len, "?");
 }
 
@@ -71,7 +71,7 @@ static int precheck(pid_t pid, const char *comm, struct hunch_err *err)
 	if (rc < 0)
 		return rc;
 	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)pid);
-	if (access(exe, R_OK) == 0 && eng_elf_check(exe, err) < 0) {
+	if (access(exe, R_OK) == 0 && eng_launch_elf_check(exe, err) < 0) {
 		hunch_err_prefix(err, "cannot attach to process %d (%s): ",
 				 (int)pid, comm);
 		return -ENOEXEC;
@@ -83,7 +83,7 @@ static int seize(struct eng_proc *p, pid_t tid, const char *comm,
 		 struct hunch_err *err)
 {
 	if (ptrace(PTRACE_SEIZE, tid, 0, (void *)(long)SEIZE_OPTS) == 0)
-		return eng_thread_add(p, tid, TS_RUNNING) ? 1 : -ENOMEM;
+		return eng_ptrace_thread_add(p, tid, TS_RUNNING) ? 1 : -ENOMEM;
 	if (tid == p->pid)
 		return eng_attach_why_refused(p->pid, comm, errno, err);
 	return 0;  /* the thread exited meanwhile */
@@ -105,7 +105,7 @@ static int seize_pass(struct eng_proc *p, const char *comm,
 	while (rc >= 0 && (de = readdir(d)) != NULL) {
 		pid_t tid = (pid_t)atoi(de->d_name);
 
-		if (tid <= 0 || eng_thread_find(p, tid) != NULL)
+		if (tid <= 0 || eng_ptrace_thread_find(p, tid) != NULL)
 			continue;
 		rc = seize(p, tid, comm, err);
 		n += rc > 0;
@@ -140,13 +140,13 @@ int eng_attach(pid_t pid, const char *rtlib_path, struct eng_shm *shm,
 		return rc;
 	p = eng_proc_new(pid, false);
 	if (p == NULL)
-		return hunch_errf(err, -ENOMEM, "out of memory");
+		return hunch_err_set(err, -ENOMEM, "out of memory");
 	rc = seize_all(p, comm, err);
 	if (rc == 0)
-		rc = eng_stop_all(p, err);
+		rc = eng_ptrace_stop_all(p, err);
 	if (rc == 0) {
 		eng_mem_open(p);
-		eng_read_auxv(pid, AT_ENTRY, &p->entry);
+		eng_solib_read_auxv(pid, AT_ENTRY, &p->entry);
 		rc = eng_solib_init(p, err);
 	}
 	if (rc == 0 && rtlib_path != NULL)

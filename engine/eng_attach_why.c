@@ -139,7 +139,7 @@ static int refuse(struct hunch_err *err, enum eng_attach_why why, pid_t pid,
 	snprintf(reason, sizeof(reason), why_text[why].reason, rd ? rd : "");
 	snprintf(advice, sizeof(advice), why_text[why].advice, ad ? ad : "");
 #pragma GCC diagnostic pop
-	return hunch_errf(err, code ? code : why_text[why].code,
+	return hunch_err_set(err, code ? code : why_text[why].code,
 			  "cannot attach to %s: %s: %s", head, reason, advice);
 }
 
@@ -181,7 +181,7 @@ static bool status_is(pid_t pid, const char *field, const char *states)
 {
 	char v[64];
 
-	return eng_proc_status_field(pid, field, v, sizeof(v)) == 0 &&
+	return eng_attach_status_field(pid, field, v, sizeof(v)) == 0 &&
 	       v[0] != '\0' && strchr(states, v[0]) != NULL;
 }
 
@@ -191,10 +191,10 @@ static int tracer_check(pid_t pid, const char *comm, struct hunch_err *err)
 	char tracer[32], tcomm[64], rd[128];
 	enum eng_attach_why why = WHY_TRACED;
 
-	if (eng_proc_status_field(pid, "TracerPid", tracer, sizeof(tracer))
+	if (eng_attach_status_field(pid, "TracerPid", tracer, sizeof(tracer))
 	    != 0 || atoi(tracer) == 0)
 		return 0;
-	if (eng_proc_status_field(atoi(tracer), "Name", tcomm,
+	if (eng_attach_status_field(atoi(tracer), "Name", tcomm,
 				  sizeof(tcomm)) != 0)
 		snprintf(tcomm, sizeof(tcomm), "?");
 	if (strcmp(tcomm, "gdb") == 0)
@@ -219,7 +219,7 @@ int eng_attach_why_precheck(pid_t pid, const char *comm,
 		return refuse(err, WHY_SELF, pid, comm, d, NULL, 0);
 	if (kill(pid, 0) != 0 && errno == ESRCH)
 		return refuse(err, WHY_NO_PROCESS, pid, NULL, d, NULL, 0);
-	if (eng_proc_status_field(pid, "Tgid", tgid, sizeof(tgid)) == 0 &&
+	if (eng_attach_status_field(pid, "Tgid", tgid, sizeof(tgid)) == 0 &&
 	    atoi(tgid) != pid)
 		return refuse(err, WHY_THREAD, pid, comm, tgid, tgid, 0);
 	if (status_is(pid, "State", "ZX"))
@@ -235,7 +235,7 @@ static unsigned long long caps_of(pid_t pid, const char *field)
 {
 	char v[64];
 
-	if (eng_proc_status_field(pid, field, v, sizeof(v)) != 0)
+	if (eng_attach_status_field(pid, field, v, sizeof(v)) != 0)
 		return ~0ULL;
 	return strtoull(v, NULL, 16);
 }
@@ -260,7 +260,7 @@ static bool owner_of(pid_t pid, unsigned *uid, char *buf, size_t len)
 	char v[128];
 	struct passwd *pw;
 
-	if (eng_proc_status_field(pid, "Uid", v, sizeof(v)) != 0 ||
+	if (eng_attach_status_field(pid, "Uid", v, sizeof(v)) != 0 ||
 	    sscanf(v, "%u", uid) != 1)
 		return false;
 	pw = getpwuid(*uid);
@@ -305,7 +305,7 @@ int eng_attach_why_refused(pid_t pid, const char *comm, int errnum,
 		return refuse(err, scope == 1 ? WHY_YAMA_1 : scope == 2 ?
 			      WHY_YAMA_2 : WHY_YAMA_3, pid, comm, NULL, NULL,
 			      0);
-	if (eng_proc_status_field(getpid(), "Seccomp", sc, sizeof(sc)) == 0 &&
+	if (eng_attach_status_field(getpid(), "Seccomp", sc, sizeof(sc)) == 0 &&
 	    atoi(sc) == 2)
 		return refuse(err, WHY_SECCOMP, pid, comm, NULL, NULL, 0);
 	return refuse(err, me == 0 ? WHY_ROOT_REFUSED : WHY_NOT_PERMITTED,

@@ -30,12 +30,14 @@ int eng_bp_insert(struct eng_proc *p, uint64_t addr, enum eng_bp_kind k,
 	if (eng_bp_find(p, addr) != NULL)
 		return 0;
 	if (p->nbps == ENG_MAX_BPS)
-		return hunch_errf(err, -ENOSPC, "too many hunch breakpoints in "
-				  "process %d", (int)p->pid);
+		return hunch_err_set(err, -ENOSPC,
+				     "too many hunch breakpoints in "
+				     "process %d",
+				     (int)p->pid);
 	bp = &p->bps[p->nbps];
 	bp->addr = addr;
 	bp->kind = k;
-	rc = eng_read_mem(p, addr, &bp->orig, 1, err);
+	rc = eng_mem_read(p, addr, &bp->orig, 1, err);
 	if (rc == 0)
 		rc = eng_mem_write_any(p, addr, &int3, 1, err);
 	if (rc < 0) {
@@ -85,7 +87,7 @@ static int single_step(struct eng_proc *p, struct eng_thread *t)
 			break;
 		}
 		t->state = TS_RUNNING;
-		rc = eng_wait_thread(p, t, 5000);
+		rc = eng_ptrace_wait_thread(p, t, 5000);
 		if (rc < 0 || t->state == TS_GONE || t->stop == SK_STEP ||
 		    t->parked)
 			break;
@@ -94,7 +96,35 @@ static int single_step(struct eng_proc *p, struct eng_thread *t)
 	return rc == -ECHILD ? 0 : rc;
 }
 
-int eng_step_over(struct eng_proc *p, struct eng_thread *t)
+int eng_bp_step_while(struct eng_proc *p, pid_t tid,
+			bool (*inside)(void *arg, uint64_t pc), void *arg,
+			int max_steps)
+{
+	struct eng_thread *t = eng_ptrace_thread_find(p, tid);
+	struct user_regs_struct r;
+	uint8_t op[2];
+
+	if (t == NULL)
+		return -ESRCH;
+	for (int i = 0;; i++) {
+		if (eng_regs_get(p, tid, &r, NULL) < 0)
+			return -ESRCH;
+		if (!inside(arg, r.rip))
+			return 0;
+		/* never into a system call: a blocking one would hold the
+		 * step (and every stopped thread) until it returned; nor
+		 * out of one the kernel would restart */
+		if (i == max_steps || (long long)r.orig_rax >= 0 ||
+		    eng_mem_read(p, r.rip, op, 2, NULL) < 0 ||
+		    (op[0] == 0x0f && op[1] == 0x05))
+			return -EAGAIN;
+		if (single_step(p, t) < 0 || t->state == TS_GONE ||
+		    t->stop != SK_STEP || t->parked)
+			return -EAGAIN;
+	}
+}
+
+int eng_bp_step_over(struct eng_proc *p, struct eng_thread *t)
 {
 	static const uint8_t int3 = 0xcc;
 	struct user_regs_struct r;
@@ -105,7 +135,7 @@ int eng_step_over(struct eng_proc *p, struct eng_thread *t)
 	int rc;
 
 	t->step_over = 0;
-	if (bp == NULL || eng_get_regs(p, t->tid, &r, NULL) != 0 ||
+	if (bp == NULL || eng_regs_get(p, t->tid, &r, NULL) != 0 ||
 	    r.rip != addr)
 		return 0;  /* removed, or the thread was moved elsewhere */
 	p->hold++;
@@ -116,7 +146,7 @@ int eng_step_over(struct eng_proc *p, struct eng_thread *t)
 			continue;
 		if (nothers < sizeof(others) / sizeof(others[0]))
 			others[nothers++] = u->tid;
-		eng_thread_interrupt_wait(p, u);
+		eng_ptrace_thread_interrupt_wait(p, u);
 	}
 	rc = eng_mem_write_any(p, addr, &bp->orig, 1, NULL);
 	if (rc == 0)
@@ -125,7 +155,7 @@ int eng_step_over(struct eng_proc *p, struct eng_thread *t)
 		eng_mem_write_any(p, addr, &int3, 1, NULL);
 	p->hold--;
 	for (size_t i = 0; i < nothers; i++) {
-		struct eng_thread *u = eng_thread_find(p, others[i]);
+		struct eng_thread *u = eng_ptrace_thread_find(p, others[i]);
 
 		if (u != NULL)
 			u->deferred = true;
@@ -137,7 +167,7 @@ int eng_step_over(struct eng_proc *p, struct eng_thread *t)
 
 		if (u->deferred && u != t) {
 			u->deferred = false;
-			eng_settle(p, u);
+			eng_ptrace_settle(p, u);
 		}
 	}
 	return rc;

@@ -73,8 +73,10 @@ static int calibrate(struct eng_clock *c, unsigned ms, struct hunch_err *err)
 		;
 	sample_pair(&m1, &t1);
 	if (t1 <= t0 || m1 <= m0)
-		return hunch_errf(err, -EIO, "the TSC did not advance during "
-				  "calibration: use %s=1", HUNCH_ENV_SW_WALL_TIMER);
+		return hunch_err_set(err, -EIO,
+				     "the TSC did not advance during "
+				     "calibration: use %s=1",
+				     HUNCH_ENV_SW_WALL_TIMER);
 	c->tsc_hz = (double)(t1 - t0) * 1e9 / (double)(m1 - m0);
 	ns_per_tick = 1e9 / c->tsc_hz;
 	c->tsc_shift = 32;

@@ -12,7 +12,7 @@
 #include <sys/mman.h>
 
 #include "eng_proc.h"
-#include "eng_symbols.h"
+#include "eng_image.h"
 
 #define REGION_SIZE (1u << 20)
 #define UNIT 32u
@@ -52,7 +52,19 @@ struct eng_codemem {
 	struct region **r;
 	size_t nr;
 	uint64_t mmap_fn;
+	void (*tee)(void *, uint64_t, const void *, size_t);
+	void (*tee_map)(void *, uint64_t, size_t);
+	void *tee_ctx;
 };
+
+void eng_codemem_set_tee(struct eng_codemem *m,
+			 void (*fn)(void *, uint64_t, const void *, size_t),
+			 void (*map)(void *, uint64_t, size_t), void *ctx)
+{
+	m->tee = fn;
+	m->tee_map = map;
+	m->tee_ctx = ctx;
+}
 
 int eng_codemem_create(struct eng_proc *p, struct eng_codemem **out,
 		       struct hunch_err *err)
@@ -60,7 +72,7 @@ int eng_codemem_create(struct eng_proc *p, struct eng_codemem **out,
 	struct eng_codemem *m = calloc(1, sizeof *m);
 
 	if (m == NULL)
-		return hunch_errf(err, -ENOMEM, "out of memory");
+		return hunch_err_set(err, -ENOMEM, "out of memory");
 	m->p = p;
 	*out = m;
 	return 0;
@@ -83,10 +95,10 @@ void eng_codemem_destroy(struct eng_codemem *m)
 /* The target's mmap, found in its libc's symbol table. */
 static int find_mmap(struct eng_codemem *m, struct hunch_err *err)
 {
-	size_t n = eng_proc_nmodules(m->p);
+	size_t n = eng_solib_nmodules(m->p);
 
 	for (size_t i = 0; i < n && m->mmap_fn == 0; i++) {
-		const struct eng_module *mod = eng_proc_module(m->p, i);
+		const struct eng_module *mod = eng_solib_module(m->p, i);
 		const char *base = strrchr(mod->path, '/');
 		struct eng_image *img;
 		const struct eng_func *f;
@@ -97,14 +109,14 @@ static int find_mmap(struct eng_codemem *m, struct hunch_err *err)
 			continue;
 		if (eng_image_open(mod->path, &img, NULL) < 0)
 			continue;
-		f = eng_image_func_by_name(img, "mmap");
+		f = eng_sym_lazy_func_by_name(img, "mmap");
 		if (f != NULL)
 			m->mmap_fn = mod->bias + eng_image_link_base(img) +
 				     f->addr;
 		eng_image_close(img);
 	}
 	if (m->mmap_fn == 0)
-		return hunch_errf(err, -ENOENT,
+		return hunch_err_set(err, -ENOENT,
 				  "no mmap in the libc of pid %d: trampoline "
 				  "memory cannot be allocated (static "
 				  "program?)", (int)eng_proc_pid(m->p));
@@ -156,7 +168,7 @@ static int map_region(struct eng_codemem *m, uint64_t near,
 	if ((rc = find_mmap(m, err)) < 0)
 		return rc;
 	if (eng_proc_threads(m->p, tids, 4096) < 1)
-		return hunch_errf(err, -ESRCH, "no thread to allocate with");
+		return hunch_err_set(err, -ESRCH, "no thread to allocate with");
 	tid = tids[0];
 	/* nearest hole first: try each hole at its end nearest `near` */
 	for (int pass = 0; pass < 2; pass++) {
@@ -190,15 +202,17 @@ static int map_region(struct eng_codemem *m, uint64_t near,
 			if (r == NULL || nr == NULL ||
 			    (r->shadow = calloc(1, REGION_SIZE)) == NULL) {
 				free(r);
-				return hunch_errf(err, -ENOMEM, "out of memory");
+				return hunch_err_set(err, -ENOMEM, "out of memory");
 			}
 			r->base = a;
+			if (m->tee_map != NULL)
+				m->tee_map(m->tee_ctx, a, REGION_SIZE);
 			m->r = nr;
 			m->r[m->nr++] = r;
 			return 0;
 		}
 	}
-	return hunch_errf(err, -ENOMEM,
+	return hunch_err_set(err, -ENOMEM,
 			  "no free address range within 2 GiB of 0x%" PRIx64
 			  " in pid %d for trampolines", near,
 			  (int)eng_proc_pid(m->p));
@@ -257,7 +271,8 @@ int eng_codemem_alloc(struct eng_codemem *m, uint64_t near, size_t len,
 	int rc;
 
 	if (len == 0 || len > REGION_SIZE / 2)
-		return hunch_errf(err, -EINVAL, "bad trampoline size %zu", len);
+		return hunch_err_set(err, -EINVAL, "bad trampoline size %zu",
+				     len);
 	for (int tries = 0; tries < 2; tries++) {
 		for (size_t i = m->nr; i-- > 0;)
 			if (in_reach(m->r[i]->base, near) &&
@@ -266,7 +281,7 @@ int eng_codemem_alloc(struct eng_codemem *m, uint64_t near, size_t len,
 		if (tries == 0 && (rc = map_region(m, near, err)) < 0)
 			return rc;
 	}
-	return hunch_errf(err, -ENOMEM, "trampoline allocation failed");
+	return hunch_err_set(err, -ENOMEM, "trampoline allocation failed");
 }
 
 /* Units [u, u + units) of r are free again (not counted in nused). */
@@ -352,7 +367,7 @@ int eng_codemem_write(struct eng_codemem *m, uint64_t addr, const void *buf,
 	size_t off;
 
 	if (r == NULL)
-		return hunch_errf(err, -EFAULT, "0x%" PRIx64 " is not "
+		return hunch_err_set(err, -EFAULT, "0x%" PRIx64 " is not "
 				  "trampoline memory", addr);
 	off = addr - r->base;
 	memcpy(r->shadow + off, buf, len);
@@ -372,10 +387,13 @@ int eng_codemem_flush(struct eng_codemem *m, uint64_t *writes,
 
 		if (r->dhi == 0)
 			continue;
-		rc = eng_write_mem(m->p, r->base + r->dlo, r->shadow + r->dlo,
+		rc = eng_mem_write(m->p, r->base + r->dlo, r->shadow + r->dlo,
 				   r->dhi - r->dlo, err);
 		if (rc < 0)
 			return rc;
+		if (m->tee != NULL)
+			m->tee(m->tee_ctx, r->base + r->dlo, r->shadow + r->dlo,
+			       r->dhi - r->dlo);
 		r->dlo = r->dhi = 0;
 		(*writes)++;
 	}

@@ -36,7 +36,7 @@ void eng_codemem_free(struct eng_codemem *m, uint64_t addr, size_t len);
 /* Trampoline memory is written through a local copy: writes land there
  * and eng_codemem_flush sends each region's changed span in one write
  * per page (thousands of small pwrites to /proc/<pid>/mem cost ~5 us
- * each; eng_write_mem cuts at pages so that a SIGKILLed hunch leaves
+ * each; eng_mem_write cuts at pages so that a SIGKILLed hunch leaves
  * whole pages written).  Flush before anything in the program's code can
  * lead to it. */
 int eng_codemem_write(struct eng_codemem *m, uint64_t addr, const void *buf,
@@ -53,5 +53,11 @@ void eng_codemem_sync(struct eng_codemem *m, uint64_t addr, const void *buf,
 int eng_codemem_contains(const struct eng_codemem *m, uint64_t addr);
 /* Bytes in use. */
 size_t eng_codemem_used(const struct eng_codemem *m);
+
+/* Each flushed range is also handed to fn, each region mapped to map
+ * (the children mirrored, eng_inst_mirror.c). */
+void eng_codemem_set_tee(struct eng_codemem *m,
+			 void (*fn)(void *, uint64_t, const void *, size_t),
+			 void (*map)(void *, uint64_t, size_t), void *ctx);
 
 #endif

@@ -9,7 +9,7 @@
  *
  * The file is opened again here (libelf, read-only mmap) rather than
  * borrowing the image's Elf handle: the image's inside is private to
- * eng_symbols, and this runs once per image that has jumps into code
+ * eng_image, and this runs once per image that has jumps into code
  * without a symbol.
  */
 #include "eng_coldpart.h"

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "eng_symbols.h"
+#include "eng_image.h"
 
 struct eng_coldpart;
 

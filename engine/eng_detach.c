@@ -23,7 +23,7 @@
 
 static int detach_thread(struct eng_proc *p, struct eng_thread *t)
 {
-	int sig = eng_owed_signals(p, t);
+	int sig = eng_ptrace_owed_signals(p, t);
 
 	if (ptrace(PTRACE_DETACH, t->tid, 0, (void *)(long)sig) != 0 &&
 	    errno != ESRCH)
@@ -40,7 +40,7 @@ int eng_detach(struct eng_proc *p, struct hunch_err *err)
 		p->detached = true;
 		return 0;
 	}
-	r = eng_stop_all(p, err);
+	r = eng_ptrace_stop_all(p, err);
 	if (r < 0)
 		rc = r;  /* go on: detach whatever did stop */
 	/* The program must not meet an int3 of ours without us. */
@@ -51,9 +51,11 @@ int eng_detach(struct eng_proc *p, struct hunch_err *err)
 		if (t->state != TS_STOPPED)
 			continue;
 		if ((r = detach_thread(p, t)) < 0 && rc == 0)
-			rc = hunch_errf(err, r, "cannot detach from thread %d "
-				"of process %d: %s", (int)t->tid, (int)p->pid,
-				strerror(-r));
+			rc = hunch_err_set(err, r,
+					   "cannot detach from thread %d "
+					   "of process %d: %s",
+					   (int)t->tid, (int)p->pid,
+					   strerror(-r));
 	}
 	p->detached = true;
 	if (p->memfd >= 0)
@@ -62,7 +64,7 @@ int eng_detach(struct eng_proc *p, struct hunch_err *err)
 	return rc;
 }
 
-void eng_kill_reap(struct eng_proc *p)
+void eng_detach_kill_reap(struct eng_proc *p)
 {
 	pid_t tid;
 
@@ -70,7 +72,7 @@ void eng_kill_reap(struct eng_proc *p)
 		return;
 	kill(p->pid, SIGKILL);
 	/* Every traced thread reports its death to us, the leader last. */
-	while (!p->ended && eng_wait_any(p, 10000, &tid) == 0)
+	while (!p->ended && eng_ptrace_wait_any(p, 10000, &tid) == 0)
 		;
 	if (!p->ended) {
 		int st;
@@ -80,15 +82,15 @@ void eng_kill_reap(struct eng_proc *p)
 	}
 }
 
-int eng_kill(struct eng_proc *p)
+int eng_detach_kill(struct eng_proc *p)
 {
 	if (!p->launched)
 		return -EPERM;  /* hunch does not kill what it did not start */
-	eng_kill_reap(p);
+	eng_detach_kill_reap(p);
 	return 0;
 }
 
-void eng_set_infcall_timeout(struct eng_proc *p, int ms)
+void eng_detach_infcall_timeout(struct eng_proc *p, int ms)
 {
 	p->infcall_timeout_ms = ms > 0 ? ms : 10000;
 }

@@ -23,7 +23,7 @@ int eng_exec_fenced(struct eng_proc *p, const char *what,
 {
 	if (!p->exec_fence)
 		return 0;
-	return hunch_errf(err, -ESTALE, "process %d replaced its image "
+	return hunch_err_set(err, -ESTALE, "process %d replaced its image "
 		"(exec): hunch does not %s until it has read the new one",
 		(int)p->pid, what);
 }
@@ -56,7 +56,7 @@ void eng_exec_at_entry(struct eng_proc *p)
 	ev.kind = ENG_EV_EXEC_ENTRY;
 	ev.tid = p->pid;
 	p->exec_held = true;
-	eng_queue_event(p, &ev);
+	eng_ptrace_queue_event(p, &ev);
 }
 
 void eng_exec_follow(struct eng_proc *p, bool on)
@@ -70,11 +70,11 @@ int eng_exec_load_rtlib(struct eng_proc *p, const char *rtlib_path,
 	int rc;
 
 	if (!p->exec_held)
-		return hunch_errf(err, -EAGAIN, "process %d is not held at "
+		return hunch_err_set(err, -EAGAIN, "process %d is not held at "
 			"the entry point of a new image: the runtime library "
 			"is loaded there only", (int)p->pid);
 	p->exec_fence = false;
-	rc = eng_stop_all(p, err);
+	rc = eng_ptrace_stop_all(p, err);
 	return rc < 0 ? rc : eng_inject_rtlib(p, rtlib_path, shm, err);
 }
 
@@ -82,5 +82,5 @@ int eng_exec_release(struct eng_proc *p, struct hunch_err *err)
 {
 	p->exec_fence = false;
 	p->exec_held = false;
-	return eng_resume_all(p, err);
+	return eng_ptrace_resume_all(p, err);
 }

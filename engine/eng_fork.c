@@ -102,5 +102,5 @@ void eng_fork_event(struct eng_proc *p, struct eng_thread *parent)
 	ev.tid = child;
 	ev.status = parent->tid;
 	ev.signo = shared;
-	eng_queue_event(p, &ev);
+	eng_ptrace_queue_event(p, &ev);
 }

@@ -19,7 +19,7 @@
 #include "x86_decode.h"
 #include "x86_parse.h"
 
-struct fr_func *fr_find(const struct eng_funcreloc *r, uint64_t a)
+struct fr_func *eng_funcreloc_find(const struct eng_funcreloc *r, uint64_t a)
 {
 	size_t lo = 0, hi = r->nf;
 
@@ -39,7 +39,8 @@ static struct fr_func *insert_func(struct eng_funcreloc *r, uint64_t lo,
 {
 	size_t i = 0;
 
-	if (inst_grow((void **)&r->f, &r->capf, r->nf + 1, sizeof *r->f) < 0)
+	if (eng_inst_grow((void **)&r->f, &r->capf, r->nf + 1, sizeof *r->f) <
+	    0)
 		return NULL;
 	while (i < r->nf && r->f[i].lo < lo)
 		i++;
@@ -61,13 +62,13 @@ int eng_funcreloc_image(struct eng_inst *in, struct eng_points_cache *pc,
 
 	if (r == NULL) {
 		r = in->fr = calloc(1, sizeof *r);
-		if (r == NULL || x86_decoder_open(&r->dec) < 0)
-			return hunch_errf(err, -ENOMEM,
+		if (r == NULL || x86_decode_open(&r->dec) < 0)
+			return hunch_err_set(err, -ENOMEM,
 					  "cannot open the decoder");
 	}
 	ni = realloc(r->img, (r->nimg + 1) * sizeof *r->img);
 	if (ni == NULL)
-		return hunch_errf(err, -ENOMEM, "out of memory");
+		return hunch_err_set(err, -ENOMEM, "out of memory");
 	r->img = ni;
 	m = &r->img[r->nimg];
 	memset(m, 0, sizeof *m);
@@ -84,8 +85,8 @@ int eng_funcreloc_image(struct eng_inst *in, struct eng_points_cache *pc,
 		if (base + f->addr + f->size > m->hi)
 			m->hi = base + f->addr + f->size;
 	}
-	if (fr_elf_open(&m->elf, eng_image_path(img)) < 0)
-		return hunch_errf(err, -EIO, "%s: cannot read its unwind "
+	if (eng_funcreloc_cfi_elf_open(&m->elf, eng_image_path(img)) < 0)
+		return hunch_err_set(err, -EIO, "%s: cannot read its unwind "
 				  "sections", eng_image_path(img));
 	r->nimg++;
 	return 0;
@@ -117,7 +118,7 @@ int eng_funcreloc_module(struct eng_inst *in, const char *path,
 
 static void img_close(struct fr_img *m)
 {
-	fr_elf_close(&m->elf);
+	eng_funcreloc_cfi_elf_close(&m->elf);
 	if (!m->owned)
 		return;
 	eng_points_cache_free(m->pc);
@@ -138,8 +139,8 @@ static bool still_loaded(const struct eng_proc *p, const struct fr_img *m)
 {
 	const char *name = base_name(eng_image_path(m->img));
 
-	for (size_t i = 0; i < eng_proc_nmodules(p); i++) {
-		const struct eng_module *em = eng_proc_module(p, i);
+	for (size_t i = 0; i < eng_solib_nmodules(p); i++) {
+		const struct eng_module *em = eng_solib_module(p, i);
 
 		if (em->bias == m->bias && strcmp(base_name(em->path),
 						  name) == 0)
@@ -159,7 +160,7 @@ static struct fr_img *img_of(const struct eng_inst *in, uint64_t a)
 	return NULL;
 }
 
-bool fr_loaded(const struct eng_inst *in, const struct fr_func *f)
+bool eng_funcreloc_loaded(const struct eng_inst *in, const struct fr_func *f)
 {
 	return img_of(in, f->lo) != NULL;
 }
@@ -179,7 +180,7 @@ static bool body_busy(const struct eng_inst *in, uint64_t lo, uint64_t hi,
 			return true;
 	}
 	for (size_t q = 0; queued && q < in->nqueue; q++) {
-		const struct request *rq = inst_req_get(in, in->queue[q]);
+		const struct request *rq = eng_inst_req_get(in, in->queue[q]);
 
 		if (rq != NULL && rq->state == ENG_REQ_PENDING &&
 		    rq->site >= lo && rq->site < hi)
@@ -203,11 +204,11 @@ static int alloc_near(struct eng_inst *in, uint64_t near, size_t len,
 	bool was_stopped = eng_proc_stopped(in->p);
 	int rc;
 
-	if (!was_stopped && (rc = eng_stop_all(in->p, err)) < 0)
+	if (!was_stopped && (rc = eng_ptrace_stop_all(in->p, err)) < 0)
 		return rc;
 	rc = eng_codemem_alloc(in->mem, near, len, at, err);
 	if (!was_stopped)
-		eng_resume_all(in->p, NULL);
+		eng_ptrace_resume_all(in->p, NULL);
 	return rc;
 }
 
@@ -239,7 +240,7 @@ static int place_copy(struct eng_inst *in, struct eng_funcreloc *r,
 		f->copy = 0;
 	}
 	if (rc == -ENOMEM)
-		return hunch_errf(err, rc, "out of memory");
+		return hunch_err_set(err, rc, "out of memory");
 	return refuse(f, f->fr.why ? eng_refusal_of_x86(f->fr.why) :
 		      ENG_REFUSAL_FR_NO_FIT), 1;
 }
@@ -269,12 +270,13 @@ static int place_cfi(struct eng_inst *in, struct fr_img *m,
 	enum eng_refusal why = ENG_REFUSAL_NONE;
 	int rc;
 
-	rc = fr_cfi_build(&m->elf, xf->addr + eng_image_link_base(m->img),
-			  m->bias, &f->fr, &blob, &len, &why);
+	rc = eng_funcreloc_cfi_build(&m->elf,
+				     xf->addr + eng_image_link_base(m->img),
+				     m->bias, &f->fr, &blob, &len, &why);
 	if (rc == 1)
 		return 0;       /* no CFI in the original either */
 	if (rc == -ENOMEM)
-		return hunch_errf(err, rc, "out of memory");
+		return hunch_err_set(err, rc, "out of memory");
 	if (rc < 0)
 		return refuse(f, why), 1;
 	rc = alloc_near(in, f->copy, len, &f->eh, err);
@@ -293,7 +295,7 @@ static int build(struct eng_inst *in, struct eng_funcreloc *r,
 	int rc;
 
 	if (code == NULL)
-		return hunch_errf(err, -ENOMEM, "out of memory");
+		return hunch_err_set(err, -ENOMEM, "out of memory");
 	if (eng_image_read(m->img, xf->addr, code, xf->size) < 0) {
 		free(code);
 		return refuse(f, ENG_REFUSAL_FR_NO_BYTES);
@@ -301,7 +303,7 @@ static int build(struct eng_inst *in, struct eng_funcreloc *r,
 	rc = place_copy(in, r, f, xf, m->base, code, err);
 	free(code);
 	if (rc == 0 && (rc = parse_copy(r, f)) < 0)
-		return hunch_errf(err, rc, "out of memory");
+		return hunch_err_set(err, rc, "out of memory");
 	if (rc == 0)
 		rc = place_cfi(in, m, f, xf, err);
 	if (rc == 0)
@@ -345,8 +347,9 @@ static int decide(struct eng_inst *in, struct fr_img *m,
 
 /* First request into a function: does it need a copy (or, with force,
  * will it have one anyway), can it have one? */
-struct fr_func *fr_consider(struct eng_inst *in, uint64_t a, bool force,
-			    int *rc, struct hunch_err *err)
+struct fr_func *eng_funcreloc_consider(struct eng_inst *in, uint64_t a,
+				       bool force, int *rc,
+				       struct hunch_err *err)
 {
 	struct eng_funcreloc *r = in->fr;
 	struct fr_img *m = img_of(in, a);
@@ -366,11 +369,11 @@ struct fr_func *fr_consider(struct eng_inst *in, uint64_t a, bool force,
 	if (body_busy(in, m->base + xf->addr, m->base + xf->addr + xf->size,
 		      force))
 		return NULL;    /* decided again later */
-	if ((f = fr_find(r, a)) == NULL)        /* force: FR_NOT_NEEDED */
+	if ((f = eng_funcreloc_find(r, a)) == NULL) /* force: FR_NOT_NEEDED */
 		f = insert_func(r, m->base + xf->addr,
 				m->base + xf->addr + xf->size);
 	if (f == NULL) {
-		*rc = hunch_errf(err, -ENOMEM, "out of memory");
+		*rc = hunch_err_set(err, -ENOMEM, "out of memory");
 		return NULL;
 	}
 	if (xf->npoints == 0 || (xf->ok && !force)) {
@@ -404,7 +407,7 @@ static int map_point(const struct fr_func *f, const struct eng_inst_point *pt,
 			return 1;
 		}
 	}
-	return hunch_errf(err, -ENOENT, "point 0x%" PRIx64 " has no "
+	return hunch_err_set(err, -ENOENT, "point 0x%" PRIx64 " has no "
 			  "counterpart in the relocated copy of its function "
 			  "at 0x%" PRIx64, pt->addr, f->lo);
 }
@@ -417,11 +420,11 @@ int eng_funcreloc_route(struct eng_inst *in, const struct eng_inst_point *pt,
 
 	if (in->fr == NULL || in->fr->nimg == 0)
 		return 0;
-	f = fr_find(in->fr, pt->addr);
-	if (f != NULL && !fr_loaded(in, f))
+	f = eng_funcreloc_find(in->fr, pt->addr);
+	if (f != NULL && !eng_funcreloc_loaded(in, f))
 		return 0;       /* its library is gone (no drop_range) */
 	if (f == NULL &&
-	    (f = fr_consider(in, pt->addr, false, &rc, err)) == NULL)
+	    (f = eng_funcreloc_consider(in, pt->addr, false, &rc, err)) == NULL)
 		return rc;
 	if (f->state != FR_COPY)
 		return 0;
@@ -431,7 +434,7 @@ int eng_funcreloc_route(struct eng_inst *in, const struct eng_inst_point *pt,
 int eng_funcreloc_copy_range(const struct eng_inst *in, uint64_t lo,
 			     uint64_t hi, uint64_t *clo, uint64_t *chi)
 {
-	struct fr_func *f = in->fr ? fr_find(in->fr, lo) : NULL;
+	struct fr_func *f = in->fr ? eng_funcreloc_find(in->fr, lo) : NULL;
 
 	if (f == NULL || f->state != FR_COPY || f->lo != lo || f->hi != hi ||
 	    !f->patched)
@@ -489,7 +492,7 @@ void eng_funcreloc_drop(struct eng_inst *in, uint64_t lo, uint64_t hi)
 			/* its copy stays mapped, unreachable (and its unwind
 			 * info registered: harmless) */
 			x86_funcreloc_free(&f->fr);
-			x86_func_free(&f->cf);
+			x86_parse_func_free(&f->cf);
 			continue;
 		}
 		r->f[k++] = *f;
@@ -514,14 +517,14 @@ void eng_funcreloc_free(struct eng_inst *in)
 		return;
 	for (size_t i = 0; i < r->nf; i++) {
 		x86_funcreloc_free(&r->f[i].fr);
-		x86_func_free(&r->f[i].cf);
+		x86_parse_func_free(&r->f[i].cf);
 	}
 	for (size_t i = 0; i < r->nimg; i++)
 		img_close(&r->img[i]);
 	free(r->img);
 	free(r->f);
 	if (r->dec != NULL)
-		x86_decoder_close(r->dec);
+		x86_decode_close(r->dec);
 	free(r);
 	in->fr = NULL;
 }

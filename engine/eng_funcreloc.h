@@ -37,7 +37,7 @@
  *     may still run in it (a PC or a stack word inside it or its
  *     points' bases), reused if the function is instrumented again
  *     meanwhile;
- *   - at the end (eng_funcreloc_reclaim, eng_funcreloc_free.c): an
+ *   - at the end (eng_funcreloc_free_reclaim, eng_funcreloc_free.c): an
  *     unlinked copy no thread can be executing is freed, its unwind
  *     info deregistered first.  A commit with nothing queued checks
  *     again while a copy waits.
@@ -90,7 +90,7 @@ int eng_funcreloc_route(struct eng_inst *in, const struct eng_inst_point *pt,
  * is; 0 and *why when there is none (not relocatable, other points of
  * the function instrumented in place, no room after the call); <0 on
  * error. */
-int eng_funcreloc_after_call(struct eng_inst *in,
+int eng_funcreloc_post_call(struct eng_inst *in,
 			     const struct eng_inst_point *call,
 			     struct eng_inst_point *out, enum eng_refusal *why,
 			     struct hunch_err *err);
@@ -116,21 +116,21 @@ void eng_funcreloc_stats(const struct eng_inst *in,
 /* Commit hooks (eng_inst_commit.c), every thread stopped. */
 /* Before the adds; a copy that cannot be linked now fails its queued
  * requests with the reason (counted in *failed). */
-int eng_funcreloc_before(struct eng_inst *in, struct inst_threads *th,
+int eng_funcreloc_link_before(struct eng_inst *in, struct inst_threads *th,
 			 int *failed, struct hunch_err *err);
-int eng_funcreloc_after(struct eng_inst *in, struct inst_threads *th,
+int eng_funcreloc_link_after(struct eng_inst *in, struct inst_threads *th,
 			struct hunch_err *err);
 void eng_funcreloc_free(struct eng_inst *in);
 /* After the commit's frees: give back every unlinked copy no thread can
  * be executing (eng_funcreloc_free.c). */
-int eng_funcreloc_reclaim(struct eng_inst *in, struct inst_threads *th,
+int eng_funcreloc_free_reclaim(struct eng_inst *in, struct inst_threads *th,
 			  struct hunch_err *err);
 /* Is a copy unlinked and not freed yet?  (A commit then runs even with
  * nothing queued, to check it again.) */
-bool eng_funcreloc_waiting(const struct eng_inst *in);
+bool eng_funcreloc_free_waiting(const struct eng_inst *in);
 /* At the start of a commit: drop the freed copies' points from the
  * point table once they are many.  0 or -ENOMEM. */
-int eng_funcreloc_compact(struct eng_inst *in, struct hunch_err *err);
+int eng_funcreloc_free_compact(struct eng_inst *in, struct hunch_err *err);
 
 /* A library in [lo, hi) was unloaded (eng_inst_drop_range): is `a` in
  * the copy of one of its functions (its points are dropped too)?  Then
@@ -150,8 +150,8 @@ enum eng_funcreloc_verdict {
 	ENG_FUNCRELOC_REFUSED,     /* *why: traps or refusal stay */
 };
 struct eng_funcreloc_checker;
-int eng_funcreloc_checker_new(struct eng_funcreloc_checker **out);
-void eng_funcreloc_checker_free(struct eng_funcreloc_checker *c);
+int eng_funcreloc_check_new(struct eng_funcreloc_checker **out);
+void eng_funcreloc_check_free(struct eng_funcreloc_checker *c);
 enum eng_funcreloc_verdict
 eng_funcreloc_check(struct eng_funcreloc_checker *c,
 		    struct eng_points_cache *pc, struct eng_image *img,

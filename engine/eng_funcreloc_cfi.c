@@ -329,9 +329,10 @@ static bool hdr_lookup(const struct fr_elf *e, uint64_t link, uint64_t *off)
 	return *off < e->eh->d_size;
 }
 
-int fr_cfi_build(const struct fr_elf *e, uint64_t link, uint64_t bias,
-		 const struct x86_funcreloc *fr, uint8_t **out, size_t *outlen,
-		 enum eng_refusal *why)
+int eng_funcreloc_cfi_build(const struct fr_elf *e, uint64_t link,
+			    uint64_t bias, const struct x86_funcreloc *fr,
+			    uint8_t **out, size_t *outlen,
+			    enum eng_refusal *why)
 {
 	Dwarf_CFI_Entry fde, cie;
 	Dwarf_Off off, next;
@@ -405,7 +406,7 @@ int fr_cfi_build(const struct fr_elf *e, uint64_t link, uint64_t bias,
 	return 0;
 }
 
-int fr_elf_open(struct fr_elf *e, const char *path)
+int eng_funcreloc_cfi_elf_open(struct fr_elf *e, const char *path)
 {
 	size_t shstrndx;
 	Elf_Scn *s = NULL;
@@ -417,7 +418,7 @@ int fr_elf_open(struct fr_elf *e, const char *path)
 	elf_version(EV_CURRENT);
 	e->elf = elf_begin(e->fd, ELF_C_READ_MMAP, NULL);
 	if (e->elf == NULL || elf_getshdrstrndx(e->elf, &shstrndx) != 0) {
-		fr_elf_close(e);
+		eng_funcreloc_cfi_elf_close(e);
 		return -EINVAL;
 	}
 	memcpy(e->ident, elf_getident(e->elf, NULL), EI_NIDENT);
@@ -446,7 +447,7 @@ int fr_elf_open(struct fr_elf *e, const char *path)
 	return 0;
 }
 
-void fr_elf_close(struct fr_elf *e)
+void eng_funcreloc_cfi_elf_close(struct fr_elf *e)
 {
 	if (e->elf != NULL)
 		elf_end(e->elf);

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "eng_points.h"
-#include "eng_symbols.h"
+#include "eng_image.h"
 #include "x86_decode.h"
 #include "x86_reloc.h"
 
@@ -22,28 +22,28 @@ struct eng_funcreloc_checker {
 	struct fr_elf elf;
 };
 
-int eng_funcreloc_checker_new(struct eng_funcreloc_checker **out)
+int eng_funcreloc_check_new(struct eng_funcreloc_checker **out)
 {
 	struct eng_funcreloc_checker *c = calloc(1, sizeof *c);
 
-	if (c == NULL || x86_decoder_open(&c->dec) < 0 ||
+	if (c == NULL || x86_decode_open(&c->dec) < 0 ||
 	    x86_reloc_open(&c->reloc) < 0) {
-		eng_funcreloc_checker_free(c);
+		eng_funcreloc_check_free(c);
 		return -ENOMEM;
 	}
 	*out = c;
 	return 0;
 }
 
-void eng_funcreloc_checker_free(struct eng_funcreloc_checker *c)
+void eng_funcreloc_check_free(struct eng_funcreloc_checker *c)
 {
 	if (c == NULL)
 		return;
 	if (c->dec != NULL)
-		x86_decoder_close(c->dec);
+		x86_decode_close(c->dec);
 	if (c->reloc != NULL)
 		x86_reloc_close(c->reloc);
-	fr_elf_close(&c->elf);
+	eng_funcreloc_cfi_elf_close(&c->elf);
 	free(c);
 }
 
@@ -67,11 +67,12 @@ check_copy(struct eng_funcreloc_checker *c, struct eng_image *img,
 	for (size_t i = 0; i < cf.npoints; i++)
 		if (!cf.points[i].ok)
 			ok = false;
-	x86_func_free(&cf);
+	x86_parse_func_free(&cf);
 	if (!ok)
 		return *why = ENG_REFUSAL_FR_COPY_POINT, ENG_FUNCRELOC_REFUSED;
-	rc = fr_cfi_build(&c->elf, xf->addr + eng_image_link_base(img),
-			  base - eng_image_link_base(img), fr, &blob, &len, why);
+	rc = eng_funcreloc_cfi_build(
+		&c->elf, xf->addr + eng_image_link_base(img),
+		base - eng_image_link_base(img), fr, &blob, &len, why);
 	free(blob);
 	return rc < 0 ? ENG_FUNCRELOC_REFUSED : ENG_FUNCRELOC_RELOCATED;
 }
@@ -96,9 +97,10 @@ eng_funcreloc_check(struct eng_funcreloc_checker *c,
 	if ((*why = eng_refusal_of_x86(x86_funcreloc_refusal(xf))) != ENG_REFUSAL_NONE)
 		return ENG_FUNCRELOC_REFUSED;
 	if (c->img != img) {
-		fr_elf_close(&c->elf);
+		eng_funcreloc_cfi_elf_close(&c->elf);
 		c->img = NULL;
-		if (fr_elf_open(&c->elf, eng_image_path(img)) < 0)
+		if (eng_funcreloc_cfi_elf_open(&c->elf, eng_image_path(img)) <
+		    0)
 			return *why = ENG_REFUSAL_FR_NO_UNWIND,
 			       ENG_FUNCRELOC_REFUSED;
 		c->img = img;

@@ -2,11 +2,11 @@
  * eng_funcreloc_free.c - giving relocated copies back ("free
  * trampoline memory only when no thread can be executing it").
  *
- * When a copy's last request goes, eng_funcreloc_after puts the original
+ * When a copy's last request goes, eng_funcreloc_link_after puts the original
  * entry's bytes back: from then on nothing new enters the copy, but
  * threads may still run in it, or wait in a callee that returns into it
  * (a read() called from the copy).  At the end of every commit (every
- * thread stopped) eng_funcreloc_reclaim looks at each such copy: its
+ * thread stopped) eng_funcreloc_free_reclaim looks at each such copy: its
  * code is the copy and the kept base trampolines of its points (they
  * jump back into it).  When no thread's PC and no word of any stack
  * points into that code, and no removed mini is still waiting to be
@@ -25,7 +25,7 @@
  * one %rsp is in (sigaltstack handlers, swapcontext coroutines) whose
  * other stack holds a frame of the copy.
  *
- * eng_funcreloc_compact, at the start of the next commit, drops the
+ * eng_funcreloc_free_compact, at the start of the next commit, drops the
  * forgotten points from eng_inst's table once they are many, so that a
  * storm of relocating, freeing and relocating again does not grow it.
  */
@@ -44,7 +44,7 @@
 #include "eng_shm.h"
 #include "hunch_abi.h"
 
-#define SCANNED (512u << 10)     /* stack read by inst_threads_read */
+#define SCANNED (512u << 10)     /* stack read by eng_inst_threads_read */
 #define DEEP_MAX (64u << 20)     /* read at most this far beyond it */
 
 static int cmp_u64(const void *a, const void *b)
@@ -64,22 +64,23 @@ static int deep_read(struct eng_inst *in, const struct inst_threads *th,
 		     struct deep *d)
 {
 	struct inst_range *maps = NULL;
-	size_t nr = inst_read_maps(eng_proc_pid(in->p), &maps), cap = 0;
+	size_t nr = eng_inst_threads_read_maps(eng_proc_pid(in->p), &maps),
+	       cap = 0;
 
 	memset(d, 0, sizeof *d);
 	for (size_t i = 0; i < th->n; i++) {
 		uint64_t from = th->t[i].regs.rsp + SCANNED, end, len;
 
-		end = inst_map_end(maps, nr, th->t[i].regs.rsp);
+		end = eng_inst_threads_map_end(maps, nr, th->t[i].regs.rsp);
 		if (end <= from)
 			continue;
 		len = (end - from > DEEP_MAX ? DEEP_MAX : end - from) & ~7ull;
-		if (inst_grow((void **)&d->w, &cap, d->n + len / 8,
+		if (eng_inst_grow((void **)&d->w, &cap, d->n + len / 8,
 			      sizeof *d->w) < 0) {
 			free(maps);
 			return -ENOMEM;
 		}
-		if (eng_read_mem(in->p, from, d->w + d->n, len, NULL) == 0)
+		if (eng_mem_read(in->p, from, d->w + d->n, len, NULL) == 0)
 			d->n += len / 8;
 	}
 	free(maps);
@@ -97,8 +98,8 @@ static bool deep_in(const struct deep *d, uint64_t lo, uint64_t hi)
 static bool code_busy(const struct inst_threads *th, const struct deep *d,
 		      uint64_t lo, uint64_t hi)
 {
-	return inst_threads_pc_in(th, lo, hi) ||
-	       inst_threads_word_in(th, lo, hi) || deep_in(d, lo, hi);
+	return eng_inst_threads_pc_in(th, lo, hi) ||
+	       eng_inst_threads_word_in(th, lo, hi) || deep_in(d, lo, hi);
 }
 
 static bool in_copy(const struct fr_func *f, uint64_t a)
@@ -106,8 +107,9 @@ static bool in_copy(const struct fr_func *f, uint64_t a)
 	return a >= f->copy && a < f->copy + f->alloc;
 }
 
-/* May f's copy go?  Not linked, no request (f->live from fr_mark_live),
- * none of its points in use, no thread in it or its points' bases. */
+/* May f's copy go?  Not linked, no request (f->live from
+ * eng_funcreloc_link_mark_live), none of its points in use, no thread in
+ * it or its points' bases. */
 static bool can_free(struct eng_inst *in, const struct fr_func *f,
 		     const struct inst_threads *th, const struct deep *d)
 {
@@ -140,21 +142,24 @@ static int deregister(struct eng_inst *in, struct inst_threads *th,
 		      struct fr_func **fs, size_t n, struct hunch_err *err)
 {
 	uint64_t fn = eng_shm_entry(in->shm, HUNCH_RT_ENTRY_FRAMES_DEREGISTER);
-	size_t k = fr_count(fs, n, registered);
+	size_t k = eng_funcreloc_link_count(fs, n, registered);
 	uint64_t ret = 0;
 	int rc;
 
 	if (k == 0)
 		return 0;
-	if (fn == 0 || fr_in_unwinder(in, th))
+	if (fn == 0 || eng_funcreloc_link_in_unwinder(in, th))
 		return 1;       /* older rtlib: such copies stay */
-	rc = fr_call_frames(in, th, fn, fs, n, registered, k, &ret, err);
+	rc = eng_funcreloc_link_call_frames(in, th, fn, fs, n, registered, k,
+					    &ret, err);
 	if (rc < 0)
 		return rc;
 	if (ret != k)
-		return hunch_errf(err, -EPROTO, "the runtime library of pid %d "
-				  "deregistered %" PRIu64 " of %zu unwind tables",
-				  (int)eng_proc_pid(in->p), ret, k);
+		return hunch_err_set(err, -EPROTO,
+				     "the runtime library of pid %d "
+				     "deregistered %" PRIu64
+				     " of %zu unwind tables",
+				     (int)eng_proc_pid(in->p), ret, k);
 	for (size_t i = 0; i < n; i++)
 		if (fs[i]->eh_done) {
 			fs[i]->eh_done = false;
@@ -185,7 +190,7 @@ static void release(struct eng_inst *in, struct fr_func *f)
 	if (f->eh != 0)
 		eng_codemem_free(in->mem, f->eh, f->ehlen);
 	x86_funcreloc_free(&f->fr);
-	x86_func_free(&f->cf);
+	x86_parse_func_free(&f->cf);
 	f->copy = f->eh = 0;
 	f->state = FR_FREED;
 	in->fr->freed++;
@@ -202,7 +207,7 @@ static void forget_freed(struct eng_funcreloc *r)
 	r->nf = k;
 }
 
-int eng_funcreloc_reclaim(struct eng_inst *in, struct inst_threads *th,
+int eng_funcreloc_free_reclaim(struct eng_inst *in, struct inst_threads *th,
 			  struct hunch_err *err)
 {
 	struct eng_funcreloc *r = in->fr;
@@ -211,7 +216,7 @@ int eng_funcreloc_reclaim(struct eng_inst *in, struct inst_threads *th,
 	size_t n = 0;
 	int rc = 0;
 
-	if (r == NULL || !eng_funcreloc_waiting(in))
+	if (r == NULL || !eng_funcreloc_free_waiting(in))
 		return 0;
 	r->checks++;
 	if (in->npf > 0) {      /* a thread may be in a removed mini */
@@ -219,10 +224,11 @@ int eng_funcreloc_reclaim(struct eng_inst *in, struct inst_threads *th,
 			r->busy += r->f[i].state == FR_COPY && !r->f[i].patched;
 		return 0;
 	}
-	if (fr_mark_live(in, true) < 0 || deep_read(in, th, &d) < 0 ||
+	if (eng_funcreloc_link_mark_live(in, true) < 0 ||
+	    deep_read(in, th, &d) < 0 ||
 	    (fs = malloc(r->nf * sizeof *fs)) == NULL) {
 		free(d.w);
-		return hunch_errf(err, -ENOMEM, "out of memory");
+		return hunch_err_set(err, -ENOMEM, "out of memory");
 	}
 	for (size_t i = 0; i < r->nf; i++)
 		if (can_free(in, &r->f[i], th, &d))
@@ -250,7 +256,7 @@ int eng_funcreloc_reclaim(struct eng_inst *in, struct inst_threads *th,
 	return rc;
 }
 
-bool eng_funcreloc_waiting(const struct eng_inst *in)
+bool eng_funcreloc_free_waiting(const struct eng_inst *in)
 {
 	for (size_t i = 0; in->fr != NULL && i < in->fr->nf; i++)
 		if (in->fr->f[i].state == FR_COPY && !in->fr->f[i].patched)
@@ -261,7 +267,7 @@ bool eng_funcreloc_waiting(const struct eng_inst *in)
 /* Drop dead points from eng_inst's table (requests refer to points by
  * index: live ones are renumbered; only released requests refer to dead
  * ones) and rebuild its byte map. */
-int eng_funcreloc_compact(struct eng_inst *in, struct hunch_err *err)
+int eng_funcreloc_free_compact(struct eng_inst *in, struct hunch_err *err)
 {
 	struct eng_funcreloc *r = in->fr;
 	uint32_t *to;
@@ -289,7 +295,7 @@ int eng_funcreloc_compact(struct eng_inst *in, struct hunch_err *err)
 	in->npts = k;
 	r->dead_points = 0;
 	r->compactions++;
-	if (inst_rehash(in) < 0)
-		return hunch_errf(err, -ENOMEM, "out of memory");
+	if (eng_inst_rehash(in) < 0)
+		return hunch_err_set(err, -ENOMEM, "out of memory");
 	return 0;
 }

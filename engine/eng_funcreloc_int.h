@@ -27,16 +27,17 @@ struct fr_elf {
 	uint64_t hdr_addr;
 };
 
-int fr_elf_open(struct fr_elf *e, const char *path);
-void fr_elf_close(struct fr_elf *e);
+int eng_funcreloc_cfi_elf_open(struct fr_elf *e, const char *path);
+void eng_funcreloc_cfi_elf_close(struct fr_elf *e);
 
 /* .eh_frame bytes (CIE, FDE, 0 terminator) for the copy of the function
  * at link-time address `link` (runtime = link + bias).  0: *out
  * malloc'd; 1: the original has no FDE (nothing to register: the copy
  * unwinds as the original does); -ENOTSUP with *why; -ENOMEM. */
-int fr_cfi_build(const struct fr_elf *e, uint64_t link, uint64_t bias,
-		 const struct x86_funcreloc *fr, uint8_t **out, size_t *outlen,
-		 enum eng_refusal *why);
+int eng_funcreloc_cfi_build(const struct fr_elf *e, uint64_t link,
+			    uint64_t bias, const struct x86_funcreloc *fr,
+			    uint8_t **out, size_t *outlen,
+			    enum eng_refusal *why);
 
 struct fr_img {
 	struct eng_image *img;
@@ -84,31 +85,35 @@ struct eng_funcreloc {
 };
 
 /* How many of fs[0..n) `want` picks. */
-size_t fr_count(struct fr_func **fs, size_t n,
+size_t eng_funcreloc_link_count(struct fr_func **fs, size_t n,
 		bool (*want)(const struct fr_func *));
 /* Is f's module still mapped where it was? */
-bool fr_loaded(const struct eng_inst *in, const struct fr_func *f);
+bool eng_funcreloc_loaded(const struct eng_inst *in, const struct fr_func *f);
 /* The relocated function holding original address a, or NULL. */
-struct fr_func *fr_find(const struct eng_funcreloc *r, uint64_t a);
+struct fr_func *eng_funcreloc_find(const struct eng_funcreloc *r, uint64_t a);
 /* Decide on the function holding a (absolute address) at its first
  * request, building its copy when it needs one, or with force (an
  * after-call point) even if it does not: NULL when its file is not on
  * or its body is instrumented in place (*rc 0), or on error (*rc < 0). */
-struct fr_func *fr_consider(struct eng_inst *in, uint64_t a, bool force,
-			    int *rc, struct hunch_err *err);
+struct fr_func *eng_funcreloc_consider(struct eng_inst *in, uint64_t a,
+				       bool force, int *rc,
+				       struct hunch_err *err);
 /* Set f->live on the functions whose copy has requests: active patches
  * with minis and, with pending, requests queued for insertion. */
-int fr_mark_live(struct eng_inst *in, bool pending);
+int eng_funcreloc_link_mark_live(struct eng_inst *in, bool pending);
 struct inst_threads;
 /* Is any thread in libgcc_s's code, or has a return address there?  It
  * may hold the unwinder's object lock, which (de)registering takes. */
-bool fr_in_unwinder(struct eng_inst *in, const struct inst_threads *th);
+bool eng_funcreloc_link_in_unwinder(struct eng_inst *in,
+				    const struct inst_threads *th);
 /* Call the rtlib's fn(list, k) with the unwind tables (f->eh) of the k
  * copies in fs[] that `want` picks (register or deregister them all in
  * one inferior call).  0 with *ret, or <0 error. */
-int fr_call_frames(struct eng_inst *in, const struct inst_threads *th,
-		   uint64_t fn, struct fr_func **fs, size_t n,
-		   bool (*want)(const struct fr_func *), size_t k,
-		   uint64_t *ret, struct hunch_err *err);
+int eng_funcreloc_link_call_frames(struct eng_inst *in,
+				   const struct inst_threads *th, uint64_t fn,
+				   struct fr_func **fs, size_t n,
+				   bool (*want)(const struct fr_func *),
+				   size_t k, uint64_t *ret,
+				   struct hunch_err *err);
 
 #endif

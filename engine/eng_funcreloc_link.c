@@ -62,7 +62,7 @@ static struct fr_func *cidx_find(const struct cidx *c, size_t n, uint64_t a)
 	return lo < n && c[lo].lo <= a ? c[lo].f : NULL;
 }
 
-int fr_mark_live(struct eng_inst *in, bool pending)
+int eng_funcreloc_link_mark_live(struct eng_inst *in, bool pending)
 {
 	size_t n;
 	struct cidx *c = cidx_build(in->fr, &n);
@@ -73,12 +73,13 @@ int fr_mark_live(struct eng_inst *in, bool pending)
 		const struct ipoint *ip = &in->pts[k];
 		struct fr_func *f;
 
-		if (ip->active && !ip->dead && inst_point_minis(ip) > 0 &&
+		if (ip->active && !ip->dead &&
+		    eng_inst_commit_point_minis(ip) > 0 &&
 		    (f = cidx_find(c, n, ip->pt.patch_start)) != NULL)
 			f->live = true;
 	}
 	for (size_t q = 0; pending && n > 0 && q < in->nqueue; q++) {
-		const struct request *rq = inst_req_get(in, in->queue[q]);
+		const struct request *rq = eng_inst_req_get(in, in->queue[q]);
 		struct fr_func *f;
 
 		if (rq != NULL && rq->state == ENG_REQ_PENDING &&
@@ -89,7 +90,8 @@ int fr_mark_live(struct eng_inst *in, bool pending)
 	return 0;
 }
 
-bool fr_in_unwinder(struct eng_inst *in, const struct inst_threads *th)
+bool eng_funcreloc_link_in_unwinder(struct eng_inst *in,
+				    const struct inst_threads *th)
 {
 	char path[64], line[512];
 	bool busy = false;
@@ -106,8 +108,8 @@ bool fr_in_unwinder(struct eng_inst *in, const struct inst_threads *th)
 		    sscanf(line, "%lx-%lx %7s", &lo, &hi, perm) != 3 ||
 		    perm[2] != 'x')
 			continue;
-		busy = inst_threads_pc_in(th, lo, hi) ||
-		       inst_threads_word_in(th, lo, hi);
+		busy = eng_inst_threads_pc_in(th, lo, hi) ||
+		       eng_inst_threads_word_in(th, lo, hi);
 	}
 	fclose(fp);
 	return busy;
@@ -117,7 +119,7 @@ bool fr_in_unwinder(struct eng_inst *in, const struct inst_threads *th)
  * table addresses of the copies in fs[] chosen by `want`, copied into
  * trampoline memory near fs[0]'s copy for the call.  0 and *ret, or
  * <0 error. */
-size_t fr_count(struct fr_func **fs, size_t n,
+size_t eng_funcreloc_link_count(struct fr_func **fs, size_t n,
 		bool (*want)(const struct fr_func *))
 {
 	size_t k = 0;
@@ -127,16 +129,18 @@ size_t fr_count(struct fr_func **fs, size_t n,
 	return k;
 }
 
-int fr_call_frames(struct eng_inst *in, const struct inst_threads *th,
-		   uint64_t fn, struct fr_func **fs, size_t n,
-		   bool (*want)(const struct fr_func *), size_t k,
-		   uint64_t *ret, struct hunch_err *err)
+int eng_funcreloc_link_call_frames(struct eng_inst *in,
+				   const struct inst_threads *th, uint64_t fn,
+				   struct fr_func **fs, size_t n,
+				   bool (*want)(const struct fr_func *),
+				   size_t k, uint64_t *ret,
+				   struct hunch_err *err)
 {
 	uint64_t args[2], *list, at = 0;
 	int rc;
 
 	if ((list = malloc(k * sizeof *list)) == NULL)
-		return hunch_errf(err, -ENOMEM, "out of memory");
+		return hunch_err_set(err, -ENOMEM, "out of memory");
 	k = 0;
 	for (size_t i = 0; i < n; i++)
 		if (want(fs[i]))
@@ -174,7 +178,7 @@ static int register_frames(struct eng_inst *in, struct inst_threads *th,
 			   struct hunch_err *err)
 {
 	uint64_t fn = eng_shm_entry(in->shm, HUNCH_RT_ENTRY_FRAMES_REGISTER);
-	size_t k = fr_count(fs, n, to_register);
+	size_t k = eng_funcreloc_link_count(fs, n, to_register);
 	uint64_t ret = 0;
 	int rc;
 
@@ -182,9 +186,10 @@ static int register_frames(struct eng_inst *in, struct inst_threads *th,
 		return 0;
 	if (fn == 0)
 		return *why = ENG_REFUSAL_LINK_NO_RT, 1;
-	if (fr_in_unwinder(in, th))
+	if (eng_funcreloc_link_in_unwinder(in, th))
 		return *why = ENG_REFUSAL_LINK_UNWINDER, 1;
-	rc = fr_call_frames(in, th, fn, fs, n, to_register, k, &ret, err);
+	rc = eng_funcreloc_link_call_frames(in, th, fn, fs, n, to_register, k,
+					    &ret, err);
 	if (rc < 0)
 		return rc;
 	if (ret != k)
@@ -218,7 +223,7 @@ static int move_pcs(struct eng_inst *in, struct inst_threads *th,
 			continue;
 		t->regs.rip = x86_funcreloc_slot(&f->fr, t->regs.rip);
 		t->regs_changed = true;
-		if ((rc = eng_set_regs(in->p, t->tid, &t->regs, err)) < 0)
+		if ((rc = eng_regs_set(in->p, t->tid, &t->regs, err)) < 0)
 			return rc;
 		in->st.pcs_moved++;
 	}
@@ -234,11 +239,11 @@ static int can_link(struct eng_inst *in, const struct inst_threads *th,
 	uint64_t rb = eng_proc_r_brk(in->p);
 	int rc;
 
-	if (inst_threads_word_in(th, f->epatch + 1, f->epatch + f->eplen))
+	if (eng_inst_threads_word_in(th, f->epatch + 1, f->epatch + f->eplen))
 		return *why = ENG_REFUSAL_LINK_STACK, 1;
 	if (rb >= f->epatch && rb < f->epatch + f->eplen)
 		return *why = ENG_REFUSAL_LINK_R_BRK, 1;
-	if ((rc = eng_read_mem(in->p, f->epatch, f->eorig, f->eplen, err)) < 0)
+	if ((rc = eng_mem_read(in->p, f->epatch, f->eorig, f->eplen, err)) < 0)
 		return rc;
 	if (f->eorig[0] == 0xcc)
 		return *why = ENG_REFUSAL_LINK_INT3, 1;
@@ -263,8 +268,8 @@ static int link_one(struct eng_inst *in, struct inst_threads *th,
 	if ((rc = move_pcs(in, th, f, err)) != 0)
 		return rc < 0 ? rc : -EPROTO;
 	memset(p, 0xcc, sizeof p);
-	x86_jmp5_bytes(p, f->epatch, f->ejump);
-	if ((rc = inst_wmem(in, f->epatch, p, f->eplen, err)) < 0)
+	x86_emit_jmp5_bytes(p, f->epatch, f->ejump);
+	if ((rc = eng_inst_commit_wmem(in, f->epatch, p, f->eplen, err)) < 0)
 		return rc;
 	f->patched = true;
 	return 0;
@@ -279,12 +284,12 @@ static int fail_pending(struct eng_inst *in, const struct fr_func *f,
 	int n = 0;
 
 	for (size_t q = 0; q < in->nqueue; q++) {
-		struct request *rq = inst_req_get(in, in->queue[q]);
+		struct request *rq = eng_inst_req_get(in, in->queue[q]);
 
 		if (rq != NULL && rq->state == ENG_REQ_PENDING &&
 		    rq->site >= f->copy && rq->site < f->copy + f->fr.len) {
 			rq->why = why;
-			inst_req_release(rq, ENG_REQ_FAILED);
+			eng_inst_commit_req_release(rq, ENG_REQ_FAILED);
 			n++;
 		}
 	}
@@ -306,7 +311,8 @@ static int to_link(struct eng_inst *in, struct inst_threads *th,
 
 		if (f->state != FR_COPY || !f->live || f->patched)
 			continue;
-		if (!fr_loaded(in, f)) {        /* unloaded, never dropped */
+		if (!eng_funcreloc_loaded(in,
+					  f)) { /* unloaded, never dropped */
 			f->state = FR_REFUSED;
 			f->why = ENG_REFUSAL_UNLOADED;
 			continue;
@@ -321,7 +327,7 @@ static int to_link(struct eng_inst *in, struct inst_threads *th,
 	return 0;
 }
 
-int eng_funcreloc_before(struct eng_inst *in, struct inst_threads *th,
+int eng_funcreloc_link_before(struct eng_inst *in, struct inst_threads *th,
 			 int *failed, struct hunch_err *err)
 {
 	struct eng_funcreloc *r = in->fr;
@@ -332,9 +338,9 @@ int eng_funcreloc_before(struct eng_inst *in, struct inst_threads *th,
 
 	if (r == NULL || r->nf == 0)
 		return 0;
-	if (fr_mark_live(in, true) < 0 ||
+	if (eng_funcreloc_link_mark_live(in, true) < 0 ||
 	    (fs = malloc(r->nf * sizeof *fs)) == NULL)
-		return hunch_errf(err, -ENOMEM, "out of memory");
+		return hunch_err_set(err, -ENOMEM, "out of memory");
 	rc = to_link(in, th, fs, &n, failed, err);
 	/* the copies (and their unwind info) before anything leads there */
 	if (rc == 0 && n > 0)
@@ -361,9 +367,9 @@ int eng_funcreloc_before(struct eng_inst *in, struct inst_threads *th,
 
 /* The original entry's bytes come back when the copy has no request
  * left.  No thread can be inside the 5-byte jmp; the copy stays until
- * no thread runs in it (eng_funcreloc_reclaim, at the end of this
+ * no thread runs in it (eng_funcreloc_free_reclaim, at the end of this
  * commit or a later one). */
-int eng_funcreloc_after(struct eng_inst *in, struct inst_threads *th,
+int eng_funcreloc_link_after(struct eng_inst *in, struct inst_threads *th,
 			struct hunch_err *err)
 {
 	struct eng_funcreloc *r = in->fr;
@@ -372,21 +378,22 @@ int eng_funcreloc_after(struct eng_inst *in, struct inst_threads *th,
 	(void)th;
 	if (r == NULL || r->nf == 0)
 		return 0;
-	if (fr_mark_live(in, false) < 0)
-		return hunch_errf(err, -ENOMEM, "out of memory");
+	if (eng_funcreloc_link_mark_live(in, false) < 0)
+		return hunch_err_set(err, -ENOMEM, "out of memory");
 	for (size_t i = 0; i < r->nf; i++) {
 		struct fr_func *f = &r->f[i];
 
 		if (!f->patched || f->live)
 			continue;
 		f->patched = false;
-		if (!fr_loaded(in, f)) {        /* nothing of it to restore */
+		if (!eng_funcreloc_loaded(in,
+					  f)) { /* nothing of it to restore */
 			f->state = FR_REFUSED;
 			f->why = ENG_REFUSAL_UNLOADED;
 			continue;
 		}
-		if ((rc = inst_wmem(in, f->epatch, f->eorig, f->eplen,
-				    err)) < 0)
+		if ((rc = eng_inst_commit_wmem(in, f->epatch, f->eorig,
+					       f->eplen, err)) < 0)
 			return rc;
 	}
 	return 0;

@@ -85,7 +85,7 @@ static int patch_after(const struct fr_func *f, uint64_t call,
 	return 0;
 }
 
-int eng_funcreloc_after_call(struct eng_inst *in,
+int eng_funcreloc_post_call(struct eng_inst *in,
 			     const struct eng_inst_point *call,
 			     struct eng_inst_point *out, enum eng_refusal *why,
 			     struct hunch_err *err)
@@ -96,11 +96,11 @@ int eng_funcreloc_after_call(struct eng_inst *in,
 	*why = ENG_REFUSAL_NONE;
 	if (in->fr == NULL || in->fr->nimg == 0)
 		return *why = ENG_REFUSAL_POST_OFF, 0;
-	f = fr_find(in->fr, call->addr);
-	if (f != NULL && f->state == FR_COPY && !fr_loaded(in, f))
+	f = eng_funcreloc_find(in->fr, call->addr);
+	if (f != NULL && f->state == FR_COPY && !eng_funcreloc_loaded(in, f))
 		return *why = ENG_REFUSAL_UNLOADED, 0;
 	if (f == NULL || f->state == FR_NOT_NEEDED) {
-		f = fr_consider(in, call->addr, true, &rc, err);
+		f = eng_funcreloc_consider(in, call->addr, true, &rc, err);
 		if (rc < 0)
 			return rc;
 		if (f == NULL)

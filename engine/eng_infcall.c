@@ -14,7 +14,7 @@
  *
  * hunch may be SIGKILLed during a call: the kernel then lets the thread
  * run on, and a return to 0 would kill the program.  So once the rtlib
- * is there (eng_set_infcall_return), the call returns to the rtlib's
+ * is there (eng_infcall_set_return), the call returns to the rtlib's
  * int3 instead, with the saved registers and XSAVE area written just
  * above the return address (struct hunch_infcall_save).  Alive, hunch
  * takes that SIGTRAP in the ptrace stop and restores the thread itself,
@@ -47,7 +47,7 @@
 static int call_err(struct eng_proc *p, pid_t tid, uint64_t fn, int rc,
 		    const char *why, struct hunch_err *err)
 {
-	return hunch_errf(err, rc, "inferior call of 0x%llx on thread %d of "
+	return hunch_err_set(err, rc, "inferior call of 0x%llx on thread %d of "
 			  "process %d failed: %s", (unsigned long long)fn,
 			  (int)tid, (int)p->pid, why);
 }
@@ -60,7 +60,7 @@ static uint64_t scratch_used(struct eng_thread *t, uint64_t rsp)
 	return t->scratch;
 }
 
-void eng_set_infcall_return(struct eng_proc *p, uint64_t addr)
+void eng_infcall_set_return(struct eng_proc *p, uint64_t addr)
 {
 	p->infcall_ret = addr;
 }
@@ -79,12 +79,12 @@ static uint64_t push_return(struct eng_proc *p, uint64_t top,
 
 	if (p->infcall_ret == 0) {
 		sp = (top & ~15ULL) - 8;
-		return eng_write_mem(p, sp, &zero, 8, err) < 0 ? 0 : sp;
+		return eng_mem_write(p, sp, &zero, 8, err) < 0 ? 0 : sp;
 	}
 	len = 8 + sizeof *s + xlen;
 	s = calloc(1, len);
 	if (s == NULL) {
-		hunch_errf(err, -ENOMEM, "out of memory");
+		hunch_err_set(err, -ENOMEM, "out of memory");
 		return 0;
 	}
 	/* as if `call` pushed: %rsp+8 (the save area) is 16-aligned */
@@ -98,7 +98,7 @@ static uint64_t push_return(struct eng_proc *p, uint64_t top,
 	s->xlen = xlen;
 	memcpy(s->xstate, xs, xlen);
 	s = (struct hunch_infcall_save *)((char *)s - 8);
-	if (eng_write_mem(p, sp, s, len, err) < 0)
+	if (eng_mem_write(p, sp, s, len, err) < 0)
 		sp = 0;
 	free(s);
 	return sp;
@@ -130,7 +130,7 @@ static int setup_frame(struct eng_proc *p, struct eng_thread *t,
 	r.eflags &= ~(uint64_t)(EFLAGS_TF | EFLAGS_DF);
 	if ((int64_t)r.orig_rax >= 0)
 		r.orig_rax = (uint64_t)-1;
-	return eng_set_regs(p, t->tid, &r, err);
+	return eng_regs_set(p, t->tid, &r, err);
 }
 
 /* Signals a call blocks: all but SIGKILL and SIGSTOP (the kernel
@@ -167,7 +167,7 @@ static int first_signal(struct eng_proc *p, struct eng_thread *t)
 	if (!t->parked)
 		return 0;
 	if ((call_blocked() & sig_bit(sig)) == 0) {
-		eng_unpark(p, t);
+		eng_sigpark_unpark(p, t);
 		return 0;
 	}
 	t->parked = false;
@@ -191,14 +191,15 @@ static int run_call(struct eng_proc *p, struct eng_thread *t, uint64_t fn,
 		    struct hunch_err *err)
 {
 	int64_t deadline = (int64_t)clock_mono_ms() + p->infcall_timeout_ms;
-	int rc = eng_thread_cont(p, t, first_signal(p, t));
+	int rc = eng_ptrace_thread_cont(p, t, first_signal(p, t));
 
 	if (rc == 0)
 		eng_fault_hit(ENG_FAULT_INFCALL);
 	while (rc == 0) {
 		int64_t left = deadline - (int64_t)clock_mono_ms();
 
-		rc = left > 0 ? eng_wait_thread(p, t, (int)left) : -ETIMEDOUT;
+		rc = left > 0 ? eng_ptrace_wait_thread(p, t, (int)left)
+			      : -ETIMEDOUT;
 		if (rc == -ETIMEDOUT)
 			return call_err(p, t->tid, fn, rc, "it did not return "
 				"in time (it may wait for a lock held by a "
@@ -219,7 +220,7 @@ static int run_call(struct eng_proc *p, struct eng_thread *t, uint64_t fn,
 			return call_err(p, t->tid, fn, -EFAULT, why, err);
 		}
 		case SK_BREAK:
-			if (t->step_over && (rc = eng_step_over(p, t)) < 0)
+			if (t->step_over && (rc = eng_bp_step_over(p, t)) < 0)
 				return call_err(p, t->tid, fn, rc, "cannot "
 					"step over a breakpoint", err);
 			break;
@@ -228,7 +229,7 @@ static int run_call(struct eng_proc *p, struct eng_thread *t, uint64_t fn,
 			break;
 		}
 		if (t->state == TS_STOPPED)
-			rc = eng_thread_cont(p, t, 0);
+			rc = eng_ptrace_thread_cont(p, t, 0);
 	}
 	return call_err(p, t->tid, fn, rc, strerror(-rc), err);
 }
@@ -237,21 +238,25 @@ static int check_callable(struct eng_proc *p, struct eng_thread *t,
 			  pid_t tid, int nargs, struct hunch_err *err)
 {
 	if (p->ended || p->detached)
-		return hunch_errf(err, -ESRCH, "process %d has ended or was "
+		return hunch_err_set(err, -ESRCH, "process %d has ended or was "
 				  "detached: no inferior call possible",
 				  (int)p->pid);
 	if (t == NULL)
-		return hunch_errf(err, -ESRCH, "thread %d is not a thread of "
-				  "process %d", (int)tid, (int)p->pid);
+		return hunch_err_set(err, -ESRCH,
+				     "thread %d is not a thread of "
+				     "process %d",
+				     (int)tid, (int)p->pid);
 	if (eng_exec_fenced(p, "call a function in it", err) < 0)
 		return -ESTALE;
 	if (t->state != TS_STOPPED || t->in_infcall)
-		return hunch_errf(err, -EBUSY, "thread %d of process %d is "
-			"not stopped: stop it (eng_stop_all) before an "
+		return hunch_err_set(err, -EBUSY, "thread %d of process %d is "
+			"not stopped: stop it (eng_ptrace_stop_all) before an "
 			"inferior call", (int)tid, (int)p->pid);
 	if (nargs < 0 || nargs > 6)
-		return hunch_errf(err, -EINVAL, "an inferior call takes 0 to "
-				  "6 integer arguments, not %d", nargs);
+		return hunch_err_set(err, -EINVAL,
+				     "an inferior call takes 0 to "
+				     "6 integer arguments, not %d",
+				     nargs);
 	return 0;
 }
 
@@ -261,10 +266,10 @@ static int check_callable(struct eng_proc *p, struct eng_thread *t,
 static void back_to_group_stop(struct eng_proc *p, struct eng_thread *t)
 {
 	if (ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) != 0 ||
-	    eng_thread_cont(p, t, 0) != 0)
+	    eng_ptrace_thread_cont(p, t, 0) != 0)
 		return;
 	while (t->state == TS_RUNNING &&
-	       eng_wait_thread(p, t, 5000) == 0)
+	       eng_ptrace_wait_thread(p, t, 5000) == 0)
 		;
 }
 
@@ -272,7 +277,7 @@ int eng_infcall(struct eng_proc *p, pid_t tid, uint64_t fn,
 		const uint64_t *args, int nargs, uint64_t *ret,
 		struct hunch_err *err)
 {
-	struct eng_thread *t = eng_thread_find(p, tid);
+	struct eng_thread *t = eng_ptrace_thread_find(p, tid);
 	struct user_regs_struct saved, r;
 	size_t xlen = ENG_XSTATE_MAX;
 	uint64_t saved_step, mask = 0;
@@ -282,15 +287,15 @@ int eng_infcall(struct eng_proc *p, pid_t tid, uint64_t fn,
 
 	if ((rc = check_callable(p, t, tid, nargs, err)) < 0)
 		return rc;
-	if ((rc = eng_thread_to_user_stop(p, t)) < 0)
+	if ((rc = eng_ptrace_thread_to_user_stop(p, t)) < 0)
 		return call_err(p, tid, fn, rc, "cannot move it out of a "
 				"system call", err);
 	if ((rc = check_callable(p, t, tid, nargs, err)) < 0)
 		return rc;
-	if ((rc = eng_get_regs(p, tid, &saved, err)) < 0)
+	if ((rc = eng_regs_get(p, tid, &saved, err)) < 0)
 		return rc;
 	xs = malloc(xlen);
-	if (xs == NULL || eng_get_xstate(p, tid, xs, &xlen) < 0) {
+	if (xs == NULL || eng_regs_get_xstate(p, tid, xs, &xlen) < 0) {
 		free(xs);
 		return call_err(p, tid, fn, -EIO, "cannot save its vector "
 				"registers", err);
@@ -312,12 +317,12 @@ int eng_infcall(struct eng_proc *p, pid_t tid, uint64_t fn,
 		t->in_infcall = false;
 	}
 	if (t->state == TS_RUNNING)  /* timed out: take it back */
-		eng_thread_interrupt_wait(p, t);
-	if (rc == 0 && eng_get_regs(p, tid, &r, err) == 0)
+		eng_ptrace_thread_interrupt_wait(p, t);
+	if (rc == 0 && eng_regs_get(p, tid, &r, err) == 0)
 		*ret = r.rax;
 	if (t->state == TS_STOPPED) {
-		eng_set_regs(p, tid, &saved, NULL);
-		eng_set_xstate(p, tid, xs, xlen);
+		eng_regs_set(p, tid, &saved, NULL);
+		eng_regs_set_xstate(p, tid, xs, xlen);
 		ptrace(PTRACE_SETSIGMASK, tid, sizeof mask, &mask);
 		/* It now sits at the SIGSEGV signal-delivery-stop of the
 		 * return, from which an owed signal can be injected. */
@@ -333,23 +338,24 @@ int eng_infcall(struct eng_proc *p, pid_t tid, uint64_t fn,
 int eng_infcall_push(struct eng_proc *p, pid_t tid, const void *data,
 		     size_t len, uint64_t *addr, struct hunch_err *err)
 {
-	struct eng_thread *t = eng_thread_find(p, tid);
+	struct eng_thread *t = eng_ptrace_thread_find(p, tid);
 	struct user_regs_struct r;
 	int rc;
 
 	if ((rc = check_callable(p, t, tid, 0, err)) < 0)
 		return rc;
-	if ((rc = eng_get_regs(p, tid, &r, err)) < 0)
+	if ((rc = eng_regs_get(p, tid, &r, err)) < 0)
 		return rc;
 	if (t->scratch_sp != r.rsp) {
 		t->scratch = 0;
 		t->scratch_sp = r.rsp;
 	}
 	if (len > SCRATCH_MAX || t->scratch + len > SCRATCH_MAX)
-		return hunch_errf(err, -ENOSPC, "inferior-call scratch space "
-			"of thread %d is full (%d bytes at most)", (int)tid,
-			SCRATCH_MAX);
+		return hunch_err_set(err, -ENOSPC,
+				     "inferior-call scratch space "
+				     "of thread %d is full (%d bytes at most)",
+				     (int)tid, SCRATCH_MAX);
 	t->scratch = (t->scratch + len + 15) & ~15ULL;
 	*addr = r.rsp - RED_ZONE - t->scratch;
-	return eng_write_mem(p, *addr, data, len, err);
+	return eng_mem_write(p, *addr, data, len, err);
 }

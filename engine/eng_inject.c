@@ -10,6 +10,7 @@
  * depend on the symbol reader.
  */
 #include "eng_proc_int.h"
+#include "eng_taskstate.h"
 #include "eng_shm.h"
 
 #include <errno.h>
@@ -116,23 +117,10 @@ static uint64_t libc_func(struct eng_proc *p, const char *name)
  * (pthread_exit from main leaves a zombie leader). */
 static pid_t call_thread(struct eng_proc *p)
 {
-	for (size_t i = 0; i < p->nth; i++) {
-		char path[96], st[64] = "";
-		FILE *f;
-
-		if (p->th[i]->state != TS_STOPPED)
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/task/%d/stat",
-			 (int)p->pid, (int)p->th[i]->tid);
-		f = fopen(path, "re");
-		if (f != NULL) {
-			if (fgets(st, sizeof(st), f) == NULL)
-				st[0] = '\0';
-			fclose(f);
-		}
-		if (strstr(st, ") Z") == NULL)
+	for (size_t i = 0; i < p->nth; i++)
+		if (p->th[i]->state == TS_STOPPED &&
+		    eng_taskstate_letter(p->pid, p->th[i]->tid) != 'Z')
 			return p->th[i]->tid;
-	}
 	return 0;
 }
 
@@ -159,8 +147,10 @@ static int dlopen_error(struct eng_proc *p, pid_t tid, const char *rtlib,
 
 	if (fn != 0 && eng_infcall(p, tid, fn, NULL, 0, &msg, NULL) == 0 &&
 	    msg != 0)
-		eng_read_str(p, msg, text, sizeof(text));
-	return hunch_errf(err, -ENOEXEC, "cannot load the runtime library %s "
+		eng_mem_read_str(p, msg, text, sizeof(text));
+	return hunch_err_set(
+		err, -ENOEXEC,
+		"cannot load the runtime library %s "
 		"into process %d: dlopen says: %s (check that the file is "
 		"readable by the program's user and built for this system)",
 		rtlib, (int)p->pid, text);
@@ -177,25 +167,25 @@ int eng_inject_rtlib(struct eng_proc *p, const char *rtlib,
 	int rc;
 
 	if (name == NULL)
-		return hunch_errf(err, -EINVAL, "attaching with the runtime "
+		return hunch_err_set(err, -EINVAL, "attaching with the runtime "
 			"library needs a named segment (eng_shm_create with "
 			"named=true)");
 	if (tid == 0)
-		return hunch_errf(err, -ESRCH, "cannot load the runtime library "
+		return hunch_err_set(err, -ESRCH, "cannot load the runtime library "
 			"into process %d: none of its threads can run code",
 			(int)p->pid);
 	if ((f_dlopen == 0 || f_dlsym == 0) && p->r_debug != 0)
-		return hunch_errf(err, -EAGAIN, "cannot load the runtime "
+		return hunch_err_set(err, -EAGAIN, "cannot load the runtime "
 			"library into process %d yet: its libc is not loaded "
 			"(it is still starting up): attach again in a moment",
 			(int)p->pid);
 	if (f_dlopen == 0 || f_dlsym == 0)
-		return hunch_errf(err, -ENOENT, "cannot load the runtime "
+		return hunch_err_set(err, -ENOENT, "cannot load the runtime "
 			"library into process %d: it has no dynamic linker "
 			"(a static program): attach without the runtime "
 			"library", (int)p->pid);
 	if (access(rtlib, R_OK) != 0)
-		return hunch_errf(err, -errno, "cannot load the runtime library "
+		return hunch_err_set(err, -errno, "cannot load the runtime library "
 			"%s: %s (build hunch, or point hunch at libhunchrt.so)",
 			rtlib, strerror(errno));
 	rc = call_str(p, tid, f_dlopen, 0, false, rtlib, RTLD_NOW_VALUE,
@@ -206,18 +196,20 @@ int eng_inject_rtlib(struct eng_proc *p, const char *rtlib,
 		rc = call_str(p, tid, f_dlsym, handle, true, "hunchrt_attach",
 			      0, &f_attach, err);
 	if (rc == 0 && f_attach == 0)
-		rc = hunch_errf(err, -ENOENT, "%s has no hunchrt_attach: it is "
-				"not hunch's runtime library", rtlib);
+		rc = hunch_err_set(err, -ENOENT,
+				   "%s has no hunchrt_attach: it is "
+				   "not hunch's runtime library",
+				   rtlib);
 	if (rc == 0)
 		rc = call_str(p, tid, f_attach, 0, false, name, 0, &ret, err);
 	if (rc == 0 && (int32_t)ret != 0)
-		rc = hunch_errf(err, -EPROTO, "the runtime library %s in process "
+		rc = hunch_err_set(err, -EPROTO, "the runtime library %s in process "
 			"%d could not map the segment %s (hunchrt_attach "
 			"returned %d): is /dev/shm shared with the program "
 			"(containers)?", rtlib, (int)p->pid, name, (int)ret);
 	if (rc == 0 && (rc = eng_shm_check_ready(shm, err)) != 0) {
 		if (rc == -EAGAIN)
-			rc = hunch_errf(err, -EPROTO, "the runtime library %s in "
+			rc = hunch_err_set(err, -EPROTO, "the runtime library %s in "
 				"process %d did not answer the handshake", rtlib,
 				(int)p->pid);
 		else

@@ -18,7 +18,7 @@
 #include "hunch_abi.h"
 #include "x86_parse.h"
 
-int inst_grow(void **arr, size_t *cap, size_t need, size_t elem)
+int eng_inst_grow(void **arr, size_t *cap, size_t need, size_t elem)
 {
 	size_t nc;
 	void *n;
@@ -78,12 +78,12 @@ static int make_thunks(struct eng_inst *in, struct hunch_err *err)
 	uint64_t at, writes = 0;
 	int len, rc;
 
-	if (!was_stopped && (rc = eng_stop_all(in->p, err)) < 0)
+	if (!was_stopped && (rc = eng_ptrace_stop_all(in->p, err)) < 0)
 		return rc;
 	len = x86_tramp_thunks(&in->env, buf, sizeof buf, 0, &call_off,
 			       &reg_off);
-	rc = len < 0 ? hunch_errf(err, len, "thunk generation failed") :
-	     eng_codemem_alloc(in->mem, eng_proc_module(in->p, 0)->bias,
+	rc = len < 0 ? hunch_err_set(err, len, "thunk generation failed") :
+	     eng_codemem_alloc(in->mem, eng_solib_module(in->p, 0)->bias,
 			       (size_t)len, &at, err);
 	if (rc == 0)
 		rc = eng_codemem_write(in->mem, at, buf, (size_t)len, err);
@@ -96,7 +96,7 @@ static int make_thunks(struct eng_inst *in, struct hunch_err *err)
 		in->thunk_hi = at + (uint64_t)len;
 	}
 	if (!was_stopped)
-		eng_resume_all(in->p, NULL);
+		eng_ptrace_resume_all(in->p, NULL);
 	return rc;
 }
 
@@ -114,12 +114,12 @@ int eng_inst_create(struct eng_proc *p, struct eng_shm *shm,
 	}
 	in = calloc(1, sizeof *in);
 	if (in == NULL)
-		return hunch_errf(err, -ENOMEM, "out of memory");
+		return hunch_err_set(err, -ENOMEM, "out of memory");
 	in->p = p;
 	in->shm = shm;
 	in->env.fs_block_off = (int32_t)h->rt_tls_block_off;
 	in->env.fn_block = eng_shm_entry(shm, HUNCH_RT_ENTRY_BLOCK);
-	eng_set_infcall_return(p, eng_shm_entry(shm, HUNCH_RT_ENTRY_INFCALL_RET));
+	eng_infcall_set_return(p, eng_shm_entry(shm, HUNCH_RT_ENTRY_INFCALL_RET));
 	in->env.fn_wall_start = eng_shm_entry(shm, HUNCH_RT_ENTRY_WALL_START);
 	in->env.fn_wall_stop = eng_shm_entry(shm, HUNCH_RT_ENTRY_WALL_STOP);
 	in->env.fn_cpu_start = eng_shm_entry(shm, HUNCH_RT_ENTRY_CPU_START);
@@ -136,14 +136,17 @@ int eng_inst_create(struct eng_proc *p, struct eng_shm *shm,
 	if (in->env.fn_block == 0 || in->env.fn_cpu_start == 0 ||
 	    in->env.fs_block_off == 0) {
 		free(in);
-		return hunch_errf(err, -EPROTO, "the runtime library in pid %d "
-				  "did not publish its entry points; is it the "
-				  "same build as hunch?", (int)eng_proc_pid(p));
+		return hunch_err_set(
+			err, -EPROTO,
+			"the runtime library in pid %d "
+			"did not publish its entry points; is it the "
+			"same build as hunch?",
+			(int)eng_proc_pid(p));
 	}
 	if ((rc = eng_codemem_create(p, &in->mem, err)) < 0 ||
 	    (rc = x86_reloc_open(&in->reloc)) < 0) {
 		eng_inst_destroy(in);
-		return rc < 0 ? hunch_errf(err, rc, "cannot open capstone") : rc;
+		return rc < 0 ? hunch_err_set(err, rc, "cannot open capstone") : rc;
 	}
 	if ((rc = make_thunks(in, err)) < 0) {
 		eng_inst_destroy(in);
@@ -169,6 +172,7 @@ void eng_inst_destroy(struct eng_inst *in)
 	free(in->queue);
 	free(in->pf);
 	free(in->trap_mirror);
+	eng_inst_mirror_destroy(in);
 	eng_funcreloc_free(in);
 	eng_stackwalk_close(in->sw);
 	eng_codemem_destroy(in->mem);
@@ -186,7 +190,7 @@ const struct eng_inst_cost *eng_inst_costs(const struct eng_inst *in)
 	return &in->cost;
 }
 
-double inst_native_per_ns(const struct eng_inst *in)
+double eng_inst_native_per_ns(const struct eng_inst *in)
 {
 	if (in->wall_ns || in->tsc_mult == 0)
 		return 1;
@@ -256,9 +260,9 @@ static int rehash(struct eng_inst *in, size_t need)
 	return 0;
 }
 
-/* Rebuild the byte map from scratch (after eng_funcreloc_compact
+/* Rebuild the byte map from scratch (after eng_funcreloc_free_compact
  * renumbered the points). */
-int inst_rehash(struct eng_inst *in)
+int eng_inst_rehash(struct eng_inst *in)
 {
 	free(in->hash);
 	free(in->hkey);
@@ -283,7 +287,7 @@ static int hmap(struct eng_inst *in, uint64_t s, uint64_t e, uint32_t k)
 	return 0;
 }
 
-int inst_site_index(const struct ipoint *ip, uint64_t addr)
+int eng_inst_site_index(const struct ipoint *ip, uint64_t addr)
 {
 	for (size_t i = 0; i < ip->nsite; i++)
 		if (ip->site[i] == addr)
@@ -298,11 +302,13 @@ static int site_add(struct ipoint *ip, uint64_t addr, struct hunch_err *err)
 	struct chain spare;
 	size_t i;
 
-	if (inst_site_index(ip, addr) >= 0)
+	if (eng_inst_site_index(ip, addr) >= 0)
 		return 0;
 	if (ip->nsite == X86_TRAMP_MAX_SITES || (ip->pt.trap && ip->nsite > 0))
-		return hunch_errf(err, -ENOSPC, "point 0x%" PRIx64 ": too many "
-				  "points in one patch", addr);
+		return hunch_err_set(err, -ENOSPC,
+				     "point 0x%" PRIx64 ": too many "
+				     "points in one patch",
+				     addr);
 	spare = ip->ch[ip->nsite];     /* an unused slot's buffer moves */
 	for (i = ip->nsite; i > 0 && ip->site[i - 1] > addr; i--) {
 		ip->site[i] = ip->site[i - 1];
@@ -335,28 +341,30 @@ static int point_merge(struct eng_inst *in, struct ipoint *ip,
 	if (pt->trap && !ip->pt.trap && pt->addr >= s && pt->addr < e)
 		return site_add(ip, pt->addr, err);
 	if (pt->trap)
-		return hunch_errf(err, -EBUSY, "point 0x%" PRIx64 ": its bytes "
-				  "belong to the patch of another point",
-				  pt->addr);
-	if (ip->pt.trap && ip->active)
-		return hunch_errf(err, -EBUSY, "point 0x%" PRIx64 " covers the "
-				  "active trap point at 0x%" PRIx64 "; request "
-				  "both points together", pt->addr, s);
-	ip->pt.trap = false;    /* an inactive trap point becomes a site */
+		return hunch_err_set(err, -EBUSY,
+				     "point 0x%" PRIx64 ": its bytes "
+				     "belong to the patch of another point",
+				     pt->addr);
 	if (ip->active)
-		return hunch_errf(err, -EBUSY, "point 0x%" PRIx64 " overlaps "
-				  "the active patch at 0x%" PRIx64 "; request "
-				  "both points together", pt->addr, s);
-	if (ip->base != 0 && inst_defer_free(in, ip->base, ip->base_len) < 0)
-		return hunch_errf(err, -ENOMEM, "out of memory");
+		return hunch_err_set(err, -EBUSY, "point 0x%" PRIx64 " %s 0x%"
+				     PRIx64 "; request both points together",
+				     pt->addr, ip->pt.trap ?
+				     "covers the active trap point at" :
+				     "overlaps the active patch at", s);
+	ip->pt.trap = false;    /* an inactive trap point becomes a site */
+	if (ip->base != 0 &&
+	    eng_inst_commit_defer_free(in, ip->base, ip->base_len) < 0)
+		return hunch_err_set(err, -ENOMEM, "out of memory");
 	ip->base = 0;           /* the kept base was for other bytes */
 	if (ne - ns > 32)
-		return hunch_errf(err, -ENOSPC, "point 0x%" PRIx64 ": merged "
-				  "patch too long", pt->addr);
+		return hunch_err_set(err, -ENOSPC,
+				     "point 0x%" PRIx64 ": merged "
+				     "patch too long",
+				     pt->addr);
 	ip->pt.patch_start = ns;
 	ip->pt.patch_len = (uint8_t)(ne - ns);
 	if (hmap(in, ns, ne, (uint32_t)(ip - in->pts)) < 0)
-		return hunch_errf(err, -ENOMEM, "out of memory");
+		return hunch_err_set(err, -ENOMEM, "out of memory");
 	return site_add(ip, pt->addr, err);
 }
 
@@ -372,7 +380,7 @@ static int point_get(struct eng_inst *in, const struct eng_inst_point *pt,
 		if (o != NULL && o->dead)
 			o = NULL;       /* bytes of an unloaded library */
 		if (o != NULL && ip != NULL && o != ip)
-			return hunch_errf(err, -EBUSY, "point 0x%" PRIx64
+			return hunch_err_set(err, -EBUSY, "point 0x%" PRIx64
 					  " overlaps two patches", pt->addr);
 		if (o != NULL)
 			ip = o;
@@ -381,9 +389,9 @@ static int point_get(struct eng_inst *in, const struct eng_inst_point *pt,
 		*idx = (uint32_t)(ip - in->pts);
 		return point_merge(in, ip, pt, err);
 	}
-	if (inst_grow((void **)&in->pts, &in->cappts, in->npts + 1,
+	if (eng_inst_grow((void **)&in->pts, &in->cappts, in->npts + 1,
 		 sizeof *in->pts) < 0)
-		return hunch_errf(err, -ENOMEM, "out of memory");
+		return hunch_err_set(err, -ENOMEM, "out of memory");
 	ip = &in->pts[in->npts];
 	memset(ip, 0, sizeof *ip);
 	ip->pt = *pt;
@@ -393,7 +401,7 @@ static int point_get(struct eng_inst *in, const struct eng_inst_point *pt,
 	rc = hmap(in, pt->patch_start, pt->patch_start + pt->patch_len,
 		  (uint32_t)in->npts - 1);
 	if (rc < 0)
-		return hunch_errf(err, -ENOMEM, "out of memory");
+		return hunch_err_set(err, -ENOMEM, "out of memory");
 	*idx = (uint32_t)in->npts - 1;
 	return 0;
 }
@@ -402,7 +410,7 @@ static int point_get(struct eng_inst *in, const struct eng_inst_point *pt,
 
 static int enqueue(struct eng_inst *in, uint32_t id)
 {
-	if (inst_grow((void **)&in->queue, &in->capqueue, in->nqueue + 1,
+	if (eng_inst_grow((void **)&in->queue, &in->capqueue, in->nqueue + 1,
 		 sizeof *in->queue) < 0)
 		return -ENOMEM;
 	in->queue[in->nqueue++] = id;
@@ -435,31 +443,33 @@ int eng_inst_add(struct eng_inst *in, const struct eng_inst_point *pt,
 	if (pt->patch_len < (pt->trap ? 1 : 5) || pt->patch_len > 32 ||
 	    pt->addr < pt->patch_start ||
 	    pt->addr >= pt->patch_start + pt->patch_len)
-		return hunch_errf(err, -EINVAL, "point 0x%" PRIx64 ": bad patch "
+		return hunch_err_set(err, -EINVAL, "point 0x%" PRIx64 ": bad patch "
 				  "[0x%" PRIx64 ", +%u)", pt->addr,
 				  pt->patch_start, pt->patch_len);
 	/* Predicate bodies charge their own cost where they run. */
 	if (eng_inst_cost_charge_bodies(&in->cost, &in->env,
-					inst_native_per_ns(in), s, n, &charged,
-					&ncharged) < 0)
-		return hunch_errf(err, -ENOMEM, "out of memory");
-	len = x86_snip_code(&in->env, charged, ncharged, code,
+					eng_inst_native_per_ns(in), s, n,
+					&charged, &ncharged) < 0)
+		return hunch_err_set(err, -ENOMEM, "out of memory");
+	len = x86_tramp_snip_code(&in->env, charged, ncharged, code,
 			    sizeof code - 16);
 	free(charged);
 	if (len < 0)
-		return hunch_errf(err, len, "point 0x%" PRIx64 ": the snippet "
-				  "cannot be compiled (%s)", pt->addr,
-				  len == -ENOSPC ? "too long" : "malformed");
+		return hunch_err_set(err, len,
+				     "point 0x%" PRIx64 ": the snippet "
+				     "cannot be compiled (%s)",
+				     pt->addr,
+				     len == -ENOSPC ? "too long" : "malformed");
 	if ((rc = point_get(in, pt, &pi, err)) < 0)
 		return rc;
-	if (inst_grow((void **)&in->req, &in->capreq, in->nreq + 1,
+	if (eng_inst_grow((void **)&in->req, &in->capreq, in->nreq + 1,
 		 sizeof *in->req) < 0 || enqueue(in, (uint32_t)in->nreq + 1) < 0)
-		return hunch_errf(err, -ENOMEM, "out of memory");
+		return hunch_err_set(err, -ENOMEM, "out of memory");
 	r = &in->req[in->nreq];
 	memset(r, 0, sizeof *r);
 	r->code = malloc((size_t)len + 1);
 	if (r->code == NULL)
-		return hunch_errf(err, -ENOMEM, "out of memory");
+		return hunch_err_set(err, -ENOMEM, "out of memory");
 	memcpy(r->code, code, (size_t)len);
 	r->code_len = (size_t)len;
 	r->cost_ns = eng_inst_cost_snips(&in->cost, &in->env, s, n, false);
@@ -472,7 +482,7 @@ int eng_inst_add(struct eng_inst *in, const struct eng_inst_point *pt,
 	return 0;
 }
 
-struct request *inst_req_get(const struct eng_inst *in, uint32_t id)
+struct request *eng_inst_req_get(const struct eng_inst *in, uint32_t id)
 {
 	if (id == 0 || id > in->nreq)
 		return NULL;
@@ -481,7 +491,7 @@ struct request *inst_req_get(const struct eng_inst *in, uint32_t id)
 
 int eng_inst_remove(struct eng_inst *in, uint32_t id)
 {
-	struct request *r = inst_req_get(in, id);
+	struct request *r = eng_inst_req_get(in, id);
 
 	if (r == NULL)
 		return -ENOENT;
@@ -498,7 +508,7 @@ int eng_inst_remove(struct eng_inst *in, uint32_t id)
 enum eng_req_state eng_inst_state(const struct eng_inst *in, uint32_t id,
 				  enum eng_refusal *why)
 {
-	const struct request *r = inst_req_get(in, id);
+	const struct request *r = eng_inst_req_get(in, id);
 
 	if (why != NULL)
 		*why = r ? r->why : ENG_REFUSAL_NONE;
@@ -525,20 +535,23 @@ static int drop_point(struct eng_inst *in, struct ipoint *ip,
 
 	for (size_t s = 0; s < ip->nsite; s++) {
 		for (size_t i = 0; i < ip->ch[s].n; i++) {
-			struct request *r = inst_req_get(in, ip->ch[s].id[i]);
+			struct request *r =
+				eng_inst_req_get(in, ip->ch[s].id[i]);
 
-			if (inst_defer_free(in, r->mini, r->mini_len) < 0)
-				return hunch_errf(err, -ENOMEM, "out of memory");
-			inst_req_release(r, ENG_REQ_FREE);
+			if (eng_inst_commit_defer_free(in, r->mini,
+						       r->mini_len) < 0)
+				return hunch_err_set(err, -ENOMEM, "out of memory");
+			eng_inst_commit_req_release(r, ENG_REQ_FREE);
 			n++;
 		}
 		ip->ch[s].n = 0;
 	}
-	if (ip->base != 0 && inst_defer_free(in, ip->base, ip->base_len) < 0)
-		return hunch_errf(err, -ENOMEM, "out of memory");
+	if (ip->base != 0 &&
+	    eng_inst_commit_defer_free(in, ip->base, ip->base_len) < 0)
+		return hunch_err_set(err, -ENOMEM, "out of memory");
 	/* a dead trap entry: tramp 0 passes any later SIGTRAP there on */
 	if (ip->pt.trap && ip->patched &&
-	    (rc = inst_trap_set(in, ip->pt.addr, 0, err)) < 0)
+	    (rc = eng_inst_commit_trap_set(in, ip->pt.addr, 0, err)) < 0)
 		return rc;
 	ip->base = 0;
 	ip->active = ip->patched = ip->rebuild = false;
@@ -553,7 +566,7 @@ int eng_inst_drop_range(struct eng_inst *in, uint64_t lo, uint64_t hi,
 	bool was_stopped = eng_proc_stopped(in->p);
 	int n = 0, rc = 0;
 
-	if (!was_stopped && (rc = eng_stop_all(in->p, err)) < 0)
+	if (!was_stopped && (rc = eng_ptrace_stop_all(in->p, err)) < 0)
 		return rc;
 	for (size_t i = 0; i < in->npts && rc >= 0; i++) {
 		struct ipoint *ip = &in->pts[i];
@@ -568,11 +581,11 @@ int eng_inst_drop_range(struct eng_inst *in, uint64_t lo, uint64_t hi,
 	}
 	/* pending requests there were never inserted: forget them too */
 	for (size_t q = 0; q < in->nqueue && rc >= 0; q++) {
-		struct request *r = inst_req_get(in, in->queue[q]);
+		struct request *r = eng_inst_req_get(in, in->queue[q]);
 
 		if (r != NULL && r->state == ENG_REQ_PENDING &&
 		    in->pts[r->point].dead) {
-			inst_req_release(r, ENG_REQ_FREE);
+			eng_inst_commit_req_release(r, ENG_REQ_FREE);
 			n++;
 		}
 	}
@@ -581,6 +594,6 @@ int eng_inst_drop_range(struct eng_inst *in, uint64_t lo, uint64_t hi,
 	if (rc >= 0)
 		rc = eng_codemem_flush(in->mem, &in->st.writes, err);
 	if (!was_stopped)
-		eng_resume_all(in->p, NULL);
+		eng_ptrace_resume_all(in->p, NULL);
 	return rc < 0 ? rc : n;
 }

@@ -57,7 +57,7 @@ void eng_inst_point_from(const struct x86_point *xp, uint64_t base,
  * shared call thunks in the target (stopping it briefly if it runs). */
 int eng_inst_create(struct eng_proc *p, struct eng_shm *shm,
 		    struct eng_inst **out, struct hunch_err *err);
-/* Frees hunch's bookkeeping only; call eng_inst_remove_all first to
+/* Frees hunch's bookkeeping only; call eng_inst_commit_remove_all first to
  * restore the program's code. */
 void eng_inst_destroy(struct eng_inst *in);
 
@@ -87,12 +87,23 @@ enum eng_req_state eng_inst_state(const struct eng_inst *in, uint32_t id,
 
 /* Remove every request and restore every patched byte (for detach and
  * every exit path); commits. */
-int eng_inst_remove_all(struct eng_inst *in, struct hunch_err *err);
+int eng_inst_commit_remove_all(struct eng_inst *in, struct hunch_err *err);
 
 /* From an eng_fork_follow hook: every patched byte of the parent gets
  * the program's bytes back in the stopped child (eng_inst_fork.c); the
  * number of patches restored. */
 size_t eng_inst_fork_restore(struct eng_inst *in, pid_t child);
+/* From an eng_fork_follow hook, for a child that keeps its
+ * instrumentation in a segment of its own: every later commit's writes
+ * (trampolines, code patches, their removal) are made in it too, its
+ * threads stopped meanwhile (eng_inst_mirror.c).  A child that cannot
+ * take them any more is dropped, with a line on stderr;
+ * eng_inst_mirror_live says whether it still gets them. */
+int eng_inst_mirror_add(struct eng_inst *in, pid_t child);
+bool eng_inst_mirror_live(const struct eng_inst *in, pid_t child);
+/* The patches a child inherits now (eng_fork_patch.h), malloc'ed. */
+struct eng_fork_patch;
+size_t eng_inst_fork_patches(struct eng_inst *in, struct eng_fork_patch **out);
 
 /* A library in [lo, hi) was unloaded (dlclose): forget its points
  * without writing there (the bytes are gone; another library may be
@@ -115,7 +126,7 @@ int eng_inst_catchup(struct eng_inst *in, uint64_t lo, uint64_t hi,
  * beginning of the activation when it is known for sure (the thread's
  * outermost activation of its start function: engine/README.md,
  * Catchup), else the oldest of the stack samples that all saw the
- * activation (eng_inst_set_psampler; at least 2), else from now (the
+ * activation (eng_inst_catchup_set_psampler; at least 2), else from now (the
  * time before enabling is missing: the value is a lower bound). */
 struct eng_catchup_info {
 	unsigned threads;       /* threads with at least one activation */
@@ -132,19 +143,22 @@ struct eng_catchup_info {
 				 * look (above where the walk stopped) */
 	unsigned through_thunk; /* threads inside an rtlib call made by a
 				 * trampoline, walked on from its site */
+	unsigned stepped_out;   /* threads stopped in trampoline code,
+				 * single-stepped out of it first */
 };
 /* Stack samples of the target's threads (eng_perfsample.h) that catchup
  * may ask since when an activation has been running; NULL: none.  The
  * sampler stays the caller's. */
 struct eng_perfsample;
-void eng_inst_set_psampler(struct eng_inst *in, struct eng_perfsample *ps);
+void eng_inst_catchup_set_psampler(struct eng_inst *in,
+				   struct eng_perfsample *ps);
 int eng_inst_catchup_info(struct eng_inst *in, uint64_t lo, uint64_t hi,
 			  const struct x86_snip *s, size_t n,
 			  struct eng_catchup_info *ci, struct hunch_err *err);
 /* Called by eng_launch once the program is stopped at main: records in
  * the main thread's block that main's activation begins now. */
 struct eng_shm;
-int eng_catchup_mark_main(struct eng_shm *shm, pid_t pid);
+int eng_inst_catchup_mark_main(struct eng_shm *shm, pid_t pid);
 
 struct eng_inst_stats {
 	size_t points_patched;      /* now */

@@ -15,8 +15,8 @@
  * caught up for it is never undone by an exit.  Only above a frame the
  * walk cannot pass (a relocated copy or trampoline in hunch's code
  * memory, code without CFI) are words judged by their look.  A thread
- * whose PC is in trampoline memory is skipped (its frame is
- * mid-instrumentation: devguide caveat 7).
+ * whose PC is in trampoline memory (its frame is mid-instrumentation:
+ * devguide caveat 7) is single-stepped out of it first (in_codemem).
  *
  * When did the activation begin?  A timer started by catchup counts
  * from now, missing the time before enabling, unless the beginning is
@@ -25,10 +25,10 @@
  * routine on the others), which lives as long as the thread does.  Its
  * beginning is in the thread's block header: written by the rtlib just
  * before it calls the start routine, or, for main, by hunch when launch
- * stopped the program at main (eng_catchup_mark_main).  Both are read
+ * stopped the program at main (eng_inst_catchup_mark_main).  Both are read
  * at or after the real beginning, so the time is never overstated.
  * Every other activation is dated by the stack sampler when hunch runs
- * one (eng_inst_set_psampler: the live source's hint sampler): the
+ * one (eng_inst_catchup_set_psampler: the live source's hint sampler): the
  * activation is named by its frame's CFA and return address (found by
  * unwinding the stopped thread as a sample is unwound), and the timer
  * starts at the oldest of the newest samples that all held it, if there
@@ -73,7 +73,7 @@ static bool after_call(struct eng_proc *p, uint64_t ra)
 {
 	uint8_t b[7];
 
-	if (eng_read_mem(p, ra - 7, b, 7, NULL) < 0)
+	if (eng_mem_read(p, ra - 7, b, 7, NULL) < 0)
 		return false;
 	if (b[2] == 0xe8)                            /* call rel32 */
 		return true;
@@ -159,7 +159,7 @@ static bool walk_on(struct eng_inst *in, pid_t tid, const uint64_t *w,
 
 	if (end->complete || end->last_pc <= in->thunk_lo ||
 	    end->last_pc > in->thunk_hi ||
-	    eng_read_mem(in->p, end->last_pc - 2, before, 2, NULL) < 0 ||
+	    eng_mem_read(in->p, end->last_pc - 2, before, 2, NULL) < 0 ||
 	    !x86_tramp_thunk_ret(before))
 		return false;
 	x86_tramp_thunk_frame(end->rbp, &sf);
@@ -190,6 +190,24 @@ static bool walk_on(struct eng_inst *in, pid_t tid, const uint64_t *w,
 	return true;
 }
 
+/* A thread stopped inside trampoline code (a snippet's frame, half
+ * pushed: no CFI describes it) is stepped out first, back into the
+ * program's code, which takes a few dozen instructions; a call into the
+ * runtime library ends the steps too (walk_on walks through its thunk).
+ * Skipped, such a thread was never caught up: bn_smallwrites' writer,
+ * stopped in write()'s trampoline at most insertions, never had
+ * bnsw_write_loop's constraint set (it never returns), so its small
+ * writes read "no data".  A thread still inside after the steps (a long
+ * loop in a relocated copy) is skipped as before. */
+#define CODEMEM_STEPS 256
+
+static bool in_codemem(void *arg, uint64_t pc)
+{
+	const struct eng_inst *in = arg;
+
+	return eng_codemem_contains(in->mem, pc);
+}
+
 /* Activations of [lo, hi) on one thread: its stack is read from %rsp to
  * the end of its mapping (at most SCAN_BYTES) and walked by CFI, on
  * through the call thunk into the instrumented code (walk_on); only above
@@ -207,22 +225,28 @@ static int activations(struct eng_inst *in, pid_t tid, uint64_t lo,
 	uint64_t *buf, *w, stop, scan_from;
 	size_t len, red;
 
-	if (eng_get_regs(in->p, tid, &r, NULL) < 0 ||
-	    eng_codemem_contains(in->mem, r.rip))
+	if (eng_regs_get(in->p, tid, &r, NULL) < 0)
 		return 0;
-	stop = inst_map_end(maps, nmaps, r.rsp);
+	if (eng_codemem_contains(in->mem, r.rip)) {
+		if (eng_bp_step_while(in->p, tid, in_codemem, in,
+					CODEMEM_STEPS) < 0 ||
+		    eng_regs_get(in->p, tid, &r, NULL) < 0)
+			return 0;
+		ci->stepped_out++;
+	}
+	stop = eng_inst_threads_map_end(maps, nmaps, r.rsp);
 	len = stop > r.rsp ? stop - r.rsp : 0;
 	len = (len > SCAN_BYTES ? SCAN_BYTES : len) & ~(size_t)7;
 	/* w is the stack from %rsp up; buf adds the red zone under it */
 	buf = len ? malloc(RED_ZONE + len) : NULL;
 	if (buf == NULL ||
-	    eng_read_mem(in->p, r.rsp, buf + RED_ZONE / 8, len, NULL) < 0) {
+	    eng_mem_read(in->p, r.rsp, buf + RED_ZONE / 8, len, NULL) < 0) {
 		free(buf);
 		return r.rip > lo && r.rip < hi;
 	}
 	w = buf + RED_ZONE / 8;
 	/* unreadable (a guard page under the stack): walk without it */
-	red = eng_read_mem(in->p, r.rsp - RED_ZONE, buf, RED_ZONE, NULL) < 0
+	red = eng_mem_read(in->p, r.rsp - RED_ZONE, buf, RED_ZONE, NULL) < 0
 		      ? 0 : RED_ZONE;
 	if (in->sw == NULL)
 		eng_stackwalk_open(eng_proc_pid(in->p), RESCAN_NS, &in->sw);
@@ -264,7 +288,7 @@ static int run_snip(struct eng_proc *p, struct eng_shm *shm, pid_t tid,
 		break;
 	default:
 	unsupported:
-		return hunch_errf(err, -ENOTSUP, "catchup supports timer "
+		return hunch_err_set(err, -ENOTSUP, "catchup supports timer "
 				  "starts and constant counter adds only");
 	}
 	return eng_infcall(p, tid, eng_shm_entry(shm, e), args, nargs, &ret,
@@ -409,12 +433,12 @@ static void sample_estimate(struct eng_proc *p, struct eng_shm *shm,
 	uint64_t cfa = 0, ra = 0, end, len, dcpu, cpu, mono, native;
 
 	memset(e, 0, sizeof(*e));
-	if (ps == NULL || eng_get_regs(p, tid, &r, NULL) < 0)
+	if (ps == NULL || eng_regs_get(p, tid, &r, NULL) < 0)
 		return;
-	end = inst_map_end(maps, nmaps, r.rsp);
+	end = eng_inst_threads_map_end(maps, nmaps, r.rsp);
 	len = end > r.rsp ? end - r.rsp : 0;
 	len = len > sizeof(stack) ? sizeof(stack) : len;
-	if (len == 0 || eng_read_mem(p, r.rsp, stack, len, NULL) < 0 ||
+	if (len == 0 || eng_mem_read(p, r.rsp, stack, len, NULL) < 0 ||
 	    eng_perfsample_unwind_stopped(ps, tid, &r, stack, len, &u) < 1 ||
 	    !outermost(&u, lo, hi, &cfa, &ra) ||
 	    eng_perfsample_activation_run(ps, tid, lo, hi, cfa, ra, &run) < 1 ||
@@ -505,14 +529,14 @@ static int catchup(struct eng_inst *in, uint64_t lo, uint64_t hi,
 
 	memset(ci, 0, sizeof(*ci));
 	if (!eng_proc_stopped(in->p))
-		return hunch_errf(err, -EINVAL, "catchup needs every thread "
+		return hunch_err_set(err, -EINVAL, "catchup needs every thread "
 				  "stopped (call it before resuming)");
 	/* the newest samples: every thread is stopped, so none is missing
 	 * (the sampler's owner still gets them through its sink) */
 	if (in->ps != NULL)
 		eng_perfsample_drain(in->ps, NULL, NULL);
 	nt = eng_proc_threads(in->p, tids, 4096);
-	nmaps = inst_read_maps(eng_proc_pid(in->p), &maps);
+	nmaps = eng_inst_threads_read_maps(eng_proc_pid(in->p), &maps);
 	for (size_t i = 0; i < nt && rc >= 0; i++) {
 		int k = activations(in, tids[i], lo, hi, maps, nmaps, ci);
 
@@ -545,7 +569,8 @@ int eng_inst_catchup_info(struct eng_inst *in, uint64_t lo, uint64_t hi,
 	return catchup(in, lo, hi, s, n, ci, err);
 }
 
-void eng_inst_set_psampler(struct eng_inst *in, struct eng_perfsample *ps)
+void eng_inst_catchup_set_psampler(struct eng_inst *in,
+				   struct eng_perfsample *ps)
 {
 	in->ps = ps;
 }
@@ -553,7 +578,7 @@ void eng_inst_set_psampler(struct eng_inst *in, struct eng_perfsample *ps)
 /* Launch stopped the program at main: main's activation begins now (or
  * a moment ago, so this never overstates it).  Recorded in the main
  * thread's block header as the rtlib records a start routine's. */
-int eng_catchup_mark_main(struct eng_shm *shm, pid_t pid)
+int eng_inst_catchup_mark_main(struct eng_shm *shm, pid_t pid)
 {
 	volatile struct hunch_block_hdr *bh;
 	struct tview v;

@@ -23,23 +23,27 @@
 
 /* Program code: written at once.  Trampoline memory: through the
  * shadow (tmem), flushed before the program's code is patched. */
-int inst_wmem(struct eng_inst *in, uint64_t a, const void *b, size_t n,
-		struct hunch_err *err)
+int eng_inst_commit_wmem(struct eng_inst *in, uint64_t a, const void *b,
+			 size_t n, struct hunch_err *err)
 {
 	in->st.writes++;
+	int rc;
+
 	eng_codemem_sync(in->mem, a, b, n);   /* a copy's patch */
-	return eng_write_mem(in->p, a, b, n, err);
+	if ((rc = eng_mem_write(in->p, a, b, n, err)) == 0)
+		eng_inst_mirror_write(in, a, b, n, true);
+	return rc;
 }
 
-int inst_tmem(struct eng_inst *in, uint64_t a, const void *b, size_t n,
-		struct hunch_err *err)
+int eng_inst_commit_tmem(struct eng_inst *in, uint64_t a, const void *b,
+			 size_t n, struct hunch_err *err)
 {
 	return eng_codemem_write(in->mem, a, b, n, err);
 }
 
-int inst_defer_free(struct eng_inst *in, uint64_t a, size_t len)
+int eng_inst_commit_defer_free(struct eng_inst *in, uint64_t a, size_t len)
 {
-	if (inst_grow((void **)&in->pf, &in->cappf, in->npf + 1, sizeof *in->pf) < 0)
+	if (eng_inst_grow((void **)&in->pf, &in->cappf, in->npf + 1, sizeof *in->pf) < 0)
 		return -ENOMEM;
 	in->pf[in->npf++] = (struct pending_free){ a, len };
 	return 0;
@@ -47,7 +51,7 @@ int inst_defer_free(struct eng_inst *in, uint64_t a, size_t len)
 
 static uint32_t cost_native(const struct eng_inst *in, double ns)
 {
-	return (uint32_t)eng_inst_cost_native(ns * inst_native_per_ns(in));
+	return (uint32_t)eng_inst_cost_native(ns * eng_inst_native_per_ns(in));
 }
 
 /* Write the jumps of one site's chain, slot -> minis -> BACK, and the
@@ -76,23 +80,24 @@ static int relink_site(struct eng_inst *in, struct ipoint *ip, size_t s,
 	int rc;
 
 	for (size_t i = 0; i < ip->ch[s].n; i++) {
-		struct request *r = inst_req_get(in, ip->ch[s].id[i]);
+		struct request *r = eng_inst_req_get(in, ip->ch[s].id[i]);
 
-		x86_jmp5_bytes(j, from, r->mini);
+		x86_emit_jmp5_bytes(j, from, r->mini);
 		if ((!only_new || src_new) &&
-		    (rc = inst_tmem(in, from, j, 5, err)) < 0)
+		    (rc = eng_inst_commit_tmem(in, from, j, 5, err)) < 0)
 			return rc;
 		from = r->mini + r->tail_off;
 		src_new = !r->linked;
 		ns += r->cost_ns;
 	}
-	x86_jmp5_bytes(j, from, back);
-	if ((!only_new || src_new) && (rc = inst_tmem(in, from, j, 5, err)) < 0)
+	x86_emit_jmp5_bytes(j, from, back);
+	if ((!only_new || src_new) &&
+	    (rc = eng_inst_commit_tmem(in, from, j, 5, err)) < 0)
 		return rc;
 	if (only_new && ip->patched)
 		return 0;
 	cost = cost_native(in, ns);
-	return inst_tmem(in, ip->base + st->cost_off, &cost, 4, err);
+	return eng_inst_commit_tmem(in, ip->base + st->cost_off, &cost, 4, err);
 }
 
 static int relink(struct eng_inst *in, struct ipoint *ip, bool only_new,
@@ -104,7 +109,7 @@ static int relink(struct eng_inst *in, struct ipoint *ip, bool only_new,
 		rc = relink_site(in, ip, s, only_new, base_new, err);
 	for (size_t s = 0; !only_new && rc == 0 && s < ip->nsite; s++)
 		for (size_t i = 0; i < ip->ch[s].n; i++)
-			inst_req_get(in, ip->ch[s].id[i])->linked = true;
+			eng_inst_req_get(in, ip->ch[s].id[i])->linked = true;
 	return rc;
 }
 
@@ -122,13 +127,13 @@ static int unlink_base(struct eng_inst *in, struct ipoint *ip,
 	for (size_t s = 0; s < ip->b.nsite && rc == 0 && ip->base != 0; s++) {
 		uint64_t from = ip->base + ip->b.site[s].slot_off;
 
-		x86_jmp5_bytes(j, from, ip->base + ip->b.site[s].back_off);
-		rc = inst_tmem(in, from, j, 5, err);
+		x86_emit_jmp5_bytes(j, from, ip->base + ip->b.site[s].back_off);
+		rc = eng_inst_commit_tmem(in, from, j, 5, err);
 	}
 	return rc;
 }
 
-size_t inst_point_minis(const struct ipoint *ip)
+size_t eng_inst_commit_point_minis(const struct ipoint *ip)
 {
 	size_t n = 0;
 
@@ -150,7 +155,7 @@ static int mark_dirty(struct eng_inst *in, struct commit *c, struct ipoint *ip)
 {
 	if (ip->dirty)
 		return 0;
-	if (inst_grow((void **)&c->dirty, &c->capdirty, c->ndirty + 1,
+	if (eng_inst_grow((void **)&c->dirty, &c->capdirty, c->ndirty + 1,
 		 sizeof *c->dirty) < 0)
 		return -ENOMEM;
 	ip->dirty = true;
@@ -166,12 +171,12 @@ static int check_fresh(struct eng_inst *in, struct commit *c,
 	const struct eng_inst_point *pt = &ip->pt;
 	int rc;
 
-	if (!pt->trap && inst_threads_word_in(&c->th, pt->patch_start + 1,
+	if (!pt->trap && eng_inst_threads_word_in(&c->th, pt->patch_start + 1,
 					      pt->patch_start + pt->patch_len)) {
 		in->st.refused_stack++;
 		return *why = ENG_REFUSAL_PATCH_STACK, 1;
 	}
-	if ((rc = eng_read_mem(in->p, pt->patch_start, ip->orig,
+	if ((rc = eng_mem_read(in->p, pt->patch_start, ip->orig,
 			       pt->patch_len, err)) < 0)
 		return rc;
 	if (ip->orig[0] == 0xcc)
@@ -300,10 +305,11 @@ static int prepare_point(struct eng_inst *in, struct commit *c,
 	}
 	c->newbase[k] = malloc(nb.len);
 	if (c->newbase[k] == NULL)
-		return hunch_errf(err, -ENOMEM, "out of memory");
+		return hunch_err_set(err, -ENOMEM, "out of memory");
 	memcpy(c->newbase[k], buf, nb.len);
-	if (ip->base != 0 && inst_defer_free(in, ip->base, ip->base_len) < 0)
-		return hunch_errf(err, -ENOMEM, "out of memory");
+	if (ip->base != 0 &&
+	    eng_inst_commit_defer_free(in, ip->base, ip->base_len) < 0)
+		return hunch_err_set(err, -ENOMEM, "out of memory");
 	ip->b = nb;
 	ip->base = at;
 	ip->base_len = alloc;
@@ -317,7 +323,7 @@ static int prepare_point(struct eng_inst *in, struct commit *c,
 
 static int chain_insert(struct chain *ch, uint32_t id, bool prepend)
 {
-	if (inst_grow((void **)&ch->id, &ch->cap, ch->n + 1, sizeof *ch->id) < 0)
+	if (eng_inst_grow((void **)&ch->id, &ch->cap, ch->n + 1, sizeof *ch->id) < 0)
 		return -ENOMEM;
 	if (prepend) {
 		memmove(ch->id + 1, ch->id, ch->n * sizeof *ch->id);
@@ -340,7 +346,7 @@ static void chain_remove(struct chain *ch, uint32_t id)
 		}
 }
 
-void inst_req_release(struct request *r, enum eng_req_state st)
+void eng_inst_commit_req_release(struct request *r, enum eng_req_state st)
 {
 	free(r->code);
 	r->code = NULL;
@@ -351,19 +357,19 @@ void inst_req_release(struct request *r, enum eng_req_state st)
 static int do_removals(struct eng_inst *in, struct commit *c)
 {
 	for (size_t q = 0; q < in->nqueue; q++) {
-		struct request *r = inst_req_get(in, in->queue[q]);
+		struct request *r = eng_inst_req_get(in, in->queue[q]);
 		struct ipoint *ip;
 
 		if (r == NULL || r->state != ENG_REQ_REMOVING)
 			continue;
 		ip = &in->pts[r->point];
-		if (inst_site_index(ip, r->site) >= 0)
-			chain_remove(&ip->ch[inst_site_index(ip, r->site)],
+		if (eng_inst_site_index(ip, r->site) >= 0)
+			chain_remove(&ip->ch[eng_inst_site_index(ip, r->site)],
 				     in->queue[q]);
-		if (inst_defer_free(in, r->mini, r->mini_len) < 0 ||
+		if (eng_inst_commit_defer_free(in, r->mini, r->mini_len) < 0 ||
 		    mark_dirty(in, c, ip) < 0)
 			return -ENOMEM;
-		inst_req_release(r, ENG_REQ_FREE);
+		eng_inst_commit_req_release(r, ENG_REQ_FREE);
 	}
 	return 0;
 }
@@ -379,9 +385,10 @@ static int write_mini(struct eng_inst *in, struct request *r,
 	int rc;
 
 	r->tail_off = r->code_len + pad;
-	if ((rc = inst_tmem(in, r->mini, r->code, r->code_len, err)) < 0)
+	if ((rc = eng_inst_commit_tmem(in, r->mini, r->code, r->code_len,
+				       err)) < 0)
 		return rc;
-	return pad ? inst_tmem(in, tail, nops, pad, err) : 0;
+	return pad ? eng_inst_commit_tmem(in, tail, nops, pad, err) : 0;
 }
 
 static int do_adds(struct eng_inst *in, struct commit *c, int *failed,
@@ -389,7 +396,7 @@ static int do_adds(struct eng_inst *in, struct commit *c, int *failed,
 {
 	for (size_t q = 0; q < in->nqueue; q++) {
 		uint32_t id = in->queue[q];
-		struct request *r = inst_req_get(in, id);
+		struct request *r = eng_inst_req_get(in, id);
 		struct ipoint *ip;
 		enum eng_refusal why = ENG_REFUSAL_NONE;
 		int rc;
@@ -398,7 +405,7 @@ static int do_adds(struct eng_inst *in, struct commit *c, int *failed,
 			continue;
 		ip = &in->pts[r->point];
 		if ((rc = mark_dirty(in, c, ip)) < 0)
-			return hunch_errf(err, rc, "out of memory");
+			return hunch_err_set(err, rc, "out of memory");
 		if (!ip->active || ip->rebuild) {
 			size_t k = c->ndirty - 1;
 
@@ -409,7 +416,7 @@ static int do_adds(struct eng_inst *in, struct commit *c, int *failed,
 				return rc;
 			if (rc > 0) {
 				r->why = why;
-				inst_req_release(r, ENG_REQ_FAILED);
+				eng_inst_commit_req_release(r, ENG_REQ_FAILED);
 				(*failed)++;
 				continue;
 			}
@@ -419,10 +426,10 @@ static int do_adds(struct eng_inst *in, struct commit *c, int *failed,
 					    &r->mini, err)) < 0 ||
 		    (rc = write_mini(in, r, err)) < 0)
 			return rc;
-		if (inst_site_index(ip, r->site) < 0 ||
-		    chain_insert(&ip->ch[inst_site_index(ip, r->site)], id,
+		if (eng_inst_site_index(ip, r->site) < 0 ||
+		    chain_insert(&ip->ch[eng_inst_site_index(ip, r->site)], id,
 				 r->prepend) < 0)
-			return hunch_errf(err, -ENOMEM, "out of memory");
+			return hunch_err_set(err, -ENOMEM, "out of memory");
 		r->state = ENG_REQ_ACTIVE;
 	}
 	return 0;
@@ -443,33 +450,36 @@ static int trap_table_init(struct eng_inst *in, uint64_t near,
 		return 0;
 	fn = eng_shm_entry(in->shm, HUNCH_RT_ENTRY_TRAP_INSTALL);
 	if (fn == 0)
-		return hunch_errf(err, -ENOTSUP, "the runtime library has no "
-				  "trap handler (older build?)");
+		return hunch_err_set(err, -ENOTSUP,
+				     "the runtime library has no "
+				     "trap handler (older build?)");
 	in->trap_mirror = calloc(TRAP_CAP, sizeof *in->trap_mirror);
 	if (in->trap_mirror == NULL)
-		return hunch_errf(err, -ENOMEM, "out of memory");
+		return hunch_err_set(err, -ENOMEM, "out of memory");
 	if ((rc = eng_codemem_alloc(in->mem, near, TRAP_CAP *
 				    sizeof(struct hunch_trap_entry),
 				    &in->trap_table, err)) < 0)
 		return rc;
 	/* fresh anonymous memory is zero: the table starts empty */
 	if (eng_proc_threads(in->p, tids, 4096) < 1)
-		return hunch_errf(err, -ESRCH, "no thread");
+		return hunch_err_set(err, -ESRCH, "no thread");
 	tid = tids[0];
 	args[0] = in->trap_table;
 	args[1] = TRAP_CAP;
 	if ((rc = eng_infcall(in->p, tid, fn, args, 2, &ret, err)) < 0)
 		return rc;
 	if (ret != 0)
-		return hunch_errf(err, -EIO, "the runtime library refused to "
-				  "install its SIGTRAP handler (%d)", (int)ret);
-	eng_set_trap_table(in->p, in->trap_table, TRAP_CAP);
+		return hunch_err_set(err, -EIO,
+				     "the runtime library refused to "
+				     "install its SIGTRAP handler (%d)",
+				     (int)ret);
+	eng_trap_set_table(in->p, in->trap_table, TRAP_CAP);
 	return 0;
 }
 
 /* Point `addr` at `tramp` in the table (tramp == addr: a removed point,
  * whose original instruction is back). */
-int inst_trap_set(struct eng_inst *in, uint64_t addr, uint64_t tramp,
+int eng_inst_commit_trap_set(struct eng_inst *in, uint64_t addr, uint64_t tramp,
 		    struct hunch_err *err)
 {
 	uint64_t i = hunch_trap_slot(addr, TRAP_CAP);
@@ -481,16 +491,16 @@ int inst_trap_set(struct eng_inst *in, uint64_t addr, uint64_t tramp,
 			continue;
 		if (e->addr == 0) {
 			if (in->trap_used + 1 >= TRAP_CAP * 3 / 4)
-				return hunch_errf(err, -ENOSPC, "trap table "
+				return hunch_err_set(err, -ENOSPC, "trap table "
 						  "full at 0x%" PRIx64, addr);
 			in->trap_used++;
 		}
 		e->addr = addr;
 		e->tramp = tramp;
-		return inst_tmem(in, in->trap_table + i * sizeof *e, e, sizeof *e,
+		return eng_inst_commit_tmem(in, in->trap_table + i * sizeof *e, e, sizeof *e,
 			    err);
 	}
-	return hunch_errf(err, -ENOSPC, "trap table full");
+	return hunch_err_set(err, -ENOSPC, "trap table full");
 }
 
 /* Program code [a, a+n) replaced by `to`.  Across a page it is two
@@ -506,15 +516,15 @@ static int write_code(struct eng_inst *in, uint64_t a, const uint8_t *to,
 	int rc;
 
 	if (!straddles(a, n) || trap_table_init(in, via, err) < 0)
-		return inst_wmem(in, a, to, n, err);
+		return eng_inst_commit_wmem(in, a, to, n, err);
 	in->st.int3_first++;
-	if ((rc = inst_trap_set(in, a, via, err)) < 0 ||
+	if ((rc = eng_inst_commit_trap_set(in, a, via, err)) < 0 ||
 	    (rc = eng_codemem_flush(in->mem, &in->st.writes, err)) < 0 ||
-	    (rc = inst_wmem(in, a, &int3, 1, err)) < 0 ||
-	    (rc = inst_wmem(in, a + 1, to + 1, n - 1, err)) < 0 ||
-	    (rc = inst_wmem(in, a, to, 1, err)) < 0)
+	    (rc = eng_inst_commit_wmem(in, a, &int3, 1, err)) < 0 ||
+	    (rc = eng_inst_commit_wmem(in, a + 1, to + 1, n - 1, err)) < 0 ||
+	    (rc = eng_inst_commit_wmem(in, a, to, 1, err)) < 0)
 		return rc;
-	return inst_trap_set(in, a, a, err);
+	return eng_inst_commit_trap_set(in, a, a, err);
 }
 
 static int write_patch(struct eng_inst *in, struct ipoint *ip,
@@ -523,10 +533,10 @@ static int write_patch(struct eng_inst *in, struct ipoint *ip,
 	uint8_t p[32];
 	if (ip->pt.trap) {      /* its table entry is already written */
 		p[0] = 0xcc;
-		return inst_wmem(in, ip->pt.addr, p, 1, err);
+		return eng_inst_commit_wmem(in, ip->pt.addr, p, 1, err);
 	}
 	memset(p, 0xcc, sizeof p);   /* leftover bytes: int3, never run */
-	x86_jmp5_bytes(p, ip->pt.patch_start, ip->base);
+	x86_emit_jmp5_bytes(p, ip->pt.patch_start, ip->base);
 	return write_code(in, ip->pt.patch_start, p, ip->pt.patch_len,
 			  ip->base, err);
 }
@@ -536,14 +546,15 @@ static int write_patch(struct eng_inst *in, struct ipoint *ip,
 static int unpatch(struct eng_inst *in, struct ipoint *ip,
 		   struct hunch_err *err)
 {
-	int rc = ip->pt.trap ?
-		 inst_wmem(in, ip->pt.patch_start, ip->orig, ip->pt.patch_len,
-			   err) :
-		 write_code(in, ip->pt.patch_start, ip->orig, ip->pt.patch_len,
-			    ip->base, err);
+	int rc = ip->pt.trap
+			 ? eng_inst_commit_wmem(in, ip->pt.patch_start,
+						ip->orig, ip->pt.patch_len, err)
+			 : write_code(in, ip->pt.patch_start, ip->orig,
+				      ip->pt.patch_len, ip->base, err);
 
 	if (rc == 0 && ip->pt.trap)
-		rc = inst_trap_set(in, ip->pt.addr, ip->pt.addr, err);
+		rc = eng_inst_commit_trap_set(in, ip->pt.addr, ip->pt.addr,
+					      err);
 	return rc;
 }
 
@@ -559,10 +570,10 @@ static int apply_points(struct eng_inst *in, struct commit *c,
 	for (size_t k = 0; k < c->ndirty; k++) {
 		struct ipoint *ip = &in->pts[c->dirty[k]];
 
-		if (!ip->active || inst_point_minis(ip) == 0)
+		if (!ip->active || eng_inst_commit_point_minis(ip) == 0)
 			continue;
 		if (c->newbase[k] != NULL &&
-		    (rc = inst_tmem(in, ip->base, c->newbase[k], ip->b.len, err)) < 0)
+		    (rc = eng_inst_commit_tmem(in, ip->base, c->newbase[k], ip->b.len, err)) < 0)
 			return rc;
 		if ((rc = relink(in, ip, true, c->newbase[k] != NULL, err)) < 0)
 			return rc;
@@ -574,7 +585,7 @@ static int apply_points(struct eng_inst *in, struct commit *c,
 
 		if (!ip->active)
 			continue;
-		if (inst_point_minis(ip) == 0) {     /* last mini gone: restore */
+		if (eng_inst_commit_point_minis(ip) == 0) {     /* last mini gone: restore */
 			if ((rc = unlink_base(in, ip, err)) < 0)
 				return rc;
 			if (ip->patched) {
@@ -597,11 +608,12 @@ static int apply_points(struct eng_inst *in, struct commit *c,
 
 		if (ip->active && !ip->patched && ip->pt.trap &&
 		    ((rc = trap_table_init(in, ip->base, err)) < 0 ||
-		     (rc = inst_trap_set(in, ip->pt.addr, ip->base, err)) < 0))
+		     (rc = eng_inst_commit_trap_set(in, ip->pt.addr, ip->base,
+						    err)) < 0))
 			return rc;
 	}
 	if ((rc = eng_codemem_flush(in->mem, &in->st.writes, err)) < 0 ||
-	    (rc = inst_threads_write_regs(in->p, &c->th, err)) < 0)
+	    (rc = eng_inst_threads_write_regs(in->p, &c->th, err)) < 0)
 		return rc;
 	for (size_t k = 0; k < c->ndirty; k++) {
 		struct ipoint *ip = &in->pts[c->dirty[k]];
@@ -621,9 +633,9 @@ static int apply_points(struct eng_inst *in, struct commit *c,
 static void try_free(struct eng_inst *in, const struct inst_threads *th)
 {
 	for (size_t i = 0; i < in->npf; i++)
-		if (inst_threads_pc_in(th, in->pf[i].addr,
+		if (eng_inst_threads_pc_in(th, in->pf[i].addr,
 				       in->pf[i].addr + in->pf[i].len) ||
-		    inst_threads_word_in(th, in->pf[i].addr,
+		    eng_inst_threads_word_in(th, in->pf[i].addr,
 					 in->pf[i].addr + in->pf[i].len)) {
 			in->st.frees_deferred++;
 			return;
@@ -641,7 +653,7 @@ static void commit_free(struct eng_inst *in, struct commit *c)
 	}
 	free(c->newbase);
 	free(c->dirty);
-	inst_threads_free(&c->th);
+	eng_inst_threads_free(&c->th);
 }
 
 /* The process is gone: removals succeed (nothing is left to restore),
@@ -651,15 +663,15 @@ static int commit_ended(struct eng_inst *in)
 	int failed = 0;
 
 	for (size_t q = 0; q < in->nqueue; q++) {
-		struct request *r = inst_req_get(in, in->queue[q]);
+		struct request *r = eng_inst_req_get(in, in->queue[q]);
 
 		if (r == NULL)
 			continue;
 		if (r->state == ENG_REQ_REMOVING) {
-			inst_req_release(r, ENG_REQ_FREE);
+			eng_inst_commit_req_release(r, ENG_REQ_FREE);
 		} else if (r->state == ENG_REQ_PENDING) {
 			r->why = ENG_REFUSAL_PROCESS_ENDED;
-			inst_req_release(r, ENG_REQ_FAILED);
+			eng_inst_commit_req_release(r, ENG_REQ_FAILED);
 			failed++;
 		}
 	}
@@ -675,41 +687,43 @@ int eng_inst_commit(struct eng_inst *in, struct hunch_err *err)
 	uint64_t t0 = clock_mono_ns();
 	int failed = 0, rc;
 
-	if (in->nqueue == 0 && in->npf == 0 && !eng_funcreloc_waiting(in))
+	if (in->nqueue == 0 && in->npf == 0 && !eng_funcreloc_free_waiting(in))
 		return 0;
 	if (eng_proc_ended(in->p))
 		return commit_ended(in);
-	if (!was_stopped && (rc = eng_stop_all(in->p, err)) < 0)
+	if (!was_stopped && (rc = eng_ptrace_stop_all(in->p, err)) < 0)
 		return rc;
 	eng_fault_commit_start(in->st.commits + 1);
-	rc = eng_funcreloc_compact(in, err);
+	eng_inst_mirror_begin(in);
+	rc = eng_funcreloc_free_compact(in, err);
 	if (rc == 0)
-		rc = inst_threads_read(in->p, &c.th, err);
+		rc = eng_inst_threads_read(in->p, &c.th, err);
 	if (rc == 0 && (rc = do_removals(in, &c)) < 0)
-		hunch_errf(err, rc, "out of memory");
+		hunch_err_set(err, rc, "out of memory");
 	/* one newbase slot per point that can become dirty */
 	if (rc == 0) {
 		c.newbase = calloc(in->nqueue + c.ndirty + 1, sizeof *c.newbase);
 		if (c.newbase == NULL)
-			rc = hunch_errf(err, -ENOMEM, "out of memory");
+			rc = hunch_err_set(err, -ENOMEM, "out of memory");
 	}
 	if (rc == 0)    /* relocated functions' entries lead to their copies */
-		rc = eng_funcreloc_before(in, &c.th, &failed, err);
+		rc = eng_funcreloc_link_before(in, &c.th, &failed, err);
 	if (rc == 0)
 		rc = do_adds(in, &c, &failed, err);
 	if (rc == 0)
 		rc = apply_points(in, &c, err);
 	if (rc == 0)
-		rc = eng_funcreloc_after(in, &c.th, err);
+		rc = eng_funcreloc_link_after(in, &c.th, err);
 	if (rc == 0)
 		try_free(in, &c.th);
 	if (rc == 0)    /* copies no thread can be in any more */
-		rc = eng_funcreloc_reclaim(in, &c.th, err);
+		rc = eng_funcreloc_free_reclaim(in, &c.th, err);
 	in->nqueue = 0;
 	commit_free(in, &c);
+	eng_inst_mirror_end(in);
 	in->st.commits++;
 	if (!was_stopped) {
-		int rc2 = eng_resume_all(in->p, rc < 0 ? NULL : err);
+		int rc2 = eng_ptrace_resume_all(in->p, rc < 0 ? NULL : err);
 
 		if (rc == 0)
 			rc = rc2;
@@ -721,7 +735,7 @@ int eng_inst_commit(struct eng_inst *in, struct hunch_err *err)
 	return rc < 0 ? rc : failed;
 }
 
-int eng_inst_remove_all(struct eng_inst *in, struct hunch_err *err)
+int eng_inst_commit_remove_all(struct eng_inst *in, struct hunch_err *err)
 {
 	for (size_t i = 0; i < in->nreq; i++)
 		if (in->req[i].state == ENG_REQ_ACTIVE ||

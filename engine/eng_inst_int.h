@@ -31,18 +31,19 @@ struct inst_threads {
 /* The target's mappings (from /proc/<pid>/maps), and the end of the
  * one holding an address (0 if none): how far a stack can be read. */
 struct inst_range { uint64_t lo, hi; };
-size_t inst_read_maps(pid_t pid, struct inst_range **out);
-uint64_t inst_map_end(const struct inst_range *r, size_t n, uint64_t a);
+size_t eng_inst_threads_read_maps(pid_t pid, struct inst_range **out);
+uint64_t eng_inst_threads_map_end(const struct inst_range *r, size_t n,
+				  uint64_t a);
 
-int inst_threads_read(struct eng_proc *p, struct inst_threads *th,
+int eng_inst_threads_read(struct eng_proc *p, struct inst_threads *th,
 		      struct hunch_err *err);
-void inst_threads_free(struct inst_threads *th);
+void eng_inst_threads_free(struct inst_threads *th);
 /* Is a PC (any thread) or a stack word in [lo, hi)? */
-bool inst_threads_pc_in(const struct inst_threads *th, uint64_t lo,
+bool eng_inst_threads_pc_in(const struct inst_threads *th, uint64_t lo,
 			uint64_t hi);
-bool inst_threads_word_in(const struct inst_threads *th, uint64_t lo,
+bool eng_inst_threads_word_in(const struct inst_threads *th, uint64_t lo,
 			  uint64_t hi);
-int inst_threads_write_regs(struct eng_proc *p, struct inst_threads *th,
+int eng_inst_threads_write_regs(struct eng_proc *p, struct inst_threads *th,
 			    struct hunch_err *err);
 
 #define BASE_MAX 1024      /* bytes of one base trampoline, at most */
@@ -120,6 +121,8 @@ struct eng_inst {
 
 	/* trap fallback: table in the target, mirrored here */
 	uint64_t trap_table;
+	/* followed children every write is repeated in (eng_inst_mirror.c) */
+	struct eng_inst_mirror *mirror;
 	struct hunch_trap_entry *trap_mirror;
 	size_t trap_used;
 	struct eng_inst_stats st;
@@ -131,23 +134,31 @@ struct eng_inst {
 
 
 /* Shared by eng_inst.c and eng_inst_commit.c. */
-int inst_grow(void **arr, size_t *cap, size_t need, size_t elem);
-struct request *inst_req_get(const struct eng_inst *in, uint32_t id);
-int inst_site_index(const struct ipoint *ip, uint64_t addr);
-size_t inst_point_minis(const struct ipoint *ip);
+int eng_inst_grow(void **arr, size_t *cap, size_t need, size_t elem);
+struct request *eng_inst_req_get(const struct eng_inst *in, uint32_t id);
+int eng_inst_site_index(const struct ipoint *ip, uint64_t addr);
+size_t eng_inst_commit_point_minis(const struct ipoint *ip);
 /* Observed-cost units (the wall timer's native units) per ns. */
-double inst_native_per_ns(const struct eng_inst *in);
-void inst_req_release(struct request *r, enum eng_req_state st);
+double eng_inst_native_per_ns(const struct eng_inst *in);
+void eng_inst_commit_req_release(struct request *r, enum eng_req_state st);
 /* Program code is written at once; trampoline memory through the
  * codemem shadow (flushed before the program's code is patched). */
-int inst_wmem(struct eng_inst *in, uint64_t a, const void *b, size_t n,
-	      struct hunch_err *err);
-int inst_tmem(struct eng_inst *in, uint64_t a, const void *b, size_t n,
-	      struct hunch_err *err);
-int inst_defer_free(struct eng_inst *in, uint64_t a, size_t len);
-int inst_rehash(struct eng_inst *in);
-int inst_trap_set(struct eng_inst *in, uint64_t addr, uint64_t tramp,
+int eng_inst_commit_wmem(struct eng_inst *in, uint64_t a, const void *b,
+			 size_t n, struct hunch_err *err);
+int eng_inst_commit_tmem(struct eng_inst *in, uint64_t a, const void *b,
+			 size_t n, struct hunch_err *err);
+int eng_inst_commit_defer_free(struct eng_inst *in, uint64_t a, size_t len);
+int eng_inst_rehash(struct eng_inst *in);
+int eng_inst_commit_trap_set(struct eng_inst *in, uint64_t addr, uint64_t tramp,
 		  struct hunch_err *err);
 
+
+/* eng_inst_mirror.c: a commit's writes repeated in the mirrored
+ * children (stopped between begin and end). */
+void eng_inst_mirror_begin(struct eng_inst *in);
+void eng_inst_mirror_write(struct eng_inst *in, uint64_t a, const void *b,
+			   size_t n, bool code);
+void eng_inst_mirror_end(struct eng_inst *in);
+void eng_inst_mirror_destroy(struct eng_inst *in);
 
 #endif

@@ -19,7 +19,7 @@
 
 #define STACK_MAX (512u << 10)
 
-size_t inst_read_maps(pid_t pid, struct inst_range **out)
+size_t eng_inst_threads_read_maps(pid_t pid, struct inst_range **out)
 {
 	char path[64], line[512];
 	struct inst_range *r = NULL;
@@ -51,7 +51,8 @@ size_t inst_read_maps(pid_t pid, struct inst_range **out)
 	return n;
 }
 
-uint64_t inst_map_end(const struct inst_range *r, size_t n, uint64_t a)
+uint64_t eng_inst_threads_map_end(const struct inst_range *r, size_t n,
+				  uint64_t a)
 {
 	for (size_t i = 0; i < n; i++)
 		if (a >= r[i].lo && a < r[i].hi)
@@ -85,14 +86,14 @@ static int add_stack(struct eng_proc *p, struct inst_threads *th,
 		th->words = w;
 		*cap = nc;
 	}
-	if (len == 0 || eng_read_mem(p, rsp, th->words + th->nwords, len,
+	if (len == 0 || eng_mem_read(p, rsp, th->words + th->nwords, len,
 				     NULL) < 0)
 		return 0;    /* unreadable: nothing to scan */
 	th->nwords += nw;
 	return 0;
 }
 
-int inst_threads_read(struct eng_proc *p, struct inst_threads *th,
+int eng_inst_threads_read(struct eng_proc *p, struct inst_threads *th,
 		      struct hunch_err *err)
 {
 	pid_t tids[4096];
@@ -103,36 +104,36 @@ int inst_threads_read(struct eng_proc *p, struct inst_threads *th,
 	memset(th, 0, sizeof *th);
 	th->t = calloc(n ? n : 1, sizeof *th->t);
 	if (th->t == NULL)
-		return hunch_errf(err, -ENOMEM, "out of memory");
-	nr = inst_read_maps(eng_proc_pid(p), &maps);
+		return hunch_err_set(err, -ENOMEM, "out of memory");
+	nr = eng_inst_threads_read_maps(eng_proc_pid(p), &maps);
 	for (size_t i = 0; i < n; i++) {
 		struct inst_thread *t = &th->t[th->n];
 		uint64_t end;
 
 		t->tid = tids[i];
-		if (eng_get_regs(p, tids[i], &t->regs, NULL) < 0)
+		if (eng_regs_get(p, tids[i], &t->regs, NULL) < 0)
 			continue;   /* exited meanwhile */
 		th->n++;
-		end = inst_map_end(maps, nr, t->regs.rsp);
+		end = eng_inst_threads_map_end(maps, nr, t->regs.rsp);
 		if (end > t->regs.rsp &&
 		    (rc = add_stack(p, th, t->regs.rsp, end, &cap)) < 0)
 			break;
 	}
 	free(maps);
 	if (rc < 0)
-		return hunch_errf(err, rc, "out of memory reading stacks");
+		return hunch_err_set(err, rc, "out of memory reading stacks");
 	qsort(th->words, th->nwords, sizeof *th->words, cmp_u64);
 	return 0;
 }
 
-void inst_threads_free(struct inst_threads *th)
+void eng_inst_threads_free(struct inst_threads *th)
 {
 	free(th->t);
 	free(th->words);
 	memset(th, 0, sizeof *th);
 }
 
-bool inst_threads_pc_in(const struct inst_threads *th, uint64_t lo,
+bool eng_inst_threads_pc_in(const struct inst_threads *th, uint64_t lo,
 			uint64_t hi)
 {
 	for (size_t i = 0; i < th->n; i++)
@@ -141,7 +142,7 @@ bool inst_threads_pc_in(const struct inst_threads *th, uint64_t lo,
 	return false;
 }
 
-bool inst_threads_word_in(const struct inst_threads *th, uint64_t lo,
+bool eng_inst_threads_word_in(const struct inst_threads *th, uint64_t lo,
 			  uint64_t hi)
 {
 	size_t a = sorted_u64_lower(th->words, th->nwords, lo);
@@ -149,7 +150,7 @@ bool inst_threads_word_in(const struct inst_threads *th, uint64_t lo,
 	return a < th->nwords && th->words[a] < hi;
 }
 
-int inst_threads_write_regs(struct eng_proc *p, struct inst_threads *th,
+int eng_inst_threads_write_regs(struct eng_proc *p, struct inst_threads *th,
 			    struct hunch_err *err)
 {
 	for (size_t i = 0; i < th->n; i++) {
@@ -157,7 +158,7 @@ int inst_threads_write_regs(struct eng_proc *p, struct inst_threads *th,
 
 		if (!th->t[i].regs_changed)
 			continue;
-		rc = eng_set_regs(p, th->t[i].tid, &th->t[i].regs, err);
+		rc = eng_regs_set(p, th->t[i].tid, &th->t[i].regs, err);
 		if (rc < 0)
 			return rc;
 		th->t[i].regs_changed = false;

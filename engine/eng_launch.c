@@ -56,29 +56,37 @@ static int elf_header_check(const char *path, const unsigned char *b,
 	int cls, mach;
 
 	if (n >= 2 && b[0] == '#' && b[1] == '!')
-		return hunch_errf(err, -ENOEXEC, "%s is a script, not an x86-64 "
+		return hunch_err_set(err, -ENOEXEC, "%s is a script, not an x86-64 "
 			"program: run hunch on the program the script starts "
 			"(or on its interpreter, with the script as argument)",
 			path);
 	if (n < (ssize_t)sizeof(Elf64_Ehdr) / 2 ||
 	    memcmp(b, ELFMAG, SELFMAG) != 0)
-		return hunch_errf(err, -ENOEXEC, "%s is not an ELF %s (no ELF "
-			"header): %s", path, want_exec ? "program" : "library",
+		return hunch_err_set(
+			err, -ENOEXEC,
+			"%s is not an ELF %s (no ELF "
+			"header): %s",
+			path, want_exec ? "program" : "library",
 			want_exec ? "give hunch a compiled x86-64 Linux "
-			"executable" : "point hunch at the libhunchrt.so it "
-			"was built with");
+				    "executable"
+				  : "point hunch at the libhunchrt.so it "
+				    "was built with");
 	cls = b[EI_CLASS];
 	/* e_machine sits at the same offset in 32- and 64-bit headers. */
 	mach = b[18] | b[19] << 8;
 	if (cls != ELFCLASS64 || mach != EM_X86_64)
-		return hunch_errf(err, -ENOEXEC, "%s is a %d-bit %s ELF file, "
+		return hunch_err_set(
+			err, -ENOEXEC,
+			"%s is a %d-bit %s ELF file, "
 			"not x86-64: hunch only handles 64-bit x86-64 programs "
-			"(rebuild it for x86-64)", path,
-			cls == ELFCLASS32 ? 32 : 64, machine_name(mach));
+			"(rebuild it for x86-64)",
+			path, cls == ELFCLASS32 ? 32 : 64, machine_name(mach));
 	if (n < (ssize_t)sizeof(Elf64_Ehdr) ||
 	    (eh->e_type != ET_EXEC && eh->e_type != ET_DYN) ||
 	    (want_exec && eh->e_entry == 0))
-		return hunch_errf(err, -ENOEXEC, "%s is an ELF file but not an "
+		return hunch_err_set(
+			err, -ENOEXEC,
+			"%s is an ELF file but not an "
 			"executable program (ELF type %d): give hunch the "
 			"linked program, not an object file or library",
 			path, n >= (ssize_t)sizeof(*eh) ? eh->e_type : -1);
@@ -86,7 +94,7 @@ static int elf_header_check(const char *path, const unsigned char *b,
 }
 
 /* Is `path` an x86-64 ELF executable we can run?  Names the file. */
-int eng_elf_check(const char *path, struct hunch_err *err)
+int eng_launch_elf_check(const char *path, struct hunch_err *err)
 {
 	unsigned char b[sizeof(Elf64_Ehdr)];
 	struct stat st;
@@ -98,16 +106,22 @@ int eng_elf_check(const char *path, struct hunch_err *err)
 		int e = errno;
 
 		if (e == ENOENT)
-			return hunch_errf(err, -e, "cannot run %s: no such "
+			return hunch_err_set(err, -e, "cannot run %s: no such "
 				"file (check the path)", path);
-		return hunch_errf(err, -e, "cannot run %s: cannot open it: %s "
-			"(check its permissions)", path, strerror(e));
+		return hunch_err_set(err, -e,
+				     "cannot run %s: cannot open it: %s "
+				     "(check its permissions)",
+				     path, strerror(e));
 	}
 	if (fstat(fd, &st) == 0 && !S_ISREG(st.st_mode)) {
 		close(fd);
-		return hunch_errf(err, -EACCES, "cannot run %s: it is %s, not "
-			"a program file", path, S_ISDIR(st.st_mode) ?
-			"a directory" : "not a regular file");
+		return hunch_err_set(err, -EACCES,
+				     "cannot run %s: it is %s, not "
+				     "a program file",
+				     path,
+				     S_ISDIR(st.st_mode)
+					     ? "a directory"
+					     : "not a regular file");
 	}
 	n = pread(fd, b, sizeof(b), 0);
 	close(fd);
@@ -121,15 +135,19 @@ static int check_rtlib(const char *path, struct hunch_err *err)
 	int fd, rc;
 
 	if (strpbrk(path, " :") != NULL)
-		return hunch_errf(err, -EINVAL, "the runtime library path %s "
+		return hunch_err_set(
+			err, -EINVAL,
+			"the runtime library path %s "
 			"contains a space or colon, which LD_PRELOAD cannot "
 			"carry: install libhunchrt.so under another path",
 			path);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return hunch_errf(err, -errno, "cannot use the runtime library "
-			"%s: %s (build hunch, or point hunch at "
-			"libhunchrt.so)", path, strerror(errno));
+		return hunch_err_set(err, -errno,
+				     "cannot use the runtime library "
+				     "%s: %s (build hunch, or point hunch at "
+				     "libhunchrt.so)",
+				     path, strerror(errno));
 	n = pread(fd, b, sizeof(b), 0);
 	close(fd);
 	rc = elf_header_check(path, b, n, false, err);
@@ -145,7 +163,8 @@ static int find_program(const char *name, char *out, size_t len,
 	const char *path = getenv("PATH");
 
 	if (name == NULL || name[0] == '\0')
-		return hunch_errf(err, -EINVAL, "no program to run was given");
+		return hunch_err_set(err, -EINVAL,
+				     "no program to run was given");
 	if (strchr(name, '/') != NULL) {
 		snprintf(out, len, "%s", name);
 		return 0;
@@ -165,7 +184,7 @@ static int find_program(const char *name, char *out, size_t len,
 			break;
 		s = e + 1;
 	}
-	return hunch_errf(err, -ENOENT, "cannot run %s: no such program in "
+	return hunch_err_set(err, -ENOENT, "cannot run %s: no such program in "
 		"PATH (%s): check the name, or give a path", name, path);
 }
 
@@ -272,17 +291,20 @@ static int exec_failed(const char *path, int errfd, struct hunch_err *err)
 	struct child_fail f;
 
 	if (read(errfd, &f, sizeof(f)) != (ssize_t)sizeof(f))
-		return hunch_errf(err, -ECHILD, "%s ended before hunch could "
-				  "trace it", path);
+		return hunch_err_set(err, -ECHILD,
+				     "%s ended before hunch could "
+				     "trace it",
+				     path);
 	if (f.step == 0)
-		return hunch_errf(err, -f.err, "cannot run %s: cannot change "
-			"to its working directory: %s", path,
-			strerror(f.err));
+		return hunch_err_set(err, -f.err,
+				     "cannot run %s: cannot change "
+				     "to its working directory: %s",
+				     path, strerror(f.err));
 	if (f.err == ENOENT)
-		return hunch_errf(err, -ENOENT, "cannot run %s: the kernel "
+		return hunch_err_set(err, -ENOENT, "cannot run %s: the kernel "
 			"says no such file: its ELF interpreter (dynamic "
 			"linker) is probably missing", path);
-	return hunch_errf(err, -f.err, "cannot run %s: execve failed: %s",
+	return hunch_err_set(err, -f.err, "cannot run %s: execve failed: %s",
 			  path, strerror(f.err));
 }
 
@@ -295,20 +317,21 @@ static int seize_to_exec(pid_t pid, const char *path, int errfd,
 	if (waitpid(pid, &st, WUNTRACED) != pid || !WIFSTOPPED(st))
 		return exec_failed(path, errfd, err);
 	if (ptrace(PTRACE_SEIZE, pid, 0, (void *)(long)SEIZE_OPTS) != 0)
-		return hunch_errf(err, -errno, "cannot trace %s (pid %d): "
+		return hunch_err_set(err, -errno, "cannot trace %s (pid %d): "
 			"PTRACE_SEIZE: %s", path, (int)pid, strerror(errno));
 	kill(pid, SIGCONT);
 	for (;;) {
 		if (waitpid(pid, &st, __WALL) != pid)
-			return hunch_errf(err, -errno, "lost %s (pid %d): %s",
-					  path, (int)pid, strerror(errno));
+			return hunch_err_set(err, -errno,
+					     "lost %s (pid %d): %s", path,
+					     (int)pid, strerror(errno));
 		if (WIFEXITED(st) || WIFSIGNALED(st))
 			return exec_failed(path, errfd, err);
 		if (st >> 8 == (SIGTRAP | PTRACE_EVENT_EXEC << 8))
 			return 0;
 		/* Our own SIGSTOP/SIGCONT dance: the program never sees it. */
 		if (ptrace(PTRACE_CONT, pid, 0, 0) != 0)
-			return hunch_errf(err, -errno, "cannot start %s: %s",
+			return hunch_err_set(err, -errno, "cannot start %s: %s",
 					  path, strerror(errno));
 	}
 }
@@ -330,34 +353,38 @@ static int run_to_bp(struct eng_proc *p, uint64_t addr, const char *path,
 	pid_t tid;
 	int rc;
 
-	if ((rc = eng_thread_resume(p, eng_leader(p))) < 0)
-		return hunch_errf(err, rc, "cannot resume %s: %s", path,
+	if ((rc = eng_ptrace_thread_resume(p, eng_ptrace_leader(p))) < 0)
+		return hunch_err_set(err, rc, "cannot resume %s: %s", path,
 				  strerror(-rc));
 	for (;;) {
-		rc = eng_wait_any(p, -1, &tid);
+		rc = eng_ptrace_wait_any(p, -1, &tid);
 		if (p->ended || rc == -ECHILD) {
 			const struct eng_event *ev =
 				p->nevq ? &p->evq[p->nevq - 1] : NULL;
 
 			if (ev != NULL && ev->kind == ENG_EV_KILLED)
-				return hunch_errf(err, -ECHILD, "%s was killed "
+				return hunch_err_set(
+					err, -ECHILD,
+					"%s was killed "
 					"by signal %d (%s) before reaching main",
 					path, ev->signo, strsignal(ev->signo));
-			return hunch_errf(err, -ECHILD, "%s exited with status "
-				"%d before reaching main", path,
-				ev != NULL ? ev->status : -1);
+			return hunch_err_set(err, -ECHILD,
+					     "%s exited with status "
+					     "%d before reaching main",
+					     path,
+					     ev != NULL ? ev->status : -1);
 		}
 		if (rc < 0)
-			return hunch_errf(err, rc, "lost %s: %s", path,
+			return hunch_err_set(err, rc, "lost %s: %s", path,
 					  strerror(-rc));
-		t = eng_thread_find(p, tid);
+		t = eng_ptrace_thread_find(p, tid);
 		if (t == NULL)
 			continue;
 		if (tid == p->pid && t->stop == SK_BREAK && t->hit_bp == addr)
 			return 0;
-		if ((rc = eng_settle(p, t)) < 0)
-			return hunch_errf(err, rc, "cannot resume %s: %s", path,
-					  strerror(-rc));
+		if ((rc = eng_ptrace_settle(p, t)) < 0)
+			return hunch_err_set(err, rc, "cannot resume %s: %s",
+					     path, strerror(-rc));
 	}
 }
 
@@ -389,17 +416,17 @@ static uint64_t find_main(struct eng_proc *p)
 	uint64_t ref = 0, main_addr = 0;
 	bool load = false;
 
-	if (eng_read_mem(p, p->entry, code, sizeof(code), NULL) < 0 ||
-	    x86_decoder_open(&d) < 0)
+	if (eng_mem_read(p, p->entry, code, sizeof(code), NULL) < 0 ||
+	    x86_decode_open(&d) < 0)
 		return 0;
-	if (x86_find_main_ref(d, code, sizeof(code), p->entry, &ref,
+	if (x86_decode_find_main_ref(d, code, sizeof(code), p->entry, &ref,
 			      &load) == 0) {
 		main_addr = ref;
 		/* The GOT slot is filled in now: ld.so ran before _start. */
-		if (load && eng_read_mem(p, ref, &main_addr, 8, NULL) < 0)
+		if (load && eng_mem_read(p, ref, &main_addr, 8, NULL) < 0)
 			main_addr = 0;
 	}
-	x86_decoder_close(d);
+	x86_decode_close(d);
 	return main_addr != 0 && in_code(p->pid, main_addr) ? main_addr : 0;
 }
 
@@ -408,9 +435,11 @@ static int run_to_main(struct eng_proc *p, const char *path,
 {
 	int rc;
 
-	if (eng_read_auxv(p->pid, AT_ENTRY, &p->entry) < 0)
-		return hunch_errf(err, -EIO, "cannot read the entry point of "
-				  "%s from /proc/%d/auxv", path, (int)p->pid);
+	if (eng_solib_read_auxv(p->pid, AT_ENTRY, &p->entry) < 0)
+		return hunch_err_set(err, -EIO,
+				     "cannot read the entry point of "
+				     "%s from /proc/%d/auxv",
+				     path, (int)p->pid);
 	if ((rc = eng_bp_insert(p, p->entry, BP_ENTRY, err)) < 0 ||
 	    (rc = run_to_bp(p, p->entry, path, err)) < 0)
 		return rc;
@@ -427,7 +456,7 @@ static int run_to_main(struct eng_proc *p, const char *path,
 			return rc;
 		eng_bp_remove(p, p->main_addr);
 	}
-	return eng_stop_all(p, err);
+	return eng_ptrace_stop_all(p, err);
 }
 
 static int check_handshake(const struct eng_launch_opts *o,
@@ -436,7 +465,7 @@ static int check_handshake(const struct eng_launch_opts *o,
 	int rc = eng_shm_check_ready(o->shm, err);
 
 	if (rc == -EAGAIN)
-		return hunch_errf(err, -EPROTO, "the runtime library %s did not "
+		return hunch_err_set(err, -EPROTO, "the runtime library %s did not "
 			"answer in %s: the dynamic linker did not load it "
 			"(a setuid program ignores LD_PRELOAD; a static "
 			"program cannot preload): run without the runtime "
@@ -457,23 +486,24 @@ static int trace_child(const struct eng_launch_opts *o, pid_t pid,
 	int rc;
 
 	p = eng_proc_new(pid, true);
-	if (p == NULL || (t = eng_thread_add(p, pid, TS_STOPPED)) == NULL) {
+	if (p == NULL ||
+	    (t = eng_ptrace_thread_add(p, pid, TS_STOPPED)) == NULL) {
 		free(p);
 		kill_reap(pid);
-		return hunch_errf(err, -ENOMEM, "out of memory");
+		return hunch_err_set(err, -ENOMEM, "out of memory");
 	}
 	t->stop = SK_EXEC;
 	eng_mem_open(p);
-	eng_mod_set_exe(p);
+	eng_solib_set_exe(p);
 	rc = run_to_main(p, path, err);
 	if (rc == 0)
 		rc = eng_solib_init(p, err);
 	if (rc == 0 && o->rtlib_path != NULL)
 		rc = check_handshake(o, err);
 	if (rc == 0 && o->rtlib_path != NULL && p->main_addr != 0)
-		eng_catchup_mark_main(o->shm, pid);  /* main begins now */
+		eng_inst_catchup_mark_main(o->shm, pid);  /* main begins now */
 	if (rc < 0) {
-		eng_kill_reap(p);
+		eng_detach_kill_reap(p);
 		eng_proc_free(p);
 		return rc;
 	}
@@ -491,33 +521,37 @@ int eng_launch(const struct eng_launch_opts *o, struct eng_proc **out,
 
 	*out = NULL;
 	if (o->argv == NULL || o->argv[0] == NULL)
-		return hunch_errf(err, -EINVAL, "launching %s needs an argv "
+		return hunch_err_set(err, -EINVAL, "launching %s needs an argv "
 			"with at least argv[0]", o->path ? o->path : "(null)");
 	if ((rc = find_program(o->path, path, sizeof(path), err)) < 0 ||
-	    (rc = eng_elf_check(path, err)) < 0)
+	    (rc = eng_launch_script_check(path, err)) < 0 ||
+	    (rc == 0 && (rc = eng_launch_elf_check(path, err)) < 0))
 		return rc;
 	if (access(path, X_OK) != 0)
-		return hunch_errf(err, -EACCES, "cannot run %s: it is not "
+		return hunch_err_set(err, -EACCES, "cannot run %s: it is not "
 			"executable (chmod +x %s)", path, path);
 	if (o->rtlib_path != NULL &&
 	    (o->shm == NULL || eng_shm_fd(o->shm) < 0))
-		return hunch_errf(err, -EINVAL, "launching %s with the runtime "
+		return hunch_err_set(
+			err, -EINVAL,
+			"launching %s with the runtime "
 			"library needs a memfd segment (eng_shm_create with "
-			"named=false)", path);
+			"named=false)",
+			path);
 	if (o->rtlib_path != NULL && (rc = check_rtlib(o->rtlib_path, err)))
 		return rc;
 	if ((env = build_env(o)) == NULL)
-		return hunch_errf(err, -ENOMEM, "out of memory");
+		return hunch_err_set(err, -ENOMEM, "out of memory");
 	if (pipe2(pfd, O_CLOEXEC) != 0) {
 		free_env(env);
-		return hunch_errf(err, -errno, "pipe: %s", strerror(errno));
+		return hunch_err_set(err, -errno, "pipe: %s", strerror(errno));
 	}
 	pid = fork();
 	if (pid == 0) {
 		close(pfd[0]);
 		child_run(o, path, env, pfd[1]);
 	}
-	rc = pid < 0 ? hunch_errf(err, -errno, "cannot start %s: fork: %s",
+	rc = pid < 0 ? hunch_err_set(err, -errno, "cannot start %s: fork: %s",
 				  path, strerror(errno)) : 0;
 	close(pfd[1]);
 	free_env(env);

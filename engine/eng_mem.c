@@ -91,7 +91,7 @@ static int read_raw(struct eng_proc *p, uint64_t addr, void *buf, size_t len)
 	return peek_words(stopped_tid(p), addr, buf, len);
 }
 
-int eng_read_mem(struct eng_proc *p, uint64_t addr, void *buf, size_t len,
+int eng_mem_read(struct eng_proc *p, uint64_t addr, void *buf, size_t len,
 		 struct hunch_err *err)
 {
 	int rc;
@@ -100,9 +100,11 @@ int eng_read_mem(struct eng_proc *p, uint64_t addr, void *buf, size_t len,
 		return 0;
 	rc = read_raw(p, addr, buf, len);
 	if (rc < 0)
-		return hunch_errf(err, rc, "cannot read %zu bytes at 0x%llx in "
-			"process %d: %s (is the address mapped?)", len,
-			(unsigned long long)addr, (int)p->pid, strerror(-rc));
+		return hunch_err_set(err, rc,
+				     "cannot read %zu bytes at 0x%llx in "
+				     "process %d: %s (is the address mapped?)",
+				     len, (unsigned long long)addr, (int)p->pid,
+				     strerror(-rc));
 	return 0;
 }
 
@@ -129,7 +131,7 @@ static int write_pages(struct eng_proc *p, uint64_t addr,
 	return 0;
 }
 
-int eng_write_mem(struct eng_proc *p, uint64_t addr, const void *buf,
+int eng_mem_write(struct eng_proc *p, uint64_t addr, const void *buf,
 		  size_t len, struct hunch_err *err)
 {
 	int rc = eng_exec_fenced(p, "write into it", err);
@@ -148,16 +150,19 @@ int eng_mem_write_any(struct eng_proc *p, uint64_t addr, const void *buf,
 		return 0;
 	rc = poke_words(stopped_tid(p), addr, buf, len);
 	if (rc < 0)
-		return hunch_errf(err, rc, "cannot write %zu bytes at 0x%llx "
+		return hunch_err_set(
+			err, rc,
+			"cannot write %zu bytes at 0x%llx "
 			"in process %d: %s (is the address mapped, and a "
-			"thread stopped?)", len, (unsigned long long)addr,
-			(int)p->pid, strerror(-rc));
+			"thread stopped?)",
+			len, (unsigned long long)addr, (int)p->pid,
+			strerror(-rc));
 	return 0;
 }
 
 /* A NUL-terminated string, read in small pieces so that a string near
  * the end of a mapping does not fail as a whole. */
-int eng_read_str(struct eng_proc *p, uint64_t addr, char *buf, size_t len)
+int eng_mem_read_str(struct eng_proc *p, uint64_t addr, char *buf, size_t len)
 {
 	size_t got = 0;
 

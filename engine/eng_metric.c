@@ -23,7 +23,7 @@ int eng_metric_create(struct eng_proc *p, struct eng_inst *in,
 	int rc;
 
 	if (m == NULL)
-		return hunch_errf(err, -ENOMEM,
+		return hunch_err_set(err, -ENOMEM,
 				  "metric compiler: out of memory");
 	m->p = p;
 	m->in = in;
@@ -64,7 +64,7 @@ static void node_free(struct mnode *n)
 	free(n->watch);
 	free(n->cons);
 	free(n->con_names);
-	mfollow_free(n->follow);
+	eng_metric_follow_free(n->follow);
 	free(n);
 }
 
@@ -133,7 +133,7 @@ static int node_new(struct eng_metric *m, char *key, enum eng_var_kind kind,
 
 	if (n == NULL) {
 		free(key);
-		return hunch_errf(err, -ENOMEM, "out of memory");
+		return hunch_err_set(err, -ENOMEM, "out of memory");
 	}
 	n->key = key;
 	n->refs = 1;
@@ -159,7 +159,7 @@ static int node_new(struct eng_metric *m, char *key, enum eng_var_kind kind,
 
 /* ---- sinks ---- */
 
-int msink_insert(void *arg, const struct mfunc *fn,
+int eng_metric_sink_insert(void *arg, const struct mfunc *fn,
 		 const struct x86_point *xp, const struct x86_snip *s,
 		 size_t ns, bool prepend, struct hunch_err *err)
 {
@@ -174,7 +174,7 @@ int msink_insert(void *arg, const struct mfunc *fn,
 		uint32_t *v = realloc(n->reqs, cap * sizeof *v);
 
 		if (v == NULL)
-			return hunch_errf(err, -ENOMEM, "out of memory");
+			return hunch_err_set(err, -ENOMEM, "out of memory");
 		n->reqs = v;
 		n->capreqs = cap;
 	}
@@ -237,7 +237,7 @@ static bool relocates(struct eng_metric *m, const struct mfunc *fn)
 	for (size_t i = 0; i < m->nrel; i++)
 		if (m->rel[i].f == fn->f)
 			return m->rel[i].ok;
-	if (m->frc == NULL && eng_funcreloc_checker_new(&m->frc) < 0)
+	if (m->frc == NULL && eng_funcreloc_check_new(&m->frc) < 0)
 		return false;
 	ok = fn->mod->img != NULL && m->pc != NULL &&
 	     eng_funcreloc_check(m->frc, m->pc, fn->mod->img, fn->f,
@@ -281,20 +281,22 @@ static int sink_cost(void *arg, const struct mfunc *fn,
 {
 	struct cost_arg *ca = arg;
 	bool jump = xp->ok || relocates(ca->m, fn);
-	double ns_call = mcal_cost(ca->m, s, ns) +
-			 (jump ? mcal_base(ca->m) : ENG_METRIC_TRAP_COST_NS) +
-			 seen_cost(ca->m, fn, xp);
+	double ns_call =
+		eng_metric_cal_cost(ca->m, s, ns) +
+		(jump ? eng_metric_cal_base(ca->m) : ENG_METRIC_TRAP_COST_NS) +
+		seen_cost(ca->m, fn, xp);
 
 	(void)prepend;
 	(void)err;
 	/* A trap costs so much that the guess already rules it out; a
 	 * probe would be a trap too. */
-	if (jump && mprobe_want(ca->m, &ca->wants, fn) < 0)
+	if (jump && eng_metric_probe_want(ca->m, &ca->wants, fn) < 0)
 		return -ENOMEM;
 	ca->c->points++;
 	if (xp->kind == X86_PT_EXIT)
-		return charge_exit(ca, fn, ns_call, mfuncs_rate(ca->m, fn));
-	ca->c->ns_per_s += ns_call * mfuncs_rate(ca->m, fn);
+		return charge_exit(ca, fn, ns_call,
+				   eng_metric_funcs_rate(ca->m, fn));
+	ca->c->ns_per_s += ns_call * eng_metric_funcs_rate(ca->m, fn);
 	return 0;
 }
 
@@ -312,13 +314,13 @@ static char *key_of(const char *what, const char *name,
 	if (fp == NULL)
 		return NULL;
 	fprintf(fp, "%s %s ", what, name ? name : "");
-	mkey_clauses(fp, c, nc);
-	mkey_code(fp, f);
+	eng_metric_key_clauses(fp, c, nc);
+	eng_metric_key_code(fp, f);
 	if (object)
-		mkey_object(fp, f);
+		eng_metric_key_object(fp, f);
 	for (size_t i = 0; cons_of != NULL && i < cons_of->ncons; i++) {
 		fprintf(fp, "[con %s ", cons_of->cons[i].name);
-		mkey_clauses(fp, cons_of->cons[i].clauses,
+		eng_metric_key_clauses(fp, cons_of->cons[i].clauses,
 			     cons_of->cons[i].nclauses);
 		fputc(']', fp);
 	}
@@ -343,7 +345,7 @@ static int build_cons(struct eng_metric *m, const struct eng_mdef *def,
 	n->cons = calloc(f->ncons + 1, sizeof *n->cons);
 	n->con_names = calloc(f->ncons + 1, sizeof *n->con_names);
 	if (n->cons == NULL || n->con_names == NULL)
-		return hunch_errf(err, -ENOMEM, "out of memory");
+		return hunch_err_set(err, -ENOMEM, "out of memory");
 	for (size_t i = 0; i < f->ncons; i++) {
 		int rc = build_node(m, def, f, &f->cons[i], cost,
 				    &n->cons[n->ncons], err);
@@ -370,22 +372,25 @@ static int gen_node(struct eng_metric *m, const struct eng_mdef *def,
 			  .is_replace = con == NULL && f->nreplace > 0 };
 	int rc;
 
-	g.sink = cost ? *cost :
-		(struct mgen_sink){ .emit = msink_insert, .arg = &ia };
+	g.sink = cost ? *cost
+		      : (struct mgen_sink){ .emit = eng_metric_sink_insert,
+					    .arg = &ia };
 	if (con != NULL)
-		rc = mgen_clauses(&g, con->clauses, con->nclauses, err);
+		rc = eng_metric_gen_clauses(&g, con->clauses, con->nclauses,
+					    err);
 	else if (g.is_replace)
-		rc = mgen_clauses(&g, f->replace, f->nreplace, err);
+		rc = eng_metric_gen_clauses(&g, f->replace, f->nreplace, err);
 	else
-		rc = mgen_clauses(&g, def->clauses, def->nclauses, err);
+		rc = eng_metric_gen_clauses(&g, def->clauses, def->nclauses,
+					    err);
 	n->functions = g.nfuncs;
 	if (rc == 0 && con == NULL && !g.is_replace && cost == NULL)
-		rc = mfollow_init(m, n, def, f);
+		rc = eng_metric_follow_init(m, n, def, f);
 	if (rc == 0 && con != NULL && g.nfuncs == 0) {
 		char fo[256];
 
-		eng_mfocus_name(f, fo, sizeof fo);
-		rc = hunch_errf(err, -ENOENT, "metric %s on %s: constraint "
+		eng_metric_key_focus_name(f, fo, sizeof fo);
+		rc = hunch_err_set(err, -ENOENT, "metric %s on %s: constraint "
 				"%s finds no function to instrument%s%s; check "
 				"the focus names a function of the program",
 				def->name, fo, con->name, n->why ? ": " : "",
@@ -410,7 +415,7 @@ static int build_node(struct eng_metric *m, const struct eng_mdef *def,
 	int rc;
 
 	if (key == NULL)
-		return hunch_errf(err, -ENOMEM, "out of memory");
+		return hunch_err_set(err, -ENOMEM, "out of memory");
 	if (n != NULL) {
 		free(key);
 		n->refs += cost == NULL;
@@ -482,14 +487,16 @@ static int check_built(struct eng_metric *m, const struct eng_mdef *def,
 	if (n->nreqs == 0 && def->absent_is_zero && f->code == ENG_CODE_ALL &&
 	    n->why == 0)
 		return 0;
-	eng_mfocus_name(f, fo, sizeof fo);
+	eng_metric_key_focus_name(f, fo, sizeof fo);
 	if (n->nreqs == 0)
-		return hunch_errf(err, -ENOENT, "metric %s on %s: none of its "
-				  "functions is in the program%s%s; nothing to "
-				  "measure here", def->name, fo,
-				  n->why ? " or instrumentable: " : "",
-				  n->why ? eng_refusal_str(n->why) : "");
-	return hunch_errf(err, -ENOENT, "metric %s on %s: every point was "
+		return hunch_err_set(
+			err, -ENOENT,
+			"metric %s on %s: none of its "
+			"functions is in the program%s%s; nothing to "
+			"measure here",
+			def->name, fo, n->why ? " or instrumentable: " : "",
+			n->why ? eng_refusal_str(n->why) : "");
+	return hunch_err_set(err, -ENOENT, "metric %s on %s: every point was "
 			  "refused (%s); try another focus", def->name, fo,
 			  n->why ? eng_refusal_str(n->why) : "no reason given");
 }
@@ -534,7 +541,7 @@ static int commit_new(struct eng_metric *m, const struct eng_mdef *def,
 		fresh = k->fresh;
 	if (!fresh)      /* all shared: nothing to insert, no stop */
 		return check_built(m, def, f, n, err);
-	rc = was_stopped ? 0 : eng_stop_all(m->p, err);
+	rc = was_stopped ? 0 : eng_ptrace_stop_all(m->p, err);
 
 	if (rc == 0)
 		rc = eng_inst_commit(m->in, err);
@@ -543,7 +550,7 @@ static int commit_new(struct eng_metric *m, const struct eng_mdef *def,
 	if (rc == 0)
 		catchup_fresh(m);
 	if (!was_stopped && eng_proc_stopped(m->p) &&
-	    eng_resume_all(m->p, rc < 0 ? NULL : err) < 0 && rc == 0)
+	    eng_ptrace_resume_all(m->p, rc < 0 ? NULL : err) < 0 && rc == 0)
 		rc = -ESRCH;
 	return rc;
 }
@@ -572,7 +579,7 @@ int eng_metric_enable(struct eng_metric *m, const struct eng_mdef *def,
 	int rc;
 
 	if (key == NULL)
-		return hunch_errf(err, -ENOMEM, "out of memory");
+		return hunch_err_set(err, -ENOMEM, "out of memory");
 	for (mi = m->insts; mi != NULL; mi = mi->next)
 		if (strcmp(mi->key, key) == 0) {
 			free(key);
@@ -583,7 +590,7 @@ int eng_metric_enable(struct eng_metric *m, const struct eng_mdef *def,
 	mi = calloc(1, sizeof *mi);
 	if (mi == NULL) {
 		free(key);
-		return hunch_errf(err, -ENOMEM, "out of memory");
+		return hunch_err_set(err, -ENOMEM, "out of memory");
 	}
 	rc = build_node(m, def, f, NULL, NULL, &n, err);
 	if (rc == 0)
@@ -606,6 +613,24 @@ int eng_metric_enable(struct eng_metric *m, const struct eng_mdef *def,
 	return 0;
 }
 
+struct eng_minst *eng_metric_share(struct eng_metric *m,
+				   const struct eng_mdef *def,
+				   const struct eng_mfocus *f)
+{
+	char *key = inst_key(def, f);
+	struct eng_minst *mi = NULL;
+
+	if (key == NULL)
+		return NULL;
+	for (mi = m->insts; mi != NULL; mi = mi->next)
+		if (strcmp(mi->key, key) == 0) {
+			mi->refs++;
+			break;
+		}
+	free(key);
+	return mi;
+}
+
 static void inst_unlink(struct eng_metric *m, struct eng_minst *mi)
 {
 	for (struct eng_minst **pp = &m->insts; *pp != NULL; pp = &(*pp)->next)
@@ -622,7 +647,7 @@ int eng_metric_disable(struct eng_metric *m, struct eng_minst *mi,
 	int rc;
 
 	if (mi == NULL || mi->refs == 0)
-		return hunch_errf(err, -EINVAL, "metric compiler: disabling "
+		return hunch_err_set(err, -EINVAL, "metric compiler: disabling "
 				  "an instance that is not enabled");
 	if (--mi->refs > 0)
 		return 0;
@@ -664,8 +689,8 @@ void eng_metric_destroy(struct eng_metric *m)
 	}
 	free(m->rates);
 	free(m->rel);
-	mprobe_free(m);
-	eng_funcreloc_checker_free(m->frc);
+	eng_metric_probe_free(m);
+	eng_funcreloc_check_free(m->frc);
 	eng_metric_seen_free(m);
 	free(m);
 }
@@ -696,6 +721,29 @@ int eng_metric_value(const struct eng_metric *m, const struct eng_minst *mi,
 	rc = eng_sampler_var_agg(m->smp, mi->code->var_id, &a);
 	*v = rc == 0 ? a.sum : 0;
 	return rc;
+}
+
+bool eng_metric_stale(const struct eng_metric *m, const struct eng_minst *mi)
+{
+	const struct eng_sampler_stats *st = eng_sampler_stats(m->smp);
+	struct eng_var_agg a;
+
+	if (mi->tid == 0)
+		return eng_sampler_var_agg(m->smp, mi->code->var_id, &a) == 0 &&
+		       a.nstale > 0;
+	for (uint32_t i = 0; i <= st->max_index; i++) {
+		struct eng_thread_info ti;
+
+		if (eng_sampler_thread(m->smp, i, &ti) == 0 && ti.tid == mi->tid)
+			return eng_sampler_var_stale(m->smp, mi->code->var_id,
+						     i);
+	}
+	return false;
+}
+
+int eng_metric_refresh(struct eng_metric *m, const struct eng_minst *mi)
+{
+	return eng_sampler_var_refresh(m->smp, mi->code->var_id);
 }
 
 void eng_metric_info(const struct eng_metric *m, const struct eng_minst *mi,
@@ -762,7 +810,7 @@ int eng_metric_predict(struct eng_metric *m, const struct eng_mdef *def,
 	free(ca.ex);
 	c->slowdown = c->ns_per_s / 1e9;
 	/* After the dry build: a probe is an instance of its own. */
-	c->probing = rc == 0 ? mprobe_start(m, &ca.wants) : 0;
+	c->probing = rc == 0 ? eng_metric_probe_start(m, &ca.wants) : 0;
 	free(ca.wants.f);
 	return rc;
 }

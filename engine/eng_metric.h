@@ -187,6 +187,11 @@ void eng_metric_destroy(struct eng_metric *m);
 int eng_metric_enable(struct eng_metric *m, const struct eng_mdef *def,
 		      const struct eng_mfocus *f, struct eng_minst **out,
 		      struct hunch_err *err);
+/* The enabled instance identical to (def, f) with one more reference,
+ * or NULL: nothing is compiled or inserted. */
+struct eng_minst *eng_metric_share(struct eng_metric *m,
+				   const struct eng_mdef *def,
+				   const struct eng_mfocus *f);
 /* Drop one reference; the last one removes the code (commits) and frees
  * the variables no other instance uses. */
 int eng_metric_disable(struct eng_metric *m, struct eng_minst *mi,
@@ -196,6 +201,14 @@ int eng_metric_disable(struct eng_metric *m, struct eng_minst *mi,
  * in ns; summed over threads (with exited ones) or the focus thread's. */
 int eng_metric_value(const struct eng_metric *m, const struct eng_minst *mi,
 		     int64_t *v);
+/* Whether that value kept an older reading of a thread's timer (the
+ * thread was inside the timer's update: eng_sampler_var_stale); the time
+ * since shows at a later tick, so a rate over this tick would read low
+ * and the next one high. */
+bool eng_metric_stale(const struct eng_metric *m, const struct eng_minst *mi);
+/* Read the instance's variable now, in every thread, so that the value
+ * above is as of now rather than of the last tick. */
+int eng_metric_refresh(struct eng_metric *m, const struct eng_minst *mi);
 
 struct eng_minst_info {
 	unsigned refs;
@@ -209,7 +222,7 @@ struct eng_minst_info {
 	/* Timers started by catchup on threads already inside: at the
 	 * activation's beginning (known for the outermost activation of a
 	 * thread's start function), where stack samples first saw it
-	 * (eng_inst_set_psampler), or at enabling (the time before is
+	 * (eng_inst_catchup_set_psampler), or at enabling (the time before is
 	 * missing: the value is a lower bound until those activations end). */
 	unsigned caught_from_begin, caught_from_samples, caught_from_enable;
 };
@@ -243,7 +256,7 @@ struct eng_metric_cal {
 				   the wall timer is the software level) */
 	double base_ns;         /* the base trampoline's share of a pass */
 };
-int eng_metric_calibrate(struct eng_metric *m, struct eng_metric_cal *out);
+int eng_metric_cal_run(struct eng_metric *m, struct eng_metric_cal *out);
 
 struct eng_metric_cost {
 	size_t points;          /* snippet lists that would be inserted */
@@ -263,7 +276,7 @@ struct eng_metric_cost {
  * Called by eng_metric_predict, and should be called every sample tick
  * so that no probe outlives its window by more than a tick. */
 void eng_metric_probe_poll(struct eng_metric *m);
-size_t eng_metric_probes_running(const struct eng_metric *m);
+size_t eng_metric_probe_running(const struct eng_metric *m);
 /* ms until the first running probe's window ends, -1 if none. */
 int eng_metric_probe_due_ms(const struct eng_metric *m);
 
@@ -276,7 +289,7 @@ int eng_metric_predict(struct eng_metric *m, const struct eng_mdef *def,
  * _rwlock_*, _barrier_*, sem_*) or I/O functions (read, write, send,
  * ...), their entries also keep each thread's last few first arguments
  * in its own slots (a small ring written by the snippet itself: no call,
- * no rtlib change); eng_metric_poll_seen drains them.  It is sampling:
+ * no rtlib change); eng_metric_seen_poll drains them.  It is sampling:
  * an object used between two polls more often than the ring holds may
  * wait for a later poll to be seen. */
 struct eng_seen {
@@ -291,12 +304,13 @@ struct eng_seen {
 };
 /* Report each object seen for the first time since the last poll (call
  * after eng_sampler_tick).  Returns how many were reported. */
-int eng_metric_poll_seen(struct eng_metric *m,
+int eng_metric_seen_poll(struct eng_metric *m,
 			 void (*fn)(void *arg, const struct eng_seen *s),
 			 void *arg);
 
 /* A short name of a focus for messages ("f in prog, thread 42, key
  * 0x..."). */
-void eng_mfocus_name(const struct eng_mfocus *f, char *buf, size_t len);
+void eng_metric_key_focus_name(const struct eng_mfocus *f, char *buf,
+			       size_t len);
 
 #endif

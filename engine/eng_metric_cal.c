@@ -13,7 +13,7 @@
 
 #include "eng_inst_cost.h"
 
-int eng_metric_calibrate(struct eng_metric *m, struct eng_metric_cal *out)
+int eng_metric_cal_run(struct eng_metric *m, struct eng_metric_cal *out)
 {
 	const struct eng_inst_cost *c = eng_inst_costs(m->in);
 
@@ -26,14 +26,14 @@ int eng_metric_calibrate(struct eng_metric *m, struct eng_metric_cal *out)
 	return c->measured ? 0 : -EIO;
 }
 
-double mcal_cost(const struct eng_metric *m, const struct x86_snip *s,
+double eng_metric_cal_cost(const struct eng_metric *m, const struct x86_snip *s,
 		 size_t n)
 {
 	return eng_inst_cost_snips(eng_inst_costs(m->in), eng_inst_env(m->in),
 				   s, n, true);
 }
 
-double mcal_base(const struct eng_metric *m)
+double eng_metric_cal_base(const struct eng_metric *m)
 {
 	return eng_inst_costs(m->in)->base_ns;
 }

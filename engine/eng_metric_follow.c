@@ -26,7 +26,7 @@ static bool plain_focus(const struct eng_mfocus *f)
 	       !f->has_class && f->nreplace == 0;
 }
 
-void mfollow_free(struct mfollow *fo)
+void eng_metric_follow_free(struct mfollow *fo)
 {
 	if (fo == NULL)
 		return;
@@ -97,7 +97,7 @@ static size_t start_fns(struct eng_metric *m, struct mfollow *fo, bool add)
 	struct mfunc *fns = NULL;
 	size_t nf = 0, n = 0;
 
-	if (mfuncs_of(m, &fo->cl[0], &all, &fns, &nf, NULL) < 0)
+	if (eng_metric_funcs_of(m, &fo->cl[0], &all, &fns, &nf, NULL) < 0)
 		return 0;
 	for (size_t i = 0; i < nf; i++) {
 		uint64_t a = fns[i].mod->base + fns[i].f->addr;
@@ -112,7 +112,7 @@ static size_t start_fns(struct eng_metric *m, struct mfollow *fo, bool add)
 	return n;
 }
 
-int mfollow_init(struct eng_metric *m, struct mnode *n,
+int eng_metric_follow_init(struct eng_metric *m, struct mnode *n,
 		 const struct eng_mdef *def, const struct eng_mfocus *f)
 {
 	struct mfollow *fo;
@@ -126,20 +126,20 @@ int mfollow_init(struct eng_metric *m, struct mnode *n,
 	fo->name = strdup(def->name);
 	fo->type = def->type;
 	if (fo->cl == NULL || fo->name == NULL) {
-		mfollow_free(fo);
+		eng_metric_follow_free(fo);
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < def->nclauses; i++) {
 		if (def->clauses[i].funcs != ENG_MF_START)
 			continue;
 		if (copy_clause(&fo->cl[fo->ncl], &def->clauses[i]) < 0) {
-			mfollow_free(fo);
+			eng_metric_follow_free(fo);
 			return 0;   /* does not follow */
 		}
 		fo->ncl++;
 	}
 	if (fo->ncl == 0) {
-		mfollow_free(fo);
+		eng_metric_follow_free(fo);
 		return 0;
 	}
 	start_fns(m, fo, true);
@@ -161,8 +161,9 @@ static size_t follow_gen(struct eng_metric *m, struct mnode *n)
 			  .nskip = fo->ndone };
 	size_t first = n->ncatch;
 
-	g.sink = (struct mgen_sink){ .emit = msink_insert, .arg = &ia };
-	if (mgen_clauses(&g, fo->cl, fo->ncl, NULL) == 0)
+	g.sink = (struct mgen_sink){ .emit = eng_metric_sink_insert,
+				     .arg = &ia };
+	if (eng_metric_gen_clauses(&g, fo->cl, fo->ncl, NULL) == 0)
 		n->functions += g.nfuncs;
 	start_fns(m, fo, true);
 	return first;
@@ -186,7 +187,7 @@ static void follow_catchup(struct eng_metric *m, struct mnode *n,
 		eng_sampler_var_refresh(m->smp, n->var_id);
 }
 
-int mfollow_poll(struct eng_metric *m)
+int eng_metric_follow_poll(struct eng_metric *m)
 {
 	struct mnode *todo[64];
 	size_t first[64], nt = 0;
@@ -200,7 +201,7 @@ int mfollow_poll(struct eng_metric *m)
 	if (nt == 0)
 		return 0;
 	was_stopped = eng_proc_stopped(m->p);
-	if (!was_stopped && eng_stop_all(m->p, NULL) < 0)
+	if (!was_stopped && eng_ptrace_stop_all(m->p, NULL) < 0)
 		return -ESRCH;
 	for (size_t i = 0; i < nt; i++)
 		first[i] = follow_gen(m, todo[i]);
@@ -208,6 +209,6 @@ int mfollow_poll(struct eng_metric *m)
 		for (size_t i = 0; i < nt; i++)
 			follow_catchup(m, todo[i], first[i]);
 	if (!was_stopped && eng_proc_stopped(m->p))
-		eng_resume_all(m->p, NULL);
+		eng_ptrace_resume_all(m->p, NULL);
 	return (int)nt;
 }

@@ -30,7 +30,7 @@ static int retire_arrived(struct eng_metric *m)
 		struct eng_image *img = m->mods[j].img;
 		void *v;
 
-		if (img == NULL || !eng_image_debug_arrived(img))
+		if (img == NULL || !eng_sym_debug_arrived(img))
 			continue;
 		v = realloc(m->old_imgs, (m->nold + 1) * sizeof(*m->old_imgs));
 		if (v == NULL)
@@ -46,18 +46,18 @@ static int retire_arrived(struct eng_metric *m)
 
 /* The module list grows with dlopen; images are opened once per path,
  * and again when a debug file arrived for one (retire_arrived). */
-int mfuncs_refresh(struct eng_metric *m, struct hunch_err *err)
+int eng_metric_funcs_refresh(struct eng_metric *m, struct hunch_err *err)
 {
-	size_t n = eng_proc_nmodules(m->p);
+	size_t n = eng_solib_nmodules(m->p);
 	struct mmod *mods;
 
 	if (n == m->nmods) {
 		size_t i = 0;
 
 		while (i < n && strcmp(m->mods[i].path,
-				       eng_proc_module(m->p, i)->path) == 0 &&
+				       eng_solib_module(m->p, i)->path) == 0 &&
 		       !(m->mods[i].img &&
-			 eng_image_debug_arrived(m->mods[i].img)))
+			 eng_sym_debug_arrived(m->mods[i].img)))
 			i++;
 		if (i == n)
 			return 0;
@@ -65,11 +65,11 @@ int mfuncs_refresh(struct eng_metric *m, struct hunch_err *err)
 	mods = calloc(n + 1, sizeof *mods);
 	if (mods == NULL || retire_arrived(m) < 0) {
 		free(mods);
-		return hunch_errf(err, -ENOMEM,
+		return hunch_err_set(err, -ENOMEM,
 				  "metric compiler: out of memory");
 	}
 	for (size_t i = 0; i < n; i++) {
-		const struct eng_module *em = eng_proc_module(m->p, i);
+		const struct eng_module *em = eng_solib_module(m->p, i);
 
 		mods[i].path = strdup(em->path);
 		for (size_t j = 0; j < m->nmods; j++)
@@ -151,7 +151,7 @@ static int add_name(struct eng_metric *m, struct flist *l, const char *module,
 
 		if (!mod_matches(&m->mods[i], module))
 			continue;
-		f = eng_image_func_by_name(m->mods[i].img, name);
+		f = eng_sym_lazy_func_by_name(m->mods[i].img, name);
 		if (f != NULL && f->size > 0)
 			return fl_add(l, &m->mods[i], f);
 	}
@@ -212,7 +212,7 @@ static int add_module_funcs(struct flist *l, const struct mmod *mm,
 		const char *src;
 
 		if (srcfile != NULL) {
-			src = eng_func_source_basename(mm->img, f);
+			src = eng_sym_lazy_source_basename(mm->img, f);
 			if (src == NULL || strcmp(src, srcfile) != 0)
 				continue;
 		}
@@ -254,12 +254,12 @@ static void keep_class(struct flist *l, enum eng_seen_class cls)
 	l->n = k;
 }
 
-int mfuncs_of(struct eng_metric *m, const struct eng_mclause *c,
+int eng_metric_funcs_of(struct eng_metric *m, const struct eng_mclause *c,
 	      const struct eng_mfocus *f, struct mfunc **out, size_t *n,
 	      struct hunch_err *err)
 {
 	struct flist l = { 0 };
-	int rc = mfuncs_refresh(m, err);
+	int rc = eng_metric_funcs_refresh(m, err);
 
 	if (rc < 0)
 		return rc;
@@ -281,7 +281,7 @@ int mfuncs_of(struct eng_metric *m, const struct eng_mclause *c,
 	}
 	if (rc < 0) {
 		free(l.v);
-		return hunch_errf(err, rc, "metric compiler: out of memory");
+		return hunch_err_set(err, rc, "metric compiler: out of memory");
 	}
 	if (f->has_class && c->funcs != ENG_MF_FOCUS)
 		keep_class(&l, f->cls);
@@ -293,7 +293,7 @@ int mfuncs_of(struct eng_metric *m, const struct eng_mclause *c,
 /* Calls through the PLT land on a PLT entry named by no symbol: the
  * entry's GOT slot is not followed here, so a callee filter also accepts
  * the function the entry is named after when the parser knows it ("x@plt"). */
-const char *mfuncs_name_at(struct eng_metric *m, uint64_t addr)
+const char *eng_metric_funcs_name_at(struct eng_metric *m, uint64_t addr)
 {
 	const struct mmod *mm;
 	const struct eng_func *f = func_starting_at(m, addr, &mm);
@@ -301,7 +301,7 @@ const char *mfuncs_name_at(struct eng_metric *m, uint64_t addr)
 	return f != NULL ? f->name : NULL;
 }
 
-double mfuncs_rate(const struct eng_metric *m, const struct mfunc *fn)
+double eng_metric_funcs_rate(const struct eng_metric *m, const struct mfunc *fn)
 {
 	for (size_t i = 0; i < m->nrates; i++) {
 		const struct mrate *r = &m->rates[i];

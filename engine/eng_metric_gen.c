@@ -103,19 +103,22 @@ static int operand(struct mgen *g, struct arena *a, const struct at *at,
 		break;
 	case ENG_MO_ARG:
 		if (!args_known(at) || o->arg < 0 || o->arg > 5)
-			return hunch_errf(err, -EINVAL, "metric %s: $arg%d is "
-					  "only known at entry or before a "
-					  "call; move the primitive there",
-					  g->def->name, o->arg);
+			return hunch_err_set(err, -EINVAL,
+					     "metric %s: $arg%d is "
+					     "only known at entry or before a "
+					     "call; move the primitive there",
+					     g->def->name, o->arg);
 		*out = ex(a, X86_EX_ARG, NULL, NULL);
 		if (*out != NULL)
 			((struct x86_expr *)*out)->arg = o->arg;
 		break;
 	case ENG_MO_RETURN:
 		if (args_known(at))
-			return hunch_errf(err, -EINVAL, "metric %s: $return is "
-					  "only known at exit or after a call",
-					  g->def->name);
+			return hunch_err_set(
+				err, -EINVAL,
+				"metric %s: $return is "
+				"only known at exit or after a call",
+				g->def->name);
 		*out = ex(a, X86_EX_RET, NULL, NULL);
 		break;
 	case ENG_MO_CONSTRAINT:
@@ -126,15 +129,19 @@ static int operand(struct mgen *g, struct arena *a, const struct at *at,
 		break;
 	case ENG_MO_KEY:
 		if (!g->f->has_key)
-			return hunch_errf(err, -EINVAL, "metric %s: the focus "
-					  "names no object, so $resource.key "
-					  "has no value", g->def->name);
+			return hunch_err_set(
+				err, -EINVAL,
+				"metric %s: the focus "
+				"names no object, so $resource.key "
+				"has no value",
+				g->def->name);
 		*out = ex_const(a, (int64_t)g->f->key);
 		break;
 	}
 	if (*out == NULL)
-		return hunch_errf(err, -E2BIG, "metric %s: snippet too large",
-				  g->def->name);
+		return hunch_err_set(err, -E2BIG,
+				     "metric %s: snippet too large",
+				     g->def->name);
 	return 0;
 }
 
@@ -171,8 +178,10 @@ static int preds(struct mgen *g, struct arena *a, const struct at *at,
 			return rc;
 		c = compare(a, p->preds[i].cmp, l, r);
 		if (c == NULL)
-			return hunch_errf(err, -E2BIG, "metric %s: predicate "
-					  "too large", g->def->name);
+			return hunch_err_set(err, -E2BIG,
+					     "metric %s: predicate "
+					     "too large",
+					     g->def->name);
 		*cond = ex_and(a, *cond, c);
 	}
 	return 0;
@@ -201,9 +210,11 @@ static int prim_kind(struct mgen *g, const struct eng_mprim *p,
 	if ((p->op == ENG_MOP_START || p->op == ENG_MOP_STOP) != timer ||
 	    ((p->op == ENG_MOP_INC || p->op == ENG_MOP_DEC) &&
 	     !g->is_constraint))
-		return hunch_errf(err, -EINVAL, "metric %s: primitive %d does "
-				  "not fit its %s variable", g->def->name,
-				  (int)p->op, timer ? "timer" : "counter");
+		return hunch_err_set(err, -EINVAL,
+				     "metric %s: primitive %d does "
+				     "not fit its %s variable",
+				     g->def->name, (int)p->op,
+				     timer ? "timer" : "counter");
 	return 0;
 }
 
@@ -233,7 +244,7 @@ static int prim(struct mgen *g, struct arena *a, const struct at *at,
 		return 0;
 	}
 	if (a->nbody == MAX_SNIP)
-		return hunch_errf(err, -E2BIG, "metric %s: too many "
+		return hunch_err_set(err, -E2BIG, "metric %s: too many "
 				  "primitives", g->def->name);
 	a->body[a->nbody] = s;
 	*out = (struct x86_snip){ .kind = X86_SN_IF, .cond = cond,
@@ -292,7 +303,7 @@ static int set_flag(struct mgen *g, const struct mfunc *fn,
 						    cap * sizeof *v);
 
 		if (v == NULL)
-			return hunch_errf(err, -ENOMEM, "out of memory");
+			return hunch_err_set(err, -ENOMEM, "out of memory");
 		n->flagged = v;
 		n->capflagged = cap;
 	}
@@ -322,7 +333,8 @@ static bool point_matches(struct mgen *g, const struct eng_mclause *c,
 			return true;
 		if (xp->target == 0)
 			return false;
-		callee = mfuncs_name_at(g->m, fn->mod->base + xp->target);
+		callee = eng_metric_funcs_name_at(g->m,
+						  fn->mod->base + xp->target);
 		return callee != NULL &&
 		       (strcmp(callee, c->callee) == 0 ||
 			(strncmp(callee, c->callee, strlen(c->callee)) == 0 &&
@@ -354,7 +366,7 @@ static int note_catchup(struct mgen *g, const struct mfunc *fn,
 			struct mcatch *v = realloc(nd->catch, cap * sizeof *v);
 
 			if (v == NULL)
-				return hunch_errf(err, -ENOMEM,
+				return hunch_err_set(err, -ENOMEM,
 						  "out of memory");
 			nd->catch = v;
 			nd->capcatch = cap;
@@ -369,7 +381,7 @@ static int note_catchup(struct mgen *g, const struct mfunc *fn,
 
 /* "after" a call site: the point at the call's return address in the
  * relocated copy of the function (calls there return into the copy:
- * eng_funcreloc_after_call), handed to the sink relative to the module
+ * eng_funcreloc_post_call), handed to the sink relative to the module
  * like any point.  The cost predictor keeps the call site's point (same
  * cost, nothing built).  0: no such point (*why). */
 static int after_call(struct mgen *g, const struct mfunc *fn,
@@ -383,7 +395,7 @@ static int after_call(struct mgen *g, const struct mfunc *fn,
 	if (g->sink.dry)
 		return 1;
 	eng_inst_point_from(xp, fn->mod->base, &cp);
-	if ((rc = eng_funcreloc_after_call(g->m->in, &cp, &ap, why, err)) <= 0)
+	if ((rc = eng_funcreloc_post_call(g->m->in, &cp, &ap, why, err)) <= 0)
 		return rc;
 	out->addr = ap.addr - fn->mod->base;
 	out->patch_start = ap.patch_start - fn->mod->base;
@@ -411,7 +423,7 @@ static int tail_wrap(struct mgen *g, struct arena *a, enum mtail_role role,
 
 	if (a->nbody > MAX_SNIP - 4 || *n + 2 > MAX_SNIP || at_t == NULL ||
 	    zero == NULL || off_t == NULL)
-		return hunch_errf(err, -E2BIG, "metric %s: too many "
+		return hunch_err_set(err, -E2BIG, "metric %s: too many "
 				  "primitives", g->def->name);
 	switch (role) {
 	case MTAIL_F_EXIT:
@@ -459,7 +471,7 @@ static int clause_at(struct mgen *g, const struct eng_mclause *c,
 	int rc = 0;
 
 	if (a == NULL)
-		return hunch_errf(err, -ENOMEM, "out of memory");
+		return hunch_err_set(err, -ENOMEM, "out of memory");
 	if (c->constrained)
 		gd = guard(g, a, &at);
 	if (gd != NULL) {
@@ -469,12 +481,12 @@ static int clause_at(struct mgen *g, const struct eng_mclause *c,
 	}
 	for (size_t i = 0; rc == 0 && i < c->nprims; i++) {
 		if (n == MAX_SNIP / 2 - 1)
-			rc = hunch_errf(err, -E2BIG, "metric %s: too many "
+			rc = hunch_err_set(err, -E2BIG, "metric %s: too many "
 					"primitives", g->def->name);
 		else
 			rc = prim(g, a, &at, &c->prims[i], &list[n++], err);
 		if (a->nbody > MAX_SNIP / 2)
-			rc = hunch_errf(err, -E2BIG, "metric %s: too many "
+			rc = hunch_err_set(err, -E2BIG, "metric %s: too many "
 					"predicates", g->def->name);
 	}
 	if (rc == 0 && gd != NULL) {
@@ -530,7 +542,8 @@ static int clause_fn(struct mgen *g, const struct eng_mclause *c,
 		if (!point_matches(g, c, fn, &xf->points[k]))
 			continue;
 		if (t != NULL)
-			role = mtail_role(g->m, t, fn, &xf->points[k]);
+			role = eng_metric_tail_role(g->m, t, fn,
+						    &xf->points[k]);
 		if (role == MTAIL_G_ON)
 			continue;
 		if (!any && !callee && flag_needed(g, c, &at))
@@ -599,8 +612,8 @@ static int clause_tails(struct mgen *g, const struct eng_mclause *c,
 	int rc;
 
 	if (t == NULL)
-		return hunch_errf(err, -ENOMEM, "out of memory");
-	rc = mtail_closure(g->m, fn, t, err);
+		return hunch_err_set(err, -ENOMEM, "out of memory");
+	rc = eng_metric_tail_closure(g->m, fn, t, err);
 	if (rc == 0 && t->n == 0) {
 		rc = clause_fn(g, c, fn, NULL, err);
 		goto out;
@@ -629,8 +642,8 @@ static bool skipped(const struct mgen *g, const struct mfunc *fn)
 	return false;
 }
 
-int mgen_clauses(struct mgen *g, const struct eng_mclause *c, size_t n,
-		 struct hunch_err *err)
+int eng_metric_gen_clauses(struct mgen *g, const struct eng_mclause *c,
+			   size_t n, struct hunch_err *err)
 {
 	for (size_t i = 0; i < n; i++) {
 		struct eng_mclause cl = clause_for_focus(g, &c[i]);
@@ -638,7 +651,7 @@ int mgen_clauses(struct mgen *g, const struct eng_mclause *c, size_t n,
 		size_t nf = 0;
 		int rc;
 
-		rc = mfuncs_of(g->m, &cl, g->f, &fns, &nf, err);
+		rc = eng_metric_funcs_of(g->m, &cl, g->f, &fns, &nf, err);
 		for (size_t k = 0; rc == 0 && k < nf; k++)
 			if (skipped(g, &fns[k]))
 				continue;

@@ -10,7 +10,7 @@
 #include "eng_metric.h"
 #include "eng_points.h"
 #include "eng_rt_vars.h"
-#include "eng_symbols.h"
+#include "eng_image.h"
 
 /* A module of the process with its image (opened once). */
 struct mmod {
@@ -150,24 +150,25 @@ struct mprobe_wants {
 	struct mfunc *f;
 	size_t n, cap;
 };
-int mprobe_want(struct eng_metric *m, struct mprobe_wants *w,
+int eng_metric_probe_want(struct eng_metric *m, struct mprobe_wants *w,
 		const struct mfunc *fn);
 /* Start a probe for each wanted function not probed yet (frees w's
  * list); returns how many of them are being probed now. */
-size_t mprobe_start(struct eng_metric *m, struct mprobe_wants *w);
-void mprobe_free(struct eng_metric *m);
+size_t eng_metric_probe_start(struct eng_metric *m, struct mprobe_wants *w);
+void eng_metric_probe_free(struct eng_metric *m);
 
 /* ---- eng_metric_funcs.c: which functions a clause names ---- */
-int mfuncs_refresh(struct eng_metric *m, struct hunch_err *err);
+int eng_metric_funcs_refresh(struct eng_metric *m, struct hunch_err *err);
 /* The functions of `c` for focus `f`, deduplicated (aliases are one
  * function); *out is malloc'd (may be NULL with n 0). */
-int mfuncs_of(struct eng_metric *m, const struct eng_mclause *c,
+int eng_metric_funcs_of(struct eng_metric *m, const struct eng_mclause *c,
 	      const struct eng_mfocus *f, struct mfunc **out, size_t *n,
 	      struct hunch_err *err);
 /* The function called at an absolute address (following a PLT entry by
  * name), or NULL. */
-const char *mfuncs_name_at(struct eng_metric *m, uint64_t addr);
-double mfuncs_rate(const struct eng_metric *m, const struct mfunc *fn);
+const char *eng_metric_funcs_name_at(struct eng_metric *m, uint64_t addr);
+double eng_metric_funcs_rate(const struct eng_metric *m,
+			     const struct mfunc *fn);
 
 /* ---- eng_metric_gen.c: clauses into snippet lists ---- */
 /* Where generated snippet lists go: inserted, or only costed. */
@@ -191,8 +192,8 @@ struct mgen {
 	const uint64_t *skip;    /* functions (runtime entry) to leave out */
 	size_t nskip;
 };
-int mgen_clauses(struct mgen *g, const struct eng_mclause *c, size_t n,
-		 struct hunch_err *err);
+int eng_metric_gen_clauses(struct mgen *g, const struct eng_mclause *c,
+			   size_t n, struct hunch_err *err);
 
 /* ---- eng_metric_tail.c: timers through tail calls ---- */
 #define MTAIL_MAX 32
@@ -203,7 +204,7 @@ struct mtail {
 	struct mfunc fn[MTAIL_MAX];
 	size_t n;
 };
-int mtail_closure(struct eng_metric *m, const struct mfunc *f,
+int eng_metric_tail_closure(struct eng_metric *m, const struct mfunc *f,
 		  struct mtail *t, struct hunch_err *err);
 /* What an exit clause does at point xp of `at` (f or a closure
  * function): the rules in eng_metric_tail.c. */
@@ -215,25 +216,27 @@ enum mtail_role {
 	MTAIL_G_TO_F,   /* if (SP == T) list */
 	MTAIL_G_ON,     /* nothing */
 };
-enum mtail_role mtail_role(const struct eng_metric *m, const struct mtail *t,
-			   const struct mfunc *at, const struct x86_point *xp);
+enum mtail_role eng_metric_tail_role(const struct eng_metric *m,
+				     const struct mtail *t,
+				     const struct mfunc *at,
+				     const struct x86_point *xp);
 
 /* eng_metric.c: the sink that queues requests for node n. */
 struct minsert_arg {
 	struct eng_metric *m;
 	struct mnode *n;
 };
-int msink_insert(void *arg, const struct mfunc *fn,
+int eng_metric_sink_insert(void *arg, const struct mfunc *fn,
 		 const struct x86_point *xp, const struct x86_snip *s,
 		 size_t ns, bool prepend, struct hunch_err *err);
 
 /* ---- eng_metric_follow.c: start functions follow new threads ---- */
-int mfollow_init(struct eng_metric *m, struct mnode *n,
+int eng_metric_follow_init(struct eng_metric *m, struct mnode *n,
 		 const struct eng_mdef *def, const struct eng_mfocus *f);
-void mfollow_free(struct mfollow *fo);
+void eng_metric_follow_free(struct mfollow *fo);
 /* Instrument start routines of threads that appeared since (stops and
  * resumes a running program once); the number of nodes extended. */
-int mfollow_poll(struct eng_metric *m);
+int eng_metric_follow_poll(struct eng_metric *m);
 
 /* ---- eng_metric_seen.c: resource discovery ---- */
 /* Watch fn's first argument for node n when fn is a sync or I/O
@@ -248,18 +251,18 @@ void eng_metric_seen_free(struct eng_metric *m);
 /* The kind of object a function's first argument is, or -1. */
 int eng_metric_seen_class(const char *fname);
 /* eng_metric_sock.c: "socket:[ino]" -> "tcp:a:p->b:q", "unix:/path". */
-void msock_name(int pid, char *buf, size_t len);
+void eng_metric_sock_name(int pid, char *buf, size_t len);
 
 /* ---- eng_metric_cal.c ---- */
-double mcal_cost(const struct eng_metric *m, const struct x86_snip *s,
+double eng_metric_cal_cost(const struct eng_metric *m, const struct x86_snip *s,
 		 size_t n);
 /* The base trampoline's share of a pass, ns. */
-double mcal_base(const struct eng_metric *m);
+double eng_metric_cal_base(const struct eng_metric *m);
 
 /* ---- eng_metric_key.c: identity of requests ---- */
 /* Canonical text of a clause list / focus part, appended to `f`. */
-void mkey_clauses(FILE *f, const struct eng_mclause *c, size_t n);
-void mkey_code(FILE *f, const struct eng_mfocus *fo);
-void mkey_object(FILE *f, const struct eng_mfocus *fo);
+void eng_metric_key_clauses(FILE *f, const struct eng_mclause *c, size_t n);
+void eng_metric_key_code(FILE *f, const struct eng_mfocus *fo);
+void eng_metric_key_object(FILE *f, const struct eng_mfocus *fo);
 
 #endif

@@ -37,7 +37,7 @@ static void key_prim(FILE *f, const struct eng_mprim *p)
 	fputc(';', f);
 }
 
-void mkey_clauses(FILE *f, const struct eng_mclause *c, size_t n)
+void eng_metric_key_clauses(FILE *f, const struct eng_mclause *c, size_t n)
 {
 	static const char *const pts[] = { "entry", "exit", "call" };
 
@@ -56,7 +56,7 @@ void mkey_clauses(FILE *f, const struct eng_mclause *c, size_t n)
 	}
 }
 
-void mkey_code(FILE *f, const struct eng_mfocus *fo)
+void eng_metric_key_code(FILE *f, const struct eng_mfocus *fo)
 {
 	fprintf(f, "[code %d %s %s %s]", (int)fo->code,
 		fo->module ? fo->module : "*",
@@ -64,7 +64,7 @@ void mkey_code(FILE *f, const struct eng_mfocus *fo)
 		fo->function ? fo->function : "*");
 }
 
-void mkey_object(FILE *f, const struct eng_mfocus *fo)
+void eng_metric_key_object(FILE *f, const struct eng_mfocus *fo)
 {
 	if (fo->has_class)
 		fprintf(f, "[class %d]", (int)fo->cls);
@@ -73,12 +73,13 @@ void mkey_object(FILE *f, const struct eng_mfocus *fo)
 	if (fo->nreplace > 0) {
 		fprintf(f, "[replace %s ", fo->replace_name ?
 			fo->replace_name : "");
-		mkey_clauses(f, fo->replace, fo->nreplace);
+		eng_metric_key_clauses(f, fo->replace, fo->nreplace);
 		fputc(']', f);
 	}
 }
 
-void eng_mfocus_name(const struct eng_mfocus *f, char *buf, size_t len)
+void eng_metric_key_focus_name(const struct eng_mfocus *f, char *buf,
+			       size_t len)
 {
 	int n = 0;
 

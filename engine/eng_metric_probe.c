@@ -117,7 +117,7 @@ static struct mprobe *running(struct eng_metric *m, const char *module,
 	return NULL;
 }
 
-int mprobe_want(struct eng_metric *m, struct mprobe_wants *w,
+int eng_metric_probe_want(struct eng_metric *m, struct mprobe_wants *w,
 		const struct mfunc *fn)
 {
 	const char *mod = base_of(fn->mod->path);
@@ -177,16 +177,16 @@ static bool stop_once(struct eng_metric *m)
 {
 	if (eng_proc_stopped(m->p))
 		return false;
-	return eng_stop_all(m->p, NULL) == 0;
+	return eng_ptrace_stop_all(m->p, NULL) == 0;
 }
 
 static void resume(struct eng_metric *m, bool stopped)
 {
 	if (stopped)
-		eng_resume_all(m->p, NULL);
+		eng_ptrace_resume_all(m->p, NULL);
 }
 
-size_t mprobe_start(struct eng_metric *m, struct mprobe_wants *w)
+size_t eng_metric_probe_start(struct eng_metric *m, struct mprobe_wants *w)
 {
 	size_t n = 0, first = m->nprobes;
 	bool stopped = false, tried = false;
@@ -339,12 +339,12 @@ int eng_metric_probe_due_ms(const struct eng_metric *m)
 	return end <= now ? 0 : (int)((end - now) / 1000000u) + 1;
 }
 
-size_t eng_metric_probes_running(const struct eng_metric *m)
+size_t eng_metric_probe_running(const struct eng_metric *m)
 {
 	return m->nprobes;
 }
 
-void mprobe_free(struct eng_metric *m)
+void eng_metric_probe_free(struct eng_metric *m)
 {
 	/* their instances go with the others' (eng_metric_destroy) */
 	for (size_t i = 0; i < m->nprobes; i++) {

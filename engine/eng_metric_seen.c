@@ -218,8 +218,9 @@ int eng_metric_seen_watch(struct eng_metric *m, struct mnode *n,
 	/* Discovery is a bonus: a function it cannot watch still counts. */
 	if (w == NULL)
 		return 0;
-	return node_hold(n, w) < 0 ? hunch_errf(err, -ENOMEM, "out of memory")
-				   : 0;
+	return node_hold(n, w) < 0
+		       ? hunch_err_set(err, -ENOMEM, "out of memory")
+		       : 0;
 }
 
 void eng_metric_seen_drop(struct eng_metric *m, struct mnode *n)
@@ -313,7 +314,7 @@ static void name_file(struct eng_metric *m, uint64_t fd, char *buf,
 		return;
 	}
 	buf[n] = 0;
-	msock_name((int)eng_proc_pid(m->p), buf, len);
+	eng_metric_sock_name((int)eng_proc_pid(m->p), buf, len);
 }
 
 /* New?  Then remember it.  Files are known by descriptor and path (a
@@ -374,14 +375,14 @@ static int drain_slot(struct eng_metric *m, const struct mwatch *w,
 	return 1;
 }
 
-int eng_metric_poll_seen(struct eng_metric *m,
+int eng_metric_seen_poll(struct eng_metric *m,
 			 void (*fn)(void *arg, const struct eng_seen *s),
 			 void *arg)
 {
 	const struct eng_sampler_stats *st = eng_sampler_stats(m->smp);
 	int found = 0;
 
-	mfollow_poll(m);   /* new threads' start routines, if any */
+	eng_metric_follow_poll(m);   /* new threads' start routines, if any */
 	for (const struct mwatch *w = m->watches; w != NULL; w = w->next)
 		for (uint32_t t = 0; t <= st->max_index; t++)
 			for (int i = 0; i < MSEEN_SLOTS; i++) {

@@ -88,7 +88,7 @@ static bool unix_peer(int pid, uint64_t ino, char *buf, size_t len)
 }
 
 /* Replace "socket:[N]" in buf by its peer when the kernel says. */
-void msock_name(int pid, char *buf, size_t len)
+void eng_metric_sock_name(int pid, char *buf, size_t len)
 {
 	static const char *const tables[] = { "tcp", "tcp6", "udp", "udp6" };
 	unsigned long long ino;

@@ -52,7 +52,7 @@ static bool through_plt(const struct eng_metric *m, const struct mmod *mod,
 		return false;
 	for (size_t i = 0; i < m->nmods; i++) {
 		const struct eng_func *f = m->mods[i].img ?
-			eng_image_func_by_name(m->mods[i].img, name) : NULL;
+			eng_sym_lazy_func_by_name(m->mods[i].img, name) : NULL;
 
 		if (&m->mods[i] != mod && f != NULL && f->size > 0) {
 			*out = (struct mfunc){ &m->mods[i], f };
@@ -87,7 +87,7 @@ static bool member(const struct mtail *t, const struct mfunc *fn)
 	return false;
 }
 
-int mtail_closure(struct eng_metric *m, const struct mfunc *f,
+int eng_metric_tail_closure(struct eng_metric *m, const struct mfunc *f,
 		  struct mtail *t, struct hunch_err *err)
 {
 	t->f = *f;
@@ -112,8 +112,10 @@ int mtail_closure(struct eng_metric *m, const struct mfunc *f,
 	return 0;
 }
 
-enum mtail_role mtail_role(const struct eng_metric *m, const struct mtail *t,
-			   const struct mfunc *at, const struct x86_point *xp)
+enum mtail_role eng_metric_tail_role(const struct eng_metric *m,
+				     const struct mtail *t,
+				     const struct mfunc *at,
+				     const struct x86_point *xp)
 {
 	bool is_f = same(at, &t->f);
 	struct mfunc to;

@@ -207,11 +207,12 @@ int eng_perfsample_add_thread(struct eng_perfsample *ps, pid_t tid,
 		return 0;
 	t.fd = open_event(ps, tid);
 	if (t.fd < 0)
-		return hunch_errf(err, t.fd, "cannot sample thread %d of pid "
-				  "%d with perf cpu-clock: %s (check "
-				  "/proc/sys/kernel/perf_event_paranoid and "
-				  "that hunch may trace the process)", tid,
-				  ps->pid, strerror(-t.fd));
+		return hunch_err_set(err, t.fd,
+				     "cannot sample thread %d of pid "
+				     "%d with perf cpu-clock: %s (check "
+				     "/proc/sys/kernel/perf_event_paranoid and "
+				     "that hunch may trace the process)",
+				     tid, ps->pid, strerror(-t.fd));
 	t.cpu0 = eng_taskcpu_thread_ns(ps->pid, tid);
 	rc = map_ring(&t, ps->nth);
 	t.cap = ps->keep;
@@ -219,10 +220,12 @@ int eng_perfsample_add_thread(struct eng_perfsample *ps, pid_t tid,
 	if (rc < 0 || t.keep == NULL) {
 		close(t.fd);
 		free(t.keep);
-		return hunch_errf(err, rc < 0 ? rc : -ENOMEM, "cannot map the "
-				  "perf ring buffer of thread %d of pid %d: "
-				  "%s", tid, ps->pid,
-				  strerror(rc < 0 ? -rc : ENOMEM));
+		return hunch_err_set(err, rc < 0 ? rc : -ENOMEM,
+				     "cannot map the "
+				     "perf ring buffer of thread %d of pid %d: "
+				     "%s",
+				     tid, ps->pid,
+				     strerror(rc < 0 ? -rc : ENOMEM));
 	}
 	if (ps->sw_tp != 0 &&
 	    eng_perfswitch_open(tid, ps->sw_tp, REGS_MASK, &t.sw,
@@ -706,7 +709,7 @@ int eng_perfsample_offcpu_start(struct eng_perfsample *ps,
 				struct hunch_err *err)
 {
 	if (ps->sw_tp != 0 || ps->sw_why != NULL)
-		return ps->sw_why ? hunch_errf(err, -ENOTSUP, "%s",
+		return ps->sw_why ? hunch_err_set(err, -ENOTSUP, "%s",
 					       ps->sw_why) : 0;
 	if (ps->fp_chains)
 		ps->sw_why = "frame-pointer chains sample CPU alone";
@@ -720,17 +723,9 @@ int eng_perfsample_offcpu_start(struct eng_perfsample *ps,
 			ps->th[i].sw = NULL;
 	if (ps->sw_why == NULL)
 		return 0;
-	return hunch_errf(err, -ENOTSUP, "cannot sample where the threads "
+	return hunch_err_set(err, -ENOTSUP, "cannot sample where the threads "
 			  "of pid %d leave their CPU: %s", ps->pid,
 			  ps->sw_why);
-}
-
-int eng_perfsample_offcpu(const struct eng_perfsample *ps, const char **why)
-{
-	if (why != NULL)
-		*why = ps->sw_tp == 0 && ps->sw_why == NULL ?
-		       "switch-outs were not asked for" : ps->sw_why;
-	return ps->sw_tp != 0 && ps->sw_why == NULL;
 }
 
 const struct eng_perfsample_stats *
@@ -754,21 +749,22 @@ int eng_perfsample_open_flags(pid_t pid, double hz, unsigned flags,
 
 	*out = NULL;
 	if (!(hz >= 1 && hz <= 10000))
-		return hunch_errf(err, -EINVAL, "sample rate %g Hz out of "
+		return hunch_err_set(err, -EINVAL, "sample rate %g Hz out of "
 				  "range (1..10000)", hz);
 	ps = calloc(1, sizeof(*ps));
 	if (ps == NULL)
-		return hunch_errf(err, -ENOMEM, "out of memory");
+		return hunch_err_set(err, -ENOMEM, "out of memory");
 	ps->pid = pid;
 	ps->hz = hz;
 	ps->keep = ENG_PS_KEEP;
 	ps->fp_chains = flags & ENG_PS_FP_CHAINS;
 	if (eng_stackwalk_open(pid, RESCAN_NS, &ps->sw) < 0) {
 		free(ps);
-		return hunch_errf(err, -ESRCH, "cannot read the memory map of "
-				  "pid %d (/proc/%d/maps) to unwind its "
-				  "samples; check that it still exists", pid,
-				  pid);
+		return hunch_err_set(err, -ESRCH,
+				     "cannot read the memory map of "
+				     "pid %d (/proc/%d/maps) to unwind its "
+				     "samples; check that it still exists",
+				     pid, pid);
 	}
 	*out = ps;
 	return 0;

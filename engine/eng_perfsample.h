@@ -88,11 +88,9 @@ int eng_perfsample_open_flags(pid_t pid, double hz, unsigned flags,
  * long it stays off (eng_perfswitch.h; threads added later too): the
  * switch-outs are drained with the CPU samples and handed to the same
  * callback, off_ns set.  Returns 0, or -errno with the reason (no
- * tracefs, no privilege); then eng_perfsample_offcpu says it too. */
+ * tracefs, no privilege). */
 int eng_perfsample_offcpu_start(struct eng_perfsample *ps,
 				struct hunch_err *err);
-/* Whether switch-outs are sampled; when not, *why (if given) says why. */
-int eng_perfsample_offcpu(const struct eng_perfsample *ps, const char **why);
 /* Closes every event; the target runs on untouched. */
 void eng_perfsample_close(struct eng_perfsample *ps);
 

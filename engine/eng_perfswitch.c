@@ -39,7 +39,6 @@ struct eng_perfswitch {
 	size_t map_len;
 	uint64_t period;
 	uint64_t rate_n, rate_t0;   /* switch-ins since rate_t0 */
-	uint64_t switches;
 	struct eng_psample pend;    /* the last sampled switch-out */
 	bool have_pend;
 	struct eng_psample *done;   /* closed since the last hand-on */
@@ -150,11 +149,6 @@ void eng_perfswitch_close(struct eng_perfswitch *sw)
 	free(sw);
 }
 
-uint64_t eng_perfswitch_switches(const struct eng_perfswitch *sw)
-{
-	return sw->switches;
-}
-
 /* A switch-out sample: pid/tid, time, regs_user (abi + regs),
  * stack_user (size, data, dyn_size); unwound into sw->pend. */
 static void switch_out(struct eng_perfswitch *sw, const uint8_t *p,
@@ -195,7 +189,6 @@ static void switch_record(struct eng_perfswitch *sw,
 		sw->out_ns = at;
 		return;
 	}
-	sw->switches++;
 	sw->rate_n++;
 	if (sw->out_ns != 0 && at > sw->out_ns)
 		sw->off_all += at - sw->out_ns;

@@ -56,7 +56,5 @@ void eng_perfswitch_close(struct eng_perfswitch *sw);
 int eng_perfswitch_drain(struct eng_perfswitch *sw,
 			 eng_perfswitch_unwind_fn unwind, void *uarg,
 			 eng_perfswitch_fn fn, void *arg);
-/* Switch-ins seen since opened. */
-uint64_t eng_perfswitch_switches(const struct eng_perfswitch *sw);
 
 #endif

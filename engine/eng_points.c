@@ -40,11 +40,11 @@ int eng_points_cache_new(struct eng_points_cache **out, struct hunch_err *err)
 	struct eng_points_cache *c = calloc(1, sizeof(*c));
 
 	if (c == NULL)
-		return hunch_errf(err, -ENOMEM, "out of memory for the "
+		return hunch_err_set(err, -ENOMEM, "out of memory for the "
 				  "points cache");
-	if (x86_decoder_open(&c->dec) < 0) {
+	if (x86_decode_open(&c->dec) < 0) {
 		free(c);
-		return hunch_errf(err, -EINVAL, "cannot open the x86-64 "
+		return hunch_err_set(err, -EINVAL, "cannot open the x86-64 "
 				  "decoder (capstone)");
 	}
 	*out = c;
@@ -55,7 +55,7 @@ static void free_entry(struct img_entry *e)
 {
 	for (size_t i = 0; i < e->nfuncs; i++) {
 		if (e->funcs[i] != NULL) {
-			x86_func_free(e->funcs[i]);
+			x86_parse_func_free(e->funcs[i]);
 			free(e->funcs[i]);
 		}
 	}
@@ -74,7 +74,7 @@ void eng_points_cache_free(struct eng_points_cache *c)
 	for (size_t i = 0; i < c->nimgs; i++)
 		free_entry(&c->imgs[i]);
 	free(c->imgs);
-	x86_decoder_close(c->dec);
+	x86_decode_close(c->dec);
 	free(c);
 }
 
@@ -114,7 +114,7 @@ static int find_siblings(struct img_entry *e, const struct eng_image *img)
 			continue;
 		memcpy(name, f->name, (size_t)(dot - f->name));
 		name[dot - f->name] = '\0';
-		hot = eng_image_func_by_name(img, name);
+		hot = eng_sym_lazy_func_by_name(img, name);
 		if (hot == NULL || hot == f || hot->size == 0 || f->size == 0)
 			continue;
 		e->sibling[i] = (uint32_t)(hot - first);
@@ -292,8 +292,8 @@ static int find_foreign(struct eng_points_cache *c, struct img_entry *e,
 		if (fs.f->size == 0 ||
 		    eng_image_read(img, fs.f->addr, buf, fs.f->size) != 0)
 			continue;
-		rc = x86_direct_targets(c->dec, buf, fs.f->size, fs.f->addr,
-					on_target, &fs);
+		rc = x86_parse_direct_targets(c->dec, buf, fs.f->size,
+					      fs.f->addr, on_target, &fs);
 	}
 	free(buf);
 	if (rc == 0 && fs.no > 0)
@@ -423,12 +423,12 @@ static int sibling_targets(struct eng_points_cache *c,
 	n = sf.noutside_targets;
 	t = malloc((n ? n : 1) * sizeof(*t));
 	if (t == NULL) {
-		x86_func_free(&sf);
+		x86_parse_func_free(&sf);
 		return -ENOMEM;
 	}
 	if (n > 0)
 		memcpy(t, sf.outside_targets, n * sizeof(*t));
-	x86_func_free(&sf);
+	x86_parse_func_free(&sf);
 	ctx->extra_targets = t;
 	ctx->nextra_targets = n;
 	*range = (struct x86_range){ sib->addr, sib->addr + sib->size };
@@ -506,14 +506,14 @@ int eng_points_parse(struct eng_points_cache *c, struct eng_image *img,
 
 	memset(out, 0, sizeof(*out));
 	if (e == NULL)
-		return hunch_errf(err, -ENOMEM, "out of memory parsing %s",
+		return hunch_err_set(err, -ENOMEM, "out of memory parsing %s",
 				  eng_image_name(img));
 	if (first == NULL || f < first || (size_t)(f - first) >= e->nfuncs)
-		return hunch_errf(err, -EINVAL, "function %s is not one of "
+		return hunch_err_set(err, -EINVAL, "function %s is not one of "
 				  "%s's", f ? f->name : "(null)",
 				  eng_image_name(img));
 	rc = parse_func(c, e, f, (size_t)(f - first), out);
-	return rc < 0 ? hunch_errf(err, rc, "out of memory parsing %s in %s",
+	return rc < 0 ? hunch_err_set(err, rc, "out of memory parsing %s in %s",
 				   f->name, eng_image_name(img)) : 0;
 }
 
@@ -528,12 +528,12 @@ const struct x86_func *eng_points_of(struct eng_points_cache *c,
 	int rc;
 
 	if (e == NULL) {
-		hunch_errf(err, -ENOMEM, "out of memory parsing %s",
+		hunch_err_set(err, -ENOMEM, "out of memory parsing %s",
 			   eng_image_name(img));
 		return NULL;
 	}
 	if (first == NULL || f < first || (size_t)(f - first) >= e->nfuncs) {
-		hunch_errf(err, -EINVAL, "function %s is not one of %s's",
+		hunch_err_set(err, -EINVAL, "function %s is not one of %s's",
 			   f ? f->name : "(null)", eng_image_name(img));
 		return NULL;
 	}
@@ -545,7 +545,7 @@ const struct x86_func *eng_points_of(struct eng_points_cache *c,
 	    (rc = parse_func(c, e, f, i, e->funcs[i])) < 0) {
 		free(e->funcs[i]);
 		e->funcs[i] = NULL;
-		hunch_errf(err, -ENOMEM, "out of memory parsing %s in %s",
+		hunch_err_set(err, -ENOMEM, "out of memory parsing %s in %s",
 			   f->name, eng_image_name(img));
 		return NULL;
 	}

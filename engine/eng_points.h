@@ -2,7 +2,7 @@
  * eng_points.h - the instrumentation points of a module's functions,
  * parsed on first use and cached per image.
  *
- * An image (eng_symbols.h) is shared by every process that maps the file,
+ * An image (eng_image.h) is shared by every process that maps the file,
  * and so is its cache entry: a function is decoded once per file, never
  * per process.  Addresses in the returned x86_func are image-relative
  * (add the module's load base for runtime addresses).
@@ -29,7 +29,7 @@
 #include <stddef.h>
 
 #include "hunch_err.h"
-#include "eng_symbols.h"
+#include "eng_image.h"
 /* arch/ is not on every includer's path (the hunch executable has only
  * engine/): reach x86_parse.h from here. */
 #include "x86_parse.h"
@@ -51,7 +51,7 @@ const struct x86_func *eng_points_of(struct eng_points_cache *c,
 
 /* The same parse, with the same context (cold parts, branches from
  * other functions, the padding after it), into `out`, which the caller
- * owns and frees with x86_func_free (tests change points in it).
+ * owns and frees with x86_parse_func_free (tests change points in it).
  * 0, or a negative errno with err filled. */
 int eng_points_parse(struct eng_points_cache *c, struct eng_image *img,
 		     const struct eng_func *f, struct x86_func *out,

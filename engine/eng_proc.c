@@ -35,7 +35,7 @@ void eng_proc_free(struct eng_proc *p)
 	for (size_t i = 0; i < p->nth; i++)
 		free(p->th[i]);
 	free(p->th);
-	eng_mods_clear(p);
+	eng_solib_clear(p);
 	free(p->mods);
 	free(p->evq);
 	if (p->memfd >= 0)

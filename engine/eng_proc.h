@@ -53,7 +53,7 @@ int eng_attach(pid_t pid, const char *rtlib_path, struct eng_shm *shm,
  * Safe to call in any state; frees nothing (call eng_proc_free). */
 int eng_detach(struct eng_proc *p, struct hunch_err *err);
 /* Kill (launched targets only) and reap. */
-int eng_kill(struct eng_proc *p);
+int eng_detach_kill(struct eng_proc *p);
 void eng_proc_free(struct eng_proc *p);
 
 pid_t eng_proc_pid(const struct eng_proc *p);
@@ -61,22 +61,31 @@ bool eng_proc_launched(const struct eng_proc *p);
 
 /* Stop every thread (PTRACE_INTERRUPT) and wait until all are stopped;
  * resume them all.  Nesting is not counted: stop twice, resume once. */
-int eng_stop_all(struct eng_proc *p, struct hunch_err *err);
-int eng_resume_all(struct eng_proc *p, struct hunch_err *err);
+int eng_ptrace_stop_all(struct eng_proc *p, struct hunch_err *err);
+int eng_ptrace_resume_all(struct eng_proc *p, struct hunch_err *err);
 bool eng_proc_stopped(const struct eng_proc *p);
 
 /* Live threads (tids), main thread first. */
 size_t eng_proc_threads(const struct eng_proc *p, pid_t *tids, size_t max);
 
-int eng_read_mem(struct eng_proc *p, uint64_t addr, void *buf, size_t len,
+int eng_mem_read(struct eng_proc *p, uint64_t addr, void *buf, size_t len,
 		 struct hunch_err *err);
-int eng_write_mem(struct eng_proc *p, uint64_t addr, const void *buf,
+int eng_mem_write(struct eng_proc *p, uint64_t addr, const void *buf,
 		  size_t len, struct hunch_err *err);
 /* Registers of a stopped thread. */
-int eng_get_regs(struct eng_proc *p, pid_t tid,
+int eng_regs_get(struct eng_proc *p, pid_t tid,
 		 struct user_regs_struct *regs, struct hunch_err *err);
-int eng_set_regs(struct eng_proc *p, pid_t tid,
+int eng_regs_set(struct eng_proc *p, pid_t tid,
 		 const struct user_regs_struct *regs, struct hunch_err *err);
+
+/* Single-step the stopped thread `tid` while inside(arg, its pc) holds,
+ * at most max_steps steps: 0 once it is outside, -EAGAIN when it is
+ * still inside (the steps ran out, a signal came, or the next
+ * instruction is a system call, which could block: never stepped),
+ * -ESRCH when it is gone.  Every other thread stays stopped. */
+int eng_bp_step_while(struct eng_proc *p, pid_t tid,
+			bool (*inside)(void *arg, uint64_t pc), void *arg,
+			int max_steps);
 
 /* Call fn(args...) (up to 6 integer arguments) on thread `tid`, which must
  * be stopped, and return its %rax in *ret.  Safe when the thread sits in a
@@ -97,8 +106,8 @@ struct eng_module {
 	uint64_t bias;     /* load bias: runtime = bias + link-time vaddr */
 	bool is_exe;
 };
-size_t eng_proc_nmodules(const struct eng_proc *p);
-const struct eng_module *eng_proc_module(const struct eng_proc *p, size_t i);
+size_t eng_solib_nmodules(const struct eng_proc *p);
+const struct eng_module *eng_solib_module(const struct eng_proc *p, size_t i);
 
 /* Events, produced while the target runs. */
 enum eng_event_kind {
@@ -134,7 +143,7 @@ struct eng_event {
  * with timeout_ms to wait; 0 never blocks, -1 waits until an event);
  * returns the number of events stored (0..max), or a negative error.  Breakpoints hunch owns (r_debug) are handled
  * inside and never reach the program. */
-int eng_poll_events(struct eng_proc *p, struct eng_event *evs, int max,
+int eng_ptrace_poll_events(struct eng_proc *p, struct eng_event *evs, int max,
 		    int timeout_ms);
 
 /* Following execve.  From the exec event until eng_exec_load_rtlib or
@@ -179,17 +188,17 @@ uint64_t eng_proc_r_brk(const struct eng_proc *p);
 /* A remark worth showing the user ("" if none), e.g. main not found. */
 const char *eng_proc_note(const struct eng_proc *p);
 /* How long an inferior call may run before it is abandoned (10 s). */
-void eng_set_infcall_timeout(struct eng_proc *p, int ms);
+void eng_detach_infcall_timeout(struct eng_proc *p, int ms);
 /* Inferior calls return to `addr` (the rtlib's HUNCH_RT_ENTRY_INFCALL_RET
  * int3) with the thread's registers saved above the return address, so
  * that the rtlib puts the thread back if hunch dies during a call; 0
  * (no rtlib yet): return to address 0, the thread is lost then. */
-void eng_set_infcall_return(struct eng_proc *p, uint64_t addr);
+void eng_infcall_set_return(struct eng_proc *p, uint64_t addr);
 /* The trap table of the instrumentation (rtlib/hunch_abi.h, in the
  * target's memory): a SIGTRAP at one of its live points is handled in
  * the ptrace stop, as the rtlib's handler would, instead of being held
  * for delivery: a signal hunch holds is lost if hunch is killed (its
  * waitpid took it from the kernel), leaving the thread after the int3. */
-void eng_set_trap_table(struct eng_proc *p, uint64_t table, uint64_t cap);
+void eng_trap_set_table(struct eng_proc *p, uint64_t table, uint64_t cap);
 
 #endif

@@ -99,7 +99,7 @@ struct eng_proc {
 	 * table under a caller that holds it. */
 	struct eng_thread **th;
 	size_t nth, capth;
-	size_t wait_next;       /* where eng_wait_any scans from */
+	size_t wait_next;       /* where eng_ptrace_wait_any scans from */
 	int infcall_timeout_ms;
 	uint64_t trap_table, trap_cap;  /* eng_trap.c */
 	uint64_t infcall_ret;   /* the rtlib's return int3, 0: return to 0 */
@@ -127,7 +127,7 @@ struct eng_proc {
 	char note[4352];         /* e.g. why we stopped at the entry */
 
 	/* Events seen while hunch waited inside a call (stop_all,
-	 * infcall...), delivered by the next eng_poll_events. */
+	 * infcall...), delivered by the next eng_ptrace_poll_events. */
 	struct eng_event *evq;
 	size_t nevq, capevq;
 };
@@ -143,55 +143,55 @@ bool eng_trap_preempt(struct eng_proc *p, struct eng_thread *t,
 /* eng_sigpark.c: what a poll of t may do (see there). */
 enum eng_peek {
 	PEEK_QUIET,     /* nothing to take: do not waitpid */
-	PEEK_TAKE,      /* a report waitpid must take and eng_dispatch */
+	PEEK_TAKE,      /* a report waitpid must take and eng_ptrace_dispatch */
 	PEEK_PARKED,    /* t stopped in a signal-delivery-stop, parked */
 };
-enum eng_peek eng_sig_peek(struct eng_proc *p, struct eng_thread *t);
+enum eng_peek eng_sigpark_peek(struct eng_proc *p, struct eng_thread *t);
 /* Collect a parked stop: its signal becomes owed (hunch holds it). */
-void eng_unpark(struct eng_proc *p, struct eng_thread *t);
+void eng_sigpark_unpark(struct eng_proc *p, struct eng_thread *t);
 /* One signal stop taken, for the fault points (eng_fault.h). */
-void eng_test_kill_signal(const struct eng_proc *p);
+void eng_sigpark_test_kill_signal(const struct eng_proc *p);
 
 /* eng_ptrace.c */
-struct eng_thread *eng_thread_find(struct eng_proc *p, pid_t tid);
-struct eng_thread *eng_thread_add(struct eng_proc *p, pid_t tid,
+struct eng_thread *eng_ptrace_thread_find(struct eng_proc *p, pid_t tid);
+struct eng_thread *eng_ptrace_thread_add(struct eng_proc *p, pid_t tid,
 				  enum eng_tstate st);
 struct eng_proc *eng_proc_new(pid_t pid, bool launched);
-int eng_queue_event(struct eng_proc *p, const struct eng_event *ev);
+int eng_ptrace_queue_event(struct eng_proc *p, const struct eng_event *ev);
 /* Wait for the next ptrace report of thread t (at most timeout_ms; -1
  * forever) and classify it; the thread stays stopped.  Returns 0 when
  * one was handled, -ETIMEDOUT, or -ECHILD when the thread is gone. */
-int eng_wait_thread(struct eng_proc *p, struct eng_thread *t,
+int eng_ptrace_wait_thread(struct eng_proc *p, struct eng_thread *t,
 		    int timeout_ms);
 /* The same for whichever thread reports first; *tid says which. */
-int eng_wait_any(struct eng_proc *p, int timeout_ms, pid_t *tid);
+int eng_ptrace_wait_any(struct eng_proc *p, int timeout_ms, pid_t *tid);
 /* Classify one waitpid status of thread t (updates t, queues events). */
-enum eng_stop eng_dispatch(struct eng_proc *p, struct eng_thread *t,
+enum eng_stop eng_ptrace_dispatch(struct eng_proc *p, struct eng_thread *t,
 			   int status);
 /* Resume t the way its stop requires (stepping over our int3 first). */
-int eng_thread_resume(struct eng_proc *p, struct eng_thread *t);
+int eng_ptrace_thread_resume(struct eng_proc *p, struct eng_thread *t);
 /* Continue t with PTRACE_CONT 0 (inferior calls, launch). */
-int eng_thread_cont(struct eng_proc *p, struct eng_thread *t, int sig);
-int eng_thread_interrupt_wait(struct eng_proc *p, struct eng_thread *t);
+int eng_ptrace_thread_cont(struct eng_proc *p, struct eng_thread *t, int sig);
+int eng_ptrace_thread_interrupt_wait(struct eng_proc *p, struct eng_thread *t);
 /* Move a thread stopped inside a system call (clone/exec event) to a
  * stop on its way to user mode, where its registers are its own. */
-int eng_thread_to_user_stop(struct eng_proc *p, struct eng_thread *t);
+int eng_ptrace_thread_to_user_stop(struct eng_proc *p, struct eng_thread *t);
 /* Leave t stopped or resume it, following want_stop and hold. */
-int eng_settle(struct eng_proc *p, struct eng_thread *t);
-struct eng_thread *eng_leader(struct eng_proc *p);
+int eng_ptrace_settle(struct eng_proc *p, struct eng_thread *t);
+struct eng_thread *eng_ptrace_leader(struct eng_proc *p);
 
 /* eng_regs.c */
-int eng_get_xstate(struct eng_proc *p, pid_t tid, void *buf, size_t *len);
-int eng_set_xstate(struct eng_proc *p, pid_t tid, const void *buf,
+int eng_regs_get_xstate(struct eng_proc *p, pid_t tid, void *buf, size_t *len);
+int eng_regs_set_xstate(struct eng_proc *p, pid_t tid, const void *buf,
 		   size_t len);
 #define ENG_XSTATE_MAX 16384
 
 /* eng_mem.c */
 int eng_mem_open(struct eng_proc *p);
-/* eng_write_mem through the exec fence: hunch's own int3s. */
+/* eng_mem_write through the exec fence: hunch's own int3s. */
 int eng_mem_write_any(struct eng_proc *p, uint64_t addr, const void *buf,
 		      size_t len, struct hunch_err *err);
-int eng_read_str(struct eng_proc *p, uint64_t addr, char *buf, size_t len);
+int eng_mem_read_str(struct eng_proc *p, uint64_t addr, char *buf, size_t len);
 
 /* eng_fork.c: a fork or vfork event of thread parent (the child is
  * waited for, cleaned, detached, reported). */
@@ -203,15 +203,15 @@ int eng_bp_insert(struct eng_proc *p, uint64_t addr, enum eng_bp_kind k,
 int eng_bp_remove(struct eng_proc *p, uint64_t addr);
 void eng_bp_remove_all(struct eng_proc *p);
 struct eng_bp *eng_bp_find(struct eng_proc *p, uint64_t addr);
-int eng_step_over(struct eng_proc *p, struct eng_thread *t);
+int eng_bp_step_over(struct eng_proc *p, struct eng_thread *t);
 
 /* eng_solib.c */
 int eng_solib_init(struct eng_proc *p, struct hunch_err *err);
 /* Called at an r_brk hit with every event it finds queued. */
 int eng_solib_hit(struct eng_proc *p);
-int eng_mod_set_exe(struct eng_proc *p);
-void eng_mods_clear(struct eng_proc *p);
-int eng_read_auxv(pid_t pid, uint64_t type, uint64_t *val);
+int eng_solib_set_exe(struct eng_proc *p);
+void eng_solib_clear(struct eng_proc *p);
+int eng_solib_read_auxv(pid_t pid, uint64_t type, uint64_t *val);
 
 /* eng_exec.c: the exec fence's refusal (-ESTALE and why), 0 if down */
 int eng_exec_fenced(struct eng_proc *p, const char *what,
@@ -236,12 +236,16 @@ int eng_attach_why_refused(pid_t pid, const char *comm, int errnum,
 			   struct hunch_err *err);
 
 /* eng_detach.c */
-/* SIGKILL the process and reap every thread (error paths, eng_kill). */
-void eng_kill_reap(struct eng_proc *p);
+/* SIGKILL the process and reap every thread (error paths, eng_detach_kill). */
+void eng_detach_kill_reap(struct eng_proc *p);
 
 /* eng_launch.c, eng_attach.c */
-int eng_elf_check(const char *path, struct hunch_err *err);
-int eng_proc_status_field(pid_t pid, const char *field, char *buf,
+int eng_launch_elf_check(const char *path, struct hunch_err *err);
+/* eng_launch_script.c: a script whose #! interpreters lead to an
+ * x86-64 program can be launched: how many interpreters deep it is (0:
+ * not a script), or -errno with a message naming the script. */
+int eng_launch_script_check(const char *path, struct hunch_err *err);
+int eng_attach_status_field(pid_t pid, const char *field, char *buf,
 			  size_t len);
 
 /* eng_ptrace.c: the owed signals at a resume or detach: a parked
@@ -249,10 +253,10 @@ int eng_proc_status_field(pid_t pid, const char *field, char *buf,
  * current stop with its own siginfo when that stop is a
  * signal-delivery-stop; the others are sent again.  Returns the signal
  * to pass to PTRACE_CONT/PTRACE_DETACH (0: none). */
-int eng_owed_signals(struct eng_proc *p, struct eng_thread *t);
+int eng_ptrace_owed_signals(struct eng_proc *p, struct eng_thread *t);
 /* Remember a signal the program is owed (hunch holds it). */
-void eng_owe_signal(struct eng_thread *t, int sig, const siginfo_t *si);
+void eng_ptrace_owe_signal(struct eng_thread *t, int sig, const siginfo_t *si);
 /* Queue ENG_EV_SIGNAL for sig on t unless it was given back before. */
-void eng_signal_event(struct eng_proc *p, struct eng_thread *t, int sig);
+void eng_ptrace_signal_event(struct eng_proc *p, struct eng_thread *t, int sig);
 
 #endif

@@ -6,10 +6,11 @@
  * own, and a second eng_proc must not steal our reports.  Instead we poll
  * our own tids with WNOHANG and back off; new threads are learned from
  * clone events, whose child stop we then wait for by tid.  Each poll
- * peeks first (eng_sig_peek): the program's signal-delivery-stops are
+ * peeks first (eng_sigpark_peek): the program's signal-delivery-stops are
  * left uncollected, so the kernel keeps their signal.
  */
 #include "eng_proc_int.h"
+#include "eng_taskstate.h"
 #include "clock_mono.h"
 
 #include <elf.h>
@@ -23,7 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
-struct eng_thread *eng_thread_find(struct eng_proc *p, pid_t tid)
+struct eng_thread *eng_ptrace_thread_find(struct eng_proc *p, pid_t tid)
 {
 	for (size_t i = 0; i < p->nth; i++)
 		if (p->th[i]->tid == tid && p->th[i]->state != TS_GONE)
@@ -31,7 +32,7 @@ struct eng_thread *eng_thread_find(struct eng_proc *p, pid_t tid)
 	return NULL;
 }
 
-struct eng_thread *eng_thread_add(struct eng_proc *p, pid_t tid,
+struct eng_thread *eng_ptrace_thread_add(struct eng_proc *p, pid_t tid,
 				  enum eng_tstate st)
 {
 	struct eng_thread *t;
@@ -54,12 +55,12 @@ struct eng_thread *eng_thread_add(struct eng_proc *p, pid_t tid,
 	return t;
 }
 
-struct eng_thread *eng_leader(struct eng_proc *p)
+struct eng_thread *eng_ptrace_leader(struct eng_proc *p)
 {
-	return eng_thread_find(p, p->pid);
+	return eng_ptrace_thread_find(p, p->pid);
 }
 
-int eng_queue_event(struct eng_proc *p, const struct eng_event *ev)
+int eng_ptrace_queue_event(struct eng_proc *p, const struct eng_event *ev)
 {
 	if (p->nevq == p->capevq) {
 		size_t cap = p->capevq ? p->capevq * 2 : 8;
@@ -85,7 +86,7 @@ static void queue_simple(struct eng_proc *p, enum eng_event_kind k,
 	ev.status = status;
 	ev.signo = signo;
 	ev.core = core;
-	eng_queue_event(p, &ev);
+	eng_ptrace_queue_event(p, &ev);
 }
 
 /* A thread (or the whole process) is gone. */
@@ -122,14 +123,14 @@ static void on_clone(struct eng_proc *p, struct eng_thread *parent)
 	if (ptrace(PTRACE_GETEVENTMSG, parent->tid, 0, &msg) != 0)
 		return;
 	tid = (pid_t)msg;
-	t = eng_thread_add(p, tid, TS_RUNNING);
+	t = eng_ptrace_thread_add(p, tid, TS_RUNNING);
 	if (t == NULL)
 		return;
 	while (waitpid(tid, &status, __WALL) < 0 && errno == EINTR)
 		;
 	queue_simple(p, ENG_EV_THREAD_NEW, tid, 0, 0, false);
-	if (eng_dispatch(p, t, status) != SK_EXITED)
-		eng_settle(p, t);
+	if (eng_ptrace_dispatch(p, t, status) != SK_EXITED)
+		eng_ptrace_settle(p, t);
 }
 
 /* execve replaced the image: threads, int3s and modules are gone.
@@ -162,21 +163,21 @@ static void on_exec(struct eng_proc *p, struct eng_thread *t)
 		close(p->memfd);
 	p->memfd = -1;
 	eng_mem_open(p);
-	eng_mods_clear(p);
+	eng_solib_clear(p);
 	memset(&ev, 0, sizeof(ev));
 	ev.kind = ENG_EV_EXEC;
 	ev.tid = t->tid;
 	ev.status = eng_exec_image_ok(p) ? 0 : ENG_EXEC_FOREIGN;
 	if (ev.status == 0) {
-		eng_mod_set_exe(p);
+		eng_solib_set_exe(p);
 		/* Track the new image's libraries once its ld.so has run. */
-		if (eng_read_auxv(p->pid, AT_ENTRY, &p->entry) == 0)
+		if (eng_solib_read_auxv(p->pid, AT_ENTRY, &p->entry) == 0)
 			eng_bp_insert(p, p->entry, BP_EXEC_ENTRY, NULL);
 	}
 	snprintf(link, sizeof(link), "/proc/%d/exe", (int)p->pid);
 	n = readlink(link, ev.path, sizeof(ev.path) - 1);
 	ev.path[n > 0 ? n : 0] = '\0';
-	eng_queue_event(p, &ev);
+	eng_ptrace_queue_event(p, &ev);
 }
 
 static bool is_stop_signal(int sig)
@@ -201,18 +202,18 @@ static enum eng_stop on_trap(struct eng_proc *p, struct eng_thread *t,
 	if (t->stepping && si->si_code != SI_USER && si->si_code != SI_TKILL &&
 	    si->si_code != SI_QUEUE && si->si_code != SI_KERNEL)
 		return SK_STEP;
-	if (si->si_code != SI_KERNEL || eng_get_regs(p, t->tid, &r, NULL))
+	if (si->si_code != SI_KERNEL || eng_regs_get(p, t->tid, &r, NULL))
 		return SK_SIGNAL;
 	if ((to = eng_trap_target(p, r.rip - 1)) != 0) {
 		r.rip = to;
-		eng_set_regs(p, t->tid, &r, NULL);
+		eng_regs_set(p, t->tid, &r, NULL);
 		return SK_EVENT;   /* resumed with no signal */
 	}
 	bp = eng_bp_find(p, r.rip - 1);
 	if (bp == NULL)
 		return SK_SIGNAL;
 	r.rip--;
-	eng_set_regs(p, t->tid, &r, NULL);
+	eng_regs_set(p, t->tid, &r, NULL);
 	t->hit_bp = bp->addr;
 	if (bp->kind == BP_RBRK) {
 		t->step_over = bp->addr;
@@ -227,7 +228,7 @@ static enum eng_stop on_trap(struct eng_proc *p, struct eng_thread *t,
 
 /* Remember a signal the program is owed; several can pile up while a
  * thread runs an inferior call. */
-void eng_owe_signal(struct eng_thread *t, int sig, const siginfo_t *si)
+void eng_ptrace_owe_signal(struct eng_thread *t, int sig, const siginfo_t *si)
 {
 	if (t->npending < ENG_MAX_PENDING) {
 		t->pending_si[t->npending] = *si;
@@ -241,7 +242,7 @@ void eng_owe_signal(struct eng_thread *t, int sig, const siginfo_t *si)
  * its own is put back first.  glibc's SIGCANCEL handler ignores a signal
  * that its own process did not send with tgkill, so pthread_cancel was
  * lost (proc_targets: pthread_exit hung under churn). */
-int eng_owed_signals(struct eng_proc *p, struct eng_thread *t)
+int eng_ptrace_owed_signals(struct eng_proc *p, struct eng_thread *t)
 {
 	int sig = 0, i = 0;
 
@@ -277,18 +278,18 @@ static enum eng_stop infcall_end(struct eng_proc *p, struct eng_thread *t,
 	if (!is_fault(sig, si))
 		return SK_NONE;
 	if (sig == SIGTRAP && si->si_code == SI_KERNEL && p->infcall_ret &&
-	    eng_get_regs(p, t->tid, &r, NULL) == 0 &&
+	    eng_regs_get(p, t->tid, &r, NULL) == 0 &&
 	    r.rip == p->infcall_ret + 1)
 		return SK_INFCALL;
 	if (sig == SIGSEGV && si->si_addr == NULL &&
-	    eng_get_regs(p, t->tid, &r, NULL) == 0 && r.rip == 0)
+	    eng_regs_get(p, t->tid, &r, NULL) == 0 && r.rip == 0)
 		return SK_INFCALL;
 	t->fault_sig = sig;
 	t->fault_addr = (uint64_t)(uintptr_t)si->si_addr;
 	return SK_FAULT;
 }
 
-void eng_signal_event(struct eng_proc *p, struct eng_thread *t, int sig)
+void eng_ptrace_signal_event(struct eng_proc *p, struct eng_thread *t, int sig)
 {
 	uint64_t bit = sig >= 1 && sig <= 64 ? 1ULL << (sig - 1) : 0;
 
@@ -318,13 +319,13 @@ static enum eng_stop on_signal(struct eng_proc *p, struct eng_thread *t,
 	}
 	if (t->in_infcall && (k = infcall_end(p, t, sig, &si)) != SK_NONE)
 		return k;
-	eng_owe_signal(t, sig, &si);
-	eng_signal_event(p, t, sig);
-	eng_test_kill_signal(p);
+	eng_ptrace_owe_signal(t, sig, &si);
+	eng_ptrace_signal_event(p, t, sig);
+	eng_sigpark_test_kill_signal(p);
 	return SK_SIGNAL;
 }
 
-enum eng_stop eng_dispatch(struct eng_proc *p, struct eng_thread *t,
+enum eng_stop eng_ptrace_dispatch(struct eng_proc *p, struct eng_thread *t,
 			   int status)
 {
 	int sig, event;
@@ -400,7 +401,7 @@ static void lost(struct eng_proc *p, struct eng_thread *t)
 	}
 }
 
-int eng_wait_thread(struct eng_proc *p, struct eng_thread *t,
+int eng_ptrace_wait_thread(struct eng_proc *p, struct eng_thread *t,
 		    int timeout_ms)
 {
 	int64_t deadline = (int64_t)clock_mono_ms() + timeout_ms;
@@ -412,7 +413,7 @@ int eng_wait_thread(struct eng_proc *p, struct eng_thread *t,
 	for (;;) {
 		if (t->state == TS_GONE)
 			return -ECHILD;
-		pk = eng_sig_peek(p, t);
+		pk = eng_sigpark_peek(p, t);
 		if (pk == PEEK_PARKED)
 			return 0;
 		rc = pk == PEEK_TAKE ? waitpid_nohang(tid, &status) : 0;
@@ -421,7 +422,7 @@ int eng_wait_thread(struct eng_proc *p, struct eng_thread *t,
 			return -ECHILD;
 		}
 		if (rc > 0) {
-			eng_dispatch(p, t, status);
+			eng_ptrace_dispatch(p, t, status);
 			return 0;
 		}
 		if (timeout_ms >= 0 && (int64_t)clock_mono_ms() >= deadline)
@@ -430,7 +431,7 @@ int eng_wait_thread(struct eng_proc *p, struct eng_thread *t,
 	}
 }
 
-int eng_wait_any(struct eng_proc *p, int timeout_ms, pid_t *tid_out)
+int eng_ptrace_wait_any(struct eng_proc *p, int timeout_ms, pid_t *tid_out)
 {
 	int64_t deadline = (int64_t)clock_mono_ms() + timeout_ms;
 	long ns = 20000;
@@ -450,7 +451,7 @@ int eng_wait_any(struct eng_proc *p, int timeout_ms, pid_t *tid_out)
 			if (t->state == TS_GONE)
 				continue;
 			any = true;
-			pk = eng_sig_peek(p, t);
+			pk = eng_sigpark_peek(p, t);
 			rc = pk == PEEK_TAKE ? waitpid_nohang(tid, &status) : 0;
 			if (rc < 0) {
 				lost(p, t);
@@ -459,7 +460,7 @@ int eng_wait_any(struct eng_proc *p, int timeout_ms, pid_t *tid_out)
 			if (rc > 0 || pk == PEEK_PARKED) {
 				p->wait_next = i + 1;
 				if (rc > 0)
-					eng_dispatch(p, t, status);
+					eng_ptrace_dispatch(p, t, status);
 				*tid_out = tid;
 				return 0;
 			}
@@ -485,24 +486,24 @@ static int restart(struct eng_thread *t, int req, int sig)
 	return 0;
 }
 
-int eng_thread_cont(struct eng_proc *p, struct eng_thread *t, int sig)
+int eng_ptrace_thread_cont(struct eng_proc *p, struct eng_thread *t, int sig)
 {
 	if (t->parked) {        /* never drop a parked signal: owe it */
-		eng_unpark(p, t);
+		eng_sigpark_unpark(p, t);
 		if (t->state != TS_STOPPED)
 			return 0;  /* it died meanwhile: waitpid says so */
 	}
 	return restart(t, PTRACE_CONT, sig);
 }
 
-int eng_thread_resume(struct eng_proc *p, struct eng_thread *t)
+int eng_ptrace_thread_resume(struct eng_proc *p, struct eng_thread *t)
 {
 	int sig = 0, req = PTRACE_CONT;
 
 	if (t->state != TS_STOPPED)
 		return 0;
 	if (t->step_over) {
-		int rc = eng_step_over(p, t);
+		int rc = eng_bp_step_over(p, t);
 
 		if (rc < 0)
 			return rc;
@@ -512,14 +513,14 @@ int eng_thread_resume(struct eng_proc *p, struct eng_thread *t)
 	/* The first owed signal rides on this stop when it is a
 	 * signal-delivery-stop; the others are sent again (they arrive
 	 * after it, as they would have). */
-	sig = eng_owed_signals(p, t);
+	sig = eng_ptrace_owed_signals(p, t);
 	if (t->stop == SK_GROUP)
 		req = PTRACE_LISTEN;
 
 	return restart(t, req, sig);
 }
 
-int eng_settle(struct eng_proc *p, struct eng_thread *t)
+int eng_ptrace_settle(struct eng_proc *p, struct eng_thread *t)
 {
 	if (t->state != TS_STOPPED || p->want_stop || t->in_infcall ||
 	    p->exec_held)
@@ -529,24 +530,7 @@ int eng_settle(struct eng_proc *p, struct eng_thread *t)
 		t->deferred = true;
 		return 0;
 	}
-	return eng_thread_resume(p, t);
-}
-
-/* Has the thread exited without a report we can get yet? */
-static bool is_zombie(struct eng_proc *p, pid_t tid)
-{
-	char path[96], buf[256], *s = NULL;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)p->pid,
-		 (int)tid);
-	f = fopen(path, "re");
-	if (f != NULL) {
-		if (fgets(buf, sizeof(buf), f) != NULL)
-			s = strrchr(buf, ')');
-		fclose(f);
-	}
-	return s != NULL && (s[2] == 'Z' || s[2] == 'X');
+	return eng_ptrace_thread_resume(p, t);
 }
 
 /* Wait up to 10 s (in 50 ms slices) for thread tid to leave the running
@@ -555,15 +539,15 @@ static bool is_zombie(struct eng_proc *p, pid_t tid)
 static int wait_stopped(struct eng_proc *p, pid_t tid, bool zombie_ok)
 {
 	for (int slice = 0; slice < 200; slice++) {
-		struct eng_thread *t = eng_thread_find(p, tid);
+		struct eng_thread *t = eng_ptrace_thread_find(p, tid);
 		int rc;
 
 		if (t == NULL || t->state != TS_RUNNING)
 			return 0;
-		rc = eng_wait_thread(p, t, 50);
+		rc = eng_ptrace_wait_thread(p, t, 50);
 		if (rc == -ECHILD)
 			return 0;
-		if (rc == -ETIMEDOUT && zombie_ok && is_zombie(p, tid)) {
+		if (rc == -ETIMEDOUT && zombie_ok && eng_taskstate_dead(p->pid, tid)) {
 			t->state = TS_ZOMBIE;
 			return 0;
 		}
@@ -573,7 +557,7 @@ static int wait_stopped(struct eng_proc *p, pid_t tid, bool zombie_ok)
 	return -ETIMEDOUT;
 }
 
-int eng_thread_interrupt_wait(struct eng_proc *p, struct eng_thread *t)
+int eng_ptrace_thread_interrupt_wait(struct eng_proc *p, struct eng_thread *t)
 {
 	pid_t tid = t->tid;
 
@@ -585,7 +569,7 @@ int eng_thread_interrupt_wait(struct eng_proc *p, struct eng_thread *t)
 	 * signal-delivery-stop and keep the signal owed; the kernel drops
 	 * the pending interrupt trap at any ptrace stop (ptrace_stop:
 	 * "any trap clears pending STOP trap"), and a stray
-	 * PTRACE_EVENT_STOP would simply be resumed by eng_settle. */
+	 * PTRACE_EVENT_STOP would simply be resumed by eng_ptrace_settle. */
 	return wait_stopped(p, tid, true);
 }
 
@@ -594,7 +578,7 @@ int eng_thread_interrupt_wait(struct eng_proc *p, struct eng_thread *t)
  * registers changed now would be half overwritten (an inferior call
  * there made pthread_create fail with ENOSYS: the restored %rax).
  * Let the call finish and stop the thread on its way to user mode. */
-int eng_thread_to_user_stop(struct eng_proc *p, struct eng_thread *t)
+int eng_ptrace_thread_to_user_stop(struct eng_proc *p, struct eng_thread *t)
 {
 	pid_t tid = t->tid;
 	int rc;
@@ -604,17 +588,17 @@ int eng_thread_to_user_stop(struct eng_proc *p, struct eng_thread *t)
 		return 0;
 	if (ptrace(PTRACE_INTERRUPT, tid, 0, 0) != 0 && errno != ESRCH)
 		return -errno;
-	if ((rc = eng_thread_cont(p, t, 0)) < 0)
+	if ((rc = eng_ptrace_thread_cont(p, t, 0)) < 0)
 		return rc;
 	return wait_stopped(p, tid, false);
 }
 
-int eng_stop_all(struct eng_proc *p, struct hunch_err *err)
+int eng_ptrace_stop_all(struct eng_proc *p, struct hunch_err *err)
 {
 	int rc;
 
 	if (p->ended || p->detached)
-		return hunch_errf(err, -ESRCH, "process %d has ended or was "
+		return hunch_err_set(err, -ESRCH, "process %d has ended or was "
 				  "detached: there is nothing to stop",
 				  (int)p->pid);
 	p->want_stop = true;
@@ -622,7 +606,7 @@ int eng_stop_all(struct eng_proc *p, struct hunch_err *err)
 		if (p->th[i]->state == TS_RUNNING &&
 		    ptrace(PTRACE_INTERRUPT, p->th[i]->tid, 0, 0) != 0 &&
 		    errno != ESRCH)
-			return hunch_errf(err, -errno, "cannot interrupt "
+			return hunch_err_set(err, -errno, "cannot interrupt "
 					  "thread %d of process %d: %s",
 					  (int)p->th[i]->tid, (int)p->pid,
 					  strerror(errno));
@@ -632,28 +616,31 @@ int eng_stop_all(struct eng_proc *p, struct hunch_err *err)
 
 		if (t->state != TS_RUNNING)
 			continue;
-		rc = eng_thread_interrupt_wait(p, t);
+		rc = eng_ptrace_thread_interrupt_wait(p, t);
 		if (rc == -ETIMEDOUT)
-			return hunch_errf(err, rc, "thread %d of process %d "
+			return hunch_err_set(err, rc, "thread %d of process %d "
 				"did not stop within 10 s (is it in "
 				"uninterruptible sleep, state D?)",
 				(int)p->th[i]->tid, (int)p->pid);
 		if (rc < 0)
-			return hunch_errf(err, rc, "cannot stop thread %d of "
-				"process %d: %s", (int)p->th[i]->tid,
-				(int)p->pid, strerror(-rc));
+			return hunch_err_set(err, rc,
+					     "cannot stop thread %d of "
+					     "process %d: %s",
+					     (int)p->th[i]->tid, (int)p->pid,
+					     strerror(-rc));
 	}
 	/* Every stopped thread now holds its user-mode registers. */
 	for (size_t i = 0; i < p->nth; i++)
-		if ((rc = eng_thread_to_user_stop(p, p->th[i])) < 0)
-			return hunch_errf(err, rc, "cannot stop thread %d of "
+		if ((rc = eng_ptrace_thread_to_user_stop(p, p->th[i])) < 0)
+			return hunch_err_set(
+				err, rc,
+				"cannot stop thread %d of "
 				"process %d outside a system call: %s",
-				(int)p->th[i]->tid, (int)p->pid,
-				strerror(-rc));
+				(int)p->th[i]->tid, (int)p->pid, strerror(-rc));
 	return 0;
 }
 
-int eng_resume_all(struct eng_proc *p, struct hunch_err *err)
+int eng_ptrace_resume_all(struct eng_proc *p, struct hunch_err *err)
 {
 	int rc;
 
@@ -665,18 +652,22 @@ int eng_resume_all(struct eng_proc *p, struct hunch_err *err)
 		struct eng_thread *t = p->th[i];
 
 		if (t->state == TS_STOPPED && t->step_over && !t->in_infcall &&
-		    (rc = eng_step_over(p, t)) < 0)
-			return hunch_errf(err, rc, "cannot step thread %d of "
-				"process %d over a breakpoint: %s",
-				(int)t->tid, (int)p->pid, strerror(-rc));
+		    (rc = eng_bp_step_over(p, t)) < 0)
+			return hunch_err_set(err, rc,
+					     "cannot step thread %d of "
+					     "process %d over a breakpoint: %s",
+					     (int)t->tid, (int)p->pid,
+					     strerror(-rc));
 	}
 	for (size_t i = 0; i < p->nth; i++) {
 		struct eng_thread *t = p->th[i];
 
-		if ((rc = eng_settle(p, t)) < 0)
-			return hunch_errf(err, rc, "cannot resume thread %d of "
-				"process %d: %s", (int)t->tid, (int)p->pid,
-				strerror(-rc));
+		if ((rc = eng_ptrace_settle(p, t)) < 0)
+			return hunch_err_set(err, rc,
+					     "cannot resume thread %d of "
+					     "process %d: %s",
+					     (int)t->tid, (int)p->pid,
+					     strerror(-rc));
 	}
 	return 0;
 }
@@ -715,7 +706,7 @@ static void compact_threads(struct eng_proc *p)
 	p->wait_next = next < k ? next : 0;
 }
 
-int eng_poll_events(struct eng_proc *p, struct eng_event *evs, int max,
+int eng_ptrace_poll_events(struct eng_proc *p, struct eng_event *evs, int max,
 		    int timeout_ms)
 {
 	int64_t deadline = (int64_t)clock_mono_ms() + timeout_ms;
@@ -730,14 +721,14 @@ int eng_poll_events(struct eng_proc *p, struct eng_event *evs, int max,
 			left = -1;  /* until something happens */
 		else if (left < 0)
 			left = 0;
-		rc = eng_wait_any(p, (int)left, &tid);
+		rc = eng_ptrace_wait_any(p, (int)left, &tid);
 		if (rc == -ETIMEDOUT || rc == -ECHILD)
 			break;
 		if (rc < 0)
 			return rc;
-		struct eng_thread *t = eng_thread_find(p, tid);
+		struct eng_thread *t = eng_ptrace_thread_find(p, tid);
 
-		if (t != NULL && (rc = eng_settle(p, t)) < 0)
+		if (t != NULL && (rc = eng_ptrace_settle(p, t)) < 0)
 			return rc;
 	}
 	return drain(p, evs, max);

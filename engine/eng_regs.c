@@ -18,16 +18,18 @@ static int regs_err(struct eng_proc *p, pid_t tid, const char *what,
 	int e = errno;
 
 	if (e == ESRCH)
-		return hunch_errf(err, -ESRCH, "cannot %s registers of thread "
+		return hunch_err_set(
+			err, -ESRCH,
+			"cannot %s registers of thread "
 			"%d of process %d: the thread is not stopped by hunch "
-			"(stop it first) or has exited", what, (int)tid,
-			(int)p->pid);
-	return hunch_errf(err, -e, "cannot %s registers of thread %d of "
+			"(stop it first) or has exited",
+			what, (int)tid, (int)p->pid);
+	return hunch_err_set(err, -e, "cannot %s registers of thread %d of "
 			  "process %d: %s", what, (int)tid, (int)p->pid,
 			  strerror(e));
 }
 
-int eng_get_regs(struct eng_proc *p, pid_t tid, struct user_regs_struct *r,
+int eng_regs_get(struct eng_proc *p, pid_t tid, struct user_regs_struct *r,
 		 struct hunch_err *err)
 {
 	if (ptrace(PTRACE_GETREGS, tid, 0, r) != 0)
@@ -35,7 +37,7 @@ int eng_get_regs(struct eng_proc *p, pid_t tid, struct user_regs_struct *r,
 	return 0;
 }
 
-int eng_set_regs(struct eng_proc *p, pid_t tid,
+int eng_regs_set(struct eng_proc *p, pid_t tid,
 		 const struct user_regs_struct *r, struct hunch_err *err)
 {
 	if (ptrace(PTRACE_SETREGS, tid, 0, r) != 0)
@@ -43,7 +45,7 @@ int eng_set_regs(struct eng_proc *p, pid_t tid,
 	return 0;
 }
 
-int eng_get_xstate(struct eng_proc *p, pid_t tid, void *buf, size_t *len)
+int eng_regs_get_xstate(struct eng_proc *p, pid_t tid, void *buf, size_t *len)
 {
 	struct iovec iov = { buf, *len };
 
@@ -57,11 +59,11 @@ int eng_get_xstate(struct eng_proc *p, pid_t tid, void *buf, size_t *len)
 		return -EINVAL;
 	if (ptrace(PTRACE_GETFPREGS, tid, 0, buf) != 0)
 		return -errno;
-	*len = 0;  /* 0 marks "legacy fpregs" for eng_set_xstate */
+	*len = 0;  /* 0 marks "legacy fpregs" for eng_regs_set_xstate */
 	return 0;
 }
 
-int eng_set_xstate(struct eng_proc *p, pid_t tid, const void *buf,
+int eng_regs_set_xstate(struct eng_proc *p, pid_t tid, const void *buf,
 		   size_t len)
 {
 	struct iovec iov = { (void *)buf, len };

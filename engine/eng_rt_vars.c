@@ -4,7 +4,7 @@
  * Space is carved in 64-byte chunks from a bump pointer; a timer takes a
  * chunk, a counter takes an 8-byte piece of a chunk kept for counters.
  * Freed slots go on a per-size free list; the bump pointer only grows,
- * so eng_vars_extent says how much of a block can ever be non-zero.
+ * so eng_rt_vars_extent says how much of a block can ever be non-zero.
  */
 #include "eng_rt_vars.h"
 #include "hunch_abi.h"
@@ -43,20 +43,20 @@ static int push(struct u64stack *s, uint64_t x)
 	return 0;
 }
 
-int eng_vars_create(uint64_t block_size, struct eng_vars **out,
+int eng_rt_vars_create(uint64_t block_size, struct eng_vars **out,
 		    struct hunch_err *err)
 {
 	struct eng_vars *v = calloc(1, sizeof(*v));
 
 	if (v == NULL)
-		return hunch_errf(err, -ENOMEM, "out of memory");
+		return hunch_err_set(err, -ENOMEM, "out of memory");
 	v->block_size = block_size;
 	v->bump = HUNCH_BLOCK_VARS_START;
 	*out = v;
 	return 0;
 }
 
-void eng_vars_destroy(struct eng_vars *v)
+void eng_rt_vars_destroy(struct eng_vars *v)
 {
 	if (v == NULL)
 		return;
@@ -130,32 +130,34 @@ static int take_slot(struct eng_vars *v, enum eng_var_kind kind, uint64_t *off)
 	return 0;
 }
 
-int eng_vars_alloc(struct eng_vars *v, enum eng_var_kind kind, uint32_t *id,
+int eng_rt_vars_alloc(struct eng_vars *v, enum eng_var_kind kind, uint32_t *id,
 		   struct hunch_err *err)
 {
 	uint64_t off;
 	int rc;
 
 	if (kind < ENG_VAR_COUNTER || kind > ENG_VAR_CPU_TIMER)
-		return hunch_errf(err, -EINVAL, "unknown variable kind %d",
+		return hunch_err_set(err, -EINVAL, "unknown variable kind %d",
 				  (int)kind);
 	rc = take_slot(v, kind, &off);
 	if (rc == -ENOSPC)
-		return hunch_errf(err, rc, "the per-thread blocks (%llu bytes) "
+		return hunch_err_set(
+			err, rc,
+			"the per-thread blocks (%llu bytes) "
 			"are full with %u variables: disable some metrics or "
 			"create the segment with larger blocks",
 			(unsigned long long)v->block_size, v->live);
 	if (rc == 0)
 		rc = take_id(v, id);
 	if (rc < 0)
-		return hunch_errf(err, rc, "out of memory allocating a variable");
+		return hunch_err_set(err, rc, "out of memory allocating a variable");
 	v->kind[*id] = (uint8_t)kind;
 	v->off[*id] = off;
 	v->live++;
 	return 0;
 }
 
-void eng_vars_release(struct eng_vars *v, uint32_t id)
+void eng_rt_vars_release(struct eng_vars *v, uint32_t id)
 {
 	if (id >= v->nid || v->kind[id] == ENG_VAR_NONE)
 		return;
@@ -167,22 +169,22 @@ void eng_vars_release(struct eng_vars *v, uint32_t id)
 	v->live--;
 }
 
-enum eng_var_kind eng_vars_kind(const struct eng_vars *v, uint32_t id)
+enum eng_var_kind eng_rt_vars_kind(const struct eng_vars *v, uint32_t id)
 {
 	return id < v->nid ? (enum eng_var_kind)v->kind[id] : ENG_VAR_NONE;
 }
 
-uint64_t eng_vars_handle(const struct eng_vars *v, uint32_t id)
+uint64_t eng_rt_vars_handle(const struct eng_vars *v, uint32_t id)
 {
 	return id < v->nid ? v->off[id] : 0;
 }
 
-uint32_t eng_vars_cap(const struct eng_vars *v)
+uint32_t eng_rt_vars_cap(const struct eng_vars *v)
 {
 	return v->nid;
 }
 
-uint64_t eng_vars_extent(const struct eng_vars *v)
+uint64_t eng_rt_vars_extent(const struct eng_vars *v)
 {
 	return v->bump;
 }

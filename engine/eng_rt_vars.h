@@ -27,21 +27,21 @@ enum eng_var_kind {
 
 struct eng_vars;
 
-int eng_vars_create(uint64_t block_size, struct eng_vars **out,
+int eng_rt_vars_create(uint64_t block_size, struct eng_vars **out,
 		    struct hunch_err *err);
-void eng_vars_destroy(struct eng_vars *v);
+void eng_rt_vars_destroy(struct eng_vars *v);
 
 /* -ENOSPC (with a message) when the blocks are full. */
-int eng_vars_alloc(struct eng_vars *v, enum eng_var_kind kind, uint32_t *id,
+int eng_rt_vars_alloc(struct eng_vars *v, enum eng_var_kind kind, uint32_t *id,
 		   struct hunch_err *err);
 /* Return a variable whose slots are already zero everywhere. */
-void eng_vars_release(struct eng_vars *v, uint32_t id);
+void eng_rt_vars_release(struct eng_vars *v, uint32_t id);
 
-enum eng_var_kind eng_vars_kind(const struct eng_vars *v, uint32_t id);
-uint64_t eng_vars_handle(const struct eng_vars *v, uint32_t id);
+enum eng_var_kind eng_rt_vars_kind(const struct eng_vars *v, uint32_t id);
+uint64_t eng_rt_vars_handle(const struct eng_vars *v, uint32_t id);
 /* Ids are < cap; live ones have a kind. */
-uint32_t eng_vars_cap(const struct eng_vars *v);
+uint32_t eng_rt_vars_cap(const struct eng_vars *v);
 /* Bytes of every block that have ever held a variable (incl. header). */
-uint64_t eng_vars_extent(const struct eng_vars *v);
+uint64_t eng_rt_vars_extent(const struct eng_vars *v);
 
 #endif

@@ -33,6 +33,11 @@ struct thr {
 	uint64_t start_fn;
 	int64_t *vals;         /* per variable id */
 	uint32_t vals_cap;
+	/* Per variable id: 1 when the last read kept the value before (the
+	 * thread is inside an update of that timer: descheduled between
+	 * its prot1++ and prot2++, which retrying cannot wait out). */
+	int64_t *stale;
+	uint32_t stale_cap;
 	int sched_fd;          /* /proc/<pid>/task/<tid>/schedstat or -1 */
 	bool cpu_have;         /* cpu_ns read during this tick */
 	uint64_t cpu_ns;
@@ -108,7 +113,7 @@ int eng_sampler_create(struct eng_shm *shm, struct eng_sampler **out,
 	int rc;
 
 	if (s == NULL)
-		return hunch_errf(err, -ENOMEM, "out of memory");
+		return hunch_err_set(err, -ENOMEM, "out of memory");
 	s->shm = shm;
 	s->lay = *eng_shm_layout(shm);
 	s->clk = eng_shm_clock(shm);
@@ -118,11 +123,11 @@ int eng_sampler_create(struct eng_shm *shm, struct eng_sampler **out,
 	s->evq = calloc(EVQ_SIZE, sizeof(*s->evq));
 	if (s->thr == NULL || s->evq == NULL) {
 		eng_sampler_destroy(s);
-		return hunch_errf(err, -ENOMEM, "out of memory");
+		return hunch_err_set(err, -ENOMEM, "out of memory");
 	}
 	for (i = 0; i < s->lay.max_threads; i++)
 		s->thr[i].sched_fd = -1;
-	rc = eng_vars_create(1ull << s->lay.block_shift, &s->vars, err);
+	rc = eng_rt_vars_create(1ull << s->lay.block_shift, &s->vars, err);
 	if (rc < 0) {
 		eng_sampler_destroy(s);
 		return rc;
@@ -139,6 +144,7 @@ void eng_sampler_destroy(struct eng_sampler *s)
 		return;
 	for (i = 0; s->thr != NULL && i < s->lay.max_threads; i++) {
 		free(s->thr[i].vals);
+		free(s->thr[i].stale);
 		if (s->thr[i].sched_fd >= 0)
 			close(s->thr[i].sched_fd);
 	}
@@ -146,7 +152,7 @@ void eng_sampler_destroy(struct eng_sampler *s)
 	free(s->evq);
 	free(s->lv);
 	free(s->retired);
-	eng_vars_destroy(s->vars);
+	eng_rt_vars_destroy(s->vars);
 	free(s);
 }
 
@@ -162,8 +168,10 @@ int eng_sampler_set_rate(struct eng_sampler *s, double hz,
 			 struct hunch_err *err)
 {
 	if (!(hz >= 0.1 && hz <= 1000.0))
-		return hunch_errf(err, -EINVAL, "sampling rate %g Hz is out of "
-				  "range: use 0.1 to 1000 Hz", hz);
+		return hunch_err_set(err, -EINVAL,
+				     "sampling rate %g Hz is out of "
+				     "range: use 0.1 to 1000 Hz",
+				     hz);
 	s->period_ns = (uint64_t)(1e9 / hz);
 	return 0;
 }
@@ -192,19 +200,22 @@ int eng_sampler_var_alloc(struct eng_sampler *s, enum eng_var_kind kind,
 			  uint32_t *id, uint64_t *handle, struct hunch_err *err)
 {
 	uint32_t i;
-	int rc = eng_vars_alloc(s->vars, kind, id, err);
+	int rc = eng_rt_vars_alloc(s->vars, kind, id, err);
 
 	if (rc < 0)
 		return rc;
 	if (grow_i64(&s->retired, &s->retired_cap, *id + 1) < 0) {
-		eng_vars_release(s->vars, *id);
-		return hunch_errf(err, -ENOMEM, "out of memory");
+		eng_rt_vars_release(s->vars, *id);
+		return hunch_err_set(err, -ENOMEM, "out of memory");
 	}
 	s->retired[*id] = 0;
-	for (i = 0; i < s->lay.max_threads; i++)
+	for (i = 0; i < s->lay.max_threads; i++) {
 		if (s->thr[i].vals_cap > *id)
 			s->thr[i].vals[*id] = 0;
-	*handle = eng_vars_handle(s->vars, *id);
+		if (s->thr[i].stale_cap > *id)
+			s->thr[i].stale[*id] = 0;
+	}
+	*handle = eng_rt_vars_handle(s->vars, *id);
 	s->lv_dirty = true;
 	return 0;
 }
@@ -221,8 +232,8 @@ int eng_sampler_var_alloc(struct eng_sampler *s, enum eng_var_kind kind,
  * at retirement). */
 void eng_sampler_var_free(struct eng_sampler *s, uint32_t id)
 {
-	enum eng_var_kind k = eng_vars_kind(s->vars, id);
-	uint64_t off = eng_vars_handle(s->vars, id);
+	enum eng_var_kind k = eng_rt_vars_kind(s->vars, id);
+	uint64_t off = eng_rt_vars_handle(s->vars, id);
 	size_t len = k == ENG_VAR_COUNTER ? HUNCH_COUNTER_SIZE : HUNCH_TIMER_SIZE;
 	uint32_t i;
 
@@ -233,13 +244,13 @@ void eng_sampler_var_free(struct eng_sampler *s, uint32_t id)
 		    LD(&slot(s, i)->state) != HUNCH_THR_FREE)
 			memset((void *)(block(s, i) + off), 0, len);
 	s->retired[id] = 0;
-	eng_vars_release(s->vars, id);
+	eng_rt_vars_release(s->vars, id);
 	s->lv_dirty = true;
 }
 
 static int rebuild_lv(struct eng_sampler *s)
 {
-	uint32_t cap = eng_vars_cap(s->vars), id, n = 0;
+	uint32_t cap = eng_rt_vars_cap(s->vars), id, n = 0;
 
 	if (cap > s->lv_cap) {
 		struct lvar *nl = realloc(s->lv, cap * sizeof(*nl));
@@ -250,11 +261,11 @@ static int rebuild_lv(struct eng_sampler *s)
 		s->lv_cap = cap;
 	}
 	for (id = 0; id < cap; id++) {
-		enum eng_var_kind k = eng_vars_kind(s->vars, id);
+		enum eng_var_kind k = eng_rt_vars_kind(s->vars, id);
 
 		if (k == ENG_VAR_NONE)
 			continue;
-		s->lv[n].off = eng_vars_handle(s->vars, id);
+		s->lv[n].off = eng_rt_vars_handle(s->vars, id);
 		s->lv[n].id = id;
 		s->lv[n].kind = (uint32_t)k;
 		n++;
@@ -320,13 +331,15 @@ static bool thread_cpu(struct eng_sampler *s, struct thr *t, uint64_t *ns)
 
 static int64_t timer_value(struct eng_sampler *s, struct thr *t,
 			   volatile struct hunch_timer *tm, uint32_t kind,
-			   int64_t prev)
+			   int64_t prev, bool *kept)
 {
 	struct tsnap o;
 	uint64_t now, v;
 
-	if (!read_timer(s, tm, &o))
-		return prev;  /* thrown away; sampled again next tick */
+	if (!read_timer(s, tm, &o)) {
+		*kept = true;  /* the value before; read again next tick */
+		return prev;
+	}
 	if (o.count < 0) {
 		problem(s, "a timer of thread %d has a negative nesting count",
 			(int)t->tid);
@@ -349,6 +362,31 @@ static int64_t timer_value(struct eng_sampler *s, struct thr *t,
 	return (int64_t)v;
 }
 
+static int grow_vals(struct eng_sampler *s, struct thr *t)
+{
+	uint32_t cap = eng_rt_vars_cap(s->vars);
+
+	if (grow_i64(&t->vals, &t->vals_cap, cap) < 0 ||
+	    grow_i64(&t->stale, &t->stale_cap, cap) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+/* Variable `id` of thread t now, into t->vals[id] and t->stale[id]. */
+static void read_var(struct eng_sampler *s, struct thr *t,
+		     volatile unsigned char *b, uint64_t off, uint32_t kind,
+		     uint32_t id)
+{
+	bool kept = false;
+
+	if (kind == ENG_VAR_COUNTER)
+		t->vals[id] = LD((volatile int64_t *)(b + off));
+	else
+		t->vals[id] = timer_value(s, t, (volatile struct hunch_timer *)
+					  (b + off), kind, t->vals[id], &kept);
+	t->stale[id] = kept;
+}
+
 static void sample_thread(struct eng_sampler *s, uint32_t i)
 {
 	struct thr *t = &s->thr[i];
@@ -357,19 +395,11 @@ static void sample_thread(struct eng_sampler *s, uint32_t i)
 	uint64_t obs;
 	uint32_t k;
 
-	if (grow_i64(&t->vals, &t->vals_cap, eng_vars_cap(s->vars)) < 0)
+	if (grow_vals(s, t) < 0)
 		return;
 	t->cpu_have = false;
-	for (k = 0; k < s->nlv; k++) {
-		const struct lvar *l = &s->lv[k];
-		int64_t *v = &t->vals[l->id];
-
-		if (l->kind == ENG_VAR_COUNTER)
-			*v = LD((volatile int64_t *)(b + l->off));
-		else
-			*v = timer_value(s, t, (volatile struct hunch_timer *)
-					 (b + l->off), l->kind, *v);
-	}
+	for (k = 0; k < s->nlv; k++)
+		read_var(s, t, b, s->lv[k].off, s->lv[k].kind, s->lv[k].id);
 	obs = LD(&bh->obs_cost);
 	if (obs >= t->obs_last)
 		s->obs_tick += obs - t->obs_last;
@@ -381,28 +411,42 @@ static void sample_thread(struct eng_sampler *s, uint32_t i)
 
 /* One variable of every adopted thread, read now (outside a tick: no
  * ring, no cost accounting). */
+/* Threads registered since the last tick, adopted now: a thread that
+ * existed before the runtime library was loaded (attach, or the program
+ * after an exec) registers at its first primitive, and a read between
+ * two ticks must count it (a call-rate probe's 30 ms window on the
+ * program's main thread read 0 calls of a function called 30000 times a
+ * second, right after an exec). */
+static void adopt(struct eng_sampler *s, uint32_t i,
+		  volatile struct hunch_thread_slot *ts, uint32_t gen);
+
+static void adopt_new(struct eng_sampler *s)
+{
+	for (uint32_t i = 0; i < s->lay.max_threads; i++) {
+		volatile struct hunch_thread_slot *ts = slot(s, i);
+
+		if (!s->thr[i].live && LD(&ts->state) == HUNCH_THR_LIVE)
+			adopt(s, i, ts, LD(&ts->gen));
+	}
+}
+
 int eng_sampler_var_refresh(struct eng_sampler *s, uint32_t id)
 {
-	enum eng_var_kind k = eng_vars_kind(s->vars, id);
-	uint64_t off = eng_vars_handle(s->vars, id);
+	enum eng_var_kind k = eng_rt_vars_kind(s->vars, id);
+	uint64_t off = eng_rt_vars_handle(s->vars, id);
 	uint32_t i;
 
 	if (k == ENG_VAR_NONE)
 		return -ENOENT;
+	adopt_new(s);
 	for (i = 0; i <= s->st.max_index && i < s->lay.max_threads; i++) {
 		struct thr *t = &s->thr[i];
 		volatile unsigned char *b = block(s, i);
 
-		if (!t->live ||
-		    grow_i64(&t->vals, &t->vals_cap, eng_vars_cap(s->vars)) < 0)
+		if (!t->live || grow_vals(s, t) < 0)
 			continue;
 		t->cpu_have = false;
-		if (k == ENG_VAR_COUNTER)
-			t->vals[id] = LD((volatile int64_t *)(b + off));
-		else
-			t->vals[id] = timer_value(s, t, (volatile struct
-						  hunch_timer *)(b + off),
-						  (uint32_t)k, t->vals[id]);
+		read_var(s, t, b, off, (uint32_t)k, id);
 	}
 	return 0;
 }
@@ -445,6 +489,8 @@ static void adopt(struct eng_sampler *s, uint32_t i,
 	t->obs_last = 0;
 	if (t->vals != NULL)
 		memset(t->vals, 0, t->vals_cap * sizeof(*t->vals));
+	if (t->stale != NULL)
+		memset(t->stale, 0, t->stale_cap * sizeof(*t->stale));
 	if (t->sched_fd >= 0)
 		close(t->sched_fd);
 	t->sched_fd = -1;
@@ -468,7 +514,7 @@ static void forget(struct eng_sampler *s, uint32_t i)
  * punched out of the memfd so retired threads give their memory back. */
 static void clean_block(struct eng_sampler *s, uint32_t i)
 {
-	uint64_t ext = eng_vars_extent(s->vars);
+	uint64_t ext = eng_rt_vars_extent(s->vars);
 	uint64_t off = s->lay.blocks_off + ((uint64_t)i << s->lay.block_shift);
 	uint64_t pages = ext / 4096 * 4096;
 
@@ -649,7 +695,8 @@ int eng_sampler_tick(struct eng_sampler *s, struct hunch_err *err)
 	uint32_t i;
 
 	if (s->lv_dirty && rebuild_lv(s) < 0)
-		return hunch_errf(err, -ENOMEM, "out of memory while sampling");
+		return hunch_err_set(err, -ENOMEM,
+				     "out of memory while sampling");
 	check_header(s);
 	drain_ring(s);
 	s->obs_tick = 0;
@@ -673,7 +720,7 @@ int eng_sampler_var_agg(const struct eng_sampler *s, uint32_t id,
 	uint32_t i;
 
 	memset(a, 0, sizeof(*a));
-	if (eng_vars_kind(s->vars, id) == ENG_VAR_NONE)
+	if (eng_rt_vars_kind(s->vars, id) == ENG_VAR_NONE)
 		return -ENOENT;
 	for (i = 0; i <= s->st.max_index && i < s->lay.max_threads; i++) {
 		const struct thr *t = &s->thr[i];
@@ -688,6 +735,7 @@ int eng_sampler_var_agg(const struct eng_sampler *s, uint32_t id,
 			a->max = v;
 		a->live_sum += v;
 		a->nlive++;
+		a->nstale += t->stale_cap > id && t->stale[id] != 0;
 	}
 	a->retired = s->retired[id];
 	a->sum = a->live_sum + a->retired;
@@ -700,7 +748,7 @@ int eng_sampler_var_thread(const struct eng_sampler *s, uint32_t id,
 {
 	const struct thr *t;
 
-	if (idx >= s->lay.max_threads || eng_vars_kind(s->vars, id) ==
+	if (idx >= s->lay.max_threads || eng_rt_vars_kind(s->vars, id) ==
 	    ENG_VAR_NONE)
 		return -ENOENT;
 	t = &s->thr[idx];
@@ -708,6 +756,14 @@ int eng_sampler_var_thread(const struct eng_sampler *s, uint32_t id,
 		return -ENOENT;
 	*v = t->vals_cap > id ? t->vals[id] : 0;
 	return 0;
+}
+
+bool eng_sampler_var_stale(const struct eng_sampler *s, uint32_t id,
+			   uint32_t idx)
+{
+	const struct thr *t = idx < s->lay.max_threads ? &s->thr[idx] : NULL;
+
+	return t != NULL && t->live && t->stale_cap > id && t->stale[id] != 0;
 }
 
 int eng_sampler_thread(const struct eng_sampler *s, uint32_t idx,

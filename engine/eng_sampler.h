@@ -58,6 +58,7 @@ struct eng_var_agg {
 	int64_t min, max;   /* over live threads (0 when none) */
 	double avg;         /* live_sum / nlive */
 	uint32_t nlive;
+	uint32_t nstale;    /* live threads whose value is stale (below) */
 };
 int eng_sampler_var_agg(const struct eng_sampler *s, uint32_t id,
 			struct eng_var_agg *a);
@@ -67,6 +68,13 @@ int eng_sampler_var_refresh(struct eng_sampler *s, uint32_t id);
 /* The value of `id` in live thread `idx`; -ENOENT if not live. */
 int eng_sampler_var_thread(const struct eng_sampler *s, uint32_t id,
 			   uint32_t idx, int64_t *v);
+/* Whether the last read of timer `id` in live thread `idx` kept the value
+ * before: the thread was inside an update of the timer (descheduled
+ * between the protector increments, so no retry can wait it out).  Its
+ * time since then is not lost, it shows at the next read; a rate over
+ * that interval would read 0, and the next one twice. */
+bool eng_sampler_var_stale(const struct eng_sampler *s, uint32_t id,
+			   uint32_t idx);
 
 struct eng_thread_info {
 	uint32_t idx, gen;

@@ -121,7 +121,7 @@ static int open_segment(struct eng_shm *s, struct hunch_err *err)
 	if (!s->named) {
 		s->fd = memfd_create("hunch-shm", 0);  /* inheritable */
 		if (s->fd < 0)
-			return hunch_errf(err, -errno,
+			return hunch_err_set(err, -errno,
 				"cannot create the shared-memory segment "
 				"(memfd_create: %s)", strerror(errno));
 		return 0;
@@ -129,12 +129,12 @@ static int open_segment(struct eng_shm *s, struct hunch_err *err)
 	sweep_stale_names();
 	rc = make_name(s->name, sizeof(s->name));
 	if (rc < 0)
-		return hunch_errf(err, rc, "cannot make a shm name: %s",
+		return hunch_err_set(err, rc, "cannot make a shm name: %s",
 				  strerror(-rc));
 	s->fd = shm_open(s->name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC,
 			 0600);
 	if (s->fd < 0)
-		return hunch_errf(err, -errno,
+		return hunch_err_set(err, -errno,
 			"cannot create shared-memory object %s: %s "
 			"(is /dev/shm mounted and writable?)", s->name,
 			strerror(errno));
@@ -149,7 +149,7 @@ static int create(const struct eng_shm_layout *lay, bool named,
 	int rc;
 
 	if (s == NULL)
-		return hunch_errf(err, -ENOMEM, "out of memory");
+		return hunch_err_set(err, -ENOMEM, "out of memory");
 	s->lay = *lay;
 	s->size = lay->size;
 	s->named = named;
@@ -164,14 +164,14 @@ static int create(const struct eng_shm_layout *lay, bool named,
 		return rc;
 	}
 	if (ftruncate(s->fd, (off_t)s->size) != 0) {
-		rc = hunch_errf(err, -errno, "cannot size the shared-memory "
+		rc = hunch_err_set(err, -errno, "cannot size the shared-memory "
 				"segment to %zu bytes: %s", s->size,
 				strerror(errno));
 		goto fail;
 	}
 	p = mmap(NULL, s->size, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, 0);
 	if (p == MAP_FAILED) {
-		rc = hunch_errf(err, -errno, "cannot map the shared-memory "
+		rc = hunch_err_set(err, -errno, "cannot map the shared-memory "
 				"segment: %s", strerror(errno));
 		goto fail;
 	}
@@ -200,7 +200,7 @@ int eng_shm_create(size_t size, bool named, struct eng_shm **out,
 		layout_for(ENG_SHM_DEFAULT_THREADS, ENG_SHM_DEFAULT_BLOCK_SHIFT,
 			   &lay);
 	else if (layout_fit(size, &lay) < 0)
-		return hunch_errf(err, -EINVAL, "a shared-memory segment of "
+		return hunch_err_set(err, -EINVAL, "a shared-memory segment of "
 			"%zu bytes cannot hold even one thread block: ask "
 			"for at least 256 KiB, or 0 for the default", size);
 	return create(&lay, named, out, err);
@@ -214,7 +214,7 @@ int eng_shm_create_layout(uint32_t max_threads, uint32_t block_shift,
 
 	if (max_threads == 0 || max_threads > 65536 || block_shift < 12 ||
 	    block_shift > 30)
-		return hunch_errf(err, -EINVAL, "bad segment layout (%u "
+		return hunch_err_set(err, -EINVAL, "bad segment layout (%u "
 			"threads, blocks of 2^%u bytes): use 1..65536 threads "
 			"and block sizes 2^12..2^30", max_threads, block_shift);
 	layout_for(max_threads, block_shift, &lay);
@@ -284,7 +284,7 @@ int eng_shm_check_ready(const struct eng_shm *s, struct hunch_err *err)
 	if (state == HUNCH_RT_FAILED &&
 	    s->hdr->rt_abi_version == HUNCH_ABI_VERSION &&
 	    s->hdr->rt_flags != 0)
-		return hunch_errf(err, -EPROTO, "the runtime library in the "
+		return hunch_err_set(err, -EPROTO, "the runtime library in the "
 			"target could not use the %zu-byte shared-memory "
 			"segment (%s): %s", s->size,
 			s->hdr->rt_flags & HUNCH_RT_F_MAP_FAILED ?
@@ -296,7 +296,7 @@ int eng_shm_check_ready(const struct eng_shm *s, struct hunch_err *err)
 				"check the target's address-space limit "
 				"(ulimit -v) or ask for a smaller segment" :
 				"use the libhunchrt.so built with this hunch");
-	return hunch_errf(err, -EPROTO,
+	return hunch_err_set(err, -EPROTO,
 		"the runtime library in the target speaks ABI version %u, "
 		"hunch speaks %u: use the libhunchrt.so built with this hunch",
 		s->hdr->rt_abi_version, HUNCH_ABI_VERSION);

@@ -43,7 +43,7 @@
 #include <sys/wait.h>
 
 /* A signal stop taken: the fault points that count it (eng_fault.h). */
-void eng_test_kill_signal(const struct eng_proc *p)
+void eng_sigpark_test_kill_signal(const struct eng_proc *p)
 {
 	eng_fault_hit(ENG_FAULT_SIGNAL);
 	if (p->want_stop)
@@ -76,7 +76,7 @@ static bool parkable(struct eng_proc *p, const struct eng_thread *t,
 		return false;
 	if (si.si_code != SI_KERNEL)
 		return true;
-	return eng_get_regs(p, t->tid, &r, NULL) == 0 &&
+	return eng_regs_get(p, t->tid, &r, NULL) == 0 &&
 	       eng_bp_find(p, r.rip - 1) == NULL &&
 	       eng_trap_target(p, r.rip - 1) == 0;
 }
@@ -89,11 +89,11 @@ static void park(struct eng_proc *p, struct eng_thread *t, int sig)
 	t->hit_bp = 0;
 	t->parked = true;
 	t->parked_sig = sig;
-	eng_signal_event(p, t, sig);
-	eng_test_kill_signal(p);
+	eng_ptrace_signal_event(p, t, sig);
+	eng_sigpark_test_kill_signal(p);
 }
 
-enum eng_peek eng_sig_peek(struct eng_proc *p, struct eng_thread *t)
+enum eng_peek eng_sigpark_peek(struct eng_proc *p, struct eng_thread *t)
 {
 	siginfo_t w;
 
@@ -118,7 +118,7 @@ enum eng_peek eng_sig_peek(struct eng_proc *p, struct eng_thread *t)
 
 /* For a caller that must run the thread without the signal (a last
  * resort: eng_infcall.c gives the signal back to the kernel instead). */
-void eng_unpark(struct eng_proc *p, struct eng_thread *t)
+void eng_sigpark_unpark(struct eng_proc *p, struct eng_thread *t)
 {
 	siginfo_t si;
 	pid_t r;
@@ -140,9 +140,9 @@ void eng_unpark(struct eng_proc *p, struct eng_thread *t)
 		return;
 	}
 	if (!WIFSTOPPED(st)) {
-		eng_dispatch(p, t, st);
+		eng_ptrace_dispatch(p, t, st);
 		return;
 	}
-	eng_owe_signal(t, t->parked_sig, &si);
+	eng_ptrace_owe_signal(t, t->parked_sig, &si);
 	t->sigstop_now = true;
 }

@@ -9,6 +9,7 @@
  * consistent again, walk them and diff against what we knew.
  */
 #include "eng_proc_int.h"
+#include "eng_taskstate.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -33,7 +34,7 @@
 #define MAX_LMS    4096   /* a corrupt list must not loop us forever */
 #define MAX_NS     16
 
-int eng_read_auxv(pid_t pid, uint64_t type, uint64_t *val)
+int eng_solib_read_auxv(pid_t pid, uint64_t type, uint64_t *val)
 {
 	char path[64];
 	uint64_t av[2];
@@ -63,7 +64,7 @@ static int exe_bias(struct eng_proc *p, uint64_t *bias)
 	uint64_t entry;
 	int fd, rc;
 
-	rc = eng_read_auxv(p->pid, AT_ENTRY, &entry);
+	rc = eng_solib_read_auxv(p->pid, AT_ENTRY, &entry);
 	if (rc < 0)
 		return rc;
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)p->pid);
@@ -82,7 +83,7 @@ static void mod_free(struct eng_mod_int *m)
 	free(m->pub.path);
 }
 
-void eng_mods_clear(struct eng_proc *p)
+void eng_solib_clear(struct eng_proc *p)
 {
 	for (size_t i = 0; i < p->nmods; i++)
 		mod_free(&p->mods[i]);
@@ -104,7 +105,7 @@ static struct eng_mod_int *mod_add(struct eng_proc *p)
 	return &p->mods[p->nmods++];
 }
 
-int eng_mod_set_exe(struct eng_proc *p)
+int eng_solib_set_exe(struct eng_proc *p)
 {
 	char link[64], path[PATH_MAX];
 	struct eng_mod_int *m;
@@ -139,18 +140,18 @@ static uint64_t find_r_debug(struct eng_proc *p)
 	Elf64_Phdr ph;
 	Elf64_Dyn d;
 
-	if (eng_read_auxv(p->pid, AT_PHDR, &phdr) < 0 ||
-	    eng_read_auxv(p->pid, AT_PHNUM, &phnum) < 0)
+	if (eng_solib_read_auxv(p->pid, AT_PHDR, &phdr) < 0 ||
+	    eng_solib_read_auxv(p->pid, AT_PHNUM, &phnum) < 0)
 		return 0;
 	for (uint64_t i = 0; i < phnum && i < 64; i++) {
-		if (eng_read_mem(p, phdr + i * sizeof(ph), &ph, sizeof(ph),
+		if (eng_mem_read(p, phdr + i * sizeof(ph), &ph, sizeof(ph),
 				 NULL) < 0)
 			return 0;
 		if (ph.p_type != PT_DYNAMIC)
 			continue;
 		for (uint64_t a = bias + ph.p_vaddr, k = 0; k < 1024;
 		     k++, a += sizeof(d)) {
-			if (eng_read_mem(p, a, &d, sizeof(d), NULL) < 0 ||
+			if (eng_mem_read(p, a, &d, sizeof(d), NULL) < 0 ||
 			    d.d_tag == DT_NULL)
 				return 0;
 			if (d.d_tag == DT_DEBUG)
@@ -187,12 +188,12 @@ static size_t walk_ns(struct eng_proc *p, uint64_t lm, struct lmrec *out,
 	for (size_t k = 0; lm != 0 && k < MAX_LMS && n < max; k++) {
 		uint64_t f[4];
 
-		if (eng_read_mem(p, lm, f, sizeof(f), NULL) < 0)
+		if (eng_mem_read(p, lm, f, sizeof(f), NULL) < 0)
 			break;
 		out[n].lm = lm;
 		out[n].bias = f[LM_ADDR / 8];
 		if (f[LM_NAME / 8] != 0 &&
-		    eng_read_str(p, f[LM_NAME / 8], out[n].name,
+		    eng_mem_read_str(p, f[LM_NAME / 8], out[n].name,
 				 sizeof(out[n].name)) == 0 &&
 		    strchr(out[n].name, '/') != NULL)
 			n++;
@@ -210,12 +211,12 @@ static size_t walk_all(struct eng_proc *p, struct lmrec *out, size_t max)
 		int32_t version = 0;
 		uint64_t map = 0, next = 0;
 
-		if (eng_read_mem(p, rd + RD_VERSION, &version, 4, NULL) < 0 ||
-		    eng_read_mem(p, rd + RD_MAP, &map, 8, NULL) < 0)
+		if (eng_mem_read(p, rd + RD_VERSION, &version, 4, NULL) < 0 ||
+		    eng_mem_read(p, rd + RD_MAP, &map, 8, NULL) < 0)
 			break;
 		n = walk_ns(p, map, out, n, max);
 		if (version < 2 ||
-		    eng_read_mem(p, rd + RD_NEXT, &next, 8, NULL) < 0)
+		    eng_mem_read(p, rd + RD_NEXT, &next, 8, NULL) < 0)
 			break;
 		rd = next;
 	}
@@ -232,7 +233,7 @@ static void queue_lib(struct eng_proc *p, enum eng_event_kind k,
 	ev.tid = p->pid;
 	ev.bias = m->bias;
 	snprintf(ev.path, sizeof(ev.path), "%s", m->path);
-	eng_queue_event(p, &ev);
+	eng_ptrace_queue_event(p, &ev);
 }
 
 /* Diff the current lists against the module table; with `quiet` (the
@@ -284,11 +285,19 @@ static int sync_modules(struct eng_proc *p, bool quiet)
 
 int eng_solib_init(struct eng_proc *p, struct hunch_err *err)
 {
-	int rc = eng_mod_set_exe(p);
+	int rc = eng_solib_set_exe(p);
 
+	/* A process's /proc/PID/exe link goes (ENOENT) as it exits, which
+	 * is not a file hunch could not read: is it gone or a zombie? */
+	if (rc == -ENOENT && (eng_taskstate_letter(p->pid, 0) == 0 ||
+			       eng_taskstate_dead(p->pid, 0)))
+		return hunch_err_set(err, -ESRCH, "process %d ended while "
+				     "hunch attached to it", (int)p->pid);
 	if (rc < 0)
-		return hunch_errf(err, rc, "cannot identify the executable of "
-				  "process %d: %s", (int)p->pid, strerror(-rc));
+		return hunch_err_set(err, rc,
+				     "cannot identify the executable of "
+				     "process %d: %s",
+				     (int)p->pid, strerror(-rc));
 	p->r_debug = find_r_debug(p);
 	if (p->r_debug == 0) {
 		snprintf(p->note, sizeof(p->note), "process %d has no r_debug "
@@ -296,7 +305,7 @@ int eng_solib_init(struct eng_proc *p, struct hunch_err *err)
 			 "tracked", (int)p->pid);
 		return 0;
 	}
-	if (eng_read_mem(p, p->r_debug + RD_BRK, &p->r_brk, 8, NULL) == 0 &&
+	if (eng_mem_read(p, p->r_debug + RD_BRK, &p->r_brk, 8, NULL) == 0 &&
 	    p->r_brk != 0) {
 		rc = eng_bp_insert(p, p->r_brk, BP_RBRK, err);
 		if (rc < 0)
@@ -310,18 +319,18 @@ int eng_solib_hit(struct eng_proc *p)
 	int32_t state;
 
 	if (p->r_debug == 0 ||
-	    eng_read_mem(p, p->r_debug + RD_STATE, &state, 4, NULL) < 0 ||
+	    eng_mem_read(p, p->r_debug + RD_STATE, &state, 4, NULL) < 0 ||
 	    state != RT_CONSISTENT)
 		return 0;
 	return sync_modules(p, false);
 }
 
-size_t eng_proc_nmodules(const struct eng_proc *p)
+size_t eng_solib_nmodules(const struct eng_proc *p)
 {
 	return p->nmods;
 }
 
-const struct eng_module *eng_proc_module(const struct eng_proc *p, size_t i)
+const struct eng_module *eng_solib_module(const struct eng_proc *p, size_t i)
 {
 	return i < p->nmods ? &p->mods[i].pub : NULL;
 }

@@ -79,7 +79,7 @@ static int try_file(struct eng_image *img, const char *path, bool want_crc,
 	    (img->build_id[0] != '\0' && !has_id2 && !want_crc) ||
 	    (want_crc && file_crc(img->dbg_elf) != crc) ||
 	    (img->dbg_path = strdup(path)) == NULL) {
-		eng_sym_close_debug_file(img);
+		eng_sym_debug_close(img);
 		return -ENOENT;
 	}
 	img->dbg_source = src;
@@ -153,7 +153,7 @@ static int by_debuginfod(struct eng_image *img)
 	return -ENOENT;
 }
 
-int eng_sym_open_debug_file(struct eng_image *img)
+int eng_sym_debug_open(struct eng_image *img)
 {
 	if (build_id(img->elf, img->build_id) < 0)
 		img->build_id[0] = '\0';
@@ -163,7 +163,7 @@ int eng_sym_open_debug_file(struct eng_image *img)
 	return -ENOENT;
 }
 
-void eng_sym_close_debug_file(struct eng_image *img)
+void eng_sym_debug_close(struct eng_image *img)
 {
 	if (img->dbg_elf)
 		elf_end(img->dbg_elf);
@@ -178,14 +178,14 @@ void eng_sym_close_debug_file(struct eng_image *img)
 	img->dbg_source = ENG_DEBUG_NONE;
 }
 
-/* ---- accessors (declared in eng_symbols.h) ---------------------------- */
+/* ---- accessors (declared in eng_image.h) ---------------------------- */
 
-enum eng_debug_source eng_image_debug_source(const struct eng_image *img)
+enum eng_debug_source eng_sym_debug_source(const struct eng_image *img)
 {
 	return img->dbg_source;
 }
 
-const char *eng_debug_source_name(enum eng_debug_source s)
+const char *eng_sym_debug_source_name(enum eng_debug_source s)
 {
 	switch (s) {
 	case ENG_DEBUG_BUILD_ID: return "build-id";
@@ -197,12 +197,7 @@ const char *eng_debug_source_name(enum eng_debug_source s)
 	return "none";
 }
 
-bool eng_image_debug_pending(const struct eng_image *img)
-{
-	return img->dbg_pending;
-}
-
-bool eng_image_debug_arrived(const struct eng_image *img)
+bool eng_sym_debug_arrived(const struct eng_image *img)
 {
 	return img->dbg_pending &&
 	       eng_sym_debuginfod_state(img->build_id) == ENG_DEBUGINFOD_DONE;

@@ -8,7 +8,7 @@
  * waits on the network.  The file lands in debuginfod's own cache
  * ($DEBUGINFOD_CACHE_PATH, else ~/.cache/debuginfod_client), where the
  * next eng_image_open finds it without any network.  Callers learn that
- * a fetch finished from the generation counter (or eng_image_debug_arrived
+ * a fetch finished from the generation counter (or eng_sym_debug_arrived
  * on an image) and reopen the image to gain its names.
  */
 #ifndef ENG_SYM_DEBUGINFOD_H

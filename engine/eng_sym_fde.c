@@ -1,6 +1,6 @@
 /*
  * eng_sym_fde.c - functions of an image from its unwind tables, so that
- * stripped code has functions too (eng_symbols.c calls this while
+ * stripped code has functions too (eng_image.c calls this while
  * opening an image; see eng_sym_int.h).
  *
  * Every function gcc and clang emit for x86-64 has an FDE in .eh_frame
@@ -664,11 +664,12 @@ static uint64_t main_from_start(const struct eng_image *img)
 
 	if (img->entry == 0 ||
 	    eng_image_read(img, img->entry, code, sizeof(code)) != 0 ||
-	    !glibc_start(code) || x86_decoder_open(&d) < 0)
+	    !glibc_start(code) || x86_decode_open(&d) < 0)
 		return 0;
-	if (x86_find_main_ref(d, code, sizeof(code), at, &ref, &load) != 0)
+	if (x86_decode_find_main_ref(d, code, sizeof(code), at, &ref, &load) !=
+	    0)
 		ref = 0;
-	x86_decoder_close(d);
+	x86_decode_close(d);
 	return load && ref != 0 ? got_value(img, ref) : ref;
 }
 

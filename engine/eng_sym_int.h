@@ -1,6 +1,6 @@
 /*
  * eng_sym_int.h - the inside of an eng_image, shared by the files that
- * implement eng_symbols.h (eng_symbols.c: ELF tables and lookups;
+ * implement eng_image.h (eng_image.c: ELF tables and lookups;
  * eng_sym_lazy.c: DWARF source files, demangling, the name index;
  * eng_sym_debug.c and eng_sym_minidebug.c: where the debug symbols of a
  * stripped file come from).
@@ -12,7 +12,7 @@
 #include <gelf.h>
 #include <elfutils/libdw.h>
 
-#include "eng_symbols.h"
+#include "eng_image.h"
 
 /* One symbol table entry we kept, before aliases are folded.  Kept after
  * open as the raw material of the by-name index. */
@@ -90,8 +90,8 @@ struct eng_image {
 
 /* eng_sym_debug.c: 0 and img->dbg_* set, or -ENOENT (and maybe a
  * debuginfod fetch started, img->dbg_pending). */
-int eng_sym_open_debug_file(struct eng_image *img);
-void eng_sym_close_debug_file(struct eng_image *img);
+int eng_sym_debug_open(struct eng_image *img);
+void eng_sym_debug_close(struct eng_image *img);
 
 /* eng_sym_minidebug.c: .gnu_debugdata into img->dbg_*, or -ENOENT. */
 int eng_sym_minidebug_open(struct eng_image *img);

@@ -83,7 +83,7 @@ static const char *demangle(struct eng_image *img, const char *name)
 	return out ? out : name;
 }
 
-const char *eng_func_display_name(struct eng_image *img,
+const char *eng_sym_lazy_display_name(struct eng_image *img,
 				  const struct eng_func *f)
 {
 	size_t i = func_index(img, f);
@@ -162,7 +162,7 @@ static void build_cu_map(struct eng_image *img)
 		qsort(img->cus, img->ncus, sizeof(*img->cus), cmp_cu);
 }
 
-const char *eng_func_source_file(struct eng_image *img,
+const char *eng_sym_lazy_source_file(struct eng_image *img,
 				 const struct eng_func *f)
 {
 	uint64_t a = f->addr + img->link_base;
@@ -187,10 +187,10 @@ const char *eng_func_source_file(struct eng_image *img,
 	return img->cus[lo - 1].name;
 }
 
-const char *eng_func_source_basename(struct eng_image *img,
+const char *eng_sym_lazy_source_basename(struct eng_image *img,
 				     const struct eng_func *f)
 {
-	const char *s = eng_func_source_file(img, f), *slash;
+	const char *s = eng_sym_lazy_source_file(img, f), *slash;
 
 	if (s == NULL)
 		return NULL;
@@ -228,7 +228,7 @@ static const struct eng_func *fde_by_name(const struct eng_image *img,
  * The default version of a versioned name wins over name@OLD.  About
  * 50 us on libLLVM's 35,000 symbols: cheap for the handful of names the
  * engine asks for, and it keeps open() free of a sort by name. */
-const struct eng_func *eng_image_func_by_name(const struct eng_image *img,
+const struct eng_func *eng_sym_lazy_func_by_name(const struct eng_image *img,
 					      const char *name)
 {
 	const struct eng_sym_cand *best = NULL;

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "eng_symbols.h"
+#include "eng_image.h"
 
 /* The name of the function the PLT entry at image-relative `at` jumps
  * to, into name[len]; false when `at` is no PLT entry or its slot has no

@@ -303,15 +303,17 @@ int eng_taskcpu_open(pid_t pid, struct eng_taskcpu **out,
 	int rc;
 
 	if (tc == NULL)
-		return hunch_errf(err, -ENOMEM, "out of memory");
+		return hunch_err_set(err, -ENOMEM, "out of memory");
 	tc->pid = pid;
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
 	tc->dirfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (tc->dirfd < 0) {
 		rc = -errno;
 		free(tc);
-		return hunch_errf(err, rc, "cannot read the threads of process "
-				  "%d (%s): %s", (int)pid, path, strerror(-rc));
+		return hunch_err_set(err, rc,
+				     "cannot read the threads of process "
+				     "%d (%s): %s",
+				     (int)pid, path, strerror(-rc));
 	}
 	/* Reading another process's CPU clock needs no privilege on Linux;
 	 * a kernel that refuses it leaves the sum over threads. */
@@ -319,8 +321,10 @@ int eng_taskcpu_open(pid_t pid, struct eng_taskcpu **out,
 	rc = eng_taskcpu_refresh(tc);
 	if (rc < 0) {
 		eng_taskcpu_close(tc);
-		return hunch_errf(err, rc, "cannot read the threads of process "
-				  "%d (%s): %s", (int)pid, path, strerror(-rc));
+		return hunch_err_set(err, rc,
+				     "cannot read the threads of process "
+				     "%d (%s): %s",
+				     (int)pid, path, strerror(-rc));
 	}
 	*out = tc;
 	return 0;

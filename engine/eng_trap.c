@@ -29,7 +29,7 @@
 
 #include "hunch_abi.h"
 
-void eng_set_trap_table(struct eng_proc *p, uint64_t table, uint64_t cap)
+void eng_trap_set_table(struct eng_proc *p, uint64_t table, uint64_t cap)
 {
 	p->trap_table = table;
 	p->trap_cap = cap;
@@ -45,7 +45,7 @@ uint64_t eng_trap_target(struct eng_proc *p, uint64_t addr)
 	for (uint64_t n = 0; n < cap; n++, i = (i + 1) & (cap - 1)) {
 		struct hunch_trap_entry e;
 
-		if (eng_read_mem(p, p->trap_table + i * sizeof e, &e, sizeof e,
+		if (eng_mem_read(p, p->trap_table + i * sizeof e, &e, sizeof e,
 				 NULL) < 0 || e.addr == 0)
 			return 0;
 		/* tramp == addr: a removed point, its int3 is gone, so this
@@ -67,11 +67,11 @@ bool eng_trap_preempt(struct eng_proc *p, struct eng_thread *t,
 	    w->si_code != CLD_TRAPPED || w->si_status != SIGTRAP)
 		return false;  /* not a signal-delivery-stop for SIGTRAP */
 	if (ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) != 0 ||
-	    si.si_code != SI_KERNEL || eng_get_regs(p, t->tid, &r, NULL) < 0 ||
+	    si.si_code != SI_KERNEL || eng_regs_get(p, t->tid, &r, NULL) < 0 ||
 	    (to = eng_trap_target(p, r.rip - 1)) == 0)
 		return false;
 	r.rip = to;
-	if (eng_set_regs(p, t->tid, &r, NULL) == 0)
+	if (eng_regs_set(p, t->tid, &r, NULL) == 0)
 		t->trap_sent = true;
 	return t->trap_sent;
 }

@@ -30,7 +30,7 @@ static const Dwfl_Callbacks proc_callbacks = {
 	.find_debuginfo = dwfl_standard_find_debuginfo,
 };
 
-int eng_unwinder_open(pid_t pid, struct eng_unwinder **out,
+int eng_unwind_open(pid_t pid, struct eng_unwinder **out,
 		      struct hunch_err *err)
 {
 	struct eng_unwinder *u = calloc(1, sizeof(*u));
@@ -38,19 +38,23 @@ int eng_unwinder_open(pid_t pid, struct eng_unwinder **out,
 
 	*out = NULL;
 	if (u == NULL)
-		return hunch_errf(err, -ENOMEM, "out of memory unwinding pid "
-				  "%d", pid);
+		return hunch_err_set(err, -ENOMEM,
+				     "out of memory unwinding pid "
+				     "%d",
+				     pid);
 	u->pid = pid;
 	u->dwfl = dwfl_begin(&proc_callbacks);
 	if (u->dwfl == NULL) {
 		free(u);
-		return hunch_errf(err, -ENOMEM, "cannot start libdwfl for pid "
-				  "%d: %s", pid, dwfl_errmsg(-1));
+		return hunch_err_set(err, -ENOMEM,
+				     "cannot start libdwfl for pid "
+				     "%d: %s",
+				     pid, dwfl_errmsg(-1));
 	}
 	r = dwfl_linux_proc_report(u->dwfl, pid);
 	if (r != 0) {
-		eng_unwinder_close(u);
-		return hunch_errf(err, r > 0 ? -r : -ESRCH,
+		eng_unwind_close(u);
+		return hunch_err_set(err, r > 0 ? -r : -ESRCH,
 				  "cannot read the memory map of pid %d "
 				  "(/proc/%d/maps): %s; check that the process "
 				  "still exists", pid, pid,
@@ -61,8 +65,8 @@ int eng_unwinder_open(pid_t pid, struct eng_unwinder **out,
 	 * so libdwfl must neither attach nor detach. */
 	r = dwfl_linux_proc_attach(u->dwfl, pid, true);
 	if (r != 0) {
-		eng_unwinder_close(u);
-		return hunch_errf(err, r > 0 ? -r : -EINVAL,
+		eng_unwind_close(u);
+		return hunch_err_set(err, r > 0 ? -r : -EINVAL,
 				  "cannot prepare to unwind pid %d: %s", pid,
 				  r > 0 ? strerror(r) : dwfl_errmsg(-1));
 	}
@@ -70,7 +74,7 @@ int eng_unwinder_open(pid_t pid, struct eng_unwinder **out,
 	return 0;
 }
 
-void eng_unwinder_close(struct eng_unwinder *u)
+void eng_unwind_close(struct eng_unwinder *u)
 {
 	if (u == NULL)
 		return;
@@ -150,7 +154,7 @@ static const char *module_of(Dwfl *dwfl, Dwarf_Addr pc)
 				      NULL) : NULL;
 }
 
-int eng_unwinder_thread_start(struct eng_unwinder *u, pid_t tid,
+int eng_unwind_thread_start(struct eng_unwinder *u, pid_t tid,
 			      struct eng_thread_start *out,
 			      struct hunch_err *err)
 {
@@ -159,7 +163,7 @@ int eng_unwinder_thread_start(struct eng_unwinder *u, pid_t tid,
 
 	memset(out, 0, sizeof(*out));
 	if (fr == NULL)
-		return hunch_errf(err, -ENOMEM, "out of memory unwinding "
+		return hunch_err_set(err, -ENOMEM, "out of memory unwinding "
 				  "thread %d", tid);
 	/* An error after some frames is the normal end on x86-64 when the
 	 * outermost frame has no CFI: keep what was unwound. */
@@ -168,7 +172,7 @@ int eng_unwinder_thread_start(struct eng_unwinder *u, pid_t tid,
 		int e = dwfl_errno();
 
 		free(fr);
-		return hunch_errf(err, -ESRCH,
+		return hunch_err_set(err, -ESRCH,
 				  "cannot unwind thread %d of pid %d (%s); the "
 				  "thread must exist and be ptrace-stopped by "
 				  "the calling thread", tid, u->pid,
@@ -188,18 +192,18 @@ int eng_unwinder_thread_start(struct eng_unwinder *u, pid_t tid,
 	return 0;
 }
 
-int eng_thread_start_function(pid_t pid, pid_t tid, uint64_t *pc_out,
+int eng_unwind_thread_start_function(pid_t pid, pid_t tid, uint64_t *pc_out,
 			      struct hunch_err *err)
 {
 	struct eng_unwinder *u;
 	struct eng_thread_start ts;
-	int r = eng_unwinder_open(pid, &u, err);
+	int r = eng_unwind_open(pid, &u, err);
 
 	if (r < 0)
 		return r;
-	r = eng_unwinder_thread_start(u, tid, &ts, err);
+	r = eng_unwind_thread_start(u, tid, &ts, err);
 	if (r == 0)
 		*pc_out = ts.pc;
-	eng_unwinder_close(u);
+	eng_unwind_close(u);
 	return r;
 }

@@ -44,17 +44,17 @@ struct eng_thread_start {
 /* Read the process's memory map once (modules and their load bases) so
  * that many threads can be unwound cheaply.  Libraries loaded after this
  * are unknown to it: open a new one after dlopen. */
-int eng_unwinder_open(pid_t pid, struct eng_unwinder **out,
+int eng_unwind_open(pid_t pid, struct eng_unwinder **out,
 		      struct hunch_err *err);
-void eng_unwinder_close(struct eng_unwinder *u);
+void eng_unwind_close(struct eng_unwinder *u);
 
-int eng_unwinder_thread_start(struct eng_unwinder *u, pid_t tid,
+int eng_unwind_thread_start(struct eng_unwinder *u, pid_t tid,
 			      struct eng_thread_start *out,
 			      struct hunch_err *err);
 
 /* One-shot form: open, unwind one thread, close.  *pc_out as in
  * eng_thread_start.pc. */
-int eng_thread_start_function(pid_t pid, pid_t tid, uint64_t *pc_out,
+int eng_unwind_thread_start_function(pid_t pid, pid_t tid, uint64_t *pc_out,
 			      struct hunch_err *err);
 
 #endif

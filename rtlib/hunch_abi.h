@@ -163,7 +163,9 @@ struct hunch_shm_header {
 	/* Handshake, written by the runtime library. */
 	volatile uint32_t rt_state;        /* enum hunch_rt_state */
 	uint32_t rt_abi_version;           /* the version the rtlib was built for */
-	int32_t rt_pid;                    /* getpid() of the process that mapped */
+	int32_t rt_pid;                    /* getpid() of the process that mapped;
+					      a followed fork child's own segment:
+					      its pid, written by hunch */
 	uint32_t rt_nentry;                /* valid entries in rt_entry */
 	uint64_t rt_entry[HUNCH_RT_NENTRY_MAX];  /* addresses in the target */
 

@@ -141,7 +141,7 @@ static int rt_map_segment(int fd)
 	rt_publish_entries(h);
 	rt_trap_handler_init();   /* before hunch can make inferior calls */
 	__atomic_store_n(&rt_g.shm, h, __ATOMIC_RELEASE);
-	if (rt_threads_init() != 0) {
+	if (rt_thread_init() != 0) {
 		__atomic_store_n(&rt_g.shm, NULL, __ATOMIC_RELEASE);
 		rt_refuse(h, size, HUNCH_RT_F_INIT_FAILED);
 		return -1;

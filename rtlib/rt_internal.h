@@ -114,7 +114,7 @@ static inline int64_t rt_xadd(volatile int64_t *p, int64_t v)
 
 /* The calling thread's block, registering it on first use; NULL when
  * there is no segment, the thread has exited, or no index is free. */
-char *rt_block_slow(void);
+char *rt_thread_block_slow(void);
 
 static inline char *rt_block(void)
 {
@@ -122,11 +122,11 @@ static inline char *rt_block(void)
 
 	if (rt_likely(b != NULL))
 		return b;
-	return rt_block_slow();
+	return rt_thread_block_slow();
 }
 
 /* rt_thread.c */
-int rt_threads_init(void);                 /* once, after mapping */
+int rt_thread_init(void);                 /* once, after mapping */
 /* rt_trap.c: the SIGTRAP handler, in place from the handshake on (it
  * also finishes inferior calls that hunch could not), and the int3
  * inferior calls return to. */

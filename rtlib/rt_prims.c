@@ -14,21 +14,21 @@
  * and a noinline slow path that registers the thread first; keeping the
  * call to the slow path out of the fast path saves the stack frame the
  * compiler would otherwise set up on every call. */
-#define RT_PRIM(name, args, call, body)                                   \
-	__attribute__((noinline, cold)) static void name##_slow args      \
-	{                                                                 \
-		char *b = rt_block_slow();                                \
-		if (b != NULL)                                            \
-			body;                                             \
-	}                                                                 \
-	void name args                                                    \
-	{                                                                 \
-		char *b = rt_tls_block;                                   \
-		if (rt_unlikely(b == NULL)) {                             \
-			name##_slow call;                                 \
-			return;                                           \
-		}                                                         \
-		body;                                                     \
+#define RT_PRIM(name, args, call, body)                                        \
+	__attribute__((noinline, cold)) static void name##_slow args           \
+	{                                                                      \
+		char *b = rt_thread_block_slow();                              \
+		if (b != NULL)                                                 \
+			body;                                                  \
+	}                                                                      \
+	void name args                                                         \
+	{                                                                      \
+		char *b = rt_tls_block;                                        \
+		if (rt_unlikely(b == NULL)) {                                  \
+			name##_slow call;                                      \
+			return;                                                \
+		}                                                              \
+		body;                                                          \
 	}
 
 #define CTR(b, h) ((volatile int64_t *)((b) + ((h) & rt_g.counter_mask)))

@@ -120,7 +120,7 @@ char *rt_thread_register(uint64_t start_fn)
 /* A thread that found the table full retries every 1024th primitive, so
  * it gets an index soon after one is freed without paying a table scan
  * on every call meanwhile. */
-char *rt_block_slow(void)
+char *rt_thread_block_slow(void)
 {
 	if (rt_g.shm == NULL || rt_g.inert || rt_t.state == RT_T_DEAD)
 		return NULL;
@@ -150,12 +150,23 @@ static void rt_thread_exit(void *unused)
 	__atomic_store_n(&s->state, HUNCH_THR_PENDING, __ATOMIC_RELEASE);
 }
 
-/* The child must not write into the parent's slots: make it inert (hunch
- * does not follow children yet), drop the parent's perf event, unmap. */
+/* The child must not write into the parent's slots.  A hunch that
+ * follows it has, at the fork stop, mapped a segment of the child's own
+ * over the inherited one at the same address and written the child's
+ * pid in its header (engine/eng_fork_shm.c): then the forking thread
+ * keeps its index and block (zeroed, its own now) and only drops the
+ * parent's perf event, to open its own at its next CPU read.  Otherwise
+ * the segment is still the parent's: the child goes inert (no block
+ * pointer, no registration, perf event closed, segment unmapped). */
 static void rt_atfork_child(void)
 {
 	struct hunch_shm_header *h = rt_g.shm;
 
+	if (h != NULL && h->rt_pid == getpid()) {
+		rt_cpu_close();
+		rt_t.cpu_tried = 0;
+		return;
+	}
 	rt_g.inert = 1;
 	rt_tls_block = NULL;
 	rt_t.state = RT_T_DEAD;
@@ -166,7 +177,7 @@ static void rt_atfork_child(void)
 		munmap(h, rt_g.shm_size);
 }
 
-int rt_threads_init(void)
+int rt_thread_init(void)
 {
 	static int done;
 

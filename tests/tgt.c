@@ -52,7 +52,7 @@ static int launch(struct tgt *t, const char *path, char *const *argv,
 		goto fail;
 	if (eng_image_open(path, &t->img, &err) < 0)
 		goto fail;
-	t->base = eng_proc_module(t->p, 0)->bias +
+	t->base = eng_solib_module(t->p, 0)->bias +
 		  eng_image_link_base(t->img);
 	return 0;
 fail:
@@ -203,7 +203,7 @@ void tgt_pump(struct tgt *t, int ms)
 	struct eng_event ev[16];
 
 	do {
-		int n = t->ended ? 0 : eng_poll_events(t->p, ev, 16, 5);
+		int n = t->ended ? 0 : eng_ptrace_poll_events(t->p, ev, 16, 5);
 
 		tgt_take_events(t, ev, n);
 		if (t->ended || n < 0)
@@ -251,7 +251,7 @@ int tgt_wait_exit(struct tgt *t, int ms)
 void tgt_close(struct tgt *t)
 {
 	if (t->p != NULL && !eng_proc_ended(t->p))
-		eng_kill(t->p);
+		eng_detach_kill(t->p);
 	eng_inst_destroy(t->in);
 	if (t->p != NULL)
 		eng_proc_free(t->p);
@@ -281,7 +281,7 @@ size_t tgt_code_mismatches(struct tgt *t)
 
 		if (len == 0 || eng_image_read(t->img, f->addr, a, len) < 0)
 			continue;
-		if (eng_read_mem(t->p, t->base + f->addr, b, len, NULL) < 0 ||
+		if (eng_mem_read(t->p, t->base + f->addr, b, len, NULL) < 0 ||
 		    memcmp(a, b, len) != 0) {
 			fprintf(stderr, "# code of %s differs from the file\n",
 				f->name);

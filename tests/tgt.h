@@ -17,7 +17,7 @@
 #include "eng_proc.h"
 #include "eng_sampler.h"
 #include "eng_shm.h"
-#include "eng_symbols.h"
+#include "eng_image.h"
 
 struct tgt {
 	struct eng_proc *p;

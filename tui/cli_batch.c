@@ -96,7 +96,7 @@ static void on_log(void *arg, double t, const char *line)
 	if (b->jw != NULL) {
 		json_t *o = json_pack("{s:s, s:f}", "text", line, "at", t);
 
-		jnl_write_json(b->jw, "log", jnl_ts_now(b->jw), o);
+		jnl_write_json(b->jw, "log", jnl_write_ts_now(b->jw), o);
 		json_decref(o);
 	}
 	if (!b->o->verbose)
@@ -150,15 +150,15 @@ static void open_journal(struct batch *b, const struct pc_config *cfg)
 	json_t *hyp, *files, *tun;
 
 	/* The replay then uses these very documents and values. */
-	pc_steer_header_config(cfg, &hyp, &files, &tun);
+	pc_steer_jnl_header_config(cfg, &hyp, &files, &tun);
 	h.hypotheses = hyp;
 	h.hypotheses_files = files;
 	h.tunables = tun;
-	b->config = cli_config_summary(cfg);
+	b->config = cli_check_config_summary(cfg);
 	h.config = b->config;
 	clock_gettime(CLOCK_REALTIME, &h.start_wall);
 	h.start_mono_ns = clock_mono_ns();
-	if (jnl_open_for_search(&b->jw, &c, &h, &wo, getenv, &err) < 0) {
+	if (jnl_path_open_for_search(&b->jw, &c, &h, &wo, getenv, &err) < 0) {
 		fprintf(stderr, "hunch: no journal: %s\n", err.msg);
 		b->jw = NULL;
 	}
@@ -170,7 +170,7 @@ static void open_journal(struct batch *b, const struct pc_config *cfg)
 	if (b->jw != NULL) {
 		b->src = jnl_source_wrap(b->live, b->jw, (int)b->t->pid);
 		fprintf(stderr, "hunch: journal %s\n",
-			jnl_writer_path(b->jw));
+			jnl_write_path(b->jw));
 	}
 }
 
@@ -179,7 +179,7 @@ static void open_journal(struct batch *b, const struct pc_config *cfg)
 static void journal_output(struct batch *b)
 {
 	if (b->t->fwd != NULL)
-		out_fwd_pump(b->t->fwd, b->jw);
+		out_forward_pump(b->t->fwd, b->jw);
 }
 
 static void progress(struct batch *b)
@@ -212,26 +212,33 @@ static void tell_findings(struct batch *b)
 	b->last_findings = now;
 	pc_findings_build(b->pc, b->pc->global, &fs);
 	for (size_t i = 0; i < fs.n; i++) {
-		if (!pc_findings_tell(&b->told, b->pc->global, &fs.f[i]))
+		if (!pc_findings_text_tell(&b->told, b->pc->global, &fs.f[i]))
 			continue;
 		b->nfindings++;
 		clear_progress(b);
 		fprintf(stderr, "hunch: %6.1f s  finding: %s\n", b->pc->now,
-			pc_finding_line(b->pc, &fs.f[i], line, sizeof(line)));
+			pc_findings_text_line(b->pc, &fs.f[i], line,
+					      sizeof(line)));
 	}
 	pc_findings_free(&fs);
 }
 
-/* A launched job of several processes is followed to its end after
- * its search completed (until then, or --time-limit): the report is
- * read after the job, and must give each process's real end, not
- * "running" for the ones that outlived the search.  The consultant
+/* A launched job (the program alone too: it may fork workers later),
+ * or an attached one whose children are followed (--follow) under a
+ * time limit, is followed to its end after its search completed (until
+ * then, or --time-limit): the report is read after the job, and must
+ * give each process's real end, not "running" for the ones that
+ * outlived the search, and processes that start meanwhile are
+ * searched.  The consultant
  * keeps ticking, so the ends reach the report and the journal (the
  * replay plays the same ticks).  --kill-at-end asks not to wait. */
 static bool follow_job(struct batch *b)
 {
-	if (b->t->argv == NULL || b->o->kill_at_end ||
-	    !pc_procend_job_lives(b->pc))
+	/* an attached program: only when its children are followed and a
+	 * time limit ends the wait (a server would never end it) */
+	if ((b->t->argv == NULL && (b->o->time_limit < 0 ||
+				    !src_live_fork_following(b->live))) ||
+	    b->o->kill_at_end || !pc_procend_job_lives(b->pc))
 		return false;
 	if (!b->following) {
 		b->following = true;
@@ -278,7 +285,7 @@ static void search_loop(struct batch *b)
 		pc_consult_tick(b->pc);
 		pc_phase_at_live(&b->phases, b->pc, clock_mono_s() - b->start, b->jw);
 		if (b->jw != NULL)
-			jnl_tick(b->jw);
+			jnl_write_flush(b->jw);
 		tell_findings(b);
 		if (search_done(b))
 			return;
@@ -424,7 +431,7 @@ static int start(struct batch *b, struct pc_config *cfg)
 		return HUNCH_EXIT_USAGE;
 	}
 	open_journal(b, cfg);
-	b->res = pc_restree_new();
+	b->res = pc_res_tree_new();
 	b->pc = pc_consult_new(cfg, b->src, b->res);
 	pc_consult_set_log(b->pc, on_log, b);
 	/* The program runs a moment before the first enable.  Measured on
@@ -461,17 +468,18 @@ static const char *end_reason(const struct batch *b)
 static void finish(struct batch *b, struct pc_config *cfg)
 {
 	if (b->t->fwd != NULL) {
-		out_fwd_pump(b->t->fwd, b->jw);
-		out_fwd_close(b->t->fwd);  /* the forwarder runs on alone */
+		out_forward_pump(b->t->fwd, b->jw);
+		out_forward_close(b->t->fwd);  /* the forwarder runs on alone */
 	}
 	if (b->jw != NULL) {
-		jnl_write_end(b->jw, jnl_ts_now(b->jw), end_reason(b), NULL);
+		jnl_write_end(b->jw, jnl_write_ts_now(b->jw), end_reason(b),
+			      NULL);
 		jnl_source_unwrap(b->src);
-		jnl_writer_close(b->jw, NULL);
+		jnl_write_close(b->jw, NULL);
 	}
 	b->live->ops->close(b->live);
 	pc_consult_free(b->pc);
-	pc_restree_free(b->res);
+	pc_res_tree_free(b->res);
 	json_decref(b->config);
 	pc_config_free(cfg);
 }
@@ -506,11 +514,11 @@ int cli_batch_search(struct pc_source *live, struct pc_config *cfg,
 	/* The program's output comes before the report: once the forwarder
 	 * has sent its last copy, all of it has been written out. */
 	if (t->fwd != NULL && b.st.ended)
-		out_fwd_drain(t->fwd, b.jw, DRAIN_IDLE_MS);
+		out_forward_drain(t->fwd, b.jw, DRAIN_IDLE_MS);
 	say_end(&b);
 	if (rc == HUNCH_EXIT_OK)
 		rc = write_reports(&b);
 	finish(&b, cfg);
-	pc_findings_told_free(&b.told);
+	pc_findings_text_told_free(&b.told);
 	return rc;
 }

@@ -20,7 +20,7 @@
 
 /* The shipped default.json: $HUNCH_HYPOTHESES_DEFAULT, the build tree's
  * copy next to hunch (consultant/default.json), or the installed one. */
-const char *cli_hypotheses_path(void)
+const char *cli_check_hypotheses_path(void)
 {
 	static char path[PATH_MAX];
 	char exe[PATH_MAX - 128];
@@ -64,10 +64,10 @@ static void print_diags(const struct pc_diags *ds)
 		fprintf(stderr, "%s\n", ds->d[i].msg);
 }
 
-int cli_load_config(const char *user_file, const char *const *sets,
+int cli_check_load_config(const char *user_file, const char *const *sets,
 		    size_t nsets, struct pc_config **out)
 {
-	const char *def = cli_hypotheses_path();
+	const char *def = cli_check_hypotheses_path();
 	struct pc_config *c;
 	struct pc_diags ds = { 0 };
 	struct hunch_err e = { 0 };
@@ -79,9 +79,9 @@ int cli_load_config(const char *user_file, const char *const *sets,
 	c = pc_config_new();
 	r = pc_config_load_all(c, def, user_file, &ds, &e);
 	print_diags(&ds);
-	pc_diags_free(&ds);
+	pc_jx_diags_free(&ds);
 	for (size_t i = 0; r == 0 && i < nsets; i++) {
-		r = pc_tunable_set_str(c, sets[i], &e);
+		r = pc_tunables_set_str(c, sets[i], &e);
 		if (r)
 			fprintf(stderr, "hunch: %s\n", e.msg);
 	}
@@ -117,16 +117,16 @@ static const struct option check_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-json_t *cli_config_summary(const struct pc_config *c)
+json_t *cli_check_config_summary(const struct pc_config *c)
 {
 	struct pc_config *shipped = pc_config_new();
-	const char *path = cli_hypotheses_path();
+	const char *path = cli_check_hypotheses_path();
 	struct hunch_err e = { 0 };
 	json_t *j = NULL;
 
 	if (path != NULL &&
 	    pc_config_load_file(shipped, path, NULL, &e) == 0)
-		j = pc_config_summary(c, shipped);
+		j = pc_config_diff_summary(c, shipped);
 	pc_config_free(shipped);
 	return j;
 }
@@ -150,7 +150,7 @@ static void print_loaded(const struct pc_config *c)
 		printf("%s %s", i ? "," : "", c->files[i]);
 	printf("\n");
 	shipped = pc_config_new();
-	if (pc_config_load_file(shipped, cli_hypotheses_path(), NULL, &e) != 0) {
+	if (pc_config_load_file(shipped, cli_check_hypotheses_path(), NULL, &e) != 0) {
 		pc_config_free(shipped);
 		return;
 	}
@@ -170,14 +170,15 @@ static int check_file(const char *file, const char *const *sets,
 		      size_t nsets, bool list)
 {
 	struct pc_config *c;
-	int r = cli_load_config(file, sets, nsets, &c);
+	int r = cli_check_load_config(file, sets, nsets, &c);
 
 	if (r != HUNCH_EXIT_OK) {
 		fprintf(stderr, "%s: invalid\n", file ? file : "defaults");
 		return r;
 	}
 	printf("%s: ok (%zu hypotheses, %zu metrics, %zu tunables)\n",
-	       file ? file : cli_hypotheses_path(), c->nhyp, c->nmet, c->ntun);
+	       file ? file : cli_check_hypotheses_path(), c->nhyp, c->nmet,
+	       c->ntun);
 	print_loaded(c);
 	if (list)
 		list_tunables(c);

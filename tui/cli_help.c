@@ -142,7 +142,7 @@ static const struct cmd_help helps[] = {
 	  "Print hunch's version (also: hunch --version, hunch -V).\n" },
 };
 
-void cli_usage(void)
+void cli_help_usage(void)
 {
 	fputs(usage_text, stderr);
 }
@@ -165,7 +165,7 @@ int cli_help(const char *cmd, FILE *out)
 	return HUNCH_EXIT_USAGE;
 }
 
-int cli_version(void)
+int cli_help_version(void)
 {
 	printf("hunch %s\n", HUNCH_VERSION);
 	return HUNCH_EXIT_OK;

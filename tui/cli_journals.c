@@ -115,13 +115,13 @@ static void read_header(struct journal_ent *j)
 	const json_t *h;
 	const char *start, *mode;
 
-	if (jnl_reader_open(&r, j->path, &err) != 0) {
+	if (jnl_read_open(&r, j->path, &err) != 0) {
 		if (asprintf(&j->why, "cannot read its header: %s",
 			     err.msg) < 0)
 			j->why = NULL;
 		return;
 	}
-	h = jnl_reader_header(r);
+	h = jnl_read_header(r);
 	start = json_string_value(json_object_get(h, "start_wall"));
 	if (!parse_start(start, &j->when)) {
 		if (asprintf(&j->why, "its header's start_wall \"%s\" is not "
@@ -133,7 +133,7 @@ static void read_header(struct journal_ent *j)
 		j->mode = strdup(mode ? mode : "?");
 		j->cmd = header_cmd(h);
 	}
-	jnl_reader_close(r);
+	jnl_read_close(r);
 }
 
 static void ent_free(struct journal_ent *j)
@@ -216,7 +216,7 @@ int cli_journals_list(const char *dir)
 	size_t n;
 
 	if (dir == NULL) {
-		if (jnl_default_dir(def, sizeof def, getenv, &err) != 0) {
+		if (jnl_path_default_dir(def, sizeof def, getenv, &err) != 0) {
 			fprintf(stderr, "hunch replay: which journal? (%s)\n",
 				err.msg);
 			return HUNCH_EXIT_USAGE;

@@ -58,7 +58,7 @@ static const char *find_file(const char *env, const char *build_rel,
 	return readable_at(out, len, NULL, installed) ? out : NULL;
 }
 
-const char *cli_rtlib_path(void)
+const char *cli_paths_rtlib(void)
 {
 	static char path[PATH_MAX];  /* tui/ may keep process-wide state */
 
@@ -73,7 +73,7 @@ const char *cli_rtlib_path(void)
 	return NULL;
 }
 
-const char *cli_demo_path(void)
+const char *cli_paths_demo(void)
 {
 	static char path[PATH_MAX];
 

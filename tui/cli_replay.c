@@ -124,7 +124,7 @@ static int config(const json_t *hdr, const char **sets, size_t nsets,
 	int rc;
 
 	if (json_is_array(files)) {
-		rc = pc_steer_load_files(c, files, &e);
+		rc = pc_steer_jnl_load_files(c, files, &e);
 	} else if (json_is_object(hyp)) {
 		char *text = json_dumps(hyp, 0);
 
@@ -132,15 +132,15 @@ static int config(const json_t *hdr, const char **sets, size_t nsets,
 					   NULL, &e);
 		free(text);
 	} else {
-		def = cli_hypotheses_path();
+		def = cli_check_hypotheses_path();
 		rc = def ? pc_config_load_file(c, def, NULL, &e) : -ENOENT;
 	}
 	json_object_foreach((json_t *)json_object_get(hdr, "tunables"), name, v)
 		if (rc == 0 && json_is_number(v) &&
-		    pc_tunable_set(c, name, json_number_value(v), &e) != 0)
+		    pc_tunables_set(c, name, json_number_value(v), &e) != 0)
 			fprintf(stderr, "hunch replay: recorded tunable: %s\n", e.msg);
 	for (size_t i = 0; rc == 0 && i < nsets; i++)
-		rc = pc_tunable_set_str(c, sets[i], &e);
+		rc = pc_tunables_set_str(c, sets[i], &e);
 	if (rc != 0) {
 		fprintf(stderr, "hunch replay: %s\n", e.msg);
 		pc_config_free(c);
@@ -156,7 +156,7 @@ static void play_free(struct play *p)
 		pc_consult_free(p->pc);
 	src_replay_free(p->rp);
 	if (p->res)
-		pc_restree_free(p->res);
+		pc_res_tree_free(p->res);
 	if (p->cfg)
 		pc_config_free(p->cfg);
 	memset(p, 0, sizeof(*p));
@@ -192,7 +192,7 @@ static int play(const char *journal, const char **sets, size_t nsets,
 
 	if ((rc = open_play(journal, sets, nsets, false, p)) != 0)
 		return rc;
-	p->res = pc_restree_new();
+	p->res = pc_res_tree_new();
 	p->pc = pc_consult_new(p->cfg, src_replay_source(p->rp), p->res);
 	if (src_replay_ticks(p->rp) == 0)
 		return 0;   /* nothing was recorded after the header */
@@ -348,7 +348,7 @@ static json_t *compare(const struct replay_opts *o, const struct play *now)
 	n = pc_diff_conclusions(was.pc, now->pc, &c);
 	pc_diff_print(c, n, stdout);
 	j = pc_diff_json(c, n);
-	pc_changes_free(c, n);
+	pc_diff_changes_free(c, n);
 	play_free(&was);
 	return j;
 }
@@ -445,8 +445,9 @@ static int dashboard(const struct replay_opts *o)
  * they keep the printed report. */
 static bool wants_dashboard(const struct replay_opts *o)
 {
-	return ui_wanted(o->batch) && o->report == NULL && o->dot == NULL &&
-	       o->shg == NULL && o->where == NULL && o->csv == NULL;
+	return ui_session_wanted(o->batch) && o->report == NULL &&
+	       o->dot == NULL && o->shg == NULL && o->where == NULL &&
+	       o->csv == NULL;
 }
 
 int cli_replay(int argc, char **argv)

@@ -76,7 +76,7 @@ static void on_discovery(void *arg, const struct pc_discovery *d)
 static void report_new_modules(struct session *s, size_t before)
 {
 	const struct pc_res *code = pc_res_get(s->tree,
-		pc_restree_hierarchy(s->tree, "Code"));
+		pc_res_tree_hierarchy(s->tree, "Code"));
 
 	for (size_t i = before; s->o->verbose && i < code->nchildren; i++)
 		fprintf(stderr, "hunch: library %s loaded (%zu functions)\n",
@@ -87,7 +87,7 @@ static void report_new_modules(struct session *s, size_t before)
 
 static void sync_tree(struct session *s)
 {
-	pc_res_id code = pc_restree_hierarchy(s->tree, "Code");
+	pc_res_id code = pc_res_tree_hierarchy(s->tree, "Code");
 	size_t before = pc_res_get(s->tree, code)->nchildren;
 
 	s->src->ops->poll_resources(s->src, on_discovery, s);
@@ -100,7 +100,7 @@ static void sync_tree(struct session *s)
 static void print_where(struct session *s)
 {
 	const struct pc_res *code = pc_res_get(s->tree,
-		pc_restree_hierarchy(s->tree, "Code"));
+		pc_res_tree_hierarchy(s->tree, "Code"));
 
 	fprintf(stderr, "hunch: where axis of %s (pid %d):\nCode\n",
 		s->o->label, (int)src_live_pid(s->src));
@@ -114,7 +114,7 @@ static void print_where(struct session *s)
 		fprintf(stderr, "  %s (%zu functions)\n", m->name,
 			pc_res_count_kind(s->tree, m->id, PC_RES_FUNCTION));
 	}
-	pc_res_print(s->tree, pc_restree_hierarchy(s->tree, "Process"), true,
+	pc_res_print(s->tree, pc_res_tree_hierarchy(s->tree, "Process"), true,
 		     false, stderr);
 }
 
@@ -197,7 +197,7 @@ static int session_run(struct session *s)
 	finish_attached(s);
 	rc = report_end(s);
 	s->src->ops->close(s->src);
-	pc_restree_free(s->tree);
+	pc_res_tree_free(s->tree);
 	close(s->sigfd);
 	return rc;
 }
@@ -213,7 +213,7 @@ static int check_batch_only(const struct session_opts *o, const char *cmd)
 
 	if (o->batch || (b->time_limit < 0 &&
 			 !b->kill_at_end && b->phases.n == 0 &&
-			 (!search || ui_wanted(false))))
+			 (!search || ui_session_wanted(false))))
 		return 0;
 	fprintf(stderr, "hunch %s: --report, --time-limit, --hypotheses, "
 		"--set, --journal, --no-journal, --kill-at-end and "
@@ -324,17 +324,17 @@ static int dashboard_opts(const struct session_opts *o, const char *label,
 {
 	*uo = (struct ui_opts){
 		.label = label, .screenshot = o->screenshot,
-		.rtlib = o->rtlib ? cli_rtlib_path() : NULL,
+		.rtlib = o->rtlib ? cli_paths_rtlib() : NULL,
 		.journal = o->bo.journal, .no_journal = o->bo.no_journal,
 		.report = o->bo.report, .argv = (const char *const *)argv,
 		.follow = o->follow, .tree = o->tree,
 	};
 	if (!o->rtlib)
 		return HUNCH_EXIT_OK;
-	if (cli_load_config(o->bo.hypotheses, o->bo.sets, o->bo.nsets,
+	if (cli_check_load_config(o->bo.hypotheses, o->bo.sets, o->bo.nsets,
 			    &uo->cfg) != HUNCH_EXIT_OK)
 		return HUNCH_EXIT_USAGE;
-	uo->config = cli_config_summary(uo->cfg);
+	uo->config = cli_check_config_summary(uo->cfg);
 	return HUNCH_EXIT_OK;
 }
 
@@ -354,7 +354,8 @@ static int batch_config(const struct session_opts *o, struct pc_config **c)
 			"library: drop --no-rtlib\n");
 		return HUNCH_EXIT_USAGE;
 	}
-	return cli_load_config(o->bo.hypotheses, o->bo.sets, o->bo.nsets, c);
+	return cli_check_load_config(o->bo.hypotheses, o->bo.sets, o->bo.nsets,
+				     c);
 }
 
 /* --batch: the consultant's search instead of the plain session. */
@@ -372,7 +373,7 @@ static int batch_launch(char **argv, const struct session_opts *o)
 
 	if (rc != HUNCH_EXIT_OK)
 		return rc;
-	if ((lo.rtlib = cli_rtlib_path()) == NULL) {
+	if ((lo.rtlib = cli_paths_rtlib()) == NULL) {
 		pc_config_free(cfg);
 		return HUNCH_EXIT_USAGE;
 	}
@@ -384,20 +385,20 @@ static int batch_launch(char **argv, const struct session_opts *o)
 	 * then, without a journal, or if the forwarder cannot start, the
 	 * program inherits hunch's stdout and stderr as before. */
 	if (!o->bo.no_journal && !isatty(STDOUT_FILENO) &&
-	    !isatty(STDERR_FILENO) && out_fwd_start(&fwd) == 0) {
+	    !isatty(STDERR_FILENO) && out_forward_start(&fwd) == 0) {
 		t.fwd = &fwd;
 		lo.stdout_fd = fwd.prog_fd[0];
 		lo.stderr_fd = fwd.prog_fd[1];
 	}
 	rc = src_live_launch(&lo, &src, &err);
 	if (rc == 0 && o->follow != 0)
-		src_live_follow(src, o->follow > 0);
+		src_live_fork_set_follow(src, o->follow > 0);
 	if (t.fwd != NULL)
-		out_fwd_launched(t.fwd);
+		out_forward_launched(t.fwd);
 	if (rc < 0) {
 		fprintf(stderr, "hunch: %s\n", err.msg);
 		if (t.fwd != NULL)
-			out_fwd_close(t.fwd);
+			out_forward_close(t.fwd);
 		pc_config_free(cfg);
 		return HUNCH_EXIT_TARGET;
 	}
@@ -428,15 +429,15 @@ static int launch_session(char **argv, const struct session_opts *o)
 
 	if (o->batch)
 		return batch_launch(argv, o);
-	if (o->rtlib && (lo.rtlib = cli_rtlib_path()) == NULL)
+	if (o->rtlib && (lo.rtlib = cli_paths_rtlib()) == NULL)
 		return HUNCH_EXIT_TARGET;
-	if (ui_wanted(o->batch)) {
+	if (ui_session_wanted(o->batch)) {
 		struct ui_opts uo;
 		int rc = dashboard_opts(o, base_name(o->label), argv, &uo);
 
 		if (rc != HUNCH_EXIT_OK)
 			return rc;
-		rc = after_dashboard(ui_run_launch(argv, &uo), &uo);
+		rc = after_dashboard(ui_session_launch(argv, &uo), &uo);
 		if (rc != UI_FALLBACK)
 			return rc;
 	}
@@ -446,8 +447,8 @@ static int launch_session(char **argv, const struct session_opts *o)
 		return HUNCH_EXIT_TARGET;
 	}
 	if (o->follow != 0)
-		src_live_follow(s.src, o->follow > 0);
-	s.tree = pc_restree_new();
+		src_live_fork_set_follow(s.src, o->follow > 0);
+	s.tree = pc_res_tree_new();
 	return session_run(&s);
 }
 
@@ -496,7 +497,7 @@ static int batch_attach(pid_t pid, const struct session_opts *o)
 
 	if (rc != HUNCH_EXIT_OK)
 		return rc;
-	if ((rtlib = cli_rtlib_path()) == NULL) {
+	if ((rtlib = cli_paths_rtlib()) == NULL) {
 		pc_config_free(cfg);
 		return HUNCH_EXIT_USAGE;
 	}
@@ -507,16 +508,16 @@ static int batch_attach(pid_t pid, const struct session_opts *o)
 		return HUNCH_EXIT_TARGET;
 	}
 	if (o->follow != 0)
-		src_live_follow(src, o->follow > 0);
+		src_live_fork_set_follow(src, o->follow > 0);
 	if (o->tree)
-		src_live_adopt_tree(src);
+		src_live_fork_adopt_tree(src);
 	t.label = comm_of(pid);
 	rc = cli_batch_search(src, cfg, &o->bo, &t);
 	close(t.sigfd);
 	return rc;
 }
 
-int cli_attach(int argc, char **argv)
+int cli_run_attach(int argc, char **argv)
 {
 	struct session_opts o = { .rtlib = true, .seconds = 0,
 				   .bo.time_limit = -1 };
@@ -551,15 +552,15 @@ int cli_attach(int argc, char **argv)
 	o.label = argv[optind];
 	if (o.batch)
 		return batch_attach((pid_t)pid, &o);
-	if (o.rtlib && (rtlib = cli_rtlib_path()) == NULL)
+	if (o.rtlib && (rtlib = cli_paths_rtlib()) == NULL)
 		return HUNCH_EXIT_TARGET;
-	if (ui_wanted(o.batch)) {
+	if (ui_session_wanted(o.batch)) {
 		struct ui_opts uo;
 		int rc = dashboard_opts(&o, comm_of((pid_t)pid), NULL, &uo);
 
 		if (rc != HUNCH_EXIT_OK)
 			return rc;
-		rc = after_dashboard(ui_run_attach((pid_t)pid, &uo), &uo);
+		rc = after_dashboard(ui_session_attach((pid_t)pid, &uo), &uo);
 		if (rc != UI_FALLBACK)
 			return rc;
 	}
@@ -569,15 +570,15 @@ int cli_attach(int argc, char **argv)
 		return HUNCH_EXIT_TARGET;
 	}
 	if (o.follow != 0)
-		src_live_follow(s.src, o.follow > 0);
+		src_live_fork_set_follow(s.src, o.follow > 0);
 	if (o.tree)
-		src_live_adopt_tree(s.src);
-	s.tree = pc_restree_new();
+		src_live_fork_adopt_tree(s.src);
+	s.tree = pc_res_tree_new();
 	return session_run(&s) == HUNCH_EXIT_TARGET ? HUNCH_EXIT_TARGET
 						     : HUNCH_EXIT_OK;
 }
 
-int cli_demo(int argc, char **argv)
+int cli_run_demo(int argc, char **argv)
 {
 	struct session_opts o = {
 		.rtlib = true, .where = true, .verbose = true, .seconds = -1,
@@ -587,10 +588,10 @@ int cli_demo(int argc, char **argv)
 	char *dargv[] = { NULL, "--seconds", "3", NULL };
 
 	if (parse_session(argc, argv, &o, "demo") < 0 || optind < argc) {
-		cli_usage();
+		cli_help_usage();
 		return HUNCH_EXIT_USAGE;
 	}
-	if ((demo = cli_demo_path()) == NULL)
+	if ((demo = cli_paths_demo()) == NULL)
 		return HUNCH_EXIT_TARGET;
 	dargv[0] = (char *)demo;
 	/* The dashboard shows the demo for longer: there is more to see
@@ -601,7 +602,7 @@ int cli_demo(int argc, char **argv)
 			"demo (%s --seconds 10)\n", demo);
 		return launch_session(dargv, &o);
 	}
-	if (ui_wanted(o.batch)) {
+	if (ui_session_wanted(o.batch)) {
 		dargv[2] = "10";
 		o.where = o.verbose = false;
 		return launch_session(dargv, &o) == 0 ? HUNCH_EXIT_OK

@@ -91,7 +91,7 @@ static void print_tree(struct pc_restree *t, const struct where_opts *o)
 	pc_res_id from = 1;  /* the root */
 
 	if (o->hierarchy != NULL) {
-		from = pc_restree_hierarchy(t, o->hierarchy);
+		from = pc_res_tree_hierarchy(t, o->hierarchy);
 		if (from == PC_RES_NONE) {
 			fprintf(stderr, "hunch where: no hierarchy '%s' "
 				"(there are Code, Process, SyncObject, "
@@ -141,10 +141,10 @@ int cli_where(int argc, char **argv)
 	if (o.pid != 0 && src_live_detach(src, &err) < 0)
 		fprintf(stderr, "hunch: %s\n", err.msg);
 	wait_debug(&o);
-	tree = pc_restree_new();
+	tree = pc_res_tree_new();
 	src->ops->poll_resources(src, pc_where_apply_cb, tree);
 	src->ops->close(src);
 	print_tree(tree, &o);
-	pc_restree_free(tree);
+	pc_res_tree_free(tree);
 	return HUNCH_EXIT_OK;
 }

@@ -36,10 +36,10 @@ int main(int argc, char **argv)
 
 	if (cmd == NULL || strcmp(cmd, "--batch") == 0 ||
 	    strcmp(cmd, "--screenshot") == 0)
-		return cli_demo(argc, argv);
+		return cli_run_demo(argc, argv);
 	if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0 ||
 	    strcmp(cmd, "version") == 0)
-		return cli_version();
+		return cli_help_version();
 	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0)
 		return cli_help(NULL, stdout);
 	if (strcmp(cmd, "help") == 0)
@@ -47,7 +47,7 @@ int main(int argc, char **argv)
 	if (strcmp(cmd, "run") == 0)
 		return cli_run(argc - 1, argv + 1);
 	if (strcmp(cmd, "attach") == 0)
-		return cli_attach(argc - 1, argv + 1);
+		return cli_run_attach(argc - 1, argv + 1);
 	if (strcmp(cmd, "where") == 0)
 		return cli_where(argc - 1, argv + 1);
 	if (strcmp(cmd, "check") == 0)
@@ -60,5 +60,6 @@ int main(int argc, char **argv)
 		return cli_run(argc - 1, argv + 1);
 	if (cmd[0] != '-')
 		return not_a_command(argc, argv);
-	return cli_demo(argc, argv);   /* the demo's options, or their error */
+	return cli_run_demo(argc,
+			    argv); /* the demo's options, or their error */
 }

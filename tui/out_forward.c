@@ -165,7 +165,7 @@ static void close_fd(int fd)
 		close(fd);
 }
 
-int out_fwd_start(struct out_fwd *f)
+int out_forward_start(struct out_fwd *f)
 {
 	int po[2], pe[2], pc[2], st;
 	pid_t pid;
@@ -216,7 +216,7 @@ int out_fwd_start(struct out_fwd *f)
 	return 0;
 }
 
-void out_fwd_launched(struct out_fwd *f)
+void out_forward_launched(struct out_fwd *f)
 {
 	if (f->prog_fd[1] >= 0 && f->prog_fd[1] != f->prog_fd[0])
 		close(f->prog_fd[1]);
@@ -240,7 +240,7 @@ static void *grow(void *p, size_t *cap, size_t need)
 static void emit(struct out_fwd *f, struct jnl_writer *jw, int s, bool eol)
 {
 	if (jw != NULL)
-		jnl_write_output(jw, jnl_ts_now(jw), s ? JNL_STDERR
+		jnl_write_output(jw, jnl_write_ts_now(jw), s ? JNL_STDERR
 				 : JNL_STDOUT, f->line[s], f->nline[s], eol);
 	f->nline[s] = 0;
 }
@@ -292,7 +292,7 @@ static void parse(struct out_fwd *f, struct jnl_writer *jw)
 	f->nin -= at;
 }
 
-void out_fwd_pump(struct out_fwd *f, struct jnl_writer *jw)
+void out_forward_pump(struct out_fwd *f, struct jnl_writer *jw)
 {
 	while (f->copy_fd >= 0) {
 		ssize_t n;
@@ -317,7 +317,7 @@ void out_fwd_pump(struct out_fwd *f, struct jnl_writer *jw)
 	}
 }
 
-void out_fwd_drain(struct out_fwd *f, struct jnl_writer *jw, int idle_ms)
+void out_forward_drain(struct out_fwd *f, struct jnl_writer *jw, int idle_ms)
 {
 	while (f->copy_fd >= 0) {
 		struct pollfd p = { f->copy_fd, POLLIN, 0 };
@@ -327,13 +327,13 @@ void out_fwd_drain(struct out_fwd *f, struct jnl_writer *jw, int idle_ms)
 			continue;
 		if (r <= 0)
 			return;
-		out_fwd_pump(f, jw);
+		out_forward_pump(f, jw);
 	}
 }
 
-void out_fwd_close(struct out_fwd *f)
+void out_forward_close(struct out_fwd *f)
 {
-	out_fwd_launched(f);
+	out_forward_launched(f);
 	if (f->copy_fd >= 0)
 		close(f->copy_fd);
 	f->copy_fd = -1;

@@ -25,7 +25,7 @@ struct jnl_writer;
 struct out_fwd {
 	int copy_fd;           /* hunch's end of the copies; -1 at EOF */
 	int prog_fd[2];        /* the program's stdout/stderr; -1 once
-				  launched (out_fwd_launched) */
+				  launched (out_forward_launched) */
 	bool merged;           /* one pipe for both: hunch's are one file */
 	unsigned char *in;     /* copies read, not yet parsed */
 	size_t nin, capin;
@@ -36,20 +36,20 @@ struct out_fwd {
 /* Start the forwarder; on success the program's stdout/stderr fds are
  * f->prog_fd[0] and [1].  -1 with errno if it could not start (then
  * the program just inherits hunch's stdout/stderr as before). */
-int out_fwd_start(struct out_fwd *f);
+int out_forward_start(struct out_fwd *f);
 
 /* The program has its copies of the pipes: hunch closes its own. */
-void out_fwd_launched(struct out_fwd *f);
+void out_forward_launched(struct out_fwd *f);
 
 /* Journal the copies pending now, without blocking (jw NULL: drop). */
-void out_fwd_pump(struct out_fwd *f, struct jnl_writer *jw);
+void out_forward_pump(struct out_fwd *f, struct jnl_writer *jw);
 
 /* The program has ended: journal its copies until the forwarder has
  * passed everything on (EOF), or nothing came for `idle_ms` (a child of
  * the program still holds the pipes).  Then the report may follow. */
-void out_fwd_drain(struct out_fwd *f, struct jnl_writer *jw, int idle_ms);
+void out_forward_drain(struct out_fwd *f, struct jnl_writer *jw, int idle_ms);
 
 /* Stop reading copies (the forwarder runs on) and free. */
-void out_fwd_close(struct out_fwd *f);
+void out_forward_close(struct out_fwd *f);
 
 #endif

@@ -24,7 +24,7 @@
 #include <sys/types.h>
 
 #include "pc_config.h"
-#include "pc_resource.h"
+#include "pc_res.h"
 #include "src_live.h"
 
 struct pc_consult;
@@ -303,16 +303,16 @@ int ui_screen_init_on(struct ui *u, const char *term, FILE *out, FILE *in);
 void ui_screen_end(struct ui *u);
 void ui_screen_resize(struct ui *u);         /* after SIGWINCH */
 void ui_screen_suspend(struct ui *u);        /* Ctrl-Z; returns after fg */
-attr_t ui_attr(const struct ui *u, enum ui_color c);
+attr_t ui_screen_attr(const struct ui *u, enum ui_color c);
 /* Write UTF-8 text at (y, x), at most w columns; control bytes and, in
  * ASCII mode, bytes >= 0x80 show as '?'.  Returns the columns used. */
-int ui_put(struct ui *u, int y, int x, int w, const char *s, attr_t a);
-void ui_clear_rect(struct ui *u, const struct ui_rect *r);
-/* Columns the UTF-8 string takes (as ui_put would draw it). */
-int ui_width(const struct ui *u, const char *s);
+int ui_screen_put(struct ui *u, int y, int x, int w, const char *s, attr_t a);
+void ui_screen_clear_rect(struct ui *u, const struct ui_rect *r);
+/* Columns the UTF-8 string takes (as ui_screen_put would draw it). */
+int ui_screen_width(const struct ui *u, const char *s);
 /* Bytes of the longest prefix of s that fits w columns. */
-size_t ui_fit(const struct ui *u, const char *s, int w);
-double ui_now(void);
+size_t ui_screen_fit(const struct ui *u, const char *s, int w);
+double ui_screen_now(void);
 
 /* A pane: its title, how it draws its body (the rectangle under its
  * title row) and the keys it takes when it has the keyboard.  The table
@@ -333,31 +333,28 @@ extern const struct ui_pane_ops ui_search_pane, ui_hist_pane;
 extern const struct ui_pane_ops ui_tunables_pane, ui_hyp_pane;
 
 /* ui_layout.c */
-const struct ui_pane_ops *ui_pane_ops(enum ui_pane p);
+const struct ui_pane_ops *ui_layout_pane_ops(enum ui_pane p);
 void ui_layout(struct ui *u);
-void ui_draw(struct ui *u);                  /* what is dirty, then doupdate */
-void ui_select_pane(struct ui *u, enum ui_pane p);
-void ui_next_pane(struct ui *u, int dir);
-const char *ui_pane_title(enum ui_pane p);
-void ui_draw_title(struct ui *u, const struct ui_rect *r, enum ui_pane p);
+void ui_layout_draw(struct ui *u); /* what is dirty, then doupdate */
+void ui_layout_select_pane(struct ui *u, enum ui_pane p);
+void ui_layout_next_pane(struct ui *u, int dir);
 
 /* ui_status.c */
-void ui_draw_status(struct ui *u);
+void ui_status_draw(struct ui *u);
 /* Whole seconds since the start (to the end once the program ended). */
 long ui_status_elapsed_s(const struct ui *u);
-void ui_draw_focus(struct ui *u);
-void ui_draw_hint(struct ui *u);
+void ui_status_draw_focus(struct ui *u);
+void ui_status_draw_hint(struct ui *u);
 /* The state word of the status line ("running", "exited 0", ...). */
-void ui_state_text(const struct ui *u, char *buf, size_t len);
-void ui_focus_text(const struct ui *u, char *buf, size_t len);
-void ui_note(struct ui *u, const char *fmt, ...)
+void ui_status_state_text(const struct ui *u, char *buf, size_t len);
+void ui_status_focus_text(const struct ui *u, char *buf, size_t len);
+void ui_status_note(struct ui *u, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /* ui_where.c */
 void ui_where_init(struct ui_where *w);
 void ui_where_free(struct ui_where *w);
 void ui_where_changed(struct ui *u);         /* the tree grew or changed */
-void ui_where_draw(struct ui *u, const struct ui_rect *r);
 bool ui_where_key(struct ui *u, int key);
 void ui_where_search(struct ui *u, int dir, bool from_next);
 /* Rebuild the visible rows now (the benchmark times it). */
@@ -371,7 +368,6 @@ void ui_log_add(struct ui *u, enum ui_log_kind k, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* Read what a pipe has; returns false at end of file. */
 bool ui_log_read(struct ui *u, int stream);
-void ui_log_draw(struct ui *u, const struct ui_rect *r);
 bool ui_log_key(struct ui *u, int key);
 
 
@@ -386,8 +382,8 @@ enum ui_key_action {
 	UI_K_NONE, UI_K_UP, UI_K_DOWN, UI_K_PGUP, UI_K_PGDN, UI_K_HOME,
 	UI_K_END, UI_K_LEFT, UI_K_RIGHT, UI_K_TOGGLE,
 };
-enum ui_key_action ui_key_motion(int key);
-void ui_key(struct ui *u, int key);
+enum ui_key_action ui_keys_motion(int key);
+void ui_keys_press(struct ui *u, int key);
 #define UI_CTRL(c) ((c) & 0x1f)
 
 /* ui_shot.c */

@@ -57,7 +57,7 @@ static bool throttle_line(const char *line)
 static void on_log(void *arg, double t, const char *line)
 {
 	struct ui_consult *c = arg;
-	double now = ui_now();
+	double now = ui_screen_now();
 
 	(void)t;
 	if (throttle_line(line)) {
@@ -93,7 +93,7 @@ static void open_journal(struct ui *u, struct ui_consult *c)
 	struct timespec ts;
 	json_t *hyp, *files, *tun;
 
-	pc_steer_header_config(c->cfg, &hyp, &files, &tun);
+	pc_steer_jnl_header_config(c->cfg, &hyp, &files, &tun);
 	h.hypotheses = hyp;
 	h.hypotheses_files = files;
 	h.tunables = tun;
@@ -102,7 +102,7 @@ static void open_journal(struct ui *u, struct ui_consult *c)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	h.start_mono_ns = (uint64_t)ts.tv_sec * 1000000000u +
 			  (uint64_t)ts.tv_nsec;
-	if (jnl_open_for_search(&c->jw, &ch, &h, &wo, getenv, &err) < 0) {
+	if (jnl_path_open_for_search(&c->jw, &ch, &h, &wo, getenv, &err) < 0) {
 		ui_log_add(u, UI_LOG_HUNCH, "no journal: %s", err.msg);
 		c->jw = NULL;
 	}
@@ -114,12 +114,12 @@ static void open_journal(struct ui *u, struct ui_consult *c)
 	c->csrc = jnl_source_wrap(u->src, c->jw, (int)u->pid);
 	if (c->csrc == NULL)
 		c->csrc = u->src;
-	snprintf(c->jpath, sizeof(c->jpath), "%s", jnl_writer_path(c->jw));
+	snprintf(c->jpath, sizeof(c->jpath), "%s", jnl_write_path(c->jw));
 	ui_log_add(u, UI_LOG_HUNCH, "journal %s", c->jpath);
 }
 
-void ui_journal_action(struct ui *u, const char *action, const char *name,
-		       int phase)
+void ui_consult_journal_action(struct ui *u, const char *action,
+			       const char *name, int phase)
 {
 	struct ui_consult *c = u->consult;
 	json_t *o;
@@ -133,18 +133,18 @@ void ui_journal_action(struct ui *u, const char *action, const char *name,
 		json_object_set_new(o, "name", json_string(name));
 	if (phase >= 0)
 		json_object_set_new(o, "phase", json_integer(phase));
-	jnl_write_json(c->jw, "action", jnl_ts_now(c->jw), o);
+	jnl_write_json(c->jw, "action", jnl_write_ts_now(c->jw), o);
 	json_decref(o);
 }
 
-void ui_journal_output(struct ui *u, int stream, const char *bytes,
+void ui_consult_journal_output(struct ui *u, int stream, const char *bytes,
 		       size_t len, bool eol)
 {
 	struct ui_consult *c = u->consult;
 
 	if (c == NULL || c->jw == NULL)
 		return;
-	jnl_write_output(c->jw, jnl_ts_now(c->jw),
+	jnl_write_output(c->jw, jnl_write_ts_now(c->jw),
 			 stream ? JNL_STDERR : JNL_STDOUT, bytes, len, eol);
 }
 
@@ -170,7 +170,7 @@ void ui_consult_open(struct ui *u, struct ui_consult *c)
 	u->pc = pc_consult_new(c->cfg, c->csrc, u->tree);
 	pc_consult_set_log(u->pc, on_log, c);
 	if (c->jw != NULL)   /* tunables, experiments, metrics, reloads */
-		pc_steer_journal(u->pc, c->jw);
+		pc_steer_jnl_write(u->pc, c->jw);
 }
 
 /* --- what the log says about the tree --------------------------------- */
@@ -210,7 +210,7 @@ static void say(struct ui *u, const struct pc_res *r, bool retired,
  * last pass.  Returns whether the tree changed. */
 static bool tell_changes(struct ui *u, struct ui_consult *c)
 {
-	size_t n = pc_restree_count(u->tree);
+	size_t n = pc_res_tree_count(u->tree);
 	bool changed = n != c->nres;
 
 	for (pc_res_id id = (pc_res_id)c->nres; id < n; id++) {
@@ -258,7 +258,7 @@ struct ui_search_status ui_consult_status(const struct ui *u,
 	return (struct ui_search_status){
 		.have = true, .sample_hz = period > 0 ? 1 / period : 0,
 		.cost = pc->observed,
-		.cost_limit = pc_tunable_get(pc->cfg, "costLimit"),
+		.cost_limit = pc_tunables_get(pc->cfg, "costLimit"),
 		.active = pc->nactive, .pending = pc->npending,
 		.state = ui_search_state_word(u, s),
 	};
@@ -276,7 +276,7 @@ static void fill_status(struct ui *u)
 
 static void start_search(struct ui *u, struct ui_consult *c)
 {
-	if (u->pc->started || c->failed || ui_now() < c->search_at)
+	if (u->pc->started || c->failed || ui_screen_now() < c->search_at)
 		return;
 	if (pc_consult_start(u->pc) < 0) {
 		ui_log_add(u, UI_LOG_HUNCH, "the search could not start");
@@ -290,8 +290,8 @@ static void tick_journal(struct ui *u, struct ui_consult *c)
 {
 	const struct hunch_err *e;
 
-	jnl_tick(c->jw);
-	e = jnl_writer_error(c->jw);
+	jnl_write_flush(c->jw);
+	e = jnl_write_error(c->jw);
 	if (e != NULL && !c->journal_failed) {
 		ui_log_add(u, UI_LOG_HUNCH, "%s; the search goes on without "
 			   "the journal", e->msg);
@@ -325,7 +325,7 @@ int ui_consult_due_ms(const struct ui *u, const struct ui_consult *c)
 	if (u->pc == NULL || c->failed)
 		return -1;
 	if (!u->pc->started) {
-		due = (int)((c->search_at - ui_now()) * 1000) + 1;
+		due = (int)((c->search_at - ui_screen_now()) * 1000) + 1;
 		return due < 0 ? 0 : due;
 	}
 	return src_live_due_ms(u->src);
@@ -397,10 +397,10 @@ void ui_consult_close(struct ui *u, struct ui_consult *c, const char *why)
 		write_report(u, c);
 	if (c->jw != NULL) {
 		if (u->pc != NULL)
-			pc_steer_journal(u->pc, NULL);
-		jnl_write_end(c->jw, jnl_ts_now(c->jw), why, NULL);
+			pc_steer_jnl_write(u->pc, NULL);
+		jnl_write_end(c->jw, jnl_write_ts_now(c->jw), why, NULL);
 		jnl_source_unwrap(c->csrc);
-		jnl_writer_close(c->jw, NULL);
+		jnl_write_close(c->jw, NULL);
 		fprintf(stderr, "hunch: journal %s%s\n", c->jpath,
 			c->journal_failed ? " (incomplete: it could not be "
 			"written to the end)" : "");

@@ -76,15 +76,15 @@ static void show_prompt(struct ui *u)
 	const char *name = ex->name;
 
 	if ((int)(ex->len + strlen(keys)) <= fit) {
-		ui_note(u, "%s%s%s", head, name, keys);
+		ui_status_note(u, "%s%s%s", head, name, keys);
 		return;
 	}
 	if ((int)ex->len > fit && fit > 1) {
 		name += ex->len - (size_t)(fit - 1);
-		ui_note(u, "%s<%s", head, name);
+		ui_status_note(u, "%s<%s", head, name);
 		return;
 	}
-	ui_note(u, "%s%s", head, name);
+	ui_status_note(u, "%s%s", head, name);
 }
 
 void ui_export_start(struct ui *u)
@@ -92,7 +92,7 @@ void ui_export_start(struct ui *u)
 	struct ui_export_prompt *ex = &u->export_prompt;
 
 	ex->stage = 1;
-	ui_note(u, "export: c hist CSV  d graph dot  j graph JSON  "
+	ui_status_note(u, "export: c hist CSV  d graph dot  j graph JSON  "
 		"w where JSON  Esc cancels");
 }
 
@@ -175,7 +175,7 @@ static void menu_key(struct ui *u, int key)
 			return;
 		}
 	ex->stage = 0;
-	ui_note(u, "export cancelled");
+	ui_status_note(u, "export cancelled");
 }
 
 static void name_key(struct ui *u, int key)
@@ -186,11 +186,11 @@ static void name_key(struct ui *u, int key)
 	if (key == '\r' || key == '\n' || key == KEY_ENTER) {
 		ex->stage = 0;
 		if (ex->len == 0) {
-			ui_note(u, "export cancelled: no file name");
+			ui_status_note(u, "export cancelled: no file name");
 			return;
 		}
 		ui_export_write(u, ex->kind, ex->name, msg, sizeof(msg));
-		ui_note(u, "%s", msg);
+		ui_status_note(u, "%s", msg);
 		return;
 	}
 	if (key == KEY_BACKSPACE || key == 127 || key == 8) {
@@ -215,7 +215,7 @@ void ui_export_key(struct ui *u, int key)
 		return;
 	if (key == 27 || key == UI_CTRL('c') || key == UI_CTRL('g')) {
 		ex->stage = 0;
-		ui_note(u, "export cancelled");
+		ui_status_note(u, "export cancelled");
 		return;
 	}
 	if (ex->stage == 1)

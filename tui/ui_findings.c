@@ -39,7 +39,7 @@ struct strip {
 	int n;
 	int total;                      /* findings, shown or not */
 	char summary[LINE_LEN];         /* "" until the program ended */
-	double gathered;                /* ui_now() of the last gathering */
+	double gathered; /* ui_screen_now() of the last gathering */
 	const struct pc_consult *pc;    /* the search gathered from */
 };
 
@@ -97,9 +97,9 @@ int ui_findings_rows(struct ui *u, int maxlines)
 static void summarise(const struct ui *u, char *buf, size_t len)
 {
 	char state[64], result[160];
-	long s = (long)((u->t_end > 0 ? u->t_end : ui_now()) - u->t0);
+	long s = (long)((u->t_end > 0 ? u->t_end : ui_screen_now()) - u->t0);
 
-	ui_state_text(u, state, sizeof(state));
+	ui_status_state_text(u, state, sizeof(state));
 	if (u->pc == NULL || !u->pc->started || u->pc->global == NULL)
 		snprintf(result, sizeof(result), "the search never ran");
 	else
@@ -124,9 +124,9 @@ static void gather(struct ui *u, struct pc_findings *f, struct strip *g)
 
 		g->impact[g->n][0] = '\0';
 		if (isfinite(x->impact))
-			pc_finding_impact(x, g->impact[g->n],
+			pc_findings_text_impact(x, g->impact[g->n],
 					  sizeof(g->impact[g->n]));
-		pc_finding_line(u->pc, x, g->line[g->n], LINE_LEN);
+		pc_findings_text_line(u->pc, x, g->line[g->n], LINE_LEN);
 		g->n++;
 	}
 }
@@ -148,7 +148,7 @@ void ui_findings_tick(struct ui *u)
 	struct ui_findings *fd;
 	struct strip *fs, *g;
 	bool ended = u->st.ended || u->detached;
-	double now = ui_now();
+	double now = ui_screen_now();
 	int rows;
 
 	if (!u->find_on)
@@ -188,12 +188,12 @@ static void put_cut(struct ui *u, int y, int x, int w, const char *s,
 {
 	int used;
 
-	if (ui_width(u, s) <= w) {
-		ui_put(u, y, x, w, s, a);
+	if (ui_screen_width(u, s) <= w) {
+		ui_screen_put(u, y, x, w, s, a);
 		return;
 	}
-	used = ui_put(u, y, x, w - 1, s, a);
-	ui_put(u, y, x + used, 1, u->g->ellipsis, a);
+	used = ui_screen_put(u, y, x, w - 1, s, a);
+	ui_screen_put(u, y, x + used, 1, u->g->ellipsis, a);
 }
 
 static void draw_title(struct ui *u, const struct strip *fs,
@@ -202,15 +202,16 @@ static void draw_title(struct ui *u, const struct strip *fs,
 	char right[64];
 
 	for (int i = 0; i < r->w; i++)
-		ui_put(u, r->y, r->x + i, 1, u->g->hline, A_NORMAL);
-	ui_put(u, r->y, r->x, r->w, fs->summary[0] ? " Findings at the end " :
-	       " Findings ", A_BOLD);
+		ui_screen_put(u, r->y, r->x + i, 1, u->g->hline, A_NORMAL);
+	ui_screen_put(u, r->y, r->x, r->w,
+		      fs->summary[0] ? " Findings at the end " : " Findings ",
+		      A_BOLD);
 	if (fs->total == 0)
 		return;
 	snprintf(right, sizeof(right), " %d finding%s, by impact", fs->total,
 		 fs->total == 1 ? "" : "s");
-	ui_put(u, r->y, r->x + r->w - ui_width(u, right), r->w, right,
-	       A_NORMAL);
+	ui_screen_put(u, r->y, r->x + r->w - ui_screen_width(u, right), r->w,
+		      right, A_NORMAL);
 }
 
 /* " 1  2.55 s/s  4 threads spend ...": the rank, the impact (the
@@ -219,12 +220,12 @@ static void draw_finding(struct ui *u, const struct strip *fs, int y,
 			 const struct ui_rect *r, int i)
 {
 	char rank[8];
-	attr_t a = ui_attr(u, UI_C_HUNCH);
+	attr_t a = ui_screen_attr(u, UI_C_HUNCH);
 	int x = r->x + IMPACT_X + IMPACT_W;
 
 	snprintf(rank, sizeof(rank), "%2d", i + 1);
-	ui_put(u, y, r->x, IMPACT_X, rank, a | A_BOLD);
-	ui_put(u, y, r->x + IMPACT_X, IMPACT_W, fs->impact[i][0] ?
+	ui_screen_put(u, y, r->x, IMPACT_X, rank, a | A_BOLD);
+	ui_screen_put(u, y, r->x + IMPACT_X, IMPACT_W, fs->impact[i][0] ?
 	       fs->impact[i] : u->g->none, a);
 	put_cut(u, y, x, r->x + r->w - x, fs->line[i], a);
 }
@@ -234,13 +235,14 @@ void ui_findings_draw(struct ui *u, const struct ui_rect *r)
 	const struct strip *fs = &strip_of(u)->shown;
 	int y = r->y + 1, end = r->y + r->h;
 
-	ui_clear_rect(u, r);
+	ui_screen_clear_rect(u, r);
 	draw_title(u, fs, r);
 	if (fs->summary[0] != '\0' && y < end)
 		put_cut(u, y++, r->x + 1, r->w - 1, fs->summary, A_BOLD);
 	if (fs->n == 0 && fs->summary[0] == '\0' && y < end)
-		ui_put(u, y++, r->x, r->w, u->pc == NULL ? "  no search" :
-		       "  none yet", ui_attr(u, UI_C_DIM));
+		ui_screen_put(u, y++, r->x, r->w,
+			      u->pc == NULL ? "  no search" : "  none yet",
+			      ui_screen_attr(u, UI_C_DIM));
 	for (int i = 0; i < fs->n && y < end; i++, y++)
 		draw_finding(u, fs, y, r, i);
 }

@@ -101,7 +101,7 @@ bool ui_help_key(struct ui *u, int key)
 
 	if (max <= 0)
 		return false;
-	switch (ui_key_motion(key)) {
+	switch (ui_keys_motion(key)) {
 	case UI_K_UP: hp->top--; break;
 	case UI_K_DOWN: hp->top++; break;
 	case UI_K_PGUP: hp->top -= page; break;
@@ -135,14 +135,15 @@ void ui_help_draw(struct ui *u)
 	for (int y = y0; y < y0 + h; y++)
 		mvwhline(stdscr, y, x0, ' ', w);
 	for (int x = x0; x < x0 + w; x++) {
-		ui_put(u, y0, x, 1, u->g->hline, A_BOLD);
-		ui_put(u, y0 + h - 1, x, 1, u->g->hline, A_BOLD);
+		ui_screen_put(u, y0, x, 1, u->g->hline, A_BOLD);
+		ui_screen_put(u, y0 + h - 1, x, 1, u->g->hline, A_BOLD);
 	}
 	for (int i = 0; i < page && hp->top + i < n; i++) {
 		const char *s = line_at(u, hp->top + i);
 
-		ui_put(u, y0 + 1 + i, x0 + 2, w - 4, s, hp->top + i == 0 ||
-		       s[0] != ' ' ? A_BOLD : A_NORMAL);
+		ui_screen_put(u, y0 + 1 + i, x0 + 2, w - 4, s,
+			      hp->top + i == 0 || s[0] != ' ' ? A_BOLD
+							      : A_NORMAL);
 	}
 	if (page < n)
 		snprintf(foot, sizeof(foot), " %d-%d of %d: %s%s j/k PgDn "
@@ -151,5 +152,5 @@ void ui_help_draw(struct ui *u)
 			 n, u->g->up, u->g->down);
 	else
 		snprintf(foot, sizeof(foot), " any key closes ");
-	ui_put(u, y0 + h - 1, x0 + 2, w - 4, foot, A_BOLD);
+	ui_screen_put(u, y0 + h - 1, x0 + 2, w - 4, foot, A_BOLD);
 }

@@ -180,7 +180,7 @@ static bool has_inst(const int *inst, size_t n, int id)
 }
 
 /* A replay: the curves the recording's user enabled by hand are the
- * instances the replayed search holds for display (pc_steer_held): one
+ * instances the replayed search holds for display (pc_steer_jnl_held): one
  * appears when its metric_enable is replayed and goes with its
  * metric_disable, and a seek back, which restores a search from before
  * them, takes them away until they are replayed again.  They are not
@@ -193,7 +193,7 @@ static void sync_recorded(struct ui *u)
 
 	if (u->replay == NULL || u->pc == NULL || hs->pc != u->pc)
 		return;
-	n = pc_steer_held(u->pc, held, sizeof(held) / sizeof(held[0]));
+	n = pc_steer_jnl_held(u->pc, held, sizeof(held) / sizeof(held[0]));
 	for (int i = hs->n; i-- > 0;)
 		if (hs->c[i].recorded && !has_inst(held, n, hs->c[i].inst)) {
 			drop_curve(hs, i);
@@ -223,7 +223,8 @@ int ui_hist_add(struct ui *u, const char *metric, const struct pc_focus *f)
 
 	sync_pc(u);
 	if (u->pc == NULL) {
-		ui_note(u, "no search yet: nothing to enable %s in", metric);
+		ui_status_note(u, "no search yet: nothing to enable %s in",
+			       metric);
 		return -1;
 	}
 	for (int i = 0; i < hs->n; i++)
@@ -233,13 +234,13 @@ int ui_hist_add(struct ui *u, const char *metric, const struct pc_focus *f)
 			return 0;
 		}
 	if (hs->n == UI_HIST_MAX) {
-		ui_note(u, "%d curves already: d in the histograms pane "
+		ui_status_note(u, "%d curves already: d in the histograms pane "
 			"removes one", UI_HIST_MAX);
 		return -1;
 	}
 	id = pc_steer_enable(u->pc, metric, f, &e);
 	if (id < 0) {
-		ui_note(u, "%s", e.msg);
+		ui_status_note(u, "%s", e.msg);
 		return -1;
 	}
 	keep_curve(u, id, metric, f);
@@ -254,8 +255,11 @@ static void remove_sel(struct ui *u)
 	if (hs->n == 0)
 		return;
 	if (hs->c[hs->sel].recorded) {
-		ui_note(u, "%c is the recording's: it goes when the recording "
-			"removed it", 'a' + hs->sel);
+		ui_status_note(
+			u,
+			"%c is the recording's: it goes when the recording "
+			"removed it",
+			'a' + hs->sel);
 		return;
 	}
 	if (hs->c[hs->sel].inst > 0)
@@ -325,7 +329,8 @@ static double nice_ceil(double v)
 
 static const char *units_of(const struct ui *u, const struct pc_minst *m)
 {
-	const struct pc_metric_def *d = pc_metric_find(u->pc->cfg, m->metric);
+	const struct pc_metric_def *d =
+		pc_metric_def_find(u->pc->cfg, m->metric);
 
 	return d && d->units ? d->units : "";
 }
@@ -347,7 +352,7 @@ static void legend_waiting(struct ui *u, const struct ui_rect *r, int y,
 	if (n < sizeof(line))
 		snprintf(line + n, sizeof(line) - n, ">  %s",
 			 c->inst == 0 ? "not discovered yet" : "refused");
-	ui_put(u, y, r->x, r->w, line, i == hs->sel ? A_BOLD : A_NORMAL);
+	ui_screen_put(u, y, r->x, r->w, line, i == hs->sel ? A_BOLD : A_NORMAL);
 }
 
 static void legend_line(struct ui *u, const struct ui_rect *r, int y, int i)
@@ -362,7 +367,7 @@ static void legend_line(struct ui *u, const struct ui_rect *r, int y, int i)
 		return;
 	}
 	v = last_rate(hist_of(u, m));
-	ui_focus_short(u, &m->focus, focus, sizeof(focus));
+	ui_line_focus_short(u, &m->focus, focus, sizeof(focus));
 	if (m->state == PC_MI_PENDING)
 		snprintf(val, sizeof(val), "enabling");
 	else if (m->state == PC_MI_FAILED)
@@ -375,7 +380,7 @@ static void legend_line(struct ui *u, const struct ui_rect *r, int y, int i)
 			 units_of(u, m), points(hist_of(u, m)));
 	snprintf(line, sizeof(line), "%s%c %s %s  %s",
 		 i == hs->sel ? ">" : " ", 'a' + i, m->metric, focus, val);
-	ui_put(u, y, r->x, r->w, line, i == hs->sel ? A_BOLD : A_NORMAL);
+	ui_screen_put(u, y, r->x, r->w, line, i == hs->sel ? A_BOLD : A_NORMAL);
 }
 
 /* One plot: `cols` x `rows` cells whose top-left is (y, x). */
@@ -427,7 +432,8 @@ static void put_cell(struct ui *u, const struct plot *p, int cell)
 		s[2] = (char)(0x80 | (b & 0x3f));
 		s[3] = '\0';
 	}
-	ui_put(u, y, x, 1, s, p->who[cell] - 'a' == hs->sel ? A_BOLD : 0);
+	ui_screen_put(u, y, x, 1, s,
+		      p->who[cell] - 'a' == hs->sel ? A_BOLD : 0);
 }
 
 /* The current phase's start: a dotted column where no point is. */
@@ -444,13 +450,14 @@ static void phase_mark(struct ui *u, const struct plot *p)
 		return;
 	for (int y = 0; y < p->rows; y++)
 		if (p->dots[y * p->cols + x] == 0)
-			ui_put(u, p->y + y, p->x + x, 1,
+			ui_screen_put(u, p->y + y, p->x + x, 1,
 			       u->utf8 ? "\xe2\x94\x8a" : ":", A_NORMAL);
 	{
 		char lab[16];
 
 		snprintf(lab, sizeof(lab), "P%d", cur->id);
-		ui_put(u, p->y + p->rows, p->x + x, p->cols - x, lab, A_BOLD);
+		ui_screen_put(u, p->y + p->rows, p->x + x, p->cols - x, lab,
+			      A_BOLD);
 	}
 }
 
@@ -460,19 +467,20 @@ static void axes(struct ui *u, const struct plot *p, const char *units)
 	const char *v = u->utf8 ? "\xe2\x94\x82" : "|";
 
 	for (int y = 0; y < p->rows; y++)
-		ui_put(u, p->y + y, p->x - 1, 1, v, A_NORMAL);
+		ui_screen_put(u, p->y + y, p->x - 1, 1, v, A_NORMAL);
 	snprintf(lab, sizeof(lab), "%.3g", p->ymax);
-	ui_put(u, p->y, p->x - AXIS_W, AXIS_W - 1, lab, A_NORMAL);
-	ui_put(u, p->y + 1, p->x - AXIS_W, AXIS_W - 1, units, A_NORMAL);
-	ui_put(u, p->y + p->rows - 1, p->x - AXIS_W, AXIS_W - 1, "0",
+	ui_screen_put(u, p->y, p->x - AXIS_W, AXIS_W - 1, lab, A_NORMAL);
+	ui_screen_put(u, p->y + 1, p->x - AXIS_W, AXIS_W - 1, units, A_NORMAL);
+	ui_screen_put(u, p->y + p->rows - 1, p->x - AXIS_W, AXIS_W - 1, "0",
 	       A_NORMAL);
-	ui_put(u, p->y + p->rows, p->x - AXIS_W, AXIS_W, "", A_NORMAL);
+	ui_screen_put(u, p->y + p->rows, p->x - AXIS_W, AXIS_W, "", A_NORMAL);
 	for (int x = 0; x < p->cols; x++)
-		ui_put(u, p->y + p->rows, p->x + x, 1, u->g->hline, A_NORMAL);
+		ui_screen_put(u, p->y + p->rows, p->x + x, 1, u->g->hline,
+			      A_NORMAL);
 	snprintf(lab, sizeof(lab), "%.1fs", p->start);
-	ui_put(u, p->y + p->rows + 1, p->x, p->cols, lab, A_NORMAL);
+	ui_screen_put(u, p->y + p->rows + 1, p->x, p->cols, lab, A_NORMAL);
 	snprintf(lab, sizeof(lab), "%.1fs", p->start + p->span);
-	ui_put(u, p->y + p->rows + 1, p->x + p->cols - (int)strlen(lab),
+	ui_screen_put(u, p->y + p->rows + 1, p->x + p->cols - (int)strlen(lab),
 	       (int)strlen(lab), lab, A_NORMAL);
 }
 
@@ -540,16 +548,20 @@ static void draw(struct ui *u, enum ui_pane pane, const struct ui_rect *r)
 	sync_pc(u);
 	sync_recorded(u);
 	if (u->pc == NULL) {
-		ui_wrap(u, r, &y, 2, "Empty: no search yet. Histograms show "
-			"the metrics you enable on a focus once the "
-			"consultant runs.", ui_attr(u, UI_C_DIM));
+		ui_line_wrap(u, r, &y, 2,
+			     "Empty: no search yet. Histograms show "
+			     "the metrics you enable on a focus once the "
+			     "consultant runs.",
+			     ui_screen_attr(u, UI_C_DIM));
 		return;
 	}
 	if (hs->n == 0) {
-		ui_wrap(u, r, &y, 2, "No curves yet. In the where pane (2), "
-			"f puts a resource in the focus and m enables a "
-			"metric on it; its histogram is drawn here (up to "
-			"10 curves).", ui_attr(u, UI_C_DIM));
+		ui_line_wrap(u, r, &y, 2,
+			     "No curves yet. In the where pane (2), "
+			     "f puts a resource in the focus and m enables a "
+			     "metric on it; its histogram is drawn here (up to "
+			     "10 curves).",
+			     ui_screen_attr(u, UI_C_DIM));
 		return;
 	}
 	if (minst(u, hs->sel) != NULL)
@@ -559,7 +571,7 @@ static void draw(struct ui *u, enum ui_pane pane, const struct ui_rect *r)
 	else
 		snprintf(head, sizeof(head), "%s phase",
 			 hs->phase ? "current" : "global");
-	ui_put(u, r->y, r->x + 1, r->w - 1, head, A_NORMAL);
+	ui_screen_put(u, r->y, r->x + 1, r->w - 1, head, A_NORMAL);
 	/* The legend takes at most a third of the pane; it scrolls to keep
 	 * the selected curve in it. */
 	nleg = hs->n < (r->h - 1) / 3 ? hs->n : (r->h - 1) / 3;
@@ -575,7 +587,7 @@ static bool key(struct ui *u, int k)
 
 	sync_pc(u);
 	sync_recorded(u);
-	switch (ui_key_motion(k)) {
+	switch (ui_keys_motion(k)) {
 	case UI_K_UP:
 		if (hs->sel > 0)
 			hs->sel--;

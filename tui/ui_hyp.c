@@ -109,9 +109,10 @@ static void hyp_row(struct ui *u, const struct ui_rect *r, int y, int i)
 		expr_text(h, expr, sizeof(expr));
 		snprintf(line, sizeof(line), "%*s%s  %s %s %s = %g", 2 * d + 1,
 			 "", h->name, expr, h->cmp == PC_CMP_GT ? ">" : "<",
-			 h->threshold, pc_tunable_get(c, h->threshold));
+			 h->threshold, pc_tunables_get(c, h->threshold));
 	}
-	ui_put(u, y, r->x, r->w, line, h->is_virtual ? A_BOLD : A_NORMAL);
+	ui_screen_put(u, y, r->x, r->w, line,
+		      h->is_virtual ? A_BOLD : A_NORMAL);
 }
 
 static void draw_errors(struct ui *u, const struct ui_rect *r, int y)
@@ -122,10 +123,11 @@ static void draw_errors(struct ui *u, const struct ui_rect *r, int y)
 	snprintf(head, sizeof(head), "%zu error%s: the search is unchanged. "
 		 "e edits again, x drops the change.", hy->nerr,
 		 hy->nerr == 1 ? "" : "s");
-	ui_put(u, y++, r->x + 1, r->w - 1, head, ui_attr(u, UI_C_WARN) |
-	       A_BOLD);
+	ui_screen_put(u, y++, r->x + 1, r->w - 1, head,
+		      ui_screen_attr(u, UI_C_WARN) | A_BOLD);
 	for (size_t i = 0; i < hy->nerr; i++)
-		if (!ui_wrap(u, r, &y, 1, hy->err[i], ui_attr(u, UI_C_WARN)))
+		if (!ui_line_wrap(u, r, &y, 1, hy->err[i],
+				  ui_screen_attr(u, UI_C_WARN)))
 			return;
 }
 
@@ -141,13 +143,15 @@ static void draw(struct ui *u, enum ui_pane pane, const struct ui_rect *r)
 	sync_pc(u);
 	if (u->pc == NULL) {
 		y++;
-		ui_wrap(u, r, &y, 2, "Empty: no search yet. The why axis is "
-			"that of the running search.", ui_attr(u, UI_C_DIM));
+		ui_line_wrap(u, r, &y, 2,
+			     "Empty: no search yet. The why axis is "
+			     "that of the running search.",
+			     ui_screen_attr(u, UI_C_DIM));
 		return;
 	}
 	if (hy->msg[0])   /* wrapped: a path under $HOME is long */
-		ui_wrap(u, r, &y, 1, hy->msg, hy->msg_err ?
-			ui_attr(u, UI_C_WARN) | A_BOLD : A_BOLD);
+		ui_line_wrap(u, r, &y, 1, hy->msg, hy->msg_err ?
+			ui_screen_attr(u, UI_C_WARN) | A_BOLD : A_BOLD);
 	if (hy->msg[0] && hy->saved)
 		draw_saved(u, r, &y);
 	if (hy->nerr) {
@@ -212,7 +216,7 @@ static void draw_saved(struct ui *u, const struct ui_rect *r, int *y)
 		snprintf(buf, sizeof(buf), "Saved in %s: every later hunch "
 			 "run loads it too (remove it to go back to the "
 			 "defaults).", f);
-	ui_wrap(u, r, y, 1, buf, A_NORMAL);
+	ui_line_wrap(u, r, y, 1, buf, A_NORMAL);
 }
 
 /* Load and apply the edited file; keep the errors if it is not valid. */
@@ -240,7 +244,7 @@ static void apply(struct ui *u)
 		hy->backup = NULL;
 		hy->made = false;
 	}
-	pc_diags_free(&ds);
+	pc_jx_diags_free(&ds);
 	u->dirty |= UI_D_ALL;
 }
 
@@ -317,7 +321,7 @@ static bool key(struct ui *u, int k)
 	sync_pc(u);
 	if (u->pc == NULL)
 		return false;
-	switch (ui_key_motion(k)) {
+	switch (ui_keys_motion(k)) {
 	case UI_K_UP: if (hy->top > 0) hy->top--; break;
 	case UI_K_DOWN: hy->top++; break;
 	case UI_K_HOME: hy->top = 0; break;

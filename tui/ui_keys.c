@@ -10,7 +10,7 @@
 
 #include <string.h>
 
-enum ui_key_action ui_key_motion(int key)
+enum ui_key_action ui_keys_motion(int key)
 {
 	switch (key) {
 	case KEY_UP: case 'k': return UI_K_UP;
@@ -48,7 +48,7 @@ static void quit_prompt_key(struct ui *u, int key)
 	if (key == 'y' || key == 'Y')
 		u->quit = true;
 	else
-		ui_note(u, "still watching %s", u->label);
+		ui_status_note(u, "still watching %s", u->label);
 }
 
 /* `/`: every key typed searches again from where the search began. */
@@ -82,8 +82,8 @@ static bool global_key(struct ui *u, int key)
 	switch (key) {
 	case 'q': case UI_CTRL('c'): ask_quit(u); return true;
 	case '?': ui_help_open(u); return true;
-	case '\t': ui_next_pane(u, +1); return true;
-	case KEY_BTAB: ui_next_pane(u, -1); return true;
+	case '\t': ui_layout_next_pane(u, +1); return true;
+	case KEY_BTAB: ui_layout_next_pane(u, -1); return true;
 	case 'S': ui_shot_key(u); return true;
 	case 'E': ui_export_start(u); return true;
 	case UI_CTRL('l'):
@@ -95,7 +95,7 @@ static bool global_key(struct ui *u, int key)
 		break;
 	}
 	if (key >= '1' && key < '1' + UI_NPANES) {
-		ui_select_pane(u, (enum ui_pane)(key - '1'));
+		ui_layout_select_pane(u, (enum ui_pane)(key - '1'));
 		return true;
 	}
 	return false;
@@ -105,7 +105,7 @@ static void dispatch(struct ui *u, int key);
 
 /* Every key; then the status line's search state word follows what the
  * key did (the Search pane's header says the same). */
-void ui_key(struct ui *u, int k)
+void ui_keys_press(struct ui *u, int k)
 {
 	dispatch(u, k);
 	ui_search_sync_state(u);
@@ -128,8 +128,8 @@ static void dispatch(struct ui *u, int key)
 		return quit_prompt_key(u, key);
 	if (u->prompt == UI_PROMPT_SEARCH)
 		return search_prompt_key(u, key);
-	if (u->prompt == UI_PROMPT_PANE && ui_pane_ops(u->active)->key) {
-		ui_pane_ops(u->active)->key(u, key);
+	if (u->prompt == UI_PROMPT_PANE && ui_layout_pane_ops(u->active)->key) {
+		ui_layout_pane_ops(u->active)->key(u, key);
 		return;
 	}
 	if (u->message[0] != '\0') {
@@ -140,7 +140,7 @@ static void dispatch(struct ui *u, int key)
 		return;   /* the replay's time controls (ui_replay.c) */
 	if (global_key(u, key))
 		return;
-	if (ui_pane_ops(u->active)->key != NULL)
-		ui_pane_ops(u->active)->key(u, key);
+	if (ui_layout_pane_ops(u->active)->key != NULL)
+		ui_layout_pane_ops(u->active)->key(u, key);
 	u->dirty |= UI_D_HINT;
 }

@@ -39,12 +39,12 @@ static const struct ui_pane_ops *const panes[UI_NPANES] = {
 	[UI_PANE_LOG] = &ui_log_pane,
 };
 
-const struct ui_pane_ops *ui_pane_ops(enum ui_pane p)
+const struct ui_pane_ops *ui_layout_pane_ops(enum ui_pane p)
 {
 	return panes[p];
 }
 
-const char *ui_pane_title(enum ui_pane p)
+static const char *ui_layout_pane_title(enum ui_pane p)
 {
 	return panes[p]->title;
 }
@@ -139,7 +139,7 @@ void ui_layout(struct ui *u)
 }
 
 /* Number keys: show pane p and give it the keyboard. */
-void ui_select_pane(struct ui *u, enum ui_pane p)
+void ui_layout_select_pane(struct ui *u, enum ui_pane p)
 {
 	if (u->wide) {
 		if (p != UI_PANE_WHERE && p != UI_PANE_LOG)
@@ -153,7 +153,7 @@ void ui_select_pane(struct ui *u, enum ui_pane p)
 }
 
 /* Tab / Shift-Tab: the next pane on screen. */
-void ui_next_pane(struct ui *u, int dir)
+void ui_layout_next_pane(struct ui *u, int dir)
 {
 	int p = (int)u->active;
 
@@ -168,10 +168,11 @@ void ui_next_pane(struct ui *u, int dir)
 
 /* The title row of a pane: in compact mode the main pane's title lists
  * every pane with its number, so the keys explain themselves. */
-void ui_draw_title(struct ui *u, const struct ui_rect *r, enum ui_pane p)
+static void ui_layout_draw_title(struct ui *u, const struct ui_rect *r,
+				 enum ui_pane p)
 {
 	bool active = u->active == p;
-	attr_t a = active ? ui_attr(u, UI_C_TITLE) | A_BOLD : A_BOLD;
+	attr_t a = active ? ui_screen_attr(u, UI_C_TITLE) | A_BOLD : A_BOLD;
 	char buf[64];
 	int x = r->x;
 
@@ -179,22 +180,24 @@ void ui_draw_title(struct ui *u, const struct ui_rect *r, enum ui_pane p)
 	mvwhline(stdscr, r->y, r->x, ' ', r->w);
 	if (!active) {
 		for (int i = 0; i < r->w; i++)
-			ui_put(u, r->y, r->x + i, 1, u->g->hline, A_NORMAL);
+			ui_screen_put(u, r->y, r->x + i, 1, u->g->hline,
+				      A_NORMAL);
 	}
 	if (u->wide || p == UI_PANE_LOG) {
 		snprintf(buf, sizeof(buf), " %d %s ", (int)p + 1,
-			 ui_pane_title(p));
-		ui_put(u, r->y, x, r->w, buf, a);
+			 ui_layout_pane_title(p));
+		ui_screen_put(u, r->y, x, r->w, buf, a);
 		return;
 	}
 	for (int i = 0; i < UI_NPANES && x < r->x + r->w; i++) {
 		bool cur = i == (int)p;
 
 		snprintf(buf, sizeof(buf), cur ? "[%d %s]" : " %d %s ", i + 1,
-			 ui_pane_title((enum ui_pane)i));
-		x += ui_put(u, r->y, x, r->x + r->w - x, buf,
+			 ui_layout_pane_title((enum ui_pane)i));
+		x += ui_screen_put(u, r->y, x, r->x + r->w - x, buf,
 			    cur ? a | A_BOLD : (active ? a & ~A_BOLD : A_NORMAL));
-		x += ui_put(u, r->y, x, r->x + r->w - x, " ", active ? a : 0);
+		x += ui_screen_put(u, r->y, x, r->x + r->w - x, " ",
+				   active ? a : 0);
 	}
 }
 
@@ -202,8 +205,8 @@ static void draw_pane(struct ui *u, enum ui_pane p)
 {
 	struct ui_rect r = u->r_pane[p], body;
 
-	ui_clear_rect(u, &r);
-	ui_draw_title(u, &r, p);
+	ui_screen_clear_rect(u, &r);
+	ui_layout_draw_title(u, &r, p);
 	body = rect(r.y + 1, r.x, r.h - 1, r.w);
 	if (body.h > 0)
 		panes[p]->draw(u, p, &body);
@@ -219,7 +222,7 @@ static void draw_too_small(struct ui *u)
 			       "%dx%d or more, please (q quits)", u->cols,
 			       u->rows, MIN_COLS, MIN_ROWS);
 	for (int y = 0; y < u->rows && off < len; y++) {
-		ui_put(u, y, 0, u->cols, buf + off, A_NORMAL);
+		ui_screen_put(u, y, 0, u->cols, buf + off, A_NORMAL);
 		off += (size_t)u->cols;
 	}
 }
@@ -230,11 +233,11 @@ static void draw_divider(struct ui *u)
 	const struct ui_rect *w = &u->r_pane[UI_PANE_WHERE];
 
 	for (int y = w->y; y < w->y + w->h; y++)
-		ui_put(u, y, w->x + w->w, 1, u->utf8 ? "\xe2\x94\x82" : "|",
-		       A_NORMAL);
+		ui_screen_put(u, y, w->x + w->w, 1,
+			      u->utf8 ? "\xe2\x94\x82" : "|", A_NORMAL);
 }
 
-void ui_draw(struct ui *u)
+void ui_layout_draw(struct ui *u)
 {
 	unsigned d = u->dirty;
 
@@ -248,11 +251,11 @@ void ui_draw(struct ui *u)
 		if (d == UI_D_ALL)
 			werase(stdscr);
 		if (d & UI_D_STATUS)
-			ui_draw_status(u);
+			ui_status_draw(u);
 		if (d & UI_D_FOCUS)
-			ui_draw_focus(u);
+			ui_status_draw_focus(u);
 		if (d & UI_D_HINT)
-			ui_draw_hint(u);
+			ui_status_draw_hint(u);
 		for (int p = 0; p < UI_NPANES; p++)
 			if (u->shown[p] && (d & UI_D_PANE(p)))
 				draw_pane(u, (enum ui_pane)p);

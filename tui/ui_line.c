@@ -29,7 +29,7 @@ int ui_line_key(struct ui_line *l, int key)
 	return 0;
 }
 
-bool ui_wrap(struct ui *u, const struct ui_rect *r, int *y, int indent,
+bool ui_line_wrap(struct ui *u, const struct ui_rect *r, int *y, int indent,
 	     const char *s, attr_t a)
 {
 	int w = r->w - indent - 1;
@@ -51,7 +51,7 @@ bool ui_wrap(struct ui *u, const struct ui_rect *r, int *y, int indent,
 			take = last_space;
 		memcpy(line, s, (size_t)take);
 		line[take] = '\0';
-		ui_put(u, (*y)++, r->x + indent, w, line, a);
+		ui_screen_put(u, (*y)++, r->x + indent, w, line, a);
 		s += take;
 		while (*s == ' ')
 			s++;
@@ -59,9 +59,12 @@ bool ui_wrap(struct ui *u, const struct ui_rect *r, int *y, int indent,
 	return true;
 }
 
-size_t ui_line_cut(const struct ui *u, const char *s, int w)
+/* Bytes of `s` for one row `w` columns wide when it wraps: after the
+ * last ',', '/' or ' ' of the row's second half, else where the row is
+ * full (a focus breaks between its resources and path parts). */
+static size_t ui_line_cut(const struct ui *u, const char *s, int w)
 {
-	size_t n = ui_fit(u, s, w);
+	size_t n = ui_screen_fit(u, s, w);
 
 	if (s[n] == '\0' || n == 0)
 		return n ? n : strlen(s);
@@ -92,19 +95,20 @@ void ui_line_draw_wrapped(struct ui *u, const struct ui_rect *r, int y,
 		if (n >= sizeof(line))
 			n = sizeof(line) - 1;
 		if (i == rows - 1 && s[n] != '\0') {
-			n = ui_fit(u, s, r->w - 1);
-			ui_put(u, y, r->x + r->w - 1, 1, u->g->ellipsis, a);
+			n = ui_screen_fit(u, s, r->w - 1);
+			ui_screen_put(u, y, r->x + r->w - 1, 1, u->g->ellipsis,
+				      a);
 		}
 		memcpy(line, s, n);
 		line[n] = '\0';
-		ui_put(u, y, r->x, r->w, line, a);
+		ui_screen_put(u, y, r->x, r->w, line, a);
 		s += n;
 	}
 }
 
 /* The focus as the user chose it: the constrained hierarchies only. */
-void ui_focus_short(const struct ui *u, const struct pc_focus *f, char *buf,
-		    size_t len)
+void ui_line_focus_short(const struct ui *u, const struct pc_focus *f,
+			 char *buf, size_t len)
 {
 	size_t off = 0;
 

@@ -76,7 +76,7 @@ static void push(struct ui *u, enum ui_log_kind k, const char *s,
 		l->n--;
 	}
 	ln = line_at(l, l->n++);
-	ln->t = ui_now() - u->t0;
+	ln->t = ui_screen_now() - u->t0;
 	ln->kind = k;
 	ln->text = t;
 	if (l->scroll > 0 && l->scroll < l->n)
@@ -111,7 +111,7 @@ static void take(struct ui *u, int stream, const char *data, size_t len)
 		if (c == '\n' || c == '\r' || l->npart[stream] >= LONG_LINE) {
 			/* the journal keeps the bytes; a line cut at '\r' or
 			 * at LONG_LINE goes on in the next record */
-			ui_journal_output(u, stream, l->part[stream],
+			ui_consult_journal_output(u, stream, l->part[stream],
 					  l->npart[stream], c == '\n');
 			if (c != '\r' || l->npart[stream] > 0)
 				push(u, k, l->part[stream], l->npart[stream]);
@@ -145,7 +145,7 @@ bool ui_log_read(struct ui *u, int stream)
 			return true;
 		/* end of file: show what is left of the last line */
 		if (l->npart[stream] > 0) {
-			ui_journal_output(u, stream, l->part[stream],
+			ui_consult_journal_output(u, stream, l->part[stream],
 					  l->npart[stream], false);
 			push(u, stream ? UI_LOG_STDERR : UI_LOG_STDOUT,
 			     l->part[stream], l->npart[stream]);
@@ -160,8 +160,8 @@ bool ui_log_read(struct ui *u, int stream)
 
 static attr_t line_attr(const struct ui *u, const struct ui_log_line *ln)
 {
-	return ln->kind == UI_LOG_HUNCH ? ui_attr(u, UI_C_HUNCH) :
-	       ln->kind == UI_LOG_STDERR ? ui_attr(u, UI_C_STDERR) :
+	return ln->kind == UI_LOG_HUNCH ? ui_screen_attr(u, UI_C_HUNCH) :
+	       ln->kind == UI_LOG_STDERR ? ui_screen_attr(u, UI_C_STDERR) :
 	       A_NORMAL;
 }
 
@@ -174,21 +174,21 @@ static void draw_line(struct ui *u, int y, const struct ui_rect *r,
 	attr_t a = line_attr(u, ln);
 	int x = r->x, w;
 
-	x += ui_put(u, y, x, r->w, mark, a);
+	x += ui_screen_put(u, y, x, r->w, mark, a);
 	w = r->x + r->w - x;
-	if (ui_width(u, ln->text) <= w) {
-		ui_put(u, y, x, w, ln->text, a);
+	if (ui_screen_width(u, ln->text) <= w) {
+		ui_screen_put(u, y, x, w, ln->text, a);
 		return;
 	}
-	x += ui_put(u, y, x, w - 1, ln->text, a);
-	ui_put(u, y, x, 1, u->g->ellipsis, ui_attr(u, UI_C_DIM));
+	x += ui_screen_put(u, y, x, w - 1, ln->text, a);
+	ui_screen_put(u, y, x, 1, u->g->ellipsis, ui_screen_attr(u, UI_C_DIM));
 }
 
 /* Where the next row of a wrapped line starts: after the last space or
  * comma of the row's second half, else where the row is full. */
 static size_t wrap_cut(const struct ui *u, const char *s, int w)
 {
-	size_t n = ui_fit(u, s, w);
+	size_t n = ui_screen_fit(u, s, w);
 
 	if (s[n] == '\0' || n == 0)
 		return n ? n : strlen(s);
@@ -222,8 +222,8 @@ static int wrapped(struct ui *u, const struct ui_rect *r,
 			memcpy(buf, s, n);
 			buf[n] = '\0';
 			if (rows == 0)
-				ui_put(u, y, r->x, 2, mark, a);
-			ui_put(u, y++, r->x + 2, w, buf, a);
+				ui_screen_put(u, y, r->x, 2, mark, a);
+			ui_screen_put(u, y++, r->x + 2, w, buf, a);
 		}
 		rows++;
 		s += n;
@@ -274,7 +274,7 @@ static void draw_wrapped(struct ui *u, const struct ui_rect *r)
 	}
 }
 
-void ui_log_draw(struct ui *u, const struct ui_rect *r)
+static void ui_log_draw(struct ui *u, const struct ui_rect *r)
 {
 	struct ui_log *l = &u->log;
 	size_t rows = (size_t)r->h, last, first;
@@ -293,14 +293,16 @@ void ui_log_draw(struct ui *u, const struct ui_rect *r)
 			draw_line(u, r->y + (int)(i - first), r, line_at(l, i));
 	}
 	if (l->n == 0)
-		ui_put(u, r->y, r->x, r->w, u->launched ?
+		ui_screen_put(u, r->y, r->x, r->w, u->launched ?
 		       "  (nothing yet: hunch's messages and the program's "
 		       "output appear here)" : "  (nothing yet: hunch's "
-		       "messages appear here)", ui_attr(u, UI_C_DIM));
+		       "messages appear here)", ui_screen_attr(u, UI_C_DIM));
 	snprintf(buf, sizeof(buf), l->scroll ? " %zu more below (End) " :
 		 " %zu lines ", l->scroll ? l->scroll : l->n);
-	ui_put(u, r->y - 1, r->x + r->w - ui_width(u, buf), r->w, buf,
-	       u->active == UI_PANE_LOG ? ui_attr(u, UI_C_TITLE) : A_NORMAL);
+	ui_screen_put(u, r->y - 1, r->x + r->w - ui_screen_width(u, buf), r->w,
+		      buf,
+		      u->active == UI_PANE_LOG ? ui_screen_attr(u, UI_C_TITLE)
+					       : A_NORMAL);
 }
 
 static void draw_pane(struct ui *u, enum ui_pane p, const struct ui_rect *r)
@@ -329,7 +331,7 @@ bool ui_log_key(struct ui *u, int key)
 		page = v->shown > 1 ? v->shown - 1 : 1;
 	size_t max = l->n;
 
-	switch (ui_key_motion(key)) {
+	switch (ui_keys_motion(key)) {
 	case UI_K_UP: l->scroll += !v->top; break;
 	case UI_K_DOWN: l->scroll = l->scroll ? l->scroll - 1 : 0; break;
 	case UI_K_PGUP: l->scroll += v->top ? 0 : page; break;
@@ -339,9 +341,9 @@ bool ui_log_key(struct ui *u, int key)
 	case UI_K_END: l->scroll = 0; break;
 	default: return false;
 	}
-	v->top = ui_key_motion(key) == UI_K_HOME ||
-		 (v->top && (ui_key_motion(key) == UI_K_UP ||
-			     ui_key_motion(key) == UI_K_PGUP));
+	v->top = ui_keys_motion(key) == UI_K_HOME ||
+		 (v->top && (ui_keys_motion(key) == UI_K_UP ||
+			     ui_keys_motion(key) == UI_K_PGUP));
 	v->top &= u->active == UI_PANE_LOG;
 	if (l->scroll > max)
 		l->scroll = max;

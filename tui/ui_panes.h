@@ -51,14 +51,12 @@ int ui_editor_run(struct ui *u, const char *path, char *err, size_t len);
 
 /* The focus by its constrained hierarchies only ("/Code/m/f.c/fn",
  * "/Code/m/f.c/fn,/Process/42"), "whole program" when none is. */
-void ui_focus_short(const struct ui *u, const struct pc_focus *f, char *buf,
-		    size_t len);
+void ui_line_focus_short(const struct ui *u, const struct pc_focus *f,
+			 char *buf, size_t len);
 
-/* Bytes of `s` for one row `w` columns wide when it wraps: after the
- * last ',', '/' or ' ' of the row's second half, else where the row is
- * full (a focus breaks between its resources and path parts).  And how
- * many such rows all of `s` takes. */
-size_t ui_line_cut(const struct ui *u, const char *s, int w);
+/* How many rows `w` columns wide `s` takes when it wraps: after the last
+ * ',', '/' or ' ' of a row's second half, else where the row is full (a
+ * focus breaks between its resources and path parts). */
 int ui_line_rows(const struct ui *u, const char *s, int w);
 /* `s` wrapped that way over `rows` rows of r from row y, in attribute a;
  * the last row ends in an ellipsis if it still does not fit (a long
@@ -68,7 +66,7 @@ void ui_line_draw_wrapped(struct ui *u, const struct ui_rect *r, int y,
 
 /* Word-wrap `s` into the rectangle from row *y (indented by `indent`);
  * returns false once the rectangle is full. */
-bool ui_wrap(struct ui *u, const struct ui_rect *r, int *y, int indent,
+bool ui_line_wrap(struct ui *u, const struct ui_rect *r, int *y, int indent,
 	     const char *s, attr_t a);
 
 #endif

@@ -81,7 +81,7 @@ void ui_pick_start(struct ui *u, int key)
 	struct ui_pick *pk = &u->pick;
 
 	if (u->pc == NULL) {
-		ui_note(u, "no search yet: nothing to %s", key == 'm' ?
+		ui_status_note(u, "no search yet: nothing to %s", key == 'm' ?
 			"enable a metric in" : "start an experiment in");
 		return;
 	}
@@ -100,21 +100,22 @@ void ui_pick_draw(struct ui *u, const struct ui_rect *r)
 	int y = r->y;
 
 	focus_of(u, &f);
-	ui_focus_short(u, &f, focus, sizeof(focus));
+	ui_line_focus_short(u, &f, focus, sizeof(focus));
 	snprintf(buf, sizeof(buf), "%s on %s:", pk->kind == PICK_METRIC ?
 		 "Enable a metric" : "Start an experiment", focus);
-	ui_put(u, y++, r->x, r->w, buf, A_BOLD);
+	ui_screen_put(u, y++, r->x, r->w, buf, A_BOLD);
 	if (pk->sel < pk->top)
 		pk->top = pk->sel;
 	if (pk->sel >= pk->top + page)
 		pk->top = pk->sel - page + 1;
 	for (size_t i = pk->top; i < n && i < pk->top + page; i++) {
 		item_text(u, i, buf, sizeof(buf));
-		ui_put(u, y++, r->x, r->w, buf, i == pk->sel ? A_REVERSE :
-		       A_NORMAL);
+		ui_screen_put(u, y++, r->x, r->w, buf,
+			      i == pk->sel ? A_REVERSE : A_NORMAL);
 	}
-	ui_put(u, r->y + r->h - 1, r->x, r->w, "Enter chooses, Esc cancels",
-	       ui_attr(u, UI_C_DIM));
+	ui_screen_put(u, r->y + r->h - 1, r->x, r->w,
+		      "Enter chooses, Esc cancels",
+		      ui_screen_attr(u, UI_C_DIM));
 }
 
 static void enable_metric(struct ui *u, const struct pc_focus *f)
@@ -124,8 +125,9 @@ static void enable_metric(struct ui *u, const struct pc_focus *f)
 
 	if (ui_hist_add(u, name, f) < 0)
 		return;
-	ui_select_pane(u, UI_PANE_HIST);
-	ui_note(u, "%s enabled: its histogram fills as samples come", name);
+	ui_layout_select_pane(u, UI_PANE_HIST);
+	ui_status_note(u, "%s enabled: its histogram fills as samples come",
+		       name);
 }
 
 static void start_experiment(struct ui *u, const struct pc_focus *f)
@@ -136,13 +138,14 @@ static void start_experiment(struct ui *u, const struct pc_focus *f)
 	char focus[512];
 	bool existed;
 
-	ui_focus_short(u, f, focus, sizeof(focus));
+	ui_line_focus_short(u, f, focus, sizeof(focus));
 	if (pc_steer_experiment(u->pc, h->name, f, &existed, &e) < 0)
-		ui_note(u, "%s", e.msg);
+		ui_status_note(u, "%s", e.msg);
 	else if (existed)
-		ui_note(u, "%s on %s is already in the search", h->name, focus);
+		ui_status_note(u, "%s on %s is already in the search", h->name,
+			       focus);
 	else
-		ui_note(u, "%s on %s started by hand", h->name, focus);
+		ui_status_note(u, "%s on %s started by hand", h->name, focus);
 	u->dirty |= UI_D_PANE(UI_PANE_SEARCH) | UI_D_STATUS;
 }
 
@@ -154,7 +157,7 @@ bool ui_pick_key(struct ui *u, int key)
 	enum pick_kind kind = (enum pick_kind)pk->kind;
 
 	u->dirty |= UI_D_PANE(UI_PANE_WHERE) | UI_D_HINT;
-	switch (ui_key_motion(key)) {
+	switch (ui_keys_motion(key)) {
 	case UI_K_UP: if (pk->sel > 0) pk->sel--; return true;
 	case UI_K_DOWN: if (pk->sel + 1 < n) pk->sel++; return true;
 	case UI_K_HOME: pk->sel = 0; return true;

@@ -102,7 +102,7 @@ static void fill_search(struct ui *u)
  * (a launched program), from the first process the journal found. */
 static void threads_now(struct ui *u)
 {
-	pc_res_id p = pc_restree_hierarchy(u->tree, "Process");
+	pc_res_id p = pc_res_tree_hierarchy(u->tree, "Process");
 	const struct pc_res *r = pc_res_get(u->tree, p);
 
 	u->st.nthreads = (int)pc_res_count_kind(u->tree, p, PC_RES_THREAD);
@@ -128,7 +128,7 @@ static void free_search(struct ui *u)
 		pc_steer_forget(u->pc);   /* what hypothesis reloads kept */
 	}
 	if (u->tree)
-		pc_restree_free(u->tree);
+		pc_res_tree_free(u->tree);
 	u->pc = NULL;
 	u->tree = NULL;
 }
@@ -140,7 +140,7 @@ static void rebuild(struct ui *u)
 {
 	struct ui_replay *x = u->replay;
 	pc_res_id cur = u->where.cur_id;
-	struct pc_restree *tree = pc_restree_new();
+	struct pc_restree *tree = pc_res_tree_new();
 	/* Made while the old search still exists, so that it has another
 	 * address: the panes tell a new search by its pointer. */
 	struct pc_consult *pc = pc_consult_new(x->o->cfg,
@@ -357,11 +357,13 @@ static void seek(struct ui *u, double t)
 
 		if (k != NULL && restore(u, k)) {
 			restore(u, k);
-			ui_note(u, "%.1f s: back from the checkpoint at %.1f s",
+			ui_status_note(
+				u, "%.1f s: back from the checkpoint at %.1f s",
 				t, played_now(u));
 		} else {
 			rebuild(u);
-			ui_note(u, "%.1f s: played again from the start", t);
+			ui_status_note(u, "%.1f s: played again from the start",
+				       t);
 		}
 	}
 	play_to(u, t);
@@ -439,10 +441,11 @@ static void next_conclusion(struct ui *u)
 	changed(u);
 	follow_curves(u);
 	if (n == NULL)
-		ui_note(u, "no more conclusions: the end of the journal");
+		ui_status_note(u,
+			       "no more conclusions: the end of the journal");
 	else
-		ui_note(u, "%.1f s: %s tested %s", x->clock, n->name,
-			pc_truth_name(n->truth));
+		ui_status_note(u, "%.1f s: %s tested %s", x->clock, n->name,
+			pc_shg_truth_name(n->truth));
 }
 
 /* --- keys ------------------------------------------------------------ */
@@ -468,8 +471,9 @@ static double parse_time(const char *s)
 
 static void typing_note(struct ui *u)
 {
-	ui_note(u, "go to time (seconds or m:ss, Enter; Esc cancels): %s_",
-		u->replay->typed);
+	ui_status_note(u,
+		       "go to time (seconds or m:ss, Enter; Esc cancels): %s_",
+		       u->replay->typed);
 }
 
 static void typing_key(struct ui *u, int key)
@@ -479,16 +483,19 @@ static void typing_key(struct ui *u, int key)
 
 	if (key == 27 || key == UI_CTRL('c') || key == UI_CTRL('g')) {
 		x->typing = false;
-		ui_note(u, "go to time: cancelled");
+		ui_status_note(u, "go to time: cancelled");
 	} else if (key == '\r' || key == '\n' || key == KEY_ENTER) {
 		x->typing = false;
 		if (x->ntyped == 0) {
-			ui_note(u, "go to time: nothing typed");
+			ui_status_note(u, "go to time: nothing typed");
 			return;
 		}
 		if ((t = parse_time(x->typed)) < 0) {
-			ui_note(u, "go to time: '%s' is not a time (seconds, "
-				"or m:ss)", x->typed);
+			ui_status_note(
+				u,
+				"go to time: '%s' is not a time (seconds, "
+				"or m:ss)",
+				x->typed);
 			return;
 		}
 		x->playing = false;
@@ -514,7 +521,7 @@ static void set_speed(struct ui *u, int dir)
 
 	if (s >= 0 && s < (int)NSPEEDS)
 		x->speed = s;
-	ui_note(u, "speed %gx", speeds[x->speed]);
+	ui_status_note(u, "speed %gx", speeds[x->speed]);
 	u->dirty |= UI_D_STATUS;
 }
 
@@ -525,8 +532,8 @@ static void play_pause(struct ui *u)
 	if (!x->playing && x->clock >= x->t_last && at_end(u))
 		seek(u, 0);   /* at the end, play starts again */
 	x->playing = !x->playing;
-	x->real_last = ui_now();
-	ui_note(u, "%s at %.1f s", x->playing ? "playing" : "paused",
+	x->real_last = ui_screen_now();
+	ui_status_note(u, "%s at %.1f s", x->playing ? "playing" : "paused",
 		x->clock);
 	u->dirty |= UI_D_STATUS;
 }
@@ -580,14 +587,14 @@ static bool replay_key(struct ui *u, int key)
 		return false;
 	switch (key) {
 	case '?':   /* the help box leaves the hint line in sight */
-		ui_note(u, "%s", UI_REPLAY_KEYS);
+		ui_status_note(u, "%s", UI_REPLAY_KEYS);
 		return false;
 	case 's': case 'p': play_pause(u); return true;
 	case '>': case 'c': next_conclusion(u); return true;
 	case '$': case 'e':
 		x->playing = false;
 		seek(u, x->t_last);
-		ui_note(u, "the end of the journal: %.1f s", x->t_last);
+		ui_status_note(u, "the end of the journal: %.1f s", x->t_last);
 		return true;
 	case 't':
 		x->typing = true;
@@ -639,7 +646,7 @@ void ui_replay_clock_text(const struct ui *u, char *buf, size_t len)
 static void on_tick(struct ui *u, int tfd)
 {
 	struct ui_replay *x = u->replay;
-	double real = ui_now();
+	double real = ui_screen_now();
 	uint64_t n;
 
 	if (read(tfd, &n, sizeof(n)) < 0 && errno != EAGAIN)
@@ -655,8 +662,9 @@ static void on_tick(struct ui *u, int tfd)
 		x->playing = false;
 		x->clock = x->t_last;
 		play_to(u, x->clock);
-		ui_note(u, "the end of the journal: %.1f s (s plays again)",
-			x->t_last);
+		ui_status_note(u,
+			       "the end of the journal: %.1f s (s plays again)",
+			       x->t_last);
 	}
 	u->dirty |= UI_D_STATUS;
 }
@@ -709,7 +717,7 @@ static int run_loop(struct ui *u, int sigfd, int tfd)
 				ui_replay_seek_on_key(u, ch);
 		}
 		if (u->dirty && !u->quit)
-			ui_draw(u);
+			ui_layout_draw(u);
 	}
 	return ending;
 }
@@ -728,7 +736,7 @@ static void init(struct ui *u, struct ui_replay *x,
 	/* As the live dashboard: on the search when there is one. */
 	u->active = u->main_pane = o->cfg != NULL ? UI_PANE_SEARCH :
 				   UI_PANE_WHERE;
-	u->t0 = ui_now();
+	u->t0 = ui_screen_now();
 	ui_where_init(&u->where);
 	ui_log_init(&u->log, LOG_LINES);
 	src_replay_set_output(o->rp, ui_replay_seek_on_output, u);
@@ -773,8 +781,9 @@ int ui_replay_run(const struct ui_replay_opts *o)
 	ui_layout(&u);
 	rebuild(&u);
 	x.clock = played_now(&u);
-	ui_note(&u, "paused at %.1f s: %s", x.clock, UI_REPLAY_KEYS_SHORT);
-	ui_draw(&u);
+	ui_status_note(&u, "paused at %.1f s: %s", x.clock,
+		       UI_REPLAY_KEYS_SHORT);
+	ui_layout_draw(&u);
 	ending = run_loop(&u, sigfd, tfd);
 	finish(&u, sigfd, tfd, &old);
 	return ending ? 128 + ending : HUNCH_EXIT_OK;

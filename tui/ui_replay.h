@@ -32,7 +32,7 @@ struct ui_replay_opts {
 int ui_replay_run(const struct ui_replay_opts *o);
 
 /* The replay's keys (s > t + - $ in every pane; p c e where the pane
- * shown does not use them): true when the key was one.  ui_key() asks
+ * shown does not use them): true when the key was one.  ui_keys_press() asks
  * here first in a replay.  Their line on the hint line (`?`, at the
  * start), within 80 columns. */
 #define UI_REPLAY_KEYS \

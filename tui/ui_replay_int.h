@@ -42,7 +42,7 @@ struct ui_replay {
 	double clock;                /* the replay time shown */
 	int speed;                   /* index in speeds[] */
 	bool playing;
-	double real_last;            /* ui_now() when the clock last moved */
+	double real_last; /* ui_screen_now() when the clock last moved */
 	bool summed_up;              /* the end's bottlenecks are in the log */
 	bool typing;                 /* `g`: a time is being typed */
 	char typed[24];

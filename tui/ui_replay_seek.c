@@ -149,7 +149,7 @@ void ui_replay_seek_on_key(struct ui *u, int ch)
 	x->key_was = x->pristine;
 	x->pristine = false;
 	x->in_key = true;
-	ui_key(u, ch);
+	ui_keys_press(u, ch);
 	x->in_key = false;
 	if (!u->quit)
 		check_steered(u, &before);

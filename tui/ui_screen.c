@@ -41,7 +41,7 @@ static const struct ui_glyphs glyphs_ascii = {
 	.ellipsis = "~", .focus = "*", .hline = "-", .up = "^", .down = "v",
 };
 
-double ui_now(void)
+double ui_screen_now(void)
 {
 	return clock_mono_s();
 }
@@ -76,7 +76,7 @@ static void init_colors(struct ui *u)
 
 /* The same meaning in colour and in monochrome: status and titles are
  * reverse video in both; the rest adds colour when there is some. */
-attr_t ui_attr(const struct ui *u, enum ui_color c)
+attr_t ui_screen_attr(const struct ui *u, enum ui_color c)
 {
 	attr_t mono;
 
@@ -207,7 +207,7 @@ static size_t next_char(const struct ui *u, const char *s, wchar_t *wc,
 	return n;
 }
 
-int ui_width(const struct ui *u, const char *s)
+int ui_screen_width(const struct ui *u, const char *s)
 {
 	int cols = 0, w;
 	wchar_t wc;
@@ -219,7 +219,7 @@ int ui_width(const struct ui *u, const char *s)
 	return cols;
 }
 
-int ui_put(struct ui *u, int y, int x, int w, const char *s, attr_t a)
+int ui_screen_put(struct ui *u, int y, int x, int w, const char *s, attr_t a)
 {
 	wchar_t buf[512];
 	int cols = 0, n = 0, cw;
@@ -247,7 +247,7 @@ int ui_put(struct ui *u, int y, int x, int w, const char *s, attr_t a)
 
 /* Bytes of s's longest prefix that fits w columns (never half a
  * character): where a wrapped line is cut. */
-size_t ui_fit(const struct ui *u, const char *s, int w)
+size_t ui_screen_fit(const struct ui *u, const char *s, int w)
 {
 	const char *p = s;
 	int cols = 0, cw;
@@ -264,7 +264,7 @@ size_t ui_fit(const struct ui *u, const char *s, int w)
 	return (size_t)(p - s);
 }
 
-void ui_clear_rect(struct ui *u, const struct ui_rect *r)
+void ui_screen_clear_rect(struct ui *u, const struct ui_rect *r)
 {
 	(void)u;
 	wattrset(stdscr, A_NORMAL);

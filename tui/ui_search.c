@@ -168,16 +168,16 @@ attr_t ui_search_attr(const struct ui *u, const struct pc_node *n)
 	attr_t a;
 
 	switch (ui_search_letter(n)) {
-	case 'T': a = ui_attr(u, UI_C_FOCUS) | A_BOLD; break;
-	case 'F': a = ui_attr(u, UI_C_DIM); break;
-	case '?': a = ui_attr(u, UI_C_WARN); break;
+	case 'T': a = ui_screen_attr(u, UI_C_FOCUS) | A_BOLD; break;
+	case 'F': a = ui_screen_attr(u, UI_C_DIM); break;
+	case '?': a = ui_screen_attr(u, UI_C_WARN); break;
 	default: a = A_NORMAL; break;
 	}
 	return a | (n->active ? A_BOLD : 0);
 }
 
 /* The time the node reached its state (seconds since the target began). */
-double ui_search_when(const struct pc_node *n)
+static double ui_search_when(const struct pc_node *n)
 {
 	if (n->truth == PC_TRUE && n->t_true_since >= 0)
 		return n->t_true_since;
@@ -240,7 +240,7 @@ static bool folded(const struct ui_search_view *v, int id)
 static void walk(struct ui_search_view *v, const struct pc_search *s,
 		 int id, int depth, char edge)
 {
-	const struct pc_node *n = pc_node(s, id);
+	const struct pc_node *n = pc_shg_node(s, id);
 
 	if (n == NULL || (depth > 0 && hidden(v, n)))
 		return;
@@ -303,18 +303,6 @@ void ui_search_rebuild(struct ui *u)
 		rebuild(v, s);
 }
 
-int ui_search_cursor_node(struct ui *u)
-{
-	struct ui_search_view *v = view(u);
-	const struct pc_search *s = ui_search_shown(u);
-
-	if (s == NULL)
-		return -1;
-	if (v->stale || s != v->built_for)
-		rebuild(v, s);
-	return v->nrows ? v->rows[v->cur].node : -1;
-}
-
 /* --- drawing -------------------------------------------------------------- */
 
 /* "[####....]"-like: BAR_W cells, half full at the threshold, so that
@@ -333,9 +321,12 @@ static void draw_bar(struct ui *u, int y, int x, const struct pc_node *n,
 		ratio = ratio >= 2 ? 0 : 2 - ratio;
 	fill = (int)lround(ratio * BAR_W / 2);
 	for (int i = 0; i < BAR_W; i++)
-		ui_put(u, y, x + i, 1, i < fill ? (u->utf8 ? "\xe2\x96\x88"
-		       : "#") : (i == BAR_W / 2 ? "|" : (u->utf8 ?
-		       "\xc2\xb7" : ".")), i < fill ? a : A_NORMAL);
+		ui_screen_put(u, y, x + i, 1,
+			      i < fill ? (u->utf8 ? "\xe2\x96\x88" : "#")
+				       : (i == BAR_W / 2 ? "|"
+							 : (u->utf8 ? "\xc2\xb7"
+								    : ".")),
+			      i < fill ? a : A_NORMAL);
 }
 
 /* At most 5 columns: 0.067, 0.7, 12.3, 1234, 2e+05. */
@@ -388,9 +379,9 @@ static void draw_row(struct ui *u, const struct pc_search *s,
 		     const struct ui_rect *rc, int y, const struct srow *row,
 		     bool cursor)
 {
-	const struct pc_node *n = pc_node(s, row->node);
-	const struct pc_hypothesis *h = pc_node_hyp(u->pc, n);
-	attr_t a = row->edge == '^' ? ui_attr(u, UI_C_DIM) :
+	const struct pc_node *n = pc_shg_node(s, row->node);
+	const struct pc_hypothesis *h = pc_truth_node_hyp(u->pc, n);
+	attr_t a = row->edge == '^' ? ui_screen_attr(u, UI_C_DIM) :
 		   ui_search_attr(u, n);
 	char left[512], focus[256], right[64];
 	int rw = rc->w >= 60 ? BAR_W + 1 + 18 : 0, x = rc->x + 1;
@@ -405,13 +396,13 @@ static void draw_row(struct ui *u, const struct pc_search *s,
 	snprintf(left, sizeof(left), "%*s%c%c%c %s  %s", 2 * row->depth, "",
 		 row->edge, ui_search_letter(n), ui_search_activity(n),
 		 h ? h->name : "?", focus);
-	ui_put(u, y, x, lw - 1, left, a);
+	ui_screen_put(u, y, x, lw - 1, left, a);
 	if (rw == 0)
 		return;
 	draw_bar(u, y, rc->x + rc->w - rw, n, h, a);
 	right_text(n, right, sizeof(right));
-	ui_put(u, y, rc->x + rc->w - rw + BAR_W + 1, rw - BAR_W - 1, right,
-	       a);
+	ui_screen_put(u, y, rc->x + rc->w - rw + BAR_W + 1, rw - BAR_W - 1,
+		      right, a);
 }
 
 static void header_text(const struct ui *u, const struct ui_search_view *v,
@@ -484,7 +475,8 @@ static void draw_empty(struct ui *u, const struct ui_rect *r)
 		"runtime library (not with --no-rtlib)") :
 		"the search starts once the program has run a moment";
 
-	ui_put(u, r->y + 1, r->x + 2, r->w - 4, why, ui_attr(u, UI_C_DIM));
+	ui_screen_put(u, r->y + 1, r->x + 2, r->w - 4, why,
+		      ui_screen_attr(u, UI_C_DIM));
 }
 
 /* The rows the cursor node's full name takes at the foot of the pane,
@@ -515,9 +507,9 @@ static void draw(struct ui *u, enum ui_pane p, const struct ui_rect *r)
 		return ui_search_detail_draw(u, s, v->rows[v->cur].node, r,
 					     &v->dskip);
 	header_text(u, v, s, buf, sizeof(buf));
-	ui_put(u, r->y, r->x + 1, r->w - 1, buf, A_BOLD);
+	ui_screen_put(u, r->y, r->x + 1, r->w - 1, buf, A_BOLD);
 	if (v->nrows) {
-		name = pc_node(s, v->rows[v->cur].node)->name;
+		name = pc_shg_node(s, v->rows[v->cur].node)->name;
 		nrows = name_rows(u, r, name);
 	}
 	rows = r->h - 1 - nrows;
@@ -533,7 +525,7 @@ static void draw(struct ui *u, enum ui_pane p, const struct ui_rect *r)
 			 v->top + (size_t)i == v->cur);
 	if (name != NULL)
 		ui_line_draw_wrapped(u, r, r->y + r->h - nrows, name, nrows,
-				     ui_attr(u, UI_C_DIM));
+				     ui_screen_attr(u, UI_C_DIM));
 }
 
 /* --- keys ----------------------------------------------------------------- */
@@ -594,11 +586,12 @@ static void toggle_pause(struct ui *u, const struct pc_search *s)
 	bool pause = s->state == PC_SEARCH_RUNNING;
 
 	if (pc_consult_pause(u->pc, s->id, pause) < 0) {
-		ui_note(u, "the search has ended: nothing to pause");
+		ui_status_note(u, "the search has ended: nothing to pause");
 	} else {
-		ui_note(u, "search %s", pause ? "paused: p resumes" :
+		ui_status_note(u, "search %s", pause ? "paused: p resumes" :
 			"resumed");
-		ui_journal_action(u, pause ? "pause" : "resume", NULL, s->id);
+		ui_consult_journal_action(u, pause ? "pause" : "resume", NULL,
+					  s->id);
 	}
 	v->stale = true;
 }
@@ -609,13 +602,13 @@ static void new_phase(struct ui *u)
 	int ph = pc_consult_phase_start(u->pc, NULL);
 
 	if (ph < 0) {
-		ui_note(u, "no new phase: the program has ended");
+		ui_status_note(u, "no new phase: the program has ended");
 		return;
 	}
-	ui_journal_action(u, "phase_start", u->pc->current->label, ph);
+	ui_consult_journal_action(u, "phase_start", u->pc->current->label, ph);
 	v->phase = true;
 	v->stale = true;
-	ui_note(u, "phase %d started; c shows the global search", ph);
+	ui_status_note(u, "phase %d started; c shows the global search", ph);
 }
 
 static void switch_search(struct ui *u)
@@ -623,7 +616,7 @@ static void switch_search(struct ui *u)
 	struct ui_search_view *v = view(u);
 
 	if (u->pc->current == NULL) {
-		ui_note(u, "no current phase yet: P starts one");
+		ui_status_note(u, "no current phase yet: P starts one");
 		return;
 	}
 	v->phase = !v->phase;
@@ -641,19 +634,19 @@ static void stop_by_hand(struct ui *u, const struct pc_search *s)
 
 	if (v->nrows == 0)
 		return;
-	n = pc_node(s, v->rows[v->cur].node);
-	ui_focus_short(u, &n->focus, focus, sizeof(focus));
+	n = pc_shg_node(s, v->rows[v->cur].node);
+	ui_line_focus_short(u, &n->focus, focus, sizeof(focus));
 	r = pc_steer_stop(u->pc, s->id, n->id, &e);
 	if (r == -EPERM)
-		ui_note(u, "X stops only what x started by hand");
+		ui_status_note(u, "X stops only what x started by hand");
 	else if (r == -EALREADY)
-		ui_note(u, "%s on %s is not running", pc_node_hyp(u->pc,
-			n)->name, focus);
+		ui_status_note(u, "%s on %s is not running",
+			       pc_truth_node_hyp(u->pc, n)->name, focus);
 	else if (r < 0)
-		ui_note(u, "%s", e.msg);
+		ui_status_note(u, "%s", e.msg);
 	else
-		ui_note(u, "%s on %s stopped by hand", pc_node_hyp(u->pc,
-			n)->name, focus);
+		ui_status_note(u, "%s on %s stopped by hand",
+			       pc_truth_node_hyp(u->pc, n)->name, focus);
 	v->stale = true;
 }
 
@@ -686,7 +679,7 @@ static bool motion_key(struct ui_search_view *v, int key)
 {
 	size_t page = v->page > 1 ? (size_t)v->page - 1 : 1;
 
-	switch (ui_key_motion(key)) {
+	switch (ui_keys_motion(key)) {
 	case UI_K_UP: step(v, -1, 1); break;
 	case UI_K_DOWN: step(v, +1, 1); break;
 	case UI_K_PGUP: step(v, -1, page); break;
@@ -710,7 +703,7 @@ static bool motion_key(struct ui_search_view *v, int key)
 /* The evidence scrolls when the pane is short (80x24). */
 static bool detail_key(struct ui_search_view *v, int key)
 {
-	switch (ui_key_motion(key)) {
+	switch (ui_keys_motion(key)) {
 	case UI_K_UP: v->dskip -= v->dskip > 0; break;
 	case UI_K_DOWN: v->dskip++; break;  /* the drawing bounds it */
 	case UI_K_HOME: v->dskip = 0; break;

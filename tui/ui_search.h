@@ -19,10 +19,8 @@ const struct pc_search *ui_search_shown(const struct ui *u);
 /* Whether what the pane shows changed since the last call (the session
  * loop then marks the pane dirty). */
 bool ui_search_changed(struct ui *u);
-/* Rebuild the rows now (the benchmark times it); the node under the
- * cursor (-1: none). */
+/* Rebuild the rows now (the benchmark times it). */
 void ui_search_rebuild(struct ui *u);
-int ui_search_cursor_node(struct ui *u);
 /* The pane's state freed (the dashboard's end). */
 void ui_search_free(struct ui *u);
 
@@ -40,19 +38,18 @@ void ui_search_sync_state(struct ui *u);
 char ui_search_letter(const struct pc_node *n);
 char ui_search_activity(const struct pc_node *n);
 attr_t ui_search_attr(const struct ui *u, const struct pc_node *n);
-double ui_search_when(const struct pc_node *n);
 void ui_search_focus_short(const struct ui *u, const struct pc_node *n,
 			   char *buf, size_t len);
 
 /* ui_consult.c: a user action ("pause", "resume", "phase_start",
  * "quit") into the live session's journal (docs/journal-format.md,
  * `action`); nothing without a journal.  phase < 0: none. */
-void ui_journal_action(struct ui *u, const char *action, const char *name,
-		       int phase);
+void ui_consult_journal_action(struct ui *u, const char *action,
+			       const char *name, int phase);
 /* ui_consult.c: a line of the program's output (stream 0 stdout, 1
  * stderr; eol: a newline ended it) into the journal, bytes as written,
  * so a replay shows it at its time; nothing without a journal. */
-void ui_journal_output(struct ui *u, int stream, const char *bytes,
+void ui_consult_journal_output(struct ui *u, int stream, const char *bytes,
 		       size_t len, bool eol);
 
 /* ui_search_detail.c: a node's evidence over the pane's body; */

@@ -43,7 +43,7 @@ static void put(struct dl *d, int x, int w, const char *s, attr_t a)
 		return;
 	}
 	if (!full(d))
-		ui_put(d->u, d->y++, x, w, s, a);
+		ui_screen_put(d->u, d->y++, x, w, s, a);
 }
 
 /* "label      text", the text wrapped under itself when long. */
@@ -54,7 +54,7 @@ static void line(struct dl *d, const char *label, const char *text,
 	const char *s = text;
 
 	if (d->skip == 0 && !full(d))
-		ui_put(d->u, d->y, d->r->x + 1, LABEL_W, label, A_BOLD);
+		ui_screen_put(d->u, d->y, d->r->x + 1, LABEL_W, label, A_BOLD);
 	if (w < 8) {
 		put(d, x, 0, "", a);
 		return;
@@ -99,7 +99,7 @@ static const char *truth_words(const struct pc_node *n)
 static void head(struct dl *d, const struct pc_consult *pc,
 		 const struct pc_node *n)
 {
-	const struct pc_hypothesis *h = pc_node_hyp(pc, n);
+	const struct pc_hypothesis *h = pc_truth_node_hyp(pc, n);
 	char buf[256];
 
 	snprintf(buf, sizeof(buf), "%c%c %s: %s, %s   (d or Bksp: back)",
@@ -129,7 +129,7 @@ static void not_tested(struct dl *d, const struct pc_consult *pc,
 static void numbers(struct dl *d, const struct pc_consult *pc,
 		    const struct pc_node *n)
 {
-	const struct pc_hypothesis *h = pc_node_hyp(pc, n);
+	const struct pc_hypothesis *h = pc_truth_node_hyp(pc, n);
 	char buf[256], a[32], b[32], c[32];
 
 	if (n->is_virtual) {
@@ -166,14 +166,14 @@ static void numbers(struct dl *d, const struct pc_consult *pc,
 	snprintf(buf, sizeof(buf), "estimated %.2f%%, charged %.2f%%; the "
 		 "search observes %.2f%% (x%.2f of predicted), limit %.1f%%",
 		 100 * n->pred_cost, 100 * n->charged_cost, 100 * pc->observed,
-		 pc->cost_factor, 100 * pc_tunable_get(pc->cfg, "costLimit"));
+		 pc->cost_factor, 100 * pc_tunables_get(pc->cfg, "costLimit"));
 	line(d, "cost", buf, A_NORMAL);
 }
 
 static void graph(struct dl *d, const struct pc_consult *pc,
 		  const struct pc_search *s, const struct pc_node *n)
 {
-	const struct pc_node *p = pc_node(s, n->orig_parent);
+	const struct pc_node *p = pc_shg_node(s, n->orig_parent);
 	char buf[512], f[256];
 	bool why = false;
 
@@ -186,9 +186,11 @@ static void graph(struct dl *d, const struct pc_consult *pc,
 				why = p->kids[i].why;
 		ui_search_focus_short(d->u, p, f, sizeof(f));
 		snprintf(buf, sizeof(buf), "%s of %s %s; %zu children%s",
-			 why ? "why" : "where", pc_node_hyp(pc, p)->name, f,
-			 n->nkids, n->nparents > 1 ? ", also reached by a "
-			 "second path (shadow)" : "");
+			 why ? "why" : "where", pc_truth_node_hyp(pc, p)->name,
+			 f, n->nkids,
+			 n->nparents > 1 ? ", also reached by a "
+					   "second path (shadow)"
+					 : "");
 	}
 	line(d, "graph", buf, A_NORMAL);
 }
@@ -230,7 +232,7 @@ static void sparkline(const struct ui *u, const struct pc_hist *h,
 static void measures(struct dl *d, const struct pc_consult *pc,
 		     const struct pc_node *n)
 {
-	const struct pc_hypothesis *h = pc_node_hyp(pc, n);
+	const struct pc_hypothesis *h = pc_truth_node_hyp(pc, n);
 	char buf[256];
 	size_t off = 0;
 
@@ -267,7 +269,7 @@ static void instances(struct dl *d, const struct pc_consult *pc,
 			  d->r->w - 2 - LABEL_W, spark, sizeof(spark));
 		put(d, d->r->x + 1 + LABEL_W, d->r->w - 1 - LABEL_W,
 		    spark[0] ? spark : "(no samples yet)",
-		    ui_attr(d->u, UI_C_FOCUS));  /* one row: cut to fit */
+		    ui_screen_attr(d->u, UI_C_FOCUS)); /* one row: cut to fit */
 	}
 }
 
@@ -285,7 +287,7 @@ static void draw_all(struct dl *d, const struct pc_search *s,
 void ui_search_detail_draw(struct ui *u, const struct pc_search *s, int id,
 			   const struct ui_rect *r, int *skip)
 {
-	const struct pc_node *n = pc_node(s, id);
+	const struct pc_node *n = pc_shg_node(s, id);
 	struct dl d = { u, r, r->y, *skip, 0 };
 
 	if (n == NULL)
@@ -294,7 +296,7 @@ void ui_search_detail_draw(struct ui *u, const struct pc_search *s, int id,
 	if (*skip > 0 && d.lines - *skip < r->h) {
 		/* scrolled past the end: draw again, ending at the bottom */
 		*skip = d.lines > r->h ? d.lines - r->h : 0;
-		ui_clear_rect(u, r);
+		ui_screen_clear_rect(u, r);
 		d = (struct dl){ u, r, r->y, *skip, 0 };
 		draw_all(&d, s, n);
 	}

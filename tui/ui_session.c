@@ -55,7 +55,7 @@ struct loop {
 	struct ui_consult c; /* the search, its journal (ui_consult.c) */
 };
 
-bool ui_wanted(bool batch)
+bool ui_session_wanted(bool batch)
 {
 	const char *term = getenv("TERM");
 
@@ -72,7 +72,7 @@ static void ui_init(struct ui *u, const struct ui_opts *o)
 	u->active = u->main_pane = o->cfg != NULL ? UI_PANE_SEARCH :
 				   UI_PANE_WHERE;
 	u->find_on = o->cfg != NULL;
-	u->t0 = ui_now();
+	u->t0 = ui_screen_now();
 	ui_where_init(&u->where);
 	ui_log_init(&u->log, LOG_LINES);
 }
@@ -93,7 +93,7 @@ static void pump(struct ui *u, struct loop *lp)
 	if (memcmp(&old, &u->st, sizeof(old)) != 0)
 		u->dirty |= UI_D_STATUS;
 	if (u->st.ended && !old.ended) {
-		u->t_end = ui_now();
+		u->t_end = ui_screen_now();
 		if (u->st.killed)
 			ui_log_add(u, UI_LOG_HUNCH, "%s (pid %d) was killed by "
 				   "signal %d (SIG%s)%s", u->label, (int)u->pid,
@@ -104,9 +104,11 @@ static void pump(struct ui *u, struct loop *lp)
 			ui_log_add(u, UI_LOG_HUNCH, "%s (pid %d) exited with "
 				   "status %d", u->label, (int)u->pid,
 				   u->st.exit_code);
-		ui_note(u, u->pc != NULL && u->pc->started ? "the program has "
-			"ended: q quits and prints the findings" :
-			"the program has ended: q quits");
+		ui_status_note(
+			u, u->pc != NULL && u->pc->started
+				   ? "the program has "
+				     "ended: q quits and prints the findings"
+				   : "the program has ended: q quits");
 	} else if (u->st.stopped != old.stopped) {
 		ui_log_add(u, UI_LOG_HUNCH, "%s (pid %d) %s", u->label,
 			   (int)u->pid, u->st.stopped ? "stopped (job control)"
@@ -143,7 +145,7 @@ static void on_keys(struct ui *u)
 	int ch;
 
 	while (!u->quit && (ch = wgetch(stdscr)) != ERR)
-		ui_key(u, ch);
+		ui_keys_press(u, ch);
 }
 
 static void on_tick(struct ui *u, int tfd)
@@ -198,7 +200,7 @@ static void run_loop(struct ui *u, struct loop *lp)
 			keyed = true;
 		}
 		if (u->dirty && (keyed || ticked) && !u->quit)
-			ui_draw(u);
+			ui_layout_draw(u);
 	}
 }
 
@@ -211,7 +213,7 @@ static void leave_program(struct ui *u, struct loop *lp)
 	if (u->st.ended || u->detached)
 		return;
 	if (!lp->ending_signal)
-		ui_journal_action(u, "quit", NULL, -1);
+		ui_consult_journal_action(u, "quit", NULL, -1);
 	ui_consult_stop(u, &lp->c);
 	if (src_live_detach(u->src, &err) < 0) {
 		ui_log_add(u, UI_LOG_HUNCH, "%s", err.msg);
@@ -368,7 +370,7 @@ static int finish(struct ui *u, struct loop *lp)
 	leave_program(u, lp);
 	if (u->shot_path != NULL) {
 		u->dirty = UI_D_ALL;
-		ui_draw(u);
+		ui_layout_draw(u);
 		if (ui_shot_write(u, u->shot_path) < 0)
 			u->shot_path = NULL;  /* reported below */
 	}
@@ -381,7 +383,7 @@ static int finish(struct ui *u, struct loop *lp)
 	 * follows a detached program's output to its end. */
 	ui_consult_close(u, &lp->c, end_reason(u, lp));
 	rc = report_end(u, lp);
-	pc_restree_free(u->tree);
+	pc_res_tree_free(u->tree);
 	ui_where_free(&u->where);
 	ui_log_free(&u->log);
 	ui_panes_free(u);
@@ -411,7 +413,7 @@ static int start(struct ui *u, struct loop *lp)
 	}
 	ui_layout(u);
 	u->starting = true;
-	ui_draw(u);
+	ui_layout_draw(u);
 	return 0;
 }
 
@@ -445,13 +447,13 @@ static int watch(struct ui *u, struct loop *lp)
 	struct hunch_err err = { 0 };
 
 	u->pid = src_live_pid(u->src);
-	u->tree = pc_restree_new();
+	u->tree = pc_res_tree_new();
 	ui_consult_open(u, &lp->c);
 	ui_consult_pump(u, &lp->c);
 	u->starting = false;
 	ui_log_add(u, UI_LOG_HUNCH, "%s %s (pid %d): %zu resources, %zu "
 		   "functions", u->launched ? "launched" : "attached to",
-		   u->label, (int)u->pid, pc_restree_count(u->tree) - 1,
+		   u->label, (int)u->pid, pc_res_tree_count(u->tree) - 1,
 		   pc_res_count_kind(u->tree, 1, PC_RES_FUNCTION));
 	if (!u->launched)
 		warn_shared_terminal(u);
@@ -460,10 +462,10 @@ static int watch(struct ui *u, struct loop *lp)
 			   "program (--no-rtlib)");
 	if (src_live_resume(u->src, &err) < 0)
 		ui_log_add(u, UI_LOG_HUNCH, "%s", err.msg);
-	u->t0 = ui_now();
+	u->t0 = ui_screen_now();
 	lp->c.search_at = u->t0 + UI_SETTLE_S;
 	u->dirty = UI_D_ALL;
-	ui_draw(u);
+	ui_layout_draw(u);
 	run_loop(u, lp);
 	return finish(u, lp);
 }
@@ -481,7 +483,7 @@ static int fail(struct ui *u, struct loop *lp, const struct hunch_err *err)
 	return HUNCH_EXIT_TARGET;
 }
 
-int ui_run_launch(char *const *argv, const struct ui_opts *o)
+int ui_session_launch(char *const *argv, const struct ui_opts *o)
 {
 	struct ui u;
 	struct loop lp = { 0 };
@@ -498,8 +500,10 @@ int ui_run_launch(char *const *argv, const struct ui_opts *o)
 	if ((rc = start(&u, &lp)) < 0)
 		return rc;
 	if (pipe2(out, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0) {
-		hunch_errf(&err, -errno, "cannot make pipes for the program's "
-			   "output: %s", strerror(errno));
+		hunch_err_set(&err, -errno,
+			      "cannot make pipes for the program's "
+			      "output: %s",
+			      strerror(errno));
 		return fail(&u, &lp, &err);
 	}
 	/* The terminal is the dashboard's: the program reads /dev/null. */
@@ -508,7 +512,7 @@ int ui_run_launch(char *const *argv, const struct ui_opts *o)
 	lo.stderr_fd = errp[1];
 	rc = src_live_launch(&lo, &u.src, &err);
 	if (rc == 0 && o->follow != 0)
-		src_live_follow(u.src, o->follow > 0);
+		src_live_fork_set_follow(u.src, o->follow > 0);
 	close(out[1]);
 	close(errp[1]);
 	close(lo.stdin_fd);
@@ -521,7 +525,7 @@ int ui_run_launch(char *const *argv, const struct ui_opts *o)
 	return watch(&u, &lp);
 }
 
-int ui_run_attach(pid_t pid, const struct ui_opts *o)
+int ui_session_attach(pid_t pid, const struct ui_opts *o)
 {
 	struct ui u;
 	struct loop lp = { 0 };
@@ -536,9 +540,9 @@ int ui_run_attach(pid_t pid, const struct ui_opts *o)
 	if (src_live_attach(pid, o->rtlib, &u.src, &err) < 0)
 		return fail(&u, &lp, &err);
 	if (o->follow != 0)
-		src_live_follow(u.src, o->follow > 0);
+		src_live_fork_set_follow(u.src, o->follow > 0);
 	if (o->tree)
-		src_live_adopt_tree(u.src);
+		src_live_fork_adopt_tree(u.src);
 	rc = watch(&u, &lp);
 	return rc == HUNCH_EXIT_TARGET ? rc : HUNCH_EXIT_OK;
 }

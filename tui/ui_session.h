@@ -2,7 +2,7 @@
  * ui_session.h - what the command line needs of the dashboard.
  *
  * `hunch run`, `hunch attach` and the demo open the dashboard when
- * stdin and stdout are a terminal and --batch is not given (ui_wanted);
+ * stdin and stdout are a terminal and --batch is not given (ui_session_wanted);
  * otherwise the command line keeps its plain session (cli_run.c).
  */
 #ifndef UI_SESSION_H
@@ -31,18 +31,18 @@ struct ui_opts {
 	const char *report;      /* --report FILE: the JSON report at the end */
 	const char *const *argv; /* launched: for the journal's header */
 	/* The hypotheses files loaded and how they differ from the shipped
-	 * defaults (cli_config_summary): the journal's header and the
+	 * defaults (cli_check_config_summary): the journal's header and the
 	 * printed report say it; the caller keeps it. */
 	json_t *config;
 	int follow;              /* children: 0 the default, -1 no, 1 yes */
 	bool tree;               /* attach: the process's descendants too */
 };
 
-bool ui_wanted(bool batch);
+bool ui_session_wanted(bool batch);
 /* Launch argv under the dashboard; returns hunch's exit status (the
  * program's, as `hunch run` does) or UI_FALLBACK. */
-int ui_run_launch(char *const *argv, const struct ui_opts *o);
+int ui_session_launch(char *const *argv, const struct ui_opts *o);
 /* Attach to pid; returns 0, HUNCH_EXIT_TARGET, or UI_FALLBACK. */
-int ui_run_attach(pid_t pid, const struct ui_opts *o);
+int ui_session_attach(pid_t pid, const struct ui_opts *o);
 
 #endif

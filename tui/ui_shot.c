@@ -79,11 +79,11 @@ void ui_shot_key(struct ui *u)
 			 ++u->shots);
 		path = name;
 	}
-	ui_draw(u);  /* the file shows what is on screen now */
+	ui_layout_draw(u);  /* the file shows what is on screen now */
 	rc = ui_shot_write(u, path);
 	if (rc < 0)
-		ui_note(u, "screenshot: cannot write %s: %s", path,
+		ui_status_note(u, "screenshot: cannot write %s: %s", path,
 			strerror(-rc));
 	else
-		ui_note(u, "screen saved to %s", path);
+		ui_status_note(u, "screen saved to %s", path);
 }

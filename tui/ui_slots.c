@@ -74,7 +74,7 @@ static bool wrap(struct ui *u, const struct ui_rect *r, int *y,
 			for (int i = 0; i < n; i++)
 				line[i] = s[i];
 			line[n] = '\0';
-			ui_put(u, (*y)++, r->x + 2, w, line, a);
+			ui_screen_put(u, (*y)++, r->x + 2, w, line, a);
 		}
 		s += take;
 		while (*s == ' ')
@@ -99,7 +99,7 @@ static void slot_draw(struct ui *u, enum ui_pane p, const struct ui_rect *r)
 	if (!wrap(u, r, &y, t->what, A_NORMAL))
 		return;
 	y++;
-	wrap(u, r, &y, t->keys, ui_attr(u, UI_C_DIM));
+	wrap(u, r, &y, t->keys, ui_screen_attr(u, UI_C_DIM));
 }
 
 #define SLOT(name, t) const struct ui_pane_ops name = { \

@@ -16,7 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
-void ui_state_text(const struct ui *u, char *buf, size_t len)
+void ui_status_state_text(const struct ui *u, char *buf, size_t len)
 {
 	const struct src_live_status *st = &u->st;
 	const char *abbrev;
@@ -44,7 +44,7 @@ void ui_state_text(const struct ui *u, char *buf, size_t len)
  * 9:59:59 for ten hours (the µs added never shows otherwise). */
 long ui_status_elapsed_s(const struct ui *u)
 {
-	double end = u->t_end > 0 ? u->t_end : ui_now();
+	double end = u->t_end > 0 ? u->t_end : ui_screen_now();
 
 	return (long)(end - u->t0 + 1e-6);
 }
@@ -94,27 +94,27 @@ static void search_text(const struct ui *u, int tier, char *buf,
  * the target's name gives way down to 8 columns, then the thread
  * count goes, then the name shrinks further; the search's part is drawn
  * whole, right-aligned, so its state word is never cut at 80. */
-void ui_draw_status(struct ui *u)
+void ui_status_draw(struct ui *u)
 {
 	char state[64], el[32], srch[160], left[256], line[512];
-	attr_t a = ui_attr(u, UI_C_STATUS);
+	attr_t a = ui_screen_attr(u, UI_C_STATUS);
 	int nthr = u->st.ended || u->detached ? 0 : u->st.nthreads;
 	int rest, lw, sw, name = (int)strlen(u->label);
 	const char *gap = "  ";
 
-	ui_state_text(u, state, sizeof(state));
+	ui_status_state_text(u, state, sizeof(state));
 	elapsed_text(u, el, sizeof(el));
 	for (int pass = 0; pass < 9; pass++) {
 		gap = pass % 2 || pass == 8 ? " " : "  ";
 		search_text(u, pass < 8 ? pass / 2 : 3, srch, sizeof(srch));
-		sw = ui_width(u, srch);
+		sw = ui_screen_width(u, srch);
 		snprintf(left, sizeof(left), "%spid %d%s%s%s%s", gap,
 			 (int)u->pid, gap, state, gap, el);
 		if (pass < 8)   /* last, the thread count goes (pane 2 has it) */
 			snprintf(left + strlen(left), sizeof(left) -
 				 strlen(left), "%s%d thread%s", gap, nthr,
 				 nthr == 1 ? "" : "s");
-		rest = u->cols - 1 - ui_width(u, left) - 2 - sw;
+		rest = u->cols - 1 - ui_screen_width(u, left) - 2 - sw;
 		if (name <= rest || (pass == 7 && rest >= 8))
 			break;
 	}
@@ -127,18 +127,19 @@ void ui_draw_status(struct ui *u)
 		/* the search's part right-aligned, whole; the target's part
 		 * cut where they would meet (its elapsed time, when even
 		 * that does not fit) */
-		ui_put(u, u->r_status.y, 0, u->cols - sw - 2, line, a);
-		ui_put(u, u->r_status.y, u->cols - sw, sw, srch, a);
+		ui_screen_put(u, u->r_status.y, 0, u->cols - sw - 2, line, a);
+		ui_screen_put(u, u->r_status.y, u->cols - sw, sw, srch, a);
 	} else {   /* a tiny terminal: what fits, rate and cost first */
-		lw = ui_put(u, u->r_status.y, 0, u->cols, line, a);
-		ui_put(u, u->r_status.y, lw + 2, u->cols - lw - 2, srch, a);
+		lw = ui_screen_put(u, u->r_status.y, 0, u->cols, line, a);
+		ui_screen_put(u, u->r_status.y, lw + 2, u->cols - lw - 2, srch,
+			      a);
 	}
 	u->shown_second = (int)ui_status_elapsed_s(u);
 }
 
 /* <Code part,Process part,SyncObject part,Files part>, each the root
  * of its hierarchy ("not constrained") until the user picks a node. */
-void ui_focus_text(const struct ui *u, char *buf, size_t len)
+void ui_status_focus_text(const struct ui *u, char *buf, size_t len)
 {
 	static const char *const roots[4] = {
 		"/Code", "/Process", "/SyncObject", "/Files",
@@ -157,29 +158,29 @@ void ui_focus_text(const struct ui *u, char *buf, size_t len)
 		snprintf(buf + off, len - off, ">");
 }
 
-void ui_draw_focus(struct ui *u)
+void ui_status_draw_focus(struct ui *u)
 {
 	char f[2048];
 	int y = u->r_focus.y, w;
 	const char *s = f;
 
-	ui_focus_text(u, f, sizeof(f));
+	ui_status_focus_text(u, f, sizeof(f));
 	wattrset(stdscr, A_NORMAL);
 	mvwhline(stdscr, y, 0, ' ', u->cols);
-	ui_put(u, y, 0, 7, " focus ", A_BOLD);
+	ui_screen_put(u, y, 0, 7, " focus ", A_BOLD);
 	w = u->cols - 7;
 	/* Too long: keep the end, where the interesting parts are. */
-	while (ui_width(u, s) > w - 1 && s[1] != '\0')
+	while (ui_screen_width(u, s) > w - 1 && s[1] != '\0')
 		s++;
 	if (s != f) {
-		ui_put(u, y, 7, 1, u->g->ellipsis, A_NORMAL);
-		ui_put(u, y, 8, w - 1, s, ui_attr(u, UI_C_FOCUS));
+		ui_screen_put(u, y, 7, 1, u->g->ellipsis, A_NORMAL);
+		ui_screen_put(u, y, 8, w - 1, s, ui_screen_attr(u, UI_C_FOCUS));
 	} else {
-		ui_put(u, y, 7, w, s, ui_attr(u, UI_C_FOCUS));
+		ui_screen_put(u, y, 7, w, s, ui_screen_attr(u, UI_C_FOCUS));
 	}
 }
 
-void ui_draw_hint(struct ui *u)
+void ui_status_draw_hint(struct ui *u)
 {
 	char buf[256];
 	int y = u->r_hint.y, w = u->cols - 1;  /* not the last cell */
@@ -189,26 +190,28 @@ void ui_draw_hint(struct ui *u)
 	if (u->prompt == UI_PROMPT_QUIT) {
 		snprintf(buf, sizeof(buf), "Detach from %s (pid %d) and leave "
 			 "it running? y/n", u->label, (int)u->pid);
-		ui_put(u, y, 0, w, buf, ui_attr(u, UI_C_WARN) | A_BOLD);
+		ui_screen_put(u, y, 0, w, buf,
+			      ui_screen_attr(u, UI_C_WARN) | A_BOLD);
 	} else if (u->prompt == UI_PROMPT_SEARCH) {
 		snprintf(buf, sizeof(buf), "/%s%s", u->where.query,
 			 u->where.query_failed ? "   (no match)" : "");
-		ui_put(u, y, 0, w, buf, A_BOLD);
+		ui_screen_put(u, y, 0, w, buf, A_BOLD);
 	} else if (u->message[0] != '\0') {
-		ui_put(u, y, 0, w, u->message, ui_attr(u, UI_C_HUNCH));
+		ui_screen_put(u, y, 0, w, u->message,
+			      ui_screen_attr(u, UI_C_HUNCH));
 	} else {
-		const char *fmt = ui_pane_ops(u->active)->hint;
+		const char *fmt = ui_layout_pane_ops(u->active)->hint;
 
 		if (strstr(fmt, "%s") != NULL)
 			snprintf(buf, sizeof(buf), fmt, u->g->up, u->g->down);
 		else
 			snprintf(buf, sizeof(buf), "%s", fmt);
-		ui_put(u, y, 0, w, buf, A_NORMAL);
+		ui_screen_put(u, y, 0, w, buf, A_NORMAL);
 	}
 }
 
 /* A one-off note in the hint line, until the next key. */
-void ui_note(struct ui *u, const char *fmt, ...)
+void ui_status_note(struct ui *u, const char *fmt, ...)
 {
 	va_list ap;
 

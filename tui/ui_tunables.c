@@ -5,7 +5,7 @@
  *
  * Enter opens a prompt for the selected tunable; Enter again parses the
  * value (numbers; true/false/on/off for booleans) and hands it to
- * pc_steer_set_tunable (pc_consult_set_tunable, journaled as a `tunable`
+ * pc_steer_jnl_set_tunable (pc_consult_set_tunable, journaled as a `tunable`
  * action for the replay), which range-checks it and applies it to the
  * running search (a new threshold re-tests the refinements it gates).
  * A refused value is shown with the reason, which for a range names the
@@ -76,8 +76,10 @@ static void row(struct ui *u, const struct ui_rect *r, int y,
 		snprintf(range, sizeof(range), "[%g, %g]", t->min, t->max);
 	snprintf(line, sizeof(line), " %-26s %-8s %-14s %s%s", t->name, val,
 		 range, t->units ? t->units : "", t->developer ? " (dev)" : "");
-	ui_put(u, y, r->x, r->w, line, cur && u->active == UI_PANE_TUNABLES ?
-	       A_REVERSE : (cur ? A_BOLD : A_NORMAL));
+	ui_screen_put(u, y, r->x, r->w, line,
+		      cur && u->active == UI_PANE_TUNABLES
+			      ? A_REVERSE
+			      : (cur ? A_BOLD : A_NORMAL));
 }
 
 /* Under the list: the prompt or the last outcome, then the selected
@@ -92,13 +94,14 @@ static void footer(struct ui *u, const struct ui_rect *r, int y,
 	if (ts->editing) {
 		snprintf(line, sizeof(line), " %s = %s_", t->name,
 			 ts->line.text);
-		ui_put(u, y, r->x, r->w, line, A_BOLD);
+		ui_screen_put(u, y, r->x, r->w, line, A_BOLD);
 	} else if (ts->msg[0]) {
-		ui_put(u, y, r->x + 1, r->w - 1, ts->msg, ts->msg_err ?
-		       ui_attr(u, UI_C_WARN) | A_BOLD : A_NORMAL);
+		ui_screen_put(u, y, r->x + 1, r->w - 1, ts->msg, ts->msg_err ?
+		       ui_screen_attr(u, UI_C_WARN) | A_BOLD : A_NORMAL);
 	}
 	if (t->desc)
-		ui_wrap(u, &d, &d.y, 1, t->desc, ui_attr(u, UI_C_DIM));
+		ui_line_wrap(u, &d, &d.y, 1, t->desc,
+			     ui_screen_attr(u, UI_C_DIM));
 }
 
 static void draw(struct ui *u, enum ui_pane pane, const struct ui_rect *r)
@@ -111,8 +114,10 @@ static void draw(struct ui *u, enum ui_pane pane, const struct ui_rect *r)
 	sync_pc(u);
 	if (u->pc == NULL) {
 		y++;
-		ui_wrap(u, r, &y, 2, "Empty: no search yet. The tunables are "
-			"those of the running search.", ui_attr(u, UI_C_DIM));
+		ui_line_wrap(u, r, &y, 2,
+			     "Empty: no search yet. The tunables are "
+			     "those of the running search.",
+			     ui_screen_attr(u, UI_C_DIM));
 		return;
 	}
 	n = count(u);
@@ -163,7 +168,7 @@ static void apply(struct ui *u, struct pc_tunable *t)
 		return;
 	}
 	value_text(t, t->value, old, sizeof(old));
-	if (pc_steer_set_tunable(u->pc, t->name, v, &e) < 0) {
+	if (pc_steer_jnl_set_tunable(u->pc, t->name, v, &e) < 0) {
 		m = strncmp(e.msg, "--set: ", 7) == 0 ? e.msg + 7 : e.msg;
 		snprintf(ts->msg, sizeof(ts->msg), "refused: %.240s", m);
 		return;
@@ -216,7 +221,7 @@ static bool key(struct ui *u, int k)
 		return true;
 	}
 	n = count(u);
-	switch (ui_key_motion(k)) {
+	switch (ui_keys_motion(k)) {
 	case UI_K_UP: if (ts->sel > 0) ts->sel--; break;
 	case UI_K_DOWN: if (ts->sel + 1 < n) ts->sel++; break;
 	case UI_K_HOME: ts->sel = 0; break;

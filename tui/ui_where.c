@@ -89,7 +89,7 @@ static bool opens_by_default(const struct ui *u, const struct pc_res *r)
 static void grow_flags(struct ui *u)
 {
 	struct ui_where *w = &u->where;
-	size_t n = pc_restree_count(u->tree) + 2;
+	size_t n = pc_res_tree_count(u->tree) + 2;
 
 	if (n <= w->nflags)
 		return;
@@ -118,9 +118,9 @@ static void mark_new(struct ui *u)
 void ui_where_changed(struct ui *u)
 {
 	grow_flags(u);
-	if (pc_restree_count(u->tree) != u->where.seen) {
+	if (pc_res_tree_count(u->tree) != u->where.seen) {
 		mark_new(u);
-		u->where.seen = pc_restree_count(u->tree);
+		u->where.seen = pc_res_tree_count(u->tree);
 	}
 	u->where.stale = u->where.order_stale = true;
 	u->dirty |= UI_D_PANE(UI_PANE_WHERE);
@@ -342,15 +342,15 @@ static void draw_row(struct ui *u, const struct ui_rect *rc, int y,
 {
 	const struct pc_res *r = res(u, row->id);
 	bool open = u->where.flags[row->id] & UI_W_OPEN;
-	attr_t a = r->retired ? ui_attr(u, UI_C_DIM) : A_NORMAL;
+	attr_t a = r->retired ? ui_screen_attr(u, UI_C_DIM) : A_NORMAL;
 	const char *mark = r->nchildren == 0 ? u->g->leaf :
 			   open ? u->g->open : u->g->closed;
 	char suf[64];
 	int x = rc->x + 1 + 2 * row->depth, end = rc->x + rc->w;
 
 	if (in_focus(u, row->id)) {
-		a |= ui_attr(u, UI_C_FOCUS) | A_BOLD;
-		ui_put(u, y, rc->x, 1, u->g->focus, a);
+		a |= ui_screen_attr(u, UI_C_FOCUS) | A_BOLD;
+		ui_screen_put(u, y, rc->x, 1, u->g->focus, a);
 	}
 	if (cursor) {
 		a |= u->active == UI_PANE_WHERE ? A_REVERSE : A_UNDERLINE;
@@ -359,12 +359,12 @@ static void draw_row(struct ui *u, const struct ui_rect *rc, int y,
 	}
 	if (x >= end)
 		return;
-	x += ui_put(u, y, x, end - x, mark, a);
-	x += ui_put(u, y, x, end - x, " ", a);
-	x += ui_put(u, y, x, end - x, pc_res_shown(r), a);
+	x += ui_screen_put(u, y, x, end - x, mark, a);
+	x += ui_screen_put(u, y, x, end - x, " ", a);
+	x += ui_screen_put(u, y, x, end - x, pc_res_shown(r), a);
 	suffix(u, r, open, suf, sizeof(suf));
-	ui_put(u, y, x, end - x, suf, a | (r->retired ? 0 :
-	       ui_attr(u, UI_C_DIM)));
+	ui_screen_put(u, y, x, end - x, suf, a | (r->retired ? 0 :
+	       ui_screen_attr(u, UI_C_DIM)));
 }
 
 /* The cursor's full path and what it is, for the pane's last rows. */
@@ -382,7 +382,11 @@ static bool detail_text(struct ui *u, char *buf, size_t len)
 	return true;
 }
 
-void ui_where_draw(struct ui *u, const struct ui_rect *rc)
+/* ui_where.c */
+void ui_where_init(struct ui_where *w);
+void ui_where_free(struct ui_where *w);
+void ui_where_changed(struct ui *u);         /* the tree grew or changed */
+static void ui_where_draw(struct ui *u, const struct ui_rect *rc)
 {
 	struct ui_where *w = &u->where;
 	char buf[64], detail[1024];
@@ -417,9 +421,11 @@ void ui_where_draw(struct ui *u, const struct ui_rect *rc)
 		ui_line_draw_wrapped(u, rc, rc->y + rc->h - drows, detail,
 				     drows, A_BOLD);
 	snprintf(buf, sizeof(buf), " %zu resources ",
-		 pc_restree_count(u->tree) - 1);
-	ui_put(u, rc->y - 1, rc->x + rc->w - ui_width(u, buf), rc->w, buf,
-	       u->active == UI_PANE_WHERE ? ui_attr(u, UI_C_TITLE) : A_NORMAL);
+		 pc_res_tree_count(u->tree) - 1);
+	ui_screen_put(u, rc->y - 1, rc->x + rc->w - ui_screen_width(u, buf),
+		      rc->w, buf,
+		      u->active == UI_PANE_WHERE ? ui_screen_attr(u, UI_C_TITLE)
+						 : A_NORMAL);
 }
 
 static void move_to(struct ui *u, size_t row)
@@ -494,7 +500,7 @@ bool ui_where_key(struct ui *u, int key)
 		return ui_pick_key(u, key);
 	if (w->stale)
 		ui_where_rebuild(u);
-	switch (ui_key_motion(key)) {
+	switch (ui_keys_motion(key)) {
 	case UI_K_UP: move_to(u, w->cur ? w->cur - 1 : 0); return true;
 	case UI_K_DOWN: move_to(u, w->cur + 1); return true;
 	case UI_K_PGUP: move_to(u, w->cur > page ? w->cur - page : 0);
@@ -528,8 +534,10 @@ bool ui_where_key(struct ui *u, int key)
 	case 'r':
 		w->show_retired = !w->show_retired;
 		w->stale = w->order_stale = true;
-		ui_note(u, "%s retired resources (exited threads, unloaded "
-			"libraries)", w->show_retired ? "showing" : "hiding");
+		ui_status_note(u,
+			       "%s retired resources (exited threads, unloaded "
+			       "libraries)",
+			       w->show_retired ? "showing" : "hiding");
 		u->dirty |= UI_D_PANE(UI_PANE_WHERE);
 		return true;
 	default:

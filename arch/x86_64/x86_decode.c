@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int x86_decoder_open(struct x86_decoder **out)
+int x86_decode_open(struct x86_decoder **out)
 {
 	struct x86_decoder *d = calloc(1, sizeof(*d));
 
@@ -27,19 +27,19 @@ int x86_decoder_open(struct x86_decoder **out)
 	/* The parser's sweep needs only lengths and instruction ids; with
 	 * detail off capstone decodes about a fifth faster. */
 	if (cs_open(CS_ARCH_X86, CS_MODE_64, &d->fast) != CS_ERR_OK) {
-		x86_decoder_close(d);
+		x86_decode_close(d);
 		return -EINVAL;
 	}
 	d->fast_insn = cs_malloc(d->fast);
 	if (d->fast_insn == NULL) {
-		x86_decoder_close(d);
+		x86_decode_close(d);
 		return -ENOMEM;
 	}
 	*out = d;
 	return 0;
 }
 
-void x86_decoder_close(struct x86_decoder *d)
+void x86_decode_close(struct x86_decoder *d)
 {
 	if (d == NULL)
 		return;
@@ -113,7 +113,7 @@ int x86_decode_one(struct x86_decoder *d, const uint8_t *buf, size_t len,
 	return 0;
 }
 
-int x86_find_main_ref(struct x86_decoder *d, const uint8_t *code,
+int x86_decode_find_main_ref(struct x86_decoder *d, const uint8_t *code,
 		      size_t len, uint64_t start_addr, uint64_t *ref,
 		      bool *is_load)
 {
@@ -154,7 +154,7 @@ int x86_find_main_ref(struct x86_decoder *d, const uint8_t *code,
 	return -ENOENT;
 }
 
-int x86_find_main_from_start(struct x86_decoder *d, const uint8_t *code,
+int x86_decode_find_main_from_start(struct x86_decoder *d, const uint8_t *code,
 			     size_t len, uint64_t start_addr,
 			     uint64_t *main_addr)
 {
@@ -162,14 +162,15 @@ int x86_find_main_from_start(struct x86_decoder *d, const uint8_t *code,
 	bool load;
 
 	/* Without the target's memory a GOT load cannot be resolved. */
-	if (x86_find_main_ref(d, code, len, start_addr, &ref, &load) != 0 ||
+	if (x86_decode_find_main_ref(d, code, len, start_addr, &ref, &load) !=
+		    0 ||
 	    load)
 		return -ENOENT;
 	*main_addr = ref;
 	return 0;
 }
 
-unsigned x86_reg_canon(unsigned reg)
+unsigned x86_decode_reg_canon(unsigned reg)
 {
 	switch (reg) {
 	case X86_REG_RAX: case X86_REG_EAX: case X86_REG_AX:
@@ -219,7 +220,7 @@ static bool vex_imm8(unsigned map, uint8_t op)
 			    op == 0xc4 || op == 0xc5 || op == 0xc6);
 }
 
-size_t x86_len_fallback(const uint8_t *b, size_t len)
+size_t x86_decode_len_fallback(const uint8_t *b, size_t len)
 {
 	size_t i = 0, hdr, m;
 	unsigned map;
@@ -250,14 +251,14 @@ size_t x86_len_fallback(const uint8_t *b, size_t len)
 	i += hdr;
 	if (map == 1 && b[i] == 0x77)
 		return i + 1;  /* vzeroupper, vzeroall: no ModRM */
-	m = x86_fast_modrm_bytes(b + i + 1, len - i - 1);
+	m = x86_fastlen_modrm_bytes(b + i + 1, len - i - 1);
 	if (m == 0)
 		return 0;
 	i += 1 + m + (vex_imm8(map, b[i]) ? 1 : 0);
 	return i <= len ? i : 0;
 }
 
-void x86_decoder_set_fast(struct x86_decoder *d, bool on)
+void x86_decode_set_fast(struct x86_decoder *d, bool on)
 {
 	d->no_fast = !on;
 }

@@ -29,13 +29,13 @@ struct x86_inst {
 	char text[64];        /* mnemonic and operands, for messages */
 };
 
-int x86_decoder_open(struct x86_decoder **out);
-void x86_decoder_close(struct x86_decoder *d);
+int x86_decode_open(struct x86_decoder **out);
+void x86_decode_close(struct x86_decoder *d);
 
 /* The parser's sweep decodes common encodings from its own opcode
  * tables (checked against capstone, x86_fastlen.c) and everything else
  * with capstone.  Off: capstone alone (for comparisons). */
-void x86_decoder_set_fast(struct x86_decoder *d, bool on);
+void x86_decode_set_fast(struct x86_decoder *d, bool on);
 
 /* Decode one instruction at buf (len bytes available) as if at addr.
  * Returns 0, or -EINVAL when the bytes are not a valid instruction. */
@@ -45,11 +45,11 @@ int x86_decode_one(struct x86_decoder *d, const uint8_t *buf, size_t len,
 /* In the code of an ELF entry point (_start), find the address loaded
  * into %rdi before the call to __libc_start_main: that is main.  Returns
  * 0 and sets *main_addr, or -ENOENT. */
-int x86_find_main_from_start(struct x86_decoder *d, const uint8_t *code,
+int x86_decode_find_main_from_start(struct x86_decoder *d, const uint8_t *code,
 			     size_t len, uint64_t start_addr,
 			     uint64_t *main_addr);
 
-/* Like x86_find_main_from_start, but also understands the PIE form
+/* Like x86_decode_find_main_from_start, but also understands the PIE form
  * `mov main@GOTPCREL(%rip),%rdi` that linkers leave unrelaxed: then
  * *is_load is true and *ref is the address of the GOT slot that holds
  * main (valid once the dynamic linker has relocated it).  Otherwise
@@ -59,9 +59,9 @@ int x86_find_main_from_start(struct x86_decoder *d, const uint8_t *code,
  * kmovd/kmovq, vptestm*, vpcmpeqb with mask operands, which glibc's
  * string functions use) and the 0f 01 register forms (rdpkru, wrpkru).
  * 0 when the bytes are none of those. */
-size_t x86_len_fallback(const uint8_t *buf, size_t len);
+size_t x86_decode_len_fallback(const uint8_t *buf, size_t len);
 
-int x86_find_main_ref(struct x86_decoder *d, const uint8_t *code,
+int x86_decode_find_main_ref(struct x86_decoder *d, const uint8_t *code,
 		      size_t len, uint64_t start_addr, uint64_t *ref,
 		      bool *is_load);
 

@@ -44,8 +44,8 @@ struct x86_fast {
 /* Bytes taken by a ModRM byte and what follows it (SIB, displacement),
  * the same in 64- and 32-bit addressing; 0 when they run past len
  * (x86_fastlen.c; the decoder's length checks use it too). */
-size_t x86_fast_modrm_bytes(const uint8_t *m, size_t len);
-size_t x86_fast_decode(struct x86_decoder *d, const uint8_t *b, size_t len,
+size_t x86_fastlen_modrm_bytes(const uint8_t *m, size_t len);
+size_t x86_fastlen_decode(struct x86_decoder *d, const uint8_t *b, size_t len,
 		       uint64_t addr, struct x86_fast *out);
 
 /* Instructions decoded with detail around an indirect jump. */
@@ -68,6 +68,6 @@ struct x86_decoder {
 
 /* The 64-bit register that contains `reg` (EAX, AX, AL -> RAX), or
  * X86_REG_INVALID for anything that is not a general register. */
-unsigned x86_reg_canon(unsigned reg);
+unsigned x86_decode_reg_canon(unsigned reg);
 
 #endif

@@ -6,7 +6,8 @@
 
 #include <string.h>
 
-void x86_buf_init(struct x86_buf *o, uint8_t *mem, size_t cap, uint64_t addr)
+void x86_emit_buf_init(struct x86_buf *o, uint8_t *mem, size_t cap,
+		       uint64_t addr)
 {
 	o->b = mem;
 	o->len = 0;
@@ -40,14 +41,14 @@ void x86_emit_u64(struct x86_buf *o, uint64_t v)
 	x86_emit(o, &v, 8);
 }
 
-bool x86_rel32_fits(uint64_t end, uint64_t to)
+bool x86_emit_rel32_fits(uint64_t end, uint64_t to)
 {
 	int64_t d = (int64_t)(to - end);
 
 	return d >= INT32_MIN && d <= INT32_MAX;
 }
 
-void x86_jmp5_bytes(uint8_t out[5], uint64_t at, uint64_t to)
+void x86_emit_jmp5_bytes(uint8_t out[5], uint64_t at, uint64_t to)
 {
 	int32_t d = (int32_t)(to - (at + 5));
 
@@ -59,9 +60,9 @@ bool x86_emit_jmp5(struct x86_buf *o, uint64_t to)
 {
 	uint8_t j[5];
 
-	if (!x86_rel32_fits(x86_pc(o) + 5, to))
+	if (!x86_emit_rel32_fits(x86_pc(o) + 5, to))
 		return false;
-	x86_jmp5_bytes(j, x86_pc(o), to);
+	x86_emit_jmp5_bytes(j, x86_pc(o), to);
 	x86_emit(o, j, 5);
 	return true;
 }
@@ -79,7 +80,7 @@ void x86_emit_jmp(struct x86_buf *o, uint64_t to)
 void x86_emit_jcc(struct x86_buf *o, unsigned cc, uint64_t to)
 {
 	cc &= 0xf;
-	if (x86_rel32_fits(x86_pc(o) + 6, to)) {
+	if (x86_emit_rel32_fits(x86_pc(o) + 6, to)) {
 		x86_emit_u8(o, 0x0f);
 		x86_emit_u8(o, (uint8_t)(0x80 | cc));
 		x86_emit_u32(o, (uint32_t)(int32_t)(to - (x86_pc(o) + 4)));
@@ -99,7 +100,7 @@ size_t x86_emit_jcc_fwd(struct x86_buf *o, unsigned cc)
 	return o->len;
 }
 
-void x86_fix_fwd(struct x86_buf *o, size_t pos)
+void x86_emit_fix_fwd(struct x86_buf *o, size_t pos)
 {
 	int32_t d = (int32_t)(o->len - pos);
 

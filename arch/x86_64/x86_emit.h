@@ -20,7 +20,7 @@ struct x86_buf {
 	bool overflow;
 };
 
-void x86_buf_init(struct x86_buf *o, uint8_t *mem, size_t cap,
+void x86_emit_buf_init(struct x86_buf *o, uint8_t *mem, size_t cap,
 		  uint64_t addr);
 static inline uint64_t x86_pc(const struct x86_buf *o)
 {
@@ -33,7 +33,7 @@ void x86_emit_u32(struct x86_buf *o, uint32_t v);
 void x86_emit_u64(struct x86_buf *o, uint64_t v);
 
 /* Can a rel32 at `end` (address after the instruction) reach `to`? */
-bool x86_rel32_fits(uint64_t end, uint64_t to);
+bool x86_emit_rel32_fits(uint64_t end, uint64_t to);
 
 /* jmp to `to`: rel32 when it fits, else `jmp *0(%rip); .quad to` (14
  * bytes, no register, works under shadow stacks). */
@@ -44,12 +44,12 @@ bool x86_emit_jmp5(struct x86_buf *o, uint64_t to);
  * inverted short jcc over a far jmp. */
 void x86_emit_jcc(struct x86_buf *o, unsigned cc, uint64_t to);
 /* Encode `jmp rel32` at address `at` into 5 bytes. */
-void x86_jmp5_bytes(uint8_t out[5], uint64_t at, uint64_t to);
+void x86_emit_jmp5_bytes(uint8_t out[5], uint64_t at, uint64_t to);
 
 /* Forward near labels: emit a jcc rel32 with a zero
  * displacement, remember its position, and fix it later. */
 size_t x86_emit_jcc_fwd(struct x86_buf *o, unsigned cc);
-void x86_fix_fwd(struct x86_buf *o, size_t pos);  /* to the current pc */
+void x86_emit_fix_fwd(struct x86_buf *o, size_t pos);  /* to the current pc */
 
 /* Registers by hardware number (rax=0 .. r15=15). */
 enum { X86_RAX, X86_RCX, X86_RDX, X86_RBX, X86_RSP, X86_RBP, X86_RSI,

@@ -121,7 +121,7 @@ static bool read_prefixes(const uint8_t *b, size_t len, struct pfx *p)
 	return p->n < len;
 }
 
-size_t x86_fast_modrm_bytes(const uint8_t *m, size_t len)
+size_t x86_fastlen_modrm_bytes(const uint8_t *m, size_t len)
 {
 	uint8_t mod, rm;
 	size_t n = 1;
@@ -248,7 +248,8 @@ static size_t finish(const uint8_t *b, size_t at, size_t len, unsigned f,
 	size_t n = at + 1, m;
 
 	if (f & F_M) {
-		if (n >= len || (m = x86_fast_modrm_bytes(b + n, len - n)) == 0)
+		if (n >= len ||
+		    (m = x86_fastlen_modrm_bytes(b + n, len - n)) == 0)
 			return 0;
 		n += m;
 	}
@@ -307,7 +308,7 @@ static size_t table_len(const uint8_t *b, size_t len, uint64_t addr,
 
 enum { C_UNKNOWN, C_AGREES, C_CAPSTONE };
 
-size_t x86_fast_decode(struct x86_decoder *d, const uint8_t *b, size_t len,
+size_t x86_fastlen_decode(struct x86_decoder *d, const uint8_t *b, size_t len,
 		       uint64_t addr, struct x86_fast *out)
 {
 	struct pfx p;

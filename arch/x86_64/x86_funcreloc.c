@@ -162,7 +162,8 @@ static int classify(struct x86_reloc *r, struct x86_decoder *d,
 		return 0;
 	}
 	if (xi.is_jump && xi.has_target) {
-		if (xi.is_cond && x86_insn_jcc(r, b, avail, rel, &cc, &t) == 0)
+		if (xi.is_cond &&
+		    x86_reloc_insn_jcc(r, b, avail, rel, &cc, &t) == 0)
 			return fr->why = X86_REFUSAL_RELOC_LOOP, fr->why_at = rel, -ENOTSUP;
 		if (!inside && !is_exit_at(xf, rel))
 			return fr->why = X86_REFUSAL_FR_COLD_JUMP, fr->why_at = rel, -ENOTSUP;
@@ -199,9 +200,9 @@ static size_t emit_size(const struct iinfo *ii, uint64_t at, uint64_t base)
 	switch (ii->kind) {
 	case IK_JMP_IN: return 5;
 	case IK_JCC_IN: return 6;
-	case IK_JMP_OUT: return x86_rel32_fits(at + 5, t) ? 5 : 14;
-	case IK_JCC_OUT: return x86_rel32_fits(at + 6, t) ? 6 : 16;
-	case IK_CALL: return x86_rel32_fits(at + 5, t) ? 5 : 16;
+	case IK_JMP_OUT: return x86_emit_rel32_fits(at + 5, t) ? 5 : 14;
+	case IK_JCC_OUT: return x86_emit_rel32_fits(at + 6, t) ? 6 : 16;
+	case IK_CALL: return x86_emit_rel32_fits(at + 5, t) ? 5 : 16;
 	default: return ii->len;
 	}
 }
@@ -346,7 +347,7 @@ static int emit_one(struct x86_reloc *r, const struct x86_func *xf,
 		x86_emit_jcc(o, ii->cc, t);
 		return 0;
 	case IK_CALL:
-		if (x86_rel32_fits(x86_pc(o) + 5, t)) {
+		if (x86_emit_rel32_fits(x86_pc(o) + 5, t)) {
 			x86_emit_u8(o, 0xe8);
 			x86_emit_u32(o, (uint32_t)(t - (x86_pc(o) + 4)));
 		} else {        /* call *2(%rip); jmp +8; .quad t */
@@ -357,7 +358,7 @@ static int emit_one(struct x86_reloc *r, const struct x86_func *xf,
 		}
 		return 0;
 	case IK_CALL_RIP:
-		if (!x86_rel32_fits(x86_pc(o) + ii->len, t))
+		if (!x86_emit_rel32_fits(x86_pc(o) + ii->len, t))
 			return fr->why = X86_REFUSAL_FR_FAR_SLOT, fr->why_at = rel, -ENOTSUP;
 		memcpy(tmp, b, ii->len);
 		nd = (int32_t)(t - (x86_pc(o) + ii->len));
@@ -425,7 +426,7 @@ int x86_funcreloc_build(struct x86_reloc *r, struct x86_decoder *d,
 			rc = -ENOMEM;
 	}
 	if (rc == 0)
-		x86_buf_init(&o, fr->code, fr->len, to);
+		x86_emit_buf_init(&o, fr->code, fr->len, to);
 	for (size_t i = 0; i < fr->n && rc == 0; i++) {
 		uint64_t off = xf->insns[i] - xf->addr;
 

@@ -62,7 +62,7 @@ struct val {
 static const struct val unknown = { .k = V_UNK };
 static const struct val suspect = { .k = V_SUSPECT };
 
-bool x86_code_inside(const struct x86_code *c, uint64_t addr)
+bool x86_jumptable_code_inside(const struct x86_code *c, uint64_t addr)
 {
 	if (addr >= c->addr && addr - c->addr < c->len)
 		return true;
@@ -82,7 +82,7 @@ static bool writes(const struct win *w, int i, unsigned reg)
 	if (cs_regs_access(w->h, w->in[i], rr, &nr, ww, &nw) != CS_ERR_OK)
 		return true;  /* cannot tell: assume the worst */
 	for (uint8_t k = 0; k < nw; k++)
-		if (x86_reg_canon(ww[k]) == reg)
+		if (x86_decode_reg_canon(ww[k]) == reg)
 			return true;
 	return false;
 }
@@ -134,7 +134,7 @@ static struct val hoisted(const struct x86_reg_defs *defs, unsigned reg)
 	return v;
 }
 
-int x86_reg_defs_compute(struct x86_decoder *d, const struct x86_code *c,
+int x86_jumptable_reg_defs(struct x86_decoder *d, const struct x86_code *c,
 			 const uint32_t *offs, size_t n,
 			 struct x86_reg_defs *out)
 {
@@ -153,7 +153,7 @@ int x86_reg_defs_compute(struct x86_decoder *d, const struct x86_code *c,
 			return -EINVAL;
 		x = &d->insn->detail->x86;
 		for (uint8_t k = 0; k < nw; k++) {
-			int g = gpr_index(x86_reg_canon(ww[k]));
+			int g = gpr_index(x86_decode_reg_canon(ww[k]));
 
 			if (g < 0 || out->writers[g] == 255)
 				continue;
@@ -188,7 +188,7 @@ static struct val lea_value(const struct win *w, int i, int depth)
 	if (m->base == X86_REG_INVALID && m->index != X86_REG_INVALID &&
 	    m->disp == 0) {
 		v.k = V_SCALED;
-		v.idx = x86_reg_canon(m->index);
+		v.idx = x86_decode_reg_canon(m->index);
 		v.idx_at = i;
 		v.scale = (uint8_t)m->scale;
 		return v;
@@ -216,7 +216,8 @@ static struct val load_value(const struct win *w, int i, const x86_op_mem *m,
 {
 	struct val v = { .k = V_LOAD, .size = size, .sext = sext };
 	struct val b, x;
-	unsigned base = x86_reg_canon(m->base), index = x86_reg_canon(m->index);
+	unsigned base = x86_decode_reg_canon(m->base),
+		 index = x86_decode_reg_canon(m->index);
 
 	if (m->index == X86_REG_INVALID)
 		return v;  /* a pointer: from a GOT slot, a struct, a vtable */
@@ -257,7 +258,7 @@ static bool tableish(const struct win *w, const struct val *v)
 {
 	return v->k == V_SUSPECT || v->k == V_REL || v->k == V_SCALED ||
 	       (v->k == V_LOAD && v->indexed) ||
-	       (v->k == V_CONST && x86_code_inside(w->c, v->c));
+	       (v->k == V_CONST && x86_jumptable_code_inside(w->c, v->c));
 }
 
 /* A value computed by an instruction we do not model (ror, xor, and,
@@ -278,7 +279,7 @@ static struct val derived(const struct win *w, int i, int depth)
 	if (cs_regs_access(w->h, w->in[i], rr, &nr, ww, &nw) != CS_ERR_OK)
 		return suspect;
 	for (uint8_t k = 0; k < nr; k++) {
-		unsigned r = x86_reg_canon(rr[k]);
+		unsigned r = x86_decode_reg_canon(rr[k]);
 		struct val v;
 
 		if (r == X86_REG_INVALID || r == X86_REG_RSP ||
@@ -327,10 +328,10 @@ static struct val mov_value(const struct win *w, int i, int depth)
 	if (src->type == X86_OP_MEM)
 		return load_value(w, i, &src->mem, src->size,
 				  in->id == X86_INS_MOVSXD, depth);
-	if (src->type != X86_OP_REG || x86_reg_canon(src->reg) ==
+	if (src->type != X86_OP_REG || x86_decode_reg_canon(src->reg) ==
 	    X86_REG_INVALID)
 		return derived(w, i, depth);  /* movq %xmm0,%rax ... */
-	v = value(w, i, x86_reg_canon(src->reg), depth + 1);
+	v = value(w, i, x86_decode_reg_canon(src->reg), depth + 1);
 	if (in->id == X86_INS_MOVSXD && v.k == V_LOAD && v.size == 4)
 		v.sext = true;
 	return v;
@@ -370,8 +371,8 @@ static struct val value(const struct win *w, int at, unsigned reg, int depth)
 		    x->operands[1].type != X86_OP_REG)
 			return derived(w, i, depth);
 		return add_values(w, i,
-			value(w, i, x86_reg_canon(x->operands[0].reg), depth + 1),
-			value(w, i, x86_reg_canon(x->operands[1].reg), depth + 1),
+			value(w, i, x86_decode_reg_canon(x->operands[0].reg), depth + 1),
+			value(w, i, x86_decode_reg_canon(x->operands[1].reg), depth + 1),
 			depth);
 	default:
 		return derived(w, i, depth);
@@ -390,7 +391,7 @@ static bool alias_op(const struct aliases *a, const cs_x86_op *op)
 {
 	if (op->type == X86_OP_REG) {
 		for (int k = 0; k < a->nregs; k++)
-			if (a->regs[k] == x86_reg_canon(op->reg))
+			if (a->regs[k] == x86_decode_reg_canon(op->reg))
 				return true;
 		return false;
 	}
@@ -412,7 +413,7 @@ static bool follow_copy(const struct win *w, int i, struct aliases *a, int k)
 	    x->op_count != 2)
 		return false;
 	if (src->type == X86_OP_REG) {
-		a->regs[k] = x86_reg_canon(src->reg);
+		a->regs[k] = x86_decode_reg_canon(src->reg);
 		return a->regs[k] != X86_REG_INVALID;
 	}
 	if (src->type != X86_OP_MEM || a->has_mem)
@@ -515,7 +516,7 @@ static int table_entries(const struct x86_code *c, const struct val *v,
 			t -= c->ctx->abs_base;
 		}
 		out->targets[k] = t;
-		inside += x86_code_inside(c, t);
+		inside += x86_jumptable_code_inside(c, t);
 	}
 	free(raw);
 	out->table = v->c;
@@ -544,7 +545,7 @@ static int classify(const struct win *w, struct x86_ij *out)
 	if (j->detail->x86.op_count != 1)
 		return 0;
 	if (op->type == X86_OP_REG)
-		v = value(w, w->n - 1, x86_reg_canon(op->reg), 0);
+		v = value(w, w->n - 1, x86_decode_reg_canon(op->reg), 0);
 	else if (op->type == X86_OP_MEM)
 		v = load_value(w, w->n - 1, &op->mem, 8, false, 0);
 	else
@@ -566,7 +567,7 @@ static int classify(const struct win *w, struct x86_ij *out)
 	return table_entries(w->c, &v, n, out);
 }
 
-int x86_indirect_jump(struct x86_decoder *d, const struct x86_code *c,
+int x86_jumptable_indirect_jump(struct x86_decoder *d, const struct x86_code *c,
 		      const uint32_t *offs, size_t n, struct x86_ij *out)
 {
 	struct win w = { .in = d->win, .n = (int)n, .h = d->handle, .c = c };

@@ -297,7 +297,7 @@ static int indirect_jump(struct pstate *s, size_t ji, bool late)
 		from--;
 	for (n = 0; from + n <= ji; n++)
 		offs[n] = s->in[from + n].off;
-	rc = x86_indirect_jump(s->d, &s->c, offs, n, &ij);
+	rc = x86_jumptable_indirect_jump(s->d, &s->c, offs, n, &ij);
 	if (rc == 0 && late && ij.kind == X86_IJ_TABLE &&
 	    ij.table < s->c.addr + s->c.len &&
 	    ij.table + ij.nentries * ij.entry_size > s->c.addr)
@@ -335,7 +335,7 @@ static int retry_unresolved(struct pstate *s)
 		return -ENOMEM;
 	for (i = 0; i < s->n; i++)
 		all[i] = s->in[i].off;
-	if (x86_reg_defs_compute(s->d, &s->c, all, s->n, &defs) == 0) {
+	if (x86_jumptable_reg_defs(s->d, &s->c, all, s->n, &defs) == 0) {
 		s->c.defs = &defs;
 		for (i = 0; i < s->n && rc == 0; i++)
 			if (s->in[i].flags & PF_UNRESOLVED)
@@ -365,7 +365,7 @@ static bool decode_at(struct pstate *s, size_t off, struct pinsn *pi)
 	struct x86_fast fx;
 
 	*pi = (struct pinsn){ .off = (uint32_t)off };
-	if (!d->no_fast && x86_fast_decode(d, p, left, a, &fx) > 0) {
+	if (!d->no_fast && x86_fastlen_decode(d, p, left, a, &fx) > 0) {
 		pi->len = fx.len;
 		pi->kind = fx.kind;
 		if (fx.has_target) {
@@ -379,7 +379,7 @@ static bool decode_at(struct pstate *s, size_t off, struct pinsn *pi)
 		classify(s, d->fast_insn->id, pi, s->c.bytes + off,
 			 s->c.addr + off);
 	} else {
-		pi->len = (uint8_t)x86_len_fallback(s->c.bytes + off,
+		pi->len = (uint8_t)x86_decode_len_fallback(s->c.bytes + off,
 						    s->c.len - off);
 	}
 	if (pi->len >= 5 && pi->kind == PK_OTHER)
@@ -420,7 +420,7 @@ static int sweep(struct pstate *s)
 	return 0;
 }
 
-int x86_direct_targets(struct x86_decoder *d, const uint8_t *code,
+int x86_parse_direct_targets(struct x86_decoder *d, const uint8_t *code,
 		       size_t len, uint64_t addr,
 		       int (*fn)(void *arg, uint64_t from, uint64_t target),
 		       void *arg)
@@ -472,7 +472,7 @@ static int note_outside(struct pstate *s, uint64_t t)
 	struct x86_func *f = s->f;
 	uint64_t *v;
 
-	if (inside(s, t) || !x86_code_inside(&s->c, t))
+	if (inside(s, t) || !x86_jumptable_code_inside(&s->c, t))
 		return 0;
 	v = realloc(f->outside_targets,
 		    (f->noutside_targets + 1) * sizeof(*v));
@@ -491,8 +491,8 @@ static int find_targets(struct pstate *s)
 		struct pinsn *p = &s->in[i];
 
 		if (p->flags & PF_TARGET) {
-			if (p->kind != PK_OTHER && !x86_code_inside(&s->c,
-								    p->target))
+			if (p->kind != PK_OTHER &&
+			    !x86_jumptable_code_inside(&s->c, p->target))
 				p->flags |= PF_EXIT;
 			if (note_outside(s, p->target) < 0)
 				return -ENOMEM;
@@ -579,20 +579,20 @@ int x86_parse_function(struct x86_decoder *d, const uint8_t *code,
 		rc = find_targets(&s);
 	if (rc == 0) {
 		judge_indirect(&s);
-		rc = x86_make_points(&s);
+		rc = x86_points_make(&s);
 	}
 	if (rc == 0)
-		rc = x86_fill_out(&s);
+		rc = x86_points_fill_out(&s);
 	d->pins = s.in;
 	d->pins_cap = s.cap;
 	free(s.taken);
 	free(s.tabt);
 	if (rc < 0)
-		x86_func_free(out);
+		x86_parse_func_free(out);
 	return rc;
 }
 
-void x86_func_free(struct x86_func *f)
+void x86_parse_func_free(struct x86_func *f)
 {
 	if (f == NULL)
 		return;
@@ -607,7 +607,7 @@ void x86_func_free(struct x86_func *f)
 	memset(f, 0, sizeof(*f));
 }
 
-const char *x86_point_kind_name(enum x86_point_kind k)
+const char *x86_parse_point_kind_name(enum x86_point_kind k)
 {
 	switch (k) {
 	case X86_PT_ENTRY: return "entry";

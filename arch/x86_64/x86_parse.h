@@ -147,24 +147,24 @@ struct x86_parse_ctx {
 };
 
 /* Parse `len` bytes of code at `addr`.  Returns 0 (out filled, free with
- * x86_func_free) or a negative errno; a function that cannot be decoded
+ * x86_parse_func_free) or a negative errno; a function that cannot be decoded
  * is not an error: it comes back with ok=false and a reason. */
 int x86_parse_function(struct x86_decoder *d, const uint8_t *code,
 		       size_t len, uint64_t addr,
 		       const struct x86_parse_ctx *ctx, struct x86_func *out);
-void x86_func_free(struct x86_func *f);
+void x86_parse_func_free(struct x86_func *f);
 
 /* Every direct jmp, jcc and call in `len` bytes of code at addr, decoded
  * linearly (stopping at undecodable bytes): fn(arg, insn address,
  * target) for each; a non-zero return stops and is returned.  For
  * finding branches from one function into the middle of another, which
  * the other function's parse must know as targets. */
-int x86_direct_targets(struct x86_decoder *d, const uint8_t *code,
+int x86_parse_direct_targets(struct x86_decoder *d, const uint8_t *code,
 		       size_t len, uint64_t addr,
 		       int (*fn)(void *arg, uint64_t from, uint64_t target),
 		       void *arg);
 
 /* A short name for a point kind: "entry", "exit", "call". */
-const char *x86_point_kind_name(enum x86_point_kind k);
+const char *x86_parse_point_kind_name(enum x86_point_kind k);
 
 #endif

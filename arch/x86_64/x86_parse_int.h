@@ -52,13 +52,13 @@ struct x86_code {
 	const struct x86_reg_defs *defs;
 };
 
-int x86_reg_defs_compute(struct x86_decoder *d, const struct x86_code *c,
+int x86_jumptable_reg_defs(struct x86_decoder *d, const struct x86_code *c,
 			 const uint32_t *offs, size_t n,
 			 struct x86_reg_defs *out);
 
 /* Analyse the indirect jmp at offs[n-1]; offs[0..n-2] are the offsets of
  * the instructions before it, in order (at most X86_WINDOW in all). */
-int x86_indirect_jump(struct x86_decoder *d, const struct x86_code *c,
+int x86_jumptable_indirect_jump(struct x86_decoder *d, const struct x86_code *c,
 		      const uint32_t *offs, size_t n, struct x86_ij *out);
 
 #define PATCH_LEN 5
@@ -108,10 +108,10 @@ static inline void set_fatal(struct pstate *s, enum x86_refusal why,
 }
 
 /* Pass 3 (x86_points.c): points, then the arrays of the result. */
-int x86_make_points(struct pstate *s);
-int x86_fill_out(struct pstate *s);
+int x86_points_make(struct pstate *s);
+int x86_points_fill_out(struct pstate *s);
 
 /* True when addr is inside the function or one of its other parts. */
-bool x86_code_inside(const struct x86_code *c, uint64_t addr);
+bool x86_jumptable_code_inside(const struct x86_code *c, uint64_t addr);
 
 #endif

@@ -276,7 +276,7 @@ static void mark_overlaps(struct x86_func *f)
 }
 
 /* Pass 3: the points, then the function's verdict. */
-int x86_make_points(struct pstate *s)
+int x86_points_make(struct pstate *s)
 {
 	struct x86_func *f = s->f;
 	int rc = 0;
@@ -305,7 +305,7 @@ int x86_make_points(struct pstate *s)
 	return rc;
 }
 
-int x86_fill_out(struct pstate *s)
+int x86_points_fill_out(struct pstate *s)
 {
 	struct x86_func *f = s->f;
 	size_t nt = 0;

@@ -143,7 +143,7 @@ static int reloc_rip(struct x86_reloc *r, const uint8_t *code, uint8_t len,
 
 	if (off < 0)
 		return fail(info, -ENOTSUP, X86_REFUSAL_RELOC_NO_DISP);
-	if (!x86_rel32_fits(x86_pc(o) + len, target))
+	if (!x86_emit_rel32_fits(x86_pc(o) + len, target))
 		return fail(info, -ERANGE, X86_REFUSAL_RELOC_FAR);
 	nd = (int32_t)(target - (x86_pc(o) + len));
 	memcpy(tmp, code, len);
@@ -200,7 +200,7 @@ static int reloc_branch(struct x86_reloc *r, const uint8_t *code,
 			uint8_t j[6] = { 0xff, 0x25 };
 			int32_t nd = (int32_t)(slot - (x86_pc(o) + 6));
 
-			if (!x86_rel32_fits(x86_pc(o) + 6, slot))
+			if (!x86_emit_rel32_fits(x86_pc(o) + 6, slot))
 				return fail(info, -ERANGE,
 					    X86_REFUSAL_RELOC_FAR_SLOT);
 			memcpy(j + 2, &nd, 4);
@@ -265,8 +265,9 @@ int x86_reloc_insn(struct x86_reloc *r, const uint8_t *code, size_t avail,
 	return 0;
 }
 
-size_t x86_insn_jcc(struct x86_reloc *r, const uint8_t *code, size_t avail,
-		    uint64_t from, unsigned *cc, uint64_t *target)
+size_t x86_reloc_insn_jcc(struct x86_reloc *r, const uint8_t *code,
+			  size_t avail, uint64_t from, unsigned *cc,
+			  uint64_t *target)
 {
 	const cs_x86 *x;
 

@@ -44,8 +44,8 @@ int x86_reloc_insn(struct x86_reloc *r, const uint8_t *code, size_t avail,
 
 /* Is the instruction at code a jcc with a direct target?  Returns its
  * length (0 if not) with the condition (low nibble of 0x7X) and target. */
-size_t x86_insn_jcc(struct x86_reloc *r, const uint8_t *code, size_t avail,
-		    uint64_t from, unsigned *cc, uint64_t *target);
-
+size_t x86_reloc_insn_jcc(struct x86_reloc *r, const uint8_t *code,
+			  size_t avail, uint64_t from, unsigned *cc,
+			  uint64_t *target);
 
 #endif

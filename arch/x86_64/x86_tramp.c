@@ -84,7 +84,7 @@ int x86_tramp_thunks(const struct x86_tramp_env *env, uint8_t *buf,
 {
 	struct x86_buf o;
 
-	x86_buf_init(&o, buf, cap, at);
+	x86_emit_buf_init(&o, buf, cap, at);
 	*reg_off = o.len;                  /* REG: fn = hunchrt_block */
 	x86_emit_mov_imm(&o, X86_RAX, env->fn_block);
 	*call_off = o.len;                 /* CALL: rax = fn, rdx = arg */
@@ -148,7 +148,7 @@ static void emit_wall_start(struct x86_buf *o, int32_t h)
 	j = x86_emit_jcc_fwd(o, 0x5);               /* jne */
 	emit_rdtsc_rax(o);
 	op_rcx(o, 0x89, X86_RAX, h + T_START);      /* mov %rax,start */
-	x86_fix_fwd(o, j);
+	x86_emit_fix_fwd(o, j);
 	op_rcx(o, 0xff, 0, h + T_PROT2);            /* incq prot2 */
 }
 
@@ -168,9 +168,9 @@ static void emit_wall_stop(struct x86_buf *o, int32_t h)
 	emit_rdtsc_rax(o);
 	op_rcx(o, 0x2b, X86_RAX, h + T_START);      /* sub start,%rax */
 	op_rcx(o, 0x01, X86_RAX, h + T_TOTAL);      /* add %rax,total */
-	x86_fix_fwd(o, j_nested);
+	x86_emit_fix_fwd(o, j_nested);
 	op_rcx(o, 0xff, 0, h + T_PROT2);
-	x86_fix_fwd(o, j_none);
+	x86_emit_fix_fwd(o, j_none);
 }
 
 static int emit_expr(struct x86_buf *o, const struct x86_expr *e, int depth);
@@ -305,7 +305,7 @@ static int emit_snip(struct x86_buf *o, const struct x86_tramp_env *env,
 		j = x86_emit_jcc_fwd(o, 0x4);      /* jz */
 		if (emit_snips(o, env, s->body, s->nbody) < 0)
 			return -EINVAL;
-		x86_fix_fwd(o, j);
+		x86_emit_fix_fwd(o, j);
 		return 0;
 	}
 	return -EINVAL;
@@ -320,12 +320,13 @@ static int emit_snips(struct x86_buf *o, const struct x86_tramp_env *env,
 	return 0;
 }
 
-int x86_snip_code(const struct x86_tramp_env *env, const struct x86_snip *s,
-		  size_t n, uint8_t *buf, size_t cap)
+int x86_tramp_snip_code(const struct x86_tramp_env *env,
+			const struct x86_snip *s, size_t n, uint8_t *buf,
+			size_t cap)
 {
 	struct x86_buf o;
 
-	x86_buf_init(&o, buf, cap, 0);
+	x86_emit_buf_init(&o, buf, cap, 0);
 	if (emit_snips(&o, env, s, n) < 0)
 		return -EINVAL;
 	if (o.overflow)
@@ -342,43 +343,19 @@ static bool snip_calls(const struct x86_tramp_env *env,
 	case X86_SN_WALL_START: case X86_SN_WALL_STOP:
 		return !env->wall_rdtsc;
 	case X86_SN_IF:
-		return x86_snip_calls(env, s->body, s->nbody);
+		return x86_tramp_snip_calls(env, s->body, s->nbody);
 	default:
 		return false;
 	}
 }
 
-bool x86_snip_calls(const struct x86_tramp_env *env, const struct x86_snip *s,
-		    size_t n)
+bool x86_tramp_snip_calls(const struct x86_tramp_env *env,
+			  const struct x86_snip *s, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		if (snip_calls(env, &s[i]))
 			return true;
 	return false;
-}
-
-unsigned x86_snip_cost_ns(const struct x86_tramp_env *env,
-			  const struct x86_snip *s, size_t n)
-{
-	unsigned c = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		switch (s[i].kind) {
-		case X86_SN_ADD: case X86_SN_SET:
-			c += 1;
-			break;
-		case X86_SN_WALL_START: case X86_SN_WALL_STOP:
-			c += env->wall_rdtsc ? 11 : 40;
-			break;
-		case X86_SN_CPU_START: case X86_SN_CPU_STOP:
-			c += 30;
-			break;
-		case X86_SN_IF:
-			c += 1 + x86_snip_cost_ns(env, s[i].body, s[i].nbody);
-			break;
-		}
-	}
-	return c;
 }
 
 /* ---- base trampoline ---- */
@@ -410,7 +387,7 @@ static void emit_pre(struct x86_buf *o, const struct x86_tramp_env *env,
 	b->cost_off = o->len;
 	x86_emit_u32(o, 0);
 	E(o, 0x48, 0xc7, 0x01, 0, 0, 0, 0);   /* movq $0,guard(%rcx) */
-	x86_fix_fwd(o, L->j_guard);           /* OUT: */
+	x86_emit_fix_fwd(o, L->j_guard);           /* OUT: */
 	L->slow_back = o->len;
 	E(o, 0x58, 0x04, 0x7f, 0x9e);         /* pop rax; add $0x7f,%al; sahf */
 	E(o, 0x5a, 0x59, 0x58);               /* pop rdx, rcx, rax */
@@ -423,7 +400,7 @@ static void emit_slow(struct x86_buf *o, const struct x86_tramp_env *env,
 {
 	int32_t d;
 
-	x86_fix_fwd(o, L->j_slow);
+	x86_emit_fix_fwd(o, L->j_slow);
 	x86_emit_mov_imm(o, X86_RCX, env->thunk_reg);
 	E(o, 0xff, 0xd1);                     /* call *%rcx: registers */
 	E(o, 0x48, 0x85, 0xc9);               /* test %rcx,%rcx */
@@ -448,7 +425,7 @@ static size_t cond_site(struct x86_reloc *r, const struct x86_tramp_env *env,
 {
 	unsigned cc;
 	uint64_t target;
-	size_t len = x86_insn_jcc(r, code, avail, from, &cc, &target);
+	size_t len = x86_reloc_insn_jcc(r, code, avail, from, &cc, &target);
 	size_t start = o->len, skip;
 
 	if (len == 0)
@@ -456,7 +433,7 @@ static size_t cond_site(struct x86_reloc *r, const struct x86_tramp_env *env,
 	skip = x86_emit_jcc_fwd(o, cc ^ 1);
 	emit_pre(o, env, site, L);
 	x86_emit_jmp(o, target);
-	x86_fix_fwd(o, skip);
+	x86_emit_fix_fwd(o, skip);
 	site->pre_off = start;
 	return len;
 }
@@ -478,7 +455,7 @@ int x86_tramp_base(struct x86_reloc *r, const struct x86_tramp_env *env,
 	bool pre_done = false, dead = false;
 
 	memset(b, 0, sizeof *b);
-	x86_buf_init(&o, buf, cap, at);
+	x86_emit_buf_init(&o, buf, cap, at);
 	if (nsites == 0 || nsites > X86_TRAMP_MAX_SITES)
 		return fail(b, -EINVAL, X86_REFUSAL_TRAMP_NSITES);
 	for (size_t i = 0; i < nsites; i++)

@@ -112,14 +112,12 @@ struct x86_snip {
 
 /* Position-independent code of a snippet list (no trailing jump).
  * Returns bytes written, or -ENOSPC / -EINVAL. */
-int x86_snip_code(const struct x86_tramp_env *env, const struct x86_snip *s,
-		  size_t n, uint8_t *buf, size_t cap);
-/* Predicted cost of a snippet list in ns on this kind of machine. */
-unsigned x86_snip_cost_ns(const struct x86_tramp_env *env,
-			  const struct x86_snip *s, size_t n);
+int x86_tramp_snip_code(const struct x86_tramp_env *env,
+			const struct x86_snip *s, size_t n, uint8_t *buf,
+			size_t cap);
 /* Does any snippet call into the runtime library? */
-bool x86_snip_calls(const struct x86_tramp_env *env, const struct x86_snip *s,
-		    size_t n);
+bool x86_tramp_snip_calls(const struct x86_tramp_env *env,
+			  const struct x86_snip *s, size_t n);
 
 #define X86_TRAMP_MAX_INSNS 24
 #define X86_TRAMP_MAX_SITES 4

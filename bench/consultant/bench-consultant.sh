@@ -20,8 +20,8 @@
 #   - the machine's 1-minute load average when the target started.
 # TARGET "demo" is hunch's bundled demo with bench/consultant/demo.truth:
 # its three problems are timed one by one ("a / b / c" in truth order).
-# Prints a markdown table; BENCH_KEEP=DIR keeps each target's report and
-# hunch's stderr there (TARGET.json, TARGET.err).  Needs HUNCH, HUNCHRT, TARGETS_DIR,
+# Prints a markdown table; BENCH_KEEP=DIR keeps each target's report,
+# hunch's stderr and journal there (TARGET.json, TARGET.err, TARGET.jsonl).  Needs HUNCH, HUNCHRT, TARGETS_DIR,
 # HUNCH_SOURCE_ROOT (meson benchmark 'consultant' sets them).
 set -u
 S=${1:-30}
@@ -63,6 +63,36 @@ concluded() {
 	fi
 }
 
+# found REPORT FINDINGS: seconds, or "-": when one of the report's findings
+# first held the planted one (found.jq: CPUbound and CPUdemand one finding,
+# its thread implied by its function), for a global-phase finding that
+# the true nodes never named whole (the demo's hot loop on a loaded
+# machine: CPUdemand refines /Code, not main's thread).
+found() {
+	local t
+	t=$(jq -L "$HUNCH_SOURCE_ROOT/tests/e2e" --argjson findings "$2" \
+		-f "$HUNCH_SOURCE_ROOT/bench/consultant/found.jq" "$1" 2> /dev/null)
+	if [ -z "$t" ] || [ "$t" = null ]; then
+		echo "-"
+	else
+		jq -n -r --argjson t "$t" '$t * 10 | round / 10'
+	fi
+}
+
+# when REPORT FINDINGS: the earlier of concluded (phase 0) and found.
+when0() {
+	local a b
+	a=$(concluded "$1" 0 "$2")
+	b=$(found "$1" "$2")
+	if [ "$a" = - ]; then
+		echo "$b"
+	elif [ "$b" = - ]; then
+		echo "$a"
+	else
+		awk -v a="$a" -v b="$b" 'BEGIN { print (b < a ? b : a) }'
+	fi
+}
+
 # extra REPORT PHASE-INDEX EXPLAIN: the phase's false findings, one name a
 # line (its bottlenecks and its earlier findings).
 extra() {
@@ -95,7 +125,9 @@ for t in "${TARGETS[@]}"; do
 	PHASE_AT=()
 	[ "${FINDINGS[2]}" != '[]' ] && PHASE_AT=(--phase-at $((S / 2 + 1)))
 	rm -f "$TMP/r.json"
-	"$HUNCH" run --batch ${BENCH_KEEP:+-v} --no-journal --time-limit $((S - 1)) \
+	JNL=(--no-journal)   # BENCH_KEEP keeps the journal too (enables, samples)
+	[ -n "${BENCH_KEEP:-}" ] && JNL=(--journal "$TMP/j.jsonl")
+	"$HUNCH" run --batch ${BENCH_KEEP:+-v} "${JNL[@]}" --time-limit $((S - 1)) \
 		"${PHASE_AT[@]}" --report "$TMP/r.json" -- "$prog" \
 		"${ARGS[@]}" > /dev/null 2> "$TMP/h.err"
 	[ -s "$TMP/r.json" ] || grep -m3 '^hunch: [a-z]' "$TMP/h.err" >&2
@@ -104,7 +136,9 @@ for t in "${TARGETS[@]}"; do
 		mkdir -p "$BENCH_KEEP"
 		cp "$TMP/r.json" "$BENCH_KEEP/$t.json" 2> /dev/null
 		cp "$TMP/h.err" "$BENCH_KEEP/$t.err"
+		mv "$TMP/j.jsonl" "$BENCH_KEEP/$t.jsonl" 2> /dev/null
 	fi
+	truth_processes "$TMP/h.err"   # "process NAME": the pid it printed
 	read -ra d <<< "$(throughput "$TMP/d.err")"
 	read -ra h <<< "$(throughput "$TMP/h.err")"
 	if [ "$NONE" = 1 ]; then
@@ -114,7 +148,7 @@ for t in "${TARGETS[@]}"; do
 	elif [ "${FINDINGS[0]}" != '[]' ]; then
 		when=
 		for i in $(seq 0 $(($(jq length <<< "${FINDINGS[0]}") - 1))); do
-			when+="${when:+ / }$(concluded "$TMP/r.json" 0 \
+			when+="${when:+ / }$(when0 "$TMP/r.json" \
 				"$(jq -c ".[$i:$i + 1]" <<< "${FINDINGS[0]}")")"
 		done
 		extra "$TMP/r.json" 0 "${FINDINGS[0]}" > "$TMP/x"

@@ -33,7 +33,7 @@
 #include <unistd.h>
 
 #include "eng_perfsample.h"
-#include "eng_symbols.h"
+#include "eng_image.h"
 #include "src_live_hint.h"
 
 struct run {

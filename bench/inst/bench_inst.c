@@ -37,7 +37,7 @@ static const char *const mode_name[] = {
  * through the trap fallback. */
 static int instrument_g(struct tgt *t, bool trap)
 {
-	const struct eng_func *f = eng_image_func_by_name(t->img, "mb_g");
+	const struct eng_func *f = eng_sym_lazy_func_by_name(t->img, "mb_g");
 	struct eng_points_cache *pc = NULL;
 	const struct x86_func *xf;
 	uint32_t var, id;
@@ -69,7 +69,7 @@ static int instrument_g(struct tgt *t, bool trap)
 /* Instrument mb_f for `mode`; returns requests added. */
 static int instrument(struct tgt *t, enum mode m)
 {
-	const struct eng_func *f = eng_image_func_by_name(t->img, "mb_f");
+	const struct eng_func *f = eng_sym_lazy_func_by_name(t->img, "mb_f");
 	struct x86_func xf;
 	uint32_t var, id;
 	uint64_t h;
@@ -151,7 +151,7 @@ static double run_micro(const char *micro, enum mode m, long n)
 		waitpid(pid, &st, 0);
 		ns = parse_ns(buf);
 	} else {
-		eng_resume_all(t.p, NULL);
+		eng_ptrace_resume_all(t.p, NULL);
 		if (tgt_wait_exit(&t, 600000) == 0)
 			ns = parse_ns(t.out);
 	}
@@ -209,7 +209,7 @@ static void insert_remove(const char *storm)
 	if (tgt_launch(&t, storm, argv) < 0)
 		return;
 	c = fns_prepare(&t, "sf_", &n);
-	eng_resume_all(t.p, NULL);
+	eng_ptrace_resume_all(t.p, NULL);
 	tgt_pump(&t, 200);
 	printf("\n| 1,000 functions of a running 8-thread process | points "
 	       "| ms |\n|---|---:|---:|\n");

@@ -307,26 +307,26 @@ static void run(const struct scenario *sc, const char *path, struct result *r)
 
 	clock_gettime(CLOCK_REALTIME, &h.start_wall);
 	plan(ex, sc->worst);
-	jnl_writer_open(&w, path, &h, &o, NULL);
+	jnl_write_open(&w, path, &h, &o, NULL);
 	uint64_t d0 = now_ns();
 	discover(w);
-	jnl_tick(w);
+	jnl_write_flush(w);
 	r->discover_ms = (double)(now_ns() - d0) / 1e6;
 	for (int t = 0; t < TICKS; t++) {
 		uint64_t a = now_ns(), c = cpu_ns();
 
-		jnl_writer_stats(w, &st);
+		jnl_write_get_stats(w, &st);
 		cut[t] = st.bytes;
 		tick_events(w, (t + 1) / (double)HZ, t, ex);
-		jnl_tick(w);
+		jnl_write_flush(w);
 		cost[t] = (double)(now_ns() - a);
 		cpu += (double)(cpu_ns() - c);
 		sum += cost[t];
 	}
-	jnl_writer_stats(w, &st);
+	jnl_write_get_stats(w, &st);
 	cut[TICKS] = st.bytes;
 	jnl_write_end(w, TICKS / (double)HZ, "time_limit", NULL);
-	jnl_writer_close(w, NULL);
+	jnl_write_close(w, NULL);
 	r->total_s = (double)(now_ns() - t0) / 1e9;
 	r->records = st.records + 1;
 	r->bytes = st.bytes;
@@ -351,14 +351,14 @@ static void read_back(const char *path)
 	struct stat sb;
 	double s;
 
-	if (jnl_reader_open(&r, path, &err) != 0) {
+	if (jnl_read_open(&r, path, &err) != 0) {
 		printf("read back: %s\n", err.msg);
 		return;
 	}
-	while (jnl_next(r, &rec, &err) != JNL_NEXT_END)
+	while (jnl_read_next(r, &rec, &err) != JNL_NEXT_END)
 		;
-	jnl_reader_stats(r, &st);
-	jnl_reader_close(r);
+	jnl_read_get_stats(r, &st);
+	jnl_read_close(r);
 	s = (double)(now_ns() - t0) / 1e9;
 	stat(path, &sb);
 	printf("\nread back (replay's reader): %llu records, %llu bad, in %.2f s: %.0f records/s, %.1f MB/s\n",

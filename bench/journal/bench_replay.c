@@ -113,17 +113,17 @@ static int repeat(const char *in, const char *out, int k)
 	double len;
 	int rc;
 
-	if (f == NULL || jnl_reader_open(&rd, in, &e) != 0)
+	if (f == NULL || jnl_read_open(&rd, in, &e) != 0)
 		return -1;
-	while (jnl_next(rd, &jr, &e) != JNL_NEXT_END)
+	while (jnl_read_next(rd, &jr, &e) != JNL_NEXT_END)
 		;
-	jnl_reader_stats(rd, &st);
+	jnl_read_get_stats(rd, &st);
 	len = st.last_ts + 1;
-	json_dumpf(jnl_reader_header(rd), f, JSON_COMPACT);
+	json_dumpf(jnl_read_header(rd), f, JSON_COMPACT);
 	fputc('\n', f);
 	for (int c = 0; c < k; c++) {
-		jnl_reader_rewind(rd);
-		while ((rc = jnl_next(rd, &jr, &e)) != JNL_NEXT_END) {
+		jnl_read_rewind(rd);
+		while ((rc = jnl_read_next(rd, &jr, &e)) != JNL_NEXT_END) {
 			json_t *j;
 
 			if (rc != JNL_NEXT_RECORD ||
@@ -137,7 +137,7 @@ static int repeat(const char *in, const char *out, int k)
 			json_decref(j);
 		}
 	}
-	jnl_reader_close(rd);
+	jnl_read_close(rd);
 	return fclose(f);
 }
 
@@ -151,7 +151,7 @@ struct played {
 
 static void play_all(struct src_replay *rp, struct played *p)
 {
-	p->res = pc_restree_new();
+	p->res = pc_res_tree_new();
 	p->pc = pc_consult_new(p->cfg, src_replay_source(rp), p->res);
 	pc_consult_start(p->pc);
 	src_replay_actions(rp, p->pc);
@@ -164,7 +164,7 @@ static void play_all(struct src_replay *rp, struct played *p)
 static void played_free(struct played *p)
 {
 	pc_consult_free(p->pc);
-	pc_restree_free(p->res);
+	pc_res_tree_free(p->res);
 }
 
 static double cpu_s(void)
@@ -199,7 +199,7 @@ static int seeks(struct src_replay *rp, struct played *p, FILE *out)
 	double t0 = now_s(), c0 = cpu_s(), tplay, cplay, worst = 0, sum = 0;
 	double cworst = 0, csum = 0;
 
-	p->res = pc_restree_new();
+	p->res = pc_res_tree_new();
 	p->pc = pc_consult_new(p->cfg, src_replay_source(rp), p->res);
 	pc_consult_start(p->pc);
 	src_replay_actions(rp, p->pc);
@@ -256,7 +256,7 @@ static int lazy(const char *path, FILE *out)
 		fprintf(stderr, "%s\n", e.msg);
 		return 1;
 	}
-	p.res = pc_restree_new();
+	p.res = pc_res_tree_new();
 	p.pc = pc_consult_new(p.cfg, src_replay_source(rp), p.res);
 	pc_consult_start(p.pc);
 	src_replay_actions(rp, p.pc);
@@ -284,9 +284,9 @@ static int phase(const char *path, const char *what, FILE *out)
 		struct jnl_record jr;
 		json_t *all = json_array();
 
-		if (jnl_reader_open(&rd, path, &e) != 0)
+		if (jnl_read_open(&rd, path, &e) != 0)
 			return 1;
-		while (jnl_next(rd, &jr, &e) != JNL_NEXT_END)
+		while (jnl_read_next(rd, &jr, &e) != JNL_NEXT_END)
 			if (jr.json)
 				json_array_append(all, (json_t *)jr.json);
 		fprintf(out, "%f %zu\n", now_s() - t0, json_array_size(all));

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "eng_points.h"
-#include "eng_symbols.h"
+#include "eng_image.h"
 #include "x86_decode.h"
 #include "x86_parse.h"
 
@@ -85,19 +85,19 @@ static size_t parse_pass(const struct corpus *c, bool fast)
 				     .abs_base = eng_image_link_base(c->img) };
 	size_t ok = 0;
 
-	if (x86_decoder_open(&d) < 0)
+	if (x86_decode_open(&d) < 0)
 		return 0;
-	x86_decoder_set_fast(d, fast);
+	x86_decode_set_fast(d, fast);
 	for (size_t i = 0; i < c->n; i++) {
 		struct x86_func f;
 
 		if (x86_parse_function(d, c->code[i], c->f[i]->size,
 				       c->f[i]->addr, &ctx, &f) == 0) {
 			ok += f.ok;
-			x86_func_free(&f);
+			x86_parse_func_free(&f);
 		}
 	}
-	x86_decoder_close(d);
+	x86_decode_close(d);
 	return ok;
 }
 

@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "eng_symbols.h"
+#include "eng_image.h"
 #include "hunch_config.h"
 
 #define RUNS 5
@@ -78,8 +78,8 @@ static double time_reader(const char *path, enum step step, size_t *nfuncs,
 
 		*sum += f->name[0] + f->size;
 		if (step >= DISPLAY)
-			*sum += eng_func_display_name(img, f)[0];
-		if (step >= SOURCE && (s = eng_func_source_file(img, f)))
+			*sum += eng_sym_lazy_display_name(img, f)[0];
+		if (step >= SOURCE && (s = eng_sym_lazy_source_file(img, f)))
 			*sum += s[0];
 	}
 	eng_image_close(img);

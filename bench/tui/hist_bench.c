@@ -34,14 +34,14 @@ static double frame_us(enum ui_pane p)
 {
 	double t0;
 
-	ui_select_pane(&u, p);
+	ui_layout_select_pane(&u, p);
 	u.dirty = UI_D_ALL;
-	ui_draw(&u);
+	ui_layout_draw(&u);
 	t0 = now_us();
 	for (int i = 0; i < FRAMES; i++) {
 		u.dirty = UI_D_PANE(p);
 		u.force_full = i % 2 == 0;   /* every cell sent, half the time */
-		ui_draw(&u);
+		ui_layout_draw(&u);
 	}
 	return (now_us() - t0) / FRAMES;
 }

@@ -45,7 +45,7 @@ static int add(struct pc_consult *pc, int parent, int hyp,
 static void refine(struct pc_consult *pc, int top, int h, int *left)
 {
 	const struct pc_res *code = pc_res_get(pc->res,
-		pc_restree_hierarchy(pc->res, "Code"));
+		pc_res_tree_hierarchy(pc->res, "Code"));
 	struct pc_focus f;
 
 	pc_focus_top(pc->res, &f);
@@ -73,7 +73,7 @@ struct pc_consult *search_fill(struct pc_config *cfg, struct pc_restree *t,
 	struct pc_focus top;
 	int root = -1, nhyp = 0, left = nodes - 1;
 
-	pc->global = pc_search_new(0, "global", 0);
+	pc->global = pc_shg_new(0, "global", 0);
 	pc_focus_top(t, &top);
 	for (size_t i = 0; i < cfg->nhyp; i++)
 		if (cfg->hyp[i].parent == NULL)

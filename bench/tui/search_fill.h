@@ -3,7 +3,7 @@
 #define SEARCH_FILL_H
 
 #include "pc_config.h"
-#include "pc_resource.h"
+#include "pc_res.h"
 
 /* A consultant over a sim source whose global search has `nodes` nodes
  * (the hypotheses in `cfg`, foci from `t`).  Leaked on purpose: the

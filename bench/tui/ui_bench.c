@@ -98,18 +98,18 @@ static void set_size(struct ui *u, int rows, int cols)
 /* A full redraw of every pane, every cell sent. */
 static double frame_ms(struct ui *u)
 {
-	double t = ui_now();
+	double t = ui_screen_now();
 
 	u->dirty = UI_D_ALL;
 	u->force_full = true;
-	ui_draw(u);
-	return (ui_now() - t) * 1e3;
+	ui_layout_draw(u);
+	return (ui_screen_now() - t) * 1e3;
 }
 
 /* ncurses alone: the same screen filled with text, every cell sent. */
 static double baseline_ms(int rows, int cols)
 {
-	double t = ui_now();
+	double t = ui_screen_now();
 
 	clearok(curscr, TRUE);
 	for (int y = 0; y < rows; y++) {
@@ -119,7 +119,7 @@ static double baseline_ms(int rows, int cols)
 	}
 	wnoutrefresh(stdscr);
 	doupdate();
-	return (ui_now() - t) * 1e3;
+	return (ui_screen_now() - t) * 1e3;
 }
 
 static void bench_frames(struct ui *u, int rows, int cols)
@@ -129,14 +129,14 @@ static void bench_frames(struct ui *u, int rows, int cols)
 	set_size(u, rows, cols);
 	for (int i = 0; i < FRAMES; i++) {
 		ui_where_key(u, KEY_NPAGE);  /* a different page each frame */
-		ui_pane_ops(UI_PANE_SEARCH)->key(u, KEY_NPAGE);
+		ui_layout_pane_ops(UI_PANE_SEARCH)->key(u, KEY_NPAGE);
 		ours[i] = frame_ms(u);
 		base[i] = baseline_ms(rows, cols);
 	}
-	t = ui_now();
+	t = ui_screen_now();
 	ui_where_changed(u);  /* as when a thread appears */
 	ui_where_rebuild(u);
-	t = (ui_now() - t) * 1e3;
+	t = (ui_screen_now() - t) * 1e3;
 	printf("%3dx%-3d full redraw  median %.3f ms  (ncurses alone %.3f ms, "
 	       "%.1fx)  rebuild of the 100k-row tree %.2f ms\n", cols, rows,
 	       median(ours, FRAMES), median(base, FRAMES),
@@ -154,13 +154,13 @@ static void bench_search(struct ui *u, int rows, int cols)
 	for (int i = 0; i < FRAMES; i++) {
 		double t;
 
-		ui_pane_ops(UI_PANE_SEARCH)->key(u, KEY_NPAGE);
+		ui_layout_pane_ops(UI_PANE_SEARCH)->key(u, KEY_NPAGE);
 		ours[i] = frame_ms(u);
 		u->pc->global->nodes[i * 7 % SEARCH_NODES]->value += 0.01;
-		t = ui_now();
+		t = ui_screen_now();
 		if (ui_search_changed(u))
 			ui_search_rebuild(u);
-		tick[i] = (ui_now() - t) * 1e3;
+		tick[i] = (ui_screen_now() - t) * 1e3;
 	}
 	printf("%3dx%-3d search pane   median %.3f ms full redraw; a tick "
 	       "with a changed node (sum + rebuild of %zu rows) %.3f ms\n",
@@ -179,7 +179,7 @@ static struct pc_config *load_hypotheses(const char *path)
 		fprintf(stderr, "ui_bench: %s\n", e.msg);
 		exit(1);
 	}
-	pc_diags_free(&ds);
+	pc_jx_diags_free(&ds);
 	return c;
 }
 
@@ -192,15 +192,15 @@ static void frames(const char *hypotheses)
 	memset(&u, 0, sizeof(u));
 	u.label = "bench";
 	u.pid = 4242;
-	u.t0 = ui_now();
+	u.t0 = ui_screen_now();
 	u.active = u.main_pane = UI_PANE_WHERE;
 	ui_where_init(&u.where);
 	ui_log_init(&u.log, 1000);
-	u.tree = pc_restree_new();
-	t = ui_now();
+	u.tree = pc_res_tree_new();
+	t = ui_screen_now();
 	fill_tree(u.tree);
 	printf("where axis: %zu resources (filled in %.0f ms)\n",
-	       pc_restree_count(u.tree), (ui_now() - t) * 1e3);
+	       pc_res_tree_count(u.tree), (ui_screen_now() - t) * 1e3);
 	for (int i = 0; i < 50; i++)
 		ui_log_add(&u, i % 3 ? UI_LOG_STDOUT : UI_LOG_HUNCH,
 			   "log line %d of the benchmark", i);
@@ -213,10 +213,11 @@ static void frames(const char *hypotheses)
 	printf("search history graph: %zu nodes\n", u.pc->global->nn);
 	ui_where_changed(&u);
 	ui_where_expand_all(&u);
-	t = ui_now();
+	t = ui_screen_now();
 	ui_where_rebuild(&u);
 	printf("first rebuild with every node open (sorts 100k names): "
-	       "%.1f ms, %zu rows\n", (ui_now() - t) * 1e3, u.where.nrows);
+	       "%.1f ms, %zu rows\n",
+	       (ui_screen_now() - t) * 1e3, u.where.nrows);
 	bench_frames(&u, 24, 80);
 	bench_frames(&u, 60, 200);
 	bench_search(&u, 24, 80);
@@ -224,7 +225,7 @@ static void frames(const char *hypotheses)
 	ui_screen_end(&u);
 	ui_where_free(&u.where);
 	ui_log_free(&u.log);
-	pc_restree_free(u.tree);
+	pc_res_tree_free(u.tree);
 }
 
 /* --- bytes per second through a pty ------------------------------------ */
@@ -255,11 +256,11 @@ static int pty_start(struct pty_run *r, char *const argv[])
 /* Read (and count) what hunch writes for `secs` seconds. */
 static unsigned long pty_read(struct pty_run *r, double secs)
 {
-	double end = ui_now() + secs;
+	double end = ui_screen_now() + secs;
 	unsigned long n = 0;
 	char buf[65536];
 
-	while (ui_now() < end) {
+	while (ui_screen_now() < end) {
 		struct pollfd p = { r->fd, POLLIN, 0 };
 		ssize_t k;
 

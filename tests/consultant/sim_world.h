@@ -71,16 +71,25 @@ static inline struct world *world_new(const char *user, const char **sets)
 	 * exact node sequences name /Process/100), whatever the defaults;
 	 * test_search_fast and test_search_deep turn the skips on.  And
 	 * Paradyn's 1 s floor (0.4 s intervals) with the normal-quantile
-	 * interval: their exact conclusion times are counted in those. */
-	if (pc_tunable_set_str(w->cfg, "skipSingleChildLevels=false", &e) ||
-	    pc_tunable_set_str(w->cfg, "skipDominantLevels=0", &e) ||
-	    pc_tunable_set_str(w->cfg, "minObservationTime=1", &e) ||
-	    pc_tunable_set_str(w->cfg, "studentT=false", &e))
+	 * interval: their exact conclusion times are counted in those;
+	 * refinements start at their parent's conclusion and the one
+	 * process waits in the queue like any refinement (refineEarly=0,
+	 * loneChildFirst=false: test_search_early turns them on); room is
+	 * made only once every experiment charged a cost has concluded
+	 * (roomWaitsForNeed=false: their launch sequences are counted in
+	 * that). */
+	if (pc_tunables_set_str(w->cfg, "skipSingleChildLevels=false", &e) ||
+	    pc_tunables_set_str(w->cfg, "refineEarly=0", &e) ||
+	    pc_tunables_set_str(w->cfg, "loneChildFirst=false", &e) ||
+	    pc_tunables_set_str(w->cfg, "roomWaitsForNeed=false", &e) ||
+	    pc_tunables_set_str(w->cfg, "skipDominantLevels=0", &e) ||
+	    pc_tunables_set_str(w->cfg, "minObservationTime=1", &e) ||
+	    pc_tunables_set_str(w->cfg, "studentT=false", &e))
 		tap_diag("%s", e.msg);
 	for (int i = 0; sets && sets[i]; i++)
-		if (pc_tunable_set_str(w->cfg, sets[i], &e) != 0)
+		if (pc_tunables_set_str(w->cfg, sets[i], &e) != 0)
 			tap_diag("%s", e.msg);
-	w->res = pc_restree_new();
+	w->res = pc_res_tree_new();
 	w->sim = src_sim_new();
 	world_program(w->sim);
 	w->pc = pc_consult_new(w->cfg, src_sim_source(w->sim), w->res);
@@ -116,7 +125,7 @@ static inline void world_free(struct world *w)
 {
 	pc_consult_free(w->pc);
 	src_sim_free(w->sim);
-	pc_restree_free(w->res);
+	pc_res_tree_free(w->res);
 	pc_config_free(w->cfg);
 	free(w);
 }
@@ -141,7 +150,7 @@ static inline const char *world_trace(struct world *w, int sid,
 	struct pc_search *s = pc_consult_search(w->pc, sid);
 	int id = s ? pc_shg_lookup(s, w->cfg, hyp, focus) : -1;
 
-	return id < 0 ? "(none)" : pc_node(s, id)->trace;
+	return id < 0 ? "(none)" : pc_shg_node(s, id)->trace;
 }
 
 static inline struct pc_node *world_node(struct world *w, int sid,
@@ -150,7 +159,7 @@ static inline struct pc_node *world_node(struct world *w, int sid,
 	struct pc_search *s = pc_consult_search(w->pc, sid);
 	int id = s ? pc_shg_lookup(s, w->cfg, hyp, focus) : -1;
 
-	return id < 0 ? NULL : pc_node(s, id);
+	return id < 0 ? NULL : pc_shg_node(s, id);
 }
 
 /* Is `line` in the log? */

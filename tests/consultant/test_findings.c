@@ -20,7 +20,7 @@ static char *line_of(struct world *w, const struct pc_finding *f)
 {
 	static char buf[1024];
 
-	return pc_finding_line(w->pc, f, buf, sizeof(buf));
+	return pc_findings_text_line(w->pc, f, buf, sizeof(buf));
 }
 
 static void line_is(struct world *w, const struct pc_finding *f,
@@ -90,11 +90,13 @@ static void test_sync(void)
 	line_is(w, f, "1 thread spends 60% of its time waiting for mutex "
 		"`big_lock`, in `locker` (demo.c); 200000 lock operations "
 		"per second", "sync: in plain words, with units");
-	tap_ok(f && pc_findings_tell(&told, pc_consult_search(w->pc, 0), f),
+	tap_ok(f && pc_findings_text_tell(&told, pc_consult_search(w->pc, 0),
+					  f),
 	       "sync: new the first time");
-	tap_ok(f && !pc_findings_tell(&told, pc_consult_search(w->pc, 0), f),
+	tap_ok(f && !pc_findings_text_tell(&told, pc_consult_search(w->pc, 0),
+					   f),
 	       "sync: not new the second time");
-	pc_findings_told_free(&told);
+	pc_findings_text_told_free(&told);
 	pc_findings_free(&fs);
 	world_free(w);
 }
@@ -133,6 +135,52 @@ static void test_sync_thread(void)
 	line_is(w, f, "1 thread spends 60% of its time waiting for mutex "
 		"`big_lock`, in `locker` (demo.c)",
 		"sync, a thread: the same words");
+	pc_findings_free(&fs);
+	world_free(w);
+}
+
+/* Four threads started in `locker` wait for big_lock, 0.6 s/s each:
+ * the function's and the process's nodes read their 2.4 s/s, but only
+ * two of the threads' own nodes have concluded (the other two sit in
+ * the hysteresis band, as on a loaded machine): the finding counts the
+ * four threads started there, not the two concluded, so its words add
+ * up ("2 threads spend 120% of their time" cannot be). */
+static void test_sync_some_threads(void)
+{
+	struct world *w = world_new(NULL, NULL);
+	struct pc_findings fs = { 0 };
+	const char *hot[] = { TOP, AT(F_MAIN), AT(F_LOCKER),
+			      "</Code,/Process/100,/SyncObject,/Files>",
+			      OBJ("Mutex"), OBJ("Mutex/big_lock") };
+	const struct pc_finding *f;
+
+	for (int tid = 102; tid <= 105; tid++)
+		src_sim_thread(w->sim, 100, tid, "locker");
+	src_sim_script(w->sim, "cpu_inclusive", "*", 0, 0.05, 0);
+	src_sim_script(w->sim, "sync_wait", "*", 0, 0, 0);
+	src_sim_script(w->sim, "sync_ops", "*", 0, 0, 0);
+	for (size_t i = 0; i < sizeof(hot) / sizeof(hot[0]); i++)
+		src_sim_script(w->sim, "sync_wait", hot[i], 0, 2.4, 0);
+	src_sim_script(w->sim, "sync_wait",
+		       "</Code,/Process/100/102:locker,/SyncObject,/Files>",
+		       0, 0.6, 0);
+	src_sim_script(w->sim, "sync_wait",
+		       "</Code,/Process/100/103:locker,/SyncObject,/Files>",
+		       0, 0.6, 0);
+	src_sim_script(w->sim, "sync_wait",
+		       "</Code,/Process/100/104:locker,/SyncObject,/Files>",
+		       0, 0.2, 0.05);
+	src_sim_script(w->sim, "sync_wait",
+		       "</Code,/Process/100/105:locker,/SyncObject,/Files>",
+		       0, 0.2, 0.05);
+	world_run(w, 10.0);
+	pc_findings_build(w->pc, NULL, &fs);
+	f = fs.n ? &fs.f[0] : NULL;
+	tap_eq(f ? f->nthreads : -1, 4, "some threads concluded: the 4 "
+	       "threads started in locker");
+	line_is(w, f, "4 threads spend 60% of their time waiting for mutex "
+		"`big_lock`, in `locker` (demo.c)",
+		"some threads concluded: the words add up");
 	pc_findings_free(&fs);
 	world_free(w);
 }
@@ -218,6 +266,111 @@ static void test_io_and_cpu(void)
 	world_free(w);
 }
 
+/* The mutex of test_sync, whose contending thread also burns 0.8 CPUs
+ * in the C library's lock-wait path (`__lll_lock_wait`, called by
+ * `locker`), and `work` computing 0.4: the lock-wait CPU is the lock's
+ * time (lock_wait_internals), ranked after the computing though its
+ * impact is the largest. */
+static void test_lock_wait_cpu(void)
+{
+	struct world *w = world_new(NULL, NULL);
+	struct pc_findings fs = { 0 };
+	const char *hot[] = { TOP, AT(F_MAIN), AT(F_LOCKER),
+			      "</Code,/Process/100,/SyncObject,/Files>",
+			      OBJ("Mutex"), OBJ("Mutex/big_lock") };
+	const char *lll = "/Code/libc.so.6/lowlevellock.c/__lll_lock_wait";
+	char at_lll[256];
+
+	snprintf(at_lll, sizeof(at_lll), AT("%s"), lll);
+	src_sim_function(w->sim, "libc.so.6", "lowlevellock.c",
+			 "__lll_lock_wait");
+	src_sim_call(w->sim, F_LOCKER, lll);
+	src_sim_script(w->sim, "cpu_inclusive", "*", 0, 0.05, 0);
+	src_sim_script(w->sim, "cpu_inclusive", TOP, 0, 1.2, 0);
+	src_sim_script(w->sim, "cpu_inclusive", AT(F_MAIN), 0, 1.2, 0);
+	src_sim_script(w->sim, "cpu_inclusive", AT(F_LOCKER), 0, 0.8, 0);
+	src_sim_script(w->sim, "cpu_inclusive", at_lll, 0, 0.8, 0);
+	src_sim_script(w->sim, "cpu_inclusive", AT(F_COMPUTE), 0, 0.4, 0);
+	src_sim_script(w->sim, "cpu_inclusive", AT(F_WORK), 0, 0.4, 0);
+	src_sim_script(w->sim, "sync_wait", "*", 0, 0, 0);
+	src_sim_script(w->sim, "sync_ops", "*", 0, 0, 0);
+	for (size_t i = 0; i < sizeof(hot) / sizeof(hot[0]); i++)
+		src_sim_script(w->sim, "sync_wait", hot[i], 0, 0.6, 0);
+	world_run(w, 14.0);
+	pc_findings_build(w->pc, NULL, &fs);
+	tap_eq(fs.n, 3, "lock-wait CPU: three findings");
+	tap_ok(fs.n == 3 &&
+	       strcmp(w->cfg->hyp[fs.f[0].hyp].name,
+		      "ExcessiveSyncWaitingTime") == 0 &&
+	       strcmp(pc_res_get(w->res, fs.f[1].where[0])->path,
+		      F_WORK) == 0 &&
+	       strcmp(pc_res_get(w->res, fs.f[2].where[0])->path, lll) == 0,
+	       "lock-wait CPU: the mutex, the computing in work, then the "
+	       "CPU in __lll_lock_wait");
+	tap_ok(fs.n == 3 && fs.f[2].symptom_of == 0,
+	       "lock-wait CPU: a symptom of the mutex (rank 1)");
+	if (tap_failed)
+		for (size_t i = 0; i < fs.n; i++)
+			tap_diag("%zu. %s (symptom of %d)", i + 1,
+				 line_of(w, &fs.f[i]), fs.f[i].symptom_of);
+	pc_findings_free(&fs);
+	world_free(w);
+}
+
+/* The small I/O of test_io_and_cpu, whose writer's CPU (0.9: system
+ * time) is all in the C library's `write` it calls, where no I/O node
+ * is tested: the CPU in write is the file's time (io_funcs), ranked
+ * after `work`'s computing though its impact is the largest. */
+static void test_io_call_cpu(void)
+{
+	struct world *w = world_new(NULL, NULL);
+	struct pc_findings fs = { 0 };
+	const char *io[] = { TOP, AT(F_MAIN), AT(F_WRITER),
+			     FILE_AT("/tmp/out.log") };
+	const char *wr = "/Code/libc.so.6/write.c/write";
+	char at_wr[256];
+	size_t k = 0;
+
+	snprintf(at_wr, sizeof(at_wr), AT("%s"), wr);
+	src_sim_function(w->sim, "libc.so.6", "write.c", "write");
+	src_sim_call(w->sim, F_WRITER, wr);
+	src_sim_script(w->sim, "cpu_inclusive", "*", 0, 0.05, 0);
+	src_sim_script(w->sim, "cpu_inclusive", TOP, 0, 1.3, 0);
+	src_sim_script(w->sim, "cpu_inclusive", AT(F_MAIN), 0, 1.3, 0);
+	src_sim_script(w->sim, "cpu_inclusive", AT(F_WRITER), 0, 0.9, 0);
+	src_sim_script(w->sim, "cpu_inclusive", at_wr, 0, 0.9, 0);
+	src_sim_script(w->sim, "cpu_inclusive", AT(F_COMPUTE), 0, 0.4, 0);
+	src_sim_script(w->sim, "cpu_inclusive", AT(F_WORK), 0, 0.4, 0);
+	src_sim_script(w->sim, "io_wait", "*", 0, 0, 0);
+	src_sim_script(w->sim, "io_bytes", "*", 0, 100, 0);
+	for (size_t i = 0; i < sizeof(io) / sizeof(io[0]); i++) {
+		src_sim_script(w->sim, "io_wait", io[i], 0, 0.5, 0);
+		src_sim_script(w->sim, "io_ops", io[i], 0, 10, 0);
+	}
+	world_run(w, 14.0);
+	pc_findings_build(w->pc, NULL, &fs);
+	for (size_t i = 0; i < fs.n; i++)
+		k += strcmp(pc_res_get(w->res, fs.f[i].where[0])->path,
+			    wr) == 0;
+	tap_ok(fs.n >= 3 && k == 1 &&
+	       strcmp(pc_res_get(w->res, fs.f[fs.n - 1].where[0])->path,
+		      wr) == 0 && fs.f[fs.n - 1].symptom_of >= 0 &&
+	       strcmp(w->cfg->hyp[fs.f[fs.f[fs.n - 1].symptom_of].hyp].name,
+		      "TooManySmallIOOps") == 0,
+	       "write's CPU: last, a symptom of the small I/O on the file");
+	tap_ok(fs.n >= 3 && strcmp(w->cfg->hyp[fs.f[0].hyp].name,
+				   "TooManySmallIOOps") == 0 &&
+	       strcmp(pc_res_get(w->res, fs.f[1].where[0])->path,
+		      F_WORK) == 0,
+	       "write's CPU: the small I/O first, then the computing in work");
+	if (tap_failed)
+		for (size_t i = 0; i < fs.n; i++)
+			tap_diag("%zu. %s (symptom of %d)", i + 1,
+				 line_of(w, &fs.f[i]), fs.f[i].symptom_of);
+	pc_findings_free(&fs);
+	world_free(w);
+}
+
 /* Nothing true: no finding, and the text has no findings head. */
 static void test_none(void)
 {
@@ -245,7 +398,10 @@ int main(void)
 {
 	test_sync();
 	test_sync_thread();
+	test_sync_some_threads();
 	test_io_and_cpu();
+	test_lock_wait_cpu();
+	test_io_call_cpu();
 	test_none();
 	return tap_done();
 }

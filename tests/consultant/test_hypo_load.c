@@ -68,7 +68,7 @@ static struct pc_config *load_defaults(void)
 
 	if (pc_config_load_file(c, defaults, &ds, &e) != 0)
 		tap_diag("defaults: %s", e.msg);
-	pc_diags_free(&ds);
+	pc_jx_diags_free(&ds);
 	return c;
 }
 
@@ -84,11 +84,11 @@ static void test_defaults(void)
 	       r ? ": " : "", r ? e.msg : "");
 	tap_eq(ds.n, 0, "no diagnostics for the defaults");
 	tap_eq(c->nhyp, 10, "ten hypotheses (root + nine)");
-	cpu = pc_hypo_find(c, "CPUbound");
-	io = pc_hypo_find(c, "ExcessiveIOBlockingTime");
-	small = pc_hypo_find(c, "TooManySmallIOOps");
+	cpu = pc_config_hypo_find(c, "CPUbound");
+	io = pc_config_hypo_find(c, "ExcessiveIOBlockingTime");
+	small = pc_config_hypo_find(c, "TooManySmallIOOps");
 	tap_ok(cpu >= 0 && io >= 0 && small >= 0, "the issue's hypotheses exist");
-	tap_ok(c->hyp[pc_hypo_find(c, "topLevelHypothesis")].is_virtual,
+	tap_ok(c->hyp[pc_config_hypo_find(c, "topLevelHypothesis")].is_virtual,
 	       "topLevelHypothesis is virtual");
 	tap_ok(small >= 0 && c->hyp[small].parent_idx == io,
 	       "TooManySmallIOOps is a child of ExcessiveIOBlockingTime");
@@ -98,12 +98,13 @@ static void test_defaults(void)
 	       c->hyp[io].prune[2], "I/O blocking: whyAndWhere, prunes "
 	       "/SyncObject");
 	{
-		int st = pc_hypo_find(c, "CPUstarved");
-		int dm = pc_hypo_find(c, "CPUdemand");
-		const struct pc_metric_def *w = pc_metric_find(c, "cpu_wait");
+		int st = pc_config_hypo_find(c, "CPUstarved");
+		int dm = pc_config_hypo_find(c, "CPUdemand");
+		const struct pc_metric_def *w =
+			pc_metric_def_find(c, "cpu_wait");
 
 		tap_ok(st >= 0 && c->hyp[st].parent_idx ==
-		       pc_hypo_find(c, "topLevelHypothesis") &&
+		       pc_config_hypo_find(c, "topLevelHypothesis") &&
 		       c->hyp[st].expand == PC_EXP_WHY_ONLY &&
 		       strcmp(c->hyp[st].in[0].metric, "cpu_wait") == 0 &&
 		       strcmp(c->hyp[st].threshold, "PC_CPUStarvedThreshold")
@@ -118,22 +119,23 @@ static void test_defaults(void)
 		tap_ok(w && w->kernel == PC_KERNEL_RUNQUEUE &&
 		       w->type == PC_BASE_WALL_TIMER && w->ninstr == 0,
 		       "cpu_wait: the kernel's run-queue wait, no base");
-		tap_ok(pc_tunable_get(c, "PC_CPUStarvedThreshold") == 0.25,
+		tap_ok(pc_tunables_get(c, "PC_CPUStarvedThreshold") == 0.25,
 		       "starved 0.25");
 	}
-	tap_ok(pc_tunable_get(c, "costLimit") == 0.05, "cost limit 5%%");
-	tap_ok(pc_tunable_get(c, "PC_CPUThreshold") == 0.30, "CPU 0.30");
-	tap_ok(pc_tunable_get(c, "PC_IOOpThreshold") == 4096, "4096 bytes");
-	tap_ok(pc_metric_find(c, "cpu_inclusive") &&
-	       pc_metric_find(c, "cpu_inclusive")->type == PC_BASE_CPU_TIMER,
+	tap_ok(pc_tunables_get(c, "costLimit") == 0.05, "cost limit 5%%");
+	tap_ok(pc_tunables_get(c, "PC_CPUThreshold") == 0.30, "CPU 0.30");
+	tap_ok(pc_tunables_get(c, "PC_IOOpThreshold") == 4096, "4096 bytes");
+	tap_ok(pc_metric_def_find(c, "cpu_inclusive") &&
+		       pc_metric_def_find(c, "cpu_inclusive")->type ==
+			       PC_BASE_CPU_TIMER,
 	       "cpu_inclusive is a CPU timer");
-	tap_ok(pc_metric_find(c, "cpu_inclusive") &&
-	       pc_metric_find(c, "cpu_inclusive")->kernel == PC_KERNEL_CPU,
+	tap_ok(pc_metric_def_find(c, "cpu_inclusive") &&
+	       pc_metric_def_find(c, "cpu_inclusive")->kernel == PC_KERNEL_CPU,
 	       "read from the kernel where /Code is not constrained");
-	tap_ok(pc_metric_find(c, "sync_wait") &&
-	       pc_metric_find(c, "sync_wait")->kernel == PC_KERNEL_NONE,
+	tap_ok(pc_metric_def_find(c, "sync_wait") &&
+	       pc_metric_def_find(c, "sync_wait")->kernel == PC_KERNEL_NONE,
 	       "sync_wait is not");
-	pc_diags_free(&ds);
+	pc_jx_diags_free(&ds);
 	pc_config_free(c);
 }
 
@@ -158,7 +160,7 @@ static void test_bad_files(void)
 		}
 		tap_ok(strcmp(e.msg, ds.n ? ds.d[0].msg : "") == 0,
 		       "%s: the error carries the first message", bc->file);
-		pc_diags_free(&ds);
+		pc_jx_diags_free(&ds);
 		pc_config_free(c);
 	}
 }
@@ -181,13 +183,13 @@ static void test_all_errors_reported(void)
 			      "whyBeforeWhere, whereBeforeWhy, whyOnly, "
 			      "whereOnly") == 0, "enum message: %s",
 		       ds.d[0].msg);
-	pc_diags_free(&ds);
+	pc_jx_diags_free(&ds);
 	text = "{\"version\": 1, \"hypotheses\": {\n"
 	       " \"A\": {\"parent\": \"CPUbound\", \"metric\": \"nope\",\n"
 	       "       \"threshold\": \"nope2\"}}}\n";
 	pc_config_load_string(c, "multi.json", text, &ds, NULL);
 	tap_eq(ds.n, 2, "unknown metric and unknown tunable: both reported");
-	pc_diags_free(&ds);
+	pc_jx_diags_free(&ds);
 	pc_config_free(c);
 }
 
@@ -222,7 +224,7 @@ static void test_metric_errors(void)
 	for (size_t i = 0; i < 3 && i < ds.n; i++)
 		if (!tap_ok(strcmp(ds.d[i].msg, want[i]) == 0, "%s", want[i]))
 			tap_diag("got: %s", ds.d[i].msg);
-	pc_diags_free(&ds);
+	pc_jx_diags_free(&ds);
 	/* Cross-references: an unknown list and an unknown constraint. */
 	text = "{\"version\": 1, \"metrics\": {\n"
 	       " \"m4\": {\"units\": \"x\", \"type\": \"counter\",\n"
@@ -243,7 +245,7 @@ static void test_metric_errors(void)
 			      "(did you mean \"procedure\"?)") == 0, "%s",
 		       ds.d[1].msg);
 	}
-	pc_diags_free(&ds);
+	pc_jx_diags_free(&ds);
 	pc_config_free(c);
 }
 
@@ -259,15 +261,15 @@ static void test_override(void)
 		" \"HotLoop\": {\"parent\": \"CPUbound\", \"metric\": "
 		"\"cpu_inclusive\", \"threshold\": \"PC_CPUThreshold\"}}}\n";
 	int r = pc_config_load_string(c, "user.json", text, &ds, NULL);
-	int cpu = pc_hypo_find(c, "CPUbound");
+	int cpu = pc_config_hypo_find(c, "CPUbound");
 
 	tap_eq(r, 0, "a user file extends and overrides the defaults");
 	tap_eq(c->nhyp, 11, "HotLoop added, CPUbound replaced");
 	tap_ok(cpu >= 0 && !c->hyp[cpu].prune[2] && c->hyp[cpu].prune[3],
 	       "the override's prune list replaces the default one");
-	tap_ok(pc_tunable_get(c, "PC_CPUThreshold") == 0.5,
+	tap_ok(pc_tunables_get(c, "PC_CPUThreshold") == 0.5,
 	       "\"set\" changes a tunable's value");
-	pc_diags_free(&ds);
+	pc_jx_diags_free(&ds);
 	pc_config_free(c);
 }
 
@@ -276,22 +278,22 @@ static void test_set(void)
 	struct pc_config *c = load_defaults();
 	struct hunch_err e = { 0 };
 
-	tap_eq(pc_tunable_set_str(c, "costLimit=0.1", &e), 0, "--set costLimit=0.1");
-	tap_ok(pc_tunable_get(c, "costLimit") == 0.1, "the value is set");
-	tap_ok(pc_tunable_set_str(c, "costLimt=0.1", &e) < 0 &&
+	tap_eq(pc_tunables_set_str(c, "costLimit=0.1", &e), 0, "--set costLimit=0.1");
+	tap_ok(pc_tunables_get(c, "costLimit") == 0.1, "the value is set");
+	tap_ok(pc_tunables_set_str(c, "costLimt=0.1", &e) < 0 &&
 	       strcmp(e.msg, "--set: unknown tunable \"costLimt\" (did you "
 		      "mean \"costLimit\"?)") == 0, "misspelt: %s", e.msg);
-	tap_ok(pc_tunable_set_str(c, "PC_CPUThreshold=2", &e) < 0 &&
+	tap_ok(pc_tunables_set_str(c, "PC_CPUThreshold=2", &e) < 0 &&
 	       strcmp(e.msg, "--set: threshold PC_CPUThreshold = 2 is out of "
 		      "its tunable's range [0, 1]") == 0, "range: %s", e.msg);
-	tap_ok(pc_tunable_set_str(c, "maxPendingEnables=2.5", &e) < 0,
+	tap_ok(pc_tunables_set_str(c, "maxPendingEnables=2.5", &e) < 0,
 	       "an int tunable refuses 2.5: %s", e.msg);
-	tap_ok(pc_tunable_set_str(c, "useCallGraphSearch=false", &e) == 0 &&
-	       pc_tunable_get(c, "useCallGraphSearch") == 0, "bool false");
-	tap_ok(pc_tunable_set_str(c, "sufficientTime", &e) < 0 &&
+	tap_ok(pc_tunables_set_str(c, "useCallGraphSearch=false", &e) == 0 &&
+	       pc_tunables_get(c, "useCallGraphSearch") == 0, "bool false");
+	tap_ok(pc_tunables_set_str(c, "sufficientTime", &e) < 0 &&
 	       strcmp(e.msg, "--set: expected NAME=VALUE, got "
 		      "\"sufficientTime\"") == 0, "no '=': %s", e.msg);
-	tap_ok(pc_tunable_set_str(c, "sufficientTime=abc", &e) < 0,
+	tap_ok(pc_tunables_set_str(c, "sufficientTime=abc", &e) < 0,
 	       "not a number: %s", e.msg);
 	pc_config_free(c);
 }

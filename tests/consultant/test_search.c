@@ -5,6 +5,8 @@
  */
 #include "sim_world.h"
 
+#include <math.h>
+
 #define AT(f) "<" f ",/Process,/SyncObject,/Files>"
 
 /* CPU-heavy program: everything reads 0.9 +- 0.05 CPUs per thread except
@@ -113,25 +115,27 @@ static void test_borderline(void)
 	world_free(w);
 }
 
-/* Flipping for ever: 0.31 +- 0.03 against 0.30 with a 5% band crosses
- * both edges of the band every interval (0.34 > 0.315, then 0.28 <
+/* Flipping for ever: 0.33 +- 0.05 against 0.30 with a 5% band crosses
+ * both edges of the band every interval (0.38 > 0.315, then 0.28 <
  * 0.285 once hysteresis lowered the bar), so no guess holds and the
  * statistics restart at each flip: Paradyn's rule never concludes
  * (maxConclusionTime=0).  With the limit (15 s after it started, at the
- * first evaluation past that: 15.2 s),
- * the node concludes by its whole run's mean, 0.31 > 0.30: true. */
+ * first evaluation past that: 15.2 s), the node concludes by its whole
+ * run's mean against the band's entering edge, 0.33 > 0.315: true.  A
+ * mean inside the band, 0.31 +- 0.03 (0.34 and 0.28, flipping too), is
+ * no finding: false, though 0.31 is over the threshold itself. */
 static void test_time_limit(void)
 {
 	const char *off[] = { "maxConclusionTime=0", NULL };
 	struct world *w = world_new(NULL, off);
 	struct pc_node *n;
 
-	src_sim_script(w->sim, "cpu_inclusive", "*", 0, 0.31, 0.03);
+	src_sim_script(w->sim, "cpu_inclusive", "*", 0, 0.33, 0.05);
 	world_run(w, 30.0);
 	TRACE_IS(w, 0, "CPUbound", TOP, "queued pending active");
 	world_free(w);
 	w = world_new(NULL, NULL);
-	src_sim_script(w->sim, "cpu_inclusive", "*", 0, 0.31, 0.03);
+	src_sim_script(w->sim, "cpu_inclusive", "*", 0, 0.33, 0.05);
 	world_run(w, 15.0);
 	TRACE_IS(w, 0, "CPUbound", TOP, "queued pending active");
 	world_run(w, 16.0);
@@ -140,12 +144,69 @@ static void test_time_limit(void)
 	tap_ok(strcmp(n->how, "time limit") == 0, "by the time limit (%s)",
 	       n->how);
 	world_free(w);
+	w = world_new(NULL, NULL);
+	src_sim_script(w->sim, "cpu_inclusive", "*", 0, 0.31, 0.03);
+	world_run(w, 16.0);
+	n = world_node(w, 0, "CPUbound", TOP);
+	LOGGED(w, "+15.2) CPUbound tested false for " TOP);
+	tap_ok(strcmp(n->how, "time limit") == 0,
+	       "a mean inside the band: false by the time limit (%s)", n->how);
+	world_free(w);
+}
+
+/* A "below" hypothesis has the band mirrored: TooManySmallIOOps (bytes
+ * per operation below 4096) becomes true only under 4096*(1-h) = 3891.2,
+ * and false again only over 4096*(1+h).  Writes of exactly 4096 bytes,
+ * read a hair under (4095.9: a short write now and then), are no
+ * finding: the guess stays false, its mean on the true side of the
+ * threshold itself, so only the time limit concludes, false; Paradyn's band (hysteresisFollowsCompare=false), 1+h to
+ * become true whatever the comparison, made them one. */
+static void io_world_run(struct world *w, double bytes, double t)
+{
+	src_sim_script(w->sim, "io_wait", "*", 0, 0.5, 0.05);
+	src_sim_script(w->sim, "io_ops", "*", 0, 100, 0);
+	src_sim_script(w->sim, "io_bytes", "*", 0, bytes * 100, 0);
+	world_run(w, t);
+}
+
+static void test_below_band(void)
+{
+	const char *paradyn[] = { "hysteresisFollowsCompare=false", NULL };
+	struct world *w = world_new(NULL, NULL);
+	struct pc_node *n;
+
+	io_world_run(w, 4095.9, 17.0);
+	n = world_node(w, 0, "TooManySmallIOOps", TOP);
+	tap_ok(n != NULL && n->truth == PC_FALSE && n->guess == 0 &&
+	       strcmp(n->how, "time limit") == 0,
+	       "4095.9 bytes per operation under \"below 4096\": false by "
+	       "the time limit (truth %d, guess %d, %s)",
+	       n ? (int)n->truth : -9, n ? n->guess : -9, n ? n->how : "");
+	tap_ok(n != NULL && fabs(n->hys - 0.95) < 1e-9,
+	       "a false \"below\" guess waits under 1-h (hys %.2f)",
+	       n ? n->hys : -1);
+	world_free(w);
+	w = world_new(NULL, NULL);
+	io_world_run(w, 3800, 8.0);
+	n = world_node(w, 0, "TooManySmallIOOps", TOP);
+	tap_ok(n != NULL && n->truth == PC_TRUE && fabs(n->hys - 1.05) < 1e-9,
+	       "3800 bytes per operation: true, and stays true up to 1+h "
+	       "(hys %.2f)", n ? n->hys : -1);
+	world_free(w);
+	w = world_new(NULL, paradyn);
+	io_world_run(w, 4095.9, 17.0);
+	n = world_node(w, 0, "TooManySmallIOOps", TOP);
+	tap_ok(n != NULL && n->truth == PC_TRUE,
+	       "Paradyn's band: 4095.9 under \"below 4096\" becomes true "
+	       "(%s)", n ? n->how : "");
+	world_free(w);
 }
 
 /* Hysteresis keeps a true node true while the value sits between
  * threshold*(1-h) and threshold (0.29 against 0.30); it becomes false only
  * when the value drops below the band (0.20): the first interval under
- * it flips the guess, the second makes the interval clear (12.8 s). */
+ * it flips the guess, the second makes the interval clear (12.8 s).
+ * Meanwhile the reports' value is the mean of the true window. */
 static void test_hysteresis(void)
 {
 	struct world *w = world_new(NULL, NULL);
@@ -155,6 +216,19 @@ static void test_hysteresis(void)
 	world_run(w, 12.0);
 	TRACE_IS(w, 0, "CPUbound", TOP, "queued pending active true");
 	src_sim_script(w->sim, "cpu_inclusive", TOP, 12.0, 0.20, 0);
+	world_run(w, 12.5);
+	{
+		struct pc_node *n = world_node(w, 0, "CPUbound", TOP);
+
+		/* between the flip and the conclusion the node is still
+		 * true: its value is the true window's mean, not the 0.2s */
+		tap_ok(n != NULL && n->truth == PC_TRUE && n->guess == 0 &&
+		       pc_shg_node_judged(n) > 0.3 &&
+		       pc_shg_node_judged(n) == n->held_mean,
+		       "true, its guess turned false: judged by the mean it "
+		       "rests on (%.3f, the new window's %.3f)",
+		       n ? pc_shg_node_judged(n) : -1, n ? n->wmean : -1);
+	}
 	world_run(w, 14.0);
 	LOGGED(w, "+12.8) CPUbound became false for " TOP);
 	TRACE_IS(w, 0, "CPUbound", TOP, "queued pending active true false");
@@ -281,6 +355,7 @@ int main(void)
 	test_true_to_false(false);
 	test_borderline();
 	test_time_limit();
+	test_below_band();
 	test_hysteresis();
 	test_shadow();
 	test_new_path();

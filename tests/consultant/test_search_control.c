@@ -2,7 +2,8 @@
  * test_search_control.c - steering the search on the sim source: pause
  * and resume, phases (global + current, each its own search), prune
  * lists, every expand policy; and the histograms behind it (folding, the
- * sampling period following the bucket width).
+ * sampling period following the bucket width); an exec while enables
+ * are pending: the search starts over with instances of its own.
  */
 #include <math.h>
 
@@ -150,7 +151,7 @@ static void test_policy(const char *policy, const char *want)
 	world_run(w, 1.4);
 	p = world_node(w, 0, "P", TOP);
 	for (size_t i = 0; p && i < p->nkids; i++) {
-		struct pc_node *c = pc_node(pc_consult_search(w->pc, 0),
+		struct pc_node *c = pc_shg_node(pc_consult_search(w->pc, 0),
 					    p->kids[i].child);
 
 		snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%s",
@@ -246,8 +247,41 @@ static void test_sample_period(void)
 	world_free(w);
 }
 
+/* The program replaces its image while the first enables are still
+ * pending (a chain of wrappers: env, a shell, a version manager's shim):
+ * the source drops them and answers them as refused; the search that
+ * starts over asks again for instances of its own and concludes.  (It
+ * once shared the old pending instances and waited for them for ever.) */
+static void test_exec_pending(void)
+{
+	struct world *w = world_new(NULL, NULL);
+	const struct pc_node *n;
+	bool failed = false;
+
+	src_sim_script(w->sim, "cpu_inclusive", "*", 0, 0.9, 0.05);
+	src_sim_enable_delay(w->sim, 3);
+	world_run(w, 0.4);
+	n = world_node(w, 0, "CPUbound", TOP);
+	tap_ok(n != NULL && n->pending, "CPUbound on the program pending at "
+	       "the exec");
+	src_sim_exec(w->sim);
+	world_run(w, 4.0);
+	LOGGED(w, "+0.6) The program replaced its image (exec).");
+	LOGGED(w, "+0.6) Search for the global phase started again over the "
+	       "new image.");
+	n = world_node(w, 0, "CPUbound", TOP);
+	tap_ok(n != NULL && n->truth == PC_TRUE, "the new search's CPUbound "
+	       "on the program concludes true");
+	for (size_t i = 0; i < w->pc->nlog; i++)
+		failed |= strstr(w->pc->log[i], "Could not enable") != NULL;
+	tap_ok(!failed, "no experiment of the new search failed for the old "
+	       "image's dropped requests");
+	world_free(w);
+}
+
 int main(void)
 {
+	test_exec_pending();
 	test_pause();
 	test_phases();
 	test_pruning();

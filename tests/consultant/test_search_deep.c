@@ -249,7 +249,7 @@ static void test_dominant_first_in_queue(void)
 static void test_absent_tunable(void)
 {
 	struct world *w = world_new(NULL, dominant_on);
-	struct pc_tunable *t = pc_tunable_find(w->cfg, "skipDominantLevels");
+	struct pc_tunable *t = pc_tunables_find(w->cfg, "skipDominantLevels");
 	char *name = t ? t->name : NULL;
 	char other[] = "notSkipDominantLevels";
 	struct pc_node *work, *cp;

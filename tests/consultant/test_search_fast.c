@@ -101,8 +101,8 @@ static void test_no_evidence_last(void)
 static void test_learn_cost(void)
 {
 	struct world *w = world_new(NULL, NULL);
-	int io = pc_hypo_find(w->cfg, "ExcessiveIOBlockingTime");
-	int small = pc_hypo_find(w->cfg, "TooManySmallIOOps");
+	int io = pc_config_hypo_find(w->cfg, "ExcessiveIOBlockingTime");
+	int small = pc_config_hypo_find(w->cfg, "TooManySmallIOOps");
 	double peak_after = 0;
 
 	world_writes(w, 0.0015, 0.0003, 30);
@@ -114,10 +114,11 @@ static void test_learn_cost(void)
 	world_run(w, 2.4);
 	LOGGED(w, "+2.4) Cost of TooManySmallIOOps measured: 1.80% "
 	       "(predicted 0.060%); its predictions are scaled by 30");
-	tap_ok(fabs(pc_hyp_factor(w->pc, io) - 30) < 1e-6 &&
-	       fabs(pc_hyp_factor(w->pc, small) - 30) < 1e-6,
-	       "both factors are 30 (%g, %g)", pc_hyp_factor(w->pc, io),
-	       pc_hyp_factor(w->pc, small));
+	tap_ok(fabs(pc_cost_learn_hyp_factor(w->pc, io) - 30) < 1e-6 &&
+		       fabs(pc_cost_learn_hyp_factor(w->pc, small) - 30) < 1e-6,
+	       "both factors are 30 (%g, %g)",
+	       pc_cost_learn_hyp_factor(w->pc, io),
+	       pc_cost_learn_hyp_factor(w->pc, small));
 	while (src_sim_source(w->sim)->ops->now(src_sim_source(w->sim)) <
 	       20.0 - 1e-9) {
 		world_run(w, src_sim_source(w->sim)->ops->now(

@@ -4,10 +4,13 @@
  * gives CPUbound's min, mean and max with the process of each end and a
  * load imbalance, in the model, the JSON and the text; a balanced job
  * gives no imbalance; a process that ends mid-search ends its
- * experiments (cut short, not tested) and the report lists its end.
+ * experiments (cut short, not tested) and the report lists its end; a
+ * finding in one process of the job names that process, and one in
+ * each of three is one finding for the three, their sum.
  */
 #include <math.h>
 
+#include "pc_findings.h"
 #include "pc_report.h"
 #include "pc_spread.h"
 #include "sim_world.h"
@@ -165,8 +168,92 @@ static void test_end(void)
 	world_free(w);
 }
 
+/* In a job of several processes a finding on one of them says which:
+ * "process 300 uses ...", never "the program's threads". */
+static void test_named(void)
+{
+	struct world *w = job(0.01, 0.01, 0.9);
+	struct pc_findings fs = { 0 };
+	char buf[1024];
+	int named = 0, program = 0;
+
+	world_run(w, 10.0);
+	pc_findings_build(w->pc, NULL, &fs);
+	for (size_t i = 0; i < fs.n; i++) {
+		const char *l = pc_findings_text_line(w->pc, &fs.f[i], buf,
+						      sizeof(buf));
+
+		named += strncmp(l, "process 300 uses 0.90 CPUs computing",
+				 36) == 0;
+		program += strstr(l, "the program's threads") != NULL;
+		tap_diag("finding %zu: %s", i + 1, l);
+	}
+	tap_eq(named, 1, "named: one finding says \"process 300 uses 0.90 "
+	       "CPUs computing\"");
+	tap_eq(program, 0, "named: none says \"the program's threads\" of "
+	       "one process of the job");
+	pc_findings_free(&fs);
+	world_free(w);
+}
+
+/* Three processes computing: one finding for the three, its impact the
+ * sum of theirs, "3 processes use 2.40 CPUs computing". */
+static void test_job(void)
+{
+	struct world *w = job(0.7, 0.8, 0.9);
+	struct pc_findings fs = { 0 };
+	char buf[1024];
+	const char *l;
+
+	world_run(w, 10.0);
+	pc_findings_build(w->pc, NULL, &fs);
+	l = fs.n ? pc_findings_text_line(w->pc, &fs.f[0], buf, sizeof(buf)) :
+		   "(none)";
+	tap_eq(fs.n, 1, "job: one finding for the three processes' CPU");
+	tap_ok(strcmp(l, "3 processes use 2.40 CPUs computing") == 0,
+	       "job: \"3 processes use 2.40 CPUs computing\" (%s)", l);
+	tap_ok(fs.n && fabs(fs.f[0].impact - 2.4) < 1e-9 &&
+	       fs.f[0].nprocs == 3, "job: impact 2.40 s/s, the sum of the "
+	       "three, in 3 processes");
+	tap_ok(fs.n && strcmp(pc_res_get(w->res, fs.f[0].where[1])->path,
+			      "/Process") == 0, "job: where: the whole job");
+	pc_findings_free(&fs);
+	world_free(w);
+}
+
+/* The same when the leaves are the processes' threads (one each): the
+ * set is the job's, not "3 threads of process 300". */
+static void test_job_threads(void)
+{
+	struct world *w = job(0.7, 0.8, 0.9);
+	struct pc_findings fs = { 0 };
+	char buf[1024];
+	const char *l;
+
+	src_sim_script(w->sim, "cpu_inclusive",
+		       AT_P("/Process/100/100:main"), 0, 0.7, 0);
+	src_sim_script(w->sim, "cpu_inclusive",
+		       AT_P("/Process/200/200:main"), 0, 0.8, 0);
+	src_sim_script(w->sim, "cpu_inclusive",
+		       AT_P("/Process/300/300:main"), 0, 0.9, 0);
+	world_run(w, 10.0);
+	pc_findings_build(w->pc, NULL, &fs);
+	l = fs.n ? pc_findings_text_line(w->pc, &fs.f[0], buf, sizeof(buf)) :
+		   "(none)";
+	tap_ok(fs.n == 1 && strcmp(l, "3 processes use 2.40 CPUs computing")
+	       == 0, "job threads: one finding, \"3 processes use 2.40 CPUs "
+	       "computing\" (%s)", l);
+	tap_ok(fs.n && strcmp(pc_res_get(w->res, fs.f[0].where[1])->path,
+			      "/Process") == 0, "job threads: where: the job");
+	pc_findings_free(&fs);
+	world_free(w);
+}
+
 int main(void)
 {
+	test_job_threads();
+	test_job();
+	test_named();
 	test_imbalance();
 	test_balanced();
 	test_end();

@@ -213,8 +213,8 @@ static void test_reload(void)
 		tap_str(ds.d[0].msg, want, "it names file, line, column, "
 			"path and the nearest name");
 	}
-	pc_diags_free(&ds);
-	tap_eq(pc_hypo_find(w->cfg, "HotLoop"), -1, "nothing changed");
+	pc_jx_diags_free(&ds);
+	tap_eq(pc_config_hypo_find(w->cfg, "HotLoop"), -1, "nothing changed");
 
 	write_file(user, good_json);
 	tap_eq(pc_steer_reload(w->pc, NULL, &ds, &added, &e), 0,
@@ -225,9 +225,9 @@ static void test_reload(void)
 	LOGGED(w, "+2.0) Hypotheses reloaded: 11 hypotheses, 1 new.");
 	world_run(w, 6.0);
 	TRACE_IS(w, 0, "HotLoop", TOP, "queued pending active false");
-	tap_ok(pc_tunable_get(w->cfg, "PC_CPUThreshold") == 0.5,
+	tap_ok(pc_tunables_get(w->cfg, "PC_CPUThreshold") == 0.5,
 	       "the threshold is the file's");
-	pc_diags_free(&ds);
+	pc_jx_diags_free(&ds);
 
 	/* A live edit survives a reload that does not touch its tunable. */
 	tap_eq(pc_consult_set_tunable(w->pc, "PC_SyncThreshold", 0.35, &e), 0,
@@ -235,7 +235,7 @@ static void test_reload(void)
 	tap_eq(pc_steer_reload(w->pc, NULL, &ds, &added, &e), 0,
 	       "the same file again");
 	tap_eq(added, 0, "nothing new");
-	tap_ok(pc_tunable_get(w->cfg, "PC_SyncThreshold") == 0.35,
+	tap_ok(pc_tunables_get(w->cfg, "PC_SyncThreshold") == 0.35,
 	       "the live value is kept");
 
 	/* A hypothesis removed from the file: refused, nothing changes. */
@@ -245,8 +245,9 @@ static void test_reload(void)
 	tap_str(e.msg, "hypothesis HotLoop is no longer defined: a running "
 		"search can gain and change hypotheses but not lose one "
 		"(restart hunch to drop it)", "with the reason");
-	tap_ok(pc_hypo_find(w->cfg, "HotLoop") >= 0, "HotLoop is still there");
-	pc_diags_free(&ds);
+	tap_ok(pc_config_hypo_find(w->cfg, "HotLoop") >= 0,
+	       "HotLoop is still there");
+	pc_jx_diags_free(&ds);
 	pc_steer_forget(w->pc);
 	world_free(w);
 }

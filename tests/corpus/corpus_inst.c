@@ -111,7 +111,7 @@ static int wait_end(struct tgt *t, double seconds)
 	struct eng_event ev[64];
 
 	while (!t->ended && now_s() < end) {
-		int n = eng_poll_events(t->p, ev, 64, 5);
+		int n = eng_ptrace_poll_events(t->p, ev, 64, 5);
 
 		tgt_take_events(t, ev, n);
 		if (n < 0)
@@ -368,8 +368,8 @@ int main(int argc, char **argv)
 
 	/* The executable, its own libraries, then libc's metric functions. */
 	t0 = now_s();
-	for (size_t i = 0; i < eng_proc_nmodules(t.p) && nmods < 31; i++) {
-		const struct eng_module *em = eng_proc_module(t.p, i);
+	for (size_t i = 0; i < eng_solib_nmodules(t.p) && nmods < 31; i++) {
+		const struct eng_module *em = eng_solib_module(t.p, i);
 		const char *b = strrchr(em->path, '/');
 		struct mod *m = &mods[nmods];
 		bool libc;
@@ -434,7 +434,7 @@ int main(int argc, char **argv)
 		fclose(trap);
 
 	t0 = now_s();
-	eng_resume_all(t.p, NULL);
+	eng_ptrace_resume_all(t.p, NULL);
 	tap_ok(wait_end(&t, 280) == 0, "%s: ended", name);
 	trun = now_s() - t0;
 	tap_diag("%s: instrumented run %.2f s (direct %.2f s)", name, trun,

@@ -172,7 +172,7 @@ static struct pc_config *load_config(const char *extra)
 	rc = pc_config_load_file(c, def, &ds, &e);
 	if (rc == 0 && extra != NULL)
 		rc = pc_config_load_string(c, "no_kernel.json", extra, &ds, &e);
-	pc_diags_free(&ds);
+	pc_jx_diags_free(&ds);
 	if (rc < 0) {
 		tap_diag("config: %s", e.msg);
 		pc_config_free(c);
@@ -351,7 +351,8 @@ static void run_user(const char *prog, struct pc_config *cfg)
 	const struct pc_source_ops *ops;
 	struct t t;
 
-	tap_ok(pc_metric_find(cfg, "cpu_inclusive")->kernel == PC_KERNEL_NONE,
+	tap_ok(pc_metric_def_find(cfg, "cpu_inclusive")->kernel ==
+		       PC_KERNEL_NONE,
 	       "a user file redefining cpu_inclusive without \"kernel\"");
 	if (!tap_ok(launch(&t, prog, cfg) == 0, "kspin runs under hunch"))
 		return;
@@ -377,7 +378,8 @@ int main(int argc, char **argv)
 		tap_ok(0, "usage: e2e_kcpu KSPIN, and the configs load");
 		return tap_done();
 	}
-	tap_ok(pc_metric_find(cfg, "cpu_inclusive")->kernel == PC_KERNEL_CPU,
+	tap_ok(pc_metric_def_find(cfg, "cpu_inclusive")->kernel ==
+		       PC_KERNEL_CPU,
 	       "default.json: cpu_inclusive has \"kernel\": \"cpu\"");
 	run_kernel(argv[1], cfg);
 	run_user(argv[1], user);

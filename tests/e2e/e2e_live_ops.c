@@ -177,11 +177,11 @@ static struct pc_config *load_config(void)
 	if (pc_config_load_file(c, def, &ds, &e) < 0 ||
 	    pc_config_load_string(c, "test", test_metric, &ds, &e) < 0) {
 		tap_diag("config: %s", e.msg);
-		pc_diags_free(&ds);
+		pc_jx_diags_free(&ds);
 		pc_config_free(c);
 		return NULL;
 	}
-	pc_diags_free(&ds);
+	pc_jx_diags_free(&ds);
 	return c;
 }
 

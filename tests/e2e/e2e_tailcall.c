@@ -78,7 +78,7 @@ static struct pc_config *load_config(void)
 		pc_config_free(c);
 		c = NULL;
 	}
-	pc_diags_free(&ds);
+	pc_jx_diags_free(&ds);
 	return c;
 }
 

@@ -4,8 +4,9 @@
 # bn_pipeline.c, -O2 PIE):
 # - bn_forkers: 3 forked workers compute in bnfk_work while main waits in
 #   waitpid: the CPU findings name worker processes and bnfk_work, never
-#   the parent; every worker is a /Process/<pid> in the journal, retired
-#   at its end; the replay prints the same report.
+#   the parent; no worker thread wants more than one CPU; every worker
+#   is a /Process/<pid> in the journal, retired at its end; the replay
+#   prints the same report.
 # - bn_forkers --no-wait (the program exits at once): the search goes on
 #   while the workers live, and names them; each end is journaled.
 # - --no-follow: only the parent is a process of the search.
@@ -15,13 +16,18 @@
 #   lists the 3 processes; the replay prints the same report.
 # - no-wait also: each worker's end (exited, status 0, when) in the JSON
 #   and text reports and the journal.
-# - bn_forkers --delay: workers forked while the parent is patched carry
-#   none of its patches (their code equals the files, the parent's does
-#   not); no worker is traced or stopped.
+# - bn_forkers --delay: workers forked while the parent is patched keep
+#   what they inherited, counting into a segment of their own (each maps
+#   memfd:hunch-shm-kid, none the program's segment); no worker is
+#   traced or stopped.  (--no-follow: the workers carry none of the
+#   parent's patches.)
 # - SIGKILL of hunch mid-search: every process finishes with its usual
 #   output.
 # - attach --tree and its detach: every byte restored in every process,
 #   none left traced; the program finishes with its usual output.
+# - attach --follow with workers forked under hunch (each maps its own
+#   segment), then the detach at the time limit while they run: every
+#   byte restored in every process, none traced or stopped.
 . "$HUNCH_SOURCE_ROOT/tests/lib.sh"
 forkers=$1
 pipeline=$2
@@ -93,6 +99,14 @@ tap_ok $(jq -e '[.bottlenecks[] | select(.focus[0] | endswith("/bn_forkers.c/bnf
 	select(.focus[1] | startswith("/Process/'"$parent"'") | not)] | length > 0' \
 	"$d/live.json" > /dev/null; echo $?) \
 	"forkers: a finding names bnfk_work in a worker process"
+# A worker's thread wants at most one CPU: its CPU over its own share,
+# not over the whole job's (which read one worker thread over a CPU).
+tap_eq "$(jq -r '[.bottlenecks[] | select(.hypothesis == "CPUdemand") |
+	select(.focus[1] | test("^/Process/[0-9]+/[0-9]+")) |
+	select(.value > 1.001)] | length' "$d/live.json")" 0 \
+	"forkers: no worker thread wants more than 1 CPU ($(jq -r '[.bottlenecks[] |
+	select(.hypothesis == "CPUdemand") | select(.focus[1] | test("^/Process/[0-9]+/[0-9]+")) |
+	.value] | map(tostring) | join(" ")' "$d/live.json"))"
 tap_eq "$(jq -r 'select(.t == "resource" and .kind == "process" and .op == "add") | .pid' "$d/j.jsonl" | sort -u)" \
 	"$(echo "$parent"; echo "$workers")" \
 	"forkers: the journal adds the parent and the 3 workers as processes"
@@ -207,7 +221,7 @@ tap_ok $(cmp -s "$d/live.txt" "$d/replay.txt"; echo $?) \
 	"pipeline: the replayed report is byte-identical to the live one"
 diff "$d/live.txt" "$d/replay.txt" | head -10 | while read -r l; do tap_diag "$l"; done
 
-# --- inherited patches are removed from the workers ---
+# --- the workers keep their inherited patches, in their own segments ---
 # 4 s of the parent alone, then 14 s of workers: the CPU used changes
 # midway, and the top-level CPUbound may need maxConclusionTime (15 s)
 # to conclude; hunch must exit 0, so the job outlasts it.
@@ -221,8 +235,10 @@ parent=$(sed -n 's/^hunch: searching .* (pid \([0-9]*\)).*/\1/p' "$d/err")
 workers=$(sed -n 's/^worker [0-2] pid //p' "$d/err")
 tap_ok $($textcmp "$parent" | grep -q ' differ [1-9]'; echo $?) \
 	"restore: the parent's code carries hunch's patches"
-tap_eq "$(for w in $workers; do $textcmp "$w" | tail -1 | sed 's/.* differ //'; done | sort -u)" 0 \
-	"restore: no worker's code differs from its files"
+tap_eq "$(for w in $workers; do grep -c ' /memfd:hunch-shm-kid ' "/proc/$w/maps"; done | sort -u)" 1 \
+	"restore: each followed worker maps a segment of its own, not the program's"
+tap_eq "$(for w in $workers; do grep -c ' /memfd:hunch-shm ' "/proc/$w/maps"; done | sort -u)" 0 \
+	"restore: and none maps the program's segment"
 tap_eq "$(traced_or_stopped $workers)" 0 "restore: no worker is traced or stopped"
 wait $hp
 tap_eq $? 0 "restore: hunch exits 0"
@@ -256,7 +272,7 @@ workers=$(sed -n 's/^worker [0-2] pid //p' "$d/err")
 "$HUNCH" attach --batch --tree --time-limit 10 --no-journal \
 	--report "$d/live.json" "$pid" > "$d/hunch.out" 2> "$d/hunch.err"
 tap_eq $? 0 "attach: hunch attach --batch --tree exits 0"
-tap_eq "$(grep -c -E 'search (time limit|complete);' "$d/hunch.err")" 1 \
+tap_eq "$(grep -c -E 'search (time limit|complete); [0-9]+ experiments run' "$d/hunch.err")" 1 \
 	"attach: the search ran to its time limit or completed before it"
 tap_eq "$(grep -c "^hunch: detached from .* (pid $pid), which runs on\$" "$d/hunch.err")" 1 \
 	"attach: and hunch detached"
@@ -272,4 +288,31 @@ wait $pid
 tap_eq $? 0 "attach: the program exits 0"
 tap_eq "$(cat "$d/out")" "bn_forkers workers=3 seconds=20
 bn_forkers done" "attach: and printed its usual output"
+
+# --- attach --follow, workers forked under hunch, then a clean detach ---
+# The workers fork 3 s after the start, hunch attached: each maps a
+# segment of its own; hunch detaches at its time limit while they run:
+# every byte restored in every process, none traced or stopped.
+d=$TMP/attachfork
+mkdir -p "$d"
+"$forkers" --seconds 20 --delay 3 > "$d/out" 2> "$d/err" &
+pid=$!
+"$HUNCH" attach --batch --follow --time-limit 9 --no-journal "$pid" \
+	> "$d/hunch.out" 2> "$d/hunch.err" &
+hp=$!
+wait_for "$d/err" '^worker 2 pid '
+workers=$(sed -n 's/^worker [0-2] pid //p' "$d/err")
+tap_eq "$(for w in $workers; do grep -c ' /memfd:hunch-shm-kid ' "/proc/$w/maps"; done | sort -u)" 1 \
+	"attach --follow: each worker forked under hunch maps a segment of its own"
+wait $hp
+tap_eq $? 0 "attach --follow: hunch exits 0 at its time limit"
+tap_eq "$(grep -c "^hunch: detached from .* (pid $pid), which runs on\$" "$d/hunch.err")" 1 \
+	"attach --follow: and detached"
+tap_eq "$(for p in $pid $workers; do $textcmp "$p" | tail -1 | sed 's/.* differ //'; done | sort -u)" 0 \
+	"attach --follow: after the detach no process's code differs from its files"
+tap_eq "$(traced_or_stopped $pid $workers)" 0 "attach --follow: none is traced or stopped"
+wait $pid
+tap_eq $? 0 "attach --follow: the program exits 0"
+tap_eq "$(cat "$d/out")" "bn_forkers workers=3 seconds=20
+bn_forkers done" "attach --follow: and printed its usual output"
 tap_done

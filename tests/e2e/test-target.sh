@@ -23,6 +23,9 @@ name=$1
 # before the exec: every hypothesis false): the
 # search starts over on the new image (its phase starts after the exec)
 # and the old image's code is retired (journal: `retire` of /Code/dash).
+# `script`: a launcher script (`#!/bin/sh`, `exec "$@"`) given to hunch
+# as the program: launched as the kernel runs it, the search starts on
+# its interpreter and follows the exec, as for `sh`.
 mode=${2:-}
 WRAP=()
 case $mode in
@@ -51,6 +54,11 @@ TMP=$(mktemp -d -p "$HUNCH_BUILD_ROOT" e2e-$name.XXXXXX)
 # E2E_KEEP=1 keeps the journal, reports and logs of a failing run.
 trap '[ -n "${E2E_KEEP:-}" ] && echo "# kept $TMP" || rm -rf "$TMP"' EXIT
 export TMPDIR=$TMP XDG_STATE_HOME=$TMP/state
+if [ "$mode" = script ]; then
+	printf '#!/bin/sh\nexec "$@"\n' > "$TMP/run.sh"
+	chmod +x "$TMP/run.sh"
+	WRAP=("$TMP/run.sh")
+fi
 
 # ---- the truth file ----------------------------------------------------------
 . "$HUNCH_SOURCE_ROOT/tests/e2e/truth.sh"
@@ -111,6 +119,20 @@ if [ ${#WRAP[@]} -gt 0 ]; then
 		"$name: the report says the exec was followed, instrumented"
 	tap_eq "$(jq -c 'select(.t == "target" and .event == "exec") |
 		.code' "$TMP/j.jsonl")" 0 "$name: the journal has the exec"
+	# The call rates measured after the exec count the new image's
+	# calls: bn_smallwrites' million write()s a second make a timer on
+	# the whole program cost ~2.5%.  The main thread registers with the
+	# runtime library at its first call there, between two sampler
+	# ticks; the rate probe once read 0 calls, predicted 0.001%, and
+	# every I/O prediction was then scaled by 1000 and over the limit.
+	if [ "${name%-*}" = bn_smallwrites ]; then
+		p=$(jq -s '[.[] | select(.t == "predict" and .metric ==
+			"io_wait" and .cost >= 0 and .focus == ["/Code",
+			"/Process", "/SyncObject", "/Files"])][0].cost' \
+			"$TMP/j.jsonl")
+		tap_ok $(echo "$p > 0.002" | bc -l | grep -qx 1; echo $?) \
+			"$name: I/O blocking on the whole program predicted at $p (a million write()s a second: over 0.2%)"
+	fi
 fi
 if [ "$mode" = late ]; then
 	at=$(jq 'select(.t == "target" and .event == "exec") | .at' "$TMP/j.jsonl")

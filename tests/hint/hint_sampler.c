@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 #include "eng_perfsample.h"
-#include "eng_symbols.h"
+#include "eng_image.h"
 #include "eng_taskstate.h"
 #include "src_live_hint.h"
 #include "tap.h"
@@ -209,7 +209,7 @@ static void check_blocked(struct src_live_hint *h, struct target *t,
  * stack pointer and pc in /proc/TID/syscall, unwound to clone3. */
 static void check_blocked_stack(struct src_live_hint *h, struct target *t)
 {
-	const struct eng_func *f = eng_image_func_by_name(t->img, "reader");
+	const struct eng_func *f = eng_sym_lazy_func_by_name(t->img, "reader");
 	uint64_t lo = t->base + f->addr, hi = lo + f->size;
 	struct eng_taskstate st;
 	struct eng_psample s;
@@ -235,9 +235,9 @@ static void check_blocked_stack(struct src_live_hint *h, struct target *t)
 static void check_since(struct src_live_hint *h, struct target *t)
 {
 	struct eng_perfsample *ps = src_live_hint_sampler(h);
-	const struct eng_func *f = eng_image_func_by_name(t->img,
+	const struct eng_func *f = eng_sym_lazy_func_by_name(t->img,
 							   "hint_spin_mid");
-	const struct eng_func *idle = eng_image_func_by_name(t->img,
+	const struct eng_func *idle = eng_sym_lazy_func_by_name(t->img,
 							      "hint_idle");
 	const struct eng_psample *s = eng_perfsample_latest(ps, t->spin);
 	uint64_t lo = t->base + f->addr, hi = lo + f->size, cfa = 0;
@@ -285,7 +285,7 @@ static uint64_t schedstat(pid_t pid, pid_t tid)
 static void check_run(struct src_live_hint *h, struct target *t)
 {
 	struct eng_perfsample *ps = src_live_hint_sampler(h);
-	const struct eng_func *f = eng_image_func_by_name(t->img,
+	const struct eng_func *f = eng_sym_lazy_func_by_name(t->img,
 							   "hint_spin_mid");
 	const struct eng_psample *s = eng_perfsample_latest(ps, t->spin);
 	uint64_t lo = t->base + f->addr, hi = lo + f->size, cfa = 0, ra = 0;

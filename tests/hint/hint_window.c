@@ -260,30 +260,36 @@ static void offcpu_sums(void)
 	int t2 = src_live_hintwin_intern(w, "/Process/20/22");
 	int bar = src_live_hintwin_intern(w, "/Code/libmpi.so.40/<unknown>/PMPI_Barrier");
 	int mn = src_live_hintwin_intern(w, F("main")), work = src_live_hintwin_intern(w, F("work"));
-	double all, in;
-	uint64_t seen, seen2;
-	size_t n;
+	struct src_live_hintoff_query q = { .names = set, .nnames = 1 };
+	struct src_live_hintoff_sums s;
+	uint64_t seen;
 
 	src_live_hintoff_add(o, 0.5, 0.5, (int[]){ t1, bar, mn }, 3, 0.30);
 	src_live_hintoff_add(o, 0.7, 0.7, (int[]){ t1, work, mn }, 3, 0.10);
 	src_live_hintoff_add(o, 0.6, 0.7, (int[]){ t2, bar, mn }, 3, 0.20);
-	src_live_hintoff_sum_after(o, w, 0, 0, set, 1, NULL, NULL, &all, &in,
-				   &n, &seen);
-	tap_ok(all > 0.599 && all < 0.601 && in > 0.499 && in < 0.501 &&
-	       n == 2 && seen == 3, "off-CPU: 0.6 s off in all, 0.5 s of "
-	       "it in MPI_Barrier (2 switch-outs), 3 seen");
-	src_live_hintoff_sum_after(o, w, 0, 0, set, 1, NULL, "/Process/20/22",
-				   &all, &in, &n, &seen);
-	tap_ok(all > 0.199 && all < 0.201 && in > 0.199 && in < 0.201,
+	src_live_hintoff_sum_after(o, w, &q, &s);
+	seen = s.latest;
+	tap_ok(s.off_all > 0.599 && s.off_all < 0.601 && s.off_in > 0.499 &&
+	       s.off_in < 0.501 && s.n_in == 2 && seen == 3, "off-CPU: 0.6 s "
+	       "off in all, 0.5 s of it in MPI_Barrier (2 switch-outs), 3 "
+	       "seen");
+	q.within = "/Process/20/22";
+	src_live_hintoff_sum_after(o, w, &q, &s);
+	tap_ok(s.off_all > 0.199 && s.off_all < 0.201 && s.off_in > 0.199 &&
+	       s.off_in < 0.201,
 	       "off-CPU in thread 22: 0.2 s, all in MPI_Barrier");
-	src_live_hintoff_sum_after(o, w, 0, 0.6, set, 1, NULL,
-				   "/Process/20/21", &all, &in, &n, &seen);
-	tap_ok(in > 0.199 && in < 0.201 && all > 0.299 && all < 0.301,
+	q.within = "/Process/20/21";
+	q.from = 0.6;
+	src_live_hintoff_sum_after(o, w, &q, &s);
+	tap_ok(s.off_in > 0.199 && s.off_in < 0.201 && s.off_all > 0.299 &&
+	       s.off_all < 0.301,
 	       "off-CPU from 0.6 s: the 0.3 s left at 0.5 counts 0.2");
 	src_live_hintoff_add(o, 0.55, 0.8, (int[]){ t1, bar }, 2, 0.05);
-	src_live_hintoff_sum_after(o, w, seen, 0, set, 1, NULL, NULL, &all,
-				   &in, &n, &seen2);
-	tap_ok(n == 1 && in > 0.049 && in < 0.051 && seen2 == 4,
+	q = (struct src_live_hintoff_query){ .after = seen, .names = set,
+					     .nnames = 1 };
+	src_live_hintoff_sum_after(o, w, &q, &s);
+	tap_ok(s.n_in == 1 && s.off_in > 0.049 && s.off_in < 0.051 &&
+	       s.latest == 4,
 	       "off-CPU after the 3rd: the late arrival (left at 0.55 s) "
 	       "alone");
 	src_live_hintoff_expire(o, 2.75);

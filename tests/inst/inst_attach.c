@@ -65,12 +65,12 @@ int main(int argc, char **argv)
 	tap_ok(eng_inst_create(t.p, t.shm, &t.in, &err) == 0,
 	       "instrumentation manager (%s)", err.msg);
 	eng_image_open(argv[1], &t.img, NULL);
-	t.base = eng_proc_module(t.p, 0)->bias + eng_image_link_base(t.img);
+	t.base = eng_solib_module(t.p, 0)->bias + eng_image_link_base(t.img);
 	c = fns_prepare(&t, "sf_", &n);
 	npts = fns_instrument(&t, c, n, IM_COUNTERS);
 	tap_ok(npts >= 1000, "%d points instrumented in %zu functions", npts,
 	       n);
-	eng_resume_all(t.p, NULL);   /* attach left every thread stopped */
+	eng_ptrace_resume_all(t.p, NULL); /* attach left every thread stopped */
 	tgt_pump(&t, 1500);
 	for (size_t i = 0; i < n; i++) {
 		struct eng_var_agg a;
@@ -83,7 +83,8 @@ int main(int argc, char **argv)
 	       counted);
 	tap_ok(eng_sampler_stats(t.smp)->live_threads >= 8, "%u threads "
 	       "registered", eng_sampler_stats(t.smp)->live_threads);
-	tap_ok(eng_inst_remove_all(t.in, &err) == 0, "removed (%s)", err.msg);
+	tap_ok(eng_inst_commit_remove_all(t.in, &err) == 0, "removed (%s)",
+	       err.msg);
 	tap_eq(tgt_code_mismatches(&t), 0, "every code byte equals the file's");
 	tap_ok(eng_detach(t.p, &err) == 0, "detached (%s)", err.msg);
 	if (write(in[1], "stop\n", 5) != 5)

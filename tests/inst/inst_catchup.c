@@ -73,18 +73,18 @@ int main(int argc, char **argv)
 	if (argc != 3 || !tap_ok(tgt_launch(&t, argv[1], av) == 0, "launched"))
 		return tap_done();
 	t1 = mono_ns();   /* main began between t0 and t1 */
-	f = eng_image_func_by_name(t.img, "cu_spin");
-	fm = eng_image_func_by_name(t.img, "main");
+	f = eng_sym_lazy_func_by_name(t.img, "cu_spin");
+	fm = eng_sym_lazy_func_by_name(t.img, "main");
 	su_parse(t.img, f, &xf);
 	su_parse(t.img, fm, &xm);
 	eng_sampler_var_alloc(t.smp, ENG_VAR_WALL_TIMER, &v_cu, &h_cu, NULL);
 	eng_sampler_var_alloc(t.smp, ENG_VAR_WALL_TIMER, &v_no, &h_no, NULL);
 	eng_sampler_var_alloc(t.smp, ENG_VAR_WALL_TIMER, &v_main, &h_main,
 			      NULL);
-	eng_resume_all(t.p, NULL);
+	eng_ptrace_resume_all(t.p, NULL);
 	tap_ok(tgt_wait_line(&t, "spinning", 10000) == 0, "target spinning");
 	tgt_pump(&t, 1000);
-	eng_stop_all(t.p, NULL);
+	eng_ptrace_stop_all(t.p, NULL);
 	tap_ok(add_timer(&t, &xf, h_cu, false) > 1 &&
 	       add_timer(&t, &xf, h_no, false) > 1,
 	       "timers queued at entry and exit of cu_spin");
@@ -93,7 +93,7 @@ int main(int argc, char **argv)
 	       err.msg);
 	catch_up(&t, f, h_cu, false, "cu_spin");
 	catch_up(&t, fm, h_main, true, "main");
-	eng_resume_all(t.p, NULL);
+	eng_ptrace_resume_all(t.p, NULL);
 	tgt_pump(&t, 1000);
 	first = timer_s(&t, v_cu);
 	nocu = timer_s(&t, v_no);
@@ -115,7 +115,7 @@ int main(int argc, char **argv)
 	tap_ok(final > 1.6 && final < 2.6, "final value: the %.3f s from "
 	       "enabling to return", final);
 	tap_ok(timer_s(&t, v_no) == 0, "without catchup: still 0");
-	eng_inst_remove_all(t.in, NULL);
+	eng_inst_commit_remove_all(t.in, NULL);
 	tap_eq(tgt_code_mismatches(&t), 0, "every code byte equals the file's");
 	tgt_send(&t, "x\n");
 	tap_ok(tgt_wait_exit(&t, 10000) == 0 && t.status == 0, "exited 0");

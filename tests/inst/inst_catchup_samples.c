@@ -152,7 +152,7 @@ static int start(struct tgt *t, struct eng_perfsample **ps, const char *prog,
 		tap_diag("sampler: %s", err.msg);
 		return -1;
 	}
-	eng_inst_set_psampler(t->in, *ps);
+	eng_inst_catchup_set_psampler(t->in, *ps);
 	return 0;
 }
 
@@ -178,17 +178,17 @@ static void spin_case(const char *prog)
 		    "stack sampler at %.0f Hz", RATE))
 		return;
 	pid = eng_proc_pid(t.p);
-	f = eng_image_func_by_name(t.img, "cu_inner");
+	f = eng_sym_lazy_func_by_name(t.img, "cu_inner");
 	su_parse(t.img, f, &xf);
 	eng_sampler_var_alloc(t.smp, ENG_VAR_WALL_TIMER, &vw, &hw, NULL);
 	eng_sampler_var_alloc(t.smp, ENG_VAR_CPU_TIMER, &vc, &hc, NULL);
-	eng_resume_all(t.p, NULL);
+	eng_ptrace_resume_all(t.p, NULL);
 	ok = wait_line(&t, ps, "spinning\n", 20000) == 0 &&
 	     sscanf(find_line(&t, "begin "), "begin %llu %llu", &b_ns,
 		    &b_cpu) == 2;
 	tap_ok(ok, "cu_inner began at %llu ns (CPU %llu ns)", b_ns, b_cpu);
 	pump(&t, ps, 1000);
-	eng_stop_all(t.p, NULL);
+	eng_ptrace_stop_all(t.p, NULL);
 	t_en = mono_ns();
 	tap_ok(add_timer(&t, &xf, hw, false) > 1 &&
 	       add_timer(&t, &xf, hc, true) > 1, "wall and CPU timers at "
@@ -209,7 +209,7 @@ static void spin_case(const char *prog)
 	       "  enabled %.3f s after it began; first sample %.3f ms after "
 	       "it began, a run of %u samples", (double)(t_en - b_ns) / 1e9,
 	       (double)(ci.samples_ns - b_ns) / 1e6, ci.samples);
-	eng_resume_all(t.p, NULL);
+	eng_ptrace_resume_all(t.p, NULL);
 	pump(&t, ps, 1000);
 	a = mono_ns();
 	ca = thread_cpu(pid);
@@ -233,7 +233,7 @@ static void spin_case(const char *prog)
 	       2 * PERIOD_NS / 1e9 - slack,
 	       (double)(cb - b_cpu) / 1e9 + 0.001 + slack);
 	tap_ok(wait_line(&t, ps, "done 2\n", 30000) == 0, "cu_inner returned");
-	eng_inst_remove_all(t.in, NULL);
+	eng_inst_commit_remove_all(t.in, NULL);
 	tap_eq(tgt_code_mismatches(&t), 0, "every code byte equals the file's");
 	tgt_send(&t, "x\n");
 	tap_ok(tgt_wait_exit(&t, 10000) == 0 && t.status == 0, "exited 0");
@@ -241,7 +241,7 @@ static void spin_case(const char *prog)
 	tap_diag("sampler: %llu samples, %llu lost",
 		 (unsigned long long)eng_perfsample_stats(ps)->samples,
 		 (unsigned long long)eng_perfsample_stats(ps)->lost);
-	eng_inst_set_psampler(t.in, NULL);
+	eng_inst_catchup_set_psampler(t.in, NULL);
 	eng_perfsample_close(ps);
 	tgt_fini(&t);
 }
@@ -257,7 +257,7 @@ static bool catch_inside(struct tgt *t, struct eng_perfsample *ps,
 	struct hunch_err err = { 0 };
 
 	for (int tries = 0; tries < 10; tries++) {
-		eng_stop_all(t->p, NULL);
+		eng_ptrace_stop_all(t->p, NULL);
 		if (add_timer(t, xf, h, false) < 2 ||
 		    eng_inst_commit(t->in, &err) != 0)
 			return false;
@@ -266,8 +266,8 @@ static bool catch_inside(struct tgt *t, struct eng_perfsample *ps,
 					  ci, &err) == 1)
 			return true;
 		tap_diag("stopped outside cu_short (%s): again", err.msg);
-		eng_inst_remove_all(t->in, NULL);
-		eng_resume_all(t->p, NULL);
+		eng_inst_commit_remove_all(t->in, NULL);
+		eng_ptrace_resume_all(t->p, NULL);
 		pump(t, ps, 20);
 	}
 	return false;
@@ -333,10 +333,10 @@ static void reenter_case(const char *prog)
 	if (!tap_ok(start(&t, &ps, prog, "reenter") == 0, "launched with the "
 		    "stack sampler at %.0f Hz", RATE))
 		return;
-	f = eng_image_func_by_name(t.img, "cu_short");
+	f = eng_sym_lazy_func_by_name(t.img, "cu_short");
 	su_parse(t.img, f, &xf);
 	eng_sampler_var_alloc(t.smp, ENG_VAR_WALL_TIMER, &v, &h, NULL);
-	eng_resume_all(t.p, NULL);
+	eng_ptrace_resume_all(t.p, NULL);
 	tap_ok(wait_line(&t, ps, "calling\n", 20000) == 0 &&
 	       sscanf(find_line(&t, "log "), "log %llx", &addr) == 1,
 	       "cu_caller began");
@@ -348,7 +348,7 @@ static void reenter_case(const char *prog)
 	tap_ok(ci.from_samples == 1 && ci.samples >= 2, "  from the samples "
 	       "(from_samples %u, from_enable %u), a run of %u samples",
 	       ci.from_samples, ci.from_enable, ci.samples);
-	tap_eq(eng_read_mem(t.p, addr, &lg, sizeof(lg), NULL), 0,
+	tap_eq(eng_mem_read(t.p, addr, &lg, sizeof(lg), NULL), 0,
 	       "read the target's own account of its time outside cu_short");
 	win = (double)(a - ci.samples_ns);
 	tap_ok(v0 >= win - 1e6 && v0 <= (double)(b - ci.samples_ns) + 1e6,
@@ -369,9 +369,9 @@ static void reenter_case(const char *prog)
 	tap_diag("the samples alone bound it too: %u in a row inside, so the "
 		 "outside share is below %.4f%% with 99.9%% confidence",
 		 ci.samples, 100 * 6.9 / ci.samples);
-	eng_inst_remove_all(t.in, NULL);
+	eng_inst_commit_remove_all(t.in, NULL);
 	tap_eq(tgt_code_mismatches(&t), 0, "every code byte equals the file's");
-	eng_resume_all(t.p, NULL);
+	eng_ptrace_resume_all(t.p, NULL);
 	pump(&t, ps, 100);
 	tap_ok(!t.ended, "the target runs on");
 out:
@@ -379,7 +379,7 @@ out:
 	tap_diag("sampler: %llu samples, %llu lost",
 		 (unsigned long long)eng_perfsample_stats(ps)->samples,
 		 (unsigned long long)eng_perfsample_stats(ps)->lost);
-	eng_inst_set_psampler(t.in, NULL);
+	eng_inst_catchup_set_psampler(t.in, NULL);
 	eng_perfsample_close(ps);
 	tgt_fini(&t);
 }

@@ -14,7 +14,9 @@
  * thread's stack cannot be walked by CFI past the thunk.  Catchup walks
  * on from the instrumented instruction (x86_tramp_thunk_frame): main is
  * found, and the stale word into st_outer_deep, 4 KiB down in dead
- * stack, is not.
+ * stack, is not.  Stopped inside st_work's trampoline itself (hunch's
+ * code memory, where no CFI describes the frame), the thread is
+ * single-stepped out of it first, then found in main alone.
  */
 #include "inst_util.h"
 #include "tap.h"
@@ -35,10 +37,10 @@ static int stale_words(struct tgt *t, const struct eng_func *f)
 
 	size_t len = sizeof(w);
 
-	if (eng_get_regs(t->p, eng_proc_pid(t->p), &r, NULL) < 0)
+	if (eng_regs_get(t->p, eng_proc_pid(t->p), &r, NULL) < 0)
 		return -1;
 	/* up to the stack's end: halve until the read stays inside */
-	while (len >= 64 && eng_read_mem(t->p, r.rsp, w, len, NULL) < 0)
+	while (len >= 64 && eng_mem_read(t->p, r.rsp, w, len, NULL) < 0)
 		len /= 2;
 	if (len < 64)
 		return -1;
@@ -51,7 +53,7 @@ static int stale_words(struct tgt *t, const struct eng_func *f)
 static void catch_up(struct tgt *t, const char *name, uint64_t h,
 		     int expect, bool thunk)
 {
-	const struct eng_func *f = eng_image_func_by_name(t->img, name);
+	const struct eng_func *f = eng_sym_lazy_func_by_name(t->img, name);
 	struct x86_snip start = { .kind = X86_SN_WALL_START, .handle = h };
 	struct eng_catchup_info ci;
 	struct hunch_err err = { 0 };
@@ -92,6 +94,74 @@ static bool mapped_in(pid_t pid, uint64_t addr, const char *a, const char *b)
 	return found;
 }
 
+/* Is addr in an executable mapping with no file: hunch's code memory
+ * (trampolines), in this target? */
+static bool in_anon_exec(pid_t pid, uint64_t addr)
+{
+	char path[64], line[512], perms[8];
+	bool found = false;
+	FILE *f;
+	int n;
+
+	snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	while (f != NULL && !found && fgets(line, sizeof line, f) != NULL) {
+		unsigned long lo, hi;
+
+		n = 0;
+		if (sscanf(line, "%lx-%lx %7s %*s %*s %*s %n", &lo, &hi,
+			   perms, &n) >= 3 && addr >= lo && addr < hi)
+			found = perms[2] == 'x' && (n == 0 || line[n] == '\n' ||
+						    line[n] == '\0');
+	}
+	if (f != NULL)
+		fclose(f);
+	return found;
+}
+
+/* Stopped inside st_work's trampoline (hunch's code memory): catchup
+ * steps the thread out of it first, then finds main, and not the stale
+ * word into st_outer_deep; the thread is back in the program's code. */
+static void trampoline_case(struct tgt *t)
+{
+	struct eng_catchup_info ci;
+	struct hunch_err err = { 0 };
+	struct user_regs_struct r;
+	const struct eng_func *f;
+	int tries, caught;
+
+	eng_ptrace_resume_all(t->p, NULL);
+	for (tries = 0; tries < 5000; tries++) {
+		tgt_pump(t, 1);
+		eng_ptrace_stop_all(t->p, NULL);
+		if (eng_regs_get(t->p, eng_proc_pid(t->p), &r, NULL) == 0 &&
+		    in_anon_exec(eng_proc_pid(t->p), r.rip))
+			break;
+		eng_ptrace_resume_all(t->p, NULL);
+	}
+	if (!tap_ok(tries < 5000, "spin: caught inside st_work's trampoline "
+		    "after %d stops", tries + 1))
+		return;
+	f = eng_sym_lazy_func_by_name(t->img, "st_outer_deep");
+	caught = eng_inst_catchup_info(t->in, t->base + f->addr,
+				       t->base + f->addr + f->size, NULL, 0,
+				       &ci, &err);
+	tap_ok(caught == 0 && ci.stepped_out == 1, "catchup on st_outer_deep "
+	       "from a trampoline: stepped out (%u), no activation (%d: %s)",
+	       ci.stepped_out, caught, err.msg);
+	f = eng_sym_lazy_func_by_name(t->img, "main");
+	caught = eng_inst_catchup_info(t->in, t->base + f->addr,
+				       t->base + f->addr + f->size, NULL, 0,
+				       &ci, &err);
+	tap_ok(caught == 1 && ci.activations == 1 && ci.scanned == 0,
+	       "catchup on main: found, its stack walked (caught %d, "
+	       "activations %u, walked %u, scanned %u, stepped out %u)",
+	       caught, ci.activations, ci.walked, ci.scanned, ci.stepped_out);
+	tap_ok(eng_regs_get(t->p, eng_proc_pid(t->p), &r, NULL) == 0 &&
+	       !in_anon_exec(eng_proc_pid(t->p), r.rip),
+	       "the thread is out of hunch's code memory");
+}
+
 static void spin_case(const char *path)
 {
 	char *av[] = { (char *)path, "spin", NULL };
@@ -107,34 +177,35 @@ static void spin_case(const char *path)
 		return;
 	eng_sampler_var_alloc(t.smp, ENG_VAR_WALL_TIMER, &var, &h, NULL);
 	eng_sampler_var_alloc(t.smp, ENG_VAR_CPU_TIMER, &tvar, &th, NULL);
-	fw = eng_image_func_by_name(t.img, "st_work");
+	fw = eng_sym_lazy_func_by_name(t.img, "st_work");
 	su_parse(t.img, fw, &xf);
 	tap_ok(add_timer(&t, &xf, th, true) >= 2, "spin: CPU timer queued at "
 	       "st_work's entry and exit");
 	tap_eq(eng_inst_commit(t.in, &err), 0, "spin: inserted (%s)", err.msg);
-	eng_resume_all(t.p, NULL);
+	eng_ptrace_resume_all(t.p, NULL);
 	tap_ok(tgt_wait_line(&t, "spinning", 10000) == 0, "spin: spinning");
 	/* stop it now and then until it is caught inside the timer's call */
 	for (tries = 0; tries < 2000; tries++) {
 		struct user_regs_struct r;
 
 		tgt_pump(&t, 1);
-		eng_stop_all(t.p, NULL);
-		if (eng_get_regs(t.p, eng_proc_pid(t.p), &r, NULL) == 0 &&
+		eng_ptrace_stop_all(t.p, NULL);
+		if (eng_regs_get(t.p, eng_proc_pid(t.p), &r, NULL) == 0 &&
 		    mapped_in(eng_proc_pid(t.p), r.rip, "[vdso]", "libhunchrt"))
 			break;
-		eng_resume_all(t.p, NULL);
+		eng_ptrace_resume_all(t.p, NULL);
 	}
 	if (tap_ok(tries < 2000, "spin: caught inside the rtlib's timer call "
 		   "(or the vDSO) after %d stops", tries + 1)) {
-		tap_ok(stale_words(&t, eng_image_func_by_name(
+		tap_ok(stale_words(&t, eng_sym_lazy_func_by_name(
 				   t.img, "st_outer_deep")) >= 1,
 		       "spin: its stack holds a stale return address into "
 		       "st_outer_deep");
 		catch_up(&t, "st_outer_deep", h, 0, true);
 		catch_up(&t, "main", h, 1, true);
 	}
-	eng_inst_remove_all(t.in, NULL);
+	trampoline_case(&t);
+	eng_inst_commit_remove_all(t.in, NULL);
 	tap_eq(tgt_code_mismatches(&t), 0, "spin: every code byte equals the "
 	       "file's");
 	su_free(&xf);
@@ -151,17 +222,18 @@ int main(int argc, char **argv)
 	if (argc != 2 || !tap_ok(tgt_launch(&t, argv[1], av) == 0, "launched"))
 		return tap_done();
 	eng_sampler_var_alloc(t.smp, ENG_VAR_WALL_TIMER, &var, &h, NULL);
-	eng_resume_all(t.p, NULL);
+	eng_ptrace_resume_all(t.p, NULL);
 	tap_ok(tgt_wait_line(&t, "blocked", 10000) == 0 &&
 	       tgt_wait_asleep(&t, 10000) == 0, "target blocked in read()");
-	eng_stop_all(t.p, NULL);
-	tap_ok(stale_words(&t, eng_image_func_by_name(t.img, "st_outer")) >= 1,
+	eng_ptrace_stop_all(t.p, NULL);
+	tap_ok(stale_words(&t, eng_sym_lazy_func_by_name(t.img, "st_outer")) >=
+		       1,
 	       "its stack holds a stale return address into st_outer");
 	catch_up(&t, "st_outer", h, 0, false);
 	catch_up(&t, "st_leaf", h, 0, false);
 	catch_up(&t, "st_block", h, 1, false);
 	catch_up(&t, "main", h, 1, false);
-	eng_resume_all(t.p, NULL);
+	eng_ptrace_resume_all(t.p, NULL);
 	tgt_send(&t, "q\n");
 	tap_ok(tgt_wait_line(&t, "done", 10000) == 0, "target went on");
 	tap_ok(tgt_wait_exit(&t, 10000) == 0 && t.status == 0, "exited 0");

@@ -40,7 +40,7 @@ int main(int argc, char **argv)
 	snprintf(wf2, sizeof wf2, "%s.2", wf);
 	if (!tap_ok(tgt_launch(&t, argv[1], av) == 0, "launched"))
 		return tap_done();
-	eng_resume_all(t.p, NULL);
+	eng_ptrace_resume_all(t.p, NULL);
 	close(open(wf, O_CREAT | O_WRONLY, 0600));
 	/* tgt_wait_lib: the load event may arrive in any pump (also one
 	 * inside the helpers), which keeps it; a private poll loop here
@@ -73,7 +73,7 @@ int main(int argc, char **argv)
 			tap_eq(eng_inst_state(t.in, lc[i].req[k], NULL),
 			       ENG_REQ_FREE, "%s request %zu released",
 			       lc[i].f->name, k);
-	tap_eq(eng_inst_remove_all(t.in, &err), 0,
+	tap_eq(eng_inst_commit_remove_all(t.in, &err), 0,
 	       "remove-all writes nothing where the library was (%s)",
 	       err.msg);
 	tap_ok(tgt_wait_exit(&t, 10000) == 0 && t.status == 0, "exited 0");

@@ -185,7 +185,7 @@ static void run(const char *prog)
 			tap_ok(c[i].why == NULL && c[i].trap_why == NULL,
 			       "%s: pad_tiny (3 bytes) patched in place, "
 			       "borrowing the padding after it", name);
-	eng_resume_all(t.p, NULL);
+	eng_ptrace_resume_all(t.p, NULL);
 	if (!tap_ok(tgt_wait_line(&t, "done", 60000) == 0, "%s: work done",
 		    name))
 		goto out;
@@ -207,8 +207,8 @@ static void run(const char *prog)
 		for (size_t i = 0; i < nc; i++)
 			if (strcmp(c[i].f->name, ex[k].name) == 0)
 				check_total(&t, name, &c[i], &ex[k]);
-	tap_ok(eng_inst_remove_all(t.in, &err) == 0, "%s: removed all (%s)",
-	       name, err.msg);
+	tap_ok(eng_inst_commit_remove_all(t.in, &err) == 0,
+	       "%s: removed all (%s)", name, err.msg);
 	tap_eq(tgt_code_mismatches(&t), 0, "%s: every code byte equals the file's",
 	       name);
 	tgt_send(&t, "bye\n");

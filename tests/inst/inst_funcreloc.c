@@ -311,7 +311,7 @@ static void again(struct tgt *t, struct eng_points_cache *pc,
 	tap_eq(tgt_code_mismatches(t), 0, "%s: after removal every code byte "
 	       "equals the file's", name);
 	eng_funcreloc_stats(t->in, &st0);
-	eng_stop_all(t->p, NULL);
+	eng_ptrace_stop_all(t->p, NULL);
 	fx2 = instrument(t, pc, "ic_", &n2, &failed);
 	eng_funcreloc_stats(t->in, &st1);
 	/* the copies the waiting workers have frames in were kept (ic_worker
@@ -320,7 +320,7 @@ static void again(struct tgt *t, struct eng_points_cache *pc,
 	       st1.built - st0.built == st1.relocated - st0.waiting,
 	       "%s: instrumented again: %zu copies kept and reused, %zu "
 	       "built again", name, st0.waiting, st1.built - st0.built);
-	eng_resume_all(t->p, NULL);
+	eng_ptrace_resume_all(t->p, NULL);
 	tgt_send(t, "go\n");
 	if (!tap_ok(tgt_wait_line(t, "joined", 30000) == 0, "%s: joined",
 		    name)) {
@@ -395,7 +395,7 @@ static void run_calls(const char *prog)
 	       "requests refused", name, n, failed);
 	tap_ok(list_needing(pc, &t, name, fx, n) > 0, "%s: some function "
 	       "needed relocation", name);
-	eng_resume_all(t.p, NULL);
+	eng_ptrace_resume_all(t.p, NULL);
 	if (!tap_ok(tgt_wait_line(&t, "done", 60000) == 0, "%s: work done",
 		    name))
 		goto out;
@@ -462,7 +462,7 @@ static void run_fr(const char *prog)
 	       relocated(&t, by_name(fx, n, "fr_bt_pass")->f),
 	       "%s: the frames exceptions, pthread_exit, cancel and "
 	       "backtrace() pass through are relocated", name);
-	eng_resume_all(t.p, NULL);
+	eng_ptrace_resume_all(t.p, NULL);
 	tap_ok(tgt_wait_exit(&t, 30000) == 0 && t.status == 0,
 	       "%s: exited 0 (%d)", name, t.status);
 	tap_ok(truth != NULL && strcmp(t.out, truth) == 0,
@@ -511,7 +511,7 @@ static void run_switch(const char *prog)
 		    eng_funcreloc_image(t.in, pc, t.img, t.base, &err) == 0,
 		    "switch: launched, relocation on %s", err.msg))
 		return;
-	f = eng_image_func_by_name(t.img, "fr_switch");
+	f = eng_sym_lazy_func_by_name(t.img, "fr_switch");
 	xf = f ? eng_points_of(pc, t.img, f, NULL) : NULL;
 	tap_ok(xf != NULL && !xf->ok && xf->njtables == 1,
 	       "switch: fr_switch has a jump table and a point too small");
@@ -533,7 +533,7 @@ static void run_switch(const char *prog)
 	tap_ok(n == 11 && eng_inst_commit(t.in, &err) == 0,
 	       "switch: 11 points (entry, 10 returns) committed %s", err.msg);
 	tap_ok(f != NULL && relocated(&t, f), "switch: fr_switch relocated");
-	eng_resume_all(t.p, NULL);
+	eng_ptrace_resume_all(t.p, NULL);
 	tap_ok(tgt_wait_exit(&t, 30000) == 0 && t.status == 0,
 	       "switch: exited 0 (%d)", t.status);
 	if (!tap_ok(truth != NULL && strcmp(t.out, truth) == 0,
@@ -584,7 +584,7 @@ static void run_cold(const char *prog)
 	       c->nexit == 1, "coldpart: cp_work instrumented at %zu entry, "
 	       "%zu exit (want 1, 1), %d requests refused", c ? c->nentry : 0,
 	       c ? c->nexit : 0, failed);
-	eng_resume_all(t.p, NULL);
+	eng_ptrace_resume_all(t.p, NULL);
 	tap_ok(tgt_wait_exit(&t, 30000) == 0 && t.status == 0,
 	       "coldpart: exited 0 (%d)", t.status);
 	if (!tap_ok(strcmp(t.out, "sum 2085577\n") == 0,
@@ -652,7 +652,7 @@ static void run_storm(const char *prog, int rounds)
 		    "%s: launched, relocation on %s", name, err.msg))
 		return;
 	fx = prepare(&t, pc, "sf_", &n);
-	eng_resume_all(t.p, NULL);
+	eng_ptrace_resume_all(t.p, NULL);
 	refused = storm_rounds(&t, pc, fx, n, rounds, &moved);
 	/* Copies a thread was still in (or a stale stack word pointed
 	 * into) at the last removal wait for a later check: commits with
@@ -706,7 +706,7 @@ static void kill_child(const char *prog, int in_fd, int out_fd, int pidw)
 		_exit(2);
 	pid = eng_proc_pid(t.p);
 	fx = prepare(&t, pc, "sf_", &n);
-	eng_resume_all(t.p, NULL);
+	eng_ptrace_resume_all(t.p, NULL);
 	if (write(pidw, &pid, sizeof pid) != sizeof pid)
 		_exit(2);
 	storm_rounds(&t, pc, fx, n, 1000000, &moved);
@@ -773,16 +773,16 @@ static void run_spin(const char *prog)
 	if (!tap_ok(tgt_launch(&t, prog, argv) == 0 &&
 		    eng_points_cache_new(&pc, &err) == 0 &&
 		    eng_funcreloc_module(t.in, prog,
-					 eng_proc_module(t.p, 0)->bias,
+					 eng_solib_module(t.p, 0)->bias,
 					 &err) == 0,
 		    "%s spin: launched, relocation on (module API) %s", name,
 		    err.msg))
 		return;
-	eng_resume_all(t.p, NULL);
+	eng_ptrace_resume_all(t.p, NULL);
 	if (!tap_ok(tgt_wait_line(&t, "spinning", 10000) == 0,
 		    "%s spin: main is inside fr_spin", name))
 		goto out;
-	eng_stop_all(t.p, NULL);
+	eng_ptrace_stop_all(t.p, NULL);
 	fx = instrument(&t, pc, "fr_spin", &n, &failed);
 	c = by_name(fx, n, "fr_spin");
 	if (!tap_ok(c != NULL && failed == 0 && relocated(&t, c->f),
@@ -793,7 +793,7 @@ static void run_spin(const char *prog)
 				  t.base + c->f->addr + c->f->size, &s, 1, &err);
 	tap_eq(caught, 0, "%s spin: catchup leaves the frame in the original "
 	       "body alone", name);
-	eng_resume_all(t.p, NULL);
+	eng_ptrace_resume_all(t.p, NULL);
 	tgt_send(&t, "stop\n");
 	tap_ok(tgt_wait_exit(&t, 10000) == 0 && t.status == 0 &&
 	       strcmp(t.out, "spinning\nspinning\nspun\n") == 0,
@@ -822,7 +822,7 @@ static void shares(const char *path)
 
 	if (!tap_ok(eng_image_open(path, &img, &err) == 0 &&
 		    eng_points_cache_new(&pc, &err) == 0 &&
-		    eng_funcreloc_checker_new(&ck) == 0, "%s: opened %s",
+		    eng_funcreloc_check_new(&ck) == 0, "%s: opened %s",
 		    path, err.msg))
 		return;
 	nf = eng_image_nfuncs(img);
@@ -856,7 +856,7 @@ static void shares(const char *path)
 	       100.0 * cnt[2] / nf);
 	for (size_t k = 0; k < nwhy; k++)
 		tap_diag("  %6zu  %s", why[k].n, eng_refusal_str(why[k].why));
-	eng_funcreloc_checker_free(ck);
+	eng_funcreloc_check_free(ck);
 	eng_points_cache_free(pc);
 	eng_image_close(img);
 }

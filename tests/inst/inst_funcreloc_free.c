@@ -155,7 +155,7 @@ static void blocked_second_copy(struct tgt *t, struct eng_points_cache *pc,
 	tap_ok(failed == 0 && st.built == 2 && relocated(t, c->f),
 	       "blocked: instrumented again: a new copy built (%zu in all)",
 	       st.built);
-	eng_resume_all(t->p, NULL);
+	eng_ptrace_resume_all(t->p, NULL);
 	tap_ok(line(t, "world\n", "got 5: world") &&
 	       line(t, "again\n", "got 5: again"), "blocked: two more lines");
 	/* world returned through the original, again through the copy */
@@ -189,11 +189,11 @@ static void run_blocked(const char *prog)
 		    eng_funcreloc_image(t.in, pc, t.img, t.base, &err) == 0,
 		    "blocked: launched, relocation on %s", err.msg))
 		return;
-	fx_vars(&t, &c, eng_image_func_by_name(t.img, "fb_get"));
+	fx_vars(&t, &c, eng_sym_lazy_func_by_name(t.img, "fb_get"));
 	failed = insert(&t, pc, &c, 1);
 	tap_ok(failed == 0 && relocated(&t, c.f), "blocked: fb_get relocated "
 	       "and instrumented (%d refused)", failed);
-	eng_resume_all(t.p, NULL);
+	eng_ptrace_resume_all(t.p, NULL);
 	tap_ok(tgt_wait_line(&t, "ready", 30000) == 0 &&
 	       tgt_wait_asleep(&t, 30000) == 0, "blocked: main waits in read() "
 	       "called from the copy");
@@ -221,7 +221,7 @@ static void run_blocked(const char *prog)
 	tap_eq(total(&t, c.xv), 0, "blocked: 0 exits (removed before it "
 	       "returned)");
 	fx_vars(&t, &c2, c.f);
-	eng_stop_all(t.p, NULL);
+	eng_ptrace_stop_all(t.p, NULL);
 	blocked_second_copy(&t, pc, &c2);
 	pid = eng_proc_pid(t.p);
 	tap_ok(eng_detach(t.p, NULL) == 0, "blocked: detached");
@@ -278,7 +278,7 @@ static void run_memory(const char *prog, int rounds)
 		return;
 	fx = prepare_rf(&t, &n);
 	before = code_bytes(&t);
-	eng_resume_all(t.p, NULL);
+	eng_ptrace_resume_all(t.p, NULL);
 	for (int r = 0; r < rounds; r++) {
 		failed = insert(&t, pc, fx, n);
 		refused += failed > 0 ? failed : 0;
@@ -374,7 +374,7 @@ static int pc_request(struct tgt *t, struct eng_points_cache *pc,
 		if (xp->kind != X86_PT_CALL)
 			continue;
 		eng_inst_point_from(xp, t->base, &cp);
-		if (eng_funcreloc_after_call(t->in, &cp, &ap, &why, &err) != 1)
+		if (eng_funcreloc_post_call(t->in, &cp, &ap, &why, &err) != 1)
 			return tap_diag("after call %d: %s", ncall,
 					why ? eng_refusal_str(why) : err.msg),
 			       -1;
@@ -403,7 +403,7 @@ static int pc_request(struct tgt *t, struct eng_points_cache *pc,
 static void pc_refused(struct tgt *t, struct eng_points_cache *pc,
 		       const char *name)
 {
-	const struct eng_func *f = eng_image_func_by_name(t->img, "main");
+	const struct eng_func *f = eng_sym_lazy_func_by_name(t->img, "main");
 	const struct x86_func *xf = eng_points_of(pc, t->img, f, NULL);
 	struct x86_snip s = { .kind = X86_SN_ADD, .delta = 1 };
 	struct eng_inst_point pt, cp, ap;
@@ -422,7 +422,7 @@ static void pc_refused(struct tgt *t, struct eng_points_cache *pc,
 		if (xf->points[k].kind == X86_PT_CALL) {
 			eng_inst_point_from(&xf->points[k], t->base, &cp);
 			if (eng_inst_add(t->in, &pt, &s, 1, false, &id, &err) == 0)
-				rc = eng_funcreloc_after_call(t->in, &cp, &ap,
+				rc = eng_funcreloc_post_call(t->in, &cp, &ap,
 							      &why, &err);
 			break;
 		}
@@ -469,7 +469,7 @@ static void pc_metric(const char *prog, const char *name)
 		tgt_fini(&t);
 		return;
 	}
-	eng_resume_all(t.p, NULL);
+	eng_ptrace_resume_all(t.p, NULL);
 	tgt_send(&t, "go\n");
 	tap_ok(tgt_wait_line(&t, "done", 30000) == 0, "%s: metric run", name);
 	/* values as of the sampler's last tick: the calls are over */
@@ -513,11 +513,11 @@ static void run_postcall(const char *prog)
 		    "%s: launched, relocation on %s", name, err.msg))
 		return;
 	pc_refused(&t, pc, name);
-	fx.f = eng_image_func_by_name(t.img, "pc_caller");
+	fx.f = eng_sym_lazy_func_by_name(t.img, "pc_caller");
 	tap_ok(fx.f != NULL && pc_request(&t, pc, fx.f, &v) == 0 &&
 	       relocated(&t, fx.f), "%s: after-call points of pc_caller's "
 	       "2 calls, entry and exit: relocated, none refused", name);
-	eng_resume_all(t.p, NULL);
+	eng_ptrace_resume_all(t.p, NULL);
 	tgt_send(&t, "go\n");
 	tap_ok(tgt_wait_line(&t, "done", 30000) == 0, "%s: ran", name);
 	for (int k = 0; k < 5; k++)
@@ -581,7 +581,7 @@ static void run_overlap(const char *prog)
 	tap_ok(eng_metric_disable(m, mx, &err) == 0 &&
 	       eng_metric_enable(m, &db, &all, &mb, &err) == 0,
 	       "overlap: one metric with both clauses enabled %s", err.msg);
-	eng_resume_all(t.p, NULL);
+	eng_ptrace_resume_all(t.p, NULL);
 	tap_ok(tgt_wait_line(&t, "ready", 30000) == 0 &&
 	       line(&t, "hello\n", "got 5: hello") &&
 	       line(&t, "world\n", "got 5: world"), "overlap: two lines");

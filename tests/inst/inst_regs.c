@@ -52,7 +52,7 @@ static void run(const char *prog, bool trap, bool sw)
 
 	if (!tap_ok(tgt_launch(&t, prog, argv) == 0, "%s: launched", how))
 		return;
-	f = eng_image_func_by_name(t.img, "rz_leaf");
+	f = eng_sym_lazy_func_by_name(t.img, "rz_leaf");
 	su_parse(t.img, f, &xf);
 	eng_sampler_var_alloc(t.smp, ENG_VAR_COUNTER, &v[0], &h[0], NULL);
 	eng_sampler_var_alloc(t.smp, ENG_VAR_COUNTER, &v[1], &h[1], NULL);
@@ -83,7 +83,7 @@ static void run(const char *prog, bool trap, bool sw)
 	tap_eq(eng_inst_commit(t.in, &err), 0, "%s: inserted (%s)", how,
 	       err.msg);
 	guard_check(&t, sw, how);
-	eng_resume_all(t.p, NULL);
+	eng_ptrace_resume_all(t.p, NULL);
 	tap_ok(tgt_wait_exit(&t, 120000) == 0 && t.status == 0,
 	       "%s: exited 0", how);
 	tap_ok(strcmp(t.out, "bad 0\n") == 0, "%s: every register and flag "

@@ -52,7 +52,7 @@ static void check(struct x86_reloc *r, const char *name, const uint8_t *code,
 	unsigned id;
 	int rc;
 
-	x86_buf_init(&o, out, sizeof out, to);
+	x86_emit_buf_init(&o, out, sizeof out, to);
 	rc = x86_reloc_insn(r, code, len, from, &o, &ri);
 	if (!tap_ok(rc == 0, "%s: relocated (%s)", name,
 		    ri.why ? x86_refusal_str(ri.why) : ""))
@@ -121,7 +121,7 @@ int main(void)
 			unsigned id;
 			int n;
 
-			x86_buf_init(&o, out, sizeof out, near);
+			x86_emit_buf_init(&o, out, sizeof out, near);
 			tap_ok(x86_reloc_insn(r, cs_[k], lens[k], A, &o, &ri) == 0,
 			       "indirect call %d relocated", k);
 			n = target_of(out, o.len, near, &t, &id);
@@ -131,7 +131,7 @@ int main(void)
 			       "indirect call %d: push the return address, "
 			       "then jmp with the same operand", k);
 		}
-		x86_buf_init(&o, out, sizeof out, near);
+		x86_emit_buf_init(&o, out, sizeof out, near);
 		tap_ok(x86_reloc_insn(r, c_rsp, 4, A, &o, &ri) == -ENOTSUP &&
 		       ri.why == X86_REFUSAL_RELOC_RSP_CALL,
 		       "call *8(%%rsp) refused: %s", x86_refusal_str(ri.why));
@@ -143,12 +143,12 @@ int main(void)
 		struct x86_buf o;
 		struct x86_reloc_info ri;
 
-		x86_buf_init(&o, out, sizeof out, B);
+		x86_emit_buf_init(&o, out, sizeof out, B);
 		tap_ok(x86_reloc_insn(r, mov_rip, 7, A, &o, &ri) == -ERANGE &&
 		       ri.why == X86_REFUSAL_RELOC_FAR,
 		       "rip-relative out of reach refused: %s",
 		       x86_refusal_str(ri.why));
-		x86_buf_init(&o, out, sizeof out, near);
+		x86_emit_buf_init(&o, out, sizeof out, near);
 		tap_ok(x86_reloc_insn(r, loop8, 2, A, &o, &ri) == -ENOTSUP &&
 		       ri.why == X86_REFUSAL_RELOC_LOOP,
 		       "loop refused: %s", x86_refusal_str(ri.why));
@@ -163,7 +163,7 @@ int main(void)
 		unsigned id;
 		int n;
 
-		x86_buf_init(&o, out, sizeof out, near);
+		x86_emit_buf_init(&o, out, sizeof out, near);
 		tap_ok(x86_reloc_insn(r, call, 5, A, &o, &ri) == 0 && ri.is_call,
 		       "call relocated as push + jmp");
 		n = target_of(out, o.len, near, &t, &id);

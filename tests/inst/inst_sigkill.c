@@ -71,7 +71,7 @@ static void hunch_child(const char *prog, int out_fd, int pidw)
 	if (write(pidw, &pid, sizeof pid) != sizeof pid)
 		_exit(2);
 	c = fns_prepare(&t, "sl_f", &n);
-	eng_resume_all(t.p, NULL);
+	eng_ptrace_resume_all(t.p, NULL);
 	while (!t.ended) {
 		fns_instrument(&t, c, n, IM_COUNTERS);
 		tgt_pump(&t, 1);
@@ -133,14 +133,16 @@ static void infcall_churn(struct tgt *t, pid_t pid)
 	struct hunch_err err;
 
 	while (!t->ended) {
-		if (eng_stop_all(t->p, NULL) == 0 && !eng_proc_ended(t->p) &&
+		if (eng_ptrace_stop_all(t->p, NULL) == 0 &&
+		    !eng_proc_ended(t->p) &&
 		    (eng_infcall(t->p, pid, fn, (uint64_t[]){ 1 }, 1, &ret,
-				 &err) < 0 || ret != 2)) {
+				 &err) < 0 ||
+		     ret != 2)) {
 			fprintf(stderr, "inferior call: %s (returned %llu)\n",
 				err.msg, (unsigned long long)ret);
 			_exit(4);
 		}
-		eng_resume_all(t->p, NULL);
+		eng_ptrace_resume_all(t->p, NULL);
 		tgt_pump(t, 1);
 	}
 }
@@ -163,7 +165,7 @@ static void kill_signal_child(const char *prog, const char *at,
 		_exit(2);
 	c = fns_prepare(&t, "sl_f", &n);
 	eng_fault_arm(at);
-	eng_resume_all(t.p, NULL);
+	eng_ptrace_resume_all(t.p, NULL);
 	if (calls)
 		infcall_churn(&t, pid);
 	while (!t.ended) {
@@ -275,7 +277,7 @@ static void kill_step_child(char *const *argv, const char *at, int out_fd,
 	if (write(pidw, &pid, sizeof pid) != sizeof pid)
 		_exit(2);
 	eng_fault_arm(at);
-	eng_resume_all(t.p, NULL);
+	eng_ptrace_resume_all(t.p, NULL);
 	while (!t.ended)
 		tgt_pump(&t, 10);
 	if (t.status != 0)
@@ -385,9 +387,10 @@ static void infcall_child(const char *prog, int in_fd, int out_fd, int pidw)
 	if (tgt_launch_fds(&t, prog, argv, in_fd, out_fd) < 0)
 		_exit(2);
 	pid = eng_proc_pid(t.p);
-	eng_resume_all(t.p, NULL);
+	eng_ptrace_resume_all(t.p, NULL);
 	/* into its read(2): asleep, not a fixed delay it may not get */
-	if (tgt_wait_asleep(&t, 30000) < 0 || eng_stop_all(t.p, NULL) < 0 ||
+	if (tgt_wait_asleep(&t, 30000) < 0 ||
+	    eng_ptrace_stop_all(t.p, NULL) < 0 ||
 	    write(pidw, &pid, sizeof pid) != sizeof pid)
 		_exit(2);
 	eng_fault_arm("infcall:0");
@@ -466,7 +469,7 @@ static void infcall_time(const char *prog)
 		ok += eng_infcall(t.p, pid, fn, (uint64_t[]){ (uint64_t)i }, 1,
 				  &ret, NULL) == 0 && ret == (uint64_t)i + 1;
 	t1 = now_us();
-	eng_set_infcall_return(t.p, 0);
+	eng_infcall_set_return(t.p, 0);
 	for (int i = 0; i < 1000; i++)
 		ok += eng_infcall(t.p, pid, fn, (uint64_t[]){ (uint64_t)i }, 1,
 				  &ret, NULL) == 0 && ret == (uint64_t)i + 1;
@@ -485,7 +488,7 @@ static void dlopen_child(char *const *argv, int out_fd, int pidw)
 	if (tgt_launch_fds(&t, argv[0], argv, -1, out_fd) < 0)
 		_exit(2);
 	pid = eng_proc_pid(t.p);
-	eng_resume_all(t.p, NULL);
+	eng_ptrace_resume_all(t.p, NULL);
 	if (write(pidw, &pid, sizeof pid) != sizeof pid)
 		_exit(2);
 	for (;;)

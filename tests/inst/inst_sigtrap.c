@@ -51,7 +51,7 @@ static void run(const char *prog, bool detach)
 		       WEXITSTATUS(st) == 0, "%s: exited 0", how);
 		eng_sampler_tick(t.smp, NULL);
 	} else {
-		eng_resume_all(t.p, NULL);
+		eng_ptrace_resume_all(t.p, NULL);
 		tap_ok(tgt_wait_exit(&t, 30000) == 0 && t.status == 0,
 		       "%s: exited 0", how);
 	}

@@ -59,7 +59,7 @@ static void run(const char *prog)
 		struct x86_snip exit_s = { .kind = X86_SN_ADD, .handle = h[5],
 					   .value = &ret };
 
-		f = eng_image_func_by_name(t.img, "ic_args");
+		f = eng_sym_lazy_func_by_name(t.img, "ic_args");
 		su_parse(t.img, f, &xf);
 		for (size_t k = 0; k < xf.npoints; k++) {
 			struct eng_inst_point pt;
@@ -78,7 +78,7 @@ static void run(const char *prog)
 		su_free(&xf);
 	}
 	tap_eq(eng_inst_commit(t.in, &err), 0, "%s: inserted", name);
-	eng_resume_all(t.p, NULL);
+	eng_ptrace_resume_all(t.p, NULL);
 	tgt_wait_line(&t, "done", 60000);
 	tgt_pump(&t, 30);
 	eng_sampler_var_agg(t.smp, v[0], &a);

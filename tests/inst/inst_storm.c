@@ -119,7 +119,7 @@ static void storm(const char *prog, int rounds)
 		return;
 	c = fns_prepare(&t, "sf_", &n);
 	tap_ok(n >= 1000, "%s: %zu functions to storm", name, n);
-	eng_resume_all(t.p, NULL);
+	eng_ptrace_resume_all(t.p, NULL);
 	tgt_pump(&t, 100);
 	for (int r = 0; r < rounds && !t.ended; r++)
 		if (storm_round(&t, c, n, r, &s) < 0)
@@ -204,7 +204,7 @@ static void kill_child(const char *prog, int in_fd, int out_fd, int pidw)
 	if (write(pidw, &pid, sizeof pid) != sizeof pid)
 		_exit(2);
 	c = fns_prepare(&t, "sf_", &n);
-	eng_resume_all(t.p, NULL);
+	eng_ptrace_resume_all(t.p, NULL);
 	for (int r = 0; r < 100000; r++)
 		storm_round(&t, c, n, r, &s);
 	_exit(0);
@@ -231,7 +231,7 @@ static void each_child(const char *prog, int in_fd, int out_fd, int pidw,
 	if (kill_later[0] != '\0')
 		eng_fault_arm(kill_later);
 	c = fns_prepare(&t, "sf_", &n);
-	eng_resume_all(t.p, NULL);
+	eng_ptrace_resume_all(t.p, NULL);
 	for (int r = 0; r < 100000; r++) {
 		eng_inst_stats(t.in, &st);
 		if (st.commits >= (uint64_t)commits)

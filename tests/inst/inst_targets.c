@@ -74,7 +74,7 @@ static void run(const char *prog, const char *want)
 			tap_diag("%s: libc %s: trap fallback: %s", name,
 				 lc[i].f->name, lc[i].trap_why);
 	}
-	eng_resume_all(t.p, NULL);
+	eng_ptrace_resume_all(t.p, NULL);
 	tap_ok(tgt_wait_exit(&t, 60000) == 0 && t.status == 0,
 	       "%s: exited 0 (%d)", name, t.status);
 	tap_ok(strcmp(t.out, want) == 0, "%s: stdout identical", name);

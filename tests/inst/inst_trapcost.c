@@ -43,14 +43,14 @@ int main(int argc, char **argv)
 		fc[0].xf.points[k].ok = false;     /* every point a trap */
 	tap_ok(fns_instrument(&t, fc, n, IM_COUNTERS) >= 2,
 	       "st_f entry and exit instrumented with int3");
-	eng_resume_all(t.p, NULL);
+	eng_ptrace_resume_all(t.p, NULL);
 	tap_ok(tgt_wait_exit(&t, 30000) == 0 && t.status == 0, "exited 0");
 	eng_sampler_var_agg(t.smp, fc[0].entry_var, &a);
 	tap_eq(a.sum, 1000, "1000 entries counted through traps");
 	eng_sampler_var_agg(t.smp, fc[0].exit_var, &a);
 	tap_eq(a.sum, 1000, "1000 exits counted through traps");
 	pass = eng_inst_cost_native((c->base_ns + c->add_ns + c->trap_ns) *
-				    inst_native_per_ns(t.in));
+				    eng_inst_native_per_ns(t.in));
 	want = 2000 * pass;
 	got = eng_sampler_stats(t.smp)->obs_cost_total;
 	tap_eq(got, want, "observed cost: 2000 passes of %llu TSC units each "

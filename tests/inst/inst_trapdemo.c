@@ -56,7 +56,7 @@ static void run(const char *prog, bool running, enum inst_mode mode)
 	trap_all(hot, nh);
 	trap_all(tr, nt);
 	if (running) {
-		eng_resume_all(t.p, NULL);
+		eng_ptrace_resume_all(t.p, NULL);
 		tgt_pump(&t, 200);
 	}
 	pts = fns_instrument(&t, hot, nh, IM_COUNTERS);
@@ -66,7 +66,7 @@ static void run(const char *prog, bool running, enum inst_mode mode)
 	tap_ok(pts >= 4, "%s: %d trap points on demo_hot_loop and "
 	       "demo_step", how, pts);
 	if (!running)
-		eng_resume_all(t.p, NULL);
+		eng_ptrace_resume_all(t.p, NULL);
 	tap_ok(tgt_wait_exit(&t, 60000) == 0 && t.status == 0,
 	       "%s: the demo exited 0 (status %d)", how, t.status);
 	tap_ok(strcmp(t.out, want) == 0, "%s: output identical", how);
@@ -128,7 +128,7 @@ static void run_dflt(const char *prog, bool detach)
 		       "%s: killed by SIGTRAP (wait status 0x%x)", how, st);
 		t.p = (eng_proc_free(t.p), NULL);
 	} else {
-		eng_resume_all(t.p, NULL);
+		eng_ptrace_resume_all(t.p, NULL);
 		tap_ok(tgt_wait_exit(&t, 30000) == 0 && t.status == -SIGTRAP,
 		       "%s: killed by SIGTRAP (status %d)", how, t.status);
 	}

@@ -109,7 +109,7 @@ static void alloc_vars(struct tgt *t, struct fn_ctr *cc)
 struct fn_ctr *fns_prepare_lib(struct tgt *t, const char *lib,
 			       const char *const *names, size_t *nout)
 {
-	size_t nm = 0, n = 0, nmod = eng_proc_nmodules(t->p);
+	size_t nm = 0, n = 0, nmod = eng_solib_nmodules(t->p);
 	struct fn_ctr *c;
 	struct eng_image *img = NULL;
 	uint64_t base = 0;
@@ -119,7 +119,7 @@ struct fn_ctr *fns_prepare_lib(struct tgt *t, const char *lib,
 	c = calloc(nm + 1, sizeof *c);
 	*nout = 0;
 	for (size_t i = 0; i < nmod && img == NULL && t->nlib < 8; i++) {
-		const struct eng_module *m = eng_proc_module(t->p, i);
+		const struct eng_module *m = eng_solib_module(t->p, i);
 		const char *b = strrchr(m->path, '/');
 
 		if (strncmp(b ? b + 1 : m->path, lib, strlen(lib)) != 0 ||
@@ -129,7 +129,7 @@ struct fn_ctr *fns_prepare_lib(struct tgt *t, const char *lib,
 		base = m->bias + eng_image_link_base(img);
 	}
 	for (size_t k = 0; img != NULL && k < nm; k++) {
-		const struct eng_func *f = eng_image_func_by_name(img, names[k]);
+		const struct eng_func *f = eng_sym_lazy_func_by_name(img, names[k]);
 		struct fn_ctr *cc = &c[n];
 
 		if (f == NULL)

@@ -28,7 +28,7 @@ int su_parse(const struct eng_image *img, const struct eng_func *f,
 
 void su_free(struct x86_func *f)
 {
-	x86_func_free(f);
+	x86_parse_func_free(f);
 }
 
 void su_forget(const struct eng_image *img)

@@ -23,8 +23,8 @@ static void make_header_line(void)
 	char *b;
 
 	jt_path(path, sizeof(path), "hdr.jsonl");
-	jnl_writer_open(&w, path, &h, NULL, NULL);
-	jnl_writer_close(w, NULL);
+	jnl_write_open(&w, path, &h, NULL, NULL);
+	jnl_write_close(w, NULL);
 	b = jt_slurp(path, &len);
 	snprintf(header_line, sizeof(header_line), "%s", b ? b : "");
 	free(b);
@@ -58,12 +58,12 @@ static void open_fails(const char *what, const char *name, const void *b,
 	struct jnl_reader *r = NULL;
 	struct hunch_err err = { 0 };
 	char want[HUNCH_ERR_MAX];
-	int rc = jnl_reader_open(&r, path, &err);
+	int rc = jnl_read_open(&r, path, &err);
 
 	snprintf(want, sizeof(want), "%s%s", path, want_tail);
 	tap_ok(rc < 0 && r == NULL && same(err.msg, want), "%s: \"%s\"", what,
 	       want_tail);
-	jnl_reader_close(r);
+	jnl_read_close(r);
 }
 
 static void test_headers(void)
@@ -105,12 +105,12 @@ static void test_open_errors(void)
 	jt_path(path, sizeof(path), "no-such.jsonl");
 	snprintf(want, sizeof(want),
 		 "cannot open journal %s: No such file or directory", path);
-	tap_ok(jnl_reader_open(&r, path, &err) == -ENOENT && same(err.msg, want),
+	tap_ok(jnl_read_open(&r, path, &err) == -ENOENT && same(err.msg, want),
 	       "missing file: \"cannot open journal ...: No such file or directory\"");
 	jt_path(path, sizeof(path), "adir");
 	mkdir(path, 0700);
 	snprintf(want, sizeof(want), "cannot read %s: Is a directory", path);
-	tap_ok(jnl_reader_open(&r, path, &err) == -EISDIR && same(err.msg, want),
+	tap_ok(jnl_read_open(&r, path, &err) == -EISDIR && same(err.msg, want),
 	       "a directory: \"cannot read ...: Is a directory\"");
 }
 
@@ -139,7 +139,7 @@ static void check_middle(const char *what, const struct mid *m, size_t n,
 		len += l;
 	}
 	path = file_with("mid.jsonl", content, len);
-	if (jnl_reader_open(&r, path, &err) != 0) {
+	if (jnl_read_open(&r, path, &err) != 0) {
 		tap_ok(0, "%s: open: %s", what, err.msg);
 		free(content);
 		return;
@@ -153,7 +153,7 @@ static void check_middle(const char *what, const struct mid *m, size_t n,
 			off++;
 			continue;
 		}
-		rc = jnl_next(r, &rec, &err);
+		rc = jnl_read_next(r, &rec, &err);
 		if (m[k].want == NULL) {
 			ok = rc == JNL_NEXT_RECORD && rec.line == k + 2 &&
 			     rec.offset == off;
@@ -167,10 +167,10 @@ static void check_middle(const char *what, const struct mid *m, size_t n,
 		}
 		off += strlen(m[k].line);
 	}
-	ok = ok && jnl_next(r, &rec, &err) == JNL_NEXT_END &&
-	     jnl_reader_end(r, NULL) == want_end;
+	ok = ok && jnl_read_next(r, &rec, &err) == JNL_NEXT_END &&
+	     jnl_read_end(r, NULL) == want_end;
 	tap_ok(ok, "%s", what);
-	jnl_reader_close(r);
+	jnl_read_close(r);
 	free(content);
 }
 

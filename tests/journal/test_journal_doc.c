@@ -59,11 +59,11 @@ int main(void)
 	if (!tap_ok(doc != NULL, "%s is there", path))
 		return tap_done();
 	for (int k = 1; k < JNL_REC_NKINDS; k++) {
-		const char *name = jnl_kind_name(k);
+		const char *name = jnl_format_kind_name(k);
 		char *sec = section(doc, name);
 		int missing = 0;
 
-		for (const struct jnl_field *f = jnl_kind_fields(k); sec && f->name; f++)
+		for (const struct jnl_field *f = jnl_format_kind_fields(k); sec && f->name; f++)
 			if (strcmp(f->name, "ts") != 0 && !row_ok(sec, f)) {
 				tap_diag("%s: field %s missing or required-ness wrong",
 					 name, f->name);

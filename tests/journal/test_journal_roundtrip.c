@@ -166,7 +166,7 @@ static int write_journal(const char *path, const struct jnl_header *h)
 	int n = 0, bad = 0;
 	size_t k;
 
-	if (jnl_writer_open(&w, path, h, NULL, &err) != 0) {
+	if (jnl_write_open(&w, path, h, NULL, &err) != 0) {
 		tap_diag("%s", err.msg);
 		return -1;
 	}
@@ -181,7 +181,7 @@ static int write_journal(const char *path, const struct jnl_header *h)
 	bad |= jnl_write_sample_arrays(w, ts_of(n++), 12.2, 12.4, N_SAMPLES,
 				       sample_ids, sample_vals);
 	bad |= write_source(w, &n);
-	bad |= jnl_tick(w);
+	bad |= jnl_write_flush(w);
 	for (int g = 0; g < N_GENERIC; g++) {
 		const char *kind;
 		json_t *f = generic_fields(g, &kind);
@@ -191,14 +191,14 @@ static int write_journal(const char *path, const struct jnl_header *h)
 	}
 	bad |= jnl_write_end(w, ts_of(n++), "target_exited",
 			     "prog exited with status 3");
-	bad |= jnl_writer_close(w, &err);
+	bad |= jnl_write_close(w, &err);
 	return bad ? -1 : n;
 }
 
 static int next(struct jnl_reader *r, struct jnl_record *rec)
 {
 	struct hunch_err err = { 0 };
-	int rc = jnl_next(r, rec, &err);
+	int rc = jnl_read_next(r, rec, &err);
 
 	if (rc == JNL_NEXT_BAD)
 		tap_diag("unexpected: %s", err.msg);
@@ -292,7 +292,7 @@ static void check_discoveries(struct walk *wk)
 		struct pc_discovery d;
 
 		if (!step(wk) || wk->rec.kind != JNL_REC_RESOURCE ||
-		    jnl_discovery_decode(wk->rec.json, &d, NULL) != 0 ||
+		    jnl_record_discovery_decode(wk->rec.json, &d, NULL) != 0 ||
 		    !disc_equal(&d, &discs[k])) {
 			tap_diag("discovery %zu differs (line %llu)", k,
 				 (unsigned long long)wk->rec.line);
@@ -310,7 +310,7 @@ static bool output_is(struct walk *wk, const struct out_case *o,
 	bool ok;
 
 	if (!step_ts(wk, same_ts) || wk->rec.kind != JNL_REC_OUTPUT ||
-	    jnl_output_decode(wk->rec.json, &got, NULL) != 0)
+	    jnl_record_output_decode(wk->rec.json, &got, NULL) != 0)
 		return false;
 	ok = got.stream == o->s && got.eol == o->eol && got.len == o->len &&
 	     memcmp(got.bytes, o->bytes, o->len) == 0;
@@ -353,7 +353,7 @@ static void check_targets(struct walk *wk)
 		const struct jnl_target *w = &targets[k];
 
 		if (!step(wk) || wk->rec.kind != JNL_REC_TARGET ||
-		    jnl_target_decode(wk->rec.json, &t, NULL) != 0 ||
+		    jnl_record_target_decode(wk->rec.json, &t, NULL) != 0 ||
 		    t.event != w->event || t.pid != w->pid || t.tid != w->tid ||
 		    t.code != w->code || t.signal != w->signal ||
 		    t.has_t != w->has_t || t.t != w->t ||
@@ -371,7 +371,7 @@ static void check_samples(struct walk *wk)
 	int bad = 0;
 
 	if (!step(wk) || wk->rec.kind != JNL_REC_SAMPLE ||
-	    jnl_sample_decode(wk->rec.json, &s, NULL) != 0 || s.n != N_SAMPLES) {
+	    jnl_record_sample_decode(wk->rec.json, &s, NULL) != 0 || s.n != N_SAMPLES) {
 		tap_ok(0, "sample record read back");
 		return;
 	}
@@ -384,7 +384,7 @@ static void check_samples(struct walk *wk)
 	}
 	tap_ok(s.t0 == 12.2 && s.t1 == 12.4 && bad == 0,
 	       "samples: ids and values to the bit (0.1+0.2, -0, subnormal, max; NaN/inf as null)");
-	jnl_sample_free(&s);
+	jnl_record_sample_free(&s);
 }
 
 static const json_t *field(const struct walk *wk, const char *name)
@@ -396,7 +396,7 @@ static bool focus_is(const json_t *arr)
 {
 	struct pc_src_focus f;
 
-	if (jnl_focus_decode(arr, &f, NULL) != 0)
+	if (jnl_record_focus_decode(arr, &f, NULL) != 0)
 		return false;
 	for (int h = 0; h < PC_SRC_NHIER; h++)
 		if (!streq(f.path[h], focus.path[h]))
@@ -409,7 +409,7 @@ static bool reply_is(struct walk *wk, const struct pc_src_reply *want)
 	struct pc_src_reply r;
 
 	return step(wk) && wk->rec.kind == JNL_REC_REPLY &&
-	       jnl_reply_decode(wk->rec.json, &r, NULL) == 0 &&
+	       jnl_record_reply_decode(wk->rec.json, &r, NULL) == 0 &&
 	       r.req == want->req && r.status == want->status &&
 	       r.handle == want->handle && streq(r.reason, want->reason) &&
 	       r.sampled == want->sampled;
@@ -422,16 +422,16 @@ static bool samples_are(struct walk *wk, const struct pc_src_sample *want,
 	bool ok;
 
 	if (!step_ts(wk, same_ts) || wk->rec.kind != JNL_REC_SAMPLE ||
-	    jnl_sample_decode(wk->rec.json, &s, NULL) != 0)
+	    jnl_record_sample_decode(wk->rec.json, &s, NULL) != 0)
 		return false;
 	ok = s.n == n;
 	for (size_t k = 0; ok && k < n; k++) {
-		struct pc_src_sample x = jnl_sample_at(&s, k);
+		struct pc_src_sample x = jnl_record_sample_at(&s, k);
 
 		ok = x.handle == want[k].handle && x.t0 == want[k].t0 &&
 		     x.t1 == want[k].t1 && x.value == want[k].value;
 	}
-	jnl_sample_free(&s);
+	jnl_record_sample_free(&s);
 	return ok;
 }
 
@@ -520,7 +520,7 @@ static void check_end(struct walk *wk)
 	tap_eq(json_integer_value(json_object_get(wk->rec.json, "records")),
 	       wk->rec.line - 1, "end record counts the records before it");
 	tap_ok(next(wk->r, &wk->rec) == JNL_NEXT_END &&
-	       jnl_reader_end(wk->r, &msg) == JNL_END_COMPLETE && msg == NULL,
+	       jnl_read_end(wk->r, &msg) == JNL_END_COMPLETE && msg == NULL,
 	       "the journal ends complete, no message");
 }
 
@@ -539,11 +539,11 @@ static void test_roundtrip(void)
 		big[k] = (char)('a' + k % 26);
 	n = write_journal(path, &h);
 	tap_ok(n > 0, "writer accepted every record");
-	if (jnl_reader_open(&wk.r, path, &err) != 0) {
+	if (jnl_read_open(&wk.r, path, &err) != 0) {
 		tap_ok(0, "open: %s", err.msg);
 		return;
 	}
-	check_header(jnl_reader_header(wk.r), &h);
+	check_header(jnl_read_header(wk.r), &h);
 	check_discoveries(&wk);
 	check_outputs(&wk);
 	check_targets(&wk);
@@ -560,9 +560,9 @@ static void test_roundtrip(void)
 	free(text);
 	for (int k = 1; k < JNL_REC_NKINDS; k++)
 		tap_ok(k == JNL_REC_HEADER || wk.seen[k],
-		       "record kind \"%s\" is in the round trip", jnl_kind_name(k));
+		       "record kind \"%s\" is in the round trip", jnl_format_kind_name(k));
 	tap_ok(wk.seen[JNL_REC_UNKNOWN], "an unknown kind is passed on, not refused");
-	jnl_reader_close(wk.r);
+	jnl_read_close(wk.r);
 	json_decref(hyp);
 	json_decref(tun);
 }
@@ -580,18 +580,18 @@ static void test_time_order(void)
 	int bad = 0;
 
 	jt_path(path, sizeof(path), "order.jsonl");
-	jnl_writer_open(&w, path, &h, NULL, NULL);
+	jnl_write_open(&w, path, &h, NULL, NULL);
 	for (int k = 0; k < 4; k++) {
 		json_t *f = json_pack("{s:f}", "observed", 0.0);
 
 		jnl_write_json(w, "cost", in[k], f);
 		json_decref(f);
 	}
-	jnl_writer_close(w, NULL);
-	if (jnl_reader_open(&r, path, NULL) == 0) {
+	jnl_write_close(w, NULL);
+	if (jnl_read_open(&r, path, NULL) == 0) {
 		for (int k = 0; k < 4; k++)
 			bad += next(r, &rec) != JNL_NEXT_RECORD || rec.ts != want[k];
-		jnl_reader_close(r);
+		jnl_read_close(r);
 	}
 	tap_eq(bad, 0, "a ts that goes back (or is NaN) is written as the last one");
 	json_decref(hyp);
@@ -648,7 +648,7 @@ static void test_random_outputs(void)
 		got[s] = malloc((size_t)CAP);
 	}
 	jt_path(path, sizeof(path), "random.jsonl");
-	jnl_writer_open(&w, path, &h, NULL, NULL);
+	jnl_write_open(&w, path, &h, NULL, NULL);
 	for (int k = 0; k < N; k++) {
 		size_t n = random_bytes(line, MAX);
 		int s = (int)rnd(2);
@@ -662,12 +662,12 @@ static void test_random_outputs(void)
 			want[s][wlen[s]++] = '\n';
 		jnl_write_output(w, k * 0.01, s ? JNL_STDERR : JNL_STDOUT, line, n, eol);
 	}
-	jnl_writer_close(w, NULL);
-	if (jnl_reader_open(&r, path, NULL) == 0) {
-		while (jnl_next(r, &rec, NULL) == JNL_NEXT_RECORD) {
+	jnl_write_close(w, NULL);
+	if (jnl_read_open(&r, path, NULL) == 0) {
+		while (jnl_read_next(r, &rec, NULL) == JNL_NEXT_RECORD) {
 			struct jnl_output o;
 
-			if (jnl_output_decode(rec.json, &o, NULL) != 0)
+			if (jnl_record_output_decode(rec.json, &o, NULL) != 0)
 				o.len = CAP;   /* counted as bad below */
 			if (glen[o.stream] + o.len + 1 > (size_t)CAP) {
 				bad++;
@@ -680,7 +680,7 @@ static void test_random_outputs(void)
 				got[o.stream][glen[o.stream]++] = '\n';
 			free(o.bytes);
 		}
-		jnl_reader_close(r);
+		jnl_read_close(r);
 	}
 	tap_ok(bad == 0 && wlen[0] == glen[0] && wlen[1] == glen[1] &&
 	       memcmp(want[0], got[0], wlen[0]) == 0 &&

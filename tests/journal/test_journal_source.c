@@ -98,11 +98,11 @@ static void count(const char *path, struct counts *c)
 	static bool replied[MAX_REQ];
 
 	memset(c, 0, sizeof(*c));
-	if (jnl_reader_open(&r, path, &err) != 0) {
+	if (jnl_read_open(&r, path, &err) != 0) {
 		tap_diag("%s", err.msg);
 		return;
 	}
-	while ((rc = jnl_next(r, &rec, &err)) != JNL_NEXT_END) {
+	while ((rc = jnl_read_next(r, &rec, &err)) != JNL_NEXT_END) {
 		if (rc != JNL_NEXT_RECORD) {
 			tap_diag("%s", err.msg);
 			continue;
@@ -120,10 +120,10 @@ static void count(const char *path, struct counts *c)
 		if (rec.kind == JNL_REC_SAMPLE) {
 			struct jnl_sample s;
 
-			jnl_sample_decode(rec.json, &s, NULL);
+			jnl_record_sample_decode(rec.json, &s, NULL);
 			c->samples += (int)s.n;
 			c->bad_t1 += s.t1 > now + 1e-9;
-			jnl_sample_free(&s);
+			jnl_record_sample_free(&s);
 		}
 		if (rec.kind == JNL_REC_REPLY)
 			c->replies_failed += json_integer_value(
@@ -135,9 +135,9 @@ static void count(const char *path, struct counts *c)
 	for (int q = 0; q < MAX_REQ; q++)
 		c->unanswered_old += req_tick[q] > 0 && req_tick[q] < ticks - 2 &&
 				     !replied[q];
-	jnl_reader_stats(r, &st);
+	jnl_read_get_stats(r, &st);
 	c->kind[JNL_REC_UNKNOWN] += (int)st.bad_lines;   /* must stay 0 */
-	jnl_reader_close(r);
+	jnl_read_close(r);
 }
 
 int main(void)
@@ -151,15 +151,15 @@ int main(void)
 	char path[300];
 
 	jt_path(path, sizeof(path), "search.jsonl");
-	jnl_writer_open(&jw, path, &h, NULL, NULL);
+	jnl_write_open(&jw, path, &h, NULL, NULL);
 	wrapped = world_wrapped(jw);
 	run_to_end(plain);
 	run_to_end(wrapped);
 	tap_ok(pc_consult_ended(wrapped->pc) && same_search(plain, wrapped) == 0,
 	       "the wrapped search is the same search: %zu nodes, every trace and log line equal",
 	       pc_consult_search(plain->pc, 0)->nn);
-	jnl_write_end(jw, jnl_ts_now(jw), "target_exited", NULL);
-	tap_eq(jnl_writer_close(jw, NULL), 0, "journal written without error");
+	jnl_write_end(jw, jnl_write_ts_now(jw), "target_exited", NULL);
+	tap_eq(jnl_write_close(jw, NULL), 0, "journal written without error");
 	count(path, &c);
 	tap_eq(c.kind[JNL_REC_UNKNOWN], 0, "every record valid, no unknown kinds");
 	tap_ok(c.kind[JNL_REC_TICK] >= 30, "one tick record per now(): %d",

@@ -122,8 +122,8 @@ static void user_tunable(struct world *w, struct jnl_writer *jw, int sec)
 	struct hunch_err e = { 0 };
 
 	if (sec == 1)
-		pc_steer_journal(w->pc, jw);
-	if (sec == 3 && pc_steer_set_tunable(w->pc, "PC_CPUThreshold", 0.5,
+		pc_steer_jnl_write(w->pc, jw);
+	if (sec == 3 && pc_steer_jnl_set_tunable(w->pc, "PC_CPUThreshold", 0.5,
 					     &e) != 0)
 		tap_diag("%s", e.msg);
 }
@@ -172,13 +172,13 @@ static void tunable(void)
 	for (size_t i = 0; i < n; i++)
 		len += (size_t)snprintf(got + len, sizeof(got) - len,
 					"%s %s -> %s\n", c[i].name,
-					pc_truth_name(c[i].was),
-					pc_truth_name(c[i].now));
+					pc_shg_truth_name(c[i].was),
+					pc_shg_truth_name(c[i].now));
 	tap_ok(strcmp(got, want_changes) == 0, "tunable: exactly the CPUbound "
 	       "refinements at 0.3 conclude false under 0.5 (not unknown)");
 	if (strcmp(got, want_changes) != 0)
 		tap_diag("got:\n%s", got);
-	pc_changes_free(c, n);
+	pc_diff_changes_free(c, n);
 
 	/* Without the record, the replay is the unsteered search. */
 	strip_actions(p1, p3, 0);
@@ -186,7 +186,7 @@ static void tunable(void)
 	tap_eq(pc_diff_conclusions(plain->pc, r2->pc, &c), (size_t)0,
 	       "tunable: without its record the replay concludes as the "
 	       "unsteered search");
-	tap_ok(pc_tunable_get(r->cfg, "PC_CPUThreshold") == 0.5,
+	tap_ok(pc_tunables_get(r->cfg, "PC_CPUThreshold") == 0.5,
 	       "tunable: the replay ends with the user's value");
 	rw_replayed_free(r2);
 	rw_replayed_free(r);
@@ -205,7 +205,7 @@ static void user_hand(struct world *w, struct jnl_writer *jw, int sec)
 	bool existed;
 
 	if (sec == 1)
-		pc_steer_journal(w->pc, jw);
+		pc_steer_jnl_write(w->pc, jw);
 	if (sec == 2) {
 		f = focus_at(w, 3, "/Files/tmp/data.bin");
 		if (pc_steer_experiment(w->pc, "CPUbound", &f,
@@ -274,11 +274,11 @@ static void user_stop(struct world *w, struct jnl_writer *jw, int sec)
 	struct hunch_err e = { 0 };
 	struct pc_focus f = focus_at(w, 3, "/Files/tmp/data.bin");
 	bool existed;
-	int id = pc_shg_find(w->pc->global, pc_hypo_find(w->cfg, "CPUbound"),
-			     &f);
+	int id = pc_shg_find(w->pc->global,
+			     pc_config_hypo_find(w->cfg, "CPUbound"), &f);
 
 	if (sec == 1)
-		pc_steer_journal(w->pc, jw);
+		pc_steer_jnl_write(w->pc, jw);
 	if (sec == 2 || sec == 6)
 		stop_rc[sec == 6 ? 3 : 0] = pc_steer_experiment(w->pc,
 			"CPUbound", &f, &existed, &e) >= 0 && !existed;
@@ -321,16 +321,16 @@ static void stop(void)
 	json_decref(acts);
 	id = pc_shg_lookup(live->pc->global, live->cfg, "CPUbound",
 			   "</Code,/Process,/SyncObject,/Files/tmp/data.bin>");
-	tap_ok(id >= 0 && strstr(pc_node(live->pc->global, id)->trace,
+	tap_ok(id >= 0 && strstr(pc_shg_node(live->pc->global, id)->trace,
 				 "stopped by hand") != NULL,
 	       "stop: the node's trace says 'stopped by hand' (%s)",
-	       id >= 0 ? pc_node(live->pc->global, id)->trace : "");
+	       id >= 0 ? pc_shg_node(live->pc->global, id)->trace : "");
 	same_as_live(live, p1, "stop");
 	r = rw_replay(p1, NULL);
 	id = pc_shg_lookup(r->pc->global, r->cfg, "CPUbound",
 			   "</Code,/Process,/SyncObject,/Files/tmp/data.bin>");
-	tap_ok(id >= 0 && strcmp(pc_node(r->pc->global, id)->trace,
-		pc_node(live->pc->global, pc_shg_lookup(live->pc->global,
+	tap_ok(id >= 0 && strcmp(pc_shg_node(r->pc->global, id)->trace,
+		pc_shg_node(live->pc->global, pc_shg_lookup(live->pc->global,
 		live->cfg, "CPUbound", "</Code,/Process,/SyncObject,"
 		"/Files/tmp/data.bin>"))->trace) == 0,
 	       "stop: the replayed node's trace is the live one's");
@@ -361,7 +361,7 @@ static void user_reload(struct world *w, struct jnl_writer *jw, int sec)
 	int added;
 
 	if (sec == 1)
-		pc_steer_journal(w->pc, jw);
+		pc_steer_jnl_write(w->pc, jw);
 	if (sec != 4)
 		return;
 	f = fopen(user, "w");
@@ -369,7 +369,7 @@ static void user_reload(struct world *w, struct jnl_writer *jw, int sec)
 	fclose(f);
 	if (pc_steer_reload(w->pc, user, &ds, &added, &e) != 0)
 		tap_diag("%s", e.msg);
-	pc_diags_free(&ds);
+	pc_jx_diags_free(&ds);
 }
 
 static void reload(void)
@@ -417,9 +417,10 @@ static void reload(void)
 	same_as_live(live, p1, "reload");
 	r = rw_replay(p1, NULL);
 	nhyp = r->cfg->nhyp;
-	tap_ok(pc_hypo_find(r->cfg, "HotLoop") >= 0, "reload: the replay "
+	tap_ok(pc_config_hypo_find(r->cfg, "HotLoop") >= 0,
+	       "reload: the replay "
 	       "has HotLoop");
-	tap_ok(pc_tunable_get(r->cfg, "PC_CPUThreshold") == 0.5,
+	tap_ok(pc_tunables_get(r->cfg, "PC_CPUThreshold") == 0.5,
 	       "reload: and the file's threshold");
 	/* A rebuilt search (the dashboard's backward seek) starts from the
 	 * header's hypotheses again. */
@@ -429,8 +430,9 @@ static void reload(void)
 	r->pc = NULL;
 	tap_eq(r->cfg->nhyp, nhyp - 1, "reload: forgetting the replayed "
 	       "search gives the configuration back");
-	tap_eq(pc_hypo_find(r->cfg, "HotLoop"), -1, "reload: without HotLoop");
-	tap_ok(pc_tunable_get(r->cfg, "PC_CPUThreshold") == 0.3,
+	tap_eq(pc_config_hypo_find(r->cfg, "HotLoop"), -1,
+	       "reload: without HotLoop");
+	tap_ok(pc_tunables_get(r->cfg, "PC_CPUThreshold") == 0.3,
 	       "reload: and with the recorded threshold");
 	rw_replayed_free(r);
 	world_free(live);
@@ -445,7 +447,8 @@ static void bad_record(void)
 				"/Process", "/SyncObject", "/Files");
 
 	world_run(w, 1.0);
-	tap_eq(pc_steer_replay(w->pc, rec), -ENOENT, "unknown focus: refused");
+	tap_eq(pc_steer_jnl_replay(w->pc, rec), -ENOENT,
+	       "unknown focus: refused");
 	tap_str(w->pc->log[w->pc->nlog - 1], "+1.0) Recorded action "
 		"experiment not replayed: /Code/nowhere is not a known "
 		"resource.", "and logged");

@@ -39,7 +39,7 @@ static void write_real(const char *path)
 	double vals[20];
 	char name[64];
 
-	jnl_writer_open(&w, path, &h, NULL, NULL);
+	jnl_write_open(&w, path, &h, NULL, NULL);
 	for (int k = 0; k < 300; k++) {
 		double ts = k * 0.05;
 		struct pc_discovery d = { .kind = PC_DISC_FUNCTION,
@@ -64,12 +64,12 @@ static void write_real(const char *path)
 			jnl_write_tick(w, ts, ts + 0.5);
 			jnl_write_sample_arrays(w, ts, ts - 0.05 + 0.5, ts + 0.5,
 						20, ids, vals);
-			jnl_tick(w);
+			jnl_write_flush(w);
 			break;
 		}
 	}
 	jnl_write_end(w, 15.0, "target_exited", NULL);
-	jnl_writer_close(w, NULL);
+	jnl_write_close(w, NULL);
 	json_decref(hyp);
 	json_decref(tun);
 }
@@ -162,7 +162,7 @@ static bool read_cut(const struct journal *j, struct jnl_reader *r,
 	enum jnl_end_kind end;
 	int rc;
 
-	while ((rc = jnl_next(r, &rec, &err)) == JNL_NEXT_RECORD) {
+	while ((rc = jnl_read_next(r, &rec, &err)) == JNL_NEXT_RECORD) {
 		n++;
 		if (rec.line != n || rec.offset != j->line_end[n - 2] + 1)
 			return tap_diag("record %zu at line %llu", n,
@@ -171,7 +171,7 @@ static bool read_cut(const struct journal *j, struct jnl_reader *r,
 	if (rc != JNL_NEXT_END || n != lines)
 		return tap_diag("read %zu lines, want %zu (rc %d: %s)", n, lines,
 				rc, err.msg), false;
-	end = jnl_reader_end(r, &msg);
+	end = jnl_read_end(r, &msg);
 	if (off == j->len)
 		return end == JNL_END_COMPLETE && msg == NULL;
 	expected_end(j, name, off, lines, want, sizeof(want));
@@ -194,8 +194,8 @@ static void check_cut(const struct journal *j, size_t off)
 	jt_path(path, sizeof(path), "cut.jsonl");
 	jt_spit(path, j->buf, off);
 	for (int mem = 0; mem < 2 && ok; mem++) {
-		int rc = mem ? jnl_reader_open_mem(&r, j->buf, off, path, &err)
-			     : jnl_reader_open(&r, path, &err);
+		int rc = mem ? jnl_read_open_mem(&r, j->buf, off, path, &err)
+			     : jnl_read_open(&r, path, &err);
 
 		if (off < header_len) {
 			ok = rc != 0 && r == NULL && check_open_error(path, off, err.msg);
@@ -207,7 +207,7 @@ static void check_cut(const struct journal *j, size_t off)
 			continue;
 		}
 		ok = read_cut(j, r, path, off);
-		jnl_reader_close(r);
+		jnl_read_close(r);
 	}
 	tap_ok(ok, "cut at byte %zu of %zu (%zu complete lines): records before it read, the stop reported exactly",
 	       off, j->len, complete_lines(j, off));

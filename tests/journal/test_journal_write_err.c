@@ -34,26 +34,27 @@ static void test_dev_full(void)
 	int rcs = 0;
 
 	header(&h, &hyp, &tun);
-	tap_eq(jnl_writer_open(&w, "/dev/full", &h, NULL, &err), 0,
+	tap_eq(jnl_write_open(&w, "/dev/full", &h, NULL, &err), 0,
 	       "/dev/full opens: a write error is not an open error");
-	tap_ok(jnl_writer_error(w) != NULL &&
-	       strcmp(jnl_writer_error(w)->msg,
+	tap_ok(jnl_write_error(w) != NULL &&
+	       strcmp(jnl_write_error(w)->msg,
 		      "journal /dev/full: write failed at byte 0 (line 1, ts 0.000 s): No space left on device; "
 		      "the search goes on, records from here on are not journaled: free space there, or journal elsewhere with --journal FILE") == 0,
 	       "the header's failed write is reported: \"%s\"",
-	       jnl_writer_error(w) ? jnl_writer_error(w)->msg : "(none)");
+	       jnl_write_error(w) ? jnl_write_error(w)->msg : "(none)");
 	for (int k = 0; k < 10; k++)
 		rcs += jnl_write_discovery(w, k * 0.2, &d) == -ENOSPC;
 	rcs += jnl_write_output(w, 2.0, JNL_STDOUT, "x", 1, true) == -ENOSPC;
 	rcs += jnl_write_end(w, 2.2, "user_quit", NULL) == -ENOSPC;
 	tap_eq(rcs, 12, "every write after the error returns -ENOSPC");
-	tap_eq(jnl_tick(w), -ENOSPC, "jnl_tick returns the error");
-	jnl_writer_stats(w, &st);
+	tap_eq(jnl_write_flush(w), -ENOSPC,
+	       "jnl_write_flush returns the error");
+	jnl_write_get_stats(w, &st);
 	tap_ok(st.records == 1 && st.written == 0 && st.dropped == 13 &&
 	       st.bytes == 0,
 	       "counted: 1 record accepted, 0 written, 13 dropped (header + 12)");
 	hunch_err_clear(&err);
-	tap_eq(jnl_writer_close(w, &err), -ENOSPC, "close returns the error");
+	tap_eq(jnl_write_close(w, &err), -ENOSPC, "close returns the error");
 	tap_ok(strstr(err.msg, "No space left on device") != NULL,
 	       "close hands the message over");
 	json_decref(hyp);
@@ -85,19 +86,19 @@ static void read_back(const char *path, struct fill_result *res)
 	int rc;
 
 	res->size = stat(path, &sb) == 0 ? (long)sb.st_size : -1;
-	res->open_rc = jnl_reader_open(&r, path, &err);
+	res->open_rc = jnl_read_open(&r, path, &err);
 	if (res->open_rc != 0) {
 		snprintf(res->end_msg, sizeof(res->end_msg), "%s", err.msg);
 		return;
 	}
-	while ((rc = jnl_next(r, &rec, &err)) != JNL_NEXT_END)
+	while ((rc = jnl_read_next(r, &rec, &err)) != JNL_NEXT_END)
 		;
-	res->end = jnl_reader_end(r, &msg);
+	res->end = jnl_read_end(r, &msg);
 	snprintf(res->end_msg, sizeof(res->end_msg), "%s", msg ? msg : "");
-	jnl_reader_stats(r, &rs);
+	jnl_read_get_stats(r, &rs);
 	res->read_records = rs.records;
 	res->bad = rs.bad_lines;
-	jnl_reader_close(r);
+	jnl_read_close(r);
 }
 
 /* Write a search's records, a tick every 10, until the writer fails;
@@ -112,25 +113,25 @@ static void fill(const char *path, struct fill_result *res)
 	double vals[8];
 
 	header(&h, &hyp, &tun);
-	jnl_writer_open(&w, path, &h, NULL, &err);
-	for (int k = 0; k < 100000 && !jnl_writer_error(w); k++) {
+	jnl_write_open(&w, path, &h, NULL, &err);
+	for (int k = 0; k < 100000 && !jnl_write_error(w); k++) {
 		for (int i = 0; i < 8; i++)
 			vals[i] = k / (i + 3.0);
 		jnl_write_sample_arrays(w, k * 0.2, k * 0.2, k * 0.2 + 0.2, 8,
 					ids, vals);
 		jnl_write_output(w, k * 0.2, JNL_STDOUT, "some output line", 16, true);
 		if (k % 10 == 9)
-			jnl_tick(w);
+			jnl_write_flush(w);
 	}
 	for (int k = 0; k < 5; k++)
 		res->after += jnl_write_output(w, 1e5, JNL_STDERR, "late", 4,
 					       true) < 0;
-	if (jnl_writer_error(w)) {
-		res->err_code = jnl_writer_error(w)->code;
-		snprintf(res->msg, sizeof(res->msg), "%s", jnl_writer_error(w)->msg);
+	if (jnl_write_error(w)) {
+		res->err_code = jnl_write_error(w)->code;
+		snprintf(res->msg, sizeof(res->msg), "%s", jnl_write_error(w)->msg);
 	}
-	jnl_writer_stats(w, &res->st);
-	jnl_writer_close(w, NULL);
+	jnl_write_get_stats(w, &res->st);
+	jnl_write_close(w, NULL);
 	read_back(path, res);
 	json_decref(hyp);
 	json_decref(tun);
@@ -264,17 +265,17 @@ static void test_flush_bytes(void)
 
 	header(&h, &hyp, &tun);
 	jt_path(path, sizeof(path), "flush.jsonl");
-	jnl_writer_open(&w, path, &h, &o, NULL);
+	jnl_write_open(&w, path, &h, &o, NULL);
 	for (int k = 0; k < 1000; k++)
 		jnl_write_discovery(w, 0.1, &d);
-	jnl_writer_stats(w, &st);
+	jnl_write_get_stats(w, &st);
 	tap_ok(st.written > 900 && st.written < st.records && st.ticks == 1,
 	       "past flush_bytes the buffer is written before the tick (%llu of %llu)",
 	       (unsigned long long)st.written, (unsigned long long)st.records);
-	jnl_tick(w);
-	jnl_writer_stats(w, &st);
+	jnl_write_flush(w);
+	jnl_write_get_stats(w, &st);
 	tap_eq(st.written, st.records, "the tick writes the rest");
-	jnl_writer_close(w, NULL);
+	jnl_write_close(w, NULL);
 	json_decref(hyp);
 	json_decref(tun);
 }

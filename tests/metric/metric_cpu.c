@@ -328,7 +328,7 @@ static void follows(struct mt *t, struct eng_minst *mi, int64_t s0)
 	if (mi == NULL)
 		return;
 	mt_pump(t, 50);   /* the sampler adopts the new threads */
-	eng_metric_poll_seen(t->m, no_seen, NULL);
+	eng_metric_seen_poll(t->m, no_seen, NULL);
 	eng_metric_info(t->m, mi, &info);
 	tap_eq(info.functions, 6, "the start-function timer now also covers "
 	       "cs_blocked and cs_spinner (entry and exit clauses)");

@@ -143,8 +143,8 @@ static long file_size(const char *path)
 static void run_counts(struct mt *t, const struct pc_config *cfg,
 		       const struct foc *fo, const char *expected)
 {
-	const struct pc_metric_def *ops = pc_metric_find(cfg, "sync_ops");
-	const struct pc_metric_def *bytes = pc_metric_find(cfg, "io_bytes");
+	const struct pc_metric_def *ops = pc_metric_def_find(cfg, "sync_ops");
+	const struct pc_metric_def *bytes = pc_metric_def_find(cfg, "io_bytes");
 	struct eng_minst *a = compile(t, cfg, ops, &fo[F_MUTEX], "mutex", true);
 	struct eng_minst *b = compile(t, cfg, bytes, &fo[F_FILE], "file", true);
 	long want = file_size(expected);
@@ -183,7 +183,7 @@ int main(void)
 	} else {
 		tap_ok(0, "launch %s", prog);
 	}
-	pc_diags_free(&ds);
+	pc_jx_diags_free(&ds);
 	pc_config_free(cfg);
 	return tap_done();
 }

@@ -169,14 +169,14 @@ static void locks(struct mt *t)
 	       "while the thread existed)", ms_a, held);
 	tap_ok(ms_b < 2, "time waiting for mc_lock_b: %.3f ms (never "
 	       "contended; the other mutex's wait excluded)", ms_b);
-	eng_metric_poll_seen(t->m, on_seen, &seen);
+	eng_metric_seen_poll(t->m, on_seen, &seen);
 	show(&seen);
 	tap_ok(seen_has(&seen, "Mutex mc_lock_a "), "discovered: Mutex "
 	       "mc_lock_a, named by its data symbol");
 	tap_ok(seen_has(&seen, "Mutex mc_lock_b "), "discovered: Mutex "
 	       "mc_lock_b");
 	seen.n = 0;
-	eng_metric_poll_seen(t->m, on_seen, &seen);
+	eng_metric_seen_poll(t->m, on_seen, &seen);
 	tap_eq(seen.n, 0, "each object is reported once");
 	eng_metric_disable(t->m, ca, NULL);
 	eng_metric_disable(t->m, cb, NULL);
@@ -213,7 +213,7 @@ static void writes(struct mt *t)
 	tap_eq(val(t, oa), 13, "write calls on A: 13");
 	tap_eq(val(t, bp), 1271, "bytes written inside mc_write_phase: 1271 "
 	       "(stdout's writes excluded)");
-	eng_metric_poll_seen(t->m, on_seen, &seen);
+	eng_metric_seen_poll(t->m, on_seen, &seen);
 	show(&seen);
 	snprintf(want, sizeof want, "File /dev/null %d", da);
 	tap_ok(seen_has(&seen, want), "discovered: %s", want);
@@ -239,7 +239,7 @@ static void sock(struct mt *t)
 	l = mt_line(t, "sock ");
 	if (l != NULL)
 		sscanf(l, "sock %d %d", &fd, &port);
-	eng_metric_poll_seen(t->m, on_seen, &seen);
+	eng_metric_seen_poll(t->m, on_seen, &seen);
 	show(&seen);
 	snprintf(want, sizeof want, "->127.0.0.1:%d %d", port, fd);
 	tap_ok(seen_has_sub(&seen, "File tcp:127.0.0.1:", want), "discovered: "

@@ -77,7 +77,7 @@ static void predict(struct mt *t)
 	eng_metric_predict(t->m, &sleep_def, &all, &c2, &err);
 	tap_ok(c2.ns_per_s > c1.ns_per_s * 900, "  a told call rate of 1e6/s "
 	       "scales it by 1000: %.4f slowdown", c2.slowdown);
-	rc = eng_metric_calibrate(t->m, &cal);
+	rc = eng_metric_cal_run(t->m, &cal);
 	tap_ok(rc == 0 && cal.add_ns > 0 &&
 	       cal.add_ns < 50 && cal.wall_pair_ns < 500, "calibrated by "
 	       "running generated code: counter add %.2f ns, predicate %.2f "
@@ -87,11 +87,11 @@ static void predict(struct mt *t)
 	tap_ok(c1.ns_per_s > 0, "  the timer pair at 1e6 calls/s with "
 	       "measured costs: %.4f slowdown", c1.slowdown);
 	/* The probe ends 30 ms after it went in (polled as a tick would). */
-	for (int i = 0; eng_metric_probes_running(t->m) && i < 1000; i++) {
+	for (int i = 0; eng_metric_probe_running(t->m) && i < 1000; i++) {
 		usleep(10000);
 		eng_metric_probe_poll(t->m);
 	}
-	tap_eq(eng_metric_probes_running(t->m), 0, "  the call-rate probe "
+	tap_eq(eng_metric_probe_running(t->m), 0, "  the call-rate probe "
 	       "ended and its counter was removed");
 }
 

@@ -40,7 +40,8 @@ int mt_start(struct mt *t, const char *cmd)
 	t->tg.out[0] = 0;
 	/* Launched stopped at main, and commits keep a stopped program
 	 * stopped. */
-	if (eng_proc_stopped(t->tg.p) && eng_resume_all(t->tg.p, NULL) < 0)
+	if (eng_proc_stopped(t->tg.p) &&
+	    eng_ptrace_resume_all(t->tg.p, NULL) < 0)
 		return -1;
 	return dprintf(t->tg.to, "%s\n", cmd) < 0 ? -1 : 0;
 }
@@ -78,7 +79,7 @@ int mt_quit(struct mt *t)
 	uint64_t end = clock_mono_ms() + 10000;
 
 	if (eng_proc_stopped(t->tg.p))
-		eng_resume_all(t->tg.p, NULL);
+		eng_ptrace_resume_all(t->tg.p, NULL);
 	dprintf(t->tg.to, "quit\n");
 	while (!t->tg.ended && clock_mono_ms() < end)
 		mt_pump(t, 0);
@@ -120,10 +121,10 @@ int64_t mt_value(struct mt *t, struct eng_minst *mi)
 size_t mt_lib_mismatches(struct mt *t, const char *lib,
 			 const char *const *names, size_t n)
 {
-	size_t bad = 0, nm = eng_proc_nmodules(t->tg.p);
+	size_t bad = 0, nm = eng_solib_nmodules(t->tg.p);
 
 	for (size_t i = 0; i < nm; i++) {
-		const struct eng_module *m = eng_proc_module(t->tg.p, i);
+		const struct eng_module *m = eng_solib_module(t->tg.p, i);
 		const char *b = strrchr(m->path, '/');
 		struct eng_image *img;
 		uint64_t base;
@@ -134,7 +135,7 @@ size_t mt_lib_mismatches(struct mt *t, const char *lib,
 		base = m->bias + eng_image_link_base(img);
 		for (size_t k = 0; k < n; k++) {
 			const struct eng_func *f =
-				eng_image_func_by_name(img, names[k]);
+				eng_sym_lazy_func_by_name(img, names[k]);
 			uint8_t a[4096], c[4096];
 			size_t len;
 
@@ -142,7 +143,7 @@ size_t mt_lib_mismatches(struct mt *t, const char *lib,
 				continue;
 			len = f->size < sizeof a ? f->size : sizeof a;
 			if (eng_image_read(img, f->addr, a, len) < 0 ||
-			    eng_read_mem(t->tg.p, base + f->addr, c, len, NULL) < 0 ||
+			    eng_mem_read(t->tg.p, base + f->addr, c, len, NULL) < 0 ||
 			    memcmp(a, c, len) != 0) {
 				printf("# code of %s in %s differs\n", names[k],
 				       lib);

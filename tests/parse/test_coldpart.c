@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "eng_points.h"
-#include "eng_symbols.h"
+#include "eng_image.h"
 #include "tap.h"
 
 struct summary {
@@ -29,7 +29,7 @@ static struct summary summarize(struct eng_points_cache *pc,
 				struct eng_image *img, const char *name,
 				uint64_t lo, uint64_t hi)
 {
-	const struct eng_func *f = eng_image_func_by_name(img, name);
+	const struct eng_func *f = eng_sym_lazy_func_by_name(img, name);
 	const struct x86_func *xf = f ? eng_points_of(pc, img, f, NULL) : NULL;
 	struct summary s = { 0 };
 
@@ -64,15 +64,15 @@ static void check_target(const char *full, const char *stripped)
 		    eng_points_cache_new(&pc2, &err) == 0,
 		    "coldpart: opened both files %s", err.msg))
 		goto out;
-	cold = eng_image_func_by_name(a, "cp_work.cold");
+	cold = eng_sym_lazy_func_by_name(a, "cp_work.cold");
 	if (!tap_ok(cold != NULL && cold->size > 0,
 		    "coldpart: gcc split cp_work into cp_work.cold"))
 		goto out;
 	lo = cold->addr;
 	hi = cold->addr + cold->size;
 	tap_ok(eng_image_func_at(b, lo) == NULL &&
-	       eng_image_func_by_name(b, "cp_work.cold") == NULL &&
-	       eng_image_func_by_name(b, "cp_work") != NULL,
+	       eng_sym_lazy_func_by_name(b, "cp_work.cold") == NULL &&
+	       eng_sym_lazy_func_by_name(b, "cp_work") != NULL,
 	       "coldpart: the stripped copy has cp_work, no symbol at the cold "
 	       "part +0x%llx", (unsigned long long)lo);
 	sa = summarize(pc, a, "cp_work", lo, hi);

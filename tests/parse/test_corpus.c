@@ -13,7 +13,7 @@
 #include <time.h>
 
 #include "eng_points.h"
-#include "eng_symbols.h"
+#include "eng_image.h"
 #include "parse_check.h"
 #include "tap.h"
 

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "eng_symbols.h"
+#include "eng_image.h"
 #include "tap.h"
 #include "x86_decode_int.h"
 #include "x86_parse.h"
@@ -40,7 +40,7 @@ static void per_insn(struct x86_decoder *d, csh h, cs_insn *in,
 		size_t l0 = left;
 		uint64_t a0 = a;
 		struct x86_fast fx;
-		size_t n = x86_fast_decode(d, at, l0, a0, &fx);
+		size_t n = x86_fastlen_decode(d, at, l0, a0, &fx);
 
 		if (!cs_disasm_iter(h, &p, &left, &a, in))
 			break;
@@ -96,10 +96,10 @@ static void one_file(const char *path)
 	}
 	ctx.arg = img;
 	ctx.abs_base = eng_image_link_base(img);
-	x86_decoder_open(&fast);
-	x86_decoder_open(&slow);
-	x86_decoder_open(&probe);
-	x86_decoder_set_fast(slow, false);
+	x86_decode_open(&fast);
+	x86_decode_open(&slow);
+	x86_decode_open(&probe);
+	x86_decode_set_fast(slow, false);
 	cs_open(CS_ARCH_X86, CS_MODE_64, &h);
 	in = cs_malloc(h);
 	for (size_t i = 0; i < eng_image_nfuncs(img); i++) {
@@ -117,8 +117,8 @@ static void one_file(const char *path)
 			c.funcs++;
 			if (!same_func(&a, &b) && c.func_bad++ < 5)
 				tap_diag("  %s: differs with the tables", f->name);
-			x86_func_free(&a);
-			x86_func_free(&b);
+			x86_parse_func_free(&a);
+			x86_parse_func_free(&b);
 		}
 		free(code);
 	}
@@ -131,9 +131,9 @@ static void one_file(const char *path)
 	       "without the tables", path, c.funcs);
 	cs_free(in, 1);
 	cs_close(&h);
-	x86_decoder_close(fast);
-	x86_decoder_close(slow);
-	x86_decoder_close(probe);
+	x86_decode_close(fast);
+	x86_decode_close(slow);
+	x86_decode_close(probe);
 	eng_image_close(img);
 }
 
@@ -150,7 +150,7 @@ static void random_bytes(void)
 	static const uint8_t lead[] = { 0x66, 0x67, 0xf2, 0xf3, 0x48, 0x41,
 					0x0f, 0xf0, 0x2e, 0x4c };
 
-	x86_decoder_open(&d);
+	x86_decode_open(&d);
 	cs_open(CS_ARCH_X86, CS_MODE_64, &h);
 	in = cs_malloc(h);
 	for (int k = 0; k < ROUNDS; k++) {
@@ -164,7 +164,7 @@ static void random_bytes(void)
 			b[j] = (uint8_t)(rand_r(&seed) >> 7);
 		for (int j = 0; j < (int)(rand_r(&seed) % 3); j++)
 			b[j] = lead[rand_r(&seed) % sizeof(lead)];
-		n = x86_fast_decode(d, b, 15, a, &fx);
+		n = x86_fastlen_decode(d, b, 15, a, &fx);
 		if (n == 0)
 			continue;
 		answered++;
@@ -178,7 +178,7 @@ static void random_bytes(void)
 	       "answer (%zu of %d)", answered, ROUNDS);
 	cs_free(in, 1);
 	cs_close(&h);
-	x86_decoder_close(d);
+	x86_decode_close(d);
 }
 
 int main(int argc, char **argv)

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "eng_points.h"
-#include "eng_symbols.h"
+#include "eng_image.h"
 #include "parse_why.h"
 #include "tap.h"
 #include "x86_decode.h"
@@ -25,7 +25,7 @@ struct fx {
 static const struct x86_func *get(struct fx *fx, const char *name,
 				  uint64_t *base)
 {
-	const struct eng_func *f = eng_image_func_by_name(fx->img, name);
+	const struct eng_func *f = eng_sym_lazy_func_by_name(fx->img, name);
 	struct hunch_err err = { 0 };
 	const struct x86_func *xf;
 
@@ -40,7 +40,7 @@ static const struct x86_func *get(struct fx *fx, const char *name,
 
 static const char *kind_name(enum x86_point_kind k)
 {
-	return x86_point_kind_name(k);
+	return x86_parse_point_kind_name(k);
 }
 
 /* Points as "KIND +OFF +PATCHOFF/LEN ok" or "... no:WHY@OFF" (WHY:
@@ -202,7 +202,7 @@ static void tails_and_exits(struct fx *fx)
 		tap_ok(f->npoints == 2 && f->points[1].tail_call &&
 		       !f->points[1].indirect &&
 		       f->points[1].target ==
-		       eng_image_func_by_name(fx->img, "pf_loop2")->addr,
+		       eng_sym_lazy_func_by_name(fx->img, "pf_loop2")->addr,
 		       "pf_tail: a direct tail call to pf_loop2");
 	}
 	if ((f = get(fx, "pf_tail_got", &b)) != NULL) {
@@ -294,23 +294,23 @@ static void raw_buffers(void)
 	struct x86_decoder *d;
 	struct x86_func f;
 
-	if (!tap_ok(x86_decoder_open(&d) == 0, "decoder opens"))
+	if (!tap_ok(x86_decode_open(&d) == 0, "decoder opens"))
 		return;
 	tap_eq(x86_parse_function(d, empty_ret, 1, 0x400, NULL, &f), 0,
 	       "a 1-byte function parses without a context");
 	tap_ok(!f.ok && f.why == X86_REFUSAL_SMALL && f.npoints == 2,
 	       "... refused as too small, with entry and exit");
-	x86_func_free(&f);
+	x86_parse_func_free(&f);
 	tap_eq(x86_parse_function(d, trunc, sizeof(trunc), 0x400, NULL, &f),
 	       0, "a call cut by the function's end parses");
 	tap_ok(!f.ok && f.why == X86_REFUSAL_UNDECODABLE && f.why_at == 0x404,
 	       "... refused: undecodable bytes at the cut instruction");
-	x86_func_free(&f);
+	x86_parse_func_free(&f);
 	tap_eq(x86_parse_function(d, empty_ret, 0, 0x400, NULL, &f), 0,
 	       "a 0-byte function parses");
 	tap_ok(!f.ok && f.npoints == 0, "... refused, with no points");
-	x86_func_free(&f);
-	x86_decoder_close(d);
+	x86_parse_func_free(&f);
+	x86_decode_close(d);
 }
 
 int main(int argc, char **argv)

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "eng_points.h"
-#include "eng_symbols.h"
+#include "eng_image.h"
 #include "parse_check.h"
 #include "parse_why.h"
 #include "tap.h"
@@ -130,10 +130,11 @@ static const struct verdict *verdict_for(const struct run *r, bool noexit,
 /* A function by the name its .functions line gives (demangled). */
 static const struct eng_func *by_name(struct eng_image *img, const char *n)
 {
-	const struct eng_func *f = eng_image_func_by_name(img, n);
+	const struct eng_func *f = eng_sym_lazy_func_by_name(img, n);
 
 	for (size_t i = 0; f == NULL && i < eng_image_nfuncs(img); i++)
-		if (strcmp(eng_func_display_name(img, eng_image_func(img, i)),
+		if (strcmp(eng_sym_lazy_display_name(img,
+						     eng_image_func(img, i)),
 			   n) == 0)
 			f = eng_image_func(img, i);
 	return f;

@@ -65,7 +65,7 @@ static int churn(struct eng_proc *p, struct eng_shm *shm, unsigned round,
 	pid_t tids[256];
 	size_t n;
 	uint64_t ping, arg = round, ret = 0;
-	int rc = eng_stop_all(p, err);
+	int rc = eng_ptrace_stop_all(p, err);
 
 	if (rc < 0)
 		return eng_proc_ended(p) ? 0 : rc;
@@ -76,14 +76,15 @@ static int churn(struct eng_proc *p, struct eng_shm *shm, unsigned round,
 
 		rc = eng_infcall(p, tid, ping, &arg, 1, &ret, err);
 		if (rc == 0 && ret != arg + 1)
-			rc = hunch_errf(err, -EPROTO, "hunchrt_ping(%llu) on "
-				"thread %d returned %llu",
-				(unsigned long long)arg, (int)tid,
-				(unsigned long long)ret);
+			rc = hunch_err_set(err, -EPROTO,
+					   "hunchrt_ping(%llu) on "
+					   "thread %d returned %llu",
+					   (unsigned long long)arg, (int)tid,
+					   (unsigned long long)ret);
 		if (rc < 0)
 			return rc;
 	}
-	return eng_resume_all(p, err);
+	return eng_ptrace_resume_all(p, err);
 }
 
 /* End like the program: its exit code, or its signal. */
@@ -140,7 +141,7 @@ static int run(struct eng_proc *p, struct eng_shm *shm, const struct opts *o)
 	int churn_ms = o->churn_ms;
 	unsigned round = 0;
 
-	if (eng_resume_all(p, &err) < 0)
+	if (eng_ptrace_resume_all(p, &err) < 0)
 		goto fail;
 	for (;;) {
 		if (o->detach_ms > 0 && ms_now() >= detach_at &&
@@ -151,14 +152,16 @@ static int run(struct eng_proc *p, struct eng_shm *shm, const struct opts *o)
 				goto fail;
 			wait_like(pid);
 		}
-		int n = eng_poll_events(p, ev, 16, churn_ms ? churn_ms : 100);
+		int n = eng_ptrace_poll_events(p, ev, 16,
+					       churn_ms ? churn_ms : 100);
 
 		for (int i = 0; i < n; i++)
 			if (ev[i].kind == ENG_EV_EXITED ||
 			    ev[i].kind == ENG_EV_KILLED)
 				end_like(&ev[i]);
 		if (n < 0) {
-			hunch_errf(&err, n, "polling failed: %s", strerror(-n));
+			hunch_err_set(&err, n, "polling failed: %s",
+				      strerror(-n));
 			goto fail;
 		}
 		if (churn_ms > 0 && !eng_proc_ended(p) &&
@@ -167,7 +170,7 @@ static int run(struct eng_proc *p, struct eng_shm *shm, const struct opts *o)
 	}
 fail:
 	fprintf(stderr, "proc-run: %s\n", err.msg);
-	eng_kill(p);
+	eng_detach_kill(p);
 	return 125;
 }
 

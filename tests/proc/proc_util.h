@@ -147,13 +147,13 @@ static inline int finish(struct eng_proc *p, int outfd, struct run_result *r,
 
 	fcntl(outfd, F_SETFL, O_NONBLOCK);
 	while (!eng_proc_ended(p) && ms_now() < end) {
-		int n = eng_poll_events(p, ev, 8, 20);
+		int n = eng_ptrace_poll_events(p, ev, 8, 20);
 
 		if (n > 0)
 			record(r, ev, n);
 		slurp(outfd, r);
 	}
-	for (int n; (n = eng_poll_events(p, ev, 8, 0)) > 0; )
+	for (int n; (n = eng_ptrace_poll_events(p, ev, 8, 0)) > 0; )
 		record(r, ev, n);
 	/* Once it has ended, read to EOF; otherwise only what is there. */
 	if (eng_proc_ended(p))
@@ -223,7 +223,7 @@ static inline int run_hunch(char *const argv[], char *const envp[],
 	memset(r, 0, sizeof(*r));
 	rc = launch(&h, argv, envp, cwd, false, err);
 	if (rc == 0)
-		rc = eng_resume_all(h.p, err);
+		rc = eng_ptrace_resume_all(h.p, err);
 	if (rc == 0) {
 		feed(h.in, in);
 		h.in = -1;
@@ -345,7 +345,7 @@ static inline bool wait_output(struct eng_proc *p, int fd,
 		if (strstr(r->out, want) != NULL)
 			return true;
 		if (p != NULL) {
-			int n = eng_poll_events(p, ev, 8, 10);
+			int n = eng_ptrace_poll_events(p, ev, 8, 10);
 
 			if (n > 0)
 				record(r, ev, n);

@@ -144,7 +144,8 @@ static void test_threads(void)
 	tap_eq(stopped, nt, "every thread is in a tracing stop");
 	tap_eq(traced, nt, "every thread is traced by us");
 	tap_ok(eng_proc_stopped(p), "eng_proc_stopped says so too");
-	tap_ok(eng_resume_all(p, &err) == 0 && eng_stop_all(p, &err) == 0,
+	tap_ok(eng_ptrace_resume_all(p, &err) == 0 &&
+		       eng_ptrace_stop_all(p, &err) == 0,
 	       "resume and stop again");
 	tap_ok(eng_detach(p, &err) == 0, "detach");
 	traced = 0;
@@ -183,8 +184,8 @@ static void test_inject(void)
 	if (p != NULL && ping != 0)
 		eng_infcall(p, t.pid, ping, &arg, 1, &ret, &err);
 	tap_eq(ret, 42, "hunchrt_ping(41) in the attached program");
-	for (size_t i = 0; p && i < eng_proc_nmodules(p); i++)
-		found |= strstr(eng_proc_module(p, i)->path,
+	for (size_t i = 0; p && i < eng_solib_nmodules(p); i++)
+		found |= strstr(eng_solib_module(p, i)->path,
 				"libhunchrt.so") != NULL;
 	tap_ok(found, "libhunchrt.so appears in the module list");
 	if (p != NULL) {
@@ -279,7 +280,7 @@ static void test_stopped_program(void)
 	if (write(ip[1], "later\n", 6) != 6)
 		tap_diag("write failed");
 	if (p != NULL) {
-		eng_resume_all(p, &err);
+		eng_ptrace_resume_all(p, &err);
 		wait_output(p, op[0], &r, "got: later\n", 300);
 		tap_ok(strstr(r.out, "got: later") == NULL, "resumed by hunch, "
 		       "it stays job-control stopped");

@@ -41,33 +41,35 @@ int main(void)
 	bool load = true;
 	size_t n;
 
-	if (!tap_ok(x86_decoder_open(&d) == 0, "decoder opens"))
+	if (!tap_ok(x86_decode_open(&d) == 0, "decoder opens"))
 		return tap_done();
 	/* mov $0x401136,%rdi */
 	n = build(code, (const uint8_t[]){ 0x48, 0xc7, 0xc7, 0x36, 0x11, 0x40,
 					   0x00 }, 7);
-	tap_ok(x86_find_main_ref(d, code, n, start, &ref, &load) == 0 &&
+	tap_ok(x86_decode_find_main_ref(d, code, n, start, &ref, &load) == 0 &&
 	       ref == 0x401136 && !load, "non-PIE mov $main,%%rdi");
 	/* lea 0xe0(%rip),%rdi */
 	n = build(code, (const uint8_t[]){ 0x48, 0x8d, 0x3d, 0xe0, 0x00, 0x00,
 					   0x00 }, 7);
-	tap_ok(x86_find_main_ref(d, code, n, start, &ref, &load) == 0 &&
+	tap_ok(x86_decode_find_main_ref(d, code, n, start, &ref, &load) == 0 &&
 	       ref == at + 7 + 0xe0 && !load, "PIE lea main(%%rip),%%rdi");
-	tap_ok(x86_find_main_from_start(d, code, n, start, &m) == 0 &&
+	tap_ok(x86_decode_find_main_from_start(d, code, n, start, &m) == 0 &&
 	       m == ref, "the old interface agrees for lea");
 	/* mov 0x2fd3(%rip),%rdi */
 	n = build(code, (const uint8_t[]){ 0x48, 0x8b, 0x3d, 0xd3, 0x2f, 0x00,
 					   0x00 }, 7);
-	tap_ok(x86_find_main_ref(d, code, n, start, &ref, &load) == 0 &&
+	tap_ok(x86_decode_find_main_ref(d, code, n, start, &ref, &load) == 0 &&
 	       ref == at + 7 + 0x2fd3 && load,
 	       "PIE mov main@GOTPCREL(%%rip),%%rdi is a GOT load at 0x%llx",
 	       (unsigned long long)ref);
-	tap_ok(x86_find_main_from_start(d, code, n, start, &m) == -ENOENT,
+	tap_ok(x86_decode_find_main_from_start(d, code, n, start, &m) ==
+		       -ENOENT,
 	       "the old interface cannot resolve a GOT load and says so");
 	/* No %rdi before the call. */
 	n = build(code, (const uint8_t[]){ 0x90 }, 1);
-	tap_ok(x86_find_main_ref(d, code, n, start, &ref, &load) == -ENOENT,
+	tap_ok(x86_decode_find_main_ref(d, code, n, start, &ref, &load) ==
+		       -ENOENT,
 	       "no main without a load into %%rdi");
-	x86_decoder_close(d);
+	x86_decode_close(d);
 	return tap_done();
 }

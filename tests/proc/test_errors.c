@@ -57,10 +57,40 @@ static void launch_fails(const char *what, const char *path,
 	tap_ok(no_children(), "%s: no child left", what);
 }
 
+/* Scripts whose #! line leads to nothing hunch (or the kernel) could
+ * run: each message names the script and its interpreter. */
+static void script_fails(const unsigned char *elf32)
+{
+	char line[256], *s;
+
+	launch_fails("script, missing interpreter", fixture("noint.sh",
+		     "#!/nonexistent/hunch-interp -x\necho hi\n", 39, 0755),
+		     NULL, "its interpreter /nonexistent/hunch-interp",
+		     "fix the #! line");
+	launch_fails("script, no interpreter", fixture("empty.sh",
+		     "#!  \necho hi\n", 13, 0755), NULL,
+		     "names no interpreter", "#!/path/to/interpreter");
+	snprintf(line, sizeof(line), "#!%s\n", fixture("elf32", elf32, 52,
+		 0755));
+	launch_fails("script, 32-bit interpreter", fixture("i386.sh", line,
+		     strlen(line), 0755), NULL, "its interpreter",
+		     "32-bit i386");
+	/* six scripts, each the interpreter of the next */
+	s = fixture("deep0.sh", "#!/bin/sh\n", 10, 0755);
+	for (int i = 1; i <= 5; i++) {
+		char name[16];
+
+		snprintf(line, sizeof(line), "#!%s\n", s);
+		snprintf(name, sizeof(name), "deep%d.sh", i);
+		s = fixture(name, line, strlen(line), 0755);
+	}
+	launch_fails("script, interpreters 5 deep", s, NULL,
+		     "more than 4 levels deep", NULL);
+}
+
 static void test_launch_errors(void)
 {
 	static const char text[] = "hello, I am not a program\n";
-	static const char script[] = "#!/bin/sh\necho hi\n";
 	unsigned char elf32[52] = { 0x7f, 'E', 'L', 'F', 1, 1, 1, 0 };
 	char *echo = prog("p_echo"), *copy;
 	char buf[65536];
@@ -77,9 +107,7 @@ static void test_launch_errors(void)
 	launch_fails("text file", fixture("text", text, sizeof(text) - 1,
 					  0755), NULL, "not an ELF",
 		     "x86-64");
-	launch_fails("script", fixture("script.sh", script,
-				       sizeof(script) - 1, 0755), NULL,
-		     "is a script", "run hunch on");
+	script_fails(elf32);
 	launch_fails("32-bit ELF", fixture("elf32", elf32, sizeof(elf32),
 					   0755), NULL, "32-bit i386",
 		     "only handles 64-bit x86-64");

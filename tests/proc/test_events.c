@@ -49,13 +49,13 @@ static void test_rt_signals(void)
 		return;
 	}
 	pid = eng_proc_pid(h.p);
-	eng_resume_all(h.p, &err);
+	eng_ptrace_resume_all(h.p, &err);
 	wait_output(h.p, h.out, &r, "ready 0\n", 5000);
 	for (int i = 0; i < 300; i++) {
 		sigqueue(pid, SIGRTMIN, v);
 		if (i % 7 == 0) {
-			cycles += eng_stop_all(h.p, &err) == 0;
-			eng_resume_all(h.p, &err);
+			cycles += eng_ptrace_stop_all(h.p, &err) == 0;
+			eng_ptrace_resume_all(h.p, &err);
 		}
 		if (i % 50 == 0)
 			pump(&h, &r, 5);
@@ -88,10 +88,10 @@ static void test_signal_during_call(void)
 		return;
 	}
 	pid = eng_proc_pid(h.p);
-	fn = sym_addr(path, "slow") + eng_proc_module(h.p, 0)->bias;
-	eng_resume_all(h.p, &err);
+	fn = sym_addr(path, "slow") + eng_solib_module(h.p, 0)->bias;
+	eng_ptrace_resume_all(h.p, &err);
 	wait_output(h.p, h.out, &r, "ready 0\n", 5000);
-	eng_stop_all(h.p, &err);
+	eng_ptrace_stop_all(h.p, &err);
 	kid = fork();
 	if (kid == 0) {
 		union sigval v = { 0 };
@@ -105,7 +105,7 @@ static void test_signal_during_call(void)
 	       "slow(300) called while 3 signals arrive (%s)", err.msg);
 	waitpid(kid, &st, 0);
 	tap_eq(ret, 0, "no handler ran inside the inferior call");
-	eng_resume_all(h.p, &err);
+	eng_ptrace_resume_all(h.p, &err);
 	pump(&h, &r, 100);
 	kill(pid, SIGUSR2);
 	finish(h.p, h.out, &r, 5000);
@@ -130,7 +130,7 @@ static void test_job_control(void)
 		return;
 	}
 	pid = eng_proc_pid(h.p);
-	eng_resume_all(h.p, &err);
+	eng_ptrace_resume_all(h.p, &err);
 	wait_output(h.p, h.out, &r, "ready 0\n", 5000);
 	kill(pid, SIGSTOP);
 	pump(&h, &r, 100);
@@ -141,8 +141,8 @@ static void test_job_control(void)
 		tap_diag("write failed");
 	pump(&h, &r, 200);
 	tap_ok(strstr(r.out, "got: one") == NULL, "stopped: no output");
-	eng_stop_all(h.p, &err);
-	eng_resume_all(h.p, &err);
+	eng_ptrace_stop_all(h.p, &err);
+	eng_ptrace_resume_all(h.p, &err);
 	pump(&h, &r, 200);
 	tap_ok(strstr(r.out, "got: one") == NULL, "still stopped after hunch "
 	       "stopped and resumed it");
@@ -175,14 +175,14 @@ static void test_thread_churn(void)
 		tap_ok(0, "launch p_churn: %s", err.msg);
 		return;
 	}
-	eng_resume_all(h.p, &err);
+	eng_ptrace_resume_all(h.p, &err);
 	wait_output(h.p, h.out, &r, "ready\n", 5000);
 	for (int i = 0; i < 40; i++) {
 		size_t n;
 		int ok = 1;
 
 		pump(&h, &r, 3);
-		if (eng_stop_all(h.p, &err) != 0) {
+		if (eng_ptrace_stop_all(h.p, &err) != 0) {
 			fails++;
 			tap_diag("stop: %s", err.msg);
 		}
@@ -190,7 +190,7 @@ static void test_thread_churn(void)
 		for (size_t k = 0; k < n && k < 64; k++)
 			ok &= proc_state(tids[k]) == 't';
 		good += ok && eng_proc_stopped(h.p);
-		if (eng_resume_all(h.p, &err) != 0)
+		if (eng_ptrace_resume_all(h.p, &err) != 0)
 			fails++;
 	}
 	tap_eq(fails, 0, "40 stop/resume cycles without an error");
@@ -227,16 +227,16 @@ static void test_zombie_leader(void)
 		tap_ok(0, "launch p_pexit: %s", err.msg);
 		return;
 	}
-	eng_resume_all(h.p, &err);
+	eng_ptrace_resume_all(h.p, &err);
 	wait_output(h.p, h.out, &r, "ready\n", 5000);
 	pump(&h, &r, 100);
 	t0 = ms_now();
-	tap_ok(eng_stop_all(h.p, &err) == 0 && ms_now() - t0 < 2000,
+	tap_ok(eng_ptrace_stop_all(h.p, &err) == 0 && ms_now() - t0 < 2000,
 	       "stop with a zombie leader takes %lld ms", ms_now() - t0);
 	tap_ok(eng_proc_threads(h.p, tids, 4) == 1 &&
 	       tids[0] != eng_proc_pid(h.p), "only the worker is listed");
 	tap_ok(eng_proc_stopped(h.p), "and the process counts as stopped");
-	eng_resume_all(h.p, &err);
+	eng_ptrace_resume_all(h.p, &err);
 	touch(stop);
 	finish(h.p, h.out, &r, 5000);
 	tap_ok(r.exited && r.code == 0 &&
@@ -260,7 +260,7 @@ static void test_exec(void)
 		tap_ok(0, "launch p_exec: %s", err.msg);
 		return;
 	}
-	eng_resume_all(h.p, &err);
+	eng_ptrace_resume_all(h.p, &err);
 	finish(h.p, h.out, &r, 5000);
 	for (int i = 0; i < r.nev; i++)
 		if (r.ev[i].kind == ENG_EV_EXEC)
@@ -293,12 +293,12 @@ static void test_exec_then_dlopen(void)
 		tap_ok(0, "launch p_exec p_dlopen: %s", err.msg);
 		return;
 	}
-	eng_resume_all(h.p, &err);
+	eng_ptrace_resume_all(h.p, &err);
 	wait_output(h.p, h.out, &r, "ready\n", 5000);
-	tap_ok(eng_proc_r_brk(h.p) != 0 && eng_proc_nmodules(h.p) > 2 &&
-	       strcmp(eng_proc_module(h.p, 0)->path, dl) == 0,
+	tap_ok(eng_proc_r_brk(h.p) != 0 && eng_solib_nmodules(h.p) > 2 &&
+	       strcmp(eng_solib_module(h.p, 0)->path, dl) == 0,
 	       "after exec: module 0 is %s and r_brk is armed again",
-	       eng_proc_module(h.p, 0)->path);
+	       eng_solib_module(h.p, 0)->path);
 	touch(go);
 	finish(h.p, h.out, &r, 5000);
 	for (int i = 0; i < r.nev; i++)

@@ -6,7 +6,9 @@
  * its libraries loaded (ENG_EV_EXEC_ENTRY) and stays held while events
  * are polled; the runtime library is loaded there by dlopen and the
  * program runs on as without hunch; a static program has no dlopen: the
- * refusal says so and the program runs on.
+ * refusal says so and the program runs on; a script is launched as the
+ * kernel runs it: stopped at its interpreter's main, then following the
+ * exec its last line makes, with the output of a run without hunch.
  */
 #include "proc_util.h"
 
@@ -72,14 +74,14 @@ static void check_fence(struct hrun *h)
 	uint8_t b = 0x90;
 	int rc;
 
-	rc = eng_write_mem(h->p, eng_proc_entry(h->p), &b, 1, &err);
+	rc = eng_mem_write(h->p, eng_proc_entry(h->p), &b, 1, &err);
 	snprintf(want, sizeof(want), "process %d replaced its image (exec): "
 		 "hunch does not write into it until it has read the new one",
 		 (int)pid);
 	tap_eq(rc, -ESTALE, "a write after the exec is refused");
 	tap_eq_str(err.msg, want, "and says why");
 	memset(&err, 0, sizeof(err));
-	rc = eng_stop_all(h->p, &err);
+	rc = eng_ptrace_stop_all(h->p, &err);
 	tap_eq(rc, 0, "the program can be stopped meanwhile");
 	rc = eng_infcall(h->p, pid, eng_proc_entry(h->p), NULL, 0, &ret, &err);
 	snprintf(want, sizeof(want), "process %d replaced its image (exec): "
@@ -87,7 +89,7 @@ static void check_fence(struct hrun *h)
 		 "new one", (int)pid);
 	tap_eq(rc, -ESTALE, "an inferior call after the exec is refused");
 	tap_eq_str(err.msg, want, "and says why");
-	eng_resume_all(h->p, NULL);
+	eng_ptrace_resume_all(h->p, NULL);
 }
 
 static void test_follow(void)
@@ -108,24 +110,25 @@ static void test_follow(void)
 	}
 	pid = eng_proc_pid(h.p);
 	eng_exec_follow(h.p, true);
-	eng_resume_all(h.p, &err);
+	eng_ptrace_resume_all(h.p, &err);
 	tap_ok(wait_kind(&h, &r, ENG_EV_EXEC, 5000), "ENG_EV_EXEC");
 	check_fence(&h);
 	tap_ok(wait_kind(&h, &r, ENG_EV_EXEC_ENTRY, 5000),
 	       "ENG_EV_EXEC_ENTRY: the new image reached its entry point");
 	memset(&regs, 0, sizeof(regs));
-	rc = eng_get_regs(h.p, pid, &regs, NULL);
+	rc = eng_regs_get(h.p, pid, &regs, NULL);
 	tap_ok(rc == 0 && regs.rip == eng_proc_entry(h.p) &&
 	       eng_proc_entry(h.p) != 0,
 	       "held stopped at the entry point 0x%llx",
 	       (unsigned long long)regs.rip);
-	tap_ok(eng_proc_nmodules(h.p) > 1 &&
-	       strstr(eng_proc_module(h.p, 1)->path, "ld-linux") == NULL,
+	tap_ok(eng_solib_nmodules(h.p) > 1 &&
+	       strstr(eng_solib_module(h.p, 1)->path, "ld-linux") == NULL,
 	       "its libraries are loaded (module 1: %s)",
-	       eng_proc_nmodules(h.p) > 1 ? eng_proc_module(h.p, 1)->path :
+	       eng_solib_nmodules(h.p) > 1 ? eng_solib_module(h.p, 1)->path :
 	       "none");
 	wait_output(h.p, h.out, &r, "\001never\001", 200);
-	eng_resume_all(h.p, NULL);   /* a client's resume does not free it */
+	eng_ptrace_resume_all(h.p,
+			      NULL); /* a client's resume does not free it */
 	wait_output(h.p, h.out, &r, "\001never\001", 200);
 	tap_ok(task_state(pid) == 't' && strcmp(r.out, "before exec\n") == 0,
 	       "still held 0.4 s later (state %c), nothing printed since",
@@ -162,7 +165,7 @@ static void test_static(void)
 		return;
 	}
 	eng_exec_follow(h.p, true);
-	eng_resume_all(h.p, &err);
+	eng_ptrace_resume_all(h.p, &err);
 	tap_ok(wait_kind(&h, &r, ENG_EV_EXEC_ENTRY, 5000) &&
 	       r.nkind[ENG_EV_EXEC] == 1,
 	       "a static image: exec, then held at its entry point");
@@ -189,9 +192,59 @@ static void test_static(void)
 	eng_shm_destroy(shm);
 }
 
+/* A launcher script, `#!/bin/sh` then `exec /bin/echo ...`: launched
+ * with the runtime library, stopped at the interpreter's main; the exec
+ * is followed; the output is the script's. */
+static void test_script(void)
+{
+	static const char text[] = "#!/bin/sh\n"
+		"exec /bin/echo from-script \"$@\"\n";
+	char dir[] = "/tmp/hunch-script-XXXXXX", path[64], link[64], exe[256];
+	char *argv[] = { path, "a", "b c", NULL };
+	struct hunch_err err = { 0 };
+	struct run_result r;
+	struct hrun h;
+	ssize_t n;
+	FILE *f;
+
+	memset(&r, 0, sizeof(r));
+	snprintf(path, sizeof(path), "%s/run.sh", mkdtemp(dir));
+	if ((f = fopen(path, "w")) == NULL || fputs(text, f) < 0 ||
+	    fclose(f) != 0 || chmod(path, 0755) != 0) {
+		tap_ok(0, "write %s", path);
+		return;
+	}
+	tap_eq(launch(&h, argv, env, NULL, true, &err), 0,
+	       "a #!/bin/sh script is launched with the runtime library");
+	if (h.p == NULL) {
+		tap_diag("  %s", err.msg);
+		return;
+	}
+	snprintf(link, sizeof(link), "/proc/%d/exe", (int)eng_proc_pid(h.p));
+	n = readlink(link, exe, sizeof(exe) - 1);
+	exe[n > 0 ? n : 0] = '\0';
+	tap_ok(strstr(exe, "sh") != NULL && strstr(exe, "run.sh") == NULL,
+	       "stopped in its interpreter (%s)", exe);
+	tap_ok(maps_have(eng_proc_pid(h.p), "libhunchrt.so"),
+	       "with the runtime library in it");
+	eng_exec_follow(h.p, true);
+	eng_ptrace_resume_all(h.p, &err);
+	tap_ok(wait_kind(&h, &r, ENG_EV_EXEC_ENTRY, 5000) &&
+	       r.nkind[ENG_EV_EXEC] == 1,
+	       "the script's exec of /bin/echo is followed");
+	eng_exec_release(h.p, &err);
+	finish(h.p, h.out, &r, 5000);
+	tap_eq_str(r.out, "from-script a b c\n", "the script's output");
+	tap_ok(r.exited && r.code == 0, "exit 0");
+	hrun_close(&h);
+	unlink(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	test_follow();
 	test_static();
+	test_script();
 	return tap_done();
 }

@@ -43,17 +43,17 @@ static void test_blocked(const char *name)
 		return;
 	}
 	pid = eng_proc_pid(h.p);
-	fn = sym_addr(path, "add3") + eng_proc_module(h.p, 0)->bias;
+	fn = sym_addr(path, "add3") + eng_solib_module(h.p, 0)->bias;
 	args[0] = 4, args[1] = 5, args[2] = 6;
 	rc = eng_infcall(h.p, pid, fn, args, 3, &ret, &err);
 	tap_ok(rc == 0 && ret == 15, "%s: add3(4,5,6) at main = %llu", name,
 	       (unsigned long long)ret);
-	eng_resume_all(h.p, &err);
+	eng_ptrace_resume_all(h.p, &err);
 	wait_output(h.p, h.out, &r, "ready 0\n", 5000);
 	tap_ok(wait_in_syscall(pid, 0, 10000), "%s: blocked in read() "
 	       "(/proc/%d/syscall)", name, (int)pid);
-	eng_stop_all(h.p, &err);
-	eng_get_regs(h.p, pid, &before, &err);
+	eng_ptrace_stop_all(h.p, &err);
+	eng_regs_get(h.p, pid, &before, &err);
 	tap_ok(before.orig_rax == 0 && (long)before.rax == -512,
 	       "%s: stopped inside read (orig_rax %lld, rax %lld)", name,
 	       (long long)before.orig_rax, (long long)before.rax);
@@ -63,7 +63,7 @@ static void test_blocked(const char *name)
 	if (!tap_ok(rc == 0 && ret == 6, "%s: add3(1,2,3) in read() = %llu",
 		    name, (unsigned long long)ret))
 		tap_diag("%s", err.msg);
-	eng_get_regs(h.p, pid, &after, &err);
+	eng_regs_get(h.p, pid, &after, &err);
 	tap_ok(same_regs(&before, &after), "%s: every register put back",
 	       name);
 	t0 = now_s();
@@ -75,7 +75,7 @@ static void test_blocked(const char *name)
 	tap_eq(sum, 4950 + 500, "%s: 100 more calls sum right", name);
 	tap_diag("%s: %.1f us per inferior call", name,
 		 (now_s() - t0) * 1e6 / 100);
-	eng_resume_all(h.p, &err);
+	eng_ptrace_resume_all(h.p, &err);
 	if (write(h.in, "hello\n", 6) != 6)
 		tap_diag("write failed");
 	wait_output(h.p, h.out, &r, "got: hello\n", 5000);
@@ -107,27 +107,27 @@ static void test_memory(void)
 		return;
 	pid = eng_proc_pid(h.p);
 	link = sym_addr(path, "add3");
-	fn = link + eng_proc_module(h.p, 0)->bias;
-	tap_ok(eng_read_mem(h.p, fn, mem, 16, &err) == 0 &&
+	fn = link + eng_solib_module(h.p, 0)->bias;
+	tap_ok(eng_mem_read(h.p, fn, mem, 16, &err) == 0 &&
 	       file_bytes(path, link, file, 16) == 0 &&
 	       memcmp(mem, file, 16) == 0, "add3's bytes read = the file's");
-	eng_read_mem(h.p, fn, orig, sizeof(orig), &err);
-	rc = eng_write_mem(h.p, fn, ret42, sizeof(ret42), &err);
+	eng_mem_read(h.p, fn, orig, sizeof(orig), &err);
+	rc = eng_mem_write(h.p, fn, ret42, sizeof(ret42), &err);
 	tap_ok(rc == 0, "write into read-only text (%s)", rc ? err.msg : "ok");
 	eng_infcall(h.p, pid, fn, args, 3, &ret, &err);
 	tap_eq(ret, 42, "the patched add3 returns 42");
-	eng_write_mem(h.p, fn, orig, sizeof(orig), &err);
+	eng_mem_write(h.p, fn, orig, sizeof(orig), &err);
 	eng_infcall(h.p, pid, fn, args, 3, &ret, &err);
 	tap_eq(ret, 6, "restored, add3(1,2,3) = 6 again");
-	rc = eng_read_mem(h.p, 8, mem, 4, &err);
+	rc = eng_mem_read(h.p, 8, mem, 4, &err);
 	snprintf(want, sizeof(want), "0x8 in process %d", (int)pid);
 	tap_ok(rc < 0 && strstr(err.msg, want), "a bad read says where: %s",
 	       err.msg);
 	rc = eng_infcall_push(h.p, pid, "scratch string", 15, &where, &err);
-	tap_ok(rc == 0 && eng_read_mem(h.p, where, back, 15, &err) == 0 &&
+	tap_ok(rc == 0 && eng_mem_read(h.p, where, back, 15, &err) == 0 &&
 	       strcmp((char *)back, "scratch string") == 0,
 	       "infcall_push puts a string on the stack and it reads back");
-	eng_kill(h.p);
+	eng_detach_kill(h.p);
 	hrun_close(&h);
 }
 
@@ -141,17 +141,17 @@ static void test_refusals(void)
 
 	if (launch(&h, argv, env, NULL, false, &err) != 0)
 		return;
-	eng_resume_all(h.p, &err);
+	eng_ptrace_resume_all(h.p, &err);
 	rc = eng_infcall(h.p, eng_proc_pid(h.p), 0x1000, NULL, 0, &ret, &err);
 	tap_ok(rc == -EBUSY && strstr(err.msg, "not stopped"),
 	       "infcall on a running thread is refused: %s", err.msg);
-	eng_stop_all(h.p, &err);
+	eng_ptrace_stop_all(h.p, &err);
 	/* A call into unmapped memory faults at that address, not at 0:
 	 * it must come back as an error with the program intact. */
-	eng_set_infcall_timeout(h.p, 2000);
+	eng_detach_infcall_timeout(h.p, 2000);
 	rc = eng_infcall(h.p, eng_proc_pid(h.p), 0x10, NULL, 0, &ret, &err);
 	tap_ok(rc < 0, "a call to a bad address fails: %s", err.msg);
-	eng_resume_all(h.p, &err);
+	eng_ptrace_resume_all(h.p, &err);
 	if (write(h.in, "x\n", 2) != 2)
 		tap_diag("write failed");
 	close(h.in);

@@ -72,23 +72,23 @@ static void test_stops_at_main(const char *name)
 		tap_diag("%s", err.msg);
 		return;
 	}
-	bias = eng_proc_module(h.p, 0)->bias;
+	bias = eng_solib_module(h.p, 0)->bias;
 	tap_ok(eng_proc_stopped(h.p), "%s: stopped after launch", name);
 	tap_eq(eng_proc_threads(h.p, tids, 4), 1, "%s: one thread", name);
 	memset(&r, 0, sizeof(r));
-	eng_get_regs(h.p, eng_proc_pid(h.p), &r, &err);
+	eng_regs_get(h.p, eng_proc_pid(h.p), &r, &err);
 	tap_ok(r.rip == main_file + bias, "%s: rip 0x%llx is main (nm 0x%llx "
 	       "+ bias 0x%llx)", name, (unsigned long long)r.rip,
 	       (unsigned long long)main_file, (unsigned long long)bias);
 	tap_eq(eng_proc_main(h.p), main_file + bias, "%s: main found from "
 	       "_start", name);
-	tap_ok(strcmp(eng_proc_module(h.p, 0)->path, path) == 0 ||
+	tap_ok(strcmp(eng_solib_module(h.p, 0)->path, path) == 0 ||
 	       strstr(path, "/../") != NULL, "%s: module 0 is the program "
-	       "(%s)", name, eng_proc_module(h.p, 0)->path);
+	       "(%s)", name, eng_solib_module(h.p, 0)->path);
 	tap_ok(is_pie(path) ? bias != 0 : bias == 0,
 	       "%s: bias 0x%llx fits PIE-ness", name, (unsigned long long)bias);
 	memset(&res, 0, sizeof(res));
-	eng_resume_all(h.p, &err);
+	eng_ptrace_resume_all(h.p, &err);
 	feed(h.in, "");
 	h.in = -1;
 	finish(h.p, h.out, &res, 10000);
@@ -111,7 +111,7 @@ static void test_static(void)
 						   "no r_debug"),
 	       "static: no r_debug, and the note says so: %s",
 	       eng_proc_note(h.p));
-	eng_kill(h.p);
+	eng_detach_kill(h.p);
 	hrun_close(&h);
 }
 
@@ -130,14 +130,14 @@ static void test_no_main(void)
 		return;
 	}
 	memset(&r, 0, sizeof(r));
-	eng_get_regs(h.p, eng_proc_pid(h.p), &r, &err);
+	eng_regs_get(h.p, eng_proc_pid(h.p), &r, &err);
 	tap_ok(eng_proc_main(h.p) == 0 && r.rip == eng_proc_entry(h.p) &&
 	       r.rip != 0, "it is stopped at the entry point 0x%llx",
 	       (unsigned long long)r.rip);
 	tap_ok(strstr(eng_proc_note(h.p), "not found") &&
 	       strstr(eng_proc_note(h.p), "entry point"),
 	       "the note says why: %s", eng_proc_note(h.p));
-	eng_resume_all(h.p, &err);
+	eng_ptrace_resume_all(h.p, &err);
 	finish(h.p, h.out, &res, 5000);
 	tap_ok(res.exited && res.code == 5 &&
 	       strcmp(res.out, "no main here\n") == 0,
@@ -177,7 +177,7 @@ static void signal_run(bool under, struct run_result *r)
 			tap_diag("launch: %s", err.msg);
 			return;
 		}
-		eng_resume_all(h.p, &err);
+		eng_ptrace_resume_all(h.p, &err);
 		pid = eng_proc_pid(h.p);
 		op[0] = h.out;
 	} else {
@@ -237,7 +237,7 @@ static void test_term_default(void)
 	if (!tap_ok(launch(&h, argv, env_plain, NULL, false, &err) == 0,
 		    "p_crash wait launched"))
 		return;
-	eng_resume_all(h.p, &err);
+	eng_ptrace_resume_all(h.p, &err);
 	wait_output(h.p, h.out, &r, "mode wait", 5000);
 	kill(eng_proc_pid(h.p), SIGTERM);
 	finish(h.p, h.out, &r, 5000);
@@ -270,12 +270,12 @@ static void test_rtlib(void)
 		tap_diag("infcall: %s", err.msg);
 	tap_ok(ret == 42,
 	       "infcall hunchrt_ping(41) returns %llu", (unsigned long long)ret);
-	for (size_t i = 0; i < eng_proc_nmodules(h.p); i++)
-		found |= strstr(eng_proc_module(h.p, i)->path,
+	for (size_t i = 0; i < eng_solib_nmodules(h.p); i++)
+		found |= strstr(eng_solib_module(h.p, i)->path,
 				"libhunchrt.so") != NULL;
 	tap_ok(found, "libhunchrt.so is in the module list");
 	memset(&r, 0, sizeof(r));
-	eng_resume_all(h.p, &err);
+	eng_ptrace_resume_all(h.p, &err);
 	feed(h.in, NULL);
 	h.in = -1;
 	finish(h.p, h.out, &r, 10000);
@@ -296,7 +296,7 @@ static void test_rtlib(void)
 	tap_eq(eng_shm_check_ready(h.shm, &err), 0, "handshake ready with a "
 	       "user LD_PRELOAD");
 	memset(&r, 0, sizeof(r));
-	eng_resume_all(h.p, &err);
+	eng_ptrace_resume_all(h.p, &err);
 	feed(h.in, NULL);
 	h.in = -1;
 	finish(h.p, h.out, &r, 10000);

@@ -71,8 +71,8 @@ static void test_load_unload(void)
 	}
 	tap_ok(eng_proc_r_brk(h.p) != 0, "r_brk found (0x%llx)",
 	       (unsigned long long)eng_proc_r_brk(h.p));
-	nmods = eng_proc_nmodules(h.p);
-	eng_resume_all(h.p, &err);
+	nmods = eng_solib_nmodules(h.p);
+	eng_ptrace_resume_all(h.p, &err);
 	wait_output(h.p, h.out, &r, "ready\n", 5000);
 	touch(go);
 	wait_output(h.p, h.out, &r, "value 7\n", 5000);
@@ -87,7 +87,7 @@ static void test_load_unload(void)
 	       "where the file is mapped (0x%llx)",
 	       ev ? (unsigned long long)ev->bias : 0ULL,
 	       (unsigned long long)start);
-	tap_eq(eng_proc_nmodules(h.p), nmods + 1, "one more module listed");
+	tap_eq(eng_solib_nmodules(h.p), nmods + 1, "one more module listed");
 	touch(close_);
 	finish(h.p, h.out, &r, 5000);
 	ev = find_ev(&r, ENG_EV_LIB_UNLOAD);
@@ -141,14 +141,14 @@ static void test_detach_clean(void)
 		return;
 	}
 	pid = eng_proc_pid(h.p);
-	bias = eng_proc_module(h.p, 0)->bias;
+	bias = eng_solib_module(h.p, 0)->bias;
 	main_a = eng_proc_main(h.p);
 	entry = eng_proc_entry(h.p);
 	rbrk = eng_proc_r_brk(h.p);
-	for (size_t i = 1; i < eng_proc_nmodules(h.p); i++)
-		if (strstr(eng_proc_module(h.p, i)->path, "ld-linux")) {
-			ld = strdup(eng_proc_module(h.p, i)->path);
-			ldbias = eng_proc_module(h.p, i)->bias;
+	for (size_t i = 1; i < eng_solib_nmodules(h.p); i++)
+		if (strstr(eng_solib_module(h.p, i)->path, "ld-linux")) {
+			ld = strdup(eng_solib_module(h.p, i)->path);
+			ldbias = eng_solib_module(h.p, i)->bias;
 		}
 	tap_ok(ld != NULL && rbrk > ldbias, "r_brk lies in ld.so (%s)",
 	       ld ? ld : "?");
@@ -184,8 +184,8 @@ static void test_concurrent(void)
 		tap_ok(0, "launch p_dlstress: %s", err.msg);
 		return;
 	}
-	nmods = eng_proc_nmodules(h.p);
-	eng_resume_all(h.p, &err);
+	nmods = eng_solib_nmodules(h.p);
+	eng_ptrace_resume_all(h.p, &err);
 	finish(h.p, h.out, &r, 30000);
 	tap_ok(r.exited && r.code == 0 && strcmp(r.out, "total 5600\n") == 0,
 	       "four threads x 200 dlopen/dlclose: right output (%s)", one_line(r.out));
@@ -193,7 +193,7 @@ static void test_concurrent(void)
 	       r.nkind[ENG_EV_LIB_LOAD] == r.nkind[ENG_EV_LIB_UNLOAD],
 	       "loads and unloads balance: %d and %d",
 	       r.nkind[ENG_EV_LIB_LOAD], r.nkind[ENG_EV_LIB_UNLOAD]);
-	tap_eq(eng_proc_nmodules(h.p), nmods, "the module list is back to "
+	tap_eq(eng_solib_nmodules(h.p), nmods, "the module list is back to "
 	       "where it started");
 	hrun_close(&h);
 }

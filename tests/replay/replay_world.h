@@ -74,7 +74,7 @@ static inline struct world *rw_record_with(const struct scenario *sc,
 	clock_gettime(CLOCK_MONOTONIC, &mono);
 	h.start_mono_ns = (uint64_t)mono.tv_sec * 1000000000u +
 			  (uint64_t)mono.tv_nsec;
-	if (jnl_writer_open(&jw, path, &h, NULL, &e) != 0)
+	if (jnl_write_open(&jw, path, &h, NULL, &e) != 0)
 		tap_diag("%s", e.msg);
 	pc_consult_free(w->pc);
 	w->pc = pc_consult_new(w->cfg, jnl_source_wrap(src_sim_source(w->sim),
@@ -88,8 +88,8 @@ static inline struct world *rw_record_with(const struct scenario *sc,
 	src_sim_end(w->sim, PC_TARGET_EXITED, 0);
 	src_sim_advance(w->sim);
 	pc_consult_tick(w->pc);
-	jnl_write_end(jw, jnl_ts_now(jw), "target_exited", NULL);
-	jnl_writer_close(jw, NULL);
+	jnl_write_end(jw, jnl_write_ts_now(jw), "target_exited", NULL);
+	jnl_write_close(jw, NULL);
 	/* The wrapper goes; the consultant keeps the sim for world_free. */
 	w->pc->src = jnl_source_unwrap(w->pc->src);
 	json_decref(hyp);
@@ -122,9 +122,9 @@ static inline struct replayed *rw_replay(const char *path, const char **sets)
 	pc_consult_free(w->pc);
 	w->pc = NULL;
 	src_sim_free(w->sim);
-	pc_restree_free(w->res);
+	pc_res_tree_free(w->res);
 	free(w);
-	r->res = pc_restree_new();
+	r->res = pc_res_tree_new();
 	if (src_replay_open(&r->rp, path, &e) != 0) {
 		tap_diag("%s", e.msg);
 		return r;
@@ -144,7 +144,7 @@ static inline void rw_replayed_free(struct replayed *r)
 	if (r->pc)
 		pc_consult_free(r->pc);
 	src_replay_free(r->rp);
-	pc_restree_free(r->res);
+	pc_res_tree_free(r->res);
 	pc_config_free(r->cfg);
 	free(r);
 }

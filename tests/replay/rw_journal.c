@@ -26,9 +26,10 @@ static void output(struct world *w, struct jnl_writer *jw, int second)
 	int n = snprintf(line, sizeof(line), "demo: second %d", second);
 
 	(void)w;
-	jnl_write_output(jw, jnl_ts_now(jw), JNL_STDOUT, line, (size_t)n, true);
+	jnl_write_output(jw, jnl_write_ts_now(jw), JNL_STDOUT, line, (size_t)n,
+			 true);
 	if (second == 3)
-		jnl_write_output(jw, jnl_ts_now(jw), JNL_STDERR,
+		jnl_write_output(jw, jnl_write_ts_now(jw), JNL_STDERR,
 				 "demo: warning at 3 s", 20, true);
 }
 

@@ -43,7 +43,7 @@ static void act(struct jnl_writer *jw, const char *action, const char *name,
 		json_object_set_new(o, "name", json_string(name));
 	if (phase >= 0)
 		json_object_set_new(o, "phase", json_integer(phase));
-	jnl_write_json(jw, "action", jnl_ts_now(jw), o);
+	jnl_write_json(jw, "action", jnl_write_ts_now(jw), o);
 	json_decref(o);
 }
 
@@ -54,7 +54,8 @@ static void user(struct world *w, struct jnl_writer *jw, int second)
 	char line[64];
 	int n = snprintf(line, sizeof(line), "demo: second %d", second);
 
-	jnl_write_output(jw, jnl_ts_now(jw), JNL_STDOUT, line, (size_t)n, true);
+	jnl_write_output(jw, jnl_write_ts_now(jw), JNL_STDOUT, line, (size_t)n,
+			 true);
 	if (second == 2 && pc_consult_pause(w->pc, 0, true) == 0)
 		act(jw, "pause", NULL, 0, -1);
 	if (second == 3 && pc_consult_pause(w->pc, 0, false) == 0)
@@ -82,7 +83,7 @@ static void user_steers(struct world *w, struct jnl_writer *jw, int second)
 	int added;
 
 	if (second == 4)
-		pc_steer_journal(w->pc, jw);
+		pc_steer_jnl_write(w->pc, jw);
 	if (second == 5 &&
 	    pc_steer_reload(w->pc, extra, &ds, &added, &e) != 0)
 		tap_diag("reload: %s", e.msg);
@@ -91,7 +92,7 @@ static void user_steers(struct world *w, struct jnl_writer *jw, int second)
 		if (pc_steer_enable(w->pc, "io_ops", &f, &e) < 0)
 			tap_diag("enable: %s", e.msg);
 	}
-	pc_diags_free(&ds);
+	pc_jx_diags_free(&ds);
 }
 
 static void write_extra(void)
@@ -181,7 +182,7 @@ static void dump_search(FILE *f, const char *what, const struct pc_search *s)
 
 static void dump_tree(FILE *f, const struct pc_restree *t)
 {
-	for (size_t id = 1; id <= pc_restree_count(t); id++) {
+	for (size_t id = 1; id <= pc_res_tree_count(t); id++) {
 		const struct pc_res *r = pc_res_get(t, (pc_res_id)id);
 
 		fprintf(f, "res %s %d %llx %llu", r->path, r->retired,
@@ -294,7 +295,7 @@ static void exact(size_t budget, double spacing, const char *what)
 	char *report = rw_text(r->pc, &m), *again;
 	struct src_replay_ckpt *ck = src_replay_ckpt_new(r->rp, budget,
 							 spacing);
-	struct pc_restree *res = pc_restree_new();
+	struct pc_restree *res = pc_res_tree_new();
 	struct pc_consult *pc;
 	int through = 0, bad;
 
@@ -333,7 +334,7 @@ static void exact(size_t budget, double spacing, const char *what)
 	free(report);
 	pc_consult_free(pc);
 	src_replay_ckpt_free(ck);
-	pc_restree_free(res);
+	pc_res_tree_free(res);
 	rw_replayed_free(r);
 }
 

@@ -202,12 +202,12 @@ static void test_exports(struct world *live)
 	       "SHG JSON is valid and holds every node");
 	where = json_load_file(in_dir("where.json"), 0, NULL);
 	tap_ok(where && (size_t)json_integer_value(json_object_get(where,
-			"resources")) == pc_restree_count(live->res) &&
+			"resources")) == pc_res_tree_count(live->res) &&
 	       json_array_size(json_object_get(where, "hierarchies")) == 4 &&
 	       count_res(json_object_get(where, "hierarchies")) + 1 ==
-	       (int)pc_restree_count(live->res),
+	       (int)pc_res_tree_count(live->res),
 	       "where-axis JSON is valid: 4 hierarchies, every one of the %zu resources in its tree",
-	       pc_restree_count(live->res));
+	       pc_res_tree_count(live->res));
 	json_decref(shg);
 	json_decref(where);
 	for (size_t i = 0; i < live->pc->dm.n; i++) {

@@ -41,8 +41,8 @@ static struct replayed *lazy_replay(const char *file, const char **sets,
 
 	pc_consult_free(r->pc);
 	src_replay_free(r->rp);
-	pc_restree_free(r->res);
-	r->res = pc_restree_new();
+	pc_res_tree_free(r->res);
+	r->res = pc_res_tree_new();
 	r->pc = NULL;
 	if (src_replay_open_lazy(&r->rp, file, first, &e) != 0) {
 		tap_diag("%s", e.msg);
@@ -136,7 +136,7 @@ static void through_checkpoints(const char *what, const char *file)
 				    .mode = "replay" };
 	struct replayed *whole = rw_replay(path, NULL);
 	struct replayed *lazy = lazy_replay(file, NULL, 1, 0);
-	struct pc_restree *res = pc_restree_new();
+	struct pc_restree *res = pc_res_tree_new();
 	struct src_replay_ckpt *ck;
 	struct pc_consult *pc;
 	struct hunch_err e = { 0 };
@@ -185,7 +185,7 @@ static void through_checkpoints(const char *what, const char *file)
 	src_replay_ckpt_free(ck);
 	pc_consult_free(pc);
 	lazy->pc = NULL;
-	pc_restree_free(res);
+	pc_res_tree_free(res);
 	rw_replayed_free(whole);
 	rw_replayed_free(lazy);
 }

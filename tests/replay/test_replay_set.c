@@ -49,7 +49,7 @@ static void test_same(const char *path)
 	size_t n = pc_diff_conclusions(a->pc, b->pc, &c);
 
 	tap_eq(n, 0, "the recorded tunables change no conclusion");
-	pc_changes_free(c, n);
+	pc_diff_changes_free(c, n);
 	rw_replayed_free(a);
 	rw_replayed_free(b);
 }
@@ -89,7 +89,7 @@ static void test_raised(const char *path)
 			"<" F_MAIN ",/Process/100,/SyncObject,/Files>"),
 		      "queued pending failed") == 0,
 	       "threshold 0.5: main in process 100 is shown failed (not recorded), not judged");
-	pc_changes_free(c, n);
+	pc_diff_changes_free(c, n);
 	rw_replayed_free(was);
 	rw_replayed_free(now);
 }
@@ -145,7 +145,7 @@ static void test_lowered(const char *path)
 	       src_replay_unrecorded(now->rp));
 	tap_eq(invented(now), 0,
 	       "no conclusion rests on an experiment that was not recorded");
-	pc_changes_free(c, n);
+	pc_diff_changes_free(c, n);
 	rw_replayed_free(was);
 	rw_replayed_free(now);
 }
@@ -167,7 +167,7 @@ static void sc_border(struct src_sim *sim)
 static const struct scenario border = { "borderline", sc_border, 60.0 };
 
 /* The what-if: replayed with PC_CPUThreshold=0.95, every node true is
- * true by the value the report gives (its mean, pc_node_judged), and
+ * true by the value the report gives (its mean, pc_shg_node_judged), and
  * every "value > threshold" line of the text report says so. */
 static void test_whatif(const char *path)
 {
@@ -183,10 +183,10 @@ static void test_whatif(const char *path)
 		const struct pc_node *n = s->nodes[i];
 
 		if (n->truth != PC_TRUE || n->is_virtual ||
-		    pc_node_hyp(r->pc, n)->cmp != PC_CMP_GT)
+		    pc_truth_node_hyp(r->pc, n)->cmp != PC_CMP_GT)
 			continue;
 		ntrue++;
-		bad += !(pc_node_judged(n) > n->threshold);
+		bad += !(pc_shg_node_judged(n) > n->threshold);
 		lastbad += !(n->value > n->threshold);
 	}
 	tap_eq(bad, 0, "threshold 0.95: every true node's mean is above "

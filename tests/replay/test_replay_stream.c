@@ -32,9 +32,10 @@ static void output(struct world *w, struct jnl_writer *jw, int second)
 	int n = snprintf(line, sizeof(line), "demo: second %d", second);
 
 	(void)w;
-	jnl_write_output(jw, jnl_ts_now(jw), JNL_STDOUT, line, (size_t)n, true);
+	jnl_write_output(jw, jnl_write_ts_now(jw), JNL_STDOUT, line, (size_t)n,
+			 true);
 	if (second == 3)
-		jnl_write_output(jw, jnl_ts_now(jw), JNL_STDERR,
+		jnl_write_output(jw, jnl_write_ts_now(jw), JNL_STDERR,
 				 "demo: warning at 3 s", 20, true);
 }
 
@@ -79,7 +80,7 @@ static void same_search_again(void)
 	struct pc_report_meta m = { .target = "demo", .pid = 100,
 				    .mode = "replay" };
 	struct replayed *first = rw_replay(path, NULL);
-	struct pc_restree *res = pc_restree_new(), *res2 = pc_restree_new();
+	struct pc_restree *res = pc_res_tree_new(), *res2 = pc_res_tree_new();
 	struct pc_consult *again, *half;
 	char *a, *b;
 
@@ -99,9 +100,9 @@ static void same_search_again(void)
 	half = play(first->rp, first->cfg, res2, 20);
 	tap_eq(src_replay_tick(first->rp), 20L, "played to tick 20");
 	pc_consult_free(half);
-	pc_restree_free(res2);
+	pc_res_tree_free(res2);
 	src_replay_rewind(first->rp);
-	res2 = pc_restree_new();
+	res2 = pc_res_tree_new();
 	again = play(first->rp, first->cfg, res2, -1);
 	tap_eq(rw_diff(first->pc, again), 0,
 	       "rewound from tick 20 and played to the end: the same search");
@@ -110,8 +111,8 @@ static void same_search_again(void)
 	free(a);
 	free(b);
 	pc_consult_free(again);
-	pc_restree_free(res);
-	pc_restree_free(res2);
+	pc_res_tree_free(res);
+	pc_res_tree_free(res2);
 	rw_replayed_free(first);
 }
 
@@ -119,7 +120,7 @@ static void output_at_its_tick(void)
 {
 	struct replayed *r = rw_replay(path, NULL);
 	struct seen s = { .rp = r->rp };
-	struct pc_restree *res = pc_restree_new();
+	struct pc_restree *res = pc_res_tree_new();
 	struct pc_consult *pc;
 	static const char *const want[] = {
 		"0:demo: second 1@1.0", "0:demo: second 2@2.0",
@@ -140,12 +141,12 @@ static void output_at_its_tick(void)
 	s.n = 0;
 	src_replay_rewind(r->rp);
 	pc_consult_free(pc);
-	pc_restree_free(res);
-	res = pc_restree_new();
+	pc_res_tree_free(res);
+	res = pc_res_tree_new();
 	pc = play(r->rp, r->cfg, res, 16);   /* tick 16: now 3.2 */
 	tap_eq(s.n, 4, "rewound and played to 3.2 s: the 4 lines up to 3 s");
 	pc_consult_free(pc);
-	pc_restree_free(res);
+	pc_res_tree_free(res);
 	rw_replayed_free(r);
 }
 
@@ -160,13 +161,13 @@ static char *read_all(struct jnl_reader *rd)
 	const char *end;
 	int rc;
 
-	while ((rc = jnl_next(rd, &jr, &e)) != JNL_NEXT_END)
+	while ((rc = jnl_read_next(rd, &jr, &e)) != JNL_NEXT_END)
 		if (rc == JNL_NEXT_BAD)
 			fprintf(f, "bad %s\n", e.msg);
 		else
 			fprintf(f, "%llu %s\n", (unsigned long long)jr.line,
 				jr.kind_name);
-	jnl_reader_end(rd, &end);
+	jnl_read_end(rd, &end);
 	fprintf(f, "end %s\n", end ? end : "complete");
 	fclose(f);
 	return buf;
@@ -189,10 +190,10 @@ static void reader_rewind(void)
 	fclose(f);
 	fclose(m);
 	len -= 20;
-	tap_ok(jnl_reader_open_mem(&rd, text, len, "cut.jsonl", &e) == 0,
+	tap_ok(jnl_read_open_mem(&rd, text, len, "cut.jsonl", &e) == 0,
 	       "reader: opens the damaged journal");
 	a = read_all(rd);
-	tap_ok(jnl_reader_rewind(rd) == 0, "reader: rewind: 0");
+	tap_ok(jnl_read_rewind(rd) == 0, "reader: rewind: 0");
 	b = read_all(rd);
 	tap_ok(strcmp(a, b) == 0 && strstr(a, "bad cut.jsonl: line 5") &&
 	       strstr(a, "is incomplete"),
@@ -200,7 +201,7 @@ static void reader_rewind(void)
 	       "end again (%zu bytes of listing)", strlen(a));
 	free(a);
 	free(b);
-	jnl_reader_close(rd);
+	jnl_read_close(rd);
 	free(text);
 }
 
@@ -235,7 +236,7 @@ static void many_bad_lines(void)
 }
 
 /* What the dashboard does on p and P (ui_search.c): the action, then
- * its record (as ui_journal_action writes it). */
+ * its record (as ui_consult_journal_action writes it). */
 static void act(struct jnl_writer *jw, const char *action, const char *name,
 		int phase, double value)
 {
@@ -247,7 +248,7 @@ static void act(struct jnl_writer *jw, const char *action, const char *name,
 		json_object_set_new(o, "name", json_string(name));
 	if (phase >= 0)
 		json_object_set_new(o, "phase", json_integer(phase));
-	jnl_write_json(jw, "action", jnl_ts_now(jw), o);
+	jnl_write_json(jw, "action", jnl_write_ts_now(jw), o);
 	json_decref(o);
 }
 
@@ -284,7 +285,7 @@ static void user_actions(void)
 	live = rw_record_with(&scenario, apath, NULL, user);
 	tap_eq(live->pc->nphases, 1, "actions: the live search has a phase");
 	r = rw_replay(apath, NULL);
-	before = pc_tunable_get(r->cfg, "minObservationTime");
+	before = pc_tunables_get(r->cfg, "minObservationTime");
 	tap_eq(r->pc->nphases, 1, "actions: so has the replayed one");
 	tap_eq(rw_diff(live->pc, r->pc), 0,
 	       "actions: pause, resume, phase and tunable replayed at their "
@@ -297,9 +298,9 @@ static void user_actions(void)
 	       "actions: the report has the phase");
 	tap_eq(before, 2.0, "actions: the tunable as the user set it");
 	src_replay_rewind(r->rp);
-	tap_ok(pc_tunable_get(r->cfg, "minObservationTime") != 2.0,
+	tap_ok(pc_tunables_get(r->cfg, "minObservationTime") != 2.0,
 	       "actions: a rewind gives the tunable its value back (%g)",
-	       pc_tunable_get(r->cfg, "minObservationTime"));
+	       pc_tunables_get(r->cfg, "minObservationTime"));
 	free(a);
 	free(b);
 	rw_replayed_free(r);

@@ -51,7 +51,7 @@ static int play_cut(const char *buf, size_t cut, size_t full_ticks)
 	if (src_replay_open_mem(&r.rp, buf, cut, "cut.jsonl", &e) != 0)
 		return e.msg[0] != '\0' ? 1 : 3;
 	r.cfg = world_new(NULL, NULL)->cfg;   /* the child exits: no frees */
-	r.res = pc_restree_new();
+	r.res = pc_res_tree_new();
 	r.pc = pc_consult_new(r.cfg, src_replay_source(r.rp), r.res);
 	if (src_replay_ticks(r.rp) > 0) {
 		pc_consult_start(r.pc);

@@ -5,7 +5,9 @@
  * segment; freed slots are zeroed in live blocks and reused, also in the
  * block of a thread that wrote it before hunch's sampler adopted the
  * thread; a full block is a clear error; handles out of range stay
- * inside the caller's block.
+ * inside the caller's block; a read of one variable between two ticks
+ * counts a thread registered since the last tick; a timer read while
+ * its thread is inside an update keeps its value, marked stale.
  */
 #include "eng_sampler.h"
 #include "eng_shm.h"
@@ -96,6 +98,46 @@ static void rollback(struct eng_sampler *s, struct eng_shm *shm, int idx)
 	tap_eq(eng_sampler_stats(s)->rollbacks, 1, "and the rollback counted");
 }
 
+/* A thread descheduled inside a timer's update (prot1 one ahead of
+ * prot2, its total already added): the tick keeps the value before and
+ * says it is stale, for that thread and in the sum; once the update
+ * ends, the next tick reads it all and the mark is gone. */
+static void stale(struct eng_sampler *s, struct eng_shm *shm, int idx)
+{
+	const struct eng_shm_layout *lay = eng_shm_layout(shm);
+	struct hunch_err e = { 0 };
+	volatile struct hunch_timer *t;
+	struct eng_var_agg a;
+	uint32_t id;
+	uint64_t h;
+	int64_t v1 = -1, v2 = -1, v3 = -1;
+
+	eng_sampler_var_alloc(s, ENG_VAR_WALL_TIMER, &id, &h, &e);
+	hunchrt_wall_start(h);
+	hunchrt_wall_stop(h);
+	eng_sampler_tick(s, &e);
+	eng_sampler_var_thread(s, id, (uint32_t)idx, &v1);
+	t = (volatile void *)(eng_shm_base(shm) + lay->blocks_off +
+			      ((uint64_t)idx << lay->block_shift) + h);
+	t->prot1++;
+	t->total += 5000000;   /* 5 ms, in native units at most as many ns */
+	eng_sampler_tick(s, &e);
+	eng_sampler_var_thread(s, id, (uint32_t)idx, &v2);
+	eng_sampler_var_agg(s, id, &a);
+	tap_ok(v2 == v1 && eng_sampler_var_stale(s, id, (uint32_t)idx) &&
+	       a.nstale == 1, "a timer read mid-update keeps its value "
+	       "(%lld ns) and is marked stale, in the sum too (%u)",
+	       (long long)v2, a.nstale);
+	t->prot2++;
+	eng_sampler_tick(s, &e);
+	eng_sampler_var_thread(s, id, (uint32_t)idx, &v3);
+	eng_sampler_var_agg(s, id, &a);
+	tap_ok(v3 > v1 && !eng_sampler_var_stale(s, id, (uint32_t)idx) &&
+	       a.nstale == 0, "once the update ends it is read whole "
+	       "(%lld ns more) and no longer stale", (long long)(v3 - v1));
+	eng_sampler_var_free(s, id);
+}
+
 /* A thread that writes a slot between two ticks (not adopted yet). */
 struct writer {
 	uint64_t h;
@@ -120,6 +162,29 @@ static void *writer_main(void *arg)
 	return NULL;
 }
 
+/* Start the writer thread and wait until it has written its 9. */
+static bool writer_start(struct writer *w, pthread_t *t)
+{
+	if (pthread_create(t, NULL, writer_main, w) != 0) {
+		tap_ok(0, "pthread_create");
+		return false;
+	}
+	pthread_mutex_lock(&w->mu);
+	while (!w->wrote)
+		pthread_cond_wait(&w->cv, &w->mu);
+	pthread_mutex_unlock(&w->mu);
+	return true;
+}
+
+static void writer_stop(struct writer *w, pthread_t t)
+{
+	pthread_mutex_lock(&w->mu);
+	w->done = 1;
+	pthread_cond_broadcast(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+	pthread_join(t, NULL);
+}
+
 /* The slot a not yet adopted thread wrote is zeroed at free: the next
  * owner of the slot reads 0 in that thread, not the old value. */
 static void reuse_unadopted(struct eng_sampler *s)
@@ -134,14 +199,8 @@ static void reuse_unadopted(struct eng_sampler *s)
 
 	eng_sampler_tick(s, &e);   /* every earlier thread adopted */
 	eng_sampler_var_alloc(s, ENG_VAR_COUNTER, &a, &w.h, &e);
-	if (pthread_create(&t, NULL, writer_main, &w) != 0) {
-		tap_ok(0, "pthread_create");
+	if (!writer_start(&w, &t))
 		return;
-	}
-	pthread_mutex_lock(&w.mu);
-	while (!w.wrote)
-		pthread_cond_wait(&w.cv, &w.mu);
-	pthread_mutex_unlock(&w.mu);
 	tap_ok(w.idx >= 0, "the writer thread has an index (%d)", w.idx);
 	/* No tick between the write and the free: not adopted. */
 	eng_sampler_var_free(s, a);
@@ -152,12 +211,35 @@ static void reuse_unadopted(struct eng_sampler *s)
 	       "the writer is adopted at the next tick");
 	tap_eq(v, 0, "the new owner of the slot reads 0 in the thread that "
 	       "wrote it before it was adopted, not its old value 9");
-	pthread_mutex_lock(&w.mu);
-	w.done = 1;
-	pthread_cond_broadcast(&w.cv);
-	pthread_mutex_unlock(&w.mu);
-	pthread_join(t, NULL);
+	writer_stop(&w, t);
 	eng_sampler_var_free(s, b);
+}
+
+/* A thread that registers and counts between two ticks (a thread of a
+ * program after an exec registers at its first primitive): a refresh of
+ * the variable, with no tick, counts it. */
+static void refresh_unadopted(struct eng_sampler *s)
+{
+	struct writer w = { .mu = PTHREAD_MUTEX_INITIALIZER,
+			    .cv = PTHREAD_COND_INITIALIZER, .idx = -1 };
+	struct hunch_err e = { 0 };
+	struct eng_var_agg a;
+	uint32_t id;
+	pthread_t t;
+
+	eng_sampler_tick(s, &e);   /* every earlier thread adopted */
+	eng_sampler_var_alloc(s, ENG_VAR_COUNTER, &id, &w.h, &e);
+	if (!writer_start(&w, &t))
+		return;
+	tap_eq(eng_sampler_var_refresh(s, id), 0, "refresh between ticks");
+	eng_sampler_var_agg(s, id, &a);
+	tap_eq(a.sum, 9, "it counts the 9 of a thread registered since the "
+	       "last tick");
+	tap_eq(eng_sampler_var_thread(s, id, (uint32_t)w.idx, &a.sum), 0,
+	       "that thread is adopted by the refresh");
+	writer_stop(&w, t);
+	eng_sampler_tick(s, &e);   /* the writer retired */
+	eng_sampler_var_free(s, id);
 }
 
 static void reuse_in_process(void)
@@ -207,7 +289,9 @@ static void reuse_in_process(void)
 	tap_eq(v, 6, "an out-of-range handle stays inside the own block");
 	tap_eq(eng_sampler_stats(s)->corrupt, 0, "nothing rejected");
 	rollback(s, shm, idx);
+	stale(s, shm, idx);
 	reuse_unadopted(s);
+	refresh_unadopted(s);
 	eng_sampler_destroy(s);
 }
 

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "eng_symbols.h"
+#include "eng_image.h"
 #include "tap.h"
 
 /* meson passes "kind path kind path ...". */

@@ -31,7 +31,7 @@ static struct eng_image *open_or_skip(const char *path)
 /* The name resolves, and func_at finds it again from inside. */
 static void has_func(struct eng_image *img, const char *name)
 {
-	const struct eng_func *f = eng_image_func_by_name(img, name);
+	const struct eng_func *f = eng_sym_lazy_func_by_name(img, name);
 
 	tap_ok(f && f->size > 0 && eng_image_func_at(img, f->addr + f->size / 2)
 	       == f, "%s has %s (%lu bytes)", eng_image_name(img), name,
@@ -52,8 +52,8 @@ static size_t count_cmd(const char *cmd)
  * where axis could not name glibc's lock-waiting internals). */
 static void test_libc_debug(struct eng_image *img)
 {
-	const struct eng_func *f = eng_image_func_by_name(img, "malloc");
-	const char *src = f ? eng_func_source_basename(img, f) : NULL;
+	const struct eng_func *f = eng_sym_lazy_func_by_name(img, "malloc");
+	const char *src = f ? eng_sym_lazy_source_basename(img, f) : NULL;
 
 	if (!tap_ok(eng_image_debug_file(img) != NULL, "libc's debug file "
 		    "is found by build-id (package libc6-dbg)"))
@@ -67,7 +67,7 @@ static void test_libc_debug(struct eng_image *img)
 	if (!tap_ok(src && strcmp(src, "malloc.c") == 0, "malloc comes from "
 		    "malloc.c"))
 		tap_diag("  source: %s", src ? src : "(none)");
-	f = eng_image_func_by_name(img, "pthread_mutex_lock");
+	f = eng_sym_lazy_func_by_name(img, "pthread_mutex_lock");
 	tap_ok(f && strcmp(f->name, "pthread_mutex_lock") == 0,
 	       "a plain name beats .symtab's pthread_mutex_lock@@GLIBC_2.2.5");
 }
@@ -122,8 +122,8 @@ static void test_libc(void)
 	has_func(img, "write");
 	/* write, __write and __libc_write are one function: the display
 	 * name is the one without underscores. */
-	w = eng_image_func_by_name(img, "__write");
-	tap_ok(w && w == eng_image_func_by_name(img, "write") &&
+	w = eng_sym_lazy_func_by_name(img, "__write");
+	tap_ok(w && w == eng_sym_lazy_func_by_name(img, "write") &&
 	       strcmp(w->name, "write") == 0, "aliases of write fold into "
 	       "'write'");
 	test_libc_debug(img);
@@ -168,7 +168,8 @@ static void test_llvm(void)
 		if (f->from_fde)
 			continue;
 		named++;
-		mangled += strcmp(eng_func_display_name(img, f), f->name) != 0;
+		mangled +=
+			strcmp(eng_sym_lazy_display_name(img, f), f->name) != 0;
 	}
 	tap_diag("open + %zu display names: %.1f ms", named,
 		 (now() - t0) * 1e3);
@@ -188,8 +189,8 @@ static void test_llvm(void)
 	       "covers", nx);
 	tap_ok(mangled > named / 2, "libLLVM-14: %zu of %zu symbol names "
 	       "demangled", mangled, named);
-	f = eng_image_func_by_name(img, "_ZN4llvm11raw_ostream5writeEPKcm");
-	tap_ok(f && strcmp(eng_func_display_name(img, f),
+	f = eng_sym_lazy_func_by_name(img, "_ZN4llvm11raw_ostream5writeEPKcm");
+	tap_ok(f && strcmp(eng_sym_lazy_display_name(img, f),
 			   "llvm::raw_ostream::write(char const*, unsigned "
 			   "long)") == 0, "libLLVM-14: llvm::raw_ostream::write "
 	       "demangled");

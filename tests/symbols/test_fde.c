@@ -94,7 +94,7 @@ static void check_functions(struct eng_image *s, const char *kind,
 				 base(path), starts[i] - lb);
 		if (strcmp(g->name, want) != 0 && bad_name++ < 5)
 			tap_diag("  %s named %s", want, g->name);
-		if (eng_image_func_by_name(s, want) != g)
+		if (eng_sym_lazy_func_by_name(s, want) != g)
 			bad_lookup++;
 	}
 	for (size_t i = 0; i < eng_image_nfuncs(s); i++)
@@ -142,8 +142,8 @@ static void check_against_full(struct eng_image *u, struct eng_image *s,
 static void check_main(struct eng_image *u, struct eng_image *s,
 		       const char *kind, const char *path)
 {
-	const struct eng_func *mu = eng_image_func_by_name(u, "main");
-	const struct eng_func *ms = eng_image_func_by_name(s, "main");
+	const struct eng_func *mu = eng_sym_lazy_func_by_name(u, "main");
+	const struct eng_func *ms = eng_sym_lazy_func_by_name(s, "main");
 	uint64_t od = objdump_main(path) - eng_image_link_base(s);
 
 	tap_ok(mu && ms && ms->addr == mu->addr && ms->size == mu->size &&
@@ -172,7 +172,7 @@ static void check_where(struct eng_image *s, const char *kind,
 		if (strncmp(l, prefix, lp) == 0 && k < n + 64)
 			got[k++] = l + lp;
 	for (size_t i = 0; i < n; i++)
-		want[i] = eng_func_display_name(s, eng_image_func(s, i));
+		want[i] = eng_sym_lazy_display_name(s, eng_image_func(s, i));
 	check_names(join_sorted(got, k), join_sorted(want, n), kind,
 		    "hunch where lists every function under <unknown>");
 	free(got);
@@ -187,7 +187,7 @@ static void check_cold(struct eng_image *u, struct eng_image *s,
 		       const char *kind, const char *cold,
 		       const struct fde_ent *f, size_t nf)
 {
-	const struct eng_func *c = eng_image_func_by_name(u, cold);
+	const struct eng_func *c = eng_sym_lazy_func_by_name(u, cold);
 	struct eng_coldpart *cp = NULL;
 	uint64_t lo = 0, hi = 0;
 	size_t ncold = 0;
@@ -226,8 +226,8 @@ static void check_sizeless(const char *kind, const char *path)
 		tap_ok(0, "%s: opens: %s", kind, err.msg);
 		goto out;
 	}
-	f = eng_image_func_by_name(img, "sc_asm_nosize");
-	g = eng_image_func_by_name(nofde, "sc_asm_nosize");
+	f = eng_sym_lazy_func_by_name(img, "sc_asm_nosize");
+	g = eng_sym_lazy_func_by_name(nofde, "sc_asm_nosize");
 	tap_ok(a != 0 && f && f->addr + eng_image_link_base(img) == a &&
 	       f->size == 8 && !f->from_fde, "%s: size-0 symbol "
 	       "sc_asm_nosize has its FDE's size, 8 (got %lu)", kind,
@@ -256,7 +256,7 @@ static void test_pair(const char *kind, const char *full,
 	nf2 = readelf_fdes(stripped, &f2);
 	tap_ok(nf == nf2 && nf > 0 && memcmp(f, f2, nf * sizeof(*f)) == 0,
 	       "%s: both builds have the same %zu FDEs", kind, nf);
-	m = eng_image_func_by_name(u, "main");
+	m = eng_sym_lazy_func_by_name(u, "main");
 	check_functions(s, kind, stripped, f, nf,
 			m ? m->addr + eng_image_link_base(u) : 0);
 	check_against_full(u, s, kind, f, nf);
@@ -308,7 +308,8 @@ static void test_debug_frame(const char *kind, const char *path)
 	}
 	tap_eq(bad, 0, "%s: each has its symbol's address and size", kind);
 	for (size_t i = 0; mine[i]; i++) {
-		const struct eng_func *b = eng_image_func_by_name(u, mine[i]);
+		const struct eng_func *b =
+			eng_sym_lazy_func_by_name(u, mine[i]);
 
 		dbg += b && eng_image_func_at(f, b->addr) != NULL &&
 		       eng_image_func_at(f, b->addr)->addr == b->addr;
@@ -344,13 +345,13 @@ static void test_debian(const char *path, const char *dynfunc)
 	nf = readelf_fdes(path, &f);
 	om = objdump_main(path);
 	check_functions(img, base(path), path, f, nf, om);
-	m = eng_image_func_by_name(img, "main");
+	m = eng_sym_lazy_func_by_name(img, "main");
 	tap_ok(om != 0 && m && m->from_fde &&
 	       m->addr == om - eng_image_link_base(img),
 	       "%s: main found from _start at %#" PRIx64 " (objdump)",
 	       base(path), om);
 	if (dynfunc != NULL) {
-		d = eng_image_func_by_name(img, dynfunc);
+		d = eng_sym_lazy_func_by_name(img, dynfunc);
 		tap_ok(d && strcmp(d->name, dynfunc) == 0 && d->from_dynsym &&
 		       !d->from_fde, "%s: %s is still named from .dynsym",
 		       base(path), dynfunc);

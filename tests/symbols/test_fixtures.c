@@ -44,10 +44,10 @@ static char *funcs_from(struct eng_image *img, const char *src)
 
 	for (size_t i = 0; i < n; i++) {
 		const struct eng_func *f = eng_image_func(img, i);
-		const char *b = eng_func_source_basename(img, f);
+		const char *b = eng_sym_lazy_source_basename(img, f);
 
 		if (b && strcmp(b, src) == 0)
-			v[k++] = eng_func_display_name(img, f);
+			v[k++] = eng_sym_lazy_display_name(img, f);
 	}
 	s = join_sorted(v, k);
 	free(v);
@@ -139,7 +139,7 @@ static void check_func_at(struct eng_image *img, const char *kind,
 	int bad = 0;
 
 	for (size_t i = 0; names[i]; i++) {
-		const struct eng_func *f = eng_image_func_by_name(img,
+		const struct eng_func *f = eng_sym_lazy_func_by_name(img,
 								  names[i]);
 
 		if (f == NULL || f->size == 0) {
@@ -163,10 +163,12 @@ static void check_func_at(struct eng_image *img, const char *kind,
  * function; both end where the next function starts. */
 static void check_clamps(struct eng_image *img, const char *kind)
 {
-	const struct eng_func *a = eng_image_func_by_name(img, "sf_asm_nosize");
-	const struct eng_func *b = eng_image_func_by_name(img,
+	const struct eng_func *a =
+		eng_sym_lazy_func_by_name(img, "sf_asm_nosize");
+	const struct eng_func *b = eng_sym_lazy_func_by_name(img,
 							  "sf_asm_oversize");
-	const struct eng_func *c = eng_image_func_by_name(img, "sf_asm_after");
+	const struct eng_func *c =
+		eng_sym_lazy_func_by_name(img, "sf_asm_after");
 	static const unsigned char want[8] = { 0x90, 0x90, 0xb8, 0x2a, 0, 0, 0,
 					       0xc3 };
 	unsigned char got[8] = { 0 };
@@ -235,8 +237,8 @@ static void check_header(struct eng_image *img, const char *kind,
 static void check_source_path(struct eng_image *img, const char *kind,
 			      const char *func, const char *suffix)
 {
-	const struct eng_func *f = eng_image_func_by_name(img, func);
-	const char *s = f ? eng_func_source_file(img, f) : NULL;
+	const struct eng_func *f = eng_sym_lazy_func_by_name(img, func);
+	const char *s = f ? eng_sym_lazy_source_file(img, f) : NULL;
 	size_t ls = s ? strlen(s) : 0, lx = strlen(suffix);
 
 	if (!tap_ok(s && ls >= lx && strcmp(s + ls - lx, suffix) == 0,
@@ -311,7 +313,7 @@ static void test_stripped(const char *kind, const char *path, bool pie,
 	for (size_t i = 0; i < n; i++) {
 		const struct eng_func *f = eng_image_func(img, i);
 
-		with_src += eng_func_source_file(img, f) != NULL;
+		with_src += eng_sym_lazy_source_file(img, f) != NULL;
 		if (f->from_dynsym == f->from_fde)
 			neither++;
 	}
@@ -335,10 +337,10 @@ static void test_stripped(const char *kind, const char *path, bool pie,
 	}
 	free(want);   /* the strdup'd names are left to the process end */
 	for (size_t i = 0; must[i]; i++)
-		if (!tap_ok(eng_image_func_by_name(img, must[i]) != NULL,
+		if (!tap_ok(eng_sym_lazy_func_by_name(img, must[i]) != NULL,
 			    "%s: exported %s found by name", kind, must[i]))
 			break;
-	tap_ok(eng_image_func_by_name(img, must_not) == NULL,
+	tap_ok(eng_sym_lazy_func_by_name(img, must_not) == NULL,
 	       "%s: static %s is not found by its name", kind, must_not);
 	check_vs_readelf(img, kind, path, true);
 	eng_image_close(img);
@@ -354,14 +356,14 @@ static void test_cpp(const char *kind, const char *path)
 	check_names(funcs_from(img, "symfix_cpp.cc"), join_list(cpp_funcs), kind,
 		    "C++ functions of symfix_cpp.cc, demangled, are exactly "
 		    "the source's");
-	f = eng_image_func_by_name(img, "_ZN3sfx7Counter4bumpEi");
+	f = eng_sym_lazy_func_by_name(img, "_ZN3sfx7Counter4bumpEi");
 	tap_ok(f && strcmp(f->name, "_ZN3sfx7Counter4bumpEi") == 0,
 	       "%s: raw name stays mangled", kind);
-	tap_ok(f && eng_func_display_name(img, f) ==
-	       eng_func_display_name(img, f), "%s: display name is cached",
+	tap_ok(f && eng_sym_lazy_display_name(img, f) ==
+	       eng_sym_lazy_display_name(img, f), "%s: display name is cached",
 	       kind);
-	f = eng_image_func_by_name(img, "sfx_c_entry");
-	tap_ok(f && eng_func_display_name(img, f) == f->name,
+	f = eng_sym_lazy_func_by_name(img, "sfx_c_entry");
+	tap_ok(f && eng_sym_lazy_display_name(img, f) == f->name,
 	       "%s: a C name is displayed as is", kind);
 	check_vs_readelf(img, kind, path, false);
 	eng_image_close(img);

@@ -103,10 +103,10 @@ static void test_mini(const char *full, const char *mini)
 		tap_diag("skipping the MiniDebugInfo checks");
 		return;
 	}
-	tap_ok(eng_image_debug_source(img) == ENG_DEBUG_MINI &&
+	tap_ok(eng_sym_debug_source(img) == ENG_DEBUG_MINI &&
 	       strcmp(eng_image_debug_file(img), mini) == 0,
 	       "mini: symbols from .gnu_debugdata (got %s, %s)",
-	       eng_debug_source_name(eng_image_debug_source(img)),
+	       eng_sym_debug_source_name(eng_sym_debug_source(img)),
 	       eng_image_debug_file(img) ? eng_image_debug_file(img) : "none");
 	tap_ok(eng_image_stripped(img), "mini: the file itself is stripped");
 	check_names(got_funcs(img), want_funcs(full), "mini",
@@ -114,12 +114,12 @@ static void test_mini(const char *full, const char *mini)
 	n = parse_readelf(full, false, &v);
 	want_addr = nm_addr(v, n, "sf_static_helper");
 	free(v);
-	f = eng_image_func_by_name(img, "sf_static_helper");
+	f = eng_sym_lazy_func_by_name(img, "sf_static_helper");
 	tap_ok(f != NULL && f->addr + eng_image_link_base(img) == want_addr &&
 	       !f->global, "mini: static sf_static_helper at 0x%llx, local",
 	       (unsigned long long)want_addr);
 	for (size_t i = 0; i < eng_image_nfuncs(img); i++)
-		nsrc += eng_func_source_file(img, eng_image_func(img, i)) != NULL;
+		nsrc += eng_sym_lazy_source_file(img, eng_image_func(img, i)) != NULL;
 	tap_ok(!eng_image_has_dwarf(img) && nsrc == 0,
 	       "mini: no DWARF, so no source files (%zu)", nsrc);
 	eng_image_close(img);
@@ -153,12 +153,12 @@ static void check_linked(const char *prog, const char *full,
 
 	if (!tap_ok(img != NULL, "linked, %s: opens", what))
 		return;
-	tap_ok(eng_image_debug_source(img) == want_src &&
+	tap_ok(eng_sym_debug_source(img) == want_src &&
 	       (want_dbg == NULL ? dbg == NULL :
 		dbg != NULL && strcmp(dbg, want_dbg) == 0),
 	       "linked, %s: symbols from %s %s (got %s %s)", what,
-	       eng_debug_source_name(want_src), want_dbg ? want_dbg : "",
-	       eng_debug_source_name(eng_image_debug_source(img)),
+	       eng_sym_debug_source_name(want_src), want_dbg ? want_dbg : "",
+	       eng_sym_debug_source_name(eng_sym_debug_source(img)),
 	       dbg ? dbg : "");
 	if (want_src == ENG_DEBUG_NONE) {
 		tap_eq(nsf(img), 0, "linked, %s: no sf_ function named", what);
@@ -169,9 +169,9 @@ static void check_linked(const char *prog, const char *full,
 		check_names(got_funcs(img), want_funcs(full), kind,
 			    "every function of the unstripped build, same "
 			    "addresses");
-		f = eng_image_func_by_name(img, "sf_static_helper");
+		f = eng_sym_lazy_func_by_name(img, "sf_static_helper");
 		tap_ok(f != NULL &&
-		       strcmp(eng_func_source_basename(img, f), "symfix.c")
+		       strcmp(eng_sym_lazy_source_basename(img, f), "symfix.c")
 		       == 0, "linked, %s: sf_static_helper is in symfix.c "
 		       "(DWARF of the debug file)", what);
 	}

@@ -125,7 +125,7 @@ static const char *stripped_name(const char *path, const char *sym)
 		 path);
 	if (eng_image_open(full, &img, &err) < 0)
 		return "(unstripped build missing)";
-	f = eng_image_func_by_name(img, sym);
+	f = eng_sym_lazy_func_by_name(img, sym);
 	snprintf(name, sizeof(name), "%s+0x%lx", base(path),
 		 f ? (unsigned long)f->addr : 0UL);
 	eng_image_close(img);
@@ -189,7 +189,7 @@ static void check_threads(struct target *t, const char *kind,
 	double t0 = now();
 	int good = 0;
 
-	if (!tap_ok(eng_unwinder_open(t->pid, &u, &err) == 0,
+	if (!tap_ok(eng_unwind_open(t->pid, &u, &err) == 0,
 		    "%s: unwinder opens pid", kind)) {
 		tap_diag("  %s", err.msg);
 		return;
@@ -200,7 +200,7 @@ static void check_threads(struct target *t, const char *kind,
 		char want[256];
 		bool entry;
 
-		if (eng_unwinder_thread_start(u, t->seized[i], &ts, &err) < 0) {
+		if (eng_unwind_thread_start(u, t->seized[i], &ts, &err) < 0) {
 			tap_ok(0, "%s: thread %d unwinds", kind, t->seized[i]);
 			tap_diag("  %s", err.msg);
 			continue;
@@ -229,7 +229,7 @@ static void check_threads(struct target *t, const char *kind,
 	}
 	tap_diag("%s: %d threads unwound in %.2f ms (one unwinder)", kind,
 		 t->nseized, (now() - t0) * 1e3);
-	eng_unwinder_close(u);
+	eng_unwind_close(u);
 	tap_eq(good, 4, "%s: all four threads named", kind);
 }
 
@@ -242,13 +242,13 @@ static void check_oneshot(struct target *t, const char *kind)
 	uint64_t pc = 0;
 	pid_t tid = t->tids[0];
 
-	eng_unwinder_open(t->pid, &u, &err);
+	eng_unwind_open(t->pid, &u, &err);
 	if (u)
-		eng_unwinder_thread_start(u, tid, &ts, &err);
-	eng_unwinder_close(u);
-	tap_ok(eng_thread_start_function(t->pid, tid, &pc, &err) == 0 &&
-	       pc == ts.pc && pc != 0, "%s: eng_thread_start_function agrees",
-	       kind);
+		eng_unwind_thread_start(u, tid, &ts, &err);
+	eng_unwind_close(u);
+	tap_ok(eng_unwind_thread_start_function(t->pid, tid, &pc, &err) == 0 &&
+		       pc == ts.pc && pc != 0,
+	       "%s: eng_unwind_thread_start_function agrees", kind);
 }
 
 /* Unwinding needs a ptrace-stopped thread and a live process: without
@@ -260,13 +260,13 @@ static void check_errors(struct target *t, const char *kind)
 	uint64_t pc = 0;
 	int r;
 
-	r = eng_thread_start_function(t->pid, t->tids[0], &pc, &err);
+	r = eng_unwind_thread_start_function(t->pid, t->tids[0], &pc, &err);
 	snprintf(want, sizeof(want), "thread %d of pid %d", t->tids[0],
 		 t->pid);
 	if (!tap_ok(r < 0 && strstr(err.msg, want), "%s: a thread not "
 		    "stopped by us is refused by name", kind))
 		tap_diag("  r=%d: %s", r, err.msg);
-	r = eng_thread_start_function(999999999, 999999999, &pc, &err);
+	r = eng_unwind_thread_start_function(999999999, 999999999, &pc, &err);
 	if (!tap_ok(r < 0 && strstr(err.msg, "pid 999999999"),
 		    "%s: a pid that does not exist is refused by name", kind))
 		tap_diag("  r=%d: %s", r, err.msg);

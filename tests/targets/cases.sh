@@ -120,13 +120,33 @@ tgt_target_pid() {
 	return 1
 }
 
+# Waits until process PID has been traced (TracerPid set), up to 10 s:
+# an attach that comes after the program's end tests nothing, and the
+# program's exit status would be the tracer's to reap.
+tgt_wait_traced() {  # tgt_wait_traced PID
+	local i tracer
+	for ((i = 0; i < 1000; i++)); do
+		tracer=$(awk '/^TracerPid:/ { print $2 }' "/proc/$1/status" \
+			2>/dev/null)
+		[ -n "$tracer" ] && [ "$tracer" != 0 ] && return 0
+		sleep 0.01
+	done
+	echo "# process $1 was never traced" >&2
+	return 1
+}
+
 # Sends each signal only after the previous one was printed: same-kind
 # signals pending together would merge, and the order must be fixed.
+# With TGT_AFTER_ATTACH set (a launcher that attaches to the program
+# some time after it starts), the first waits for the attach.
 tgt_send_in_turn() {  # tgt_send_in_turn PID BINARY OUT SIG...
 	local pid out=$3 sig
 	pid=$(tgt_target_pid "$1" "$2") || return 1
 	shift 3
 	tgt_wait_line "$out" ready || return 1
+	if [ -n "${TGT_AFTER_ATTACH:-}" ]; then
+		tgt_wait_traced "$pid" || return 1
+	fi
 	for sig in "$@"; do
 		kill -s "$sig" "$pid" || return 1
 		tgt_wait_line "$out" "SIG$sig" || return 1
@@ -189,6 +209,9 @@ tgt_run_case() {  # tgt_run_case NAME BINARY OUT_FILE
 	fi
 	wait "$pid" || rc=$?
 	TGT_GOT_STATUS=$(tgt_status_of "$rc")
+	# The run's stderr (a launcher's reason, when it fails), for a
+	# failing check to show.
+	TGT_GOT_ERR=$(tail -c 2000 "$err")
 	rm -f "$err" "$wait" "$wait.2"
 	return $drv
 }

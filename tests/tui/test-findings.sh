@@ -127,7 +127,7 @@ tap_eq "$(strip_title wide | wc -m)" 161 "wide: its title spans the 160 columns"
 WAIT=30 check_screen wide '^ +[0-9]+  [0-9.]+ (s/s|CPUs) +[0-9]+ threads spend [0-9]+% of their time waiting for mutex `bnmx_lock`' \
 	"wide: the contended mutex is a finding, in plain words with its threads and share of time"
 WAIT=30 check_screen wide '^ bn_mutex-O2-pie +pid [0-9]+ +exited 0 ' "wide: bn_mutex ends"
-check_screen wide '^ exited 0 at [0-9]+:[0-9]{2}: bottlenecks found$' "wide: the summary"
+check_screen wide '^ exited 0 at [0-9]+:[0-9]{2}: [a-z]' "wide: the summary: how it ended and when, then the result"
 settle wide
 live_strip=$(strip wide)
 n=$(strip_title wide | sed -n 's/.* \([0-9]*\) findings\{0,1\}, by impact$/\1/p')
@@ -139,6 +139,14 @@ wait_screen wide '^RC=[0-9][0-9]*$' 15 >/dev/null
 printed=$(screen_all wide | sed -n '/^hunch report: /,/^hunch: journal /p' | sed '$d')
 "$HUNCH" replay --batch "$TMP/mutex.jsonl" >"$TMP/mutex-replay.txt" 2>/dev/null
 head_of "$TMP/mutex-replay.txt" >"$TMP/mutex-head.txt"
+# Whether every top-level hypothesis concludes in bn_mutex's 10 s
+# depends on the machine's load (CPUstarved reads near its threshold
+# here), so the summary's result is checked against the journal's own
+# report, whatever it is: "bottlenecks found" or "incomplete: ...".
+"$HUNCH" replay --batch --report "$TMP/mutex-report.json" "$TMP/mutex.jsonl" >/dev/null 2>&1
+want=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["result"])' "$TMP/mutex-report.json")
+tap_eq "$(sed -n '1s/^ exited 0 at [0-9]*:[0-9][0-9]: //p' <<< "$live_strip")" "$want" \
+	"wide: the summary's result is the report's ($want)"
 tap_eq "$printed" "$(cat "$TMP/mutex-head.txt")" "wide: q prints the batch report's head"
 tap_eq "$(sed 1d <<< "$live_strip")" "$(want_rows "$TMP/mutex-head.txt" 160 "$shown")" \
 	"wide: each row is the report's rank, impact and words, cut at 160 columns"

@@ -41,7 +41,7 @@ static void setup(void)
 	memset(&u, 0, sizeof(u));
 	u.label = "prog";
 	u.pid = 100;
-	u.t0 = ui_now();
+	u.t0 = ui_screen_now();
 	u.active = u.main_pane = UI_PANE_WHERE;
 	u.launched = true;
 	ui_where_init(&u.where);
@@ -68,7 +68,7 @@ static void snap(void)
 	FILE *f;
 
 	u.dirty = UI_D_ALL;
-	ui_draw(&u);
+	ui_layout_draw(&u);
 	ui_shot_write(&u, shot_path);
 	f = fopen(shot_path, "r");
 	nlines = 0;
@@ -112,7 +112,7 @@ static void dump(void)
 static void keys(const char *s)
 {
 	for (; *s; s++)
-		ui_key(&u, *s == '\n' ? '\r' : (unsigned char)*s);
+		ui_keys_press(&u, *s == '\n' ? '\r' : (unsigned char)*s);
 }
 
 static void tick(double until)
@@ -266,7 +266,7 @@ static void test_tunables(void)
 	     "range [0, 1]", "5 is refused with the range");
 	keys("\n0.8\n");
 	SEEN("PC_CPUThreshold = 0.8 (was 0.3)", "0.8 is applied");
-	tap_ok(pc_tunable_get(w->cfg, "PC_CPUThreshold") == 0.8,
+	tap_ok(pc_tunables_get(w->cfg, "PC_CPUThreshold") == 0.8,
 	       "the search has it");
 	keys("\nabc\n");
 	SEEN("PC_CPUThreshold: \"abc\" is not a number", "text is refused");
@@ -350,12 +350,13 @@ static void test_edit(void)
 	LINE(" $.hypotheses.HotLoop.threshold: unknown tunable "
 	     "\"PC_CPUThreshld\"; expected a", "then the JSON path and what "
 	     "is wrong");
-	tap_eq(pc_hypo_find(w->cfg, "HotLoop"), -1, "the search is unchanged");
+	tap_eq(pc_config_hypo_find(w->cfg, "HotLoop"), -1,
+	       "the search is unchanged");
 	use_editor("fix.sh");
 	keys("e");
 	snprintf(msg, sizeof(msg), " applied %s: 1 new hypothesis", file);
 	LINE(msg, "the fixed file is applied");
-	ui_key(&u, KEY_DOWN);   /* the why axis is a line taller than the pane */
+	ui_keys_press(&u, KEY_DOWN);   /* the why axis is a line taller than the pane */
 	LINE("   HotLoop  cpu_inclusive > PC_CPUThreshold = 0.8",
 	     "HotLoop is on the why axis, with the live threshold kept");
 	tap_ok(world_node(w, 1, "HotLoop", TOP) != NULL,

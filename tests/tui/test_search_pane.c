@@ -101,7 +101,7 @@ static void build(void)
 {
 	struct pc_node *root, *n;
 
-	u.pc->global = pc_search_new(0, "global", 0);
+	u.pc->global = pc_shg_new(0, "global", 0);
 	root = node(-1, "topLevelHypothesis", NULL, true);
 	u.pc->global->root = root->id;
 	root->truth = PC_TRUE;
@@ -154,11 +154,11 @@ static void setup(const char *hypotheses)
 	memset(&u, 0, sizeof(u));
 	u.label = "prog";
 	u.pid = 42;
-	u.t0 = ui_now();
+	u.t0 = ui_screen_now();
 	u.active = u.main_pane = UI_PANE_SEARCH;
 	ui_where_init(&u.where);
 	ui_log_init(&u.log, 8);
-	u.tree = pc_restree_new();
+	u.tree = pc_res_tree_new();
 	add_fn("main");
 	add_fn("compute");
 	pc_where_apply(u.tree, &t);
@@ -182,7 +182,7 @@ static const char *line(int y)
 	int i = 0;
 
 	u.dirty = UI_D_ALL;
-	ui_draw(&u);
+	ui_layout_draw(&u);
 	ui_shot_write(&u, shot_path);
 	f = fopen(shot_path, "r");
 	while (f != NULL && i < 64 && fgets(buf[i], sizeof(buf[i]), f)) {
@@ -209,7 +209,7 @@ static const char *rows(int n)
 
 static void key(int k)
 {
-	ui_key(&u, k);
+	ui_keys_press(&u, k);
 }
 
 static void test_rows(void)

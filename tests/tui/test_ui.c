@@ -38,12 +38,12 @@ static void setup(void)
 	memset(&u, 0, sizeof(u));
 	u.label = "prog";
 	u.pid = 1234567;
-	u.t0 = ui_now();
+	u.t0 = ui_screen_now();
 	u.active = u.main_pane = UI_PANE_WHERE;
 	u.launched = true;
 	ui_where_init(&u.where);
 	ui_log_init(&u.log, 8);
-	u.tree = pc_restree_new();
+	u.tree = pc_res_tree_new();
 	add_fn("prog", "main.c", "main");
 	add_fn("prog", "main.c", "compute");
 	add_fn("prog", "<unknown>", "_start");
@@ -77,7 +77,7 @@ static const char *screen_line(int y)
 	int i = 0;
 
 	u.dirty = UI_D_ALL;
-	ui_draw(&u);
+	ui_layout_draw(&u);
 	ui_shot_write(&u, shot_path);
 	f = fopen(shot_path, "r");
 	while (f != NULL && i < 64 && fgets(buf[i], sizeof(buf[i]), f)) {
@@ -107,7 +107,7 @@ static void test_status(void)
 	for (size_t i = 0; i < 2; i++) {
 		u.label = labels[i];
 		u.st = (struct src_live_status){ .nthreads = 1234 };
-		tap_ok(ui_width(&u, screen_line(0)) <= 80 &&
+		tap_ok(ui_screen_width(&u, screen_line(0)) <= 80 &&
 		       strstr(screen_line(0), "| no search yet") != NULL &&
 		       strstr(screen_line(0), "running") != NULL,
 		       "status line, running, label of %zu chars: fits 80 "
@@ -116,7 +116,7 @@ static void test_status(void)
 			.ended = true, .killed = true, .signo = 11, .core = true,
 		};
 		tap_ok(strstr(screen_line(0), "killed SIGSEGV (core)") != NULL
-		       && ui_width(&u, screen_line(0)) <= 80,
+		       && ui_screen_width(&u, screen_line(0)) <= 80,
 		       "status line, killed: 'killed SIGSEGV (core)' fits");
 		u.st = (struct src_live_status){ .ended = true, .exit_code = 3 };
 		tap_ok(strstr(screen_line(0), "exited 3") != NULL,
@@ -129,7 +129,7 @@ static void test_status(void)
 		.active = 3, .pending = 1, .state = "searching",
 	};
 	tap_ok(strstr(screen_line(0), "| 5Hz 1.2%/5% exp 3+1 searching") != NULL
-	       && ui_width(&u, screen_line(0)) <= 80,
+	       && ui_screen_width(&u, screen_line(0)) <= 80,
 	       "status line: the search's fields once it supplies them, "
 	       "within 80 columns (%s)", screen_line(0));
 	/* the longest left part: the thread count gives way, never the
@@ -202,7 +202,7 @@ static void test_where(void)
 	tap_ok(strcmp(pc_res_get(u.tree, u.where.cur_id)->name, "malloc") == 0,
 	       "where: N goes back to malloc");
 	ui_where_key(&u, 'f');
-	ui_focus_text(&u, focus, sizeof(focus));
+	ui_status_focus_text(&u, focus, sizeof(focus));
 	tap_ok(strcmp(focus, "</Code/libc.so.6/malloc.c/malloc,/Process,"
 		      "/SyncObject,/Files>") == 0, "where: f sets the focus: %s",
 	       focus);
@@ -310,10 +310,10 @@ static void test_findings_layout(void)
 	size_to(80, 12);
 	tap_eq(u.r_find.h, 0, "80x12: no log strip, no findings strip");
 	size_to(80, 24);
-	ui_select_pane(&u, UI_PANE_LOG);
-	ui_select_pane(&u, UI_PANE_LOG);
+	ui_layout_select_pane(&u, UI_PANE_LOG);
+	ui_layout_select_pane(&u, UI_PANE_LOG);
 	tap_eq(u.r_find.h, 0, "6 6: the log's whole body hides the strip");
-	ui_select_pane(&u, UI_PANE_WHERE);
+	ui_layout_select_pane(&u, UI_PANE_WHERE);
 	u.st.ended = true;
 	u.t_end = u.t0 + 75.4;
 	ui_findings_tick(&u);

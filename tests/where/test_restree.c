@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pc_resource.h"
+#include "pc_res.h"
 #include "pc_where.h"
 #include "tap.h"
 
@@ -23,22 +23,22 @@ static char *print_to_string(struct pc_restree *t, pc_res_id id, bool indent,
 
 static void test_hierarchies(void)
 {
-	struct pc_restree *t = pc_restree_new();
+	struct pc_restree *t = pc_res_tree_new();
 	char *s = print_to_string(t, 1, false, false);
 
 	tap_ok(strcmp(s, "/Code\n/Files\n/Process\n/SyncObject\n") == 0,
 	       "a new tree has exactly the four hierarchies");
-	tap_eq(pc_restree_count(t), 5, "root plus four hierarchies");
-	tap_ok(pc_res_find(t, "/Code") == pc_restree_hierarchy(t, "Code"),
+	tap_eq(pc_res_tree_count(t), 5, "root plus four hierarchies");
+	tap_ok(pc_res_find(t, "/Code") == pc_res_tree_hierarchy(t, "Code"),
 	       "hierarchy lookup by name and by path agree");
 	tap_ok(pc_res_find(t, "/Nope") == PC_RES_NONE, "unknown path");
 	free(s);
-	pc_restree_free(t);
+	pc_res_tree_free(t);
 }
 
 static void test_functions(void)
 {
-	struct pc_restree *t = pc_restree_new();
+	struct pc_restree *t = pc_res_tree_new();
 	struct pc_discovery d = {
 		.kind = PC_DISC_FUNCTION, .module = "a.out",
 		.srcfile = "x.c", .function = "f", .addr = 0x1000,
@@ -58,12 +58,12 @@ static void test_functions(void)
 	       "a function without a source file goes under <unknown>");
 	tap_eq(pc_res_get(t, pc_res_find(t, "/Code/a.out"))->kind,
 	       PC_RES_MODULE, "module node kind");
-	pc_restree_free(t);
+	pc_res_tree_free(t);
 }
 
 static void test_threads(void)
 {
-	struct pc_restree *t = pc_restree_new();
+	struct pc_restree *t = pc_res_tree_new();
 	struct pc_discovery d = {
 		.kind = PC_DISC_THREAD, .pid = 42, .tid = 42,
 		.function = "main",
@@ -85,12 +85,12 @@ static void test_threads(void)
 	tap_ok(pc_res_get(t, w)->retired, "an exited thread is retired");
 	tap_eq(pc_where_thread(t, 42, 43), PC_RES_NONE,
 	       "a retired thread is not found by tid");
-	s = print_to_string(t, pc_restree_hierarchy(t, "Process"), false,
+	s = print_to_string(t, pc_res_tree_hierarchy(t, "Process"), false,
 			    false);
 	tap_ok(strcmp(s, "/Process\n/Process/42\n/Process/42/42:main\n") == 0,
 	       "retired threads are hidden when printing");
 	free(s);
-	s = print_to_string(t, pc_restree_hierarchy(t, "Process"), false,
+	s = print_to_string(t, pc_res_tree_hierarchy(t, "Process"), false,
 			    true);
 	tap_ok(strstr(s, "/Process/42/43:worker (gone)") != NULL,
 	       "and shown as gone on request");
@@ -101,12 +101,12 @@ static void test_threads(void)
 	tap_ok(w2 != w, "a reused tid is a new resource with a new id");
 	tap_ok(strcmp(pc_res_get(t, w2)->path, "/Process/42/43") == 0,
 	       "a thread with no known start function is named by tid");
-	pc_restree_free(t);
+	pc_res_tree_free(t);
 }
 
 static void test_sync_and_files(void)
 {
-	struct pc_restree *t = pc_restree_new();
+	struct pc_restree *t = pc_res_tree_new();
 	struct pc_discovery m = {
 		.kind = PC_DISC_SYNCOBJ, .sync_class = "Mutex",
 		.name = "demo_lock", .addr = 0x4040,
@@ -117,12 +117,12 @@ static void test_sync_and_files(void)
 		      "/SyncObject/Mutex/demo_lock") == 0, "mutex path");
 	tap_ok(strcmp(pc_res_get(t, pc_where_apply(t, &f))->path,
 		      "/Files/tmp/out") == 0, "file path keeps its path");
-	pc_restree_free(t);
+	pc_res_tree_free(t);
 }
 
 static void test_module_unload(void)
 {
-	struct pc_restree *t = pc_restree_new();
+	struct pc_restree *t = pc_res_tree_new();
 	struct pc_discovery d = {
 		.kind = PC_DISC_FUNCTION, .module = "libp.so",
 		.srcfile = "p.c", .function = "p",
@@ -139,13 +139,13 @@ static void test_module_unload(void)
 	tap_eq(pc_where_apply(t, &d), fn,
 	       "reloading the module brings back the same ids");
 	tap_ok(!pc_res_get(t, fn)->retired, "and un-retires them");
-	pc_restree_free(t);
+	pc_res_tree_free(t);
 }
 
 /* 100,000 functions: ids stay unique and lookups keep working. */
 static void test_scale(void)
 {
-	struct pc_restree *t = pc_restree_new();
+	struct pc_restree *t = pc_res_tree_new();
 	struct pc_discovery d = {
 		.kind = PC_DISC_FUNCTION, .module = "big.so", .srcfile = "b.c",
 	};
@@ -164,9 +164,9 @@ static void test_scale(void)
 		ok &= pc_res_find(t, path) != PC_RES_NONE;
 	}
 	tap_ok(ok, "100,000 functions are all found by path");
-	tap_eq(pc_restree_count(t), 5 + 2 + 100000,
+	tap_eq(pc_res_tree_count(t), 5 + 2 + 100000,
 	       "exactly one node per function, module and file");
-	pc_restree_free(t);
+	pc_res_tree_free(t);
 }
 
 int main(void)

@@ -37,27 +37,28 @@ static void decode(const struct jnl_record *rec)
 	switch (rec->kind) {
 	case JNL_REC_ENABLE:
 	case JNL_REC_PREDICT:
-		jnl_focus_decode(json_object_get(rec->json, "focus"), &f, NULL);
+		jnl_record_focus_decode(json_object_get(rec->json, "focus"), &f,
+					NULL);
 		break;
 	case JNL_REC_REPLY:
-		jnl_reply_decode(rec->json, &r, NULL);
+		jnl_record_reply_decode(rec->json, &r, NULL);
 		break;
 	case JNL_REC_RESOURCE:
-		jnl_discovery_decode(rec->json, &d, NULL);
+		jnl_record_discovery_decode(rec->json, &d, NULL);
 		break;
 	case JNL_REC_OUTPUT:
-		if (jnl_output_decode(rec->json, &o, NULL) == 0)
+		if (jnl_record_output_decode(rec->json, &o, NULL) == 0)
 			free(o.bytes);
 		break;
 	case JNL_REC_TARGET:
-		if (jnl_target_decode(rec->json, &t, NULL) == 0)
-			jnl_target_to_src(&t, &e);
+		if (jnl_record_target_decode(rec->json, &t, NULL) == 0)
+			jnl_record_target_to_src(&t, &e);
 		break;
 	case JNL_REC_SAMPLE:
-		if (jnl_sample_decode(rec->json, &s, NULL) == 0) {
+		if (jnl_record_sample_decode(rec->json, &s, NULL) == 0) {
 			for (size_t k = 0; k < s.n; k++)
-				(void)jnl_sample_at(&s, k);
-			jnl_sample_free(&s);
+				(void)jnl_record_sample_at(&s, k);
+			jnl_record_sample_free(&s);
 		}
 		break;
 	default:
@@ -74,14 +75,14 @@ static void read_all(const void *buf, size_t len)
 	const char *msg;
 	int rc;
 
-	if (jnl_reader_open_mem(&r, buf, len, "fuzz", &err) != 0)
+	if (jnl_read_open_mem(&r, buf, len, "fuzz", &err) != 0)
 		return;
-	while ((rc = jnl_next(r, &rec, &err)) != JNL_NEXT_END)
+	while ((rc = jnl_read_next(r, &rec, &err)) != JNL_NEXT_END)
 		if (rc == JNL_NEXT_RECORD)
 			decode(&rec);
-	jnl_reader_end(r, &msg);
-	jnl_reader_stats(r, &st);
-	jnl_reader_close(r);
+	jnl_read_end(r, &msg);
+	jnl_read_get_stats(r, &st);
+	jnl_read_close(r);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -1,5 +1,5 @@
 /*
- * eng_symbols.h - what hunch knows about a program's code and data,
+ * eng_image.h - what hunch knows about a program's code and data,
  * read from ELF files with libelf and libdw.
  *
  * One `eng_image` per file (the executable or a shared object), shared by
@@ -13,8 +13,8 @@
  * Reading is lazy: opening an image reads the symbol tables only; source
  * files (DWARF) and demangled names are computed on first request.
  */
-#ifndef ENG_SYMBOLS_H
-#define ENG_SYMBOLS_H
+#ifndef ENG_IMAGE_H
+#define ENG_IMAGE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -93,13 +93,12 @@ enum eng_debug_source {
 	ENG_DEBUG_DEBUGINFOD,   /* debuginfod's cache */
 	ENG_DEBUG_MINI,         /* .gnu_debugdata (MiniDebugInfo) */
 };
-enum eng_debug_source eng_image_debug_source(const struct eng_image *img);
-const char *eng_debug_source_name(enum eng_debug_source s);
+enum eng_debug_source eng_sym_debug_source(const struct eng_image *img);
+const char *eng_sym_debug_source_name(enum eng_debug_source s);
 /* A debuginfod fetch for this file was under way when it was opened
- * (eng_sym_debuginfod.h), and (arrived) has since put the debug file in
- * the cache: opening the file again gives it its full names. */
-bool eng_image_debug_pending(const struct eng_image *img);
-bool eng_image_debug_arrived(const struct eng_image *img);
+ * (eng_sym_debuginfod.h) and has since put the debug file in the cache:
+ * opening the file again gives it its full names. */
+bool eng_sym_debug_arrived(const struct eng_image *img);
 
 /* Functions, sorted by address, one entry per address (aliases folded:
  * the global name wins over a local one). */
@@ -108,20 +107,20 @@ const struct eng_func *eng_image_func(const struct eng_image *img, size_t i);
 /* The function containing an image-relative address, or NULL. */
 const struct eng_func *eng_image_func_at(const struct eng_image *img,
 					 uint64_t addr);
-const struct eng_func *eng_image_func_by_name(const struct eng_image *img,
+const struct eng_func *eng_sym_lazy_func_by_name(const struct eng_image *img,
 					      const char *name);
 
 /* Demangled name for display (same as raw name for C); computed lazily
  * and cached.  Never NULL. */
-const char *eng_func_display_name(struct eng_image *img,
+const char *eng_sym_lazy_display_name(struct eng_image *img,
 				  const struct eng_func *f);
 /* Source file of the compile unit that holds this function, from DWARF,
  * or NULL when there is none (no debug info, or code from a CU-less
  * object).  Lazily builds an address -> CU map on first call. */
-const char *eng_func_source_file(struct eng_image *img,
+const char *eng_sym_lazy_source_file(struct eng_image *img,
 				 const struct eng_func *f);
 /* The same without its directories ("x.c" for "../src/x.c"), for display. */
-const char *eng_func_source_basename(struct eng_image *img,
+const char *eng_sym_lazy_source_basename(struct eng_image *img,
 				     const struct eng_func *f);
 
 /* Data symbols (STT_OBJECT, STT_TLS excluded), sorted by address. */

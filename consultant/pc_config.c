@@ -1,5 +1,5 @@
 /*
- * pc_hypo_load.c - loading hypotheses files: the top level, the why axis,
+ * pc_config.c - loading hypotheses files: the top level, the why axis,
  * and the checks that need the whole merged configuration (parents,
  * cycles, metric and tunable names).
  *
@@ -24,7 +24,7 @@ const char *const pc_expand_names[6] = {
 };
 
 /* The tunables the search itself reads; a merged configuration without
- * them cannot run (pc_search.c uses these names). */
+ * them cannot run (pc_consult.c uses these names). */
 static const char *const required_tunables[] = {
 	"costLimit", "hysteresisRange", "minObservationTime", "sufficientTime",
 	"samplePeriod", "maxActiveExperiments", "maxPendingEnables",
@@ -48,7 +48,7 @@ static const char *const pm_ops[] = { "id", "+", "-", "*", "/", "max", NULL };
 static const char *const input_fields[] = { "metric", "focus", NULL };
 static const char *const focus_names[] = { "current", "top", NULL };
 
-int pc_hier_index(const char *name)
+int pc_config_hier_index(const char *name)
 {
 	for (int i = 0; i < PC_NHIER; i++)
 		if (strcmp(pc_hier_names[i], name) == 0)
@@ -84,13 +84,13 @@ void pc_config_free(struct pc_config *c)
 	if (c == NULL)
 		return;
 	for (size_t i = 0; i < c->ntun; i++)
-		pc_tunable_free(&c->tun[i]);
+		pc_tunables_free(&c->tun[i]);
 	for (size_t i = 0; i < c->nmet; i++)
-		pc_metric_free(&c->met[i]);
+		pc_metric_def_free(&c->met[i]);
 	for (size_t i = 0; i < c->ncon; i++)
-		pc_constraint_free(&c->con[i]);
+		pc_metric_def_constraint_free(&c->con[i]);
 	for (size_t i = 0; i < c->nlists; i++)
-		pc_list_free(&c->lists[i]);
+		pc_metric_def_list_free(&c->lists[i]);
 	for (size_t i = 0; i < c->nhyp; i++)
 		hyp_free(&c->hyp[i]);
 	for (size_t i = 0; i < c->nfiles; i++)
@@ -104,7 +104,7 @@ void pc_config_free(struct pc_config *c)
 	free(c);
 }
 
-int pc_hypo_find(const struct pc_config *c, const char *name)
+int pc_config_hypo_find(const struct pc_config *c, const char *name)
 {
 	for (size_t i = 0; i < c->nhyp; i++)
 		if (strcmp(c->hyp[i].name, name) == 0)
@@ -112,7 +112,7 @@ int pc_hypo_find(const struct pc_config *c, const char *name)
 	return -1;
 }
 
-bool pc_lctx_is_threshold(const struct pc_lctx *l, const char *name)
+bool pc_config_lctx_is_threshold(const struct pc_lctx *l, const char *name)
 {
 	for (size_t i = 0; i < l->nthr; i++)
 		if (strcmp(l->thr[i], name) == 0)
@@ -144,21 +144,21 @@ static bool parse_input(struct pc_lctx *l, json_t *v, const char *path,
 	const char *s;
 	int k;
 
-	pc_loc_set(l, &in->loc, path);
+	pc_jx_loc_set(l, &in->loc, path);
 	if (json_is_string(v)) {
-		in->metric = pc_xstrdup(json_string_value(v));
+		in->metric = pc_jx_strdup(json_string_value(v));
 		return true;
 	}
 	if (!json_is_object(v)) {
-		pc_lerr(l, path, "expected a metric name or {\"metric\", "
-			"\"focus\"}, got %s", pc_json_type_name(v));
+		pc_jx_err(l, path, "expected a metric name or {\"metric\", "
+			"\"focus\"}, got %s", pc_jx_type_name(v));
 		return false;
 	}
 	pc_jx_fields(l, v, path, input_fields);
 	if (!pc_jx_str(l, v, path, "metric", true, &s))
 		return false;
-	in->metric = pc_xstrdup(s);
-	pc_path(in->loc.path, sizeof(in->loc.path), "%s.metric", path);
+	in->metric = pc_jx_strdup(s);
+	pc_jx_path(in->loc.path, sizeof(in->loc.path), "%s.metric", path);
 	pc_jpos_find(&l->jp, in->loc.path, &in->loc.line, &in->loc.col);
 	k = pc_jx_enum(l, v, path, "focus", focus_names, 0);
 	in->top_focus = k == 1;
@@ -182,8 +182,8 @@ static bool parse_pcmetric(struct pc_lctx *l, json_t *v, const char *path,
 		return parse_input(l, v, path, &h->in[0]);
 	}
 	if (!json_is_object(v)) {
-		pc_lerr(l, path, "expected a metric name or an object "
-			"{\"op\", \"inputs\"}, got %s", pc_json_type_name(v));
+		pc_jx_err(l, path, "expected a metric name or an object "
+			"{\"op\", \"inputs\"}, got %s", pc_jx_type_name(v));
 		return false;
 	}
 	pc_jx_fields(l, v, path, pm_fields);
@@ -194,19 +194,19 @@ static bool parse_pcmetric(struct pc_lctx *l, json_t *v, const char *path,
 	a = pc_jx_arr(l, v, path, "inputs");
 	if (a == NULL) {
 		if (json_object_get(v, "inputs") == NULL)
-			pc_lerr(l, path, "missing field \"inputs\"");
+			pc_jx_err(l, path, "missing field \"inputs\"");
 		return false;
 	}
-	pc_path(sub, sizeof(sub), "%s.inputs", path);
+	pc_jx_path(sub, sizeof(sub), "%s.inputs", path);
 	if (json_array_size(a) < 1 || json_array_size(a) > PC_MAX_INPUTS ||
 	    (h->op == PC_PM_ID) != (json_array_size(a) == 1)) {
-		pc_lerr(l, sub, "expected %s", h->op == PC_PM_ID ?
+		pc_jx_err(l, sub, "expected %s", h->op == PC_PM_ID ?
 			"exactly one input for \"id\"" :
 			"2 to 4 inputs for an operator");
 		return false;
 	}
 	json_array_foreach(a, i, x) {
-		pc_path(sub, sizeof(sub), "%s.inputs[%zu]", path, i);
+		pc_jx_path(sub, sizeof(sub), "%s.inputs[%zu]", path, i);
 		ok &= parse_input(l, x, sub, &h->in[h->nin++]);
 	}
 	return ok;
@@ -222,7 +222,7 @@ static bool parse_prune(struct pc_lctx *l, json_t *o, const char *path,
 	if (!pc_jx_strlist(l, o, path, "prune", &names, &n))
 		return json_object_get(o, "prune") == NULL;
 	for (size_t i = 0; i < n; i++) {
-		int k = pc_hier_index(names[i]);
+		int k = pc_config_hier_index(names[i]);
 		char sub[256];
 		struct pc_loc loc;
 
@@ -230,11 +230,13 @@ static bool parse_prune(struct pc_lctx *l, json_t *o, const char *path,
 			h->prune[k] = true;
 			continue;
 		}
-		pc_path(sub, sizeof(sub), "%s.prune[%zu]", path, i);
-		pc_loc_set(l, &loc, sub);
-		pc_lerr_unknown(l, &loc, "hierarchy", names[i], "one of /Code, "
-				"/Process, /SyncObject, /Files in a prune list",
-				pc_hier_names, PC_NHIER);
+		pc_jx_path(sub, sizeof(sub), "%s.prune[%zu]", path, i);
+		pc_jx_loc_set(l, &loc, sub);
+		pc_jx_err_unknown(
+			l, &loc, "hierarchy", names[i],
+			"one of /Code, "
+			"/Process, /SyncObject, /Files in a prune list",
+			pc_hier_names, PC_NHIER);
 		ok = false;
 	}
 	for (size_t i = 0; i < n; i++)
@@ -252,26 +254,26 @@ static bool parse_hyp(struct pc_lctx *l, const char *name, json_t *o,
 	int k;
 	bool ok = true;
 
-	h->name = pc_xstrdup(name);
+	h->name = pc_jx_strdup(name);
 	h->parent_idx = -1;
-	pc_loc_set(l, &h->loc, path);
+	pc_jx_loc_set(l, &h->loc, path);
 	pc_jx_fields(l, o, path, hyp_fields);
 	if (pc_jx_str(l, o, path, "parent", false, &s)) {
-		h->parent = pc_xstrdup(s);
-		pc_path(sub, sizeof(sub), "%s.parent", path);
-		pc_loc_set(l, &h->loc_parent, sub);
+		h->parent = pc_jx_strdup(s);
+		pc_jx_path(sub, sizeof(sub), "%s.parent", path);
+		pc_jx_loc_set(l, &h->loc_parent, sub);
 	}
 	if (pc_jx_str(l, o, path, "description", false, &s))
-		h->desc = pc_xstrdup(s);
+		h->desc = pc_jx_strdup(s);
 	m = json_object_get(o, "metric");
-	pc_path(sub, sizeof(sub), "%s.metric", path);
+	pc_jx_path(sub, sizeof(sub), "%s.metric", path);
 	h->is_virtual = m == NULL;
 	if (m)
 		ok &= parse_pcmetric(l, m, sub, h);
 	if (pc_jx_str(l, o, path, "threshold", !h->is_virtual, &s)) {
-		h->threshold = pc_xstrdup(s);
-		pc_path(sub, sizeof(sub), "%s.threshold", path);
-		pc_loc_set(l, &h->loc_threshold, sub);
+		h->threshold = pc_jx_strdup(s);
+		pc_jx_path(sub, sizeof(sub), "%s.threshold", path);
+		pc_jx_loc_set(l, &h->loc_threshold, sub);
 	} else if (!h->is_virtual) {
 		ok = false;
 	}
@@ -296,17 +298,17 @@ static void parse_hyps(struct pc_lctx *l, json_t *obj)
 		struct pc_hypothesis h = { 0 };
 		int old;
 
-		pc_path(path, sizeof(path), "$.hypotheses.%s", name);
+		pc_jx_path(path, sizeof(path), "$.hypotheses.%s", name);
 		if (!json_is_object(v)) {
-			pc_lerr(l, path, "expected an object, got %s",
-				pc_json_type_name(v));
+			pc_jx_err(l, path, "expected an object, got %s",
+				pc_jx_type_name(v));
 			continue;
 		}
 		if (!parse_hyp(l, name, v, path, &h)) {
 			hyp_free(&h);
 			continue;
 		}
-		old = pc_hypo_find(l->c, name);
+		old = pc_config_hypo_find(l->c, name);
 		if (old >= 0) {
 			hyp_free(&l->c->hyp[old]);
 			l->c->hyp[old] = h;
@@ -332,17 +334,18 @@ static void check_parents(struct pc_lctx *l)
 	for (size_t i = 0; i < l->c->nhyp; i++) {
 		struct pc_hypothesis *h = &l->c->hyp[i];
 
-		h->parent_idx = h->parent ? pc_hypo_find(l->c, h->parent) : -1;
+		h->parent_idx =
+			h->parent ? pc_config_hypo_find(l->c, h->parent) : -1;
 		if (h->loc.file != l->file)
 			continue;
 		if (h->parent == NULL && !h->is_virtual)
-			pc_lerr_at(l, &h->loc, "hypothesis \"%s\" has no "
+			pc_jx_err_at(l, &h->loc, "hypothesis \"%s\" has no "
 				   "\"parent\"; only a virtual hypothesis (one "
 				   "without \"metric\") may be a root", h->name);
 		else if (h->parent && h->parent_idx < 0) {
-			const char *s = pc_suggest(h->parent, names, l->c->nhyp);
+			const char *s = pc_jx_suggest(h->parent, names, l->c->nhyp);
 
-			pc_lerr_at(l, &h->loc_parent, "missing parent: "
+			pc_jx_err_at(l, &h->loc_parent, "missing parent: "
 				   "hypothesis \"%s\" names parent \"%s\", "
 				   "which is not defined%s%s%s", h->name,
 				   h->parent, s ? " (did you mean \"" : "",
@@ -379,7 +382,7 @@ static void check_cycles(struct pc_lctx *l)
 		}
 		snprintf(chain + strlen(chain), sizeof(chain) - strlen(chain),
 			 " -> %s", l->c->hyp[i].name);
-		pc_lerr_at(l, &l->c->hyp[i].loc_parent, "cycle in the "
+		pc_jx_err_at(l, &l->c->hyp[i].loc_parent, "cycle in the "
 			   "hypothesis tree: %s (following \"parent\"); a "
 			   "hypothesis cannot be its own ancestor", chain);
 	}
@@ -402,16 +405,16 @@ static void check_hyp_refs(struct pc_lctx *l)
 		if (h->loc.file != l->file)
 			continue;
 		for (int j = 0; j < h->nin; j++)
-			if (!pc_metric_find(l->c, h->in[j].metric))
-				pc_lerr_unknown(l, &h->in[j].loc, "metric",
+			if (!pc_metric_def_find(l->c, h->in[j].metric))
+				pc_jx_err_unknown(l, &h->in[j].loc, "metric",
 						h->in[j].metric, "a metric "
 						"defined under $.metrics", mn,
 						l->c->nmet);
 		if (h->threshold == NULL)
 			continue;
-		t = pc_tunable_find(l->c, h->threshold);
+		t = pc_tunables_find(l->c, h->threshold);
 		if (t == NULL)
-			pc_lerr_unknown(l, &h->loc_threshold, "tunable",
+			pc_jx_err_unknown(l, &h->loc_threshold, "tunable",
 					h->threshold, "a tunable defined under "
 					"$.tunables", tn, l->c->ntun);
 		else
@@ -428,7 +431,7 @@ static void check_roots(struct pc_lctx *l)
 	for (size_t i = 0; i < l->c->nhyp; i++)
 		roots += l->c->hyp[i].parent == NULL;
 	if (roots > 1)
-		pc_lerr(l, "$.hypotheses", "%d hypotheses have no parent; "
+		pc_jx_err(l, "$.hypotheses", "%d hypotheses have no parent; "
 			"the why axis has exactly one (virtual) root", roots);
 }
 
@@ -437,19 +440,20 @@ static bool check_version(struct pc_lctx *l, json_t *root)
 	json_t *v = json_object_get(root, "version");
 
 	if (v == NULL) {
-		pc_lerr(l, "$", "missing field \"version\"; expected "
+		pc_jx_err(l, "$", "missing field \"version\"; expected "
 			"\"version\": %d", PC_CONFIG_VERSION);
 		return false;
 	}
 	if (!json_is_integer(v)) {
-		pc_lerr(l, "$.version", "expected an integer, got %s",
-			pc_json_type_name(v));
+		pc_jx_err(l, "$.version", "expected an integer, got %s",
+			pc_jx_type_name(v));
 		return false;
 	}
 	if (json_integer_value(v) != PC_CONFIG_VERSION) {
-		pc_lerr(l, "$.version", "unsupported version %lld; this hunch "
-			"reads version %d", (long long)json_integer_value(v),
-			PC_CONFIG_VERSION);
+		pc_jx_err(l, "$.version",
+			  "unsupported version %lld; this hunch "
+			  "reads version %d",
+			  (long long)json_integer_value(v), PC_CONFIG_VERSION);
 		return false;
 	}
 	return true;
@@ -465,8 +469,8 @@ static void load_json(struct pc_lctx *l, json_t *root)
 	json_t *s;
 
 	if (!json_is_object(root)) {
-		pc_lerr(l, "$", "expected an object at the top level, got %s",
-			pc_json_type_name(root));
+		pc_jx_err(l, "$", "expected an object at the top level, got %s",
+			pc_jx_type_name(root));
 		return;
 	}
 	pc_jx_fields(l, root, "$", top_fields);
@@ -477,16 +481,16 @@ static void load_json(struct pc_lctx *l, json_t *root)
 	if ((s = section(l, root, "tunables")))
 		pc_tunables_parse(l, s);
 	if ((s = section(l, root, "lists")))
-		pc_lists_parse(l, s);
+		pc_metric_def_lists_parse(l, s);
 	if ((s = section(l, root, "constraints")))
-		pc_constraints_parse(l, s);
+		pc_metric_def_constraints_parse(l, s);
 	if ((s = section(l, root, "metrics")))
-		pc_metrics_parse(l, s);
+		pc_metric_def_parse(l, s);
 	if ((s = section(l, root, "hypotheses")))
 		parse_hyps(l, s);
 	if ((s = section(l, root, "set")))
 		pc_tunables_apply_set(l, s);
-	pc_metrics_check_refs(l);
+	pc_metric_def_check_refs(l);
 	check_parents(l);
 	check_cycles(l);
 	check_roots(l);
@@ -498,7 +502,7 @@ static const char *keep_name(struct pc_config *c, const char *name)
 	for (size_t i = 0; i < c->nfiles; i++)
 		if (strcmp(c->files[i], name) == 0)
 			return c->files[i];
-	return *PC_APPEND(c->files, c->nfiles) = pc_xstrdup(name);
+	return *PC_APPEND(c->files, c->nfiles) = pc_jx_strdup(name);
 }
 
 int pc_config_load_string(struct pc_config *c, const char *name,
@@ -517,9 +521,9 @@ int pc_config_load_string(struct pc_config *c, const char *name,
 		struct pc_loc loc = { .file = l.file, .line = jerr.line,
 				      .col = jerr.column };
 
-		pc_path(loc.path, sizeof(loc.path), "%s",
+		pc_jx_path(loc.path, sizeof(loc.path), "%s",
 			 l.jp.stop_path[0] ? l.jp.stop_path : "$");
-		pc_lerr_at(&l, &loc, "syntax error: %s", jerr.text);
+		pc_jx_err_at(&l, &loc, "syntax error: %s", jerr.text);
 	} else {
 		load_json(&l, root);
 		json_decref(root);
@@ -529,9 +533,9 @@ int pc_config_load_string(struct pc_config *c, const char *name,
 	if (l.nerr == 0)
 		return 0;
 	if (ds && ds->n > first)
-		hunch_errf(e, -EINVAL, "%s", ds->d[first].msg);
+		hunch_err_set(e, -EINVAL, "%s", ds->d[first].msg);
 	else
-		hunch_errf(e, -EINVAL, "%s: %d errors", name, l.nerr);
+		hunch_err_set(e, -EINVAL, "%s: %d errors", name, l.nerr);
 	return -EINVAL;
 }
 
@@ -547,15 +551,17 @@ static char *read_all(const char *file, struct hunch_err *e)
 	struct stat st;
 
 	if (f == NULL) {
-		hunch_errf(e, -errno, "cannot read hypotheses file %s: %s",
+		hunch_err_set(e, -errno, "cannot read hypotheses file %s: %s",
 			   file, strerror(errno));
 		return NULL;
 	}
 	/* fopen opens a directory for reading; fread then fails */
 	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
 		fclose(f);
-		hunch_errf(e, -EISDIR, "cannot read hypotheses file %s: it is "
-			   "a directory; name a .json file in it", file);
+		hunch_err_set(e, -EISDIR,
+			      "cannot read hypotheses file %s: it is "
+			      "a directory; name a .json file in it",
+			      file);
 		return NULL;
 	}
 	m = open_memstream(&buf, &len);
@@ -575,7 +581,7 @@ int pc_config_load_file(struct pc_config *c, const char *file,
 	if (text == NULL) {
 		if (ds)
 			*PC_APPEND(ds->d, ds->n) =
-				(struct pc_diag){ pc_xstrdup(e ? e->msg : file) };
+				(struct pc_diag){ pc_jx_strdup(e ? e->msg : file) };
 		return -ENOENT;
 	}
 	r = pc_config_load_string(c, file, text, ds, e);
@@ -601,18 +607,21 @@ static int check_required(struct pc_config *c, struct pc_diags *ds,
 			  struct hunch_err *e)
 {
 	for (size_t i = 0; required_tunables[i]; i++) {
-		if (pc_tunable_find(c, required_tunables[i]))
+		if (pc_tunables_find(c, required_tunables[i]))
 			continue;
-		hunch_errf(e, -EINVAL, "the hypotheses files define no tunable "
-			   "\"%s\", which the search needs; the shipped "
-			   "default.json has it", required_tunables[i]);
+		hunch_err_set(e, -EINVAL,
+			      "the hypotheses files define no tunable "
+			      "\"%s\", which the search needs; the shipped "
+			      "default.json has it",
+			      required_tunables[i]);
 		if (ds)
-			*PC_APPEND(ds->d, ds->n) =
-				(struct pc_diag){ pc_xstrdup(e ? e->msg : "") };
+			*PC_APPEND(ds->d, ds->n) = (struct pc_diag){
+				pc_jx_strdup(e ? e->msg : "")
+			};
 		return -EINVAL;
 	}
-	if (pc_hypo_find(c, "topLevelHypothesis") < 0 && c->nhyp) {
-		return hunch_errf(e, -EINVAL, "no hypothesis is the virtual "
+	if (pc_config_hypo_find(c, "topLevelHypothesis") < 0 && c->nhyp) {
+		return hunch_err_set(e, -EINVAL, "no hypothesis is the virtual "
 				  "root \"topLevelHypothesis\"");
 	}
 	return 0;

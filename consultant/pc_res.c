@@ -1,12 +1,12 @@
 /*
- * pc_resource.c - the where axis tree (see pc_resource.h).
+ * pc_res.c - the where axis tree (see pc_res.h).
  *
  * Nodes live in one array indexed by id (id 0 is "none", id 1 the root);
  * a hash table maps full paths to ids so that discovery of a resource that
  * is already known costs one lookup.  Trees of 100,000+ nodes are normal
  * (every function of libLLVM), so nothing here is quadratic.
  */
-#include "pc_resource.h"
+#include "pc_res.h"
 #include "hmap.h"
 #include "xmalloc.h"
 
@@ -92,7 +92,7 @@ static pc_res_id new_node(struct pc_restree *t, pc_res_id parent,
 	return id;
 }
 
-struct pc_restree *pc_restree_new(void)
+struct pc_restree *pc_res_tree_new(void)
 {
 	static const char *const hierarchies[] = {
 		"Code", "Process", "SyncObject", "Files"
@@ -111,7 +111,7 @@ struct pc_restree *pc_restree_new(void)
 	return t;
 }
 
-void pc_restree_free(struct pc_restree *t)
+void pc_res_tree_free(struct pc_restree *t)
 {
 	if (t == NULL)
 		return;
@@ -125,7 +125,7 @@ void pc_restree_free(struct pc_restree *t)
 	free(t);
 }
 
-pc_res_id pc_restree_hierarchy(struct pc_restree *t, const char *name)
+pc_res_id pc_res_tree_hierarchy(struct pc_restree *t, const char *name)
 {
 	char path[256];
 
@@ -164,12 +164,12 @@ const struct pc_res *pc_res_get(const struct pc_restree *t, pc_res_id id)
 	return &t->nodes[id];
 }
 
-size_t pc_restree_count(const struct pc_restree *t)
+size_t pc_res_tree_count(const struct pc_restree *t)
 {
 	return t->nnodes - 1;
 }
 
-void pc_restree_truncate(struct pc_restree *t, size_t count)
+void pc_res_tree_truncate(struct pc_restree *t, size_t count)
 {
 	while (t->nnodes > count + 1) {
 		struct pc_res *n = &t->nodes[--t->nnodes];

@@ -1,6 +1,6 @@
 /*
- * eng_symbols.c - opening an ELF image and indexing its symbol tables
- * (see eng_symbols.h).  DWARF source files, demangled names and the
+ * eng_image.c - opening an ELF image and indexing its symbol tables
+ * (see eng_image.h).  DWARF source files, demangled names and the
  * by-name index are lazy and live in eng_sym_lazy.c.
  *
  * Speed matters here: a 48 MB shared object with 35,000 dynamic symbols
@@ -46,21 +46,21 @@ static int open_file(struct eng_image *img, struct hunch_err *err)
 
 	img->fd = open(img->path, O_RDONLY | O_CLOEXEC);
 	if (img->fd < 0)
-		return hunch_errf(err, -errno,
+		return hunch_err_set(err, -errno,
 				  "cannot open %s: %s; check the path and that "
 				  "you may read the file", img->path,
 				  strerror(errno));
 	if (fstat(img->fd, &st) < 0)
-		return hunch_errf(err, -errno, "cannot stat %s: %s",
+		return hunch_err_set(err, -errno, "cannot stat %s: %s",
 				  img->path, strerror(errno));
 	if (!S_ISREG(st.st_mode))
-		return hunch_errf(err, -EINVAL,
+		return hunch_err_set(err, -EINVAL,
 				  "%s is not a regular file; give hunch an "
 				  "x86-64 executable or shared object",
 				  img->path);
 	img->elf = elf_begin(img->fd, ELF_C_READ_MMAP, NULL);
 	if (img->elf == NULL || elf_kind(img->elf) != ELF_K_ELF)
-		return hunch_errf(err, -ENOEXEC,
+		return hunch_err_set(err, -ENOEXEC,
 				  "%s is not an ELF file; give hunch an x86-64 "
 				  "executable or shared object", img->path);
 	img->raw = (const unsigned char *)elf_rawfile(img->elf,
@@ -91,7 +91,7 @@ static int check_header(struct eng_image *img, struct hunch_err *err)
 	if (id != NULL && id[EI_CLASS] == ELFCLASS32) {
 		Elf32_Ehdr *e32 = elf32_getehdr(img->elf);
 
-		return hunch_errf(err, -ENOEXEC,
+		return hunch_err_set(err, -ENOEXEC,
 				  "%s is a 32-bit ELF file (%s); hunch only "
 				  "handles 64-bit x86-64 programs: rebuild it "
 				  "for x86-64", img->path,
@@ -99,23 +99,23 @@ static int check_header(struct eng_image *img, struct hunch_err *err)
 	}
 	if (id == NULL || id[EI_CLASS] != ELFCLASS64 ||
 	    id[EI_DATA] != ELFDATA2LSB)
-		return hunch_errf(err, -ENOEXEC,
+		return hunch_err_set(err, -ENOEXEC,
 				  "%s is a big-endian or damaged ELF file; "
 				  "hunch only handles x86-64 programs",
 				  img->path);
 	eh = elf64_getehdr(img->elf);
 	if (eh == NULL)
-		return hunch_errf(err, -ENOEXEC,
+		return hunch_err_set(err, -ENOEXEC,
 				  "%s has a damaged ELF header (%s)", img->path,
 				  elf_errmsg(-1));
 	if (eh->e_machine != EM_X86_64)
-		return hunch_errf(err, -ENOEXEC,
+		return hunch_err_set(err, -ENOEXEC,
 				  "%s is an ELF file for %s (e_machine %d); "
 				  "hunch only handles x86-64 programs: rebuild "
 				  "it for x86-64", img->path,
 				  machine_name(eh->e_machine), eh->e_machine);
 	if (eh->e_type != ET_EXEC && eh->e_type != ET_DYN)
-		return hunch_errf(err, -ENOEXEC,
+		return hunch_err_set(err, -ENOEXEC,
 				  "%s is an ELF %s, not a program or shared "
 				  "object; link it first", img->path,
 				  eh->e_type == ET_REL ? "relocatable object"
@@ -319,16 +319,18 @@ static int scan_sections(struct eng_image *img, struct sym_scan *s,
 	int r = scan_elf(img, s, img->elf, false, &have_symtab, &have_dynsym);
 
 	if (r == -ENOMEM)
-		return hunch_errf(err, r, "out of memory reading the symbols "
-				  "of %s", img->path);
+		return hunch_err_set(err, r,
+				     "out of memory reading the symbols "
+				     "of %s",
+				     img->path);
 	if (r < 0)
-		return hunch_errf(err, r, "%s has damaged section headers "
+		return hunch_err_set(err, r, "%s has damaged section headers "
 				  "(%s)", img->path, elf_errmsg(-1));
 	img->stripped = !have_symtab;
 	if (!img->has_dwarf && !(flags & ENG_IMAGE_NO_DEBUG_FILE) &&
-	    eng_sym_open_debug_file(img) == 0 &&
+	    eng_sym_debug_open(img) == 0 &&
 	    scan_elf(img, s, img->dbg_elf, true, &dbg_symtab, &dbg_symtab) < 0)
-		return hunch_errf(err, -ENOMEM, "out of memory reading the "
+		return hunch_err_set(err, -ENOMEM, "out of memory reading the "
 				  "symbols of %s", img->dbg_path);
 	s->no_symtabs = !have_symtab && !have_dynsym && !dbg_symtab;
 	return 0;
@@ -497,11 +499,11 @@ static int index_symbols(struct eng_image *img, unsigned flags,
 
 	if (r == 0 && (fold_funcs(img, &s) < 0 || fold_data(img, &s) < 0 ||
 		       eng_sym_fde_name(img) < 0 || eng_sym_fde_main(img) < 0))
-		r = hunch_errf(err, -ENOMEM, "out of memory indexing the "
+		r = hunch_err_set(err, -ENOMEM, "out of memory indexing the "
 			       "symbols of %s", img->path);
 	if (r == 0 && (s.no_symtabs || (flags & ENG_IMAGE_FDE_ONLY)) &&
 	    img->nfuncs == 0)
-		r = hunch_errf(err, -ENOENT,
+		r = hunch_err_set(err, -ENOENT,
 			       "%s has no symbol table (neither .symtab nor "
 			       ".dynsym) and no unwind table (.eh_frame), so "
 			       "hunch cannot find its code; rebuild it "
@@ -528,7 +530,7 @@ int eng_image_open_flags(const char *path, unsigned flags,
 	*out = NULL;
 	if (img == NULL || (img->path = strdup(path)) == NULL) {
 		free(img);
-		return hunch_errf(err, -ENOMEM, "out of memory opening %s",
+		return hunch_err_set(err, -ENOMEM, "out of memory opening %s",
 				  path);
 	}
 	img->fd = -1;
@@ -557,7 +559,7 @@ void eng_image_close(struct eng_image *img)
 	if (img == NULL)
 		return;
 	eng_sym_lazy_free(img);
-	eng_sym_close_debug_file(img);
+	eng_sym_debug_close(img);
 	free(img->funcs);
 	free(img->data);
 	free(img->fcands);

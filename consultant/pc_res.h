@@ -1,5 +1,5 @@
 /*
- * pc_resource.h - the where axis: resource hierarchies as one tree.
+ * pc_res.h - the where axis: resource hierarchies as one tree.
  *
  * Every resource has a path ("/Code/demo/demo.c/compute") and a stable id:
  * the id is given once, when the path first appears, and never reused, so
@@ -10,8 +10,8 @@
  *
  * The roots are the hierarchies: /Code, /Process, /SyncObject, /Files.
  */
-#ifndef PC_RESOURCE_H
-#define PC_RESOURCE_H
+#ifndef PC_RES_H
+#define PC_RES_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -55,11 +55,11 @@ struct pc_res {
 
 struct pc_restree;
 
-struct pc_restree *pc_restree_new(void);
-void pc_restree_free(struct pc_restree *t);
+struct pc_restree *pc_res_tree_new(void);
+void pc_res_tree_free(struct pc_restree *t);
 
 /* Id of the hierarchy roots, created with the tree. */
-pc_res_id pc_restree_hierarchy(struct pc_restree *t, const char *name);
+pc_res_id pc_res_tree_hierarchy(struct pc_restree *t, const char *name);
 
 /* Add `name` under `parent` (or return the existing child of that name,
  * un-retiring it).  Names may contain '/' only for /Files paths. */
@@ -77,11 +77,11 @@ void pc_res_shown_path(const struct pc_restree *t, pc_res_id id, char *buf,
 pc_res_id pc_res_find(const struct pc_restree *t, const char *path);
 
 const struct pc_res *pc_res_get(const struct pc_restree *t, pc_res_id id);
-size_t pc_restree_count(const struct pc_restree *t);
+size_t pc_res_tree_count(const struct pc_restree *t);
 /* Forget every resource after the first `count` (ids above count): the
  * replay's checkpoints take a tree back to an earlier time.  Children
  * lists and flags of the ones kept are the caller's to set back. */
-void pc_restree_truncate(struct pc_restree *t, size_t count);
+void pc_res_tree_truncate(struct pc_restree *t, size_t count);
 
 void pc_res_retire(struct pc_restree *t, pc_res_id id);
 /* Record a retired process's end (end 0: nothing to record). */

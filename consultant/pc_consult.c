@@ -1,5 +1,5 @@
 /*
- * pc_search.c - the consultant's loop: one tick takes in what the source
+ * pc_consult.c - the consultant's loop: one tick takes in what the source
  * has (resources, target events, enable replies, samples), closes
  * evaluation intervals, judges active experiments, then sheds or launches
  * under the cost limit.  Also phases, pause/resume and the end of the
@@ -19,7 +19,7 @@
 
 #define EPS 1e-9
 
-void pc_logf(struct pc_consult *pc, const char *fmt, ...)
+void pc_consult_logf(struct pc_consult *pc, const char *fmt, ...)
 {
 	char text[1024], *line;
 	va_list ap;
@@ -69,13 +69,13 @@ void pc_consult_free(struct pc_consult *pc)
 {
 	if (pc == NULL)
 		return;
-	pc_search_free(pc->global);
-	pc_search_free(pc->current);
+	pc_shg_free(pc->global);
+	pc_shg_free(pc->current);
 	for (size_t i = 0; i < pc->nended; i++)
-		pc_search_free(pc->ended[i]);
+		pc_shg_free(pc->ended[i]);
 	free(pc->ended);
 	for (size_t i = 0; i < pc->ngone; i++)
-		pc_search_free(pc->gone[i]);
+		pc_shg_free(pc->gone[i]);
 	free(pc->gone);
 	pc_datamgr_fini(&pc->dm);
 	free(pc->hyp_factor);
@@ -87,7 +87,7 @@ void pc_consult_free(struct pc_consult *pc)
 
 double pc_consult_sample_period(const struct pc_consult *pc)
 {
-	double p = pc_tunable_get(pc->cfg, "samplePeriod");
+	double p = pc_tunables_get(pc->cfg, "samplePeriod");
 
 	return p > 0 ? p : pc->dm.global_width;
 }
@@ -96,7 +96,7 @@ double pc_consult_sample_period(const struct pc_consult *pc)
  * least minObservationTime / 4 (0.4 s with the defaults). */
 static double eval_interval(const struct pc_consult *pc)
 {
-	double want = pc_tunable_get(pc->cfg, "minObservationTime") / 4;
+	double want = pc_tunables_get(pc->cfg, "minObservationTime") / 4;
 	double w = pc->dm.global_width;
 
 	while (w + EPS < want)
@@ -117,14 +117,14 @@ static void poll_resources(struct pc_consult *pc)
 static struct pc_search *search_begin(struct pc_consult *pc, int id,
 				      const char *label)
 {
-	struct pc_search *s = pc_search_new(id, label, pc->now);
-	int root_h = pc_hypo_find(pc->cfg, "topLevelHypothesis");
+	struct pc_search *s = pc_shg_new(id, label, pc->now);
+	int root_h = pc_config_hypo_find(pc->cfg, "topLevelHypothesis");
 	struct pc_focus top;
 	struct pc_node *root;
 
 	pc_focus_top(pc->res, &top);
-	s->root = pc_add_node(pc, s, -1, root_h, &top, true);
-	root = pc_node(s, s->root);
+	s->root = pc_truth_add_node(pc, s, -1, root_h, &top, true);
+	root = pc_shg_node(s, s->root);
 	root->expanded = true;
 	for (size_t i = 0; i < pc->cfg->nhyp; i++) {
 		struct pc_node *n;
@@ -138,8 +138,8 @@ static struct pc_search *search_begin(struct pc_consult *pc, int id,
 
 		snprintf(name, sizeof(name), "%s%s", pc->cfg->hyp[i].name,
 			 pc_focus_name(pc->res, &top, focus, sizeof(focus)));
-		n = pc_node(s, pc_shg_add(s, s->root, (int)i, &top, true, name,
-					  pc->now, &created));
+		n = pc_shg_node(s, pc_shg_add(s, s->root, (int)i, &top, true,
+					      name, pc->now, &created));
 		n->persistent = true;
 		n->is_virtual = pc->cfg->hyp[i].is_virtual;
 		n->pred_cost = 0;
@@ -147,9 +147,9 @@ static struct pc_search *search_begin(struct pc_consult *pc, int id,
 			n->pred_cost += pc_datamgr_predict(&pc->dm,
 					pc->cfg->hyp[i].in[k].metric, &top);
 		if (n->is_virtual)
-			pc_expand(pc, s, n);
+			pc_truth_expand(pc, s, n);
 		else
-			pc_queue(pc, s, n, 1);
+			pc_cost_queue(pc, s, n, 1);
 	}
 	return s;
 }
@@ -167,7 +167,7 @@ int pc_consult_start(struct pc_consult *pc)
 		pc->src->ops->set_sample_period(pc->src,
 						pc_consult_sample_period(pc));
 	pc->global = search_begin(pc, 0, "global");
-	pc_logf(pc, "Search for the global phase started.");
+	pc_consult_logf(pc, "Search for the global phase started.");
 	pc_cost_gate(pc);
 	return 0;
 }
@@ -183,20 +183,24 @@ static void search_end(struct pc_consult *pc, struct pc_search *s,
 
 		/* Cut short: the reports say so (pc_untested.h). */
 		n->cut_short = n->active || n->pending || n->queued;
+		n->cut_waiting = n->queued && !n->active && !n->pending &&
+				 pc->throttle == PC_THR_COST;
 		if (n->active || n->pending)
-			pc_node_stop(pc, n, "ended");
+			pc_cost_node_stop(pc, n, "ended");
 		if (n->queued) {
 			n->queued = false;
-			pc_node_trace(n, "ended");
+			pc_shg_node_trace(n, "ended");
 		}
 	}
 	s->state = PC_SEARCH_ENDED;
 	s->t_end = pc->now;
 	snprintf(s->end_reason, sizeof(s->end_reason), "%s", reason);
 	if (s->id == 0)
-		pc_logf(pc, "Search for the global phase ended: %s.", reason);
+		pc_consult_logf(pc, "Search for the global phase ended: %s.",
+				reason);
 	else
-		pc_logf(pc, "Search for Phase %d ended: %s.", s->id, reason);
+		pc_consult_logf(pc, "Search for Phase %d ended: %s.", s->id,
+				reason);
 }
 
 int pc_consult_phase_start(struct pc_consult *pc, const char *label)
@@ -217,7 +221,8 @@ int pc_consult_phase_start(struct pc_consult *pc, const char *label)
 	pc_datamgr_phase_start(&pc->dm, pc->now);
 	snprintf(name, sizeof(name), "%s", label ? label : "phase");
 	pc->current = search_begin(pc, pc->nphases, name);
-	pc_logf(pc, "Search for Phase %d (%s) started.", pc->nphases, name);
+	pc_consult_logf(pc, "Search for Phase %d (%s) started.", pc->nphases,
+			name);
 	pc_cost_gate(pc);
 	return pc->nphases;
 }
@@ -243,7 +248,7 @@ int pc_consult_pause(struct pc_consult *pc, int search_id, bool pause)
 	if (pause == (s->state == PC_SEARCH_PAUSED))
 		return 0;
 	s->state = pause ? PC_SEARCH_PAUSED : PC_SEARCH_RUNNING;
-	pc_logf(pc, "Search for %s %s.", s->id ? "the current phase" :
+	pc_consult_logf(pc, "Search for %s %s.", s->id ? "the current phase" :
 		"the global phase", pause ? "paused" : "resumed");
 	if (!pause)
 		pc_cost_gate(pc);
@@ -278,7 +283,7 @@ static void on_exec(struct pc_consult *pc, const struct pc_src_event *e)
 
 	pc->nexec++;
 	pc->exec_kernel_only = e->code == 1;
-	pc_logf(pc, "The program replaced its image (exec)%s.", e->code == 1 ?
+	pc_consult_logf(pc, "The program replaced its image (exec)%s.", e->code == 1 ?
 		", which cannot be instrumented: kernel-side measures only" :
 		"");
 	/* The new image was ready (e->t) before the search began: every
@@ -287,13 +292,15 @@ static void on_exec(struct pc_consult *pc, const struct pc_src_event *e)
 	    e->t <= pc->global->t_start)
 		return;
 	pc->probe = NULL;
+	pc_datamgr_image_gone(&pc->dm);
 	pc->global = restart(pc, pc->global, "global");
 	if (pc->current != NULL) {
 		snprintf(label, sizeof(label), "%s", pc->current->label);
 		pc->current = restart(pc, pc->current, label);
 	}
-	pc_logf(pc, "Search for the global phase started again over the new "
-		"image.");
+	pc_consult_logf(
+		pc, "Search for the global phase started again over the new "
+		    "image.");
 	pc_cost_gate(pc);
 }
 
@@ -341,7 +348,7 @@ static void finish_pending(struct pc_consult *pc, struct pc_search *s)
 {
 	for (size_t i = 0; s && i < s->nn; i++)
 		if (s->nodes[i]->pending)
-			pc_launch_done(pc, s, s->nodes[i]);
+			pc_cost_launch_done(pc, s, s->nodes[i]);
 }
 
 static void evaluate_search(struct pc_consult *pc, struct pc_search *s,
@@ -356,7 +363,7 @@ static void evaluate_search(struct pc_consult *pc, struct pc_search *s,
 		/* Only whole intervals: the experiment must have been active
 		 * from the interval's start. */
 		if (n->active && n->t_start <= t0 + EPS)
-			pc_evaluate(pc, s, n, pc->eval_interval);
+			pc_experiment_evaluate(pc, s, n, pc->eval_interval);
 	}
 }
 
@@ -417,23 +424,24 @@ void pc_consult_tick(struct pc_consult *pc)
 	if (pc_datamgr_fold(&pc->dm, pc->now)) {
 		pc->eval_interval = eval_interval(pc);
 		if (o->set_sample_period &&
-		    pc_tunable_get(pc->cfg, "samplePeriod") == 0)
+		    pc_tunables_get(pc->cfg, "samplePeriod") == 0)
 			o->set_sample_period(pc->src, pc->dm.global_width);
 	}
 	evaluate_due(pc);
 	track_cost(pc);
-	pc_cost_probe(pc);
+	pc_cost_learn_probe_next(pc);
 	pc_cost_relax(pc);
 	pc_cost_shed(pc);
 	pc_unseen_conclude(pc);
-	if (pc->observed <= pc_tunable_get(pc->cfg, "costLimit"))
+	if (pc->observed <= pc_tunables_get(pc->cfg, "costLimit"))
 		pc_cost_gate(pc);
 	/* Never stall silently: say when there is nothing left to learn. */
 	if (pc_consult_idle(pc) != pc->idle_told) {
 		pc->idle_told = !pc->idle_told;
 		if (pc->idle_told)
-			pc_logf(pc, "Search idle: nothing left to test, every "
-				"active experiment has concluded.");
+			pc_consult_logf(
+				pc, "Search idle: nothing left to test, every "
+				    "active experiment has concluded.");
 	}
 }
 
@@ -446,17 +454,17 @@ static int retest_children(struct pc_consult *pc, struct pc_search *s,
 		return 0;
 	for (size_t i = 0; i < s->nn; i++) {
 		struct pc_node *p = s->nodes[i];
-		const char *t = pc_node_hyp(pc, p)->threshold;
+		const char *t = pc_truth_node_hyp(pc, p)->threshold;
 
 		if (p->truth != PC_TRUE || t == NULL || strcmp(t, threshold))
 			continue;
 		for (size_t k = 0; k < p->nkids; k++) {
-			struct pc_node *c = pc_node(s, p->kids[k].child);
+			struct pc_node *c = pc_shg_node(s, p->kids[k].child);
 
 			if (c->active || c->pending || c->queued || c->skipped ||
 			    c->failed || c->is_virtual)
 				continue;
-			pc_queue(pc, s, c, p->kids[k].why ? 5 : 10);
+			pc_cost_queue(pc, s, c, p->kids[k].why ? 5 : 10);
 			n++;
 		}
 	}
@@ -469,16 +477,18 @@ int pc_consult_set_tunable(struct pc_consult *pc, const char *name,
 	int r, n;
 
 	if (pc->started && strcmp(name, "useCallGraphSearch") == 0)
-		return hunch_errf(e, -EBUSY, "useCallGraphSearch cannot change "
-				  "once a search has started");
-	r = pc_tunable_set(pc->cfg, name, value, e);
+		return hunch_err_set(e, -EBUSY,
+				     "useCallGraphSearch cannot change "
+				     "once a search has started");
+	r = pc_tunables_set(pc->cfg, name, value, e);
 	if (r)
 		return r;
-	pc_logf(pc, "Tunable %s set to %g.", name, value);
+	pc_consult_logf(pc, "Tunable %s set to %g.", name, value);
 	n = retest_children(pc, pc->global, name) +
 	    retest_children(pc, pc->current, name);
 	if (n)
-		pc_logf(pc, "%d refinement%s re-queued for the new threshold.",
+		pc_consult_logf(
+			pc, "%d refinement%s re-queued for the new threshold.",
 			n, n == 1 ? "" : "s");
 	if (pc->started && !pc->target_ended)
 		pc_cost_gate(pc);

@@ -1,0 +1,163 @@
+/*
+ * src_live_pyname.c - unique, readable where-axis names of Python code
+ * (see src_live_pyname.h).  Few files and functions run in one search:
+ * plain arrays searched linearly, behind a cache by code object.
+ */
+#include "src_live_pyname.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "xmalloc.h"
+
+#define CACHE 1024   /* code object -> function, direct-mapped */
+
+struct pyfile {
+	char *path;              /* co_filename */
+	char *shown;
+};
+
+struct pyfunc {
+	size_t file;             /* index into files */
+	char *qualname;
+	int firstline;
+	char *shown;
+};
+
+struct slot {
+	const struct eng_pycode *code;
+	size_t fn;
+};
+
+struct src_live_pyname {
+	struct pyfile *files;
+	size_t nfiles;
+	struct pyfunc *fns;
+	size_t nfns;
+	struct slot cache[CACHE];
+};
+
+bool src_live_pyname_is_code(const char *path)
+{
+	static const char pre[] = "/Code/" SRC_LIVE_PYNAME_MODULE;
+	size_t n = sizeof(pre) - 1;
+
+	return path != NULL && strncmp(path, pre, n) == 0 &&
+	       (path[n] == '/' || path[n] == '\0');
+}
+
+struct src_live_pyname *src_live_pyname_new(void)
+{
+	struct src_live_pyname *n = xrealloc(NULL, sizeof(*n));
+
+	memset(n, 0, sizeof(*n));
+	return n;
+}
+
+void src_live_pyname_free(struct src_live_pyname *n)
+{
+	if (n == NULL)
+		return;
+	for (size_t i = 0; i < n->nfiles; i++) {
+		free(n->files[i].path);
+		free(n->files[i].shown);
+	}
+	for (size_t i = 0; i < n->nfns; i++) {
+		free(n->fns[i].qualname);
+		free(n->fns[i].shown);
+	}
+	free(n->files);
+	free(n->fns);
+	free(n);
+}
+
+static bool file_shown(const struct src_live_pyname *n, const char *shown)
+{
+	for (size_t i = 0; i < n->nfiles; i++)
+		if (strcmp(n->files[i].shown, shown) == 0)
+			return true;
+	return false;
+}
+
+/* The shown name of a file: its basename, else folder:basename, else
+ * its path with ':' for '/'. */
+static size_t file_of(struct src_live_pyname *n, const char *path)
+{
+	const char *base = strrchr(path, '/');
+	struct pyfile *f;
+	char *shown;
+
+	for (size_t i = 0; i < n->nfiles; i++)
+		if (strcmp(n->files[i].path, path) == 0)
+			return i;
+	shown = xstrdup(base ? base + 1 : path);
+	if (file_shown(n, shown) && base != NULL) {
+		const char *dir = base;
+
+		while (dir > path && dir[-1] != '/')
+			dir--;
+		free(shown);
+		shown = xrealloc(NULL, strlen(dir) + 1);
+		snprintf(shown, strlen(dir) + 1, "%.*s:%s",
+			 (int)(base - dir), dir, base + 1);
+	}
+	if (file_shown(n, shown)) {
+		free(shown);
+		shown = xstrdup(path[0] == '/' ? path + 1 : path);
+		for (char *p = shown; *p; p++)
+			if (*p == '/')
+				*p = ':';
+	}
+	n->files = xrealloc(n->files, (n->nfiles + 1) * sizeof(*n->files));
+	f = &n->files[n->nfiles];
+	f->path = xstrdup(path);
+	f->shown = shown;
+	return n->nfiles++;
+}
+
+static size_t func_of(struct src_live_pyname *n, const struct eng_pycode *c,
+		      bool *is_new)
+{
+	size_t file = file_of(n, c->file);
+	bool taken = false;
+	struct pyfunc *f;
+	char line[32];
+
+	*is_new = false;
+	for (size_t i = 0; i < n->nfns; i++) {
+		if (n->fns[i].file != file ||
+		    strcmp(n->fns[i].qualname, c->qualname) != 0)
+			continue;
+		if (n->fns[i].firstline == c->firstline)
+			return i;
+		taken = true;
+	}
+	*is_new = true;
+	n->fns = xrealloc(n->fns, (n->nfns + 1) * sizeof(*n->fns));
+	f = &n->fns[n->nfns];
+	f->file = file;
+	f->qualname = xstrdup(c->qualname);
+	f->firstline = c->firstline;
+	snprintf(line, sizeof(line), ":%d", c->firstline);
+	f->shown = xrealloc(NULL, strlen(c->qualname) + sizeof(line));
+	snprintf(f->shown, strlen(c->qualname) + sizeof(line), "%s%s",
+		 c->qualname, taken ? line : "");
+	return n->nfns++;
+}
+
+void src_live_pyname_of(struct src_live_pyname *n, const struct eng_pycode *c,
+			const char **file, const char **function,
+			bool *is_new)
+{
+	struct slot *s = &n->cache[((uintptr_t)c >> 4) % CACHE];
+
+	*is_new = false;
+	if (s->code != c) {
+		s->code = c;
+		s->fn = func_of(n, c, is_new);
+	}
+	*file = n->files[n->fns[s->fn].file].shown;
+	*function = n->fns[s->fn].shown;
+}

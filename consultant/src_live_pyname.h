@@ -1,0 +1,45 @@
+/*
+ * src_live_pyname.h - where-axis names of Python code (the hint
+ * sampler's Python frames, src_live_hintpy.h).
+ *
+ * A Python function is `/Code/<python>/<file>/<qualname>`: the where
+ * axis's three levels (module, source file, function) with the module a
+ * name no file has (like `<unknown>` for a source file), so that no
+ * Python function is ever taken for a C function of the interpreter's
+ * own module (a Python `main` is not the C `main` hunch would
+ * instrument), the script's file as the source file (its basename, as
+ * C files are shown), and the qualified name (`Thread.run`,
+ * `f.<locals>.g`).  Kept unique: a file whose basename an earlier,
+ * different file had is shown with its folder (`json:__init__.py`),
+ * else its whole path with ':' for '/'; a second function of one
+ * qualified name in one file (two lambdas, a redefinition) gets its
+ * first line (`<lambda>:12`).
+ */
+#ifndef SRC_LIVE_PYNAME_H
+#define SRC_LIVE_PYNAME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "eng_pyframes.h"
+
+#define SRC_LIVE_PYNAME_MODULE "<python>"
+
+struct src_live_pyname;
+
+/* A /Code path in Python code (SRC_LIVE_PYNAME_MODULE): there is no
+ * machine code of its own to instrument, its CPU is estimated from the
+ * stack samples. */
+bool src_live_pyname_is_code(const char *path);
+
+struct src_live_pyname *src_live_pyname_new(void);
+void src_live_pyname_free(struct src_live_pyname *n);
+/* The names of code object c: its shown file and function (stable
+ * while n lives).  *is_new: the first time this function is named (to
+ * be discovered).  Code objects of one function (the same file, name
+ * and first line) share one name. */
+void src_live_pyname_of(struct src_live_pyname *n, const struct eng_pycode *c,
+			const char **file, const char **function,
+			bool *is_new);
+
+#endif
