@@ -54,3 +54,47 @@ batch_status() {
 		echo "$rc"
 	fi
 }
+
+# tree_pids PID: every descendant of PID, parents before children.
+tree_pids() {
+	local c
+	for c in $(pgrep -P "$1"); do
+		echo "$c"
+		tree_pids "$c"
+	done
+}
+
+# wait_bounded PID SECONDS: wait for a background job (hunch and the
+# program it runs) for at most SECONDS.  A job still running then has
+# hung: what every process of its tree was doing (state, tracer, system
+# call, kernel stack) and hunch's own threads' stacks go to the TAP log
+# as diagnostics, the tree is killed, and the status is 124, so that
+# the test fails with a check that says so and the log shows where it
+# stood, instead of meson's silent timeout.
+wait_bounded() {
+	local pid=$1 limit=$2 t=0 p rc
+	while kill -0 "$pid" 2>/dev/null && [ "$t" -lt "$limit" ]; do
+		sleep 1
+		t=$((t + 1))
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		{
+			echo "still running after $limit s; the process tree:"
+			ps -eo pid,ppid,stat,wchan:32,etime,args --forest
+			for p in $(tree_pids "$pid"); do
+				echo "== pid $p: $(grep -E '^(State|TracerPid)' \
+					/proc/$p/status 2>/dev/null | tr '\n\t' '  ')"
+				for t in /proc/$p/task/*; do
+					echo "   task ${t##*/}: $(cut -d' ' -f3 $t/stat 2>/dev/null) syscall $(cat $t/syscall 2>/dev/null)"
+				done
+				sed 's/^/   /' /proc/$p/stack 2>/dev/null
+			done
+			command -v gdb > /dev/null && gdb -p "$pid" -batch \
+				-ex "thread apply all bt" 2>&1 | grep -E '^(#|Thread)'
+		} | tap_lines
+		kill -9 "$pid" $(tree_pids "$pid") 2>/dev/null
+		wait "$pid" 2>/dev/null
+		return 124
+	fi
+	wait "$pid"
+}

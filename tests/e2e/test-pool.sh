@@ -42,8 +42,13 @@ chmod +x "$TMP/run.sh"
 
 "$PY" "$TMP/pool.py" > "$TMP/direct.out"
 "$HUNCH" run --batch --journal "$TMP/j.jsonl" --report "$TMP/live.json" -- \
-	"$TMP/run.sh" "$TMP/pool.py" > "$TMP/live.out" 2> "$TMP/live.err"
+	"$TMP/run.sh" "$TMP/pool.py" > "$TMP/live.out" 2> "$TMP/live.err" &
+# 20-35 s here; bounded well below the test's timeout, so that a hang
+# is a failed check with the tree's state in the log
+wait_bounded $! 120
 rc=$?
+tap_ok $([ $rc -ne 124 ]; echo $?) "hunch and the pool end within 120 s (a hang dumps every process's state above)"
+[ $rc -eq 124 ] && tap_lines < "$TMP/live.err"
 tap_ok $([ $rc -eq 0 ] || [ $rc -eq 3 ]; echo $?) \
 	"hunch run --batch exits 0, or 3 when a hypothesis was left untested ($rc)"
 sed -n '/^hunch report: /,$p' "$TMP/live.out" > "$TMP/live.txt"
