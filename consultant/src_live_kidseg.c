@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock_mono.h"
 #include "eng_fork_patch.h"
 #include "eng_fork_shm.h"
 #include "eng_inst.h"
@@ -33,6 +34,10 @@ struct seg {
 	 * figure, and that figure (src_live_kidseg_slowdown) */
 	uint64_t cost_last, cpu_last;
 	double slowdown;
+	/* when /proc/PID/maps was last read, and whether the segment was
+	 * gone from it then (seg_mapped) */
+	uint64_t maps_at;
+	bool unmapped;
 };
 
 struct src_live_kidseg {
@@ -313,6 +318,28 @@ void src_live_kidseg_forget(struct src_live_ops *o, const struct eng_minst *mi)
 				ks->s[i].mis[j] = NULL;
 }
 
+/* Does the child still map its segment?  The cost figure asks at
+ * every sample tick, for every child, and each answer reads the
+ * child's whole /proc/PID/maps: it is read at most once a second per
+ * child, and never again once the segment is gone (an exec or the end
+ * drops it, and nothing maps it back).  Until the next read, a child
+ * that exec'ed reads a cost that no longer grows, so its figure falls
+ * to 0 as it would. */
+#define KIDSEG_MAPS_EVERY_NS 1000000000ull
+
+static bool seg_mapped(struct seg *s)
+{
+	uint64_t now = clock_mono_ns();
+
+	if (s->unmapped)
+		return false;
+	if (s->maps_at != 0 && now - s->maps_at < KIDSEG_MAPS_EVERY_NS)
+		return true;
+	s->maps_at = now;
+	s->unmapped = !eng_fork_shm_mapped(s->shm);
+	return !s->unmapped;
+}
+
 /* A child's CPU time so far, in ns; false once it is gone. */
 static bool child_cpu_ns(pid_t pid, uint64_t *ns)
 {
@@ -337,8 +364,7 @@ static double seg_slowdown(struct seg *s)
 	uint64_t cost, cpu;
 	double f;
 
-	if (!eng_fork_shm_mapped(s->shm) ||
-	    !child_cpu_ns(eng_fork_shm_pid(s->shm), &cpu))
+	if (!seg_mapped(s) || !child_cpu_ns(eng_fork_shm_pid(s->shm), &cpu))
 		return s->slowdown = 0;
 	cost = eng_fork_shm_cost_ns(s->shm);
 	if (s->cpu_last == 0 || cpu < s->cpu_last || cost < s->cost_last) {
