@@ -713,10 +713,8 @@ int eng_perfsample_offcpu_start(struct eng_perfsample *ps,
 					       ps->sw_why) : 0;
 	if (ps->fp_chains)
 		ps->sw_why = "frame-pointer chains sample CPU alone";
-	else if ((ps->sw_tp = eng_perfswitch_tracepoint()) == 0)
-		ps->sw_why = "the sched:sched_switch tracepoint's id cannot "
-			     "be read (is tracefs mounted at "
-			     "/sys/kernel/tracing?)";
+	else
+		ps->sw_tp = eng_perfswitch_tracepoint();
 	for (size_t i = 0; ps->sw_tp != 0 && i < ps->nth; i++)
 		if (eng_perfswitch_open(ps->th[i].tid, ps->sw_tp, REGS_MASK,
 					&ps->th[i].sw, &ps->sw_why) < 0)

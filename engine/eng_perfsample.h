@@ -88,7 +88,7 @@ int eng_perfsample_open_flags(pid_t pid, double hz, unsigned flags,
  * long it stays off (eng_perfswitch.h; threads added later too): the
  * switch-outs are drained with the CPU samples and handed to the same
  * callback, off_ns set.  Returns 0, or -errno with the reason (no
- * tracefs, no privilege). */
+ * privilege; frame-pointer chains). */
 int eng_perfsample_offcpu_start(struct eng_perfsample *ps,
 				struct hunch_err *err);
 /* Closes every event; the target runs on untouched. */
@@ -187,8 +187,9 @@ int eng_perfsample_unwind_stopped(struct eng_perfsample *ps, pid_t tid,
  * with process_vm_readv.  The stack does not move while the thread stays
  * blocked; the other registers are unknown, so a frame whose CFA needs
  * one (a function with a frame pointer) ends the walk.  This is the
- * off-CPU stack: cpu-clock samples never see a blocked thread, and a
- * perf sched_switch tracepoint needs tracefs (root).  Returns the number
+ * off-CPU stack: cpu-clock samples never see a blocked thread, and
+ * switch-outs are sampled only where asked (eng_perfsample_offcpu_start).
+ * Returns the number
  * of frames (at least 1: pc), or -errno when the stack cannot be read
  * (the thread woke and exited). */
 int eng_perfsample_unwind_blocked(struct eng_perfsample *ps, pid_t tid,

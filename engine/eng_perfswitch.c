@@ -66,7 +66,7 @@ uint64_t eng_perfswitch_tracepoint(void)
 			id = 0;
 		fclose(f);
 	}
-	return id;
+	return id != 0 ? id : ENG_PERFSWITCH_SW_EVENT;
 }
 
 static int perf_open(struct perf_event_attr *a, pid_t tid)
@@ -93,8 +93,13 @@ int eng_perfswitch_open(pid_t tid, uint64_t tp, uint64_t regs_mask,
 	sw->tid = tid;
 	sw->sw_fd = -1;
 	memset(&a, 0, sizeof(a));
-	a.type = PERF_TYPE_TRACEPOINT;
-	a.config = tp;
+	if (tp == ENG_PERFSWITCH_SW_EVENT) {
+		a.type = PERF_TYPE_SOFTWARE;
+		a.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
+	} else {
+		a.type = PERF_TYPE_TRACEPOINT;
+		a.config = tp;
+	}
 	a.sample_period = 1;
 	a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 			PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
@@ -103,7 +108,10 @@ int eng_perfswitch_open(pid_t tid, uint64_t tp, uint64_t regs_mask,
 	sw->tp_fd = perf_open(&a, tid);
 	if (sw->tp_fd < 0) {
 		rc = -errno;
-		*why = "the kernel refused a sched:sched_switch perf event "
+		*why = tp == ENG_PERFSWITCH_SW_EVENT ?
+		       "the kernel refused a context-switches perf event "
+		       "(root or perf_event_paranoid -1 is needed)" :
+		       "the kernel refused a sched:sched_switch perf event "
 		       "(root or perf_event_paranoid -1 is needed)";
 		free(sw);
 		return rc;

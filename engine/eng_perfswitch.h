@@ -18,8 +18,13 @@
  * hand-on (its own time off, scaled so that they add up to it), so the
  * thread's time off is counted whole whatever the period.
  *
- * Needs sched:sched_switch's id from tracefs and root (or
- * perf_event_paranoid -1).  The target is never stopped.
+ * Needs root (or perf_event_paranoid -1).  Where tracefs is not
+ * mounted (a fresh machine, a container: nothing mounts it unless
+ * asked), the tracepoint's id cannot be read and the software
+ * context-switches event takes its place: the scheduler counts it for
+ * the leaving thread too, at the same point, and with a period of 1
+ * each of its samples carries the same user registers and stack.  The
+ * target is never stopped.
  */
 #ifndef ENG_PERFSWITCH_H
 #define ENG_PERFSWITCH_H
@@ -43,10 +48,13 @@ typedef int (*eng_perfswitch_unwind_fn)(void *arg, pid_t tid, uint64_t t_ns,
 				       struct eng_psample *out);
 typedef void (*eng_perfswitch_fn)(void *arg, const struct eng_psample *s);
 
-/* sched:sched_switch's tracepoint id, 0 when tracefs cannot tell it. */
+/* The event eng_perfswitch_open samples with: sched:sched_switch's
+ * tracepoint id, or ENG_PERFSWITCH_SW_EVENT when tracefs cannot tell
+ * it. */
+#define ENG_PERFSWITCH_SW_EVENT UINT64_MAX
 uint64_t eng_perfswitch_tracepoint(void);
-/* Open thread tid's switch sampler (tp: the tracepoint id).  Returns
- * -errno, *why saying what to check. */
+/* Open thread tid's switch sampler (tp: eng_perfswitch_tracepoint's
+ * answer).  Returns -errno, *why saying what to check. */
 int eng_perfswitch_open(pid_t tid, uint64_t tp, uint64_t regs_mask,
 			struct eng_perfswitch **out, const char **why);
 void eng_perfswitch_close(struct eng_perfswitch *sw);
