@@ -1,7 +1,7 @@
 #!/bin/bash
 # test-samples.sh - a short program gets an answer from the stack
 # samples (consultant/src_live_samples.c, pc_report_samples.c): Debian's
-# /usr/bin/sort on 2,000,000 shuffled lines (~0.5 s alone) ends before
+# /usr/bin/sort on 1,500,000 shuffled lines (~0.4 s alone) ends before
 # the search can test its hypotheses; the report must say the search was
 # incomplete (never "no bottleneck found") and its "stack samples"
 # section, marked sampled and not concluded, must name perf's hottest
@@ -10,7 +10,7 @@
 # UTF-8 locale strcoll's strcmp and memcmp split the time within a few
 # percent and the two samplers' orders would be a coin toss.  When
 # perf's top two are within 5 points of each other (not expected here),
-# hunch's top is accepted among them: ~80 samples at 99 Hz put a few
+# hunch's top is accepted among them: ~60 samples at 99 Hz put a few
 # points of noise on a share.  The replay of the journal prints the
 # same report, its section read from the journal's stack_samples record.
 # perf's user-space symbols ([.]) are compared: hunch's sampler unwinds
@@ -26,7 +26,7 @@ export LC_ALL=C
 unset MALLOC_PERTURB_
 SORT=/usr/bin/sort
 
-seq 1 2000000 | shuf --random-source=<(yes) > "$TMP/data.txt"
+seq 1 1500000 | shuf --random-source=<(yes) > "$TMP/data.txt"
 
 perf record -q -e cpu-clock -F 999 -o "$TMP/perf.data" -- \
 	"$SORT" -o "$TMP/perf.out" "$TMP/data.txt" > /dev/null 2> "$TMP/perf.err"
