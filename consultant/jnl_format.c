@@ -95,6 +95,9 @@ static const struct jnl_field end_fields[] = {
 	TS, REQ("reason", STRING), OPT("message", STRING),
 	OPT("records", INTEGER), OPT("dropped", INTEGER), END_FIELDS
 };
+static const struct jnl_field stack_samples_fields[] = {
+	TS, REQ("samples", OBJECT), END_FIELDS
+};
 static const struct jnl_field no_fields[] = { END_FIELDS };
 
 static const struct {
@@ -121,6 +124,7 @@ static const struct {
 	[JNL_REC_OUTPUT] = { "output", output_fields },
 	[JNL_REC_TARGET] = { "target", target_fields },
 	[JNL_REC_END] = { "end", end_fields },
+	[JNL_REC_STACK_SAMPLES] = { "stack_samples", stack_samples_fields },
 };
 
 const char *jnl_format_kind_name(enum jnl_kind k)

@@ -51,6 +51,7 @@ enum jnl_kind {
 	JNL_REC_OUTPUT,      /* bytes the target wrote on stdout/stderr */
 	JNL_REC_TARGET,      /* target events: threads, signals, exit */
 	JNL_REC_END,         /* the search ended, with the reason */
+	JNL_REC_STACK_SAMPLES, /* the whole run's stack samples, as reported */
 	JNL_REC_NKINDS
 };
 

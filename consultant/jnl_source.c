@@ -32,6 +32,7 @@ struct jnl_src {
 	size_t nsmp, capsmp;
 	char **paths;
 	size_t npaths, cappaths;
+	json_t *last_stack;            /* the stack samples recorded last */
 };
 
 static struct jnl_src *impl(struct pc_source *s)
@@ -280,8 +281,27 @@ static double hint(struct pc_source *s, const char *path)
 	return v;
 }
 
+/* Recorded when it differs from the last recorded: the report asks
+ * for it once for the text and once for the JSON. */
+static json_t *stack_samples(struct pc_source *s)
+{
+	struct jnl_src *j = impl(s);
+	json_t *v = j->inner->ops->stack_samples(j->inner);
+	json_t *rec;
+
+	if (v == NULL || (j->last_stack && json_equal(v, j->last_stack)))
+		return v;
+	rec = json_pack("{s:O}", "samples", v);
+	jnl_write_json(j->w, "stack_samples", ts(j), rec);
+	json_decref(rec);
+	json_decref(j->last_stack);
+	j->last_stack = json_incref(v);
+	return v;
+}
+
 static void free_wrapper(struct jnl_src *j)
 {
+	json_decref(j->last_stack);
 	for (size_t i = 0; i < j->npred; i++)
 		free(j->pred[i].key);
 	free(j->pred);
@@ -337,6 +357,7 @@ struct pc_source *jnl_source_wrap(struct pc_source *inner,
 		.set_sample_period = MIRROR(set_sample_period, set_sample_period),
 		.callees = MIRROR(callees, callees),
 		.hint = MIRROR(hint, hint),
+		.stack_samples = MIRROR(stack_samples, stack_samples),
 	};
 	j->pub.ops = &j->ops;
 	j->pub.impl = j;

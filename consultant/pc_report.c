@@ -5,6 +5,7 @@
  * a reader must be able to tell "measured zero" from "not measured".
  */
 #include "pc_report.h"
+#include "pc_report_samples.h"
 #include "pc_config_diff.h"
 
 #include "pc_findings.h"
@@ -473,6 +474,7 @@ json_t *pc_report_json(const struct pc_consult *pc,
 		       const struct pc_report_meta *m)
 {
 	json_t *phases = json_array(), *root, *top_b, *top_u, *top_t, *top_f;
+	json_t *samples;
 	const char *stop = stop_of(m);
 	char result[96];
 
@@ -527,6 +529,8 @@ json_t *pc_report_json(const struct pc_consult *pc,
 	json_object_set_new(root, "findings", top_f);
 	json_object_set_new(root, "processes", processes_json(pc));
 	json_object_set_new(root, "spread", pc_spread_json(pc, pc->global));
+	samples = pc_report_samples_get(pc);   /* sampled, not concluded */
+	json_object_set_new(root, "samples", samples ? samples : json_null());
 	if (m && m->config)
 		json_object_set_new(root, "configuration",
 				    json_deep_copy(m->config));
@@ -746,6 +750,8 @@ static void text_config(const struct pc_report_meta *m, FILE *f)
 void pc_report_text(const struct pc_consult *pc,
 		    const struct pc_report_meta *m, FILE *f)
 {
+	json_t *samples;
+
 	fprintf(f, "hunch report: %s", m && m->target ? m->target : "(target)");
 	if (m && m->pid)
 		fprintf(f, " (pid %d)", m->pid);
@@ -767,6 +773,9 @@ void pc_report_text(const struct pc_consult *pc,
 		pc->peak_observed * 100, pc->runs, pc->skipped, pc->shed);
 	text_config(m, f);
 	text_processes(pc, f);
+	samples = pc_report_samples_get(pc);
+	pc_report_samples_text(samples, f);
+	json_decref(samples);
 	if (pc->global)
 		pc_report_findings_text(pc, f);
 	if (pc->global)

@@ -14,7 +14,7 @@
 
 #include "pc_search.h"
 
-#define PC_REPORT_SCHEMA_VERSION 5
+#define PC_REPORT_SCHEMA_VERSION 6
 
 struct pc_report_meta {
 	const char *target;   /* command line or program path */

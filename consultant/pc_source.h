@@ -142,6 +142,11 @@ struct pc_source_ops {
 	 * search tests likely refinements first; only instrumentation
 	 * experiments conclude. */
 	double (*hint)(struct pc_source *s, const char *path);
+	/* What the stack samples of the whole run saw, for the report
+	 * (src_live_samples.h gives the object's fields): a new reference,
+	 * or NULL when there were none.  Not a conclusion; optional (NULL
+	 * op: no samples). */
+	struct json_t *(*stack_samples)(struct pc_source *s);
 };
 
 struct pc_source {

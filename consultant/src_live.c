@@ -29,6 +29,7 @@
 #include "src_live_cg.h"
 #include "src_live_debug.h"
 #include "src_live_hint.h"
+#include "src_live_samples.h"
 #include "src_live_ops.h"
 
 static struct src_live *live_of(const struct pc_source *s)
@@ -210,6 +211,7 @@ static void live_close(struct pc_source *s)
 	src_live_ops_free(l->slo, l->proc != NULL && !l->status.ended &&
 					  !l->parent_ended);
 	src_live_hint_free(l->hint);
+	src_live_samples_free(l->tally);
 	if (l->proc != NULL) {
 		if (!l->status.ended)
 			eng_detach(l->proc, NULL);
@@ -380,6 +382,11 @@ static double live_hint(struct pc_source *s, const char *path)
 	return l->hint ? src_live_hint_hint(l->hint, path) : -1;
 }
 
+static json_t *live_stack_samples(struct pc_source *s)
+{
+	return src_live_samples_json(live_of(s)->tally);
+}
+
 static const struct pc_source_ops live_ops = {
 	.kind = "live",
 	.poll_resources = poll_resources,
@@ -395,6 +402,7 @@ static const struct pc_source_ops live_ops = {
 	.set_sample_period = live_set_period,
 	.callees = live_callees,
 	.hint = live_hint,
+	.stack_samples = live_stack_samples,
 };
 
 static void enqueue_cb(void *arg, const struct pc_discovery *d);
@@ -425,6 +433,10 @@ int src_live_metrics_start(struct pc_source *s, const struct pc_config *cfg,
 		l->hint = NULL;
 	if (l->hint != NULL)   /* Python functions join the where axis */
 		src_live_hint_set_disc(l->hint, enqueue_cb, l);
+	if (l->hint != NULL && l->tally == NULL)
+		l->tally = src_live_samples_new(src_live_hint_rate(cfg));
+	if (l->hint != NULL)   /* the report's stack samples section */
+		src_live_hint_set_tally(l->hint, l->tally);
 	if (rc == 0)
 		src_live_hook_hints(l);
 	return rc;

@@ -20,6 +20,7 @@
 #include "src_live_hintpy.h"
 #include "src_live_hintwin.h"
 #include "src_live_pyname.h"
+#include "src_live_samples.h"
 
 #define PC_CACHE 8192         /* pc -> path id, direct-mapped */
 #define PY_CACHE 1024         /* Python code object -> path id */
@@ -98,6 +99,7 @@ struct src_live_hint {
 	struct py_slot pycache[PY_CACHE];
 	pc_disc_fn disc;
 	void *disc_arg;
+	struct src_live_samples *tally;   /* the whole run's, or NULL */
 };
 
 static void on_sample(void *arg, const struct eng_psample *s);
@@ -380,6 +382,20 @@ static int add_python(struct src_live_hint *h, const struct eng_psample *s,
 	return no;
 }
 
+/* A CPU sample into the whole run's tally: its innermost frame's
+ * function (or module) and the functions of its stack. */
+static void tally(struct src_live_hint *h, const struct eng_psample *s,
+		  const int *stack, int ns)
+{
+	const char *paths[MAX_STACK];
+	int self = s->nframes > 0 ? resolve_pc(h, s->pc[0]) : -1;
+
+	for (int i = 0; i < ns; i++)
+		paths[i] = src_live_hintwin_path(h->win, stack[i]);
+	src_live_samples_add(h->tally, secs(h, s->t_ns),
+			     src_live_hintwin_path(h->win, self), paths, ns);
+}
+
 static void on_sample(void *arg, const struct eng_psample *s)
 {
 	struct src_live_hint *h = arg;
@@ -398,6 +414,8 @@ static void on_sample(void *arg, const struct eng_psample *s)
 	if (s->off_ns > 0)
 		return;
 	observe(h, secs(h, s->t_ns), SRC_LIVE_HINTWIN_CPU, ids, n, stack, ns, s->complete);
+	if (h->tally != NULL)
+		tally(h, s, stack, ns);
 	h->st.cpu_obs++;
 }
 
@@ -583,6 +601,11 @@ void src_live_hint_set_disc(struct src_live_hint *h, pc_disc_fn fn, void *arg)
 {
 	h->disc = fn;
 	h->disc_arg = arg;
+}
+
+void src_live_hint_set_tally(struct src_live_hint *h, struct src_live_samples *t)
+{
+	h->tally = t;
 }
 
 struct src_live_hintpy *src_live_hint_python(struct src_live_hint *h)

@@ -34,6 +34,7 @@ struct eng_perfsample;
 struct src_live_hint;
 struct src_live_hintoff_query;
 struct src_live_hintoff_sums;
+struct src_live_samples;
 
 /* The image mapped at a runtime address and its base (runtime address
  * of image-relative 0), or NULL. */
@@ -72,6 +73,9 @@ void src_live_hint_thread_new(struct src_live_hint *h, pid_t tid);
  * the first time it is seen (the live source's queue), so that the
  * where axis holds it when the search refines to it. */
 void src_live_hint_set_disc(struct src_live_hint *h, pc_disc_fn fn, void *arg);
+/* Every CPU sample from now on is counted in `t` too (the whole
+ * run's tally, src_live_samples.h; NULL: none). */
+void src_live_hint_set_tally(struct src_live_hint *h, struct src_live_samples *t);
 /* The Python stacks' reader, NULL when the target is not a CPython
  * hunch reads (src_live_hintpy_stats). */
 struct src_live_hintpy *src_live_hint_python(struct src_live_hint *h);

@@ -94,6 +94,11 @@ int src_live_hintwin_intern(struct src_live_hintwin *w, const char *path)
 	return (int)w->npaths++;
 }
 
+const char *src_live_hintwin_path(const struct src_live_hintwin *w, int id)
+{
+	return id >= 0 && (size_t)id < w->npaths ? w->paths[id] : NULL;
+}
+
 static bool has_id(const int *ids, int n, int id)
 {
 	for (int i = 0; i < n; i++)

@@ -38,6 +38,8 @@ void src_live_hintwin_free(struct src_live_hintwin *w);
 /* The id of a path (the same id for the same path, for the window's
  * life). */
 int src_live_hintwin_intern(struct src_live_hintwin *w, const char *path);
+/* The path interned as `id`, or NULL. */
+const char *src_live_hintwin_path(const struct src_live_hintwin *w, int id);
 /* One observation at time t (seconds) with the resources `ids`
  * (duplicates are ignored).  Times must not go backwards. */
 void src_live_hintwin_add(struct src_live_hintwin *w, double t, enum src_live_hintwin_kind kind, const int *ids,

@@ -49,6 +49,7 @@ struct src_live {
 	char **starts;           /* start functions of threads seen */
 	size_t nstarts;
 	struct src_live_hint *hint;        /* cheap evidence, with the metric side */
+	struct src_live_samples *tally;    /* its CPU samples over the whole run */
 	unsigned dbg_gen;        /* debuginfod fetches seen ended */
 	struct eng_image **old_imgs;  /* replaced by fuller ones, or by an */
 	size_t nold;                  /* exec; pointers into them may still

@@ -252,6 +252,15 @@ static double hint(struct pc_source *s, const char *path)
 	return a ? a->v : -1;
 }
 
+/* The recording's whole-run stack samples as the live report printed
+ * them (its last record), whatever tick is played. */
+static json_t *stack_samples(struct pc_source *s)
+{
+	json_t *v = impl(s)->stack_samples;
+
+	return v ? json_incref(v) : NULL;
+}
+
 static int callees(struct pc_source *s, const char *path, pc_path_fn fn,
 		   void *arg)
 {
@@ -359,6 +368,7 @@ static const struct pc_source_ops replay_ops = {
 	.set_sample_period = set_sample_period,
 	.callees = callees,
 	.hint = hint,
+	.stack_samples = stack_samples,
 };
 
 /* --- the user's actions --- */

@@ -180,6 +180,11 @@ static void index_record(struct src_replay *r, const struct jnl_record *jr,
 		add_answer(&r->callees, s ? s : "", seg, 0,
 			   json_object_get(jr->json, "callees"));
 		break;
+	case JNL_REC_STACK_SAMPLES:   /* the report's: the last one told */
+		json_decref(r->stack_samples);
+		r->stack_samples = json_incref(json_object_get(jr->json,
+							       "samples"));
+		break;
 	case JNL_REC_END:
 		s = json_string_value(json_object_get(jr->json, "reason"));
 		free(r->end_reason);
@@ -340,4 +345,6 @@ void src_replay_idx_free(struct src_replay *r)
 	free(r->bad);
 	free(r->end_msg);
 	free(r->end_reason);
+	json_decref(r->stack_samples);
+	r->stack_samples = NULL;
 }

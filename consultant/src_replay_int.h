@@ -93,6 +93,7 @@ struct src_replay {
 	char **bad;                  /* the first RP_MAX_BAD skipped lines */
 	size_t nbad, capbad, nbad_total;
 	char *end_msg, *end_reason;
+	json_t *stack_samples;   /* the last `stack_samples` record's */
 	/* building the index: at open in one go (src_replay_open), or a
 	 * slice at a time (src_replay_open_lazy: the dashboard shows the
 	 * first tick at once); `ird` reads ahead of the player */

@@ -43,8 +43,8 @@ static void test_cpu_report(void)
 	tap_ok(j != NULL, "the report builds");
 	tap_ok(strcmp(json_string_value(json_object_get(j, "schema")),
 		      "hunch-report") == 0, "schema hunch-report");
-	tap_eq(json_integer_value(json_object_get(j, "version")), 5,
-	       "report version 5");
+	tap_eq(json_integer_value(json_object_get(j, "version")), 6,
+	       "report version 6");
 	tap_ok(strcmp(json_string_value(json_object_get(j, "result")),
 		      "bottlenecks found") == 0, "bottlenecks found");
 	nb = json_array_size(json_object_get(j, "bottlenecks"));

@@ -106,10 +106,15 @@ static json_t *generic_fields(int k, const char **kind)
 				 "ExcessiveSyncWaitingTime", "focus", FOCUS);
 	case 8: *kind = "x_future_kind";   /* from a newer hunch */
 		return json_pack("{s:i}", "whatever", 1);
+	case 9: *kind = "stack_samples";   /* the report's, as recorded */
+		return json_pack("{s:{s:i,s:f,s:[{s:s,s:s,s:i,s:f}]}}",
+				 "samples", "count", 80, "seconds", 0.8,
+				 "self", "function", "memcmp", "module",
+				 "libc.so.6", "samples", 48, "percent", 60.0);
 	default: return NULL;
 	}
 }
-#define N_GENERIC 9
+#define N_GENERIC 10
 
 static char big[BIG_LEN];
 
@@ -503,7 +508,7 @@ static void check_generic(struct walk *wk)
 		}
 		json_decref(f);
 	}
-	tap_eq(bad, 0, "%d generic records (node, edge, node_state, actions, an unknown kind) equal",
+	tap_eq(bad, 0, "%d generic records (node, edge, node_state, actions, an unknown kind, stack_samples) equal",
 	       N_GENERIC);
 }
 
