@@ -701,13 +701,18 @@ static void text_search(const struct pc_consult *pc,
 /* The text report's head: "findings, most impact first:", each finding
  * in plain words and its impact, then the line that announces the
  * details; nothing when there is no finding (the dashboard prints it
- * after `q`). */
-static void pc_report_findings_text(const struct pc_consult *pc, FILE *f)
+ * after `q`).  What the stack samples saw (`samples`, may be NULL) is
+ * evidence under the findings when there are some, and leads the report
+ * when the search concluded none. */
+static void pc_report_findings_text(const struct pc_consult *pc,
+				    const json_t *samples, FILE *f)
 {
 	struct pc_findings fs = { 0 };
 	char line[1024], imp[64];
 
 	pc_findings_build(pc, pc->global, &fs);
+	if (fs.n == 0)
+		pc_report_samples_text(samples, f);
 	if (fs.n > 0)
 		fprintf(f, "\nfindings, most impact first:\n");
 	for (size_t i = 0; i < fs.n; i++) {
@@ -724,6 +729,8 @@ static void pc_report_findings_text(const struct pc_consult *pc, FILE *f)
 		fprintf(f, "\n");
 	}
 	pc_spread_text(pc, pc->global, f);
+	if (fs.n > 0)
+		pc_report_samples_text(samples, f);
 	if (fs.n > 0)
 		fprintf(f, "\ndetails (every most refined true node, what was "
 			"not tested):\n");
@@ -774,10 +781,11 @@ void pc_report_text(const struct pc_consult *pc,
 	text_config(m, f);
 	text_processes(pc, f);
 	samples = pc_report_samples_get(pc);
-	pc_report_samples_text(samples, f);
-	json_decref(samples);
 	if (pc->global)
-		pc_report_findings_text(pc, f);
+		pc_report_findings_text(pc, samples, f);
+	else
+		pc_report_samples_text(samples, f);
+	json_decref(samples);
 	if (pc->global)
 		text_search(pc, pc->global, stop_of(m), f);
 	for (size_t i = 0; i < pc->nended; i++)
