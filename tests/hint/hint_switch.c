@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock_mono.h"
 #include "eng_image.h"
 #include "eng_perfsample.h"
 #include "eng_perfswitch.h"
@@ -50,14 +51,6 @@ struct seen {
 	size_t handed;
 	uint64_t off_ns;
 };
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* Is addr in a mapping of the C library in process pid? */
 static bool in_libc(pid_t pid, uint64_t addr)
@@ -125,11 +118,11 @@ static void watch(pid_t pid, uint64_t lo, uint64_t hi, uint64_t tp,
 		return;
 	eng_perfswitch_drain(sw, unwind, &s, handed, &s);   /* the start */
 	s = (struct seen){ .pid = pid, .lo = lo, .hi = hi };
-	t0 = mono_ns();
+	t0 = clock_mono_ns();
 	do {
 		usleep(100000);
 		eng_perfswitch_drain(sw, unwind, &s, handed, &s);
-		t1 = mono_ns();
+		t1 = clock_mono_ns();
 	} while (t1 - t0 < WATCH_NS);
 	eng_perfswitch_close(sw);
 	tap_diag("%s: %zu switch-outs unwound, %zu handed on, %.3f s off "
