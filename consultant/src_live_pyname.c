@@ -48,6 +48,19 @@ bool src_live_pyname_is_code(const char *path)
 	       (path[n] == '/' || path[n] == '\0');
 }
 
+bool src_live_pyname_refines(const char *caller, const char *callee,
+			     const char *interp)
+{
+	size_t n;
+
+	if (interp == NULL || !src_live_pyname_is_code(caller) ||
+	    strncmp(callee, "/Code/", 6) != 0)
+		return true;
+	n = strlen(interp);
+	return !(strncmp(callee + 6, interp, n) == 0 &&
+		 (callee[6 + n] == '/' || callee[6 + n] == '\0'));
+}
+
 struct src_live_pyname *src_live_pyname_new(void)
 {
 	struct src_live_pyname *n = xrealloc(NULL, sizeof(*n));

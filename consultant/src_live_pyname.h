@@ -31,6 +31,20 @@ struct src_live_pyname;
  * machine code of its own to instrument, its CPU is estimated from the
  * stack samples. */
 bool src_live_pyname_is_code(const char *path);
+/* Whether the where axis refines the function at `caller` to its callee
+ * at `callee`, in a process whose interpreter loop is in module
+ * `interp` (the module of _PyEval_EvalFrameDefault: python3.11, or a
+ * libpython): not when the caller is Python code and the callee is the
+ * interpreter's own C code (PyNumber_Remainder for `%`, the eval loop's
+ * helpers).  Those run the Python function's own lines: the Python
+ * function is the deepest where a user can change, and its CPU is the
+ * sum of them, so the finding stays there with its whole CPU instead of
+ * one C helper's share.  Done when refining, not when grouping the
+ * findings: the search spends no experiments below, and the lead node
+ * measures the Python function itself.  A library's callee (zlib's
+ * deflate under zlib.compress, a numpy kernel) is still refined to. */
+bool src_live_pyname_refines(const char *caller, const char *callee,
+			     const char *interp);
 
 struct src_live_pyname *src_live_pyname_new(void);
 void src_live_pyname_free(struct src_live_pyname *n);
