@@ -51,6 +51,11 @@ struct pc_finding {
 	 * starts in (a library's write() called from the program), the
 	 * deepest function of that module on the chain, else PC_RES_NONE. */
 	pc_res_id caller;
+	/* The line of the function where its time was sampled most, 0
+	 * unknown: asked of the source for a Python function (the hint
+	 * question PC_FINDINGS_LINE_Q, journaled like every hint, so that
+	 * a replay says the same line). */
+	int line;
 	double impact;                  /* seconds per second; NaN unknown */
 	int nthreads;                   /* threads it is seen in, 0 unknown */
 	int nprocs;                     /* processes of a job of several it
@@ -75,6 +80,13 @@ struct pc_finding {
 	const struct pc_node **ident;
 	size_t nident;
 };
+
+/* The hint question for a function's line: its where path and this
+ * suffix; the answer is the line (0 none), < 0 not answered.  Asked
+ * only for Python functions (module PC_FINDINGS_PY_MODULE): a C
+ * function's lines are the debug info's, not the samples'. */
+#define PC_FINDINGS_LINE_Q "?line"
+#define PC_FINDINGS_PY_MODULE "<python>"
 
 struct pc_findings {
 	struct pc_finding *f;           /* ranked: most impact first */

@@ -378,8 +378,10 @@ static int add_python(struct src_live_hint *h, const struct eng_psample *s,
 	use = k < m ? k : m;
 	for (int i = 0; i < evals[0]; i++)
 		out[no++] = stack[i];
-	for (int f = 0; f < starts[use]; f++)
+	for (int f = 0; f < starts[use]; f++) {
 		out[no++] = py_id(h, py.f[f].code);
+		src_live_pyname_line_seen(h->pyn, py.f[f].code, py.f[f].line);
+	}
 	for (int i = evals[use - 1]; i < ns && no < MAX_STACK; i++)
 		out[no++] = stack[i];
 	memcpy(stack, out, (size_t)no * sizeof(int));
@@ -613,6 +615,14 @@ void src_live_hint_set_tally(struct src_live_hint *h, struct src_live_samples *t
 	h->tally = t;
 }
 
+struct src_live_pyname *src_live_hint_names_take(struct src_live_hint *h)
+{
+	struct src_live_pyname *n = h->pyn;
+
+	h->pyn = NULL;
+	return n;
+}
+
 struct src_live_hintpy *src_live_hint_python(struct src_live_hint *h)
 {
 	return h->py;
@@ -644,7 +654,9 @@ void src_live_hint_note(struct src_live_hint *h, const struct pc_discovery *d)
 
 double src_live_hint_hint(struct src_live_hint *h, const char *path)
 {
-	return src_live_hintwin_hint(h->win, path);
+	int line = h->pyn ? src_live_pyname_line(h->pyn, path) : -1;
+
+	return line >= 0 ? line : src_live_hintwin_hint(h->win, path);
 }
 
 struct py_callees {

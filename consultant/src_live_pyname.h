@@ -24,6 +24,9 @@
 #include "eng_pyframes.h"
 
 #define SRC_LIVE_PYNAME_MODULE "<python>"
+/* The hint question whose answer is a Python function's line (see
+ * src_live_pyname_line): its where path with this suffix. */
+#define SRC_LIVE_PYNAME_LINE_Q "?line"
 
 struct src_live_pyname;
 
@@ -55,5 +58,17 @@ void src_live_pyname_free(struct src_live_pyname *n);
 void src_live_pyname_of(struct src_live_pyname *n, const struct eng_pycode *c,
 			const char **file, const char **function,
 			bool *is_new);
+
+/* A stack sample ran code object c at `line` (the line its frame was
+ * executing: the innermost frame's own, a caller's call): counted for
+ * the function's most sampled line.  A line <= 0 is not counted. */
+void src_live_pyname_line_seen(struct src_live_pyname *n,
+			       const struct eng_pycode *c, int line);
+/* For `path` "/Code/<python>/FILE/FN?line" (SRC_LIVE_PYNAME_LINE_Q):
+ * the line of FN where the samples put most of its time (the first
+ * such line on a tie), 0 when none was counted; -1 when path is not
+ * such a question.  Counted over the whole run: a finding names the
+ * line its CPU was spent at, not the last moment's. */
+int src_live_pyname_line(const struct src_live_pyname *n, const char *path);
 
 #endif

@@ -86,7 +86,7 @@ tap_ok $([ "$rows" -ge 1 ] && [ "$rows" -le 3 ]; echo $?) "demo: at 80x24 the st
 fits demo 80 24 "demo with findings"
 WAIT=30 check_screen demo '^ hunch-demo +pid [0-9]+ +exited 0 ' "demo: the demo ends"
 check_screen demo '^ Findings at the end ─+ [0-9]+ findings?, by impact$' "demo: the strip's title says the program has ended"
-check_screen demo '^ exited 0 at [0-9]+:[0-9]{2}: bottlenecks found$' \
+check_screen demo '^ exited 0 at [0-9]+:[0-9]{2}: bottleneck: ' \
 	"demo: its summary: how the demo ended, when, and the search's result"
 check_screen demo '^the program has ended: q quits and prints the findings$' "demo: the hint says q prints them"
 settle demo
@@ -94,8 +94,6 @@ live_strip=$(strip demo)
 live_title=$(strip_title demo)
 n=$(strip_title demo | sed -n 's/.* \([0-9]*\) findings\{0,1\}, by impact$/\1/p')
 shown=$((n < 3 ? n : 3))
-tap_eq "$(sed -n 1p <<< "$live_strip")" " exited 0 at $(sed -n 's/^ exited 0 at \([0-9:]*\): .*/\1/p' <<< "$live_strip"): bottlenecks found" \
-	"demo: the summary is the strip's first row"
 tap_eq "$(wc -l <<< "$live_strip")" $((1 + shown)) "demo: then the first $shown of the $n findings"
 # A resize and back, then Ctrl-L: the strip is drawn the same.
 TM resize-window -t demo -x 100 -y 30
@@ -114,6 +112,20 @@ head_of "$TMP/demo-replay.txt" >"$TMP/demo-head.txt"
 tap_eq "$printed" "$(cat "$TMP/demo-head.txt")" \
 	"demo: q prints the batch report's head (replay --batch of the journal, up to the end of its findings)"
 tap_eq "$(grep -c '^ *[0-9]\+\. ' <<< "$printed")" "$n" "demo: the head lists the $n findings the strip counted"
+# The summary's result is the lead finding in the report's words (the
+# journal's report), cut with an ellipsis at the 79 columns after the
+# strip's margin.
+"$HUNCH" replay --batch --report "$TMP/demo-report.json" "$TMP/demo.jsonl" >/dev/null 2>&1
+when=$(sed -n 's/^ exited 0 at \([0-9:]*\): .*/\1/p' <<< "$live_strip")
+want=$(python3 - "$TMP/demo-report.json" "$when" <<'PY'
+import json, sys
+s = "exited 0 at %s: bottleneck: %s" % (
+    sys.argv[2], json.load(open(sys.argv[1]))["findings"][0]["text"])
+print(" " + (s if len(s) <= 79 else s[:78] + "\u2026"))
+PY
+)
+tap_eq "$(sed -n 1p <<< "$live_strip")" "$want" \
+	"demo: the summary is the strip's first row: how it ended, when, and the lead finding"
 tap_eq "$(sed 1d <<< "$live_strip")" "$(want_rows "$TMP/demo-head.txt" 80 "$shown")" \
 	"demo: each row of the strip is the report's rank, impact and words, cut at 80 columns"
 TM kill-session -t demo
