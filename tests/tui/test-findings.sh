@@ -34,6 +34,20 @@ settle() {  # settle NAME: until two captures 0.3 s apart are equal
 
 # head FILE: the report's text up to the end of its findings (what the
 # dashboard prints after q).
+# summary_row REPORT WHEN W FORMAT: the strip's summary row at width W,
+# " exited 0 at WHEN: " and the result (FORMAT, %s the lead finding's
+# words; "%r" the report's result), cut with "…" at the W - 1 columns
+# after the margin.
+summary_row() {
+	python3 - "$@" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+w = int(sys.argv[3])
+res = r["result"] if sys.argv[4] == "%r" else sys.argv[4] % r["findings"][0]["text"]
+s = "exited 0 at %s: %s" % (sys.argv[2], res)
+print(" " + (s if len(s) <= w - 1 else s[:w - 2] + "\u2026"))
+PY
+}
 head_of() { awk 'f && /^$/ {exit} /^findings/ {f=1} {print}' "$1"; }
 # want_rows FILE W N: the strip's rows the report's findings make at
 # width W, the first N: " R  IMPACT     WORDS", cut at W with "…".
@@ -117,13 +131,7 @@ tap_eq "$(grep -c '^ *[0-9]\+\. ' <<< "$printed")" "$n" "demo: the head lists th
 # strip's margin.
 "$HUNCH" replay --batch --report "$TMP/demo-report.json" "$TMP/demo.jsonl" >/dev/null 2>&1
 when=$(sed -n 's/^ exited 0 at \([0-9:]*\): .*/\1/p' <<< "$live_strip")
-want=$(python3 - "$TMP/demo-report.json" "$when" <<'PY'
-import json, sys
-s = "exited 0 at %s: bottleneck: %s" % (
-    sys.argv[2], json.load(open(sys.argv[1]))["findings"][0]["text"])
-print(" " + (s if len(s) <= 79 else s[:78] + "\u2026"))
-PY
-)
+want=$(summary_row "$TMP/demo-report.json" "$when" 80 'bottleneck: %s' )
 tap_eq "$(sed -n 1p <<< "$live_strip")" "$want" \
 	"demo: the summary is the strip's first row: how it ended, when, and the lead finding"
 tap_eq "$(sed 1d <<< "$live_strip")" "$(want_rows "$TMP/demo-head.txt" 80 "$shown")" \
@@ -154,11 +162,12 @@ head_of "$TMP/mutex-replay.txt" >"$TMP/mutex-head.txt"
 # Whether every top-level hypothesis concludes in bn_mutex's 10 s
 # depends on the machine's load (CPUstarved reads near its threshold
 # here), so the summary's result is checked against the journal's own
-# report, whatever it is: "bottlenecks found" or "incomplete: ...".
+# report, whatever it is: "bottleneck: " and the lead finding, or "incomplete: ...".
 "$HUNCH" replay --batch --report "$TMP/mutex-report.json" "$TMP/mutex.jsonl" >/dev/null 2>&1
 want=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["result"])' "$TMP/mutex-report.json")
-tap_eq "$(sed -n '1s/^ exited 0 at [0-9]*:[0-9][0-9]: //p' <<< "$live_strip")" "$want" \
-	"wide: the summary's result is the report's ($want)"
+when=$(sed -n 's/^ exited 0 at \([0-9:]*\): .*/\1/p' <<< "$live_strip")
+tap_eq "$(sed -n 1p <<< "$live_strip")" "$(summary_row "$TMP/mutex-report.json" "$when" 160 '%r')" \
+	"wide: the summary's result is the report's, cut at 160 columns ($want)"
 tap_eq "$printed" "$(cat "$TMP/mutex-head.txt")" "wide: q prints the batch report's head"
 tap_eq "$(sed 1d <<< "$live_strip")" "$(want_rows "$TMP/mutex-head.txt" 160 "$shown")" \
 	"wide: each row is the report's rank, impact and words, cut at 160 columns"
