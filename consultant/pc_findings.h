@@ -26,7 +26,9 @@
  *
  * Built from the search state at any moment (the dashboard calls it at
  * every redraw; batch mode at every tick and for the report), and only
- * from the nodes: a replay builds the same findings as the live search.
+ * from the nodes (and a Python function's line, a journaled answer of
+ * the source: pc_finding.line): a replay builds the same findings as the
+ * live search.
  */
 #ifndef PC_FINDINGS_H
 #define PC_FINDINGS_H
