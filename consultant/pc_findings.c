@@ -11,6 +11,7 @@
 #include "pc_findings_int.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -666,6 +667,28 @@ static int processes(struct pc_findings_ctx *c, const struct fbuild *b)
 	return k;
 }
 
+/* The line of a Python function's finding (pc_finding.line): asked of
+ * the source when the finding is built, the one way the findings read
+ * anything but the nodes.  The answer is journaled with the time it was
+ * asked at, and a replay asks at the same moments (every tick, the
+ * report), so it reads the same answer. */
+static int line_of(const struct pc_findings_ctx *c, pc_res_id fn)
+{
+	const struct pc_res *r = pc_findings_res(c, fn);
+	const struct pc_res *mod;
+	char q[1100];
+	double v;
+
+	if (r->kind != PC_RES_FUNCTION || c->pc->src == NULL)
+		return 0;
+	mod = pc_findings_res(c, pc_findings_res(c, r->parent)->parent);
+	if (strcmp(mod->name, PC_FINDINGS_PY_MODULE) != 0)
+		return 0;
+	snprintf(q, sizeof(q), "%s%s", r->path, PC_FINDINGS_LINE_Q);
+	v = c->pc->src->ops->hint(c->pc->src, q);
+	return v >= 1 ? (int)v : 0;
+}
+
 static void build_one(struct pc_findings_ctx *c, const struct fbuild *b,
 		      struct pc_findings *fs, struct pc_finding *f)
 {
@@ -697,6 +720,7 @@ static void build_one(struct pc_findings_ctx *c, const struct fbuild *b,
 	impact(c, b, fs, f);
 	f->nodes = fs->pool + fs->npool - f->nnodes;
 	f->caller = caller_of(c, f);
+	f->line = line_of(c, f->where[0]);   /* /Code */
 	f->nthreads = threads(c, b, f);
 	f->nprocs = processes(c, b);
 	chain_of(c, fs, f);

@@ -26,7 +26,9 @@
  *
  * Built from the search state at any moment (the dashboard calls it at
  * every redraw; batch mode at every tick and for the report), and only
- * from the nodes: a replay builds the same findings as the live search.
+ * from the nodes (and a Python function's line, a journaled answer of
+ * the source: pc_finding.line): a replay builds the same findings as the
+ * live search.
  */
 #ifndef PC_FINDINGS_H
 #define PC_FINDINGS_H
@@ -51,6 +53,11 @@ struct pc_finding {
 	 * starts in (a library's write() called from the program), the
 	 * deepest function of that module on the chain, else PC_RES_NONE. */
 	pc_res_id caller;
+	/* The line of the function where its time was sampled most, 0
+	 * unknown: asked of the source for a Python function (the hint
+	 * question PC_FINDINGS_LINE_Q, journaled like every hint, so that
+	 * a replay says the same line). */
+	int line;
 	double impact;                  /* seconds per second; NaN unknown */
 	int nthreads;                   /* threads it is seen in, 0 unknown */
 	int nprocs;                     /* processes of a job of several it
@@ -75,6 +82,13 @@ struct pc_finding {
 	const struct pc_node **ident;
 	size_t nident;
 };
+
+/* The hint question for a function's line: its where path and this
+ * suffix; the answer is the line (0 none), < 0 not answered.  Asked
+ * only for Python functions (module PC_FINDINGS_PY_MODULE): a C
+ * function's lines are the debug info's, not the samples'. */
+#define PC_FINDINGS_LINE_Q "?line"
+#define PC_FINDINGS_PY_MODULE "<python>"
 
 struct pc_findings {
 	struct pc_finding *f;           /* ranked: most impact first */

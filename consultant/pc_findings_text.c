@@ -64,13 +64,17 @@ static const char *fn_home(const struct pc_consult *pc, pc_res_id fn)
 	return up->name;
 }
 
-/* ", in `f` (file.c)" for the /Code where, "" when unconstrained. */
-static void say_code(const struct pc_consult *pc, pc_res_id id,
+/* ", in `f` (file.c)" for the /Code where, "" when unconstrained;
+ * with the line the samples put most of it at when known: ", in `f`
+ * (loop.py:4)". */
+static void say_code(const struct pc_consult *pc, pc_res_id id, int line,
 		     struct words *w)
 {
 	const struct pc_res *r = rs(pc, id);
 
-	if (r->kind == PC_RES_FUNCTION)
+	if (r->kind == PC_RES_FUNCTION && line > 0)
+		say(w, ", in `%s` (%s:%d)", r->name, fn_home(pc, id), line);
+	else if (r->kind == PC_RES_FUNCTION)
 		say(w, ", in `%s` (%s)", r->name, fn_home(pc, id));
 	else if (r->kind == PC_RES_SRCFILE || r->kind == PC_RES_MODULE)
 		say(w, ", in %s `%s`", r->kind == PC_RES_MODULE ? "module" :
@@ -256,7 +260,7 @@ static void say_main(const struct pc_consult *pc, const struct pc_finding *f,
 		    t && t->units ? t->units : "",
 		    h->cmp == PC_CMP_GT ? ">" : "<", f->lead->threshold);
 	}
-	say_code(pc, f->where[0], w);
+	say_code(pc, f->where[0], f->line, w);
 	if (f->caller != PC_RES_NONE)
 		say(w, ", called from `%s` (%s)", rs(pc, f->caller)->name,
 		    fn_home(pc, f->caller));

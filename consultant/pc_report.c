@@ -302,6 +302,27 @@ static const char *stop_of(const struct pc_report_meta *m)
 	return m ? m->stop : NULL;
 }
 
+/* The result when bottlenecks were found: the lead finding in its own
+ * words and where, so that the one line a user reads first says what
+ * to look at ("bottleneck: 1 thread uses 0.98 CPUs computing, in `f`
+ * (loop.py:4)"), not only that something was found.  The findings are
+ * built from the nodes alone: a replay says the same. */
+static void lead_result(const struct pc_consult *pc,
+			const struct pc_search *s, char *buf, size_t len)
+{
+	struct pc_findings fs = { 0 };
+	char line[400];
+
+	pc_findings_build(pc, s, &fs);
+	if (fs.n > 0)
+		snprintf(buf, len, "bottleneck: %s",
+			 pc_findings_text_line(pc, &fs.f[0], line,
+					       sizeof(line)));
+	else
+		snprintf(buf, len, "bottlenecks found");
+	pc_findings_free(&fs);
+}
+
 const char *pc_report_result(const struct pc_consult *pc,
 			     const struct pc_search *s, const char *stop,
 			     char *buf, size_t len)
@@ -313,7 +334,7 @@ const char *pc_report_result(const struct pc_consult *pc,
 		snprintf(buf, len, "incomplete: %d hypothes%s could not be "
 			 "tested", k, k == 1 ? "is" : "es");
 	else if (pc_report_bottlenecks(pc, s, b, 1) > 0)
-		snprintf(buf, len, "bottlenecks found");
+		lead_result(pc, s, buf, len);
 	else if (running > 0)
 		snprintf(buf, len, "not concluded yet: %d hypothes%s still "
 			 "being tested", running, running == 1 ? "is" : "es");
@@ -338,7 +359,7 @@ static json_t *search_json(const struct pc_consult *pc,
 	json_t *bj = json_array(), *uj = json_array(), *nj = json_array();
 	json_t *ej = json_array(), *tj = json_array(), *o;
 	static const char *const states[] = { "running", "paused", "ended" };
-	char result[96];
+	char result[512];
 	struct pc_findings fs = { 0 };
 	json_t *fj = json_array();
 
@@ -476,7 +497,7 @@ json_t *pc_report_json(const struct pc_consult *pc,
 	json_t *phases = json_array(), *root, *top_b, *top_u, *top_t, *top_f;
 	json_t *samples;
 	const char *stop = stop_of(m);
-	char result[96];
+	char result[512];
 
 	if (pc->global)
 		json_array_append_new(phases, search_json(pc, pc->global,
@@ -659,7 +680,7 @@ static void text_search(const struct pc_consult *pc,
 	size_t nu = pc_report_unconfirmed(pc, s, u, 256);
 	size_t ne = pc_report_earlier(pc, s, e, 256);
 	size_t tested = 0;
-	char result[96];
+	char result[512];
 
 	for (size_t i = 0; i < s->nn; i++)
 		tested += s->nodes[i]->t_start >= 0;

@@ -41,7 +41,9 @@ size_t pc_report_unconfirmed(const struct pc_consult *pc,
 
 /* The result of search s, as the reports say it (in buf[len]):
  * "incomplete: N hypotheses could not be tested" while any top-level
- * hypothesis was not tested (pc_untested.h), else "bottlenecks found",
+ * hypothesis was not tested (pc_untested.h), else "bottleneck: " and the
+ * lead finding's line (pc_findings_text_line: "bottleneck: 1 thread uses
+ * 0.98 CPUs computing, in `f` (loop.py:4)"),
  * "not concluded yet: N hypotheses still being tested" (a snapshot of a
  * running search), or "no bottleneck found" (every top-level hypothesis
  * tested, none true).  stop: as pc_report_meta's. */

@@ -30,6 +30,7 @@
 #include "src_live_debug.h"
 #include "src_live_hint.h"
 #include "src_live_samples.h"
+#include "src_live_pyname.h"
 #include "src_live_ops.h"
 
 static struct src_live *live_of(const struct pc_source *s)
@@ -212,6 +213,7 @@ static void live_close(struct pc_source *s)
 					  !l->parent_ended);
 	src_live_hint_free(l->hint);
 	src_live_samples_free(l->tally);
+	src_live_pyname_free(l->pynames);
 	if (l->proc != NULL) {
 		if (!l->status.ended)
 			eng_detach(l->proc, NULL);
@@ -379,7 +381,18 @@ static double live_hint(struct pc_source *s, const char *path)
 {
 	struct src_live *l = live_of(s);
 
-	return l->hint ? src_live_hint_hint(l->hint, path) : -1;
+	if (l->hint != NULL)
+		return src_live_hint_hint(l->hint, path);
+	return l->pynames ? src_live_pyname_line(l->pynames, path) : -1;
+}
+
+/* The hint sampler goes (the search's end): its Python names stay. */
+static void free_hint(struct src_live *l)
+{
+	if (l->hint != NULL && l->pynames == NULL)
+		l->pynames = src_live_hint_names_take(l->hint);
+	src_live_hint_free(l->hint);
+	l->hint = NULL;
 }
 
 static json_t *live_stack_samples(struct pc_source *s)
@@ -462,8 +475,7 @@ void src_live_metrics_stop(struct pc_source *s)
 					  !l->parent_ended);
 	l->slo = NULL;
 	l->cfg = NULL;
-	src_live_hint_free(l->hint);
-	l->hint = NULL;
+	free_hint(l);
 }
 
 size_t src_live_ninstances(const struct pc_source *s)
@@ -734,8 +746,7 @@ int src_live_detach(struct pc_source *s, struct hunch_err *err)
 	/* Every instrumented byte goes back before the target runs alone. */
 	src_live_ops_free(l->slo, true);
 	l->slo = NULL;
-	src_live_hint_free(l->hint);
-	l->hint = NULL;
+	free_hint(l);
 	rc = eng_detach(l->proc, err);
 	if (rc == 0)
 		l->status.ended = true;  /* nothing more will be reported */

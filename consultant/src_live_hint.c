@@ -96,6 +96,7 @@ struct src_live_hint {
 	struct src_live_hintpy *py;
 	struct src_live_pyname *pyn;
 	int eval_id;
+	char *interp;             /* the eval loop's module, or NULL */
 	struct py_slot pycache[PY_CACHE];
 	pc_disc_fn disc;
 	void *disc_arg;
@@ -162,6 +163,7 @@ void src_live_hint_free(struct src_live_hint *h)
 	eng_perfsample_close(h->ps);
 	src_live_hintpy_free(h->py);
 	src_live_pyname_free(h->pyn);
+	free(h->interp);
 	src_live_hintoff_free(h->off);
 	src_live_hintwin_free(h->win);
 	free(h->objs);
@@ -209,8 +211,11 @@ static int resolve_pc(struct src_live_hint *h, uint64_t pc)
 	}
 	slot->id = src_live_hintwin_intern(h->win, path);
 	if (f != NULL && h->py != NULL &&
-	    strcmp(eng_sym_lazy_display_name(img, f), PY_EVAL_FN) == 0)
+	    strcmp(eng_sym_lazy_display_name(img, f), PY_EVAL_FN) == 0) {
 		h->eval_id = slot->id;
+		if (h->interp == NULL)
+			h->interp = strdup(eng_image_name(img));
+	}
 	return slot->id;
 }
 
@@ -373,8 +378,10 @@ static int add_python(struct src_live_hint *h, const struct eng_psample *s,
 	use = k < m ? k : m;
 	for (int i = 0; i < evals[0]; i++)
 		out[no++] = stack[i];
-	for (int f = 0; f < starts[use]; f++)
+	for (int f = 0; f < starts[use]; f++) {
 		out[no++] = py_id(h, py.f[f].code);
+		src_live_pyname_line_seen(h->pyn, py.f[f].code, py.f[f].line);
+	}
 	for (int i = evals[use - 1]; i < ns && no < MAX_STACK; i++)
 		out[no++] = stack[i];
 	memcpy(stack, out, (size_t)no * sizeof(int));
@@ -608,6 +615,14 @@ void src_live_hint_set_tally(struct src_live_hint *h, struct src_live_samples *t
 	h->tally = t;
 }
 
+struct src_live_pyname *src_live_hint_names_take(struct src_live_hint *h)
+{
+	struct src_live_pyname *n = h->pyn;
+
+	h->pyn = NULL;
+	return n;
+}
+
 struct src_live_hintpy *src_live_hint_python(struct src_live_hint *h)
 {
 	return h->py;
@@ -639,12 +654,32 @@ void src_live_hint_note(struct src_live_hint *h, const struct pc_discovery *d)
 
 double src_live_hint_hint(struct src_live_hint *h, const char *path)
 {
-	return src_live_hintwin_hint(h->win, path);
+	int line = h->pyn ? src_live_pyname_line(h->pyn, path) : -1;
+
+	return line >= 0 ? line : src_live_hintwin_hint(h->win, path);
+}
+
+struct py_callees {
+	const char *caller, *interp;
+	pc_path_fn fn;
+	void *arg;
+};
+
+/* A Python function's callees without the interpreter's C code
+ * (src_live_pyname_refines says why). */
+static void py_callee(void *arg, const char *path)
+{
+	struct py_callees *c = arg;
+
+	if (src_live_pyname_refines(c->caller, path, c->interp))
+		c->fn(c->arg, path);
 }
 
 void src_live_hint_callees(struct src_live_hint *h, const char *path, pc_path_fn fn, void *arg)
 {
-	src_live_hintwin_callees(h->win, path, fn, arg);
+	struct py_callees c = { path, h->interp, fn, arg };
+
+	src_live_hintwin_callees(h->win, path, py_callee, &c);
 }
 
 void src_live_hint_roots(struct src_live_hint *h, const char *const *starts, size_t nstarts,

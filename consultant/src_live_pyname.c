@@ -13,6 +13,12 @@
 #include "xmalloc.h"
 
 #define CACHE 1024   /* code object -> function, direct-mapped */
+#define LINES 64     /* lines counted per function; more are not */
+
+struct linecount {
+	int line;
+	unsigned long n;
+};
 
 struct pyfile {
 	char *path;              /* co_filename */
@@ -24,6 +30,8 @@ struct pyfunc {
 	char *qualname;
 	int firstline;
 	char *shown;
+	struct linecount *lines;  /* LINES of them, made on first count */
+	int nlines;
 };
 
 struct slot {
@@ -48,6 +56,19 @@ bool src_live_pyname_is_code(const char *path)
 	       (path[n] == '/' || path[n] == '\0');
 }
 
+bool src_live_pyname_refines(const char *caller, const char *callee,
+			     const char *interp)
+{
+	size_t n;
+
+	if (interp == NULL || !src_live_pyname_is_code(caller) ||
+	    strncmp(callee, "/Code/", 6) != 0)
+		return true;
+	n = strlen(interp);
+	return !(strncmp(callee + 6, interp, n) == 0 &&
+		 (callee[6 + n] == '/' || callee[6 + n] == '\0'));
+}
+
 struct src_live_pyname *src_live_pyname_new(void)
 {
 	struct src_live_pyname *n = xrealloc(NULL, sizeof(*n));
@@ -67,6 +88,7 @@ void src_live_pyname_free(struct src_live_pyname *n)
 	for (size_t i = 0; i < n->nfns; i++) {
 		free(n->fns[i].qualname);
 		free(n->fns[i].shown);
+		free(n->fns[i].lines);
 	}
 	free(n->files);
 	free(n->fns);
@@ -140,6 +162,8 @@ static size_t func_of(struct src_live_pyname *n, const struct eng_pycode *c,
 	f->file = file;
 	f->qualname = xstrdup(c->qualname);
 	f->firstline = c->firstline;
+	f->lines = NULL;
+	f->nlines = 0;
 	snprintf(line, sizeof(line), ":%d", c->firstline);
 	f->shown = xrealloc(NULL, strlen(c->qualname) + sizeof(line));
 	snprintf(f->shown, strlen(c->qualname) + sizeof(line), "%s%s",
@@ -160,4 +184,60 @@ void src_live_pyname_of(struct src_live_pyname *n, const struct eng_pycode *c,
 	}
 	*file = n->files[n->fns[s->fn].file].shown;
 	*function = n->fns[s->fn].shown;
+}
+
+void src_live_pyname_line_seen(struct src_live_pyname *n,
+			       const struct eng_pycode *c, int line)
+{
+	const char *file, *fn;
+	bool is_new;
+	struct pyfunc *f;
+
+	if (line <= 0)
+		return;
+	src_live_pyname_of(n, c, &file, &fn, &is_new);
+	f = &n->fns[n->cache[((uintptr_t)c >> 4) % CACHE].fn];
+	if (f->lines == NULL)
+		f->lines = xrealloc(NULL, LINES * sizeof(*f->lines));
+	for (int i = 0; i < f->nlines; i++)
+		if (f->lines[i].line == line) {
+			f->lines[i].n++;
+			return;
+		}
+	if (f->nlines < LINES)
+		f->lines[f->nlines++] = (struct linecount){ line, 1 };
+}
+
+/* The function whose shown file and name are at `fn` ("FILE/FN" of
+ * length len), or NULL. */
+static const struct pyfunc *func_named(const struct src_live_pyname *n,
+				       const char *fn, size_t len)
+{
+	for (size_t i = 0; i < n->nfns; i++) {
+		const char *file = n->files[n->fns[i].file].shown;
+		size_t fl = strlen(file), nl = strlen(n->fns[i].shown);
+
+		if (fl + 1 + nl == len && strncmp(fn, file, fl) == 0 &&
+		    fn[fl] == '/' && strncmp(fn + fl + 1, n->fns[i].shown,
+					     nl) == 0)
+			return &n->fns[i];
+	}
+	return NULL;
+}
+
+int src_live_pyname_line(const struct src_live_pyname *n, const char *path)
+{
+	static const char pre[] = "/Code/" SRC_LIVE_PYNAME_MODULE "/";
+	size_t lp = strlen(path), lq = strlen(SRC_LIVE_PYNAME_LINE_Q);
+	const struct pyfunc *f;
+	int best = 0;
+
+	if (strncmp(path, pre, sizeof(pre) - 1) != 0 || lp < sizeof(pre) + lq ||
+	    strcmp(path + lp - lq, SRC_LIVE_PYNAME_LINE_Q) != 0)
+		return -1;
+	f = func_named(n, path + sizeof(pre) - 1, lp - lq - (sizeof(pre) - 1));
+	for (int i = 0; f != NULL && i < f->nlines; i++)
+		if (best == 0 || f->lines[i].n > f->lines[best - 1].n)
+			best = i + 1;
+	return best ? f->lines[best - 1].line : 0;
 }

@@ -24,6 +24,9 @@
 #include "eng_pyframes.h"
 
 #define SRC_LIVE_PYNAME_MODULE "<python>"
+/* The hint question whose answer is a Python function's line (see
+ * src_live_pyname_line): its where path with this suffix. */
+#define SRC_LIVE_PYNAME_LINE_Q "?line"
 
 struct src_live_pyname;
 
@@ -31,6 +34,20 @@ struct src_live_pyname;
  * machine code of its own to instrument, its CPU is estimated from the
  * stack samples. */
 bool src_live_pyname_is_code(const char *path);
+/* Whether the where axis refines the function at `caller` to its callee
+ * at `callee`, in a process whose interpreter loop is in module
+ * `interp` (the module of _PyEval_EvalFrameDefault: python3.11, or a
+ * libpython): not when the caller is Python code and the callee is the
+ * interpreter's own C code (PyNumber_Remainder for `%`, the eval loop's
+ * helpers).  Those run the Python function's own lines: the Python
+ * function is the deepest where a user can change, and its CPU is the
+ * sum of them, so the finding stays there with its whole CPU instead of
+ * one C helper's share.  Done when refining, not when grouping the
+ * findings: the search spends no experiments below, and the lead node
+ * measures the Python function itself.  A library's callee (zlib's
+ * deflate under zlib.compress, a numpy kernel) is still refined to. */
+bool src_live_pyname_refines(const char *caller, const char *callee,
+			     const char *interp);
 
 struct src_live_pyname *src_live_pyname_new(void);
 void src_live_pyname_free(struct src_live_pyname *n);
@@ -41,5 +58,17 @@ void src_live_pyname_free(struct src_live_pyname *n);
 void src_live_pyname_of(struct src_live_pyname *n, const struct eng_pycode *c,
 			const char **file, const char **function,
 			bool *is_new);
+
+/* A stack sample ran code object c at `line` (the line its frame was
+ * executing: the innermost frame's own, a caller's call): counted for
+ * the function's most sampled line.  A line <= 0 is not counted. */
+void src_live_pyname_line_seen(struct src_live_pyname *n,
+			       const struct eng_pycode *c, int line);
+/* For `path` "/Code/<python>/FILE/FN?line" (SRC_LIVE_PYNAME_LINE_Q):
+ * the line of FN where the samples put most of its time (the first
+ * such line on a tie), 0 when none was counted; -1 when path is not
+ * such a question.  Counted over the whole run: a finding names the
+ * line its CPU was spent at, not the last moment's. */
+int src_live_pyname_line(const struct src_live_pyname *n, const char *path);
 
 #endif

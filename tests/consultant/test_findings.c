@@ -394,6 +394,54 @@ static void test_none(void)
 	world_free(w);
 }
 
+/* A Python function (the live source's `<python>` module) under main,
+ * computing: its finding names the line the source says its samples
+ * were most at (the hint question "PATH?line"), and the result line is
+ * that finding.  A C function is not asked its line: work's finding
+ * stays "(demo.c)" though the sim would answer 7. */
+static void test_python_line(void)
+{
+	struct world *w = world_new(NULL, NULL);
+	struct pc_findings fs = { 0 };
+	const char *py = "/Code/" PC_FINDINGS_PY_MODULE "/loop.py/f";
+	char at_py[256], q[256], result[512];
+
+	snprintf(at_py, sizeof(at_py), AT("%s"), py);
+	snprintf(q, sizeof(q), "%s" PC_FINDINGS_LINE_Q, py);
+	src_sim_function(w->sim, PC_FINDINGS_PY_MODULE, "loop.py", "f");
+	src_sim_call(w->sim, F_MAIN, py);
+	src_sim_hint(w->sim, q, 4);
+	src_sim_hint(w->sim, F_WORK PC_FINDINGS_LINE_Q, 7);
+	src_sim_script(w->sim, "cpu_inclusive", "*", 0, 0.05, 0);
+	src_sim_script(w->sim, "cpu_inclusive", TOP, 0, 1.4, 0);
+	src_sim_script(w->sim, "cpu_inclusive", AT(F_MAIN), 0, 1.4, 0);
+	src_sim_script(w->sim, "cpu_inclusive", at_py, 0, 0.98, 0);
+	src_sim_script(w->sim, "cpu_inclusive", AT(F_COMPUTE), 0, 0.4, 0);
+	src_sim_script(w->sim, "cpu_inclusive", AT(F_WORK), 0, 0.4, 0);
+	world_run(w, 14.0);
+	pc_findings_build(w->pc, NULL, &fs);
+	tap_eq(fs.n, 2, "python line: two findings");
+	tap_eq(fs.n > 0 ? fs.f[0].line : -1, 4, "python line: f's line, 4");
+	line_is(w, fs.n > 0 ? &fs.f[0] : NULL,
+		"1 thread uses 0.98 CPUs computing, in `f` (loop.py:4), "
+		"called from `main` (demo.c)",
+		"python line: said after the file");
+	tap_eq(fs.n > 1 ? fs.f[1].line : -1, 0,
+	       "python line: a C function is not asked its line");
+	line_is(w, fs.n > 1 ? &fs.f[1] : NULL,
+		"1 thread uses 0.40 CPUs computing, in `work` (demo.c)",
+		"python line: work's finding has no line");
+	pc_report_result(w->pc, w->pc->global, NULL, result, sizeof(result));
+	tap_ok(strcmp(result, "bottleneck: 1 thread uses 0.98 CPUs "
+		      "computing, in `f` (loop.py:4), called from `main` "
+		      "(demo.c)") == 0,
+	       "python line: the result is the lead finding, with its line");
+	if (tap_failed)
+		tap_diag("result: %s", result);
+	pc_findings_free(&fs);
+	world_free(w);
+}
+
 int main(void)
 {
 	test_sync();
@@ -403,5 +451,6 @@ int main(void)
 	test_lock_wait_cpu();
 	test_io_call_cpu();
 	test_none();
+	test_python_line();
 	return tap_done();
 }

@@ -46,7 +46,8 @@ static void test_cpu_report(void)
 	tap_eq(json_integer_value(json_object_get(j, "version")), 6,
 	       "report version 6");
 	tap_ok(strcmp(json_string_value(json_object_get(j, "result")),
-		      "bottlenecks found") == 0, "bottlenecks found");
+		      "bottleneck: 1 thread uses 0.80 CPUs computing, in `work` (demo.c)") == 0,
+	       "the result: the lead finding in its words");
 	nb = json_array_size(json_object_get(j, "bottlenecks"));
 	tap_eq(nb, 1, "one bottleneck: CPU in work");
 	b = json_array_get(json_object_get(j, "bottlenecks"), 0);

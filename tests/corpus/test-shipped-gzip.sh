@@ -46,8 +46,8 @@ tap_ok $([ "$(cpu '$f[1] | test("^/Process/" + $pid + "/[0-9]+:")')" -ge 1 ]
 	 echo $?) "gzip -9: CPUbound on its thread"
 tap_ok $([ "$(cpu '$f[0] | startswith("/Code/gzip/")')" -ge 1 ]
 	 echo $?) "gzip -9: CPUbound inside the /Code/gzip module"
-tap_eq "$(jq -r .result "$TMP/r.json")" "bottlenecks found" \
-	"gzip -9: the report's result"
+tap_eq "$(jq -r .result "$TMP/r.json")" "bottleneck: $(jq -r '.findings[0].text' "$TMP/r.json")" \
+	"gzip -9: the report's result is its lead finding"
 
 # Every gzip function the report names is one of the file's functions.
 "$HUNCH" where "$GZIP_BIN" > "$TMP/where"

@@ -34,6 +34,20 @@ settle() {  # settle NAME: until two captures 0.3 s apart are equal
 
 # head FILE: the report's text up to the end of its findings (what the
 # dashboard prints after q).
+# summary_row REPORT WHEN W FORMAT: the strip's summary row at width W,
+# " exited 0 at WHEN: " and the result (FORMAT, %s the lead finding's
+# words; "%r" the report's result), cut with "…" at the W - 1 columns
+# after the margin.
+summary_row() {
+	python3 - "$@" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+w = int(sys.argv[3])
+res = r["result"] if sys.argv[4] == "%r" else sys.argv[4] % r["findings"][0]["text"]
+s = "exited 0 at %s: %s" % (sys.argv[2], res)
+print(" " + (s if len(s) <= w - 1 else s[:w - 2] + "\u2026"))
+PY
+}
 head_of() { awk 'f && /^$/ {exit} /^findings/ {f=1} {print}' "$1"; }
 # want_rows FILE W N: the strip's rows the report's findings make at
 # width W, the first N: " R  IMPACT     WORDS", cut at W with "…".
@@ -86,7 +100,7 @@ tap_ok $([ "$rows" -ge 1 ] && [ "$rows" -le 3 ]; echo $?) "demo: at 80x24 the st
 fits demo 80 24 "demo with findings"
 WAIT=30 check_screen demo '^ hunch-demo +pid [0-9]+ +exited 0 ' "demo: the demo ends"
 check_screen demo '^ Findings at the end ─+ [0-9]+ findings?, by impact$' "demo: the strip's title says the program has ended"
-check_screen demo '^ exited 0 at [0-9]+:[0-9]{2}: bottlenecks found$' \
+check_screen demo '^ exited 0 at [0-9]+:[0-9]{2}: bottleneck: ' \
 	"demo: its summary: how the demo ended, when, and the search's result"
 check_screen demo '^the program has ended: q quits and prints the findings$' "demo: the hint says q prints them"
 settle demo
@@ -94,8 +108,6 @@ live_strip=$(strip demo)
 live_title=$(strip_title demo)
 n=$(strip_title demo | sed -n 's/.* \([0-9]*\) findings\{0,1\}, by impact$/\1/p')
 shown=$((n < 3 ? n : 3))
-tap_eq "$(sed -n 1p <<< "$live_strip")" " exited 0 at $(sed -n 's/^ exited 0 at \([0-9:]*\): .*/\1/p' <<< "$live_strip"): bottlenecks found" \
-	"demo: the summary is the strip's first row"
 tap_eq "$(wc -l <<< "$live_strip")" $((1 + shown)) "demo: then the first $shown of the $n findings"
 # A resize and back, then Ctrl-L: the strip is drawn the same.
 TM resize-window -t demo -x 100 -y 30
@@ -114,6 +126,14 @@ head_of "$TMP/demo-replay.txt" >"$TMP/demo-head.txt"
 tap_eq "$printed" "$(cat "$TMP/demo-head.txt")" \
 	"demo: q prints the batch report's head (replay --batch of the journal, up to the end of its findings)"
 tap_eq "$(grep -c '^ *[0-9]\+\. ' <<< "$printed")" "$n" "demo: the head lists the $n findings the strip counted"
+# The summary's result is the lead finding in the report's words (the
+# journal's report), cut with an ellipsis at the 79 columns after the
+# strip's margin.
+"$HUNCH" replay --batch --report "$TMP/demo-report.json" "$TMP/demo.jsonl" >/dev/null 2>&1
+when=$(sed -n 's/^ exited 0 at \([0-9:]*\): .*/\1/p' <<< "$live_strip")
+want=$(summary_row "$TMP/demo-report.json" "$when" 80 'bottleneck: %s' )
+tap_eq "$(sed -n 1p <<< "$live_strip")" "$want" \
+	"demo: the summary is the strip's first row: how it ended, when, and the lead finding"
 tap_eq "$(sed 1d <<< "$live_strip")" "$(want_rows "$TMP/demo-head.txt" 80 "$shown")" \
 	"demo: each row of the strip is the report's rank, impact and words, cut at 80 columns"
 TM kill-session -t demo
@@ -142,11 +162,12 @@ head_of "$TMP/mutex-replay.txt" >"$TMP/mutex-head.txt"
 # Whether every top-level hypothesis concludes in bn_mutex's 10 s
 # depends on the machine's load (CPUstarved reads near its threshold
 # here), so the summary's result is checked against the journal's own
-# report, whatever it is: "bottlenecks found" or "incomplete: ...".
+# report, whatever it is: "bottleneck: " and the lead finding, or "incomplete: ...".
 "$HUNCH" replay --batch --report "$TMP/mutex-report.json" "$TMP/mutex.jsonl" >/dev/null 2>&1
 want=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["result"])' "$TMP/mutex-report.json")
-tap_eq "$(sed -n '1s/^ exited 0 at [0-9]*:[0-9][0-9]: //p' <<< "$live_strip")" "$want" \
-	"wide: the summary's result is the report's ($want)"
+when=$(sed -n 's/^ exited 0 at \([0-9:]*\): .*/\1/p' <<< "$live_strip")
+tap_eq "$(sed -n 1p <<< "$live_strip")" "$(summary_row "$TMP/mutex-report.json" "$when" 160 '%r')" \
+	"wide: the summary's result is the report's, cut at 160 columns ($want)"
 tap_eq "$printed" "$(cat "$TMP/mutex-head.txt")" "wide: q prints the batch report's head"
 tap_eq "$(sed 1d <<< "$live_strip")" "$(want_rows "$TMP/mutex-head.txt" 160 "$shown")" \
 	"wide: each row is the report's rank, impact and words, cut at 160 columns"
