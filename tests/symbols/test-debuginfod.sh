@@ -169,7 +169,8 @@ touch "$tmp/gate"
 wait "$run"
 tap_eq "$?" 0 "live: the batch search ends normally"
 run=
-tap_eq "$(grep -a '"function":"bncpu_hot_loop"' "$tmp/journal" |
+tap_eq "$(grep -a '^{"t":"resource",' "$tmp/journal" |
+	grep '"function":"bncpu_hot_loop"' |
 	sed 's/"ts":[0-9.e-]*,//; s/,"addr":[0-9]*//')" \
 '{"t":"resource","op":"add","kind":"function","module":"'$live'-stripped","function":"bncpu_hot_loop"}
 {"t":"resource","op":"retire","kind":"function","module":"'$live'-stripped","function":"bncpu_hot_loop"}
