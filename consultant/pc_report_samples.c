@@ -17,8 +17,17 @@ const char *pc_report_samples_name(const json_t *fn, char *buf, size_t len)
 {
 	const char *name = json_string_value(json_object_get(fn, "function"));
 	const char *mod = json_string_value(json_object_get(fn, "module"));
+	const char *path = json_string_value(json_object_get(fn, "path"));
+	const char *file;
 
-	if (name != NULL)
+	/* a Python function is named by its script, as the findings name
+	 * it: /Code/<python>/<file>/<qualname> */
+	if (name != NULL && mod != NULL && strcmp(mod, "<python>") == 0 &&
+	    path != NULL && (file = strstr(path, "/<python>/")) != NULL) {
+		file += strlen("/<python>/");
+		snprintf(buf, len, "`%s` (%.*s)", name,
+			 (int)strcspn(file, "/"), file);
+	} else if (name != NULL)
 		snprintf(buf, len, "`%s` (%s)", name, mod ? mod : "?");
 	else
 		snprintf(buf, len, "code in (%s)", mod ? mod : "?");

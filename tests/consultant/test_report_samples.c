@@ -5,7 +5,7 @@
  * 6 in memcmp called from a stripped `sort+0x9a00` under main, 3 in
  * that function itself, 1 in a module's code no function covers; the
  * counts, order, percentages and chains of the object, and the exact
- * lines of the text.
+ * lines of the text; a Python function named by its script.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -106,6 +106,28 @@ static const char want[] =
 	"     30.0%      3  `sort+0x9a00` (sort) <- `main` (sort)\n"
 	"     10.0%      1  code in (libfoo.so) <- `main` (sort)\n";
 
+/* A Python function is named by its script, as the findings name it;
+ * the interpreter's C code by its module. */
+static void python_names(void)
+{
+	json_t *f = json_pack("{s:s, s:s, s:s}", "function", "f", "module",
+			      "<python>", "path", "/Code/<python>/loop.py/f");
+	json_t *c = json_pack("{s:s, s:s, s:s}", "function",
+			      "_PyEval_EvalFrameDefault", "module",
+			      "python3.11", "path", "/Code/python3.11/"
+			      "<unknown>/_PyEval_EvalFrameDefault");
+	char buf[256];
+
+	tap_ok(strcmp(pc_report_samples_name(f, buf, sizeof(buf)),
+		      "`f` (loop.py)") == 0, "a Python function: named by "
+	       "its script (%s)", buf);
+	tap_ok(strcmp(pc_report_samples_name(c, buf, sizeof(buf)),
+		      "`_PyEval_EvalFrameDefault` (python3.11)") == 0,
+	       "the interpreter's C code: by its module (%s)", buf);
+	json_decref(f);
+	json_decref(c);
+}
+
 int main(void)
 {
 	json_t *j = tally();
@@ -133,5 +155,6 @@ int main(void)
 		       "a tally without samples: no object (no section)");
 		src_live_samples_free(t);
 	}
+	python_names();
 	return tap_done();
 }
