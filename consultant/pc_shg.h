@@ -67,7 +67,7 @@ struct pc_node {
 	 * among equals.  -1 unknown (no hint, a why-child, a top node). */
 	double hint;
 	bool hinted;
-	/* skipDominantLevels (pc_truth.c): a dominant descendant, tested
+	/* skipDominantLevels (pc_kids.c): a dominant descendant, tested
 	 * first among equals; a refinement on the path to one, whose test
 	 * the descendant's mostly answers, tested after the others. */
 	bool dominant, implied;

@@ -1,0 +1,44 @@
+/*
+ * pc_kids.h - a node's children along one hierarchy, ranked, and the
+ * dominant descendants below them (pc_kids.c), for the expansion of a
+ * true node (pc_truth.c).
+ */
+#ifndef PC_KIDS_H
+#define PC_KIDS_H
+
+#include "pc_search.h"
+
+#define PC_KIDS_MAX 4096
+#define PC_KIDS_DOMINANT 3   /* kids whose dominant chains are followed */
+
+struct pc_kids {
+	pc_res_id r[PC_KIDS_MAX];
+	double score[PC_KIDS_MAX];   /* the source's hint, after pc_kids_rank */
+	size_t n;
+	const struct pc_restree *res;
+};
+
+/* The children of the focus's component h: the where axis's live
+ * children, or in call-graph search a function's callees (a thread's
+ * /Code starts at its start function). */
+void pc_kids_where(struct pc_consult *pc, const struct pc_focus *f, int h,
+		   struct pc_kids *k);
+/* Order them by the source's hint, likeliest first (stable). */
+void pc_kids_rank(struct pc_consult *pc, struct pc_kids *k);
+/* skipDominantLevels: the deepest descendant along h that holds nearly
+ * all of its parent's evidence, at least min_depth levels below the
+ * focus, or PC_RES_NONE; `edge` (may be NULL) the chain's last function
+ * in the module of its first when the chain leaves that module. */
+pc_res_id pc_kids_dominant_descendant(struct pc_consult *pc,
+				      const struct pc_focus *f, int h,
+				      const struct pc_kids *k, int min_depth,
+				      pc_res_id *edge);
+/* The dominant descendants below each of the focus's likeliest kids
+ * (at most PC_KIDS_DOMINANT), `via` the kid each lies below; returns
+ * how many. */
+int pc_kids_dominant_descendants(struct pc_consult *pc,
+				 const struct pc_focus *f, int h,
+				 const struct pc_kids *k, pc_res_id *out,
+				 pc_res_id *via);
+
+#endif
