@@ -362,6 +362,46 @@ static double part_value(struct pc_findings_ctx *c, const struct fbuild *b,
 	return t;
 }
 
+/* The process a /Process resource lies in (itself for a process, its
+ * parent for a thread), or PC_RES_NONE for the hierarchy's root. */
+static pc_res_id process_of(struct pc_findings_ctx *c, pc_res_id r)
+{
+	const struct pc_res *x = res(c, r);
+
+	if (x->kind == PC_RES_THREAD)
+		return x->parent;
+	return x->kind == PC_RES_HIERARCHY ? PC_RES_NONE : r;
+}
+
+/* Does leaf n measure the whole job of several processes while every
+ * other leaf measuring hyp lies in one process?  Then its value counts
+ * processes the finding does not name: a pool's job-level CPU demand
+ * (1.89 CPUs, three workers) was given as the demand of "1 thread of
+ * process 4612", whose own leaf read 0.94.  A job of one process is
+ * that process: nothing changes there. */
+static bool wider_than_rest(struct pc_findings_ctx *c,
+			    const struct fbuild *b, const struct pc_node *n,
+			    int hyp)
+{
+	pc_res_id one = PC_RES_NONE;
+
+	if (res(c, n->focus.r[1])->kind != PC_RES_HIERARCHY ||
+	    res(c, n->focus.r[1])->nchildren < 2)
+		return false;
+	for (size_t i = 0; i < b->n; i++) {
+		const struct pc_node *m = c->leaf[b->leaves[i]];
+		pc_res_id p;
+
+		if (m == n || !measures(c, m, hyp))
+			continue;
+		p = process_of(c, m->focus.r[1]);
+		if (p == PC_RES_NONE || (one != PC_RES_NONE && p != one))
+			return false;
+		one = p;
+	}
+	return one != PC_RES_NONE;
+}
+
 static double tightest(struct pc_findings_ctx *c, const struct fbuild *b,
 		       int hyp)
 {
@@ -371,7 +411,8 @@ static double tightest(struct pc_findings_ctx *c, const struct fbuild *b,
 	for (size_t i = 0; i < b->n; i++) {
 		const struct pc_node *n = c->leaf[b->leaves[i]];
 
-		if (!measures(c, n, hyp) || pc_findings_is_part(c, n->focus.r[1]))
+		if (!measures(c, n, hyp) || pc_findings_is_part(c, n->focus.r[1]) ||
+		    wider_than_rest(c, b, n, hyp))
 			continue;
 		if (isnan(lo) || pc_findings_value(c->pc, n) < lo)
 			lo = pc_findings_value(c->pc, n);

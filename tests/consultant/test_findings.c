@@ -4,7 +4,8 @@
  * hypotheses (a mutex waited for and locked often, in one function; a
  * function's small I/O on a file and the CPU it costs), ranked by
  * seconds per second, said in plain words; which are new to tell; the
- * report's text head and JSON `findings`.
+ * report's text head and JSON `findings`; a finding on one thread of a
+ * job of two processes measured by that thread, not the whole job.
  */
 #include <math.h>
 
@@ -372,6 +373,45 @@ static void test_io_call_cpu(void)
 }
 
 /* Nothing true: no finding, and the text has no findings head. */
+/* A job of two processes: the whole job's CPU (1.9) concluded, then
+ * process 100's node fell back to false while its main thread's stayed
+ * true (0.95): the finding names that one thread and says its 0.95,
+ * not the job's 1.9, which counts process 200's CPU too. */
+static void test_job_thread(void)
+{
+	struct world *w = world_new(NULL, NULL);
+	struct pc_findings fs = { 0 };
+	const struct pc_finding *f = NULL;
+
+	src_sim_thread(w->sim, 200, 200, "main");
+	src_sim_script(w->sim, "cpu_inclusive", "*", 0, 0.05, 0);
+	src_sim_script(w->sim, "cpu_inclusive", TOP, 0, 1.9, 0);
+	src_sim_script(w->sim, "cpu_inclusive",
+		       "</Code,/Process/100,/SyncObject,/Files>", 0, 0.95, 0);
+	src_sim_script(w->sim, "cpu_inclusive",
+		       "</Code,/Process/100,/SyncObject,/Files>", 6, 0.05, 0);
+	src_sim_script(w->sim, "cpu_inclusive",
+		       "</Code,/Process/100/100:main,/SyncObject,/Files>", 0,
+		       0.95, 0);
+	world_run(w, 14.0);
+	pc_findings_build(w->pc, NULL, &fs);
+	for (size_t i = 0; i < fs.n && f == NULL; i++)
+		if (fs.f[i].nthreads == 1 && fs.f[i].nprocs == 1)
+			f = &fs.f[i];
+	if (f == NULL) {
+		tap_diag("%zu findings", fs.n);
+		for (size_t i = 0; i < fs.n; i++)
+			tap_diag("%s", line_of(w, &fs.f[i]));
+		world_dump(w);
+	}
+	tap_ok(f != NULL, "job of two: a finding on one thread");
+	tap_ok(f != NULL && fabs(f->impact - 0.95) < 1e-9,
+	       "job of two: its impact is that thread's 0.95 CPUs, not the "
+	       "job's 1.9 (%g)", f ? f->impact : NAN);
+	pc_findings_free(&fs);
+	world_free(w);
+}
+
 static void test_none(void)
 {
 	struct world *w = world_new(NULL, NULL);
@@ -451,6 +491,7 @@ int main(void)
 	test_lock_wait_cpu();
 	test_io_call_cpu();
 	test_none();
+	test_job_thread();
 	test_python_line();
 	return tap_done();
 }

@@ -86,6 +86,6 @@ tap_eq "$(jq -r --arg h "$CPU" '.findings[0] | [(.hypothesis | test($h)),
 	map(tostring) | join(" ")' "$TMP/r.json")" "true $PYFN" \
 	"the report's top finding is CPU in the Python function $PYFN"
 tap_ok $(grep -A1 '^findings, most impact first:' "$TMP/out" |
-	 grep -q "^ 1\. .* in \`$PYFN\` (<string>)"; echo $?) \
-	"the text report's first finding names $PYFN (<string>)"
+	 grep -q "^ 1\. .* in \`$PYFN\` (<string>:[0-9][0-9]*)"; echo $?) \
+	"the text report's first finding names $PYFN (<string>) and its line"
 tap_done
