@@ -142,6 +142,9 @@ static struct src_live_hint *make_hint(void *arg, pid_t pid)
 		return NULL;
 	if (own)   /* its program's functions, for its /Code */
 		src_live_kidimg_report(img_arg, known_module, l, enqueue_cb, l);
+	/* its samples count in the report's stack samples section too: a
+	 * pool's work is in its workers, not in the parent that waits */
+	src_live_hint_set_tally(h, l->tally);
 	return h;
 }
 
