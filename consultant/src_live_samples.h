@@ -6,8 +6,9 @@
  * SRC_LIVE_HINT_WINDOW_S; this keeps counts for the whole run: per
  * function its self samples (innermost frame) and inclusive samples
  * (anywhere on the stack, once per sample), and the innermost call
- * chains.  Owned by the live source, fed by the hint sampler, so it
- * outlives the sampler (freed when the program ends or is detached).
+ * chains.  Owned by the live source, fed by the program's hint sampler
+ * and every followed child's, so it outlives the samplers (freed when
+ * the program ends or is detached).
  *
  * Its answer (src_live_samples_json) is what the source's
  * `stack_samples` op returns; the journal records it (a `stack_samples`
