@@ -3,7 +3,8 @@
  * search (see pc_findings.h): the relations between foci that grouping
  * them needs, then step 3, each joined group's cause, where, impact,
  * threads, chain and identity.  Steps 1 and 2, which nodes describe
- * one cause, are in pc_findings_group.c; the ranking in
+ * one cause, are in pc_findings_group.c; the impact in
+ * pc_findings_impact.c; the ranking in
  * pc_findings_rank.c; the words, the JSON and which findings were told
  * in pc_findings_text.c.
  */
@@ -24,11 +25,6 @@ const struct pc_res *pc_findings_res(const struct pc_findings_ctx *c,
 static const struct pc_res *res(const struct pc_findings_ctx *c, pc_res_id id)
 {
 	return pc_findings_res(c, id);
-}
-
-static bool is_generic(const struct pc_consult *pc, int hyp)
-{
-	return pc_findings_is_generic(pc, hyp);
 }
 
 int pc_findings_depth(const struct pc_findings_ctx *c, pc_res_id id)
@@ -164,7 +160,7 @@ static bool better_lead(const struct pc_findings_ctx *c,
 	return better_hyp(c->pc, a->hyp, b->hyp);
 }
 
-static void pool_add(struct pc_findings *fs, const struct pc_node *n)
+void pc_findings_pool_add(struct pc_findings *fs, const struct pc_node *n)
 {
 	if (fs->npool == fs->cappool) {
 		fs->cappool = fs->cappool ? 2 * fs->cappool : 256;
@@ -175,8 +171,8 @@ static void pool_add(struct pc_findings *fs, const struct pc_node *n)
 	fs->pool[fs->npool++] = n;
 }
 
-static bool listed_in(struct pc_findings *fs, size_t from,
-		      const struct pc_node *n)
+bool pc_findings_pool_has(struct pc_findings *fs, size_t from,
+			  const struct pc_node *n)
 {
 	for (size_t i = from; i < fs->npool; i++)
 		if (fs->pool[i] == n)
@@ -184,28 +180,7 @@ static bool listed_in(struct pc_findings *fs, size_t from,
 	return false;
 }
 
-/* A true node of a why-ancestor of hyp whose focus holds the finding's
- * where in every hierarchy: its measure in seconds (the I/O blocking
- * time of the code doing small I/O). */
-static bool holds_where(const struct pc_findings_ctx *c,
-			const struct pc_node *n,
-			const pc_res_id *where, const struct pc_node *lead)
-{
-	for (int h = 0; h < PC_NHIER; h++)
-		if (!pc_findings_res_anc(c, n->focus.r[h], where[h]) &&
-		    !(h == 0 && pc_findings_on_chain(c, lead, n->focus.r[0])))
-			return false;
-	return true;
-}
-
-struct fbuild {
-	int root;                   /* union-find root */
-	size_t leaves[MAXL];        /* leaf indices, own first */
-	unsigned char own[MAXL];
-	size_t n;
-};
-
-static void members(struct pc_findings_ctx *c, int root, struct fbuild *b)
+static void members(struct pc_findings_ctx *c, int root, struct pc_findings_members *b)
 {
 	b->root = root;
 	b->n = 0;
@@ -236,7 +211,7 @@ static void members(struct pc_findings_ctx *c, int root, struct fbuild *b)
 }
 
 /* An own leaf of b names both where[0] and where[1]. */
-static bool names_both(struct pc_findings_ctx *c, const struct fbuild *b,
+static bool names_both(struct pc_findings_ctx *c, const struct pc_findings_members *b,
 		       const pc_res_id *where)
 {
 	for (size_t i = 0; i < b->n; i++) {
@@ -269,7 +244,7 @@ static pc_res_id common(const struct pc_findings_ctx *c, pc_res_id a,
 	return a;
 }
 
-static void pick_lead(struct pc_findings_ctx *c, const struct fbuild *b,
+static void pick_lead(struct pc_findings_ctx *c, const struct pc_findings_members *b,
 		      struct pc_finding *f)
 {
 	bool set[PC_NHIER] = { false };   /* where[h] holds a set of parts */
@@ -340,187 +315,6 @@ double pc_findings_value(const struct pc_consult *pc,
  * part, its smallest; a process's threads only where the process has
  * none of its own), when no leaf covers the parts together.  NaN when
  * no leaf of hyp has a value. */
-static bool measures(struct pc_findings_ctx *c, const struct pc_node *n,
-		     int hyp)
-{
-	return n->hyp == hyp && !isnan(pc_findings_value(c->pc, n));
-}
-
-/* The smallest value of hyp among b's own leaves on part r. */
-static double part_value(struct pc_findings_ctx *c, const struct fbuild *b,
-			 int hyp, pc_res_id r)
-{
-	double t = NAN;
-
-	for (size_t j = 0; j < b->n; j++) {
-		const struct pc_node *m = c->leaf[b->leaves[j]];
-
-		if (b->own[j] && measures(c, m, hyp) && m->focus.r[1] == r &&
-		    (isnan(t) || pc_findings_value(c->pc, m) < t))
-			t = pc_findings_value(c->pc, m);
-	}
-	return t;
-}
-
-/* The process a /Process resource lies in (itself for a process, its
- * parent for a thread), or PC_RES_NONE for the hierarchy's root. */
-static pc_res_id process_of(struct pc_findings_ctx *c, pc_res_id r)
-{
-	const struct pc_res *x = res(c, r);
-
-	if (x->kind == PC_RES_THREAD)
-		return x->parent;
-	return x->kind == PC_RES_HIERARCHY ? PC_RES_NONE : r;
-}
-
-/* Does leaf n measure the whole job of several processes while every
- * other leaf measuring hyp lies in one process?  Then its value counts
- * processes the finding does not name: a pool's job-level CPU demand
- * (1.89 CPUs, three workers) was given as the demand of "1 thread of
- * process 4612", whose own leaf read 0.94.  A job of one process is
- * that process: nothing changes there. */
-static bool wider_than_rest(struct pc_findings_ctx *c,
-			    const struct fbuild *b, const struct pc_node *n,
-			    int hyp)
-{
-	pc_res_id one = PC_RES_NONE;
-
-	if (res(c, n->focus.r[1])->kind != PC_RES_HIERARCHY ||
-	    res(c, n->focus.r[1])->nchildren < 2)
-		return false;
-	for (size_t i = 0; i < b->n; i++) {
-		const struct pc_node *m = c->leaf[b->leaves[i]];
-		pc_res_id p;
-
-		if (m == n || !measures(c, m, hyp))
-			continue;
-		p = process_of(c, m->focus.r[1]);
-		if (p == PC_RES_NONE || (one != PC_RES_NONE && p != one))
-			return false;
-		one = p;
-	}
-	return one != PC_RES_NONE;
-}
-
-static double tightest(struct pc_findings_ctx *c, const struct fbuild *b,
-		       int hyp)
-{
-	double lo = NAN, sum = 0;
-	bool any_part = false;
-
-	for (size_t i = 0; i < b->n; i++) {
-		const struct pc_node *n = c->leaf[b->leaves[i]];
-
-		if (!measures(c, n, hyp) || pc_findings_is_part(c, n->focus.r[1]) ||
-		    wider_than_rest(c, b, n, hyp))
-			continue;
-		if (isnan(lo) || pc_findings_value(c->pc, n) < lo)
-			lo = pc_findings_value(c->pc, n);
-	}
-	if (!isnan(lo))
-		return lo;
-	for (size_t i = 0; i < b->n; i++) {
-		const struct pc_node *n = c->leaf[b->leaves[i]];
-		pc_res_id r = n->focus.r[1], up = res(c, r)->parent;
-		bool first = true;
-
-		if (!b->own[i] || !measures(c, n, hyp) ||
-		    !pc_findings_is_part(c, r))
-			continue;
-		/* a thread of a process measured as a part itself */
-		if (res(c, r)->kind == PC_RES_THREAD &&
-		    pc_findings_is_part(c, up) && !isnan(part_value(c, b, hyp, up)))
-			continue;
-		for (size_t j = 0; j < i; j++)
-			first &= !(b->own[j] && measures(c, c->leaf[b->leaves[j]],
-							 hyp) &&
-				   c->leaf[b->leaves[j]]->focus.r[1] == r);
-		if (first) {
-			sum += part_value(c, b, hyp, r);
-			any_part = true;
-		}
-	}
-	return any_part ? sum : NAN;
-}
-
-/* Is n's focus the whole program (every hierarchy at its root)? */
-static bool top_focus(const struct pc_findings_ctx *c, const struct pc_node *n)
-{
-	for (int k = 0; k < PC_NHIER; k++)
-		if (!pc_findings_is_root(c, n->focus.r[k]))
-			return false;
-	return true;
-}
-
-/* The impact: the cause's own measure in seconds (its tightest value);
- * for a cause measured otherwise (bytes per operation), the smallest
- * value of its why-ancestor's concluded nodes that hold its where
- * (added as evidence);
- * else the largest measure in seconds of the other hypotheses joined,
- * specific ones before the generic CPU. */
-static void impact(struct pc_findings_ctx *c, const struct fbuild *b,
-		   struct pc_findings *fs, struct pc_finding *f)
-{
-	f->impact = pc_findings_in_seconds(c->pc, f->hyp) ?
-		    tightest(c, b, f->hyp) : NAN;
-	if (!isnan(f->impact))
-		return;
-	for (int a = c->pc->cfg->hyp[f->hyp].parent_idx; a >= 0;
-	     a = c->pc->cfg->hyp[a].parent_idx) {
-		double narrow = NAN, v;   /* narrow: true below the whole
-					   * program */
-
-		if (!pc_findings_in_seconds(c->pc, a))
-			continue;
-		for (size_t i = 0; i < c->s->nn; i++) {
-			const struct pc_node *n = c->s->nodes[i];
-
-			/* True ones that hold the where, and the one at the
-			 * cause's own focus even when it tested false (0 s
-			 * blocked in I/O where 1-byte operations were
-			 * counted): the tightest measure. */
-			if (n->hyp != a || isnan(pc_findings_value(c->pc, n)) ||
-			    !(n->truth == PC_TRUE ? holds_where(c, n, f->where,
-								f->lead) :
-			      n->truth == PC_FALSE &&
-			      pc_focus_eq(&n->focus, &f->lead->focus)))
-				continue;
-			if (!listed_in(fs, fs->npool - f->nnodes, n)) {
-				pool_add(fs, n);
-				f->nnodes++;
-			}
-			v = pc_findings_value(c->pc, n);
-			if (isnan(f->impact) || v < f->impact)
-				f->impact = v;
-			if (n->truth == PC_TRUE && !top_focus(c, n) &&
-			    (isnan(narrow) || v < narrow))
-				narrow = v;
-		}
-		/* A true measure at a narrower focus than the whole program
-		 * that holds the where (the demo's writer blocked 0.96 s/s in
-		 * I/O) outweighs a false one at the cause's own focus, which
-		 * then contradicts it (a 0 there is a measurement gone wrong,
-		 * seen once in CI: the demo's 1-byte writes ranked fifth at
-		 * 0.00 s/s). */
-		if (!isnan(narrow) && narrow > f->impact)
-			f->impact = narrow;
-		if (!isnan(f->impact))
-			return;
-	}
-	for (int generic = 0; generic < 2 && isnan(f->impact); generic++)
-		for (size_t i = 0; i < b->n; i++) {
-			int h = c->leaf[b->leaves[i]]->hyp;
-			double v;
-
-			if (is_generic(c->pc, h) != generic ||
-			    !pc_findings_in_seconds(c->pc, h))
-				continue;
-			v = tightest(c, b, h);
-			if (!isnan(v) && (isnan(f->impact) || v > f->impact))
-				f->impact = v;
-		}
-}
-
 /* The threads of proc started in function `name` ("<tid>:<name>"). */
 static int started_in(struct pc_findings_ctx *c, const struct pc_res *proc,
 		      const char *name)
@@ -572,7 +366,7 @@ static int started_count(struct pc_findings_ctx *c,
  * (a loaded machine: 2 of the demo's 4 lock workers' in 10 s): its
  * value is all of theirs, and "2 threads spend 110% of their time"
  * cannot be. */
-static int threads(struct pc_findings_ctx *c, const struct fbuild *b,
+static int threads(struct pc_findings_ctx *c, const struct pc_findings_members *b,
 		   const struct pc_finding *f)
 {
 	pc_res_id seen[MAXL];
@@ -618,7 +412,7 @@ static void chain_of(struct pc_findings_ctx *c, struct pc_findings *fs,
 		ch[k++] = p;
 	f->nchain = k;
 	while (k > 0)
-		pool_add(fs, ch[--k]);
+		pc_findings_pool_add(fs, ch[--k]);
 	f->id = -1;
 	for (size_t i = fs->npool - f->nchain; i < fs->npool; i++)
 		if (!fs->pool[i]->persistent || f->id < 0) {
@@ -630,7 +424,7 @@ static void chain_of(struct pc_findings_ctx *c, struct pc_findings *fs,
 
 /* The told identity: the chains of its own leaves below the top-level
  * nodes (pc_findings_text_tell). */
-static void ident_of(struct pc_findings_ctx *c, const struct fbuild *b,
+static void ident_of(struct pc_findings_ctx *c, const struct pc_findings_members *b,
 		     struct pc_findings *fs, struct pc_finding *f)
 {
 	size_t from = fs->npool;
@@ -641,8 +435,8 @@ static void ident_of(struct pc_findings_ctx *c, const struct fbuild *b,
 		for (const struct pc_node *p = c->leaf[b->leaves[i]];
 		     p && p->id != c->s->root;
 		     p = pc_shg_node(c->s, p->orig_parent))
-			if (!p->persistent && !listed_in(fs, from, p))
-				pool_add(fs, p);
+			if (!p->persistent && !pc_findings_pool_has(fs, from, p))
+				pc_findings_pool_add(fs, p);
 	}
 	f->nident = fs->npool - from;
 }
@@ -686,7 +480,7 @@ static pc_res_id caller_of(struct pc_findings_ctx *c,
 
 /* The processes of a job of several the finding's own leaves are in
  * (a process, or a thread's), 0 when none is a part of such a job. */
-static int processes(struct pc_findings_ctx *c, const struct fbuild *b)
+static int processes(struct pc_findings_ctx *c, const struct pc_findings_members *b)
 {
 	pc_res_id seen[MAXL];
 	int k = 0;
@@ -730,7 +524,7 @@ static int line_of(const struct pc_findings_ctx *c, pc_res_id fn)
 	return v >= 1 ? (int)v : 0;
 }
 
-static void build_one(struct pc_findings_ctx *c, const struct fbuild *b,
+static void build_one(struct pc_findings_ctx *c, const struct pc_findings_members *b,
 		      struct pc_findings *fs, struct pc_finding *f)
 {
 	memset(f, 0, sizeof(*f));
@@ -739,13 +533,13 @@ static void build_one(struct pc_findings_ctx *c, const struct fbuild *b,
 	f->since_s = INFINITY;
 	f->unconfirmed = true;
 	/* nodes: the lead, the other leaves, then evidence (impact) */
-	pool_add(fs, f->lead);
+	pc_findings_pool_add(fs, f->lead);
 	f->nnodes = 1;
 	for (size_t i = 0; i < b->n; i++) {
 		const struct pc_node *n = c->leaf[b->leaves[i]];
 
 		if (n != f->lead) {
-			pool_add(fs, n);
+			pc_findings_pool_add(fs, n);
 			f->nnodes++;
 		}
 		f->nown += b->own[i] && n != f->lead;
@@ -758,7 +552,7 @@ static void build_one(struct pc_findings_ctx *c, const struct fbuild *b,
 	}
 	f->nown++;              /* the lead */
 	f->nleaves = f->nnodes;
-	impact(c, b, fs, f);
+	pc_findings_impact(c, b, fs, f);
 	f->nodes = fs->pool + fs->npool - f->nnodes;
 	f->caller = caller_of(c, f);
 	f->line = line_of(c, f->where[0]);   /* /Code */
@@ -810,7 +604,7 @@ void pc_findings_build(const struct pc_consult *pc, const struct pc_search *s,
 	if (out->f == NULL || at == NULL)
 		abort();
 	for (int g = 0; g < c->ng; g++) {
-		struct fbuild b;
+		struct pc_findings_members b;
 		struct pc_finding *f = &out->f[out->n];
 
 		if (pc_findings_group_root(c, g) != g)

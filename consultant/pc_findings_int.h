@@ -67,4 +67,23 @@ int pc_findings_group_root(struct pc_findings_ctx *c, int g);
 /* symptom_of, then the ranking (pc_findings.h), in place. */
 void pc_findings_rank(struct pc_findings_ctx *c, struct pc_findings *fs);
 
+/* The leaves of one finding (a union-find root of the groups): its own
+ * first, then those compatible with other findings too. */
+struct pc_findings_members {
+	int root;                   /* union-find root */
+	size_t leaves[MAXL];        /* leaf indices, own first */
+	unsigned char own[MAXL];
+	size_t n;
+};
+
+/* The build's node pool: add n; is n listed from index `from` on? */
+void pc_findings_pool_add(struct pc_findings *fs, const struct pc_node *n);
+bool pc_findings_pool_has(struct pc_findings *fs, size_t from,
+			  const struct pc_node *n);
+/* f->impact, for the finding of members b (pc_findings_impact.c); the
+ * nodes it rests on are added to f's evidence. */
+void pc_findings_impact(struct pc_findings_ctx *c,
+			const struct pc_findings_members *b,
+			struct pc_findings *fs, struct pc_finding *f);
+
 #endif
