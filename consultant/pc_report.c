@@ -5,6 +5,7 @@
  * a reader must be able to tell "measured zero" from "not measured".
  */
 #include "pc_report.h"
+#include "pc_report_procs.h"
 #include "pc_report_samples.h"
 #include "pc_config_diff.h"
 
@@ -414,73 +415,6 @@ static json_t *tunables_json(const struct pc_config *cfg)
 	return o;
 }
 
-/* Each process of the job and its end, as the where axis has them (the
- * program first, then its children as they were found). */
-/* A signal's name ("SIGKILL"), or its number. */
-static const char *sigabbrev(int sig, char *buf, size_t len)
-{
-	const char *a = sigabbrev_np(sig);
-
-	if (a != NULL)
-		snprintf(buf, len, "SIG%s", a);
-	else
-		snprintf(buf, len, "%d", sig);
-	return buf;
-}
-
-static json_t *processes_json(const struct pc_consult *pc)
-{
-	const struct pc_res *root = pc_res_get(pc->res,
-		pc_res_tree_hierarchy(pc->res, "Process"));
-	json_t *a = json_array();
-
-	for (size_t i = 0; root != NULL && i < root->nchildren; i++) {
-		const struct pc_res *r = pc_res_get(pc->res, root->children[i]);
-		json_t *o = json_pack("{s:i, s:s}", "pid", (int)r->tag, "end",
-			!r->retired ? "running" : r->end == 'x' ? "exited" :
-			r->end == 's' ? "killed" : "unseen");
-
-		if (r->retired && (r->end == 'x' || r->end == 's'))
-			json_object_set_new(o, r->end == 'x' ? "status" :
-				"signal", json_integer(r->end_code));
-		json_object_set_new(o, "end_s", r->retired && r->end ?
-				    json_real(r->end_t) : json_null());
-		json_array_append_new(a, o);
-	}
-	return a;
-}
-
-static void text_processes(const struct pc_consult *pc, FILE *f)
-{
-	const struct pc_res *root = pc_res_get(pc->res,
-		pc_res_tree_hierarchy(pc->res, "Process"));
-	char sig[32];
-
-	if (root == NULL || root->nchildren < 2)
-		return;   /* the program alone: "search:" said its end */
-	fprintf(f, "processes:\n");
-	for (size_t i = 0; i < root->nchildren; i++) {
-		const struct pc_res *r = pc_res_get(pc->res, root->children[i]);
-
-		fprintf(f, "  pid %d: ", (int)r->tag);
-		if (!r->retired) {
-			fprintf(f, "running at the end of the search\n");
-			continue;
-		}
-		if (r->end == 'x')
-			fprintf(f, "exited with status %d", r->end_code);
-		else if (r->end == 's')
-			fprintf(f, "killed by %s",
-				sigabbrev(r->end_code, sig, sizeof(sig)));
-		else
-			fprintf(f, "ended (its exit status was not seen: its "
-				"parent reaped it first)");
-		if (r->end)
-			fprintf(f, " at %.1f s", r->end_t);
-		fputc('\n', f);
-	}
-}
-
 static const char *search_outcome(const struct pc_consult *pc,
 				  const struct pc_report_meta *m)
 {
@@ -548,7 +482,7 @@ json_t *pc_report_json(const struct pc_consult *pc,
 		"not_tested", top_t,
 		"phases", phases);
 	json_object_set_new(root, "findings", top_f);
-	json_object_set_new(root, "processes", processes_json(pc));
+	json_object_set_new(root, "processes", pc_report_procs_json(pc));
 	json_object_set_new(root, "spread", pc_spread_json(pc, pc->global));
 	samples = pc_report_samples_get(pc);   /* sampled, not concluded */
 	json_object_set_new(root, "samples", samples ? samples : json_null());
@@ -800,7 +734,7 @@ void pc_report_text(const struct pc_consult *pc,
 		pc_tunables_get(pc->cfg, "costLimit") * 100,
 		pc->peak_observed * 100, pc->runs, pc->skipped, pc->shed);
 	text_config(m, f);
-	text_processes(pc, f);
+	pc_report_procs_text(pc, f);
 	samples = pc_report_samples_get(pc);
 	if (pc->global)
 		pc_report_findings_text(pc, samples, f);
