@@ -94,10 +94,11 @@ int ui_findings_rows(struct ui *u, int maxlines)
 
 /* The program's end in a few words: "exited 0 at 0:10: bottleneck: 4
  * threads spend ..." (the result as the reports say it: the lead
- * finding's line, whole, for the strip to cut at its width). */
+ * finding's line, up to 300 bytes, for the strip to cut at its
+ * width). */
 static void summarise(const struct ui *u, char *buf, size_t len)
 {
-	char state[64], result[LINE_LEN];
+	char state[64], result[LINE_LEN - 100];
 	long s = (long)((u->t_end > 0 ? u->t_end : ui_screen_now()) - u->t0);
 
 	ui_status_state_text(u, state, sizeof(state));
