@@ -461,6 +461,12 @@ static pc_res_id caller_of(struct pc_findings_ctx *c,
 
 	if (res(c, f->where[0])->kind != PC_RES_FUNCTION)
 		return PC_RES_NONE;
+	/* A Python function is always entered through the interpreter's
+	 * loop: "called from `_PyEval_EvalFrameDefault`" says nothing to
+	 * the script's author; its line does. */
+	if (strcmp(res(c, module_of(c, f->where[0]))->name,
+		   PC_FINDINGS_PY_MODULE) == 0)
+		return PC_RES_NONE;
 	for (size_t i = 0; i < f->nnodes && leaf == NULL; i++)
 		if (f->nodes[i]->focus.r[0] == f->where[0])
 			leaf = f->nodes[i];
