@@ -89,19 +89,7 @@ static void stop_all(pid_t pid, struct tasks *ts)
 
 static int peek_bytes(pid_t pid, uint64_t addr, uint8_t *buf, size_t len)
 {
-	for (size_t off = 0; off < len;) {
-		uint64_t a = (addr + off) & ~7ull, word;
-		size_t skip = (size_t)((addr + off) - a);
-		size_t n = 8 - skip < len - off ? 8 - skip : len - off;
-
-		errno = 0;
-		word = (uint64_t)ptrace(PTRACE_PEEKDATA, pid, a, 0);
-		if (errno != 0)
-			return -errno;
-		memcpy(buf + off, (uint8_t *)&word + skip, n);
-		off += n;
-	}
-	return 0;
+	return eng_fork_read(pid, addr, buf, len);
 }
 
 struct eng_fork_stopped {

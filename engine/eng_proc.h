@@ -172,8 +172,10 @@ int eng_exec_release(struct eng_proc *p, struct hunch_err *err);
 typedef void (*eng_fork_fn)(void *arg, pid_t child);
 void eng_fork_follow(struct eng_proc *p, bool on, eng_fork_fn hook,
 		     void *arg);
-/* Write into a stopped child's memory (from a fork hook only). */
+/* Write into, read from a stopped child's memory (from a fork hook,
+ * or a child hunch holds stopped); 0 or -errno. */
 int eng_fork_write(pid_t child, uint64_t addr, const void *buf, size_t len);
+int eng_fork_read(pid_t child, uint64_t addr, void *buf, size_t len);
 
 /* Has the target ended (exited or killed)? */
 bool eng_proc_ended(const struct eng_proc *p);
