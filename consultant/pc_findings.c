@@ -79,6 +79,16 @@ bool pc_findings_is_part(const struct pc_findings_ctx *c, pc_res_id r)
 	       (x->kind == PC_RES_PROCESS && res(c, x->parent)->nchildren > 1);
 }
 
+pc_res_id pc_findings_process_of(const struct pc_findings_ctx *c,
+				 pc_res_id r)
+{
+	const struct pc_res *x = res(c, r);
+
+	if (x->kind == PC_RES_THREAD)
+		return x->parent;
+	return x->kind == PC_RES_HIERARCHY ? PC_RES_NONE : r;
+}
+
 bool pc_findings_sibling_parts(const struct pc_findings_ctx *c,
 			       pc_res_id a, pc_res_id b)
 {
@@ -535,6 +545,7 @@ static void build_one(struct pc_findings_ctx *c, const struct pc_findings_member
 {
 	memset(f, 0, sizeof(*f));
 	f->symptom_of = -1;
+	f->symptom_why = PC_SYMPTOM_NONE;
 	pick_lead(c, b, f);
 	f->since_s = INFINITY;
 	f->unconfirmed = true;

@@ -39,6 +39,21 @@
 
 #include "pc_search.h"
 
+/* Why a finding may be another's time (symptom_of). */
+enum pc_findings_symptom {
+	PC_SYMPTOM_NONE,
+	/* CPU in a function where another cause is true or still tested */
+	PC_SYMPTOM_IN_FUNCTION,
+	/* CPU inside a lock's wait path, or an I/O call's system time */
+	PC_SYMPTOM_WAIT_PATH,
+	/* a wait on a pipe, a socket or a message, in a job whose other
+	 * process computes: the reader waits for the writer */
+	PC_SYMPTOM_OTHER_PROCESS,
+};
+
+/* The words for why: "not concluded false in this function". */
+const char *pc_findings_symptom_text(enum pc_findings_symptom why);
+
 struct pc_finding {
 	/* Stable while the search refines it: the id of the first node of
 	 * its chain below the top-level hypothesis (or of the top-level
@@ -67,6 +82,7 @@ struct pc_finding {
 	bool unconfirmed;               /* every node shed before confirmed */
 	int symptom_of;                 /* index of the finding that may
 					   explain it, -1 none */
+	enum pc_findings_symptom symptom_why;   /* and why */
 	const struct pc_node **nodes;   /* every node grouped: the lead,
 					   its other own most refined true
 					   nodes (nown in all), those it

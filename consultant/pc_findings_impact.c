@@ -56,17 +56,6 @@ static double part_value(struct pc_findings_ctx *c, const struct pc_findings_mem
 	return t;
 }
 
-/* The process a /Process resource lies in (itself for a process, its
- * parent for a thread), or PC_RES_NONE for the hierarchy's root. */
-static pc_res_id process_of(struct pc_findings_ctx *c, pc_res_id r)
-{
-	const struct pc_res *x = res(c, r);
-
-	if (x->kind == PC_RES_THREAD)
-		return x->parent;
-	return x->kind == PC_RES_HIERARCHY ? PC_RES_NONE : r;
-}
-
 /* Does leaf n measure the whole job of several processes while every
  * other leaf measuring hyp lies in one process?  Then its value counts
  * processes the finding does not name: a pool's job-level CPU demand
@@ -88,7 +77,7 @@ static bool wider_than_rest(struct pc_findings_ctx *c,
 
 		if (m == n || !measures(c, m, hyp))
 			continue;
-		p = process_of(c, m->focus.r[1]);
+		p = pc_findings_process_of(c, m->focus.r[1]);
 		if (p == PC_RES_NONE || (one != PC_RES_NONE && p != one))
 			return false;
 		one = p;

@@ -54,6 +54,10 @@ bool pc_findings_on_chain(const struct pc_findings_ctx *c,
  * set; its where is then the process, or the whole job). */
 bool pc_findings_sibling_parts(const struct pc_findings_ctx *c,
 			       pc_res_id a, pc_res_id b);
+/* The process a /Process resource lies in (itself for a process, its
+ * parent for a thread), or PC_RES_NONE for the hierarchy's root. */
+pc_res_id pc_findings_process_of(const struct pc_findings_ctx *c,
+				 pc_res_id r);
 /* A thread, or one process of a job of several: a part of the program
  * whose measures add up with its siblings'. */
 bool pc_findings_is_part(const struct pc_findings_ctx *c, pc_res_id r);

@@ -1,7 +1,9 @@
 /*
  * pc_findings_rank.c - the ranking of findings (see pc_findings.h): by
- * impact in seconds per second, after every other one a CPU finding
- * that may be the time of another's cause (symptom_of).
+ * impact in seconds per second, after every other one a finding that
+ * may be the time of another's cause (symptom_of): CPU where a wait or
+ * I/O cause is open, and a wait for another process of the job that
+ * computes.
  */
 #include "pc_findings_int.h"
 
@@ -107,6 +109,68 @@ static int wait_symptom(struct pc_findings_ctx *c, const struct pc_finding *a,
 	return id;
 }
 
+/* The metrics of waits another process of a job may be the cause of:
+ * a read of a pipe or a socket waits for its writer, an MPI receive or
+ * barrier for the ranks still computing. */
+static const char *const job_wait_metrics[] = { "io_wait", "msg_wait" };
+
+/* Is one of the hypotheses in[] (a finding's and its why-ancestors')
+ * measured by a job_wait_metrics metric? */
+static bool is_job_wait(const struct pc_config *cfg, const bool *in)
+{
+	for (size_t h = 0; h < cfg->nhyp; h++)
+		for (size_t k = 0; in[h] && cfg->hyp[h].nin > 0 &&
+		     k < sizeof(job_wait_metrics) / sizeof(job_wait_metrics[0]);
+		     k++)
+			if (strcmp(cfg->hyp[h].in[0].metric,
+				   job_wait_metrics[k]) == 0)
+				return true;
+	return false;
+}
+
+/* No file named, or a pipe or a socket: what another process writes. */
+static bool from_process(const struct pc_findings_ctx *c, pc_res_id file)
+{
+	const char *name = pc_findings_res(c, file)->name;
+
+	return pc_findings_is_root(c, file) ||
+	       strncmp(name, "pipe:", 5) == 0 ||
+	       strncmp(name, "socket:", 7) == 0;
+}
+
+/* A wait in a job of several processes, on a pipe, a socket or a
+ * message, while another process of the job computes (a CPU finding
+ * there, or on the whole job, itself no symptom): the waiting process
+ * waits for it.  A
+ * multiprocessing pool's parent blocks reading its workers' results,
+ * 1 s/s, more than any worker's 0.5 CPUs under load, and its wait led
+ * the report of a program that only computes.  The CPU finding of most
+ * impact in another process is the one named. */
+static void job_wait_symptom(struct pc_findings_ctx *c, struct pc_finding *a,
+			     const bool *ah, const struct pc_findings *fs)
+{
+	pc_res_id job = pc_res_tree_hierarchy(c->pc->res, "Process");
+	pc_res_id p = pc_findings_process_of(c, a->where[1]);
+	double best = -1;
+
+	if (a->symptom_of >= 0 || pc_findings_is_generic(c->pc, a->hyp) ||
+	    pc_findings_res(c, job)->nchildren < 2 ||
+	    !is_job_wait(c->pc->cfg, ah) || !from_process(c, a->where[3]))
+		return;
+	for (size_t j = 0; j < fs->n; j++) {
+		const struct pc_finding *b = &fs->f[j];
+		pc_res_id q = pc_findings_process_of(c, b->where[1]);
+		double im = isnan(b->impact) ? 0 : b->impact;
+
+		if (b->symptom_of >= 0 || !pc_findings_is_generic(c->pc, b->hyp) ||
+		    (q != PC_RES_NONE && q == p) || im <= best)
+			continue;
+		best = im;
+		a->symptom_of = b->id;
+		a->symptom_why = PC_SYMPTOM_OTHER_PROCESS;
+	}
+}
+
 /* symptom_of, as the id of the finding f may be the time of. */
 static void symptoms(struct pc_findings_ctx *c, struct pc_findings *fs)
 {
@@ -138,11 +202,17 @@ static void symptoms(struct pc_findings_ctx *c, struct pc_findings *fs)
 			    maybe_symptom(c, &fs->f[j], hy + j * nh, at, nat)) {
 				best = im;
 				a->symptom_of = fs->f[j].id;
+				a->symptom_why = PC_SYMPTOM_IN_FUNCTION;
 			}
 		}
-		if (a->symptom_of < 0)
+		if (a->symptom_of < 0) {
 			a->symptom_of = wait_symptom(c, a, fs);
+			a->symptom_why = a->symptom_of >= 0 ?
+					 PC_SYMPTOM_WAIT_PATH : PC_SYMPTOM_NONE;
+		}
 	}
+	for (size_t i = 0; i < fs->n; i++)
+		job_wait_symptom(c, &fs->f[i], hy + i * nh, fs);
 	free(at);
 	free(hy);
 }
@@ -189,6 +259,8 @@ void pc_findings_rank(struct pc_findings_ctx *c, struct pc_findings *fs)
 		for (size_t j = 0; want >= 0 && j < fs->n; j++)
 			if (by_id[j] == want)
 				fs->f[i].symptom_of = (int)j;
+		if (fs->f[i].symptom_of < 0)
+			fs->f[i].symptom_why = PC_SYMPTOM_NONE;
 	}
 	free(by_id);
 }

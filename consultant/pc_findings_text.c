@@ -363,7 +363,7 @@ json_t *pc_findings_text_json(const struct pc_consult *pc,
 	for (size_t i = 0; i < f->nchain; i++)
 		json_array_append_new(chain, json_string(f->chain[i]->name));
 	return json_pack("{s:i, s:s, s:s, s:o, s:{s:o, s:o, s:o, s:o, s:o}, "
-			 "s:o, s:o, s:o, s:f, s:b, s:b, s:o, s:o, s:o}",
+			 "s:o, s:o, s:o, s:f, s:b, s:b, s:o, s:o, s:o, s:o}",
 		"id", f->id, "hypothesis", hyp_name(pc, f->hyp),
 		"text", pc_findings_text_line(pc, f, line, sizeof(line)),
 		"impact_s_per_s", num_or_null(f->impact),
@@ -383,7 +383,23 @@ json_t *pc_findings_text_json(const struct pc_consult *pc,
 		"sampled", f->sampled, "unconfirmed", f->unconfirmed,
 		"symptom_of", f->symptom_of >= 0 ?
 			      json_integer(f->symptom_of + 1) : json_null(),
+		"symptom_why", f->symptom_of >= 0 ?
+			       json_string(pc_findings_symptom_text(
+				       f->symptom_why)) : json_null(),
 		"evidence", ev, "chain", chain);
+}
+
+static const char *const symptom_words[] = {
+	[PC_SYMPTOM_NONE] = "",
+	[PC_SYMPTOM_IN_FUNCTION] = "not concluded false in this function",
+	[PC_SYMPTOM_WAIT_PATH] = "its wait path or I/O call",
+	[PC_SYMPTOM_OTHER_PROCESS] =
+		"a wait for another process of the job, which computes",
+};
+
+const char *pc_findings_symptom_text(enum pc_findings_symptom why)
+{
+	return symptom_words[why];
 }
 
 /* ---- told ---- */

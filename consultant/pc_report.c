@@ -678,9 +678,9 @@ static void pc_report_findings_text(const struct pc_consult *pc,
 			pc_findings_text_impact(x, imp, sizeof(imp)),
 			x->since_s);
 		if (x->symptom_of >= 0)
-			fprintf(f, "; may be the time of finding %d (not "
-				"concluded false in this function)",
-				x->symptom_of + 1);
+			fprintf(f, "; may be the time of finding %d (%s)",
+				x->symptom_of + 1,
+				pc_findings_symptom_text(x->symptom_why));
 		fprintf(f, "\n");
 	}
 	pc_spread_text(pc, pc->global, f);

@@ -5,7 +5,8 @@
  * function's small I/O on a file and the CPU it costs), ranked by
  * seconds per second, said in plain words; which are new to tell; the
  * report's text head and JSON `findings`; a finding on one thread of a
- * job of two processes measured by that thread, not the whole job.
+ * job of two processes measured by that thread, not the whole job; a
+ * wait for another process of the job, which computes, ranked after it.
  */
 #include <math.h>
 
@@ -232,8 +233,8 @@ static void test_io_and_cpu(void)
 
 	j = pc_report_json(w->pc, &m);
 	jf = json_object_get(j, "findings");
-	tap_eq(json_integer_value(json_object_get(j, "version")), 6,
-	       "report schema version 6");
+	tap_eq(json_integer_value(json_object_get(j, "version")), 7,
+	       "report schema version 7");
 	tap_eq(json_array_size(jf), 2, "JSON: 2 findings");
 	tap_ok(json_equal(jf, json_object_get(json_array_get(
 		json_object_get(j, "phases"), 0), "findings")),
@@ -372,6 +373,73 @@ static void test_io_call_cpu(void)
 	world_free(w);
 }
 
+/* A job of two processes: process 100's worker thread blocked reading
+ * (1.0 s/s, no file named, or a regular file), process 200 computing
+ * in work (0.8 CPUs).  A wait with no file is for the other process,
+ * which computes: ranked after its CPU, symptom_of it; a wait on a
+ * regular file is its own cause and leads. */
+static void test_job_wait(const char *file)
+{
+	struct world *w = world_new(NULL, NULL);
+	struct pc_findings fs = { 0 };
+	const char *io[] = { TOP, AT(F_MAIN), AT(F_WRITER),
+			     "</Code,/Process/100,/SyncObject,/Files>",
+			     "</Code,/Process/100/101:worker,/SyncObject,/Files>",
+			     NULL, NULL };
+	const char *cpu[] = { TOP, AT(F_MAIN), AT(F_COMPUTE), AT(F_WORK),
+			      "</Code,/Process/200,/SyncObject,/Files>",
+			      "</Code,/Process/200/200:main,/SyncObject,/Files>" };
+	const char *what = file ? "job wait on a file" : "job wait";
+	char at_file[256];
+	int io_at = -1, cpu_at = -1;
+
+	if (file != NULL) {
+		snprintf(at_file, sizeof(at_file), FILE_AT("%s"), file);
+		io[5] = at_file;
+	}
+	src_sim_thread(w->sim, 200, 200, "main");
+	src_sim_script(w->sim, "cpu_inclusive", "*", 0, 0.02, 0);
+	for (size_t i = 0; i < sizeof(cpu) / sizeof(cpu[0]); i++)
+		src_sim_script(w->sim, "cpu_inclusive", cpu[i], 0, 0.8, 0);
+	src_sim_script(w->sim, "io_wait", "*", 0, 0, 0);
+	src_sim_script(w->sim, "io_bytes", "*", 0, 8000, 0);
+	src_sim_script(w->sim, "io_ops", "*", 0, 1, 0);
+	for (size_t i = 0; io[i] != NULL; i++)
+		src_sim_script(w->sim, "io_wait", io[i], 0, 1.0, 0);
+	world_run(w, 14.0);
+	pc_findings_build(w->pc, NULL, &fs);
+	for (size_t i = 0; i < fs.n; i++) {
+		const char *h = w->cfg->hyp[fs.f[i].hyp].name;
+
+		if (strcmp(h, "ExcessiveIOBlockingTime") == 0 && io_at < 0)
+			io_at = (int)i;
+		if (strcmp(h, "CPUbound") == 0 && cpu_at < 0)
+			cpu_at = (int)i;
+	}
+	tap_ok(io_at >= 0 && cpu_at >= 0, "%s: the wait and the CPU are "
+	       "findings (%d, %d)", what, io_at, cpu_at);
+	if (file == NULL)
+		tap_ok(io_at >= 0 && cpu_at == 0 &&
+		       fs.f[io_at].symptom_of == 0 &&
+		       fs.f[io_at].symptom_why == PC_SYMPTOM_OTHER_PROCESS &&
+		       strcmp(pc_findings_symptom_text(fs.f[io_at].symptom_why),
+			      "a wait for another process of the job, which "
+			      "computes") == 0,
+		       "%s: the other process's CPU first, the wait after it, "
+		       "a wait for it", what);
+	else
+		tap_ok(io_at == 0 && fs.f[0].symptom_of == -1 &&
+		       fs.f[0].symptom_why == PC_SYMPTOM_NONE,
+		       "%s: the wait leads, no symptom (it reads a file)",
+		       what);
+	if (tap_failed)
+		for (size_t i = 0; i < fs.n; i++)
+			tap_diag("%zu. %s (symptom of %d)", i + 1,
+				 line_of(w, &fs.f[i]), fs.f[i].symptom_of);
+	pc_findings_free(&fs);
+	world_free(w);
+}
+
 /* Nothing true: no finding, and the text has no findings head. */
 /* A job of two processes: the whole job's CPU (1.9) concluded, then
  * process 100's node fell back to false while its main thread's stayed
@@ -491,6 +559,8 @@ int main(void)
 	test_io_call_cpu();
 	test_none();
 	test_job_thread();
+	test_job_wait(NULL);
+	test_job_wait("/tmp/data.bin");
 	test_python_line();
 	return tap_done();
 }

@@ -202,8 +202,8 @@ tap_eq "$(jq -c .not_tested "$TMP/u.json")" \
 	"incomplete: JSON not_tested"
 tap_eq "$(jq -c '[.version, .end.search, (.bottlenecks | length),
 	([.phases[0].nodes[] | select(.truth == "false")] | length)]' \
-	"$TMP/u.json")" '[6,"completed",0,7]' \
-	"incomplete: schema 6, the search completed, no bottleneck, the other 7 false"
+	"$TMP/u.json")" '[7,"completed",0,7]' \
+	"incomplete: schema 7, the search completed, no bottleneck, the other 7 false"
 "$HUNCH" replay --batch "$TMP/u.jsonl" > "$TMP/ur.txt" 2> /dev/null
 tap_eq $? 3 "the replay of the incomplete search: exit 3"
 tap_ok $(cmp -s "$TMP/u.txt" "$TMP/ur.txt"; echo $?) \
