@@ -52,7 +52,7 @@ enum pc_findings_symptom {
 };
 
 /* The words for why: "not concluded false in this function". */
-const char *pc_findings_symptom_text(enum pc_findings_symptom why);
+const char *pc_findings_text_symptom(enum pc_findings_symptom why);
 
 struct pc_finding {
 	/* Stable while the search refines it: the id of the first node of

@@ -384,7 +384,7 @@ json_t *pc_findings_text_json(const struct pc_consult *pc,
 		"symptom_of", f->symptom_of >= 0 ?
 			      json_integer(f->symptom_of + 1) : json_null(),
 		"symptom_why", f->symptom_of >= 0 ?
-			       json_string(pc_findings_symptom_text(
+			       json_string(pc_findings_text_symptom(
 				       f->symptom_why)) : json_null(),
 		"evidence", ev, "chain", chain);
 }
@@ -397,7 +397,7 @@ static const char *const symptom_words[] = {
 		"a wait for another process of the job, which computes",
 };
 
-const char *pc_findings_symptom_text(enum pc_findings_symptom why)
+const char *pc_findings_text_symptom(enum pc_findings_symptom why)
 {
 	return symptom_words[why];
 }

@@ -680,7 +680,7 @@ static void pc_report_findings_text(const struct pc_consult *pc,
 		if (x->symptom_of >= 0)
 			fprintf(f, "; may be the time of finding %d (%s)",
 				x->symptom_of + 1,
-				pc_findings_symptom_text(x->symptom_why));
+				pc_findings_text_symptom(x->symptom_why));
 		fprintf(f, "\n");
 	}
 	pc_spread_text(pc, pc->global, f);

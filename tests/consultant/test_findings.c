@@ -422,7 +422,7 @@ static void test_job_wait(const char *file)
 		tap_ok(io_at >= 0 && cpu_at == 0 &&
 		       fs.f[io_at].symptom_of == 0 &&
 		       fs.f[io_at].symptom_why == PC_SYMPTOM_OTHER_PROCESS &&
-		       strcmp(pc_findings_symptom_text(fs.f[io_at].symptom_why),
+		       strcmp(pc_findings_text_symptom(fs.f[io_at].symptom_why),
 			      "a wait for another process of the job, which "
 			      "computes") == 0,
 		       "%s: the other process's CPU first, the wait after it, "
