@@ -35,6 +35,14 @@ static void line_is(struct world *w, const struct pc_finding *f,
 		tap_diag("got  %s\nwant %s", got, want);
 }
 
+/* The findings in order, with what each may be a symptom of. */
+static void diag_findings(struct world *w, const struct pc_findings *fs)
+{
+	for (size_t i = 0; i < fs->n; i++)
+		tap_diag("%zu. %s (symptom of %d)", i + 1,
+			 line_of(w, &fs->f[i]), fs->f[i].symptom_of);
+}
+
 static size_t count_hyp(struct world *w, const struct pc_finding *f,
 			const char *hyp)
 {
@@ -312,9 +320,7 @@ static void test_lock_wait_cpu(void)
 	tap_ok(fs.n == 3 && fs.f[2].symptom_of == 0,
 	       "lock-wait CPU: a symptom of the mutex (rank 1)");
 	if (tap_failed)
-		for (size_t i = 0; i < fs.n; i++)
-			tap_diag("%zu. %s (symptom of %d)", i + 1,
-				 line_of(w, &fs.f[i]), fs.f[i].symptom_of);
+		diag_findings(w, &fs);
 	pc_findings_free(&fs);
 	world_free(w);
 }
@@ -366,9 +372,7 @@ static void test_io_call_cpu(void)
 		      F_WORK) == 0,
 	       "write's CPU: the small I/O first, then the computing in work");
 	if (tap_failed)
-		for (size_t i = 0; i < fs.n; i++)
-			tap_diag("%zu. %s (symptom of %d)", i + 1,
-				 line_of(w, &fs.f[i]), fs.f[i].symptom_of);
+		diag_findings(w, &fs);
 	pc_findings_free(&fs);
 	world_free(w);
 }
@@ -433,9 +437,7 @@ static void test_job_wait(const char *file)
 		       "%s: the wait leads, no symptom (it reads a file)",
 		       what);
 	if (tap_failed)
-		for (size_t i = 0; i < fs.n; i++)
-			tap_diag("%zu. %s (symptom of %d)", i + 1,
-				 line_of(w, &fs.f[i]), fs.f[i].symptom_of);
+		diag_findings(w, &fs);
 	pc_findings_free(&fs);
 	world_free(w);
 }
