@@ -570,6 +570,7 @@ static void build_one(struct pc_findings_ctx *c, const struct pc_findings_member
 	f->nown++;              /* the lead */
 	f->nleaves = f->nnodes;
 	pc_findings_impact(c, b, fs, f);
+	pc_findings_impact_also(c, b, f);
 	f->nodes = fs->pool + fs->npool - f->nnodes;
 	f->caller = caller_of(c, f);
 	f->line = line_of(c, f->where[0]);   /* /Code */

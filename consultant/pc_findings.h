@@ -39,6 +39,9 @@
 
 #include "pc_search.h"
 
+/* Hypotheses whose measures a finding keeps beside its own (also). */
+#define PC_FINDINGS_MAXHYP 64
+
 /* Why a finding may be another's time (symptom_of). */
 enum pc_findings_symptom {
 	PC_SYMPTOM_NONE,
@@ -74,6 +77,11 @@ struct pc_finding {
 	 * a replay says the same line). */
 	int line;
 	double impact;                  /* seconds per second; NaN unknown */
+	/* Each other hypothesis's measure of the cause among its leaves,
+	 * as the impact is taken (parts summed: "3 processes want 2.90
+	 * CPUs" uses the three's CPU, not one's); NaN none, or a
+	 * hypothesis index past the array. */
+	double also[PC_FINDINGS_MAXHYP];
 	int nthreads;                   /* threads it is seen in, 0 unknown */
 	int nprocs;                     /* processes of a job of several it
 					   is seen in, 0 one or unknown */

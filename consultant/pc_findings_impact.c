@@ -126,6 +126,20 @@ static double tightest(struct pc_findings_ctx *c, const struct pc_findings_membe
 	return any_part ? sum : NAN;
 }
 
+void pc_findings_impact_also(struct pc_findings_ctx *c,
+			     const struct pc_findings_members *b,
+			     struct pc_finding *f)
+{
+	for (size_t h = 0; h < PC_FINDINGS_MAXHYP; h++)
+		f->also[h] = NAN;
+	for (size_t i = 0; i < b->n; i++) {
+		int h = c->leaf[b->leaves[i]]->hyp;
+
+		if (h != f->hyp && h < PC_FINDINGS_MAXHYP && isnan(f->also[h]))
+			f->also[h] = tightest(c, b, h);
+	}
+}
+
 /* Is n's focus the whole program (every hierarchy at its root)? */
 static bool top_focus(const struct pc_findings_ctx *c, const struct pc_node *n)
 {

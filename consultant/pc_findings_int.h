@@ -89,5 +89,9 @@ bool pc_findings_pool_has(struct pc_findings *fs, size_t from,
 void pc_findings_impact(struct pc_findings_ctx *c,
 			const struct pc_findings_members *b,
 			struct pc_findings *fs, struct pc_finding *f);
+/* f->also: the other hypotheses' measures among b's leaves. */
+void pc_findings_impact_also(struct pc_findings_ctx *c,
+			     const struct pc_findings_members *b,
+			     struct pc_finding *f);
 
 #endif

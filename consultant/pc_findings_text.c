@@ -179,10 +179,8 @@ static void say_time(const struct pc_finding *f, double v, struct words *w)
 
 /* A short measure of a node, for the evidence of another hypothesis. */
 static void say_short(const struct pc_consult *pc, const struct pc_node *n,
-		      struct words *w)
+		      double v, struct words *w)
 {
-	double v = pc_findings_value(pc, n);
-
 	if (is(pc, n->hyp, "FrequentSyncOperations"))
 		say(w, "%.0f lock operations per second", v);
 	else if (is(pc, n->hyp, "CPUbound"))
@@ -270,18 +268,20 @@ char *pc_findings_text_line(const struct pc_consult *pc,
 			    const struct pc_finding *f, char *buf, size_t len)
 {
 	struct words w = { buf, len, 0 };
-	bool told[64] = { false };
+	bool told[PC_FINDINGS_MAXHYP] = { false };
 
 	if (len == 0)
 		return buf;
 	buf[0] = '\0';
 	say_main(pc, f, &w);
-	/* The other hypotheses' measures of the same cause, once each: the
-	 * smallest (the most restricted focus) of each. */
+	/* The other hypotheses' measures of the same cause, once each: as
+	 * the impact is taken (f->also), else the smallest (the most
+	 * restricted focus) of each. */
 	for (size_t i = 0; i < f->nnodes; i++) {
 		const struct pc_node *n = f->nodes[i];
 
-		if (n->hyp == f->hyp || n->hyp >= 64 || told[n->hyp] ||
+		if (n->hyp == f->hyp || n->hyp >= PC_FINDINGS_MAXHYP ||
+		    told[n->hyp] ||
 		    (i >= f->nown && i < f->nleaves))
 			continue;
 		told[n->hyp] = true;
@@ -292,7 +292,8 @@ char *pc_findings_text_line(const struct pc_consult *pc,
 			    pc_findings_value(pc, n))
 				n = f->nodes[j];
 		say(&w, "; ");
-		say_short(pc, n, &w);
+		say_short(pc, n, isnan(f->also[n->hyp]) ?
+			  pc_findings_value(pc, n) : f->also[n->hyp], &w);
 	}
 	if (f->sampled)
 		say(&w, " (estimated from stack samples)");

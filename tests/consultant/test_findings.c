@@ -195,6 +195,47 @@ static void test_sync_some_threads(void)
 	world_free(w);
 }
 
+/* The mutex of test_sync in a job of two processes, 100 and 200, each
+ * waiting 0.6 s/s and locking 200000 times a second: the lock
+ * operations beside the wait are the two processes' together, as the
+ * wait is, not one process's. */
+static void test_sync_job(void)
+{
+	struct world *w = world_new(NULL, NULL);
+	struct pc_findings fs = { 0 };
+	const char *job[] = { TOP, AT(F_MAIN), AT(F_LOCKER), OBJ("Mutex"),
+			      OBJ("Mutex/big_lock") };
+	const char *part[] = { "</Code,/Process/100,/SyncObject,/Files>",
+			       "</Code,/Process/100/100:main,/SyncObject,/Files>",
+			       "</Code,/Process/200,/SyncObject,/Files>",
+			       "</Code,/Process/200/200:main,/SyncObject,/Files>" };
+
+	src_sim_thread(w->sim, 200, 200, "main");
+	src_sim_script(w->sim, "cpu_inclusive", "*", 0, 0.05, 0);
+	src_sim_script(w->sim, "sync_wait", "*", 0, 0, 0);
+	src_sim_script(w->sim, "sync_ops", "*", 0, 0, 0);
+	for (size_t i = 0; i < sizeof(job) / sizeof(job[0]); i++) {
+		src_sim_script(w->sim, "sync_wait", job[i], 0, 1.2, 0);
+		src_sim_script(w->sim, "sync_ops", job[i], 0, 4e5, 0);
+	}
+	for (size_t i = 0; i < sizeof(part) / sizeof(part[0]); i++) {
+		src_sim_script(w->sim, "sync_wait", part[i], 0, 0.6, 0);
+		src_sim_script(w->sim, "sync_ops", part[i], 0, 2e5, 0);
+	}
+	world_run(w, 12.0);
+	pc_findings_build(w->pc, NULL, &fs);
+	tap_eq(fs.n, 1, "sync, a job of two: one finding");
+	line_is(w, fs.n ? &fs.f[0] : NULL, "2 processes spend 1.20 s per "
+		"second waiting for mutex `big_lock`, in `locker` (demo.c); "
+		"400000 lock operations per second", "sync, a job of two: "
+		"the lock operations are the two processes' (400000), as the "
+		"wait is");
+	if (tap_failed)
+		diag_findings(w, &fs);
+	pc_findings_free(&fs);
+	world_free(w);
+}
+
 /* `writer` does 10-byte I/O on /tmp/out.log (blocked 0.5 s/s), which
  * also costs it 0.5 CPUs; `work` computes 0.4 CPUs.  Two findings, the
  * I/O first. */
@@ -556,6 +597,7 @@ int main(void)
 	test_sync();
 	test_sync_thread();
 	test_sync_some_threads();
+	test_sync_job();
 	test_io_and_cpu();
 	test_lock_wait_cpu();
 	test_io_call_cpu();
