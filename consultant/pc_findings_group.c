@@ -57,9 +57,35 @@ static int spec(const struct pc_findings_ctx *c, const struct pc_node *n)
 	return d * 64 + chain_len(c, n);
 }
 
+/* Is n, or a node it was refined from, a kid on the path to a dominant
+ * descendant that tested true (pc_truth.c: `implied`)?  The levels the
+ * search still walks down that path lead to the function the
+ * descendant already named, which holds nearly all of their evidence:
+ * its finding is theirs.  A pool's CPU came out as three findings, in
+ * `_start`, in `Popen._launch` and in `work`, the last the answer. */
+static bool on_true_dominant_path(const struct pc_search *s,
+				  const struct pc_node *n)
+{
+	for (const struct pc_node *p = n; p != NULL && p->orig_parent >= 0;
+	     p = pc_shg_node(s, p->orig_parent)) {
+		if (!p->implied)
+			continue;
+		for (size_t i = 0; i < s->nn; i++) {
+			const struct pc_node *d = s->nodes[i];
+
+			if (d->dominant && d->truth == PC_TRUE &&
+			    d->orig_parent == p->orig_parent &&
+			    d->hyp == p->hyp && d != p)
+				return true;
+		}
+	}
+	return false;
+}
+
 static bool is_leaf(const struct pc_search *s, const struct pc_node *n)
 {
-	if (n->truth != PC_TRUE || n->is_virtual)
+	if (n->truth != PC_TRUE || n->is_virtual ||
+	    on_true_dominant_path(s, n))
 		return false;
 	for (size_t i = 0; i < n->nkids; i++)
 		if (pc_shg_node(s, n->kids[i].child)->truth == PC_TRUE)

@@ -116,6 +116,19 @@ void pc_kids_where(struct pc_consult *pc, const struct pc_focus *f,
 	}
 }
 
+/* The source's hint of resource r, asked as k asks. */
+static double ask_hint(struct pc_consult *pc, const struct pc_kids *k,
+		       pc_res_id r)
+{
+	const char *path = pc_res_get(pc->res, r)->path;
+	char q[1200];
+
+	if (k->ask == NULL || k->ask[0] == '\0')
+		return pc->src->ops->hint(pc->src, path);
+	snprintf(q, sizeof(q), "%s%s", path, k->ask);
+	return pc->src->ops->hint(pc->src, q);
+}
+
 /* Order refinements by the source's cheap evidence, likeliest first, so
  * that with a tight cost budget the likely culprits are tested first.
  * Stable: equal (or unknown) hints keep the source's order. */
@@ -128,9 +141,7 @@ void pc_kids_rank(struct pc_consult *pc, struct pc_kids *k)
 	if (pc->src->ops->hint == NULL)
 		return;
 	for (size_t i = 0; i < k->n; i++)
-		score[i] = pc->src->ops->hint(pc->src,
-					      pc_res_get(pc->res,
-							 k->r[i])->path);
+		score[i] = ask_hint(pc, k, k->r[i]);
 	for (size_t i = 1; i < k->n; i++) {
 		pc_res_id r = k->r[i];
 		double sc = score[i];
@@ -216,7 +227,7 @@ pc_res_id pc_kids_dominant_descendant(struct pc_consult *pc,
 	if (frac <= 0 || pc->src->ops->hint == NULL)
 		return PC_RES_NONE;
 	if (r->kind != PC_RES_HIERARCHY)
-		share = pc->src->ops->hint(pc->src, r->path);
+		share = ask_hint(pc, k, r->id);
 	if (share <= 0 || !dominant(k, share, frac))
 		return PC_RES_NONE;
 	cur = malloc(sizeof(*cur));
@@ -224,6 +235,7 @@ pc_res_id pc_kids_dominant_descendant(struct pc_consult *pc,
 	if (cur == NULL || next == NULL)
 		abort();
 	*cur = *k;
+	next->ask = k->ask;
 	while (depth < DOMINANT_DEPTH && dominant(cur, share, frac)) {
 		struct pc_focus g = *f;
 		struct pc_kids *t;
@@ -287,6 +299,7 @@ int pc_kids_dominant_descendants(struct pc_consult *pc,
 		if (k->score[i] < DOMINANT_MIN)
 			break;   /* ranked: the rest have less */
 		g.r[h] = k->r[i];
+		kk->ask = k->ask;
 		pc_kids_where(pc, &g, h, kk);
 		pc_kids_rank(pc, kk);
 		d = pc_kids_dominant_descendant(pc, &g, h, kk, 1, NULL);

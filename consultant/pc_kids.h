@@ -16,6 +16,11 @@ struct pc_kids {
 	double score[PC_KIDS_MAX];   /* the source's hint, after pc_kids_rank */
 	size_t n;
 	const struct pc_restree *res;
+	/* Appended to each hint question: "" (any observation) or
+	 * PC_SRC_HINT_CPU (CPU samples alone, for a CPU hypothesis: a
+	 * thread blocked in read() is all of the window's I/O observations,
+	 * and led a pool's CPU search into the parent's read). */
+	const char *ask;
 };
 
 /* The children of the focus's component h: the where axis's live

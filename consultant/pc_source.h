@@ -16,6 +16,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 enum pc_disc_kind {
 	PC_DISC_FUNCTION,   /* module, srcfile, function, addr */
@@ -105,6 +106,24 @@ struct pc_source;
 
 /* A prediction not known yet (predict_cost). */
 #define PC_SRC_MEASURING (-1.0)
+
+/* A hint question about the CPU samples alone: PATH followed by this
+ * (asked for a CPU hypothesis's refinements; a source that keeps no
+ * kinds answers as for PATH). */
+#define PC_SRC_HINT_CPU "?cpu"
+
+/* The PATH of a question that ends in PC_SRC_HINT_CPU, into bare (len
+ * bytes): true; false, bare untouched, for any other question. */
+static inline bool pc_source_hint_cpu(const char *q, char *bare, size_t len)
+{
+	size_t n = strlen(q), k = sizeof(PC_SRC_HINT_CPU) - 1;
+
+	if (n <= k || n - k >= len || strcmp(q + n - k, PC_SRC_HINT_CPU) != 0)
+		return false;
+	memcpy(bare, q, n - k);
+	bare[n - k] = '\0';
+	return true;
+}
 
 struct pc_source_ops {
 	const char *kind;  /* "live", "replay", "sim" */

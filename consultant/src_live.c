@@ -381,8 +381,15 @@ static double live_hint(struct pc_source *s, const char *path)
 {
 	struct src_live *l = live_of(s);
 
-	if (l->hint != NULL)
-		return src_live_hint_hint(l->hint, path);
+	struct src_live_hint *h[64];
+
+	/* the children's samples count with the program's: a pool's
+	 * work is in its workers, where the parent's samples never go */
+	if (l->hint != NULL) {
+		h[0] = l->hint;
+		return src_live_hint_hint_many(h, 1 + src_live_fork_hints(
+						       l, h + 1, 63), path);
+	}
 	return l->pynames ? src_live_pyname_line(l->pynames, path) : -1;
 }
 

@@ -142,6 +142,9 @@ static struct src_live_hint *make_hint(void *arg, pid_t pid)
 		return NULL;
 	if (own)   /* its program's functions, for its /Code */
 		src_live_kidimg_report(img_arg, known_module, l, enqueue_cb, l);
+	/* the Python functions it runs join the where axis, as the
+	 * program's do: a pool's `work` runs in its workers alone */
+	src_live_hint_set_disc(h, enqueue_cb, l);
 	/* its samples count in the report's stack samples section too: a
 	 * pool's work is in its workers, not in the parent that waits */
 	src_live_hint_set_tally(h, l->tally);
@@ -187,6 +190,34 @@ static void once_add(void *arg, const char *path)
 	o->fn(o->arg, path);
 }
 
+static void once_free(struct once *o)
+{
+	for (size_t i = 0; i < o->n; i++)
+		free(o->p[i]);
+	free(o->p);
+}
+
+/* The sampled edges and roots of the children that run the program's
+ * own image (forked, not exec'ed): what they ran that the program did
+ * not (a pool's workers run `work`, the parent waits). */
+static void same_image_callees(struct src_live *l, const char *path,
+			       struct once *o)
+{
+	for (size_t i = 0; i < src_live_kids_count(l->kids); i++) {
+		bool ended;
+		pid_t pid = src_live_kids_pid(l->kids, i, &ended);
+		struct src_live_hint *h = src_live_kids_hint(l->kids, pid);
+
+		if (h == NULL || (l->kidimgs != NULL &&
+				  src_live_kidimg_proc(l->kidimgs, pid) != NULL))
+			continue;
+		if (path == NULL)
+			src_live_hint_roots(h, NULL, 0, once_add, o);
+		else
+			src_live_hint_callees(h, path, once_add, o);
+	}
+}
+
 void src_live_fork_callees(struct src_live *l, const char *path,
 			   pc_path_fn fn, void *arg)
 {
@@ -196,8 +227,11 @@ void src_live_fork_callees(struct src_live *l, const char *path,
 	struct src_live_cg_module *mods;
 	bool any = false;
 
-	if (n == 0 || (mods = calloc(n, sizeof(*mods))) == NULL)
+	same_image_callees(l, path, &o);
+	if (n == 0 || (mods = calloc(n, sizeof(*mods))) == NULL) {
+		once_free(&o);
 		return;
+	}
 	n = src_live_kidimg_modules(l->kidimgs, mods, n);
 	/* Each child's sampled edges and roots, with the static graph of
 	 * the children's own files. */
@@ -213,10 +247,23 @@ void src_live_fork_callees(struct src_live *l, const char *path,
 	if (!any)
 		src_live_cg_answer(l->pcache, mods, n, starts, 1, NULL, path,
 			    once_add, &o);
-	for (size_t i = 0; i < o.n; i++)
-		free(o.p[i]);
-	free(o.p);
+	once_free(&o);
 	free(mods);
+}
+
+size_t src_live_fork_hints(struct src_live *l, struct src_live_hint **out,
+			   size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < src_live_kids_count(l->kids) && n < max; i++) {
+		bool ended;
+		pid_t pid = src_live_kids_pid(l->kids, i, &ended);
+
+		if ((out[n] = src_live_kids_hint(l->kids, pid)) != NULL)
+			n++;
+	}
+	return n;
 }
 
 void src_live_fork_tick(struct src_live *l, bool force)

@@ -654,9 +654,26 @@ void src_live_hint_note(struct src_live_hint *h, const struct pc_discovery *d)
 
 double src_live_hint_hint(struct src_live_hint *h, const char *path)
 {
-	int line = h->pyn ? src_live_pyname_line(h->pyn, path) : -1;
+	return src_live_hint_hint_many(&h, 1, path);
+}
 
-	return line >= 0 ? line : src_live_hintwin_hint(h->win, path);
+double src_live_hint_hint_many(struct src_live_hint *const *h, size_t n,
+			       const char *path)
+{
+	const struct src_live_hintwin *w[64];
+	int line = n > 0 && h[0]->pyn ? src_live_pyname_line(h[0]->pyn, path) : -1;
+	char bare[1200];
+	int kind = -1;
+
+	if (line >= 0)
+		return line;
+	if (pc_source_hint_cpu(path, bare, sizeof(bare))) {
+		path = bare;   /* the share of the CPU samples alone */
+		kind = SRC_LIVE_HINTWIN_CPU;
+	}
+	for (size_t i = 0; i < n && i < 64; i++)
+		w[i] = h[i] != NULL ? h[i]->win : NULL;
+	return src_live_hintwin_hint_many(w, n < 64 ? n : 64, path, kind);
 }
 
 struct py_callees {

@@ -94,6 +94,11 @@ void src_live_hint_note(struct src_live_hint *h, const struct pc_discovery *d);
 /* The share (0..1) of the window's evidence in the resource at `path`,
  * < 0 when there is none. */
 double src_live_hint_hint(struct src_live_hint *h, const char *path);
+/* The same over the windows of n samplers counted together (the first
+ * answers a Python line question): a job's processes.  "PATH?cpu"
+ * asks the share of the CPU samples alone. */
+double src_live_hint_hint_many(struct src_live_hint *const *h, size_t n,
+			       const char *path);
 /* The functions seen called by the one at `path` on the stacks sampled
  * (CPU samples and blocked threads' stacks), the most seen first: calls
  * through pointers and tail calls the static call graph lacks. */

@@ -316,22 +316,41 @@ static bool can_see(int kind, const char *path)
 
 double src_live_hintwin_hint(const struct src_live_hintwin *w, const char *path)
 {
-	size_t all[SRC_LIVE_HINTWIN_NKIND], in[SRC_LIVE_HINTWIN_NKIND];
-	double best = -1;
-	bool *m;
+	return src_live_hintwin_hint_many(&w, 1, path, -1);
+}
 
-	if (w->nobs == 0)
+double src_live_hintwin_hint_many(const struct src_live_hintwin *const *w,
+				  size_t n, const char *path, int kind)
+{
+	size_t all[SRC_LIVE_HINTWIN_NKIND] = { 0 }, in[SRC_LIVE_HINTWIN_NKIND] = { 0 };
+	size_t wall[SRC_LIVE_HINTWIN_NKIND], win[SRC_LIVE_HINTWIN_NKIND];
+	double best = -1;
+	bool any = false;
+
+	for (size_t i = 0; i < n; i++) {
+		bool *m;
+
+		if (w[i] == NULL || w[i]->nobs == 0)
+			continue;
+		any = true;
+		m = matching(w[i], path);
+		count(w[i], m, wall, win);
+		free(m);
+		for (int k = 0; k < SRC_LIVE_HINTWIN_NKIND; k++) {
+			all[k] += wall[k];
+			in[k] += win[k];
+		}
+	}
+	if (!any)
 		return -1;
-	m = matching(w, path);
-	count(w, m, all, in);
-	free(m);
 	for (int k = 0; k < SRC_LIVE_HINTWIN_NKIND; k++) {
 		double share = all[k] ? (double)in[k] / (double)all[k] : 0;
 
 		/* Only kinds that could see it, and saw something: a file
 		 * no thread was seen blocked on is unknown when none was
 		 * seen blocked in I/O at all (page-cache writes). */
-		if (all[k] && can_see(k, path) && share > best)
+		if (all[k] && can_see(k, path) && share > best &&
+		    (kind < 0 || k == kind))
 			best = share;
 	}
 	return best;

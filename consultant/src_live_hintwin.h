@@ -64,6 +64,12 @@ void src_live_hintwin_add_stack(struct src_live_hintwin *w, double t, enum src_l
 /* Forget observations older than now - window. */
 void src_live_hintwin_expire(struct src_live_hintwin *w, double now);
 double src_live_hintwin_hint(const struct src_live_hintwin *w, const char *path);
+/* The same over n windows (NULL ones skipped) counted together: each
+ * kind's observations in the resource over all the windows' of that
+ * kind (a job's processes, each with its own sampler); of one kind
+ * alone when kind >= 0 (an enum src_live_hintwin_kind). */
+double src_live_hintwin_hint_many(const struct src_live_hintwin *const *w,
+				  size_t n, const char *path, int kind);
 typedef void (*src_live_hintwin_path_fn)(void *arg, const char *path);
 /* The functions `path` was seen calling (src_live_hintwin_add_stack's edges), each
  * once, the most seen first (ties: first seen first). */

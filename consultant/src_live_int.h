@@ -118,6 +118,10 @@ void src_live_fork_callees(struct src_live *l, const char *path,
 			   pc_path_fn fn, void *arg);
 /* The program itself ended: the job ends with its last child. */
 void src_live_fork_parent_end(struct src_live *l);
+/* The followed children's stack samplers, at most max into out: with
+ * the program's, a job's evidence for the search's hints. */
+size_t src_live_fork_hints(struct src_live *l, struct src_live_hint **out,
+			   size_t max);
 /* Sleep up to timeout_ms (at most 50), the pump's wait once the engine
  * has no process left to wait for. */
 void src_live_fork_wait(int timeout_ms);

@@ -14,7 +14,8 @@
  * Sampled CPU (when src_live_ops.c decides for it): the kernel's CPU
  * time of the process (or of the focus thread) times the share of its
  * CPU samples that had the focus code on their stack, interval by
- * interval.
+ * interval; on the whole job of several processes, each process's
+ * (src_live_jobsampled.h).
  */
 #include "src_live_ops_int.h"
 
@@ -27,6 +28,7 @@
 #include "eng_taskcpu.h"
 #include "src_live_hint.h"
 #include "src_live_jobcpu.h"
+#include "src_live_jobsampled.h"
 #include "src_live_kids.h"
 #include "src_live_share.h"
 
@@ -158,6 +160,9 @@ int src_live_kernel_enable_sampled(struct src_live_ops *o, struct src_live_ops_i
 		return 0;
 	in->sampled = true;
 	in->hints = k->child ? src_live_kids_hint(o->kids, k->pid) : o->hints;
+	/* the whole job, children followed: every process's code */
+	if (!k->child && k->pid == 0 && tid == 0 && o->kids != NULL)
+		in->jobsampled = src_live_jobsampled_new(o, in->prev_t);
 	in->code = strdup(f->path[0]);
 	in->within = tid ? strdup(f->path[1]) : NULL;
 	in->hw_after = in->prev_t;

@@ -560,6 +560,7 @@ int src_live_metric_kernel_focus(const struct pc_metric_def *md,
 			    kids, &t, NULL) == 0) {
 			k->can_sample = true;
 			k->tid = t.tid;
+			k->pid = t.pid;   /* 0: the whole job */
 		}
 		return 0;
 	}

@@ -64,6 +64,7 @@
 #include "eng_taskcpu.h"
 #include "src_live_hint.h"
 #include "src_live_jobcpu.h"
+#include "src_live_jobsampled.h"
 #include "src_live_kids.h"
 #include "src_live_kidseg.h"
 #include "src_live_metric.h"
@@ -166,6 +167,7 @@ void src_live_ops_free(struct src_live_ops *o, bool target_alive)
 		free(o->inst[i].within);
 		free(o->inst[i].fkey);
 		src_live_setwall_free(o->inst[i].setwall);
+		src_live_jobsampled_free(o->inst[i].jobsampled);
 	}
 	for (size_t i = 0; i < o->nseen; i++)
 		free(o->seen[i].path);
@@ -250,6 +252,27 @@ static double predict_inst(struct src_live_ops *o, const char *metric,
 	return cost;
 }
 
+/* Code on the whole job while a followed child has a sampler: an
+ * inclusive timer inserted now never starts in a child already inside
+ * the function (no catchup runs in children), so a pool's workers,
+ * forked inside `main`, read 0 there and the job's CPU was never
+ * refined into its code; the samples count every process
+ * (src_live_jobsampled.h). */
+static bool job_of_kids(const struct src_live_ops *o,
+			const struct src_live_metric_kernel *k)
+{
+	if (k->child || k->pid != 0 || k->tid != 0)
+		return false;
+	for (size_t i = 0; i < src_live_kids_count(o->kids); i++) {
+		bool ended;
+		pid_t pid = src_live_kids_pid(o->kids, i, &ended);
+
+		if (!ended && src_live_kids_hint(o->kids, pid) != NULL)
+			return true;
+	}
+	return false;
+}
+
 /* Sampled instead of instrumented (the header comment says when)? */
 static bool use_samples(struct src_live_ops *o,
 			const struct src_live_metric_kernel *k,
@@ -264,7 +287,8 @@ static bool use_samples(struct src_live_ops *o,
 	 * functions, predicted at 4-5% of a 5% limit, were observed at
 	 * 7.4-7.8% before they were shed.  Samples cost nothing. */
 	return k->can_sample && h != NULL && (k->child || inst_cost == -2 ||
-	       inst_cost > pc_tunables_get(o->cfg, "costLimit") / 2);
+	       inst_cost > pc_tunables_get(o->cfg, "costLimit") / 2 ||
+	       job_of_kids(o, k));
 }
 
 /* Code that runs mostly between two activations of an outer function
@@ -438,6 +462,8 @@ void src_live_ops_disable(struct src_live_ops *o, pc_src_handle h)
 		if (in->h != h || !in->live)
 			continue;
 		in->live = false;
+		src_live_jobsampled_free(in->jobsampled);
+		in->jobsampled = NULL;
 		src_live_kidseg_forget(o, in->mi);
 		if (in->mi != NULL && !eng_proc_ended(o->proc))
 			eng_metric_disable(o->m, in->mi, NULL);
@@ -603,6 +629,9 @@ static void sample_inst(struct src_live_ops *o, struct src_live_ops_inst *in,
 			in->prev_t = now;   /* unknown, not 0 */
 			return;
 		}
+	} else if (in->jobsampled != NULL) {
+		if (!src_live_jobsampled_sample(o, in, now, dt, &s.value))
+			return;
 	} else if (in->kernel) {
 		/* an exited thread adds nothing after its last reading */
 		if (!src_live_kernel_value(o, in, &v))

@@ -42,6 +42,9 @@ struct src_live_ops_inst {
 				  * children's samples, or NULL */
 	char *code, *within;     /* sampled: the /Code path, the thread's */
 	struct src_live_hint *hints;       /* sampled: the process's stack samples */
+	struct src_live_jobsampled *jobsampled; /* sampled on the whole job
+				  * of several processes: each one's CPU and
+				  * samples (src_live_jobsampled.h), or NULL */
 	double hw_after;         /* sampled: the last sample time counted */
 	int status;
 	char *reason;

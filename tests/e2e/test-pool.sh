@@ -11,7 +11,9 @@
 # - the pool's processes are in the report, each with its end;
 # - the leading finding is the workers' CPU (on the whole job, or on a
 #   worker), and each finding of the parent's (its threads blocked
-#   reading results) is a wait for the workers, which compute; the
+#   reading results) is a wait for the workers, which compute; a CPU
+#   finding names `work` (pool.py), the Python function the workers
+#   run, from their own stack samples; the
 #   job's CPU spread has the parent least busy and a worker the busiest,
 #   and no CPU finding names the parent; perf, run on the same workload,
 #   also puts most CPU samples outside the parent;
@@ -93,6 +95,12 @@ tap_eq "$(jq --arg p "/Process/$parent" '[.findings[] | select(.hypothesis |
 	select(.symptom_why != "a wait for another process of the job, which computes")] |
 	length' "$TMP/live.json")" 0 \
 	"each finding of the parent's (its waits for results) is a wait for the workers, which compute"
+# Where the workers compute: the Python function, from their own stack
+# samples (the parent never runs it); perf names the interpreter's loop.
+tap_ok $(jq -e '[.findings[] | select((.hypothesis == "CPUbound" or
+	.hypothesis == "CPUdemand") and .where.function ==
+	"/Code/<python>/pool.py/work")] | length > 0' "$TMP/live.json" \
+	> /dev/null; echo $?) "a CPU finding names \`work\` (pool.py), where the workers compute"
 jq -r '.findings[].text' "$TMP/live.json" | while read -r l; do tap_diag "$l"; done
 # The spread across processes of the job's CPU: measured in the 4
 # processes, the busiest a worker, the least busy the parent.
