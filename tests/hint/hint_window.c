@@ -5,7 +5,8 @@
  * for an empty window; stacks: sampled call edges ranked by how often
  * seen, recursion folded, the roots of complete stacks that hold no
  * start function; counts of a set of functions by name (PMPI_ as MPI_);
- * the off-CPU window's sums (src_live_hintoff.c).
+ * the off-CPU window's sums (src_live_hintoff.c); several windows
+ * counted together, of one kind or of any.
  */
 #include <string.h>
 
@@ -300,6 +301,40 @@ static void offcpu_sums(void)
 	src_live_hintwin_free(w);
 }
 
+/* Two windows counted together (a job: the parent blocked in read,
+ * a worker computing in work): each kind's observations summed over
+ * both; of the CPU kind alone, the blocked read has no share. */
+static void many_windows(void)
+{
+	struct src_live_hintwin *a = src_live_hintwin_new(2.0);
+	struct src_live_hintwin *b = src_live_hintwin_new(2.0);
+	const struct src_live_hintwin *both[] = { a, NULL, b };
+	int rd = src_live_hintwin_intern(a, F("read"));
+	int pa = src_live_hintwin_intern(a, F("main"));
+	int wk = src_live_hintwin_intern(b, F("work"));
+	int pb = src_live_hintwin_intern(b, F("main"));
+
+	src_live_hintwin_add(a, 0.1, SRC_LIVE_HINTWIN_IO, (int[]){ rd, pa }, 2);
+	src_live_hintwin_add(a, 0.2, SRC_LIVE_HINTWIN_CPU, (int[]){ pa }, 1);
+	for (int i = 0; i < 3; i++)
+		src_live_hintwin_add(b, 0.1 * i, SRC_LIVE_HINTWIN_CPU,
+				     (int[]){ wk, pb }, 2);
+	tap_ok(src_live_hintwin_hint_many(both, 3, F("work"), -1) == 0.75,
+	       "two windows: work holds 3 of the 4 CPU samples (0.75)");
+	tap_ok(src_live_hintwin_hint_many(both, 3, F("read"), -1) == 1.0,
+	       "two windows, any kind: read holds the one I/O wait (1)");
+	tap_ok(src_live_hintwin_hint_many(both, 3, F("read"),
+					  SRC_LIVE_HINTWIN_CPU) == 0,
+	       "two windows, CPU samples alone: read holds none (0)");
+	tap_ok(src_live_hintwin_hint_many(both, 3, F("main"),
+					  SRC_LIVE_HINTWIN_CPU) == 1.0,
+	       "two windows, CPU samples alone: main holds all 4 (1)");
+	tap_ok(src_live_hintwin_hint_many((const struct src_live_hintwin *[]){
+		NULL }, 1, F("main"), -1) < 0, "no window: unknown (< 0)");
+	src_live_hintwin_free(a);
+	src_live_hintwin_free(b);
+}
+
 int main(void)
 {
 	struct src_live_hintwin *w = src_live_hintwin_new(2.0);
@@ -385,5 +420,6 @@ int main(void)
 	       "a mutex's evidence is unknown");
 	src_live_hintwin_free(w);
 	stacks();
+	many_windows();
 	return tap_done();
 }
