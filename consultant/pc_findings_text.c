@@ -393,7 +393,7 @@ json_t *pc_findings_text_json(const struct pc_consult *pc,
 static const char *const symptom_words[] = {
 	[PC_SYMPTOM_NONE] = "",
 	[PC_SYMPTOM_IN_FUNCTION] = "not concluded false in this function",
-	[PC_SYMPTOM_WAIT_PATH] = "its wait path or I/O call",
+	[PC_SYMPTOM_WAIT_PATH] = "CPU inside a lock's wait path or an I/O call",
 	[PC_SYMPTOM_OTHER_PROCESS] =
 		"a wait for another process of the job, which computes",
 };
