@@ -22,9 +22,11 @@
  *  - a configuration without the tunable (an older journal's): off;
  *  - a chain that leaves the program for libc's write(): the program's
  *    function calling it tested at once too (I/O), or instead (CPU).
+ * The findings while the levels between are still walked: one, in work.
  * Exact node-state sequences; every conclusion comes from the sim's
  * scripted metric values, never from the hints.
  */
+#include "pc_findings.h"
 #include "sim_world.h"
 
 #define AT(f) "<" f ",/Process,/SyncObject,/Files>"
@@ -58,6 +60,27 @@ static struct pc_node *cpu(struct world *w, const char *focus)
 	return world_node(w, 0, "CPUbound", focus);
 }
 
+/* The CPU is one finding, in work: main, on the path to work (its
+ * dominant descendant, true), and the levels still walked below it are
+ * work's finding, not findings of their own. */
+static void one_finding_in_work(struct world *w, const char *when)
+{
+	struct pc_findings fs = { 0 };
+	int n = 0, in_work = 0;
+
+	pc_findings_build(w->pc, NULL, &fs);
+	for (size_t i = 0; i < fs.n; i++) {
+		if (strcmp(w->cfg->hyp[fs.f[i].hyp].name, "CPUbound") != 0)
+			continue;
+		n++;
+		in_work += strcmp(pc_res_get(w->res, fs.f[i].where[0])->path,
+				  F_WORK) == 0;
+	}
+	tap_ok(n == 1 && in_work == 1, "%s: one CPU finding, in work (%d "
+	       "CPU findings, %d in work)", when, n, in_work);
+	pc_findings_free(&fs);
+}
+
 static void test_deep_first(void)
 {
 	struct world *w = world_new(NULL, dominant_on);
@@ -89,6 +112,7 @@ static void test_deep_first(void)
 	tap_ok(cpu(w, AT(F_COMPUTE)) != NULL &&
 	       cpu(w, AT(F_COMPUTE))->truth == PC_UNKNOWN,
 	       "compute, the level between, is still testing");
+	one_finding_in_work(w, "at 2.4 s, main true and compute testing");
 	/* Found again, the same tick, under /Process/100 (true too). */
 	TRACE_IS(w, 0, "CPUbound", THREAD("100:main"),
 		 "queued pending active true shadow");
