@@ -112,8 +112,10 @@ void src_live_fork_event(struct src_live *l, const struct eng_event *ev);
 /* New children, threads and ends found in /proc, as discoveries (at
  * most every 0.1 s unless forced). */
 void src_live_fork_tick(struct src_live *l, bool force);
-/* The callees answer from the images of children that exec'ed another
- * program (their static call graph, their samplers' edges and roots). */
+/* The callees answer from the children: the sampled edges and roots of
+ * those that run the program's own image (a pool's workers), and the
+ * images of those that exec'ed another program (their static call
+ * graph, their samplers' edges and roots). */
 void src_live_fork_callees(struct src_live *l, const char *path,
 			   pc_path_fn fn, void *arg);
 /* The program itself ended: the job ends with its last child. */
