@@ -203,13 +203,14 @@ static void once_free(struct once *o)
 static void same_image_callees(struct src_live *l, const char *path,
 			       struct once *o)
 {
-	for (size_t i = 0; i < src_live_kids_count(l->kids); i++) {
-		bool ended;
-		pid_t pid = src_live_kids_pid(l->kids, i, &ended);
-		struct src_live_hint *h = src_live_kids_hint(l->kids, pid);
+	struct src_live_hint *h;
+	size_t i = 0;
+	pid_t pid;
+	bool ended;
 
-		if (h == NULL || (l->kidimgs != NULL &&
-				  src_live_kidimg_proc(l->kidimgs, pid) != NULL))
+	while ((h = src_live_kids_sampled(l->kids, &i, &pid, &ended)) != NULL) {
+		if (l->kidimgs != NULL &&
+		    src_live_kidimg_proc(l->kidimgs, pid) != NULL)
 			continue;
 		if (path == NULL)
 			src_live_hint_roots(h, NULL, 0, once_add, o);
@@ -254,15 +255,13 @@ void src_live_fork_callees(struct src_live *l, const char *path,
 size_t src_live_fork_hints(struct src_live *l, struct src_live_hint **out,
 			   size_t max)
 {
-	size_t n = 0;
+	size_t n = 0, i = 0;
+	pid_t pid;
+	bool ended;
 
-	for (size_t i = 0; i < src_live_kids_count(l->kids) && n < max; i++) {
-		bool ended;
-		pid_t pid = src_live_kids_pid(l->kids, i, &ended);
-
-		if ((out[n] = src_live_kids_hint(l->kids, pid)) != NULL)
-			n++;
-	}
+	while (n < max &&
+	       (out[n] = src_live_kids_sampled(l->kids, &i, &pid, &ended)) != NULL)
+		n++;
 	return n;
 }
 

@@ -71,16 +71,19 @@ static struct part *part_add(struct src_live_jobsampled *j, pid_t pid)
 static void join_new(struct src_live_ops *o, struct src_live_jobsampled *j,
 		     double now)
 {
-	for (size_t i = 0; i < src_live_kids_count(o->kids); i++) {
-		bool ended, have = false;
-		pid_t pid = src_live_kids_pid(o->kids, i, &ended);
-		struct src_live_hint *h;
+	struct src_live_hint *h;
+	size_t i = 0;
+	pid_t pid;
+	bool ended;
+
+	while (src_live_kids_sampled(o->kids, &i, &pid, &ended) != NULL) {
+		bool have = false;
 		struct part *p;
 		int64_t ns;
 
 		for (size_t k = 0; k < j->n && !have; k++)
 			have = j->p[k].pid == pid;
-		if (have || ended || src_live_kids_hint(o->kids, pid) == NULL)
+		if (have || ended)
 			continue;
 		p = part_add(j, pid);
 		p->after = now;

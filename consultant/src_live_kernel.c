@@ -161,7 +161,7 @@ int src_live_kernel_enable_sampled(struct src_live_ops *o, struct src_live_ops_i
 	in->sampled = true;
 	in->hints = k->child ? src_live_kids_hint(o->kids, k->pid) : o->hints;
 	/* the whole job, children followed: every process's code */
-	if (!k->child && k->pid == 0 && tid == 0 && o->kids != NULL)
+	if (k->job && o->kids != NULL)
 		in->jobsampled = src_live_jobsampled_new(o, in->prev_t);
 	in->code = strdup(f->path[0]);
 	in->within = tid ? strdup(f->path[1]) : NULL;

@@ -98,6 +98,22 @@ pid_t src_live_kids_pid(const struct src_live_kids *k, size_t i, bool *ended)
 	return k->k[i].pid;
 }
 
+struct src_live_hint *src_live_kids_sampled(const struct src_live_kids *k,
+				   size_t *i, pid_t *pid, bool *ended)
+{
+	for (; k != NULL && *i < k->n; (*i)++) {
+		const struct kid *c = &k->k[*i];
+
+		if (c->hint == NULL)
+			continue;
+		(*i)++;
+		*pid = c->pid;
+		*ended = c->ended;
+		return c->hint;
+	}
+	return NULL;
+}
+
 size_t src_live_kids_live(const struct src_live_kids *k)
 {
 	size_t n = 0;

@@ -54,6 +54,12 @@ size_t src_live_kids_threads(const struct src_live_kids *k, pid_t pid, pid_t *ti
  * run on the child), NULL when it has none. */
 struct src_live_hint;
 struct src_live_hint *src_live_kids_hint(const struct src_live_kids *k, pid_t pid);
+/* The children with a sampler, ended or not, in the order they came:
+ * from *i = 0, the next one's sampler, pid and end, with *i moved past
+ * it; NULL after the last.  Every "each sampled child" loop of the live
+ * source walks them so. */
+struct src_live_hint *src_live_kids_sampled(const struct src_live_kids *k,
+				   size_t *i, pid_t *pid, bool *ended);
 /* Give each child its sampler once it is seen busy (0.05 CPUs over
  * 0.5 s of its readings; make returns NULL: none; the child frees it)
  * and tick the live children's samplers. */

@@ -561,12 +561,15 @@ int src_live_metric_kernel_focus(const struct pc_metric_def *md,
 			k->can_sample = true;
 			k->tid = t.tid;
 			k->pid = t.pid;   /* 0: the whole job */
+			k->job = t.job;
 		}
 		return 0;
 	}
 	k->use = true;
-	if (is_root(p))
+	if (is_root(p)) {
+		k->job = true;
 		return 0;
+	}
 	/* "/Process/<pid>[/<tid>[:<start function>]]" */
 	fpid = strtol(p + 9, (char **)&end, 10);
 	if (strncmp(p, "/Process/", 9) != 0 || end == p + 9 ||

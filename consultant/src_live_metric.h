@@ -70,6 +70,10 @@ struct src_live_metric_kernel {
 	bool can_sample;
 	pid_t tid;              /* 0: every thread of the process */
 	pid_t pid;              /* the focus's process, 0: every process */
+	bool job;               /* the focus is every process of the job
+				 * (pid and tid 0, not a child's): the one
+				 * answer to "the whole job?" that sampling
+				 * and the per-process parts both use */
 	bool child;             /* pid is a child followed (src_live_kids.h)
 				 * rather than the program hunch traces */
 	/* a wall timer in a child that has stack samples: estimated from

@@ -261,15 +261,15 @@ static double predict_inst(struct src_live_ops *o, const char *metric,
 static bool job_of_kids(const struct src_live_ops *o,
 			const struct src_live_metric_kernel *k)
 {
-	if (k->child || k->pid != 0 || k->tid != 0)
-		return false;
-	for (size_t i = 0; i < src_live_kids_count(o->kids); i++) {
-		bool ended;
-		pid_t pid = src_live_kids_pid(o->kids, i, &ended);
+	size_t i = 0;
+	pid_t pid;
+	bool ended;
 
-		if (!ended && src_live_kids_hint(o->kids, pid) != NULL)
+	if (!k->job)
+		return false;
+	while (src_live_kids_sampled(o->kids, &i, &pid, &ended) != NULL)
+		if (!ended)
 			return true;
-	}
 	return false;
 }
 

@@ -343,12 +343,13 @@ int src_live_setwall_enable(struct src_live_ops *o, struct src_live_ops_inst *in
 	struct src_live_hint *h = pid != 0 ? src_live_kids_hint(o->kids, pid) : NULL;
 	struct hunch_err err = { 0 };
 	char buf[1600];
+	size_t i = 0;
+	pid_t first;
 	bool ended;
 
 	/* the whole job: asked of the first child sampled, if any yet */
-	for (size_t i = 0; pid == 0 && h == NULL && i < src_live_kids_count(o->kids);
-	     i++)
-		h = src_live_kids_hint(o->kids, src_live_kids_pid(o->kids, i, &ended));
+	if (pid == 0)
+		h = src_live_kids_sampled(o->kids, &i, &first, &ended);
 
 	if (h != NULL && src_live_hint_offcpu_start(h, &err) < 0) {
 		snprintf(buf, sizeof(buf), "metric %s cannot be estimated in "
