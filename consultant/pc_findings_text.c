@@ -201,6 +201,44 @@ static void say_short(const struct pc_consult *pc, const struct pc_node *n,
 		say(w, "%s %.4g", hyp_name(pc, n->hyp), v);
 }
 
+/* Is r the finding's process or thread: the lead's, the most specific
+ * its nodes name, or the one thread of that process it is seen in; and
+ * not the whole program? */
+static bool own_threads(const struct pc_consult *pc,
+			const struct pc_finding *f, pc_res_id r)
+{
+	return rs(pc, r)->kind != PC_RES_HIERARCHY &&
+	       (r == f->lead->focus.r[1] || r == f->where[1] ||
+		(f->nthreads == 1 && rs(pc, r)->parent == f->where[1]));
+}
+
+/* A CPU finding in one function: the CPUs its process or threads use
+ * in all (a node of its own or of its chain with the code
+ * unconstrained), when more, so that "0.57 CPUs in `work`" is not read
+ * as the program using half a CPU: the rest is in its callers and in
+ * code the samples did not place.  Not on the whole program: "in all"
+ * would be every thread's, beside "1 thread". */
+static double cpu_in_all(const struct pc_consult *pc,
+			 const struct pc_finding *f, double v)
+{
+	double all = NAN;
+
+	if (rs(pc, f->where[0])->kind == PC_RES_HIERARCHY)
+		return NAN;
+	for (size_t i = 0; i < f->nnodes + f->nchain; i++) {
+		const struct pc_node *n = i < f->nnodes ? f->nodes[i] :
+					  f->chain[i - f->nnodes];
+		double nv = pc_findings_value(pc, n);
+
+		if (n->hyp == f->hyp &&
+		    rs(pc, n->focus.r[0])->kind == PC_RES_HIERARCHY &&
+		    own_threads(pc, f, n->focus.r[1]) && nv >= v + 0.05 &&
+		    (isnan(all) || nv > all))
+			all = nv;
+	}
+	return all;
+}
+
 static void say_main(const struct pc_consult *pc, const struct pc_finding *f,
 		     struct words *w)
 {
@@ -262,6 +300,8 @@ static void say_main(const struct pc_consult *pc, const struct pc_finding *f,
 	if (f->caller != PC_RES_NONE)
 		say(w, ", called from `%s` (%s)", rs(pc, f->caller)->name,
 		    fn_home(pc, f->caller));
+	if (is(pc, f->hyp, "CPUbound") && !isnan(cpu_in_all(pc, f, v)))
+		say(w, ", of %.2f CPUs in all", cpu_in_all(pc, f, v));
 }
 
 char *pc_findings_text_line(const struct pc_consult *pc,

@@ -592,6 +592,49 @@ static void test_python_line(void)
 	world_free(w);
 }
 
+/* A function holding part of a thread's CPU: its finding says how much
+ * the thread uses in all, so that 0.57 CPUs is not read as the program
+ * using half a CPU (the rest is in its callers).  Not said when the
+ * function holds (nearly) all of it. */
+static void test_cpu_in_all(void)
+{
+	static const char *const proc =
+		"</Code,/Process/100,/SyncObject,/Files>";
+	static const char *const thr =
+		"</Code,/Process/100/101:worker,/SyncObject,/Files>";
+
+	const double in_work[] = { 0.57, 0.93 };
+	const char *const want[] = {
+		"1 thread uses 0.57 CPUs computing, in `work` (demo.c), of "
+		"0.96 CPUs in all",
+		"1 thread uses 0.93 CPUs computing, in `work` (demo.c)",
+	};
+
+	for (size_t i = 0; i < 2; i++) {
+		struct world *w = world_new(NULL, NULL);
+		struct pc_findings fs = { 0 };
+
+		src_sim_script(w->sim, "cpu_inclusive", "*", 0, 0.05, 0);
+		src_sim_script(w->sim, "cpu_inclusive", TOP, 0, 0.96, 0);
+		src_sim_script(w->sim, "cpu_inclusive", proc, 0, 0.96, 0);
+		src_sim_script(w->sim, "cpu_inclusive", AT(F_MAIN), 0, 0.96, 0);
+		src_sim_script(w->sim, "cpu_inclusive", AT(F_COMPUTE), 0,
+			       in_work[i], 0);
+		src_sim_script(w->sim, "cpu_inclusive", AT(F_WORK), 0,
+			       in_work[i], 0);
+		src_sim_script(w->sim, "cpu_inclusive", thr, 0, 0.96, 0);
+		world_run(w, 14.0);
+		pc_findings_build(w->pc, NULL, &fs);
+		tap_eq(fs.n, 1, "in all: one finding (%.2f in work)",
+		       in_work[i]);
+		line_is(w, fs.n > 0 ? &fs.f[0] : NULL, want[i],
+			"in all: the thread's CPU beside the function's when "
+			"it is more");
+		pc_findings_free(&fs);
+		world_free(w);
+	}
+}
+
 int main(void)
 {
 	test_sync();
@@ -606,5 +649,6 @@ int main(void)
 	test_job_wait(NULL);
 	test_job_wait("/tmp/data.bin");
 	test_python_line();
+	test_cpu_in_all();
 	return tap_done();
 }
