@@ -337,6 +337,13 @@ void pc_experiment_evaluate(struct pc_consult *pc, struct pc_search *s,
 	n->no_input = -1;
 	n->unconfirmed = false;     /* measured again since it was shed */
 	n->value = v;
+	/* A refinement started early on stack samples counts nothing until
+	 * a parent is true: the samples may not hold its code yet (a
+	 * followed child's outer functions, before its sampler's window
+	 * filled, read 0 CPUs and concluded false at the release); its data
+	 * starts then, as if it had started then. */
+	if (n->sampled && pc_early_held(s, n))
+		return;
 	n->threshold = pc_tunables_get(pc->cfg, h->threshold);
 	if (n->guess < 0)
 		n->hys = band_edge(pc, h->cmp, hr, 0);

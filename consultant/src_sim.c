@@ -42,6 +42,7 @@ struct src_sim {
 	struct fail *fa; size_t nfa, capfa;
 	struct call *ca; size_t nca, capca;
 	struct hint *hi; size_t nhi, caphi;
+	char **sampled; size_t nsampled, capsampled;   /* foci replied "sampled" */
 	struct inst *in; size_t nin, capin;
 	struct disc *di; size_t ndi, capdi;
 	struct pc_src_sample *smp; size_t nsmp, capsmp;
@@ -202,6 +203,8 @@ static int sim_poll_replies(struct pc_source *s, pc_reply_fn fn, void *arg)
 			r.reason = fail_reason(sim, in->metric);
 		} else {
 			in->h = ++sim->next_h;
+			for (size_t k = 0; k < sim->nsampled; k++)
+				r.sampled |= strcmp(sim->sampled[k], in->focus) == 0;
 			in->live = true;
 			in->live_t = sim->now;
 			r.handle = in->h;
@@ -349,6 +352,9 @@ void src_sim_free(struct src_sim *sim)
 	for (size_t i = 0; i < sim->nhi; i++)
 		free(sim->hi[i].path);
 	free(sim->hi);
+	for (size_t i = 0; i < sim->nsampled; i++)
+		free(sim->sampled[i]);
+	free(sim->sampled);
 	for (size_t i = 0; i < sim->nin; i++) {
 		free(sim->in[i].metric);
 		free(sim->in[i].focus);
@@ -481,6 +487,11 @@ void src_sim_fail(struct src_sim *sim, const char *metric, const char *why)
 
 	f->metric = dup(metric);
 	f->why = dup(why);
+}
+
+void src_sim_sampled(struct src_sim *sim, const char *focus)
+{
+	*PUSH(sim->sampled, sim->nsampled, sim->capsampled) = dup(focus);
 }
 
 void src_sim_end(struct src_sim *sim, enum pc_target_event ev, int code)

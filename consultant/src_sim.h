@@ -49,6 +49,9 @@ void src_sim_enable_delay(struct src_sim *sim, int ticks);
 void src_sim_observed_lag(struct src_sim *sim, double s);
 /* Enabling `metric` fails with this reason. */
 void src_sim_fail(struct src_sim *sim, const char *metric, const char *why);
+/* Enables on `focus` ("<path,path,path,path>") reply that their values
+ * are estimated from stack samples (as the live source's do). */
+void src_sim_sampled(struct src_sim *sim, const char *focus);
 /* Cheap evidence for `path` (see pc_source.h hint); unset paths: -1. */
 void src_sim_hint(struct src_sim *sim, const char *path, double share);
 /* The target ends (delivered at the next poll). */

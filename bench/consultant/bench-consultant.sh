@@ -125,10 +125,12 @@ for t in "${TARGETS[@]}"; do
 	PHASE_AT=()
 	[ "${FINDINGS[2]}" != '[]' ] && PHASE_AT=(--phase-at $((S / 2 + 1)))
 	rm -f "$TMP/r.json"
+	SETS=()   # BENCH_SET="NAME=VALUE ...": tunables, to compare settings
+	for kv in ${BENCH_SET:-}; do SETS+=(--set "$kv"); done
 	JNL=(--no-journal)   # BENCH_KEEP keeps the journal too (enables, samples)
 	[ -n "${BENCH_KEEP:-}" ] && JNL=(--journal "$TMP/j.jsonl")
 	"$HUNCH" run --batch ${BENCH_KEEP:+-v} "${JNL[@]}" --time-limit $((S - 1)) \
-		"${PHASE_AT[@]}" --report "$TMP/r.json" -- "$prog" \
+		"${PHASE_AT[@]}" "${SETS[@]}" --report "$TMP/r.json" -- "$prog" \
 		"${ARGS[@]}" > /dev/null 2> "$TMP/h.err"
 	[ -s "$TMP/r.json" ] || grep -m3 '^hunch: [a-z]' "$TMP/h.err" >&2
 	wait

@@ -4,7 +4,8 @@
  *  - refineEarly: a node whose guess holds clearly has its refinements
  *    running before it concludes; they conclude only once it is true,
  *    and are withdrawn (never true, not listed as untested) when it
- *    concludes false;
+ *    concludes false; one estimated from stack samples counts its
+ *    values only from its release;
  *  - loneChildFirst: only a lone file is queued first among equals
  *    (the sim program writes two, and is one process: neither counts);
  *  - oneSidedTest: the sequential test spends each look's error in the
@@ -117,6 +118,48 @@ static void test_early_withdrawn(void)
 	world_free(w);
 }
 
+/* An early refinement estimated from stack samples reads 0 until its
+ * code shows in the samples (a followed child's outer functions, before
+ * its sampler's window filled), here until 2.6 s, when its parent (the
+ * top, noisy: 0.9 +- 0.3) concludes true: held, it counts nothing, and
+ * it concludes on what comes after its release: true.  Measured
+ * otherwise, the same zeros held count, and it concludes false at the
+ * release. */
+static void test_early_sampled(void)
+{
+	for (int sampled = 1; sampled >= 0; sampled--) {
+		struct world *w = early_world("refineEarly=2");
+		struct pc_node *top, *p;
+
+		if (sampled)
+			src_sim_sampled(w->sim, PROC);
+		src_sim_script(w->sim, "cpu_inclusive", "*", 0, 0.9, 0);
+		src_sim_script(w->sim, "cpu_inclusive", TOP, 0, 0.9, 0.3);
+		src_sim_script(w->sim, "cpu_inclusive", PROC, 0, 0.0, 0);
+		src_sim_script(w->sim, "cpu_inclusive", PROC, 2.6, 0.9, 0);
+		world_run(w, 4.0);
+		top = world_node(w, 0, "CPUbound", TOP);
+		p = world_node(w, 0, "CPUbound", PROC);
+		tap_ok(top && top->truth == PC_TRUE &&
+		       fabs(top->t_concluded - 2.6) < 1e-6 && p && p->early &&
+		       p->t_start < 1.0 && p->sampled == (sampled != 0),
+		       "%s: started early (%g), the top true at 2.6 s (%g)",
+		       sampled ? "sampled" : "measured", p ? p->t_start : -1,
+		       top ? top->t_concluded : -1);
+		if (sampled)
+			tap_ok(p && p->truth == PC_TRUE &&
+			       p->t_concluded > top->t_concluded + 0.5,
+			       "sampled: true, on values after the release "
+			       "(%g)", p ? p->t_concluded : -1);
+		else
+			tap_ok(p && p->truth == PC_FALSE &&
+			       fabs(p->t_concluded - 2.6) < 1e-6,
+			       "measured: the zeros held count, false at the "
+			       "release (%g)", p ? p->t_concluded : -1);
+		world_free(w);
+	}
+}
+
 /* CPU 0.9 +- 0.08 (0.98, 0.98, 0.82, 0.82, ...) against 0.3: three
  * values clear the band by about 10 standard errors, over the
  * one-sided quantile (9.0) and under the two-sided one (12.8); four
@@ -179,6 +222,7 @@ int main(void)
 	test_lone_child();
 	test_early_start();
 	test_early_withdrawn();
+	test_early_sampled();
 	test_one_sided();
 	return tap_done();
 }
