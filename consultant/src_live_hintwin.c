@@ -8,6 +8,7 @@
  * linear scan: no index to keep up to date on every sample.
  */
 #include "src_live_hintwin.h"
+#include "xmalloc.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
@@ -41,14 +42,6 @@ struct src_live_hintwin {
 	struct edge *edges;    /* open addressing, capedges a power of 2 */
 	size_t nedges, capedges;
 };
-
-static void *xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n ? n : 1);
-	if (p == NULL)
-		abort();
-	return p;
-}
 
 struct src_live_hintwin *src_live_hintwin_new(double window_s)
 {

@@ -12,6 +12,7 @@
 
 #include "eng_image.h"
 #include "src_live_cg.h"
+#include "xmalloc.h"
 
 #define SRC_LIVE_KIDIMG_REREAD_S 0.1   /* a miss re-reads the maps at most this often */
 
@@ -43,13 +44,6 @@ struct src_live_kidimg {
 	struct src_live_kidimg_proc **procs;
 	size_t nprocs;
 };
-
-static void *xrealloc(void *p, size_t n)
-{
-	if ((p = realloc(p, n)) == NULL)
-		abort();
-	return p;
-}
 
 struct src_live_kidimg *src_live_kidimg_new(void)
 {

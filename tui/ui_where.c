@@ -19,21 +19,13 @@
  */
 #include "ui.h"
 #include "ui_panes.h"
+#include "xmalloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 enum { UI_W_KNOWN = 1, UI_W_OPEN = 2 };
-
-static void *xrealloc(void *p, size_t n)
-{
-	void *q = realloc(p, n);
-
-	if (q == NULL && n != 0)
-		abort();
-	return q;
-}
 
 void ui_where_init(struct ui_where *w)
 {
