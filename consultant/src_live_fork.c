@@ -32,6 +32,7 @@
 #include "src_live_kidimg.h"
 #include "src_live_hint.h"
 #include "src_live_cg.h"
+#include "clock_mono.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -267,16 +268,13 @@ size_t src_live_fork_hints(struct src_live *l, struct src_live_hint **out,
 
 void src_live_fork_tick(struct src_live *l, bool force)
 {
-	struct timespec ts;
-	double t;
+	double t = clock_mono_s();
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	t = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 	if (!force && t < l->fork_next_scan)
 		return;  /* /proc is read at most every FORK_SCAN_S */
 	l->fork_next_scan = t + FORK_SCAN_S;
-	src_live_kids_scan(l->kids, l->t0_ns, (double)ts.tv_sec + (double)ts.tv_nsec /
-		 1e9 - (double)l->t0_ns / 1e9, enqueue_cb, l);
+	src_live_kids_scan(l->kids, l->t0_ns, t - (double)l->t0_ns / 1e9,
+			   enqueue_cb, l);
 	src_live_rank_scan(l->ranks, l->kids, enqueue_cb, l);   /* MPI ranks named */
 	if (l->hint != NULL)
 		src_live_kids_hints(l->kids, make_hint, l);

@@ -13,6 +13,7 @@
 #include "eng_image.h"
 #include "src_live_cg.h"
 #include "xmalloc.h"
+#include "clock_mono.h"
 
 #define SRC_LIVE_KIDIMG_REREAD_S 0.1   /* a miss re-reads the maps at most this often */
 
@@ -100,14 +101,6 @@ static size_t file_of(struct src_live_kidimg *k, const char *path)
 	return k->nfiles++;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* The mapping of file offset 0 of a shared object or PIE is its load
  * address (the first PT_LOAD has offset and vaddr 0, as ld lays them
  * out); a non-PIE executable is loaded where it was linked. */
@@ -119,7 +112,7 @@ static void read_maps(struct src_live_kidimg_proc *p)
 	size_t nr = 0;
 	FILE *f;
 
-	p->read_t = now_s();
+	p->read_t = clock_mono_s();
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)p->pid);
 	if ((f = fopen(path, "re")) == NULL)
 		return;
@@ -172,7 +165,7 @@ struct eng_image *src_live_kidimg_image_at(void *arg, uint64_t addr, uint64_t *b
 		for (size_t i = 0; i < p->nr; i++)
 			if (addr >= p->r[i].lo && addr < p->r[i].hi)
 				return image(p->k, &p->r[i], base);
-		if (pass > 0 || now_s() - p->read_t < SRC_LIVE_KIDIMG_REREAD_S)
+		if (pass > 0 || clock_mono_s() - p->read_t < SRC_LIVE_KIDIMG_REREAD_S)
 			break;
 		read_maps(p);   /* a library loaded since (dlopen) */
 	}

@@ -18,6 +18,7 @@
 #include "eng_taskcpu.h"
 #include "src_live_exits.h"
 #include "src_live_hint.h"
+#include "clock_mono.h"
 
 #define SRC_LIVE_KIDS_HINT_CPUS 0.05   /* a child this busy gets a sampler */
 #define SRC_LIVE_KIDS_HINT_S 0.5       /* over at least this long */
@@ -405,11 +406,8 @@ struct src_live_hint *src_live_kids_hint(const struct src_live_kids *k, pid_t pi
  * /proc reads were most of what following them cost. */
 static bool busy(struct kid *c)
 {
-	struct timespec ts;
-	double t, rate;
+	double t = clock_mono_s(), rate;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	t = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 	if (c->busy_t == 0 || c->cpu_ns < c->busy_ns) {
 		c->busy_t = t;
 		c->busy_ns = c->cpu_ns;

@@ -33,6 +33,7 @@
 #include "eng_inst_cost.h"
 #include "eng_proc.h"
 #include "eng_sampler.h"
+#include "clock_mono.h"
 
 /* A window is at least 30 ms of wall time and 20 ms of the target's
  * CPU time: a counter on a function called 1.7e8 times a second costs
@@ -68,14 +69,6 @@ static const struct eng_mclause probe_clause[] = { {
 	.prims = probe_add1, .nprims = 1 } };
 static const struct eng_mdef probe_def = { .name = "hunch_call_rate_probe",
 	.type = ENG_MVAR_COUNTER, .clauses = probe_clause, .nclauses = 1 };
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* The target's CPU time, all threads; 0 if it cannot be read. */
 static uint64_t target_cpu_ns(const struct eng_metric *m)
@@ -230,7 +223,7 @@ size_t eng_metric_probe_start(struct eng_metric *m, struct mprobe_wants *w)
 	free(names);
 	resume(m, stopped);
 	/* the window starts when the target runs again */
-	t0 = mono_ns();
+	t0 = clock_mono_ns();
 	cpu0 = target_cpu_ns(m);
 	for (size_t i = first; i < m->nprobes; i++) {
 		m->probes[i].t0_ns = t0;
@@ -295,7 +288,7 @@ static bool window_over(const struct mprobe *p, uint64_t now, uint64_t cpu)
 
 void eng_metric_probe_poll(struct eng_metric *m)
 {
-	uint64_t now = mono_ns(), cpu = m->nprobes ? target_cpu_ns(m) : 0;
+	uint64_t now = clock_mono_ns(), cpu = m->nprobes ? target_cpu_ns(m) : 0;
 	bool stopped = false, tried = false;
 	size_t k = 0;
 
@@ -318,7 +311,7 @@ void eng_metric_probe_poll(struct eng_metric *m)
 
 int eng_metric_probe_due_ms(const struct eng_metric *m)
 {
-	uint64_t now = mono_ns(), end = 0;
+	uint64_t now = clock_mono_ns(), end = 0;
 
 	for (size_t i = 0; i < m->nprobes; i++) {
 		uint64_t t0 = m->probes[i].t0_ns, e;

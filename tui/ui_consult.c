@@ -31,6 +31,7 @@
 #include "ui_findings.h"
 #include "ui_panes.h"
 #include "ui_search.h"
+#include "clock_mono.h"
 
 static const char *base_name(const char *path)
 {
@@ -90,7 +91,6 @@ static void open_journal(struct ui *u, struct ui_consult *c)
 	};
 	struct jnl_writer_opts wo = { 0 };
 	struct hunch_err err = { 0 };
-	struct timespec ts;
 	json_t *hyp, *files, *tun;
 
 	pc_steer_jnl_header_config(c->cfg, &hyp, &files, &tun);
@@ -99,9 +99,7 @@ static void open_journal(struct ui *u, struct ui_consult *c)
 	h.tunables = tun;
 	h.config = c->o->config;
 	clock_gettime(CLOCK_REALTIME, &h.start_wall);
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	h.start_mono_ns = (uint64_t)ts.tv_sec * 1000000000u +
-			  (uint64_t)ts.tv_nsec;
+	h.start_mono_ns = clock_mono_ns();
 	if (jnl_path_open_for_search(&c->jw, &ch, &h, &wo, getenv, &err) < 0) {
 		ui_log_add(u, UI_LOG_HUNCH, "no journal: %s", err.msg);
 		c->jw = NULL;
