@@ -58,14 +58,21 @@ static bool get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
 }
 
 /* Only the copied stack is readable: a frame that needs more ends the
- * walk there (it is then incomplete). */
+ * walk there (it is then incomplete).  The bounds are offsets into the
+ * copy, never addr + 8: libdwfl asks for any address a frame gives it,
+ * and where it has no CFI for a pc (in no module it knows: a library
+ * mapped, or an image exec'ed, since the map was read) its frame-pointer
+ * fallback reads at %rbp and %rbp + 8, which code built without frame
+ * pointers may hold as -1; addr + 8 wrapped past 0 and the read went to
+ * the copy plus nearly 2^64 (hunch's SIGSEGV at an exec). */
 static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result,
 			void *arg)
 {
 	struct eng_stackwalk *sw = arg;
 
 	(void)dwfl;
-	if (addr < sw->stack_lo || addr + 8 > sw->stack_lo + sw->stack_len)
+	if (addr < sw->stack_lo || sw->stack_len < 8 ||
+	    addr - sw->stack_lo > sw->stack_len - 8)
 		return false;
 	memcpy(result, sw->stack + (addr - sw->stack_lo), 8);
 	return true;
