@@ -68,16 +68,12 @@ static bool on_true_dominant_path(const struct pc_search *s,
 {
 	for (const struct pc_node *p = n; p != NULL && p->orig_parent >= 0;
 	     p = pc_shg_node(s, p->orig_parent)) {
-		if (!p->implied)
-			continue;
-		for (size_t i = 0; i < s->nn; i++) {
-			const struct pc_node *d = s->nodes[i];
+		const struct pc_node *d = p->implied && p->implied_by >= 0 ?
+					  pc_shg_node(s, p->implied_by) : NULL;
 
-			if (d->dominant && d->truth == PC_TRUE &&
-			    d->orig_parent == p->orig_parent &&
-			    d->hyp == p->hyp && d != p)
-				return true;
-		}
+		if (d != NULL && d != p && d->truth == PC_TRUE &&
+		    d->hyp == p->hyp)
+			return true;
 	}
 	return false;
 }

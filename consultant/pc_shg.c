@@ -94,6 +94,7 @@ int pc_shg_add(struct pc_search *s, int parent, int hyp,
 	n->guess = -1;
 	n->no_input = -1;
 	n->hint = -1;
+	n->implied_by = -1;
 	n->t_created = t;
 	n->t_start = n->t_concluded = n->t_true_since = -1;
 	n->t_was_from = n->t_was_to = -1;

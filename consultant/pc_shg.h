@@ -71,6 +71,8 @@ struct pc_node {
 	 * first among equals; a refinement on the path to one, whose test
 	 * the descendant's mostly answers, tested after the others. */
 	bool dominant, implied;
+	int implied_by;          /* implied: the dominant descendant's node
+				  * it lies on the path to, -1 none */
 	/* The why-parent's verdict on the same focus (pc_truth.c): +1 it
 	 * tested true there, -1 false, 0 not yet (or no such node).
 	 * Orders the queue among equals: TooManySmallIOOps where

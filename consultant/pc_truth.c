@@ -364,6 +364,7 @@ static int refine_along(struct pc_consult *pc, struct pc_search *s,
 	struct pc_kids *k = malloc(sizeof(*k));
 	struct pc_node *c;
 	pc_res_id deep[PC_KIDS_DOMINANT], via[PC_KIDS_DOMINANT], edge;
+	int deep_id[PC_KIDS_DOMINANT + 1];
 	int made = 0, ndeep;
 
 	/* What the children inherit: a wide node's other hierarchies are its
@@ -399,6 +400,7 @@ static int refine_along(struct pc_consult *pc, struct pc_search *s,
 	}
 	for (int j = 0; j < ndeep; j++) {
 		c = add_where_kid(pc, s, n, h, deep[j], before);
+		deep_id[j] = c != NULL ? c->id : -1;
 		if (c == NULL)
 			continue;
 		if (c->orig_parent == n->id)
@@ -407,6 +409,7 @@ static int refine_along(struct pc_consult *pc, struct pc_search *s,
 	}
 	for (size_t i = 0; i < k->n; i++) {
 		bool on_path = false;
+		int by = -1;
 
 		c = add_where_kid(pc, s, n, h, k->r[i], before);
 		if (c == NULL)
@@ -414,14 +417,19 @@ static int refine_along(struct pc_consult *pc, struct pc_search *s,
 		if (lone_child(pc, h, k) && c->orig_parent == n->id)
 			c->dominant = true;
 		for (int j = 0; j < ndeep; j++)
-			on_path |= via[j] == k->r[i];
+			if (via[j] == k->r[i]) {
+				on_path = true;
+				by = deep_id[j];
+			}
 		/* The kid itself is the chain's edge (the demo's
 		 * demo_worker above pthread_mutex_lock): first, not after
 		 * its siblings. */
 		if (edge == k->r[i] && ndeep > 0 && c->orig_parent == n->id)
 			c->dominant = true;
-		else if (on_path && c->orig_parent == n->id && !c->dominant)
+		else if (on_path && c->orig_parent == n->id && !c->dominant) {
 			c->implied = true;
+			c->implied_by = by;
+		}
 		made++;
 	}
 	free(k);

@@ -1,14 +1,18 @@
 /*
  * src_live_samples.c - the whole-run tally of the live source's CPU
  * stack samples (see src_live_samples.h).  Functions are interned by
- * path (hundreds of them: a linear search runs once per new path of a
- * sample, 99 samples a second), chains by their paths' indexes.
+ * path, chains by their paths' indexes, each through a hash map: every
+ * frame of every sample (99 a second per thread, of every process
+ * followed) is looked up, among hundreds of functions.
  */
 #include "src_live_samples.h"
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "hmap.h"
 
 struct fn {
 	char *path;
@@ -29,6 +33,8 @@ struct src_live_samples {
 	size_t nfns, capfns;
 	struct chain *chains;
 	size_t nchains, capchains;
+	struct hmap fn_at;         /* path -> index in fns */
+	struct hmap chain_at;      /* "i,j,k" -> index in chains */
 };
 
 static void *grow(void *p, size_t *cap, size_t n, size_t size)
@@ -48,8 +54,11 @@ struct src_live_samples *src_live_samples_new(double hz)
 {
 	struct src_live_samples *t = calloc(1, sizeof(*t));
 
-	if (t != NULL)
-		t->hz = hz;
+	if (t == NULL)
+		return NULL;
+	t->hz = hz;
+	hmap_init(&t->fn_at, true);
+	hmap_init(&t->chain_at, true);
 	return t;
 }
 
@@ -61,17 +70,21 @@ void src_live_samples_free(struct src_live_samples *t)
 		free(t->fns[i].path);
 	free(t->fns);
 	free(t->chains);
+	hmap_free(&t->fn_at);
+	hmap_free(&t->chain_at);
 	free(t);
 }
 
 static int fn_id(struct src_live_samples *t, const char *path)
 {
-	for (size_t i = 0; i < t->nfns; i++)
-		if (strcmp(t->fns[i].path, path) == 0)
-			return (int)i;
+	size_t *at = hmap_get_s(&t->fn_at, path);
+
+	if (at != NULL)
+		return (int)*at;
 	t->fns = grow(t->fns, &t->capfns, t->nfns, sizeof(*t->fns));
 	t->fns[t->nfns] = (struct fn){ .path = strdup(path) };
-	if (t->fns[t->nfns].path == NULL)
+	if (t->fns[t->nfns].path == NULL ||
+	    hmap_put_s(&t->fn_at, path, t->nfns) < 0)
 		abort();
 	return (int)t->nfns++;
 }
@@ -86,16 +99,22 @@ static void count_incl(struct src_live_samples *t, int id)
 
 static void count_chain(struct src_live_samples *t, const int *fn, int n)
 {
-	for (size_t i = 0; i < t->nchains; i++)
-		if (t->chains[i].n == n &&
-		    memcmp(t->chains[i].fn, fn, (size_t)n * sizeof(int)) == 0) {
-			t->chains[i].count++;
-			return;
-		}
+	char key[SRC_LIVE_SAMPLES_DEPTH * 12 + 1];
+	size_t len = 0, *at;
+
+	for (int i = 0; i < n; i++)
+		len += (size_t)snprintf(key + len, sizeof(key) - len, "%d,",
+					fn[i]);
+	if ((at = hmap_get_s(&t->chain_at, key)) != NULL) {
+		t->chains[*at].count++;
+		return;
+	}
 	t->chains = grow(t->chains, &t->capchains, t->nchains,
 			 sizeof(*t->chains));
 	t->chains[t->nchains] = (struct chain){ .n = n, .count = 1 };
-	memcpy(t->chains[t->nchains++].fn, fn, (size_t)n * sizeof(int));
+	memcpy(t->chains[t->nchains].fn, fn, (size_t)n * sizeof(int));
+	if (hmap_put_s(&t->chain_at, key, t->nchains++) < 0)
+		abort();
 }
 
 void src_live_samples_add(struct src_live_samples *t, double t_s,
