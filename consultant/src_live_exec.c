@@ -38,6 +38,8 @@
 #include "eng_shm.h"
 #include "eng_image.h"
 #include "src_live_hint.h"
+#include "src_live_kids.h"
+#include "src_live_kidseg.h"
 
 static const char *base_of(const char *path)
 {
@@ -73,6 +75,8 @@ int src_live_exec_events(struct src_live *l, pc_event_fn fn, void *arg)
  * (the engine's fence refuses every write meanwhile). */
 static void drop_metric_side(struct src_live *l)
 {
+	/* the children's segments point into the state freed below */
+	src_live_kidseg_exec(src_live_kids_segs(l->kids));
 	if (l->slo != NULL) {
 		pc_src_handle h = src_live_ops_last_handle(l->slo);
 

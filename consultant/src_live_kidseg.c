@@ -104,6 +104,18 @@ void src_live_kidseg_free(struct src_live_kidseg *ks)
 	free(ks);
 }
 
+void src_live_kidseg_exec(struct src_live_kidseg *ks)
+{
+	for (size_t i = 0; ks != NULL && i < ks->n; i++) {
+		struct seg *s = &ks->s[i];
+
+		s->in = NULL;
+		free(s->mis);
+		s->mis = NULL;
+		s->nmi = 0;
+	}
+}
+
 static struct seg *find(struct src_live_kidseg *ks, pid_t pid)
 {
 	for (size_t i = 0; ks != NULL && i < ks->n; i++)

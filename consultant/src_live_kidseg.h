@@ -41,6 +41,12 @@ struct eng_shm;
 struct src_live_kidseg *src_live_kidseg_new(void);
 /* Restore every running child's inherited patches, then free. */
 void src_live_kidseg_free(struct src_live_kidseg *ks);
+/* The program exec'ed: its instrumentation state and instances are
+ * gone (and their addresses may be reused by the new image's).  The
+ * children forked before keep their segments and what they inherited,
+ * to be taken out at the end, but no commit reaches them and no
+ * instance counts there any more. */
+void src_live_kidseg_exec(struct src_live_kidseg *ks);
 
 /* From the fork hook (parent and child stopped): give `child` its own
  * segment and remember the patches and instances it inherits; false
