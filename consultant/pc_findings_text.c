@@ -242,7 +242,7 @@ static double cpu_in_all(const struct pc_consult *pc,
 static void say_main(const struct pc_consult *pc, const struct pc_finding *f,
 		     struct words *w)
 {
-	double v = measure(pc, f);
+	double v = measure(pc, f), all;
 	const struct pc_hypothesis *h = &pc->cfg->hyp[f->hyp];
 	const struct pc_tunable *t = pc_tunables_find(pc->cfg, h->threshold);
 
@@ -300,8 +300,8 @@ static void say_main(const struct pc_consult *pc, const struct pc_finding *f,
 	if (f->caller != PC_RES_NONE)
 		say(w, ", called from `%s` (%s)", rs(pc, f->caller)->name,
 		    fn_home(pc, f->caller));
-	if (is(pc, f->hyp, "CPUbound") && !isnan(cpu_in_all(pc, f, v)))
-		say(w, ", of %.2f CPUs in all", cpu_in_all(pc, f, v));
+	if (is(pc, f->hyp, "CPUbound") && !isnan(all = cpu_in_all(pc, f, v)))
+		say(w, ", of %.2f CPUs in all", all);
 }
 
 char *pc_findings_text_line(const struct pc_consult *pc,

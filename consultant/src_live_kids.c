@@ -102,15 +102,14 @@ pid_t src_live_kids_pid(const struct src_live_kids *k, size_t i, bool *ended)
 struct src_live_hint *src_live_kids_sampled(const struct src_live_kids *k,
 				   size_t *i, pid_t *pid, bool *ended)
 {
-	for (; k != NULL && *i < k->n; (*i)++) {
-		const struct kid *c = &k->k[*i];
+	while (k != NULL && *i < k->n) {
+		const struct kid *c = &k->k[(*i)++];
 
-		if (c->hint == NULL)
-			continue;
-		(*i)++;
-		*pid = c->pid;
-		*ended = c->ended;
-		return c->hint;
+		if (c->hint != NULL) {
+			*pid = c->pid;
+			*ended = c->ended;
+			return c->hint;
+		}
 	}
 	return NULL;
 }
