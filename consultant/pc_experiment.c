@@ -337,6 +337,7 @@ void pc_experiment_evaluate(struct pc_consult *pc, struct pc_search *s,
 	n->no_input = -1;
 	n->unconfirmed = false;     /* measured again since it was shed */
 	n->value = v;
+	n->threshold = pc_tunables_get(pc->cfg, h->threshold);
 	/* A refinement started early on stack samples counts nothing until
 	 * a parent is true: the samples may not hold its code yet (a
 	 * followed child's outer functions, before its sampler's window
@@ -344,7 +345,6 @@ void pc_experiment_evaluate(struct pc_consult *pc, struct pc_search *s,
 	 * starts then, as if it had started then. */
 	if (n->sampled && pc_early_held(s, n))
 		return;
-	n->threshold = pc_tunables_get(pc->cfg, h->threshold);
 	if (n->guess < 0)
 		n->hys = band_edge(pc, h->cmp, hr, 0);
 	guess = is_true_side(h->cmp, v - n->threshold * n->hys);

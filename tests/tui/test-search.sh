@@ -61,7 +61,9 @@ to_node() {
 	local i t before
 	keys "$1" g
 	sleep 0.1
-	for ((i = 0; i < 60; i++)); do
+	# up to 250 rows down: with refinements starting early, CPUbound's
+	# subtree above the node can hold over a hundred rows by then
+	for ((i = 0; i < 250; i++)); do
 		before=$(screen "$1")
 		grep -qxF -- "$2" <<< "$before" && return 0
 		keys "$1" j
