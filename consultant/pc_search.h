@@ -155,6 +155,11 @@ void pc_cost_relax(struct pc_consult *pc);
  * one did); nothing will ever free room. */
 bool pc_cost_room_make(struct pc_consult *pc, double need);
 bool pc_cost_room_stuck(const struct pc_consult *pc);
+/* pc_cost_order.c: the queue's next node to launch (NULL when empty);
+ * has the source seen no sign at all of n's resource? */
+struct pc_node *pc_cost_order_head(const struct pc_consult *pc,
+				   const struct pc_search *s);
+bool pc_cost_order_no_evidence(const struct pc_node *n);
 /* What the active experiments were charged (since > 0: only those
  * started less than `since` s ago), and what they are predicted to
  * cost, scaled by their hypotheses' factors. */

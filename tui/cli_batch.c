@@ -391,8 +391,16 @@ static int write_reports(struct batch *b)
 
 	fflush(stdout);
 	pc_report_text(b->pc, &m, stdout);
-	fflush(stdout);
-	if (pc_report_incomplete(b->pc, &m) > 0)
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		/* The reader went away (`| head`): hunch ignores SIGPIPE
+		 * (main.c), so it is told here, not killed mid-search. */
+		fprintf(stderr, "hunch: cannot write the report to standard "
+			"output: %s%s%s\n", strerror(errno),
+			b->jw ? "; the journal keeps the search: hunch "
+			"replay --batch " : "", b->jw ? jnl_write_path(b->jw)
+						      : "");
+		rc = HUNCH_EXIT_USAGE;
+	} else if (pc_report_incomplete(b->pc, &m) > 0)
 		rc = HUNCH_EXIT_INCOMPLETE;
 	if (b->o->report == NULL) {
 		free(cmd);

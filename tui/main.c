@@ -1,6 +1,7 @@
 /* main.c - the hunch command line: argument parsing and mode dispatch. */
 #include "cli.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -30,9 +31,26 @@ static int not_a_command(int argc, char **argv)
 	return HUNCH_EXIT_USAGE;
 }
 
+/* A reader that goes away (`hunch run --batch -- prog 2>&1 | head`)
+ * must not kill hunch mid-search: the program would run on with its
+ * instrumentation in, and --kill-at-end would not end it.  Writes fail
+ * with EPIPE instead, hunch leaves the program as it was told, and the
+ * report's writer says that stdout was lost (the journal keeps the
+ * search).  Launched programs get SIGPIPE's default back at their
+ * exec (eng_launch.c). */
+static void live_signals(void)
+{
+	signal(SIGPIPE, SIG_IGN);
+}
+
 int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : NULL;
+
+	if (cmd == NULL || strcmp(cmd, "run") == 0 ||
+	    strcmp(cmd, "attach") == 0 || cmd[0] == '-' ||
+	    (strchr(cmd, '/') != NULL && access(cmd, F_OK) == 0))
+		live_signals();
 
 	if (cmd == NULL || strcmp(cmd, "--batch") == 0 ||
 	    strcmp(cmd, "--screenshot") == 0)

@@ -1,10 +1,14 @@
 #!/bin/bash
 # test-batch-output.sh - batch mode journals a launched program's output
 # while the program's bytes still reach hunch's stdout and
-# stderr exactly as without hunch, and still do after hunch is SIGKILLed.
+# stderr exactly as without hunch, and still do after hunch is SIGKILLed;
+# a reader of hunch's output that goes away (`| true`) does not kill
+# hunch mid-search: it ends the program it was told to end and says
+# that the report was lost.
 . "$HUNCH_SOURCE_ROOT/tests/lib.sh"
 BIN=$HUNCH_BUILD_ROOT/tests/e2e
 OUTLINES=$BIN/outlines
+SPIN1=$BIN/spin1
 TMP=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$TMP"' EXIT
 export XDG_STATE_HOME=$TMP/state
@@ -132,4 +136,29 @@ tap_eq "$(jq -c 'select(.t == "output" and .stream == "stderr")' \
 "$OUTLINES" 5 0 > "$TMP/d5.out" 2> "$TMP/d5.err"
 tap_ok $(head -c "$(stat -c %s "$TMP/d5.out")" "$TMP/nj.out" |
 	cmp -s - "$TMP/d5.out"; echo $?) "--no-journal: stdout as before"
+# --- the reader goes away ------------------------------------------------------
+# spin1 spins until its stdin ends: a FIFO that this shell holds open
+# for writing never does, so only hunch's --kill-at-end ends it.
+mkfifo "$TMP/in"
+exec 7<>"$TMP/in"
+# The journal header's pid, and whether it is still alive once hunch
+# has returned (hunch launched it, so it is reaped by then).
+gone() { p=$(head -1 "$1" | jq -r .pid); [ -n "$p" ] && ! kill -0 "$p" 2>/dev/null; }
+# stderr to a pipe whose reader has gone: the progress lines fail.
+"$HUNCH" run --batch --journal "$TMP/pa.jsonl" --time-limit 2 --kill-at-end \
+	-- "$SPIN1" < "$TMP/in" 2>&1 > "$TMP/pa.out" | true
+tap_eq "${PIPESTATUS[0]}" 0 "stderr's reader gone: hunch was not killed by SIGPIPE and exits 0"
+tap_ok $(gone "$TMP/pa.jsonl"; echo $?) \
+	"stderr's reader gone: --kill-at-end still ended the program"
+tap_ok $(grep -q '^hunch report: ' "$TMP/pa.out"; echo $?) \
+	"stderr's reader gone: the report is on stdout"
+# stdout to a pipe whose reader has gone: the report cannot be written.
+"$HUNCH" run --batch --journal "$TMP/pb.jsonl" --time-limit 2 --kill-at-end \
+	-- "$SPIN1" < "$TMP/in" 2> "$TMP/pb.err" | true
+tap_eq "${PIPESTATUS[0]}" 1 "stdout's reader gone: hunch exits 1 (the report was lost)"
+tap_ok $(gone "$TMP/pb.jsonl"; echo $?) \
+	"stdout's reader gone: --kill-at-end still ended the program"
+tap_ok $(grep -qxF "hunch: cannot write the report to standard output: Broken pipe; the journal keeps the search: hunch replay --batch $TMP/pb.jsonl" "$TMP/pb.err"; echo $?) \
+	"stdout's reader gone: hunch names the lost report and the journal that keeps it"
+exec 7>&-
 tap_done
