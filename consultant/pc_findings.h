@@ -147,13 +147,16 @@ json_t *pc_findings_text_json(const struct pc_consult *pc,
 			const struct pc_finding *f);
 
 /* Which findings were told already (batch mode's one line per new
- * finding, the dashboard's strip): a finding is new when no node of
- * its chain below the top level was in a finding told before; one of
- * top-level nodes only (not refined yet) is new once nothing below it
- * is still queued or being tested; one that may be another's symptom
- * (symptom_of) is not told while it may be. */
+ * finding): a finding is new when no node of its chain below the top
+ * level was in a finding told before; one of top-level nodes only (not
+ * refined yet) is new once nothing below it is still queued or being
+ * tested; one that may be another's symptom (symptom_of) is not told
+ * while it may be.  A finding told before is told again when it has
+ * come to rest in a function it was not told in (its lead has nothing
+ * left to conclude). */
 struct pc_findings_told {
 	int *ids;
+	pc_res_id *code;        /* the function each was told in, or NONE */
 	size_t n, cap;
 };
 /* True when f is new (and remembers it as told). */

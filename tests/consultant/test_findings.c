@@ -635,6 +635,55 @@ static void test_cpu_in_all(void)
 	}
 }
 
+/* The same mutex, its findings built and told as batch mode does, every
+ * 0.2 s of the search: told once when its first node below the top is
+ * true, and once more when it has come to rest in `locker`, not at each
+ * level on the way; then never again. */
+static void test_told_narrowed(void)
+{
+	struct world *w = world_new(NULL, NULL);
+	struct pc_findings_told told = { 0 };
+	const char *hot[] = { TOP, AT(F_MAIN), AT(F_LOCKER),
+			      "</Code,/Process/100,/SyncObject,/Files>",
+			      OBJ("Mutex"), OBJ("Mutex/big_lock") };
+	char lines[4][1024] = { { 0 } };
+	int n = 0;
+
+	src_sim_script(w->sim, "cpu_inclusive", "*", 0, 0.05, 0);
+	src_sim_script(w->sim, "sync_wait", "*", 0, 0, 0);
+	src_sim_script(w->sim, "sync_ops", "*", 0, 0, 0);
+	for (size_t i = 0; i < sizeof(hot) / sizeof(hot[0]); i++) {
+		src_sim_script(w->sim, "sync_wait", hot[i], 0, 0.6, 0);
+		src_sim_script(w->sim, "sync_ops", hot[i], 0, 2e5, 0);
+	}
+	for (double t = 0.2; t <= 12.0 + 1e-9; t += 0.2) {
+		struct pc_findings fs = { 0 };
+
+		world_run(w, t);
+		pc_findings_build(w->pc, NULL, &fs);
+		for (size_t i = 0; i < fs.n; i++) {
+			if (!pc_findings_text_tell(&told,
+					pc_consult_search(w->pc, 0), &fs.f[i]))
+				continue;
+			if (n < 4)
+				snprintf(lines[n], sizeof(lines[n]), "%s",
+					 line_of(w, &fs.f[i]));
+			n++;
+		}
+		pc_findings_free(&fs);
+	}
+	tap_eq(n, 2, "told: twice in 12 s (first true, then at rest)");
+	for (int i = 0; i < n && i < 4; i++)
+		tap_diag("told %d: %s", i + 1, lines[i]);
+	tap_ok(strstr(lines[0], "in `locker`") == NULL,
+	       "told: the first line does not name locker yet");
+	tap_ok(strstr(lines[1], "waiting for mutex `big_lock`, in `locker` "
+		      "(demo.c)") != NULL,
+	       "told: the second names the mutex and locker");
+	pc_findings_text_told_free(&told);
+	world_free(w);
+}
+
 int main(void)
 {
 	test_sync();
@@ -650,5 +699,6 @@ int main(void)
 	test_job_wait("/tmp/data.bin");
 	test_python_line();
 	test_cpu_in_all();
+	test_told_narrowed();
 	return tap_done();
 }
