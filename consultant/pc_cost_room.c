@@ -25,9 +25,11 @@ static bool unseen(const struct pc_node *n)
  * thread; active_processes), no instrumentation.  Such a node handing
  * its room down only costs the gate its settling (0.4 s a step):
  * bn_smallwrites stopped CPUbound at the top and at its thread, each
- * free, before the I/O experiments that held the budget. */
-static bool frees_nothing(const struct pc_consult *pc,
-			  const struct pc_node *n)
+ * free, before the I/O experiments that held the budget.  Running it
+ * costs nothing either (pc_cost.c launches it beside a head that waits
+ * for room). */
+bool pc_cost_room_frees_nothing(const struct pc_consult *pc,
+				const struct pc_node *n)
 {
 	const struct pc_hypothesis *h = pc_truth_node_hyp(pc, n);
 	bool code_top = pc_res_get(pc->res, n->focus.r[0])->kind ==
@@ -108,7 +110,7 @@ static struct pc_node *room_giver(struct pc_consult *pc, double need)
 			}
 			if (n->truth == PC_UNKNOWN)
 				return NULL;
-			if (n->truth != PC_TRUE || frees_nothing(pc, n))
+			if (n->truth != PC_TRUE || pc_cost_room_frees_nothing(pc, n))
 				continue;
 			if (!has_queued_kid(ss[k], n)) {
 				if (n->charged_cost > 0 && (done == NULL ||

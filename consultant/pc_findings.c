@@ -220,14 +220,18 @@ static void members(struct pc_findings_ctx *c, int root, struct pc_findings_memb
 		}
 }
 
-/* An own leaf of b names both where[0] and where[1]. */
+/* An own leaf of b of the finding's hypothesis names both where[0] and
+ * where[1].  Another hypothesis's does not: the demo's lock operations
+ * were true on one worker thread in demo_worker, and the finding, whose
+ * value is the lock waiting of all four, read "thread 10122 spends 2.54
+ * s per second waiting". */
 static bool names_both(struct pc_findings_ctx *c, const struct pc_findings_members *b,
-		       const pc_res_id *where)
+		       int hyp, const pc_res_id *where)
 {
 	for (size_t i = 0; i < b->n; i++) {
 		const struct pc_node *n = c->leaf[b->leaves[i]];
 
-		if (b->own[i] && n->focus.r[0] == where[0] &&
+		if (b->own[i] && n->hyp == hyp && n->focus.r[0] == where[0] &&
 		    n->focus.r[1] == where[1])
 			return true;
 	}
@@ -300,7 +304,8 @@ static void pick_lead(struct pc_findings_ctx *c, const struct pc_findings_member
 	 * with the finding's function: ESWT on thread 1161 and in
 	 * demo_worker is 4 threads' cause seen in one. */
 	if (res(c, f->where[1])->kind == PC_RES_THREAD &&
-	    !pc_findings_is_root(c, f->where[0]) && !names_both(c, b, f->where))
+	    !pc_findings_is_root(c, f->where[0]) &&
+	    !names_both(c, b, f->hyp, f->where))
 		f->where[1] = res(c, f->where[1])->parent;
 }
 
@@ -461,13 +466,62 @@ static pc_res_id module_of(struct pc_findings_ctx *c, pc_res_id fn)
 	return r->id;
 }
 
+/* Along the chain of leaf (a node naming the finding's function),
+ * the deepest function of the module its outermost function is in,
+ * when that is not the finding's function's module (the program's own
+ * function calling into a library), else PC_RES_NONE. */
+static pc_res_id caller_on_chain(struct pc_findings_ctx *c,
+				 const struct pc_finding *f,
+				 const struct pc_node *leaf)
+{
+	const struct pc_node *p;
+	pc_res_id outer = PC_RES_NONE;
+
+	for (p = leaf; p && p->id != c->s->root;
+	     p = pc_shg_node(c->s, p->orig_parent))
+		if (res(c, p->focus.r[0])->kind == PC_RES_FUNCTION)
+			outer = module_of(c, p->focus.r[0]);
+	if (outer == PC_RES_NONE || outer == module_of(c, f->where[0]))
+		return PC_RES_NONE;
+	for (p = leaf; p && p->id != c->s->root;
+	     p = pc_shg_node(c->s, p->orig_parent))
+		if (res(c, p->focus.r[0])->kind == PC_RES_FUNCTION &&
+		    module_of(c, p->focus.r[0]) == outer)
+			return p->focus.r[0];
+	return PC_RES_NONE;
+}
+
+/* The same from n's other parents, true and of its hypothesis, that
+ * name a function: the demo's write(), reached from the top at once,
+ * is also a refinement of demo_writer (a second edge, where the search
+ * met it again among demo_writer's callees). */
+static pc_res_id caller_of_parents(struct pc_findings_ctx *c,
+				   const struct pc_finding *f,
+				   const struct pc_node *n)
+{
+	for (size_t k = 0; k < n->nparents; k++) {
+		const struct pc_node *p = pc_shg_node(c->s, n->parents[k]);
+		pc_res_id r;
+
+		if (p->hyp != n->hyp || p->truth != PC_TRUE ||
+		    res(c, p->focus.r[0])->kind != PC_RES_FUNCTION)
+			continue;
+		if ((r = caller_on_chain(c, f, p)) != PC_RES_NONE)
+			return r;
+	}
+	return PC_RES_NONE;
+}
+
 /* The program's own function that calls into a library where the
- * finding is (pc_finding.caller). */
+ * finding is (pc_finding.caller), from the first chain of a node naming
+ * the finding's function that has one: a node reached at once (a
+ * dominant descendant: the demo's write() under its I/O, tested from
+ * the top) has none, while the same function refined from the
+ * program's demo_writer has. */
 static pc_res_id caller_of(struct pc_findings_ctx *c,
 			   const struct pc_finding *f)
 {
-	const struct pc_node *leaf = NULL, *p;
-	pc_res_id outer = PC_RES_NONE, found = PC_RES_NONE;
+	pc_res_id found = PC_RES_NONE;
 
 	if (res(c, f->where[0])->kind != PC_RES_FUNCTION)
 		return PC_RES_NONE;
@@ -477,20 +531,12 @@ static pc_res_id caller_of(struct pc_findings_ctx *c,
 	if (strcmp(res(c, module_of(c, f->where[0]))->name,
 		   PC_FINDINGS_PY_MODULE) == 0)
 		return PC_RES_NONE;
-	for (size_t i = 0; i < f->nnodes && leaf == NULL; i++)
+	for (size_t i = 0; i < f->nnodes && found == PC_RES_NONE; i++)
 		if (f->nodes[i]->focus.r[0] == f->where[0])
-			leaf = f->nodes[i];
-	for (p = leaf; p && p->id != c->s->root;
-	     p = pc_shg_node(c->s, p->orig_parent))
-		if (res(c, p->focus.r[0])->kind == PC_RES_FUNCTION)
-			outer = module_of(c, p->focus.r[0]);
-	if (outer == PC_RES_NONE || outer == module_of(c, f->where[0]))
-		return PC_RES_NONE;
-	for (p = leaf; p && p->id != c->s->root && found == PC_RES_NONE;
-	     p = pc_shg_node(c->s, p->orig_parent))
-		if (res(c, p->focus.r[0])->kind == PC_RES_FUNCTION &&
-		    module_of(c, p->focus.r[0]) == outer)
-			found = p->focus.r[0];
+			found = caller_on_chain(c, f, f->nodes[i]);
+	for (size_t i = 0; i < f->nnodes && found == PC_RES_NONE; i++)
+		if (f->nodes[i]->focus.r[0] == f->where[0])
+			found = caller_of_parents(c, f, f->nodes[i]);
 	return found;
 }
 

@@ -116,6 +116,41 @@ void pc_kids_where(struct pc_consult *pc, const struct pc_focus *f,
 	}
 }
 
+/* A wall timer that can be constrained to a file or a sync object: a
+ * wait of a kind the source observes. */
+static bool wait_metric(const struct pc_metric_def *m)
+{
+	if (m == NULL || m->type != PC_BASE_WALL_TIMER ||
+	    m->kernel != PC_KERNEL_NONE)
+		return false;
+	for (size_t i = 0; i < m->nconstraints; i++)
+		if (strcmp(m->constraints[i], "file") == 0 ||
+		    strcmp(m->constraints[i], "sync_object") == 0)
+			return true;
+	return false;
+}
+
+void pc_kids_ask(const struct pc_consult *pc, int hy, char *ask, size_t len)
+{
+	ask[0] = '\0';
+	for (int d = 0; hy >= 0 && d < 64; d++) {
+		const struct pc_hypothesis *h = &pc->cfg->hyp[hy];
+		const struct pc_metric_def *m = h->nin > 0 ?
+			pc_metric_def_find(pc->cfg, h->in[0].metric) : NULL;
+
+		if (m != NULL && m->kernel == PC_KERNEL_CPU) {
+			if (d == 0)
+				snprintf(ask, len, "%s", PC_SRC_HINT_CPU);
+			return;
+		}
+		if (wait_metric(m)) {
+			snprintf(ask, len, "%s%s", PC_SRC_HINT_WAIT, m->name);
+			return;
+		}
+		hy = h->parent_idx;
+	}
+}
+
 /* The source's hint of resource r, asked as k asks. */
 static double ask_hint(struct pc_consult *pc, const struct pc_kids *k,
 		       pc_res_id r)
@@ -123,7 +158,7 @@ static double ask_hint(struct pc_consult *pc, const struct pc_kids *k,
 	const char *path = pc_res_get(pc->res, r)->path;
 	char q[1200];
 
-	if (k->ask == NULL || k->ask[0] == '\0')
+	if (k->ask[0] == '\0')
 		return pc->src->ops->hint(pc->src, path);
 	snprintf(q, sizeof(q), "%s%s", path, k->ask);
 	return pc->src->ops->hint(pc->src, q);
@@ -235,7 +270,7 @@ pc_res_id pc_kids_dominant_descendant(struct pc_consult *pc,
 	if (cur == NULL || next == NULL)
 		abort();
 	*cur = *k;
-	next->ask = k->ask;
+	memcpy(next->ask, k->ask, sizeof(next->ask));
 	while (depth < DOMINANT_DEPTH && dominant(cur, share, frac)) {
 		struct pc_focus g = *f;
 		struct pc_kids *t;
@@ -299,7 +334,7 @@ int pc_kids_dominant_descendants(struct pc_consult *pc,
 		if (k->score[i] < DOMINANT_MIN)
 			break;   /* ranked: the rest have less */
 		g.r[h] = k->r[i];
-		kk->ask = k->ask;
+		memcpy(kk->ask, k->ask, sizeof(kk->ask));
 		pc_kids_where(pc, &g, h, kk);
 		pc_kids_rank(pc, kk);
 		d = pc_kids_dominant_descendant(pc, &g, h, kk, 1, NULL);

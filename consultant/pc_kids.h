@@ -16,13 +16,22 @@ struct pc_kids {
 	double score[PC_KIDS_MAX];   /* the source's hint, after pc_kids_rank */
 	size_t n;
 	const struct pc_restree *res;
-	/* Appended to each hint question: "" (any observation) or
-	 * PC_SRC_HINT_CPU (CPU samples alone, for a CPU hypothesis: a
-	 * thread blocked in read() is all of the window's I/O observations,
-	 * and led a pool's CPU search into the parent's read). */
-	const char *ask;
+	/* Appended to each hint question (pc_kids_ask): "" (any
+	 * observation), PC_SRC_HINT_CPU (CPU samples alone, for a CPU
+	 * hypothesis: a thread blocked in read() is all of the window's
+	 * I/O observations, and led a pool's CPU search into the parent's
+	 * read) or PC_SRC_HINT_WAIT and a wait metric (that wait's own
+	 * evidence: the demo's lock workers, all of its sync observations,
+	 * led its I/O refinements before the writer). */
+	char ask[96];
 };
 
+/* The hint question's suffix for refinements of hypothesis hy, into
+ * ask (len bytes; a pc_kids' ask): PC_SRC_HINT_CPU for a CPU hypothesis; PC_SRC_HINT_WAIT and
+ * the metric for a wall timer of a sync or I/O wait (its own first
+ * input's, or its nearest why-parent's: TooManySmallIOOps asks as
+ * ExcessiveIOBlockingTime); "" otherwise. */
+void pc_kids_ask(const struct pc_consult *pc, int hy, char *ask, size_t len);
 /* The children of the focus's component h: the where axis's live
  * children, or in call-graph search a function's callees (a thread's
  * /Code starts at its start function). */

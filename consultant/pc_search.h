@@ -155,6 +155,10 @@ void pc_cost_relax(struct pc_consult *pc);
  * one did); nothing will ever free room. */
 bool pc_cost_room_make(struct pc_consult *pc, double need);
 bool pc_cost_room_stuck(const struct pc_consult *pc);
+/* Every input of n is read from the kernel or computed by hunch: no
+ * instrumentation to pay for, none freed by its stop. */
+bool pc_cost_room_frees_nothing(const struct pc_consult *pc,
+				const struct pc_node *n);
 /* pc_cost_order.c: the queue's next node to launch (NULL when empty);
  * has the source seen no sign at all of n's resource? */
 struct pc_node *pc_cost_order_head(const struct pc_consult *pc,

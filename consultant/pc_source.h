@@ -14,6 +14,7 @@
 #ifndef PC_SOURCE_H
 #define PC_SOURCE_H
 
+#include <ctype.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
@@ -111,18 +112,38 @@ struct pc_source;
  * (asked for a CPU hypothesis's refinements; a source that keeps no
  * kinds answers as for PATH). */
 #define PC_SRC_HINT_CPU "?cpu"
+/* A hint question about a wait metric's evidence: PATH followed by this
+ * and the metric's name ("PATH?wait=io_wait", asked for a wait
+ * hypothesis's refinements): the share, of the threads seen blocked in
+ * that kind of wait (sync or I/O) and of the CPU samples inside the
+ * metric's wait functions (a write() to the page cache runs, it never
+ * blocks), that falls in PATH.  A source that keeps no kinds answers as
+ * for PATH. */
+#define PC_SRC_HINT_WAIT "?wait="
 
-/* The PATH of a question that ends in PC_SRC_HINT_CPU, into bare (len
- * bytes): true; false, bare untouched, for any other question. */
-static inline bool pc_source_hint_cpu(const char *q, char *bare, size_t len)
+/* A question asked by kind (PATH then PC_SRC_HINT_CPU, or
+ * PC_SRC_HINT_WAIT and a metric's name): its PATH into bare (len
+ * bytes) and the suffix's start returned; NULL, bare untouched, for a
+ * bare path (which may hold a '?' of its own: a file's name). */
+static inline const char *pc_source_hint_kind(const char *q, char *bare,
+					      size_t len)
 {
-	size_t n = strlen(q), k = sizeof(PC_SRC_HINT_CPU) - 1;
+	const char *k = strrchr(q, '?');
+	size_t n, w = sizeof(PC_SRC_HINT_WAIT) - 1;
 
-	if (n <= k || n - k >= len || strcmp(q + n - k, PC_SRC_HINT_CPU) != 0)
-		return false;
-	memcpy(bare, q, n - k);
-	bare[n - k] = '\0';
-	return true;
+	if (k == NULL || k == q || (size_t)(k - q) >= len)
+		return NULL;
+	if (strcmp(k, PC_SRC_HINT_CPU) != 0) {
+		if (strncmp(k, PC_SRC_HINT_WAIT, w) != 0 || k[w] == '\0')
+			return NULL;
+		for (const char *c = k + w; *c; c++)
+			if (!(isalnum((unsigned char)*c) || *c == '_'))
+				return NULL;
+	}
+	n = (size_t)(k - q);
+	memcpy(bare, q, n);
+	bare[n] = '\0';
+	return k;
 }
 
 struct pc_source_ops {

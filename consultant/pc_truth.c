@@ -374,8 +374,7 @@ static int refine_along(struct pc_consult *pc, struct pc_search *s,
 	if (k == NULL)
 		abort();
 	n->tried_hier |= 1 << h;
-	k->ask = cpu_hypothesis(pc, pc_truth_node_hyp(pc, n)) ?
-		 PC_SRC_HINT_CPU : "";
+	pc_kids_ask(pc, n->hyp, k->ask, sizeof(k->ask));
 	pc_kids_where(pc, &n->focus, h, k);
 	pc_kids_rank(pc, k);
 	/* The dominant descendants launch first among equals (pc_cost.c,

@@ -30,6 +30,7 @@
 #include "src_live_debug.h"
 #include "src_live_hint.h"
 #include "src_live_samples.h"
+#include "src_live_setwall.h"
 #include "src_live_pyname.h"
 #include "src_live_ops.h"
 
@@ -380,15 +381,19 @@ static int live_callees(struct pc_source *s, const char *path,
 static double live_hint(struct pc_source *s, const char *path)
 {
 	struct src_live *l = live_of(s);
-
 	struct src_live_hint *h[64];
+	size_t n;
+	double v;
 
 	/* the children's samples count with the program's: a pool's
 	 * work is in its workers, where the parent's samples never go */
 	if (l->hint != NULL) {
 		h[0] = l->hint;
-		return src_live_hint_hint_many(h, 1 + src_live_fork_hints(
-						       l, h + 1, 63), path);
+		n = 1 + src_live_fork_hints(l, h + 1, 63);
+		if (l->cfg != NULL &&
+		    src_live_setwall_hint(l->cfg, h, n, path, &v))
+			return v;
+		return src_live_hint_hint_many(h, n, path);
 	}
 	return l->pynames ? src_live_pyname_line(l->pynames, path) : -1;
 }

@@ -664,16 +664,31 @@ double src_live_hint_hint_many(struct src_live_hint *const *h, size_t n,
 	int line = n > 0 && h[0]->pyn ? src_live_pyname_line(h[0]->pyn, path) : -1;
 	char bare[1200];
 	int kind = -1;
+	const char *q = pc_source_hint_kind(path, bare, sizeof(bare));
 
 	if (line >= 0)
 		return line;
-	if (pc_source_hint_cpu(path, bare, sizeof(bare))) {
-		path = bare;   /* the share of the CPU samples alone */
-		kind = SRC_LIVE_HINTWIN_CPU;
+	if (q != NULL) {
+		path = bare;   /* a wait asked here: of any kind */
+		if (strcmp(q, PC_SRC_HINT_CPU) == 0)
+			kind = SRC_LIVE_HINTWIN_CPU;   /* CPU samples alone */
 	}
 	for (size_t i = 0; i < n && i < 64; i++)
 		w[i] = h[i] != NULL ? h[i]->win : NULL;
 	return src_live_hintwin_hint_many(w, n < 64 ? n : 64, path, kind);
+}
+
+double src_live_hint_wait_many(struct src_live_hint *const *h, size_t n,
+			       const char *path, int kind,
+			       const char *const *names, size_t nnames)
+{
+	const struct src_live_hintwin *w[64];
+
+	for (size_t i = 0; i < n && i < 64; i++)
+		w[i] = h[i] != NULL ? h[i]->win : NULL;
+	return src_live_hintwin_wait_many(w, n < 64 ? n : 64, path,
+					  (enum src_live_hintwin_kind)kind,
+					  names, nnames);
 }
 
 struct py_callees {

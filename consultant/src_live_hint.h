@@ -99,6 +99,14 @@ double src_live_hint_hint(struct src_live_hint *h, const char *path);
  * asks the share of the CPU samples alone. */
 double src_live_hint_hint_many(struct src_live_hint *const *h, size_t n,
 			       const char *path);
+/* "PATH?wait=METRIC" over the windows of n samplers (src_live.c finds
+ * the metric's wait functions and kind): the share of the threads seen
+ * blocked in that kind (an enum src_live_hintwin_kind) and of the CPU
+ * samples inside those functions that falls in PATH; < 0 when there is
+ * none of either (src_live_hintwin_wait_many). */
+double src_live_hint_wait_many(struct src_live_hint *const *h, size_t n,
+			       const char *path, int kind,
+			       const char *const *names, size_t nnames);
 /* The functions seen called by the one at `path` on the stacks sampled
  * (CPU samples and blocked threads' stacks), the most seen first: calls
  * through pointers and tail calls the static call graph lacks. */

@@ -349,6 +349,51 @@ double src_live_hintwin_hint_many(const struct src_live_hintwin *const *w,
 	return best;
 }
 
+static bool any_in(const int *ids, int n, const bool *m);
+
+/* One window's observations of a wait (kind's blocked threads, and CPU
+ * samples in the wait functions mf unless only blocked ones can name
+ * the path), and those of them in m. */
+static void count_wait(const struct src_live_hintwin *w, const bool *m,
+		       const bool *mf, enum src_live_hintwin_kind kind,
+		       bool blocked_only, size_t *all, size_t *in)
+{
+	for (size_t i = 0; i < w->nobs; i++) {
+		const struct obs *o = &w->obs[i];
+
+		if (o->kind != kind &&
+		    (blocked_only || o->kind != SRC_LIVE_HINTWIN_CPU ||
+		     !any_in(o->ids, o->nids, mf)))
+			continue;
+		(*all)++;
+		*in += any_in(o->ids, o->nids, m);
+	}
+}
+
+double src_live_hintwin_wait_many(const struct src_live_hintwin *const *w,
+				  size_t n, const char *path,
+				  enum src_live_hintwin_kind kind,
+				  const char *const *names, size_t nnames)
+{
+	/* a file or an object is named by blocked observations alone */
+	bool blocked_only = strncmp(path, "/Files", 6) == 0 ||
+			    strncmp(path, "/SyncObject", 11) == 0;
+	size_t all = 0, in = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		bool *m, *mf;
+
+		if (w[i] == NULL || w[i]->nobs == 0)
+			continue;
+		m = matching(w[i], path);
+		mf = src_live_hintwin_match_funcs(w[i], names, nnames);
+		count_wait(w[i], m, mf, kind, blocked_only, &all, &in);
+		free(m);
+		free(mf);
+	}
+	return all ? (double)in / (double)all : -1;
+}
+
 static int find_id(const struct src_live_hintwin *w, const char *path)
 {
 	for (size_t i = 0; i < w->npaths; i++)

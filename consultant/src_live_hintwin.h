@@ -70,6 +70,16 @@ double src_live_hintwin_hint(const struct src_live_hintwin *w, const char *path)
  * alone when kind >= 0 (an enum src_live_hintwin_kind). */
 double src_live_hintwin_hint_many(const struct src_live_hintwin *const *w,
 				  size_t n, const char *path, int kind);
+/* A wait's share in `path`, over n windows: of the threads seen blocked
+ * in `kind` (sync or I/O) and the CPU samples whose stack holds one of
+ * the wait functions `names` (a write() to the page cache runs and is
+ * never seen blocked; a lock spun on), the part whose resources are
+ * `path` or below it.  A /Files or /SyncObject path counts the blocked
+ * threads alone (only they name one).  < 0 when there is none. */
+double src_live_hintwin_wait_many(const struct src_live_hintwin *const *w,
+				  size_t n, const char *path,
+				  enum src_live_hintwin_kind kind,
+				  const char *const *names, size_t nnames);
 typedef void (*src_live_hintwin_path_fn)(void *arg, const char *path);
 /* The functions `path` was seen calling (src_live_hintwin_add_stack's edges), each
  * once, the most seen first (ties: first seen first). */

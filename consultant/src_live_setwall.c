@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "src_live_hint.h"
+#include "src_live_hintwin.h"
 #include "src_live_hintoff.h"
 #include "src_live_kids.h"
 #include "src_live_ops_int.h"
@@ -125,6 +126,45 @@ bool src_live_setwall_applies(const struct pc_config *cfg,
 	entry_names(cfg, md, &names, &n);
 	free(names);
 	return n > 0;
+}
+
+/* The kind of wait a metric times, from the resources it can be
+ * constrained to (a file: I/O; a sync object: sync); -1 neither. */
+static int wait_kind(const struct pc_metric_def *md)
+{
+	int kind = -1;
+
+	for (size_t i = 0; i < md->nconstraints; i++) {
+		if (strcmp(md->constraints[i], "file") == 0)
+			kind = SRC_LIVE_HINTWIN_IO;
+		else if (strcmp(md->constraints[i], "sync_object") == 0)
+			kind = SRC_LIVE_HINTWIN_SYNC;
+	}
+	return kind;
+}
+
+bool src_live_setwall_hint(const struct pc_config *cfg,
+			   struct src_live_hint *const *h, size_t n,
+			   const char *q, double *share)
+{
+	char bare[1200];
+	const char *k = pc_source_hint_kind(q, bare, sizeof(bare));
+	const struct pc_metric_def *md;
+	const char **names;
+	size_t nn;
+	int kind;
+
+	if (k == NULL || strncmp(k, PC_SRC_HINT_WAIT,
+				 sizeof(PC_SRC_HINT_WAIT) - 1) != 0)
+		return false;
+	md = pc_metric_def_find(cfg, k + sizeof(PC_SRC_HINT_WAIT) - 1);
+	if (md == NULL || !src_live_setwall_applies(cfg, md) ||
+	    (kind = wait_kind(md)) < 0)
+		return false;
+	entry_names(cfg, md, &names, &nn);
+	*share = src_live_hint_wait_many(h, n, bare, kind, names, nn);
+	free(names);
+	return true;
 }
 
 struct src_live_setwall *src_live_setwall_new(const struct pc_config *cfg,

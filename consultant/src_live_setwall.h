@@ -37,6 +37,7 @@
 #include "pc_config.h"
 #include "pc_source.h"
 
+struct src_live_hint;
 struct src_live_kids;
 struct src_live_ops;
 struct src_live_ops_inst;
@@ -46,6 +47,13 @@ struct src_live_setwall;
  * list of functions. */
 bool src_live_setwall_applies(const struct pc_config *cfg,
 			      const struct pc_metric_def *md);
+/* A hint question "PATH?wait=METRIC" (pc_source.h) whose metric is
+ * such a timer of a sync or I/O wait, answered over the n samplers'
+ * windows into *share (src_live_hint_wait_many): true; false for any
+ * other question, answered as before. */
+bool src_live_setwall_hint(const struct pc_config *cfg,
+			   struct src_live_hint *const *h, size_t n,
+			   const char *q, double *share);
 /* The estimate for child pid (0: every child followed, those found
  * later too) or its thread tid (0: every thread), within the /Code
  * resource `code` (NULL: any code), from now on. */

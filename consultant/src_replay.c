@@ -244,16 +244,16 @@ static double predict_cost(struct pc_source *s, const char *metric,
 	return a ? a->v : 0;
 }
 
-/* A journal recorded before hints were asked by kind ("PATH?cpu")
- * answers with the hint of any kind it recorded for PATH, the question
- * its search asked there. */
+/* A journal recorded before hints were asked by kind ("PATH?cpu",
+ * "PATH?wait=METRIC") answers with the hint of any kind it recorded
+ * for PATH, the question its search asked there. */
 static double hint(struct pc_source *s, const char *path)
 {
 	struct src_replay *r = impl(s);
 	const struct rp_answer *a = lookup(r, RP_SCAN_HINT, &r->hint, path);
 	char bare[1200];
 
-	if (a == NULL && pc_source_hint_cpu(path, bare, sizeof(bare)))
+	if (a == NULL && pc_source_hint_kind(path, bare, sizeof(bare)))
 		a = lookup(r, RP_SCAN_HINT, &r->hint, bare);
 	return a ? a->v : -1;
 }

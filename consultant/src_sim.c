@@ -275,13 +275,13 @@ static int sim_callees(struct pc_source *s, const char *path, pc_path_fn fn,
 }
 
 /* One share per path, whatever kind of observation is asked for
- * ("PATH?cpu" as "PATH"). */
+ * ("PATH?cpu" and "PATH?wait=METRIC" as "PATH"). */
 static double sim_hint(struct pc_source *s, const char *path)
 {
 	struct src_sim *sim = of(s);
 	char bare[1200];
 
-	if (pc_source_hint_cpu(path, bare, sizeof(bare)))
+	if (pc_source_hint_kind(path, bare, sizeof(bare)))
 		path = bare;
 	for (size_t i = 0; i < sim->nhi; i++)
 		if (strcmp(sim->hi[i].path, path) == 0)

@@ -149,6 +149,60 @@ static void test_sync_thread(void)
 	world_free(w);
 }
 
+/* The same mutex waited for everywhere but on the thread's own node in
+ * `locker`, where only its lock operations are true: the finding's
+ * value is the waiting, so its where is the process, not the thread
+ * that another hypothesis named ("thread 101 spends 2.54 s per second
+ * waiting" on the demo, for four workers' waiting). */
+static void test_sync_ops_thread(void)
+{
+	struct world *w = world_new(NULL, NULL);
+	struct pc_findings fs = { 0 };
+	const char *hot[] = { TOP, AT(F_MAIN), AT(F_LOCKER),
+			      "</Code,/Process/100,/SyncObject,/Files>",
+			      "<" F_LOCKER ",/Process/100,/SyncObject,/Files>",
+			      OBJ("Mutex"), OBJ("Mutex/big_lock") };
+	const char *ops = "<" F_LOCKER ",/Process/100/101:worker,/SyncObject,"
+			  "/Files>";
+	const struct pc_finding *f;
+	size_t k = 0;
+
+	src_sim_script(w->sim, "cpu_inclusive", "*", 0, 0.05, 0);
+	src_sim_script(w->sim, "sync_wait", "*", 0, 0, 0);
+	src_sim_script(w->sim, "sync_ops", "*", 0, 0, 0);
+	for (size_t i = 0; i < sizeof(hot) / sizeof(hot[0]); i++) {
+		src_sim_script(w->sim, "sync_wait", hot[i], 0, 0.6, 0);
+		src_sim_script(w->sim, "sync_ops", hot[i], 0, 2e5, 0);
+	}
+	src_sim_script(w->sim, "sync_ops", ops, 0, 2e5, 0);
+	world_run(w, 30.0);
+	pc_findings_build(w->pc, NULL, &fs);
+	f = fs.n ? &fs.f[0] : NULL;
+	for (size_t i = 0; f && i < f->nnodes; i++)
+		k += strcmp(f->nodes[i]->name, "FrequentSyncOperations<"
+			    F_LOCKER ",/Process/100/101:worker,/SyncObject,"
+			    "/Files>") == 0;
+	if (k != 1) {
+		const struct pc_search *ss = pc_consult_search(w->pc, 0);
+
+		for (size_t i = 0; i < ss->nn; i++)
+			if (ss->nodes[i]->truth == PC_TRUE ||
+			    strstr(ss->nodes[i]->name, "101:worker"))
+				tap_diag("%d %s", ss->nodes[i]->truth,
+					 ss->nodes[i]->name);
+	}
+	tap_eq(k, 1, "sync ops, a thread: its lock operations' node is in "
+	       "the finding");
+	tap_ok(f && strcmp(w->cfg->hyp[f->hyp].name,
+			   "ExcessiveSyncWaitingTime") == 0 &&
+	       strcmp(pc_res_get(w->res, f->where[1])->path,
+		      "/Process/100") == 0,
+	       "sync ops, a thread: the waiting's where is the process, not "
+	       "the thread only the lock operations named");
+	pc_findings_free(&fs);
+	world_free(w);
+}
+
 /* Four threads started in `locker` wait for big_lock, 0.6 s/s each:
  * the function's and the process's nodes read their 2.4 s/s, but only
  * two of the threads' own nodes have concluded (the other two sit in
@@ -688,6 +742,7 @@ int main(void)
 {
 	test_sync();
 	test_sync_thread();
+	test_sync_ops_thread();
 	test_sync_some_threads();
 	test_sync_job();
 	test_io_and_cpu();

@@ -23,6 +23,13 @@ name=$1
 # before the exec: every hypothesis false): the
 # search starts over on the new image (its phase starts after the exec)
 # and the old image's code is retired (journal: `retire` of /Code/dash).
+# `forklate`: as `late`, and sh forks a subshell just before the exec,
+# while its code is patched: the subshell stays in sh's image (it waits
+# for its own `sleep 1`) with the instrumentation it inherited, counting
+# into a segment of its own, while the program's image, whose state its
+# segment's record pointed into, is replaced; the search goes on over
+# the new image, and every process but the program ends as it would
+# without hunch (exited, status 0).
 # `script`: a launcher script (`#!/bin/sh`, `exec "$@"`) given to hunch
 # as the program: launched as the kernel runs it, the search starts on
 # its interpreter and follows the exec, as for `sh`.
@@ -31,6 +38,7 @@ WRAP=()
 case $mode in
 sh) WRAP=(sh -c 'exec "$0" "$@"') ;;
 late) WRAP=(sh -c 'sleep 1.5 & while kill -0 $! 2>/dev/null; do :; done; exec "$0" "$@"') ;;
+forklate) WRAP=(sh -c 'sleep 1.5 & while kill -0 $! 2>/dev/null; do :; done; (sleep 1; :) & exec "$0" "$@"') ;;
 env) WRAP=(env) ;;
 nice) WRAP=(nice) ;;
 esac
@@ -134,7 +142,7 @@ if [ ${#WRAP[@]} -gt 0 ]; then
 			"$name: I/O blocking on the whole program predicted at $p (a million write()s a second: over 0.2%)"
 	fi
 fi
-if [ "$mode" = late ]; then
+if [ "$mode" = late ] || [ "$mode" = forklate ]; then
 	at=$(jq 'select(.t == "target" and .event == "exec") | .at' "$TMP/j.jsonl")
 	tap_ok $(jq -s -e '([.[] | select(.t == "enable")][0].ts) <
 		([.[] | select(.t == "target" and .event == "exec")][0].ts)' \
@@ -147,6 +155,21 @@ if [ "$mode" = late ]; then
 		.kind == "function") | .module' "$TMP/j.jsonl" |
 		grep -cx -e dash -e libhunchrt.so)" 2 \
 		"$name: the old image's modules are retired in the journal"
+fi
+if [ "$mode" = forklate ]; then
+	# sh's processes: `sleep 1.5`, the subshell, its `sleep 1`; the
+	# subshell forked once experiments were enabled, before the exec.
+	tap_ok $(jq -s -e '([.[] | select(.t == "enable")][0].ts) <
+		([.[] | select(.t == "resource" and .op == "add" and
+		   .kind == "process")][2].ts) and
+		([.[] | select(.t == "resource" and .op == "add" and
+		   .kind == "process")][2].ts) <=
+		([.[] | select(.t == "target" and .event == "exec")][0].ts)' \
+		"$TMP/j.jsonl" > /dev/null; echo $?) \
+		"$name: the subshell was forked after experiments were enabled on sh, before the exec"
+	tap_eq "$(jq -c '[.processes[1:][] | [.end, .status]]' "$TMP/live.json")" \
+		'[["exited",0],["exited",0],["exited",0]]' \
+		"$name: sh's three children (sleep, the subshell, its sleep) each exited 0"
 fi
 
 # judge PHASE-INDEX FINDINGS-JSON EXPLAIN-JSON WHAT [LISTS]: the

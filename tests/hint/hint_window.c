@@ -6,7 +6,8 @@
  * seen, recursion folded, the roots of complete stacks that hold no
  * start function; counts of a set of functions by name (PMPI_ as MPI_);
  * the off-CPU window's sums (src_live_hintoff.c); several windows
- * counted together, of one kind or of any.
+ * counted together, of one kind or of any; a wait's share: blocked
+ * threads of its kind and CPU samples inside its functions.
  */
 #include <string.h>
 
@@ -335,6 +336,61 @@ static void many_windows(void)
 	src_live_hintwin_free(b);
 }
 
+/* A wait's share (src_live_hintwin_wait_many), the demo's shape: a
+ * writer in write() to the page cache (CPU samples, never blocked),
+ * lock workers blocked in sync, a hot loop computing.  For I/O, the
+ * writer holds all of it (the CPU samples inside write()), the workers
+ * and the hot loop none; once a reader is seen blocked in I/O too, it
+ * counts beside them; a file is named by blocked threads alone; no wait
+ * at all is unknown. */
+static void wait_share(void)
+{
+	struct src_live_hintwin *w = src_live_hintwin_new(2.0);
+	const struct src_live_hintwin *one[] = { w };
+	const char *io[] = { "write", "read" };
+	int wr = src_live_hintwin_intern(w, F("writer"));
+	int wf = src_live_hintwin_intern(w, "/Code/libc.so.6/write.c/write");
+	int wk = src_live_hintwin_intern(w, F("worker"));
+	int hot = src_live_hintwin_intern(w, F("hot"));
+	int rd = src_live_hintwin_intern(w, F("reader"));
+	int f = src_live_hintwin_intern(w, "/Files/tmp/x");
+
+	tap_ok(src_live_hintwin_wait_many(one, 1, F("writer"),
+					  SRC_LIVE_HINTWIN_IO, io, 2) < 0,
+	       "wait: an empty window is unknown (< 0)");
+	for (int i = 0; i < 3; i++) {
+		src_live_hintwin_add(w, 0.1 * i, SRC_LIVE_HINTWIN_CPU,
+				     (int[]){ wf, wr }, 2);
+		src_live_hintwin_add(w, 0.1 * i, SRC_LIVE_HINTWIN_SYNC,
+				     (int[]){ wk }, 1);
+		src_live_hintwin_add(w, 0.1 * i, SRC_LIVE_HINTWIN_CPU,
+				     (int[]){ hot }, 1);
+	}
+	tap_ok(src_live_hintwin_wait_many(one, 1, F("writer"),
+					  SRC_LIVE_HINTWIN_IO, io, 2) == 1.0,
+	       "wait: the writer holds all the I/O (its samples in write)");
+	tap_ok(src_live_hintwin_wait_many(one, 1, F("worker"),
+					  SRC_LIVE_HINTWIN_IO, io, 2) == 0,
+	       "wait: the lock workers hold none of the I/O");
+	tap_ok(src_live_hintwin_wait_many(one, 1, F("hot"),
+					  SRC_LIVE_HINTWIN_IO, io, 2) == 0,
+	       "wait: the hot loop holds none of the I/O");
+	tap_ok(src_live_hintwin_wait_many(one, 1, F("worker"),
+					  SRC_LIVE_HINTWIN_SYNC, io, 0) == 1.0,
+	       "wait: the workers hold all the sync waiting");
+	tap_ok(src_live_hintwin_wait_many(one, 1, "/Files/tmp/x",
+					  SRC_LIVE_HINTWIN_IO, io, 2) < 0,
+	       "wait: no thread seen blocked in I/O: a file is unknown");
+	src_live_hintwin_add(w, 0.4, SRC_LIVE_HINTWIN_IO, (int[]){ rd, f }, 2);
+	tap_ok(src_live_hintwin_wait_many(one, 1, F("reader"),
+					  SRC_LIVE_HINTWIN_IO, io, 2) == 0.25,
+	       "wait: the reader's one blocked read beside 3 samples in write (1/4)");
+	tap_ok(src_live_hintwin_wait_many(one, 1, "/Files/tmp/x",
+					  SRC_LIVE_HINTWIN_IO, io, 2) == 1.0,
+	       "wait: the file holds the one blocked read (1), samples aside");
+	src_live_hintwin_free(w);
+}
+
 int main(void)
 {
 	struct src_live_hintwin *w = src_live_hintwin_new(2.0);
@@ -421,5 +477,6 @@ int main(void)
 	src_live_hintwin_free(w);
 	stacks();
 	many_windows();
+	wait_share();
 	return tap_done();
 }

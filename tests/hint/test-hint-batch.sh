@@ -5,7 +5,10 @@
 # threads that wait have half the blocked observations of their kind
 # (their stacks unwound where they wait), the thread blocked on the
 # mutex has half of the
-# sync observations (another waits on a heap mutex), and the search
+# sync observations (another waits on a heap mutex); each asked by
+# kind, as the search asks for its hypothesis's refinements ("PATH?cpu",
+# "PATH?wait=sync_wait", "PATH?wait=io_wait"), never by PATH alone; the
+# search
 # queues its /Code refinements in the order of the hints (the spinning
 # thread's function first); with the tunable hintSampleRate set to 0,
 # every hint is unknown.
@@ -30,17 +33,21 @@ tap_ok $(jq -se 'any(.share > 0)' "$TMP/hints" > /dev/null; echo $?) \
 code=/Code/hint_target/hint_target.c
 share() { jq -s --arg p "$1" '[.[] | select(.path == $p) | .share] | max' \
 	"$TMP/hints"; }
-tap_ok $(jq -ne --argjson s "$(share $code/spinner)" '$s >= 0.5' \
-	> /dev/null; echo $?) "spinner (the busy thread's start function) has most CPU samples: $(share $code/spinner)"
+tap_ok $(jq -ne --argjson s "$(share "$code/spinner?cpu")" '$s >= 0.5' \
+	> /dev/null; echo $?) "spinner (the busy thread's start function) has most CPU samples: $(share "$code/spinner?cpu")"
 # A blocked thread's stack is unwound where it waits: its functions get
 # their share of the blocked observations of their kind (two threads wait
 # in sync, locker and heaplock; two in I/O, reader and sock).
 between() { jq -ne --argjson s "$1" "\$s >= $2 and \$s <= $3" > /dev/null; echo $?; }
-tap_ok $(between "$(share $code/locker)" 0.4 0.6) "locker (blocked on a mutex) has half the sync observations: $(share $code/locker)"
-tap_ok $(between "$(share $code/reader)" 0.4 0.6) "reader (blocked in read) has half the I/O observations: $(share $code/reader)"
-locker=$(jq -r 'select(.path | test("^/Process/[0-9]+/[0-9]+:locker$"))
+sync='?wait=sync_wait'
+io='?wait=io_wait'
+tap_ok $(between "$(share "$code/locker$sync")" 0.4 0.6) "locker (blocked on a mutex) has half the sync observations: $(share "$code/locker$sync")"
+tap_ok $(between "$(share "$code/reader$io")" 0.4 0.6) "reader (blocked in read) has half the I/O observations: $(share "$code/reader$io")"
+tap_ok $(jq -ne --argjson s "$(share "$code/spinner$io")" '$s < 0.1' \
+	> /dev/null; echo $?) "spinner, which only computes, is no evidence of I/O: $(share "$code/spinner$io")"
+locker=$(jq -r 'select(.path | test("^/Process/[0-9]+/[0-9]+:locker\\?wait=sync_wait$"))
 	| .path' "$TMP/hints" | head -1)
-tap_ok $([ -n "$locker" ]; echo $?) "the locker thread's hint is asked: $locker"
+tap_ok $([ -n "$locker" ]; echo $?) "the locker thread's sync hint is asked: $locker"
 # Two threads wait in sync (locker on hint_lock, heaplock on a heap
 # mutex), seen at the same ticks once both exist: half each, give or take
 # the first ticks after they were created.
