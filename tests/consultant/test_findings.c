@@ -53,6 +53,19 @@ static size_t count_hyp(struct world *w, const struct pc_finding *f,
 	return k;
 }
 
+/* A mutex waited for (0.6 s/s) and locked often (200000 a second) at
+ * each of the n foci, nothing anywhere else but a little CPU. */
+static void script_mutex(struct world *w, const char *const *hot, size_t n)
+{
+	src_sim_script(w->sim, "cpu_inclusive", "*", 0, 0.05, 0);
+	src_sim_script(w->sim, "sync_wait", "*", 0, 0, 0);
+	src_sim_script(w->sim, "sync_ops", "*", 0, 0, 0);
+	for (size_t i = 0; i < n; i++) {
+		src_sim_script(w->sim, "sync_wait", hot[i], 0, 0.6, 0);
+		src_sim_script(w->sim, "sync_ops", hot[i], 0, 2e5, 0);
+	}
+}
+
 /* A mutex in `locker`: waited for (sync_wait) and locked very often
  * (sync_ops), seen as a function, the process and the object under
  * both hypotheses: one finding. */
@@ -66,13 +79,7 @@ static void test_sync(void)
 			      OBJ("Mutex"), OBJ("Mutex/big_lock") };
 	const struct pc_finding *f;
 
-	src_sim_script(w->sim, "cpu_inclusive", "*", 0, 0.05, 0);
-	src_sim_script(w->sim, "sync_wait", "*", 0, 0, 0);
-	src_sim_script(w->sim, "sync_ops", "*", 0, 0, 0);
-	for (size_t i = 0; i < sizeof(hot) / sizeof(hot[0]); i++) {
-		src_sim_script(w->sim, "sync_wait", hot[i], 0, 0.6, 0);
-		src_sim_script(w->sim, "sync_ops", hot[i], 0, 2e5, 0);
-	}
+	script_mutex(w, hot, sizeof(hot) / sizeof(hot[0]));
 	world_run(w, 12.0);
 	pc_findings_build(w->pc, NULL, &fs);
 	tap_eq(fs.n, 1, "sync: one finding for the mutex's 6 true leaves");
@@ -167,13 +174,7 @@ static void test_sync_ops_thread(void)
 	const struct pc_finding *f;
 	size_t k = 0;
 
-	src_sim_script(w->sim, "cpu_inclusive", "*", 0, 0.05, 0);
-	src_sim_script(w->sim, "sync_wait", "*", 0, 0, 0);
-	src_sim_script(w->sim, "sync_ops", "*", 0, 0, 0);
-	for (size_t i = 0; i < sizeof(hot) / sizeof(hot[0]); i++) {
-		src_sim_script(w->sim, "sync_wait", hot[i], 0, 0.6, 0);
-		src_sim_script(w->sim, "sync_ops", hot[i], 0, 2e5, 0);
-	}
+	script_mutex(w, hot, sizeof(hot) / sizeof(hot[0]));
 	src_sim_script(w->sim, "sync_ops", ops, 0, 2e5, 0);
 	world_run(w, 30.0);
 	pc_findings_build(w->pc, NULL, &fs);
@@ -703,13 +704,7 @@ static void test_told_narrowed(void)
 	char lines[4][1024] = { { 0 } };
 	int n = 0;
 
-	src_sim_script(w->sim, "cpu_inclusive", "*", 0, 0.05, 0);
-	src_sim_script(w->sim, "sync_wait", "*", 0, 0, 0);
-	src_sim_script(w->sim, "sync_ops", "*", 0, 0, 0);
-	for (size_t i = 0; i < sizeof(hot) / sizeof(hot[0]); i++) {
-		src_sim_script(w->sim, "sync_wait", hot[i], 0, 0.6, 0);
-		src_sim_script(w->sim, "sync_ops", hot[i], 0, 2e5, 0);
-	}
+	script_mutex(w, hot, sizeof(hot) / sizeof(hot[0]));
 	for (double t = 0.2; t <= 12.0 + 1e-9; t += 0.2) {
 		struct pc_findings fs = { 0 };
 

@@ -336,6 +336,20 @@ static void many_windows(void)
 	src_live_hintwin_free(b);
 }
 
+/* A wait's share (src_live_hintwin_wait_many) over one window, with
+ * the I/O functions write and read (the first n of them); want < 0:
+ * unknown. */
+static void wait_is(const struct src_live_hintwin *const *one,
+		    const char *path, enum src_live_hintwin_kind kind,
+		    size_t n, double want, const char *what)
+{
+	static const char *const io[] = { "write", "read" };
+	double got = src_live_hintwin_wait_many(one, 1, path, kind, io, n);
+
+	if (!tap_ok(want < 0 ? got < 0 : got == want, "wait: %s", what))
+		tap_diag("  got %.17g", got);
+}
+
 /* A wait's share (src_live_hintwin_wait_many), the demo's shape: a
  * writer in write() to the page cache (CPU samples, never blocked),
  * lock workers blocked in sync, a hot loop computing.  For I/O, the
@@ -347,7 +361,6 @@ static void wait_share(void)
 {
 	struct src_live_hintwin *w = src_live_hintwin_new(2.0);
 	const struct src_live_hintwin *one[] = { w };
-	const char *io[] = { "write", "read" };
 	int wr = src_live_hintwin_intern(w, F("writer"));
 	int wf = src_live_hintwin_intern(w, "/Code/libc.so.6/write.c/write");
 	int wk = src_live_hintwin_intern(w, F("worker"));
@@ -355,9 +368,8 @@ static void wait_share(void)
 	int rd = src_live_hintwin_intern(w, F("reader"));
 	int f = src_live_hintwin_intern(w, "/Files/tmp/x");
 
-	tap_ok(src_live_hintwin_wait_many(one, 1, F("writer"),
-					  SRC_LIVE_HINTWIN_IO, io, 2) < 0,
-	       "wait: an empty window is unknown (< 0)");
+	wait_is(one, F("writer"), SRC_LIVE_HINTWIN_IO, 2, -1,
+		"an empty window is unknown (< 0)");
 	for (int i = 0; i < 3; i++) {
 		src_live_hintwin_add(w, 0.1 * i, SRC_LIVE_HINTWIN_CPU,
 				     (int[]){ wf, wr }, 2);
@@ -366,28 +378,21 @@ static void wait_share(void)
 		src_live_hintwin_add(w, 0.1 * i, SRC_LIVE_HINTWIN_CPU,
 				     (int[]){ hot }, 1);
 	}
-	tap_ok(src_live_hintwin_wait_many(one, 1, F("writer"),
-					  SRC_LIVE_HINTWIN_IO, io, 2) == 1.0,
-	       "wait: the writer holds all the I/O (its samples in write)");
-	tap_ok(src_live_hintwin_wait_many(one, 1, F("worker"),
-					  SRC_LIVE_HINTWIN_IO, io, 2) == 0,
-	       "wait: the lock workers hold none of the I/O");
-	tap_ok(src_live_hintwin_wait_many(one, 1, F("hot"),
-					  SRC_LIVE_HINTWIN_IO, io, 2) == 0,
-	       "wait: the hot loop holds none of the I/O");
-	tap_ok(src_live_hintwin_wait_many(one, 1, F("worker"),
-					  SRC_LIVE_HINTWIN_SYNC, io, 0) == 1.0,
-	       "wait: the workers hold all the sync waiting");
-	tap_ok(src_live_hintwin_wait_many(one, 1, "/Files/tmp/x",
-					  SRC_LIVE_HINTWIN_IO, io, 2) < 0,
-	       "wait: no thread seen blocked in I/O: a file is unknown");
+	wait_is(one, F("writer"), SRC_LIVE_HINTWIN_IO, 2, 1.0,
+		"the writer holds all the I/O (its samples in write)");
+	wait_is(one, F("worker"), SRC_LIVE_HINTWIN_IO, 2, 0,
+		"the lock workers hold none of the I/O");
+	wait_is(one, F("hot"), SRC_LIVE_HINTWIN_IO, 2, 0,
+		"the hot loop holds none of the I/O");
+	wait_is(one, F("worker"), SRC_LIVE_HINTWIN_SYNC, 0, 1.0,
+		"the workers hold all the sync waiting");
+	wait_is(one, "/Files/tmp/x", SRC_LIVE_HINTWIN_IO, 2, -1,
+		"no thread seen blocked in I/O: a file is unknown");
 	src_live_hintwin_add(w, 0.4, SRC_LIVE_HINTWIN_IO, (int[]){ rd, f }, 2);
-	tap_ok(src_live_hintwin_wait_many(one, 1, F("reader"),
-					  SRC_LIVE_HINTWIN_IO, io, 2) == 0.25,
-	       "wait: the reader's one blocked read beside 3 samples in write (1/4)");
-	tap_ok(src_live_hintwin_wait_many(one, 1, "/Files/tmp/x",
-					  SRC_LIVE_HINTWIN_IO, io, 2) == 1.0,
-	       "wait: the file holds the one blocked read (1), samples aside");
+	wait_is(one, F("reader"), SRC_LIVE_HINTWIN_IO, 2, 0.25,
+		"the reader's one blocked read beside 3 samples in write (1/4)");
+	wait_is(one, "/Files/tmp/x", SRC_LIVE_HINTWIN_IO, 2, 1.0,
+		"the file holds the one blocked read (1), samples aside");
 	src_live_hintwin_free(w);
 }
 
