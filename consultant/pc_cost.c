@@ -23,6 +23,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Sheds after which an experiment is not run again (give_up). */
 #define PC_MAX_SHEDS 2
@@ -30,26 +31,26 @@
 #define PC_MEASURED_ROOM 0.7
 
 /* The source's evidence for the resource a where-refinement narrowed
- * its parent to (the first component that differs), asked as its
- * siblings were ranked (pc_kids_ask: a lock-bound thread is no evidence
- * of I/O).  -1 when unknown. */
+ * its parent to (the first component that differs); -1 when unknown.
+ * A wait hypothesis's asks as its siblings were ranked (pc_kids_ask: a
+ * lock-bound thread is no evidence of I/O; a journal recorded before
+ * that question falls back to the bare path it asked); any other's,
+ * CPU's too, asks the bare path, as journals recorded it. */
 static double node_hint(struct pc_consult *pc, struct pc_search *s,
 			const struct pc_node *n)
 {
 	const struct pc_node *p;
-	char ask[96], q[1200];
+	char ask[96];
 
 	if (n->orig_parent < 0 || pc->src->ops->hint == NULL)
 		return -1;
 	p = pc_shg_node(s, n->orig_parent);
 	pc_kids_ask(pc, n->hyp, ask, sizeof(ask));
-	for (int k = 0; k < PC_NHIER; k++) {
-		if (n->focus.r[k] == p->focus.r[k])
-			continue;
-		snprintf(q, sizeof(q), "%s%s",
-			 pc_res_get(pc->res, n->focus.r[k])->path, ask);
-		return pc->src->ops->hint(pc->src, q);
-	}
+	if (strncmp(ask, PC_SRC_HINT_WAIT, sizeof(PC_SRC_HINT_WAIT) - 1) != 0)
+		ask[0] = '\0';
+	for (int k = 0; k < PC_NHIER; k++)
+		if (n->focus.r[k] != p->focus.r[k])
+			return pc_kids_hint(pc, ask, n->focus.r[k]);
 	return -1;
 }
 

@@ -17,7 +17,7 @@
  * lseek ...) while its file's small writes waited. */
 static bool unseen(const struct pc_node *n)
 {
-	return n->hint >= 0 && n->hint < 1e-9;
+	return pc_cost_order_no_evidence(n);
 }
 
 /* Stopping n frees nothing: every input is read from the kernel or

@@ -155,8 +155,8 @@ json_t *pc_findings_text_json(const struct pc_consult *pc,
  * come to rest in a function it was not told in (its lead has nothing
  * left to conclude). */
 struct pc_findings_told {
-	int *ids;
-	pc_res_id *code;        /* the function each was told in, or NONE */
+	int *ids;               /* an id once per function it was told in */
+	pc_res_id *code;        /* that function, or NONE */
 	size_t n, cap;
 };
 /* True when f is new (and remembers it as told). */

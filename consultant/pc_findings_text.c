@@ -461,15 +461,22 @@ static bool told_has(const struct pc_findings_told *t, int id)
 	return told_find(t, id) >= 0;
 }
 
-/* Remembers id as told, with the function its finding was told in. */
+/* Was id told with its finding in the function code? */
+static bool told_in(const struct pc_findings_told *t, int id, pc_res_id code)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (t->ids[i] == id && t->code[i] == code)
+			return true;
+	return false;
+}
+
+/* Remembers id as told, with the function its finding was told in: every
+ * function it was told in, so that a finding whose function flaps
+ * between two is told once in each, not at every flap. */
 static void told_add(struct pc_findings_told *t, int id, pc_res_id code)
 {
-	ssize_t k = told_find(t, id);
-
-	if (k >= 0) {
-		t->code[k] = code;
+	if (told_in(t, id, code))
 		return;
-	}
 	if (t->n == t->cap) {
 		t->cap = t->cap ? 2 * t->cap : 64;
 		t->ids = xreallocarray(t->ids, t->cap, sizeof(*t->ids));
@@ -514,12 +521,9 @@ static bool told_narrowed(const struct pc_findings_told *t,
 
 	if (code == PC_RES_NONE || refining(s, f->lead))
 		return false;
-	for (size_t i = 0; i < f->nident; i++) {
-		ssize_t k = told_find(t, f->ident[i]->id);
-
-		if (k >= 0 && t->code[k] == code)
+	for (size_t i = 0; i < f->nident; i++)
+		if (told_in(t, f->ident[i]->id, code))
 			return false;
-	}
 	return true;
 }
 

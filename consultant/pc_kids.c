@@ -6,6 +6,7 @@
  * (skipDominantLevels).
  */
 #include "pc_kids.h"
+#include "xmalloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -151,17 +152,27 @@ void pc_kids_ask(const struct pc_consult *pc, int hy, char *ask, size_t len)
 	}
 }
 
+double pc_kids_hint(struct pc_consult *pc, const char *ask, pc_res_id r)
+{
+	const char *path = pc_res_get(pc->res, r)->path;
+	size_t n = strlen(path) + strlen(ask) + 1;
+	char *q;
+	double v;
+
+	if (ask[0] == '\0')
+		return pc->src->ops->hint(pc->src, path);
+	q = xrealloc(NULL, n);   /* a path may be as long as a file's */
+	snprintf(q, n, "%s%s", path, ask);
+	v = pc->src->ops->hint(pc->src, q);
+	free(q);
+	return v;
+}
+
 /* The source's hint of resource r, asked as k asks. */
 static double ask_hint(struct pc_consult *pc, const struct pc_kids *k,
 		       pc_res_id r)
 {
-	const char *path = pc_res_get(pc->res, r)->path;
-	char q[1200];
-
-	if (k->ask[0] == '\0')
-		return pc->src->ops->hint(pc->src, path);
-	snprintf(q, sizeof(q), "%s%s", path, k->ask);
-	return pc->src->ops->hint(pc->src, q);
+	return pc_kids_hint(pc, k->ask, r);
 }
 
 /* Order refinements by the source's cheap evidence, likeliest first, so

@@ -27,11 +27,15 @@ struct pc_kids {
 };
 
 /* The hint question's suffix for refinements of hypothesis hy, into
- * ask (len bytes; a pc_kids' ask): PC_SRC_HINT_CPU for a CPU hypothesis; PC_SRC_HINT_WAIT and
- * the metric for a wall timer of a sync or I/O wait (its own first
- * input's, or its nearest why-parent's: TooManySmallIOOps asks as
- * ExcessiveIOBlockingTime); "" otherwise. */
-void pc_kids_ask(const struct pc_consult *pc, int hy, char *ask, size_t len);
+ * ask (len bytes; a pc_kids' ask): PC_SRC_HINT_CPU for a CPU
+ * hypothesis; PC_SRC_HINT_WAIT and the metric for a wall timer of a
+ * sync or I/O wait (its own first input's, or its nearest why-parent's:
+ * TooManySmallIOOps asks as ExcessiveIOBlockingTime); "" otherwise. */
+void pc_kids_ask(const struct pc_consult *pc, int hy, char *ask,
+		 size_t len);
+/* The source's hint of resource r asked with the suffix ask ("": the
+ * bare path). */
+double pc_kids_hint(struct pc_consult *pc, const char *ask, pc_res_id r);
 /* The children of the focus's component h: the where axis's live
  * children, or in call-graph search a function's callees (a thread's
  * /Code starts at its start function). */

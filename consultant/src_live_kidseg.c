@@ -7,11 +7,13 @@
 #include "src_live_kids.h"
 
 #include <dirent.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "clock_mono.h"
 #include "eng_fork_patch.h"
@@ -29,7 +31,7 @@ struct seg {
 	size_t nmi;
 	/* every commit reaches it (eng_inst_mirror_add): an instance
 	 * enabled after its fork counts there too */
-	const struct eng_inst *in;
+	struct eng_inst *in;
 	/* its part of the observed cost: cost and CPU time at the last
 	 * figure, and that figure (src_live_kidseg_slowdown) */
 	uint64_t cost_last, cpu_last;
@@ -54,12 +56,28 @@ struct src_live_kidseg *src_live_kidseg_new(void)
 	return ks;
 }
 
+/* Does pid run the executable the child ran (not exec'ed since)? */
+static bool same_exe(pid_t pid, const char *exe)
+{
+	char path[64], got[PATH_MAX];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	n = readlink(path, got, sizeof(got) - 1);
+	if (n <= 0)
+		return false;
+	got[n] = '\0';
+	return strcmp(got, exe) == 0;
+}
+
 /* The inherited patches out of pid and of its descendants (which
  * inherited them in turn when they forked untraced); a patch is only
- * written where it still is. */
+ * written where it still is.  A descendant that exec'ed holds none (a
+ * subshell's `sleep`): it is passed over, not reported as a failure. */
 static void restore_tree(const struct seg *s, pid_t pid, int depth)
 {
 	char path[96];
+	static char exe[PATH_MAX];
 	struct hunch_err e = { 0 };
 	struct dirent *d;
 	DIR *dir;
@@ -68,6 +86,15 @@ static void restore_tree(const struct seg *s, pid_t pid, int depth)
 
 	if (kill(pid, 0) != 0)
 		return;
+	if (depth == 0) {
+		ssize_t n;
+
+		snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+		n = readlink(path, exe, sizeof(exe) - 1);
+		exe[n > 0 ? n : 0] = '\0';
+	} else if (!same_exe(pid, exe)) {
+		return;
+	}
 	if (eng_fork_patch_restore(pid, s->p, s->np, &e) < 0)
 		fprintf(stderr, "hunch: %s\n", e.msg);
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
@@ -104,11 +131,34 @@ void src_live_kidseg_free(struct src_live_kidseg *ks)
 	free(ks);
 }
 
+/* The program exec'ed: nothing will keep the child's patches in step
+ * with its trampolines any more, and nothing reads what they count.
+ * The program's bytes go back at every site it inherited or was
+ * written at since, in it and in its descendants; its trampolines stay
+ * (its private copy) for a thread still inside one. */
+static void release(struct seg *s)
+{
+	pid_t pid = eng_fork_shm_pid(s->shm);
+	struct eng_fork_patch *all;
+	ssize_t n = eng_inst_mirror_release(s->in, pid, s->p, s->np, &all);
+
+	if (n < 0)
+		return;   /* out of memory: the end restores what it can */
+	free(s->p);
+	s->p = all;
+	s->np = (size_t)n;
+	if (eng_fork_patch_read(pid, s->p, s->np) == 0)
+		restore_tree(s, pid, 0);
+	s->np = 0;
+}
+
 void src_live_kidseg_exec(struct src_live_kidseg *ks)
 {
 	for (size_t i = 0; ks != NULL && i < ks->n; i++) {
 		struct seg *s = &ks->s[i];
 
+		if (s->in != NULL)
+			release(s);
 		s->in = NULL;
 		free(s->mis);
 		s->mis = NULL;

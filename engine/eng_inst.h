@@ -31,6 +31,7 @@
 #include "eng_refusal.h"
 #include "x86_tramp.h"
 
+struct eng_fork_patch;
 struct eng_proc;
 struct eng_shm;
 struct eng_inst;
@@ -101,8 +102,19 @@ size_t eng_inst_fork_restore(struct eng_inst *in, pid_t child);
  * eng_inst_mirror_live says whether it still gets them. */
 int eng_inst_mirror_add(struct eng_inst *in, pid_t child);
 bool eng_inst_mirror_live(const struct eng_inst *in, pid_t child);
+/* Let child go (the program exec'ed: nothing will change its patches
+ * any more): every site written in it, and each of the `inh` sites it
+ * inherited at its fork (whose orig are the program's bytes), as a
+ * list of patches whose orig are the program's bytes, into *out (n
+ * returned, -ENOMEM); the child is mirrored no more, and the destroy
+ * writes nothing into it.  The mirror's own record of a site first
+ * written by a removal holds the inherited patch, not the program's
+ * bytes: restored, it sent the child into trampoline memory rewritten
+ * since (a subshell of sh killed by SIGSEGV at sh's exec). */
+ssize_t eng_inst_mirror_release(struct eng_inst *in, pid_t child,
+				const struct eng_fork_patch *inh, size_t ninh,
+				struct eng_fork_patch **out);
 /* The patches a child inherits now (eng_fork_patch.h), malloc'ed. */
-struct eng_fork_patch;
 size_t eng_inst_fork_patches(struct eng_inst *in, struct eng_fork_patch **out);
 
 /* A library in [lo, hi) was unloaded (dlclose): forget its points

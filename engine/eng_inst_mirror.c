@@ -218,6 +218,50 @@ void eng_inst_mirror_end(struct eng_inst *in)
 	}
 }
 
+static struct mirror *find(struct eng_inst *in, pid_t child)
+{
+	for (size_t i = 0; in->mirror != NULL && i < in->mirror->n; i++)
+		if (in->mirror->m[i].pid == child)
+			return &in->mirror->m[i];
+	return NULL;
+}
+
+static bool inherited_at(const struct eng_fork_patch *inh, size_t ninh,
+			 uint64_t addr)
+{
+	for (size_t i = 0; i < ninh; i++)
+		if (inh[i].addr == addr)
+			return true;
+	return false;
+}
+
+ssize_t eng_inst_mirror_release(struct eng_inst *in, pid_t child,
+				const struct eng_fork_patch *inh, size_t ninh,
+				struct eng_fork_patch **out)
+{
+	struct mirror *c = find(in, child);
+	size_t np = c != NULL ? c->np : 0, n = 0;
+	struct eng_fork_patch *all = malloc((ninh + np + 1) * sizeof(*all));
+
+	if (all == NULL)
+		return -ENOMEM;
+	for (size_t i = 0; i < ninh; i++)
+		all[n++] = inh[i];
+	/* A site the mirror wrote first with a patch: what it read before
+	 * is the program's; one it first unpatched was inherited. */
+	for (size_t i = 0; i < np; i++)
+		if (!inherited_at(inh, ninh, c->p[i].addr))
+			all[n++] = c->p[i];
+	if (c != NULL) {
+		free(c->p);
+		c->p = NULL;
+		c->np = c->capp = 0;
+		c->lost = true;
+	}
+	*out = all;
+	return (ssize_t)n;
+}
+
 void eng_inst_mirror_destroy(struct eng_inst *in)
 {
 	struct hunch_err e = { 0 };

@@ -390,15 +390,17 @@ static int write_reports(struct batch *b)
 	int rc = HUNCH_EXIT_OK;
 
 	fflush(stdout);
+	errno = 0;
 	pc_report_text(b->pc, &m, stdout);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		/* The reader went away (`| head`): hunch ignores SIGPIPE
 		 * (main.c), so it is told here, not killed mid-search. */
+		bool kept = b->jw != NULL && jnl_write_error(b->jw) == NULL;
+
 		fprintf(stderr, "hunch: cannot write the report to standard "
-			"output: %s%s%s\n", strerror(errno),
-			b->jw ? "; the journal keeps the search: hunch "
-			"replay --batch " : "", b->jw ? jnl_write_path(b->jw)
-						      : "");
+			"output: %s%s%s\n", strerror(errno ? errno : EIO),
+			kept ? "; the journal keeps the search: hunch replay "
+			"--batch " : "", kept ? jnl_write_path(b->jw) : "");
 		rc = HUNCH_EXIT_USAGE;
 	} else if (pc_report_incomplete(b->pc, &m) > 0)
 		rc = HUNCH_EXIT_INCOMPLETE;

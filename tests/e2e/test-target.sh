@@ -29,7 +29,10 @@ name=$1
 # into a segment of its own, while the program's image, whose state its
 # segment's record pointed into, is replaced; the search goes on over
 # the new image, and every process but the program ends as it would
-# without hunch (exited, status 0).
+# without hunch (exited, status 0).  Not in the suite yet: in about one
+# run of three the subshell dies of SIGSEGV within 2 ms of its fork,
+# before the exec (a fault of following a child forked from inside
+# instrumented code, not yet found); run it by hand to reproduce.
 # `script`: a launcher script (`#!/bin/sh`, `exec "$@"`) given to hunch
 # as the program: launched as the kernel runs it, the search starts on
 # its interpreter and follows the exec, as for `sh`.

@@ -43,7 +43,7 @@ sync='?wait=sync_wait'
 io='?wait=io_wait'
 tap_ok $(between "$(share "$code/locker$sync")" 0.4 0.6) "locker (blocked on a mutex) has half the sync observations: $(share "$code/locker$sync")"
 tap_ok $(between "$(share "$code/reader$io")" 0.4 0.6) "reader (blocked in read) has half the I/O observations: $(share "$code/reader$io")"
-tap_ok $(jq -ne --argjson s "$(share "$code/spinner$io")" '$s < 0.1' \
+tap_ok $(jq -ne --argjson s "$(share "$code/spinner$io")" '$s != null and $s < 0.1' \
 	> /dev/null; echo $?) "spinner, which only computes, is no evidence of I/O: $(share "$code/spinner$io")"
 locker=$(jq -r 'select(.path | test("^/Process/[0-9]+/[0-9]+:locker\\?wait=sync_wait$"))
 	| .path' "$TMP/hints" | head -1)
