@@ -19,6 +19,32 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+/* 1 in the process whose threads opened their perf pages; 0 in a forked
+ * child until its fork handler has dropped the page it inherited the
+ * pointer to (rt_cpu_forked).  The kernel copies no perf event page into
+ * a child (VM_DONTCOPY), and code the child runs between its fork and
+ * that handler (glibc's fork calls functions hunch may time) read the
+ * pointer and died of SIGSEGV at the page's `lock`: a subshell of sh,
+ * one fork in three.  MADV_WIPEONFORK gives the child the 0. */
+static volatile int rt_cpu_static_live = 1;
+static volatile int *rt_cpu_live = &rt_cpu_static_live;
+
+void rt_cpu_init(void)
+{
+	size_t n = (size_t)sysconf(_SC_PAGESIZE);
+	void *p = mmap(NULL, n, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return;
+	if (madvise(p, n, MADV_WIPEONFORK) != 0) {
+		munmap(p, n);   /* an old kernel: the flag stays 1 */
+		return;
+	}
+	*(volatile int *)p = 1;
+	rt_cpu_live = p;
+}
+
 static void rt_cpu_open(void)
 {
 	struct perf_event_attr a = { 0 };
@@ -55,6 +81,17 @@ fallback:
 	}
 }
 
+void rt_cpu_forked(void)
+{
+	/* not mapped here: nothing to unmap (the range may be reused);
+	 * the descriptor is the child's copy */
+	if (rt_t.pg != NULL)
+		close(rt_t.perf_fd);
+	rt_t.pg = NULL;
+	rt_barrier();
+	*rt_cpu_live = 1;
+}
+
 void rt_cpu_close(void)
 {
 	volatile struct perf_event_mmap_page *pg = rt_t.pg;
@@ -89,7 +126,7 @@ uint64_t rt_cpu_now(void)
 {
 	volatile struct perf_event_mmap_page *pg = rt_t.pg;
 
-	if (rt_likely(pg != NULL && rt_g.cpu_hw)) {
+	if (rt_likely(pg != NULL && rt_g.cpu_hw && *rt_cpu_live)) {
 		uint32_t seq = pg->lock;
 		uint64_t tsc;
 

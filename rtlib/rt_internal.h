@@ -138,6 +138,10 @@ void rt_thread_fork_child(void);
 /* rt_cpu.c */
 uint64_t rt_cpu_now(void);
 void rt_cpu_close(void);
+/* Once, before any thread opens its perf page; and in a forked child,
+ * the inherited page dropped (its fork handler, rt_thread.c). */
+void rt_cpu_init(void);
+void rt_cpu_forked(void);
 void rt_cpu_mark_activation(void);
 
 #endif

@@ -162,16 +162,16 @@ static void rt_atfork_child(void)
 {
 	struct hunch_shm_header *h = rt_g.shm;
 
+	rt_cpu_forked();
 	if (h != NULL && h->rt_pid == getpid()) {
-		rt_cpu_close();
 		rt_t.cpu_tried = 0;
 		return;
 	}
 	rt_g.inert = 1;
 	rt_tls_block = NULL;
 	rt_t.state = RT_T_DEAD;
+	rt_t.cpu_tried = 1;  /* never reopen: inert */
 	rt_barrier();
-	rt_cpu_close();
 	rt_g.shm = NULL;
 	if (h != NULL)
 		munmap(h, rt_g.shm_size);
@@ -183,6 +183,7 @@ int rt_thread_init(void)
 
 	if (done)
 		return 0;
+	rt_cpu_init();
 	if (pthread_key_create(&rt_g.key, rt_thread_exit) != 0)
 		return -1;
 	rt_g.key_ok = 1;

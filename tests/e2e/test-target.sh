@@ -29,10 +29,11 @@ name=$1
 # into a segment of its own, while the program's image, whose state its
 # segment's record pointed into, is replaced; the search goes on over
 # the new image, and every process but the program ends as it would
-# without hunch (exited, status 0).  Not in the suite yet: in about one
-# run of three the subshell dies of SIGSEGV within 2 ms of its fork,
-# before the exec (a fault of following a child forked from inside
-# instrumented code, not yet found); run it by hand to reproduce.
+# without hunch: none killed, the subshell (never reaped: its parent
+# exec'ed) exited 0.  It died of SIGSEGV in one run of three, within
+# 2 ms of its fork: the runtime library read the perf page of the
+# parent's thread, which the kernel does not copy into a child, before
+# its fork handler dropped it (rtlib/rt_cpu.c).
 # `script`: a launcher script (`#!/bin/sh`, `exec "$@"`) given to hunch
 # as the program: launched as the kernel runs it, the search starts on
 # its interpreter and follows the exec, as for `sh`.
@@ -170,9 +171,14 @@ if [ "$mode" = forklate ]; then
 		([.[] | select(.t == "target" and .event == "exec")][0].ts)' \
 		"$TMP/j.jsonl" > /dev/null; echo $?) \
 		"$name: the subshell was forked after experiments were enabled on sh, before the exec"
-	tap_eq "$(jq -c '[.processes[1:][] | [.end, .status]]' "$TMP/live.json")" \
-		'[["exited",0],["exited",0],["exited",0]]' \
-		"$name: sh's three children (sleep, the subshell, its sleep) each exited 0"
+	# A sleep reaped by its own parent before hunch read it is
+	# `unseen`: an end hunch could not read, never a kill.
+	tap_eq "$(jq -c '[.processes[1:][] | .end] | length' "$TMP/live.json")" 3 \
+		"$name: sh's three children (sleep, the subshell, its sleep) are processes of the search"
+	tap_eq "$(jq -c '[.processes[1:][] | select(.end != "exited" and .end != "unseen")]' "$TMP/live.json")" \
+		'[]' "$name: none of them was killed (or is still running)"
+	tap_eq "$(jq -c '.processes[2] | [.end, .status]' "$TMP/live.json")" \
+		'["exited",0]' "$name: the subshell exited 0"
 fi
 
 # judge PHASE-INDEX FINDINGS-JSON EXPLAIN-JSON WHAT [LISTS]: the
