@@ -465,6 +465,21 @@ void eng_funcreloc_stats(const struct eng_inst *in,
 	st->busy = in->fr->busy;
 }
 
+uint64_t eng_funcreloc_unwind_pc(const struct eng_inst *in, uint64_t pc,
+				 bool ra)
+{
+	uint64_t at = ra ? pc - 1 : pc;
+
+	for (size_t i = 0; in->fr != NULL && i < in->fr->nf; i++) {
+		const struct fr_func *f = &in->fr->f[i];
+
+		if (f->state == FR_COPY && at >= f->copy &&
+		    at < f->copy + f->fr.code_len)
+			return x86_funcreloc_orig(&f->fr, at);
+	}
+	return 0;
+}
+
 bool eng_funcreloc_in_copy_of(const struct eng_inst *in, uint64_t a,
 			      uint64_t lo, uint64_t hi)
 {

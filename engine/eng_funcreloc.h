@@ -128,6 +128,13 @@ int eng_funcreloc_free_reclaim(struct eng_inst *in, struct inst_threads *th,
 /* Is a copy unlinked and not freed yet?  (A commit then runs even with
  * nothing queued, to check it again.) */
 bool eng_funcreloc_free_waiting(const struct eng_inst *in);
+/* A frame at `pc` in a live copy unwinds as one at the returned address
+ * in the original (its CFI, which a stack walker finds there: the copy's
+ * own FDE is registered in the target only), or 0 when pc is in no
+ * copy.  `ra`: pc is a return address (the call before it is meant),
+ * else where the thread is. */
+uint64_t eng_funcreloc_unwind_pc(const struct eng_inst *in, uint64_t pc,
+				 bool ra);
 /* At the start of a commit: drop the freed copies' points from the
  * point table once they are many.  0 or -ENOMEM. */
 int eng_funcreloc_free_compact(struct eng_inst *in, struct hunch_err *err);

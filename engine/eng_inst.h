@@ -155,6 +155,9 @@ struct eng_catchup_info {
 				 * look (above where the walk stopped) */
 	unsigned through_thunk; /* threads inside an rtlib call made by a
 				 * trampoline, walked on from its site */
+	unsigned through_copy;  /* threads with a frame in a relocated copy,
+				 * walked on from the same place in the
+				 * original (its CFI) */
 	unsigned stepped_out;   /* threads stopped in trampoline code,
 				 * single-stepped out of it first */
 };

@@ -12,11 +12,20 @@
  * that merely looks like a return address (a call instruction ends
  * there) is not enough: a callee that returned long ago leaves one in
  * dead stack that later frames' locals still hold, and an entry snippet
- * caught up for it is never undone by an exit.  Only above a frame the
- * walk cannot pass (a relocated copy or trampoline in hunch's code
- * memory, code without CFI) are words judged by their look.  A thread
- * whose PC is in trampoline memory (its frame is mid-instrumentation:
- * devguide caveat 7) is single-stepped out of it first (in_codemem).
+ * caught up for it is never undone by an exit.  The walk goes on
+ * through hunch's code memory where the engine knows the frame: a
+ * relocated copy unwinds as the same place in the original (the copy
+ * holds the original's instructions; libdwfl knows only the original's
+ * CFI), an rtlib call made through the call thunk from its instrumented
+ * instruction.  Only above a frame the walk cannot pass (a trampoline,
+ * code without CFI) are words judged by their look.  Judged so above a
+ * copy, the stale words over a bn_smallwrites writer inside write()'s
+ * copy can hold a return address into fflush(), left by its one call
+ * before the loop: caught up, every later write counts as "within
+ * fflush", a false finding a search once reported.  A
+ * thread whose PC is in trampoline memory (its frame is
+ * mid-instrumentation: devguide caveat 7) is single-stepped out of it
+ * first (in_codemem).
  *
  * When did the activation begin?  A timer started by catchup counts
  * from now, missing the time before enabling, unless the beginning is
@@ -95,6 +104,8 @@ struct act_count {
 	uint64_t lo, hi;
 	int n;
 	int base;         /* frames counted by an earlier walk */
+	bool last_act;    /* the last frame is where its thread is (frame 0
+			   * of a walk, or interrupted): not a return address */
 };
 
 /* A frame in hunch's code memory ends the walk: no CFI describes it. */
@@ -104,12 +115,18 @@ static bool count_frame(void *arg, int i, uint64_t pc, uint64_t sp,
 	struct act_count *c = arg;
 
 	(void)sp;
-	(void)act;
 	if (i == 0)       /* a walk starts (again): count from its base */
 		c->n = c->base;
 	if (i == 0 ? pc > c->lo && pc < c->hi : pc > c->lo && pc <= c->hi)
 		c->n++;
+	c->last_act = i == 0 || act;
 	return !eng_codemem_contains(c->in->mem, pc);
+}
+
+/* Would count_frame count a walk's first frame at pc? */
+static int first_counts(const struct act_count *c, uint64_t pc)
+{
+	return pc > c->lo && pc < c->hi;
 }
 
 /* Stack words in w[from/8, len/8) that are return addresses into
@@ -138,74 +155,162 @@ static uint64_t mini_site(const struct eng_inst *in, uint64_t ra)
 	return 0;
 }
 
+/* One thread's stack, copied from %rsp up (w, len bytes) with `red`
+ * bytes of the red zone readable under it. */
+struct act_stack {
+	pid_t tid;
+	const uint64_t *w;
+	size_t red, len;
+	uint64_t rsp;
+};
+
+enum walk_on_rc {
+	WALK_NOT_MINE,   /* the frame is not one this step knows */
+	WALK_STUCK,      /* known, but nothing to walk on from */
+	WALK_WENT_ON,    /* walked on: `end` is the new walk's */
+};
+
+/* Walk on from registers r2 (a frame the walk could not pass, as if
+ * the thread were stopped there).  `counted`: that frame was counted at
+ * another pc already; its first frame is then not counted again. */
+static enum walk_on_rc walk_from(struct eng_inst *in, const struct act_stack *st,
+				 struct user_regs_struct *r2, int counted,
+				 struct act_count *c, struct eng_walk_end *end,
+				 uint64_t *scan_from)
+{
+	int before = c->n;
+
+	c->base = c->n + counted - first_counts(c, r2->rip);
+	if (eng_stackwalk_from(in->sw, st->tid, r2, st->w - st->red / 8,
+			       st->rsp - st->red, st->len + st->red,
+			       count_frame, c, end) < 0 ||
+	    end->nframes == 0) {
+		c->n = before + counted;
+		*scan_from = r2->rsp;
+		return WALK_STUCK;
+	}
+	*scan_from = end->complete ? st->rsp + st->len : end->stop_sp;
+	return WALK_WENT_ON;
+}
+
+/* The registers a walk ended with, at pc and sp. */
+static void end_regs(const struct eng_walk_end *end, uint64_t pc,
+		     uint64_t sp, struct user_regs_struct *r2)
+{
+	memset(r2, 0, sizeof(*r2));
+	r2->rip = pc;
+	r2->rsp = sp;
+	r2->rbp = end->rbp;
+	r2->rbx = end->rbx;
+	r2->r12 = end->r12;
+	r2->r13 = end->r13;
+	r2->r14 = end->r14;
+	r2->r15 = end->r15;
+}
+
 /* The walk stopped in the call thunk: the thread is inside an rtlib
  * primitive (or the vDSO under it) called from a trampoline.  Walk on
  * from the instrumented instruction, as if the thread were stopped
- * there (x86_tramp_thunk_frame gives its stack pointer); where that
- * instruction cannot be walked from (a relocated copy, the base's own
- * call), *scan_from is set to its stack pointer instead: the
- * trampoline's frame and the red zone it skipped, where stale words
- * lie, stay out of the scan either way.  w holds the stack from rsp
- * up, with `red` bytes of the red zone readable under it.  True if
- * handled. */
-static bool walk_on(struct eng_inst *in, pid_t tid, const uint64_t *w,
-		    size_t red, size_t len, uint64_t rsp, struct act_count *c,
-		    struct eng_walk_end *end, uint64_t *scan_from)
+ * there (x86_tramp_thunk_frame gives its stack pointer); an instruction
+ * of a relocated copy is walked from as its original.  Where the
+ * instruction cannot be walked from (the base's own call), *scan_from
+ * is set to its stack pointer instead: the trampoline's frame and the
+ * red zone it skipped, where stale words lie, stay out of the scan
+ * either way. */
+static enum walk_on_rc thunk_on(struct eng_inst *in, const struct act_stack *st,
+				struct act_count *c, struct eng_walk_end *end,
+				uint64_t *scan_from)
 {
 	struct x86_thunk_frame sf;
-	struct user_regs_struct r2 = { 0 };
+	struct user_regs_struct r2;
 	uint8_t before[2];
-	uint64_t site;
+	uint64_t site, pc;
+	int counted = 0;
 
-	if (end->complete || end->last_pc <= in->thunk_lo ||
-	    end->last_pc > in->thunk_hi ||
+	if (end->last_pc <= in->thunk_lo || end->last_pc > in->thunk_hi ||
 	    eng_mem_read(in->p, end->last_pc - 2, before, 2, NULL) < 0 ||
 	    !x86_tramp_thunk_ret(before))
-		return false;
+		return WALK_NOT_MINE;
 	x86_tramp_thunk_frame(end->rbp, &sf);
-	if (sf.saved_rbp_at < rsp || sf.site_sp > rsp + len)
-		return false;
+	if (sf.saved_rbp_at < st->rsp || sf.site_sp > st->rsp + st->len)
+		return WALK_NOT_MINE;
 	*scan_from = sf.site_sp;
-	site = sf.ra_at + 8 <= rsp + len ? mini_site(in,
-						     w[(sf.ra_at - rsp) / 8])
-					 : 0;
-	if (site == 0 || eng_codemem_contains(in->mem, site))
-		return true;
-	r2.rip = site;
-	r2.rsp = sf.site_sp;
-	r2.rbp = w[(sf.saved_rbp_at - rsp) / 8];
-	r2.rbx = end->rbx;
-	r2.r12 = end->r12;
-	r2.r13 = end->r13;
-	r2.r14 = end->r14;
-	r2.r15 = end->r15;
-	c->base = c->n - (end->last_pc > c->lo && end->last_pc <= c->hi);
-	if (eng_stackwalk_from(in->sw, tid, &r2, w - red / 8, rsp - red,
-			       len + red, count_frame, c, end) < 0 ||
-	    end->nframes == 0) {
-		c->n = c->base;
-		return true;
+	site = sf.ra_at + 8 <= st->rsp + st->len
+		? mini_site(in, st->w[(sf.ra_at - st->rsp) / 8]) : 0;
+	pc = site;
+	if (site != 0 && eng_codemem_contains(in->mem, site)) {
+		/* the thread is in the copy, at site: count it there */
+		pc = eng_funcreloc_unwind_pc(in, site, false);
+		counted = first_counts(c, site);
 	}
-	*scan_from = end->complete ? rsp + len : end->stop_sp;
-	return true;
+	if (pc == 0)
+		return WALK_STUCK;
+	end_regs(end, pc, sf.site_sp, &r2);
+	r2.rbp = st->w[(sf.saved_rbp_at - st->rsp) / 8];
+	c->n -= end->last_pc > c->lo && end->last_pc <= c->hi;
+	return walk_from(in, st, &r2, counted, c, end, scan_from);
+}
+
+/* The walk stopped in a relocated copy (no CFI that libdwfl knows
+ * describes it): walk on from the same place in the original, which
+ * unwinds the same, since the copy holds the original's instructions
+ * with the same stack effects.  That frame was counted in the copy. */
+static enum walk_on_rc copy_on(struct eng_inst *in, const struct act_stack *st,
+			       struct act_count *c, struct eng_walk_end *end,
+			       uint64_t *scan_from)
+{
+	struct user_regs_struct r2;
+	uint64_t pc = eng_funcreloc_unwind_pc(in, end->last_pc, !c->last_act);
+
+	if (pc == 0 || end->stop_sp < st->rsp ||
+	    end->stop_sp > st->rsp + st->len)
+		return WALK_NOT_MINE;
+	end_regs(end, pc, end->stop_sp, &r2);
+	return walk_from(in, st, &r2, 0, c, end, scan_from);
+}
+
+/* Past every frame in hunch's code memory the engine can describe: an
+ * rtlib call made through the thunk, a relocated copy (a chain of them,
+ * at most WALK_HOPS).  *thunk, *copy: whether each was passed. */
+#define WALK_HOPS 16
+
+static void walk_past_codemem(struct eng_inst *in, const struct act_stack *st,
+			      struct act_count *c, struct eng_walk_end *end,
+			      uint64_t *scan_from, bool *thunk, bool *copy)
+{
+	for (int hop = 0; hop < WALK_HOPS && end->nframes > 0 &&
+			  !end->complete; hop++) {
+		enum walk_on_rc rc = thunk_on(in, st, c, end, scan_from);
+
+		if (rc != WALK_NOT_MINE) {
+			*thunk = true;
+		} else {
+			rc = copy_on(in, st, c, end, scan_from);
+			*copy |= rc != WALK_NOT_MINE;
+		}
+		if (rc != WALK_WENT_ON)
+			return;
+	}
 }
 
 /* A thread stopped inside trampoline code (a snippet's frame, half
  * pushed: no CFI describes it) is stepped out first, back into the
- * program's code, which takes a few dozen instructions; a call into the
- * runtime library ends the steps too (walk_on walks through its thunk).
+ * program's code or a relocated copy (walked as its original), which
+ * takes a few dozen instructions; a call into the runtime library ends
+ * the steps too (thunk_on walks through its thunk).
  * Skipped, such a thread was never caught up: bn_smallwrites' writer,
  * stopped in write()'s trampoline at most insertions, never had
  * bnsw_write_loop's constraint set (it never returns), so its small
- * writes read "no data".  A thread still inside after the steps (a long
- * loop in a relocated copy) is skipped as before. */
+ * writes read "no data".  A thread still inside after the steps, or
+ * at a system call there, is skipped as before. */
 #define CODEMEM_STEPS 256
 
 static bool in_codemem(void *arg, uint64_t pc)
 {
 	const struct eng_inst *in = arg;
 
-	return eng_codemem_contains(in->mem, pc);
+	return eng_codemem_contains(in->mem, pc) &&
+	       eng_funcreloc_unwind_pc(in, pc, false) == 0;
 }
 
 /* Activations of [lo, hi) on one thread: its stack is read from %rsp to
@@ -222,12 +327,13 @@ static int activations(struct eng_inst *in, pid_t tid, uint64_t lo,
 	struct act_count c = { .in = in, .lo = lo, .hi = hi };
 	struct user_regs_struct r;
 	struct eng_walk_end end = { .complete = false };
-	uint64_t *buf, *w, stop, scan_from;
-	size_t len, red;
+	struct act_stack st = { .tid = tid };
+	uint64_t *buf, stop, scan_from;
+	bool thunk = false, copy = false;
 
 	if (eng_regs_get(in->p, tid, &r, NULL) < 0)
 		return 0;
-	if (eng_codemem_contains(in->mem, r.rip)) {
+	if (in_codemem(in, r.rip)) {
 		if (eng_bp_step_while(in->p, tid, in_codemem, in,
 					CODEMEM_STEPS) < 0 ||
 		    eng_regs_get(in->p, tid, &r, NULL) < 0)
@@ -235,34 +341,37 @@ static int activations(struct eng_inst *in, pid_t tid, uint64_t lo,
 		ci->stepped_out++;
 	}
 	stop = eng_inst_threads_map_end(maps, nmaps, r.rsp);
-	len = stop > r.rsp ? stop - r.rsp : 0;
-	len = (len > SCAN_BYTES ? SCAN_BYTES : len) & ~(size_t)7;
+	st.rsp = r.rsp;
+	st.len = stop > r.rsp ? stop - r.rsp : 0;
+	st.len = (st.len > SCAN_BYTES ? SCAN_BYTES : st.len) & ~(size_t)7;
 	/* w is the stack from %rsp up; buf adds the red zone under it */
-	buf = len ? malloc(RED_ZONE + len) : NULL;
+	buf = st.len ? malloc(RED_ZONE + st.len) : NULL;
 	if (buf == NULL ||
-	    eng_mem_read(in->p, r.rsp, buf + RED_ZONE / 8, len, NULL) < 0) {
+	    eng_mem_read(in->p, r.rsp, buf + RED_ZONE / 8, st.len, NULL) < 0) {
 		free(buf);
 		return r.rip > lo && r.rip < hi;
 	}
-	w = buf + RED_ZONE / 8;
+	st.w = buf + RED_ZONE / 8;
 	/* unreadable (a guard page under the stack): walk without it */
-	red = eng_mem_read(in->p, r.rsp - RED_ZONE, buf, RED_ZONE, NULL) < 0
-		      ? 0 : RED_ZONE;
+	st.red = eng_mem_read(in->p, r.rsp - RED_ZONE, buf, RED_ZONE,
+			      NULL) < 0 ? 0 : RED_ZONE;
 	if (in->sw == NULL)
 		eng_stackwalk_open(eng_proc_pid(in->p), RESCAN_NS, &in->sw);
 	if (in->sw == NULL ||
-	    eng_stackwalk_from(in->sw, tid, &r, w - red / 8, r.rsp - red,
-			       red + len, count_frame, &c, &end) < 0)
+	    eng_stackwalk_from(in->sw, tid, &r, st.w - st.red / 8,
+			       r.rsp - st.red, st.red + st.len, count_frame,
+			       &c, &end) < 0)
 		end.nframes = 0;
 	scan_from = end.stop_sp;
-	if (end.nframes > 0 &&
-	    walk_on(in, tid, w, red, len, r.rsp, &c, &end, &scan_from))
-		ci->through_thunk++;
+	walk_past_codemem(in, &st, &c, &end, &scan_from, &thunk, &copy);
+	ci->through_thunk += thunk;
+	ci->through_copy += copy;
 	if (end.nframes == 0)  /* no walk: every word is judged by its look */
 		c.n = (r.rip > lo && r.rip < hi) +
-		      scan_words(in->p, w, 0, len, lo, hi);
+		      scan_words(in->p, st.w, 0, st.len, lo, hi);
 	else if (!end.complete && scan_from >= r.rsp)
-		c.n += scan_words(in->p, w, scan_from - r.rsp, len, lo, hi);
+		c.n += scan_words(in->p, st.w, scan_from - r.rsp, st.len, lo,
+				  hi);
 	ci->walked += end.complete;
 	ci->scanned += !end.complete;
 	free(buf);

@@ -502,3 +502,14 @@ uint64_t x86_funcreloc_cfi(const struct x86_funcreloc *fr, uint64_t orig)
 		return fr->to + fr->code_len;
 	return i < 0 ? 0 : fr->cfi[i];
 }
+
+uint64_t x86_funcreloc_orig(const struct x86_funcreloc *fr, uint64_t at)
+{
+	size_t i;
+
+	if (fr->n == 0 || at < fr->to || at >= fr->to + fr->code_len)
+		return 0;
+	/* the last row starting at or before `at` */
+	i = sorted_u64_lower(fr->cfi, fr->n, at + 1);
+	return i == 0 ? 0 : fr->orig[i - 1];
+}

@@ -88,5 +88,11 @@ uint64_t x86_funcreloc_at(const struct x86_funcreloc *fr, uint64_t orig);
 /* Where the CFI row that starts at original address `orig` starts in
  * the copy (0 if orig is not an instruction boundary). */
 uint64_t x86_funcreloc_cfi(const struct x86_funcreloc *fr, uint64_t orig);
+/* The inverse: the original instruction whose CFI row holds copy
+ * address `at` (its code, or the padding before it), or 0 outside the
+ * copy's code.  A thread stopped at `at` in the copy unwinds as one at
+ * that instruction of the original; for a return address, ask at
+ * address - 1 (the call). */
+uint64_t x86_funcreloc_orig(const struct x86_funcreloc *fr, uint64_t at);
 
 #endif
