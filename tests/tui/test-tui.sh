@@ -52,9 +52,12 @@ wait_no_screen() {
 	done
 	return 1
 }
-check_screen() {  # check_screen NAME ERE TEST-NAME...
-	local s=$1 re=$2; shift 2
-	tap_ok $(wait_screen "$s" "$re" "${WAIT:-10}" 2>/dev/null; echo $?) "$*"
+check_screen() {  # check_screen NAME ERE TEST-NAME...: failing, the screen
+	local s=$1 re=$2 dump rc; shift 2
+	dump=$(wait_screen "$s" "$re" "${WAIT:-10}" 2>&1 >/dev/null)
+	rc=$?
+	tap_ok $rc "$*"
+	[ $rc -eq 0 ] || printf '%s\n' "$dump"
 }
 
 # The status line (row 1), the where pane's detail line, ...
@@ -207,7 +210,9 @@ done
 check_screen demo '^  demo done$' "demo: 'demo done' appears in the output pane"
 keys demo g  # the search's messages follow: the first lines are at the top
 check_screen demo '^  demo: 10 seconds, 4 lock workers, 1 writer' "demo: its stdout is in the output pane"
-check_screen demo '^# thread [0-9]+:demo_writer appeared' "demo: hunch's messages are in the log, marked #"
+# (the writer, named once it runs its start routine, can come after a
+# page of the search's messages under load: the workers come first)
+check_screen demo '^# thread [0-9]+:demo_worker appeared' "demo: hunch's messages are in the log, marked #"
 keys demo G
 # (the log may name demo_hot_loop, where the search concluded CPU; the
 # where pane's tree lines are what must be gone)
