@@ -221,6 +221,12 @@ int pc_tunables_set(struct pc_config *c, const char *name, double v,
 int pc_config_hypo_find(const struct pc_config *c, const char *name);
 const struct pc_metric_def *pc_metric_def_find(const struct pc_config *c,
 					   const char *name);
+/* The kind of wait a metric times, known from the resources it can be
+ * constrained to: a wall timer measured in the program (not read from
+ * the kernel) constrainable to a file times I/O, to a sync object
+ * synchronization (the last such constraint decides). */
+enum pc_wait_kind { PC_WAIT_NONE, PC_WAIT_IO, PC_WAIT_SYNC };
+enum pc_wait_kind pc_metric_def_wait_kind(const struct pc_metric_def *m);
 
 /* Edit distance suggestion: the candidate closest to `word`, or NULL when
  * none is close enough to be a plausible typo. */

@@ -117,20 +117,6 @@ void pc_kids_where(struct pc_consult *pc, const struct pc_focus *f,
 	}
 }
 
-/* A wall timer that can be constrained to a file or a sync object: a
- * wait of a kind the source observes. */
-static bool wait_metric(const struct pc_metric_def *m)
-{
-	if (m == NULL || m->type != PC_BASE_WALL_TIMER ||
-	    m->kernel != PC_KERNEL_NONE)
-		return false;
-	for (size_t i = 0; i < m->nconstraints; i++)
-		if (strcmp(m->constraints[i], "file") == 0 ||
-		    strcmp(m->constraints[i], "sync_object") == 0)
-			return true;
-	return false;
-}
-
 void pc_kids_ask(const struct pc_consult *pc, int hy, char *ask, size_t len)
 {
 	ask[0] = '\0';
@@ -144,7 +130,7 @@ void pc_kids_ask(const struct pc_consult *pc, int hy, char *ask, size_t len)
 				snprintf(ask, len, "%s", PC_SRC_HINT_CPU);
 			return;
 		}
-		if (wait_metric(m)) {
+		if (pc_metric_def_wait_kind(m) != PC_WAIT_NONE) {
 			snprintf(ask, len, "%s%s", PC_SRC_HINT_WAIT, m->name);
 			return;
 		}

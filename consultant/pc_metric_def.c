@@ -610,6 +610,22 @@ const struct pc_metric_def *pc_metric_def_find(const struct pc_config *c,
 	return NULL;
 }
 
+enum pc_wait_kind pc_metric_def_wait_kind(const struct pc_metric_def *m)
+{
+	enum pc_wait_kind kind = PC_WAIT_NONE;
+
+	if (m == NULL || m->type != PC_BASE_WALL_TIMER ||
+	    m->kernel != PC_KERNEL_NONE)
+		return PC_WAIT_NONE;
+	for (size_t i = 0; i < m->nconstraints; i++) {
+		if (strcmp(m->constraints[i], "file") == 0)
+			kind = PC_WAIT_IO;
+		else if (strcmp(m->constraints[i], "sync_object") == 0)
+			kind = PC_WAIT_SYNC;
+	}
+	return kind;
+}
+
 static void check_instr_lists(struct pc_lctx *l, const struct pc_instr *in,
 			      size_t n, const struct pc_loc *owner)
 {

@@ -128,21 +128,6 @@ bool src_live_setwall_applies(const struct pc_config *cfg,
 	return n > 0;
 }
 
-/* The kind of wait a metric times, from the resources it can be
- * constrained to (a file: I/O; a sync object: sync); -1 neither. */
-static int wait_kind(const struct pc_metric_def *md)
-{
-	int kind = -1;
-
-	for (size_t i = 0; i < md->nconstraints; i++) {
-		if (strcmp(md->constraints[i], "file") == 0)
-			kind = SRC_LIVE_HINTWIN_IO;
-		else if (strcmp(md->constraints[i], "sync_object") == 0)
-			kind = SRC_LIVE_HINTWIN_SYNC;
-	}
-	return kind;
-}
-
 bool src_live_setwall_hint(const struct pc_config *cfg,
 			   struct src_live_hint *const *h, size_t n,
 			   const char *q, double *share)
@@ -159,8 +144,10 @@ bool src_live_setwall_hint(const struct pc_config *cfg,
 		return false;
 	md = pc_metric_def_find(cfg, k + sizeof(PC_SRC_HINT_WAIT) - 1);
 	if (md == NULL || !src_live_setwall_applies(cfg, md) ||
-	    (kind = wait_kind(md)) < 0)
+	    pc_metric_def_wait_kind(md) == PC_WAIT_NONE)
 		return false;
+	kind = pc_metric_def_wait_kind(md) == PC_WAIT_IO
+		? SRC_LIVE_HINTWIN_IO : SRC_LIVE_HINTWIN_SYNC;
 	entry_names(cfg, md, &names, &nn);
 	*share = src_live_hint_wait_many(h, n, bare, kind, names, nn);
 	free(names);
