@@ -126,7 +126,7 @@ void src_live_exec_begin(struct src_live *l, const struct eng_event *ev)
 	retire_modules(l);
 	l->kernel_only = false;
 	if (l->hint != NULL)
-		src_live_hint_modules_changed(l->hint);
+		src_live_hint_exec(l->hint);
 	if (ev->status == ENG_EXEC_FOREIGN) {
 		snprintf(why, sizeof(why), "the program exec'ed %s, which is "
 			 "not an x86-64 program: hunch follows it with the "
@@ -191,11 +191,29 @@ static int load_rtlib(struct src_live *l, struct hunch_err *err)
 	return rc;
 }
 
+/* The libraries ld.so loaded into the new image: the engine read them
+ * at the entry point without an event for each (the executable came at
+ * the exec).  Without them its where axis had no libc, and the stack
+ * samples in a libpython named no function. */
+static void add_libraries(struct src_live *l)
+{
+	for (size_t i = 1; i < eng_solib_nmodules(l->proc); i++) {
+		const struct eng_module *m = eng_solib_module(l->proc, i);
+
+		src_live_add_module(l, m->path, m->bias, NULL);
+	}
+	if (l->hint != NULL)
+		src_live_hint_modules_changed(l->hint);
+}
+
 void src_live_exec_entry(struct src_live *l)
 {
 	struct hunch_err err = { 0 };
 	char why[2048];
-	int rc = load_rtlib(l, &err);
+	int rc;
+
+	add_libraries(l);
+	rc = load_rtlib(l, &err);
 
 	if (rc == -ENOENT && l->rtlib != NULL)
 		snprintf(err.msg, sizeof(err.msg), "a static program: no "

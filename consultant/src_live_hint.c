@@ -97,6 +97,8 @@ struct src_live_hint {
 	struct src_live_pyname *pyn;
 	int eval_id;
 	char *interp;             /* the eval loop's module, or NULL */
+	bool py_retry;            /* after an exec: no CPython found yet
+				   * (libpython may come with the libraries) */
 	struct py_slot pycache[PY_CACHE];
 	pc_disc_fn disc;
 	void *disc_arg;
@@ -114,6 +116,21 @@ double src_live_hint_rate(const struct pc_config *cfg)
 {
 	return pc_tunables_find(cfg, "hintSampleRate") ?
 	       pc_tunables_get(cfg, "hintSampleRate") : SRC_LIVE_HINT_HZ;
+}
+
+static void forget_pcs(struct src_live_hint *h)
+{
+	for (size_t i = 0; i < PC_CACHE; i++)
+		h->cache[i].pc = UINT64_MAX;
+}
+
+/* The Python reader of the program's image as it is now, if it is a
+ * CPython. */
+static void open_python(struct src_live_hint *h)
+{
+	h->py = src_live_hintpy_new(h->pid, NULL);
+	if (h->py != NULL && h->pyn == NULL)
+		h->pyn = src_live_pyname_new();
 }
 
 int src_live_hint_new(pid_t pid, double hz, uint64_t t0_ns, src_live_hint_image_fn image_at,
@@ -135,14 +152,11 @@ int src_live_hint_new(pid_t pid, double hz, uint64_t t0_ns, src_live_hint_image_
 	h->image_at = image_at;
 	h->arg = arg;
 	h->eval_id = -1;
-	h->py = src_live_hintpy_new(pid, NULL);
-	if (h->py != NULL)
-		h->pyn = src_live_pyname_new();
+	open_python(h);
 	h->win = src_live_hintwin_new(SRC_LIVE_HINT_WINDOW_S);
 	/* catchup drains too (eng_inst_catchup): its samples come here */
 	eng_perfsample_set_sink(h->ps, on_sample, h);
-	for (size_t i = 0; i < PC_CACHE; i++)
-		h->cache[i].pc = UINT64_MAX;
+	forget_pcs(h);
 	rc = eng_perfsample_sync_threads(h->ps);
 	if (rc <= 0) {
 		src_live_hint_free(h);
@@ -631,6 +645,26 @@ struct src_live_hintpy *src_live_hint_python(struct src_live_hint *h)
 void src_live_hint_modules_changed(struct src_live_hint *h)
 {
 	eng_perfsample_modules_changed(h->ps);
+	/* a pc with no module before may be in the new one */
+	forget_pcs(h);
+	if (h->py_retry && h->py == NULL)
+		open_python(h);
+	h->py_retry = h->py == NULL;
+}
+
+void src_live_hint_exec(struct src_live_hint *h)
+{
+	/* the old image's code objects and addresses name nothing now */
+	src_live_hintpy_free(h->py);
+	h->py = NULL;
+	memset(h->pycache, 0, sizeof(h->pycache));
+	if (h->pyn != NULL)
+		src_live_pyname_forget_codes(h->pyn);
+	h->eval_id = -1;
+	free(h->interp);
+	h->interp = NULL;
+	h->py_retry = true;
+	src_live_hint_modules_changed(h);
 }
 
 void src_live_hint_note(struct src_live_hint *h, const struct pc_discovery *d)

@@ -88,6 +88,11 @@ struct src_live_pyname;
 struct src_live_pyname *src_live_hint_names_take(struct src_live_hint *h);
 /* Libraries were loaded or unloaded (the unwinder re-reads the map). */
 void src_live_hint_modules_changed(struct src_live_hint *h);
+/* The program replaced its image: addresses and Python code objects
+ * name other code now.  The new image is read for CPython at once and,
+ * if it is not one yet, at each library load after (a libpython comes
+ * with the libraries). */
+void src_live_hint_exec(struct src_live_hint *h);
 /* A discovery of the live source: sync objects are remembered by
  * address so that futex waits can be matched to them. */
 void src_live_hint_note(struct src_live_hint *h, const struct pc_discovery *d);

@@ -77,6 +77,11 @@ struct src_live_pyname *src_live_pyname_new(void)
 	return n;
 }
 
+void src_live_pyname_forget_codes(struct src_live_pyname *n)
+{
+	memset(n->cache, 0, sizeof(n->cache));
+}
+
 void src_live_pyname_free(struct src_live_pyname *n)
 {
 	if (n == NULL)

@@ -51,6 +51,9 @@ bool src_live_pyname_refines(const char *caller, const char *callee,
 
 struct src_live_pyname *src_live_pyname_new(void);
 void src_live_pyname_free(struct src_live_pyname *n);
+/* The code objects named so far are gone (their reader was closed: the
+ * program replaced its image); the names stay. */
+void src_live_pyname_forget_codes(struct src_live_pyname *n);
 /* The names of code object c: its shown file and function (stable
  * while n lives).  *is_new: the first time this function is named (to
  * be discovered).  Code objects of one function (the same file, name

@@ -98,3 +98,11 @@ wait_bounded() {
 	fi
 	wait "$pid"
 }
+
+# A shell script's first command (sh -c "$UNTIL_ENABLED; ..."): busy
+# until the search has enabled an experiment on it, known from the
+# journal at $E2E_JOURNAL, read with builtins only, so that it starts no
+# process of its own.  What runs after it (an exec, a fork) then meets
+# a search under way; a fixed wait raced a slow start on a loaded
+# machine.
+UNTIL_ENABLED='until [ -n "$e" ]; do [ -r "$E2E_JOURNAL" ] && while read -r l; do case $l in *\"t\":\"enable\"*) e=1; break ;; esac; done < "$E2E_JOURNAL"; done'

@@ -13,6 +13,7 @@
 # under it (consultant/src_live_hintpy.c) lead to the generator the loop
 # runs, `<genexpr>` of the `-c` code (`<string>`); the report's top
 # finding (JSON findings[0], the text's first) is CPU in that function.
+# The same behind `sh -c 'exec ...'`.
 . "$HUNCH_SOURCE_ROOT/tests/lib.sh"
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
@@ -88,4 +89,29 @@ tap_eq "$(jq -r --arg h "$CPU" '.findings[0] | [(.hypothesis | test($h)),
 tap_ok $(grep -A1 '^findings, most impact first:' "$TMP/out" |
 	 grep -q "^ 1\. .* in \`$PYFN\` (<string>:[0-9][0-9]*)"; echo $?) \
 	"the text report's first finding names $PYFN (<string>) and its line"
+
+# Behind a wrapper that execs it once the search is under way (`sh -c
+# '...; exec python3.11 ...'`: the shape of pyenv's shims, a chain of
+# bash scripts, and of every launcher script): the same top finding.
+# The Python stacks are read from the new image (the reader opened at
+# the start found no CPython in sh), and the libraries ld.so loaded into
+# it are in the where axis (a libpython's eval loop named no function
+# before).
+E2E_JOURNAL=$TMP/wj "$HUNCH" run --batch --report "$TMP/w.json" \
+	--kill-at-end --time-limit 15 --journal "$TMP/wj" -- \
+	sh -c "$UNTIL_ENABLED"'; exec "$0" "$@"' "$PY" -c "$WORK" \
+	> "$TMP/wout" 2> "$TMP/werr"
+tap_eq $? 0 "behind sh -c 'exec python3.11 ...': exit 0"
+tap_eq "$(jq -c .target.exec "$TMP/w.json")" \
+	'{"count":1,"measures":"instrumented"}' \
+	"behind sh: the exec was followed, instrumented"
+tap_eq "$(jq -r --arg h "$CPU" '.findings[0] | [(.hypothesis | test($h)),
+	(.where.function // "none" | sub("^/Code/[^/]*/[^/]*/"; ""))] |
+	map(tostring) | join(" ")' "$TMP/w.json")" "true $PYFN" \
+	"behind sh: the report's top finding is CPU in the Python function $PYFN"
+# (sh links no libm: python3.11's libraries are the new image's)
+tap_eq "$(jq -r 'select(.t == "resource" and .op == "add" and
+	.kind == "function") | .module' "$TMP/wj" | sort -u |
+	grep -cx -e libm.so.6 -e libz.so.1 -e libexpat.so.1)" 3 \
+	"behind sh: the new image's libraries (libm, libz, libexpat) are in the where axis"
 tap_done

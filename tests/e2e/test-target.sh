@@ -18,7 +18,7 @@ name=$1
 # 'exec T ARGS'`, `env T ARGS`, `nice T ARGS`): hunch follows the exec
 # into the target, so the same truth holds, and the report says that the
 # program replaced its image once and was instrumented.  `late`: `sh -c
-# 'UNTIL_ENABLED; exec T ARGS'`, the exec after the search enabled
+# 'UNTIL_ENABLED; exec T ARGS'` (tests/lib.sh), the exec after the search enabled
 # experiments on sh, busy (an idle sh would end the search before the
 # exec: every hypothesis false): the
 # search starts over on the new image (its phase starts after the exec)
@@ -38,11 +38,6 @@ name=$1
 # as the program: launched as the kernel runs it, the search starts on
 # its interpreter and follows the exec, as for `sh`.
 mode=${2:-}
-# sh busy until the search has enabled an experiment on it: it reads the
-# journal (E2E_JOURNAL) with builtins only, so that it starts no process
-# of its own.  A fixed wait raced a slow start: on a loaded machine the
-# first enable once came after the subshell's fork.
-UNTIL_ENABLED='until [ -n "$e" ]; do [ -r "$E2E_JOURNAL" ] && while read -r l; do case $l in *\"t\":\"enable\"*) e=1; break ;; esac; done < "$E2E_JOURNAL"; done'
 WRAP=()
 case $mode in
 sh) WRAP=(sh -c 'exec "$0" "$@"') ;;
