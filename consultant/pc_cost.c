@@ -535,9 +535,11 @@ void pc_cost_gate(struct pc_consult *pc)
 			continue;
 		}
 		if (!fit) {
+			double need = committed + pc->pending_cost + c - limit;
+
 			throttle(pc, PC_THR_COST);
-			if (pc_cost_room_make(pc, committed +
-					      pc->pending_cost + c - limit) ||
+			if (pc_cost_room_narrower(pc, s, n, need) ||
+			    pc_cost_room_make(pc, need) ||
 			    !pc_cost_room_stuck(pc))
 				return;
 			/* Nothing will ever free room.  What the running

@@ -10,7 +10,8 @@
 #include "pc_search.h"
 
 /* How far a node's hypothesis is below the root of the why axis. */
-static int why_depth(const struct pc_consult *pc, const struct pc_node *n)
+int pc_cost_order_why_depth(const struct pc_consult *pc,
+			    const struct pc_node *n)
 {
 	int d = 0;
 
@@ -49,7 +50,8 @@ static int evidence_class(const struct pc_node *n)
 
 /* The top-level hypothesis n's hypothesis refines (the one under
  * topLevelHypothesis): its why-branch. */
-static int why_root(const struct pc_consult *pc, const struct pc_node *n)
+int pc_cost_order_why_root(const struct pc_consult *pc,
+			   const struct pc_node *n)
 {
 	int h = n->hyp;
 
@@ -83,7 +85,8 @@ static bool runs_before(const struct pc_consult *pc, const struct pc_node *n,
 		return n->priority < b->priority;
 	if (speculative(n) != speculative(b))
 		return speculative(b);
-	if (d != bd && why_root(pc, n) == why_root(pc, b))
+	if (d != bd &&
+	    pc_cost_order_why_root(pc, n) == pc_cost_order_why_root(pc, b))
 		return d > bd;
 	if (evidence_class(n) != evidence_class(b))
 		return evidence_class(n) < evidence_class(b);
@@ -113,7 +116,7 @@ struct pc_node *pc_cost_order_head(const struct pc_consult *pc,
 
 		if (!n->queued || n->rate_wait)
 			continue;
-		d = why_depth(pc, n);
+		d = pc_cost_order_why_depth(pc, n);
 		if (best == NULL || runs_before(pc, n, d, best, bd)) {
 			best = n;
 			bd = d;

@@ -220,3 +220,112 @@ bool pc_cost_room_stuck(const struct pc_consult *pc)
 	return true;
 }
 
+
+/* narrowerWhyFirst (absent: off, a journal recorded before it). */
+static bool narrower_first(const struct pc_consult *pc)
+{
+	const struct pc_tunable *t = pc_tunables_find(pc->cfg,
+						     "narrowerWhyFirst");
+
+	return t != NULL && t->value != 0;
+}
+
+/* Is a narrower why of v's branch tested on v's focus already (running
+ * or true)?  v's own test then adds little to the finding. */
+static bool narrower_on(const struct pc_consult *pc,
+			const struct pc_search *s, const struct pc_node *v,
+			int vd)
+{
+	for (size_t i = 0; i < s->nn; i++) {
+		const struct pc_node *u = s->nodes[i];
+
+		if ((u->active || u->truth == PC_TRUE) &&
+		    pc_focus_eq(&u->focus, &v->focus) &&
+		    pc_cost_order_why_depth(pc, u) > vd &&
+		    pc_cost_order_why_root(pc, u) ==
+			    pc_cost_order_why_root(pc, v))
+			return true;
+	}
+	return false;
+}
+
+/* May v, testing a wider why than head, stop for head's room?  Not
+ * concluded (a conclusion stands; pc_cost_room_make hands a true node's
+ * room down), charged a cost, not kept for good, not stopped so before,
+ * in head's why-branch; and either on head's own focus, or on a focus a
+ * narrower why already tests: there the narrower why tests the same
+ * place better.  A wider why elsewhere may be the finding (the demo's
+ * ExcessiveIOBlockingTime in demo_writer was stopped once for
+ * TooManySmallIOOps in a lock worker, where no I/O is). */
+static bool preemptible(const struct pc_consult *pc, const struct pc_search *s,
+			const struct pc_node *v, const struct pc_node *head,
+			int hd)
+{
+	int vd;
+
+	if (!v->active || v->truth != PC_UNKNOWN || v->persistent ||
+	    v->is_virtual || v->preempted || !(v->charged_cost > 1e-6) ||
+	    v->orig_parent < 0 ||
+	    pc_cost_order_why_root(pc, v) != pc_cost_order_why_root(pc, head) ||
+	    (vd = pc_cost_order_why_depth(pc, v)) >= hd)
+		return false;
+	return pc_focus_eq(&v->focus, &head->focus) ||
+	       narrower_on(pc, s, v, vd);
+}
+
+/* The demo's small writes: ExcessiveIOBlockingTime held clearly at the
+ * top at 1.3 s and its where-refinements (write, demo_writer, its
+ * thread, its file: a wall timer on a million write()s a second, ~1.5%
+ * each) took the budget; TooManySmallIOOps held clearly at 1.9 s, and
+ * its refinements, the finding, waited 0.9 s for them to conclude.  The
+ * narrower why is the better explanation of the same waiting: a wider
+ * why's experiment on the head's focus, or on one a narrower why tests
+ * already, stops and queues again behind it (the queue orders a branch
+ * deeper first), each once at most, the latest started first (the least
+ * observation lost).  Not for a head the source never saw busy, nor one
+ * whose why-parent tested false there. */
+bool pc_cost_room_narrower(struct pc_consult *pc, struct pc_search *s,
+			   const struct pc_node *head, double need)
+{
+	int hd = pc_cost_order_why_depth(pc, head), k = 0;
+	double can = 0, freed = 0;
+	char focus[512], hf[512];
+
+	/* a head the source never saw busy, or whose why-parent tested
+	 * false there, is no better than what runs */
+	if (!narrower_first(pc) || pc->npending > 0 ||
+	    pc_cost_order_no_evidence(head) || head->why_ev < 0 ||
+	    !pc_truth_has_true_parent(s, head))
+		return false;
+	for (size_t i = 0; i < s->nn; i++)
+		if (preemptible(pc, s, s->nodes[i], head, hd))
+			can += s->nodes[i]->charged_cost;
+	if (!(can >= need))
+		return false;   /* stopping them all would not make room */
+	while (freed < need) {
+		struct pc_node *v = NULL;
+
+		for (size_t i = 0; i < s->nn; i++)
+			if (preemptible(pc, s, s->nodes[i], head, hd) &&
+			    (v == NULL || s->nodes[i]->t_start > v->t_start))
+				v = s->nodes[i];
+		if (v == NULL)
+			break;
+		freed += v->charged_cost;
+		k++;
+		pc_cost_node_stop(pc, v, "preempted");
+		v->preempted = true;
+		pc_consult_logf(pc, "Cost limit: stopped %s for %s (not "
+			"concluded) to make room for %s for %s, a narrower "
+			"why", pc_truth_node_hyp(pc, v)->name,
+			pc_focus_name(pc->res, &v->focus, focus, sizeof(focus)),
+			pc_truth_node_hyp(pc, head)->name,
+			pc_focus_name(pc->res, &head->focus, hf, sizeof(hf)));
+		pc_cost_queue(pc, s, v, v->priority);
+	}
+	if (k == 0)
+		return false;
+	pc->probe = NULL;
+	pc->shed_t = pc->now;
+	return true;
+}

@@ -155,6 +155,13 @@ void pc_cost_relax(struct pc_consult *pc);
  * one did); nothing will ever free room. */
 bool pc_cost_room_make(struct pc_consult *pc, double need);
 bool pc_cost_room_stuck(const struct pc_consult *pc);
+/* narrowerWhyFirst: the queue's head, a refinement of a narrower why,
+ * lacks `need`: experiments of a wider why of its branch that have not
+ * concluded, on its focus or on one a narrower why tests already, stop
+ * and queue again behind it, as many as free `need` (true if some
+ * did). */
+bool pc_cost_room_narrower(struct pc_consult *pc, struct pc_search *s,
+			   const struct pc_node *head, double need);
 /* Every input of n is read from the kernel or computed by hunch: no
  * instrumentation to pay for, none freed by its stop. */
 bool pc_cost_room_frees_nothing(const struct pc_consult *pc,
@@ -164,6 +171,12 @@ bool pc_cost_room_frees_nothing(const struct pc_consult *pc,
 struct pc_node *pc_cost_order_head(const struct pc_consult *pc,
 				   const struct pc_search *s);
 bool pc_cost_order_no_evidence(const struct pc_node *n);
+/* How far n's hypothesis is below the why axis's root; the top-level
+ * hypothesis whose branch it is in. */
+int pc_cost_order_why_depth(const struct pc_consult *pc,
+			    const struct pc_node *n);
+int pc_cost_order_why_root(const struct pc_consult *pc,
+			   const struct pc_node *n);
 /* What the active experiments were charged (since > 0: only those
  * started less than `since` s ago), and what they are predicted to
  * cost, scaled by their hypotheses' factors. */

@@ -108,6 +108,8 @@ struct pc_node {
 	 * not tested (pc_report.h). */
 	int no_input;
 	int times_shed;
+	bool preempted;             /* stopped once, not concluded, for a
+				       narrower why (pc_cost_room.c) */
 	bool unconfirmed;           /* true when shed or skipped for cost,
 				       not measured since (listed apart) */
 	/* The last time it was true and then turned false (a program

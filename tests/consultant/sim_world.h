@@ -77,11 +77,13 @@ static inline struct world *world_new(const char *user, const char **sets)
 	 * loneChildFirst=false: test_search_early turns them on); room is
 	 * made only once every experiment charged a cost has concluded
 	 * (roomWaitsForNeed=false: their launch sequences are counted in
-	 * that). */
+	 * that), and nothing unconcluded is stopped for a narrower why
+	 * (narrowerWhyFirst=false: test_search_room turns it on). */
 	if (pc_tunables_set_str(w->cfg, "skipSingleChildLevels=false", &e) ||
 	    pc_tunables_set_str(w->cfg, "refineEarly=0", &e) ||
 	    pc_tunables_set_str(w->cfg, "loneChildFirst=false", &e) ||
 	    pc_tunables_set_str(w->cfg, "roomWaitsForNeed=false", &e) ||
+	    pc_tunables_set_str(w->cfg, "narrowerWhyFirst=false", &e) ||
 	    pc_tunables_set_str(w->cfg, "skipDominantLevels=0", &e) ||
 	    pc_tunables_set_str(w->cfg, "minObservationTime=1", &e) ||
 	    pc_tunables_set_str(w->cfg, "studentT=false", &e))

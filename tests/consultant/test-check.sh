@@ -10,7 +10,7 @@ export XDG_CONFIG_HOME="$TMP/xdg"
 
 out=$("$HUNCH" check 2>&1); rc=$?
 tap_eq "$rc" 0 "the shipped defaults are valid"
-case "$(echo "$out" | head -1)" in *": ok (10 hypotheses, 13 metrics, 27 tunables)") s=0;; *) s=1;; esac
+case "$(echo "$out" | head -1)" in *": ok (10 hypotheses, 13 metrics, 28 tunables)") s=0;; *) s=1;; esac
 tap_ok $s "check says what it loaded: $(echo "$out" | head -1)"
 tap_eq "$(echo "$out" | sed -n 2p)" "loaded: $(echo "$out" | head -1 | sed 's/: ok (.*//')" "the one file loaded"
 tap_eq "$(echo "$out" | sed -n 3p)" "the shipped defaults, unchanged" "and nothing differs from them"

@@ -4,7 +4,9 @@
  * hands its room down to its refinements when the queue is blocked for
  * good, and launches then go one at a time; an experiment with no data
  * concludes false; true nodes shed for cost are reported apart
- * (unconfirmed), never as bottlenecks.
+ * (unconfirmed), never as bottlenecks; a narrower why's refinements
+ * take the room of a wider why's unconcluded experiments
+ * (narrowerWhyFirst), each stopped once at most.
  */
 #include <math.h>
 
@@ -122,11 +124,79 @@ static void test_unconfirmed(void)
 	world_free(w);
 }
 
+/* ExcessiveIOBlockingTime's where-refinements, each near a third of
+ * the budget and borderline (they hold no side for long), fill the
+ * room; TooManySmallIOOps, its narrower why, then tests true at the top
+ * and its refinements wait for that room. */
+static struct world *narrower_world(bool on)
+{
+	const char *sets[] = { on ? "narrowerWhyFirst=true"
+				  : "narrowerWhyFirst=false", NULL };
+	struct world *w = world_new(NULL, sets);
+	static const char *const wide[] = {
+		AT(F_MAIN), AT(F_WRITER), "</Code,/Process/100,/SyncObject,/Files>",
+		"</Code,/Process,/SyncObject,/Files/tmp/out.log>",
+		"</Code,/Process,/SyncObject,/Files/tmp/data.bin>",
+	};
+
+	world_writes(w, 0.012, 0.002, 1);
+	for (size_t i = 0; i < sizeof(wide) / sizeof(wide[0]); i++)
+		src_sim_script(w->sim, "io_wait", wide[i], 0, 0.2, 0.1);
+	return w;
+}
+
+#define TMS_LOG "TooManySmallIOOps tested true for </Code,/Process," \
+	"/SyncObject,/Files/tmp/out.log>"
+
+static void test_narrower_first(void)
+{
+	struct world *w = narrower_world(true);
+	struct pc_search *s;
+	int stops = 0, twice = 0;
+
+	world_run(w, 8.0);
+	LOGGED(w, "+2.6) Cost limit: stopped ExcessiveIOBlockingTime for "
+	       "</Code,/Process/100,/SyncObject,/Files> (not concluded) to "
+	       "make room for TooManySmallIOOps for </Code,/Process,"
+	       "/SyncObject,/Files/tmp/out.log>, a narrower why");
+	TRACE_IS(w, 0, "ExcessiveIOBlockingTime",
+		 "</Code,/Process/100,/SyncObject,/Files>",
+		 "queued pending active preempted queued");
+	LOGGED(w, "+4.4) " TMS_LOG);
+	s = pc_consult_search(w->pc, 0);
+	for (size_t i = 0; i < w->pc->nlog; i++)
+		stops += strstr(w->pc->log[i], ", a narrower why") != NULL;
+	for (size_t i = 0; i < s->nn; i++) {
+		const char *p = strstr(s->nodes[i]->trace, "preempted");
+
+		twice += p != NULL && strstr(p + 1, "preempted") != NULL;
+	}
+	tap_eq(stops, 2, "two wider experiments stopped for narrower ones");
+	tap_eq(twice, 0, "none stopped so twice");
+	tap_ok(w->pc->peak_observed <= 0.05 + 1e-9, "peak cost %.3f within "
+	       "the limit", w->pc->peak_observed);
+	world_free(w);
+
+	/* off: the narrower why's refinements wait for the wider ones */
+	w = narrower_world(false);
+	world_run(w, 8.0);
+	stops = 0;
+	for (size_t i = 0; i < w->pc->nlog; i++)
+		stops += strstr(w->pc->log[i], ", a narrower why") != NULL;
+	tap_eq(stops, 0, "narrowerWhyFirst=false: nothing stopped so");
+	tap_ok(!world_logged(w, "+4.4) " TMS_LOG), "and TooManySmallIOOps on "
+	       "the file is not true at 4.4 s (%s)",
+	       world_trace(w, 0, "TooManySmallIOOps",
+			   "</Code,/Process,/SyncObject,/Files/tmp/out.log>"));
+	world_free(w);
+}
+
 int main(void)
 {
 	test_make_room();
 	test_no_room_needed();
 	test_no_data();
 	test_unconfirmed();
+	test_narrower_first();
 	tap_done();
 }
