@@ -197,15 +197,11 @@ static enum walk_on_rc walk_from(struct eng_inst *in, const struct act_stack *st
 static void end_regs(const struct eng_walk_end *end, uint64_t pc,
 		     uint64_t sp, struct user_regs_struct *r2)
 {
-	memset(r2, 0, sizeof(*r2));
-	r2->rip = pc;
-	r2->rsp = sp;
-	r2->rbp = end->rbp;
-	r2->rbx = end->rbx;
-	r2->r12 = end->r12;
-	r2->r13 = end->r13;
-	r2->r14 = end->r14;
-	r2->r15 = end->r15;
+	*r2 = (struct user_regs_struct){
+		.rip = pc, .rsp = sp, .rbp = end->rbp, .rbx = end->rbx,
+		.r12 = end->r12, .r13 = end->r13, .r14 = end->r14,
+		.r15 = end->r15,
+	};
 }
 
 /* The walk stopped in the call thunk: the thread is inside an rtlib

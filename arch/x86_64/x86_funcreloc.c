@@ -476,31 +476,31 @@ static long find(const struct x86_funcreloc *fr, uint64_t orig)
 	return sorted_u64_find(fr->orig, fr->n, orig);
 }
 
-uint64_t x86_funcreloc_slot(const struct x86_funcreloc *fr, uint64_t orig)
+/* Column col of the original instruction at orig; the function's end
+ * maps to the copy's. */
+static uint64_t column(const struct x86_funcreloc *fr, uint64_t orig,
+		       const uint64_t *col)
 {
 	long i = find(fr, orig);
 
 	if (orig == fr->from + fr->size)
 		return fr->to + fr->code_len;
-	return i < 0 ? 0 : fr->slot[i];
+	return i < 0 ? 0 : col[i];
+}
+
+uint64_t x86_funcreloc_slot(const struct x86_funcreloc *fr, uint64_t orig)
+{
+	return column(fr, orig, fr->slot);
 }
 
 uint64_t x86_funcreloc_at(const struct x86_funcreloc *fr, uint64_t orig)
 {
-	long i = find(fr, orig);
-
-	if (orig == fr->from + fr->size)
-		return fr->to + fr->code_len;
-	return i < 0 ? 0 : fr->at[i];
+	return column(fr, orig, fr->at);
 }
 
 uint64_t x86_funcreloc_cfi(const struct x86_funcreloc *fr, uint64_t orig)
 {
-	long i = find(fr, orig);
-
-	if (orig == fr->from + fr->size)
-		return fr->to + fr->code_len;
-	return i < 0 ? 0 : fr->cfi[i];
+	return column(fr, orig, fr->cfi);
 }
 
 uint64_t x86_funcreloc_orig(const struct x86_funcreloc *fr, uint64_t at)
