@@ -47,7 +47,8 @@ static const struct jnl_field sample_fields[] = {
 };
 static const struct jnl_field cost_fields[] = {
 	TS, REQ("observed", NUMBER), OPT("predicted", NUMBER),
-	OPT("limit", NUMBER), END_FIELDS
+	OPT("limit", NUMBER), OPT("holds", INTEGER), OPT("held", NUMBER),
+	END_FIELDS
 };
 static const struct jnl_field predict_fields[] = {
 	TS, REQ("metric", STRING), REQ("focus", ARRAY), REQ("cost", NUMBER),

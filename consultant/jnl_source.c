@@ -26,6 +26,8 @@ struct jnl_src {
 	pc_reply_fn reply_fn;
 	pc_sample_fn sample_fn;
 	pc_event_fn event_fn;
+	long holds;                    /* this tick's held (observed_cost) */
+	double held_s;
 	pc_path_fn path_fn;
 	void *disc_arg, *reply_arg, *sample_arg, *event_arg, *path_arg;
 	struct pc_src_sample *smp;
@@ -260,8 +262,21 @@ static double observed_cost(struct pc_source *s)
 	struct jnl_src *j = impl(s);
 	double c = j->inner->ops->observed_cost(j->inner);
 
-	jnl_write_cost(j->w, ts(j), c, -1, -1);
+	j->holds = 0;
+	j->held_s = 0;
+	if (j->inner->ops->held != NULL)
+		j->inner->ops->held(j->inner, &j->holds, &j->held_s);
+	jnl_write_cost(j->w, ts(j), c, -1, -1, j->holds, j->held_s);
 	return c;
+}
+
+/* As the cost record of this tick says (observed_cost asked first). */
+static void held(struct pc_source *s, long *holds, double *seconds)
+{
+	struct jnl_src *j = impl(s);
+
+	*holds = j->holds;
+	*seconds = j->held_s;
 }
 
 static void set_sample_period(struct pc_source *s, double seconds)
@@ -353,6 +368,7 @@ struct pc_source *jnl_source_wrap(struct pc_source *inner,
 		.poll_replies = MIRROR(poll_replies, poll_replies),
 		.poll_samples = MIRROR(poll_samples, poll_samples),
 		.observed_cost = MIRROR(observed_cost, observed_cost),
+		.held = MIRROR(held, held),
 		.poll_events = MIRROR(poll_events, poll_events),
 		.set_sample_period = MIRROR(set_sample_period, set_sample_period),
 		.callees = MIRROR(callees, callees),

@@ -393,11 +393,15 @@ int jnl_write_disable(struct jnl_writer *w, double ts, pc_src_handle h,
 }
 
 int jnl_write_cost(struct jnl_writer *w, double ts, double observed,
-		   double predicted, double limit)
+		   double predicted, double limit, long holds, double held_s)
 {
 	json_t *o = json_object();
 
 	json_object_set_new(o, "observed", json_real(observed));
+	if (holds > 0) {
+		json_object_set_new(o, "holds", json_integer(holds));
+		json_object_set_new(o, "held", json_real(held_s));
+	}
 	if (predicted >= 0)
 		json_object_set_new(o, "predicted", json_real(predicted));
 	if (limit >= 0)

@@ -121,9 +121,10 @@ int jnl_write_reply(struct jnl_writer *w, double ts,
 		    const struct pc_src_reply *r);
 int jnl_write_disable(struct jnl_writer *w, double ts, pc_src_handle h,
 		      const char *reason);
-/* predicted and limit < 0: not written. */
+/* predicted and limit < 0: not written; holds 0: neither holds nor
+ * held (the source's holds of the program so far, and their seconds). */
 int jnl_write_cost(struct jnl_writer *w, double ts, double observed,
-		   double predicted, double limit);
+		   double predicted, double limit, long holds, double held_s);
 int jnl_write_predict(struct jnl_writer *w, double ts, const char *metric,
 		      const struct pc_src_focus *f, double cost);
 /* path NULL: the start functions. */

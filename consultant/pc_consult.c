@@ -388,6 +388,8 @@ static void track_cost(struct pc_consult *pc)
 
 	pc->observed = pc->src->ops->observed_cost ?
 		       pc->src->ops->observed_cost(pc->src) : 0;
+	if (pc->src->ops->held != NULL)
+		pc->src->ops->held(pc->src, &pc->holds, &pc->held_s);
 	if (pc->observed > pc->peak_observed)
 		pc->peak_observed = pc->observed;
 	pc->sum_observed += pc->observed;

@@ -454,7 +454,8 @@ json_t *pc_report_json(const struct pc_consult *pc,
 	top_f = json_object_get(json_array_get(phases, 0), "findings");
 	top_f = top_f ? json_incref(top_f) : json_array();
 	root = json_pack("{s:s, s:i, s:{s:o, s:o, s:s}, s:f, s:{s:s, s:o, s:o}, "
-			 "s:s, s:o, s:{s:f, s:f, s:f, s:f, s:i, s:i, s:i}, "
+			 "s:s, s:o, s:{s:f, s:f, s:f, s:f, s:i, s:i, s:i, s:I, "
+			 "s:f}, "
 			 "s:o, s:o, s:o, s:o}",
 		"schema", "hunch-report", "version", PC_REPORT_SCHEMA_VERSION,
 		"target",
@@ -476,7 +477,8 @@ json_t *pc_report_json(const struct pc_consult *pc,
 				 pc->sum_observed / pc->ncost_samples : 0.0,
 		"prediction_factor", pc->cost_factor,
 		"experiments_run", pc->runs, "skipped", pc->skipped,
-		"shed", pc->shed,
+		"shed", pc->shed, "holds", (json_int_t)pc->holds,
+		"held_s", pc->held_s,
 		"bottlenecks", top_b,
 		"unconfirmed", top_u,
 		"not_tested", top_t,
@@ -733,6 +735,13 @@ void pc_report_text(const struct pc_consult *pc,
 		"%d skipped, %d shed\n",
 		pc_tunables_get(pc->cfg, "costLimit") * 100,
 		pc->peak_observed * 100, pc->runs, pc->skipped, pc->shed);
+	/* not in the limit: the pause of tracing, not of instrumentation */
+	if (pc->holds > 0)
+		fprintf(f, "  the program was held stopped %ld time%s, %.2f s "
+			"in all (%.1f%% of the run): to patch it and call "
+			"into it, apart from the limit\n", pc->holds,
+			pc->holds == 1 ? "" : "s", pc->held_s,
+			pc->now > 0 ? 100 * pc->held_s / pc->now : 0.0);
 	text_config(m, f);
 	pc_report_procs_text(pc, f);
 	samples = pc_report_samples_get(pc);

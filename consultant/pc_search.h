@@ -46,6 +46,8 @@ struct pc_consult {
 	int npending, nactive;
 	double pending_cost;
 	double observed, peak_observed, sum_observed;
+	long holds;                   /* the source held the program stopped */
+	double held_s;                /* so often, so long in all (s) */
 	int ncost_samples;
 	double cost_factor;           /* observed / predicted, >= 1 */
 	double shed_t;                /* last shedding, -1 never */

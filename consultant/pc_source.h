@@ -170,6 +170,11 @@ struct pc_source_ops {
 	int (*poll_samples)(struct pc_source *s, pc_sample_fn fn, void *arg);
 	/* Slowdown caused by instrumentation over the last sample period. */
 	double (*observed_cost)(struct pc_source *s);
+	/* Optional: how often, and how long in all (s), the source held
+	 * the program stopped (to patch it, to call into it): a pause its
+	 * tracing costs beside the instrumentation.  Asked after
+	 * observed_cost, each tick. */
+	void (*held)(struct pc_source *s, long *holds, double *seconds);
 	int (*poll_events)(struct pc_source *s, pc_event_fn fn, void *arg);
 	void (*set_sample_period)(struct pc_source *s, double seconds);
 	/* The static call graph: callees of the function at `path`, or with

@@ -321,6 +321,17 @@ static double live_observed(struct pc_source *s)
 	return l->slo ? src_live_ops_observed(l->slo) : 0;
 }
 
+static void live_held(struct pc_source *s, long *holds, double *seconds)
+{
+	struct src_live *l = live_of(s);
+	uint64_t n = 0, ns = 0;
+
+	if (l->proc != NULL)
+		eng_proc_held(l->proc, &n, &ns);
+	*holds = (long)n;
+	*seconds = (double)ns / 1e9;
+}
+
 static void live_set_period(struct pc_source *s, double seconds)
 {
 	struct src_live *l = live_of(s);
@@ -423,6 +434,7 @@ static const struct pc_source_ops live_ops = {
 	.poll_replies = live_poll_replies,
 	.poll_samples = live_poll_samples,
 	.observed_cost = live_observed,
+	.held = live_held,
 	.poll_events = live_poll_events,
 	.set_sample_period = live_set_period,
 	.callees = live_callees,

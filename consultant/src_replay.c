@@ -343,9 +343,23 @@ static double observed_cost(struct pc_source *s)
 	struct src_replay *r = impl(s);
 
 	for (size_t i = 0; i < r->nseg; i++)
-		if (r->seg[i].kind == JNL_REC_COST)
+		if (r->seg[i].kind == JNL_REC_COST) {
 			r->observed = num(r->seg[i].json, "observed");
+			r->holds = (long)json_integer_value(
+				json_object_get(r->seg[i].json, "holds"));
+			r->held_s = json_number_value(
+				json_object_get(r->seg[i].json, "held"));
+		}
 	return r->observed;
+}
+
+/* The holds the cost record said (0 in a journal from before them). */
+static void held(struct pc_source *s, long *holds, double *seconds)
+{
+	struct src_replay *r = impl(s);
+
+	*holds = r->holds;
+	*seconds = r->held_s;
 }
 
 static void set_sample_period(struct pc_source *s, double seconds)
@@ -370,6 +384,7 @@ static const struct pc_source_ops replay_ops = {
 	.poll_replies = poll_replies,
 	.poll_samples = poll_samples,
 	.observed_cost = observed_cost,
+	.held = held,
 	.poll_events = poll_events,
 	.set_sample_period = set_sample_period,
 	.callees = callees,

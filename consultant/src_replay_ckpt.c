@@ -43,6 +43,8 @@ struct rp_mblob {
 struct rp_pos {
 	long cur;
 	double now, observed;
+	long holds;
+	double held_s;
 	int unrecorded;
 	size_t nundo;
 	struct pc_src_reply *pending;
@@ -184,6 +186,8 @@ static void pos_save(struct rp_pos *p, const struct src_replay *r,
 	p->cur = r->cur;
 	p->now = r->now;
 	p->observed = r->observed;
+	p->holds = r->holds;
+	p->held_s = r->held_s;
 	p->unrecorded = r->unrecorded;
 	p->nundo = r->nundo;
 	p->npend = r->npend;
@@ -498,6 +502,8 @@ static void pos_restore(struct src_replay *r, const struct rp_pos *p)
 	r->cur = r->acted = p->cur;
 	r->now = p->now;
 	r->observed = p->observed;
+	r->holds = p->holds;
+	r->held_s = p->held_s;
 	r->unrecorded = p->unrecorded;
 	r->npend = 0;
 	for (size_t i = 0; i < p->npend; i++)

@@ -110,6 +110,8 @@ struct src_replay {
 	long cur;                    /* tick played (-1: none yet) */
 	long acted;                  /* tick whose actions were applied */
 	double now, observed;
+	long holds;                 /* the program's holds so far, and their */
+	double held_s;              /* seconds (cost records) */
 	struct pc_src_reply *pending;   /* replies to give at the next poll */
 	size_t npend, cappend;
 	struct hmap live;          /* handles enabled and not disabled */

@@ -8,6 +8,7 @@
  * (eng_ptrace.c, eng_detach.c, ...).
  */
 #include "eng_proc_int.h"
+#include "clock_mono.h"
 
 #include <stdlib.h>
 #include <unistd.h>
@@ -66,6 +67,12 @@ bool eng_proc_stopped(const struct eng_proc *p)
 		if (p->th[i]->state == TS_RUNNING)
 			return false;
 	return true;
+}
+
+void eng_proc_held(const struct eng_proc *p, uint64_t *holds, uint64_t *ns)
+{
+	*holds = p->holds;
+	*ns = p->held_ns + (p->held_t0 ? clock_mono_ns() - p->held_t0 : 0);
 }
 
 size_t eng_proc_threads(const struct eng_proc *p, pid_t *tids, size_t max)

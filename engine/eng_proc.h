@@ -64,6 +64,12 @@ bool eng_proc_launched(const struct eng_proc *p);
 int eng_ptrace_stop_all(struct eng_proc *p, struct hunch_err *err);
 int eng_ptrace_resume_all(struct eng_proc *p, struct hunch_err *err);
 bool eng_proc_stopped(const struct eng_proc *p);
+/* How often hunch held every thread stopped (eng_ptrace_stop_all to
+ * eng_ptrace_resume_all: to patch, to call into the program) and for
+ * how long in all, ns (a hold still on counts to now): the pause its
+ * tracing costs the program beside the instrumentation's own cost. */
+void eng_proc_held(const struct eng_proc *p, uint64_t *holds,
+		   uint64_t *ns);
 
 /* Live threads (tids), main thread first. */
 size_t eng_proc_threads(const struct eng_proc *p, pid_t *tids, size_t max);

@@ -92,6 +92,9 @@ struct eng_proc {
 	bool ended;             /* the leader exited or was killed */
 	bool detached;
 	bool want_stop;         /* the user asked for all threads stopped */
+	/* Held stopped by hunch (stop_all to resume_all): since when
+	 * (CLOCK_MONOTONIC ns, 0: running), how often, how long in all. */
+	uint64_t held_t0, held_ns, holds;
 	int hold;               /* >0: never resume anything (step-over) */
 	int memfd;              /* /proc/pid/mem, -1 if not usable */
 

@@ -602,6 +602,10 @@ int eng_ptrace_stop_all(struct eng_proc *p, struct hunch_err *err)
 				  "detached: there is nothing to stop",
 				  (int)p->pid);
 	p->want_stop = true;
+	if (p->held_t0 == 0) {
+		p->held_t0 = clock_mono_ns();
+		p->holds++;
+	}
 	for (size_t i = 0; i < p->nth; i++)
 		if (p->th[i]->state == TS_RUNNING &&
 		    ptrace(PTRACE_INTERRUPT, p->th[i]->tid, 0, 0) != 0 &&
@@ -668,6 +672,10 @@ int eng_ptrace_resume_all(struct eng_proc *p, struct hunch_err *err)
 					     "process %d: %s",
 					     (int)t->tid, (int)p->pid,
 					     strerror(-rc));
+	}
+	if (p->held_t0 != 0) {
+		p->held_ns += clock_mono_ns() - p->held_t0;
+		p->held_t0 = 0;
 	}
 	return 0;
 }

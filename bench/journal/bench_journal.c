@@ -213,7 +213,7 @@ static void tick_events(struct jnl_writer *w, double ts, int t,
 				.value = frand() };
 	}
 	jnl_write_samples(w, ts, smp, n);
-	jnl_write_cost(w, ts, frand() * 0.05, 0.03, 0.1);
+	jnl_write_cost(w, ts, frand() * 0.05, 0.03, 0.1, 0, 0);
 	for (int k = 0; k < 25 / HZ; k++) {
 		int len = snprintf(line, sizeof(line),
 				   "[worker %d] processed batch %d: 4096 items in %.3f ms",

@@ -122,6 +122,14 @@ truth_processes "$TMP/live.err"   # "process NAME": the pid it printed
 sed -n '/^hunch report: /,$p' "$TMP/live.out" > "$TMP/live.txt"
 tap_ok $(jq -e '.schema == "hunch-report"' "$TMP/live.json" > /dev/null
 	 echo $?) "$name: the JSON report is written"
+# Every enable and disable holds the program stopped: counted, and the
+# time is part of the run, said in the text report's cost lines.
+tap_ok $(jq -e '.cost.holds > 0 and .cost.held_s > 0 and
+	.cost.held_s < .duration_s' "$TMP/live.json" > /dev/null &&
+	grep -q "^  the program was held stopped $(jq .cost.holds \
+	"$TMP/live.json") times" "$TMP/live.txt"; echo $?) \
+	"$name: the report counts the program's holds: $(jq -c '.cost |
+	[.holds, .held_s]' "$TMP/live.json")"
 grep -E 'finding:|Could not|incomplete' "$TMP/live.err" | head -40 |
 	while read -r l; do tap_diag "$l"; done
 if [ ${#WRAP[@]} -gt 0 ]; then

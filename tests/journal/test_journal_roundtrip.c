@@ -144,8 +144,9 @@ static int write_source(struct jnl_writer *w, int *n)
 	bad |= jnl_write_reply(w, ts_of((*n)++), &reply_ok);
 	bad |= jnl_write_reply(w, ts_of((*n)++), &reply_bad);
 	bad |= jnl_write_samples(w, ts_of((*n)++), srcs, 3);   /* two records */
-	bad |= jnl_write_cost(w, ts_of((*n)++), 0.0311, 0.03, 0.1);
-	bad |= jnl_write_cost(w, ts_of((*n)++), 0.02, -1, -1);
+	bad |= jnl_write_cost(w, ts_of((*n)++), 0.0311, 0.03, 0.1, 0, 0);
+	bad |= jnl_write_cost(w, ts_of((*n)++), 0.02, -1, -1, 0, 0);
+	bad |= jnl_write_cost(w, ts_of((*n)++), 0.01, -1, -1, 138, 0.232);
 	bad |= jnl_write_callees(w, ts_of((*n)++), NULL, callees, 1);
 	bad |= jnl_write_callees(w, ts_of((*n)++), "/Code/prog/x.c/f", callees, 2);
 	bad |= jnl_write_hint(w, ts_of((*n)++), "/Code/prog/x.c/f", 0.75);
@@ -474,8 +475,13 @@ static void check_source(struct walk *wk)
 	       json_real_value(field(wk, "predicted")) == 0.03 &&
 	       json_real_value(field(wk, "limit")) == 0.1, "cost with prediction and limit");
 	tap_ok(step(wk) && wk->rec.kind == JNL_REC_COST &&
-	       field(wk, "predicted") == NULL && field(wk, "limit") == NULL,
+	       field(wk, "predicted") == NULL && field(wk, "limit") == NULL &&
+	       field(wk, "holds") == NULL && field(wk, "held") == NULL,
 	       "cost alone");
+	tap_ok(step(wk) && wk->rec.kind == JNL_REC_COST &&
+	       json_integer_value(field(wk, "holds")) == 138 &&
+	       json_real_value(field(wk, "held")) == 0.232,
+	       "cost with the program's holds");
 	tap_ok(step(wk) && wk->rec.kind == JNL_REC_CALLEES && field(wk, "path") == NULL &&
 	       json_array_size(field(wk, "callees")) == 1, "callees of the start (no path)");
 	c = step(wk) ? field(wk, "callees") : NULL;
