@@ -512,6 +512,26 @@ static pc_res_id caller_of_parents(struct pc_findings_ctx *c,
 	return PC_RES_NONE;
 }
 
+/* The Python function whose frame encloses the finding's, from a
+ * node's chain: the nearest Python function above it.  `<genexpr>`
+ * under `f`: f's own lines (the sum() that drives the generator) hold
+ * the rest of the thread's CPU, which the finding's "in all" counts. */
+static pc_res_id py_caller_on_chain(struct pc_findings_ctx *c,
+				    const struct pc_finding *f,
+				    const struct pc_node *leaf)
+{
+	for (const struct pc_node *p = leaf; p && p->id != c->s->root;
+	     p = pc_shg_node(c->s, p->orig_parent)) {
+		pc_res_id r = p->focus.r[0];
+
+		if (r != f->where[0] && res(c, r)->kind == PC_RES_FUNCTION &&
+		    strcmp(res(c, module_of(c, r))->name,
+			   PC_FINDINGS_PY_MODULE) == 0)
+			return r;
+	}
+	return PC_RES_NONE;
+}
+
 /* The program's own function that calls into a library where the
  * finding is (pc_finding.caller), from the first chain of a node naming
  * the finding's function that has one: a node reached at once (a
@@ -527,10 +547,14 @@ static pc_res_id caller_of(struct pc_findings_ctx *c,
 		return PC_RES_NONE;
 	/* A Python function is always entered through the interpreter's
 	 * loop: "called from `_PyEval_EvalFrameDefault`" says nothing to
-	 * the script's author; its line does. */
+	 * the script's author; the Python function around it does. */
 	if (strcmp(res(c, module_of(c, f->where[0]))->name,
-		   PC_FINDINGS_PY_MODULE) == 0)
-		return PC_RES_NONE;
+		   PC_FINDINGS_PY_MODULE) == 0) {
+		for (size_t i = 0; i < f->nnodes && found == PC_RES_NONE; i++)
+			if (f->nodes[i]->focus.r[0] == f->where[0])
+				found = py_caller_on_chain(c, f, f->nodes[i]);
+		return found;
+	}
 	for (size_t i = 0; i < f->nnodes && found == PC_RES_NONE; i++)
 		if (f->nodes[i]->focus.r[0] == f->where[0])
 			found = caller_on_chain(c, f, f->nodes[i]);

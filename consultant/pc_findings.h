@@ -69,7 +69,9 @@ struct pc_finding {
 	pc_res_id where[PC_NHIER];
 	/* When the function is in another module than the code its chain
 	 * starts in (a library's write() called from the program), the
-	 * deepest function of that module on the chain, else PC_RES_NONE. */
+	 * deepest function of that module on the chain; for a Python
+	 * function, the nearest Python function above it on the chain (the
+	 * frame around a generator); else PC_RES_NONE. */
 	pc_res_id caller;
 	/* The line of the function where its time was sampled most, 0
 	 * unknown: asked of the source for a Python function (the hint

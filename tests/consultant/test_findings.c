@@ -647,6 +647,40 @@ static void test_python_line(void)
 	world_free(w);
 }
 
+/* A Python generator `g` driven by `f` (`sum(... for ...)`): its finding
+ * names f as its caller, the Python function whose own lines hold the
+ * rest of the CPU; the interpreter's loop is never named. */
+static void test_python_caller(void)
+{
+	struct world *w = world_new(NULL, NULL);
+	struct pc_findings fs = { 0 };
+	const char *pf = "/Code/" PC_FINDINGS_PY_MODULE "/loop.py/f";
+	const char *pg = "/Code/" PC_FINDINGS_PY_MODULE "/loop.py/g";
+	char at_f[256], at_g[256], q[256];
+
+	snprintf(at_f, sizeof(at_f), AT("%s"), pf);
+	snprintf(at_g, sizeof(at_g), AT("%s"), pg);
+	snprintf(q, sizeof(q), "%s" PC_FINDINGS_LINE_Q, pg);
+	src_sim_function(w->sim, PC_FINDINGS_PY_MODULE, "loop.py", "f");
+	src_sim_function(w->sim, PC_FINDINGS_PY_MODULE, "loop.py", "g");
+	src_sim_call(w->sim, F_MAIN, pf);
+	src_sim_call(w->sim, pf, pg);
+	src_sim_hint(w->sim, q, 3);
+	src_sim_script(w->sim, "cpu_inclusive", "*", 0, 0.05, 0);
+	src_sim_script(w->sim, "cpu_inclusive", TOP, 0, 0.98, 0);
+	src_sim_script(w->sim, "cpu_inclusive", AT(F_MAIN), 0, 0.98, 0);
+	src_sim_script(w->sim, "cpu_inclusive", at_f, 0, 0.98, 0);
+	src_sim_script(w->sim, "cpu_inclusive", at_g, 0, 0.6, 0);
+	world_run(w, 14.0);
+	pc_findings_build(w->pc, NULL, &fs);
+	line_is(w, fs.n > 0 ? &fs.f[0] : NULL,
+		"1 thread uses 0.60 CPUs computing, in `g` (loop.py:3), "
+		"called from `f` (loop.py)",
+		"python caller: the generator's finding names f around it");
+	pc_findings_free(&fs);
+	world_free(w);
+}
+
 /* A function holding part of a thread's CPU: its finding says how much
  * the thread uses in all, so that 0.57 CPUs is not read as the program
  * using half a CPU (the rest is in its callers).  Not said when the
@@ -748,6 +782,7 @@ int main(void)
 	test_job_wait(NULL);
 	test_job_wait("/tmp/data.bin");
 	test_python_line();
+	test_python_caller();
 	test_cpu_in_all();
 	test_told_narrowed();
 	return tap_done();
