@@ -9,6 +9,9 @@
 #include "pc_search.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+
+#include "xmalloc.h"
 
 /* The source never saw the program in the node's resource (a function
  * that ran once at start-up): it will conclude false, from the samples
@@ -284,12 +287,25 @@ static bool preemptible(const struct pc_consult *pc, const struct pc_search *s,
  * deeper first), each once at most, the latest started first (the least
  * observation lost).  Not for a head the source never saw busy, nor one
  * whose why-parent tested false there. */
+/* Latest started first; among equals, the first in the search. */
+static int later_first(const void *a, const void *b)
+{
+	const struct pc_node *x = *(struct pc_node *const *)a;
+	const struct pc_node *y = *(struct pc_node *const *)b;
+
+	if (x->t_start != y->t_start)
+		return x->t_start > y->t_start ? -1 : 1;
+	return (x->id > y->id) - (x->id < y->id);
+}
+
 bool pc_cost_room_narrower(struct pc_consult *pc, struct pc_search *s,
 			   const struct pc_node *head, double need)
 {
-	int hd = pc_cost_order_why_depth(pc, head), k = 0;
+	int hd = pc_cost_order_why_depth(pc, head);
 	double can = 0, freed = 0;
 	char focus[512], hf[512];
+	struct pc_node **v;
+	size_t n = 0, k = 0;
 
 	/* a head the source never saw busy, or whose why-parent tested
 	 * false there, is no better than what runs */
@@ -297,32 +313,30 @@ bool pc_cost_room_narrower(struct pc_consult *pc, struct pc_search *s,
 	    pc_cost_order_no_evidence(head) || head->why_ev < 0 ||
 	    !pc_truth_has_true_parent(s, head))
 		return false;
+	/* the candidates, judged once */
+	v = xreallocarray(NULL, s->nn + 1, sizeof(*v));
 	for (size_t i = 0; i < s->nn; i++)
-		if (preemptible(pc, s, s->nodes[i], head, hd))
+		if (preemptible(pc, s, s->nodes[i], head, hd)) {
+			v[n++] = s->nodes[i];
 			can += s->nodes[i]->charged_cost;
+		}
 	if (!(can >= need))
-		return false;   /* stopping them all would not make room */
-	while (freed < need) {
-		struct pc_node *v = NULL;
-
-		for (size_t i = 0; i < s->nn; i++)
-			if (preemptible(pc, s, s->nodes[i], head, hd) &&
-			    (v == NULL || s->nodes[i]->t_start > v->t_start))
-				v = s->nodes[i];
-		if (v == NULL)
-			break;
-		freed += v->charged_cost;
-		k++;
-		pc_cost_node_stop(pc, v, "preempted");
-		v->preempted = true;
+		n = 0;   /* stopping them all would not make room */
+	qsort(v, n, sizeof(*v), later_first);
+	for (; k < n && freed < need; k++) {
+		freed += v[k]->charged_cost;
+		pc_cost_node_stop(pc, v[k], "preempted");
+		v[k]->preempted = true;
 		pc_consult_logf(pc, "Cost limit: stopped %s for %s (not "
 			"concluded) to make room for %s for %s, a narrower "
-			"why", pc_truth_node_hyp(pc, v)->name,
-			pc_focus_name(pc->res, &v->focus, focus, sizeof(focus)),
+			"why", pc_truth_node_hyp(pc, v[k])->name,
+			pc_focus_name(pc->res, &v[k]->focus, focus,
+				      sizeof(focus)),
 			pc_truth_node_hyp(pc, head)->name,
 			pc_focus_name(pc->res, &head->focus, hf, sizeof(hf)));
-		pc_cost_queue(pc, s, v, v->priority);
+		pc_cost_queue(pc, s, v[k], v[k]->priority);
 	}
+	free(v);
 	if (k == 0)
 		return false;
 	pc->probe = NULL;
