@@ -512,10 +512,29 @@ static pc_res_id caller_of_parents(struct pc_findings_ctx *c,
 	return PC_RES_NONE;
 }
 
-/* The Python function whose frame encloses the finding's, from a
- * node's chain: the nearest Python function above it.  `<genexpr>`
- * under `f`: f's own lines (the sum() that drives the generator) hold
- * the rest of the thread's CPU, which the finding's "in all" counts. */
+/* Did the Python function at `caller` call f's directly (no Python frame
+ * between) in at least half of f's sampled frames?  Asked of the source
+ * (the hint question PC_FINDINGS_CALLER_Q, journaled like the line). */
+static bool py_calls(struct pc_findings_ctx *c, const struct pc_finding *f,
+		     pc_res_id caller)
+{
+	char q[2200];
+
+	if (c->pc->src == NULL)
+		return false;
+	snprintf(q, sizeof(q), "%s%s%s", res(c, f->where[0])->path,
+		 PC_FINDINGS_CALLER_Q, res(c, caller)->path);
+	return c->pc->src->ops->hint(c->pc->src, q) >= 0.5;
+}
+
+/* The Python function that calls the finding's, from a node's chain:
+ * the nearest Python function above it that the samples show calling
+ * it directly.  `<genexpr>` under `f`: f's own lines (the sum() that
+ * drives the generator) hold the rest of the thread's CPU, which the
+ * finding's "in all" counts.  Not a function further up: a pool's
+ * `work`, reached from `BaseProcess.run` over the levels the search
+ * skipped, was said to be "called from `Popen._launch`" (the frame
+ * that forked the worker), where `mapstar` calls it. */
 static pc_res_id py_caller_on_chain(struct pc_findings_ctx *c,
 				    const struct pc_finding *f,
 				    const struct pc_node *leaf)
@@ -527,7 +546,7 @@ static pc_res_id py_caller_on_chain(struct pc_findings_ctx *c,
 		if (r != f->where[0] && res(c, r)->kind == PC_RES_FUNCTION &&
 		    strcmp(res(c, module_of(c, r))->name,
 			   PC_FINDINGS_PY_MODULE) == 0)
-			return r;
+			return py_calls(c, f, r) ? r : PC_RES_NONE;
 	}
 	return PC_RES_NONE;
 }

@@ -70,8 +70,10 @@ struct pc_finding {
 	/* When the function is in another module than the code its chain
 	 * starts in (a library's write() called from the program), the
 	 * deepest function of that module on the chain; for a Python
-	 * function, the nearest Python function above it on the chain (the
-	 * frame around a generator); else PC_RES_NONE. */
+	 * function, the nearest Python function above it on the chain when
+	 * the samples show it calling the function directly (the frame
+	 * around a generator: the hint question PC_FINDINGS_CALLER_Q); else
+	 * PC_RES_NONE. */
 	pc_res_id caller;
 	/* The line of the function where its time was sampled most, 0
 	 * unknown: asked of the source for a Python function (the hint
@@ -114,6 +116,11 @@ struct pc_finding {
  * only for Python functions (module PC_FINDINGS_PY_MODULE): a C
  * function's lines are the debug info's, not the samples'. */
 #define PC_FINDINGS_LINE_Q "?line"
+/* The hint question for a Python function's caller: its where path,
+ * this, and the caller's where path; the answer is the share of the
+ * function's sampled frames the caller called directly, < 0 not
+ * answered. */
+#define PC_FINDINGS_CALLER_Q "?caller="
 #define PC_FINDINGS_PY_MODULE "<python>"
 
 struct pc_findings {

@@ -405,7 +405,7 @@ json_t *pc_findings_text_json(const struct pc_consult *pc,
 		json_array_append_new(ev, evidence_json(pc, f->nodes[i]));
 	for (size_t i = 0; i < f->nchain; i++)
 		json_array_append_new(chain, json_string(f->chain[i]->name));
-	return json_pack("{s:i, s:s, s:s, s:o, s:{s:o, s:o, s:o, s:o, s:o}, "
+	return json_pack("{s:i, s:s, s:s, s:o, s:{s:o, s:o, s:o, s:o, s:o, s:o}, "
 			 "s:o, s:o, s:o, s:f, s:b, s:b, s:o, s:o, s:o, s:o}",
 		"id", f->id, "hypothesis", hyp_name(pc, f->hyp),
 		"text", pc_findings_text_line(pc, f, line, sizeof(line)),
@@ -417,6 +417,7 @@ json_t *pc_findings_text_json(const struct pc_consult *pc,
 		"file", path_or_null(pc, f->where[3]),
 		"caller", f->caller == PC_RES_NONE ? json_null() :
 			  json_string(rs(pc, f->caller)->path),
+		"line", f->line > 0 ? json_integer(f->line) : json_null(),
 		"nthreads", f->nthreads ? json_integer(f->nthreads) :
 			    json_null(),
 		"nprocesses", f->nprocs ? json_integer(f->nprocs) :

@@ -406,14 +406,12 @@ static double live_hint(struct pc_source *s, const char *path)
 			return v;
 		return src_live_hint_hint_many(h, n, path);
 	}
-	return l->pynames ? src_live_pyname_line(l->pynames, path) : -1;
+	return l->pynames ? src_live_pyname_hint(l->pynames, path) : -1;
 }
 
-/* The hint sampler goes (the search's end): its Python names stay. */
+/* The hint sampler goes (the search's end): the Python names stay. */
 static void free_hint(struct src_live *l)
 {
-	if (l->hint != NULL && l->pynames == NULL)
-		l->pynames = src_live_hint_names_take(l->hint);
 	src_live_hint_free(l->hint);
 	l->hint = NULL;
 }
@@ -468,6 +466,10 @@ int src_live_metrics_start(struct pc_source *s, const struct pc_config *cfg,
 			      l->t0_ns, src_live_image_at, l, &l->hint,
 			      NULL) < 0)
 		l->hint = NULL;
+	if (l->hint != NULL && l->pynames == NULL)
+		l->pynames = src_live_pyname_new();
+	if (l->hint != NULL)   /* the job's one table of Python names */
+		src_live_hint_share_names(l->hint, l->pynames);
 	if (l->hint != NULL)   /* Python functions join the where axis */
 		src_live_hint_set_disc(l->hint, enqueue_cb, l);
 	if (l->hint != NULL && l->tally == NULL)

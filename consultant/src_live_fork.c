@@ -31,6 +31,7 @@
 #include "src_live_rank.h"
 #include "src_live_kidimg.h"
 #include "src_live_hint.h"
+#include "src_live_pyname.h"
 #include "src_live_cg.h"
 #include "clock_mono.h"
 
@@ -144,7 +145,11 @@ static struct src_live_hint *make_hint(void *arg, pid_t pid)
 	if (own)   /* its program's functions, for its /Code */
 		src_live_kidimg_report(img_arg, known_module, l, enqueue_cb, l);
 	/* the Python functions it runs join the where axis, as the
-	 * program's do: a pool's `work` runs in its workers alone */
+	 * program's do, under the program's names: a pool's `work` runs
+	 * in its workers alone */
+	if (l->pynames == NULL)
+		l->pynames = src_live_pyname_new();
+	src_live_hint_share_names(h, l->pynames);
 	src_live_hint_set_disc(h, enqueue_cb, l);
 	/* its samples count in the report's stack samples section too: a
 	 * pool's work is in its workers, not in the parent that waits */

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 #include "src_live_hintpy.h"
 #include "src_live_hintwin.h"
 #include "src_live_pyname.h"
+#include "src_live_pyscript.h"
 #include "src_live_samples.h"
 
 #define PC_CACHE 8192         /* pc -> path id, direct-mapped */
@@ -124,6 +126,17 @@ static void forget_pcs(struct src_live_hint *h)
 		h->cache[i].pc = UINT64_MAX;
 }
 
+/* The script a Python program runs is named before any file the
+ * samples hold. */
+static void name_script(struct src_live_hint *h)
+{
+	char path[PATH_MAX];
+
+	if (h->py != NULL && h->pyn != NULL &&
+	    src_live_pyscript_path(h->pid, path, sizeof(path)))
+		src_live_pyname_first_file(h->pyn, path);
+}
+
 /* The Python reader of the program's image as it is now, if it is a
  * CPython. */
 static void open_python(struct src_live_hint *h)
@@ -131,6 +144,7 @@ static void open_python(struct src_live_hint *h)
 	h->py = src_live_hintpy_new(h->pid, NULL);
 	if (h->py != NULL && h->pyn == NULL)
 		h->pyn = src_live_pyname_new();
+	name_script(h);
 }
 
 int src_live_hint_new(pid_t pid, double hz, uint64_t t0_ns, src_live_hint_image_fn image_at,
@@ -392,9 +406,12 @@ static int add_python(struct src_live_hint *h, const struct eng_psample *s,
 	use = k < m ? k : m;
 	for (int i = 0; i < evals[0]; i++)
 		out[no++] = stack[i];
-	for (int f = 0; f < starts[use]; f++) {
+	for (int f = 0; f < starts[use]; f++)   /* names (discovers) first */
 		out[no++] = py_id(h, py.f[f].code);
+	for (int f = 0; f < starts[use]; f++) {
 		src_live_pyname_line_seen(h->pyn, py.f[f].code, py.f[f].line);
+		src_live_pyname_caller_seen(h->pyn, py.f[f].code,
+			f + 1 < starts[use] ? py.f[f + 1].code : NULL);
 	}
 	for (int i = evals[use - 1]; i < ns && no < MAX_STACK; i++)
 		out[no++] = stack[i];
@@ -629,12 +646,12 @@ void src_live_hint_set_tally(struct src_live_hint *h, struct src_live_samples *t
 	h->tally = t;
 }
 
-struct src_live_pyname *src_live_hint_names_take(struct src_live_hint *h)
+void src_live_hint_share_names(struct src_live_hint *h,
+			       struct src_live_pyname *names)
 {
-	struct src_live_pyname *n = h->pyn;
-
-	h->pyn = NULL;
-	return n;
+	src_live_pyname_free(h->pyn);
+	h->pyn = src_live_pyname_share(names);
+	name_script(h);
 }
 
 struct src_live_hintpy *src_live_hint_python(struct src_live_hint *h)
@@ -695,13 +712,13 @@ double src_live_hint_hint_many(struct src_live_hint *const *h, size_t n,
 			       const char *path)
 {
 	const struct src_live_hintwin *w[64];
-	int line = n > 0 && h[0]->pyn ? src_live_pyname_line(h[0]->pyn, path) : -1;
+	double py = n > 0 && h[0]->pyn ? src_live_pyname_hint(h[0]->pyn, path) : -1;
 	char bare[1200];
 	int kind = -1;
 	const char *q = pc_source_hint_kind(path, bare, sizeof(bare));
 
-	if (line >= 0)
-		return line;
+	if (py >= 0)   /* a Python function's line or caller */
+		return py;
 	if (q != NULL) {
 		path = bare;   /* a wait asked here: of any kind */
 		if (strcmp(q, PC_SRC_HINT_CPU) == 0)

@@ -79,13 +79,15 @@ void src_live_hint_set_tally(struct src_live_hint *h, struct src_live_samples *t
 /* The Python stacks' reader, NULL when the target is not a CPython
  * hunch reads (src_live_hintpy_stats). */
 struct src_live_hintpy *src_live_hint_python(struct src_live_hint *h);
-/* The Python names (src_live_pyname.h) and their lines, NULL for
- * another target, given to the caller before h is freed (h reads no
- * more Python stacks after): the findings ask a Python function's line
- * after the search's end.  "?line" questions to src_live_hint_hint
- * (SRC_LIVE_PYNAME_LINE_Q) are answered from them. */
+/* Name the Python code h samples in `names` (src_live_pyname.h), the
+ * job's one table, shared by the program's sampler and its children's
+ * and kept by the caller past h: the findings ask a Python function's
+ * line after the search's end.  "?line" questions to src_live_hint_hint
+ * (SRC_LIVE_PYNAME_LINE_Q) are answered from them, over every process.
+ * Without it, h names its Python code in a table of its own. */
 struct src_live_pyname;
-struct src_live_pyname *src_live_hint_names_take(struct src_live_hint *h);
+void src_live_hint_share_names(struct src_live_hint *h,
+			       struct src_live_pyname *names);
 /* Libraries were loaded or unloaded (the unwinder re-reads the map). */
 void src_live_hint_modules_changed(struct src_live_hint *h);
 /* The program replaced its image: addresses and Python code objects

@@ -50,8 +50,9 @@ struct src_live {
 	size_t nstarts;
 	struct src_live_hint *hint;        /* cheap evidence, with the metric side */
 	struct src_live_samples *tally;    /* its CPU samples over the whole run */
-	/* the Python names of the hint sampler, kept when it goes at the
-	 * end: the findings still ask their line (src_live_pyname_line) */
+	/* the job's Python names, shared by the program's sampler and its
+	 * children's, kept when they go at the end: the findings still
+	 * ask their line and caller (src_live_pyname_hint) */
 	struct src_live_pyname *pynames;
 	unsigned dbg_gen;        /* debuginfod fetches seen ended */
 	struct eng_image **old_imgs;  /* replaced by fuller ones, or by an */

@@ -4,9 +4,11 @@
  *
  * One part per process with a sampler: the program's (the metric
  * side's hints) and each followed child's (src_live_kids_hint, made once
- * the child was seen busy).  A part remembers its process's CPU reading
- * and the time of the last sample it counted; a child whose sampler is
- * made after the enable joins from its reading then.
+ * the child was seen busy), and one per busy child whose sampler is to
+ * come (src_live_kids_sampler_soon), whose CPU waits for it.  A part
+ * remembers its process's CPU reading and the time of the last sample
+ * it counted; a child that becomes busy after the enable joins from its
+ * reading then.
  */
 #include "src_live_jobsampled.h"
 #include "src_live_ops_int.h"
@@ -18,13 +20,19 @@
 #include "src_live_hint.h"
 #include "src_live_kids.h"
 
-/* CPU time below one sample period at the slowest rate a sampler runs
- * (10 ms): a process may use it and show no sample, and it is then
- * counted as not in the code rather than held for ever. */
-#define JOBSAMPLED_UNSEEN_NS 10000000
+/* CPU time from which a process's lack of samples holds the interval:
+ * five sample periods at the slowest rate a sampler runs (10 ms), so
+ * that a process that used it and shows no sample has samples not yet
+ * drained (one in 150 times by chance).  Less than that, with no sample,
+ * is carried into the next interval, which counts it by its samples
+ * then: a pool's parent, 12 ms of CPU in a second while it waits, held
+ * the job's CPU in its workers' code for five sample periods, a second
+ * and more of a 6 s program. */
+#define JOBSAMPLED_HOLD_NS 50000000
 
-/* Ticks a part's CPU time may wait for its first samples before it is
- * counted as not in the code (a sampler that stopped draining). */
+/* Sample periods a part's CPU time may wait for its first samples
+ * before it is counted as not in the code (a sampler that stopped
+ * draining). */
 #define JOBSAMPLED_WAIT_TICKS 5
 
 struct part {
@@ -39,7 +47,8 @@ struct src_live_jobsampled {
 	size_t n;
 };
 
-/* The part's sampler and CPU ns now; false when it has neither. */
+/* The part's sampler (NULL: a child's that has not come yet) and CPU
+ * ns now; false when there is no reading. */
 static bool part_read(struct src_live_ops *o, const struct part *p,
 		      struct src_live_hint **h, int64_t *ns)
 {
@@ -51,8 +60,7 @@ static bool part_read(struct src_live_ops *o, const struct part *p,
 		return *h != NULL;
 	}
 	*h = src_live_kids_hint(o->kids, p->pid);
-	return *h != NULL &&
-	       src_live_kids_value(o->kids, p->pid, 0, false, ns);
+	return src_live_kids_value(o->kids, p->pid, 0, false, ns);
 }
 
 static struct part *part_add(struct src_live_jobsampled *j, pid_t pid)
@@ -67,23 +75,24 @@ static struct part *part_add(struct src_live_jobsampled *j, pid_t pid)
 	return p;
 }
 
-/* Children whose sampler came since: a part each, from now. */
+/* Children with a sampler, or busy and soon to have one, that have no
+ * part yet: a part each, from now. */
 static void join_new(struct src_live_ops *o, struct src_live_jobsampled *j,
 		     double now)
 {
 	struct src_live_hint *h;
-	size_t i = 0;
-	pid_t pid;
-	bool ended;
 
-	while (src_live_kids_sampled(o->kids, &i, &pid, &ended) != NULL) {
-		bool have = false;
+	for (size_t i = 0; i < src_live_kids_count(o->kids); i++) {
+		bool have = false, ended;
+		pid_t pid = src_live_kids_pid(o->kids, i, &ended);
 		struct part *p;
 		int64_t ns;
 
 		for (size_t k = 0; k < j->n && !have; k++)
 			have = j->p[k].pid == pid;
-		if (have || ended)
+		if (have || ended ||
+		    (src_live_kids_hint(o->kids, pid) == NULL &&
+		     !src_live_kids_sampler_soon(o->kids, pid)))
 			continue;
 		p = part_add(j, pid);
 		p->after = now;
@@ -120,9 +129,11 @@ void src_live_jobsampled_free(struct src_live_jobsampled *j)
 
 /* A part's reading now: its CPU ns in the code since its last sample
  * (*in_code), and what it advances to once counted; false when it must
- * wait for samples. */
+ * wait for samples.  A part with a little CPU time and no sample is
+ * left where it was (carry): it adds nothing now and its time counts in
+ * a later interval, with the samples of both. */
 struct reading {
-	bool have;          /* a sampler and a CPU reading */
+	bool have;          /* a sampler and a CPU reading, counted now */
 	int64_t ns;
 	double latest, in_code;
 };
@@ -138,13 +149,20 @@ static bool part_sample(struct src_live_ops *o,
 	*r = (struct reading){ .latest = p->after };
 	if (!part_read(o, p, &h, &r->ns))
 		return true;   /* ended, or no reading: adds nothing */
-	r->have = true;
 	d = r->ns - p->prev;
-	src_live_hint_cpu_counts(h, in->code, NULL, p->after, &nw, &nb,
-				 &r->latest);
-	if (nw == 0 && d >= JOBSAMPLED_UNSEEN_NS &&
-	    p->waited < JOBSAMPLED_WAIT_TICKS)
-		return false;
+	if (h == NULL && !src_live_kids_sampler_soon(o->kids, p->pid)) {
+		r->have = true;   /* judged idle, or no sampler can be made */
+		return true;
+	}
+	if (h != NULL)
+		src_live_hint_cpu_counts(h, in->code, NULL, p->after, &nw,
+					 &nb, &r->latest);
+	if (nw == 0 && p->waited < JOBSAMPLED_WAIT_TICKS) {
+		if (d >= JOBSAMPLED_HOLD_NS)
+			return false;
+		return true;   /* carried */
+	}
+	r->have = true;
 	r->in_code = nw ? (double)d * (double)nb / (double)nw : 0;
 	return true;
 }

@@ -22,6 +22,7 @@
 
 #define SRC_LIVE_KIDS_HINT_CPUS 0.05   /* a child this busy gets a sampler */
 #define SRC_LIVE_KIDS_HINT_S 0.5       /* over at least this long */
+#define SRC_LIVE_KIDS_SOON_NS 20000000 /* CPU in a busy window: a sampler may come */
 
 struct kid {
 	pid_t pid, parent;
@@ -418,6 +419,18 @@ static bool busy(struct kid *c)
 	c->busy_t = t;
 	c->busy_ns = c->cpu_ns;
 	return rate >= SRC_LIVE_KIDS_HINT_CPUS;
+}
+
+bool src_live_kids_sampler_soon(const struct src_live_kids *k, pid_t pid)
+{
+	for (size_t i = 0; k != NULL && i < k->n; i++) {
+		const struct kid *c = &k->k[i];
+
+		if (c->pid == pid)
+			return !c->ended && !c->hint_tried &&
+			       c->cpu_ns >= c->busy_ns + SRC_LIVE_KIDS_SOON_NS;
+	}
+	return false;
 }
 
 void src_live_kids_hints(struct src_live_kids *k, src_live_kids_hint_fn make, void *arg)

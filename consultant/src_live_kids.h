@@ -60,6 +60,12 @@ struct src_live_hint *src_live_kids_hint(const struct src_live_kids *k, pid_t pi
  * source walks them so. */
 struct src_live_hint *src_live_kids_sampled(const struct src_live_kids *k,
 				   size_t *i, pid_t *pid, bool *ended);
+/* May child pid still get a sampler: live, not judged busy yet, and
+ * using the CPU (20 ms of it in the window being judged)?  A
+ * pool's workers, forked and computing, are for half a second before
+ * their sampler comes: code on the whole job measured then must wait
+ * for them, not count them out (src_live_jobsampled.c). */
+bool src_live_kids_sampler_soon(const struct src_live_kids *k, pid_t pid);
 /* Give each child its sampler once it is seen busy (0.05 CPUs over
  * 0.5 s of its readings; make returns NULL: none; the child frees it)
  * and tick the live children's samplers. */

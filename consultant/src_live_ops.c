@@ -252,7 +252,8 @@ static double predict_inst(struct src_live_ops *o, const char *metric,
 	return cost;
 }
 
-/* Code on the whole job while a followed child has a sampler: an
+/* Code on the whole job while a followed child has a sampler, or is
+ * busy and will have one within half a second: an
  * inclusive timer inserted now never starts in a child already inside
  * the function (no catchup runs in children), so a pool's workers,
  * forked inside `main`, read 0 there and the job's CPU was never
@@ -269,6 +270,10 @@ static bool job_of_kids(const struct src_live_ops *o,
 		return false;
 	while (src_live_kids_sampled(o->kids, &i, &pid, &ended) != NULL)
 		if (!ended)
+			return true;
+	for (i = 0; i < src_live_kids_count(o->kids); i++)
+		if (src_live_kids_sampler_soon(o->kids,
+				src_live_kids_pid(o->kids, i, &ended)))
 			return true;
 	return false;
 }

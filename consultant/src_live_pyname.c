@@ -1,7 +1,8 @@
 /*
  * src_live_pyname.c - unique, readable where-axis names of Python code
  * (see src_live_pyname.h).  Few files and functions run in one search:
- * plain arrays searched linearly, behind a cache by code object.
+ * plain arrays searched linearly, shared by the job's samplers, behind a
+ * cache by code object per sampler.
  */
 #include "src_live_pyname.h"
 
@@ -14,6 +15,7 @@
 
 #define CACHE 1024   /* code object -> function, direct-mapped */
 #define LINES 64     /* lines counted per function; more are not */
+#define CALLERS 16   /* callers counted per function; more are not */
 
 struct linecount {
 	int line;
@@ -25,6 +27,12 @@ struct pyfile {
 	char *shown;
 };
 
+/* How often a function's frame had another's right under it. */
+struct callercount {
+	size_t fn;               /* index into fns */
+	unsigned long n;
+};
+
 struct pyfunc {
 	size_t file;             /* index into files */
 	char *qualname;
@@ -32,6 +40,9 @@ struct pyfunc {
 	char *shown;
 	struct linecount *lines;  /* LINES of them, made on first count */
 	int nlines;
+	struct callercount *callers;  /* CALLERS of them, made on first */
+	int ncallers;
+	unsigned long frames;    /* its frames seen, with a caller or not */
 };
 
 struct slot {
@@ -39,11 +50,19 @@ struct slot {
 	size_t fn;
 };
 
-struct src_live_pyname {
+/* The names, shared by every sampler of one job (refs: its handles). */
+struct pytable {
 	struct pyfile *files;
 	size_t nfiles;
 	struct pyfunc *fns;
 	size_t nfns;
+	int refs;
+};
+
+/* A handle: the shared names, and the cache of one reader's code
+ * objects (a code object's address names nothing in another process). */
+struct src_live_pyname {
+	struct pytable *t;
 	struct slot cache[CACHE];
 };
 
@@ -74,6 +93,19 @@ struct src_live_pyname *src_live_pyname_new(void)
 	struct src_live_pyname *n = xrealloc(NULL, sizeof(*n));
 
 	memset(n, 0, sizeof(*n));
+	n->t = xrealloc(NULL, sizeof(*n->t));
+	memset(n->t, 0, sizeof(*n->t));
+	n->t->refs = 1;
+	return n;
+}
+
+struct src_live_pyname *src_live_pyname_share(struct src_live_pyname *with)
+{
+	struct src_live_pyname *n = xrealloc(NULL, sizeof(*n));
+
+	memset(n, 0, sizeof(*n));
+	n->t = with->t;
+	n->t->refs++;
 	return n;
 }
 
@@ -86,24 +118,30 @@ void src_live_pyname_free(struct src_live_pyname *n)
 {
 	if (n == NULL)
 		return;
-	for (size_t i = 0; i < n->nfiles; i++) {
-		free(n->files[i].path);
-		free(n->files[i].shown);
+	if (--n->t->refs > 0) {
+		free(n);
+		return;
 	}
-	for (size_t i = 0; i < n->nfns; i++) {
-		free(n->fns[i].qualname);
-		free(n->fns[i].shown);
-		free(n->fns[i].lines);
+	for (size_t i = 0; i < n->t->nfiles; i++) {
+		free(n->t->files[i].path);
+		free(n->t->files[i].shown);
 	}
-	free(n->files);
-	free(n->fns);
+	for (size_t i = 0; i < n->t->nfns; i++) {
+		free(n->t->fns[i].qualname);
+		free(n->t->fns[i].shown);
+		free(n->t->fns[i].lines);
+		free(n->t->fns[i].callers);
+	}
+	free(n->t->files);
+	free(n->t->fns);
+	free(n->t);
 	free(n);
 }
 
 static bool file_shown(const struct src_live_pyname *n, const char *shown)
 {
-	for (size_t i = 0; i < n->nfiles; i++)
-		if (strcmp(n->files[i].shown, shown) == 0)
+	for (size_t i = 0; i < n->t->nfiles; i++)
+		if (strcmp(n->t->files[i].shown, shown) == 0)
 			return true;
 	return false;
 }
@@ -116,8 +154,8 @@ static size_t file_of(struct src_live_pyname *n, const char *path)
 	struct pyfile *f;
 	char *shown;
 
-	for (size_t i = 0; i < n->nfiles; i++)
-		if (strcmp(n->files[i].path, path) == 0)
+	for (size_t i = 0; i < n->t->nfiles; i++)
+		if (strcmp(n->t->files[i].path, path) == 0)
 			return i;
 	shown = xstrdup(base ? base + 1 : path);
 	if (file_shown(n, shown) && base != NULL) {
@@ -137,11 +175,11 @@ static size_t file_of(struct src_live_pyname *n, const char *path)
 			if (*p == '/')
 				*p = ':';
 	}
-	n->files = xrealloc(n->files, (n->nfiles + 1) * sizeof(*n->files));
-	f = &n->files[n->nfiles];
+	n->t->files = xrealloc(n->t->files, (n->t->nfiles + 1) * sizeof(*n->t->files));
+	f = &n->t->files[n->t->nfiles];
 	f->path = xstrdup(path);
 	f->shown = shown;
-	return n->nfiles++;
+	return n->t->nfiles++;
 }
 
 static size_t func_of(struct src_live_pyname *n, const struct eng_pycode *c,
@@ -153,27 +191,35 @@ static size_t func_of(struct src_live_pyname *n, const struct eng_pycode *c,
 	char line[32];
 
 	*is_new = false;
-	for (size_t i = 0; i < n->nfns; i++) {
-		if (n->fns[i].file != file ||
-		    strcmp(n->fns[i].qualname, c->qualname) != 0)
+	for (size_t i = 0; i < n->t->nfns; i++) {
+		if (n->t->fns[i].file != file ||
+		    strcmp(n->t->fns[i].qualname, c->qualname) != 0)
 			continue;
-		if (n->fns[i].firstline == c->firstline)
+		if (n->t->fns[i].firstline == c->firstline)
 			return i;
 		taken = true;
 	}
 	*is_new = true;
-	n->fns = xrealloc(n->fns, (n->nfns + 1) * sizeof(*n->fns));
-	f = &n->fns[n->nfns];
+	n->t->fns = xrealloc(n->t->fns, (n->t->nfns + 1) * sizeof(*n->t->fns));
+	f = &n->t->fns[n->t->nfns];
 	f->file = file;
 	f->qualname = xstrdup(c->qualname);
 	f->firstline = c->firstline;
 	f->lines = NULL;
 	f->nlines = 0;
+	f->callers = NULL;
+	f->ncallers = 0;
+	f->frames = 0;
 	snprintf(line, sizeof(line), ":%d", c->firstline);
 	f->shown = xrealloc(NULL, strlen(c->qualname) + sizeof(line));
 	snprintf(f->shown, strlen(c->qualname) + sizeof(line), "%s%s",
 		 c->qualname, taken ? line : "");
-	return n->nfns++;
+	return n->t->nfns++;
+}
+
+void src_live_pyname_first_file(struct src_live_pyname *n, const char *path)
+{
+	file_of(n, path);
 }
 
 void src_live_pyname_of(struct src_live_pyname *n, const struct eng_pycode *c,
@@ -187,21 +233,28 @@ void src_live_pyname_of(struct src_live_pyname *n, const struct eng_pycode *c,
 		s->code = c;
 		s->fn = func_of(n, c, is_new);
 	}
-	*file = n->files[n->fns[s->fn].file].shown;
-	*function = n->fns[s->fn].shown;
+	*file = n->t->files[n->t->fns[s->fn].file].shown;
+	*function = n->t->fns[s->fn].shown;
+}
+
+/* The index of code object c's function (named now if it was not). */
+static size_t fn_index(struct src_live_pyname *n, const struct eng_pycode *c)
+{
+	const char *file, *fn;
+	bool is_new;
+
+	src_live_pyname_of(n, c, &file, &fn, &is_new);
+	return n->cache[((uintptr_t)c >> 4) % CACHE].fn;
 }
 
 void src_live_pyname_line_seen(struct src_live_pyname *n,
 			       const struct eng_pycode *c, int line)
 {
-	const char *file, *fn;
-	bool is_new;
 	struct pyfunc *f;
 
 	if (line <= 0)
 		return;
-	src_live_pyname_of(n, c, &file, &fn, &is_new);
-	f = &n->fns[n->cache[((uintptr_t)c >> 4) % CACHE].fn];
+	f = &n->t->fns[fn_index(n, c)];
 	if (f->lines == NULL)
 		f->lines = xrealloc(NULL, LINES * sizeof(*f->lines));
 	for (int i = 0; i < f->nlines; i++)
@@ -213,36 +266,96 @@ void src_live_pyname_line_seen(struct src_live_pyname *n,
 		f->lines[f->nlines++] = (struct linecount){ line, 1 };
 }
 
+void src_live_pyname_caller_seen(struct src_live_pyname *n,
+				 const struct eng_pycode *c,
+				 const struct eng_pycode *caller)
+{
+	size_t fc = fn_index(n, c), fk;
+	struct pyfunc *f;
+
+	n->t->fns[fc].frames++;
+	if (caller == NULL)
+		return;
+	fk = fn_index(n, caller);
+	f = &n->t->fns[fc];
+	if (f->callers == NULL)
+		f->callers = xrealloc(NULL, CALLERS * sizeof(*f->callers));
+	for (int i = 0; i < f->ncallers; i++)
+		if (f->callers[i].fn == fk) {
+			f->callers[i].n++;
+			return;
+		}
+	if (f->ncallers < CALLERS)
+		f->callers[f->ncallers++] = (struct callercount){ fk, 1 };
+}
+
 /* The function whose shown file and name are at `fn` ("FILE/FN" of
  * length len), or NULL. */
 static const struct pyfunc *func_named(const struct src_live_pyname *n,
 				       const char *fn, size_t len)
 {
-	for (size_t i = 0; i < n->nfns; i++) {
-		const char *file = n->files[n->fns[i].file].shown;
-		size_t fl = strlen(file), nl = strlen(n->fns[i].shown);
+	for (size_t i = 0; i < n->t->nfns; i++) {
+		const char *file = n->t->files[n->t->fns[i].file].shown;
+		size_t fl = strlen(file), nl = strlen(n->t->fns[i].shown);
 
 		if (fl + 1 + nl == len && strncmp(fn, file, fl) == 0 &&
-		    fn[fl] == '/' && strncmp(fn + fl + 1, n->fns[i].shown,
+		    fn[fl] == '/' && strncmp(fn + fl + 1, n->t->fns[i].shown,
 					     nl) == 0)
-			return &n->fns[i];
+			return &n->t->fns[i];
 	}
 	return NULL;
 }
 
-int src_live_pyname_line(const struct src_live_pyname *n, const char *path)
+/* The function named by a where path "/Code/<python>/FILE/FN" of
+ * length len, or NULL. */
+static const struct pyfunc *func_at(const struct src_live_pyname *n,
+				    const char *path, size_t len)
 {
 	static const char pre[] = "/Code/" SRC_LIVE_PYNAME_MODULE "/";
-	size_t lp = strlen(path), lq = strlen(SRC_LIVE_PYNAME_LINE_Q);
-	const struct pyfunc *f;
+
+	if (len < sizeof(pre) || strncmp(path, pre, sizeof(pre) - 1) != 0)
+		return NULL;
+	return func_named(n, path + sizeof(pre) - 1, len - (sizeof(pre) - 1));
+}
+
+/* The line of f where the samples put most of its time (the first such
+ * line on a tie), 0 when none was counted. */
+static int line_of(const struct pyfunc *f)
+{
 	int best = 0;
 
-	if (strncmp(path, pre, sizeof(pre) - 1) != 0 || lp < sizeof(pre) + lq ||
-	    strcmp(path + lp - lq, SRC_LIVE_PYNAME_LINE_Q) != 0)
-		return -1;
-	f = func_named(n, path + sizeof(pre) - 1, lp - lq - (sizeof(pre) - 1));
 	for (int i = 0; f != NULL && i < f->nlines; i++)
 		if (best == 0 || f->lines[i].n > f->lines[best - 1].n)
 			best = i + 1;
 	return best ? f->lines[best - 1].line : 0;
+}
+
+/* The share of f's frames that had the function at caller (a where
+ * path of len bytes) right under them; 0 when none was seen. */
+static double caller_share(const struct src_live_pyname *n,
+			   const struct pyfunc *f, const char *caller,
+			   size_t len)
+{
+	const struct pyfunc *k = func_at(n, caller, len);
+
+	for (int i = 0; f != NULL && k != NULL && i < f->ncallers; i++)
+		if (&n->t->fns[f->callers[i].fn] == k)
+			return (double)f->callers[i].n / (double)f->frames;
+	return 0;
+}
+
+double src_live_pyname_hint(const struct src_live_pyname *n, const char *path)
+{
+	size_t lq = strlen(SRC_LIVE_PYNAME_LINE_Q), lp = strlen(path);
+	const char *q = strstr(path, SRC_LIVE_PYNAME_CALLER_Q);
+
+	if (!src_live_pyname_is_code(path))
+		return -1;
+	if (q != NULL && src_live_pyname_is_code(q + strlen(SRC_LIVE_PYNAME_CALLER_Q)))
+		return caller_share(n, func_at(n, path, (size_t)(q - path)),
+			q + strlen(SRC_LIVE_PYNAME_CALLER_Q),
+			strlen(q + strlen(SRC_LIVE_PYNAME_CALLER_Q)));
+	if (lp > lq && strcmp(path + lp - lq, SRC_LIVE_PYNAME_LINE_Q) == 0)
+		return line_of(func_at(n, path, lp - lq));
+	return -1;
 }

@@ -25,8 +25,12 @@
 
 #define SRC_LIVE_PYNAME_MODULE "<python>"
 /* The hint question whose answer is a Python function's line (see
- * src_live_pyname_line): its where path with this suffix. */
+ * src_live_pyname_hint): its where path with this suffix. */
 #define SRC_LIVE_PYNAME_LINE_Q "?line"
+/* The hint question whose answer is how often a Python function was
+ * called by another (see src_live_pyname_hint): its where path, this,
+ * and the caller's where path. */
+#define SRC_LIVE_PYNAME_CALLER_Q "?caller="
 
 struct src_live_pyname;
 
@@ -50,10 +54,24 @@ bool src_live_pyname_refines(const char *caller, const char *callee,
 			     const char *interp);
 
 struct src_live_pyname *src_live_pyname_new(void);
+/* Another handle on the names of `with`, with a code cache of its own:
+ * for another process's sampler, so that one file and one function
+ * have one name in the whole job (with a table per process, a pool's
+ * worker that first saw multiprocessing's pool.py named the script
+ * `e2e-pool.x:pool.py`, where the parent said `pool.py`), and a
+ * function's lines count over every process.  The names live until
+ * their last handle is freed. */
+struct src_live_pyname *src_live_pyname_share(struct src_live_pyname *with);
 void src_live_pyname_free(struct src_live_pyname *n);
 /* The code objects named so far are gone (their reader was closed: the
  * program replaced its image); the names stay. */
 void src_live_pyname_forget_codes(struct src_live_pyname *n);
+/* Name the file at path (a co_filename) now, if it has no name yet:
+ * the script a program runs, so that it is shown by its basename
+ * whatever file of that basename the samples hold first (a pool
+ * worker's first sample, innermost first, named multiprocessing's
+ * pool.py `pool.py` and the script `e2e-pool.x:pool.py`). */
+void src_live_pyname_first_file(struct src_live_pyname *n, const char *path);
 /* The names of code object c: its shown file and function (stable
  * while n lives).  *is_new: the first time this function is named (to
  * be discovered).  Code objects of one function (the same file, name
@@ -67,11 +85,21 @@ void src_live_pyname_of(struct src_live_pyname *n, const struct eng_pycode *c,
  * the function's most sampled line.  A line <= 0 is not counted. */
 void src_live_pyname_line_seen(struct src_live_pyname *n,
 			       const struct eng_pycode *c, int line);
-/* For `path` "/Code/<python>/FILE/FN?line" (SRC_LIVE_PYNAME_LINE_Q):
- * the line of FN where the samples put most of its time (the first
- * such line on a tie), 0 when none was counted; -1 when path is not
- * such a question.  Counted over the whole run: a finding names the
- * line its CPU was spent at, not the last moment's. */
-int src_live_pyname_line(const struct src_live_pyname *n, const char *path);
+/* A stack sample held a frame of code object c, with one of `caller`
+ * right under it (NULL: none, or not read). */
+void src_live_pyname_caller_seen(struct src_live_pyname *n,
+				 const struct eng_pycode *c,
+				 const struct eng_pycode *caller);
+/* The answer to a hint question about Python code, -1 when path is not
+ * one:
+ * - "/Code/<python>/FILE/FN?line" (SRC_LIVE_PYNAME_LINE_Q): the line of
+ *   FN where the samples put most of its time (the first such line on a
+ *   tie), 0 when none was counted;
+ * - "/Code/<python>/FILE/FN?caller=/Code/<python>/FILE2/FN2"
+ *   (SRC_LIVE_PYNAME_CALLER_Q): the share of FN's frames in the samples
+ *   that FN2 called directly (no Python frame between), 0 when none.
+ * Counted over the whole run: a finding names the line its CPU was
+ * spent at and its caller then, not the last moment's. */
+double src_live_pyname_hint(const struct src_live_pyname *n, const char *path);
 
 #endif

@@ -802,7 +802,6 @@ int eng_metric_predict(struct eng_metric *m, const struct eng_mdef *def,
 	struct mnode *n = NULL;
 	int rc;
 
-	eng_metric_probe_poll(m);
 	memset(c, 0, sizeof *c);
 	rc = build_node(m, def, f, NULL, &sink, &n, err);
 	for (size_t i = 0; i < ca.nex; i++)
@@ -810,7 +809,7 @@ int eng_metric_predict(struct eng_metric *m, const struct eng_mdef *def,
 	free(ca.ex);
 	c->slowdown = c->ns_per_s / 1e9;
 	/* After the dry build: a probe is an instance of its own. */
-	c->probing = rc == 0 ? eng_metric_probe_start(m, &ca.wants) : 0;
+	c->probing = rc == 0 ? eng_metric_probe_queue(m, &ca.wants) : 0;
 	free(ca.wants.f);
 	return rc;
 }

@@ -271,13 +271,15 @@ struct eng_metric_cost {
 /* Compile without inserting: the cost of each snippet list times the
  * call rate of its function (constraint code included, shared code
  * already inserted excluded). */
-/* End the call-rate probes whose window is over: read, record the rate
- * (calls per second of the target's CPU time), remove the counter.
- * Called by eng_metric_predict, and should be called every sample tick
- * so that no probe outlives its window by more than a tick. */
+/* Start the call-rate probes predictions queued since the last poll,
+ * and end those whose window is over: read, record the rate (calls per
+ * second of the target's CPU time), remove the counter; all in one stop
+ * of every thread.  Call it every tick, so that a probe starts within a
+ * tick of its prediction and outlives its window by at most a tick. */
 void eng_metric_probe_poll(struct eng_metric *m);
+/* Probes queued or running. */
 size_t eng_metric_probe_running(const struct eng_metric *m);
-/* ms until the first running probe's window ends, -1 if none. */
+/* ms until the next poll has work (0 for a queued probe), -1 if none. */
 int eng_metric_probe_due_ms(const struct eng_metric *m);
 
 int eng_metric_predict(struct eng_metric *m, const struct eng_mdef *def,

@@ -138,7 +138,7 @@ struct eng_metric {
 	 * open: watches and flags still compare their function pointers. */
 	struct eng_image **old_imgs;
 	size_t nold;
-	/* call-rate probes running (eng_metric_probe.c) */
+	/* call-rate probes queued (mi NULL) or running (eng_metric_probe.c) */
 	struct mprobe *probes;
 	size_t nprobes, capprobes;
 };
@@ -152,9 +152,10 @@ struct mprobe_wants {
 };
 int eng_metric_probe_want(struct eng_metric *m, struct mprobe_wants *w,
 		const struct mfunc *fn);
-/* Start a probe for each wanted function not probed yet (frees w's
- * list); returns how many of them are being probed now. */
-size_t eng_metric_probe_start(struct eng_metric *m, struct mprobe_wants *w);
+/* Queue a probe for each wanted function not probed yet, started at the
+ * next eng_metric_probe_poll (frees w's list); returns how many of them
+ * are queued or being probed now. */
+size_t eng_metric_probe_queue(struct eng_metric *m, struct mprobe_wants *w);
 void eng_metric_probe_free(struct eng_metric *m);
 
 /* ---- eng_metric_funcs.c: which functions a clause names ---- */

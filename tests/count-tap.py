@@ -4,7 +4,10 @@
 Every TAP line ("ok N" / "not ok N") is one test case.  A test program
 that failed without reporting a failing case (a crash, a timeout, a bad
 plan) counts as one more failure, so nothing is hidden.  A non-TAP test
-counts as one case.  Prints the failing cases, then "N passed, N failed".
+counts as one case.  Prints each failing test's diagnostics (its last
+DIAG_LINES "#" and "not ok" lines: a CI log keeps only this output, and
+a failure seen once must be readable there), the failing cases, then
+"N passed, N failed".
 """
 import json
 import re
@@ -12,11 +15,13 @@ import sys
 
 TAP = re.compile(r'^(not )?ok \d+\b(.*)$')
 GOOD = {'OK', 'EXPECTEDFAIL', 'SKIP'}
+DIAG_LINES = 40
 
 
 def main(path):
     passed = failed = 0
     failures = []
+    diags = []
     try:
         f = open(path)
     except OSError as e:
@@ -30,7 +35,8 @@ def main(path):
             t = json.loads(line)
             name, result = t.get('name', '?'), t.get('result', '?')
             p = fl = 0
-            for out in (t.get('stdout') or '').splitlines():
+            lines = (t.get('stdout') or '').splitlines()
+            for out in lines:
                 m = TAP.match(out)
                 if not m:
                     continue
@@ -50,6 +56,13 @@ def main(path):
                 failures.append(f'{name}: {result} after {p} passing cases')
             passed += p
             failed += fl
+            if fl:
+                diags.append((name, [x for x in lines if x.startswith('#')
+                                     or x.startswith('not ok')]))
+    for name, lines in diags:
+        print(f'--- {name}: its last diagnostics')
+        for x in lines[-DIAG_LINES:]:
+            print('  |', x)
     for fail in failures:
         print('FAILED', fail)
     print(f'{passed} passed, {failed} failed')

@@ -650,7 +650,11 @@ static void test_python_line(void)
 /* A Python generator `g` driven by `f` (`sum(... for ...)`): its finding
  * names f as its caller, the Python function whose own lines hold the
  * rest of the CPU; the interpreter's loop is never named. */
-static void test_python_caller(void)
+/* g reached from f on the chain; the samples say how often f called g
+ * directly (1: the generator under f's sum(); 0: f is further up, as a
+ * pool's `BaseProcess.run` above `mapstar` above `work`). */
+static void python_caller_case(double direct, const char *want,
+			       const char *what)
 {
 	struct world *w = world_new(NULL, NULL);
 	struct pc_findings fs = { 0 };
@@ -666,6 +670,8 @@ static void test_python_caller(void)
 	src_sim_call(w->sim, F_MAIN, pf);
 	src_sim_call(w->sim, pf, pg);
 	src_sim_hint(w->sim, q, 3);
+	snprintf(q, sizeof(q), "%s" PC_FINDINGS_CALLER_Q "%s", pg, pf);
+	src_sim_hint(w->sim, q, direct);
 	src_sim_script(w->sim, "cpu_inclusive", "*", 0, 0.05, 0);
 	src_sim_script(w->sim, "cpu_inclusive", TOP, 0, 0.98, 0);
 	src_sim_script(w->sim, "cpu_inclusive", AT(F_MAIN), 0, 0.98, 0);
@@ -673,12 +679,21 @@ static void test_python_caller(void)
 	src_sim_script(w->sim, "cpu_inclusive", at_g, 0, 0.6, 0);
 	world_run(w, 14.0);
 	pc_findings_build(w->pc, NULL, &fs);
-	line_is(w, fs.n > 0 ? &fs.f[0] : NULL,
-		"1 thread uses 0.60 CPUs computing, in `g` (loop.py:3), "
-		"called from `f` (loop.py)",
-		"python caller: the generator's finding names f around it");
+	line_is(w, fs.n > 0 ? &fs.f[0] : NULL, want, what);
 	pc_findings_free(&fs);
 	world_free(w);
+}
+
+static void test_python_caller(void)
+{
+	python_caller_case(1, "1 thread uses 0.60 CPUs computing, in `g` "
+			   "(loop.py:3), called from `f` (loop.py)",
+			   "python caller: the generator's finding names f "
+			   "around it");
+	python_caller_case(0, "1 thread uses 0.60 CPUs computing, in `g` "
+			   "(loop.py:3)",
+			   "python caller: a function above that never calls "
+			   "it directly is not named its caller");
 }
 
 /* A function holding part of a thread's CPU: its finding says how much

@@ -5,6 +5,8 @@
 # shape of a version manager's shim).  Checked:
 # - the launch of a script and both execs are followed (target.exec
 #   count 2), and the program's output is byte-identical to a direct run;
+# - every CPU experiment on the job's code is estimated from the stack
+#   samples of every process, none timed in the parent alone;
 # - every request the consultant made got an answer: none left pending
 #   by an exec (the search that starts over at each exec once waited for
 #   ever on the old image's pending enables, and tested nothing);
@@ -13,7 +15,8 @@
 #   worker), and each finding of the parent's (its threads blocked
 #   reading results) is a wait for the workers, which compute; a CPU
 #   finding names `work` (pool.py), the Python function the workers
-#   run, from their own stack samples; the
+#   run, from their own stack samples, with its hot line and no caller
+#   but the one calling it; the
 #   job's CPU spread has the parent least busy and a worker the busiest,
 #   and no CPU finding names the parent; perf, run on the same workload,
 #   also puts most CPU samples outside the parent;
@@ -75,6 +78,17 @@ left=$(jq -s '([.[] | select(.t == "target" and .event == "exec") | .ts] |
 	max) as $x | ([.[] | select(.t == "enable" and .ts < $x) | .req] -
 	[.[] | select(.t == "reply") | .req]) | length' "$TMP/j.jsonl")
 tap_eq "$left" 0 "every request made before the last exec was answered (none left pending by it)"
+# The job's code is measured from every process's stack samples, never
+# by a timer the workers, forked before it, would not run: enabled
+# before the workers were judged busy, timers on python3.11's `main`
+# read the parent alone, concluded the job's CPU false there, and
+# `work` was never reached.
+timed=$(jq -s -c '[.[] | select(.t == "reply")] as $r |
+	[.[] | select(.t == "enable" and .metric == "cpu_inclusive" and
+	.focus[0] != "/Code" and .focus[1] == "/Process") | .req as $q |
+	select([$r[] | select(.req == $q and .status == 0 and
+	.sampled != true)] | length > 0) | .focus[0]]' "$TMP/j.jsonl")
+tap_eq "$timed" "[]" "every CPU experiment on the job's code is estimated from the processes' stack samples"
 tap_ok $(jq -e '[.phases[0].nodes[] | select(.truth == "true")] | length > 0' \
 	"$TMP/live.json" > /dev/null; echo $?) "the search concluded something true"
 tap_ok $(jq -e '.processes | length >= 4' "$TMP/live.json" > /dev/null; echo $?) \
@@ -101,6 +115,18 @@ tap_ok $(jq -e '[.findings[] | select((.hypothesis == "CPUbound" or
 	.hypothesis == "CPUdemand") and .where.function ==
 	"/Code/<python>/pool.py/work")] | length > 0' "$TMP/live.json" \
 	> /dev/null; echo $?) "a CPU finding names \`work\` (pool.py), where the workers compute"
+# The workers' samples name the script as the parent does (one table of
+# Python names for the job: a worker once named it `e2e-pool.x:pool.py`
+# after multiprocessing's pool.py), give `work`'s hot line (line 7, the
+# loop's body), and no caller but the one that calls it (mapstar, under
+# map), never a frame further up (`Popen._launch`, which forked it).
+tap_eq "$(jq -c '[.findings[] | select(.where.function ==
+	"/Code/<python>/pool.py/work") | .where.line] | unique' \
+	"$TMP/live.json")" "[7]" "the finding in \`work\` gives its hot line, from the workers' samples"
+tap_eq "$(jq -c '[.findings[] | select(.where.function ==
+	"/Code/<python>/pool.py/work") | .where.caller |
+	select(. != null and . != "/Code/<python>/multiprocessing:pool.py/mapstar")]' \
+	"$TMP/live.json")" "[]" "no function but mapstar, which calls it, is named \`work\`'s caller"
 jq -r '.findings[].text' "$TMP/live.json" | while read -r l; do tap_diag "$l"; done
 # The spread across processes of the job's CPU: measured in the 4
 # processes, the busiest a worker, the least busy the parent.

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "eng_proc.h"
 #include "mt_defs.h"
 #include "mt_util.h"
 #include "tap.h"
@@ -58,6 +59,32 @@ static void near_ms(struct mt *t, int64_t ns, double want_ms,
 	       "the calls)", what, ms, want_ms, took);
 }
 
+/* A prediction queues its probe; the next poll starts every queued
+ * probe with the program stopped once (one stop per prediction stood a
+ * search still for 0.7 s on 138 of them). */
+static void probes_in_one_stop(struct mt *t)
+{
+	struct eng_mfocus all = { .code = ENG_CODE_ALL };
+	struct eng_metric_cost c;
+	uint64_t h0, h1, h2, ns;
+
+	/* running, as a searched program is (it waits for a command) */
+	if (eng_proc_stopped(t->tg.p))
+		eng_ptrace_resume_all(t->tg.p, NULL);
+	eng_proc_held(t->tg.p, &h0, &ns);
+	eng_metric_predict(t->m, &rec_def, &all, &c, NULL);
+	tap_eq(c.probing, 1, "  mc_recurse's call rate is measured too");
+	eng_proc_held(t->tg.p, &h1, &ns);
+	tap_eq(h1 - h0, 0, "  the predictions only queued their probes: the "
+	       "program was not stopped");
+	tap_eq(eng_metric_probe_running(t->m), 2, "  2 probes queued");
+	eng_metric_probe_poll(t->m);
+	eng_proc_held(t->tg.p, &h2, &ns);
+	tap_eq(h2 - h1, 1, "  one poll started both with the program "
+	       "stopped once");
+	tap_eq(eng_metric_probe_running(t->m), 2, "  2 probes running");
+}
+
 static void predict(struct mt *t)
 {
 	struct eng_mfocus all = { .code = ENG_CODE_ALL };
@@ -71,6 +98,7 @@ static void predict(struct mt *t)
 	tap_eq(c1.points, 2, "  2 snippet lists (entry, exit)");
 	tap_eq(c1.probing, 1, "  mc_sleep's call rate is being measured (a "
 	       "counter at its entry), the guess used meanwhile");
+	probes_in_one_stop(t);
 	tap_ok(c1.ns_per_s > 0 && c1.ns_per_s < 1e6, "  %.0f ns/s",
 	       c1.ns_per_s);
 	eng_metric_set_call_rate(t->m, NULL, "mc_sleep", 1e6);
