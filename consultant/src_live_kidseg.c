@@ -56,45 +56,38 @@ struct src_live_kidseg *src_live_kidseg_new(void)
 	return ks;
 }
 
-/* Does pid run the executable the child ran (not exec'ed since)? */
-static bool same_exe(pid_t pid, const char *exe)
+/* pid's executable into exe (PATH_MAX bytes): false when it is gone. */
+static bool exe_of(pid_t pid, char *exe)
 {
-	char path[64], got[PATH_MAX];
+	char path[64];
 	ssize_t n;
 
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
-	n = readlink(path, got, sizeof(got) - 1);
+	n = readlink(path, exe, PATH_MAX - 1);
 	if (n <= 0)
 		return false;
-	got[n] = '\0';
-	return strcmp(got, exe) == 0;
+	exe[n] = '\0';
+	return true;
 }
 
 /* The inherited patches out of pid and of its descendants (which
- * inherited them in turn when they forked untraced); a patch is only
- * written where it still is.  A descendant that exec'ed holds none (a
- * subshell's `sleep`): it is passed over, not reported as a failure. */
-static void restore_tree(const struct seg *s, pid_t pid, int depth)
+ * inherited them in turn when they forked untraced) that still run
+ * `exe`, the child's executable; a patch is only written where it
+ * still is.  A descendant that exec'ed holds none (a subshell's
+ * `sleep`): it is passed over, not reported as a failure. */
+static void restore_below(const struct seg *s, pid_t pid, const char *exe,
+			  int depth)
 {
-	char path[96];
-	static char exe[PATH_MAX];
+	char path[96], got[PATH_MAX];
 	struct hunch_err e = { 0 };
 	struct dirent *d;
 	DIR *dir;
 	long c;
 	FILE *f;
 
-	if (kill(pid, 0) != 0)
+	if (kill(pid, 0) != 0 ||
+	    (depth > 0 && (!exe_of(pid, got) || strcmp(got, exe) != 0)))
 		return;
-	if (depth == 0) {
-		ssize_t n;
-
-		snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
-		n = readlink(path, exe, sizeof(exe) - 1);
-		exe[n > 0 ? n : 0] = '\0';
-	} else if (!same_exe(pid, exe)) {
-		return;
-	}
 	if (eng_fork_patch_restore(pid, s->p, s->np, &e) < 0)
 		fprintf(stderr, "hunch: %s\n", e.msg);
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
@@ -108,10 +101,19 @@ static void restore_tree(const struct seg *s, pid_t pid, int depth)
 		if ((f = fopen(path, "re")) == NULL)
 			continue;
 		while (fscanf(f, "%ld", &c) == 1)
-			restore_tree(s, (pid_t)c, depth + 1);
+			restore_below(s, (pid_t)c, exe, depth + 1);
 		fclose(f);
 	}
 	closedir(dir);
+}
+
+/* ... from the child at the top of the tree. */
+static void restore_tree(const struct seg *s, pid_t pid)
+{
+	char exe[PATH_MAX];
+
+	if (exe_of(pid, exe))
+		restore_below(s, pid, exe, 0);
 }
 
 void src_live_kidseg_free(struct src_live_kidseg *ks)
@@ -122,7 +124,7 @@ void src_live_kidseg_free(struct src_live_kidseg *ks)
 		struct seg *s = &ks->s[i];
 
 		if (s->np > 0)
-			restore_tree(s, eng_fork_shm_pid(s->shm), 0);
+			restore_tree(s, eng_fork_shm_pid(s->shm));
 		eng_fork_shm_free(s->shm);
 		free(s->p);
 		free(s->mis);
@@ -148,7 +150,7 @@ static void release(struct seg *s)
 	s->p = all;
 	s->np = (size_t)n;
 	if (eng_fork_patch_read(pid, s->p, s->np) == 0)
-		restore_tree(s, pid, 0);
+		restore_tree(s, pid);
 	s->np = 0;
 }
 

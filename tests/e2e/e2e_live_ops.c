@@ -232,10 +232,11 @@ static void enable_calls(struct t *t, const struct pc_source_ops *ops)
 	cost = ops->predict_cost(t->src, "mc_calls", &ph);
 	tap_ok(cost == PC_SRC_MEASURING, "the first prediction of mc_calls "
 	       "in mc_calls_phase: the source measures call rates first");
-	/* The counters at the functions' entries end 30 ms after they
-	 * went in (each prediction ends the probes that are due). */
+	/* The counters at the functions' entries go in at the source's
+	 * next tick, with every probe queued since, and end 30 ms after
+	 * (a prediction only queues them). */
 	for (int i = 0; cost == PC_SRC_MEASURING && i < 1000; i++) {
-		usleep(10000);
+		pump(t, 0.01);
 		cost = ops->predict_cost(t->src, "mc_calls", &ph);
 	}
 	tap_ok(cost > 0 && cost < 1, "then predicted cost of mc_calls in "
