@@ -29,6 +29,11 @@
 #include <unistd.h>
 
 #define NF 4
+#define NS 512   /* samples kept per timer */
+
+struct smp {
+	double t0, t1, v;
+};
 
 struct t {
 	struct pc_source *src;
@@ -36,6 +41,8 @@ struct t {
 	pc_src_handle h[NF];
 	int status[NF], replies;
 	double sum[NF], span[NF];
+	struct smp s[NF][NS];
+	int ns[NF];
 	int n;
 };
 
@@ -57,10 +64,53 @@ static void on_sample(void *arg, const struct pc_src_sample *s)
 	struct t *t = arg;
 
 	for (int i = 0; i < t->n; i++)
-		if (t->h[i] != 0 && s->handle == t->h[i]) {
-			t->sum[i] += s->value * (s->t1 - s->t0);
+		if (t->h[i] != 0 && s->handle == t->h[i] && t->ns[i] < NS) {
+			t->s[i][t->ns[i]++] = (struct smp){ s->t0, s->t1,
+							    s->value };
 			t->span[i] += s->t1 - s->t0;
 		}
+}
+
+/* The shortest time any timer has been sampled for. */
+static double least_span(const struct t *t)
+{
+	double least = t->span[0];
+
+	for (int i = 1; i < t->n; i++)
+		if (t->span[i] < least)
+			least = t->span[i];
+	return least;
+}
+
+/* Each timer's CPU-s over the window every one of them was sampled in
+ * (a timer whose first interval started a tick later, its reading at
+ * the enable being stale, counted a tick less: 0.582 against 0.491 for
+ * the same 0.37 CPUs): t->sum and t->span. */
+static void sum_common(struct t *t)
+{
+	double from = 0, to = 1e30;
+
+	for (int i = 0; i < t->n; i++) {
+		if (t->ns[i] == 0)
+			return;
+		if (t->s[i][0].t0 > from)
+			from = t->s[i][0].t0;
+		if (t->s[i][t->ns[i] - 1].t1 < to)
+			to = t->s[i][t->ns[i] - 1].t1;
+	}
+	for (int i = 0; i < t->n; i++) {
+		t->sum[i] = t->span[i] = 0;
+		for (int k = 0; k < t->ns[i]; k++) {
+			const struct smp *m = &t->s[i][k];
+			double a = m->t0 > from ? m->t0 : from;
+			double b = m->t1 < to ? m->t1 : to;
+
+			if (b > a) {
+				t->sum[i] += m->v * (b - a);
+				t->span[i] += b - a;
+			}
+		}
+	}
 }
 
 static struct pc_config *load_config(void)
@@ -84,7 +134,8 @@ static struct pc_config *load_config(void)
 
 /* Runs PROG --seconds SECS (killed after the samples when 30), enables cpu_inclusive on each function of
  * fns (in the program's source file src), sums 1.5 s of samples of
- * each into t->sum; false if it could not. */
+ * each (over the window all of them were sampled in, at least 1.4 s)
+ * into t->sum; false if it could not. */
 static bool measure(struct t *t, struct pc_config *cfg, const char *dir,
 		    const char *prog, const char *src, const char *const *fns,
 		    int n, const char *secs)
@@ -145,7 +196,7 @@ static bool measure(struct t *t, struct pc_config *cfg, const char *dir,
 			tap_diag("%s: enable failed (%d)", fns[i],
 				 t->status[i]);
 	}
-	while (all && !t->st.ended && t->span[0] < 1.5) {
+	while (all && !t->st.ended && least_span(t) < 1.5) {
 		src_live_pump(t->src, 10, &t->st);
 		t->src->ops->poll_samples(t->src, on_sample, t);
 	}
@@ -157,10 +208,11 @@ static bool measure(struct t *t, struct pc_config *cfg, const char *dir,
 	t->src->ops->close(t->src);
 	if (lo.stdout_fd >= 0)
 		close(lo.stdout_fd);
+	sum_common(t);
 	for (int i = 0; i < n; i++)
 		tap_diag("%s: %.3f CPU-s over %.2f s", fns[i], t->sum[i],
 			 t->span[i]);
-	return all && t->span[0] >= 1.5;
+	return all && least_span(t) >= 1.4;
 }
 
 static bool near(double a, double b)
@@ -185,7 +237,7 @@ int main(int argc, char **argv)
 	}
 	tap_ok(measure(&t, cfg, argv[1], "bn_tailchain-O2-pie",
 		       "bn_tailchain.c", chain, 4, "30"),
-	       "bn_tailchain: 4 timers enabled, 1.5 s of samples");
+	       "bn_tailchain: 4 timers enabled, 1.4 s of samples common to all");
 	tap_ok(near(t.sum[0], t.sum[1]),
 	       "bntc_b (jmp bntc_c) reads bntc_c's CPU: %.3f vs %.3f",
 	       t.sum[0], t.sum[1]);
@@ -197,13 +249,13 @@ int main(int argc, char **argv)
 	       "%.4f", t.sum[2], 0.1 * t.sum[1]);
 	tap_ok(measure(&t, cfg, argv[1], "bn_qsort-O2-pie", "bn_qsort.c",
 		       qs, 2, "30"),
-	       "bn_qsort: 2 timers enabled, 1.5 s of samples");
+	       "bn_qsort: 2 timers enabled, 1.4 s of samples common to all");
 	tap_ok(near(t.sum[0], t.sum[1]),
 	       "bnqs_sort (jmp qsort@plt) reads bnqs_run's CPU: %.3f vs %.3f",
 	       t.sum[0], t.sum[1]);
 	tap_ok(measure(&t, cfg, argv[1], "hunch-demo", "demo.c", demo, 2,
 		       "4"),
-	       "hunch-demo: 2 timers enabled, 1.5 s of samples");
+	       "hunch-demo: 2 timers enabled, 1.4 s of samples common to all");
 	tap_ok(near(t.sum[0], t.sum[1]),
 	       "demo_transform (jmp demo_hot_loop) reads demo_hot_loop's "
 	       "CPU: %.3f vs %.3f", t.sum[0], t.sum[1]);
