@@ -17,8 +17,10 @@
 #define LINES 64     /* lines counted per function; more are not */
 #define CALLERS 16   /* callers counted per function; more are not */
 
-struct linecount {
-	int line;
+/* How often a key was seen: a line of a function, or a function
+ * calling it (its index into fns). */
+struct tally {
+	size_t key;
 	unsigned long n;
 };
 
@@ -27,20 +29,15 @@ struct pyfile {
 	char *shown;
 };
 
-/* How often a function's frame had another's right under it. */
-struct callercount {
-	size_t fn;               /* index into fns */
-	unsigned long n;
-};
-
 struct pyfunc {
 	size_t file;             /* index into files */
 	char *qualname;
 	int firstline;
 	char *shown;
-	struct linecount *lines;  /* LINES of them, made on first count */
+	struct tally *lines;     /* LINES of them, made on first count */
 	int nlines;
-	struct callercount *callers;  /* CALLERS of them, made on first */
+	struct tally *callers;   /* CALLERS functions right under its
+				  * frames, made on first count */
 	int ncallers;
 	unsigned long frames;    /* its frames seen, with a caller or not */
 };
@@ -247,6 +244,20 @@ static size_t fn_index(struct src_live_pyname *n, const struct eng_pycode *c)
 	return n->cache[((uintptr_t)c >> 4) % CACHE].fn;
 }
 
+/* One more of key in t (cap of them at most, made on first count). */
+static void tally_add(struct tally **t, int *n, int cap, size_t key)
+{
+	if (*t == NULL)
+		*t = xrealloc(NULL, (size_t)cap * sizeof(**t));
+	for (int i = 0; i < *n; i++)
+		if ((*t)[i].key == key) {
+			(*t)[i].n++;
+			return;
+		}
+	if (*n < cap)
+		(*t)[(*n)++] = (struct tally){ key, 1 };
+}
+
 void src_live_pyname_line_seen(struct src_live_pyname *n,
 			       const struct eng_pycode *c, int line)
 {
@@ -255,15 +266,7 @@ void src_live_pyname_line_seen(struct src_live_pyname *n,
 	if (line <= 0)
 		return;
 	f = &n->t->fns[fn_index(n, c)];
-	if (f->lines == NULL)
-		f->lines = xrealloc(NULL, LINES * sizeof(*f->lines));
-	for (int i = 0; i < f->nlines; i++)
-		if (f->lines[i].line == line) {
-			f->lines[i].n++;
-			return;
-		}
-	if (f->nlines < LINES)
-		f->lines[f->nlines++] = (struct linecount){ line, 1 };
+	tally_add(&f->lines, &f->nlines, LINES, (size_t)line);
 }
 
 void src_live_pyname_caller_seen(struct src_live_pyname *n,
@@ -277,16 +280,8 @@ void src_live_pyname_caller_seen(struct src_live_pyname *n,
 	if (caller == NULL)
 		return;
 	fk = fn_index(n, caller);
-	f = &n->t->fns[fc];
-	if (f->callers == NULL)
-		f->callers = xrealloc(NULL, CALLERS * sizeof(*f->callers));
-	for (int i = 0; i < f->ncallers; i++)
-		if (f->callers[i].fn == fk) {
-			f->callers[i].n++;
-			return;
-		}
-	if (f->ncallers < CALLERS)
-		f->callers[f->ncallers++] = (struct callercount){ fk, 1 };
+	f = &n->t->fns[fc];   /* fns may have moved: caller named now */
+	tally_add(&f->callers, &f->ncallers, CALLERS, fk);
 }
 
 /* The function whose shown file and name are at `fn` ("FILE/FN" of
@@ -327,7 +322,7 @@ static int line_of(const struct pyfunc *f)
 	for (int i = 0; f != NULL && i < f->nlines; i++)
 		if (best == 0 || f->lines[i].n > f->lines[best - 1].n)
 			best = i + 1;
-	return best ? f->lines[best - 1].line : 0;
+	return best ? (int)f->lines[best - 1].key : 0;
 }
 
 /* The share of f's frames that had the function at caller (a where
@@ -339,7 +334,7 @@ static double caller_share(const struct src_live_pyname *n,
 	const struct pyfunc *k = func_at(n, caller, len);
 
 	for (int i = 0; f != NULL && k != NULL && i < f->ncallers; i++)
-		if (&n->t->fns[f->callers[i].fn] == k)
+		if (&n->t->fns[f->callers[i].key] == k)
 			return (double)f->callers[i].n / (double)f->frames;
 	return 0;
 }
