@@ -95,6 +95,9 @@ static void rt_set_globals(struct hunch_shm_header *h, size_t size)
 	rt_g.tsc_shift = h->tsc_shift;
 	if (rt_g.tsc_mult == 0)  /* no calibration: no TSC-based levels */
 		rt_g.wall_hw = rt_g.cpu_hw = 0;
+	else
+		rt_g.cpu_trust_ticks = (uint64_t)(((unsigned __int128)
+			RT_CPU_TRUST_NS << rt_g.tsc_shift) / rt_g.tsc_mult);
 	h->rt_cpu_level = rt_g.cpu_hw ? HUNCH_LEVEL_HW : HUNCH_LEVEL_SW;
 }
 

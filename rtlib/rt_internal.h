@@ -61,10 +61,18 @@ struct rt_global {
 	int cpu_hw;             /* 1: perf lock trick, 0: syscall per read */
 	uint64_t tsc_mult;
 	uint32_t tsc_shift;
+	/* TSC ticks a CPU reading may be extended by before an exact one
+	 * (RT_CPU_TRUST_NS): see rt_cpu.c */
+	uint64_t cpu_trust_ticks;
 	int inert;              /* set in a forked child */
 	pthread_key_t key;      /* destructor notices thread exit */
 	int key_ok;
 };
+
+/* Longest a thread's CPU reading is extended by the TSC from an exact
+ * one (rt_cpu.c): 10 ms, an exact reading (a system call, ~0.3 us) per
+ * 10 ms of running at most. */
+#define RT_CPU_TRUST_NS 10000000ull
 
 extern struct rt_global rt_g;
 extern RT_TLS char *rt_tls_block;
