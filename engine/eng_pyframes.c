@@ -237,90 +237,115 @@ eng_pyframes_stats(const struct eng_pyframes *pf)
 	return &pf->st;
 }
 
-/* One interpreter frame into the stack being built.  Returns 1 added,
- * 0 skipped (an incomplete frame, as CPython's tracebacks skip it), -1
- * invalid (the stack is dropped).  *prev: the next frame out. */
-static int add_frame(struct eng_pyframes *pf, uint64_t addr, uint64_t *prev,
-		     uint64_t *code_out)
+/* A frame's fields, as copied: checked only once the chain is known
+ * to be the thread's (read_chain, same_chain), then turned into a
+ * stack frame (add_frame). */
+struct raw_frame {
+	uint64_t at, code, previous, instr;
+	uint8_t owner, entry;
+};
+
+static int read_frame(struct eng_pyframes *pf, uint64_t addr,
+		      struct raw_frame *r)
 {
 	const struct eng_pyf_layout *lo = pf->lo;
-	uint8_t fr[72];
-	uint64_t code, instr, first;
-	const struct eng_pyf_code_ent *c;
-	struct eng_pyframe *out;
-	uint8_t owner, entry;
+	uint8_t fr[ENG_PYF_FRAME_BYTES];
 
-	if ((addr & 7) != 0 || eng_pyframes_mem(pf, addr, fr, sizeof(fr)) < 0)
+	if ((addr & 7) != 0 ||
+	    eng_pyframes_snap_mem(pf, addr, fr, sizeof(fr)) < 0)
 		return -1;
-	memcpy(&code, fr + lo->frame_code, 8);
-	memcpy(prev, fr + lo->frame_previous, 8);
-	*code_out = code;
-	memcpy(&instr, fr + lo->frame_prev_instr, 8);
-	owner = fr[lo->frame_owner];
-	entry = fr[lo->frame_is_entry];
-	c = eng_pyframes_code_get(pf, code);
-	if (c == NULL || owner > ENG_PYF_FRAME_OWNER_MAX || entry > 1)
+	r->at = addr;
+	memcpy(&r->code, fr + lo->frame_code, 8);
+	memcpy(&r->previous, fr + lo->frame_previous, 8);
+	memcpy(&r->instr, fr + lo->frame_prev_instr, 8);
+	r->owner = fr[lo->frame_owner];
+	r->entry = fr[lo->frame_is_entry];
+	return 0;
+}
+
+/* The chain from top by `previous`, from the copy just taken: no other
+ * read comes between the copy and its re-check.  The count, or -1. */
+static int read_chain(struct eng_pyframes *pf, uint64_t top,
+		      struct raw_frame *rf)
+{
+	int n = 0;
+
+	for (uint64_t frame = top; frame != 0; frame = rf[n++].previous)
+		if (n == 2 * ENG_PYF_MAX_DEPTH || read_frame(pf, frame, &rf[n]) < 0)
+			return -1;
+	return n;
+}
+
+/* The thread still runs the frames walked: each frame's code and
+ * caller, copied again, and then its current frame, are the same.  A thread that
+ * returned and called again while it was copied can leave a chain of
+ * valid frames that never were on its stack together (a caller reused
+ * by a later call: `c` called by `a` where `b` was). */
+static bool same_chain(struct eng_pyframes *pf, uint64_t ts, uint64_t top,
+		       const struct raw_frame *rf, int n)
+{
+	const struct eng_pyf_layout *lo = pf->lo;
+	uint64_t cframe, frame;
+	struct raw_frame now;
+
+	eng_pyframes_snap_take(pf, top);
+	for (int i = 0; i < n; i++)
+		if (read_frame(pf, rf[i].at, &now) < 0 ||
+		    now.code != rf[i].code || now.previous != rf[i].previous)
+			return false;
+	return eng_pyframes_u64(pf, ts + lo->tstate_cframe, &cframe) == 0 &&
+	       cframe != 0 &&
+	       eng_pyframes_u64(pf, cframe + lo->cframe_current, &frame) == 0 &&
+	       frame == top;
+}
+
+/* One interpreter frame into the stack being built.  Returns 1 added,
+ * 0 skipped (an incomplete frame on top, as CPython's tracebacks skip
+ * it), -1 invalid (the stack is dropped). */
+static int add_frame(struct eng_pyframes *pf, const struct raw_frame *r,
+		     bool top)
+{
+	const struct eng_pyf_code_ent *c = eng_pyframes_code_get(pf, r->code);
+	uint64_t first = r->code + pf->lo->code_adaptive;
+	struct eng_pyframe *out;
+
+	if (c == NULL || r->owner > ENG_PYF_FRAME_OWNER_MAX || r->entry > 1)
 		return -1;
-	first = code + lo->code_adaptive;
 	/* prev_instr is one unit before the code before the first
 	 * instruction runs, and never past its end */
-	if (instr + 2 < first || instr >= first + 2 * c->size ||
-	    ((instr - first) & 1) != 0)
+	if (r->instr + 2 < first || r->instr >= first + 2 * c->size ||
+	    ((r->instr - first) & 1) != 0)
 		return -1;
 	/* a generator frame with no caller: one suspended, or caught
 	 * between its yield and the switch back (current_frame still on
 	 * it); a running generator always has a caller */
-	if (owner == ENG_PYF_FRAME_OWNED_BY_GENERATOR && *prev == 0)
+	if (r->owner == ENG_PYF_FRAME_OWNED_BY_GENERATOR && r->previous == 0)
 		return -1;
-	if (owner != ENG_PYF_FRAME_OWNED_BY_GENERATOR &&
-	    instr < first + 2 * (uint64_t)c->firsttraceable)
-		return 0;
+	/* an incomplete frame has called nothing yet: below the top it is
+	 * a caller's slot reused by a new call while the copy held a frame
+	 * that had returned */
+	if (r->owner != ENG_PYF_FRAME_OWNED_BY_GENERATOR &&
+	    r->instr < first + 2 * (uint64_t)c->firsttraceable)
+		return top ? 0 : -1;
 	if (pf->stack.nframes == ENG_PYF_MAX_DEPTH)
 		return -1;
 	out = &pf->stack.f[pf->stack.nframes++];
 	out->code = &c->pub;
 	out->line = eng_pyframes_code_line(c->table, c->ntable, c->pub.firstline,
-				      instr < first ? -1 :
-				      (long)((instr - first) / 2));
-	out->entry = entry;
+				      r->instr < first ? -1 :
+				      (long)((r->instr - first) / 2));
+	out->entry = r->entry;
 	return 1;
-}
-
-/* The thread still runs the frames walked: its current frame, and each
- * frame's code and caller, read again after the walk, are the same.  A
- * thread that returned and called again while it was walked can leave
- * a chain of valid frames that never were on its stack together (a
- * caller reused by a later call: `c` called by `a` where `b` was). */
-static bool still_same(struct eng_pyframes *pf, uint64_t ts,
-		       uint64_t top, const uint64_t *at,
-		       const uint64_t (*was)[2], int n)
-{
-	const struct eng_pyf_layout *lo = pf->lo;
-	uint64_t cframe, frame, now[3];
-
-	if (eng_pyframes_u64(pf, ts + lo->tstate_cframe, &cframe) < 0 ||
-	    cframe == 0 ||
-	    eng_pyframes_u64(pf, cframe + lo->cframe_current, &frame) < 0 ||
-	    frame != top)
-		return false;
-	for (int i = 0; i < n; i++) {
-		/* f_code, frame_obj, previous: one read */
-		if (eng_pyframes_mem(pf, at[i] + lo->frame_code, now,
-				     sizeof(now)) < 0 ||
-		    now[0] != was[i][0] ||
-		    now[(lo->frame_previous - lo->frame_code) / 8] != was[i][1])
-			return false;
-	}
-	return true;
 }
 
 /* The stack of the thread state at ts, once; false if it fails a check. */
 static bool walk_once(struct eng_pyframes *pf, uint64_t ts, uint64_t interp)
 {
 	const struct eng_pyf_layout *lo = pf->lo;
-	uint64_t owner, tid, cframe, frame, top;
-	uint64_t at[2 * ENG_PYF_MAX_DEPTH], was[2 * ENG_PYF_MAX_DEPTH][2];
-	int walked = 0;
+	struct raw_frame rf[2 * ENG_PYF_MAX_DEPTH];
+	uint64_t owner, tid, cframe, top;
+	int n;
+	bool ok;
 
 	pf->stack.nframes = 0;
 	if (eng_pyframes_u64(pf, ts + lo->tstate_interp, &owner) < 0 ||
@@ -333,18 +358,15 @@ static bool walk_once(struct eng_pyframes *pf, uint64_t ts, uint64_t interp)
 	if (cframe == 0)
 		return true;
 	if ((cframe & 7) != 0 ||
-	    eng_pyframes_u64(pf, cframe + lo->cframe_current, &frame) < 0)
+	    eng_pyframes_u64(pf, cframe + lo->cframe_current, &top) < 0)
 		return false;
-	top = frame;
-	while (frame != 0) {
-		if (walked == 2 * ENG_PYF_MAX_DEPTH)
-			return false;
-		at[walked] = frame;
-		if (add_frame(pf, frame, &frame, &was[walked][0]) < 0)
-			return false;
-		was[walked++][1] = frame;
-	}
-	return still_same(pf, ts, top, at, (const uint64_t (*)[2])was, walked);
+	eng_pyframes_snap_take(pf, top);
+	n = read_chain(pf, top, rf);
+	ok = n >= 0 && same_chain(pf, ts, top, rf, n);
+	eng_pyframes_snap_fit(pf);
+	for (int i = 0; ok && i < n; i++)
+		ok = add_frame(pf, &rf[i], i == 0) >= 0;
+	return ok;
 }
 
 /* A thread that calls and returns all the time moves while it is

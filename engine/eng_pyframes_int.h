@@ -60,6 +60,18 @@ struct eng_pyf_code_ent {
 };
 
 #define ENG_PYF_CODE_BUCKETS 4096
+#define ENG_PYF_FRAME_BYTES 72        /* of a frame read: up to owner */
+#define ENG_PYF_SNAP_PAGES 8          /* at most 32 KiB copied at once */
+
+/* The pages under a thread's top frame, copied at once
+ * (eng_pyframes_snap.c): [lo, hi) of the target is buf's end. */
+struct eng_pyf_snap {
+	uint64_t lo, hi;
+	uint64_t low_frame;   /* the lowest frame read from the copy */
+	uint64_t below;       /* a frame just below it, 0 if none */
+	int pages;            /* how many to copy: fitted to the last walk */
+	uint8_t buf[ENG_PYF_SNAP_PAGES * 4096];
+};
 
 struct eng_pyframes {
 	pid_t pid;
@@ -72,6 +84,7 @@ struct eng_pyframes {
 	struct eng_pyf_code_ent *old;     /* replaced entries, kept alive */
 	struct eng_pyframes_stats st;
 	struct eng_pystack stack;         /* the one being built */
+	struct eng_pyf_snap snap;         /* the thread being walked */
 };
 
 /* Read len bytes of the target; 0 or -errno (short reads too). */
@@ -85,5 +98,12 @@ int eng_pyframes_u64(const struct eng_pyframes *pf, uint64_t addr, uint64_t *v);
 const struct eng_pyf_code_ent *eng_pyframes_code_get(struct eng_pyframes *pf,
 					    uint64_t addr);
 void eng_pyframes_code_free(struct eng_pyframes *pf);
+/* Copy the memory under the frame at top; read through the copy (the
+ * target where it does not hold the bytes); size the next copy to the
+ * walk just done. */
+void eng_pyframes_snap_take(struct eng_pyframes *pf, uint64_t top);
+int eng_pyframes_snap_mem(struct eng_pyframes *pf, uint64_t addr, void *buf,
+			  size_t len);
+void eng_pyframes_snap_fit(struct eng_pyframes *pf);
 
 #endif
