@@ -106,6 +106,12 @@ struct act_count {
 	int base;         /* frames counted by an earlier walk */
 	bool last_act;    /* the last frame is where its thread is (frame 0
 			   * of a walk, or interrupted): not a return address */
+	/* main's return, when [lo, hi) is main: the frame returning there
+	 * is main's activation even when its pc is not in main (main
+	 * tail-called the code that runs: eng_proc_main_return) */
+	uint64_t main_ret, main_ret_sp;
+	bool prev_in;     /* the frame before this one was counted */
+	uint64_t prev_pc; /* and its pc */
 };
 
 /* A frame in hunch's code memory ends the walk: no CFI describes it. */
@@ -113,12 +119,20 @@ static bool count_frame(void *arg, int i, uint64_t pc, uint64_t sp,
 			bool act)
 {
 	struct act_count *c = arg;
+	bool in;
 
-	(void)sp;
 	if (i == 0)       /* a walk starts (again): count from its base */
 		c->n = c->base;
-	if (i == 0 ? pc > c->lo && pc < c->hi : pc > c->lo && pc <= c->hi)
+	in = i == 0 ? pc > c->lo && pc < c->hi : pc > c->lo && pc <= c->hi;
+	c->n += in;
+	/* the caller of a main that tail-called: main has no frame, the
+	 * code it jumped to returns here (not a thread at main's first
+	 * byte, or walked on from a site there: it runs the entry itself) */
+	if (i > 0 && !c->prev_in && c->prev_pc != c->lo && c->main_ret != 0 &&
+	    pc == c->main_ret && sp == c->main_ret_sp)
 		c->n++;
+	c->prev_in = in;
+	c->prev_pc = pc;
 	c->last_act = i == 0 || act;
 	return !eng_codemem_contains(c->in->mem, pc);
 }
@@ -317,8 +331,8 @@ static bool in_codemem(void *arg, uint64_t pc)
  * frame counts past the function's first byte only, as that thread will
  * run the entry snippet itself. */
 static int activations(struct eng_inst *in, pid_t tid, uint64_t lo,
-		       uint64_t hi, const struct inst_range *maps, size_t nmaps,
-		       struct eng_catchup_info *ci)
+		       uint64_t hi, bool is_main, const struct inst_range *maps,
+		       size_t nmaps, struct eng_catchup_info *ci)
 {
 	struct act_count c = { .in = in, .lo = lo, .hi = hi };
 	struct user_regs_struct r;
@@ -329,6 +343,8 @@ static int activations(struct eng_inst *in, pid_t tid, uint64_t lo,
 
 	if (eng_regs_get(in->p, tid, &r, NULL) < 0)
 		return 0;
+	if (is_main)
+		eng_proc_main_return(in->p, &c.main_ret, &c.main_ret_sp);
 	if (in_codemem(in, r.rip)) {
 		if (eng_bp_step_while(in->p, tid, in_codemem, in,
 					CODEMEM_STEPS) < 0 ||
@@ -624,7 +640,7 @@ static int catch_thread(struct eng_inst *in, pid_t tid, int k, uint64_t lo,
 }
 
 static int catchup(struct eng_inst *in, uint64_t lo, uint64_t hi,
-		   const struct x86_snip *s, size_t n,
+		   bool is_main, const struct x86_snip *s, size_t n,
 		   struct eng_catchup_info *ci, struct hunch_err *err)
 {
 	pid_t tids[4096];
@@ -643,7 +659,8 @@ static int catchup(struct eng_inst *in, uint64_t lo, uint64_t hi,
 	nt = eng_proc_threads(in->p, tids, 4096);
 	nmaps = eng_inst_threads_read_maps(eng_proc_pid(in->p), &maps);
 	for (size_t i = 0; i < nt && rc >= 0; i++) {
-		int k = activations(in, tids[i], lo, hi, maps, nmaps, ci);
+		int k = activations(in, tids[i], lo, hi, is_main, maps, nmaps,
+				    ci);
 
 		if (k > 0)
 			rc = catch_thread(in, tids[i], k, lo, hi, s, n, maps,
@@ -655,23 +672,34 @@ static int catchup(struct eng_inst *in, uint64_t lo, uint64_t hi,
 	return rc < 0 ? rc : (int)ci->threads;
 }
 
+/* Is [lo, hi) the program's main (before any relocation)? */
+static bool is_main_fn(struct eng_inst *in, uint64_t lo, uint64_t hi)
+{
+	uint64_t m = eng_proc_main(in->p);
+
+	return m != 0 && m >= lo && m < hi;
+}
+
 int eng_inst_catchup(struct eng_inst *in, uint64_t lo, uint64_t hi,
 		     const struct x86_snip *s, size_t n, struct hunch_err *err)
 {
 	struct eng_catchup_info ci;
+	bool is_main = is_main_fn(in, lo, hi);
 
 	/* a relocated function runs in its copy; frames in the original
 	 * body will not run the copy's exits: left alone */
 	eng_funcreloc_copy_range(in, lo, hi, &lo, &hi);
-	return catchup(in, lo, hi, s, n, &ci, err);
+	return catchup(in, lo, hi, is_main, s, n, &ci, err);
 }
 
 int eng_inst_catchup_info(struct eng_inst *in, uint64_t lo, uint64_t hi,
 			  const struct x86_snip *s, size_t n,
 			  struct eng_catchup_info *ci, struct hunch_err *err)
 {
+	bool is_main = is_main_fn(in, lo, hi);
+
 	eng_funcreloc_copy_range(in, lo, hi, &lo, &hi);
-	return catchup(in, lo, hi, s, n, ci, err);
+	return catchup(in, lo, hi, is_main, s, n, ci, err);
 }
 
 void eng_inst_catchup_set_psampler(struct eng_inst *in,

@@ -430,6 +430,20 @@ static uint64_t find_main(struct eng_proc *p)
 	return main_addr != 0 && in_code(p->pid, main_addr) ? main_addr : 0;
 }
 
+/* At main's first instruction %rsp holds main's return address: kept
+ * for catchup (eng_proc_main_return). */
+static void note_main_return(struct eng_proc *p)
+{
+	struct user_regs_struct r;
+	uint64_t ret;
+
+	if (eng_regs_get(p, p->pid, &r, NULL) < 0 ||
+	    eng_mem_read(p, r.rsp, &ret, sizeof(ret), NULL) < 0)
+		return;
+	p->main_ret = ret;
+	p->main_ret_sp = r.rsp + 8;
+}
+
 static int run_to_main(struct eng_proc *p, const char *path,
 		       struct hunch_err *err)
 {
@@ -455,6 +469,7 @@ static int run_to_main(struct eng_proc *p, const char *path,
 		    (rc = run_to_bp(p, p->main_addr, path, err)) < 0)
 			return rc;
 		eng_bp_remove(p, p->main_addr);
+		note_main_return(p);
 	}
 	return eng_ptrace_stop_all(p, err);
 }

@@ -100,6 +100,14 @@ uint64_t eng_proc_main(const struct eng_proc *p)
 	return p->main_addr;
 }
 
+bool eng_proc_main_return(const struct eng_proc *p, uint64_t *ret,
+			  uint64_t *sp)
+{
+	*ret = p->main_ret;
+	*sp = p->main_ret_sp;
+	return p->main_ret != 0;
+}
+
 uint64_t eng_proc_r_brk(const struct eng_proc *p)
 {
 	return p->r_brk;

@@ -13,6 +13,7 @@
 # under it (consultant/src_live_hintpy.c) lead to the generator the loop
 # runs, `<genexpr>` of the `-c` code (`<string>`); the report's top
 # finding (JSON findings[0], the text's first) is CPU in that function.
+# CPUbound at main (a `jmp Py_BytesMain`) is true, not 0 CPUs.
 # The same behind `sh -c 'exec ...'`.
 . "$HUNCH_SOURCE_ROOT/tests/lib.sh"
 TMP=$(mktemp -d)
@@ -60,6 +61,16 @@ tap_ok $([ "$t" != never ] && jq -ne "$t <= 3" > /dev/null; echo $?) \
 t=$(at "^/Process/$pid/$pid:")
 tap_ok $([ "$t" != never ] && jq -ne "$t <= 3" > /dev/null; echo $?) \
 	"CPU true on its thread within 3 s of search ($t s)"
+# python3.11's main is `jmp Py_BytesMain`: it has no frame while the
+# program runs, and a timer enabled then at main found no activation to
+# catch up and read 0 (CPUbound false at main, the first finding in
+# `_start`).  The frame that returns to main's caller at main's stack
+# pointer is main's activation (engine/eng_inst_catchup.c).
+tap_eq "$(jq -r '[.phases[0].nodes[] | select(.hypothesis == "CPUbound" and
+	.focus[1] == "/Process" and
+	(.focus[0] | test("^/Code/python3[.]11/[^/]*/main$"))) | .truth] |
+	unique | join(",")' "$TMP/r.json")" true \
+	"CPUbound at python3.11's main, which tail-calls Py_BytesMain, is true"
 jq -r --arg h "$CPU" '.bottlenecks[] | select((.hypothesis | test($h)) and
 	.focus[0] != "/Code") | .focus[0]' "$TMP/r.json" | sort -u > "$TMP/where"
 tap_diag "CPU bottlenecks' /Code:"
