@@ -270,6 +270,14 @@ static double observed_cost(struct pc_source *s)
 	return c;
 }
 
+/* Not journaled: where the program is stopped changes no record. */
+static void step(struct pc_source *s, bool begins)
+{
+	struct jnl_src *j = impl(s);
+
+	j->inner->ops->step(j->inner, begins);
+}
+
 /* As the cost record of this tick says (observed_cost asked first). */
 static void held(struct pc_source *s, long *holds, double *seconds)
 {
@@ -369,6 +377,7 @@ struct pc_source *jnl_source_wrap(struct pc_source *inner,
 		.poll_samples = MIRROR(poll_samples, poll_samples),
 		.observed_cost = MIRROR(observed_cost, observed_cost),
 		.held = MIRROR(held, held),
+		.step = MIRROR(step, step),
 		.poll_events = MIRROR(poll_events, poll_events),
 		.set_sample_period = MIRROR(set_sample_period, set_sample_period),
 		.callees = MIRROR(callees, callees),

@@ -404,7 +404,7 @@ static void track_cost(struct pc_consult *pc)
 	}
 }
 
-void pc_consult_tick(struct pc_consult *pc)
+static void tick(struct pc_consult *pc)
 {
 	const struct pc_source_ops *o = pc->src->ops;
 
@@ -445,6 +445,20 @@ void pc_consult_tick(struct pc_consult *pc)
 				pc, "Search idle: nothing left to test, every "
 				    "active experiment has concluded.");
 	}
+}
+
+/* One step: the enables and disables it makes share one stop of the
+ * program (pc_source_ops.step): a step that launched eight experiments
+ * and ended three stopped it eleven times. */
+void pc_consult_tick(struct pc_consult *pc)
+{
+	const struct pc_source_ops *o = pc->src->ops;
+
+	if (o->step)
+		o->step(pc->src, true);
+	tick(pc);
+	if (o->step)
+		o->step(pc->src, false);
 }
 
 static int retest_children(struct pc_consult *pc, struct pc_search *s,

@@ -175,6 +175,11 @@ struct pc_source_ops {
 	 * tracing costs beside the instrumentation.  Asked after
 	 * observed_cost, each tick. */
 	void (*held)(struct pc_source *s, long *holds, double *seconds);
+	/* Optional: a step of the search begins (true) or ends (false).
+	 * Between the two the enables and disables it makes may share one
+	 * stop of the program, held to the step's end, instead of one
+	 * each. */
+	void (*step)(struct pc_source *s, bool begins);
 	int (*poll_events)(struct pc_source *s, pc_event_fn fn, void *arg);
 	void (*set_sample_period)(struct pc_source *s, double seconds);
 	/* The static call graph: callees of the function at `path`, or with

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "eng_inst.h"
 #include "eng_proc.h"
 #include "eng_shm.h"
 #include "eng_image.h"
@@ -332,6 +333,14 @@ static void live_held(struct pc_source *s, long *holds, double *seconds)
 	*seconds = (double)ns / 1e9;
 }
 
+static void live_step(struct pc_source *s, bool begins)
+{
+	struct src_live *l = live_of(s);
+
+	if (l->slo != NULL)
+		src_live_ops_step(l->slo, begins);
+}
+
 static void live_set_period(struct pc_source *s, double seconds)
 {
 	struct src_live *l = live_of(s);
@@ -433,6 +442,7 @@ static const struct pc_source_ops live_ops = {
 	.poll_samples = live_poll_samples,
 	.observed_cost = live_observed,
 	.held = live_held,
+	.step = live_step,
 	.poll_events = live_poll_events,
 	.set_sample_period = live_set_period,
 	.callees = live_callees,
@@ -577,6 +587,7 @@ int src_live_launch(const struct src_live_launch *o, struct pc_source **out,
 		if (rc < 0)
 			goto fail;
 		lo.shm = l->shm;
+		eng_inst_warm();   /* not while the program waits at main */
 	}
 	rc = eng_launch(&lo, &l->proc, err);
 	if (rc < 0)

@@ -72,6 +72,9 @@ int src_live_ops_due_ms(const struct src_live_ops *o);
 /* Sample if due: read the sampler, queue samples, report objects seen
  * by discovery snippets through `fn` (sync objects and files). */
 void src_live_ops_tick(struct src_live_ops *o, pc_disc_fn fn, void *arg);
+/* A step of the search begins or ends: its enables and disables share
+ * one stop of the program (eng_metric_batch_begin). */
+void src_live_ops_step(struct src_live_ops *o, bool begins);
 /* Tell the cost predictor that `function` starts a thread (it runs once
  * per thread, not at the default call rate). */
 void src_live_ops_note_start(struct src_live_ops *o, const char *function);

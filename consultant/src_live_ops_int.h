@@ -57,6 +57,8 @@ struct src_live_ops_inst {
 				  * reading (eng_metric_stale) */
 	bool rebase;             /* the reading at enabling was stale: the
 				  * first fresh one is the start */
+	bool stepped;            /* enabled in a step: its values start
+				  * at the step's end (src_live_ops_step) */
 };
 
 /* A thread's schedstat at the last cpu_share reading. */
@@ -75,6 +77,8 @@ struct src_live_ops {
 	struct eng_sampler *smp;
 	struct eng_inst *in;
 	struct eng_metric *m;
+	bool stepping;           /* in a step of the search: enables and
+				  * disables batched (src_live_ops_step) */
 	const struct pc_config *cfg;
 	uint64_t t0_ns;
 	double period, last_tick;

@@ -75,6 +75,14 @@ int eng_inst_remove(struct eng_inst *in, uint32_t id);
  * was already stopped).  Returns the number of requests that failed
  * (eng_inst_state says why), or a negative error. */
 int eng_inst_commit(struct eng_inst *in, struct hunch_err *err);
+/* Measure, before a program is launched, what eng_inst_create would
+ * measure that does not depend on the program (a trap's cost, on a
+ * traced child of hunch's: ~95 ms, once per hunch process), so that the
+ * program is not held stopped at main for it. */
+void eng_inst_warm(void);
+/* Has eng_inst_commit anything to do (insertions or removals queued,
+ * code memory to free)? */
+bool eng_inst_commit_due(struct eng_inst *in);
 
 enum eng_req_state {
 	ENG_REQ_FREE = 0,

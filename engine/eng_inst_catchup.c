@@ -60,6 +60,7 @@
 #include <unistd.h>
 
 #include "eng_funcreloc.h"
+#include "eng_main.h"
 #include "eng_perfsample.h"
 #include "eng_proc.h"
 #include "eng_clock.h"
@@ -129,7 +130,7 @@ static bool count_frame(void *arg, int i, uint64_t pc, uint64_t sp,
 	 * code it jumped to returns here (not a thread at main's first
 	 * byte, or walked on from a site there: it runs the entry itself) */
 	if (i > 0 && !c->prev_in && c->prev_pc != c->lo && c->main_ret != 0 &&
-	    pc == c->main_ret && sp == c->main_ret_sp)
+	    pc == c->main_ret && (c->main_ret_sp == 0 || sp == c->main_ret_sp))
 		c->n++;
 	c->prev_in = in;
 	c->prev_pc = pc;
@@ -344,7 +345,7 @@ static int activations(struct eng_inst *in, pid_t tid, uint64_t lo,
 	if (eng_regs_get(in->p, tid, &r, NULL) < 0)
 		return 0;
 	if (is_main)
-		eng_proc_main_return(in->p, &c.main_ret, &c.main_ret_sp);
+		eng_main_return(in->p, &c.main_ret, &c.main_ret_sp);
 	if (in_codemem(in, r.rip)) {
 		if (eng_bp_step_while(in->p, tid, in_codemem, in,
 					CODEMEM_STEPS) < 0 ||

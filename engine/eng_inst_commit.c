@@ -680,6 +680,11 @@ static int commit_ended(struct eng_inst *in)
 	return failed;
 }
 
+bool eng_inst_commit_due(struct eng_inst *in)
+{
+	return in->nqueue > 0 || in->npf > 0 || eng_funcreloc_free_waiting(in);
+}
+
 int eng_inst_commit(struct eng_inst *in, struct hunch_err *err)
 {
 	struct commit c = { 0 };
@@ -687,7 +692,7 @@ int eng_inst_commit(struct eng_inst *in, struct hunch_err *err)
 	uint64_t t0 = clock_mono_ns();
 	int failed = 0, rc;
 
-	if (in->nqueue == 0 && in->npf == 0 && !eng_funcreloc_free_waiting(in))
+	if (!eng_inst_commit_due(in))
 		return 0;
 	if (eng_proc_ended(in->p))
 		return commit_ended(in);

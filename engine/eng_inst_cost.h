@@ -42,7 +42,8 @@ struct eng_inst_cost {
 /* The model, before (or without) measuring: safe-side figures. */
 void eng_inst_cost_model(struct eng_inst_cost *c,
 			 const struct x86_tramp_env *env);
-/* Measure the inline parts by running generated code here (~50 ms).
+/* Measure the inline parts by running generated code here (~50 ms,
+ * once per hunch process and kind of code: later calls copy it).
  * On failure c keeps the model and a negative errno is returned. */
 int eng_inst_cost_measure(struct eng_inst_cost *c,
 			  const struct x86_tramp_env *env);

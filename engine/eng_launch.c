@@ -8,9 +8,9 @@
  * execve fails anyway, the child says why through a close-on-exec pipe.
  */
 #include "eng_inst.h"
+#include "eng_main.h"
 #include "eng_proc_int.h"
 #include "eng_shm.h"
-#include "x86_decode.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -388,62 +388,6 @@ static int run_to_bp(struct eng_proc *p, uint64_t addr, const char *path,
 	}
 }
 
-/* Is addr in an executable mapping of the process? */
-static bool in_code(pid_t pid, uint64_t addr)
-{
-	char path[64], line[512], perms[8];
-	unsigned long long lo, hi;
-	bool found = false;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	f = fopen(path, "re");
-	while (f != NULL && !found && fgets(line, sizeof(line), f) != NULL)
-		found = sscanf(line, "%llx-%llx %7s", &lo, &hi, perms) == 3 &&
-			addr >= lo && addr < hi && perms[2] == 'x';
-	if (f != NULL)
-		fclose(f);
-	return found;
-}
-
-/* Find main from _start's code; 0 if it cannot be found.  A _start that
- * is not glibc's can load anything into %rdi before its first call, so
- * the candidate must at least be code. */
-static uint64_t find_main(struct eng_proc *p)
-{
-	struct x86_decoder *d;
-	uint8_t code[96];
-	uint64_t ref = 0, main_addr = 0;
-	bool load = false;
-
-	if (eng_mem_read(p, p->entry, code, sizeof(code), NULL) < 0 ||
-	    x86_decode_open(&d) < 0)
-		return 0;
-	if (x86_decode_find_main_ref(d, code, sizeof(code), p->entry, &ref,
-			      &load) == 0) {
-		main_addr = ref;
-		/* The GOT slot is filled in now: ld.so ran before _start. */
-		if (load && eng_mem_read(p, ref, &main_addr, 8, NULL) < 0)
-			main_addr = 0;
-	}
-	x86_decode_close(d);
-	return main_addr != 0 && in_code(p->pid, main_addr) ? main_addr : 0;
-}
-
-/* At main's first instruction %rsp holds main's return address: kept
- * for catchup (eng_proc_main_return). */
-static void note_main_return(struct eng_proc *p)
-{
-	struct user_regs_struct r;
-	uint64_t ret;
-
-	if (eng_regs_get(p, p->pid, &r, NULL) < 0 ||
-	    eng_mem_read(p, r.rsp, &ret, sizeof(ret), NULL) < 0)
-		return;
-	p->main_ret = ret;
-	p->main_ret_sp = r.rsp + 8;
-}
-
 static int run_to_main(struct eng_proc *p, const char *path,
 		       struct hunch_err *err)
 {
@@ -458,7 +402,7 @@ static int run_to_main(struct eng_proc *p, const char *path,
 	    (rc = run_to_bp(p, p->entry, path, err)) < 0)
 		return rc;
 	eng_bp_remove(p, p->entry);
-	p->main_addr = find_main(p);
+	p->main_addr = eng_main_find(p);
 	if (p->main_addr == 0) {
 		snprintf(p->note, sizeof(p->note), "main() of %s was not "
 			 "found from its entry point: stopped at the entry "
@@ -469,7 +413,7 @@ static int run_to_main(struct eng_proc *p, const char *path,
 		    (rc = run_to_bp(p, p->main_addr, path, err)) < 0)
 			return rc;
 		eng_bp_remove(p, p->main_addr);
-		note_main_return(p);
+		eng_main_note_return(p);
 	}
 	return eng_ptrace_stop_all(p, err);
 }

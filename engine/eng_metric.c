@@ -87,7 +87,7 @@ static void node_unlink(struct eng_metric *m, struct mnode *n)
 
 /* Drop a reference; the last one queues the removal of its requests
  * (the caller commits) and drops its constraint nodes in turn. */
-static void node_put(struct eng_metric *m, struct mnode *n,
+void eng_metric_node_put(struct eng_metric *m, struct mnode *n,
 		     struct mnode **dead)
 {
 	if (n == NULL || --n->refs > 0)
@@ -96,14 +96,14 @@ static void node_put(struct eng_metric *m, struct mnode *n,
 		eng_inst_remove(m->in, n->reqs[i]);
 	eng_metric_seen_drop(m, n);
 	for (size_t i = 0; i < n->ncons; i++)
-		node_put(m, n->cons[i], dead);
+		eng_metric_node_put(m, n->cons[i], dead);
 	node_unlink(m, n);
 	n->next = *dead;
 	*dead = n;
 }
 
 /* After the commit that removed them: variables back to the sampler. */
-static void nodes_reap(struct eng_metric *m, struct mnode *dead)
+void eng_metric_nodes_reap(struct eng_metric *m, struct mnode *dead)
 {
 	while (dead != NULL) {
 		struct mnode *next = dead->next;
@@ -436,8 +436,8 @@ static int build_node(struct eng_metric *m, const struct eng_mdef *def,
 		if (cost == NULL) {
 			n->next = m->nodes;
 			m->nodes = n;
-			node_put(m, n, &dead);
-			nodes_reap(m, dead);
+			eng_metric_node_put(m, n, &dead);
+			eng_metric_nodes_reap(m, dead);
 		} else {
 			node_free(n);
 		}
@@ -473,38 +473,51 @@ static size_t node_active(const struct mnode *n)
 	return n->nreqs - n->refused;
 }
 
-static int check_built(struct eng_metric *m, const struct eng_mdef *def,
-		       const struct eng_mfocus *f, struct mnode *n,
-		       struct hunch_err *err)
+void eng_metric_check_of(const struct eng_mdef *def,
+			 const struct eng_mfocus *f, struct mcheck *c)
 {
-	char fo[256];
+	snprintf(c->name, sizeof(c->name), "%s", def->name);
+	c->absent_ok = def->absent_is_zero && f->code == ENG_CODE_ALL;
+	eng_metric_key_focus_name(f, c->fo, sizeof(c->fo));
+}
 
+int eng_metric_check(struct eng_metric *m, const struct mcheck *c,
+		     struct mnode *n, struct hunch_err *err)
+{
 	node_check(m, n);
 	for (size_t i = 0; i < n->ncons; i++)
 		node_check(m, n->cons[i]);
 	if (node_active(n) > 0)
 		return 0;
-	if (n->nreqs == 0 && def->absent_is_zero && f->code == ENG_CODE_ALL &&
-	    n->why == 0)
+	if (n->nreqs == 0 && c->absent_ok && n->why == 0)
 		return 0;
-	eng_metric_key_focus_name(f, fo, sizeof fo);
 	if (n->nreqs == 0)
 		return hunch_err_set(
 			err, -ENOENT,
 			"metric %s on %s: none of its "
 			"functions is in the program%s%s; nothing to "
 			"measure here",
-			def->name, fo, n->why ? " or instrumentable: " : "",
+			c->name, c->fo, n->why ? " or instrumentable: " : "",
 			n->why ? eng_refusal_str(n->why) : "");
 	return hunch_err_set(err, -ENOENT, "metric %s on %s: every point was "
-			  "refused (%s); try another focus", def->name, fo,
+			  "refused (%s); try another focus", c->name, c->fo,
 			  n->why ? eng_refusal_str(n->why) : "no reason given");
+}
+
+static int check_built(struct eng_metric *m, const struct eng_mdef *def,
+		       const struct eng_mfocus *f, struct mnode *n,
+		       struct hunch_err *err)
+{
+	struct mcheck c;
+
+	eng_metric_check_of(def, f, &c);
+	return eng_metric_check(m, &c, n, err);
 }
 
 /* Threads already inside the functions of freshly inserted code missed
  * their entry snippets: run those now (every thread is stopped), then
  * read the values of what catchup started at an activation's beginning. */
-static void catchup_fresh(struct eng_metric *m)
+void eng_metric_catchup_fresh(struct eng_metric *m)
 {
 	for (struct mnode *n = m->nodes; n != NULL; n = n->next) {
 		for (size_t i = 0; n->fresh && i < n->ncatch; i++) {
@@ -534,13 +547,14 @@ static int commit_new(struct eng_metric *m, const struct eng_mdef *def,
 		      const struct eng_mfocus *f, struct mnode *n,
 		      struct hunch_err *err)
 {
-	bool was_stopped = eng_proc_stopped(m->p), fresh = false;
+	bool was_stopped, fresh = false;
 	int rc;
 
 	for (struct mnode *k = m->nodes; k != NULL && !fresh; k = k->next)
 		fresh = k->fresh;
 	if (!fresh)      /* all shared: nothing to insert, no stop */
 		return check_built(m, def, f, n, err);
+	was_stopped = eng_proc_stopped(m->p);
 	rc = was_stopped ? 0 : eng_ptrace_stop_all(m->p, err);
 
 	if (rc == 0)
@@ -548,7 +562,7 @@ static int commit_new(struct eng_metric *m, const struct eng_mdef *def,
 	if (rc >= 0)
 		rc = check_built(m, def, f, n, err);
 	if (rc == 0)
-		catchup_fresh(m);
+		eng_metric_catchup_fresh(m);
 	if (!was_stopped && eng_proc_stopped(m->p) &&
 	    eng_ptrace_resume_all(m->p, rc < 0 ? NULL : err) < 0 && rc == 0)
 		rc = -ESRCH;
@@ -593,22 +607,23 @@ int eng_metric_enable(struct eng_metric *m, const struct eng_mdef *def,
 		return hunch_err_set(err, -ENOMEM, "out of memory");
 	}
 	rc = build_node(m, def, f, NULL, NULL, &n, err);
+	if (rc == 0 && m->batch) {   /* committed and checked at its end */
+		eng_metric_inst_link(m, mi, key, n, f->tid);
+		eng_metric_batch_defer(m, def, f, mi);
+		*out = mi;
+		return 0;
+	}
 	if (rc == 0)
 		rc = commit_new(m, def, f, n, err);
 	if (rc < 0) {
-		node_put(m, n, &dead);
+		eng_metric_node_put(m, n, &dead);
 		eng_inst_commit(m->in, NULL);
-		nodes_reap(m, dead);
+		eng_metric_nodes_reap(m, dead);
 		free(key);
 		free(mi);
 		return rc;
 	}
-	mi->key = key;
-	mi->refs = 1;
-	mi->code = n;
-	mi->tid = f->tid;
-	mi->next = m->insts;
-	m->insts = mi;
+	eng_metric_inst_link(m, mi, key, n, f->tid);
 	*out = mi;
 	return 0;
 }
@@ -631,7 +646,18 @@ struct eng_minst *eng_metric_share(struct eng_metric *m,
 	return mi;
 }
 
-static void inst_unlink(struct eng_metric *m, struct eng_minst *mi)
+void eng_metric_inst_link(struct eng_metric *m, struct eng_minst *mi,
+			  char *key, struct mnode *n, pid_t tid)
+{
+	mi->key = key;
+	mi->refs = 1;
+	mi->code = n;
+	mi->tid = tid;
+	mi->next = m->insts;
+	m->insts = mi;
+}
+
+void eng_metric_inst_unlink(struct eng_metric *m, struct eng_minst *mi)
 {
 	for (struct eng_minst **pp = &m->insts; *pp != NULL; pp = &(*pp)->next)
 		if (*pp == mi) {
@@ -651,13 +677,20 @@ int eng_metric_disable(struct eng_metric *m, struct eng_minst *mi,
 				  "an instance that is not enabled");
 	if (--mi->refs > 0)
 		return 0;
-	inst_unlink(m, mi);
-	node_put(m, mi->code, &dead);
+	eng_metric_inst_unlink(m, mi);
+	if (m->batch) {   /* removed by the batch's commit */
+		eng_metric_batch_forget(m, mi);
+		eng_metric_node_put(m, mi->code, &m->batch_dead);
+		free(mi->key);
+		free(mi);
+		return 0;
+	}
+	eng_metric_node_put(m, mi->code, &dead);
 	rc = eng_inst_commit(m->in, err);
 	/* The removal is committed: nothing writes the handles any more
 	 * (a thread already inside a mini finishes it before it can see
 	 * the slot reused, since a reused slot is handed out only later). */
-	nodes_reap(m, dead);
+	eng_metric_nodes_reap(m, dead);
 	free(mi->key);
 	free(mi);
 	return rc < 0 ? rc : 0;
@@ -667,6 +700,8 @@ void eng_metric_destroy(struct eng_metric *m)
 {
 	if (m == NULL)
 		return;
+	if (m->batch)   /* a batch left open: its changes go now */
+		eng_metric_batch_end(m, NULL, NULL);
 	while (m->insts != NULL) {
 		m->insts->refs = 1;
 		eng_metric_disable(m, m->insts, NULL);
@@ -692,6 +727,7 @@ void eng_metric_destroy(struct eng_metric *m)
 	eng_metric_probe_free(m);
 	eng_funcreloc_check_free(m->frc);
 	eng_metric_seen_free(m);
+	free(m->batch_new);
 	free(m);
 }
 

@@ -196,6 +196,18 @@ struct eng_minst *eng_metric_share(struct eng_metric *m,
  * the variables no other instance uses. */
 int eng_metric_disable(struct eng_metric *m, struct eng_minst *mi,
 		       struct hunch_err *err);
+/* A batch of enables and disables, committed in one stop of the
+ * program at its end instead of one each (see eng_metric_batch.c).  In
+ * a batch an enable returns its instance once compiled; whether any of
+ * its points was built is known at the end, which hands each instance
+ * that measures nothing to `failed` (rc, why) and then frees it: the
+ * caller forgets it there.  A disable in a batch frees the instance at
+ * once; its code goes at the end. */
+typedef void (*eng_metric_failed_fn)(void *arg, struct eng_minst *mi, int rc,
+				     const char *why);
+void eng_metric_batch_begin(struct eng_metric *m);
+void eng_metric_batch_end(struct eng_metric *m, eng_metric_failed_fn failed,
+			  void *arg);
 
 /* The value as of the sampler's last tick: counters as counted, timers
  * in ns; summed over threads (with exited ones) or the focus thread's. */

@@ -141,7 +141,43 @@ struct eng_metric {
 	/* call-rate probes queued (mi NULL) or running (eng_metric_probe.c) */
 	struct mprobe *probes;
 	size_t nprobes, capprobes;
+	/* a batch (eng_metric_batch.c): instances enabled in it, to check
+	 * and catch up after its one commit, and nodes its disables
+	 * dropped, to reap after it */
+	bool batch;
+	struct mbatch_new *batch_new;
+	size_t nbatch_new, capbatch_new;
+	struct mnode *batch_dead;
 };
+
+/* What an enable's check says of a node that measures nothing. */
+struct mcheck {
+	char name[128];
+	char fo[256];
+	bool absent_ok;   /* absent_is_zero on the whole program */
+};
+struct mbatch_new {
+	struct eng_minst *mi;
+	struct mcheck c;
+};
+
+/* eng_metric.c, for the batch */
+void eng_metric_node_put(struct eng_metric *m, struct mnode *n,
+			 struct mnode **dead);
+void eng_metric_nodes_reap(struct eng_metric *m, struct mnode *dead);
+void eng_metric_catchup_fresh(struct eng_metric *m);
+void eng_metric_inst_link(struct eng_metric *m, struct eng_minst *mi,
+			  char *key, struct mnode *n, pid_t tid);
+void eng_metric_inst_unlink(struct eng_metric *m, struct eng_minst *mi);
+void eng_metric_check_of(const struct eng_mdef *def,
+			 const struct eng_mfocus *f, struct mcheck *c);
+int eng_metric_check(struct eng_metric *m, const struct mcheck *c,
+		     struct mnode *n, struct hunch_err *err);
+/* eng_metric_batch.c: an instance enabled in the batch, checked at its
+ * end; one disabled in it before that end */
+void eng_metric_batch_defer(struct eng_metric *m, const struct eng_mdef *def,
+			    const struct eng_mfocus *f, struct eng_minst *mi);
+void eng_metric_batch_forget(struct eng_metric *m, struct eng_minst *mi);
 
 /* ---- eng_metric_probe.c: call rates measured before predicting ---- */
 /* Functions a prediction needs a rate for, collected during its dry

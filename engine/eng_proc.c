@@ -39,6 +39,7 @@ void eng_proc_free(struct eng_proc *p)
 	eng_solib_clear(p);
 	free(p->mods);
 	free(p->evq);
+	free(p->main_ret_file);
 	if (p->memfd >= 0)
 		close(p->memfd);
 	free(p);
@@ -98,14 +99,6 @@ uint64_t eng_proc_entry(const struct eng_proc *p)
 uint64_t eng_proc_main(const struct eng_proc *p)
 {
 	return p->main_addr;
-}
-
-bool eng_proc_main_return(const struct eng_proc *p, uint64_t *ret,
-			  uint64_t *sp)
-{
-	*ret = p->main_ret;
-	*sp = p->main_ret_sp;
-	return p->main_ret != 0;
 }
 
 uint64_t eng_proc_r_brk(const struct eng_proc *p)

@@ -192,15 +192,6 @@ bool eng_proc_ended(const struct eng_proc *p);
  * keeps an int3 (0 when shared libraries are not tracked). */
 uint64_t eng_proc_entry(const struct eng_proc *p);
 uint64_t eng_proc_main(const struct eng_proc *p);
-/* Where main returns to and the stack pointer after that return, both
- * read as launch stopped the main thread at main's first instruction;
- * false when it did not (attached, an exec'ed image, main not found).
- * A frame returning there at that stack pointer is main's activation,
- * whatever code runs in it: main's own, or code main tail-called (a
- * `jmp` that left main without a frame, as python3.11's main does into
- * Py_BytesMain). */
-bool eng_proc_main_return(const struct eng_proc *p, uint64_t *ret,
-			  uint64_t *sp);
 uint64_t eng_proc_r_brk(const struct eng_proc *p);
 /* A remark worth showing the user ("" if none), e.g. main not found. */
 const char *eng_proc_note(const struct eng_proc *p);

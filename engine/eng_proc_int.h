@@ -125,9 +125,12 @@ struct eng_proc {
 
 	uint64_t entry;         /* AT_ENTRY */
 	uint64_t main_addr;     /* 0 when main was not found */
-	/* main's return address and the stack pointer its return leaves,
-	 * read when launch stopped the program at main (0: not so) */
-	uint64_t main_ret, main_ret_sp;
+	/* where main returns to and the stack pointer its return leaves
+	 * (0: not known), and that address as an offset in its file, for
+	 * the images an exec brings (eng_main.c) */
+	uint64_t main_ret, main_ret_sp, main_ret_off;
+	char *main_ret_file;
+	bool main_ret_looked;
 	uint64_t r_debug;       /* address of struct r_debug, 0 if unknown */
 	uint64_t r_brk;         /* _dl_debug_state, where our int3 is */
 	char note[4352];         /* e.g. why we stopped at the entry */

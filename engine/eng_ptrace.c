@@ -9,6 +9,7 @@
  * peeks first (eng_sigpark_peek): the program's signal-delivery-stops are
  * left uncollected, so the kernel keeps their signal.
  */
+#include "eng_main.h"
 #include "eng_proc_int.h"
 #include "eng_taskstate.h"
 #include "clock_mono.h"
@@ -146,6 +147,7 @@ static void on_exec(struct eng_proc *p, struct eng_thread *t)
 
 	p->trap_table = 0;      /* the new image has no trap points */
 	p->infcall_ret = 0;     /* nor the old runtime library */
+	eng_main_forget(p);     /* nor the old main */
 	p->exec_fence = p->exec_follow;  /* a client that follows lets go */
 	p->exec_held = false;
 	/* execve killed every other thread; their death reports may
@@ -221,6 +223,7 @@ static enum eng_stop on_trap(struct eng_proc *p, struct eng_thread *t,
 	} else if (bp->kind == BP_EXEC_ENTRY) {
 		eng_bp_remove(p, bp->addr);  /* one shot: runs on from here */
 		eng_solib_init(p, NULL);
+		p->main_addr = eng_main_find(p);
 		eng_exec_at_entry(p);
 	}
 	return SK_BREAK;

@@ -120,6 +120,13 @@ tap_eq "$(jq -r --arg h "$CPU" '.findings[0] | [(.hypothesis | test($h)),
 	(.where.function // "none" | sub("^/Code/[^/]*/[^/]*/"; ""))] |
 	map(tostring) | join(" ")' "$TMP/w.json")" "true $PYFN" \
 	"behind sh: the report's top finding is CPU in the Python function $PYFN"
+# The exec'd image was not stopped at its main: main's return is the
+# same place in libc as sh's main's (engine/eng_main.c).
+tap_eq "$(jq -r '[.phases[].nodes[] | select(.hypothesis == "CPUbound" and
+	.focus[1] == "/Process" and
+	(.focus[0] | test("^/Code/python3[.]11/[^/]*/main$"))) | .truth] |
+	unique | join(",")' "$TMP/w.json")" true \
+	"behind sh: CPUbound at python3.11's main is true"
 # (sh links no libm: python3.11's libraries are the new image's)
 tap_eq "$(jq -r 'select(.t == "resource" and .op == "add" and
 	.kind == "function") | .module' "$TMP/wj" | sort -u |

@@ -252,6 +252,42 @@ static void enable_calls(struct t *t, const struct pc_source_ops *ops)
 	       "replies: three handles, the unknown metric refused");
 }
 
+/* A step of the search (pc_source_ops.step): its enable goes in at the
+ * step's end, in one commit, and replies at the next step as always. */
+static void stepped(struct t *t, const struct pc_source_ops *ops,
+		    const uint8_t *before)
+{
+	char in_phase[256];
+	uint8_t code[16];
+
+	snprintf(in_phase, sizeof(in_phase), "/Code/%s/mcalls.c/"
+		 "mc_calls_phase", t->prog);
+	t->h[3] = 0;
+	t->sum[3] = 0;
+	t->nsamples[3] = 0;
+	ops->step(t->src, true);
+	tap_ok(ops->enable(t->src, "mc_calls", &(struct pc_src_focus){
+		.path = { in_phase, "/Process", "/SyncObject", "/Files" } },
+		3) == 0, "in a step: mc_calls inside mc_calls_phase requested");
+	read_code(t, code, 16);
+	tap_ok(memcmp(code, before, 16) == 0, "  mc_counted is not patched "
+	       "before the step ends");
+	ops->step(t->src, false);
+	read_code(t, code, 16);
+	tap_ok(memcmp(code, before, 16) != 0, "  and is at its end");
+	ops->poll_replies(t->src, on_reply, t);
+	tap_ok(t->h[3] != 0, "  its reply carries a handle");
+	phase(t, "calls");
+	tap_ok(fabs(t->sum[3] - 1000) < 1e-6, "  its samples add up to the "
+	       "1000 calls inside mc_calls_phase (%.9g)", t->sum[3]);
+	phase(t, "release");
+	ops->disable(t->src, t->h[3]);
+	t->h[3] = 0;
+	read_code(t, code, 16);
+	tap_ok(memcmp(code, before, 16) == 0, "  disabled outside a step: "
+	       "the code bytes are restored");
+}
+
 static void run(const char *prog, struct pc_config *cfg)
 {
 	const struct pc_source_ops *ops;
@@ -302,6 +338,7 @@ static void run(const char *prog, struct pc_config *cfg)
 	phase(&t, "calls");
 	tap_ok(t.sum[0] == 0, "a disabled handle gets no more samples");
 	phase(&t, "release");
+	stepped(&t, ops, before);
 	tap_ok(ops->enable(t.src, "sync_ops", &(struct pc_src_focus){
 		.path = { "/Code", "/Process", "/SyncObject", "/Files" } },
 		0) == 0, "sync_ops enabled");

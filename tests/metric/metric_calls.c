@@ -3,8 +3,10 @@
  * definition: unconstrained, with a code constraint (exact), with a
  * thread constraint (exact per thread), the constraint under recursion,
  * and shared instances (one set of trampolines; removal restores every
- * byte).  Target: progs/mcalls.c (its header has the counts).
+ * byte); a batch of enables and disables committed at its end.  Target:
+ * progs/mcalls.c (its header has the counts).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +59,79 @@ static void disable(struct mt *t, struct eng_minst *mi)
 
 	if (mi != NULL && eng_metric_disable(t->m, mi, &err) < 0)
 		tap_diag("disable: %s", err.msg);
+}
+
+/* A counter on a function the program lacks: nothing to measure. */
+static const char *const missing_fn[] = { "no_such_function" };
+static const struct eng_mclause missing_clause[] = {
+	{ .funcs = ENG_MF_NAMES, .names = missing_fn, .nnames = 1,
+	  .point = ENG_MPT_ENTRY, .prims = mt_add1, .nprims = 1 },
+};
+static const struct eng_mdef missing_def = {
+	.name = "mc_missing", .type = ENG_MVAR_COUNTER,
+	.clauses = missing_clause, .nclauses = 1 };
+
+struct failed {
+	int n, rc;
+	struct eng_minst *mi;
+	char why[512];
+};
+
+static void on_failed(void *arg, struct eng_minst *mi, int rc,
+		      const char *why)
+{
+	struct failed *f = arg;
+
+	f->n++;
+	f->rc = rc;
+	f->mi = mi;
+	snprintf(f->why, sizeof(f->why), "%s", why);
+}
+
+/* A batch: the enables and disables of a step of the search, committed
+ * in one stop at its end (engine/eng_metric_batch.c).  A file focus
+ * enabled in it while main runs is caught up at the end; a counter on a
+ * function the program lacks measures nothing, and the end says so with
+ * its reason; the instance disabled in it is removed by that commit. */
+static void batch(struct mt *t, struct eng_minst **mi_rec)
+{
+	struct eng_mfocus file = { .code = ENG_CODE_FILE,
+				   .srcfile = "mcalls.c",
+				   .cons = &mt_procedure, .ncons = 1 };
+	struct eng_mfocus all = { .code = ENG_CODE_ALL };
+	struct eng_inst_stats st0, st1, st2;
+	struct failed f = { 0 };
+	struct eng_minst *mi_b, *mi_bad = NULL;
+	struct hunch_err err = { 0 };
+
+	eng_inst_stats(t->tg.in, &st0);
+	eng_metric_batch_begin(t->m);
+	mi_b = enable(t, &file, "in a batch: calls while a function of "
+		      "mcalls.c runs");
+	tap_eq(eng_metric_enable(t->m, &missing_def, &all, &mi_bad, &err),
+	       0, "in a batch: a counter on a function the program lacks "
+	       "returns its instance");
+	disable(t, *mi_rec);
+	*mi_rec = NULL;
+	eng_inst_stats(t->tg.in, &st1);
+	tap_eq(st1.commits, st0.commits, "  nothing is committed before the "
+	       "batch's end");
+	eng_metric_batch_end(t->m, on_failed, &f);
+	eng_inst_stats(t->tg.in, &st2);
+	tap_eq(st2.commits - st0.commits, 1, "the batch's end commits once "
+	       "(an enable, a disable)");
+	tap_ok(f.n == 1 && f.mi == mi_bad && f.rc == -ENOENT,
+	       "  the end hands on the instance that measures nothing, with "
+	       "-ENOENT (%d, %d)", f.n, f.rc);
+	tap_ok(strstr(f.why, "metric mc_missing on ") != NULL &&
+	       strstr(f.why, "nothing to measure here") != NULL,
+	       "  and its reason: %s", f.why);
+	if (f.n == 0)
+		disable(t, mi_bad);
+	tap_ok(mt_phase(t, "recurse", 10000) == 0, "phase recurse (batch)");
+	tap_eq(mi_b ? mt_value(t, mi_b) : -1, 17, "the batch's file focus, "
+	       "caught up at its end inside main: all 17 calls");
+	disable(t, mi_b);
 }
 
 static void run(const char *prog)
@@ -152,6 +227,7 @@ static void run(const char *prog)
 	tap_eq(mi_file ? mt_value(&t, mi_file) : -1, 17, "file focus "
 	       "enabled inside main: all 17 calls (main caught up)");
 	disable(&t, mi_file);
+	batch(&t, &mi_rec);
 
 	/* Shared instance: disabling one reference keeps counting. */
 	disable(&t, again);
