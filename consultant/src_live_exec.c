@@ -122,6 +122,11 @@ void src_live_exec_begin(struct src_live *l, const struct eng_event *ev)
 	char why[4352];
 	const struct eng_module *exe;
 
+	/* The children forked before the exec are reported before it, as
+	 * they came: a subshell forked a moment before `exec` was found by
+	 * the next scan of /proc, after the exec, once the step's enables
+	 * no longer stopped the shell in between. */
+	src_live_fork_tick(l, true);
 	drop_metric_side(l);
 	retire_modules(l);
 	l->kernel_only = false;

@@ -357,23 +357,6 @@ static double scale_of(const struct pc_metric_def *md)
 	       md->type == PC_BASE_CPU_TIMER ? 1e9 : 1.0;
 }
 
-/* Start from its value now, not at the last tick: a shared instance
- * already counts (a thread's slot of the program's timer), and catchup
- * may have started a timer at the stop for inserting; either put up to
- * a tick of time from before enabling into a first interval that may
- * be 1 ms long.  In a step, once the step's commit and catchup are
- * done. */
-static void start_values(struct src_live_ops *o, struct src_live_ops_inst *in)
-{
-	eng_metric_refresh(o->m, in->mi);
-	in->rebase = eng_metric_stale(o->m, in->mi);
-	/* no consistent value now: the first tick that reads one starts
-	 * the intervals (rebase) */
-	if (src_live_kidseg_value(o, in, &in->prev) < 0)
-		in->rebase = true;
-	in->prev_t = src_live_ops_now(o);
-}
-
 int src_live_ops_enable(struct src_live_ops *o, const char *metric,
 			const struct pc_src_focus *f, uint64_t req)
 {
@@ -454,7 +437,7 @@ int src_live_ops_enable(struct src_live_ops *o, const char *metric,
 			  strcmp(f->path[1], "/Process") == 0;
 		in->stepped = o->stepping;
 		if (!in->stepped)
-			start_values(o, in);
+			src_live_ops_step_start(o, in);
 	}
 	in->h = ++o->next_h;
 	in->live = true;
@@ -762,46 +745,6 @@ void src_live_ops_tick(struct src_live_ops *o, pc_disc_fn fn, void *arg)
 					    share);
 	if (o->m != NULL)
 		eng_metric_seen_poll(o->m, on_seen, &c);
-}
-
-/* An instance of the step that measures nothing: refused, as its
- * enable would have been outside a step. */
-static void step_failed(void *arg, struct eng_minst *mi, int rc,
-			const char *why)
-{
-	struct src_live_ops *o = arg;
-
-	for (size_t i = 0; i < o->ninst; i++) {
-		struct src_live_ops_inst *in = &o->inst[i];
-
-		if (in->mi != mi)
-			continue;
-		in->mi = NULL;
-		in->live = false;
-		in->stepped = false;
-		in->status = rc;
-		free(in->reason);
-		in->reason = strdup(why[0] ? why : "refused");
-	}
-}
-
-void src_live_ops_step(struct src_live_ops *o, bool begins)
-{
-	if (o->m == NULL)
-		return;
-	o->stepping = begins;
-	if (begins) {
-		eng_metric_batch_begin(o->m);
-		return;
-	}
-	eng_metric_batch_end(o->m, step_failed, o);
-	for (size_t i = 0; i < o->ninst; i++) {
-		struct src_live_ops_inst *in = &o->inst[i];
-
-		if (in->stepped && in->live && in->mi != NULL)
-			start_values(o, in);
-		in->stepped = false;
-	}
 }
 
 void src_live_ops_set_kids(struct src_live_ops *o, struct src_live_kids *kids)

@@ -61,6 +61,11 @@ struct src_live_ops_inst {
 				  * at the step's end (src_live_ops_step) */
 };
 
+/* src_live_ops_step.c: an enabled instance's values start now (at
+ * once, or at the end of the step it was enabled in). */
+void src_live_ops_step_start(struct src_live_ops *o,
+			     struct src_live_ops_inst *in);
+
 /* A thread's schedstat at the last cpu_share reading. */
 struct task_sched {
 	int tid;

@@ -453,57 +453,6 @@ static int build_node(struct eng_metric *m, const struct eng_mdef *def,
 
 /* ---- after the commit ---- */
 
-/* Count the requests the commit refused, keeping one reason. */
-static void node_check(struct eng_metric *m, struct mnode *n)
-{
-	n->refused = 0;
-	for (size_t i = 0; i < n->nreqs; i++) {
-		enum eng_refusal why = ENG_REFUSAL_NONE;
-
-		if (eng_inst_state(m->in, n->reqs[i], &why) == ENG_REQ_FAILED) {
-			n->refused++;
-			if (why != ENG_REFUSAL_NONE)
-				n->why = why;
-		}
-	}
-}
-
-static size_t node_active(const struct mnode *n)
-{
-	return n->nreqs - n->refused;
-}
-
-void eng_metric_check_of(const struct eng_mdef *def,
-			 const struct eng_mfocus *f, struct mcheck *c)
-{
-	snprintf(c->name, sizeof(c->name), "%s", def->name);
-	c->absent_ok = def->absent_is_zero && f->code == ENG_CODE_ALL;
-	eng_metric_key_focus_name(f, c->fo, sizeof(c->fo));
-}
-
-int eng_metric_check(struct eng_metric *m, const struct mcheck *c,
-		     struct mnode *n, struct hunch_err *err)
-{
-	node_check(m, n);
-	for (size_t i = 0; i < n->ncons; i++)
-		node_check(m, n->cons[i]);
-	if (node_active(n) > 0)
-		return 0;
-	if (n->nreqs == 0 && c->absent_ok && n->why == 0)
-		return 0;
-	if (n->nreqs == 0)
-		return hunch_err_set(
-			err, -ENOENT,
-			"metric %s on %s: none of its "
-			"functions is in the program%s%s; nothing to "
-			"measure here",
-			c->name, c->fo, n->why ? " or instrumentable: " : "",
-			n->why ? eng_refusal_str(n->why) : "");
-	return hunch_err_set(err, -ENOENT, "metric %s on %s: every point was "
-			  "refused (%s); try another focus", c->name, c->fo,
-			  n->why ? eng_refusal_str(n->why) : "no reason given");
-}
-
 static int check_built(struct eng_metric *m, const struct eng_mdef *def,
 		       const struct eng_mfocus *f, struct mnode *n,
 		       struct hunch_err *err)
@@ -794,12 +743,12 @@ void eng_metric_info(const struct eng_metric *m, const struct eng_minst *mi,
 	o->caught_from_begin = n->from_begin;
 	o->caught_from_samples = n->from_samples;
 	o->caught_from_enable = n->from_enable;
-	o->points = node_active(n);
+	o->points = eng_metric_check_active(n);
 	o->refused = n->refused;
 	o->traps = n->traps;
 	o->why = n->why;
 	for (size_t i = 0; i < n->ncons; i++) {
-		o->points += node_active(n->cons[i]);
+		o->points += eng_metric_check_active(n->cons[i]);
 		o->refused += n->cons[i]->refused;
 		o->traps += n->cons[i]->traps;
 	}

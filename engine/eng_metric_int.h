@@ -169,10 +169,14 @@ void eng_metric_catchup_fresh(struct eng_metric *m);
 void eng_metric_inst_link(struct eng_metric *m, struct eng_minst *mi,
 			  char *key, struct mnode *n, pid_t tid);
 void eng_metric_inst_unlink(struct eng_metric *m, struct eng_minst *mi);
+/* eng_metric_check.c: what an enable's check needs of its definition
+ * and focus; the check (0, or -ENOENT with the reason); the requests of
+ * a node the commit built */
 void eng_metric_check_of(const struct eng_mdef *def,
 			 const struct eng_mfocus *f, struct mcheck *c);
 int eng_metric_check(struct eng_metric *m, const struct mcheck *c,
 		     struct mnode *n, struct hunch_err *err);
+size_t eng_metric_check_active(const struct mnode *n);
 /* eng_metric_batch.c: an instance enabled in the batch, checked at its
  * end; one disabled in it before that end */
 void eng_metric_batch_defer(struct eng_metric *m, const struct eng_mdef *def,
