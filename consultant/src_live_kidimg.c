@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "eng_image.h"
+#include "eng_maps.h"
 #include "src_live_cg.h"
 #include "xmalloc.h"
 #include "clock_mono.h"
@@ -106,33 +107,30 @@ static size_t file_of(struct src_live_kidimg *k, const char *path)
  * out); a non-PIE executable is loaded where it was linked. */
 static void read_maps(struct src_live_kidimg_proc *p)
 {
-	char path[64], line[4096 + 128], file[4096];
-	unsigned long long lo, hi, off;
+	struct eng_maps_line l;
 	struct range *r = NULL;
+	struct eng_maps m;
 	size_t nr = 0;
-	FILE *f;
 
 	p->read_t = clock_mono_s();
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)p->pid);
-	if ((f = fopen(path, "re")) == NULL)
+	if (eng_maps_open(&m, p->pid) < 0)
 		return;
-	while (fgets(line, sizeof(line), f) != NULL) {
+	while (eng_maps_next(&m, &l)) {
 		size_t fi;
 
-		if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %4095s", &lo, &hi,
-			   &off, file) != 4 || file[0] != '/')
+		if (l.path[0] != '/')
 			continue;
-		fi = file_of(p->k, file);
-		if (nr > 0 && r[nr - 1].file == fi && r[nr - 1].hi == lo) {
-			r[nr - 1].hi = hi;   /* the next segment of the file */
+		fi = file_of(p->k, l.path);
+		if (nr > 0 && r[nr - 1].file == fi && r[nr - 1].hi == l.lo) {
+			r[nr - 1].hi = l.hi;   /* the next segment of the file */
 			continue;
 		}
-		if (off != 0)
+		if (l.off != 0)
 			continue;   /* a segment whose load address is unknown */
 		r = xrealloc(r, (nr + 1) * sizeof(*r));
-		r[nr++] = (struct range){ lo, hi, lo, fi };
+		r[nr++] = (struct range){ l.lo, l.hi, l.lo, fi };
 	}
-	fclose(f);
+	eng_maps_close(&m);
 	free(p->r);
 	p->r = r;
 	p->nr = nr;

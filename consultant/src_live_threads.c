@@ -36,6 +36,7 @@
 #include "clock_mono.h"
 #include "eng_proc.h"
 #include "eng_image.h"
+#include "eng_maps.h"
 #include "eng_unwind.h"
 
 #define THREAD_NAME_DELAY_MS 100
@@ -113,20 +114,9 @@ static bool after_call(struct src_live *l, uint64_t ra)
 /* The end of the mapping holding addr (/proc/PID/maps), or 0. */
 static uint64_t mapping_end(pid_t pid, uint64_t addr)
 {
-	char path[64], line[512];
-	uint64_t lo, hi, end = 0;
-	FILE *f;
+	struct eng_maps_line l;
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	f = fopen(path, "re");
-	if (f == NULL)
-		return 0;
-	while (end == 0 && fgets(line, sizeof(line), f) != NULL)
-		if (sscanf(line, "%" SCNx64 "-%" SCNx64, &lo, &hi) == 2 &&
-		    addr >= lo && addr < hi)
-			end = hi;
-	fclose(f);
-	return end;
+	return eng_maps_find(pid, addr, &l) ? l.hi : 0;
 }
 
 /* The start routine by the look of the stack (top of this file); the

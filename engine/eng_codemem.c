@@ -13,6 +13,7 @@
 
 #include "eng_proc.h"
 #include "eng_image.h"
+#include "eng_maps.h"
 
 #define REGION_SIZE (1u << 20)
 #define UNIT 32u
@@ -128,29 +129,26 @@ struct gap { uint64_t lo, hi; };
 /* Holes of the address space in [lo, hi), from /proc/<pid>/maps. */
 static size_t read_gaps(pid_t pid, struct gap *g, size_t max)
 {
-	char path[64], line[512];
-	uint64_t prev_end = 0x10000, a, b;
+	struct eng_maps_line l;
+	uint64_t prev_end = 0x10000, b;
+	struct eng_maps m;
 	size_t n = 0;
-	FILE *f;
 
-	snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
-	f = fopen(path, "re");
-	if (f == NULL)
+	if (eng_maps_open(&m, pid) < 0)
 		return 0;
-	while (fgets(line, sizeof line, f) != NULL && n < max) {
-		if (sscanf(line, "%" SCNx64 "-%" SCNx64, &a, &b) != 2)
-			continue;
-		if (a > prev_end)
-			g[n++] = (struct gap){ prev_end, a };
+	while (n < max && eng_maps_next(&m, &l)) {
+		if (l.lo > prev_end)
+			g[n++] = (struct gap){ prev_end, l.lo };
 		/* keep brk room: the heap may grow into the next hole */
-		if (strstr(line, "[heap]") != NULL)
+		b = l.hi;
+		if (strcmp(l.path, "[heap]") == 0)
 			b += (uint64_t)256 << 20;
 		if (b > prev_end)
 			prev_end = b;
 	}
 	if (n < max && prev_end < 0x7ff000000000ull)
 		g[n++] = (struct gap){ prev_end, 0x7ff000000000ull };
-	fclose(f);
+	eng_maps_close(&m);
 	return n;
 }
 

@@ -5,6 +5,7 @@
 #include "eng_fork_shm.h"
 #include "eng_fork_sys.h"
 #include "eng_proc.h"
+#include "eng_maps.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -34,23 +35,19 @@ static const char kid_name[16] = "hunch-shm-kid";
  * (same inode) at offset 0, as long as the whole layout. */
 static uint64_t find_mapping(pid_t child, const struct eng_shm *parent)
 {
+	struct eng_maps_line l;
+	struct eng_maps m;
 	struct stat st;
-	char path[64], line[512];
-	unsigned long long lo, hi, off, ino;
 	uint64_t at = 0;
-	FILE *f;
 
-	if (fstat(eng_shm_fd(parent), &st) != 0)
+	if (fstat(eng_shm_fd(parent), &st) != 0 ||
+	    eng_maps_open(&m, child) < 0)
 		return 0;
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)child);
-	if ((f = fopen(path, "re")) == NULL)
-		return 0;
-	while (at == 0 && fgets(line, sizeof(line), f) != NULL)
-		if (sscanf(line, "%llx-%llx %*s %llx %*s %llu", &lo, &hi, &off,
-			   &ino) == 4 && ino == (unsigned long long)st.st_ino &&
-		    off == 0 && hi - lo == eng_shm_layout(parent)->size)
-			at = lo;
-	fclose(f);
+	while (at == 0 && eng_maps_next(&m, &l))
+		if (l.inode == (uint64_t)st.st_ino && l.off == 0 &&
+		    l.hi - l.lo == eng_shm_layout(parent)->size)
+			at = l.lo;
+	eng_maps_close(&m);
 	return at;
 }
 
@@ -411,18 +408,15 @@ int64_t eng_fork_shm_timer(const struct eng_fork_shm *k, uint64_t handle,
 
 bool eng_fork_shm_mapped(const struct eng_fork_shm *k)
 {
-	char path[64], line[512];
-	unsigned long long ino;
+	struct eng_maps_line l;
+	struct eng_maps m;
 	bool found = false;
-	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)k->pid);
-	if (k->ino == 0 || (f = fopen(path, "re")) == NULL)
+	if (k->ino == 0 || eng_maps_open(&m, k->pid) < 0)
 		return false;
-	while (!found && fgets(line, sizeof(line), f) != NULL)
-		found = sscanf(line, "%*x-%*x %*s %*x %*s %llu", &ino) == 1 &&
-			ino == k->ino;
-	fclose(f);
+	while (!found && eng_maps_next(&m, &l))
+		found = l.inode == k->ino;
+	eng_maps_close(&m);
 	return found;
 }
 

@@ -10,6 +10,7 @@
  * single instruction of its own (its fork handlers included).
  */
 #include "eng_fork_sys.h"
+#include "eng_maps.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -50,29 +51,26 @@ int eng_fork_sys_begin_at(struct eng_fork_sys *s, pid_t tid, uint64_t at)
 
 uint64_t eng_fork_sys_gadget(pid_t pid)
 {
-	char path[64], line[512];
 	static uint8_t buf[1 << 16];
+	struct eng_maps_line l;
+	struct eng_maps m;
 	uint64_t found = 0;
-	FILE *f;
+	char path[64];
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	if ((f = fopen(path, "re")) == NULL)
+	if (eng_maps_open(&m, pid) < 0)
 		return 0;
 	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
-		fclose(f);
+		eng_maps_close(&m);
 		return 0;
 	}
-	while (found == 0 && fgets(line, sizeof(line), f) != NULL) {
-		unsigned long lo, hi;
-		char perm[8];
-
-		if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perm) != 3 ||
-		    perm[2] != 'x' || strstr(line, "[vsyscall]") != NULL)
+	while (found == 0 && eng_maps_next(&m, &l)) {
+		if (!eng_maps_is_code(&l) || strcmp(l.path, "[vsyscall]") == 0)
 			continue;
-		for (uint64_t a = lo; found == 0 && a < hi; a += sizeof(buf) - 1) {
-			size_t n = hi - a < sizeof(buf) ? hi - a : sizeof(buf);
+		for (uint64_t a = l.lo; found == 0 && a < l.hi;
+		     a += sizeof(buf) - 1) {
+			size_t n = l.hi - a < sizeof(buf) ? l.hi - a : sizeof(buf);
 			ssize_t got = pread(fd, buf, n, (off_t)a);
 
 			for (ssize_t i = 0; i + 1 < got; i++)
@@ -85,7 +83,7 @@ uint64_t eng_fork_sys_gadget(pid_t pid)
 		}
 	}
 	close(fd);
-	fclose(f);
+	eng_maps_close(&m);
 	return found;
 }
 

@@ -16,6 +16,7 @@
 #include "eng_proc.h"
 #include "eng_shm.h"
 #include "hunch_abi.h"
+#include "eng_maps.h"
 
 /* Copies sorted by address, to find the function a copy address is in. */
 struct cidx {
@@ -93,25 +94,20 @@ int eng_funcreloc_link_mark_live(struct eng_inst *in, bool pending)
 bool eng_funcreloc_link_in_unwinder(struct eng_inst *in,
 				    const struct inst_threads *th)
 {
-	char path[64], line[512];
+	struct eng_maps_line l;
+	struct eng_maps m;
 	bool busy = false;
-	FILE *fp;
 
-	snprintf(path, sizeof path, "/proc/%d/maps", (int)eng_proc_pid(in->p));
-	if ((fp = fopen(path, "re")) == NULL)
+	if (eng_maps_open(&m, eng_proc_pid(in->p)) < 0)
 		return true;
-	while (!busy && fgets(line, sizeof line, fp) != NULL) {
-		unsigned long lo, hi;
-		char perm[8];
-
-		if (strstr(line, "/libgcc_s.so") == NULL ||
-		    sscanf(line, "%lx-%lx %7s", &lo, &hi, perm) != 3 ||
-		    perm[2] != 'x')
+	while (!busy && eng_maps_next(&m, &l)) {
+		if (strstr(l.path, "/libgcc_s.so") == NULL ||
+		    !eng_maps_is_code(&l))
 			continue;
-		busy = eng_inst_threads_pc_in(th, lo, hi) ||
-		       eng_inst_threads_word_in(th, lo, hi);
+		busy = eng_inst_threads_pc_in(th, l.lo, l.hi) ||
+		       eng_inst_threads_word_in(th, l.lo, l.hi);
 	}
-	fclose(fp);
+	eng_maps_close(&m);
 	return busy;
 }
 

@@ -25,6 +25,7 @@
 #include "eng_inst_int.h"
 #include "eng_codemem.h"
 #include "eng_fork_patch.h"
+#include "eng_maps.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -59,16 +60,15 @@ static void lose(struct mirror *c, const char *why)
 /* Does pid still map its own segment (not exited, not exec'ed)? */
 static bool still_ours(pid_t pid)
 {
-	char path[64], line[512];
+	struct eng_maps_line l;
+	struct eng_maps m;
 	bool ok = false;
-	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	if ((f = fopen(path, "re")) == NULL)
+	if (eng_maps_open(&m, pid) < 0)
 		return false;
-	while (!ok && fgets(line, sizeof(line), f) != NULL)
-		ok = strstr(line, "memfd:hunch-shm-kid") != NULL;
-	fclose(f);
+	while (!ok && eng_maps_next(&m, &l))
+		ok = strstr(l.path, "memfd:hunch-shm-kid") != NULL;
+	eng_maps_close(&m);
 	return ok;
 }
 

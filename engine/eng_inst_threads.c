@@ -16,25 +16,20 @@
 #include <string.h>
 
 #include "eng_proc.h"
+#include "eng_maps.h"
 
 #define STACK_MAX (512u << 10)
 
 size_t eng_inst_threads_read_maps(pid_t pid, struct inst_range **out)
 {
-	char path[64], line[512];
 	struct inst_range *r = NULL;
+	struct eng_maps_line l;
+	struct eng_maps m;
 	size_t n = 0, cap = 0;
-	FILE *f;
 
-	snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
-	f = fopen(path, "re");
-	if (f == NULL)
+	if (eng_maps_open(&m, pid) < 0)
 		return 0;
-	while (fgets(line, sizeof line, f) != NULL) {
-		uint64_t a, b;
-
-		if (sscanf(line, "%" SCNx64 "-%" SCNx64, &a, &b) != 2)
-			continue;
+	while (eng_maps_next(&m, &l)) {
 		if (n == cap) {
 			size_t nc = cap ? cap * 2 : 256;
 			struct inst_range *nr = realloc(r, nc * sizeof *nr);
@@ -44,9 +39,9 @@ size_t eng_inst_threads_read_maps(pid_t pid, struct inst_range **out)
 			r = nr;
 			cap = nc;
 		}
-		r[n++] = (struct inst_range){ a, b };
+		r[n++] = (struct inst_range){ l.lo, l.hi };
 	}
-	fclose(f);
+	eng_maps_close(&m);
 	*out = r;
 	return n;
 }

@@ -15,6 +15,7 @@
  * without the stack pointer.
  */
 #include "eng_main.h"
+#include "eng_maps.h"
 #include "eng_proc_int.h"
 #include "x86_decode.h"
 
@@ -22,77 +23,40 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* One line of /proc/PID/maps. */
-struct map_line {
-	unsigned long long lo, hi, off;
-	char perms[8], path[4096];
-};
-
-static bool map_next(FILE *f, struct map_line *m)
-{
-	char line[4600];
-
-	if (fgets(line, sizeof(line), f) == NULL)
-		return false;
-	m->path[0] = '\0';
-	if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %4095[^\n]", &m->lo,
-		   &m->hi, m->perms, &m->off, m->path) < 4)
-		m->lo = m->hi = 0;
-	return true;
-}
-
-static FILE *maps_open(pid_t pid)
-{
-	char path[64];
-
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	return fopen(path, "re");
-}
-
 /* Is addr in an executable mapping of the process? */
 static bool in_code(pid_t pid, uint64_t addr)
 {
-	struct map_line m;
-	bool found = false;
-	FILE *f = maps_open(pid);
+	struct eng_maps_line m;
 
-	while (f != NULL && !found && map_next(f, &m))
-		found = addr >= m.lo && addr < m.hi && m.perms[2] == 'x';
-	if (f != NULL)
-		fclose(f);
-	return found;
+	return eng_maps_find(pid, addr, &m) && eng_maps_is_code(&m);
 }
 
 /* The start of the mapping of file `path` at file offset 0 (its load
  * base), 0 if none. */
 static uint64_t file_base(pid_t pid, const char *path)
 {
-	struct map_line m;
+	struct eng_maps_line l;
+	struct eng_maps m;
 	uint64_t base = 0;
-	FILE *f = maps_open(pid);
 
-	while (f != NULL && base == 0 && map_next(f, &m))
-		if (m.off == 0 && strcmp(m.path, path) == 0)
-			base = m.lo;
-	if (f != NULL)
-		fclose(f);
+	if (eng_maps_open(&m, pid) < 0)
+		return 0;
+	while (base == 0 && eng_maps_next(&m, &l))
+		if (l.off == 0 && strcmp(l.path, path) == 0)
+			base = l.lo;
+	eng_maps_close(&m);
 	return base;
 }
 
 /* The file mapped at addr, into path (size len); false if none. */
 static bool file_at(pid_t pid, uint64_t addr, char *path, size_t len)
 {
-	struct map_line m;
-	bool found = false;
-	FILE *f = maps_open(pid);
+	struct eng_maps_line m;
 
-	while (f != NULL && !found && map_next(f, &m))
-		found = addr >= m.lo && addr < m.hi && m.path[0] == '/';
-	if (found)
-		snprintf(path, len, "%s", m.path);
-	if (f != NULL)
-		fclose(f);
-	return found;
+	if (!eng_maps_find(pid, addr, &m) || m.path[0] != '/')
+		return false;
+	snprintf(path, len, "%s", m.path);
+	return true;
 }
 
 /* A _start that is not glibc's can load anything into %rdi before its

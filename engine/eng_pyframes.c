@@ -16,6 +16,7 @@
 
 #include "eng_clock.h"
 #include "eng_image.h"
+#include "eng_maps.h"
 
 #define MAX_THREADS 4096   /* thread states walked: a cycle guard */
 
@@ -136,29 +137,21 @@ static bool try_file(struct eng_pyframes *pf, const char *path,
 /* Scan /proc/PID/maps for the executable and libpython3*.so. */
 static enum eng_pyframes_why find_runtime(struct eng_pyframes *pf)
 {
-	char path[64], exe[PATH_MAX], line[PATH_MAX + 128];
-	FILE *f;
+	char path[64], exe[PATH_MAX];
+	struct eng_maps_line l;
+	struct eng_maps m;
 	ssize_t n;
 	bool found = false;
 
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pf->pid);
 	n = readlink(path, exe, sizeof(exe) - 1);
 	exe[n > 0 ? n : 0] = '\0';
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pf->pid);
-	f = fopen(path, "re");
-	if (f == NULL)
+	if (eng_maps_open(&m, pf->pid) < 0)
 		return ENG_PYF_NO_MAPS;
-	while (!found && fgets(line, sizeof(line), f) != NULL) {
-		uint64_t lo, off;
-		char file[PATH_MAX];
-
-		if (sscanf(line, "%" SCNx64 "-%*x %*s %" SCNx64 " %*s %*s %4095[^\n]",
-			   &lo, &off, file) != 3 || off != 0 || file[0] != '/')
-			continue;
-		if (is_candidate(file, exe))
-			found = try_file(pf, file, lo);
-	}
-	fclose(f);
+	while (!found && eng_maps_next(&m, &l))
+		if (l.off == 0 && l.path[0] == '/' && is_candidate(l.path, exe))
+			found = try_file(pf, l.path, l.lo);
+	eng_maps_close(&m);
 	return found ? ENG_PYF_OK : ENG_PYF_NOT_PYTHON;
 }
 
