@@ -69,15 +69,33 @@ static const char *fn_home(const struct pc_consult *pc, pc_res_id fn)
 /* ", in `f` (file.c)" for the /Code where, "" when unconstrained;
  * with the line the samples put most of it at when known: ", in `f`
  * (loop.py:4)". */
+/* Python names the code of `python -c '...'` "<string>" and of a script
+ * read from standard input "<stdin>": no file to open, so the finding
+ * says what it is. */
+static const char *home_words(const char *home)
+{
+	if (strcmp(home, "<string>") == 0)
+		return "the program given with -c";
+	if (strcmp(home, "<stdin>") == 0)
+		return "the program read from standard input";
+	return NULL;
+}
+
 static void say_code(const struct pc_consult *pc, pc_res_id id, int line,
 		     struct words *w)
 {
 	const struct pc_res *r = rs(pc, id);
+	const char *home = r->kind == PC_RES_FUNCTION ? fn_home(pc, id) : "";
+	const char *words = home_words(home);
 
-	if (r->kind == PC_RES_FUNCTION && line > 0)
-		say(w, ", in `%s` (%s:%d)", r->name, fn_home(pc, id), line);
+	if (r->kind == PC_RES_FUNCTION && words != NULL && line > 0)
+		say(w, ", in `%s` (%s, line %d)", r->name, words, line);
+	else if (r->kind == PC_RES_FUNCTION && words != NULL)
+		say(w, ", in `%s` (%s)", r->name, words);
+	else if (r->kind == PC_RES_FUNCTION && line > 0)
+		say(w, ", in `%s` (%s:%d)", r->name, home, line);
 	else if (r->kind == PC_RES_FUNCTION)
-		say(w, ", in `%s` (%s)", r->name, fn_home(pc, id));
+		say(w, ", in `%s` (%s)", r->name, home);
 	else if (r->kind == PC_RES_SRCFILE || r->kind == PC_RES_MODULE)
 		say(w, ", in %s `%s`", r->kind == PC_RES_MODULE ? "module" :
 		    "source file", r->name);
@@ -301,6 +319,8 @@ static void say_main(const struct pc_consult *pc, const struct pc_finding *f,
 	say_code(pc, f->where[0], f->line, w);
 	if (f->caller != PC_RES_NONE)
 		say(w, ", called from `%s` (%s)", rs(pc, f->caller)->name,
+		    home_words(fn_home(pc, f->caller)) ?
+		    home_words(fn_home(pc, f->caller)) :
 		    fn_home(pc, f->caller));
 	if (is(pc, f->hyp, "CPUbound") && !isnan(all = cpu_in_all(pc, f, v)))
 		say(w, ", of %.2f CPUs in all", all);

@@ -585,13 +585,36 @@ static void text_earlier(const struct pc_consult *pc,
 }
 
 /* What the search could not test: neither true nor false.  One line a
- * node: its name, the kind's message, the detail in parentheses. */
+ * node, the top-level ones all, refinements at most TEXT_UNTESTED_MAX:
+ * its name, the kind's message, the detail in parentheses.  The
+ * refinements past those are counted by kind in one line (python3.11
+ * listed 62, a refinement of main for each function it calls at start-up
+ * that the program's end left untested); the JSON report lists each. */
+#define TEXT_UNTESTED_MAX 10
+
+static void text_untested_more(const size_t *more, size_t n, FILE *f)
+{
+	const char *sep = "";
+
+	fprintf(f, " and %zu more refinement%s not tested (each in the JSON "
+		"report's not_tested):", n, n == 1 ? "" : "s");
+	for (int k = 0; k < PC_UNTESTED_NKINDS; k++) {
+		if (more[k] == 0)
+			continue;
+		fprintf(f, "%s %zu because %s", sep, more[k],
+			pc_untested_message((enum pc_untested)k));
+		sep = ";";
+	}
+	fputc('\n', f);
+}
+
 static void text_not_tested(const struct pc_consult *pc,
 			    const struct pc_search *s, const char *stop,
 			    FILE *f)
 {
 	const struct pc_node *t[256];
 	size_t nt = pc_untested_list(pc, s, stop, t, 256);
+	size_t more[PC_UNTESTED_NKINDS] = { 0 }, nmore = 0, shown = 0;
 	char detail[512];
 
 	if (nt > 0)
@@ -600,12 +623,19 @@ static void text_not_tested(const struct pc_consult *pc,
 	for (size_t i = 0; i < nt; i++) {
 		enum pc_untested k = pc_untested_why(pc, s, t[i], stop,
 						     detail, sizeof(detail));
+		bool top = pc_untested_top_level(s, t[i]);
 
-		fprintf(f, " %zu. %s%s: %s", i + 1, t[i]->name,
-			pc_untested_top_level(s, t[i]) ? " (top level)" : "",
-			pc_untested_message(k));
+		if (!top && shown >= TEXT_UNTESTED_MAX) {
+			more[k]++;
+			nmore++;
+			continue;
+		}
+		fprintf(f, " %zu. %s%s: %s", ++shown, t[i]->name,
+			top ? " (top level)" : "", pc_untested_message(k));
 		fprintf(f, detail[0] ? " (%s)\n" : "\n", detail);
 	}
+	if (nmore > 0)
+		text_untested_more(more, nmore, f);
 }
 
 static void text_search(const struct pc_consult *pc,

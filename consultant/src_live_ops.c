@@ -436,6 +436,7 @@ int src_live_ops_enable(struct src_live_ops *o, const char *metric,
 		in->job = f->path[1] != NULL &&
 			  strcmp(f->path[1], "/Process") == 0;
 		in->stepped = o->stepping;
+		o->nstepped += in->stepped;
 		if (!in->stepped)
 			src_live_ops_step_start(o, in);
 	}

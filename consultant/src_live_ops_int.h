@@ -84,6 +84,7 @@ struct src_live_ops {
 	struct eng_metric *m;
 	bool stepping;           /* in a step of the search: enables and
 				  * disables batched (src_live_ops_step) */
+	size_t nstepped;         /* instances enabled in this step */
 	const struct pc_config *cfg;
 	uint64_t t0_ns;
 	double period, last_tick;

@@ -63,11 +63,13 @@ void src_live_ops_step(struct src_live_ops *o, bool begins)
 		return;
 	}
 	eng_metric_batch_end(o->m, step_failed, o);
-	for (size_t i = 0; i < o->ninst; i++) {
+	/* most steps enable nothing: no walk over every instance then */
+	for (size_t i = 0; o->nstepped > 0 && i < o->ninst; i++) {
 		struct src_live_ops_inst *in = &o->inst[i];
 
 		if (in->stepped && in->live && in->mi != NULL)
 			src_live_ops_step_start(o, in);
 		in->stepped = false;
 	}
+	o->nstepped = 0;
 }

@@ -82,10 +82,12 @@ void eng_metric_batch_end(struct eng_metric *m, eng_metric_failed_fn failed,
 	struct hunch_err err = { 0 };
 	bool was_stopped = eng_proc_stopped(m->p);
 	size_t n = m->nbatch_new, nf = 0;
-	int rc = 0, *rcs = calloc(n + 1, sizeof(*rcs));
-	char (*why)[1024] = calloc(n + 1, sizeof(*why));
+	int rc = 0, *rcs = NULL;
+	char (*why)[1024] = NULL;
 
-	if (rcs == NULL || why == NULL)
+	/* most steps enable nothing: no reasons to hold then */
+	if (n > 0 && ((rcs = calloc(n, sizeof(*rcs))) == NULL ||
+		      (why = calloc(n, sizeof(*why))) == NULL))
 		abort();
 	m->batch = false;
 	m->batch_dead = NULL;

@@ -319,19 +319,23 @@ void eng_metric_probe_poll(struct eng_metric *m)
 	}
 	m->nprobes = k;
 	eng_metric_batch_end(m, probe_failed, m);
-	k = 0;
-	for (size_t i = 0; i < m->nprobes; i++)
-		if (!m->probes[i].failed)
-			m->probes[k++] = m->probes[i];
-	m->nprobes = k;
-	/* a new probe's window starts when the target runs again */
+	/* drop the probes the commit could not build; a new probe's
+	 * window starts when the target runs again */
 	now = clock_mono_ns();
 	cpu = target_cpu_ns(m);
-	for (size_t i = 0; i < m->nprobes; i++)
-		if (m->probes[i].t0_ns == 0) {
-			m->probes[i].t0_ns = now;
-			m->probes[i].cpu0_ns = cpu;
+	k = 0;
+	for (size_t i = 0; i < m->nprobes; i++) {
+		struct mprobe *p = &m->probes[i];
+
+		if (p->failed)
+			continue;
+		if (p->t0_ns == 0) {
+			p->t0_ns = now;
+			p->cpu0_ns = cpu;
 		}
+		m->probes[k++] = *p;
+	}
+	m->nprobes = k;
 }
 
 int eng_metric_probe_due_ms(const struct eng_metric *m)

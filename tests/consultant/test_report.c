@@ -306,6 +306,43 @@ static void test_cut_short(void)
 	world_free(w);
 }
 
+/* Many refinements not tested (the target ends as every top-level
+ * hypothesis has refined): the text lists ten and counts the rest by
+ * kind in one line; the JSON lists each. */
+static void test_untested_many(void)
+{
+	struct world *w = world_new(NULL, NULL);
+	struct pc_report_meta m = { .target = "demo", .mode = "sim" };
+	char want[256], *text;
+	size_t nj;
+	json_t *j;
+
+	src_sim_script(w->sim, "cpu_inclusive", "*", 0, 0.9, 0);
+	src_sim_script(w->sim, "sync_wait", "*", 0, 0.5, 0);
+	src_sim_script(w->sim, "io_wait", "*", 0, 0.9, 0);
+	src_sim_script(w->sim, "sync_ops", "*", 0, 1e6, 0);
+	world_run(w, 1.4);
+	src_sim_end(w->sim, PC_TARGET_EXITED, 0);
+	world_run(w, 1.6);
+	j = pc_report_json(w->pc, &m);
+	nj = json_array_size(json_object_get(j, "not_tested"));
+	tap_ok(nj > 10, "the JSON lists every refinement not tested (%zu)",
+	       nj);
+	text = text_of(w, &m);
+	tap_ok(strstr(text, "\n 10. ") != NULL &&
+	       strstr(text, "\n 11. ") == NULL, "the text lists ten");
+	snprintf(want, sizeof(want), "\n and %zu more refinements not tested "
+		 "(each in the JSON report's not_tested): %zu because the "
+		 "target ended before it concluded\n", nj - 10, nj - 10);
+	tap_ok(strstr(text, want) != NULL, "and counts the other %zu by "
+	       "kind in one line", nj - 10);
+	if (tap_failed)
+		tap_diag("%s", text);
+	free(text);
+	json_decref(j);
+	world_free(w);
+}
+
 /* Shares of a parent: both values are means over their own intervals.
  * The program computes at 0.5 CPUs for 3 s, then 0.9, all of it in
  * main: main, refined once the top was true and measured at 0.9 only,
@@ -369,5 +406,6 @@ int main(void)
 	test_earlier();
 	test_not_tested();
 	test_cut_short();
+	test_untested_many();
 	return tap_done();
 }

@@ -98,8 +98,8 @@ tap_eq "$(jq -r --arg h "$CPU" '.findings[0] | [(.hypothesis | test($h)),
 	map(tostring) | join(" ")' "$TMP/r.json")" "true $PYFN" \
 	"the report's top finding is CPU in the Python function $PYFN"
 tap_ok $(grep -A1 '^findings, most impact first:' "$TMP/out" |
-	 grep -q "^ 1\. .* in \`$PYFN\` (<string>:[0-9][0-9]*)"; echo $?) \
-	"the text report's first finding names $PYFN (<string>) and its line"
+	 grep -q "^ 1\. .* in \`$PYFN\` (the program given with -c, line [0-9][0-9]*)"; echo $?) \
+	"the text report's first finding names $PYFN, in the program given with -c (<string>), and its line"
 
 # Behind a wrapper that execs it once the search is under way (`sh -c
 # '...; exec python3.11 ...'`: the shape of pyenv's shims, a chain of
