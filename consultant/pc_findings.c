@@ -551,6 +551,29 @@ static pc_res_id py_caller_on_chain(struct pc_findings_ctx *c,
 	return PC_RES_NONE;
 }
 
+/* No Python function above the finding's on its chains (the interpreter
+ * loop, refined at once to `<genexpr>`): a Python function the search
+ * found true in the same hypothesis, which the samples show calling it
+ * directly.  loop.py's `<genexpr>`, under `_PyEval_EvalFrameDefault`,
+ * had no caller, though `f`, which sums it, tested true too. */
+static pc_res_id py_caller_true(struct pc_findings_ctx *c,
+				const struct pc_finding *f)
+{
+	for (size_t i = 0; i < c->s->nn; i++) {
+		const struct pc_node *p = c->s->nodes[i];
+		pc_res_id r = p->focus.r[0];
+
+		if (p->hyp != f->lead->hyp || p->truth != PC_TRUE ||
+		    r == f->where[0] || res(c, r)->kind != PC_RES_FUNCTION ||
+		    strcmp(res(c, module_of(c, r))->name,
+			   PC_FINDINGS_PY_MODULE) != 0)
+			continue;
+		if (py_calls(c, f, r))
+			return r;
+	}
+	return PC_RES_NONE;
+}
+
 /* The program's own function that calls into a library where the
  * finding is (pc_finding.caller), from the first chain of a node naming
  * the finding's function that has one: a node reached at once (a
@@ -572,7 +595,7 @@ static pc_res_id caller_of(struct pc_findings_ctx *c,
 		for (size_t i = 0; i < f->nnodes && found == PC_RES_NONE; i++)
 			if (f->nodes[i]->focus.r[0] == f->where[0])
 				found = py_caller_on_chain(c, f, f->nodes[i]);
-		return found;
+		return found != PC_RES_NONE ? found : py_caller_true(c, f);
 	}
 	for (size_t i = 0; i < f->nnodes && found == PC_RES_NONE; i++)
 		if (f->nodes[i]->focus.r[0] == f->where[0])

@@ -100,6 +100,15 @@ tap_eq "$(jq -r --arg h "$CPU" '.findings[0] | [(.hypothesis | test($h)),
 tap_ok $(grep -A1 '^findings, most impact first:' "$TMP/out" |
 	 grep -q "^ 1\. .* in \`$PYFN\` (the program given with -c, line [0-9][0-9]*)"; echo $?) \
 	"the text report's first finding names $PYFN, in the program given with -c (<string>), and its line"
+# Its caller: no Python function is above it on its chain (the search
+# went from the interpreter loop to the generator at once), but
+# `<module>`, true too, is what the samples show calling it.
+tap_eq "$(jq -r '.findings[0].where.caller // "none"' "$TMP/r.json")" \
+	"/Code/<python>/<string>/<module>" \
+	"the first finding's caller is <module>, from the samples"
+tap_ok $(grep -A1 '^findings, most impact first:' "$TMP/out" |
+	 grep -q "called from \`<module>\` (the program given with -c)"; echo $?) \
+	"the text says so: called from <module> (the program given with -c)"
 
 # Behind a wrapper that execs it once the search is under way (`sh -c
 # '...; exec python3.11 ...'`: the shape of pyenv's shims, a chain of
