@@ -72,8 +72,12 @@ void pc_cost_queue(struct pc_consult *pc, struct pc_search *s,
 
 void pc_cost_node_stop(struct pc_consult *pc, struct pc_node *n, const char *st)
 {
-	for (int i = 0; i < n->nin; i++)
+	for (int i = 0; i < n->nin; i++) {
 		pc_datamgr_release(&pc->dm, n->inst[i]);
+		n->was_inst[i] = n->inst[i];
+	}
+	if (n->nin > 0)
+		n->nwas = n->nin;
 	n->nin = 0;
 	if (n->pending) {
 		pc->npending--;

@@ -88,6 +88,11 @@ struct pc_node {
 	/* the experiment */
 	int inst[PC_MAX_INPUTS];
 	int nin;
+	/* the instances it had when last stopped (released, their
+	 * histograms kept): what the dashboard's detail shows of a node
+	 * stopped to make room or concluded at the program's end */
+	int was_inst[PC_MAX_INPUTS];
+	int nwas;
 	double t_created, t_start, t_concluded, t_true_since;
 	double hys;                 /* Paradyn's hysteresis factor */
 	int guess;                  /* -1 none yet, 0 false, 1 true */

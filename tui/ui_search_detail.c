@@ -4,7 +4,9 @@
  * hysteresis and how long the guess held, when it was true, started and
  * concluded, its estimated and charged cost beside the search's observed
  * cost, where it sits in the graph, the metric instances behind it with
- * their histograms as sparklines, and the trace of states it went
+ * their histograms as sparklines (those it had when last stopped,
+ * released, for a node stopped to make room or at the program's end:
+ * its evidence stays to be read), and the trace of states it went
  * through; for a node the search could not test, why (pc_untested.h:
  * the kind's message and the source's own text, wrapped to the pane).
  * Numbers are the consultant's own (struct pc_node): nothing here
@@ -252,11 +254,14 @@ static void instances(struct dl *d, const struct pc_consult *pc,
 	static const char *const st[] = { "enabling", "enabled", "failed",
 					  "released" };
 	char buf[1024], f[512], spark[1024];
+	/* stopped: the instances it had, released, with their history */
+	const int *ids = n->nin > 0 ? n->inst : n->was_inst;
+	int nids = n->nin > 0 ? n->nin : n->nwas;
 
-	if (n->nin == 0)
+	if (nids == 0)
 		measures(d, pc, n);
-	for (int i = 0; i < n->nin; i++) {
-		const struct pc_minst *m = pc_datamgr_get(&pc->dm, n->inst[i]);
+	for (int i = 0; i < nids; i++) {
+		const struct pc_minst *m = pc_datamgr_get(&pc->dm, ids[i]);
 
 		if (m == NULL)
 			continue;

@@ -130,13 +130,15 @@ check_screen demo '^ time true   since [0-9.]+ s \(for [0-9.]+ s\)$' "detail: ti
 check_screen demo '^ times       created [0-9.]+ s, last started [0-9.]+ s, concluded [0-9.]+ s$' "detail: created, last started, concluded"
 check_screen demo '^ cost        estimated [0-9.]+%, charged [0-9.]+%; the search observes' "detail: estimated and observed cost"
 check_screen demo '^ graph       why of topLevelHypothesis whole program; [0-9]+ children$' "detail: where it sits in the graph"
-# An instance exists while the node is tested; shed (over the cost
-# limit) or concluded at the program's end, the metric it measures.
+# An instance exists while the node is tested; stopped (to make room
+# under the cost limit, shed, or at the program's end), the instances it
+# had, released, with their history; never enabled, the metric it
+# measures.
 if screen demo | grep -q '^ instances   none now'; then
 	check_screen demo '^ instances   none now \(not being tested\); it measures:$' "detail: no instance now, and it says so"
 	check_screen demo '^             sync_wait, active_processes$' "detail: the metric it measures"
 else
-	check_screen demo '^ instances   #[0-9]+ sync_wait (enabling|enabled), last ' "detail: the metric instance behind it"
+	check_screen demo '^ instances   #[0-9]+ sync_wait (enabling|enabled|released), last ' "detail: the metric instance behind it (released when the node was stopped)"
 	check_screen demo '^             ([▁▂▃▄▅▆▇█ ]+|\(no samples yet\))$' "detail: its histogram as a sparkline"
 fi
 vdet=$(screen demo | sed -n 's/^ value       \([0-9.e+-]*\)   threshold.*/\1/p')

@@ -438,6 +438,41 @@ static void test_long_focus(void)
 		   "gone");
 }
 
+/* A node stopped (to make room, shed, or at the program's end): the
+ * detail shows the instance it had, released, and its history, not
+ * "none now". */
+static void test_detail_stopped(void)
+{
+	struct pc_node *n = u.pc->global->nodes[n_eswt];
+	int id = pc_datamgr_acquire(&u.pc->dm, "sync_wait", &n->focus, 6.0);
+
+	struct pc_minst *m;
+
+	tap_ok(id > 0, "an instance of sync_wait for the node (%d)", id);
+	m = pc_datamgr_get(&u.pc->dm, id);
+	m->state = PC_MI_ENABLED;
+	/* what it measured before the stop: rising, then none */
+	for (int k = 0; k < 8; k++)
+		pc_hist_add(&m->global, 0.5 * k, 0.5 * (k + 1), 0.1 * (k + 1));
+	n->inst[0] = id;
+	n->nin = 1;
+	pc_cost_node_stop(u.pc, n, "stopped");
+	key('d');
+	tap_str_eq(line(12), " instances   #1 sync_wait released, last nan, "
+		   "predicted 0.00% </Code,/Process,",
+		   "d on a stopped node: the instance it had, released");
+	tap_str_eq(line(13), "             /SyncObject,/Files>",
+		   "d: its focus wrapped to the pane");
+	tap_str_eq(line(14), "             ▁▁▂▂▂▃▃▄▄▄▅▅▆▆▆▇▇███",
+		   "d: and its history as a sparkline (4 s rising, 0.2 s a "
+		   "bucket)");
+	key(KEY_BACKSPACE);
+	/* as it was for the tests after */
+	n->active = true;
+	u.pc->nactive++;
+	snprintf(n->trace, sizeof(n->trace), "queued pending active true");
+}
+
 int main(int argc, char **argv)
 {
 	int fd = mkstemp(shot_path);
@@ -454,6 +489,7 @@ int main(int argc, char **argv)
 	test_two_views();
 	test_follow_fold();
 	test_detail();
+	test_detail_stopped();
 	test_steer();
 	test_long_focus();
 	ui_screen_end(&u);
