@@ -434,20 +434,21 @@ static bool predict_scaled(struct pc_consult *pc, struct pc_node *n,
  *  - one whose measures are all read from the kernel (the CPU time of
  *    the program, a process or a thread), or shared with experiments
  *    running already (pc_cost_room_adds_nothing): no instrumentation
- *    of its own, so the budget is not its to wait for.  The demo's CPU thread level waited
- *    3 s behind lock and I/O refinements that kept the observed cost at
- *    the 5% limit.  Not any node predicted at 0: one on code never
- *    called is predicted 0 and measured at 0.26% (bn_smallwrites'
- *    malloc), and its launches aside inflated the factor that scales
- *    every prediction until the search ran one experiment at a time;
+ *    of its own, so the budget is not its to wait for.  The demo's CPU
+ *    thread level waited 3 s behind lock and I/O refinements that kept
+ *    the observed cost at the 5% limit.  Not any node predicted at 0:
+ *    one on code never called is predicted 0 and measured at 0.26%
+ *    (bn_smallwrites' malloc), and its launches aside inflated the
+ *    factor that scales every prediction until the search ran one
+ *    experiment at a time;
  *  - a dominant descendant (skipDominantLevels: the code holding nearly
  *    all of its parent's samples) so cheap that a small overdraft
  *    covers it: a twentieth of the limit itself, the budget a tenth
  *    over the limit at most.  `demo_hot_loop`, predicted at 0.1-0.2%,
  *    waited whole runs there. */
 static struct pc_node *cheap_aside(struct pc_consult *pc, double limit,
-				      double used, bool free_only, double *cost,
-				      struct pc_search **in)
+				      double used, bool free_only,
+				      double *cost, struct pc_search **in)
 {
 	struct pc_search *ss[2] = { pc->global, pc->current };
 

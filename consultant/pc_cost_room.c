@@ -23,14 +23,6 @@ static bool unseen(const struct pc_node *n)
 	return pc_cost_order_no_evidence(n);
 }
 
-/* Stopping n frees nothing: every input is read from the kernel or
- * computed by hunch (CPU time of the whole program, a process or a
- * thread; active_processes), no instrumentation.  Such a node handing
- * its room down only costs the gate its settling (0.4 s a step):
- * bn_smallwrites stopped CPUbound at the top and at its thread, each
- * free, before the I/O experiments that held the budget.  Running it
- * costs nothing either (pc_cost.c launches it beside a head that waits
- * for room). */
 /* Is n's input i read from the kernel or computed by hunch at n's focus? */
 static bool input_is_kernel(const struct pc_consult *pc,
 			    const struct pc_node *n, int i)
@@ -44,9 +36,18 @@ static bool input_is_kernel(const struct pc_consult *pc,
 	if (m == NULL)
 		return false;
 	return m->type == PC_BASE_INTERNAL ||
-	       (m->kernel != PC_KERNEL_NONE && (code_top || h->in[i].top_focus));
+	       (m->kernel != PC_KERNEL_NONE &&
+		(code_top || h->in[i].top_focus));
 }
 
+/* Stopping n frees nothing: every input is read from the kernel or
+ * computed by hunch (CPU time of the whole program, a process or a
+ * thread; active_processes), no instrumentation.  Such a node handing
+ * its room down only costs the gate its settling (0.4 s a step):
+ * bn_smallwrites stopped CPUbound at the top and at its thread, each
+ * free, before the I/O experiments that held the budget.  Running it
+ * costs nothing either (pc_cost.c launches it beside a head that waits
+ * for room). */
 bool pc_cost_room_frees_nothing(const struct pc_consult *pc,
 				const struct pc_node *n)
 {
