@@ -89,8 +89,8 @@ void pc_cost_node_stop(struct pc_consult *pc, struct pc_node *n, const char *st)
 	pc_shg_node_trace(n, st);
 }
 
-void pc_cost_input_focus(const struct pc_consult *pc, const struct pc_node *n,
-			 int i, struct pc_focus *f)
+static void focus_of_input(struct pc_consult *pc, const struct pc_node *n,
+			   int i, struct pc_focus *f)
 {
 	if (pc_truth_node_hyp(pc, n)->in[i].top_focus)
 		pc_focus_top(pc->res, f);
@@ -113,7 +113,7 @@ static double predict_now(struct pc_consult *pc, const struct pc_node *n,
 	for (int i = 0; i < h->nin; i++) {
 		struct pc_focus f;
 
-		pc_cost_input_focus(pc, n, i, &f);
+		focus_of_input(pc, n, i, &f);
 		c += pc_datamgr_predict(&pc->dm, h->in[i].metric, &f);
 		*measuring |= pc_datamgr_measuring(&pc->dm, h->in[i].metric, &f);
 	}
@@ -169,7 +169,7 @@ static void launch(struct pc_consult *pc, struct pc_node *n, double c)
 		struct pc_focus f;
 		int id;
 
-		pc_cost_input_focus(pc, n, i, &f);
+		focus_of_input(pc, n, i, &f);
 		id = pc_datamgr_acquire(&pc->dm, h->in[i].metric, &f, pc->now);
 		if (id < 0) {
 			/* Refused outright: the next tick reports it as a
@@ -429,26 +429,23 @@ static bool predict_scaled(struct pc_consult *pc, struct pc_node *n,
 	return true;
 }
 
-/* A node queued behind a head that does not fit, launched beside it
- * (a refinement started early, before its parent concluded, too):
+/* A node queued behind a head that does not fit, launched beside it:
  *  - one whose measures are all read from the kernel (the CPU time of
- *    the program, a process or a thread), or shared with experiments
- *    running already (pc_cost_room_adds_nothing): no instrumentation
- *    of its own, so the budget is not its to wait for.  The demo's CPU
- *    thread level waited 3 s behind lock and I/O refinements that kept
- *    the observed cost at the 5% limit.  Not any node predicted at 0:
- *    one on code never called is predicted 0 and measured at 0.26%
- *    (bn_smallwrites' malloc), and its launches aside inflated the
- *    factor that scales every prediction until the search ran one
- *    experiment at a time;
+ *    the program, a process or a thread): no instrumentation, so the
+ *    budget is not its to wait for.  The demo's CPU thread level waited
+ *    3 s behind lock and I/O refinements that kept the observed cost at
+ *    the 5% limit.  Not any node predicted at 0: one on code never
+ *    called is predicted 0 and measured at 0.26% (bn_smallwrites'
+ *    malloc), and its launches aside inflated the factor that scales
+ *    every prediction until the search ran one experiment at a time;
  *  - a dominant descendant (skipDominantLevels: the code holding nearly
  *    all of its parent's samples) so cheap that a small overdraft
  *    covers it: a twentieth of the limit itself, the budget a tenth
  *    over the limit at most.  `demo_hot_loop`, predicted at 0.1-0.2%,
  *    waited whole runs there. */
 static struct pc_node *cheap_aside(struct pc_consult *pc, double limit,
-				      double used, bool free_only,
-				      double *cost, struct pc_search **in)
+				      double used, double *cost,
+				      struct pc_search **in)
 {
 	struct pc_search *ss[2] = { pc->global, pc->current };
 
@@ -461,18 +458,11 @@ static struct pc_node *cheap_aside(struct pc_consult *pc, double limit,
 			double c;
 
 			if (!n->queued || n->rate_wait ||
-			    (!pc_truth_has_true_parent(s, n) && !n->early))
-				continue;
-			if (!pc_cost_room_frees_nothing(pc, n) &&
-			    pc_cost_room_adds_nothing(pc, n)) {
-				*cost = 0;   /* its instrumentation is paid for */
-				*in = s;
-				return n;
-			}
-			if (!predict_scaled(pc, n, &c))
+			    !pc_truth_has_true_parent(s, n) ||
+			    !predict_scaled(pc, n, &c))
 				continue;
 			if ((c <= 0 && pc_cost_room_frees_nothing(pc, n)) ||
-			    (!free_only && n->dominant && c <= limit / 20 &&
+			    (n->dominant && c <= limit / 20 &&
 			     used + c <= limit * 1.1)) {
 				*cost = c;
 				*in = s;
@@ -535,24 +525,14 @@ void pc_cost_gate(struct pc_consult *pc)
 			return throttle(pc, PC_THR_PENDING);
 		if (pc->nactive + pc->npending >= max_active)
 			return throttle(pc, PC_THR_ACTIVE);
-		/* Waiting for the observed cost to show a burst, a shed, or
-		 * a call-rate probe: a launch that adds no cost changes none
-		 * of these, and goes on (the demo's CPUdemand in its hot
-		 * loop waited 0.5 s behind probes of lock functions). */
-		if (batch_full(pc) || settling(pc) || pc->probe != NULL) {
-			d = cheap_aside(pc, limit, 0, true, &dc, &ds);
-			if (d == NULL)
-				return throttle(pc, PC_THR_COST);
-			launch(pc, d, dc);
-			pc_cost_launch_done(pc, ds, d);
-			continue;
-		}
+		if (batch_full(pc) || settling(pc) || pc->probe != NULL)
+			return throttle(pc, PC_THR_COST);
 		committed = active_charged(pc);
 		if (pc->observed > committed)
 			committed = pc->observed;
 		fit = fits(pc, limit, c);
 		if (!fit && (d = cheap_aside(pc, limit, committed +
-					pc->pending_cost, false, &dc, &ds)) != NULL) {
+					pc->pending_cost, &dc, &ds)) != NULL) {
 			launch(pc, d, dc);
 			batch_count(pc, dc);
 			pc_cost_launch_done(pc, ds, d);

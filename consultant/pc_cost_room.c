@@ -23,23 +23,6 @@ static bool unseen(const struct pc_node *n)
 	return pc_cost_order_no_evidence(n);
 }
 
-/* Is n's input i read from the kernel or computed by hunch at n's focus? */
-static bool input_is_kernel(const struct pc_consult *pc,
-			    const struct pc_node *n, int i)
-{
-	const struct pc_hypothesis *h = pc_truth_node_hyp(pc, n);
-	const struct pc_metric_def *m = pc_metric_def_find(pc->cfg,
-							   h->in[i].metric);
-	bool code_top = pc_res_get(pc->res, n->focus.r[0])->kind ==
-			PC_RES_HIERARCHY;
-
-	if (m == NULL)
-		return false;
-	return m->type == PC_BASE_INTERNAL ||
-	       (m->kernel != PC_KERNEL_NONE &&
-		(code_top || h->in[i].top_focus));
-}
-
 /* Stopping n frees nothing: every input is read from the kernel or
  * computed by hunch (CPU time of the whole program, a process or a
  * thread; active_processes), no instrumentation.  Such a node handing
@@ -52,31 +35,21 @@ bool pc_cost_room_frees_nothing(const struct pc_consult *pc,
 				const struct pc_node *n)
 {
 	const struct pc_hypothesis *h = pc_truth_node_hyp(pc, n);
-
-	for (int i = 0; i < h->nin; i++)
-		if (!input_is_kernel(pc, n, i))
-			return false;
-	return true;
-}
-
-/* Launching n adds nothing: each input is read from the kernel, or is
- * instrumentation that runs already for another experiment and is
- * shared (the demo's CPUdemand in `demo_hot_loop` needs the CPU timer
- * CPUbound put there, and the run-queue share of the whole program).
- * It waited 0.8 s for cost room it would not have used.  A prediction
- * of 0 alone is not enough: code never called is predicted free. */
-bool pc_cost_room_adds_nothing(struct pc_consult *pc, const struct pc_node *n)
-{
-	const struct pc_hypothesis *h = pc_truth_node_hyp(pc, n);
+	bool code_top = pc_res_get(pc->res, n->focus.r[0])->kind ==
+			PC_RES_HIERARCHY;
 
 	for (int i = 0; i < h->nin; i++) {
-		struct pc_focus f;
+		const struct pc_metric_def *m = pc_metric_def_find(pc->cfg,
+							       h->in[i].metric);
 
-		if (input_is_kernel(pc, n, i))
-			continue;
-		pc_cost_input_focus(pc, n, i, &f);
-		if (!pc_datamgr_running(&pc->dm, h->in[i].metric, &f))
+		if (m == NULL)
 			return false;
+		if (m->type == PC_BASE_INTERNAL)
+			continue;
+		if (m->kernel != PC_KERNEL_NONE &&
+		    (code_top || h->in[i].top_focus))
+			continue;
+		return false;
 	}
 	return true;
 }

@@ -81,16 +81,6 @@ bool pc_datamgr_measuring(struct pc_datamgr *dm, const char *metric,
 	return predict_raw(dm, metric, f) < 0;
 }
 
-bool pc_datamgr_running(const struct pc_datamgr *dm, const char *metric,
-		     const struct pc_focus *f)
-{
-	for (size_t i = 0; i < dm->n; i++)
-		if (live(dm->mi[i]) && strcmp(dm->mi[i]->metric, metric) == 0 &&
-		    pc_focus_eq(&dm->mi[i]->focus, f))
-			return true;
-	return false;
-}
-
 static double predict_raw(struct pc_datamgr *dm, const char *metric,
 			  const struct pc_focus *f)
 {

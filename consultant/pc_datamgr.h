@@ -81,10 +81,6 @@ double pc_datamgr_predict(struct pc_datamgr *dm, const char *metric,
 		     const struct pc_focus *f);
 bool pc_datamgr_measuring(struct pc_datamgr *dm, const char *metric,
 		     const struct pc_focus *f);
-/* Is an instance of (metric, focus) live (enabled or pending)?  Then
- * another experiment acquiring it shares it and adds no cost. */
-bool pc_datamgr_running(const struct pc_datamgr *dm, const char *metric,
-		     const struct pc_focus *f);
 /* A new tick: predictions are asked of the source again. */
 void pc_datamgr_new_tick(struct pc_datamgr *dm);
 /* Feed from the source. */

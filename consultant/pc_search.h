@@ -168,13 +168,6 @@ bool pc_cost_room_narrower(struct pc_consult *pc, struct pc_search *s,
  * instrumentation to pay for, none freed by its stop. */
 bool pc_cost_room_frees_nothing(const struct pc_consult *pc,
 				const struct pc_node *n);
-/* Every input of n is read from the kernel or runs already for another
- * experiment (shared): launching n adds no cost. */
-bool pc_cost_room_adds_nothing(struct pc_consult *pc, const struct pc_node *n);
-/* pc_cost.c: the focus n's input i is measured at (the whole program for
- * an input marked top_focus). */
-void pc_cost_input_focus(const struct pc_consult *pc, const struct pc_node *n,
-			 int i, struct pc_focus *f);
 /* pc_cost_order.c: the queue's next node to launch (NULL when empty);
  * has the source seen no sign at all of n's resource? */
 struct pc_node *pc_cost_order_head(const struct pc_consult *pc,

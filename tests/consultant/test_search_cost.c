@@ -65,36 +65,6 @@ static void test_limit(void)
 	world_free(w);
 }
 
-/* The queue is blocked by cost (as in test_limit), and the program is
- * starved of CPU: CPUdemand at the top divides the top's CPU timer,
- * which CPUbound runs already, by a share hunch computes.  It adds no
- * cost, and refined to main it divides main's timer, which CPUbound's
- * refinement runs: it launches beside the blocked head, charged nothing,
- * and is concluded 1.2 s after its parent.  Its refinement to compute,
- * whose timer runs for no one, waits like any instrumented node. */
-static void test_shared_aside(void)
-{
-	struct world *w = world_new(NULL, NULL);
-	double c;
-
-	src_sim_cost(w->sim, "cpu_inclusive", 0.01, 1);
-	src_sim_cost(w->sim, "sync_wait", 0.02, 1);
-	src_sim_cost(w->sim, "sync_ops", 0.02, 1);
-	src_sim_script(w->sim, "cpu_inclusive", "*", 0, 0.9, 0);
-	src_sim_script(w->sim, "sync_wait", "*", 0, 0.5, 0);
-	src_sim_script(w->sim, "cpu_wait", "*", 0, 1.0, 0);
-	src_sim_script(w->sim, "cpu_share", "*", 0, 0.5, 0);
-	world_run(w, 5.0);
-	LOGGED(w, "+2.6) Search slowed: cost limit reached.");
-	LOGGED(w, "+3.2) CPUdemand tested true for " TOP);
-	LOGGED(w, "+4.4) CPUdemand tested true for " AT(F_MAIN));
-	TRACE_IS(w, 0, "CPUdemand", AT(F_MAIN), "queued pending active true");
-	c = world_node(w, 0, "CPUdemand", AT(F_MAIN))->charged_cost;
-	tap_ok(c == 0, "charged %g: CPUbound pays for main's timer", c);
-	TRACE_IS(w, 0, "CPUdemand", AT(F_COMPUTE), "queued");
-	world_free(w);
-}
-
 /* Cost is freed when a refinement concludes false: resumed. */
 static void test_resume(void)
 {
@@ -539,7 +509,6 @@ int main(void)
 {
 	test_skip();
 	test_limit();
-	test_shared_aside();
 	test_resume();
 	test_shed();
 	test_shed_slivers();
