@@ -6,7 +6,8 @@
 # finding must name the Python function, `hot` in pyhot.py, estimated
 # from stack samples, in the text report and in the JSON one (CPUbound,
 # or CPUdemand where other load starves python: "want 0.97 CPUs ...,
-# in `hot` (pyhot.py:6); using 0.60 CPUs (estimated from stack samples)").
+# in `hot` (pyhot.py:6), called from `middle` (pyhot.py); using 0.60 CPUs
+# (estimated from stack samples)").
 # The finding stays at `hot` with hot's own CPU: the interpreter's C
 # functions below it (PyNumber_Remainder for `%`) are not a where of
 # their own (no node of the search is one under a Python function), and
@@ -64,7 +65,7 @@ tap_eq "$(jq -r '.findings[0] | [(.hypothesis | test("^CPU(bound|demand)$")),
 tap_eq "$(jq -r '.findings[0].sampled' "$TMP/r.json")" true \
 	"estimated from stack samples"
 tap_ok $(grep -A1 '^findings, most impact first:' "$TMP/out" |
-	 grep -qE "^ 1\\. .* in \`hot\` \\(pyhot\\.py:$LINE\\)[;)( ].*\\(estimated from stack samples\\)\$"; echo $?) \
+	 grep -qE "^ 1\\. .* in \`hot\` \\(pyhot\\.py:$LINE\\)[;,)( ].*\\(estimated from stack samples\\)\$"; echo $?) \
 	"the text report's first finding names hot in pyhot.py, at line $LINE (s += i * i % 7)"
 tap_ok $(jq -e --arg l "in \`hot\` (pyhot.py:$LINE)" '.findings[0].text | contains($l)' \
 	"$TMP/r.json" > /dev/null; echo $?) "the JSON's lead finding names hot's line $LINE too"
