@@ -53,8 +53,9 @@ struct pending {
 	double t;
 	double off_s;             /* > 0: an off-CPU observation */
 	enum src_live_hintwin_kind kind;
-	int nids, nstack, complete;
+	int nids, nstack, nleft, complete;
 	int ids[ENG_PS_MAX_FRAMES + 2], stack[MAX_STACK];
+	int left[ENG_PS_MAX_FRAMES];   /* frames a Python join left out */
 };
 
 struct py_slot {
@@ -272,13 +273,14 @@ static int resolve_stack(struct src_live_hint *h, const uint64_t *pcs, int n,
  * resource of its stack, or one of `kind`. */
 static void add_now(struct src_live_hint *h, double t, double off_s,
 		    enum src_live_hintwin_kind kind, const int *ids, int nids,
-		    const int *stack, int nstack, int complete)
+		    const int *stack, int nstack, const int *left, int nleft,
+		    int complete)
 {
 	int all[ENG_PS_MAX_FRAMES + 2 + MAX_STACK];
 
 	if (off_s <= 0) {
-		src_live_hintwin_add_stack(h->win, t, kind, ids, nids, stack, nstack,
-			     complete);
+		src_live_hintwin_add_joined(h->win, t, kind, ids, nids, stack,
+					    nstack, left, nleft, complete);
 		return;
 	}
 	memcpy(all, ids, (size_t)nids * sizeof(int));
@@ -289,13 +291,14 @@ static void add_now(struct src_live_hint *h, double t, double off_s,
 
 static void observe_off(struct src_live_hint *h, double t, double off_s,
 			enum src_live_hintwin_kind kind, const int *ids, int nids,
-			const int *stack, int nstack, int complete)
+			const int *stack, int nstack, const int *left,
+			int nleft, int complete)
 {
 	struct pending *p;
 
 	if (h->in_tick) {
-		add_now(h, t, off_s, kind, ids, nids, stack, nstack,
-			complete);
+		add_now(h, t, off_s, kind, ids, nids, stack, nstack, left,
+			nleft, complete);
 		return;
 	}
 	if (h->npend == h->cappend) {
@@ -310,16 +313,19 @@ static void observe_off(struct src_live_hint *h, double t, double off_s,
 	p->kind = kind;
 	p->nids = nids;
 	p->nstack = nstack;
+	p->nleft = nleft;
 	p->complete = complete;
 	memcpy(p->ids, ids, (size_t)nids * sizeof(int));
 	memcpy(p->stack, stack, (size_t)nstack * sizeof(int));
+	if (nleft > 0)
+		memcpy(p->left, left, (size_t)nleft * sizeof(int));
 }
 
 static void observe(struct src_live_hint *h, double t, enum src_live_hintwin_kind kind,
 		    const int *ids, int nids, const int *stack, int nstack,
 		    int complete)
 {
-	observe_off(h, t, 0, kind, ids, nids, stack, nstack, complete);
+	observe_off(h, t, 0, kind, ids, nids, stack, nstack, NULL, 0, complete);
 }
 
 static int thread_id(struct src_live_hint *h, pid_t tid)
@@ -369,6 +375,25 @@ static int py_groups(const struct src_live_hintpy_stack *py, int *starts)
 	return k;
 }
 
+struct py_want {
+	int loops;            /* the loop's C-level activations sampled */
+	bool complete;        /* the native stack was not cut */
+};
+
+/* The groups of a Python stack match the loop's activations one to one,
+ * or as far as one of the two stacks was cut. */
+static bool py_fits(void *arg, const struct src_live_hintpy_stack *py)
+{
+	const struct py_want *w = arg;
+	int starts[SRC_LIVE_HINTPY_DEPTH + 1], k;
+
+	if (py->nframes == 0)
+		return false;
+	k = py_groups(py, starts);
+	return k == w->loops || (py->cut && k < w->loops) ||
+	       (!w->complete && w->loops < k);
+}
+
 /* A CPU sample of a CPython thread: the Python frames read nearest its
  * time replace the interpreter loop's C-level activations they ran in
  * (each C-level call of the loop runs one group of them; the stack is
@@ -379,30 +404,32 @@ static int py_groups(const struct src_live_hintpy_stack *py, int *starts)
  * caller is the callee of the Python function under it, and the loop
  * is on the stack once, not folded as a recursion.  Only when the
  * groups match the loop's frames one to one (or as far as one of the
- * two stacks was cut): a stack read at another moment is left out, not
- * joined wrongly.  Returns the new stack's length. */
+ * two stacks was cut): the nearest read that does is joined, and a
+ * sample no read near it matches is left out, not joined wrongly.
+ * The frames the join took off go to left: code run mostly between two
+ * activations of the loop (sum) is measured by its samples, as folding
+ * would have found it (src_live_ops.c).  Returns the new stack's
+ * length. */
 static int add_python(struct src_live_hint *h, const struct eng_psample *s,
-		      int *stack, int ns)
+		      int *stack, int ns, int *left, int *nleft)
 {
 	struct src_live_hintpy_stack py;
 	int evals[ENG_PS_MAX_FRAMES], starts[SRC_LIVE_HINTPY_DEPTH + 1];
 	int out[MAX_STACK], m = 0, k, use, no = 0;
+	struct py_want want;
 
 	for (int i = 0; i < ns; i++)
 		if (stack[i] == h->eval_id)
 			evals[m++] = i;
 	if (m == 0)
 		return ns;
-	if (!src_live_hintpy_at(h->py, s->tid, s->t_ns, &py) ||
-	    py.nframes == 0) {
+	want = (struct py_want){ m, s->complete };
+	if (!src_live_hintpy_at(h->py, s->tid, s->t_ns, py_fits, &want,
+				&py)) {
 		src_live_hintpy_missed(h->py);
 		return ns;
 	}
 	k = py_groups(&py, starts);
-	if (!(k == m || (py.cut && k < m) || (!s->complete && m < k))) {
-		src_live_hintpy_missed(h->py);
-		return ns;
-	}
 	use = k < m ? k : m;
 	for (int i = 0; i < evals[0]; i++)
 		out[no++] = stack[i];
@@ -413,6 +440,8 @@ static int add_python(struct src_live_hint *h, const struct eng_psample *s,
 		src_live_pyname_caller_seen(h->pyn, py.f[f].code,
 			f + 1 < starts[use] ? py.f[f + 1].code : NULL);
 	}
+	for (int i = evals[0]; i < evals[use - 1]; i++)
+		left[(*nleft)++] = stack[i];
 	for (int i = evals[use - 1]; i < ns && no < MAX_STACK; i++)
 		out[no++] = stack[i];
 	memcpy(stack, out, (size_t)no * sizeof(int));
@@ -438,20 +467,23 @@ static void on_sample(void *arg, const struct eng_psample *s)
 {
 	struct src_live_hint *h = arg;
 	int ids[ENG_PS_MAX_FRAMES + 1], stack[MAX_STACK], n = 0, ns;
+	int left[ENG_PS_MAX_FRAMES], nleft = 0;
 
 	ids[n++] = thread_id(h, s->tid);
 	ns = resolve_stack(h, s->pc, s->nframes, ids, &n, stack);
 	if (h->py != NULL && h->eval_id >= 0 && s->off_ns == 0)
-		ns = add_python(h, s, stack, ns);
+		ns = add_python(h, s, stack, ns, left, &nleft);
 	if (s->off_ns > 0 && h->off != NULL) {
 		observe_off(h, secs(h, s->t_ns), (double)s->off_ns / 1e9,
-			    SRC_LIVE_HINTWIN_CPU, ids, n, stack, ns, s->complete);
+			    SRC_LIVE_HINTWIN_CPU, ids, n, stack, ns, NULL, 0,
+			    s->complete);
 		h->st.off_obs++;
 		return;
 	}
 	if (s->off_ns > 0)
 		return;
-	observe(h, secs(h, s->t_ns), SRC_LIVE_HINTWIN_CPU, ids, n, stack, ns, s->complete);
+	observe_off(h, secs(h, s->t_ns), 0, SRC_LIVE_HINTWIN_CPU, ids, n,
+		    stack, ns, left, nleft, s->complete);
 	if (h->tally != NULL)
 		tally(h, s, stack, ns);
 	h->st.cpu_obs++;
@@ -612,7 +644,8 @@ void src_live_hint_tick(struct src_live_hint *h, int force)
 	for (size_t i = 0; i < h->npend; i++)
 		add_now(h, h->pend[i].t, h->pend[i].off_s, h->pend[i].kind,
 			h->pend[i].ids, h->pend[i].nids, h->pend[i].stack,
-			h->pend[i].nstack, h->pend[i].complete);
+			h->pend[i].nstack, h->pend[i].left, h->pend[i].nleft,
+			h->pend[i].complete);
 	h->npend = 0;
 	/* drain before following threads: an exited thread's last samples
 	 * are still in its ring */

@@ -166,6 +166,7 @@ static uint64_t dist(uint64_t a, uint64_t b)
 }
 
 bool src_live_hintpy_at(struct src_live_hintpy *hp, pid_t tid, uint64_t t_ns,
+			src_live_hintpy_fits_fn fits, void *arg,
 			struct src_live_hintpy_stack *out)
 {
 	uint64_t bound = (uint64_t)(SRC_LIVE_HINTPY_BOUND_S * 1e9);
@@ -181,7 +182,8 @@ bool src_live_hintpy_at(struct src_live_hintpy *hp, pid_t tid, uint64_t t_ns,
 
 		if (dist(s->t_ns, t_ns) <= bound &&
 		    (best == NULL || dist(s->t_ns, t_ns) <
-				     dist(best->t_ns, t_ns)))
+				     dist(best->t_ns, t_ns)) &&
+		    (fits == NULL || fits(arg, s)))
 			best = s;
 	}
 	if (best != NULL) {

@@ -49,9 +49,20 @@ struct src_live_hintpy_stats {
 struct src_live_hintpy *src_live_hintpy_new(pid_t pid,
 					    enum eng_pyframes_why *why);
 void src_live_hintpy_free(struct src_live_hintpy *hp);
-/* The stack of `tid` read nearest t_ns, within SRC_LIVE_HINTPY_BOUND_S:
- * true and *out, else false. */
+/* Whether a stack read can be the one running at a sample's time (the
+ * sample's own evidence: how many C-level calls of the interpreter loop
+ * its native stack holds). */
+typedef bool (*src_live_hintpy_fits_fn)(void *arg,
+				     const struct src_live_hintpy_stack *s);
+/* The stack of `tid` read nearest t_ns, within SRC_LIVE_HINTPY_BOUND_S,
+ * among those `fits` accepts (all when NULL): true and *out, else
+ * false.  A program that goes in and out of a generator thousands of
+ * times a second is in either at a read 10 ms off a sample, so the
+ * nearest read alone named the generator for about half the samples
+ * whatever their native stacks showed; the sample's own nesting picks
+ * the read that matches it. */
 bool src_live_hintpy_at(struct src_live_hintpy *hp, pid_t tid, uint64_t t_ns,
+			src_live_hintpy_fits_fn fits, void *arg,
 			struct src_live_hintpy_stack *out);
 /* Count a sample in the interpreter that got no stack. */
 void src_live_hintpy_missed(struct src_live_hintpy *hp);

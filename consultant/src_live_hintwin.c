@@ -203,6 +203,26 @@ static int fold(const int *stack, int n, int *out)
 void src_live_hintwin_add_stack(struct src_live_hintwin *w, double t, enum src_live_hintwin_kind kind, const int *ids,
 		  int nids, const int *given, int ngiven, int complete)
 {
+	src_live_hintwin_add_joined(w, t, kind, ids, nids, given, ngiven, NULL,
+				    0, complete);
+}
+
+/* A frame off the observation's stack (folded or left out), once. */
+static void add_gone(struct obs *o, int id, int cap)
+{
+	if (has_id(o->ids, o->nids, id) || has_id(o->gone, o->ngone, id))
+		return;
+	if (o->gone == NULL)
+		o->gone = xrealloc(NULL, (size_t)cap * sizeof(int));
+	o->gone[o->ngone++] = id;
+}
+
+void src_live_hintwin_add_joined(struct src_live_hintwin *w, double t,
+				 enum src_live_hintwin_kind kind,
+				 const int *ids, int nids, const int *given,
+				 int ngiven, const int *left, int nleft,
+				 int complete)
+{
 	struct obs *o = add_obs(w, t, kind, ids, nids, ngiven);
 	int *stack = xrealloc(NULL, (size_t)(ngiven + 1) * sizeof(int));
 	int nstack = fold(given, ngiven, stack);
@@ -213,14 +233,10 @@ void src_live_hintwin_add_stack(struct src_live_hintwin *w, double t, enum src_l
 		if (i + 1 < nstack)
 			add_edge(w, stack[i + 1], stack[i]);
 	}
-	for (int i = 0; i < ngiven; i++) {
-		if (has_id(o->ids, o->nids, given[i]) ||
-		    has_id(o->gone, o->ngone, given[i]))
-			continue;
-		if (o->gone == NULL)
-			o->gone = xrealloc(NULL, (size_t)ngiven * sizeof(int));
-		o->gone[o->ngone++] = given[i];
-	}
+	for (int i = 0; i < ngiven; i++)
+		add_gone(o, given[i], ngiven + nleft);
+	for (int i = 0; i < nleft; i++)
+		add_gone(o, left[i], ngiven + nleft);
 	if (complete && nstack > 0) {
 		o->stack = stack;
 		o->nstack = nstack;

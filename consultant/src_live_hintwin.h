@@ -61,6 +61,15 @@ void src_live_hintwin_add(struct src_live_hintwin *w, double t, enum src_live_hi
  * ids fall in the observation as `ids` do. */
 void src_live_hintwin_add_stack(struct src_live_hintwin *w, double t, enum src_live_hintwin_kind kind, const int *ids,
 		  int nids, const int *stack, int nstack, int complete);
+/* The same for a stack a caller already took frames off (`left`: a
+ * Python join leaves out the C frames between two activations of the
+ * interpreter loop): they count as folded away
+ * (src_live_hintwin_count_reentered), never as on the stack. */
+void src_live_hintwin_add_joined(struct src_live_hintwin *w, double t,
+				 enum src_live_hintwin_kind kind,
+				 const int *ids, int nids, const int *stack,
+				 int nstack, const int *left, int nleft,
+				 int complete);
 /* Forget observations older than now - window. */
 void src_live_hintwin_expire(struct src_live_hintwin *w, double now);
 double src_live_hintwin_hint(const struct src_live_hintwin *w, const char *path);

@@ -57,7 +57,13 @@ at() { jq -r --arg p "$1" --arg h "$CPU" '.phases[0] as $ph | [$ph.nodes[] |
 	(.[0].since_s - $ph.start_s) * 100 | round / 100 end' "$TMP/r.json"; }
 t=$(at "^/Process/$pid\$")
 tap_ok $([ "$t" != never ] && jq -ne "$t <= 3" > /dev/null; echo $?) \
-	"CPU true on /Process/$pid within 3 s of search ($t s)"
+	"CPU true on /Process/$pid within 3 s of search ($t s)" || {
+	# what the search did see: its top-level verdicts and last words
+	jq -r '.phases[0].nodes[] | select(.focus[0] == "/Code" and
+		.focus[1] == "/Process") | "\(.hypothesis): \(.truth) \(.value)"' \
+		"$TMP/r.json" | tap_lines
+	tail -8 "$TMP/err" | tap_lines
+}
 t=$(at "^/Process/$pid/$pid:")
 tap_ok $([ "$t" != never ] && jq -ne "$t <= 3" > /dev/null; echo $?) \
 	"CPU true on its thread within 3 s of search ($t s)"

@@ -137,6 +137,33 @@ static void stacks(void)
 		       "keeps its 4 (%zu, %zu)", raw, gone);
 		src_live_hintwin_count_reentered(w, SRC_LIVE_HINTWIN_SYNC, F("sum"), &raw, &gone);
 		tap_ok(raw == 0 && gone == 0, "no sync observation holds sum");
+		/* a Python join took sum and next off the stack itself
+		 * (left): counted as folded away, never as on the stack */
+		{
+			struct src_live_hintwin *j = src_live_hintwin_new(2.0);
+			int je = src_live_hintwin_intern(j, F("eval"));
+			int js = src_live_hintwin_intern(j, F("sum"));
+			int jn = src_live_hintwin_intern(j, F("next"));
+			int jg = src_live_hintwin_intern(j, "/Code/<python>/s/gen");
+			int jt = src_live_hintwin_intern(j, "/Process/1/1");
+
+			src_live_hintwin_add_joined(j, 0.1, SRC_LIVE_HINTWIN_CPU,
+				(int[]){ jt }, 1, (int[]){ jg, je }, 2,
+				(int[]){ je, jn, js }, 3, 1);
+			src_live_hintwin_count_reentered(j, SRC_LIVE_HINTWIN_CPU,
+							 F("sum"), &raw, &gone);
+			tap_ok(raw == 1 && gone == 1, "a join's left frames: sum "
+			       "counted as gone (%zu, %zu)", raw, gone);
+			src_live_hintwin_count_reentered(j, SRC_LIVE_HINTWIN_CPU,
+							 F("eval"), &raw, &gone);
+			tap_ok(raw == 1 && gone == 0, "eval, left and kept, is "
+			       "on the stack (%zu, %zu)", raw, gone);
+			tap_ok(src_live_hintwin_hint(j, F("sum")) == 0 &&
+			       strcmp(callees(j, F("eval")),
+				      "/Code/<python>/s/gen") == 0,
+			       "sum holds no share and no edge; eval calls gen");
+			src_live_hintwin_free(j);
+		}
 	}
 	hint_is(w, F("add"), 4.0 / 7.0);
 	hint_is(w, "/Code/q", 2.0 / 7.0);
