@@ -242,7 +242,11 @@ static bool retry_no_data(struct pc_consult *pc, struct pc_search *s,
 {
 	char focus[512];
 
-	if (n->hint < PC_SEEN_HINT || n->nodata_retries >= PC_NODATA_RETRIES ||
+	/* A sampled estimate's missing value is its warm-up (a wall time
+	 * from samples has none before 2 s of them, src_live_setwall.c),
+	 * not a missed catchup: enabled again, it only starts over. */
+	if (n->sampled || n->hint < PC_SEEN_HINT ||
+	    n->nodata_retries >= PC_NODATA_RETRIES ||
 	    pc->now - n->t_start + 1e-9 < pc_tunables_get(pc->cfg,
 							 "minObservationTime"))
 		return false;

@@ -360,40 +360,6 @@ static int py_id(struct src_live_hint *h, const struct eng_pycode *c)
 	return slot->id;
 }
 
-/* Python frames split at each entry frame: group g runs in the g-th
- * C-level call of the interpreter loop (innermost first).  starts[g]
- * is the first frame of group g, starts[ngroups] the frame count. */
-static int py_groups(const struct src_live_hintpy_stack *py, int *starts)
-{
-	int k = 0;
-
-	starts[k++] = 0;
-	for (int i = 0; i + 1 < py->nframes; i++)
-		if (py->f[i].entry)
-			starts[k++] = i + 1;
-	starts[k] = py->nframes;
-	return k;
-}
-
-struct py_want {
-	int loops;            /* the loop's C-level activations sampled */
-	bool complete;        /* the native stack was not cut */
-};
-
-/* The groups of a Python stack match the loop's activations one to one,
- * or as far as one of the two stacks was cut. */
-static bool py_fits(void *arg, const struct src_live_hintpy_stack *py)
-{
-	const struct py_want *w = arg;
-	int starts[SRC_LIVE_HINTPY_DEPTH + 1], k;
-
-	if (py->nframes == 0)
-		return false;
-	k = py_groups(py, starts);
-	return k == w->loops || (py->cut && k < w->loops) ||
-	       (!w->complete && w->loops < k);
-}
-
 /* A CPU sample of a CPython thread: the Python frames read nearest its
  * time replace the interpreter loop's C-level activations they ran in
  * (each C-level call of the loop runs one group of them; the stack is
@@ -403,10 +369,8 @@ static bool py_fits(void *arg, const struct src_live_hintpy_stack *py)
  * thread's start calling its target) are left out, so that the Python
  * caller is the callee of the Python function under it, and the loop
  * is on the stack once, not folded as a recursion.  Only when the
- * groups match the loop's frames one to one (or as far as one of the
- * two stacks was cut): the nearest read that does is joined, and a
- * sample no read near it matches is left out, not joined wrongly.
- * The frames the join took off go to left: code run mostly between two
+ * groups match the loop's frames (src_live_hintpy_match): a sample no
+ * read near it matches is left out, not joined wrongly.  The frames the join took off go to left: code run mostly between two
  * activations of the loop (sum) is measured by its samples, as folding
  * would have found it (src_live_ops.c).  Returns the new stack's
  * length. */
@@ -415,22 +379,17 @@ static int add_python(struct src_live_hint *h, const struct eng_psample *s,
 {
 	struct src_live_hintpy_stack py;
 	int evals[ENG_PS_MAX_FRAMES], starts[SRC_LIVE_HINTPY_DEPTH + 1];
-	int out[MAX_STACK], m = 0, k, use, no = 0;
-	struct py_want want;
+	int out[MAX_STACK], m = 0, use, no = 0;
 
 	for (int i = 0; i < ns; i++)
 		if (stack[i] == h->eval_id)
 			evals[m++] = i;
 	if (m == 0)
 		return ns;
-	want = (struct py_want){ m, s->complete };
-	if (!src_live_hintpy_at(h->py, s->tid, s->t_ns, py_fits, &want,
-				&py)) {
-		src_live_hintpy_missed(h->py);
+	use = src_live_hintpy_match(h->py, s->tid, s->t_ns, m, s->complete,
+				    &py, starts);
+	if (use == 0)
 		return ns;
-	}
-	k = py_groups(&py, starts);
-	use = k < m ? k : m;
 	for (int i = 0; i < evals[0]; i++)
 		out[no++] = stack[i];
 	for (int f = 0; f < starts[use]; f++)   /* names (discovers) first */

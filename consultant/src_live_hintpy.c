@@ -165,13 +165,42 @@ static uint64_t dist(uint64_t a, uint64_t b)
 	return a > b ? a - b : b - a;
 }
 
-bool src_live_hintpy_at(struct src_live_hintpy *hp, pid_t tid, uint64_t t_ns,
-			src_live_hintpy_fits_fn fits, void *arg,
-			struct src_live_hintpy_stack *out)
+/* Python frames split at each entry frame: group g runs in the g-th
+ * C-level call of the interpreter loop (innermost first).  starts[g]
+ * is the first frame of group g, starts[ngroups] the frame count. */
+static int groups_of(const struct src_live_hintpy_stack *py, int *starts)
+{
+	int k = 0;
+
+	starts[k++] = 0;
+	for (int i = 0; i + 1 < py->nframes; i++)
+		if (py->f[i].entry)
+			starts[k++] = i + 1;
+	starts[k] = py->nframes;
+	return k;
+}
+
+/* The groups of a stack read match a sample's `loops` activations one
+ * to one, or as far as one of the two stacks was cut. */
+static bool fits(const struct src_live_hintpy_stack *py, int loops,
+		 bool complete)
+{
+	int starts[SRC_LIVE_HINTPY_DEPTH + 1], k;
+
+	if (py->nframes == 0)
+		return false;
+	k = groups_of(py, starts);
+	return k == loops || (py->cut && k < loops) || (!complete && loops < k);
+}
+
+int src_live_hintpy_match(struct src_live_hintpy *hp, pid_t tid,
+			  uint64_t t_ns, int loops, bool complete,
+			  struct src_live_hintpy_stack *out, int *starts)
 {
 	uint64_t bound = (uint64_t)(SRC_LIVE_HINTPY_BOUND_S * 1e9);
 	const struct src_live_hintpy_stack *best = NULL;
 	struct ring *r = NULL;
+	int k;
 
 	pthread_mutex_lock(&hp->mu);
 	for (size_t i = 0; i < hp->nrings && r == NULL; i++)
@@ -183,22 +212,20 @@ bool src_live_hintpy_at(struct src_live_hintpy *hp, pid_t tid, uint64_t t_ns,
 		if (dist(s->t_ns, t_ns) <= bound &&
 		    (best == NULL || dist(s->t_ns, t_ns) <
 				     dist(best->t_ns, t_ns)) &&
-		    (fits == NULL || fits(arg, s)))
+		    fits(s, loops, complete))
 			best = s;
 	}
 	if (best != NULL) {
 		memcpy(out, best, sizeof(*out));
 		hp->st.joined++;
+	} else {
+		hp->st.missed++;
 	}
 	pthread_mutex_unlock(&hp->mu);
-	return best != NULL;
-}
-
-void src_live_hintpy_missed(struct src_live_hintpy *hp)
-{
-	pthread_mutex_lock(&hp->mu);
-	hp->st.missed++;
-	pthread_mutex_unlock(&hp->mu);
+	if (best == NULL)
+		return 0;
+	k = groups_of(out, starts);
+	return k < loops ? k : loops;
 }
 
 void src_live_hintpy_stats(struct src_live_hintpy *hp,

@@ -6,8 +6,8 @@
  * taken, and a Python stack can only be read now, so the stacks are read
  * on their own clock by a thread of hunch (eng_pyframes.h reads with
  * process_vm_readv, never stopping the target) and each sample is
- * given the stack of its thread read nearest its time, if one was read
- * within SRC_LIVE_HINTPY_BOUND_S of it.
+ * given the stack of its thread read nearest its time that matches its
+ * own nesting, if one was read within SRC_LIVE_HINTPY_BOUND_S of it.
  */
 #ifndef SRC_LIVE_HINTPY_H
 #define SRC_LIVE_HINTPY_H
@@ -40,8 +40,8 @@ struct src_live_hintpy_stats {
 	uint64_t dropped;        /* stacks that failed a check */
 	uint64_t read_ns;        /* hunch CPU time reading */
 	uint64_t joined;         /* samples given a Python stack */
-	uint64_t missed;         /* samples in the interpreter with none
-				  * read near enough */
+	uint64_t missed;         /* samples in the interpreter with no
+				  * read near enough that matches */
 };
 
 /* Start reading pid's Python stacks, or NULL when pid is not a CPython
@@ -49,23 +49,21 @@ struct src_live_hintpy_stats {
 struct src_live_hintpy *src_live_hintpy_new(pid_t pid,
 					    enum eng_pyframes_why *why);
 void src_live_hintpy_free(struct src_live_hintpy *hp);
-/* Whether a stack read can be the one running at a sample's time (the
- * sample's own evidence: how many C-level calls of the interpreter loop
- * its native stack holds). */
-typedef bool (*src_live_hintpy_fits_fn)(void *arg,
-				     const struct src_live_hintpy_stack *s);
 /* The stack of `tid` read nearest t_ns, within SRC_LIVE_HINTPY_BOUND_S,
- * among those `fits` accepts (all when NULL): true and *out, else
- * false.  A program that goes in and out of a generator thousands of
- * times a second is in either at a read 10 ms off a sample, so the
+ * among those whose groups (the frames each C-level call of the
+ * interpreter loop runs, split at entry frames) match the `loops`
+ * activations of the loop on a CPU sample's native stack, one to one
+ * or as far as one of the two stacks was cut (`complete`: the sample's
+ * was not).  A program that goes in and out of a generator thousands
+ * of times a second is in either at a read 10 ms off a sample, so the
  * nearest read alone named the generator for about half the samples
  * whatever their native stacks showed; the sample's own nesting picks
- * the read that matches it. */
-bool src_live_hintpy_at(struct src_live_hintpy *hp, pid_t tid, uint64_t t_ns,
-			src_live_hintpy_fits_fn fits, void *arg,
-			struct src_live_hintpy_stack *out);
-/* Count a sample in the interpreter that got no stack. */
-void src_live_hintpy_missed(struct src_live_hintpy *hp);
+ * the read that matches it.  Returns how many groups to join (*out and
+ * starts[g], the first frame of group g, starts[groups] the frame
+ * count), or 0 when no read fits (counted as missed). */
+int src_live_hintpy_match(struct src_live_hintpy *hp, pid_t tid,
+			  uint64_t t_ns, int loops, bool complete,
+			  struct src_live_hintpy_stack *out, int *starts);
 void src_live_hintpy_stats(struct src_live_hintpy *hp,
 			   struct src_live_hintpy_stats *out);
 

@@ -482,6 +482,30 @@ static pid_t focus_pid(const char *p)
 	       (pid_t)strtol(p + 9, NULL, 10) : 0;
 }
 
+/* A wall timer on the program (the whole of it when it has no child,
+ * its process, or one of its threads): k->can_sample_wall, with the
+ * thread. */
+static void program_wall(const struct pc_metric_def *md,
+			 const struct pc_src_focus *f, pid_t pid,
+			 const struct src_live_kids *kids,
+			 struct src_live_metric_kernel *k)
+{
+	struct pc_metric_def cpu = *md;
+	struct src_live_metric_kernel t;
+
+	if (is_root(f->path[1]) && kids != NULL &&
+	    src_live_kids_count(kids) > 0)
+		return;
+	cpu.kernel = PC_KERNEL_CPU;
+	if (src_live_metric_kernel_focus(&cpu, &(struct pc_src_focus){
+		    .path = { NULL, f->path[1], NULL, NULL } }, pid, kids, &t,
+		    NULL) < 0 || t.child)
+		return;
+	k->can_sample_wall = true;
+	k->pid = pid;
+	k->tid = t.tid;
+}
+
 int src_live_metric_kernel_focus(const struct pc_metric_def *md,
 				 const struct pc_src_focus *f, pid_t pid,
 				 const struct src_live_kids *kids,
@@ -547,6 +571,9 @@ int src_live_metric_kernel_focus(const struct pc_metric_def *md,
 					"waits in; choose a focus on the "
 					"program, its process or a thread",
 					md->name, f->path[i]);
+	if (md->kernel == PC_KERNEL_NONE && md->type == PC_BASE_WALL_TIMER &&
+	    is_root(f->path[2]) && is_root(f->path[3]))
+		program_wall(md, f, pid, kids, k);
 	if (md->kernel == PC_KERNEL_NONE ||
 	    !is_root(f->path[2]) || !is_root(f->path[3]))
 		return 0;

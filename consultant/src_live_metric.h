@@ -79,6 +79,11 @@ struct src_live_metric_kernel {
 	/* a wall timer in a child that has stack samples: estimated from
 	 * them when it times a set of functions (src_live_setwall.h) */
 	bool sample_wall;
+	/* a wall timer in the program itself, on no object: it may be
+	 * estimated from the program's stack samples the same way, when
+	 * instrumenting its functions would cost too much (1-byte writes
+	 * at 3 million a second) */
+	bool can_sample_wall;
 };
 
 /* Decides for `md` on `f` in process `pid` (or one of its children

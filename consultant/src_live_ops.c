@@ -296,6 +296,23 @@ static bool use_samples(struct src_live_ops *o,
 	       job_of_kids(o, k));
 }
 
+/* A wall timer over a set of functions in the program (I/O calls, lock
+ * waits) estimated from its stack samples instead (src_live_setwall.h):
+ * when its instrumentation is predicted over half the cost limit, as
+ * for CPU above.  1-byte writes at 3 million a second take a timer
+ * pair each: 12% of the program, predicted; the samples cost nothing. */
+static bool use_wall_samples(struct src_live_ops *o,
+			     const struct src_live_metric_kernel *k,
+			     const char *metric, double inst_cost)
+{
+	return k->can_sample_wall && o->hints != NULL &&
+	       inst_cost != PC_SRC_MEASURING &&
+	       src_live_setwall_applies(o->cfg,
+					pc_metric_def_find(o->cfg, metric)) &&
+	       (inst_cost == -2 ||
+		inst_cost > pc_tunables_get(o->cfg, "costLimit") / 2);
+}
+
 /* Code that runs mostly between two activations of an outer function
  * (SRC_LIVE_OPS_REENTERED of the window's CPU samples that hold it, at least
  * SRC_LIVE_OPS_REENTERED_MIN), as sum() and the generator do between two
@@ -333,7 +350,8 @@ double src_live_ops_predict(struct src_live_ops *o, const char *metric,
 	    (k.can_sample && src_live_pyname_is_code(f->path[0])))
 		return 0;  /* the kernel counts it (or samples); or refused */
 	cost = predict_inst(o, metric, f);
-	if (cost == PC_SRC_MEASURING || use_samples(o, &k, cost))
+	if (cost == PC_SRC_MEASURING || use_samples(o, &k, cost) ||
+	    use_wall_samples(o, &k, metric, cost))
 		return cost == PC_SRC_MEASURING ? cost : 0;
 	return cost < 0 ? 0 : cost;   /* < 0: enable refuses, says why */
 }
@@ -390,7 +408,9 @@ int src_live_ops_enable(struct src_live_ops *o, const char *metric,
 			return src_live_kernel_enable(o, in, &k,
 				pc_metric_def_find(o->cfg, metric)->kernel ==
 				PC_KERNEL_RUNQUEUE);
-		if (in->status == 0 && k.sample_wall)
+		if (in->status == 0 && (k.sample_wall ||
+		    use_wall_samples(o, &k, metric,
+				     predict_inst(o, metric, f))))
 			return src_live_setwall_enable(o, in, f, metric,
 						       k.pid, k.tid);
 		if (in->status == 0 && k.can_sample &&

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "eng_proc.h"
+#include "eng_taskcpu.h"
 #include "src_live_hint.h"
 #include "src_live_hintwin.h"
 #include "src_live_hintoff.h"
@@ -61,6 +63,7 @@ struct src_live_setwall {
 	const char **names;      /* the functions (the metric's strings) */
 	size_t nnames;
 	pid_t pid, tid;
+	bool program;            /* pid is the program's own process */
 	char *code, *within;     /* within: the thread's /Process path */
 	struct swchild *kids;
 	size_t nkids, capkids;
@@ -189,6 +192,58 @@ void src_live_setwall_free(struct src_live_setwall *w)
 	free(w);
 }
 
+/* ---- a process's readings: the program's own, or a child's ---- */
+
+static bool is_program(const struct src_live_ops *o, pid_t pid)
+{
+	return pid == eng_proc_pid(o->proc);
+}
+
+static struct src_live_hint *part_hint(const struct src_live_ops *o,
+				       pid_t pid)
+{
+	return is_program(o, pid) ? o->hints : src_live_kids_hint(o->kids, pid);
+}
+
+/* CPU ns of the process (tid 0) or one of its threads, as of the last
+ * refresh. */
+static bool part_cpu(const struct src_live_ops *o, pid_t pid, pid_t tid,
+		     int64_t *ns)
+{
+	const struct eng_taskcpu_thread *t;
+
+	if (!is_program(o, pid))
+		return src_live_kids_value(o->kids, pid, tid, false, ns);
+	if (o->tc == NULL)
+		return false;
+	if (tid == 0) {
+		*ns = (int64_t)eng_taskcpu_process_ns(o->tc);
+		return true;
+	}
+	if ((t = eng_taskcpu_thread(o->tc, tid)) == NULL || !t->alive)
+		return false;
+	*ns = (int64_t)t->run_ns;
+	return true;
+}
+
+static size_t part_threads(const struct src_live_ops *o, pid_t pid,
+			   pid_t *tids, size_t max)
+{
+	size_t n = 0;
+
+	if (!is_program(o, pid))
+		return src_live_kids_threads(o->kids, pid, tids, max);
+	for (size_t i = 0; o->tc != NULL && i < eng_taskcpu_nthreads(o->tc) &&
+	     n < max; i++) {
+		const struct eng_taskcpu_thread *t =
+			eng_taskcpu_thread_at(o->tc, i);
+
+		if (t->alive)
+			tids[n++] = t->tid;
+	}
+	return n;
+}
+
 /* A child's entry, made when first seen. */
 static struct swchild *child_of(struct src_live_setwall *w, pid_t pid)
 {
@@ -246,7 +301,7 @@ static struct swthread *thread_of(struct swchild *c, pid_t tid, int64_t cpu,
  * thread still off, or a drain late) waits for the next ones, and the
  * switch-outs a full ring lost only thin the share out. */
 static double thread_off(struct src_live_setwall *w, struct src_live_hint *h,
-			 const struct src_live_kids *kids, struct swchild *c, pid_t tid,
+			 const struct src_live_ops *o, struct swchild *c, pid_t tid,
 			 double now)
 {
 	struct src_live_hintoff_query q = { .after = UINT64_MAX,
@@ -257,7 +312,7 @@ static double thread_off(struct src_live_setwall *w, struct src_live_hint *h,
 	double off;
 	int64_t cpu;
 
-	if (!src_live_kids_value(kids, c->pid, tid, false, &cpu))
+	if (!part_cpu(o, c->pid, tid, &cpu))
 		return 0;
 	snprintf(within, sizeof(within), "/Process/%d/%d", (int)c->pid,
 		 (int)tid);
@@ -283,16 +338,16 @@ static double thread_off(struct src_live_setwall *w, struct src_live_hint *h,
  * of its recent CPU samples in the functions (held while no new sample
  * has been drained, unless it has ended), and the time off a CPU of its
  * switch-outs in them. */
-static void read_child(struct src_live_setwall *w, const struct src_live_kids *kids,
+static void read_child(struct src_live_setwall *w, const struct src_live_ops *o,
 		       struct swchild *c, bool ended, double now)
 {
-	struct src_live_hint *h = src_live_kids_hint(kids, c->pid);
+	struct src_live_hint *h = part_hint(o, c->pid);
 	size_t nw, nb;
 	double latest;
 	int64_t cpu;
 
 	if (h == NULL || src_live_hint_offcpu_start(h, NULL) < 0 ||
-	    !src_live_kids_value(kids, c->pid, w->tid, false, &cpu))
+	    !part_cpu(o, c->pid, w->tid, &cpu))
 		return;
 	if (!c->started) {
 		start_child(w, h, c, cpu);
@@ -314,27 +369,30 @@ static void read_child(struct src_live_setwall *w, const struct src_live_kids *k
 		c->after_cpu = latest;
 	}
 	if (w->tid != 0) {
-		w->acc_ns += thread_off(w, h, kids, c, w->tid, now);
+		w->acc_ns += thread_off(w, h, o, c, w->tid, now);
 	} else {
 		pid_t tids[SW_THREADS];
-		size_t n = src_live_kids_threads(kids, c->pid, tids, SW_THREADS);
+		size_t n = part_threads(o, c->pid, tids, SW_THREADS);
 
 		for (size_t i = 0; i < n; i++)
-			w->acc_ns += thread_off(w, h, kids, c, tids[i], now);
+			w->acc_ns += thread_off(w, h, o, c, tids[i], now);
 	}
 }
 
 bool src_live_setwall_read(struct src_live_setwall *w,
-			   const struct src_live_kids *kids, double now, int64_t *ns)
+			   const struct src_live_ops *o, double now, int64_t *ns)
 {
 	bool was = w->counting;
 
-	for (size_t i = 0; i < src_live_kids_count(kids); i++) {
+	if (w->program)
+		read_child(w, o, child_of(w, w->pid), false, now);
+	for (size_t i = 0; !w->program && i < src_live_kids_count(o->kids);
+	     i++) {
 		bool ended;
-		pid_t p = src_live_kids_pid(kids, i, &ended);
+		pid_t p = src_live_kids_pid(o->kids, i, &ended);
 
 		if (w->pid == 0 || p == w->pid)
-			read_child(w, kids, child_of(w, p), ended, now);
+			read_child(w, o, child_of(w, p), ended, now);
 	}
 	*ns = (int64_t)w->acc_ns;
 	/* the reading that starts the count counted nothing yet: its
@@ -362,12 +420,21 @@ bool src_live_setwall_launcher(const struct src_live_ops *o, const char *metric,
 	return yes;
 }
 
+/* The readings of the process(es) an instance counts, now. */
+static void refresh(struct src_live_ops *o, pid_t pid)
+{
+	if (pid != 0 && is_program(o, pid))
+		(void)src_live_kernel_refresh(o, NULL);
+	else
+		src_live_kids_refresh(o->kids);
+}
+
 int src_live_setwall_enable(struct src_live_ops *o, struct src_live_ops_inst *in,
 			    const struct pc_src_focus *f, const char *metric,
 			    pid_t pid, pid_t tid)
 {
 	const struct pc_metric_def *md = pc_metric_def_find(o->cfg, metric);
-	struct src_live_hint *h = pid != 0 ? src_live_kids_hint(o->kids, pid) : NULL;
+	struct src_live_hint *h = pid != 0 ? part_hint(o, pid) : NULL;
 	struct hunch_err err = { 0 };
 	char buf[1600];
 	size_t i = 0;
@@ -386,13 +453,14 @@ int src_live_setwall_enable(struct src_live_ops *o, struct src_live_ops_inst *in
 			abort();
 		return 0;
 	}
-	src_live_kids_refresh(o->kids);
+	refresh(o, pid);
 	in->setwall = src_live_setwall_new(o->cfg, md, pid, tid,
 		f->path[0] != NULL && strchr(f->path[0] + 1, '/') != NULL ?
 		f->path[0] : NULL);
+	in->setwall->program = pid != 0 && is_program(o, pid);
 	in->sampled = true;
 	in->scale = 1e9;
-	(void)src_live_setwall_read(in->setwall, o->kids, src_live_ops_now(o),
+	(void)src_live_setwall_read(in->setwall, o, src_live_ops_now(o),
 				    &in->prev);
 	in->h = ++o->next_h;
 	in->live = true;
@@ -433,8 +501,8 @@ bool src_live_setwall_sample(struct src_live_ops *o, struct src_live_ops_inst *i
 {
 	int64_t v, prev;
 
-	src_live_kids_refresh(o->kids);
-	if (!src_live_setwall_read(in->setwall, o->kids, src_live_ops_now(o), &v)) {
+	refresh(o, in->setwall->program ? in->setwall->pid : 0);
+	if (!src_live_setwall_read(in->setwall, o, src_live_ops_now(o), &v)) {
 		in->prev = v;
 		return false;
 	}

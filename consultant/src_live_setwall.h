@@ -3,7 +3,9 @@
  * shipped msg_wait: the time inside MPI's waiting calls) in child
  * processes hunch follows without instrumentation (an MPI launcher's
  * ranks), estimated from their stack samples (internal to the live
- * source).
+ * source); and such a timer in the program itself (io_wait over
+ * write()), the same way, where timing each call would cost more than
+ * the limit allows.
  *
  * The timer would run while one of the functions is on a thread's
  * stack, on a CPU or off it.  On a CPU: each interval a child's CPU
@@ -55,8 +57,9 @@ bool src_live_setwall_hint(const struct pc_config *cfg,
 			   struct src_live_hint *const *h, size_t n,
 			   const char *q, double *share);
 /* The estimate for child pid (0: every child followed, those found
- * later too) or its thread tid (0: every thread), within the /Code
- * resource `code` (NULL: any code), from now on. */
+ * later too; the program's own pid: the program) or its thread tid (0:
+ * every thread), within the /Code resource `code` (NULL: any code),
+ * from now on. */
 struct src_live_setwall *src_live_setwall_new(const struct pc_config *cfg,
 					      const struct pc_metric_def *md,
 					      pid_t pid, pid_t tid,
@@ -66,14 +69,15 @@ void src_live_setwall_free(struct src_live_setwall *w);
  * at `now` (the live source's seconds; it never goes down).  False while no child counts yet, and at the
  * reading where the first one starts. */
 bool src_live_setwall_read(struct src_live_setwall *w,
-			   const struct src_live_kids *kids, double now, int64_t *ns);
+			   const struct src_live_ops *o, double now, int64_t *ns);
 
 /* The live source's instances (src_live_ops_int.h): in an MPI launcher
  * such a timer on the whole job (no /Process, /SyncObject or /Files
  * below the root) is its children's (the launcher makes no MPI call). */
 bool src_live_setwall_launcher(const struct src_live_ops *o, const char *metric,
 			       const struct pc_src_focus *f);
-/* Enable one on focus f for child pid (0: every child), thread tid:
+/* Enable one on focus f for child pid (0: every child; the program's
+ * pid: the program), thread tid:
  * refused with the reason when the child's samples cannot show time off
  * a CPU. */
 int src_live_setwall_enable(struct src_live_ops *o, struct src_live_ops_inst *in,
