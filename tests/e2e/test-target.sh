@@ -113,8 +113,24 @@ fi
 # into the second half.
 PHASE_AT=()
 [ "${FINDINGS[2]}" != '[]' ] && PHASE_AT=(--phase-at $((SECONDS_RUN / 2 + 2)))
+# bn_smallwrites names its file through counters keyed on the descriptor
+# at every write(): at a million write()s a second they are predicted
+# at ~2% of the program, but a 6.18 kernel takes 3 million a second
+# (0.2-0.6 million on the kernels this test was written on), and there
+# they are predicted at 5-9%: over the default limit, so the search
+# rightly leaves the file untested (e2e_sampled_io covers a tight limit).
+# Where the target's own rate says so, the search is tested at the limit
+# that rate needs, three times the default.
+LIMIT=()
+if [ "$name" = bn_smallwrites ]; then
+	rate=$("$prog" --seconds 0.3 --file "$TMP/rate" 2>&1 |
+	       sed -n 's/.*throughput \([0-9]*\) writes\/s.*/\1/p')
+	rm -f "$TMP/rate"
+	tap_diag "bn_smallwrites alone: ${rate:-?} writes/s"
+	[ "${rate:-0}" -gt 1500000 ] && LIMIT=(--set costLimit=0.15)
+fi
 "$HUNCH" run --batch --time-limit $((SECONDS_RUN - 2)) --kill-at-end \
-	"${PHASE_AT[@]}" \
+	"${PHASE_AT[@]}" "${LIMIT[@]}" \
 	--journal "$TMP/j.jsonl" --report "$TMP/live.json" -- \
 	"${WRAP[@]}" "$prog" "${ARGS[@]}" > "$TMP/live.out" 2> "$TMP/live.err"
 tap_eq $? 0 "$name: hunch run --batch exits 0"
@@ -150,8 +166,18 @@ if [ ${#WRAP[@]} -gt 0 ]; then
 			"io_wait" and .cost >= 0 and .focus == ["/Code",
 			"/Process", "/SyncObject", "/Files"])][0].cost' \
 			"$TMP/j.jsonl")
-		tap_ok $(echo "$p > 0.002" | bc -l | grep -qx 1; echo $?) \
-			"$name: I/O blocking on the whole program predicted at $p (a million write()s a second: over 0.2%)"
+		# Predicted over half the limit, the timer is not inserted
+		# and the time is estimated from the stack samples instead
+		# (predicted 0): the reply says sampled, which a probe that
+		# read 0 calls would not have led to.
+		req=$(jq -r 'select(.t == "enable" and .metric == "io_wait"
+			and .focus == ["/Code", "/Process", "/SyncObject",
+			"/Files"]) | .req' "$TMP/j.jsonl" | head -1)
+		sampled=$(jq -r --argjson r "${req:-0}" 'select(.t == "reply"
+			and .req == $r) | .sampled // false' "$TMP/j.jsonl")
+		tap_ok $({ [ "$sampled" = true ] ||
+			   echo "$p > 0.002" | bc -l | grep -qx 1; }; echo $?) \
+			"$name: I/O blocking on the whole program predicted at $p, sampled: $sampled (a million write()s a second: over 0.2%, or over half the limit and sampled)"
 	fi
 fi
 if [ "$mode" = late ] || [ "$mode" = forklate ]; then
