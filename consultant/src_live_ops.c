@@ -300,17 +300,19 @@ static bool use_samples(struct src_live_ops *o,
  * waits) estimated from its stack samples instead (src_live_setwall.h):
  * when its instrumentation is predicted over half the cost limit, as
  * for CPU above.  1-byte writes at 3 million a second take a timer
- * pair each: 12% of the program, predicted; the samples cost nothing. */
+ * pair each: 12% of the program, predicted; the samples cost nothing.
+ * Not where the timer cannot be compiled at all (-2) or the program
+ * can only be measured by the kernel (an exec'd static or 32-bit
+ * program): the hypothesis is refused there, with the reason. */
 static bool use_wall_samples(struct src_live_ops *o,
 			     const struct src_live_metric_kernel *k,
 			     const char *metric, double inst_cost)
 {
 	return k->can_sample_wall && o->hints != NULL &&
-	       inst_cost != PC_SRC_MEASURING &&
+	       o->kernel_only == NULL && inst_cost != PC_SRC_MEASURING &&
 	       src_live_setwall_applies(o->cfg,
 					pc_metric_def_find(o->cfg, metric)) &&
-	       (inst_cost == -2 ||
-		inst_cost > pc_tunables_get(o->cfg, "costLimit") / 2);
+	       inst_cost > pc_tunables_get(o->cfg, "costLimit") / 2;
 }
 
 /* Code that runs mostly between two activations of an outer function
