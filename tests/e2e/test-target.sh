@@ -122,7 +122,7 @@ PHASE_AT=()
 # Where the target's own rate says so, the search is tested at the limit
 # that rate needs, three times the default.
 LIMIT=()
-if [ "$name" = bn_smallwrites ]; then
+if [ "${name%-shipped}" = bn_smallwrites ]; then
 	rate=$("$prog" --seconds 0.3 --file "$TMP/rate" 2>&1 |
 	       sed -n 's/.*throughput \([0-9]*\) writes\/s.*/\1/p')
 	rm -f "$TMP/rate"
