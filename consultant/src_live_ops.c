@@ -303,15 +303,19 @@ static bool use_samples(struct src_live_ops *o,
  * pair each: 12% of the program, predicted; the samples cost nothing.
  * Not where the timer cannot be compiled at all (-2) or the program
  * can only be measured by the kernel (an exec'd static or 32-bit
- * program): the hypothesis is refused there, with the reason. */
+ * program): the hypothesis is refused there, with the reason.  Waits
+ * only (I/O, locks): time in malloc is not a wait, and its cost control
+ * is what e2e_cost_storm checks. */
 static bool use_wall_samples(struct src_live_ops *o,
 			     const struct src_live_metric_kernel *k,
 			     const char *metric, double inst_cost)
 {
+	const struct pc_metric_def *md = pc_metric_def_find(o->cfg, metric);
+
 	return k->can_sample_wall && o->hints != NULL &&
 	       o->kernel_only == NULL && inst_cost != PC_SRC_MEASURING &&
-	       src_live_setwall_applies(o->cfg,
-					pc_metric_def_find(o->cfg, metric)) &&
+	       src_live_setwall_applies(o->cfg, md) &&
+	       pc_metric_def_wait_kind(md) != PC_WAIT_NONE &&
 	       inst_cost > pc_tunables_get(o->cfg, "costLimit") / 2;
 }
 
