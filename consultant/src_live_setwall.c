@@ -36,15 +36,24 @@
 
 #define SW_THREADS 64             /* threads of a child followed */
 
-/* A thread's readings: its time off a CPU comes from the kernel's
- * counts (wall time less CPU time), which nothing loses; its samples
- * say which part was inside the functions. */
+/* A thread's readings, each part counted thread by thread so that no
+ * thread is given more than its own wall time: its time off a CPU comes
+ * from the kernel's counts (wall time less CPU time), which nothing
+ * loses, and the share of its switch-outs in the functions; its time on
+ * a CPU is its CPU time times the share of its own CPU samples in them.
+ * (A process-wide share times the process's CPU gave one writer thread
+ * 1.08 s a second when the window's share and the interval's CPU came
+ * from different threads.) */
 struct swthread {
 	pid_t tid;
 	int64_t cpu;             /* CPU time, ns, at t */
 	double t;                /* the source's seconds */
 	double carry_ns;         /* time off not yet attributed */
 	uint64_t after_off;      /* its off-CPU observations counted */
+	int64_t on_cpu;          /* CPU time, ns, whose share is counted */
+	double after_cpu;        /* the newest CPU sample counted */
+	double t0;               /* the newest CPU sample when first seen */
+	double over_ns;          /* counted, not yet given to an interval */
 };
 
 /* One child's readings at the last estimate. */
@@ -52,9 +61,6 @@ struct swchild {
 	pid_t pid;
 	bool started;            /* counted from its first reading in the
 				  * functions */
-	int64_t cpu;             /* CPU time, ns */
-	double after_cpu;        /* the newest CPU sample counted */
-	double t0;               /* the newest CPU sample at its start */
 	struct swthread th[SW_THREADS];
 	size_t nth;
 };
@@ -262,7 +268,7 @@ static struct swchild *child_of(struct src_live_setwall *w, pid_t pid)
 /* Starts counting the child once its window shows it (or the thread)
  * in one of the functions, from the samples after that reading. */
 static void start_child(struct src_live_setwall *w, struct src_live_hint *h,
-			struct swchild *c, int64_t cpu)
+			struct swchild *c)
 {
 	struct src_live_hintoff_query q = { .names = w->names,
 		.nnames = w->nnames, .within = w->within };
@@ -273,24 +279,34 @@ static void start_child(struct src_live_setwall *w, struct src_live_hint *h,
 	src_live_hint_funcs_counts(h, w->names, w->nnames, NULL, w->within, -1, &nw,
 			 &nb, &latest);
 	src_live_hint_off_sums(h, &q, &off);
-	if (nb == 0 && off.n_in == 0)
-		return;
-	c->cpu = cpu;
-	c->after_cpu = c->t0 = latest;
-	c->started = true;
+	c->started = nb > 0 || off.n_in > 0;
 }
 
-/* A thread's entry, made (and its first reading taken) when first
- * seen: NULL then. */
-static struct swthread *thread_of(struct swchild *c, pid_t tid, int64_t cpu,
-				  double now, uint64_t after)
+/* A thread's entry, or NULL when first seen: its entry is made then,
+ * with its first readings, and it counts from them. */
+static struct swthread *thread_of(struct src_live_setwall *w,
+				  struct src_live_hint *h, struct swchild *c,
+				  pid_t tid, int64_t cpu, double now,
+				  const char *within)
 {
+	struct src_live_hintoff_query q = { .after = UINT64_MAX,
+		.names = w->names, .nnames = w->nnames, .code = w->code,
+		.within = within };
+	struct src_live_hintoff_sums s;
+	size_t nw, nb;
+	double latest;
+
 	for (size_t i = 0; i < c->nth; i++)
 		if (c->th[i].tid == tid)
 			return &c->th[i];
-	if (c->nth < SW_THREADS)
-		c->th[c->nth++] = (struct swthread){ .tid = tid, .cpu = cpu,
-			.t = now, .after_off = after };
+	if (c->nth == SW_THREADS)
+		return NULL;
+	src_live_hint_off_sums(h, &q, &s);
+	src_live_hint_funcs_counts(h, w->names, w->nnames, NULL, within, -1,
+				   &nw, &nb, &latest);
+	c->th[c->nth++] = (struct swthread){ .tid = tid, .cpu = cpu,
+		.t = now, .after_off = s.latest, .on_cpu = cpu,
+		.after_cpu = latest, .t0 = latest };
 	return NULL;
 }
 
@@ -301,30 +317,18 @@ static struct swthread *thread_of(struct swchild *c, pid_t tid, int64_t cpu,
  * thread still off, or a drain late) waits for the next ones, and the
  * switch-outs a full ring lost only thin the share out. */
 static double thread_off(struct src_live_setwall *w, struct src_live_hint *h,
-			 const struct src_live_ops *o, struct swchild *c, pid_t tid,
+			 struct swthread *t, const char *within, int64_t cpu,
 			 double now)
 {
-	struct src_live_hintoff_query q = { .after = UINT64_MAX,
-		.names = w->names, .nnames = w->nnames, .code = w->code };
+	struct src_live_hintoff_query q = { .after = t->after_off,
+		.names = w->names, .nnames = w->nnames, .code = w->code,
+		.within = within };
 	struct src_live_hintoff_sums s;
-	struct swthread *t;
-	char within[64];
-	double off;
-	int64_t cpu;
+	double off = (now - t->t) * 1e9 - (double)(cpu - t->cpu);
 
-	if (!part_cpu(o, c->pid, tid, &cpu))
-		return 0;
-	snprintf(within, sizeof(within), "/Process/%d/%d", (int)c->pid,
-		 (int)tid);
-	q.within = within;
-	src_live_hint_off_sums(h, &q, &s);
-	if ((t = thread_of(c, tid, cpu, now, s.latest)) == NULL)
-		return 0;
-	off = (now - t->t) * 1e9 - (double)(cpu - t->cpu);
 	t->carry_ns += off > 0 ? off : 0;
 	t->cpu = cpu;
 	t->t = now;
-	q.after = t->after_off;
 	src_live_hint_off_sums(h, &q, &s);
 	t->after_off = s.latest;
 	if (s.off_all <= 0)
@@ -334,49 +338,85 @@ static double thread_off(struct src_live_setwall *w, struct src_live_hint *h,
 	return off;
 }
 
-/* One child's part since its last reading: its CPU time times the share
- * of its recent CPU samples in the functions (held while no new sample
- * has been drained, unless it has ended), and the time off a CPU of its
- * switch-outs in them. */
+/* A thread's CPU time since it was last counted times the share of its
+ * CPU samples over the last second in the functions.  Its CPU time is
+ * held while none of its samples has been drained since (they come a
+ * little after the time they sample), unless the process has ended. */
+static double thread_on(struct src_live_setwall *w, struct src_live_hint *h,
+			struct swthread *t, const char *within, int64_t cpu,
+			bool ended)
+{
+	size_t nw, nb;
+	double latest, from, part = 0;
+
+	if (cpu == t->on_cpu)
+		return 0;
+	src_live_hint_funcs_counts(h, w->names, w->nnames, w->code, within,
+				   t->after_cpu, &nw, &nb, &latest);
+	if (nw == 0 && !ended)
+		return 0;
+	from = latest - SHARE_WINDOW_S;
+	src_live_hint_funcs_counts(h, w->names, w->nnames, w->code, within,
+				   from > t->t0 ? from : t->t0, &nw, &nb,
+				   &(double){ 0 });
+	if (nw > 0)
+		part = (double)(cpu - t->on_cpu) * (double)nb / (double)nw;
+	t->on_cpu = cpu;
+	t->after_cpu = latest;
+	return part;
+}
+
+/* One thread's part since its last reading, at most the interval's
+ * length: the CPU time and time off held until their samples came are
+ * counted late, and an interval given all of them at once read 1.01 s a
+ * second for one writer thread.  What is over waits for the next
+ * intervals, where the thread had time to spare, so nothing is lost. */
+static double read_thread(struct src_live_setwall *w, struct src_live_hint *h,
+			  const struct src_live_ops *o, struct swchild *c,
+			  pid_t tid, bool ended, double now)
+{
+	char within[64];
+	struct swthread *t;
+	double room, part;
+	int64_t cpu;
+
+	if (!part_cpu(o, c->pid, tid, &cpu))
+		return 0;
+	snprintf(within, sizeof(within), "/Process/%d/%d", (int)c->pid,
+		 (int)tid);
+	if ((t = thread_of(w, h, c, tid, cpu, now, within)) == NULL)
+		return 0;
+	room = (now - t->t) * 1e9;
+	part = t->over_ns + thread_on(w, h, t, within, cpu, ended) +
+	       thread_off(w, h, t, within, cpu, now);
+	t->over_ns = part > room && !ended ? part - room : 0;
+	return part - t->over_ns;
+}
+
+/* One child's part since its last reading: each of its threads' (or
+ * the one thread's) time on and off a CPU in the functions.  Its
+ * threads' entries are made at the reading that starts it. */
 static void read_child(struct src_live_setwall *w, const struct src_live_ops *o,
 		       struct swchild *c, bool ended, double now)
 {
 	struct src_live_hint *h = part_hint(o, c->pid);
-	size_t nw, nb;
-	double latest;
-	int64_t cpu;
+	pid_t tids[SW_THREADS];
+	size_t n = 1;
 
-	if (h == NULL || src_live_hint_offcpu_start(h, NULL) < 0 ||
-	    !part_cpu(o, c->pid, w->tid, &cpu))
+	if (h == NULL || src_live_hint_offcpu_start(h, NULL) < 0)
 		return;
 	if (!c->started) {
-		start_child(w, h, c, cpu);
+		start_child(w, h, c);
 		w->counting |= c->started;
-		return;
+		if (!c->started)
+			return;
 	}
-	src_live_hint_funcs_counts(h, w->names, w->nnames, w->code, w->within,
-			 c->after_cpu, &nw, &nb, &latest);
-	if (nw > 0 || cpu == c->cpu || ended) {
-		double from = latest - SHARE_WINDOW_S;
-
-		src_live_hint_funcs_counts(h, w->names, w->nnames, w->code, w->within,
-				 from > c->t0 ? from : c->t0, &nw, &nb,
-				 &(double){ 0 });
-		if (nw > 0)
-			w->acc_ns += (double)(cpu - c->cpu) * (double)nb /
-				     (double)nw;
-		c->cpu = cpu;
-		c->after_cpu = latest;
-	}
-	if (w->tid != 0) {
-		w->acc_ns += thread_off(w, h, o, c, w->tid, now);
-	} else {
-		pid_t tids[SW_THREADS];
-		size_t n = part_threads(o, c->pid, tids, SW_THREADS);
-
-		for (size_t i = 0; i < n; i++)
-			w->acc_ns += thread_off(w, h, o, c, tids[i], now);
-	}
+	if (w->tid != 0)
+		tids[0] = w->tid;
+	else
+		n = part_threads(o, c->pid, tids, SW_THREADS);
+	for (size_t i = 0; i < n; i++)
+		w->acc_ns += read_thread(w, h, o, c, tids[i], ended, now);
 }
 
 bool src_live_setwall_read(struct src_live_setwall *w,
