@@ -51,7 +51,23 @@ static struct ring *ring_of(struct src_live_hintpy *hp, pid_t tid)
 	return hp->rings[hp->nrings++];
 }
 
-/* One stack read (called by eng_pyframes_read, under the mutex). */
+/* Python frames split at each entry frame: group g runs in the g-th
+ * C-level call of the interpreter loop (innermost first).  starts[g]
+ * is the first frame of group g, starts[ngroups] the frame count. */
+static int groups_of(const struct src_live_hintpy_stack *py, int *starts)
+{
+	int k = 0;
+
+	starts[k++] = 0;
+	for (int i = 0; i + 1 < py->nframes; i++)
+		if (py->f[i].entry)
+			starts[k++] = i + 1;
+	starts[k] = py->nframes;
+	return k;
+}
+
+/* One stack read (called by eng_pyframes_read, under the mutex), with
+ * its groups counted once for the matches that try it. */
 static void keep(void *arg, const struct eng_pystack *s)
 {
 	struct src_live_hintpy *hp = arg;
@@ -59,6 +75,7 @@ static void keep(void *arg, const struct eng_pystack *s)
 	struct src_live_hintpy_stack *o;
 	int n = s->nframes < SRC_LIVE_HINTPY_DEPTH ? s->nframes :
 		SRC_LIVE_HINTPY_DEPTH;
+	int starts[SRC_LIVE_HINTPY_DEPTH + 1];
 
 	if (r == NULL)
 		return;
@@ -70,6 +87,7 @@ static void keep(void *arg, const struct eng_pystack *s)
 	o->nframes = n;
 	o->cut = s->nframes > n;
 	memcpy(o->f, s->f, (size_t)n * sizeof(o->f[0]));
+	o->ngroups = n > 0 ? groups_of(o, starts) : 0;
 }
 
 static void forget_gone(struct src_live_hintpy *hp, uint64_t now)
@@ -165,31 +183,15 @@ static uint64_t dist(uint64_t a, uint64_t b)
 	return a > b ? a - b : b - a;
 }
 
-/* Python frames split at each entry frame: group g runs in the g-th
- * C-level call of the interpreter loop (innermost first).  starts[g]
- * is the first frame of group g, starts[ngroups] the frame count. */
-static int groups_of(const struct src_live_hintpy_stack *py, int *starts)
-{
-	int k = 0;
-
-	starts[k++] = 0;
-	for (int i = 0; i + 1 < py->nframes; i++)
-		if (py->f[i].entry)
-			starts[k++] = i + 1;
-	starts[k] = py->nframes;
-	return k;
-}
-
 /* The groups of a stack read match a sample's `loops` activations one
  * to one, or as far as one of the two stacks was cut. */
 static bool fits(const struct src_live_hintpy_stack *py, int loops,
 		 bool complete)
 {
-	int starts[SRC_LIVE_HINTPY_DEPTH + 1], k;
+	int k = py->ngroups;
 
 	if (py->nframes == 0)
 		return false;
-	k = groups_of(py, starts);
 	return k == loops || (py->cut && k < loops) || (!complete && loops < k);
 }
 

@@ -30,6 +30,7 @@ struct src_live_hintpy;
 struct src_live_hintpy_stack {
 	uint64_t t_ns;
 	int nframes;
+	int ngroups;             /* its frames' groups (entry frames + 1) */
 	bool cut;
 	struct eng_pyframe f[SRC_LIVE_HINTPY_DEPTH];
 };

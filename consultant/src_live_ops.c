@@ -403,6 +403,7 @@ int src_live_ops_enable(struct src_live_ops *o, const char *metric,
 	}
 	if (!in->internal) {
 		struct src_live_metric_kernel k;
+		double cost;
 
 		in->status = kernel_focus(o, metric, f, &k, &err);
 		if (k.child && !k.use &&
@@ -414,16 +415,17 @@ int src_live_ops_enable(struct src_live_ops *o, const char *metric,
 			return src_live_kernel_enable(o, in, &k,
 				pc_metric_def_find(o->cfg, metric)->kernel ==
 				PC_KERNEL_RUNQUEUE);
+		/* predicted once: it compiles the metric */
+		cost = in->status == 0 && !k.sample_wall ?
+		       predict_inst(o, metric, f) : 0;
 		if (in->status == 0 && (k.sample_wall ||
-		    use_wall_samples(o, &k, metric,
-				     predict_inst(o, metric, f))))
+		    use_wall_samples(o, &k, metric, cost)))
 			return src_live_setwall_enable(o, in, f, metric,
 						       k.pid, k.tid);
 		if (in->status == 0 && k.can_sample &&
 		    (reentered(o, &k, f->path[0]) ||
 		     src_live_pyname_is_code(f->path[0]) ||   /* no code to patch */
-		     use_samples(o, &k, k.child ? 0 :
-				 predict_inst(o, metric, f))))
+		     use_samples(o, &k, k.child ? 0 : cost)))
 			return src_live_kernel_enable_sampled(o, in, f, &k);
 	}
 	if (in->status < 0) {

@@ -460,11 +460,16 @@ bool src_live_setwall_launcher(const struct src_live_ops *o, const char *metric,
 	return yes;
 }
 
-/* The readings of the process(es) an instance counts, now. */
+/* The readings of the process(es) an instance counts, now: the
+ * program's, once a tick (read for the tick's other instances, or for
+ * the one before, within READ_FRESH_S). */
+#define READ_FRESH_S 0.005
 static void refresh(struct src_live_ops *o, pid_t pid)
 {
-	if (pid != 0 && is_program(o, pid))
-		(void)src_live_kernel_refresh(o, NULL);
+	if (pid != 0 && is_program(o, pid)) {
+		if (o->tc == NULL || src_live_ops_now(o) - o->tc_t > READ_FRESH_S)
+			(void)src_live_kernel_refresh(o, NULL);
+	}
 	else
 		src_live_kids_refresh(o->kids);
 }
