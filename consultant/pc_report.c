@@ -174,14 +174,29 @@ static double evaluated(const struct pc_node *n, double v)
 	return n->guess < 0 && !n->unconfirmed ? NAN : v;
 }
 
+/* The rank (from 1) of the finding that groups the node, 0 if none. */
+static int finding_of(const struct pc_findings *fs, const struct pc_node *n)
+{
+	for (size_t i = 0; fs != NULL && i < fs->n; i++)
+		for (size_t k = 0; k < fs->f[i].nnodes; k++)
+			if (fs->f[i].nodes[k] == n)
+				return (int)i + 1;
+	return 0;
+}
+
+/* A bottleneck, with the rank of the finding that groups it: its
+ * hypothesis and focus are the evidence, the finding's text the answer
+ * a reader wants printed. */
 static json_t *bottleneck_json(const struct pc_consult *pc,
 			       const struct pc_search *s,
-			       const struct pc_node *n)
+			       const struct pc_node *n,
+			       const struct pc_findings *fs)
 {
 	const struct pc_hypothesis *h = pc_truth_node_hyp(pc, n);
+	int rank = finding_of(fs, n);
 
 	return json_pack("{s:s, s:o, s:o, s:o, s:s, s:f, s:f, s:o, s:s, s:o, "
-			 "s:o}",
+			 "s:o, s:o}",
 		"hypothesis", h->name,
 		"focus", focus_json(pc, n),
 		"value", num_or_null(evaluated(n, pc_shg_node_judged(n))),
@@ -192,7 +207,8 @@ static json_t *bottleneck_json(const struct pc_consult *pc,
 		"share_of_parent", num_or_null(pc_report_share(pc, s, n)),
 		"concluded_by", n->how,
 		"sampled", json_boolean(n->sampled),
-		"chain", chain_json(s, n));
+		"chain", chain_json(s, n),
+		"finding", rank > 0 ? json_integer(rank) : json_null());
 }
 
 static json_t *earlier_json(const struct pc_consult *pc,
@@ -371,13 +387,12 @@ static json_t *search_json(const struct pc_consult *pc,
 		json_object_set_new(e, "rank", json_integer((json_int_t)i + 1));
 		json_array_append_new(fj, e);
 	}
-	pc_findings_free(&fs);
-
 	for (size_t i = 0; i < nb; i++)
-		json_array_append_new(bj, bottleneck_json(pc, s, b[i]));
+		json_array_append_new(bj, bottleneck_json(pc, s, b[i], &fs));
 	nb = pc_report_unconfirmed(pc, s, b, 256);
 	for (size_t i = 0; i < nb; i++)
-		json_array_append_new(uj, bottleneck_json(pc, s, b[i]));
+		json_array_append_new(uj, bottleneck_json(pc, s, b[i], &fs));
+	pc_findings_free(&fs);
 	nb = pc_report_earlier(pc, s, b, 256);
 	for (size_t i = 0; i < nb; i++)
 		json_array_append_new(ej, earlier_json(pc, s, b[i]));

@@ -14,7 +14,7 @@
 
 #include "pc_search.h"
 
-#define PC_REPORT_SCHEMA_VERSION 7
+#define PC_REPORT_SCHEMA_VERSION 8
 
 struct pc_report_meta {
 	const char *target;   /* command line or program path */

@@ -57,6 +57,15 @@ tap_ok $(jq -e -n --slurpfile a "$TMP/r.json" --slurpfile b "$TMP/rr.json" \
 	> /dev/null; echo $?) "the replay's report has the same findings"
 tap_ok $(jq -e '[.findings[] | .text | length > 0] | all' "$TMP/r.json" \
 	> /dev/null; echo $?) "every finding is said in words"
+# Each bottleneck names the finding that groups it: that finding's
+# evidence holds the bottleneck's hypothesis and focus, so a reader can
+# print the finding's words for it.
+tap_eq "$(jq -r '.findings as $f | [.bottlenecks[] | . as $b
+	| select(.finding == null or ([$f[] | select(.rank == $b.finding)
+		| .evidence[] | select(.hypothesis == $b.hypothesis
+		and .focus == $b.focus)] | length) != 1)
+	| "\(.hypothesis) \(.focus) -> \(.finding)"] | join("; ")' "$TMP/r.json")" "" \
+	"every bottleneck names the finding whose evidence it is"
 tap_eq "$(jq -r '.result | sub("^incomplete: [0-9]+ hypothes[ie]s? could not be tested$"; "bottleneck: " + $lead)' --arg lead "$(jq -r '.findings[0].text' "$TMP/r.json")" "$TMP/r.json")" "bottleneck: $(jq -r '.findings[0].text' "$TMP/r.json")" \
 	"the report's result: the lead finding in its words (or incomplete, as above)"
 tap_eq "$(jq -r '.end.stop' "$TMP/r.json")" "time limit" \
@@ -202,8 +211,8 @@ tap_eq "$(jq -c .not_tested "$TMP/u.json")" \
 	"incomplete: JSON not_tested"
 tap_eq "$(jq -c '[.version, .end.search, (.bottlenecks | length),
 	([.phases[0].nodes[] | select(.truth == "false")] | length)]' \
-	"$TMP/u.json")" '[7,"completed",0,7]' \
-	"incomplete: schema 7, the search completed, no bottleneck, the other 7 false"
+	"$TMP/u.json")" '[8,"completed",0,7]' \
+	"incomplete: schema 8, the search completed, no bottleneck, the other 7 false"
 "$HUNCH" replay --batch "$TMP/u.jsonl" > "$TMP/ur.txt" 2> /dev/null
 tap_eq $? 3 "the replay of the incomplete search: exit 3"
 tap_ok $(cmp -s "$TMP/u.txt" "$TMP/ur.txt"; echo $?) \
