@@ -32,6 +32,13 @@
  * false from three values read in one long compute phase (bn_mpi's
  * rounds took 1.2 s under load). */
 #define SMOOTH_S 2.0
+/* The program's own waits are smoothed over less: its threads are
+ * sampled at their own rate (not a rank's few samples an interval),
+ * each thread's interval is bounded by its length, and the search's
+ * chain of I/O refinements waited SMOOTH_S at each level (bn_smallwrites'
+ * small writes, a why-refinement of its sampled I/O wait, launched at
+ * 3.4 s). */
+#define SMOOTH_PROGRAM_S 0.8
 #define SMOOTH_N 64              /* readings kept, at most */
 
 #define SW_THREADS 64             /* threads of a child followed */
@@ -523,17 +530,21 @@ static void keep_reading(struct src_live_setwall *w, double t, int64_t v)
 }
 
 /* The reading (now, v) kept; into *rate the rate since the newest
- * reading at least SMOOTH_S old.  False while there is none. */
+ * reading at least SMOOTH_S (SMOOTH_PROGRAM_S) old.  False while there
+ * is none. */
 static bool smoothed(struct src_live_setwall *w, double now, int64_t v,
 		     int64_t prev, double dt, double *rate)
 {
+	double over = w->program ? SMOOTH_PROGRAM_S : SMOOTH_S;
+
 	if (w->nr == 0)   /* the first: the reading it started from */
 		keep_reading(w, now - dt, prev);
 	keep_reading(w, now, v);
+
 	for (size_t k = 1; k < w->nr; k++) {
 		size_t i = (w->next + SMOOTH_N - 1 - k) % SMOOTH_N;
 
-		if (now - w->rt[i] >= SMOOTH_S - 1e-6) {
+		if (now - w->rt[i] >= over - 1e-6) {
 			*rate = (double)(v - w->rv[i]) / (now - w->rt[i]);
 			return true;
 		}
