@@ -174,13 +174,20 @@ static double evaluated(const struct pc_node *n, double v)
 	return n->guess < 0 && !n->unconfirmed ? NAN : v;
 }
 
-/* The rank (from 1) of the finding that groups the node, 0 if none. */
+/* The rank (from 1) of the finding that groups the node, 0 if none:
+ * the one it is its own node of, else the first that shares it (not a
+ * finding that only took its impact from it). */
 static int finding_of(const struct pc_findings *fs, const struct pc_node *n)
 {
-	for (size_t i = 0; fs != NULL && i < fs->n; i++)
-		for (size_t k = 0; k < fs->f[i].nnodes; k++)
-			if (fs->f[i].nodes[k] == n)
-				return (int)i + 1;
+	for (int shared = 0; shared < 2; shared++)
+		for (size_t i = 0; fs != NULL && i < fs->n; i++) {
+			const struct pc_finding *f = &fs->f[i];
+
+			for (size_t k = 0; k < (shared ? f->nleaves : f->nown);
+			     k++)
+				if (f->nodes[k] == n)
+					return (int)i + 1;
+		}
 	return 0;
 }
 

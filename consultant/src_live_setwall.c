@@ -61,6 +61,7 @@ struct swthread {
 	double after_cpu;        /* the newest CPU sample counted */
 	double t0;               /* the newest CPU sample when first seen */
 	double over_ns;          /* counted, not yet given to an interval */
+	unsigned seen;           /* the child's reading that last saw it */
 };
 
 /* One child's readings at the last estimate. */
@@ -70,6 +71,7 @@ struct swchild {
 				  * functions */
 	struct swthread th[SW_THREADS];
 	size_t nth;
+	unsigned reading;        /* readings taken */
 };
 
 struct src_live_setwall {
@@ -303,18 +305,44 @@ static struct swthread *thread_of(struct src_live_setwall *w,
 	size_t nw, nb;
 	double latest;
 
-	for (size_t i = 0; i < c->nth; i++)
+	struct swthread *t = NULL;
+
+	for (size_t i = 0; i < c->nth && t == NULL; i++)
 		if (c->th[i].tid == tid)
-			return &c->th[i];
-	if (c->nth == SW_THREADS)
+			t = &c->th[i];
+	/* a thread id used again: its CPU time starts over */
+	if (t != NULL && cpu >= t->cpu) {
+		t->seen = c->reading;
+		return t;
+	}
+	if (t == NULL && c->nth == SW_THREADS)
 		return NULL;
+	if (t == NULL)
+		t = &c->th[c->nth++];
 	src_live_hint_off_sums(h, &q, &s);
 	src_live_hint_funcs_counts(h, w->names, w->nnames, NULL, within, -1,
 				   &nw, &nb, &latest);
-	c->th[c->nth++] = (struct swthread){ .tid = tid, .cpu = cpu,
-		.t = now, .after_off = s.latest, .on_cpu = cpu,
-		.after_cpu = latest, .t0 = latest };
+	*t = (struct swthread){ .tid = tid, .cpu = cpu, .t = now,
+		.after_off = s.latest, .on_cpu = cpu, .after_cpu = latest,
+		.t0 = latest, .seen = c->reading };
 	return NULL;
+}
+
+/* The threads this reading did not see have ended: what they had
+ * counted and not yet given to an interval is given now, and their
+ * entries make room (a pool's short-lived threads filled the table). */
+static void forget_ended(struct src_live_setwall *w, struct swchild *c)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < c->nth; i++) {
+		if (c->th[i].seen != c->reading) {
+			w->acc_ns += c->th[i].over_ns;
+			continue;
+		}
+		c->th[k++] = c->th[i];
+	}
+	c->nth = k;
 }
 
 /* A thread's time off a CPU since its last reading (wall less CPU), and
@@ -422,8 +450,10 @@ static void read_child(struct src_live_setwall *w, const struct src_live_ops *o,
 		tids[0] = w->tid;
 	else
 		n = part_threads(o, c->pid, tids, SW_THREADS);
+	c->reading++;
 	for (size_t i = 0; i < n; i++)
 		w->acc_ns += read_thread(w, h, o, c, tids[i], ended, now);
+	forget_ended(w, c);
 }
 
 bool src_live_setwall_read(struct src_live_setwall *w,
@@ -431,8 +461,11 @@ bool src_live_setwall_read(struct src_live_setwall *w,
 {
 	bool was = w->counting;
 
+	/* the program's CPU times are as of their reading, maybe a tick's
+	 * other instance's (refresh): its wall time is taken then too */
 	if (w->program)
-		read_child(w, o, child_of(w, w->pid), false, now);
+		read_child(w, o, child_of(w, w->pid), false,
+			   o->tc != NULL ? o->tc_t : now);
 	for (size_t i = 0; !w->program && i < src_live_kids_count(o->kids);
 	     i++) {
 		bool ended;

@@ -337,8 +337,8 @@ static void test_io_and_cpu(void)
 
 	j = pc_report_json(w->pc, &m);
 	jf = json_object_get(j, "findings");
-	tap_eq(json_integer_value(json_object_get(j, "version")), 7,
-	       "report schema version 7");
+	tap_eq(json_integer_value(json_object_get(j, "version")), 8,
+	       "report schema version 8");
 	tap_eq(json_array_size(jf), 2, "JSON: 2 findings");
 	tap_ok(json_equal(jf, json_object_get(json_array_get(
 		json_object_get(j, "phases"), 0), "findings")),

@@ -43,8 +43,8 @@ static void test_cpu_report(void)
 	tap_ok(j != NULL, "the report builds");
 	tap_ok(strcmp(json_string_value(json_object_get(j, "schema")),
 		      "hunch-report") == 0, "schema hunch-report");
-	tap_eq(json_integer_value(json_object_get(j, "version")), 7,
-	       "report version 7");
+	tap_eq(json_integer_value(json_object_get(j, "version")), 8,
+	       "report version 8");
 	tap_ok(strcmp(json_string_value(json_object_get(j, "result")),
 		      "bottleneck: 1 thread uses 0.80 CPUs computing, in `work` (demo.c)") == 0,
 	       "the result: the lead finding in its words");
