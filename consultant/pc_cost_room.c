@@ -71,6 +71,19 @@ static bool waits_for_need(const struct pc_consult *pc)
 	return t != NULL && t->value != 0;
 }
 
+/* An experiment still unknown after BORDERLINE_OBS times the
+ * observation floor is near its threshold: it concludes when its guess
+ * has held sufficientTime, or at maxConclusionTime, not soon.  Waiting
+ * for it held the demo's small writes, whose file refinement needed
+ * 2%, for 3 s behind CPU timers on `demo_hot_loop` and
+ * `demo_locked_work` at 0.28 CPUs against 0.3. */
+#define BORDERLINE_OBS 4
+static bool borderline(const struct pc_consult *pc, const struct pc_node *n)
+{
+	return pc->now - n->t_start >
+	       BORDERLINE_OBS * pc_tunables_get(pc->cfg, "minObservationTime");
+}
+
 /* The active node that tested true longest ago and whose refinements
  * wait in the queue; NULL if none, or if some active experiment has not
  * concluded yet (it will, and free room or not).  With roomWaitsForNeed,
@@ -107,7 +120,8 @@ static struct pc_node *room_giver(struct pc_consult *pc, double need)
 			     !(n->charged_cost > 1e-6)))
 				continue;
 			if (n->truth == PC_UNKNOWN && by_need) {
-				if (!pc_early_held(ss[k], n))
+				if (!pc_early_held(ss[k], n) &&
+				    !borderline(pc, n))
 					unknown += n->charged_cost;
 				continue;
 			}
